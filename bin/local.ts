@@ -1,0 +1,135 @@
+// `npm start`: the whole platform on one machine, with DynamoDB Local and the same handlers as AWS.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLocalApi } from '../functions/adapters/local/api-gateway.js';
+import { JavaMissingError, ensureTables, startDynamoLocal } from '../functions/adapters/local/dynamodb.js';
+import { authorizerHandler, routes } from '../functions/routes.js';
+
+const rootDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface DevAccount {
+  baseUrl: string;
+  adminKey: string;
+  userId: string;
+  apiKey: string;
+}
+
+export interface PlatformOptions {
+  port?: number;
+  host?: string;
+  dataDir?: string;
+  /** Use a DynamoDB Local that is already running (tests share one); otherwise start one. */
+  dynamoEndpoint?: string;
+  /** Keep DynamoDB in memory instead of under dataDir. */
+  inMemory?: boolean;
+  adminKey?: string;
+  /** Create (or reuse) the dev user and write dataDir/dev.json. */
+  devAccount?: boolean;
+}
+
+export interface RunningPlatform {
+  baseUrl: string;
+  adminKey: string;
+  dev?: DevAccount;
+  stop(): Promise<void>;
+}
+
+export const freePort = () =>
+  new Promise<number>((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolvePort(port));
+    });
+  });
+
+const readDevFile = (path: string): Partial<DevAccount> => (existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Partial<DevAccount>) : {});
+
+async function ensureDevAccount(baseUrl: string, adminKey: string, previous: Partial<DevAccount>): Promise<DevAccount> {
+  const { accountService } = await import('../functions/accounts/service.js');
+  const service = accountService();
+  if (previous.userId && previous.apiKey) {
+    const identity = await service.resolveKey(previous.apiKey);
+    if ('userId' in identity && identity.userId === previous.userId) return { baseUrl, adminKey, userId: previous.userId, apiKey: previous.apiKey };
+  }
+  const username = previous.userId ? `dev-${randomBytes(3).toString('hex')}` : 'dev';
+  const created = await service.createUser({ username }).catch(() => service.createUser({ username: `dev-${randomBytes(3).toString('hex')}` }));
+  return { baseUrl, adminKey, userId: created.userId, apiKey: created.apiKey };
+}
+
+export async function startPlatform(options: PlatformOptions = {}): Promise<RunningPlatform> {
+  const dataDir = resolve(options.dataDir ?? process.env.DATA_DIR ?? '.data');
+  mkdirSync(dataDir, { recursive: true });
+  const devFile = join(dataDir, 'dev.json');
+  const previous = readDevFile(devFile);
+
+  process.env.PLATFORM_MODE = 'local';
+  process.env.DATA_DIR = dataDir;
+  process.env.AWS_REGION ??= 'us-east-1';
+  process.env.POWERTOOLS_SERVICE_NAME ??= 'platform';
+
+  const dynamo = options.dynamoEndpoint
+    ? { endpoint: options.dynamoEndpoint, stop: async () => undefined }
+    : await startDynamoLocal({ port: await freePort(), ...(!options.inMemory && { dbPath: join(dataDir, 'dynamodb') }) });
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  await ensureTables(dynamo.endpoint, (name) => `${process.env.TABLE_PREFIX ?? 'platform-'}${name}`);
+
+  const adminKey = options.adminKey ?? process.env.ADMIN_API_KEY ?? previous.adminKey ?? `adm_${randomBytes(32).toString('base64url')}`;
+  process.env.ADMIN_API_KEY = adminKey;
+  const { resetAdminKeyCache } = await import('../functions/platform/admin-key.js');
+  resetAdminKeyCache();
+
+  const server = await createLocalApi({ routes, rootDir, authorizerHandler });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((ready, fail) => {
+    server.once('error', fail);
+    server.listen(options.port ?? 3000, host, () => ready());
+  });
+  const { port } = server.address() as { port: number };
+  const baseUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+
+  let dev: DevAccount | undefined;
+  if (options.devAccount ?? true) {
+    dev = await ensureDevAccount(baseUrl, adminKey, previous);
+    writeFileSync(devFile, `${JSON.stringify(dev, null, 2)}\n`, { mode: 0o600 });
+  }
+
+  return {
+    baseUrl,
+    adminKey,
+    dev,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((closed) => server.close(() => closed()));
+      await dynamo.stop();
+    },
+  };
+}
+
+async function main() {
+  try {
+    const platform = await startPlatform({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST });
+    console.log(`Platform running at ${platform.baseUrl}/api/sdk/v1`);
+    console.log(`Dev account written to ${join(process.env.DATA_DIR ?? '.data', 'dev.json')}`);
+    console.log(`Try: curl -H "X-API-Key: ${platform.dev?.apiKey}" ${platform.baseUrl}/api/sdk/v1/me`);
+    let stopping = false;
+    const shutdown = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      console.log(`${signal}: stopping`);
+      await platform.stop();
+      process.exit(0);
+    };
+    process.on('SIGINT', () => void shutdown('SIGINT'));
+    process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  } catch (error) {
+    console.error(error instanceof JavaMissingError ? error.message : error);
+    process.exit(1);
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

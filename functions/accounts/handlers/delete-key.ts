@@ -1,0 +1,5 @@
+import { Reply, httpHandler } from '#platform/http.js';
+import { accountRoutes } from '../routes.js';
+import { accountService } from '../service.js';
+
+export const handler = httpHandler(accountRoutes.deleteKey, async ({ input, caller }) => Reply.message(await accountService().revokeKey(caller, input.keyId)));

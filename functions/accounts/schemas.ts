@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { IsoDate, SolanaAddress, pagination } from '#platform/schemas.js';
+
+/** Scopes a key can hold. `*` is everything; resource-level scopes name one resource. */
+export const baseScopes = ['*', 'account:write', 'keys:manage', 'templates:install', 'scripts:execute', 'resources:call'] as const;
+const resourceScope = /^resources:[A-Za-z0-9_-]{1,64}:call$/;
+
+export const Scope = z
+  .string()
+  .refine((s) => (baseScopes as readonly string[]).includes(s) || resourceScope.test(s), {
+    message: `must be one of ${baseScopes.join(', ')} or resources:<resourceId>:call`,
+  });
+
+export const Username = z
+  .string()
+  .min(3)
+  .max(40)
+  .regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/, 'letters, digits, _ . - only, starting with a letter or digit');
+
+export const MonthlyBudgetUsd = z.number().min(0).max(1_000_000);
+
+export const CreateUserInput = z.strictObject({
+  username: Username,
+  walletAddress: SolanaAddress.optional(),
+});
+
+export const UpdateMeInput = z
+  .strictObject({
+    username: Username.optional(),
+    walletAddress: SolanaAddress.nullable().optional(),
+    monthlyBudgetUsd: MonthlyBudgetUsd.optional(),
+  })
+  .refine((v) => Object.keys(v).length > 0, { message: 'give at least one of username, walletAddress, monthlyBudgetUsd' });
+
+export const CreateKeyInput = z.strictObject({
+  name: z.string().min(1).max(100),
+  scopes: z.array(Scope).min(1).max(20).default(['*']),
+});
+
+export const ListKeysInput = z.object(pagination(10));
+
+export const KeyIdInput = z.object({ keyId: z.string().regex(/^key_[A-Za-z0-9]+$/, 'must look like key_...') });
+
+export const User = z.object({
+  userId: z.string(),
+  username: z.string(),
+  walletAddress: z.string().nullable(),
+  monthlyBudgetUsd: z.number(),
+  createdAt: IsoDate,
+  updatedAt: IsoDate,
+});
+export type User = z.infer<typeof User>;
+
+export const CreatedUser = z.object({ userId: z.string(), username: z.string(), apiKey: z.string() });
+
+export const ApiKeyRecord = z.object({
+  keyId: z.string(),
+  name: z.string(),
+  scopes: z.array(z.string()),
+  prefix: z.string(),
+  createdAt: IsoDate,
+  lastUsedAt: IsoDate.nullable(),
+  revokedAt: IsoDate.nullable(),
+});
+export type ApiKeyRecord = z.infer<typeof ApiKeyRecord>;
+
+export const CreatedKey = z.object({ keyId: z.string(), apiKey: z.string(), name: z.string(), scopes: z.array(z.string()), createdAt: IsoDate });
+
+export const KeyList = z.object({ keys: z.array(ApiKeyRecord), total: z.number(), limit: z.number(), offset: z.number() });

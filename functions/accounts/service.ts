@@ -1,0 +1,133 @@
+import { type Clock, systemClock } from '#platform/clock.js';
+import { isConditionFailure } from '#platform/dynamo.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '#platform/errors.js';
+import type { Caller } from '#platform/http.js';
+import { newId, newSecret, sha256Hex } from '#platform/ids.js';
+import { type Identity, type KeyCache, createKeyCache } from './key-cache.js';
+import type { ApiKeyRecord, User } from './schemas.js';
+import { type AccountStore, type StoredKey, createAccountStore } from './store.js';
+
+/** DESIGN.md §3: monthly budget default. */
+export const defaultMonthlyBudgetUsd = 100;
+const maxActiveKeys = 50;
+/** How long a resolved key is trusted by one authorizer container; revocation is immediate locally. */
+const keyCacheTtlMs = 30_000;
+
+const toRecord = (key: StoredKey): ApiKeyRecord => ({
+  keyId: key.keyId,
+  name: key.name,
+  scopes: key.scopes,
+  prefix: key.prefix,
+  createdAt: key.createdAt,
+  lastUsedAt: null,
+  revokedAt: key.revokedAt ?? null,
+});
+
+export function createAccountService(deps: { store: AccountStore; clock: Clock; keyCache: KeyCache }) {
+  const { store, clock, keyCache } = deps;
+
+  function mintKey(userId: string, name: string, scopes: string[]): { apiKey: string; key: StoredKey } {
+    const apiKey = newSecret('amp');
+    return {
+      apiKey,
+      key: { keyHash: sha256Hex(apiKey), keyId: newId('key'), userId, name, scopes, prefix: apiKey.slice(0, 8), createdAt: clock.nowIso() },
+    };
+  }
+
+  async function getOwnUser(caller: Caller): Promise<User> {
+    const user = await store.getUser(caller.userId);
+    if (!user) throw new NotFoundError('userId', caller.userId, 'user');
+    return user;
+  }
+
+  return {
+    async createUser(input: { username: string; walletAddress?: string }) {
+      const now = clock.nowIso();
+      const user: User = {
+        userId: newId('usr'),
+        username: input.username,
+        walletAddress: input.walletAddress ?? null,
+        monthlyBudgetUsd: defaultMonthlyBudgetUsd,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const { apiKey, key } = mintKey(user.userId, 'default', ['*']);
+      try {
+        await store.createUser(user, key);
+      } catch (error) {
+        if (isConditionFailure(error)) throw new ConflictError(`username ${input.username} is taken`, { field: 'username', value: input.username });
+        throw error;
+      }
+      return { userId: user.userId, username: user.username, apiKey };
+    },
+
+    getMe: getOwnUser,
+
+    async updateMe(caller: Caller, patch: { username?: string; walletAddress?: string | null; monthlyBudgetUsd?: number }) {
+      const current = await getOwnUser(caller);
+      const next: User = { ...current, ...patch, updatedAt: clock.nowIso() };
+      if (next.updatedAt === current.updatedAt) next.updatedAt = new Date(Date.parse(next.updatedAt) + 1).toISOString();
+      try {
+        await store.updateUser(current, next);
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        if (patch.username && (await store.isUsernameTaken(patch.username)) && patch.username.toLowerCase() !== current.username.toLowerCase()) {
+          throw new ConflictError(`username ${patch.username} is taken`, { field: 'username', value: patch.username });
+        }
+        throw new ConflictError('the account changed while updating; try again');
+      }
+      return next;
+    },
+
+    async createKey(caller: Caller, input: { name: string; scopes: string[] }) {
+      const beyond = caller.scopes.includes('*') ? [] : input.scopes.filter((scope) => !caller.scopes.includes(scope));
+      if (beyond.length) throw new ForbiddenError(`a key cannot grant scopes it does not hold: ${beyond.join(', ')}`, { scopes: beyond });
+      const active = (await store.listKeys(caller.userId)).filter((key) => !key.revokedAt);
+      if (active.length >= maxActiveKeys) throw new ConflictError(`at most ${maxActiveKeys} active keys per account; revoke one first`);
+      const { apiKey, key } = mintKey(caller.userId, input.name, [...new Set(input.scopes)]);
+      await store.putKey(key);
+      return { keyId: key.keyId, apiKey, name: key.name, scopes: key.scopes, createdAt: key.createdAt };
+    },
+
+    async listKeys(caller: Caller, page: { limit: number; offset: number }) {
+      const keys = await store.listKeys(caller.userId);
+      return { keys: keys.slice(page.offset, page.offset + page.limit).map(toRecord), total: keys.length, ...page };
+    },
+
+    async revokeKey(caller: Caller, keyId: string) {
+      const key = (await store.listKeys(caller.userId)).find((candidate) => candidate.keyId === keyId);
+      if (!key) throw new NotFoundError('keyId', keyId, 'key');
+      if (key.revokedAt) throw new ConflictError(`key ${keyId} is already revoked`, { keyId });
+      try {
+        await store.revokeKey(key.keyHash, clock.nowIso());
+      } catch (error) {
+        if (isConditionFailure(error)) throw new ConflictError(`key ${keyId} is already revoked`, { keyId });
+        throw error;
+      }
+      keyCache.invalidate(key.keyHash);
+      return `key ${keyId} revoked`;
+    },
+
+    /** Who an API key belongs to; answers from the cache for up to keyCacheTtlMs. */
+    async resolveKey(apiKey: string | undefined): Promise<Identity> {
+      if (!apiKey) return { reason: 'missing' };
+      const keyHash = sha256Hex(apiKey);
+      const cached = keyCache.get(keyHash);
+      if (cached) return cached;
+      const key = await store.getKeyByHash(keyHash);
+      const identity: Identity = !key
+        ? { reason: 'unknown' }
+        : key.revokedAt
+          ? { reason: 'revoked' }
+          : { userId: key.userId, keyId: key.keyId, scopes: key.scopes.join(',') };
+      keyCache.set(keyHash, identity);
+      return identity;
+    },
+  };
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;
+
+let service: AccountService | undefined;
+export const accountService = (): AccountService =>
+  (service ??= createAccountService({ store: createAccountStore(), clock: systemClock, keyCache: createKeyCache(keyCacheTtlMs, () => Date.now()) }));

@@ -1,0 +1,166 @@
+// Local stand-in for API Gateway: each HTTP request becomes the same v2 event API Gateway would send,
+// goes through the same authorizer, and reaches the same handler module.
+import { randomUUID } from 'node:crypto';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { pathToFileURL } from 'node:url';
+import type { APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
+import { PayloadTooLargeError } from '#platform/errors.js';
+import { type HttpEvent, type HttpResult, errorResult, maxBodyBytes } from '#platform/http.js';
+import type { Route } from '#platform/route.js';
+import { createRouteMatcher } from '#platform/route-match.js';
+import { fallbackResult } from '#platform/handlers/route-fallback.js';
+
+type Handler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
+type Authorizer = (event: APIGatewayRequestAuthorizerEventV2) => Promise<{ isAuthorized: boolean; context?: Record<string, unknown> }>;
+
+export interface LocalApiOptions {
+  routes: Route[];
+  rootDir: string;
+  authorizerHandler: string;
+}
+
+const textTypes = /^(application\/(json|x-www-form-urlencoded|xml|[\w.+-]+\+json)|text\/)/i;
+
+async function load<T>(rootDir: string, modulePath: string): Promise<T> {
+  const module = (await import(pathToFileURL(`${rootDir}/${modulePath}`).href)) as { handler: T };
+  if (typeof module.handler !== 'function') throw new Error(`${modulePath} exports no handler`);
+  return module.handler;
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > maxBodyBytes) return reject(new PayloadTooLargeError(declared, maxBodyBytes));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBodyBytes) {
+        request.removeAllListeners('data');
+        request.resume();
+        reject(new PayloadTooLargeError(size, maxBodyBytes));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+/** API Gateway joins repeated headers and query parameters with commas. */
+function joinValues(entries: Iterable<[string, string | string[] | undefined]>): Record<string, string> {
+  const joined: Record<string, string> = {};
+  for (const [key, value] of entries) {
+    if (value === undefined) continue;
+    const text = Array.isArray(value) ? value.join(',') : value;
+    joined[key] = key in joined ? `${joined[key]},${text}` : text;
+  }
+  return joined;
+}
+
+function lambdaContext(name: string, requestId: string, timeoutSeconds: number): Context {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
+    memoryLimitInMB: '256',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function send(response: ServerResponse, result: HttpResult) {
+  const headers: Record<string, string | string[]> = {};
+  for (const [key, value] of Object.entries(result.headers ?? {})) headers[key] = String(value);
+  if (result.cookies?.length) headers['Set-Cookie'] = result.cookies;
+  const body = result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
+  headers['Content-Length'] = String(Buffer.byteLength(body));
+  response.writeHead(result.statusCode ?? 200, headers);
+  response.end(body);
+}
+
+export async function createLocalApi(options: LocalApiOptions): Promise<Server> {
+  const match = createRouteMatcher(options.routes);
+  const handlers = new Map<Route, Handler>();
+  for (const route of options.routes) handlers.set(route, await load<Handler>(options.rootDir, route.handler));
+  const authorize = await load<Authorizer>(options.rootDir, options.authorizerHandler);
+
+  async function handle(request: IncomingMessage, response: ServerResponse) {
+    const requestId = randomUUID();
+    const method = request.method ?? 'GET';
+    const url = new URL(request.url ?? '/', 'http://local');
+    const found = match(method, url.pathname);
+    if (found.kind !== 'found') return send(response, fallbackResult(method, url.pathname, requestId));
+    const { route, pathParameters } = found;
+
+    let raw: Buffer;
+    try {
+      raw = await readBody(request);
+    } catch (error) {
+      response.setHeader('Connection', 'close');
+      return send(response, errorResult(error, requestId));
+    }
+    const headers = joinValues(Object.entries(request.headers).filter(([key]) => key !== 'cookie'));
+    const isText = raw.length === 0 || textTypes.test(headers['content-type'] ?? 'application/json');
+    const now = new Date();
+    const routeKey = `${route.method} ${route.path}`;
+    const query = url.searchParams.size ? joinValues(url.searchParams.entries()) : undefined;
+    const event: HttpEvent = {
+      version: '2.0',
+      routeKey,
+      rawPath: url.pathname,
+      rawQueryString: url.search.slice(1),
+      cookies: request.headers.cookie?.split(/;\s*/),
+      headers,
+      queryStringParameters: query,
+      pathParameters: Object.keys(pathParameters).length ? pathParameters : undefined,
+      requestContext: {
+        accountId: 'local',
+        apiId: 'local',
+        domainName: headers.host ?? 'localhost',
+        domainPrefix: (headers.host ?? 'localhost').split('.')[0]!,
+        http: { method, path: url.pathname, protocol: `HTTP/${request.httpVersion}`, sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
+        requestId,
+        routeKey,
+        stage: '$default',
+        time: now.toUTCString(),
+        timeEpoch: now.getTime(),
+      },
+      body: raw.length ? (isText ? raw.toString('utf8') : raw.toString('base64')) : undefined,
+      isBase64Encoded: !isText,
+    };
+    if (route.auth === 'apiKey') {
+      const verdict = await authorize({
+        version: '2.0',
+        type: 'REQUEST',
+        routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${route.method}${route.path}`,
+        identitySource: [],
+        routeKey,
+        rawPath: event.rawPath,
+        rawQueryString: event.rawQueryString,
+        headers,
+        queryStringParameters: query,
+        pathParameters: event.pathParameters,
+        requestContext: event.requestContext,
+      } as unknown as APIGatewayRequestAuthorizerEventV2);
+      event.requestContext.authorizer = { lambda: verdict.context ?? {} };
+    }
+    const handler = handlers.get(route)!;
+    send(response, await handler(event, lambdaContext(route.operation, requestId, route.timeoutSeconds ?? 29)));
+  }
+
+  return createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) send(response, errorResult(error, 'local'));
+      else response.destroy();
+    });
+  });
+}

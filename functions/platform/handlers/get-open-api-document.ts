@@ -1,0 +1,13 @@
+import { routes } from '../../routes.js';
+import { config } from '../config.js';
+import { Reply, httpHandler } from '../http.js';
+import { buildOpenApiDocument } from '../openapi.js';
+import { platformRoutes } from '../routes.js';
+
+let document: string | undefined;
+
+// The document is the body itself, not wrapped in the envelope, so OpenAPI tools can read it from the URL.
+export const handler = httpHandler(platformRoutes.getOpenApiDocument, async ({ baseUrl }) => {
+  document ??= JSON.stringify(buildOpenApiDocument(routes, baseUrl, config.version));
+  return new Reply(200, document, { 'Content-Type': 'application/json; charset=utf-8' });
+});

@@ -1,0 +1,61 @@
+import type { z } from 'zod';
+import type { TableName } from '../tables.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** `apiKey`: caller identified by the authorizer; `admin`: X-Admin-Key; `public`: anyone. */
+export type AuthMode = 'apiKey' | 'admin' | 'public';
+
+/** `write` includes read. */
+export type TableAccess = 'read' | 'write';
+
+/** Platform resources a function may touch besides tables; lib/ turns each into a least-privilege grant. */
+export type Capability =
+  | 'adminSecret'
+  | 'credentialsKey'
+  | 'eventBus'
+  | 'scheduler'
+  | 'documentsBucket'
+  | 'pagesBucket'
+  | 'scriptFunctions'
+  | 'platformWallet'
+  | 'embeddings'
+  | 'llm';
+
+export interface RouteSpec {
+  method: HttpMethod;
+  /** API Gateway path syntax: `/api/sdk/v1/keys/{keyId}`. */
+  path: string;
+  auth: AuthMode;
+  summary: string;
+  /** The caller's key must hold one of these scopes (or `*`). */
+  scopes?: string[];
+  /** Merged path parameters, query string and JSON body, validated at the edge. */
+  input?: z.ZodType;
+  /** Shape of `data` in the success envelope, for the OpenAPI document. */
+  output?: z.ZodType;
+  /** Status of a successful answer; 200 unless the operation creates something. */
+  successStatus?: number;
+  tables?: Partial<Record<TableName, TableAccess>>;
+  uses?: Capability[];
+  timeoutSeconds?: number;
+  memoryMb?: number;
+}
+
+export interface Route extends RouteSpec {
+  operation: string;
+  area: string;
+  /** Handler module, relative to the repository root; exports `handler`. */
+  handler: string;
+}
+
+const kebab = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+
+/** The handler of operation `pauseFlow` in area `flows` lives in `functions/flows/handlers/pause-flow.ts`. */
+export function defineRoutes<const T extends Record<string, RouteSpec>>(area: string, specs: T): { [K in keyof T]: Route & T[K] } {
+  const routes = {} as { [K in keyof T]: Route & T[K] };
+  for (const [operation, spec] of Object.entries(specs)) {
+    routes[operation as keyof T] = { ...spec, operation, area, handler: `functions/${area}/handlers/${kebab(operation)}.ts` } as Route & T[keyof T];
+  }
+  return routes;
+}

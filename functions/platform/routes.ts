@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { defineRoutes } from './route.js';
+
+export const platformRoutes = defineRoutes('platform', {
+  getHealth: {
+    method: 'GET', path: '/api/sdk/v1/health', auth: 'public', summary: 'Liveness and version',
+    output: z.object({ status: z.literal('ok'), version: z.string(), time: z.string() }),
+  },
+  getOpenApiDocument: {
+    method: 'GET', path: '/api/sdk/v1/openapi.json', auth: 'public', summary: 'This OpenAPI 3 document, generated from the route table',
+  },
+});

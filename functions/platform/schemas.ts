@@ -1,0 +1,26 @@
+import bs58 from 'bs58';
+import { z } from 'zod';
+
+/** `limit` (1-100) and `offset` of every list; the default limit differs by operation. */
+export const pagination = (defaultLimit: number) => ({
+  limit: z.coerce.number().int().min(1).max(100).default(defaultLimit),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+export const isSolanaAddress = (value: string): boolean => {
+  try {
+    return bs58.decode(value).length === 32;
+  } catch {
+    return false;
+  }
+};
+
+export const SolanaAddress = z
+  .string()
+  .min(32)
+  .max(44)
+  .refine(isSolanaAddress, 'must be a base58-encoded 32-byte Solana address');
+
+export const IsoDate = z.iso.datetime({ offset: true });
+
+export const Message = z.object({ message: z.string() });

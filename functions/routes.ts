@@ -1,0 +1,12 @@
+// THE route table: read by lib/ (one API Gateway route and one Lambda per entry) and by bin/local.ts.
+import { accountRoutes } from './accounts/routes.js';
+import type { Route } from './platform/route.js';
+import { platformRoutes } from './platform/routes.js';
+
+export const routes: Route[] = [...Object.values(platformRoutes), ...Object.values(accountRoutes)];
+
+/** Resolves the caller's identity from an API key for every `apiKey` route. */
+export const authorizerHandler = 'functions/accounts/handlers/authorize-api-key.ts';
+
+/** API Gateway's `$default` route: unknown paths and wrong methods get the envelope. */
+export const fallbackHandler = 'functions/platform/handlers/route-fallback.ts';
