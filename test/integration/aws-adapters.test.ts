@@ -1,0 +1,52 @@
+import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { dynamoRateLimiter } from '../../functions/adapters/aws/rate-limiter.js';
+import { checkAdminKey, resetAdminKeyCache } from '../../functions/platform/admin-key.js';
+import { type Moto, startMoto } from '../support/moto.js';
+
+let moto: Moto;
+
+beforeAll(async () => {
+  moto = await startMoto();
+  process.env.PLATFORM_MODE = 'local';
+  process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
+});
+afterAll(() => moto.stop());
+
+describe('aws adapter: admin key from Secrets Manager', () => {
+  it('accepts the key stored in the secret and refuses any other', async () => {
+    // Prepare
+    const secrets = new SecretsManagerClient(moto.clientConfig);
+    const { ARN } = await secrets.send(new CreateSecretCommand({ Name: `admin-${Date.now()}`, SecretString: 'adm_from_secret' }));
+    delete process.env.ADMIN_API_KEY;
+    process.env.ADMIN_KEY_SECRET_ARN = ARN;
+    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = moto.endpoint;
+    process.env.AWS_ACCESS_KEY_ID = 'testing';
+    process.env.AWS_SECRET_ACCESS_KEY = 'testing';
+    process.env.AWS_REGION = 'us-east-1';
+    resetAdminKeyCache();
+    // Act
+    const accepted = checkAdminKey('adm_from_secret');
+    const refused = checkAdminKey('adm_guess');
+    // Assess
+    await expect(accepted).resolves.toBeUndefined();
+    await expect(refused).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+});
+
+describe('aws adapter: DynamoDB rate limiter', () => {
+  it('counts concurrent hits exactly and refuses past the limit', async () => {
+    // Prepare
+    const bucket = `test-${Date.now()}-${Math.random()}`;
+    const now = Date.UTC(2026, 0, 1, 12, 0, 30);
+    // Act
+    const windows = await Promise.all(Array.from({ length: 12 }, () => dynamoRateLimiter.hit(bucket, 10, 60, now)));
+    const nextWindow = await dynamoRateLimiter.hit(bucket, 10, 60, now + 60_000);
+    // Assess
+    expect(windows.filter((window) => window.allowed)).toHaveLength(10);
+    expect(windows.map((window) => window.remaining).sort((a, b) => a - b)).toEqual([0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(windows[0]!.resetAt).toBe(Date.UTC(2026, 0, 1, 12, 1, 0) / 1000);
+    expect(nextWindow).toMatchObject({ allowed: true, remaining: 9 });
+  });
+});

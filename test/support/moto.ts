@@ -1,0 +1,43 @@
+// moto_server on 127.0.0.1 for the AWS adapters' control-plane calls (DESIGN.md §1).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { freePort } from '../../bin/local.js';
+
+export interface Moto {
+  endpoint: string;
+  /** Environment for an AWS SDK client pointed at moto. */
+  clientConfig: { endpoint: string; region: string; credentials: { accessKeyId: string; secretAccessKey: string } };
+  stop(): Promise<void>;
+}
+
+export async function startMoto(): Promise<Moto> {
+  const port = await freePort();
+  const child: ChildProcess = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const spawnError = new Promise<never>((_, reject) => child.once('error', (error) => reject(new Error(`moto_server could not start: ${error.message}`))));
+  const endpoint = `http://127.0.0.1:${port}`;
+  const ready = (async () => {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        const response = await fetch(`${endpoint}/moto-api/config`, { method: 'POST', body: JSON.stringify({ lambda: { use_docker: false } }) });
+        if (response.ok) return;
+      } catch {
+        // not listening yet
+      }
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`moto_server did not start: ${stderr.slice(-1000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+  })();
+  await Promise.race([ready, spawnError]);
+  return {
+    endpoint,
+    clientConfig: { endpoint, region: 'us-east-1', credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
