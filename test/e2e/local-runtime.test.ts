@@ -1,0 +1,72 @@
+// `npm start` as a user runs it: a real process, its dev.json, a clean stop and data that survives.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '../../bin/local.js';
+
+const root = join(import.meta.dirname, '..', '..');
+
+function startLocal(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('local runtime (npm start)', () => {
+  it('serves GET /me with the dev key, stops on SIGTERM and keeps its data across a restart', async () => {
+    // Prepare
+    const dataDir = mkdtempSync(join(tmpdir(), 'platform-start-'));
+    const port = await freePort();
+    const env = { DATA_DIR: dataDir, PORT: String(port), POWERTOOLS_LOG_LEVEL: 'ERROR' };
+    const first = startLocal(env);
+    await waitFor(() => first.output().includes('Platform running'), 'the first start');
+    const dev = JSON.parse(readFileSync(join(dataDir, 'dev.json'), 'utf8'));
+    // Act
+    const me = await fetch(`${dev.baseUrl}/api/sdk/v1/me`, { headers: { 'x-api-key': dev.apiKey } });
+    const wrong = await fetch(`${dev.baseUrl}/api/sdk/v1/me`, { headers: { 'x-api-key': 'amp_wrong' } });
+    first.child.kill('SIGTERM');
+    const firstExit = await first.exited;
+    const second = startLocal(env);
+    await waitFor(() => second.output().includes('Platform running'), 'the restart');
+    const again = await fetch(`${dev.baseUrl}/api/sdk/v1/me`, { headers: { 'x-api-key': dev.apiKey } });
+    const devAfter = JSON.parse(readFileSync(join(dataDir, 'dev.json'), 'utf8'));
+    second.child.kill('SIGINT');
+    const secondExit = await second.exited;
+    // Assess
+    expect(first.output()).toContain(`http://127.0.0.1:${port}/api/sdk/v1`);
+    expect(dev).toEqual({ baseUrl: `http://127.0.0.1:${port}`, adminKey: expect.any(String), userId: expect.stringMatching(/^usr_/), apiKey: expect.stringMatching(/^amp_/) });
+    expect(me.status).toBe(200);
+    expect((await me.json()).data.userId).toBe(dev.userId);
+    expect(wrong.status).toBe(401);
+    expect((await wrong.json()).error.code).toBe('UNAUTHORIZED');
+    expect(firstExit).toBe(0);
+    expect(again.status).toBe(200);
+    expect(devAfter).toEqual(dev);
+    expect(secondExit).toBe(0);
+  }, 120_000);
+
+  it('says plainly what to install when Java is missing', async () => {
+    // Prepare
+    const dataDir = mkdtempSync(join(tmpdir(), 'platform-nojava-'));
+    const emptyPath = mkdtempSync(join(tmpdir(), 'platform-path-'));
+    // Act: node is started by its full path; nothing else is on PATH
+    const run = startLocal({ DATA_DIR: dataDir, PORT: String(await freePort()), PATH: emptyPath });
+    const code = await run.exited;
+    // Assess
+    expect(code).toBe(1);
+    expect(run.output()).toMatch(/Java 17 or newer: install it/);
+  }, 60_000);
+});
