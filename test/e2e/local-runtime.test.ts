@@ -49,9 +49,9 @@ describe('local runtime (npm start)', () => {
     expect(first.output()).toContain(`http://127.0.0.1:${port}/api/sdk/v1`);
     expect(dev).toEqual({ baseUrl: `http://127.0.0.1:${port}`, adminKey: expect.any(String), userId: expect.stringMatching(/^usr_/), apiKey: expect.stringMatching(/^amp_/) });
     expect(me.status).toBe(200);
-    expect((await me.json()).data.userId).toBe(dev.userId);
+    expect(((await me.json()) as { data: { userId: string } }).data.userId).toBe(dev.userId);
     expect(wrong.status).toBe(401);
-    expect((await wrong.json()).error.code).toBe('UNAUTHORIZED');
+    expect(((await wrong.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
     expect(firstExit).toBe(0);
     expect(again.status).toBe(200);
     expect(devAfter).toEqual(dev);

@@ -1,0 +1,18 @@
+// CDK app entry: `npx cdk synth` / `npx cdk deploy`. Environment-agnostic; optional context:
+//   -c pagesDomain=pages.example.com -c pagesCertificateArn=arn:aws:acm:us-east-1:...  sites at <sub>.<pagesDomain>
+//   -c allowPrivateUpstreams=true  resources may call private and loopback addresses
+//   -c nag=true                    run the cdk-nag AwsSolutions checks during synth
+import { App, Aspects } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { PlatformStack } from '../lib/platform-stack.js';
+
+const app = new App();
+const context = (key: string): string | undefined => app.node.tryGetContext(key)?.toString() || undefined;
+
+new PlatformStack(app, 'PlatformStack', {
+  pagesDomain: context('pagesDomain'),
+  pagesCertificateArn: context('pagesCertificateArn'),
+  allowPrivateUpstreams: context('allowPrivateUpstreams') === 'true',
+});
+
+if (context('nag') === 'true') Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));

@@ -1,0 +1,76 @@
+// Every cdk-nag (AwsSolutions) suppression of the platform, each scoped to the construct it concerns and
+// derived from the same route table and grants, so a new route or capability gets only what applies to it.
+import type { IConstruct } from 'constructs';
+import { type NagPackSuppression, NagSuppressions } from 'cdk-nag';
+import type { AuthMode, Capability } from '../functions/platform/route.js';
+import { type TableName, tables } from '../functions/tables.js';
+import { type TableGrants, routeTables } from './grants.js';
+import type { PlatformFunction } from './platform-function.js';
+import type { PlatformStack } from './platform-stack.js';
+
+const iam5 = (reason: string, ...appliesTo: (string | RegExp)[]): NagPackSuppression => ({
+  id: 'AwsSolutions-IAM5',
+  reason,
+  appliesTo: appliesTo.map((pattern) => (typeof pattern === 'string' ? pattern : { regex: `/${pattern.source}/` })),
+});
+
+const xray = iam5('X-Ray PutTraceSegments and PutTelemetryRecords have no resource-level permissions (Tracing.ACTIVE).', 'Resource::*');
+const tableIndexes = iam5('Queries on a granted table\'s GSIs need <table arn>/index/*; the wildcard stays inside that table.', /^Resource::<[^>]+>\/index\/\*$/);
+const bucketObjects = iam5(
+  'Bucket grants of the route\'s declared bucket: object-level actions on <bucket arn>/* (object keys are per user and per document).',
+  /^Action::s3:[A-Za-z]+\*$/, /^Resource::<[^>]+>\/\*$/,
+);
+
+/** Wildcards a capability's grant (lib/grants.ts) brings, with why each is the narrowest possible. */
+const capabilityWildcards: Partial<Record<Capability, NagPackSuppression[]>> = {
+  documentsBucket: [bucketObjects],
+  pagesBucket: [bucketObjects],
+  scheduler: [iam5('Schedules are created at run time, one per flow or script schedule; the grant is limited to the platform schedule group.', /^Resource::arn:.+:scheduler:.+:schedule\/[^/]+\/\*$/)],
+  scriptFunctions: [iam5('Script functions are created at run time, one per deployed script; the grant is limited to the platform-script- name prefix (and its versions and aliases).', /^Resource::arn:.+:lambda:.+:function:platform-script-\*$/)],
+  llm: [iam5('The model is chosen per flow at run time: any foundation model, directly or through a cross-region inference profile.', /^Resource::arn:.+:bedrock:\*::foundation-model\/\*$/, /^Resource::arn:.+:bedrock:.+:inference-profile\/\*$/)],
+};
+
+const unauthenticatedRouteReasons: Record<Exclude<AuthMode, 'apiKey'>, string> = {
+  public: 'Public by design (route table auth: public): liveness and the OpenAPI document answer anyone.',
+  admin: 'Authorized in the handler: the X-Admin-Key header is compared in constant time with the admin key secret (route table auth: admin).',
+};
+
+function suppressFunction(fn: PlatformFunction, grantedTables: TableGrants, uses: Capability[] = []): void {
+  const indexed = (Object.keys(grantedTables) as TableName[]).some((name) => 'indexes' in tables[name]);
+  const suppressions = [xray, ...(indexed ? [tableIndexes] : []), ...uses.flatMap((capability) => capabilityWildcards[capability] ?? [])];
+  NagSuppressions.addResourceSuppressions(fn.role!, [...new Set(suppressions)], true);
+}
+
+function suppress(construct: IConstruct, id: string, reason: string): void {
+  NagSuppressions.addResourceSuppressions(construct, [{ id, reason }], true);
+}
+
+export function suppressNagFindings(stack: PlatformStack): void {
+  const { api, areas, events, scripts, security, storage } = stack;
+
+  suppressFunction(api.fallbackFunction, {});
+  suppressFunction(api.authorizerFunction, { apiKeys: 'read' });
+  suppress(api.httpApi.node.findChild('DefaultRoute'), 'AwsSolutions-APIG4',
+    '$default only answers unknown paths and methods with a NOT_FOUND envelope; it reaches no data.');
+  for (const { route, fn, httpRoute } of areas.flatMap((area) => area.bindings)) {
+    suppressFunction(fn, routeTables(route), route.uses);
+    if (route.auth !== 'apiKey') suppress(httpRoute, 'AwsSolutions-APIG4', unauthenticatedRouteReasons[route.auth]);
+  }
+
+  NagSuppressions.addResourceSuppressions(scripts.executionRole, [
+    iam5('Script functions are created at run time under the platform-script- prefix; their log groups are only known by that prefix.', /^Resource::arn:.+:logs:.+:log-group:\/aws\/lambda\/platform-script-\*$/),
+  ], true);
+  suppress(security.adminKeySecret, 'AwsSolutions-SMG4',
+    'The admin key is a static credential handed to operators; rotate it with put-secret-value (functions re-read it on cold start).');
+  suppress(security.walletSecret, 'AwsSolutions-SMG4',
+    'A Solana keypair cannot be rotated by Secrets Manager: a new key is a new wallet address without the funds.');
+  suppress(events.deadLetterQueue, 'AwsSolutions-SQS3', 'This queue is the dead-letter queue of the event dispatcher rules; it needs none of its own.');
+
+  suppress(storage.distribution, 'AwsSolutions-CFR1', 'Template pages are published for a worldwide audience; no country is excluded.');
+  suppress(storage.distribution, 'AwsSolutions-CFR2',
+    'Static S3 content behind Origin Access Control with no origin compute to protect; a WAF web ACL is left to the deployment.');
+  if (!storage.hasCustomCertificate) {
+    suppress(storage.distribution, 'AwsSolutions-CFR4',
+      'Without pagesDomain and pagesCertificateArn the distribution uses the default *.cloudfront.net certificate, whose minimum protocol CloudFront fixes; with them it enforces TLSv1.2_2021.');
+  }
+}

@@ -1,0 +1,72 @@
+// The one place for settings every platform Lambda shares; routes only vary entry, memory, timeout and grants.
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, RuntimeFamily, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+
+/** The newest `nodejsNN.x` this aws-cdk-lib knows, so upgrading the library upgrades every function. */
+export const latestNodeRuntime: Runtime = Runtime.ALL.filter((runtime) => runtime.family === RuntimeFamily.NODEJS && /^nodejs\d+\.x$/.test(runtime.name))
+  .sort((a, b) => Number.parseInt(a.name.slice(6), 10) - Number.parseInt(b.name.slice(6), 10))
+  .at(-1)!;
+
+/** esbuild settings of every function; exported so the bundling test checks these, not a copy. */
+export const platformBundling = {
+  format: OutputFormat.ESM,
+  // ESM has no `require`; CommonJS dependencies bundled into the ESM output still call it.
+  banner: "import { createRequire as __platformCreateRequire } from 'node:module'; const require = __platformCreateRequire(import.meta.url);",
+  mainFields: ['module', 'main'],
+  minify: true,
+  sourceMap: true,
+  // File and line are what stack traces need; embedding the sources would triple the map for nothing.
+  sourcesContent: false,
+  // Ship the SDK version package.json pins (and the tests ran against), not whatever the runtime carries.
+  bundleAwsSDK: true,
+  // Never Docker: these machines (and CI) have none, and esbuild is a local devDependency.
+  forceDockerBundling: false,
+} as const satisfies BundlingOptions;
+
+export const defaultMemoryMb = 256;
+/** API Gateway HTTP APIs give up on an integration after 30 s. */
+export const defaultTimeoutSeconds = 29;
+
+export interface PlatformFunctionProps {
+  /** Handler module relative to the repository root, exporting `handler`. */
+  entry: string;
+  description?: string;
+  memoryMb?: number;
+  timeoutSeconds?: number;
+  environment?: Record<string, string>;
+}
+
+export class PlatformFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: PlatformFunctionProps) {
+    // Our own log group (not Lambda's implicit one) so retention is set and the stack removes it.
+    const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    // Own role instead of AWSLambdaBasicExecutionRole: it may write to its own log group only.
+    const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    logGroup.grantWrite(role);
+    super(scope, id, {
+      entry: props.entry,
+      handler: 'handler',
+      description: props.description,
+      runtime: latestNodeRuntime,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memoryMb ?? defaultMemoryMb,
+      timeout: Duration.seconds(props.timeoutSeconds ?? defaultTimeoutSeconds),
+      tracing: Tracing.ACTIVE,
+      logGroup,
+      role,
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel.INFO,
+      systemLogLevelV2: SystemLogLevel.WARN,
+      bundling: platformBundling,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'platform',
+        ...props.environment,
+      },
+    });
+  }
+}

@@ -1,0 +1,83 @@
+// The whole platform: shared resources here, each area's routes in its own nested stack.
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import type { Route } from '../functions/platform/route.js';
+import { routes } from '../functions/routes.js';
+import { Api } from './api.js';
+import { AreaRoutes } from './area-routes.js';
+import { Data } from './data.js';
+import { Events } from './events.js';
+import type { PlatformResources } from './grants.js';
+import { suppressNagFindings } from './nag-suppressions.js';
+import { Scheduler } from './scheduler.js';
+import { Scripts } from './scripts.js';
+import { Security } from './security.js';
+import { Storage } from './storage.js';
+
+export interface PlatformStackProps extends StackProps {
+  /** The route table to deploy; the real one unless a test probes the stack with its own. */
+  routes?: Route[];
+  pagesDomain?: string;
+  pagesCertificateArn?: string;
+  /** DESIGN.md §3: on AWS, resource calls to loopback and private addresses are refused unless this is set. */
+  allowPrivateUpstreams?: boolean;
+}
+
+/** Route table slices in first-seen order, so adding a route never renames another area's stack. */
+export function routesByArea(table: Route[]): [string, Route[]][] {
+  const areas = new Map<string, Route[]>();
+  for (const route of table) areas.set(route.area, [...(areas.get(route.area) ?? []), route]);
+  return [...areas];
+}
+
+const pascal = (name: string) => name.replace(/(^|[-_])([a-z])/g, (_, __, letter: string) => letter.toUpperCase());
+
+export class PlatformStack extends Stack {
+  readonly data: Data;
+  readonly security: Security;
+  readonly events: Events;
+  readonly scheduler: Scheduler;
+  readonly scripts: Scripts;
+  readonly storage: Storage;
+  readonly api: Api;
+  readonly areas: AreaRoutes[];
+
+  constructor(scope: Construct, id: string, props: PlatformStackProps = {}) {
+    super(scope, id, { description: 'Automation marketplace platform', ...props });
+    this.data = new Data(this, 'Data');
+    this.security = new Security(this, 'Security');
+    this.events = new Events(this, 'Events');
+    this.scheduler = new Scheduler(this, 'Scheduler', { eventBus: this.events.bus });
+    this.scripts = new Scripts(this, 'Scripts');
+    this.storage = new Storage(this, 'Storage', { pagesDomain: props.pagesDomain, pagesCertificateArn: props.pagesCertificateArn });
+
+    const resources: PlatformResources = {
+      tables: this.data.tables,
+      adminKeySecret: this.security.adminKeySecret,
+      credentialsKey: this.security.credentialsKey,
+      walletSecret: this.security.walletSecret,
+      eventBus: this.events.bus,
+      scheduleGroupName: this.scheduler.groupName,
+      schedulerRole: this.scheduler.role,
+      documentsBucket: this.storage.documentsBucket,
+      pagesBucket: this.storage.pagesBucket,
+      pagesBaseUrl: this.storage.pagesBaseUrl,
+      // Only announced to functions when CloudFront can actually answer <sub>.<pagesDomain>.
+      pagesDomain: this.storage.hasCustomCertificate ? props.pagesDomain : undefined,
+      scriptRole: this.scripts.executionRole,
+      scriptFunctionPrefix: this.scripts.functionPrefix,
+    };
+    this.api = new Api(this, 'Api', { resources });
+    const environment = { ALLOW_PRIVATE_UPSTREAMS: String(props.allowPrivateUpstreams ?? false) };
+    this.areas = routesByArea(props.routes ?? routes).map(([area, slice]) => new AreaRoutes(this, `${pascal(area)}Routes`, {
+      area, routes: slice, httpApi: this.api.httpApi, apiKeyAuthorizer: this.api.authorizer, resources, environment,
+    }));
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
+    new CfnOutput(this, 'PagesUrl', { value: `https://${this.storage.distribution.distributionDomainName}`, description: 'CloudFront URL of template pages (/pages/<sub>/)' });
+    new CfnOutput(this, 'AdminKeySecretArn', { value: this.security.adminKeySecret.secretArn, description: 'Secret holding the X-Admin-Key value' });
+    new CfnOutput(this, 'EventBusName', { value: this.events.bus.eventBusName });
+
+    suppressNagFindings(this);
+  }
+}

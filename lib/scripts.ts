@@ -1,0 +1,30 @@
+// User scripts run as their own Lambda functions (DESIGN.md §1); this is the role they run with.
+import { ArnFormat, Stack } from 'aws-cdk-lib';
+import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+
+export class Scripts extends Construct {
+  /** Every script function's name starts with this; the scripts area's grants are scoped to it. */
+  readonly functionPrefix = 'platform-script-';
+  readonly executionRole: Role;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    // User code gets logging only: no platform table, secret or bus is reachable from a script.
+    this.executionRole = new Role(this, 'ExecutionRole', {
+      description: 'Execution role of user script functions: write their own logs, nothing else',
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      inlinePolicies: {
+        logs: new PolicyDocument({
+          statements: [
+            new PolicyStatement({
+              actions: ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents'],
+              resources: [stack.formatArn({ service: 'logs', resource: 'log-group', resourceName: `/aws/lambda/${this.functionPrefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+            }),
+          ],
+        }),
+      },
+    });
+  }
+}

@@ -1,0 +1,32 @@
+// Keys and secrets: the credentials KMS key, the admin API key, the platform's Solana wallet.
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+
+export class Security extends Construct {
+  /** Envelope key for users' stored upstream credentials (DESIGN.md §4). */
+  readonly credentialsKey: Key;
+  /** The X-Admin-Key value; the secret string is the key itself (functions/platform/admin-key.ts reads it as is). */
+  readonly adminKeySecret: Secret;
+  readonly walletSecret: Secret;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    this.credentialsKey = new Key(this, 'CredentialsKey', {
+      description: 'Encrypts data keys for users\' stored resource credentials',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.adminKeySecret = new Secret(this, 'AdminKey', {
+      description: 'Admin API key (X-Admin-Key) of the platform',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    });
+    // Secrets Manager cannot generate an ed25519 keypair: the operator puts the real secret key after deploy,
+    // so the generated value is only a placeholder that is not a valid keypair.
+    this.walletSecret = new Secret(this, 'PlatformWallet', {
+      description: 'Platform Solana wallet secret key (put the real value after deploy)',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+}

@@ -1,0 +1,304 @@
+import { Aspects } from 'aws-cdk-lib';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Capability, Route } from '../../functions/platform/route.js';
+import { routes } from '../../functions/routes.js';
+import { keyName, tableEnvVar, tableNames, tables } from '../../functions/tables.js';
+import { pagesRouterCode } from '../../lib/pages-router.js';
+import { defaultMemoryMb, defaultTimeoutSeconds, latestNodeRuntime } from '../../lib/platform-function.js';
+import { PlatformStack } from '../../lib/platform-stack.js';
+import { type Json, Synthesized, allows, appWithoutBundling, describeMessages, logicalId, mentions, tableArn } from './synthesized.js';
+
+describe('infra: PlatformStack from the route table', () => {
+  let s: Synthesized;
+
+  beforeAll(() => {
+    // Prepare
+    const app = appWithoutBundling();
+    const stack = new PlatformStack(app, 'PlatformStack');
+    Aspects.of(app).add(new AwsSolutionsChecks());
+    // Act
+    s = new Synthesized(stack);
+  });
+
+  it('puts each area of the route table in its own nested stack with one function per route', () => {
+    // Prepare
+    const areas = [...new Set(routes.map((route) => route.area))];
+    // Act
+    const functionsPerArea = s.stack.areas.map((area) => [area.area, s.template(area).findResources('AWS::Lambda::Function')] as const);
+    // Assess
+    expect(s.stack.areas.map((area) => area.area)).toEqual(areas);
+    for (const [area, functions] of functionsPerArea) {
+      expect(Object.keys(functions)).toHaveLength(routes.filter((route) => route.area === area).length);
+    }
+    // The parent holds only the authorizer and the $default fallback; no custom-resource functions.
+    expect(Object.keys(s.parent.findResources('AWS::Lambda::Function')).sort()).toEqual(
+      [logicalId(s.stack.api.authorizerFunction.node.defaultChild), logicalId(s.stack.api.fallbackFunction.node.defaultChild)].sort(),
+    );
+  });
+
+  it('routes METHOD path of every route to its own handler with the route\'s memory and timeout', () => {
+    for (const route of routes) {
+      // Prepare
+      const area = s.area(route.area);
+      // Act
+      const found = Object.values(s.template(area).findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: `${route.method} ${route.path}` } }));
+      // Assess
+      expect(found, route.operation).toHaveLength(1);
+      const integrationId = found[0]!.Properties.Target['Fn::Join'][1][1].Ref;
+      const functionId = s.resource(area, integrationId).Properties.IntegrationUri['Fn::GetAtt'][0];
+      const fn = s.resource(area, functionId).Properties;
+      expect(logicalId(s.binding(route.operation).fn.node.defaultChild)).toBe(functionId);
+      expect(fn.MemorySize).toBe(route.memoryMb ?? defaultMemoryMb);
+      expect(fn.Timeout).toBe(route.timeoutSeconds ?? defaultTimeoutSeconds);
+    }
+  });
+
+  it('attaches the API-key authorizer to exactly the apiKey routes, and no authorizer to public and admin routes', () => {
+    // Prepare
+    const authorizerId = logicalId(s.stack.api.httpApi.node.findChild('ApiKeyAuthorizer').node.defaultChild);
+    for (const route of routes) {
+      // Act
+      const area = s.area(route.area);
+      const [props] = Object.values(s.template(area).findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: `${route.method} ${route.path}` } }))
+        .map((resource) => resource.Properties);
+      // Assess
+      if (route.auth === 'apiKey') {
+        expect(props.AuthorizationType, route.operation).toBe('CUSTOM');
+        expect(s.resolve(area, props.AuthorizerId)).toEqual({ Ref: authorizerId });
+      } else {
+        expect(props.AuthorizationType, route.operation).toBe('NONE');
+        expect(props.AuthorizerId).toBeUndefined();
+      }
+    }
+  });
+
+  it('sends unknown paths to the fallback function through an unauthorized $default route', () => {
+    // Act
+    const [route] = Object.values(s.parent.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: '$default' } }));
+    // Assess
+    expect(route!.Properties.AuthorizationType).toBe('NONE');
+    const integration = s.resource(s.stack, route!.Properties.Target['Fn::Join'][1][1].Ref);
+    expect(integration.Properties.IntegrationUri['Fn::GetAtt'][0]).toBe(logicalId(s.stack.api.fallbackFunction.node.defaultChild));
+  });
+
+  it('lets the authorizer resolve identity itself: SIMPLE responses, no identity source, no cache, apiKeys read-only', () => {
+    // Act
+    const authorizer = s.fn(s.stack.api.authorizerFunction);
+    // Assess
+    s.parent.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'REQUEST', EnableSimpleResponses: true, AuthorizerPayloadFormatVersion: '2.0', IdentitySource: [], AuthorizerResultTtlInSeconds: 0,
+    });
+    expect(allows(authorizer.statements, 'dynamodb:GetItem', tableArn(s, 'apiKeys'))).toBe(true);
+    expect(authorizer.statements.flatMap((statement) => statement.actions)).not.toContain('dynamodb:PutItem');
+    for (const other of tableNames.filter((name) => name !== 'apiKeys')) expect(mentions(authorizer.statements, tableArn(s, other)), other).toBe(false);
+    expect(Object.keys(authorizer.props.Environment.Variables)).toContain(tableEnvVar('apiKeys'));
+  });
+
+  it('creates every table of functions/tables.ts with its keys, indexes, PITR, encryption, TTL and RETAIN', () => {
+    for (const name of tableNames) {
+      // Prepare
+      const definition: Json = tables[name];
+      // Act
+      const table = s.resource(s.stack, logicalId(s.stack.data.tables[name].node.defaultChild));
+      // Assess
+      expect(table.DeletionPolicy, name).toBe('Retain');
+      expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
+      expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+      expect(table.Properties.SSESpecification).toEqual({ SSEEnabled: true });
+      expect(table.Properties.KeySchema).toEqual([
+        { AttributeName: keyName(definition.partitionKey), KeyType: 'HASH' },
+        ...(definition.sortKey ? [{ AttributeName: keyName(definition.sortKey), KeyType: 'RANGE' }] : []),
+      ]);
+      expect(table.Properties.TimeToLiveSpecification).toEqual(definition.ttlAttribute ? { AttributeName: definition.ttlAttribute, Enabled: true } : undefined);
+      const indexes = Object.entries<Json>(definition.indexes ?? {});
+      expect((table.Properties.GlobalSecondaryIndexes ?? []).map((index: Json) => [index.IndexName, index.KeySchema.map((key: Json) => key.AttributeName), index.Projection]))
+        .toEqual(indexes.map(([indexName, index]) => [indexName, [keyName(index.partitionKey), ...(index.sortKey ? [keyName(index.sortKey)] : [])], { ProjectionType: 'ALL' }]));
+    }
+  });
+
+  it('lets getMe read users and count rate limits, with no statement on apiKeys', () => {
+    // Act
+    const getMe = s.fn(s.binding('getMe').fn);
+    // Assess
+    expect(allows(getMe.statements, 'dynamodb:GetItem', tableArn(s, 'users'))).toBe(true);
+    expect(allows(getMe.statements, 'dynamodb:PutItem', tableArn(s, 'users'))).toBe(false);
+    expect(allows(getMe.statements, 'dynamodb:UpdateItem', tableArn(s, 'rateLimits'))).toBe(true);
+    expect(mentions(getMe.statements, tableArn(s, 'apiKeys'))).toBe(false);
+    expect(getMe.props.Environment.Variables).not.toHaveProperty(tableEnvVar('apiKeys'));
+    expect(getMe.props.Environment.Variables).not.toHaveProperty('ADMIN_KEY_SECRET_ARN');
+  });
+
+  it('lets createUser write users, usernames and apiKeys and read the admin key secret', () => {
+    // Act
+    const createUser = s.fn(s.binding('createUser').fn);
+    // Assess
+    for (const name of ['users', 'usernames', 'apiKeys'] as const) {
+      expect(allows(createUser.statements, 'dynamodb:PutItem', tableArn(s, name)), name).toBe(true);
+      expect(createUser.props.Environment.Variables).toHaveProperty(tableEnvVar(name));
+    }
+    const secret = { Ref: logicalId(s.stack.security.adminKeySecret.node.defaultChild) };
+    expect(allows(createUser.statements, 'secretsmanager:GetSecretValue', secret)).toBe(true);
+    expect(s.resolve(createUser.scope, createUser.props.Environment.Variables.ADMIN_KEY_SECRET_ARN)).toEqual(secret);
+    // An admin route is not counted per API key.
+    expect(mentions(createUser.statements, tableArn(s, 'rateLimits'))).toBe(false);
+  });
+
+  it('gives every function the shared settings: newest Node runtime, arm64, tracing, source maps, own log group', () => {
+    // Prepare
+    const functions = [s.stack.api.authorizerFunction, s.stack.api.fallbackFunction, ...s.stack.areas.flatMap((area) => area.bindings.map((b) => b.fn))];
+    for (const fn of functions) {
+      // Act
+      const { scope, props } = s.fn(fn);
+      // Assess
+      expect(props.Runtime).toBe(latestNodeRuntime.name);
+      expect(props.Architectures).toEqual(['arm64']);
+      expect(props.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(props.Environment.Variables).toMatchObject({ NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: 'platform' });
+      expect(props.FunctionName).toBeUndefined();
+      expect(s.resource(scope, props.LoggingConfig.LogGroup.Ref).Properties.RetentionInDays).toBeGreaterThan(0);
+    }
+    expect(latestNodeRuntime.name).toMatch(/^nodejs2\d\.x$/);
+  });
+
+  it('keeps every stack under CloudFormation\'s 500 resources, at seven resources per route', () => {
+    for (const area of s.stack.areas) {
+      // Act
+      const count = Object.keys(s.template(area).toJSON().Resources).length;
+      // Assess
+      expect(count, area.area).toBe(area.bindings.length * 7);
+    }
+    expect(Object.keys(s.parent.toJSON().Resources).length).toBeLessThan(500);
+  });
+
+  it('names the event bus and schedule group of DESIGN.md and exports the four outputs', () => {
+    // Assess
+    s.parent.hasResourceProperties('AWS::Events::EventBus', { Name: 'platform-events' });
+    s.parent.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'platform' });
+    expect(Object.keys(s.parent.toJSON().Outputs)).toEqual(expect.arrayContaining(['ApiUrl', 'PagesUrl', 'AdminKeySecretArn', 'EventBusName']));
+    s.parent.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+  });
+
+  it('serves pages through CloudFront with Origin Access Control and the pages router on viewer requests', () => {
+    // Assess
+    s.parent.hasResourceProperties('AWS::CloudFront::Function', { FunctionCode: pagesRouterCode(undefined), FunctionConfig: Match.objectLike({ Runtime: 'cloudfront-js-2.0' }) });
+    s.parent.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
+    s.parent.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({
+        DefaultCacheBehavior: Match.objectLike({ FunctionAssociations: [Match.objectLike({ EventType: 'viewer-request' })], ViewerProtocolPolicy: 'redirect-to-https' }),
+        Logging: Match.objectLike({ Prefix: 'cloudfront/' }),
+      }),
+    });
+  });
+
+  it('passes the cdk-nag AwsSolutions checks (parent and nested stacks) with no unsuppressed error or warning', () => {
+    // Act
+    const annotations = Annotations.fromStack(s.stack);
+    // Assess
+    expect(describeMessages(annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*')))).toEqual([]);
+    expect(describeMessages(annotations.findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*')))).toEqual([]);
+  });
+});
+
+describe('infra: capability grants', () => {
+  // What each capability must bring: an environment variable and one action it allows. A Record, so a new capability needs a row.
+  const expected: Record<Capability, { env: string[]; action: string }> = {
+    adminSecret: { env: ['ADMIN_KEY_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
+    credentialsKey: { env: ['CREDENTIALS_KEY_ARN'], action: 'kms:GenerateDataKey' },
+    eventBus: { env: ['EVENT_BUS_NAME'], action: 'events:PutEvents' },
+    scheduler: { env: ['SCHEDULE_GROUP_NAME', 'SCHEDULER_ROLE_ARN'], action: 'scheduler:CreateSchedule' },
+    documentsBucket: { env: ['DOCUMENTS_BUCKET'], action: 's3:PutObject' },
+    pagesBucket: { env: ['PAGES_BUCKET', 'PAGES_BASE_URL'], action: 's3:PutObject' },
+    scriptFunctions: { env: ['SCRIPT_ROLE_ARN', 'SCRIPT_FUNCTION_PREFIX'], action: 'lambda:PublishVersion' },
+    platformWallet: { env: ['PLATFORM_WALLET_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
+    embeddings: { env: ['EMBEDDING_MODEL_ID'], action: 'bedrock:InvokeModel' },
+    llm: { env: [], action: 'bedrock:InvokeModelWithResponseStream' },
+  };
+  const probe = (operation: string, uses: Capability[]): Route => ({
+    operation, area: 'probe', method: 'POST', path: `/probe/${operation}`, auth: 'public', summary: 'probe', uses,
+    handler: routes.find((route) => route.operation === 'getHealth')!.handler,
+  });
+  let s: Synthesized;
+
+  beforeAll(() => {
+    // Prepare
+    const capabilities = Object.keys(expected) as Capability[];
+    const app = appWithoutBundling(false);
+    const stack = new PlatformStack(app, 'ProbeStack', { routes: [probe('nothing', []), ...capabilities.map((capability) => probe(capability, [capability]))] });
+    Aspects.of(app).add(new AwsSolutionsChecks());
+    // Act
+    s = new Synthesized(stack);
+  });
+
+  it('turns each capability into its grant and its environment, and nothing into nothing', () => {
+    const nothing = s.fn(s.binding('nothing').fn);
+    for (const [capability, { env, action }] of Object.entries(expected)) {
+      // Act
+      const fn = s.fn(s.binding(capability).fn);
+      // Assess
+      expect(Object.keys(fn.props.Environment.Variables), capability).toEqual(expect.arrayContaining(env));
+      expect(fn.statements.flatMap((statement) => statement.actions), capability).toContain(action);
+      expect(nothing.statements.flatMap((statement) => statement.actions)).not.toContain(action);
+    }
+  });
+
+  it('passes the schedule and script roles only with their own capability', () => {
+    // Act
+    const passRoleHolders = Object.keys(expected).filter((capability) =>
+      s.fn(s.binding(capability).fn).statements.some((statement) => statement.actions.includes('iam:PassRole')));
+    // Assess
+    expect(passRoleHolders.sort()).toEqual(['scheduler', 'scriptFunctions']);
+  });
+
+  it('has a scoped cdk-nag suppression for every wildcard a capability needs', () => {
+    // Act
+    const errors = Annotations.fromStack(s.stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'));
+    // Assess
+    expect(describeMessages(errors)).toEqual([]);
+  });
+});
+
+describe('infra: pages router (CloudFront Function)', () => {
+  type Result = { uri?: string; statusCode?: number; headers?: Record<string, { value: string }> };
+  const router = (pagesDomain?: string) => {
+    const handler = new Function(`${pagesRouterCode(pagesDomain)}\nreturn handler;`)() as (event: object) => Result;
+    return (host: string, uri: string) => handler({ request: { uri, headers: { host: { value: host } } } });
+  };
+
+  it('maps <sub>.<pagesDomain> to the S3 prefix <sub>/ and completes directory paths with index.html', () => {
+    // Prepare
+    const route = router('pages.example.com');
+    // Act
+    const results = [route('shop.pages.example.com', '/'), route('Shop.Pages.Example.com', '/about'), route('shop.pages.example.com', '/assets/app.js')];
+    // Assess
+    expect(results.map((result) => result.uri)).toEqual(['/shop/index.html', '/shop/about/index.html', '/shop/assets/app.js']);
+  });
+
+  it('maps /pages/<sub>/ on any host to the same prefix, and redirects /pages/<sub> to its trailing slash', () => {
+    // Prepare
+    const route = router(undefined);
+    // Act
+    const page = route('d111.cloudfront.net', '/pages/shop/docs/');
+    const bare = route('d111.cloudfront.net', '/pages/shop');
+    // Assess
+    expect(page.uri).toBe('/shop/docs/index.html');
+    expect(bare.statusCode).toBe(301);
+    expect(bare.headers?.location?.value).toBe('/pages/shop/');
+  });
+
+  it('answers 404 for other hosts and paths, nested subdomains and labels that are not DNS labels', () => {
+    // Prepare
+    const route = router('pages.example.com');
+    // Act
+    const results = [
+      route('d111.cloudfront.net', '/shop/index.html'),
+      route('a.b.pages.example.com', '/'),
+      route('pages.example.com', '/'),
+      route('d111.cloudfront.net', '/pages/-bad-/'),
+      route('d111.cloudfront.net', '/pages/../secret'),
+    ];
+    // Assess
+    expect(results.map((result) => result.statusCode)).toEqual([404, 404, 404, 404, 404]);
+  });
+});
