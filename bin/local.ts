@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLocalApi } from '../functions/adapters/local/api-gateway.js';
 import { JavaMissingError, ensureTables, startDynamoLocal } from '../functions/adapters/local/dynamodb.js';
+import { stopLocalServices } from '../functions/adapters/local/lifecycle.js';
 import { authorizerHandler, routes } from '../functions/routes.js';
 
 const rootDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -107,6 +108,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((closed) => server.close(() => closed()));
+      await stopLocalServices();
       await dynamo.stop();
     },
   };

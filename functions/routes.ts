@@ -5,6 +5,9 @@ import { platformRoutes } from './platform/routes.js';
 
 export const routes: Route[] = [...Object.values(platformRoutes), ...Object.values(accountRoutes)];
 
+/** What API Gateway serves: every route but the local-mode stand-ins. */
+export const deployedRoutes: Route[] = routes.filter((route) => !route.localOnly);
+
 /** Resolves the caller's identity from an API key for every `apiKey` route. */
 export const authorizerHandler = 'functions/accounts/handlers/authorize-api-key.ts';
 

@@ -1,4 +1,7 @@
 // The one set of DynamoDB table definitions, read by lib/data.ts (CDK) and by the local runtime.
+// Each area declares its tables in functions/<area>/tables.ts; this file assembles them.
+import { accountTables } from './accounts/tables.js';
+import { platformTables } from './platform/tables.js';
 
 export type KeyAttribute = string | { name: string; type: 'number' };
 
@@ -13,24 +16,8 @@ export interface TableDefinition {
 }
 
 export const tables = {
-  users: {
-    partitionKey: 'userId',
-    description: 'Accounts: username, wallet address, monthly budget.',
-  },
-  usernames: {
-    partitionKey: 'username',
-    description: 'Uniqueness claims on usernames, written in the same transaction as the user.',
-  },
-  apiKeys: {
-    partitionKey: 'keyHash',
-    indexes: { byUser: { partitionKey: 'userId', sortKey: 'createdAt' } },
-    description: 'API keys by SHA-256 of the key; the key itself is never stored.',
-  },
-  rateLimits: {
-    partitionKey: 'bucket',
-    ttlAttribute: 'expiresAt',
-    description: 'Fixed-window request counters (per key per minute, per resource window).',
-  },
+  ...platformTables,
+  ...accountTables,
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableName = keyof typeof tables;

@@ -2,7 +2,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { Route } from '../functions/platform/route.js';
-import { routes } from '../functions/routes.js';
+import { deployedRoutes } from '../functions/routes.js';
 import { Api } from './api.js';
 import { AreaRoutes } from './area-routes.js';
 import { Data } from './data.js';
@@ -69,7 +69,7 @@ export class PlatformStack extends Stack {
     };
     this.api = new Api(this, 'Api', { resources });
     const environment = { ALLOW_PRIVATE_UPSTREAMS: String(props.allowPrivateUpstreams ?? false) };
-    this.areas = routesByArea(props.routes ?? routes).map(([area, slice]) => new AreaRoutes(this, `${pascal(area)}Routes`, {
+    this.areas = routesByArea(props.routes ?? deployedRoutes).map(([area, slice]) => new AreaRoutes(this, `${pascal(area)}Routes`, {
       area, routes: slice, httpApi: this.api.httpApi, apiKeyAuthorizer: this.api.authorizer, resources, environment,
     }));
 

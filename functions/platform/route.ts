@@ -40,6 +40,8 @@ export interface RouteSpec {
   uses?: Capability[];
   timeoutSeconds?: number;
   memoryMb?: number;
+  /** Served by `npm start` only (local Solana RPC, faucet): never deployed to AWS. */
+  localOnly?: boolean;
 }
 
 export interface Route extends RouteSpec {

@@ -3,7 +3,7 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Capability, Route } from '../../functions/platform/route.js';
-import { routes } from '../../functions/routes.js';
+import { deployedRoutes as routes } from '../../functions/routes.js';
 import { keyName, tableEnvVar, tableNames, tables } from '../../functions/tables.js';
 import { pagesRouterCode } from '../../lib/pages-router.js';
 import { defaultMemoryMb, defaultTimeoutSeconds, latestNodeRuntime } from '../../lib/platform-function.js';

@@ -1,0 +1,20 @@
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { newId } from '#platform/ids.js';
+import type { EventPublisher } from '#platform/ports.js';
+
+let client: EventBridgeClient | undefined;
+
+/** PutEvents onto the `platform-events` bus; the dispatcher rule routes by `detail-type`. */
+export const eventBridgePublisher: EventPublisher = {
+  async publish(event) {
+    const eventId = typeof event.id === 'string' ? event.id : newId('evt');
+    client ??= new EventBridgeClient({});
+    const result = await client.send(
+      new PutEventsCommand({
+        Entries: [{ EventBusName: process.env.EVENT_BUS_NAME, Source: `platform.${event.source}`, DetailType: event.type, Detail: JSON.stringify({ ...event, id: eventId }) }],
+      }),
+    );
+    if (result.FailedEntryCount) throw new Error(`EventBridge refused event ${eventId}: ${result.Entries?.[0]?.ErrorMessage ?? 'unknown reason'}`);
+    return { eventId };
+  },
+};

@@ -1,0 +1,9 @@
+import type { TableDefinition } from '../tables.js';
+
+export const platformTables = {
+  rateLimits: {
+    partitionKey: 'bucket',
+    ttlAttribute: 'expiresAt',
+    description: 'Fixed-window request counters (per key per minute, per resource window).',
+  },
+} as const satisfies Record<string, TableDefinition>;
