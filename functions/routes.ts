@@ -1,9 +1,10 @@
 // THE route table: read by lib/ (one API Gateway route and one Lambda per entry) and by bin/local.ts.
 import { accountRoutes } from './accounts/routes.js';
+import { documentRoutes } from './documents/routes.js';
 import type { Route } from './platform/route.js';
 import { platformRoutes } from './platform/routes.js';
 
-export const routes: Route[] = [...Object.values(platformRoutes), ...Object.values(accountRoutes)];
+export const routes: Route[] = [...Object.values(platformRoutes), ...Object.values(accountRoutes), ...Object.values(documentRoutes)];
 
 /** What API Gateway serves: every route but the local-mode stand-ins. */
 export const deployedRoutes: Route[] = routes.filter((route) => !route.localOnly);

@@ -1,6 +1,7 @@
 // The one set of DynamoDB table definitions, read by lib/data.ts (CDK) and by the local runtime.
 // Each area declares its tables in functions/<area>/tables.ts; this file assembles them.
 import { accountTables } from './accounts/tables.js';
+import { documentTables } from './documents/tables.js';
 import { platformTables } from './platform/tables.js';
 
 export type KeyAttribute = string | { name: string; type: 'number' };
@@ -18,6 +19,7 @@ export interface TableDefinition {
 export const tables = {
   ...platformTables,
   ...accountTables,
+  ...documentTables,
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableName = keyof typeof tables;

@@ -2,7 +2,7 @@
 import { type ArnComponents, ArnFormat, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
-import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { type IRole, Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -124,6 +124,10 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
         arn(fn, { service: 'bedrock', resource: 'inference-profile', resourceName: '*' }),
       ],
     }));
+  },
+  selfInvoke(fn) {
+    // Not in the role's default policy: the function waits for that policy, so naming the function there would be a cycle.
+    new Policy(fn, 'SelfInvoke', { roles: [fn.role!], statements: [new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] })] });
   },
 };
 

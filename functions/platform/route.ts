@@ -20,7 +20,9 @@ export type Capability =
   | 'scriptFunctions'
   | 'platformWallet'
   | 'embeddings'
-  | 'llm';
+  | 'llm'
+  /** Invoke its own function asynchronously (background jobs such as document processing). */
+  | 'selfInvoke';
 
 export interface RouteSpec {
   method: HttpMethod;

@@ -17,7 +17,7 @@ function startLocal(env: Record<string, string>): { child: ChildProcess; output:
   return { child, output: () => output, exited };
 }
 
-async function waitFor(check: () => boolean, what: string, timeoutMs = 60_000) {
+async function waitFor(check: () => boolean, what: string, timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -56,7 +56,7 @@ describe('local runtime (npm start)', () => {
     expect(again.status).toBe(200);
     expect(devAfter).toEqual(dev);
     expect(secondExit).toBe(0);
-  }, 120_000);
+  }, 300_000);
 
   it('says plainly what to install when Java is missing', async () => {
     // Prepare

@@ -49,9 +49,12 @@ export class Synthesized {
 
   fn(fn: PlatformFunction): { scope: Stack; props: Json; statements: { actions: string[]; resources: unknown[] }[] } {
     const scope = (fn.node.defaultChild as CfnElement).stack;
-    const policy = (fn.role as Role).node.tryFindChild('DefaultPolicy')!.node.defaultChild;
-    const document = this.resource(scope, logicalId(policy)).Properties.PolicyDocument;
-    const statements = document.Statement.map((statement: Json) => ({
+    const role = { Ref: logicalId((fn.role as Role).node.defaultChild) };
+    // The default policy and any separate policy attached to the same role (e.g. selfInvoke's).
+    const policies = Object.values(this.template(scope).toJSON().Resources as Record<string, Json>).filter(
+      (resource) => resource.Type === 'AWS::IAM::Policy' && JSON.stringify(resource.Properties.Roles).includes(JSON.stringify(role)),
+    );
+    const statements = policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement).map((statement: Json) => ({
       actions: [statement.Action].flat(),
       resources: [statement.Resource].flat().map((resource) => this.resolve(scope, resource)),
     }));

@@ -1,0 +1,51 @@
+// Embeddings on AWS: Amazon Bedrock Titan Text Embeddings v2, one InvokeModel per text (the model takes one input),
+// a few in flight at once. 512 dimensions, the same as the local model, so an index holds the same bytes per chunk.
+import { BedrockRuntimeClient, InvokeModelCommand, type BedrockRuntimeClientConfig } from '@aws-sdk/client-bedrock-runtime';
+import type { Embedder } from '#functions/documents/ports.js';
+import { normalise } from '#functions/documents/vector-codec.js';
+
+const dims = 512;
+const concurrency = 8;
+
+/** The model comes from EMBEDDING_MODEL_ID, which the `embeddings` grant sets; routes without it never embed. */
+export function createBedrockEmbedder(clientConfig: BedrockRuntimeClientConfig = {}, model?: string): Embedder {
+  const client = new BedrockRuntimeClient(clientConfig);
+  const modelIdOf = () => {
+    const modelId = model ?? process.env.EMBEDDING_MODEL_ID;
+    if (!modelId) throw new Error('EMBEDDING_MODEL_ID is not set: the route needs `uses: [embeddings]`');
+    return modelId;
+  };
+
+  async function embedOne(text: string): Promise<Float32Array> {
+    const response = await client.send(
+      new InvokeModelCommand({
+        modelId: modelIdOf(),
+        contentType: 'application/json',
+        accept: 'application/json',
+        body: JSON.stringify({ inputText: text, dimensions: dims, normalize: true }),
+      }),
+    );
+    const { embedding } = JSON.parse(new TextDecoder().decode(response.body)) as { embedding?: number[] };
+    if (!embedding || embedding.length !== dims) throw new Error(`Bedrock ${modelIdOf()} answered no ${dims}-dimension embedding`);
+    return normalise(Float32Array.from(embedding));
+  }
+
+  return {
+    get modelId() {
+      return modelIdOf();
+    },
+    dims,
+    async embed(texts) {
+      const vectors = new Array<Float32Array>(texts.length);
+      let next = 0;
+      const lane = async () => {
+        while (next < texts.length) {
+          const index = next++;
+          vectors[index] = await embedOne(texts[index]!);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, texts.length) }, lane));
+      return vectors;
+    },
+  };
+}

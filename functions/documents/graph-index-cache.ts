@@ -1,0 +1,78 @@
+// Warm per-graph vector indexes, one set per process (a Lambda container, or the local server). Each search reads the
+// graph's content version (one strongly consistent GetItem); every write to a graph's contents bumps that version in
+// the same transaction, so a changed version means "reload", and the reload only fetches documents that are new.
+import type { Embedder } from './ports.js';
+import type { DocumentStore } from './store.js';
+import { VectorIndex } from './vector-index.js';
+
+export interface IndexSource {
+  version(graphId: string): Promise<number>;
+  documentIds(graphId: string): Promise<string[]>;
+  vectors: DocumentStore['getVectors'];
+}
+
+interface Cached {
+  version: number;
+  index: VectorIndex;
+  usedAt: number;
+}
+
+/** Documents whose vectors load at once during a reload. */
+const loadConcurrency = 16;
+
+export function createGraphIndexCache(deps: { source: IndexSource; embedder: Pick<Embedder, 'modelId' | 'dims'>; maxVectors: number }) {
+  const { source, embedder, maxVectors } = deps;
+  const cache = new Map<string, Cached>();
+  const loading = new Map<string, Promise<Cached>>();
+  let clock = 0;
+
+  /** Least recently used graphs go first when the cache holds more than maxVectors vectors. */
+  function evict(keep: string) {
+    let total = [...cache.values()].reduce((sum, entry) => sum + entry.index.size, 0);
+    for (const [graphId, entry] of [...cache].sort((a, b) => a[1].usedAt - b[1].usedAt)) {
+      if (total <= maxVectors) break;
+      if (graphId === keep) continue;
+      cache.delete(graphId);
+      total -= entry.index.size;
+    }
+  }
+
+  async function reload(graphId: string, version: number, previous: Cached | undefined): Promise<Cached> {
+    const wanted = new Set(await source.documentIds(graphId));
+    const { modelId, dims } = embedder;
+    const index = previous?.index ?? new VectorIndex(dims);
+    const present = new Set(index.documentIds());
+    for (const documentId of present) if (!wanted.has(documentId)) index.remove(documentId);
+    const missing = [...wanted].filter((documentId) => !present.has(documentId));
+    const lane = async () => {
+      for (let documentId = missing.shift(); documentId; documentId = missing.shift()) {
+        const stored = await source.vectors(documentId);
+        // Vectors of another model (after a model change) do not compare with this one's queries.
+        if (stored && stored.model === modelId && stored.dims === dims) index.put(documentId, stored.vectors);
+      }
+    };
+    await Promise.all(Array.from({ length: loadConcurrency }, lane));
+    const entry = { version, index, usedAt: ++clock };
+    cache.set(graphId, entry);
+    evict(graphId);
+    return entry;
+  }
+
+  return {
+    async indexFor(graphId: string): Promise<VectorIndex> {
+      const version = await source.version(graphId);
+      const cached = cache.get(graphId);
+      if (cached && cached.version === version) {
+        cached.usedAt = ++clock;
+        return cached.index;
+      }
+      const inFlight = loading.get(graphId);
+      if (inFlight) return (await inFlight).index;
+      const load = reload(graphId, version, cached).finally(() => loading.delete(graphId));
+      loading.set(graphId, load);
+      return (await load).index;
+    },
+  };
+}
+
+export type GraphIndexCache = ReturnType<typeof createGraphIndexCache>;

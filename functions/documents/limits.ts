@@ -1,0 +1,38 @@
+// The documents area's limits and defaults, in one place (SPEC.md Limits/Documents leaves most of them open).
+
+/** Largest original accepted, through the upload-URL path; an inline upload is also bounded by the 6 MB request body. */
+export const maxUploadBytes = 20 * 1024 * 1024;
+
+/** Uploads up to this size are processed within the request; larger ones answer `processing` and finish in the background. */
+export const syncMaxBytes = 64 * 1024;
+
+/** SPEC.md: search defaults. */
+export const defaultSearchLimit = 10;
+export const defaultSearchThreshold = 0.7;
+
+/** A document lives in at most this many graphs: delete and completion touch each of them in one transaction. */
+export const maxGraphsPerDocument = 20;
+
+/** Members of one group graph. */
+export const maxGroupMembers = 500;
+
+/** How long an upload URL stays valid. */
+export const uploadUrlTtlSeconds = 15 * 60;
+
+/**
+ * Chunk sizes in characters. The local model (Universal Sentence Encoder lite) reads at most 128 tokens, about 550
+ * characters of English, and ignores the rest: a chunk stays under that so all of it is searchable.
+ */
+export const chunking = { targetChars: 380, maxChars: 520, overlapChars: 120 } as const;
+
+/** Formats the extractor reads, by MIME type. */
+export const supportedMimeTypes = [
+  'application/pdf',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'text/html',
+  'text/markdown',
+  'text/plain',
+  'text/csv',
+  'application/json',
+] as const;
+export type SupportedMimeType = (typeof supportedMimeTypes)[number];

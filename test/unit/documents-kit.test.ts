@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { knotsFor, knotsOf, toScore, toSimilarity } from '../../functions/documents/calibration.js';
+import { chunkPages, pageSeparator } from '../../functions/documents/chunker.js';
+import { ExtractionError, csvToText, jsonToText, markdownToText, parseCsv } from '../../functions/documents/extract-structured.js';
+import { createGraphIndexCache } from '../../functions/documents/graph-index-cache.js';
+import { decodeVectors, encodeVectors, normalise } from '../../functions/documents/vector-codec.js';
+import { VectorIndex } from '../../functions/documents/vector-index.js';
+
+const sizes = { targetChars: 120, maxChars: 160, overlapChars: 60 };
+const unit = (...values: number[]) => normalise(Float32Array.from(values));
+
+describe('documents: chunking', () => {
+  it('keeps short paragraphs whole and never crosses a page', () => {
+    // Act
+    const chunks = chunkPages([{ pageNumber: 1, text: 'Alpha one.\n\nAlpha two.' }, { pageNumber: 2, text: 'Beta.' }], sizes);
+    // Assess
+    expect(chunks).toEqual([
+      { position: 0, pageNumber: 1, charOffset: 0, content: 'Alpha one.\n\nAlpha two.' },
+      { position: 1, pageNumber: 2, charOffset: 'Alpha one.\n\nAlpha two.'.length + pageSeparator.length, content: 'Beta.' },
+    ]);
+  });
+
+  it('splits a long paragraph at sentence ends, repeating the last sentence as overlap', () => {
+    // Prepare
+    const sentences = ['The first sentence talks about rivers.', 'The second one is about mountains and valleys.', 'A third covers the weather in spring.', 'The fourth is about the sea.', 'The fifth closes it.'];
+    const text = sentences.join(' ');
+    // Act
+    const chunks = chunkPages([{ pageNumber: null, text }], sizes);
+    // Assess
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const chunk of chunks) {
+      expect(chunk.content.length).toBeLessThanOrEqual(sizes.maxChars);
+      expect(text.slice(chunk.charOffset)).toMatch(new RegExp(`^${chunk.content.split(' ')[0]}`));
+      expect(sentences.some((sentence) => chunk.content.startsWith(sentence))).toBe(true);
+    }
+    const lastOfFirst = sentences.find((sentence) => chunks[0]!.content.endsWith(sentence))!;
+    expect(chunks[1]!.content.startsWith(lastOfFirst)).toBe(true);
+  });
+
+  it('cuts a sentence longer than a chunk at word boundaries', () => {
+    // Prepare
+    const text = Array.from({ length: 80 }, (_, index) => `word${index}`).join(' ');
+    // Act
+    const chunks = chunkPages([{ pageNumber: 3, text }], sizes);
+    // Assess
+    expect(chunks.every((chunk) => chunk.content.length <= sizes.maxChars && /^word\d+/.test(chunk.content) && /word\d+$/.test(chunk.content))).toBe(true);
+    expect(chunks.map((chunk) => chunk.content).join(' ').split(' ').filter((word, index, all) => all.indexOf(word) === index)).toHaveLength(80);
+  });
+
+  it('makes no chunk of an empty page', () => {
+    expect(chunkPages([{ pageNumber: 1, text: '  \n\n ' }], sizes)).toEqual([]);
+  });
+});
+
+describe('documents: calibration', () => {
+  it('maps the fitted cut to 0.7, keeps 0 and 1, and is monotonic', () => {
+    // Prepare
+    const knots = knotsFor(0.5);
+    const raw = Array.from({ length: 201 }, (_, index) => -1 + index / 100);
+    // Act
+    const scores = raw.map((value) => toScore(knots, value));
+    // Assess
+    expect(toScore(knots, 0.5)).toBeCloseTo(0.7);
+    expect(toScore(knots, 1)).toBe(1);
+    expect(toScore(knots, -0.3)).toBe(0);
+    expect(scores.every((score, index) => score >= 0 && score <= 1 && (index === 0 || score >= scores[index - 1]!))).toBe(true);
+  });
+
+  it('inverts the map so the index can filter on raw similarity', () => {
+    const knots = knotsOf('universal-sentence-encoder-lite');
+    for (const score of [0.1, 0.25, 0.5, 0.7, 0.9, 1]) expect(toScore(knots, toSimilarity(knots, score))).toBeCloseTo(score);
+    expect(toSimilarity(knots, 0)).toBe(-1);
+  });
+
+  it('knows no calibration for an unknown model', () => {
+    expect(() => knotsOf('some-model')).toThrow(/no calibration/);
+  });
+});
+
+describe('documents: vectors', () => {
+  it('round-trips vectors through the int8 encoding within 0.01 cosine', () => {
+    // Prepare
+    const vectors = Array.from({ length: 5 }, (_, row) => normalise(Float32Array.from({ length: 64 }, (_, index) => Math.sin(row * 7 + index))));
+    // Act
+    const decoded = decodeVectors(encodeVectors(vectors, 64), 64);
+    // Assess
+    expect(decoded).toHaveLength(5 * 64);
+    vectors.forEach((vector, row) => {
+      const cosine = vector.reduce((sum, value, index) => sum + value * decoded[row * 64 + index]!, 0);
+      expect(cosine).toBeGreaterThan(0.99);
+    });
+  });
+
+  it('answers the best rows above the threshold, best first, at most limit', () => {
+    // Prepare
+    const index = new VectorIndex(2);
+    index.put('doc_a', Float32Array.from([...unit(1, 0), ...unit(0, 1), ...unit(1, 1)]));
+    index.put('doc_b', Float32Array.from([...unit(1, 0.1), ...unit(-1, 0)]));
+    // Act
+    const top = index.search(unit(1, 0), 2, 0.5);
+    const removed = (index.remove('doc_a'), index.search(unit(1, 0), 10, -1));
+    // Assess
+    expect(top.map(({ documentId, position }) => `${documentId}:${position}`)).toEqual(['doc_a:0', 'doc_b:0']);
+    expect(top[0]!.similarity).toBeCloseTo(1);
+    expect(removed.map((hit) => hit.documentId)).toEqual(['doc_b', 'doc_b']);
+  });
+});
+
+describe('documents: warm graph indexes', () => {
+  function givenSource() {
+    const state = { version: 1, documents: ['doc_a'], reads: [] as string[] };
+    const source = {
+      version: async () => state.version,
+      documentIds: async () => state.documents,
+      vectors: async (documentId: string) => (state.reads.push(documentId), { model: 'm', dims: 2, vectors: unit(1, 0) }),
+    };
+    return { state, cache: createGraphIndexCache({ source, embedder: { modelId: 'm', dims: 2 }, maxVectors: 100 }) };
+  }
+
+  it('loads a graph once while its version stands, and only new documents after it moves', async () => {
+    // Prepare
+    const { state, cache } = givenSource();
+    // Act
+    await cache.indexFor('user:usr_a');
+    await cache.indexFor('user:usr_a');
+    state.version = 2;
+    state.documents = ['doc_a', 'doc_b'];
+    const index = await cache.indexFor('user:usr_a');
+    // Assess
+    expect(state.reads).toEqual(['doc_a', 'doc_b']);
+    expect(index.size).toBe(2);
+  });
+
+  it('drops a removed document when the version moves', async () => {
+    // Prepare
+    const { state, cache } = givenSource();
+    await cache.indexFor('user:usr_a');
+    // Act
+    state.version = 2;
+    state.documents = [];
+    const index = await cache.indexFor('user:usr_a');
+    // Assess
+    expect(index.size).toBe(0);
+  });
+});
+
+describe('documents: text formats', () => {
+  it('strips Markdown markup and keeps the words', () => {
+    expect(markdownToText('## Title ##\n\nSome **bold** and _light_ text with `code` and [a link](http://x.test).').trim()).toBe('Title\n\nSome bold and light text with code and a link.');
+  });
+
+  it('parses quoted CSV fields and writes rows as named values', () => {
+    expect(parseCsv('a,b\n"x, y","say ""hi"""\n')).toEqual([['a', 'b'], ['x, y', 'say "hi"']]);
+    expect(csvToText('name,age\nAna,30\nBo,41')).toBe('name: Ana\nage: 30\n\nname: Bo\nage: 41');
+    expect(() => csvToText('a\n"open')).toThrow(ExtractionError);
+  });
+
+  it('flattens JSON into paths and refuses what does not parse', () => {
+    expect(jsonToText('{"a":{"b":[1,2]},"c":"d"}')).toBe('a.b[0]: 1\na.b[1]: 2\n\nc: d');
+    expect(() => jsonToText('{oops')).toThrow(ExtractionError);
+  });
+});
