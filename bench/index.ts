@@ -1,6 +1,11 @@
 // Every bench `npm run bench` knows, in the order they run; register a new one by appending it here.
 import * as authMe from './auth-me.bench.js';
 import * as documents from './documents.bench.js';
+import * as events from './events.bench.js';
+import * as flows from './flows.bench.js';
+import * as resourceCall from './resource-call.bench.js';
+import * as payments from './payments.bench.js';
+import * as scripts from './scripts.bench.js';
 import type { Bench } from './support.js';
 
-export const benches: Bench[] = [authMe, documents];
+export const benches: Bench[] = [authMe, resourceCall, payments, documents, events, scripts, flows];

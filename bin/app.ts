@@ -1,6 +1,7 @@
 // CDK app entry: `npx cdk synth` / `npx cdk deploy`. Environment-agnostic; optional context:
 //   -c pagesDomain=pages.example.com -c pagesCertificateArn=arn:aws:acm:us-east-1:...  sites at <sub>.<pagesDomain>
 //   -c allowPrivateUpstreams=true  resources may call private and loopback addresses
+//   -c solanaNetwork=solana -c solanaRpcUrl=https://... -c solPriceUsd=150  where paid calls settle
 //   -c nag=true                    run the cdk-nag AwsSolutions checks during synth
 import { App, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -13,6 +14,7 @@ new PlatformStack(app, 'PlatformStack', {
   pagesDomain: context('pagesDomain'),
   pagesCertificateArn: context('pagesCertificateArn'),
   allowPrivateUpstreams: context('allowPrivateUpstreams') === 'true',
+  solana: { network: context('solanaNetwork'), rpcUrl: context('solanaRpcUrl'), solPriceUsd: context('solPriceUsd') },
 });
 
 if (context('nag') === 'true') Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));

@@ -1,10 +1,15 @@
 // THE route table: read by lib/ (one API Gateway route and one Lambda per entry) and by bin/local.ts.
 import { accountRoutes } from './accounts/routes.js';
 import { documentRoutes } from './documents/routes.js';
+import { eventRoutes } from './events/routes.js';
+import { flowRoutes } from './flows/routes.js';
+import { paymentRoutes } from './payments/routes.js';
 import type { Route } from './platform/route.js';
 import { platformRoutes } from './platform/routes.js';
+import { resourceRoutes } from './resources/routes.js';
+import { scriptRoutes } from './scripts/routes.js';
 
-export const routes: Route[] = [...Object.values(platformRoutes), ...Object.values(accountRoutes), ...Object.values(documentRoutes)];
+export const routes: Route[] = [...Object.values(platformRoutes), ...Object.values(accountRoutes), ...Object.values(documentRoutes), ...Object.values(eventRoutes), ...Object.values(flowRoutes), ...Object.values(paymentRoutes), ...Object.values(resourceRoutes), ...Object.values(scriptRoutes)];
 
 /** What API Gateway serves: every route but the local-mode stand-ins. */
 export const deployedRoutes: Route[] = routes.filter((route) => !route.localOnly);

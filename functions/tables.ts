@@ -1,8 +1,14 @@
 // The one set of DynamoDB table definitions, read by lib/data.ts (CDK) and by the local runtime.
 // Each area declares its tables in functions/<area>/tables.ts; this file assembles them.
 import { accountTables } from './accounts/tables.js';
+import { marketplaceTables } from './marketplace/tables.js';
 import { documentTables } from './documents/tables.js';
+import { eventTables } from './events/tables.js';
+import { flowTables } from './flows/tables.js';
+import { paymentTables } from './payments/tables.js';
 import { platformTables } from './platform/tables.js';
+import { resourceTables } from './resources/tables.js';
+import { scriptTables } from './scripts/tables.js';
 
 export type KeyAttribute = string | { name: string; type: 'number' };
 
@@ -19,7 +25,13 @@ export interface TableDefinition {
 export const tables = {
   ...platformTables,
   ...accountTables,
+  ...scriptTables,
+  ...resourceTables,
+  ...marketplaceTables,
   ...documentTables,
+  ...paymentTables,
+  ...eventTables,
+  ...flowTables,
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableName = keyof typeof tables;

@@ -5,7 +5,7 @@ import { HttpMethod, HttpNoneAuthorizer, HttpRoute, HttpRouteKey, type IHttpApi,
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { Construct } from 'constructs';
 import type { Route } from '../functions/platform/route.js';
-import { type PlatformResources, grantRoute } from './grants.js';
+import { type PlatformResources, grantFunction } from './grants.js';
 import { PlatformFunction } from './platform-function.js';
 
 export interface AreaRoutesProps {
@@ -42,7 +42,7 @@ export class AreaRoutes extends NestedStack {
         timeoutSeconds: route.timeoutSeconds,
         environment: props.environment,
       });
-      grantRoute(fn, route, props.resources);
+      grantFunction(fn, route, props.resources);
       const httpRoute = new HttpRoute(this, `${route.operation}Route`, {
         httpApi: props.httpApi,
         routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),

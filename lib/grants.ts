@@ -25,6 +25,7 @@ export interface PlatformResources {
   pagesDomain?: string;
   scriptRole: IRole;
   scriptFunctionPrefix: string;
+  scriptRuntimeLayerArn: string;
   walletSecret: ISecret;
 }
 
@@ -37,7 +38,7 @@ export const embeddingModelId = 'amazon.titan-embed-text-v2:0';
  * Tables a route's function touches. Every `apiKey` route also counts its caller in `rateLimits`:
  * the http middleware (functions/platform/http.ts) does that before the handler runs.
  */
-export function routeTables(route: Route): TableGrants {
+export function routeTables(route: Pick<Route, 'tables'> & { auth?: Route['auth'] }): TableGrants {
   return route.auth === 'apiKey' ? { ...route.tables, rateLimits: 'write' } : { ...route.tables };
 }
 
@@ -94,12 +95,14 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
       actions: [
         'lambda:CreateFunction', 'lambda:UpdateFunctionCode', 'lambda:UpdateFunctionConfiguration', 'lambda:PublishVersion',
         'lambda:CreateAlias', 'lambda:UpdateAlias', 'lambda:GetAlias', 'lambda:InvokeFunction', 'lambda:DeleteFunction',
-        'lambda:GetFunction', 'lambda:GetFunctionConfiguration',
+        'lambda:GetFunction', 'lambda:GetFunctionConfiguration', 'lambda:PutFunctionConcurrency', 'lambda:DeleteFunctionConcurrency',
       ],
       // The wildcard also covers `:version` and `:alias` qualifiers of each script function.
       resources: [arn(fn, { service: 'lambda', resource: 'function', resourceName: `${r.scriptFunctionPrefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
     }));
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:GetLayerVersion'], resources: [r.scriptRuntimeLayerArn] }));
     passRole(fn, r.scriptRole, 'lambda.amazonaws.com');
+    fn.addEnvironment('SCRIPT_RUNTIME_LAYER_ARN', r.scriptRuntimeLayerArn);
     fn.addEnvironment('SCRIPT_ROLE_ARN', r.scriptRole.roleArn);
     fn.addEnvironment('SCRIPT_FUNCTION_PREFIX', r.scriptFunctionPrefix);
   },
@@ -131,8 +134,8 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
   },
 };
 
-/** Grants a route's function exactly what the route declares. */
-export function grantRoute(fn: PlatformFunction, route: Route, resources: PlatformResources): void {
-  grantTables(fn, routeTables(route), resources);
-  for (const capability of new Set(route.uses ?? [])) capabilityGrants[capability](fn, resources);
+/** Grants a function exactly what its route or bus consumer declares. */
+export function grantFunction(fn: PlatformFunction, declared: Pick<Route, 'tables'> & { auth?: Route['auth']; uses?: readonly Capability[] }, resources: PlatformResources): void {
+  grantTables(fn, routeTables(declared), resources);
+  for (const capability of new Set(declared.uses ?? [])) capabilityGrants[capability](fn, resources);
 }

@@ -46,7 +46,7 @@ function suppress(construct: IConstruct, id: string, reason: string): void {
 }
 
 export function suppressNagFindings(stack: PlatformStack): void {
-  const { api, areas, events, scripts, security, storage } = stack;
+  const { api, areas, consumers, events, scripts, security, storage } = stack;
 
   suppressFunction(api.fallbackFunction, {});
   suppressFunction(api.authorizerFunction, { apiKeys: 'read' });
@@ -56,6 +56,7 @@ export function suppressNagFindings(stack: PlatformStack): void {
     suppressFunction(fn, routeTables(route), route.uses);
     if (route.auth !== 'apiKey') suppress(httpRoute, 'AwsSolutions-APIG4', unauthenticatedRouteReasons[route.auth]);
   }
+  for (const { consumer, fn } of consumers.bindings) suppressFunction(fn, routeTables(consumer), [...(consumer.uses ?? [])]);
 
   NagSuppressions.addResourceSuppressions(scripts.executionRole, [
     iam5('Script functions are created at run time under the platform-script- prefix; their log groups are only known by that prefix.', /^Resource::arn:.+:logs:.+:log-group:\/aws\/lambda\/platform-script-\*$/),

@@ -5,6 +5,8 @@ import type { Route } from '../functions/platform/route.js';
 import { deployedRoutes } from '../functions/routes.js';
 import { Api } from './api.js';
 import { AreaRoutes } from './area-routes.js';
+import { BusConsumers } from './bus-consumers.js';
+import { busConsumers } from '../functions/consumers.js';
 import { Data } from './data.js';
 import { Events } from './events.js';
 import type { PlatformResources } from './grants.js';
@@ -21,6 +23,8 @@ export interface PlatformStackProps extends StackProps {
   pagesCertificateArn?: string;
   /** DESIGN.md §3: on AWS, resource calls to loopback and private addresses are refused unless this is set. */
   allowPrivateUpstreams?: boolean;
+  /** Where paid calls settle: `solana` or `solana-devnet` (default), its RPC URL, and the SOL price used to quote SOL. */
+  solana?: { network?: string; rpcUrl?: string; solPriceUsd?: string };
 }
 
 /** Route table slices in first-seen order, so adding a route never renames another area's stack. */
@@ -41,6 +45,7 @@ export class PlatformStack extends Stack {
   readonly storage: Storage;
   readonly api: Api;
   readonly areas: AreaRoutes[];
+  readonly consumers: BusConsumers;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps = {}) {
     super(scope, id, { description: 'Automation marketplace platform', ...props });
@@ -66,12 +71,22 @@ export class PlatformStack extends Stack {
       pagesDomain: this.storage.hasCustomCertificate ? props.pagesDomain : undefined,
       scriptRole: this.scripts.executionRole,
       scriptFunctionPrefix: this.scripts.functionPrefix,
+      scriptRuntimeLayerArn: this.scripts.runtimeLayer.layerVersionArn,
     };
     this.api = new Api(this, 'Api', { resources });
-    const environment = { ALLOW_PRIVATE_UPSTREAMS: String(props.allowPrivateUpstreams ?? false) };
+    const environment: Record<string, string> = {
+      ALLOW_PRIVATE_UPSTREAMS: String(props.allowPrivateUpstreams ?? false),
+      ...(props.solana?.network && { SOLANA_NETWORK: props.solana.network }),
+      ...(props.solana?.rpcUrl && { SOLANA_RPC_URL: props.solana.rpcUrl }),
+      ...(props.solana?.solPriceUsd && { SOL_PRICE_USD: props.solana.solPriceUsd }),
+    };
     this.areas = routesByArea(props.routes ?? deployedRoutes).map(([area, slice]) => new AreaRoutes(this, `${pascal(area)}Routes`, {
       area, routes: slice, httpApi: this.api.httpApi, apiKeyAuthorizer: this.api.authorizer, resources, environment,
     }));
+
+    this.consumers = new BusConsumers(this, 'BusConsumers', {
+      consumers: busConsumers, bus: this.events.bus, deadLetterQueue: this.events.deadLetterQueue, resources, environment,
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'PagesUrl', { value: `https://${this.storage.distribution.distributionDomainName}`, description: 'CloudFront URL of template pages (/pages/<sub>/)' });

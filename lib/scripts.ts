@@ -1,5 +1,7 @@
 // User scripts run as their own Lambda functions (DESIGN.md §1); this is the role they run with.
+import { fileURLToPath } from 'node:url';
 import { ArnFormat, Stack } from 'aws-cdk-lib';
+import { Architecture, Code, LayerVersion, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 
@@ -7,10 +9,18 @@ export class Scripts extends Construct {
   /** Every script function's name starts with this; the scripts area's grants are scoped to it. */
   readonly functionPrefix = 'platform-script-';
   readonly executionRole: Role;
+  /** The wrapper around user code (`layers/script-runtime`: nodejs/ and python/), the same code the local pool runs. */
+  readonly runtimeLayer: LayerVersion;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
     const stack = Stack.of(this);
+    this.runtimeLayer = new LayerVersion(this, 'RuntimeLayer', {
+      code: Code.fromAsset(fileURLToPath(new URL('../layers/script-runtime', import.meta.url))),
+      compatibleRuntimes: [Runtime.NODEJS_LATEST, Runtime.PYTHON_3_11],
+      compatibleArchitectures: [Architecture.X86_64, Architecture.ARM_64],
+      description: 'Script runtime wrapper: resources proxy, context, log capture, result shape',
+    });
     // User code gets logging only: no platform table, secret or bus is reachable from a script.
     this.executionRole = new Role(this, 'ExecutionRole', {
       description: 'Execution role of user script functions: write their own logs, nothing else',

@@ -89,6 +89,13 @@ export function createAccountService(deps: { store: AccountStore; clock: Clock; 
       return { keyId: key.keyId, apiKey, name: key.name, scopes: key.scopes, createdAt: key.createdAt };
     },
 
+    /** A key the platform hands out on the user's behalf (a script's `scripts:execute` key): no caller scopes or key cap apply. */
+    async issueKey(userId: string, input: { name: string; scopes: string[] }) {
+      const { apiKey, key } = mintKey(userId, input.name, input.scopes);
+      await store.putKey(key);
+      return { keyId: key.keyId, apiKey };
+    },
+
     async listKeys(caller: Caller, page: { limit: number; offset: number }) {
       const keys = await store.listKeys(caller.userId);
       return { keys: keys.slice(page.offset, page.offset + page.limit).map(toRecord), total: keys.length, ...page };

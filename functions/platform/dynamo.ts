@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type TableName, tableEnvVar } from '../tables.js';
 import { config } from './config.js';
 
@@ -30,3 +30,15 @@ export function tableName(name: TableName): string {
 /** DynamoDB's refusal of a conditional write, to turn into a domain error. */
 export const isConditionFailure = (error: unknown) =>
   error instanceof Error && (error.name === 'ConditionalCheckFailedException' || error.name === 'TransactionCanceledException');
+
+/** Every page of a query, for lists small enough to hold (one owner's items, a published set). */
+export async function queryAll<T>(input: QueryCommandInput): Promise<T[]> {
+  const items: T[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(new QueryCommand({ ...input, ExclusiveStartKey }));
+    items.push(...((page.Items ?? []) as T[]));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}

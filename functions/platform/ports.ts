@@ -48,3 +48,60 @@ export interface PlatformEventInput {
 export interface EventPublisher {
   publish(event: PlatformEventInput): Promise<{ eventId: string }>;
 }
+
+/**
+ * A recurring schedule (five-field cron, UTC). Each firing puts `event` on the platform bus, as `source`
+ * `scheduler`, with `scheduledTime` (ISO 8601, the minute it is for) and, when the cron needs it, `cronFilter`
+ * (see `firingIsDue` in cron.ts). Consumers subscribe to `event.type` like to any other event.
+ */
+export interface ScheduleDefinition {
+  /** Unique among schedules: 1-64 of `0-9 a-z A-Z - _ .` (EventBridge Scheduler's rule). */
+  name: string;
+  cronExpression: string;
+  enabled: boolean;
+  event: { type: string; userId: string; detail: Record<string, unknown> };
+}
+
+export interface SchedulerPort {
+  /** Creates the schedule or replaces the one of the same name. */
+  put(schedule: ScheduleDefinition): Promise<void>;
+  /** Deletes it; deleting a schedule that does not exist is not an error. */
+  remove(name: string): Promise<void>;
+}
+
+/** What a CredentialVault stores: AES-256-GCM ciphertext, and the KMS-encrypted data key on AWS. Opaque to everyone else. */
+export interface SealedSecret {
+  v: 1;
+  /** Who wraps the AES key: a KMS data key (`kms`) or the local key file (`local`). */
+  kek: 'kms' | 'local';
+  /** The data key, encrypted by KMS (base64); absent for `local`. */
+  ek?: string;
+  iv: string;
+  tag: string;
+  ct: string;
+}
+
+/** Encryption at rest of users' credentials (DESIGN.md §4). */
+export interface CredentialVault {
+  /** `context` binds the ciphertext to the record that holds it (AES-GCM additional data, KMS encryption context). */
+  encrypt(value: Record<string, unknown>, context: string): Promise<SealedSecret>;
+  decrypt(sealed: SealedSecret, context: string): Promise<Record<string, unknown>>;
+}
+
+/**
+ * A one-time firing (EventBridge Scheduler's `at(...)`, deleted after it fires): at `at` (ISO 8601, UTC) it puts
+ * `event` on the platform bus as `source` `scheduler`, like a SchedulerPort firing. Retries of flows use it.
+ */
+export interface OneShotDefinition {
+  /** Unique among schedules, same rule as ScheduleDefinition.name. */
+  name: string;
+  at: string;
+  event: { type: string; userId: string; detail: Record<string, unknown> };
+}
+
+export interface OneShotSchedulerPort {
+  /** Creates the one-shot or replaces the pending one of the same name. */
+  putOnce(once: OneShotDefinition): Promise<void>;
+  /** Cancels it; cancelling one that fired or never existed is not an error. */
+  cancel(name: string): Promise<void>;
+}

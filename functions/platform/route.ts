@@ -63,3 +63,17 @@ export function defineRoutes<const T extends Record<string, RouteSpec>>(area: st
   }
   return routes;
 }
+
+/** A function behind a rule on the platform bus rather than an HTTP route (the event dispatcher, the flow runner). */
+export interface BusConsumer {
+  name: string;
+  summary: string;
+  /** Handler module, relative to the repository root, taking an EventBridge event. */
+  handler: string;
+  /** Events whose `source` starts with this reach the function. */
+  sourcePrefix: string;
+  tables?: Partial<Record<TableName, TableAccess>>;
+  uses?: readonly Capability[];
+  timeoutSeconds?: number;
+  memoryMb?: number;
+}

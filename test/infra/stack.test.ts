@@ -2,6 +2,7 @@ import { Aspects } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { busConsumers } from '../../functions/consumers.js';
 import type { Capability, Route } from '../../functions/platform/route.js';
 import { deployedRoutes as routes } from '../../functions/routes.js';
 import { keyName, tableEnvVar, tableNames, tables } from '../../functions/tables.js';
@@ -173,6 +174,19 @@ describe('infra: PlatformStack from the route table', () => {
     expect(Object.keys(s.parent.toJSON().Resources).length).toBeLessThan(500);
   });
 
+  it('puts each bus consumer behind its own rule on the platform bus, with retries and the dead-letter queue', () => {
+    // Act
+    const nested = s.template(s.stack.consumers);
+    const rules = Object.values(nested.findResources('AWS::Events::Rule'));
+    // Assess
+    expect(Object.keys(nested.findResources('AWS::Lambda::Function'))).toHaveLength(busConsumers.length);
+    expect(rules).toHaveLength(busConsumers.length);
+    for (const rule of rules) {
+      expect(rule.Properties.EventPattern).toEqual({ source: [{ prefix: 'platform.' }] });
+      expect(rule.Properties.Targets[0]).toMatchObject({ RetryPolicy: { MaximumRetryAttempts: 4 }, DeadLetterConfig: { Arn: expect.anything() } });
+    }
+  });
+
   it('names the event bus and schedule group of DESIGN.md and exports the four outputs', () => {
     // Assess
     s.parent.hasResourceProperties('AWS::Events::EventBus', { Name: 'platform-events' });
@@ -211,7 +225,7 @@ describe('infra: capability grants', () => {
     scheduler: { env: ['SCHEDULE_GROUP_NAME', 'SCHEDULER_ROLE_ARN'], action: 'scheduler:CreateSchedule' },
     documentsBucket: { env: ['DOCUMENTS_BUCKET'], action: 's3:PutObject' },
     pagesBucket: { env: ['PAGES_BUCKET', 'PAGES_BASE_URL'], action: 's3:PutObject' },
-    scriptFunctions: { env: ['SCRIPT_ROLE_ARN', 'SCRIPT_FUNCTION_PREFIX'], action: 'lambda:PublishVersion' },
+    scriptFunctions: { env: ['SCRIPT_ROLE_ARN', 'SCRIPT_FUNCTION_PREFIX', 'SCRIPT_RUNTIME_LAYER_ARN'], action: 'lambda:PublishVersion' },
     platformWallet: { env: ['PLATFORM_WALLET_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
     embeddings: { env: ['EMBEDDING_MODEL_ID'], action: 'bedrock:InvokeModel' },
     llm: { env: [], action: 'bedrock:InvokeModelWithResponseStream' },

@@ -25,7 +25,7 @@ export class Synthesized {
 
   constructor(readonly stack: PlatformStack) {
     this.parent = Template.fromStack(stack);
-    for (const area of stack.areas) this.templates.set(area, Template.fromStack(area));
+    for (const nested of [...stack.areas, stack.consumers]) this.templates.set(nested, Template.fromStack(nested));
   }
 
   template(scope: Stack): Template {

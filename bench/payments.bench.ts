@@ -1,0 +1,118 @@
+// x402 payments: verification of a payment header on one core (decode, ed25519 checks, rules), and paid calls end to end
+// in local mode (402 offer -> signed split -> verify, claim, settle on the embedded bank, resource call, record).
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Connection, Keypair } from '@solana/web3.js';
+import { createPaymentHeader, selectOffer } from '../functions/payments/client.js';
+import type { PaymentRequirement } from '../functions/payments/schemas.js';
+import { verifyPayment } from '../functions/payments/verification.js';
+import { decodePaymentHeader } from '../functions/payments/x402-codec.js';
+import { type BenchFigure, percentile, startBarePlatform } from './support.js';
+
+export const name = 'payments';
+export const description = 'x402 header verifications per second on one core; sequential paid calls (USDC split settled on the local bank)';
+
+const verificationSeconds = 3;
+const paidCalls = 300;
+const targetVerificationsPerSecond = 2000;
+const targetSettleP50Ms = 50;
+
+const round2 = (value: number) => Math.round(value * 100) / 100;
+
+/**
+ * Verifications of one valid header, as the paid-call path runs them. Counted per second of this thread's CPU time:
+ * verification is synchronous, so that is its rate on one core, whatever else the machine is running.
+ */
+function verificationsPerSecond(offers: PaymentRequirement[], header: string, network: 'solana-devnet', platformWallet: string): { cpu: number; wall: number } {
+  const deadline = performance.now() + verificationSeconds * 1000;
+  let count = 0;
+  const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  while (performance.now() < deadline) {
+    for (let index = 0; index < 50; index++) verifyPayment(decodePaymentHeader(header), offers, network, platformWallet);
+    count += 50;
+  }
+  const cpu = process.cpuUsage(cpuBefore);
+  return { cpu: count / ((cpu.user + cpu.system) / 1e6), wall: count / ((performance.now() - started) / 1000) };
+}
+
+async function startUpstream(): Promise<{ baseUrl: string; server: Server }> {
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end('{"forecast":"sunny"}');
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+async function call(url: string, init: RequestInit = {}) {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  return { status: response.status, text, body: text ? (JSON.parse(text) as any) : undefined };
+}
+
+export async function run(): Promise<BenchFigure[]> {
+  const platform = await startBarePlatform();
+  const upstream = await startUpstream();
+  try {
+    const { baseUrl, dev } = platform;
+    const headers = { 'content-type': 'application/json', 'x-api-key': dev.apiKey };
+    await call(`${baseUrl}/api/sdk/v1/me`, { method: 'PATCH', headers, body: JSON.stringify({ walletAddress: Keypair.generate().publicKey.toBase58() }) });
+    const created = await call(`${baseUrl}/api/sdk/v1/resources`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        name: 'bench-weather',
+        description: 'Forecasts',
+        resourceType: 'api',
+        openApiSpec: { openapi: '3.0.3', info: { title: 'Weather', version: '1.0.0' }, paths: { '/forecast': { get: { responses: { '200': { description: 'ok' } } } } } },
+        pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' },
+        endpoint: { baseUrl: upstream.baseUrl, authentication: 'none', methods: [{ name: 'forecast', httpMethod: 'GET', path: '/forecast' }] },
+      }),
+    });
+    if (created.status !== 201) throw new Error(`resource not created: ${created.text}`);
+    const resourceId = created.body.data.id as string;
+    const published = await call(`${baseUrl}/api/sdk/v1/resources/${resourceId}/publish`, { method: 'POST', headers, body: '{}' });
+    if (published.status !== 200) throw new Error(`resource not published: ${published.text}`);
+
+    const url = `${baseUrl}/api/x402/resources/${resourceId}/forecast`;
+    const required = await call(url);
+    const offer = selectOffer(required.body, 'USDC');
+    const payer = Keypair.generate();
+    for (const asset of ['SOL', 'USDC'] as const) {
+      await call(`${baseUrl}/api/x402/dev/airdrop`, { method: 'POST', headers, body: JSON.stringify({ address: payer.publicKey.toBase58(), asset, amount: asset === 'SOL' ? 10 : 100 }) });
+    }
+    const connection = new Connection(`${baseUrl}/solana`, 'confirmed');
+    const { blockhash } = await connection.getLatestBlockhash();
+
+    const verifications = verificationsPerSecond(required.body.accepts, createPaymentHeader(offer, payer, blockhash), 'solana-devnet', offer.extra.serverWalletAddress);
+    console.log(`  verifications: ${Math.round(verifications.cpu)} per CPU second, ${Math.round(verifications.wall)} per wall-clock second`);
+
+    const latencies: number[] = [];
+    const started = performance.now();
+    for (let index = 0; index < paidCalls; index++) {
+      // A fresh blockhash now and then keeps every payment well inside its 150-slot lifetime.
+      const recent = index % 100 === 0 ? (await connection.getLatestBlockhash()).blockhash : undefined;
+      const header = createPaymentHeader(offer, payer, recent ?? blockhash);
+      const before = performance.now();
+      const paid = await call(url, { headers: { 'x-payment': header } });
+      latencies.push(performance.now() - before);
+      if (paid.status !== 200) throw new Error(`paid call ${index} answered ${paid.status}: ${paid.text}`);
+    }
+    const elapsedSeconds = (performance.now() - started) / 1000;
+    latencies.sort((a, b) => a - b);
+    return [
+      { name: `${name}.verifications_per_second`, value: Math.round(verifications.cpu), unit: 'verifications/CPU-s', target: targetVerificationsPerSecond, better: 'higher' },
+      { name: `${name}.paid_call_p50_ms`, value: round2(percentile(latencies, 50)), unit: 'ms', target: targetSettleP50Ms, better: 'lower' },
+      { name: `${name}.paid_call_p99_ms`, value: round2(percentile(latencies, 99)), unit: 'ms', target: 4 * targetSettleP50Ms, better: 'lower' },
+      // One caller at a time: the rate follows from the latency target.
+      { name: `${name}.paid_calls_per_second`, value: round2(paidCalls / elapsedSeconds), unit: 'calls/s', target: 1000 / targetSettleP50Ms, better: 'higher' },
+    ];
+  } finally {
+    await new Promise<void>((closed) => {
+      upstream.server.closeAllConnections();
+      upstream.server.close(() => closed());
+    });
+    await platform.stop();
+  }
+}

@@ -1,0 +1,73 @@
+// EventBridge Scheduler: one schedule per definition in the platform group, firing PutEvents onto the
+// platform bus with the scheduler role (lib/scheduler.ts). The five-field cron becomes AWS's six-field form.
+import {
+  type CreateScheduleCommandInput,
+  CreateScheduleCommand,
+  DeleteScheduleCommand,
+  SchedulerClient,
+  type SchedulerClientConfig,
+  UpdateScheduleCommand,
+} from '@aws-sdk/client-scheduler';
+import { parseCron, toEventBridgeCron } from '#platform/cron.js';
+import type { ScheduleDefinition, SchedulerPort } from '#platform/ports.js';
+
+/** Context attribute EventBridge Scheduler replaces with the time the firing is for. */
+const scheduledTime = '<aws.scheduler.scheduled-time>';
+
+export function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: this function was not granted the ${name === 'EVENT_BUS_NAME' ? 'eventBus' : 'scheduler'} capability`);
+  return value;
+}
+
+/** The bus lives in the scheduler role's account and partition, in this region. */
+export function busArn(): string {
+  const [, partition, , , account] = required('SCHEDULER_ROLE_ARN').split(':');
+  return `arn:${partition}:events:${process.env.AWS_REGION ?? 'us-east-1'}:${account}:event-bus/${required('EVENT_BUS_NAME')}`;
+}
+
+export function scheduleInput(schedule: ScheduleDefinition): CreateScheduleCommandInput {
+  const { expression, filter } = toEventBridgeCron(parseCron(schedule.cronExpression));
+  const { type, userId, detail } = schedule.event;
+  return {
+    Name: schedule.name,
+    GroupName: required('SCHEDULE_GROUP_NAME'),
+    ScheduleExpression: expression,
+    ScheduleExpressionTimezone: 'UTC',
+    FlexibleTimeWindow: { Mode: 'OFF' },
+    State: schedule.enabled ? 'ENABLED' : 'DISABLED',
+    Target: {
+      Arn: busArn(),
+      RoleArn: required('SCHEDULER_ROLE_ARN'),
+      EventBridgeParameters: { Source: 'platform.scheduler', DetailType: type },
+      Input: JSON.stringify({ ...detail, type, userId, source: 'scheduler', scheduledTime, ...(filter && { cronFilter: schedule.cronExpression }) }),
+      // A firing the bus cannot take is retried for an hour; later ones would be late for their minute anyway.
+      RetryPolicy: { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 20 },
+    },
+  };
+}
+
+export function createEventBridgeScheduler(config: SchedulerClientConfig = {}): SchedulerPort {
+  let cached: SchedulerClient | undefined;
+  const client = () => (cached ??= new SchedulerClient(config));
+  return {
+    async put(schedule) {
+      const input = scheduleInput(schedule);
+      try {
+        await client().send(new CreateScheduleCommand(input));
+      } catch (error) {
+        if ((error as Error).name !== 'ConflictException') throw error;
+        await client().send(new UpdateScheduleCommand(input));
+      }
+    },
+    async remove(name) {
+      try {
+        await client().send(new DeleteScheduleCommand({ Name: name, GroupName: required('SCHEDULE_GROUP_NAME') }));
+      } catch (error) {
+        if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+      }
+    },
+  };
+}
+
+export const eventBridgeScheduler = createEventBridgeScheduler();

@@ -1,0 +1,164 @@
+// AWS adapter of the ScriptRuntime port (DESIGN.md §1): one Lambda function per script, the wrapper of
+// layers/script-runtime as its layer, PublishVersion per deployed version, and the `live` alias moved on
+// deploy and rollback. Invocations read duration and peak memory from Lambda's own REPORT line.
+import {
+  CreateAliasCommand, CreateFunctionCommand, DeleteFunctionCommand, GetFunctionConfigurationCommand, InvokeCommand, LambdaClient,
+  PublishVersionCommand, ResourceNotFoundException, type Runtime, TooManyRequestsException, UpdateAliasCommand, UpdateFunctionCodeCommand,
+  UpdateFunctionConfigurationCommand, waitUntilFunctionActiveV2, waitUntilFunctionUpdatedV2,
+} from '@aws-sdk/client-lambda';
+import { strToU8, zipSync } from 'fflate';
+import { TooManyRequestsError, UpstreamError } from '#platform/errors.js';
+import type { ExecutionError, RuntimeLabel } from '#functions/scripts/model.js';
+import type { PreparedCode } from '#functions/scripts/prepare.js';
+import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey, liveAlias } from '#functions/scripts/runtime-port.js';
+
+/** DESIGN.md §3: `nodejs18` runs on the newest Node runtime Lambda offers (the one lib/platform-function.ts picks). */
+export const lambdaRuntimes: Record<RuntimeLabel, { runtime: Runtime; handler: string }> = {
+  nodejs18: { runtime: 'nodejs24.x', handler: 'index.handler' },
+  'python3.11': { runtime: 'python3.11', handler: 'platform_lambda.handler' },
+};
+
+export interface LambdaRuntimeOptions {
+  client: LambdaClient;
+  roleArn: string;
+  functionPrefix: string;
+  /** The layer built from layers/script-runtime: `nodejs/` and `python/` as Lambda mounts them under /opt. */
+  layerArn: string;
+  /** How long to wait for a function to become active or finish an update. */
+  waitSeconds?: number;
+}
+
+/** The function's own code: the user's script, and for Node the one-line entry into the layer's wrapper. */
+export function packageZip(code: PreparedCode): Uint8Array {
+  const files: Record<string, Uint8Array> = { [code.fileName]: strToU8(code.source) };
+  if (code.fileName === 'script.cjs') files['index.cjs'] = strToU8("module.exports = require('/opt/nodejs/lambda.cjs');\n");
+  return zipSync(files, { level: 6, mtime: new Date('2020-01-01T00:00:00Z') });
+}
+
+/** `Duration: 12.34 ms ... Max Memory Used: 70 MB` of the REPORT line in the tail of the invocation log. */
+export function parseReport(logTail: string): { duration?: number; memoryUsed?: number } {
+  const report = logTail.split('\n').find((line) => line.startsWith('REPORT')) ?? '';
+  const duration = /\tDuration: ([\d.]+) ms/.exec(report)?.[1];
+  const memory = /Max Memory Used: (\d+) MB/.exec(report)?.[1];
+  return { ...(duration && { duration: Number(duration) }), ...(memory && { memoryUsed: Number(memory) }) };
+}
+
+/** Lambda's own failures (timeout, out of memory, oversized response, crash) as execution errors. */
+export function lambdaFailure(payload: { errorType?: string; errorMessage?: string }): { status: 'error' | 'timeout'; error: ExecutionError } {
+  const type = payload.errorType ?? '';
+  const message = payload.errorMessage ?? 'the function failed';
+  if (type === 'Sandbox.Timedout' || /Task timed out/.test(message)) return { status: 'timeout', error: { code: 'TIMEOUT', message } };
+  if (type === 'Runtime.OutOfMemory') return { status: 'error', error: { code: 'MEMORY_LIMIT_EXCEEDED', message } };
+  if (type === 'Function.ResponseSizeTooLarge') return { status: 'error', error: { code: 'RESPONSE_TOO_LARGE', message } };
+  return { status: 'error', error: { code: 'SCRIPT_CRASHED', message: `${type || 'Error'}: ${message}` } };
+}
+
+export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): ScriptRuntime {
+  const { client } = options;
+  const waiter = { client, maxWaitTime: options.waitSeconds ?? 120, minDelay: 1, maxDelay: 5 };
+  const nameOf = (scriptId: string) => `${options.functionPrefix}${scriptId}`;
+
+  async function moveAlias(functionName: string, functionVersion: string) {
+    try {
+      await client.send(new UpdateAliasCommand({ FunctionName: functionName, Name: liveAlias, FunctionVersion: functionVersion }));
+    } catch (error) {
+      if (!(error instanceof ResourceNotFoundException)) throw error;
+      await client.send(new CreateAliasCommand({ FunctionName: functionName, Name: liveAlias, FunctionVersion: functionVersion }));
+    }
+  }
+
+  async function exists(functionName: string) {
+    try {
+      return await client.send(new GetFunctionConfigurationCommand({ FunctionName: functionName }));
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) return undefined;
+      throw error;
+    }
+  }
+
+  async function upload(request: DeployRequest, functionName: string): Promise<string> {
+    const settings = {
+      Runtime: lambdaRuntimes[request.runtime].runtime,
+      Handler: lambdaRuntimes[request.runtime].handler,
+      Role: options.roleArn,
+      Timeout: request.timeoutSeconds,
+      MemorySize: request.memoryMb,
+      Layers: [options.layerArn],
+      // x86_64: the GB-second price the platform's cost figures use (functions/scripts/cost.ts).
+      Architectures: ['x86_64' as const],
+      Description: `script ${request.scriptId}`,
+    };
+    const ZipFile = packageZip(await request.code());
+    if (await exists(functionName)) {
+      const { Architectures: _fixed, ...changeable } = settings;
+      await client.send(new UpdateFunctionCodeCommand({ FunctionName: functionName, ZipFile }));
+      await waitUntilFunctionUpdatedV2(waiter, { FunctionName: functionName });
+      await client.send(new UpdateFunctionConfigurationCommand({ FunctionName: functionName, ...changeable }));
+      await waitUntilFunctionUpdatedV2(waiter, { FunctionName: functionName });
+    } else {
+      await client.send(new CreateFunctionCommand({ FunctionName: functionName, ...settings, Code: { ZipFile }, Publish: false }));
+      await waitUntilFunctionActiveV2(waiter, { FunctionName: functionName });
+    }
+    const published = await client.send(new PublishVersionCommand({ FunctionName: functionName, Description: `version ${request.version} (${request.codeHash.slice(0, 12)})` }));
+    return published.Version!;
+  }
+
+  return {
+    async deploy(request) {
+      const functionName = nameOf(request.scriptId);
+      const functionVersion = request.existing?.functionVersion ?? (await upload(request, functionName));
+      if (request.activate) await moveAlias(functionName, functionVersion);
+      const current = await exists(functionName);
+      return { functionName, functionArn: current!.FunctionArn!, artifact: { functionVersion, configKey: configKey(request.timeoutSeconds, request.memoryMb) } };
+    },
+
+    async invoke(request: InvokeRequest): Promise<InvokeOutcome> {
+      let response;
+      try {
+        response = await client.send(
+          new InvokeCommand({
+            FunctionName: nameOf(request.scriptId),
+            Qualifier: request.qualifier,
+            Payload: strToU8(JSON.stringify({ event: request.event, context: request.context })),
+            LogType: 'Tail',
+          }),
+        );
+      } catch (error) {
+        if (error instanceof TooManyRequestsException) throw new TooManyRequestsError('CONCURRENCY_LIMIT', `script ${request.scriptId} runs too many executions at once`, 1, { scriptId: request.scriptId });
+        throw new UpstreamError(`Lambda refused the invocation: ${(error as Error).message}`, { scriptId: request.scriptId });
+      }
+      const measured = parseReport(Buffer.from(response.LogResult ?? '', 'base64').toString('utf8'));
+      const payload = JSON.parse(Buffer.from(response.Payload ?? strToU8('null')).toString('utf8') || 'null');
+      const common = { duration: measured.duration ?? payload?.duration ?? 0, memoryUsed: measured.memoryUsed ?? 0 };
+      if (response.FunctionError) return { ...lambdaFailure(payload ?? {}), outputJson: 'null', logs: [], ...common };
+      return { status: payload.status, ...(payload.noOp && { noOp: true }), outputJson: payload.output, error: payload.error ?? null, logs: payload.logs ?? [], ...common };
+    },
+
+    async remove(scriptId) {
+      try {
+        await client.send(new DeleteFunctionCommand({ FunctionName: nameOf(scriptId) }));
+      } catch (error) {
+        if (!(error instanceof ResourceNotFoundException)) throw error;
+      }
+    },
+  };
+}
+
+let runtime: ScriptRuntime | undefined;
+
+/** Settings from the environment the stack gives functions that `use` scriptFunctions (lib/grants.ts). */
+export function lambdaScriptRuntime(): ScriptRuntime {
+  runtime ??= createLambdaScriptRuntime({
+    client: new LambdaClient({}),
+    roleArn: required('SCRIPT_ROLE_ARN'),
+    functionPrefix: process.env.SCRIPT_FUNCTION_PREFIX ?? 'platform-script-',
+    layerArn: required('SCRIPT_RUNTIME_LAYER_ARN'),
+  });
+  return runtime;
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: the stack gives it to functions that use scriptFunctions`);
+  return value;
+}

@@ -1,0 +1,27 @@
+// The language model of LLM flows, from the environment (read on each call, so an operator or a test can change it):
+// - OpenAI-compatible: LLM_BASE_URL (e.g. https://api.openai.com/v1), LLM_MODEL, optional LLM_API_KEY;
+// - Amazon Bedrock Converse: LLM_PROVIDER=bedrock and LLM_MODEL (a model or inference profile id);
+// - optional prices LLM_INPUT_USD_PER_MTOK and LLM_OUTPUT_USD_PER_MTOK for the cost of executions.
+// Nothing configured: undefined, and the execution fails with LLM_NOT_CONFIGURED.
+import type { LanguageModel } from '#functions/flows/ports.js';
+import { createBedrockModel } from './aws/bedrock-llm.js';
+import { createOpenAiModel } from './openai-llm.js';
+
+const price = (name: string) => {
+  const value = Number(process.env[name] ?? 0);
+  return Number.isFinite(value) && value >= 0 ? value : 0;
+};
+
+let cached: { key: string; model: LanguageModel | undefined } | undefined;
+
+export function languageModel(): LanguageModel | undefined {
+  const { LLM_PROVIDER: provider, LLM_BASE_URL: baseUrl, LLM_API_KEY: apiKey, LLM_MODEL: model } = process.env;
+  const pricing = { inputPerMTok: price('LLM_INPUT_USD_PER_MTOK'), outputPerMTok: price('LLM_OUTPUT_USD_PER_MTOK') };
+  const key = JSON.stringify([provider, baseUrl, apiKey, model, pricing]);
+  if (cached?.key === key) return cached.model;
+  let chosen: LanguageModel | undefined;
+  if (model && provider === 'bedrock') chosen = createBedrockModel({ modelId: model, pricing });
+  else if (model && baseUrl && (provider === undefined || provider === 'openai')) chosen = createOpenAiModel({ baseUrl, apiKey, model, pricing });
+  cached = { key, model: chosen };
+  return chosen;
+}

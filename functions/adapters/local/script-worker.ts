@@ -1,0 +1,211 @@
+// One warm, sandboxed child process running a script version: the local stand-in for one Lambda container.
+// It speaks newline-delimited JSON over fd 3 with layers/script-runtime/{nodejs/worker.cjs,python/platform_worker.py}.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import type { ExecutionError, RuntimeLabel } from '#functions/scripts/model.js';
+import type { InvokeOutcome, InvokeRequest } from '#functions/scripts/runtime-port.js';
+
+export const wrapperDir = fileURLToPath(new URL('../../../layers/script-runtime/', import.meta.url));
+/** Lambda's init phase limit: loading the code gets this long, separately from the invocation timeout. */
+const initTimeoutMs = 10_000;
+/** A frame larger than a 6 MB result plus its logs is not the wrapper speaking. */
+const maxFrameBytes = 10 * 1024 * 1024;
+const rssPollMs = 25;
+
+type Frame = Record<string, any>;
+
+export interface WorkerSpec {
+  runtime: RuntimeLabel;
+  scriptDir: string;
+  memoryMb: number;
+  python?: string;
+}
+
+function command(spec: WorkerSpec, workDir: string): [string, string[]] {
+  if (spec.runtime === 'nodejs18') {
+    const node = join(wrapperDir, 'nodejs');
+    return [
+      process.execPath,
+      [
+        // Node's permission model: read the wrapper and the script, write the own temp dir, no child processes, workers or addons.
+        '--experimental-permission', `--allow-fs-read=${node}/`, `--allow-fs-read=${spec.scriptDir}/`, `--allow-fs-read=${workDir}/`, `--allow-fs-write=${workDir}/`,
+        '--disable-warning=ExperimentalWarning', `--max-old-space-size=${spec.memoryMb}`, join(node, 'worker.cjs'), join(spec.scriptDir, 'script.cjs'),
+      ],
+    ];
+  }
+  if (!spec.python) throw new Error('python3 is not installed on this machine');
+  return [spec.python, ['-E', '-S', '-B', join(wrapperDir, 'python', 'platform_worker.py'), join(spec.scriptDir, 'script.py'), String(spec.memoryMb)]];
+}
+
+/** Resident set size from /proc, in MB; undefined where /proc is missing or the process is gone. */
+function residentMb(pid: number): number | undefined {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const failure = (status: 'error' | 'timeout', error: ExecutionError, duration: number, memoryUsed: number): InvokeOutcome => ({
+  status, outputJson: 'null', error, logs: [], duration, memoryUsed: Math.ceil(memoryUsed),
+});
+
+export class ScriptWorker {
+  readonly spec: WorkerSpec;
+  lastUsed = Date.now();
+  private readonly child: ChildProcess;
+  private readonly workDir: string;
+  private readonly channel: Duplex;
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
+  private stderrTail = '';
+  private readonly queue: Frame[] = [];
+  private waiter?: (frame: Frame | undefined) => void;
+  private exited = false;
+  private killed = false;
+
+  private constructor(spec: WorkerSpec) {
+    this.spec = spec;
+    this.workDir = mkdtempSync(join(tmpdir(), 'platform-script-'));
+    const [file, args] = command(spec, this.workDir);
+    // Only what a script needs: no platform secrets, keys or endpoints reach user code.
+    const env = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: this.workDir, TMPDIR: this.workDir, LANG: 'C.UTF-8', TZ: 'UTC', LAMBDA_TASK_ROOT: spec.scriptDir };
+    this.child = spawn(file, args, { cwd: this.workDir, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    this.channel = this.child.stdio[3] as Duplex;
+    this.child.stdout!.resume();
+    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderrTail = (this.stderrTail + chunk.toString()).slice(-4096)));
+    this.channel.on('data', (chunk: Buffer) => this.read(chunk));
+    this.channel.on('error', () => undefined);
+    this.child.once('exit', () => {
+      this.exited = true;
+      rmSync(this.workDir, { recursive: true, force: true });
+      this.waiter?.(undefined);
+    });
+    this.child.once('error', () => this.kill());
+  }
+
+  /** A ready worker, or the script's load error (the worker is then gone). */
+  static async start(spec: WorkerSpec): Promise<ScriptWorker | ExecutionError> {
+    const worker = new ScriptWorker(spec);
+    const frame = await worker.next(initTimeoutMs);
+    if (frame !== 'timeout' && frame?.type === 'ready') return worker;
+    worker.kill();
+    if (frame !== 'timeout' && frame?.type === 'loadError') return frame.error as ExecutionError;
+    return { code: 'SCRIPT_LOAD_ERROR', message: frame === 'timeout' ? `loading the script took longer than ${initTimeoutMs / 1000} s` : `the runtime exited while loading the script: ${worker.stderrTail.trim().slice(-500)}` };
+  }
+
+  get alive(): boolean {
+    return !this.exited && !this.killed;
+  }
+
+  kill(): void {
+    this.killed = true;
+    if (!this.exited) this.child.kill('SIGKILL');
+  }
+
+  async invoke(request: InvokeRequest): Promise<InvokeOutcome> {
+    this.lastUsed = Date.now();
+    // Whatever a previous run left behind (a resource call fired after its handler returned) is not this run's.
+    this.queue.length = 0;
+    const started = performance.now();
+    let peakMb = residentMb(this.child.pid!) ?? 0;
+    let killedFor: 'memory' | undefined;
+    const watch = setInterval(() => {
+      const rss = residentMb(this.child.pid!);
+      if (rss === undefined) return;
+      peakMb = Math.max(peakMb, rss);
+      if (rss > this.spec.memoryMb) {
+        killedFor = 'memory';
+        this.kill();
+      }
+    }, rssPollMs);
+    this.send({ type: 'invoke', event: request.event, context: request.context });
+    try {
+      for (;;) {
+        const frame = await this.next(request.timeoutMs - (performance.now() - started));
+        const elapsed = performance.now() - started;
+        if (frame === 'timeout') {
+          this.kill();
+          return failure('timeout', { code: 'TIMEOUT', message: `the script ran longer than ${Math.round(request.timeoutMs) / 1000} s and was stopped` }, elapsed, peakMb);
+        }
+        if (frame === undefined) {
+          const outOfMemory = killedFor === 'memory' || /heap out of memory|MemoryError/.test(this.stderrTail);
+          return outOfMemory
+            ? failure('error', { code: 'MEMORY_LIMIT_EXCEEDED', message: `the script used more than ${this.spec.memoryMb} MB` }, elapsed, Math.max(peakMb, this.spec.memoryMb))
+            : failure('error', { code: 'SCRIPT_CRASHED', message: `the script's process exited: ${this.stderrTail.trim().slice(-300) || 'no output'}` }, elapsed, peakMb);
+        }
+        if (frame.type === 'resourceCall') this.answerResourceCall(frame, request);
+        else if (frame.type === 'result') {
+          const { status, noOp, output, error, logs, duration, memoryUsed } = frame;
+          return { status, ...(noOp && { noOp }), outputJson: output, error: error ?? null, logs, duration, memoryUsed: Math.ceil(Math.max(memoryUsed, peakMb)) };
+        }
+      }
+    } finally {
+      clearInterval(watch);
+      this.lastUsed = Date.now();
+    }
+  }
+
+  private answerResourceCall(frame: Frame, request: InvokeRequest) {
+    const params = frame.params !== null && typeof frame.params === 'object' && !Array.isArray(frame.params) ? frame.params : {};
+    request
+      .callResource(String(frame.name), String(frame.method), params)
+      .then((data) => this.send({ type: 'resourceResult', callId: frame.callId, ok: true, data: data ?? null }))
+      .catch((error: { code?: string; message?: string }) => this.send({ type: 'resourceResult', callId: frame.callId, ok: false, code: error.code ?? 'RESOURCE_CALL_FAILED', message: error.message ?? 'the resource call failed' }));
+  }
+
+  private send(frame: Frame) {
+    if (!this.exited) this.channel.write(`${JSON.stringify(frame)}\n`);
+  }
+
+  /** The next frame, 'timeout', or undefined when the process is gone. */
+  private next(timeoutMs: number): Promise<Frame | 'timeout' | undefined> {
+    const queued = this.queue.shift();
+    if (queued || this.exited) return Promise.resolve(queued);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => settle('timeout'), Math.max(0, timeoutMs));
+      const settle = (value: Frame | 'timeout' | undefined) => {
+        clearTimeout(timer);
+        this.waiter = undefined;
+        resolve(value);
+      };
+      this.waiter = settle;
+    });
+  }
+
+  private deliver(line: string) {
+    let frame: Frame;
+    try {
+      frame = JSON.parse(line) as Frame;
+    } catch {
+      // Not the wrapper speaking (user code writing to fd 3): this worker cannot be trusted any more.
+      this.kill();
+      return;
+    }
+    if (this.waiter) this.waiter(frame);
+    else this.queue.push(frame);
+  }
+
+  private read(chunk: Buffer) {
+    let start = 0;
+    let newline: number;
+    while ((newline = chunk.indexOf(10, start)) >= 0) {
+      this.partial.push(chunk.subarray(start, newline));
+      const line = Buffer.concat(this.partial).toString('utf8');
+      this.partial = [];
+      this.partialBytes = 0;
+      start = newline + 1;
+      if (line) this.deliver(line);
+    }
+    if (start < chunk.length) {
+      this.partial.push(chunk.subarray(start));
+      this.partialBytes += chunk.length - start;
+      if (this.partialBytes > maxFrameBytes) this.kill();
+    }
+  }
+}

@@ -1,0 +1,61 @@
+// The delivery ledger in DynamoDB: a conditional put claims a delivery before its script runs.
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Clock } from '#platform/clock.js';
+import { dynamo, isConditionFailure, tableName } from '#platform/dynamo.js';
+import type { DeliveryLedger } from './ports.js';
+
+/**
+ * How long a claim holds without being completed. Longer than the longest script run (300 s), so only a
+ * worker that died mid-run (a Lambda timeout) leaves a claim that a later retry can take over.
+ */
+export const claimLeaseMs = 6 * 60_000;
+/** Ledger entries outlive EventBridge's longest retry window (24 h) with room to spare. */
+const retentionSeconds = 7 * 24 * 3600;
+
+export function createDeliveryStore(clock: Clock): DeliveryLedger {
+  const db = dynamo();
+  const table = () => tableName('eventDeliveries');
+  return {
+    async claim(deliveryId) {
+      const token = randomUUID();
+      const now = clock.now();
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: table(),
+            Item: { deliveryId, status: 'running', token, leaseUntil: now + claimLeaseMs, claimedAt: new Date(now).toISOString(), expiresAt: Math.floor(now / 1000) + retentionSeconds },
+            ConditionExpression: 'attribute_not_exists(deliveryId) OR (#status = :running AND leaseUntil < :now)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':running': 'running', ':now': now },
+          }),
+        );
+        return token;
+      } catch (error) {
+        if (isConditionFailure(error)) return undefined;
+        throw error;
+      }
+    },
+    async complete(deliveryId, token, outcome) {
+      await db.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: { deliveryId },
+          UpdateExpression: 'SET #status = :done, outcome = :outcome, completedAt = :at REMOVE leaseUntil',
+          ConditionExpression: '#token = :token',
+          ExpressionAttributeNames: { '#status': 'status', '#token': 'token' },
+          ExpressionAttributeValues: { ':done': 'done', ':outcome': outcome, ':at': clock.nowIso(), ':token': token },
+        }),
+      );
+    },
+    async release(deliveryId, token) {
+      try {
+        await db.send(
+          new DeleteCommand({ TableName: table(), Key: { deliveryId }, ConditionExpression: '#token = :token', ExpressionAttributeNames: { '#token': 'token' }, ExpressionAttributeValues: { ':token': token } }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+  };
+}

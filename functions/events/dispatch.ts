@@ -1,0 +1,19 @@
+// The dispatcher with its production dependencies, shared by the AWS Lambda target and the local bus rule.
+import { systemClock } from '#platform/clock.js';
+import { config } from '#platform/config.js';
+import { createDeliveryStore } from './delivery-store.js';
+import { type Dispatcher, createDispatcher } from './dispatcher.js';
+import { scriptPort } from './script-port.js';
+import { createSubscriptionIndex } from './subscription-store.js';
+import { createTriggerStore } from './trigger-store.js';
+
+let dispatcher: Dispatcher | undefined;
+
+export const eventDispatcher = (): Dispatcher =>
+  (dispatcher ??= createDispatcher({
+    index: createSubscriptionIndex({ cached: config.mode === 'local' }),
+    ledger: createDeliveryStore(systemClock),
+    scripts: scriptPort(),
+    triggers: createTriggerStore(),
+    clock: systemClock,
+  }));

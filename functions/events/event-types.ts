@@ -1,0 +1,49 @@
+// Which event types exist: SPEC.md's nine names, `custom.<name>`, and names of external webhook events
+// (`payment.completed`) outside the platform's own namespaces.
+import { z } from 'zod';
+
+/** SPEC.md, Events: the event types named. */
+export const namedEventTypes = [
+  'chatapp.message',
+  'chatapp.command',
+  'mailapp.email_received',
+  'calendarapp.event_created',
+  'docsapp.document_updated',
+  'transcript.chunk',
+  'voice.call_ended',
+  'call.started',
+  'call.ended',
+] as const;
+
+/** SPEC.md: enrichment is supported on these types only; the others keep `enrichment` null. */
+export const enrichedEventTypes: ReadonlySet<string> = new Set([
+  'chatapp.message',
+  'chatapp.command',
+  'mailapp.email_received',
+  'docsapp.document_updated',
+  'transcript.chunk',
+]);
+
+/** Namespaces the platform owns: only the named types live there; `platform.` carries internal deliveries. */
+const reservedNamespaces = new Set(['chatapp', 'mailapp', 'calendarapp', 'docsapp', 'transcript', 'voice', 'call', 'platform']);
+const named: ReadonlySet<string> = new Set(namedEventTypes);
+
+const maxTypeLength = 100;
+const customType = /^custom\.[A-Za-z0-9_][A-Za-z0-9_.:-]*$/;
+/** Lower-case dotted names of at least two segments, as webhook providers use: `payment.completed`, `customer.subscription.created`. */
+const webhookType = /^[a-z][a-z0-9_-]*(\.[a-z0-9_][a-z0-9_-]*)+$/;
+
+export function eventTypeProblem(type: string): string | undefined {
+  if (type.length > maxTypeLength) return `an event type has at most ${maxTypeLength} characters`;
+  if (named.has(type)) return undefined;
+  if (type.startsWith('custom.')) return customType.test(type) ? undefined : 'a custom event type is custom.<name> (letters, digits, _ . : -)';
+  const namespace = type.split('.')[0]!;
+  if (reservedNamespaces.has(namespace)) return `${namespace}. holds only the event types SPEC.md names: ${namedEventTypes.filter((name) => name.startsWith(`${namespace}.`)).join(', ') || 'none'}`;
+  if (webhookType.test(type)) return undefined;
+  return `unknown event type: use one of ${namedEventTypes.join(', ')}, a webhook event name such as payment.completed, or custom.<name>`;
+}
+
+export const EventType = z.string().superRefine((type, context) => {
+  const problem = eventTypeProblem(type);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});

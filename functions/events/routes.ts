@@ -1,0 +1,77 @@
+import { type TableAccess, defineRoutes } from '#platform/route.js';
+import { Message } from '#platform/schemas.js';
+import type { TableName } from '../tables.js';
+import { scriptRoutes } from '../scripts/routes.js';
+import { EventInput } from './event-object.js';
+import {
+  AcceptedWebhook,
+  CreateScheduleInput,
+  CreateSubscriptionInput,
+  CreateWebhookInput,
+  CreatedSchedule,
+  CreatedSubscription,
+  CreatedWebhook,
+  ListSubscriptionsInput,
+  PublishedEvent,
+  ReceiveWebhookInput,
+  Subscription,
+  SubscriptionList,
+  SubscriptionPath,
+  UpdateSubscriptionInput,
+} from './schemas.js';
+
+const subscriptions = '/api/sdk/v1/scripts/{scriptId}/subscriptions';
+/** Reading a script's owner and deployment state (ScriptPort.describe). */
+const scriptLookup = { scripts: 'read' } as const;
+const subscriptionTables = { ...scriptLookup, scriptSubscriptions: 'write', subscriptionIndex: 'write' } as const;
+/** Changing what makes a script run takes the same scope as changing the script. */
+const manage = ['scripts:manage'];
+
+export const eventRoutes = defineRoutes('events', {
+  publishEvent: {
+    method: 'POST', path: '/api/sdk/v1/events', auth: 'apiKey', summary: "Publish an event for the caller's user; delivered to subscribed scripts asynchronously",
+    input: EventInput, output: PublishedEvent, successStatus: 202, uses: ['eventBus'],
+  },
+  createSubscription: {
+    method: 'POST', path: subscriptions, auth: 'apiKey', scopes: manage, summary: 'Subscribe a script to an event type, with optional conditions',
+    input: CreateSubscriptionInput, output: CreatedSubscription, successStatus: 201, tables: subscriptionTables,
+  },
+  listSubscriptions: {
+    method: 'GET', path: subscriptions, auth: 'apiKey', summary: "A script's event subscriptions",
+    input: ListSubscriptionsInput, output: SubscriptionList, tables: { ...scriptLookup, scriptSubscriptions: 'read' },
+  },
+  updateSubscription: {
+    method: 'PATCH', path: `${subscriptions}/{subscriptionId}`, auth: 'apiKey', scopes: manage, summary: 'Enable, disable or change the conditions of a subscription',
+    input: UpdateSubscriptionInput, output: Subscription, tables: subscriptionTables,
+  },
+  deleteSubscription: {
+    method: 'DELETE', path: `${subscriptions}/{subscriptionId}`, auth: 'apiKey', scopes: manage, summary: 'Delete a subscription',
+    input: SubscriptionPath, output: Message, tables: subscriptionTables,
+  },
+  createWebhook: {
+    method: 'POST', path: '/api/sdk/v1/scripts/createWebhook', auth: 'apiKey', scopes: manage, summary: 'A signed webhook URL that runs the script (secret shown once)',
+    input: CreateWebhookInput, output: CreatedWebhook, tables: { ...scriptLookup, scriptWebhooks: 'write' }, uses: ['credentialsKey'],
+  },
+  createSchedule: {
+    method: 'POST', path: '/api/sdk/v1/scripts/createSchedule', auth: 'apiKey', scopes: manage, summary: 'Run the script on a five-field cron schedule (UTC)',
+    input: CreateScheduleInput, output: CreatedSchedule, tables: { ...scriptLookup, scriptSchedules: 'write' }, uses: ['scheduler', 'eventBus'],
+  },
+  receiveWebhook: {
+    method: 'POST', path: '/api/webhooks/{webhookId}', auth: 'public', summary: 'A signed webhook request (X-Webhook-Signature, X-Webhook-Timestamp); runs the script with the body',
+    input: ReceiveWebhookInput, output: AcceptedWebhook, successStatus: 202, tables: { scriptWebhooks: 'read' }, uses: ['credentialsKey', 'eventBus'],
+  },
+});
+
+/**
+ * Not an HTTP route: the Lambda that lib/ puts behind the platform bus's dispatcher rule (every event of a
+ * `platform.*` source), with retries and the dead-letter queue. It runs scripts, so it needs what running a
+ * script needs, plus the dispatch tables.
+ */
+export const dispatcherFunction = {
+  handler: 'functions/events/handlers/dispatch-event.ts',
+  tables: { ...scriptRoutes.executeScript.tables, subscriptionIndex: 'read', eventDeliveries: 'write', scriptWebhooks: 'read', scriptSchedules: 'read' } as Partial<Record<TableName, TableAccess>>,
+  uses: [...(scriptRoutes.executeScript.uses ?? [])],
+  // Scripts run up to 300 s each, several per event.
+  timeoutSeconds: 900,
+  memoryMb: 1024,
+};

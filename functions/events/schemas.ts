@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { IsoDate, pagination } from '#platform/schemas.js';
+import { EventType } from './event-types.js';
+
+const ScriptId = z.string().min(1).max(100).regex(/^[A-Za-z0-9_-]+$/, 'must be a script id');
+const SubscriptionId = z.string().regex(/^sub_[A-Za-z0-9]+$/, 'must look like sub_...');
+
+/** Conditions are checked by the condition engine (operators, value types, depth, count); here only their container. */
+const Conditions = z.array(z.unknown()).max(50);
+
+export const PublishedEvent = z.object({ eventId: z.string() });
+
+export const CreateSubscriptionInput = z.strictObject({
+  scriptId: ScriptId,
+  eventType: EventType,
+  conditions: Conditions.default([]),
+  enabled: z.boolean().default(true),
+});
+
+export const SubscriptionPath = z.strictObject({ scriptId: ScriptId, subscriptionId: SubscriptionId });
+
+export const ListSubscriptionsInput = z.strictObject({ scriptId: ScriptId, ...pagination(10) });
+
+export const UpdateSubscriptionInput = z
+  .strictObject({ scriptId: ScriptId, subscriptionId: SubscriptionId, enabled: z.boolean().optional(), conditions: Conditions.optional() })
+  .refine((input) => input.enabled !== undefined || input.conditions !== undefined, { message: 'give enabled, conditions or both', path: ['enabled'] });
+
+export const CreatedSubscription = z.object({ subscriptionId: z.string(), eventType: z.string(), enabled: z.boolean(), createdAt: IsoDate });
+
+export const Subscription = z.object({
+  subscriptionId: z.string(),
+  eventType: z.string(),
+  conditions: z.array(z.unknown()),
+  enabled: z.boolean(),
+  createdAt: IsoDate,
+  updatedAt: IsoDate,
+});
+export type Subscription = z.infer<typeof Subscription>;
+
+export const SubscriptionList = z.object({ subscriptions: z.array(Subscription), total: z.number(), limit: z.number(), offset: z.number() });
+
+const Name = z.string().trim().min(1).max(200);
+
+export const CreateWebhookInput = z.strictObject({ scriptId: ScriptId, name: Name, enabled: z.boolean().default(true) });
+
+export const CreatedWebhook = z.object({ scriptId: z.string(), webhookUrl: z.string(), webhookSecret: z.string(), name: z.string(), enabled: z.boolean() });
+
+export const CreateScheduleInput = z.strictObject({
+  scriptId: ScriptId,
+  name: Name,
+  // parseCron gives the precise field and value; the schema only insists on a string.
+  cronExpression: z.string().max(200),
+  enabled: z.boolean().default(true),
+  data: z.record(z.string(), z.unknown()).default({}),
+});
+
+export const CreatedSchedule = z.object({ scheduleId: z.string(), scriptId: z.string(), name: z.string(), cronExpression: z.string(), enabled: z.boolean() });
+
+export const ReceiveWebhookInput = z.object({ webhookId: z.string().regex(/^whk_[A-Za-z0-9]+$/, 'must look like whk_...') });
+
+export const AcceptedWebhook = z.object({ deliveryId: z.string() });

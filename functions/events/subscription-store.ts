@@ -1,0 +1,101 @@
+// Subscriptions live in the scripts area's `scriptSubscriptions` table (by script, so a script with enabled
+// subscriptions cannot be deleted) and, while enabled, in `subscriptionIndex` (by user and event type, for
+// the dispatcher). Both items are written in one transaction, so the index never disagrees with the truth.
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, queryAll, tableName } from '#platform/dynamo.js';
+import type { ActiveSubscription, SubscriptionIndex } from './ports.js';
+
+export interface StoredSubscription extends ActiveSubscription {
+  enabled: boolean;
+  createdAt: string;
+}
+
+export const dispatchKey = (userId: string, eventType: string) => `${userId}#${eventType}`;
+
+/**
+ * Local mode is one process, and this store the only writer of the index: lookups are kept in memory and
+ * dropped by every write before it answers. On AWS other containers write, so every event reads DynamoDB.
+ */
+const localLookups = new Map<string, Promise<ActiveSubscription[]>>();
+const maxLocalLookups = 10_000;
+const forget = (subscription: StoredSubscription) => localLookups.delete(dispatchKey(subscription.userId, subscription.eventType));
+
+function indexWrite(subscription: StoredSubscription) {
+  const { subscriptionId, scriptId, userId, eventType, conditions, updatedAt } = subscription;
+  const Key = { dispatchKey: dispatchKey(userId, eventType), subscriptionId };
+  return subscription.enabled
+    ? { Put: { TableName: tableName('subscriptionIndex'), Item: { ...Key, scriptId, userId, eventType, conditions, updatedAt } } }
+    : { Delete: { TableName: tableName('subscriptionIndex'), Key } };
+}
+
+export function createSubscriptionStore() {
+  const db = dynamo();
+  const table = () => tableName('scriptSubscriptions');
+  return {
+    async create(subscription: StoredSubscription): Promise<void> {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [{ Put: { TableName: table(), Item: subscription, ConditionExpression: 'attribute_not_exists(subscriptionId)' } }, indexWrite(subscription)],
+        }),
+      );
+      forget(subscription);
+    },
+
+    async get(scriptId: string, subscriptionId: string): Promise<StoredSubscription | undefined> {
+      const { Item } = await db.send(new GetCommand({ TableName: table(), Key: { scriptId, subscriptionId }, ConsistentRead: true }));
+      return Item as StoredSubscription | undefined;
+    },
+
+    /** Every subscription of a script (a script holds at most a hundred). */
+    list(scriptId: string): Promise<StoredSubscription[]> {
+      return queryAll<StoredSubscription>({ TableName: table(), KeyConditionExpression: 'scriptId = :scriptId', ExpressionAttributeValues: { ':scriptId': scriptId }, ConsistentRead: true });
+    },
+
+    /** Optimistic: fails with a condition failure if the subscription changed since `current` was read. */
+    async update(current: StoredSubscription, next: StoredSubscription): Promise<void> {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: table(), Item: next, ConditionExpression: 'updatedAt = :seen', ExpressionAttributeValues: { ':seen': current.updatedAt } } },
+            indexWrite(next),
+          ],
+        }),
+      );
+      forget(next);
+    },
+
+    async delete(subscription: StoredSubscription): Promise<void> {
+      const { scriptId, subscriptionId } = subscription;
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Delete: { TableName: table(), Key: { scriptId, subscriptionId }, ConditionExpression: 'attribute_exists(subscriptionId)' } },
+            indexWrite({ ...subscription, enabled: false }),
+          ],
+        }),
+      );
+      forget(subscription);
+    },
+  };
+}
+
+export type SubscriptionStore = ReturnType<typeof createSubscriptionStore>;
+
+export function createSubscriptionIndex(options: { cached: boolean }): SubscriptionIndex {
+  const query = (key: string) =>
+    queryAll<ActiveSubscription>({ TableName: tableName('subscriptionIndex'), KeyConditionExpression: 'dispatchKey = :key', ExpressionAttributeValues: { ':key': key }, ConsistentRead: true });
+  return {
+    active(userId, eventType) {
+      const key = dispatchKey(userId, eventType);
+      if (!options.cached) return query(key);
+      let lookup = localLookups.get(key);
+      if (!lookup) {
+        if (localLookups.size >= maxLocalLookups) localLookups.delete(localLookups.keys().next().value!);
+        lookup = query(key);
+        localLookups.set(key, lookup);
+        lookup.catch(() => localLookups.get(key) === lookup && localLookups.delete(key));
+      }
+      return lookup;
+    },
+  };
+}

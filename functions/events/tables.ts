@@ -1,0 +1,23 @@
+import type { TableDefinition } from '../tables.js';
+
+export const eventTables = {
+  subscriptionIndex: {
+    partitionKey: 'dispatchKey',
+    sortKey: 'subscriptionId',
+    description:
+      'Enabled script subscriptions by `<userId>#<eventType>`, written in the same transaction as the subscription item in scriptSubscriptions; the dispatcher reads it with one consistent Query per event.',
+  },
+  eventDeliveries: {
+    partitionKey: 'deliveryId',
+    ttlAttribute: 'expiresAt',
+    description: 'One claim per (event, subscription), (schedule, minute) or webhook request: the conditional write that keeps a retried delivery from running a script twice.',
+  },
+  scriptWebhooks: {
+    partitionKey: 'webhookId',
+    description: 'Script webhooks: owner, script, name, enabled flag and the signing secret sealed by the credential vault.',
+  },
+  scriptSchedules: {
+    partitionKey: 'scheduleId',
+    description: 'Script schedules: owner, script, name, five-field cron, enabled flag and the data each run receives.',
+  },
+} as const satisfies Record<string, TableDefinition>;

@@ -1,0 +1,126 @@
+// Running a flow once, whatever triggered it: SPEC.md's limits (10,000 executions per day, 10 at a time), the
+// execution, its record in the history, and the failure policy: retries after 1, 5, 15 and 60 minutes, then
+// the flow pauses; three failures in a row of a direct flow's script pause it sooner; the owner is notified.
+import type { Clock } from '#platform/clock.js';
+import { ConflictError, NotFoundError, TooManyRequestsError } from '#platform/errors.js';
+import { newId } from '#platform/ids.js';
+import { logger } from '#platform/logger.js';
+import type { EventPublisher, OneShotSchedulerPort, RateLimiter, SchedulerPort } from '#platform/ports.js';
+import type { ExecutionStore } from './execution-store.js';
+import type { Executor } from './executor.js';
+import { flowPausedType, flowRetryType, flowSchedule, retryName } from './internal-events.js';
+import { type ExecutionResult, type FlowItem, flowLimits, retryDelaysMs, scriptFailuresToPause } from './model.js';
+import type { FlowRef, FlowStore } from './store.js';
+
+export interface RunTrigger {
+  type: 'time' | 'event' | 'manual';
+  eventType?: string;
+  data: unknown;
+  /** 0 for a first attempt; n for the nth retry. */
+  attempt: number;
+  /** The execution whose failure started the retries. */
+  originId?: string;
+  /** A schedule firing's minute: the run's first write claims it, so a redelivered firing does not run twice. */
+  firing?: string;
+}
+
+export interface FlowRunsDeps {
+  flows: FlowStore;
+  executions: ExecutionStore;
+  executor: Executor;
+  scheduler: SchedulerPort;
+  oneShots: OneShotSchedulerPort;
+  publisher: EventPublisher;
+  limiter: () => RateLimiter;
+  clock: Clock;
+}
+
+const dayMs = 86_400_000;
+/** A slot older than this belongs to a worker that died mid-run (the execution limit plus a margin). */
+const staleRunMs = (flowLimits.executionSeconds + 10) * 1000;
+
+export function createFlowRuns(deps: FlowRunsDeps) {
+  const { flows, clock } = deps;
+
+  /** Daily limit, then a concurrency slot; refusals are errors the caller maps (429 over HTTP, a skipped delivery on the bus). */
+  async function reserve(ref: FlowRef, executionId: string, startedAt: string, trigger: RunTrigger): Promise<FlowItem> {
+    const now = clock.now();
+    const window = await deps.limiter().hit(`flow-runs:${ref.flowId}`, flowLimits.executionsPerDay, dayMs / 1000, now);
+    if (!window.allowed) {
+      throw new TooManyRequestsError('DAILY_LIMIT_EXCEEDED', `flow ${ref.flowId} has used its ${flowLimits.executionsPerDay} executions for today (UTC)`, Math.max(1, window.resetAt - Math.floor(now / 1000)), {
+        assignmentId: ref.flowId,
+      });
+    }
+    const statuses = trigger.type === 'manual' ? ['active', 'paused'] : ['active'];
+    const start = () => flows.startRun(ref, { executionId, startedAt, statuses, firing: trigger.firing });
+    let started = await start();
+    if (started === 'busy') {
+      const current = await flows.get(ref.flowId);
+      const stale = Object.entries(current?.runs ?? {}).filter(([, at]) => at < clock.now() - staleRunMs).map(([id]) => id);
+      if (stale.length) {
+        await flows.finishRun(ref.flowId, stale);
+        started = await start();
+      }
+    }
+    if (started === 'busy') {
+      throw new TooManyRequestsError('CONCURRENCY_LIMIT', `flow ${ref.flowId} already runs ${flowLimits.concurrentExecutions} executions`, 5, { assignmentId: ref.flowId });
+    }
+    if (started === 'gone') throw new NotFoundError('assignmentId', ref.flowId, 'flow');
+    if (started === 'not_runnable') throw new ConflictError(`flow ${ref.flowId} is not active`, { assignmentId: ref.flowId });
+    if (started === 'duplicate') throw new ConflictError(`the firing of flow ${ref.flowId} for ${trigger.firing} already ran`, { assignmentId: ref.flowId });
+    return started;
+  }
+
+  async function pause(flow: FlowItem, reason: string, result: ExecutionResult) {
+    const pausedAt = clock.nowIso();
+    if (!(await flows.pauseActive(flow, pausedAt))) return;
+    if (flow.trigger.type === 'time') await deps.scheduler.put(flowSchedule({ ...flow, cronExpression: flow.trigger.config.cronExpression }, false));
+    const why = reason === 'script_failures' ? `its script failed ${scriptFailuresToPause} times in a row` : `it failed again after ${retryDelaysMs.length} retries`;
+    await deps.publisher.publish({
+      type: flowPausedType,
+      source: 'flows',
+      userId: flow.userId,
+      content: { text: `Your flow "${flow.title}" was paused because ${why}. Last error: ${result.error?.message ?? 'unknown'}` },
+      data: { flowId: flow.flowId, title: flow.title, reason, executionId: result.executionId, error: result.error ?? null, pausedAt },
+    });
+    logger.info('flow paused by its failure policy', { flowId: flow.flowId, reason });
+  }
+
+  async function scheduleRetry(flow: FlowItem, trigger: RunTrigger, originId: string, attempt: number) {
+    const dueAt = new Date(clock.now() + retryDelaysMs[attempt - 1]!).toISOString();
+    await deps.executions.putRetry({ flowId: flow.flowId, originId, userId: flow.userId, attempt, trigger: { type: trigger.type, eventType: trigger.eventType }, data: trigger.data, dueAt });
+    await deps.oneShots.putOnce({ name: retryName(originId, attempt), at: dueAt, event: { type: flowRetryType, userId: flow.userId, detail: { flowId: flow.flowId, originId, attempt } } });
+  }
+
+  /** What a finished execution means for the flow. Manual runs are recorded but never retried or counted. */
+  async function applyPolicy(flow: FlowItem, trigger: RunTrigger, result: ExecutionResult) {
+    const direct = flow.executionType === 'direct';
+    const manual = trigger.type === 'manual';
+    const succeeded = result.status === 'success';
+    const failures = await flows.finishRun(flow.flowId, [result.executionId], manual || !direct ? undefined : succeeded ? 'reset' : 'count');
+    if (manual) return;
+    const originId = trigger.originId ?? result.executionId;
+    const chainEnds = succeeded || failures === undefined || (direct && failures >= scriptFailuresToPause) || trigger.attempt >= retryDelaysMs.length;
+    if (!chainEnds) await scheduleRetry(flow, trigger, originId, trigger.attempt + 1);
+    else if (trigger.originId) await deps.executions.deleteRetry(flow.flowId, trigger.originId);
+    if (succeeded || failures === undefined) return;
+    if (direct && failures >= scriptFailuresToPause) await pause(flow, 'script_failures', result);
+    else if (trigger.attempt >= retryDelaysMs.length) await pause(flow, 'retries_exhausted', result);
+  }
+
+  return {
+    /** Runs the flow now and records the result; throws only the refusals of `reserve`. */
+    async run(ref: FlowRef, trigger: RunTrigger): Promise<ExecutionResult> {
+      const executionId = newId('exe');
+      const startedAt = clock.nowIso();
+      const started = await reserve(ref, executionId, startedAt, trigger);
+      const result = await deps.executor.execute({ flow: started, executionId, startedAt, data: trigger.data, eventType: trigger.eventType });
+      if (trigger.attempt > 0) result.logs.unshift(`retry ${trigger.attempt} of ${retryDelaysMs.length} after the failure of execution ${trigger.originId}`);
+      await deps.executions.putResult(ref.flowId, started.executionCount, result);
+      await applyPolicy(started, trigger, result);
+      return result;
+    },
+  };
+}
+
+export type FlowRuns = ReturnType<typeof createFlowRuns>;

@@ -1,0 +1,104 @@
+// The flows area's records as stored, SPEC.md's Limits/Flows, and the public views of a flow.
+
+export const flowLimits = {
+  titleLength: 200,
+  descriptionLength: 1000,
+  promptLength: 10_000,
+  flowsPerUser: 1000,
+  createdPerDay: 100,
+  executionsPerDay: 10_000,
+  concurrentExecutions: 10,
+  executionSeconds: 300,
+  historyKept: 100,
+  /** Not in SPEC.md: bounds the tool definitions sent to the model. */
+  recommendedTools: 50,
+} as const;
+
+/** SPEC.md: retries after 1 min, 5 min, 15 min, 1 hour; when the last one fails too, the flow pauses. */
+export const retryDelaysMs = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000] as const;
+/** SPEC.md: three consecutive failures of the script a flow runs pause it. */
+export const scriptFailuresToPause = 3;
+
+export const flowStatuses = ['active', 'paused', 'completed'] as const;
+export type FlowStatus = (typeof flowStatuses)[number];
+export const flowScopes = ['user', 'team', 'global'] as const;
+export type FlowScope = (typeof flowScopes)[number];
+export const executionTypes = ['llm', 'direct'] as const;
+export type ExecutionType = (typeof executionTypes)[number];
+
+export type FlowTrigger =
+  | { type: 'time'; config: { cronExpression: string } }
+  | { type: 'event'; config: { eventType: string; rootCondition: unknown } };
+
+export interface FlowItem {
+  flowId: string;
+  userId: string;
+  title: string;
+  description: string;
+  status: FlowStatus;
+  scope: FlowScope;
+  trigger: FlowTrigger;
+  scriptId: string | null;
+  executionType: ExecutionType;
+  prompt: string | null;
+  recommendedTools: string[];
+  executionCount: number;
+  lastExecutedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  pausedAt?: string;
+  resumedAt?: string;
+  /** `<userId>#<eventType>` while an event flow is active: the key of the sparse byEventTrigger index. */
+  eventKey?: string;
+  /** Executions in progress: executionId to start (epoch ms); its size is the concurrency check. */
+  runs: Record<string, number>;
+  /** Failed runs of a direct flow's script since its last success. */
+  scriptFailures: number;
+  /** The schedule minute (ISO) of the last firing started: a redelivered firing does not run twice. */
+  lastFiring?: string;
+}
+
+export type ExecutionStatus = 'success' | 'failed';
+
+/** An item of `executionResults` (SPEC.md, Flow), plus `error` for failures (SPEC.md, Errors: TIMEOUT). */
+export interface ExecutionResult {
+  executionId: string;
+  timestamp: string;
+  status: ExecutionStatus;
+  duration: number;
+  cost: number;
+  logs: string[];
+  result: unknown;
+  error?: { code: string; message: string };
+}
+
+export const eventKeyOf = (userId: string, eventType: string) => `${userId}#${eventType}`;
+
+/** The full record of getFlow and of the create operations. */
+export function flowView(flow: FlowItem, executionResults: ExecutionResult[]) {
+  return {
+    id: flow.flowId,
+    userId: flow.userId,
+    title: flow.title,
+    description: flow.description,
+    status: flow.status,
+    scope: flow.scope,
+    trigger: flow.trigger,
+    scriptId: flow.scriptId,
+    executionType: flow.executionType,
+    prompt: flow.prompt,
+    recommendedTools: flow.recommendedTools,
+    executionCount: flow.executionCount,
+    executionResults,
+    lastExecutedAt: flow.lastExecutedAt,
+    createdAt: flow.createdAt,
+    updatedAt: flow.updatedAt,
+    pausedAt: flow.pausedAt ?? null,
+    resumedAt: flow.resumedAt ?? null,
+  };
+}
+
+export type FlowView = ReturnType<typeof flowView>;
+
+/** `now`, or just after `previous` if the clock has not passed it: `updatedAt` changes with every write (compiled conditions are cached by it). */
+export const nextRevision = (previous: string, now: string) => (now > previous ? now : new Date(Date.parse(previous) + 1).toISOString());

@@ -1,0 +1,66 @@
+// What the flows area needs from the outside, as narrow ports: a language model with tool calling, the tools
+// a flow's owner may use, the script runner, and the stores (store.ts, execution-store.ts).
+
+/** A function the model may call; `parameters` is a JSON Schema object. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** JSON text as the model wrote it; the agent parses it. */
+  argumentsJson: string;
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string };
+
+export interface ModelTurn {
+  content: string;
+  toolCalls: ToolCall[];
+  usage: { inputTokens: number; outputTokens: number };
+}
+
+/** One provider (an OpenAI-compatible endpoint, Amazon Bedrock Converse). */
+export interface LanguageModel {
+  readonly modelId: string;
+  /** USD per million input and output tokens, for the cost of an execution. */
+  readonly pricing: { inputPerMTok: number; outputPerMTok: number };
+  complete(request: { messages: ChatMessage[]; tools: ToolDefinition[]; timeoutMs: number }): Promise<ModelTurn>;
+}
+
+/** A tool the agent can hand the model, bound to its owner. */
+export interface BoundTool {
+  definition: ToolDefinition;
+  /** Runs with the owner's permissions; the result goes back to the model. */
+  invoke(args: Record<string, unknown>): Promise<{ output: unknown; cost: number }>;
+}
+
+export interface ToolCatalog {
+  /**
+   * The owner's tools named in `recommended`: `<resource>.<method>` or `<resource>` (every method) of an installed
+   * resource (by name or id), or an owned script (by id or name). Names that resolve to nothing come back in `unknown`.
+   */
+  resolve(userId: string, recommended: string[], flowId: string): Promise<{ tools: BoundTool[]; unknown: string[] }>;
+}
+
+/** What a direct flow needs from the scripts area. */
+export interface FlowScriptRunner {
+  /** May the user run it: their own script or one they installed. */
+  canRun(userId: string, scriptId: string): Promise<boolean>;
+  run(request: { scriptId: string; userId: string; data: unknown; flowId: string; eventType?: string }): Promise<{
+    executionId: string;
+    status: 'success' | 'error' | 'timeout';
+    noOp: boolean;
+    output: unknown;
+    error: { code: string; message: string } | null;
+    logs: string[];
+    cost: number;
+  }>;
+}

@@ -1,0 +1,83 @@
+// SPEC.md's eight flow operations at POST /api/sdk/v1/flows/<operation>, plus runFlow (DESIGN.md §3), and the
+// flow runner that lib/ puts behind the platform bus.
+import { scriptRoutes } from '#functions/scripts/routes.js';
+import { type TableAccess, defineRoutes } from '#platform/route.js';
+import type { TableName } from '../tables.js';
+import {
+  AssignmentInput,
+  CreateEventFlowInput,
+  CreateTimeFlowInput,
+  DeletedFlow,
+  ExecutionResultOutput,
+  FlowOutput,
+  PausedFlow,
+  ResumedFlow,
+  SearchFlowsInput,
+  SearchFlowsOutput,
+  UpdateFlowInput,
+  UpdatedFlow,
+} from './schemas.js';
+
+type Tables = Partial<Record<TableName, TableAccess>>;
+const sdk = (operation: string) => `/api/sdk/v1/flows/${operation}`;
+/** Changing flows takes a full key (`*`) or `flows:manage`. */
+const manage = ['flows:manage'];
+/** Who may run which script (FlowScriptRunner.canRun). */
+const scriptLookup: Tables = { scripts: 'read', scriptInstallations: 'read' };
+const create: Tables = { ...scriptLookup, flows: 'write', flowOwners: 'write' };
+/** An execution runs scripts and resource methods as the owner (the scripts area's run), and records itself. */
+const execution: Tables = { ...scriptRoutes.executeScript.tables, flows: 'write', flowExecutions: 'write', rateLimits: 'write' };
+const executionUses = ['scriptFunctions', 'credentialsKey', 'llm'] as const;
+
+export const flowRoutes = defineRoutes('flows', {
+  createTimeFlow: {
+    method: 'POST', path: sdk('createTimeFlow'), auth: 'apiKey', scopes: manage, summary: 'A flow that runs a script on a five-field cron schedule (UTC)',
+    input: CreateTimeFlowInput, output: FlowOutput, tables: create, uses: ['scheduler'],
+  },
+  createEventFlow: {
+    method: 'POST', path: sdk('createEventFlow'), auth: 'apiKey', scopes: manage, summary: 'A flow that runs on events of a type matching a condition tree (llm or direct)',
+    input: CreateEventFlowInput, output: FlowOutput, tables: create,
+  },
+  getFlow: {
+    method: 'POST', path: sdk('getFlow'), auth: 'apiKey', summary: 'One flow with its last 100 execution results',
+    input: AssignmentInput, output: FlowOutput, tables: { flows: 'read', flowExecutions: 'read' },
+  },
+  updateFlow: {
+    method: 'POST', path: sdk('updateFlow'), auth: 'apiKey', scopes: manage, summary: 'Change title, description, schedule, prompt, recommended tools or conditions',
+    input: UpdateFlowInput, output: UpdatedFlow, tables: { flows: 'write' }, uses: ['scheduler'],
+  },
+  pauseFlow: {
+    method: 'POST', path: sdk('pauseFlow'), auth: 'apiKey', scopes: manage, summary: 'Pause an active flow (its schedule is disabled)', input: AssignmentInput, output: PausedFlow,
+    tables: { flows: 'write' }, uses: ['scheduler'],
+  },
+  resumeFlow: {
+    method: 'POST', path: sdk('resumeFlow'), auth: 'apiKey', scopes: manage, summary: 'Resume a paused flow', input: AssignmentInput, output: ResumedFlow,
+    tables: { flows: 'write' }, uses: ['scheduler'],
+  },
+  deleteFlow: {
+    method: 'POST', path: sdk('deleteFlow'), auth: 'apiKey', scopes: manage, summary: 'Delete a flow, its schedule, pending retries and execution history', input: AssignmentInput,
+    output: DeletedFlow, tables: { flows: 'write', flowOwners: 'write', flowExecutions: 'write' }, uses: ['scheduler'],
+  },
+  searchFlows: {
+    method: 'POST', path: sdk('searchFlows'), auth: 'apiKey', summary: "The caller's flows: variant B with query, trigger or scope (data array and meta), else variant A ({count, flows})",
+    input: SearchFlowsInput, output: SearchFlowsOutput, tables: { flows: 'read' },
+  },
+  runFlow: {
+    method: 'POST', path: sdk('runFlow'), auth: 'apiKey', scopes: manage, summary: 'Run an active or paused flow now and answer its execution result',
+    input: AssignmentInput, output: ExecutionResultOutput, tables: execution, uses: [...executionUses], timeoutSeconds: 310,
+  },
+});
+
+/**
+ * Not an HTTP route: the Lambda that lib/ puts behind a second rule of the platform bus (every event of a
+ * `platform.*` source), beside the events dispatcher. It runs time flows' firings, retries and event flows, so it
+ * needs what an execution needs, the delivery ledger, and the scheduler and bus for the failure policy.
+ */
+export const flowRunnerFunction = {
+  handler: 'functions/flows/handlers/run-flows.ts',
+  tables: { ...execution, eventDeliveries: 'write' } as Tables,
+  uses: [...executionUses, 'scheduler', 'eventBus'] as const,
+  // Up to ten flows of one event run side by side, each for at most 300 s.
+  timeoutSeconds: 330,
+  memoryMb: 1024,
+};

@@ -1,0 +1,122 @@
+// Inputs of the flow operations (SPEC.md, Endpoints/Flows) and the shapes of their answers, for the OpenAPI document.
+import { z } from 'zod';
+import { EventType } from '#functions/events/event-types.js';
+import { IsoDate } from '#platform/schemas.js';
+import { executionTypes, flowLimits, flowScopes, flowStatuses } from './model.js';
+
+const FlowId = z.string().trim().min(1).max(100);
+const Title = z.string().trim().min(1).max(flowLimits.titleLength);
+const Description = z.string().trim().min(1).max(flowLimits.descriptionLength);
+const Prompt = z.string().trim().min(1).max(flowLimits.promptLength);
+// parseCron names the offending cron field and value; the schema only insists on a string.
+const Schedule = z.string().max(200);
+const ScriptId = z.string().trim().min(1).max(100);
+const Scope = z.enum(flowScopes);
+/** A resource (`name` or `name.method`, by name or id) or a script (id or name) the model may use. */
+const RecommendedTools = z.array(z.string().trim().min(1).max(200)).max(flowLimits.recommendedTools);
+/** The condition engine checks the tree (operators, values, depth, count, sizes) with the flow's event type. */
+const Conditions = z.unknown().refine((value) => value !== undefined, 'conditions is required');
+
+export const CreateTimeFlowInput = z.strictObject({ title: Title, description: Description, schedule: Schedule, scriptId: ScriptId, scope: Scope.default('user') });
+
+export const CreateEventFlowInput = z.strictObject({
+  title: Title,
+  description: Description,
+  eventType: EventType,
+  conditions: Conditions,
+  prompt: Prompt,
+  recommendedTools: RecommendedTools.default([]),
+  scope: Scope.default('user'),
+  executionType: z.enum(executionTypes).default('llm'),
+  scriptId: ScriptId.optional(),
+});
+
+export const AssignmentInput = z.strictObject({ assignmentId: FlowId });
+
+export const UpdateFlowInput = z
+  .strictObject({
+    assignmentId: FlowId,
+    title: Title.optional(),
+    description: Description.optional(),
+    schedule: Schedule.optional(),
+    prompt: Prompt.optional(),
+    recommendedTools: RecommendedTools.optional(),
+    conditions: z.unknown().optional(),
+  })
+  .refine((input) => Object.keys(input).some((key) => key !== 'assignmentId' && input[key as keyof typeof input] !== undefined), {
+    message: 'give at least one of title, description, schedule, prompt, recommendedTools, conditions',
+  });
+
+const TriggerFilter = z.strictObject({ type: z.enum(['time', 'event']).optional(), eventType: z.string().max(100).optional(), cronExpression: z.string().max(200).optional() });
+
+/** Both variants of searchFlows; DESIGN.md §3: variant B when any of `query`, `trigger`, `scope` is given. */
+export const SearchFlowsInput = z.strictObject({
+  status: z.enum(flowStatuses).optional(),
+  triggerType: z.enum(['time', 'event']).optional(),
+  detail: z.enum(['minimal', 'summary']).optional(),
+  query: z.string().max(200).optional(),
+  trigger: TriggerFilter.optional(),
+  scope: Scope.optional(),
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+  offset: z.coerce.number().int().min(0).default(0),
+}).superRefine((input, context) => {
+  if (input.query === undefined && input.trigger === undefined && input.scope === undefined) return;
+  for (const field of ['detail', 'triggerType'] as const) {
+    if (input[field] !== undefined) {
+      context.addIssue({ code: 'custom', path: [field], message: `${field} belongs to the variant without query, trigger and scope; with those, filter by trigger.type` });
+    }
+  }
+});
+export type SearchFlowsInput = z.output<typeof SearchFlowsInput>;
+
+const Trigger = z.union([
+  z.object({ type: z.literal('time'), config: z.object({ cronExpression: z.string() }) }),
+  z.object({ type: z.literal('event'), config: z.object({ eventType: z.string(), rootCondition: z.unknown() }) }),
+]);
+
+export const ExecutionResultOutput = z.object({
+  executionId: z.string(),
+  timestamp: IsoDate,
+  status: z.enum(['success', 'failed']),
+  duration: z.number(),
+  cost: z.number(),
+  logs: z.array(z.string()),
+  result: z.unknown(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+
+export const FlowOutput = z.object({
+  id: z.string(),
+  userId: z.string(),
+  title: z.string(),
+  description: z.string(),
+  status: z.enum(flowStatuses),
+  scope: Scope,
+  trigger: Trigger,
+  scriptId: z.string().nullable(),
+  executionType: z.enum(executionTypes),
+  prompt: z.string().nullable(),
+  recommendedTools: z.array(z.string()),
+  executionCount: z.number(),
+  executionResults: z.array(ExecutionResultOutput),
+  lastExecutedAt: IsoDate.nullable(),
+  createdAt: IsoDate,
+  updatedAt: IsoDate,
+  pausedAt: IsoDate.nullable(),
+  resumedAt: IsoDate.nullable(),
+});
+
+export const UpdatedFlow = z.object({ id: z.string(), title: z.string(), description: z.string(), trigger: Trigger, updatedAt: IsoDate });
+export const PausedFlow = z.object({ id: z.string(), status: z.literal('paused'), pausedAt: IsoDate });
+export const ResumedFlow = z.object({ id: z.string(), status: z.literal('active'), resumedAt: IsoDate });
+export const DeletedFlow = z.object({ id: z.string(), deleted: z.literal(true), deletedAt: IsoDate });
+
+const MinimalItem = z.object({ id: z.string(), title: z.string(), status: z.enum(flowStatuses), triggerType: z.enum(['time', 'event']), isActive: z.boolean() });
+const SummaryItem = MinimalItem.extend({
+  description: z.string(), cronExpression: z.string().nullable(), scriptId: z.string().nullable(), executionCount: z.number(), lastExecutedAt: IsoDate.nullable(), createdAt: IsoDate,
+});
+const VariantBItem = z.object({
+  id: z.string(), title: z.string(), description: z.string(), status: z.enum(flowStatuses), trigger: Trigger, executionCount: z.number(), lastExecutedAt: IsoDate.nullable(),
+});
+/** Variant A's `data`; variant B answers an array of VariantBItem with `meta {total, limit, offset}` beside `data`. */
+export const SearchFlowsOutput = z.union([z.object({ count: z.number(), flows: z.array(z.union([SummaryItem, MinimalItem])) }), z.array(VariantBItem)]);

@@ -1,0 +1,23 @@
+import type { TableDefinition } from '../tables.js';
+
+export const flowTables = {
+  flows: {
+    partitionKey: 'flowId',
+    indexes: {
+      byUser: { partitionKey: 'userId', sortKey: 'createdAt' },
+      // Sparse: only active event flows carry `eventKey` (`<userId>#<eventType>`), so an event finds its flows in one Query.
+      byEventTrigger: { partitionKey: 'eventKey', sortKey: 'flowId' },
+    },
+    description: 'Flows: owner, trigger (cron or event type and condition tree), execution settings, state, counters and the executions in progress.',
+  },
+  flowOwners: {
+    partitionKey: 'userId',
+    description: "Per user: how many flows exist and how many were created on the current UTC day (SPEC.md's 1,000 and 100 per day), updated with each create and delete.",
+  },
+  flowExecutions: {
+    partitionKey: 'flowId',
+    sortKey: 'entry',
+    ttlAttribute: 'expiresAt',
+    description: 'Per flow: `run#NN`, a ring of the last 100 execution results (kept 90 days), and `retry#<executionId>`, the input of a pending retry.',
+  },
+} as const satisfies Record<string, TableDefinition>;

@@ -1,0 +1,85 @@
+// The tools an LLM flow offers its model: methods of the owner's installed resources and the owner's own scripts,
+// as named in the flow's `recommendedTools`, each bound to the owner so every call runs with their permissions.
+import type { ResourceCaller } from '#platform/ports.js';
+import type { BoundTool, FlowScriptRunner, ToolCatalog, ToolDefinition } from './ports.js';
+
+interface Method {
+  name: string;
+  description?: string;
+  parameters: Array<{ name: string; type: string; required: boolean; description?: string }>;
+}
+
+export interface ToolSources {
+  /** The user's installed resources with their installed version's methods. */
+  installedResources(userId: string): Promise<Array<{ resourceId: string; name: string; methods: Method[] }>>;
+  ownedScripts(userId: string): Promise<Array<{ scriptId: string; name: string; description: string }>>;
+  resources: () => ResourceCaller;
+  scripts: FlowScriptRunner;
+}
+
+/** OpenAI and Bedrock both want `^[a-zA-Z0-9_-]{1,64}$`. */
+const toolName = (...parts: string[]) => parts.map((part) => part.replace(/[^A-Za-z0-9_-]+/g, '_')).join('__').slice(0, 64);
+
+/** A method parameter type (`string`, `integer`, `string[]`...) as JSON Schema. */
+function schemaOf(type: string): Record<string, unknown> {
+  if (type.endsWith('[]')) return { type: 'array', items: schemaOf(type.slice(0, -2)) };
+  return ['string', 'number', 'integer', 'boolean', 'object', 'array'].includes(type) ? { type } : {};
+}
+
+function methodParameters(method: Method): Record<string, unknown> {
+  const properties = Object.fromEntries(method.parameters.map((parameter) => [parameter.name, { ...schemaOf(parameter.type), ...(parameter.description && { description: parameter.description }) }]));
+  const required = method.parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name);
+  return { type: 'object', properties, ...(required.length > 0 && { required }) };
+}
+
+export function createToolCatalog(sources: ToolSources): ToolCatalog {
+  return {
+    async resolve(userId, recommended, flowId) {
+      if (recommended.length === 0) return { tools: [], unknown: [] };
+      const [resources, scripts] = await Promise.all([sources.installedResources(userId), sources.ownedScripts(userId)]);
+      const tools = new Map<string, BoundTool>();
+      const unknown: string[] = [];
+      const add = (definition: ToolDefinition, invoke: BoundTool['invoke']) => {
+        let name = definition.name;
+        for (let copy = 2; tools.has(name) && tools.get(name)!.definition.description !== definition.description; copy++) name = `${definition.name.slice(0, 60)}_${copy}`;
+        tools.set(name, { definition: { ...definition, name }, invoke });
+      };
+      const addMethod = (resource: (typeof resources)[number], method: Method) =>
+        add(
+          { name: toolName(resource.name, method.name), description: `${resource.name}: ${method.description ?? method.name}`.slice(0, 1000), parameters: methodParameters(method) },
+          async (args) => {
+            const call = await sources.resources().call({ userId, resource: resource.resourceId, method: method.name, params: args, source: 'flow' });
+            return { output: { success: call.success, status: call.status, data: call.data }, cost: call.cost };
+          },
+        );
+
+      for (const entry of recommended) {
+        const script = scripts.find((candidate) => candidate.scriptId === entry || candidate.name === entry);
+        if (script) {
+          add(
+            {
+              name: toolName('script', script.name),
+              description: `Runs the script "${script.name}": ${script.description}`.slice(0, 1000),
+              parameters: { type: 'object', properties: { data: { type: 'object', description: 'the event data the script receives' } } },
+            },
+            async (args) => {
+              const run = await sources.scripts.run({ scriptId: script.scriptId, userId, data: args.data ?? {}, flowId });
+              return { output: { status: run.status, output: run.output, error: run.error }, cost: run.cost };
+            },
+          );
+          continue;
+        }
+        const matched = resources.flatMap((resource) =>
+          [resource.name, resource.resourceId].flatMap((label) => {
+            if (entry === label) return resource.methods.map((method) => [resource, method] as const);
+            const method = entry.startsWith(`${label}.`) ? resource.methods.find((candidate) => candidate.name === entry.slice(label.length + 1)) : undefined;
+            return method ? [[resource, method] as const] : [];
+          }),
+        );
+        if (matched.length === 0) unknown.push(entry);
+        for (const [resource, method] of matched) addMethod(resource, method);
+      }
+      return { tools: [...tools.values()], unknown };
+    },
+  };
+}

@@ -1,0 +1,107 @@
+// Production implementations of the flows area's ports, on the scripts and resources areas, and the area's
+// services with their production dependencies.
+import { createDeliveryStore } from '#functions/events/delivery-store.js';
+import { resourceCaller } from '#functions/resources/call-service.js';
+import { createInstallationStore } from '#functions/resources/installation-store.js';
+import { createResourceStore } from '#functions/resources/store.js';
+import { createVersionCache } from '#functions/resources/versions.js';
+import { limits } from '#functions/scripts/model.js';
+import { scriptRunner } from '#functions/scripts/runner.js';
+import { createScriptStore } from '#functions/scripts/store.js';
+import { eventPublisher } from '#adapters/event-bus.js';
+import { languageModel } from '#adapters/llm.js';
+import { oneShotScheduler } from '#adapters/one-shot-scheduler.js';
+import { rateLimiter } from '#adapters/rate-limiter.js';
+import { scheduler } from '#adapters/scheduler.js';
+import { systemClock } from '#platform/clock.js';
+import type { EventPublisher, OneShotSchedulerPort, SchedulerPort } from '#platform/ports.js';
+import { createExecutionStore } from './execution-store.js';
+import { createExecutor, realDeadline, realWait } from './executor.js';
+import { type FlowRuns, createFlowRuns } from './flow-runs.js';
+import type { FlowScriptRunner } from './ports.js';
+import { createScriptGate } from './script-gate.js';
+import { type FlowRunner, createFlowRunner } from './runner.js';
+import { type FlowService, createFlowService } from './service.js';
+import { createFlowStore } from './store.js';
+import { createToolCatalog } from './tools.js';
+
+/** Direct flows and script tools run through the scripts area's runner, with trigger type `flow`. */
+export function flowScriptRunner(): FlowScriptRunner {
+  const store = createScriptStore();
+  const gate = createScriptGate(limits.concurrentExecutionsPerScript);
+  return {
+    async canRun(userId, scriptId) {
+      const [script, installation] = await Promise.all([store.get(scriptId), store.getInstallation(scriptId, userId)]);
+      return Boolean(script && (script.ownerId === userId || installation));
+    },
+    async run({ scriptId, userId, data, flowId, eventType }) {
+      const { execution, logs, output } = await gate.run(scriptId, () =>
+        scriptRunner().execute({ scriptId, userId, data, trigger: { type: 'flow', source: flowId, ...(eventType && { event: eventType }) } }),
+      );
+      return {
+        executionId: execution.executionId,
+        status: execution.status === 'success' ? 'success' : execution.status === 'timeout' ? 'timeout' : 'error',
+        noOp: execution.noOp === true,
+        output,
+        error: execution.error && { code: execution.error.code, message: execution.error.message },
+        logs,
+        cost: execution.cost,
+      };
+    },
+  };
+}
+
+function toolCatalog(scripts: FlowScriptRunner) {
+  const installations = createInstallationStore();
+  const versions = createVersionCache(createResourceStore());
+  const scriptStore = createScriptStore();
+  return createToolCatalog({
+    async installedResources(userId) {
+      const installed = await installations.listByUser(userId);
+      return Promise.all(installed.map(async (item) => ({ resourceId: item.resourceId, name: item.resourceName, methods: (await versions.get(item.resourceId, item.version)).endpoint.methods })));
+    },
+    ownedScripts: async (userId) => (await scriptStore.listByOwner(userId)).map(({ scriptId, name, description }) => ({ scriptId, name, description })),
+    resources: resourceCaller,
+    scripts,
+  });
+}
+
+// Resolved per call: local adapters are replaced when the local platform restarts in-process.
+const schedulerPort: SchedulerPort = { put: (schedule) => scheduler().put(schedule), remove: (name) => scheduler().remove(name) };
+const oneShotPort: OneShotSchedulerPort = { putOnce: (once) => oneShotScheduler().putOnce(once), cancel: (name) => oneShotScheduler().cancel(name) };
+const publisherPort: EventPublisher = { publish: (event) => eventPublisher().publish(event) };
+
+let runs: FlowRuns | undefined;
+export const flowRuns = (): FlowRuns => {
+  if (!runs) {
+    const scripts = flowScriptRunner();
+    runs = createFlowRuns({
+      flows: createFlowStore(),
+      executions: createExecutionStore(),
+      executor: createExecutor({ scripts, tools: toolCatalog(scripts), model: languageModel, clock: systemClock, deadline: realDeadline, wait: realWait }),
+      scheduler: schedulerPort,
+      oneShots: oneShotPort,
+      publisher: publisherPort,
+      limiter: rateLimiter,
+      clock: systemClock,
+    });
+  }
+  return runs;
+};
+
+let service: FlowService | undefined;
+export const flowService = (): FlowService =>
+  (service ??= createFlowService({
+    flows: createFlowStore(),
+    executions: createExecutionStore(),
+    scripts: flowScriptRunner(),
+    scheduler: schedulerPort,
+    oneShots: oneShotPort,
+    runs: flowRuns(),
+    clock: systemClock,
+  }));
+
+let runner: FlowRunner | undefined;
+/** The bus consumer: the Lambda target of the flows rule on AWS, a listener of the in-process bus locally. */
+export const flowRunner = (): FlowRunner =>
+  (runner ??= createFlowRunner({ flows: createFlowStore(), executions: createExecutionStore(), runs: flowRuns(), ledger: createDeliveryStore(systemClock), clock: systemClock }));

@@ -1,0 +1,9 @@
+import type { TableDefinition } from '../tables.js';
+
+export const marketplaceTables = {
+  reviews: {
+    partitionKey: 'itemKey',
+    sortKey: 'userId',
+    description: 'Reviews of marketplace items (`<itemType>#<itemId>`), one per user and item by key.',
+  },
+} as const satisfies Record<string, TableDefinition>;

@@ -1,0 +1,5 @@
+import { httpHandler } from '#platform/http.js';
+import { paymentRoutes } from '../routes.js';
+import { paymentService } from '../service.js';
+
+export const handler = httpHandler(paymentRoutes.listPayments, ({ input, caller }) => paymentService().listPayments(caller, input));

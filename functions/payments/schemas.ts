@@ -1,0 +1,129 @@
+// Shapes of the payments area: SPEC.md's payment requirements and records, x402 payloads (v1 and v2), facilitator bodies.
+import { z } from 'zod';
+import { IsoDate, SolanaAddress, pagination } from '#platform/schemas.js';
+
+export const settlementStatuses = ['pending', 'confirmed', 'failed'] as const;
+export type SettlementStatus = (typeof settlementStatuses)[number];
+
+const AtomicAmount = z.string().regex(/^\d{1,20}$/, 'must be a whole number of atomic units, as a string');
+
+/** One item of `accepts` (SPEC.md: Payment requirements). */
+export interface PaymentRequirement {
+  scheme: 'exact';
+  network: string;
+  /** Atomic units of `asset`, as a string. */
+  maxAmountRequired: string;
+  resource: string;
+  description: string;
+  mimeType: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  asset: string;
+  extra: {
+    agentOwner: { username: string; userId: string; walletAddress: string };
+    serverFeePercentage: number;
+    serverWalletAddress: string;
+    /** Decimals of the asset, for TransferChecked. */
+    decimals: number;
+    symbol: 'USDC' | 'SOL';
+  };
+}
+
+/** The body of every 402 (DESIGN.md §3): `error` null when it only asks for payment. */
+export interface PaymentRequiredBody {
+  x402Version: 1;
+  error: string | null;
+  message?: string;
+  accepts: PaymentRequirement[];
+}
+
+const SchemePayload = z.object({ transaction: z.string().min(1).max(8_000) });
+
+/** What X-PAYMENT (v1) and PAYMENT-SIGNATURE (v2) carry, base64-encoded. */
+export const PaymentPayload = z.discriminatedUnion('x402Version', [
+  z.object({ x402Version: z.literal(1), scheme: z.string(), network: z.string(), payload: SchemePayload }),
+  z.object({
+    x402Version: z.literal(2),
+    accepted: z.looseObject({ scheme: z.string(), network: z.string(), asset: z.string().optional() }),
+    payload: SchemePayload,
+  }),
+]);
+export type PaymentPayload = z.infer<typeof PaymentPayload>;
+
+/** Facilitator requests name the requirement as x402 v1 (`maxAmountRequired`) or v2 (`amount`) does. */
+export const FacilitatorRequirement = z
+  .looseObject({
+    scheme: z.string(),
+    network: z.string(),
+    maxAmountRequired: AtomicAmount.optional(),
+    amount: AtomicAmount.optional(),
+    resource: z.string().max(2048).optional(),
+    description: z.string().max(2000).optional(),
+    mimeType: z.string().max(200).optional(),
+    payTo: SolanaAddress,
+    maxTimeoutSeconds: z.number().int().min(1).max(300).default(60),
+    asset: SolanaAddress,
+    extra: z.looseObject({ agentOwner: z.looseObject({ userId: z.string().max(100) }).optional() }).optional(),
+  })
+  .refine((requirement) => (requirement.maxAmountRequired ?? requirement.amount) !== undefined, { message: 'give maxAmountRequired (v1) or amount (v2)', path: ['maxAmountRequired'] });
+export type FacilitatorRequirement = z.infer<typeof FacilitatorRequirement>;
+
+export const FacilitatorInput = z.object({
+  x402Version: z.union([z.literal(1), z.literal(2)]),
+  paymentPayload: PaymentPayload,
+  paymentRequirements: FacilitatorRequirement,
+});
+export type FacilitatorInput = z.infer<typeof FacilitatorInput>;
+
+
+export const PaidCallInput = z.object({
+  resourceId: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'must be a resource id'),
+  methodName: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be a method name'),
+});
+
+/** SPEC.md's payment record, plus what a seller filters and reconciles by. */
+export const PaymentRecord = z.object({
+  txHash: z.string(),
+  agentOwnerId: z.string(),
+  network: z.string(),
+  totalAmount: AtomicAmount,
+  agentOwnerAmount: AtomicAmount,
+  serverFeeAmount: AtomicAmount,
+  asset: z.string(),
+  resource: z.string(),
+  resourceId: z.string().nullable(),
+  methodName: z.string().nullable(),
+  payer: z.string(),
+  amountUsd: z.number().nullable(),
+  timestamp: IsoDate,
+  settlementStatus: z.enum(settlementStatuses),
+  blockHeight: z.number().nullable(),
+  failureReason: z.string().nullable(),
+});
+export type PaymentRecord = z.infer<typeof PaymentRecord>;
+
+export const ListPaymentsInput = z.object({
+  resourceId: z.string().max(80).optional(),
+  status: z.enum(settlementStatuses).optional(),
+  ...pagination(10),
+});
+
+export const TxHashInput = z.object({ txHash: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,90}$/, 'must be a base58 transaction signature') });
+
+export const PaymentList = z.object({ payments: z.array(PaymentRecord), total: z.number(), limit: z.number(), offset: z.number() });
+
+export const AirdropInput = z.object({
+  address: SolanaAddress,
+  asset: z.enum(['SOL', 'USDC']),
+  /** In whole units of the asset (1.5 SOL, 20 USDC). */
+  amount: z.number().positive().max(1_000_000).optional(),
+});
+export const AirdropResult = z.object({ address: z.string(), asset: z.string(), mint: z.string(), amount: z.number(), atomicAmount: z.string(), balance: z.string() });
+
+/** JSON-RPC 2.0 request; batches are not served (the platform's body parser takes objects only). */
+export const JsonRpcRequest = z.looseObject({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number(), z.null()]).optional(),
+  method: z.string().max(100),
+  params: z.array(z.unknown()).max(10).optional(),
+});

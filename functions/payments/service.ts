@@ -1,0 +1,197 @@
+// The payments area's rules: what a paid call costs, the paid call itself, the x402 facilitator operations, records.
+import { solanaLedger } from '#adapters/solana-ledger.js';
+import { type Clock, systemClock } from '#platform/clock.js';
+import { AppError, ConflictError, NotFoundError } from '#platform/errors.js';
+import type { Caller } from '#platform/http.js';
+import { PaymentError, type ServedResponse, type SettlementProof } from './errors.js';
+import type { LedgerInfo, SolanaLedger } from './ledger.js';
+import { type SolanaNetwork, type X402Version, caip2Networks, nativeSolMint } from './networks.js';
+import { buildRequirements, parsePaidCallUrl } from './requirements.js';
+import { type PaymentResources, paramsFromQuery, productionResources } from './resources-port.js';
+import type { PaymentTerms } from './rules.js';
+import type { FacilitatorInput, PaymentRecord, PaymentRequirement, SettlementStatus } from './schemas.js';
+import { maxTimeoutSeconds, paymentSettings } from './settings.js';
+import { type SaleContext, alreadySettled, proofOf, settleVerified } from './settlement.js';
+import { type PaymentStore, type StoredPayment, createPaymentStore } from './store.js';
+import { verifyPayment } from './verification.js';
+import { decodePaymentHeader, toNetwork } from './x402-codec.js';
+
+export interface PaymentServiceDeps {
+  store: PaymentStore;
+  ledger: () => Promise<SolanaLedger>;
+  resources: PaymentResources;
+  clock: Clock;
+  solPriceUsd: () => number;
+  network: () => SolanaNetwork;
+}
+
+export interface PaidCallRequest {
+  resourceId: string;
+  methodName: string;
+  baseUrl: string;
+  /** GET carries params in the query string, POST in the JSON body. */
+  params: { query: Record<string, string> } | { body: Record<string, unknown> };
+  payment?: { version: X402Version; value: string };
+}
+
+export type PaidCallOutcome =
+  | { kind: 'payment-required'; accepts: PaymentRequirement[]; version: X402Version; error?: PaymentError }
+  | { kind: 'served'; response: ServedResponse; settlement: SettlementProof; version: X402Version };
+
+const toRecord = ({ response: _response, x402Version: _version, confirmedAt: _confirmedAt, ...record }: StoredPayment): PaymentRecord => record;
+
+export function createPaymentService(deps: PaymentServiceDeps) {
+  const { store, resources, clock } = deps;
+
+  async function ledgerWithInfo(): Promise<{ ledger: SolanaLedger; info: LedgerInfo }> {
+    const ledger = await deps.ledger();
+    return { ledger, info: await ledger.info() };
+  }
+
+  /** What one paid call costs and to whom; NOT_FOUND for unpublished resources, CONFLICT when it cannot be sold. */
+  async function offers(resourceId: string, methodName: string, baseUrl: string, info: LedgerInfo) {
+    const resource = await resources.get(resourceId);
+    if (!resource.published) throw new NotFoundError('resourceId', resourceId, 'resource');
+    const method = resource.methods.find((candidate) => candidate.name === methodName);
+    if (!method) throw new NotFoundError('methodName', methodName, 'method');
+    if (method.priceUsd <= 0) {
+      throw new ConflictError(`method ${methodName} of resource ${resourceId} is free, so it is not sold through x402: install the resource and call it with an API key`, { resourceId, reason: 'free' });
+    }
+    const seller = await resources.seller(resource.ownerId);
+    if (!seller?.walletAddress) {
+      throw new ConflictError(`resource ${resourceId} cannot be sold: its owner has no wallet address to receive payments (PATCH /api/sdk/v1/me with walletAddress)`, {
+        resourceId,
+        reason: 'owner_without_wallet',
+      });
+    }
+    const accepts = buildRequirements({ resource, method, seller: { ...seller, walletAddress: seller.walletAddress }, baseUrl, ledger: info, solPriceUsd: deps.solPriceUsd() });
+    return { resource, method, seller, accepts };
+  }
+
+  /** The terms and sale of a facilitator request: one of our paid calls is priced by us, anything else as given. */
+  async function facilitatorTerms(requirement: FacilitatorInput['paymentRequirements'], info: LedgerInfo): Promise<{ terms: PaymentTerms; sale: Omit<SaleContext, 'network' | 'x402Version'> }> {
+    if (requirement.scheme !== 'exact') throw new PaymentError('INVALID_PAYMENT', `scheme ${requirement.scheme} is not supported; use exact`);
+    if (toNetwork(requirement.network) !== info.network) throw new PaymentError('NETWORK_MISMATCH', `this facilitator settles on ${info.network}, not ${requirement.network}`);
+    const serverWallet = requirement.extra?.serverWalletAddress;
+    if (serverWallet !== undefined && serverWallet !== info.platformWallet) throw new PaymentError('INVALID_PAYMENT', `the platform's 10% goes to ${info.platformWallet}, not ${String(serverWallet)}`);
+    const timeoutMs = Math.min(requirement.maxTimeoutSeconds, maxTimeoutSeconds) * 1000;
+    const paidCall = parsePaidCallUrl(requirement.resource ?? '');
+    if (paidCall) {
+      let sold: Awaited<ReturnType<typeof offers>>;
+      try {
+        sold = await offers(paidCall.resourceId, paidCall.methodName, paidCall.origin, info);
+      } catch (error) {
+        if (error instanceof AppError && !(error instanceof PaymentError)) throw new PaymentError('INVALID_PAYMENT', error.message);
+        throw error;
+      }
+      const offer = sold.accepts.find((candidate) => candidate.asset === requirement.asset);
+      if (!offer) throw new PaymentError('INVALID_PAYMENT', `resource ${paidCall.resourceId} is not sold for asset ${requirement.asset}`);
+      return { terms: offer, sale: { agentOwnerId: sold.seller.userId, resource: offer.resource, resourceId: paidCall.resourceId, methodName: paidCall.methodName, amountUsd: sold.method.priceUsd, timeoutMs } };
+    }
+    if (requirement.asset !== info.usdcMint && requirement.asset !== nativeSolMint) throw new PaymentError('INVALID_PAYMENT', `asset ${requirement.asset} is not supported: use ${info.usdcMint} (USDC) or ${nativeSolMint} (SOL)`);
+    const sellerId = requirement.extra?.agentOwner?.userId;
+    const seller = sellerId ? await resources.seller(sellerId) : undefined;
+    if (!seller || seller.walletAddress !== requirement.payTo) throw new PaymentError('INVALID_PAYMENT', 'payTo must be the wallet of the platform user named in extra.agentOwner.userId');
+    const terms = { payTo: requirement.payTo, asset: requirement.asset, maxAmountRequired: (requirement.maxAmountRequired ?? requirement.amount)! };
+    return { terms, sale: { agentOwnerId: seller.userId, resource: requirement.resource ?? '', resourceId: null, methodName: null, amountUsd: null, timeoutMs } };
+  }
+
+  /** The facilitator's verification: the rules, not yet settled, and the network would take it now. */
+  async function verifyForFacilitator(input: FacilitatorInput) {
+    const { ledger, info } = await ledgerWithInfo();
+    const { terms, sale } = await facilitatorTerms(input.paymentRequirements, info);
+    const verified = verifyPayment(input.paymentPayload, [terms], info.network, info.platformWallet);
+    const existing = await store.get(verified.transaction.signature);
+    if (existing && existing.settlementStatus !== 'failed') throw alreadySettled(existing, input.x402Version);
+    return { ledger, info, verified, sale };
+  }
+
+  const networkOf = (input: FacilitatorInput) => (input.paymentPayload.x402Version === 2 ? input.paymentPayload.accepted.network : input.paymentPayload.network);
+
+  return {
+    async paidCall(request: PaidCallRequest): Promise<PaidCallOutcome> {
+      const version = request.payment?.version ?? 1;
+      const { ledger, info } = await ledgerWithInfo();
+      const { method, seller, accepts } = await offers(request.resourceId, request.methodName, request.baseUrl, info);
+      if (!request.payment) return { kind: 'payment-required', accepts, version };
+      const params = 'query' in request.params ? paramsFromQuery(method, request.params.query) : request.params.body;
+      const deadline = clock.now() + maxTimeoutSeconds * 1000;
+      try {
+        const verified = verifyPayment(decodePaymentHeader(request.payment.value), accepts, info.network, info.platformWallet);
+        resources.checkParams(method, params);
+        const payment = await settleVerified({ store, ledger, clock, recordRevenue: resources.recordRevenue }, verified, {
+          agentOwnerId: seller.userId,
+          resource: verified.offer.resource,
+          resourceId: request.resourceId,
+          methodName: request.methodName,
+          amountUsd: method.priceUsd,
+          network: info.network,
+          x402Version: version,
+          timeoutMs: deadline - clock.now(),
+        });
+        const response = await resources.call({ resourceId: request.resourceId, method: request.methodName, params, maxTimeoutMs: Math.max(1000, deadline - clock.now()) });
+        await store.saveResponse(payment.txHash, response);
+        return { kind: 'served', response, settlement: proofOf(payment, version), version };
+      } catch (error) {
+        if (error instanceof PaymentError) return { kind: 'payment-required', accepts, version, error };
+        throw error;
+      }
+    },
+
+    async verify(input: FacilitatorInput) {
+      try {
+        const { ledger, verified } = await verifyForFacilitator(input);
+        if (!(await ledger.isBlockhashValid(verified.transaction.recentBlockhash))) throw new PaymentError('SETTLEMENT_FAILED', 'the transaction\'s recent blockhash has expired', { payer: verified.payer });
+        const simulated = await ledger.simulate(verified.transaction.wire);
+        if (!simulated.ok) throw new PaymentError('SETTLEMENT_FAILED', `the network would reject the transaction: ${simulated.reason}`, { payer: verified.payer });
+        return { isValid: true, invalidReason: null, payer: verified.payer };
+      } catch (error) {
+        if (!(error instanceof PaymentError)) throw error;
+        return { isValid: false, invalidReason: error.code, invalidMessage: error.message, payer: error.extras.payer ?? '' };
+      }
+    },
+
+    async settle(input: FacilitatorInput) {
+      const network = networkOf(input);
+      try {
+        const { ledger, info, verified, sale } = await verifyForFacilitator(input);
+        const payment = await settleVerified({ store, ledger, clock, recordRevenue: resources.recordRevenue }, verified, { ...sale, network: info.network, x402Version: input.x402Version });
+        return { success: true, errorReason: null, transaction: payment.txHash, network, payer: payment.payer, blockHeight: payment.blockHeight! };
+      } catch (error) {
+        if (!(error instanceof PaymentError)) throw error;
+        return { success: false, errorReason: error.code, errorMessage: error.message, transaction: error.extras.settlement?.transaction ?? '', network, payer: error.extras.payer ?? '' };
+      }
+    },
+
+    supported() {
+      const network = deps.network();
+      return {
+        kinds: [
+          { x402Version: 1, scheme: 'exact', network },
+          { x402Version: 2, scheme: 'exact', network: caip2Networks[network] },
+        ],
+      };
+    },
+
+    /** NOT_FOUND for another seller's payment as for a missing one. */
+    async getPayment(caller: Caller, txHash: string): Promise<PaymentRecord> {
+      const payment = await store.get(txHash);
+      if (!payment || payment.agentOwnerId !== caller.userId) throw new NotFoundError('txHash', txHash, 'payment');
+      return toRecord(payment);
+    },
+
+    /** The caller's own sales only: records are keyed by the seller. */
+    async listPayments(caller: Caller, filter: { resourceId?: string; status?: SettlementStatus; limit: number; offset: number }) {
+      const payments = (await store.listByOwner(caller.userId)).filter(
+        (payment) => (!filter.resourceId || payment.resourceId === filter.resourceId) && (!filter.status || payment.settlementStatus === filter.status),
+      );
+      return { payments: payments.slice(filter.offset, filter.offset + filter.limit).map(toRecord), total: payments.length, limit: filter.limit, offset: filter.offset };
+    },
+  };
+}
+
+export type PaymentService = ReturnType<typeof createPaymentService>;
+
+let service: PaymentService | undefined;
+export const paymentService = (): PaymentService =>
+  (service ??= createPaymentService({ store: createPaymentStore(), ledger: solanaLedger, resources: productionResources(), clock: systemClock, solPriceUsd: () => paymentSettings.solPriceUsd, network: () => paymentSettings.network }));

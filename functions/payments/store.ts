@@ -1,0 +1,89 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, isConditionFailure, tableName } from '#platform/dynamo.js';
+import type { ServedResponse } from './errors.js';
+import type { PaymentRecord } from './schemas.js';
+
+export interface StoredPayment extends PaymentRecord {
+  x402Version: number;
+  confirmedAt?: string;
+  /** The resource's answer to the paid call, returned again on ALREADY_SETTLED. */
+  response?: ServedResponse;
+}
+
+/** DynamoDB items stop at 400 KB; a larger answer is served once and not kept. */
+const maxStoredResponseBytes = 300_000;
+
+export function createPaymentStore() {
+  const db = dynamo();
+  const table = () => tableName('payments');
+  return {
+    /**
+     * Claims the transaction hash before anything is submitted: the one conditional write that makes a payment settle
+     * once. A failed earlier attempt never moved funds, so it may be claimed again. False when someone else holds it.
+     */
+    async claim(payment: StoredPayment): Promise<boolean> {
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: table(),
+            Item: payment,
+            ConditionExpression: 'attribute_not_exists(txHash) OR settlementStatus = :failed',
+            ExpressionAttributeValues: { ':failed': 'failed' },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+
+    async get(txHash: string): Promise<StoredPayment | undefined> {
+      const { Item } = await db.send(new GetCommand({ TableName: table(), Key: { txHash }, ConsistentRead: true }));
+      return Item as StoredPayment | undefined;
+    },
+
+    /** pending -> confirmed or failed; refused from any other state. */
+    async settle(txHash: string, outcome: { settlementStatus: 'confirmed'; blockHeight: number; confirmedAt: string } | { settlementStatus: 'failed'; failureReason: string }): Promise<void> {
+      const { settlementStatus, ...fields } = outcome;
+      const names = Object.keys(fields);
+      await db.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: { txHash },
+          UpdateExpression: `SET settlementStatus = :next, ${names.map((name) => `${name} = :${name}`).join(', ')}`,
+          ConditionExpression: 'settlementStatus = :pending',
+          ExpressionAttributeValues: { ':next': settlementStatus, ':pending': 'pending', ...Object.fromEntries(Object.entries(fields).map(([name, value]) => [`:${name}`, value])) },
+        }),
+      );
+    },
+
+    async saveResponse(txHash: string, response: ServedResponse): Promise<void> {
+      if (Buffer.byteLength(response.body) > maxStoredResponseBytes) return;
+      await db.send(new UpdateCommand({ TableName: table(), Key: { txHash }, UpdateExpression: 'SET #response = :response', ExpressionAttributeNames: { '#response': 'response' }, ExpressionAttributeValues: { ':response': response } }));
+    },
+
+    /** A seller's payments, newest first. */
+    async listByOwner(agentOwnerId: string): Promise<StoredPayment[]> {
+      const payments: StoredPayment[] = [];
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: table(),
+            IndexName: 'byOwner',
+            KeyConditionExpression: 'agentOwnerId = :owner',
+            ExpressionAttributeValues: { ':owner': agentOwnerId },
+            ScanIndexForward: false,
+            ExclusiveStartKey,
+          }),
+        );
+        payments.push(...((page.Items ?? []) as StoredPayment[]));
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return payments;
+    },
+  };
+}
+
+export type PaymentStore = ReturnType<typeof createPaymentStore>;

@@ -1,0 +1,49 @@
+// Verification of a payment payload against what is offered: network, decoding, signatures, then the rules. Pure.
+import { PaymentError } from './errors.js';
+import { type SolanaNetwork, nativeSolMint, programIds } from './networks.js';
+import { type PaymentTerms, associatedTokenAddress, checkPaymentRules } from './rules.js';
+import type { PaymentPayload } from './schemas.js';
+import { type DecodedTransaction, MalformedTransactionError, decodeTransaction, hasValidSignatures } from './transaction.js';
+import { decodeBase64, toNetwork } from './x402-codec.js';
+
+export interface VerifiedPayment<T extends PaymentTerms> {
+  transaction: DecodedTransaction;
+  /** The offer the transaction pays. */
+  offer: T;
+  payer: string;
+  paid: { agentOwnerAmount: bigint; serverFeeAmount: bigint };
+}
+
+/** Whether the transaction moves `offer.asset` at all: which of several offers the payer meant. */
+function touchesAsset(transaction: DecodedTransaction, offer: PaymentTerms, platformWallet: string): boolean {
+  if (offer.asset === nativeSolMint) return transaction.instructions.some((instruction) => instruction.programId === programIds.system);
+  const accounts = [associatedTokenAddress(offer.payTo, offer.asset), associatedTokenAddress(platformWallet, offer.asset)];
+  return transaction.instructions.some(
+    (instruction) => instruction.programId === programIds.token && instruction.accounts.some((account) => account === offer.asset || accounts.includes(account)),
+  );
+}
+
+/**
+ * Checks a payment payload against the offers of one resource (one per asset). Throws PaymentError with SPEC.md's
+ * code: NETWORK_MISMATCH, INVALID_PAYMENT (malformed, bad signature, forbidden instruction), INSUFFICIENT_AMOUNT.
+ */
+export function verifyPayment<T extends PaymentTerms>(payload: PaymentPayload, offers: T[], network: SolanaNetwork, platformWallet: string): VerifiedPayment<T> {
+  const chosen = payload.x402Version === 2 ? payload.accepted : payload;
+  if (chosen.scheme !== 'exact') throw new PaymentError('INVALID_PAYMENT', `scheme ${chosen.scheme} is not supported; use exact`);
+  if (toNetwork(chosen.network) !== network) throw new PaymentError('NETWORK_MISMATCH', `this payment is for ${chosen.network}; this resource is paid on ${network}`);
+
+  let transaction: DecodedTransaction;
+  try {
+    transaction = decodeTransaction(decodeBase64(payload.payload.transaction, 'payload.transaction'));
+  } catch (error) {
+    if (error instanceof MalformedTransactionError) throw new PaymentError('INVALID_PAYMENT', `payload.transaction is not a Solana transaction: ${error.message}`);
+    throw error;
+  }
+  if (!hasValidSignatures(transaction)) throw new PaymentError('INVALID_PAYMENT', 'a required signature of the transaction does not verify', { payer: transaction.signers[0] });
+
+  const named = payload.x402Version === 2 ? offers.find((offer) => offer.asset === payload.accepted.asset) : undefined;
+  const offer = named ?? offers.find((candidate) => touchesAsset(transaction, candidate, platformWallet)) ?? offers[0]!;
+  const verdict = checkPaymentRules(transaction, offer, platformWallet);
+  if (!verdict.ok) throw new PaymentError(verdict.code, verdict.message, { payer: verdict.payer });
+  return { transaction, offer, payer: verdict.payer, paid: verdict.paid };
+}

@@ -1,0 +1,37 @@
+// Paid calls over HTTP: the 402 body of DESIGN.md §3 (and x402 v2's PAYMENT-REQUIRED), or the resource's answer
+// with the settlement proof (X-PAYMENT-RESPONSE, or PAYMENT-RESPONSE for v2), both base64 JSON as x402 sends them.
+import { Reply, httpHandler } from '#platform/http.js';
+import { toV2PaymentRequired } from './requirements.js';
+import type { paymentRoutes } from './routes.js';
+import type { PaymentRequiredBody } from './schemas.js';
+import { type PaidCallOutcome, paymentService } from './service.js';
+import { encodeHeader, readPaymentHeader, x402Headers } from './x402-codec.js';
+
+export function paidCallReply(outcome: PaidCallOutcome): Reply {
+  if (outcome.kind === 'served') {
+    const { response, settlement, version } = outcome;
+    return new Reply(response.status, response.body, { 'Content-Type': response.contentType, [x402Headers[version].response]: encodeHeader(settlement) });
+  }
+  const { accepts, error } = outcome;
+  const body: PaymentRequiredBody & Record<string, unknown> = {
+    x402Version: 1,
+    error: error?.code ?? null,
+    ...(error && { message: error.message }),
+    accepts,
+    ...(error?.extras.settlement && { settlement: error.extras.settlement }),
+    ...(error?.extras.earlierResponse && { earlierResponse: error.extras.earlierResponse }),
+  };
+  const headers: Record<string, string> = {
+    [x402Headers[2].required]: encodeHeader(toV2PaymentRequired(accepts, error?.message ?? 'payment required: send PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (v1)')),
+  };
+  if (error?.extras.settlement) headers[x402Headers[outcome.version].response] = encodeHeader(error.extras.settlement);
+  return new Reply(402, body, headers);
+}
+
+/** Both paid-call routes: GET takes params from the query string, POST from the JSON body. */
+export const paidCallHandler = (route: typeof paymentRoutes.getPaidResource | typeof paymentRoutes.callPaidResource) =>
+  httpHandler(route, async ({ input, baseUrl, headers, event, rawBody }) => {
+    const { resourceId, methodName } = input;
+    const params = route.method === 'GET' ? { query: { ...event.queryStringParameters } as Record<string, string> } : { body: rawBody.trim() ? (JSON.parse(rawBody) as Record<string, unknown>) : {} };
+    return paidCallReply(await paymentService().paidCall({ resourceId, methodName, baseUrl, params, payment: readPaymentHeader(headers) }));
+  });

@@ -1,0 +1,8 @@
+import { reviewService } from '#functions/marketplace/reviews.js';
+import { httpHandler } from '#platform/http.js';
+import { resourceReviewTarget } from '../reviews.js';
+import { resourceRoutes } from '../routes.js';
+
+export const handler = httpHandler(resourceRoutes.createResourceReview, ({ input, caller }) =>
+  reviewService().add(resourceReviewTarget(), caller.userId, input.resourceId, { rating: input.rating, comment: input.comment }),
+);

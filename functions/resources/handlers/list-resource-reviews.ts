@@ -1,0 +1,8 @@
+import { reviewService } from '#functions/marketplace/reviews.js';
+import { httpHandler } from '#platform/http.js';
+import { resourceReviewTarget } from '../reviews.js';
+import { resourceRoutes } from '../routes.js';
+
+export const handler = httpHandler(resourceRoutes.listResourceReviews, ({ input, caller }) =>
+  reviewService().list(resourceReviewTarget(), caller.userId, input.resourceId, { limit: input.limit, offset: input.offset }),
+);

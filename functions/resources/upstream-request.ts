@@ -1,0 +1,43 @@
+// Turns a method definition and call params into the HTTP request to the resource's endpoint.
+import { ValidationError } from '#platform/errors.js';
+import type { OutboundRequest } from '#platform/outbound.js';
+import { type StoredCredentials, injectCredentials } from './credentials.js';
+import { type MethodDefinition, type ParameterLocation, pathPlaceholders } from './method-definitions.js';
+import type { Endpoint } from './records.js';
+
+const bodiless = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+
+const queryValue = (value: unknown) => (typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value));
+
+/**
+ * Path placeholders take their params; the rest go where the parameter's `in` says, else to the query string
+ * for GET, HEAD, DELETE and OPTIONS and to a JSON body otherwise. Undeclared params pass through the same way.
+ */
+export function buildUpstreamRequest(endpoint: Endpoint, method: MethodDefinition, params: Record<string, unknown>, credentials?: StoredCredentials): OutboundRequest & { url: URL } {
+  if (!endpoint.baseUrl) throw new ValidationError('endpoint.baseUrl', null, 'this resource has no endpoint.baseUrl to call');
+  const placeholders = pathPlaceholders(method.path);
+  const path = method.path.replace(/\{([^{}]+)\}/g, (_whole, name: string) => {
+    const value = params[name];
+    if (value === undefined || value === null) throw new ValidationError(`params.${name}`, null, `path parameter ${name} is required`);
+    return encodeURIComponent(queryValue(value));
+  });
+  const url = new URL(`${endpoint.baseUrl.replace(/\/+$/, '')}${path}`);
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'automation-platform/1' };
+  const body: Record<string, unknown> = {};
+  const declared = new Map(method.parameters.map((parameter) => [parameter.name, parameter.in]));
+  const fallback: ParameterLocation = bodiless.has(method.httpMethod) ? 'query' : 'body';
+
+  for (const [name, value] of Object.entries(params)) {
+    if (value === undefined || placeholders.includes(name)) continue;
+    const location = declared.get(name) ?? fallback;
+    if (location === 'header') headers[name] = queryValue(value);
+    else if (location === 'body' && !bodiless.has(method.httpMethod)) body[name] = value;
+    else if (Array.isArray(value)) for (const item of value) url.searchParams.append(name, queryValue(item));
+    else url.searchParams.set(name, queryValue(value));
+  }
+  if (credentials) injectCredentials(endpoint, credentials, { headers, query: url.searchParams });
+
+  const hasBody = !bodiless.has(method.httpMethod) && Object.keys(body).length > 0;
+  if (hasBody) headers['content-type'] = 'application/json';
+  return { url, method: method.httpMethod, headers, ...(hasBody && { body: JSON.stringify(body) }) };
+}

@@ -1,0 +1,58 @@
+// Editing help: the script behind a flow (getFlowScript, modifyFlowScript with copy-on-write) and lintScript.
+import { flowScripts } from '#functions/flows/script-link.js';
+import { NotFoundError } from '#platform/errors.js';
+import { type LintReport, lintScript } from './lint/lint.js';
+import type { FlowScripts, ResourceCatalog } from './ports.js';
+import { prepareCode } from './prepare.js';
+import type { LintRequest } from './schemas.js';
+import { type ScriptService, scriptService } from './service.js';
+import { type ScriptStore, createScriptStore } from './store.js';
+import { installedResources } from './wiring.js';
+
+export function createAuthoring(deps: { flows: FlowScripts; scripts: ScriptService; store: ScriptStore; catalog: ResourceCatalog }) {
+  const { scripts } = deps;
+
+  async function flowScript(userId: string, flowId: string) {
+    const link = await deps.flows.scriptOf(userId, flowId);
+    if (!link) throw new NotFoundError('flowId', flowId, 'flow');
+    return scripts.readable(userId, link.scriptId);
+  }
+
+  return {
+    async getFlowScript(userId: string, flowId: string) {
+      const script = await flowScript(userId, flowId);
+      const version = await deps.store.getVersion(script.scriptId, script.activeVersion ?? script.latestVersion);
+      if (!version) throw new NotFoundError('scriptId', script.scriptId, 'script version');
+      return { code: version.code, version: version.version, scriptId: script.scriptId, scriptName: script.name, description: script.description, isOwned: script.ownerId === userId };
+    },
+
+    /** The owner's script gets a new deployed version; someone else's is copied to the caller first, and the flow moves to the copy. */
+    async modifyFlowScript(userId: string, input: { flowId: string; newCode: string; commitMessage?: string }) {
+      const script = await flowScript(userId, input.flowId);
+      await prepareCode(script.runtime, input.newCode);
+      if (script.ownerId === userId) {
+        const { version } = await scripts.createVersion(userId, script.scriptId, { code: input.newCode, message: input.commitMessage });
+        await scripts.deploy(userId, script.scriptId, { version: version.version });
+        return { copied: false, scriptId: script.scriptId, versionId: version.versionId, version: version.version };
+      }
+      const copy = await scripts.create(userId, {
+        name: `${script.name} (copy)`.slice(0, 100), description: script.description, runtime: script.runtime, code: input.newCode,
+        config: script.config, category: script.category ?? undefined, tags: script.tags, private: true,
+      });
+      await scripts.deploy(userId, copy.script.scriptId, { version: copy.version.version });
+      await deps.flows.repoint(userId, input.flowId, copy.script.scriptId);
+      return { copied: true, scriptId: copy.script.scriptId, versionId: copy.version.versionId, version: copy.version.version };
+    },
+
+    async lint(userId: string, request: LintRequest): Promise<LintReport> {
+      const allowedResources = request.scriptId ? (await scripts.owned(userId, request.scriptId)).config.allowedResources : undefined;
+      return lintScript(request, { allowedResources, methodsOf: (name) => deps.catalog.methodsOf(userId, name) });
+    },
+  };
+}
+
+export type Authoring = ReturnType<typeof createAuthoring>;
+
+let authoring: Authoring | undefined;
+export const scriptAuthoring = (): Authoring =>
+  (authoring ??= createAuthoring({ flows: flowScripts(), scripts: scriptService(), store: createScriptStore(), catalog: installedResources() }));

@@ -1,0 +1,9 @@
+import { httpHandler } from '#platform/http.js';
+import { reviewService } from '#functions/marketplace/reviews.js';
+import { scriptReviewTarget } from '../reviews.js';
+import { scriptRoutes } from '../routes.js';
+
+export const handler = httpHandler(scriptRoutes.createScriptReview, async ({ input, caller }) => {
+  const { scriptId, ...review } = input;
+  return reviewService().add(scriptReviewTarget(), caller.userId, scriptId, review);
+});

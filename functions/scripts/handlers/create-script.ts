@@ -1,0 +1,9 @@
+import { httpHandler } from '#platform/http.js';
+import { scriptRoutes } from '../routes.js';
+import { scriptService } from '../service.js';
+import { sdk } from '../views.js';
+
+export const handler = httpHandler(scriptRoutes.createScript, async ({ input, caller }) => {
+  const { script, installation, apiKey } = await scriptService().create(caller.userId, input);
+  return sdk.created(script, installation, apiKey);
+});

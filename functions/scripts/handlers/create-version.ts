@@ -1,0 +1,9 @@
+import { httpHandler } from '#platform/http.js';
+import { scriptRoutes } from '../routes.js';
+import { scriptService } from '../service.js';
+import { sdk } from '../views.js';
+
+export const handler = httpHandler(scriptRoutes.createVersion, async ({ input, caller }) => {
+  const { script, version } = await scriptService().createVersion(caller.userId, input.scriptId, { code: input.code, message: input.commitMessage });
+  return sdk.version(version, script.activeVersion);
+});

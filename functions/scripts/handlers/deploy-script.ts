@@ -1,0 +1,9 @@
+import { httpHandler } from '#platform/http.js';
+import { scriptRoutes } from '../routes.js';
+import { scriptService } from '../service.js';
+import { sdk } from '../views.js';
+
+export const handler = httpHandler(scriptRoutes.deployScript, async ({ input, caller }) => {
+  const { script, version } = await scriptService().deploy(caller.userId, input.scriptId, { version: input.version });
+  return sdk.deployment(script, version);
+});

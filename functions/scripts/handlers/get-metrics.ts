@@ -1,0 +1,6 @@
+import { httpHandler } from '#platform/http.js';
+import { scriptInsights } from '../insights.js';
+import { scriptRoutes } from '../routes.js';
+import { sdk } from '../views.js';
+
+export const handler = httpHandler(scriptRoutes.getMetrics, async ({ input, caller }) => sdk.metrics(await scriptInsights().metrics(caller.userId, input.scriptId)));

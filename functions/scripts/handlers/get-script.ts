@@ -1,0 +1,10 @@
+import { httpHandler } from '#platform/http.js';
+import { statsOf } from '../insights.js';
+import { scriptRoutes } from '../routes.js';
+import { scriptService } from '../service.js';
+import { sdk } from '../views.js';
+
+export const handler = httpHandler(scriptRoutes.getScript, async ({ input, caller }) => {
+  const script = await scriptService().readable(caller.userId, input.scriptId);
+  return sdk.script(script, statsOf(script));
+});

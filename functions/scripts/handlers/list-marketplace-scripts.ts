@@ -1,0 +1,10 @@
+import { httpHandler } from '#platform/http.js';
+import { scriptInsights } from '../insights.js';
+import { scriptRoutes } from '../routes.js';
+import { sdk } from '../views.js';
+
+export const handler = httpHandler(scriptRoutes.listMarketplaceScripts, async ({ input }) => {
+  const { limit, offset, ...query } = input;
+  const page = await scriptInsights().marketplace(query, { limit, offset });
+  return { total: page.total, limit, offset, scripts: page.scripts.map(sdk.listItem) };
+});

@@ -1,0 +1,9 @@
+import { httpHandler } from '#platform/http.js';
+import { scriptRoutes } from '../routes.js';
+import { scriptService } from '../service.js';
+import { sdk } from '../views.js';
+
+export const handler = httpHandler(scriptRoutes.listScripts, async ({ caller }) => {
+  const scripts = await scriptService().listOwned(caller.userId);
+  return { count: scripts.length, scripts: scripts.map(sdk.listItem) };
+});

@@ -1,0 +1,9 @@
+import { httpHandler } from '#platform/http.js';
+import { scriptRoutes } from '../routes.js';
+import { scriptService } from '../service.js';
+import { sdk } from '../views.js';
+
+export const handler = httpHandler(scriptRoutes.listVersions, async ({ input, caller }) => {
+  const { script, versions } = await scriptService().listVersions(caller.userId, input.scriptId);
+  return { count: versions.length, versions: versions.map((version) => sdk.version(version, script.activeVersion)) };
+});

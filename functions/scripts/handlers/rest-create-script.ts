@@ -1,0 +1,9 @@
+import { httpHandler } from '#platform/http.js';
+import { scriptRoutes } from '../routes.js';
+import { scriptService } from '../service.js';
+import { rest } from '../views.js';
+
+export const handler = httpHandler(scriptRoutes.restCreateScript, async ({ input, caller }) => {
+  const { script, apiKey } = await scriptService().create(caller.userId, input);
+  return rest.created(script, apiKey);
+});

@@ -1,0 +1,9 @@
+import { httpHandler } from '#platform/http.js';
+import { scriptRoutes } from '../routes.js';
+import { scriptService } from '../service.js';
+import { rest } from '../views.js';
+
+export const handler = httpHandler(scriptRoutes.restCreateVersion, async ({ input, caller }) => {
+  const { version } = await scriptService().createVersion(caller.userId, input.scriptId, { code: input.code, message: input.changelog, semver: input.version });
+  return rest.version(version);
+});

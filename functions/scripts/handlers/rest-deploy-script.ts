@@ -1,0 +1,9 @@
+import { httpHandler } from '#platform/http.js';
+import { scriptRoutes } from '../routes.js';
+import { scriptService } from '../service.js';
+import { rest } from '../views.js';
+
+export const handler = httpHandler(scriptRoutes.restDeployScript, async ({ input, caller }) => {
+  const { script, version } = await scriptService().deploy(caller.userId, input.scriptId, { versionId: input.versionId });
+  return rest.deployment(script, version);
+});

@@ -1,0 +1,11 @@
+import { NotFoundError } from '#platform/errors.js';
+import { httpHandler } from '#platform/http.js';
+import { scriptInsights } from '../insights.js';
+import { scriptRoutes } from '../routes.js';
+import { rest } from '../views.js';
+
+export const handler = httpHandler(scriptRoutes.restGetExecution, async ({ input, caller }) => {
+  const { execution, logs } = await scriptInsights().execution(caller.userId, input.executionId);
+  if (execution.scriptId !== input.scriptId) throw new NotFoundError('executionId', input.executionId, 'execution');
+  return { ...rest.execution(execution), result: execution.output, logs, error: execution.error };
+});

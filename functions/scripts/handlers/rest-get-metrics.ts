@@ -1,0 +1,6 @@
+import { httpHandler } from '#platform/http.js';
+import { scriptInsights } from '../insights.js';
+import { scriptRoutes } from '../routes.js';
+import { rest } from '../views.js';
+
+export const handler = httpHandler(scriptRoutes.restGetMetrics, async ({ input, caller }) => rest.metrics(await scriptInsights().metrics(caller.userId, input.scriptId)));

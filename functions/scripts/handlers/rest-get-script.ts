@@ -1,0 +1,6 @@
+import { httpHandler } from '#platform/http.js';
+import { scriptRoutes } from '../routes.js';
+import { scriptService } from '../service.js';
+import { rest } from '../views.js';
+
+export const handler = httpHandler(scriptRoutes.restGetScript, async ({ input, caller }) => rest.script(await scriptService().readable(caller.userId, input.scriptId)));

@@ -1,0 +1,9 @@
+import { httpHandler } from '#platform/http.js';
+import { scriptRoutes } from '../routes.js';
+import { scriptService } from '../service.js';
+import { rest } from '../views.js';
+
+export const handler = httpHandler(scriptRoutes.restListVersions, async ({ input, caller }) => {
+  const { versions } = await scriptService().listVersions(caller.userId, input.scriptId);
+  return { versions: versions.map(rest.version), count: versions.length };
+});

@@ -1,0 +1,8 @@
+import { httpHandler } from '#platform/http.js';
+import { scriptRoutes } from '../routes.js';
+import { scriptService } from '../service.js';
+
+export const handler = httpHandler(scriptRoutes.restUnpublishScript, async ({ input, caller }) => {
+  const script = await scriptService().unpublish(caller.userId, input.scriptId);
+  return { id: script.scriptId, status: script.status };
+});

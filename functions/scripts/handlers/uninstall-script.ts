@@ -1,0 +1,8 @@
+import { httpHandler, Reply } from '#platform/http.js';
+import { scriptRoutes } from '../routes.js';
+import { scriptService } from '../service.js';
+
+export const handler = httpHandler(scriptRoutes.uninstallScript, async ({ input, caller }) => {
+  await scriptService().uninstall(caller.userId, input.scriptId);
+  return Reply.message(`script ${input.scriptId} uninstalled`);
+});

@@ -1,0 +1,79 @@
+// Reading what scripts did: execution history (each user sees their own runs), one execution with its logs,
+// metrics (owner only), and the marketplace.
+import { type Clock, systemClock } from '#platform/clock.js';
+import { NotFoundError } from '#platform/errors.js';
+import { type ExecutionStore, createExecutionStore } from './execution-store.js';
+import { type MarketplaceFilter, filterMarketplace } from './marketplace.js';
+import type { Execution, ExecutionStatus, Script } from './model.js';
+import { dailyRunsCounter } from './runner.js';
+import { type ScriptService, scriptService } from './service.js';
+import { type ScriptStore, createScriptStore } from './store.js';
+
+export interface HistoryFilter {
+  statuses?: ExecutionStatus[];
+  startDate?: string;
+  endDate?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface Metrics {
+  script: Script;
+  totalExecutions: number;
+  /** 0 to 1; a no-op counts as a success (SPEC.md handler convention). */
+  successRate: number;
+  errorRate: number;
+  averageDuration: number;
+  totalCost: number;
+  executionsToday: number;
+}
+
+const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** Figures from the script's running totals, which outlive the 90-day execution records. */
+export function statsOf(script: Script): Omit<Metrics, 'script' | 'executionsToday'> {
+  const total = script.totalExecutions ?? 0;
+  const successRate = total ? (script.successCount ?? 0) / total : 0;
+  return {
+    totalExecutions: total,
+    successRate: round(successRate, 4),
+    errorRate: total ? round(1 - successRate, 4) : 0,
+    averageDuration: total ? round((script.totalDuration ?? 0) / total, 2) : 0,
+    totalCost: round(script.totalCost ?? 0, 12),
+  };
+}
+
+export function createInsights(deps: { scripts: ScriptService; store: ScriptStore; executions: ExecutionStore; clock: Clock }) {
+  const { executions } = deps;
+  return {
+    async history(userId: string, scriptId: string, filter: HistoryFilter) {
+      const script = await deps.scripts.readable(userId, scriptId);
+      const runs = (await executions.list({ scriptUser: `${scriptId}#${userId}`, startDate: filter.startDate, endDate: filter.endDate }))
+        .filter((run) => !filter.statuses || filter.statuses.includes(run.status));
+      return { script, executions: runs.slice(filter.offset, filter.offset + filter.limit), total: runs.length };
+    },
+
+    async execution(userId: string, executionId: string): Promise<{ execution: Execution; logs: string[] }> {
+      const [execution, logs] = await Promise.all([executions.get(executionId), executions.getLogs(executionId)]);
+      if (!execution || execution.userId !== userId) throw new NotFoundError('executionId', executionId, 'execution');
+      return { execution, logs };
+    },
+
+    async metrics(userId: string, scriptId: string): Promise<Metrics> {
+      const script = await deps.scripts.owned(userId, scriptId);
+      const executionsToday = await executions.readDailyRuns(dailyRunsCounter(scriptId, deps.clock.now()));
+      return { script, ...statsOf(script), executionsToday };
+    },
+
+    async marketplace(query: MarketplaceFilter, page: { limit: number; offset: number }) {
+      const matching = filterMarketplace(await deps.store.listListed(), query, deps.clock.now());
+      return { scripts: matching.slice(page.offset, page.offset + page.limit), total: matching.length };
+    },
+  };
+}
+
+export type Insights = ReturnType<typeof createInsights>;
+
+let insights: Insights | undefined;
+export const scriptInsights = (): Insights =>
+  (insights ??= createInsights({ scripts: scriptService(), store: createScriptStore(), executions: createExecutionStore(), clock: systemClock }));

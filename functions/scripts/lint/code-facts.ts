@@ -1,0 +1,109 @@
+// What lint needs to know about a script, read from a real parse: acorn for JavaScript, python3's own `ast`
+// (python-facts.py) for Python. Both produce the same facts, and rules.ts judges them.
+import type { Node } from 'acorn';
+import { ancestor } from 'acorn-walk';
+import { CodeSyntaxError, parseNode } from '../node-code.js';
+
+export interface CodeFacts {
+  syntaxError?: { message: string; line: number; column: number };
+  handler?: { line: number; isAsync: boolean };
+  /** `resources[name].method(...)`; `name` is absent when computed at run time. */
+  resourceCalls: Array<{ line: number; name?: string; method: string }>;
+  /** Reads of `event.data.<path>`, outermost path only. */
+  dataAccesses: Array<{ line: number; path: string[] }>;
+  /** Calls on the platform SDK object (`mirra.*` or `sdk.*`). */
+  sdkCalls: Array<{ line: number; call: string }>;
+}
+
+type AnyNode = Node & Record<string, any>;
+
+const sdkRoots = new Set(['mirra', 'sdk']);
+
+const keyOf = (member: AnyNode): string | undefined =>
+  member.computed ? (member.property.type === 'Literal' && typeof member.property.value === 'string' ? member.property.value : undefined) : member.property.name;
+
+/** `root.a['b'].c` as root name and keys; undefined keys are computed ones. */
+function chainOf(node: AnyNode): { root?: string; keys: Array<string | undefined> } {
+  const keys: Array<string | undefined> = [];
+  let current = node;
+  while (current.type === 'MemberExpression') {
+    keys.unshift(keyOf(current));
+    current = current.object;
+  }
+  return { root: current.type === 'Identifier' ? current.name : undefined, keys };
+}
+
+const isFunction = (node: AnyNode | undefined) => Boolean(node && /^(FunctionDeclaration|FunctionExpression|ArrowFunctionExpression)$/.test(node.type));
+
+/** The handler DESIGN.md §3 accepts: top-level function or const, `exports.handler`, `module.exports.handler`, `module.exports = {handler}`. */
+function findHandler(body: AnyNode[]): AnyNode | undefined {
+  const topLevel = new Map<string, AnyNode>();
+  for (const statement of body) {
+    const node = statement.type === 'ExportNamedDeclaration' && statement.declaration ? statement.declaration : statement;
+    if (node.type === 'FunctionDeclaration') topLevel.set(node.id.name, node);
+    if (node.type === 'VariableDeclaration') for (const item of node.declarations) if (item.id.type === 'Identifier' && isFunction(item.init)) topLevel.set(item.id.name, item.init);
+  }
+  const resolve = (value: AnyNode | undefined) => (value?.type === 'Identifier' ? topLevel.get(value.name) : isFunction(value) ? value : undefined);
+  for (const statement of body) {
+    const assignment = statement.type === 'ExpressionStatement' && statement.expression.type === 'AssignmentExpression' ? statement.expression : undefined;
+    if (!assignment || assignment.left.type !== 'MemberExpression') continue;
+    const { root, keys } = chainOf(assignment.left);
+    const path = [root, ...keys].join('.');
+    if (path === 'exports.handler' || path === 'module.exports.handler') return resolve(assignment.right);
+    if (path === 'module.exports' && assignment.right.type === 'ObjectExpression') {
+      const property = assignment.right.properties.find((item: AnyNode) => item.type === 'Property' && (item.key.name ?? item.key.value) === 'handler');
+      if (property) return resolve(property.value);
+    }
+  }
+  return topLevel.get('handler');
+}
+
+export function javascriptFacts(code: string): CodeFacts {
+  const facts: CodeFacts = { resourceCalls: [], dataAccesses: [], sdkCalls: [] };
+  let program: AnyNode;
+  try {
+    program = parseNode(code).program as AnyNode;
+  } catch (error) {
+    if (!(error instanceof CodeSyntaxError)) throw error;
+    return { ...facts, syntaxError: { message: error.reason, line: error.line, column: error.column } };
+  }
+  const handler = findHandler(program.body);
+  if (handler) facts.handler = { line: handler.loc!.start.line, isAsync: Boolean(handler.async) };
+  const eventName = handler?.params[0]?.type === 'Identifier' ? handler.params[0].name : 'event';
+
+  // Names bound to event.data: `const data = event.data` and `const { data } = event`.
+  const aliases = new Set<string>();
+  ancestor(program, {
+    VariableDeclarator(node: AnyNode) {
+      if (!node.init) return;
+      const { root, keys } = node.init.type === 'MemberExpression' ? chainOf(node.init) : { root: node.init.type === 'Identifier' ? node.init.name : undefined, keys: [] };
+      if (root !== eventName) return;
+      if (node.id.type === 'Identifier' && keys.length === 1 && keys[0] === 'data') aliases.add(node.id.name);
+      if (node.id.type === 'ObjectPattern' && keys.length === 0) {
+        for (const property of node.id.properties) if (property.type === 'Property' && property.key.name === 'data' && property.value.type === 'Identifier') aliases.add(property.value.name);
+      }
+      if (node.id.type === 'ObjectPattern' && keys.length === 1 && keys[0] === 'data') {
+        for (const property of node.id.properties) if (property.type === 'Property' && !property.computed) facts.dataAccesses.push({ line: property.loc.start.line, path: [property.key.name ?? property.key.value] });
+      }
+    },
+  } as never);
+
+  ancestor(program, {
+    MemberExpression(node: AnyNode, _state: unknown, ancestors: AnyNode[]) {
+      const parent = ancestors[ancestors.length - 2];
+      if (parent?.type === 'MemberExpression' && parent.object === node) return;
+      const { root, keys } = chainOf(node);
+      const path = root === eventName && keys[0] === 'data' ? keys.slice(1) : root && aliases.has(root) ? keys : [];
+      const firstComputed = path.indexOf(undefined);
+      const known = (firstComputed < 0 ? path : path.slice(0, firstComputed)) as string[];
+      if (known.length) facts.dataAccesses.push({ line: node.loc!.start.line, path: known });
+    },
+    CallExpression(node: AnyNode) {
+      if (node.callee.type !== 'MemberExpression') return;
+      const { root, keys } = chainOf(node.callee);
+      if (root === 'resources' && keys.length === 2 && keys[1] !== undefined) facts.resourceCalls.push({ line: node.loc!.start.line, method: keys[1], ...(keys[0] !== undefined && { name: keys[0] }) });
+      if (root && sdkRoots.has(root)) facts.sdkCalls.push({ line: node.loc!.start.line, call: [root, ...keys.map((key) => key ?? '[]')].join('.') });
+    },
+  } as never);
+  return facts;
+}

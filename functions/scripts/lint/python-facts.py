@@ -1,0 +1,94 @@
+"""Reads Python script code on stdin and prints, as JSON, the facts lint/code-facts.ts describes:
+syntax error, the handler, resources calls, event['data'] field reads and SDK calls, with line numbers."""
+import ast
+import json
+import sys
+
+SDK_ROOTS = {'mirra', 'sdk'}
+
+
+def constant_key(node):
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def step(node):
+    """(inner, key) for `inner['key']`, `inner.get('key', ...)` and `inner.key`; None otherwise."""
+    if isinstance(node, ast.Subscript):
+        return node.value, constant_key(node.slice)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == 'get' and node.args:
+        return node.func.value, constant_key(node.args[0])
+    if isinstance(node, ast.Attribute):
+        return node.value, node.attr
+    return None
+
+
+def chain(node):
+    """Root name and keys of `root['a'].get('b')...`, outermost last."""
+    keys = []
+    while True:
+        stepped = step(node)
+        if stepped is None:
+            break
+        node, key = stepped
+        keys.insert(0, key)
+    return (node.id, keys) if isinstance(node, ast.Name) else (None, keys)
+
+
+def facts(code):
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as error:
+        return {'syntaxError': {'message': error.msg, 'line': error.lineno or 1, 'column': error.offset or 1},
+                'resourceCalls': [], 'dataAccesses': [], 'sdkCalls': []}
+    result = {'resourceCalls': [], 'dataAccesses': [], 'sdkCalls': []}
+    event_name = 'event'
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == 'handler':
+            result['handler'] = {'line': node.lineno, 'isAsync': isinstance(node, ast.AsyncFunctionDef)}
+            if node.args.args:
+                event_name = node.args.args[0].arg
+    aliases = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            root, keys = chain(node.value)
+            if root == event_name and keys == ['data']:
+                aliases.add(node.targets[0].id)
+    inner = set()
+    for node in ast.walk(tree):
+        stepped = step(node)
+        if stepped is not None:
+            inner.add(id(stepped[0]))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute):
+                target = func.value
+                name = None
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == 'resources':
+                    name = constant_key(target.slice)
+                    result['resourceCalls'].append({'line': node.lineno, 'method': func.attr, **({'name': name} if name else {})})
+                elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == 'resources':
+                    result['resourceCalls'].append({'line': node.lineno, 'name': target.attr, 'method': func.attr})
+                root, _ = chain(func)
+                if root in SDK_ROOTS:
+                    result['sdkCalls'].append({'line': node.lineno, 'call': ast.unparse(func)})
+        if id(node) in inner or step(node) is None:
+            continue
+        root, keys = chain(node)
+        if root == event_name and keys[:1] == ['data'] and len(keys) > 1:
+            path = keys[1:]
+        elif root in aliases and keys:
+            path = keys
+        else:
+            continue
+        known = []
+        for key in path:
+            if key is None:
+                break
+            known.append(key)
+        if known and not (known[-1] == 'get' and isinstance(node, ast.Attribute)):
+            result['dataAccesses'].append({'line': node.lineno, 'path': known})
+    return result
+
+
+print(json.dumps(facts(sys.stdin.read())))

@@ -1,0 +1,153 @@
+// The scripts area's records as stored, and the limits of SPEC.md Limits/Scripts.
+
+export const runtimeLabels = ['nodejs18', 'python3.11'] as const;
+export type RuntimeLabel = (typeof runtimeLabels)[number];
+
+export const pricingModels = ['free', 'pay-per-execution', 'subscription'] as const;
+export const marketplaceCategories = ['notification', 'data_sync', 'automation', 'utility', 'reporting'] as const;
+
+export const limits = {
+  timeoutSeconds: { min: 1, max: 300, default: 30 },
+  memoryMb: { min: 128, max: 3008, default: 128 },
+  maxCostPerExecution: { default: 1.0 },
+  maxExecutionsPerDay: { default: 100 },
+  concurrentExecutionsPerScript: 10,
+  manualExecutionsPerMinute: 100,
+} as const;
+
+export interface ScriptConfig {
+  timeout: number;
+  memory: number;
+  maxCostPerExecution: number;
+  maxExecutionsPerDay: number;
+  allowedResources: string[];
+}
+
+export interface Pricing {
+  model: (typeof pricingModels)[number];
+  basePrice?: number;
+  monthlyPrice?: number;
+  currency?: string;
+}
+
+export type ScriptStatus = 'draft' | 'published' | 'archived';
+export type DeploymentStatus = 'pending' | 'deploying' | 'deployed' | 'failed';
+
+export interface Script {
+  scriptId: string;
+  ownerId: string;
+  name: string;
+  description: string;
+  runtime: RuntimeLabel;
+  config: ScriptConfig;
+  category: string | null;
+  tags: string[];
+  isPrivate: boolean;
+  pricing: Pricing | null;
+  status: ScriptStatus;
+  deploymentStatus: DeploymentStatus;
+  /** Set while a deploy runs, so two deploys of one script do not interleave. */
+  deployingSince?: string;
+  activeVersion: number | null;
+  /** The active version's semver, for REST's shape. */
+  activeSemver?: string;
+  latestVersion: number;
+  latestSemver: string;
+  deploymentId: string | null;
+  serverlessFunctionName: string | null;
+  serverlessFunctionArn: string | null;
+  /** The `scripts:execute` key handed out at creation, revoked with the script. */
+  apiKeyId: string | null;
+  /** `public` while the script is in the marketplace: the partition of the sparse byListing index. */
+  listed?: 'public';
+  installCount: number;
+  /** Maintained by the shared reviews module (functions/marketplace/reviews.ts). */
+  ratingSum: number;
+  reviewCount: number;
+  staffPick: boolean;
+  system: boolean;
+  totalExecutions: number;
+  successCount: number;
+  totalDuration: number;
+  totalCost: number;
+  /** Versions with at least one successful run: publishing needs one (SPEC.md publish requirements). */
+  testedVersions?: Set<number>;
+  createdAt: string;
+  updatedAt: string;
+  deployedAt: string | null;
+  publishedAt: string | null;
+  lastExecutedAt: string | null;
+}
+
+/** Where a version runs once deployed: the Lambda version number, or the local staging key. */
+export interface Artifact {
+  functionVersion: string;
+  /** timeout and memory the artifact was built with; another config needs another artifact. */
+  configKey: string;
+}
+
+export interface ScriptVersion {
+  scriptId: string;
+  version: number;
+  versionId: string;
+  semver: string;
+  code: string;
+  codeHash: string;
+  /** `commitMessage` in the SDK, `changelog` in REST. */
+  message: string | null;
+  createdAt: string;
+  deployedAt: string | null;
+  artifact?: Artifact;
+}
+
+/** Stored with REST's names; the SDK shows success as completed and error/timeout as failed. */
+export type ExecutionStatus = 'running' | 'success' | 'error' | 'timeout';
+
+export const triggerTypes = ['manual', 'event', 'schedule', 'webhook', 'flow'] as const;
+export type TriggerType = (typeof triggerTypes)[number];
+
+export interface Trigger {
+  type: TriggerType;
+  source?: string;
+  event?: unknown;
+}
+
+export interface ExecutionError {
+  code: string;
+  message: string;
+  line?: number;
+}
+
+export interface Execution {
+  executionId: string;
+  scriptId: string;
+  /** Who the run belongs to: the owner, or a user who installed the script. */
+  userId: string;
+  /** GSI partition of a user's runs of one script: `<scriptId>#<userId>`. */
+  scriptUser: string;
+  version: number;
+  trigger: Trigger;
+  status: ExecutionStatus;
+  noOp?: boolean;
+  output: unknown;
+  /** Output over the stored size is kept as a prefix of its JSON text. */
+  outputTruncated?: boolean;
+  error: ExecutionError | null;
+  duration: number;
+  memoryUsed: number;
+  cost: number;
+  resourceCalls: number;
+  createdAt: string;
+  finishedAt: string | null;
+  expiresAt: number;
+}
+
+export interface Installation {
+  scriptId: string;
+  userId: string;
+  installationId: string;
+  status: 'active';
+  installedAt: string;
+  /** Template customization values, reaching the script as `context.customization`. */
+  customization: Record<string, string | number | boolean>;
+}

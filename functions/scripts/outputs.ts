@@ -1,0 +1,83 @@
+// Shapes of `data` in the scripts area's answers, for the OpenAPI document (views.ts builds them).
+import { z } from 'zod';
+import { IsoDate } from '#platform/schemas.js';
+
+const Nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
+const Runtime = z.enum(['nodejs18', 'python3.11']);
+const Status = z.enum(['draft', 'published', 'archived']);
+const DeploymentStatus = z.enum(['pending', 'deploying', 'deployed', 'failed']);
+const ExecError = z.object({ code: z.string(), message: z.string(), line: z.number().optional() });
+const Pricing = z.object({ model: z.string(), basePrice: z.number().optional(), monthlyPrice: z.number().optional(), currency: z.string().optional() });
+
+export const RestCreated = z.object({ id: z.string(), name: z.string(), runtime: Runtime, status: Status, createdAt: IsoDate, apiKey: z.string() });
+const RestListItem = z.object({ id: z.string(), name: z.string(), runtime: Runtime, status: Status, createdAt: IsoDate, lastExecutedAt: Nullable(IsoDate) });
+export const RestList = z.object({ scripts: z.array(RestListItem), total: z.number(), limit: z.number(), offset: z.number() });
+export const RestScript = z.object({
+  id: z.string(), name: z.string(), description: z.string(), runtime: Runtime, status: Status, deploymentStatus: DeploymentStatus, activeVersion: Nullable(z.string()),
+  latestVersion: z.string(), config: z.object({ timeout: z.number(), memory: z.number(), maxCostPerExecution: z.number(), maxExecutionsPerDay: z.number(), allowedResources: z.array(z.string()) }),
+  category: Nullable(z.string()), tags: z.array(z.string()), private: z.boolean(), pricing: Nullable(Pricing), createdAt: IsoDate, updatedAt: IsoDate,
+  deployedAt: Nullable(IsoDate), publishedAt: Nullable(IsoDate), lastExecutedAt: Nullable(IsoDate),
+});
+export const RestVersion = z.object({ versionId: z.string(), version: z.string(), changelog: Nullable(z.string()), createdAt: IsoDate });
+export const RestVersions = z.object({ versions: z.array(RestVersion), count: z.number() });
+export const RestDeployment = z.object({ deploymentId: z.string(), versionId: z.string(), status: z.literal('deployed'), deployedAt: IsoDate });
+export const RestExecuted = z.object({ executionId: z.string(), result: z.unknown(), duration: z.number(), memoryUsed: z.number(), cost: z.number() });
+const RestExecution = z.object({
+  executionId: z.string(), status: z.enum(['running', 'success', 'error', 'timeout']), duration: z.number(), memoryUsed: z.number(), cost: z.number(), timestamp: IsoDate, trigger: z.string(),
+});
+export const RestExecutions = z.object({ executions: z.array(RestExecution), total: z.number(), limit: z.number(), offset: z.number() });
+export const RestExecutionDetail = RestExecution.extend({ result: z.unknown(), logs: z.array(z.string()), error: Nullable(ExecError) });
+export const RestMetrics = z.object({
+  totalExecutions: z.number(), successRate: z.number(), averageDuration: z.number(), totalCost: z.number(), executionsToday: z.number(), lastExecutedAt: Nullable(IsoDate),
+});
+export const RestPublished = z.object({ id: z.string(), status: z.literal('published'), publishedAt: IsoDate });
+export const RestUnpublished = z.object({ id: z.string(), status: z.literal('draft') });
+const RestMarketplaceItem = z.object({
+  id: z.string(), name: z.string(), description: z.string(), runtime: Runtime, category: Nullable(z.string()), pricing: z.object({ model: z.string(), basePrice: z.number() }),
+  rating: z.number(), installCount: z.number(),
+});
+export const RestMarketplace = z.object({ scripts: z.array(RestMarketplaceItem), total: z.number(), limit: z.number(), offset: z.number() });
+
+const SdkBase = z.object({
+  id: z.string(), name: z.string(), description: z.string(), runtime: Runtime, timeout: z.number(), memory: z.number(), activeVersion: Nullable(z.number()),
+  isPublished: z.boolean(), isPrivate: z.boolean(), status: Status, deploymentStatus: DeploymentStatus,
+});
+export const SdkCreated = SdkBase.extend({ apiKey: z.string(), installationId: z.string(), createdAt: IsoDate });
+export const SdkScript = SdkBase.extend({
+  serverlessFunctionName: Nullable(z.string()), serverlessFunctionArn: Nullable(z.string()), totalExecutions: z.number(), totalCost: z.number(), avgDuration: z.number(),
+  errorRate: z.number(), createdAt: IsoDate, deployedAt: Nullable(IsoDate), publishedAt: Nullable(IsoDate), lastExecutedAt: Nullable(IsoDate),
+});
+const SdkListItem = z.object({
+  id: z.string(), name: z.string(), description: z.string(), activeVersion: Nullable(z.number()), isPublished: z.boolean(), status: Status,
+  deploymentStatus: DeploymentStatus, totalExecutions: z.number(), createdAt: IsoDate,
+});
+export const SdkList = z.object({ count: z.number(), scripts: z.array(SdkListItem) });
+export const SdkMarketplace = z.object({ total: z.number(), limit: z.number(), offset: z.number(), scripts: z.array(SdkListItem) });
+export const SdkDeleted = z.object({ deleted: z.literal(true), scriptId: z.string(), hardDeleted: z.boolean(), installationsRemoved: z.number(), preservedInstallations: z.number() });
+export const SdkVersion = z.object({
+  id: z.string(), scriptId: z.string(), version: z.number(), isActive: z.boolean(), commitMessage: Nullable(z.string()), codeHash: z.string(), createdAt: IsoDate, deployedAt: Nullable(IsoDate),
+});
+export const SdkVersions = z.object({ count: z.number(), versions: z.array(SdkVersion) });
+export const SdkDeployment = z.object({
+  success: z.literal(true),
+  data: z.object({ scriptId: z.string(), version: z.number(), serverlessFunctionName: z.string(), serverlessFunctionArn: z.string(), deployedAt: IsoDate }),
+});
+export const SdkExecution = z.object({
+  executionId: z.string(), scriptId: z.string(), status: z.enum(['completed', 'failed', 'running']), output: z.unknown(), duration: z.number(), logs: z.array(z.string()),
+  error: Nullable(ExecError), createdAt: IsoDate,
+});
+const SdkExecutionItem = z.object({ executionId: z.string(), scriptId: z.string(), status: z.enum(['completed', 'failed', 'running']), duration: z.number(), createdAt: IsoDate, hasError: z.boolean() });
+export const SdkExecutions = z.object({ scriptId: z.string(), count: z.number(), executions: z.array(SdkExecutionItem) });
+export const SdkPublished = z.object({ scriptId: z.string(), isPublished: z.boolean(), status: Status, publishedAt: IsoDate });
+export const SdkUnpublished = z.object({ scriptId: z.string(), unpublished: z.literal(true) });
+export const SdkMetrics = z.object({
+  scriptId: z.string(), totalExecutions: z.number(), totalCost: z.number(), avgDuration: z.number(), successRate: z.number(), errorRate: z.number(), lastExecutedAt: Nullable(IsoDate),
+});
+export const FlowScript = z.object({ code: z.string(), version: z.number(), scriptId: z.string(), scriptName: z.string(), description: z.string(), isOwned: z.boolean() });
+export const FlowScriptModified = z.object({ copied: z.boolean(), scriptId: z.string(), versionId: z.string(), version: z.number() });
+export const LintResult = z.object({
+  valid: z.boolean(), issueCount: z.number(),
+  issues: z.array(z.object({ severity: z.enum(['error', 'warning']), message: z.string(), line: z.number(), suggestion: z.string() })),
+  callAdapterCallsCount: z.number(), mirraSDKCallsCount: z.number(),
+});
+export const ScriptInstallation = z.object({ installationId: z.string(), scriptId: z.string(), userId: z.string(), status: z.literal('active'), installedAt: IsoDate });

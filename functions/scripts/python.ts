@@ -1,0 +1,37 @@
+// The python3 interpreter of this machine, for local script workers and for reading Python code with its own `ast`.
+import { execFile, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+let executable: Promise<string | undefined> | undefined;
+
+/**
+ * The real interpreter behind `python3` (version managers put a shell shim first, which costs ~100 ms a start);
+ * undefined where there is none, as inside a Node Lambda function.
+ */
+export function pythonExecutable(): Promise<string | undefined> {
+  executable ??= new Promise((resolve) => {
+    execFile(process.env.PYTHON ?? 'python3', ['-c', 'import sys; print(sys.executable)'], { timeout: 10_000 }, (error, stdout) => resolve(error ? undefined : stdout.trim() || undefined));
+  });
+  return executable;
+}
+
+const factsScript = fileURLToPath(new URL('./lint/python-facts.py', import.meta.url));
+
+/** What python-facts.py reports about a piece of Python code; see lint/code-facts.ts. */
+export async function pythonFacts<T>(code: string): Promise<T | undefined> {
+  const python = await pythonExecutable();
+  if (!python) return undefined;
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, ['-E', '-s', '-B', factsScript], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' } });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.once('error', reject);
+    child.once('close', (status) => {
+      if (status !== 0) return reject(new Error(`python-facts.py failed (${status}): ${Buffer.concat(err).toString().slice(-500)}`));
+      resolve(JSON.parse(Buffer.concat(out).toString('utf8')) as T);
+    });
+    child.stdin.end(code);
+  });
+}

@@ -1,0 +1,106 @@
+// SPEC.md's Scripts (REST) table and its SDK operations at POST /api/sdk/v1/scripts/<operationName> (DESIGN.md §3),
+// plus install, uninstall and reviews. Event subscriptions, createWebhook and createSchedule belong to the events area.
+import { Review } from '#functions/marketplace/schemas.js';
+import { resourceRoutes } from '#functions/resources/routes.js';
+import { type RouteSpec, type TableAccess, defineRoutes } from '#platform/route.js';
+import { Message } from '#platform/schemas.js';
+import type { TableName } from '../tables.js';
+import * as out from './outputs.js';
+import * as input from './schemas.js';
+
+/** Changing scripts takes a full key (`*`), or `scripts:manage` once keys can hold it; running one also takes `scripts:execute`. */
+const manage = ['scripts:manage'];
+const execute = ['scripts:manage', 'scripts:execute'];
+
+type Tables = Partial<Record<TableName, TableAccess>>;
+const read: Tables = { scripts: 'read', scriptInstallations: 'read' };
+const edit: Tables = { scripts: 'write', scriptVersions: 'write', scriptInstallations: 'read' };
+/** A run reads the account's budget and calls resources as its user, with what the resources area's call route needs. */
+const run: Tables = { ...resourceRoutes.callResource.tables, ...edit, scriptExecutions: 'write', scriptExecutionLogs: 'write', scriptCounters: 'write', users: 'read' };
+/** Scripts run up to 300 s; the function answering the run outlives them to record the result. */
+const runs: Pick<RouteSpec, 'tables' | 'uses' | 'scopes' | 'timeoutSeconds'> = {
+  tables: run, uses: ['scriptFunctions', ...(resourceRoutes.callResource.uses ?? [])], scopes: execute, timeoutSeconds: 310,
+};
+const create: Tables = { scripts: 'write', scriptVersions: 'write', scriptInstallations: 'write', apiKeys: 'write' };
+const remove: Tables = { ...create, scriptSubscriptions: 'read' };
+const history: Tables = { ...read, scriptExecutions: 'read', scriptExecutionLogs: 'read' };
+const sdk = (operation: string) => `/api/sdk/v1/scripts/${operation}`;
+const byId = (suffix = '') => `/api/sdk/v1/scripts/{scriptId}${suffix}`;
+
+export const scriptRoutes = defineRoutes('scripts', {
+  restCreateScript: {
+    method: 'POST', path: '/api/sdk/v1/scripts', auth: 'apiKey', scopes: manage, summary: 'Create a script (draft, version 1.0.0, an execute key shown once)',
+    input: input.CreateScriptInput, output: out.RestCreated, successStatus: 201, tables: create,
+  },
+  restListScripts: { method: 'GET', path: '/api/sdk/v1/scripts', auth: 'apiKey', summary: "The caller's scripts", input: input.RestListScriptsInput, output: out.RestList, tables: read },
+  restGetScript: { method: 'GET', path: byId(), auth: 'apiKey', summary: 'One script', input: input.ScriptIdInput, output: out.RestScript, tables: read },
+  restUpdateScript: {
+    method: 'PATCH', path: byId(), auth: 'apiKey', scopes: manage, summary: 'Change metadata or config; new code becomes a new version',
+    input: input.UpdateScriptInput, output: out.RestScript, tables: edit, uses: ['scriptFunctions'],
+  },
+  restDeleteScript: {
+    method: 'DELETE', path: byId(), auth: 'apiKey', scopes: manage, summary: 'Delete a script (refused with active installations or subscriptions)',
+    input: input.ScriptIdInput, output: Message, tables: remove, uses: ['scriptFunctions'],
+  },
+  restExecuteScript: { method: 'POST', path: byId('/execute'), auth: 'apiKey', summary: 'Run the script with event data', input: input.RestExecuteInput, output: out.RestExecuted, ...runs },
+  restCreateVersion: {
+    method: 'POST', path: byId('/versions'), auth: 'apiKey', scopes: manage, summary: 'Add an immutable version (semver above the latest)',
+    input: input.RestCreateVersionInput, output: out.RestVersion, successStatus: 201, tables: edit,
+  },
+  restListVersions: { method: 'GET', path: byId('/versions'), auth: 'apiKey', summary: 'Versions, newest first', input: input.ScriptIdInput, output: out.RestVersions, tables: edit },
+  restDeployScript: {
+    method: 'POST', path: byId('/deploy'), auth: 'apiKey', scopes: manage, summary: 'Deploy a version (an older one is the rollback)',
+    input: input.RestDeployInput, output: out.RestDeployment, tables: edit, uses: ['scriptFunctions'],
+  },
+  restGetExecutions: { method: 'GET', path: byId('/executions'), auth: 'apiKey', summary: "The caller's runs of the script", input: input.RestExecutionsInput, output: out.RestExecutions, tables: history },
+  restGetExecution: {
+    method: 'GET', path: byId('/executions/{executionId}'), auth: 'apiKey', summary: 'One run with its result and logs', input: input.RestExecutionInput, output: out.RestExecutionDetail, tables: history,
+  },
+  restGetMetrics: { method: 'GET', path: byId('/metrics'), auth: 'apiKey', summary: 'Owner-only metrics', input: input.ScriptIdInput, output: out.RestMetrics, tables: { ...read, scriptCounters: 'read' } },
+  restPublishScript: {
+    method: 'POST', path: byId('/publish'), auth: 'apiKey', scopes: manage, summary: 'Publish (deploys first if needed)',
+    input: input.RestPublishInput, output: out.RestPublished, tables: edit, uses: ['scriptFunctions'],
+  },
+  restUnpublishScript: { method: 'POST', path: byId('/unpublish'), auth: 'apiKey', scopes: manage, summary: 'Back to draft', input: input.ScriptIdInput, output: out.RestUnpublished, tables: edit },
+  restListMarketplace: { method: 'GET', path: sdk('marketplace'), auth: 'apiKey', summary: 'Published public scripts', input: input.RestMarketplaceInput, output: out.RestMarketplace, tables: { scripts: 'read' } },
+  installScript: {
+    method: 'POST', path: byId('/install'), auth: 'apiKey', scopes: manage, summary: 'Install a published script', input: input.ScriptIdInput, output: out.ScriptInstallation,
+    successStatus: 201, tables: { scripts: 'write', scriptInstallations: 'write' },
+  },
+  uninstallScript: { method: 'DELETE', path: byId('/install'), auth: 'apiKey', scopes: manage, summary: 'Uninstall a script', input: input.ScriptIdInput, output: Message, tables: { scripts: 'write', scriptInstallations: 'write' } },
+  createScriptReview: {
+    method: 'POST', path: byId('/reviews'), auth: 'apiKey', scopes: manage, summary: 'Review an installed script (one review per user)',
+    input: input.ReviewInput, output: Review, successStatus: 201, tables: { scripts: 'write', scriptInstallations: 'read', reviews: 'write' },
+  },
+
+  createScript: { method: 'POST', path: sdk('createScript'), auth: 'apiKey', scopes: manage, summary: 'SDK: create a script', input: input.CreateScriptInput, output: out.SdkCreated, tables: create },
+  deleteScript: { method: 'POST', path: sdk('deleteScript'), auth: 'apiKey', scopes: manage, summary: 'SDK: delete a script', input: input.ScriptIdInput, output: out.SdkDeleted, tables: remove, uses: ['scriptFunctions'] },
+  createVersion: { method: 'POST', path: sdk('createVersion'), auth: 'apiKey', scopes: manage, summary: 'SDK: add the next version', input: input.SdkCreateVersionInput, output: out.SdkVersion, tables: edit },
+  listVersions: { method: 'POST', path: sdk('listVersions'), auth: 'apiKey', summary: 'SDK: versions, newest first', input: input.ScriptIdInput, output: out.SdkVersions, tables: edit },
+  deployScript: {
+    method: 'POST', path: sdk('deployScript'), auth: 'apiKey', scopes: manage, summary: 'SDK: deploy a version (default latest)',
+    input: input.SdkDeployInput, output: out.SdkDeployment, tables: edit, uses: ['scriptFunctions'],
+  },
+  executeScript: { method: 'POST', path: sdk('executeScript'), auth: 'apiKey', summary: 'SDK: run the script', input: input.SdkExecuteInput, output: out.SdkExecution, ...runs },
+  getScript: { method: 'POST', path: sdk('getScript'), auth: 'apiKey', summary: 'SDK: one script', input: input.ScriptIdInput, output: out.SdkScript, tables: read },
+  listScripts: { method: 'POST', path: sdk('listScripts'), auth: 'apiKey', summary: "SDK: the caller's scripts", input: input.SdkListScriptsInput, output: out.SdkList, tables: read },
+  getExecutions: { method: 'POST', path: sdk('getExecutions'), auth: 'apiKey', summary: "SDK: the caller's runs", input: input.SdkExecutionsInput, output: out.SdkExecutions, tables: history },
+  getExecution: { method: 'POST', path: sdk('getExecution'), auth: 'apiKey', summary: 'SDK: one run with logs', input: input.ExecutionIdInput, output: out.SdkExecution, tables: history },
+  publishScript: {
+    method: 'POST', path: sdk('publishScript'), auth: 'apiKey', scopes: manage, summary: 'SDK: publish', input: input.SdkPublishInput, output: out.SdkPublished, tables: edit, uses: ['scriptFunctions'],
+  },
+  unpublishScript: { method: 'POST', path: sdk('unpublishScript'), auth: 'apiKey', scopes: manage, summary: 'SDK: unpublish', input: input.ScriptIdInput, output: out.SdkUnpublished, tables: edit },
+  listMarketplaceScripts: {
+    method: 'POST', path: sdk('listMarketplaceScripts'), auth: 'apiKey', summary: 'SDK: marketplace with filters and sorting', input: input.SdkMarketplaceInput, output: out.SdkMarketplace, tables: { scripts: 'read' },
+  },
+  getMetrics: { method: 'POST', path: sdk('getMetrics'), auth: 'apiKey', summary: 'SDK: owner-only metrics', input: input.ScriptIdInput, output: out.SdkMetrics, tables: { ...read, scriptCounters: 'read' } },
+  getFlowScript: { method: 'POST', path: sdk('getFlowScript'), auth: 'apiKey', summary: "SDK: the code a flow runs", input: input.GetFlowScriptInput, output: out.FlowScript, tables: { ...edit, flows: 'read' } },
+  modifyFlowScript: {
+    method: 'POST', path: sdk('modifyFlowScript'), auth: 'apiKey', scopes: manage, summary: "SDK: change a flow's code (copy-on-write for others' scripts)",
+    input: input.ModifyFlowScriptInput, output: out.FlowScriptModified, tables: { ...create, flows: 'write' }, uses: ['scriptFunctions'],
+  },
+  lintScript: {
+    method: 'POST', path: sdk('lintScript'), auth: 'apiKey', summary: 'SDK: check code before create or modify', input: input.LintInput, output: out.LintResult,
+    tables: { ...read, resourceInstallations: 'read', resourceVersions: 'read' },
+  },
+});

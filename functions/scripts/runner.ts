@@ -1,0 +1,246 @@
+// The one way a script runs, whatever triggered it (manual, event, schedule, webhook, flow): access, limits
+// (manual rate, daily runs, monthly budget, cost per run), the run itself, and its record.
+import { performance } from 'node:perf_hooks';
+import { rateLimiter } from '#adapters/rate-limiter.js';
+import { scriptRuntime } from '#adapters/script-runtime.js';
+import { resourceCaller } from '#functions/resources/call-service.js';
+import { type Clock, systemClock } from '#platform/clock.js';
+import { AppError, BudgetExceededError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '#platform/errors.js';
+import { newId } from '#platform/ids.js';
+import type { RateLimiter, ResourceCaller } from '#platform/ports.js';
+import { computeCostUsd, msAffordable, roundUsd } from './cost.js';
+import { type Deployer, createDeployer } from './deployer.js';
+import { type ExecutionStore, createExecutionStore, retention } from './execution-store.js';
+import { type Execution, type ExecutionError, type Installation, type Script, type ScriptVersion, type Trigger, limits } from './model.js';
+import type { BudgetSource } from './ports.js';
+import { prepareCode } from './prepare.js';
+import { type ScriptRuntime, liveAlias } from './runtime-port.js';
+import { type ScriptStore, createScriptStore } from './store.js';
+import { storedLogs, storedOutput } from './stored-run.js';
+import { accountBudgets } from './wiring.js';
+
+export interface ExecuteRequest {
+  scriptId: string;
+  /** Whose run it is: the owner, or a user who installed the script; resource calls and costs are theirs. */
+  userId: string;
+  data: unknown;
+  trigger: Trigger;
+  /** Came in over the API: counted against the manual executions per minute. */
+  viaApi?: boolean;
+}
+
+export interface ExecutionResult {
+  execution: Execution;
+  /** Every captured line; the stored record keeps a bounded prefix. */
+  logs: string[];
+  output: unknown;
+}
+
+const dayMs = 24 * 60 * 60 * 1000;
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const nextUtcMidnight = (ms: number) => Math.floor(ms / dayMs) * dayMs + dayMs;
+
+export const dailyRunsCounter = (scriptId: string, ms: number) => `daily#${scriptId}#${utcDay(ms)}`;
+export const monthlySpendCounter = (userId: string, ms: number) => `spend#${userId}#${utcDay(ms).slice(0, 7)}`;
+export const manualRunsBucket = (scriptId: string) => `script-manual:${scriptId}`;
+
+const showRunningAfterMs = 1000;
+
+/** The record names the event (its type or id) rather than holding it: events can be as large as the item may be. */
+const storedTrigger = ({ type, source, event }: Trigger): Trigger => {
+  const named = event !== null && typeof event === 'object' ? ((event as { type?: unknown; id?: unknown }).type ?? (event as { id?: unknown }).id) : event;
+  return { type, ...(source !== undefined && { source }), ...(typeof named === 'string' && { event: named.slice(0, 200) }) };
+};
+
+const codedError = (code: string, message: string) => Object.assign(new Error(message), { code });
+
+export function createScriptRunner(deps: {
+  store: ScriptStore;
+  executions: ExecutionStore;
+  deployer: Deployer;
+  runtime: () => ScriptRuntime;
+  limiter: () => RateLimiter;
+  budgets: BudgetSource;
+  resources: () => ResourceCaller;
+  clock: Clock;
+}) {
+  const { store, executions, clock } = deps;
+  /** Versions are immutable: one read per version and process, refreshed when a test build records its artifact. */
+  const versions = new Map<string, ScriptVersion>();
+
+  async function versionOf(scriptId: string, number: number): Promise<ScriptVersion> {
+    const key = `${scriptId}:${number}`;
+    const cached = versions.get(key);
+    if (cached) return cached;
+    const found = await store.getVersion(scriptId, number);
+    if (!found) throw new NotFoundError('version', String(number));
+    if (versions.size >= 1000) versions.delete(versions.keys().next().value!);
+    versions.set(key, found);
+    return found;
+  }
+
+  function checkAccess(scriptId: string, userId: string, script: Script | undefined, installation: Installation | undefined): Script {
+    if (!script) throw new NotFoundError('scriptId', scriptId, 'script');
+    if (script.ownerId === userId || installation) return script;
+    if (script.listed) throw new ForbiddenError(`install script ${scriptId} before running it`, { scriptId });
+    throw new NotFoundError('scriptId', scriptId, 'script');
+  }
+
+  async function checkManualRate(scriptId: string, now: number) {
+    // Benches raise it (as they raise RATE_LIMIT_PER_MINUTE) to measure the runtime, not the limiter.
+    const perMinute = Number(process.env.SCRIPT_MANUAL_RUNS_PER_MINUTE ?? limits.manualExecutionsPerMinute);
+    const window = await deps.limiter().hit(manualRunsBucket(scriptId), perMinute, 60, now);
+    if (window.allowed) return;
+    const retryAfter = Math.max(1, window.resetAt - Math.floor(now / 1000));
+    throw new TooManyRequestsError('RATE_LIMITED', `at most ${perMinute} manual executions per minute per script`, retryAfter, { scriptId });
+  }
+
+  return {
+    async execute(request: ExecuteRequest): Promise<ExecutionResult> {
+      const now = clock.now();
+      const dailyCounter = dailyRunsCounter(request.scriptId, now);
+      const spendCounter = monthlySpendCounter(request.userId, now);
+      // One round trip for everything the checks need; the day's run is counted up front and released on refusal.
+      const [read, runsToday, budget] = await Promise.all([
+        executions.readForRun(request.scriptId, request.userId, spendCounter),
+        executions.countDailyRun(dailyCounter, Math.floor(nextUtcMidnight(now) / 1000) + 86_400),
+        deps.budgets.monthlyBudgetUsd(request.userId),
+      ]);
+      const { installation, spent } = read;
+      const manual = request.viaApi === true || request.trigger.type === 'manual';
+      let script: Script;
+      let version: ScriptVersion;
+      let qualifier = liveAlias;
+      try {
+        script = checkAccess(request.scriptId, request.userId, read.script, installation);
+        if (manual) await checkManualRate(script.scriptId, now);
+        // A manual run of a never-deployed script is a test run of its latest version; everything else needs a deploy.
+        if (script.activeVersion === null && !manual) throw new ConflictError(`script ${script.scriptId} is not deployed`, { scriptId: script.scriptId });
+        const { maxExecutionsPerDay } = script.config;
+        if (runsToday > maxExecutionsPerDay) {
+          const retryAfter = Math.ceil((nextUtcMidnight(now) - now) / 1000);
+          throw new TooManyRequestsError('DAILY_LIMIT_EXCEEDED', `script ${script.scriptId} has used its ${maxExecutionsPerDay} executions for today (UTC)`, retryAfter, { scriptId: script.scriptId, maxExecutionsPerDay });
+        }
+        if (spent >= budget) throw new BudgetExceededError(`this month's script spend of ${roundUsd(spent)} USD has reached the monthly budget of ${budget} USD`, { monthlyBudgetUsd: budget, spentUsd: roundUsd(spent) });
+        version = await versionOf(script.scriptId, script.activeVersion ?? script.latestVersion);
+        if (script.activeVersion === null) {
+          const artifact = await deps.deployer.testBuild(script, version);
+          versions.set(`${script.scriptId}:${version.version}`, { ...version, artifact });
+          qualifier = artifact.functionVersion;
+        }
+      } catch (error) {
+        await executions.releaseDailyRun(dailyCounter);
+        throw error;
+      }
+      const { config } = script;
+
+      // The run may cost at most what both the script's limit and the month's remaining budget allow.
+      const remaining = budget - spent;
+      const limitedBy = config.maxCostPerExecution <= remaining ? 'cost' : 'budget';
+      const limitUsd = Math.min(config.maxCostPerExecution, remaining);
+      const configuredMs = config.timeout * 1000;
+      const timeoutMs = Math.min(configuredMs, msAffordable(limitUsd, config.memory));
+      const executionId = newId('exe');
+      const createdAt = clock.nowIso();
+      const running: Execution = {
+        executionId, scriptId: script.scriptId, userId: request.userId, scriptUser: `${script.scriptId}#${request.userId}`, version: version.version,
+        trigger: storedTrigger(request.trigger), status: 'running', output: null, error: null, duration: 0, memoryUsed: 0, cost: 0, resourceCalls: 0,
+        createdAt, finishedAt: null, expiresAt: Math.floor(Date.parse(createdAt) / 1000) + retention.resultsSeconds,
+      };
+      // Runs that end within a second are recorded once, finished; longer ones show up as running meanwhile.
+      let runningWritten: Promise<void> | undefined;
+      const runningTimer = setTimeout(() => (runningWritten = executions.putRunning(running)), showRunningAfterMs);
+
+      let resourceCost = 0;
+      let resourceCalls = 0;
+      let stoppedForCost = false;
+      const started = performance.now();
+      const callResource = async (name: string, method: string, params: Record<string, unknown>) => {
+        if (!config.allowedResources.includes(name)) throw codedError('RESOURCE_NOT_ALLOWED', `resource ${name} is not in this script's config.allowedResources`);
+        if (computeCostUsd(performance.now() - started, config.memory) + resourceCost >= limitUsd) {
+          stoppedForCost = true;
+          throw codedError(limitedBy === 'cost' ? 'COST_LIMIT_EXCEEDED' : 'BUDGET_EXCEEDED', 'this run has no cost allowance left for resource calls');
+        }
+        resourceCalls += 1;
+        try {
+          const result = await deps.resources().call({ userId: request.userId, resource: name, method, params, source: 'script' });
+          resourceCost += result.cost;
+          if (!result.success) throw codedError('RESOURCE_CALL_FAILED', `resources.${name}.${method} answered HTTP ${result.status}`);
+          return result.data;
+        } catch (error) {
+          if (error instanceof AppError) throw codedError(error.code, error.message);
+          throw error;
+        }
+      };
+
+      let outcome;
+      try {
+        outcome = await deps.runtime().invoke({
+          scriptId: script.scriptId, version: version.version, runtime: script.runtime, codeHash: version.codeHash, qualifier,
+          code: () => prepareCode(script.runtime, version.code),
+          memoryMb: config.memory, timeoutMs,
+          event: { data: request.data, trigger: { type: request.trigger.type, source: request.trigger.source ?? null, event: request.trigger.event ?? null } },
+          context: { scriptId: script.scriptId, executionId, userId: request.userId, customization: installation?.customization ?? {} },
+          callResource,
+        });
+      } catch (error) {
+        clearTimeout(runningTimer);
+        await runningWritten;
+        await Promise.all([runningWritten && executions.remove(executionId), executions.releaseDailyRun(dailyCounter)]);
+        throw error;
+      }
+      clearTimeout(runningTimer);
+
+      const cost = roundUsd(computeCostUsd(outcome.duration, config.memory) + resourceCost);
+      const cutByCost = stoppedForCost || cost > limitUsd || (outcome.status === 'timeout' && timeoutMs < configuredMs);
+      const error: ExecutionError | null = cutByCost
+        ? limitedBy === 'cost'
+          ? { code: 'COST_LIMIT_EXCEEDED', message: `the run cost more than maxCostPerExecution (${config.maxCostPerExecution} USD)` }
+          : { code: 'BUDGET_EXCEEDED', message: `the run would pass the monthly budget of ${budget} USD` }
+        : outcome.error;
+      const output = JSON.parse(outcome.outputJson) as unknown;
+      const finishedAt = clock.nowIso();
+      const finished: Execution = {
+        ...running,
+        status: cutByCost ? 'error' : outcome.status,
+        ...(outcome.noOp && !cutByCost && { noOp: true }),
+        ...storedOutput(output, outcome.outputJson),
+        error,
+        duration: Math.round(outcome.duration * 100) / 100,
+        memoryUsed: outcome.memoryUsed,
+        cost,
+        resourceCalls,
+        finishedAt,
+      };
+      await runningWritten;
+      await Promise.all([
+        executions.putFinished(finished, storedLogs(outcome.logs)),
+        executions.addToTotals(script.scriptId, { succeeded: finished.status === 'success', duration: finished.duration, cost, at: finishedAt, version: version.version }),
+        executions.addSpend(spendCounter, cost, Math.floor(now / 1000) + 400 * 86_400),
+      ]);
+      return { execution: finished, logs: outcome.logs, output };
+    },
+  };
+}
+
+export type ScriptRunner = ReturnType<typeof createScriptRunner>;
+
+let runner: ScriptRunner | undefined;
+
+/** The execution entry for every trigger: `scriptRunner().execute({scriptId, userId, data, trigger})`. */
+export const scriptRunner = (): ScriptRunner => {
+  if (!runner) {
+    const store = createScriptStore();
+    runner = createScriptRunner({
+      store,
+      executions: createExecutionStore(),
+      deployer: createDeployer({ store, runtime: scriptRuntime, clock: systemClock }),
+      runtime: scriptRuntime,
+      limiter: rateLimiter,
+      budgets: accountBudgets(),
+      resources: resourceCaller,
+      clock: systemClock,
+    });
+  }
+  return runner;
+};

@@ -1,0 +1,70 @@
+// Where scripts run: one Lambda function per script on AWS, a pool of warm sandboxed processes locally
+// (functions/adapters/{aws,local}/script-*.ts). The service speaks only this port.
+import type { Artifact, ExecutionError, RuntimeLabel } from './model.js';
+import type { PreparedCode } from './prepare.js';
+
+export interface DeployRequest {
+  scriptId: string;
+  version: number;
+  runtime: RuntimeLabel;
+  /** Read only when something is built (not when an existing artifact is activated). */
+  code: () => Promise<PreparedCode>;
+  codeHash: string;
+  timeoutSeconds: number;
+  memoryMb: number;
+  /** Move `live` to it (deploy, rollback); false builds it for a test run of an undeployed version. */
+  activate: boolean;
+  /** Built before with the same config: only `live` moves. */
+  existing?: Artifact;
+}
+
+export interface Deployment {
+  functionName: string;
+  functionArn: string;
+  artifact: Artifact;
+}
+
+/** `resources[name][method](params)` from inside a run; resolves to the call's data, throws a coded error. */
+export type ResourceCallHandler = (name: string, method: string, params: Record<string, unknown>) => Promise<unknown>;
+
+export interface InvokeRequest {
+  scriptId: string;
+  version: number;
+  runtime: RuntimeLabel;
+  codeHash: string;
+  /** `live` for the script's active version; a test run names the built artifact's function version. */
+  qualifier: string;
+  /** The code again, for a local worker whose staged copy is gone (a restart). */
+  code: () => Promise<PreparedCode>;
+  memoryMb: number;
+  timeoutMs: number;
+  event: { data: unknown; trigger: { type: string; source: string | null; event: unknown } };
+  context: { scriptId: string; executionId: string; userId: string; customization: Record<string, unknown> };
+  callResource: ResourceCallHandler;
+}
+
+export interface InvokeOutcome {
+  status: 'success' | 'error' | 'timeout';
+  noOp?: boolean;
+  /** The handler's return value as JSON text (at most 6 MB). */
+  outputJson: string;
+  error: ExecutionError | null;
+  logs: string[];
+  /** Measured handler time, ms. */
+  duration: number;
+  /** Measured peak resident memory, MB. */
+  memoryUsed: number;
+}
+
+export interface ScriptRuntime {
+  deploy(request: DeployRequest): Promise<Deployment>;
+  invoke(request: InvokeRequest): Promise<InvokeOutcome>;
+  /** Deletes everything deployed for the script. */
+  remove(scriptId: string): Promise<void>;
+}
+
+/** The alias deploy and rollback move; runs of the active version go through it. */
+export const liveAlias = 'live';
+
+/** Runtime settings an artifact is frozen with, as Lambda freezes them in a published version. */
+export const configKey = (timeoutSeconds: number, memoryMb: number) => `${timeoutSeconds}s-${memoryMb}mb`;

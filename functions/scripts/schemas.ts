@@ -1,0 +1,136 @@
+// Inputs of the scripts area, REST and SDK shapes (SPEC.md Endpoints/Scripts), validated at the edge.
+import { z } from 'zod';
+import { EventType } from '#functions/events/event-types.js';
+import { reviewFields } from '#functions/marketplace/schemas.js';
+import { IsoDate, pagination } from '#platform/schemas.js';
+import { limits, marketplaceCategories, pricingModels, runtimeLabels, triggerTypes } from './model.js';
+
+/** A version's code is stored in its DynamoDB item (400 KB); dependencies are not bundled, so this is the code itself. */
+const maxCodeBytes = 350_000;
+
+const ScriptId = z.string().regex(/^scr_[A-Za-z0-9]+$/, 'must look like scr_...');
+const ExecutionId = z.string().regex(/^exe_[A-Za-z0-9]+$/, 'must look like exe_...');
+const VersionId = z.string().regex(/^ver_[A-Za-z0-9]+$/, 'must look like ver_...');
+const Semver = z.string().regex(/^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/, 'must be a semantic version MAJOR.MINOR.PATCH');
+
+const Code = z
+  .string()
+  .min(1, 'must not be empty')
+  .refine((code) => Buffer.byteLength(code) <= maxCodeBytes, `must be at most ${maxCodeBytes} bytes`);
+const Name = z.string().trim().min(1).max(100);
+const Description = z.string().trim().max(2000);
+const Tags = z.array(z.string().trim().min(1).max(50)).max(20);
+const Category = z.string().trim().min(1).max(50);
+const ResourceName = z.string().min(1).max(100);
+
+const ConfigPatch = z.strictObject({
+  timeout: z.number().int().min(limits.timeoutSeconds.min).max(limits.timeoutSeconds.max).optional(),
+  memory: z.number().int().min(limits.memoryMb.min).max(limits.memoryMb.max).optional(),
+  maxCostPerExecution: z.number().positive().max(1000).optional(),
+  maxExecutionsPerDay: z.number().int().min(1).max(1_000_000).optional(),
+  allowedResources: z.array(ResourceName).max(50).optional(),
+});
+
+const Pricing = z
+  .strictObject({
+    model: z.enum(pricingModels),
+    basePrice: z.number().min(0).max(10_000).optional(),
+    monthlyPrice: z.number().min(0).max(100_000).optional(),
+    currency: z.string().min(1).max(10).optional(),
+  })
+  .refine((p) => p.model !== 'pay-per-execution' || (p.basePrice ?? 0) > 0, { message: 'pay-per-execution needs a basePrice above 0', path: ['basePrice'] })
+  .refine((p) => p.model !== 'subscription' || (p.monthlyPrice ?? 0) > 0, { message: 'subscription needs a monthlyPrice above 0', path: ['monthlyPrice'] })
+  .refine((p) => p.model !== 'free' || !p.basePrice, { message: 'a free script has no basePrice', path: ['basePrice'] });
+
+export const CreateScriptInput = z.strictObject({
+  name: Name,
+  description: Description.optional(),
+  runtime: z.enum(runtimeLabels).default('nodejs18'),
+  code: Code,
+  config: ConfigPatch.optional(),
+  category: Category.optional(),
+  tags: Tags.optional(),
+  private: z.boolean().optional(),
+});
+
+const byId = { scriptId: ScriptId };
+export const ScriptIdInput = z.strictObject(byId);
+
+export const UpdateScriptInput = z
+  .strictObject({
+    ...byId,
+    name: Name.optional(),
+    description: Description.optional(),
+    config: ConfigPatch.optional(),
+    tags: Tags.optional(),
+    category: Category.optional(),
+    private: z.boolean().optional(),
+    code: Code.optional(),
+    changelog: z.string().max(1000).optional(),
+  })
+  .refine(({ scriptId: _id, changelog: _changelog, ...patch }) => Object.keys(patch).length > 0, { message: 'give at least one field to change' });
+
+export const RestListScriptsInput = z.strictObject({ ...pagination(10), status: z.enum(['draft', 'deployed', 'published']).optional() });
+export const SdkListScriptsInput = z.strictObject({});
+
+const EventData = z.record(z.string(), z.unknown());
+export const RestExecuteInput = z.strictObject({ ...byId, data: EventData.default({}) });
+export const SdkExecuteInput = z.strictObject({
+  ...byId,
+  data: EventData.default({}),
+  trigger: z
+    .strictObject({ type: z.enum(triggerTypes).default('manual'), source: z.string().max(200).optional(), event: z.unknown().optional() })
+    .default({ type: 'manual' }),
+});
+
+export const RestCreateVersionInput = z.strictObject({ ...byId, code: Code, version: Semver, changelog: z.string().max(1000).optional() });
+export const SdkCreateVersionInput = z.strictObject({ ...byId, code: Code, commitMessage: z.string().max(1000).optional() });
+
+export const RestDeployInput = z.strictObject({ ...byId, versionId: VersionId });
+export const SdkDeployInput = z.strictObject({ ...byId, version: z.number().int().min(1).optional() });
+
+const dateRange = { startDate: IsoDate.optional(), endDate: IsoDate.optional() };
+export const RestExecutionsInput = z.strictObject({ ...byId, ...pagination(10), status: z.enum(['success', 'error', 'timeout']).optional(), ...dateRange });
+export const SdkExecutionsInput = z.strictObject({ ...byId, ...pagination(100), status: z.enum(['completed', 'failed', 'running']).optional(), ...dateRange });
+export const ExecutionIdInput = z.strictObject({ executionId: ExecutionId });
+export const RestExecutionInput = z.strictObject({ ...byId, executionId: ExecutionId });
+
+export const RestPublishInput = z.strictObject({ ...byId, pricing: Pricing.optional(), category: Category.optional(), tags: Tags.optional() });
+export const SdkPublishInput = RestPublishInput;
+
+/** API Gateway joins repeated query parameters with commas; both `tags=a,b` and `tags=a&tags=b` arrive as `a,b`. */
+const QueryList = z.preprocess((value) => (typeof value === 'string' ? value.split(',').filter(Boolean) : value), z.array(z.string().min(1).max(50)).max(20));
+
+export const RestMarketplaceInput = z.strictObject({ ...pagination(10), category: Category.optional(), tags: QueryList.optional(), search: z.string().max(200).optional() });
+export const SdkMarketplaceInput = z.strictObject({
+  name: z.string().max(100).optional(),
+  system: z.boolean().optional(),
+  search: z.string().max(200).optional(),
+  tags: z.array(z.string().min(1).max(50)).max(20).optional(),
+  category: z.enum(marketplaceCategories).optional(),
+  pricingModel: z.enum(pricingModels).optional(),
+  staffPick: z.boolean().optional(),
+  minRating: z.number().min(0).max(5).optional(),
+  requiredIntegrations: z.array(ResourceName).max(20).optional(),
+  sortBy: z.enum(['rating', 'installCount', 'trendingScore', 'publishedAt', 'name']).default('rating'),
+  sortOrder: z.enum(['asc', 'desc']).default('desc'),
+  limit: z.number().int().min(1).max(100).default(50),
+  offset: z.number().int().min(0).default(0),
+});
+export type MarketplaceQuery = z.output<typeof SdkMarketplaceInput>;
+
+const FlowId = z.string().trim().min(1).max(100);
+export const GetFlowScriptInput = z.strictObject({ flowId: FlowId });
+export const ModifyFlowScriptInput = z.strictObject({ flowId: FlowId, newCode: Code, commitMessage: z.string().max(1000).optional() });
+
+export const fieldTypes = ['string', 'number', 'boolean', 'object', 'array'] as const;
+export const LintInput = z.strictObject({
+  code: Code,
+  runtime: z.enum(runtimeLabels).optional(),
+  eventType: EventType.optional(),
+  scriptInputSchema: z.record(z.string().min(1).max(100), z.strictObject({ type: z.enum(fieldTypes) })).optional(),
+  scriptId: ScriptId.optional(),
+});
+export type LintRequest = z.output<typeof LintInput>;
+
+export const ReviewInput = z.strictObject({ ...byId, ...reviewFields });

@@ -1,0 +1,247 @@
+// The scripts area's rules and state machine (SPEC.md States/Script), behind both the REST and the SDK shapes.
+import type { z } from 'zod';
+import { scriptRuntime } from '#adapters/script-runtime.js';
+import { type Clock, systemClock } from '#platform/clock.js';
+import { isConditionFailure } from '#platform/dynamo.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#platform/errors.js';
+import { newId, sha256Hex } from '#platform/ids.js';
+import { type Deployer, after, createDeployer } from './deployer.js';
+import { type Installation, type Pricing, type Script, type ScriptConfig, type ScriptVersion, limits } from './model.js';
+import type { KeyIssuer } from './ports.js';
+import type { ScriptRuntime } from './runtime-port.js';
+import type { CreateScriptInput, UpdateScriptInput } from './schemas.js';
+import { compareSemver, nextPatch } from './semver.js';
+import { type ScriptStore, createScriptStore } from './store.js';
+import { accountKeys } from './wiring.js';
+
+const defaultConfig: ScriptConfig = {
+  timeout: limits.timeoutSeconds.default,
+  memory: limits.memoryMb.default,
+  maxCostPerExecution: limits.maxCostPerExecution.default,
+  maxExecutionsPerDay: limits.maxExecutionsPerDay.default,
+  allowedResources: [],
+};
+
+/** The scope of the key createScript hands out (SPEC.md Authentication 2). */
+export const executeScope = 'scripts:execute';
+
+const listing = (status: Script['status'], isPrivate: boolean) => (status === 'published' && !isPrivate ? ('public' as const) : undefined);
+
+export function createScriptService(deps: { store: ScriptStore; deployer: Deployer; runtime: () => ScriptRuntime; keys: KeyIssuer; clock: Clock }) {
+  const { store, deployer, clock } = deps;
+
+  /** Owner, marketplace visitor or installer may read; anyone else learns nothing (NOT_FOUND). */
+  async function readable(userId: string, scriptId: string): Promise<Script> {
+    const script = await store.get(scriptId);
+    if (script && (script.ownerId === userId || script.listed || (await store.getInstallation(scriptId, userId)))) return script;
+    throw new NotFoundError('scriptId', scriptId, 'script');
+  }
+
+  /** Only the owner changes a script; others who can see it get FORBIDDEN. */
+  async function owned(userId: string, scriptId: string): Promise<Script> {
+    const script = await readable(userId, scriptId);
+    if (script.ownerId !== userId) throw new ForbiddenError(`only the owner of script ${scriptId} can change it`, { scriptId });
+    return script;
+  }
+
+  async function saved(script: Script, patch: Partial<Script>): Promise<Script> {
+    const updatedAt = after(clock.nowIso(), script.updatedAt);
+    try {
+      await store.update(script.scriptId, { ...patch, updatedAt }, { updatedAt: script.updatedAt });
+    } catch (error) {
+      if (isConditionFailure(error)) throw new ConflictError(`script ${script.scriptId} changed meanwhile; read it again and retry`, { scriptId: script.scriptId });
+      throw error;
+    }
+    return { ...script, ...patch, updatedAt };
+  }
+
+  async function addVersion(script: Script, code: string, message: string | null, semver?: string): Promise<ScriptVersion> {
+    if (semver !== undefined && compareSemver(semver, script.latestSemver) <= 0) {
+      throw new ValidationError('version', semver, `version must be greater than the latest, ${script.latestSemver}`, { latest: script.latestSemver });
+    }
+    const version: ScriptVersion = {
+      scriptId: script.scriptId,
+      version: script.latestVersion + 1,
+      versionId: newId('ver'),
+      semver: semver ?? nextPatch(script.latestSemver),
+      code,
+      codeHash: sha256Hex(code),
+      message,
+      createdAt: after(clock.nowIso(), script.updatedAt),
+      deployedAt: null,
+    };
+    try {
+      await store.addVersion(script, version);
+    } catch (error) {
+      if (isConditionFailure(error)) throw new ConflictError(`another version of script ${script.scriptId} was created meanwhile; try again`, { scriptId: script.scriptId });
+      throw error;
+    }
+    return version;
+  }
+
+  async function versionOf(script: Script, selector: { version?: number; versionId?: string }): Promise<ScriptVersion> {
+    if (selector.versionId) {
+      const found = (await store.listVersions(script.scriptId)).find((version) => version.versionId === selector.versionId);
+      if (!found) throw new NotFoundError('versionId', selector.versionId, 'version');
+      return found;
+    }
+    const number = selector.version ?? script.latestVersion;
+    const found = await store.getVersion(script.scriptId, number);
+    if (!found) throw new NotFoundError('version', String(number));
+    return found;
+  }
+
+  return {
+    readable,
+
+    async create(userId: string, input: z.output<typeof CreateScriptInput>) {
+      const now = clock.nowIso();
+      const scriptId = newId('scr');
+      const isPrivate = input.private ?? false;
+      const key = await deps.keys.issue(userId, `script ${scriptId}`, [executeScope]);
+      const script: Script = {
+        scriptId, ownerId: userId, name: input.name, description: input.description ?? '', runtime: input.runtime,
+        config: { ...defaultConfig, ...input.config }, category: input.category ?? null, tags: input.tags ?? [], isPrivate, pricing: null,
+        status: 'draft', deploymentStatus: 'pending', activeVersion: null, latestVersion: 1, latestSemver: '1.0.0', deploymentId: null,
+        serverlessFunctionName: null, serverlessFunctionArn: null, apiKeyId: key.keyId, installCount: 0, ratingSum: 0, reviewCount: 0,
+        staffPick: false, system: false, totalExecutions: 0, successCount: 0, totalDuration: 0, totalCost: 0,
+        createdAt: now, updatedAt: now, deployedAt: null, publishedAt: null, lastExecutedAt: null,
+      };
+      const version: ScriptVersion = {
+        scriptId, version: 1, versionId: newId('ver'), semver: '1.0.0', code: input.code, codeHash: sha256Hex(input.code), message: 'initial version', createdAt: now, deployedAt: null,
+      };
+      const installation: Installation = { scriptId, userId, installationId: newId('sin'), status: 'active', installedAt: now, customization: {} };
+      try {
+        await store.create(script, version, installation);
+      } catch (error) {
+        await deps.keys.revoke(userId, key.keyId);
+        throw error;
+      }
+      return { script, version, installation, apiKey: key.apiKey };
+    },
+
+    /** Newest first; REST's `deployed` filter means deploymentStatus deployed, its other values the status. */
+    async listOwned(userId: string, status?: 'draft' | 'deployed' | 'published') {
+      const scripts = (await store.listByOwner(userId)).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+      if (!status) return scripts;
+      return scripts.filter((script) => (status === 'deployed' ? script.deploymentStatus === 'deployed' : script.status === status));
+    },
+
+    async update(userId: string, input: z.output<typeof UpdateScriptInput>) {
+      const script = await owned(userId, input.scriptId);
+      const config = { ...script.config, ...input.config };
+      const isPrivate = input.private ?? script.isPrivate;
+      let updated = await saved(script, {
+        ...(input.name !== undefined && { name: input.name }),
+        ...(input.description !== undefined && { description: input.description }),
+        ...(input.tags !== undefined && { tags: input.tags }),
+        ...(input.category !== undefined && { category: input.category }),
+        ...(input.config !== undefined && { config }),
+        isPrivate,
+        listed: listing(script.status, isPrivate),
+      });
+      let version: ScriptVersion | undefined;
+      if (input.code !== undefined) {
+        version = await addVersion(updated, input.code, input.changelog ?? null);
+        updated = { ...updated, latestVersion: version.version, latestSemver: version.semver, updatedAt: version.createdAt };
+      }
+      // Lambda freezes timeout and memory into each published version: the active one is rebuilt with the new values.
+      const runtimeChanged = config.timeout !== script.config.timeout || config.memory !== script.config.memory;
+      if (runtimeChanged && updated.activeVersion !== null) updated = await deployer.deploy(updated, await versionOf(updated, { version: updated.activeVersion }));
+      return { script: updated, version };
+    },
+
+    async remove(userId: string, scriptId: string) {
+      const script = await owned(userId, scriptId);
+      const [installations, subscriptions] = await Promise.all([store.listInstallations(scriptId), store.countEnabledSubscriptions(scriptId)]);
+      const others = installations.filter((installation) => installation.userId !== userId);
+      if (others.length || subscriptions) {
+        throw new ConflictError(`script ${scriptId} has ${others.length} active installations by other users and ${subscriptions} active subscriptions; remove them first`, {
+          scriptId, activeInstallations: others.length, activeSubscriptions: subscriptions,
+        });
+      }
+      const versions = await store.listVersions(scriptId);
+      await deps.runtime().remove(scriptId);
+      await store.remove(scriptId, versions.map((version) => version.version), installations.map((installation) => installation.userId));
+      if (script.apiKeyId) await deps.keys.revoke(userId, script.apiKeyId);
+      // Other users' installations refuse the delete, so none is ever left behind.
+      return { installationsRemoved: installations.length, preservedInstallations: others.length };
+    },
+
+    async createVersion(userId: string, scriptId: string, input: { code: string; message?: string; semver?: string }) {
+      const script = await owned(userId, scriptId);
+      return { script, version: await addVersion(script, input.code, input.message ?? null, input.semver) };
+    },
+
+    async listVersions(userId: string, scriptId: string) {
+      const script = await owned(userId, scriptId);
+      return { script, versions: (await store.listVersions(scriptId)).sort((a, b) => b.version - a.version) };
+    },
+
+    async deploy(userId: string, scriptId: string, selector: { version?: number; versionId?: string }) {
+      const script = await owned(userId, scriptId);
+      const version = await versionOf(script, selector);
+      return { script: await deployer.deploy(script, version), version };
+    },
+
+    /** SPEC.md publish requirements; deploys first when needed and publishes only if that succeeds. */
+    async publish(userId: string, scriptId: string, input: { pricing?: Pricing; category?: string; tags?: string[] }) {
+      let script = await owned(userId, scriptId);
+      if (script.status !== 'draft') throw new ConflictError(`script ${scriptId} is ${script.status}; only a draft can be published`, { scriptId, status: script.status });
+      if (!script.description.trim()) throw new ValidationError('description', script.description, 'publishing needs a description: set one with PATCH first');
+      const candidate = script.activeVersion ?? script.latestVersion;
+      if (!script.testedVersions?.has(candidate)) {
+        throw new ConflictError(`publishing needs a successful execution of version ${candidate}; execute the script first`, { scriptId, version: candidate });
+      }
+      if (script.activeVersion === null) script = await deployer.deploy(script, await versionOf(script, { version: candidate }));
+      const publishedAt = clock.nowIso();
+      return saved(script, {
+        status: 'published',
+        publishedAt,
+        listed: listing('published', script.isPrivate),
+        ...(input.pricing && { pricing: input.pricing }),
+        ...(input.category && { category: input.category }),
+        ...(input.tags && { tags: input.tags }),
+      });
+    },
+
+    async unpublish(userId: string, scriptId: string) {
+      const script = await owned(userId, scriptId);
+      if (script.status !== 'published') throw new ConflictError(`script ${scriptId} is ${script.status}, not published`, { scriptId, status: script.status });
+      return saved(script, { status: 'draft', listed: undefined });
+    },
+
+    async install(userId: string, scriptId: string) {
+      const script = await store.get(scriptId);
+      if (!script || (script.ownerId !== userId && !script.listed)) throw new NotFoundError('scriptId', scriptId, 'script');
+      const installation: Installation = { scriptId, userId, installationId: newId('sin'), status: 'active', installedAt: clock.nowIso(), customization: {} };
+      try {
+        await store.install(installation, script.ownerId !== userId);
+      } catch (error) {
+        if (isConditionFailure(error)) throw new ConflictError(`script ${scriptId} is already installed`, { scriptId });
+        throw error;
+      }
+      return installation;
+    },
+
+    async uninstall(userId: string, scriptId: string) {
+      const installation = await store.getInstallation(scriptId, userId);
+      if (!installation) throw new NotFoundError('scriptId', scriptId, 'installation of script');
+      const script = await store.get(scriptId);
+      await store.uninstall(installation, Boolean(script && script.ownerId !== userId));
+    },
+
+    owned,
+  };
+}
+
+export type ScriptService = ReturnType<typeof createScriptService>;
+
+let service: ScriptService | undefined;
+export const scriptService = (): ScriptService => {
+  if (!service) {
+    const store = createScriptStore();
+    service = createScriptService({ store, deployer: createDeployer({ store, runtime: scriptRuntime, clock: systemClock }), runtime: scriptRuntime, keys: accountKeys, clock: systemClock });
+  }
+  return service;
+};

@@ -1,0 +1,45 @@
+import type { TableDefinition } from '../tables.js';
+
+export const scriptTables = {
+  scripts: {
+    partitionKey: 'scriptId',
+    indexes: {
+      byOwner: { partitionKey: 'ownerId', sortKey: 'createdAt' },
+      // Sparse: only scripts in the marketplace carry `listed`.
+      byListing: { partitionKey: 'listed' },
+    },
+    description: 'Scripts: metadata, config, lifecycle state, deployment, and running totals for metrics.',
+  },
+  scriptVersions: {
+    partitionKey: 'scriptId',
+    sortKey: { name: 'version', type: 'number' },
+    description: 'Immutable script versions (integer and semver), their code and where each is deployed.',
+  },
+  scriptExecutions: {
+    partitionKey: 'executionId',
+    indexes: { byScriptUser: { partitionKey: 'scriptUser', sortKey: 'createdAt' } },
+    ttlAttribute: 'expiresAt',
+    description: 'One item per script run (status, duration, memory, cost, output); kept 90 days.',
+  },
+  scriptExecutionLogs: {
+    partitionKey: 'executionId',
+    ttlAttribute: 'expiresAt',
+    description: 'Captured console output of a script run; kept 30 days.',
+  },
+  scriptInstallations: {
+    partitionKey: 'scriptId',
+    sortKey: 'userId',
+    indexes: { byUser: { partitionKey: 'userId', sortKey: 'installedAt' } },
+    description: 'Who installed which script (the owner gets one at creation); one per user and script.',
+  },
+  scriptSubscriptions: {
+    partitionKey: 'scriptId',
+    sortKey: 'subscriptionId',
+    description: 'Event subscriptions of scripts (written by the events area); a script with enabled ones cannot be deleted.',
+  },
+  scriptCounters: {
+    partitionKey: 'counter',
+    ttlAttribute: 'expiresAt',
+    description: 'Runs per script per UTC day (daily limit) and spend per user per month (budget).',
+  },
+} as const satisfies Record<string, TableDefinition>;

@@ -1,0 +1,93 @@
+// The two shapes of SPEC.md over the same records: REST (semver versions, statuses success/error/timeout,
+// successRate in percent) and the SDK operations (integer versions, completed/failed/running, successRate 0-1).
+import type { Metrics } from './insights.js';
+import { ratingOf } from './marketplace.js';
+import type { Execution, ExecutionStatus, Installation, Script, ScriptVersion } from './model.js';
+import type { ExecutionResult } from './runner.js';
+
+export const sdkStatus: Record<ExecutionStatus, 'completed' | 'failed' | 'running'> = { success: 'completed', error: 'failed', timeout: 'failed', running: 'running' };
+/** SDK status filter to the stored statuses it covers. */
+export const storedStatuses: Record<'completed' | 'failed' | 'running', ExecutionStatus[]> = { completed: ['success'], failed: ['error', 'timeout'], running: ['running'] };
+
+export const rest = {
+  created: (script: Script, apiKey: string) => ({ id: script.scriptId, name: script.name, runtime: script.runtime, status: script.status, createdAt: script.createdAt, apiKey }),
+
+  listItem: (script: Script) => ({ id: script.scriptId, name: script.name, runtime: script.runtime, status: script.status, createdAt: script.createdAt, lastExecutedAt: script.lastExecutedAt }),
+
+  script: (script: Script) => ({
+    id: script.scriptId, name: script.name, description: script.description, runtime: script.runtime, status: script.status, deploymentStatus: script.deploymentStatus,
+    activeVersion: script.activeSemver ?? null, latestVersion: script.latestSemver, config: script.config, category: script.category, tags: script.tags,
+    private: script.isPrivate, pricing: script.pricing, createdAt: script.createdAt, updatedAt: script.updatedAt, deployedAt: script.deployedAt,
+    publishedAt: script.publishedAt, lastExecutedAt: script.lastExecutedAt,
+  }),
+
+  version: (version: ScriptVersion) => ({ versionId: version.versionId, version: version.semver, changelog: version.message, createdAt: version.createdAt }),
+
+  deployment: (script: Script, version: ScriptVersion) => ({ deploymentId: script.deploymentId, versionId: version.versionId, status: 'deployed' as const, deployedAt: script.deployedAt }),
+
+  executed: ({ execution, output }: ExecutionResult) => ({ executionId: execution.executionId, result: output, duration: execution.duration, memoryUsed: execution.memoryUsed, cost: execution.cost }),
+
+  execution: (execution: Execution) => ({
+    executionId: execution.executionId, status: execution.status, duration: execution.duration, memoryUsed: execution.memoryUsed, cost: execution.cost,
+    timestamp: execution.createdAt, trigger: execution.trigger.type,
+  }),
+
+  metrics: (metrics: Metrics) => ({
+    totalExecutions: metrics.totalExecutions, successRate: Math.round(metrics.successRate * 1000) / 10, averageDuration: metrics.averageDuration,
+    totalCost: metrics.totalCost, executionsToday: metrics.executionsToday, lastExecutedAt: metrics.script.lastExecutedAt,
+  }),
+
+  marketplaceItem: (script: Script) => ({
+    id: script.scriptId, name: script.name, description: script.description, runtime: script.runtime, category: script.category,
+    pricing: { model: script.pricing?.model ?? 'free', basePrice: script.pricing?.basePrice ?? 0 }, rating: ratingOf(script), installCount: script.installCount,
+  }),
+};
+
+const sdkBase = (script: Script) => ({
+  id: script.scriptId, name: script.name, description: script.description, runtime: script.runtime, timeout: script.config.timeout, memory: script.config.memory,
+  activeVersion: script.activeVersion, isPublished: script.status === 'published', isPrivate: script.isPrivate, status: script.status, deploymentStatus: script.deploymentStatus,
+});
+
+export const sdk = {
+  created: (script: Script, installation: Installation, apiKey: string) => ({ ...sdkBase(script), apiKey, installationId: installation.installationId, createdAt: script.createdAt }),
+
+  script: (script: Script, metrics: Pick<Metrics, 'totalExecutions' | 'totalCost' | 'averageDuration' | 'errorRate'>) => ({
+    ...sdkBase(script), serverlessFunctionName: script.serverlessFunctionName, serverlessFunctionArn: script.serverlessFunctionArn,
+    totalExecutions: metrics.totalExecutions, totalCost: metrics.totalCost, avgDuration: metrics.averageDuration, errorRate: metrics.errorRate,
+    createdAt: script.createdAt, deployedAt: script.deployedAt, publishedAt: script.publishedAt, lastExecutedAt: script.lastExecutedAt,
+  }),
+
+  listItem: (script: Script) => ({
+    id: script.scriptId, name: script.name, description: script.description, activeVersion: script.activeVersion, isPublished: script.status === 'published',
+    status: script.status, deploymentStatus: script.deploymentStatus, totalExecutions: script.totalExecutions ?? 0, createdAt: script.createdAt,
+  }),
+
+  version: (version: ScriptVersion, activeVersion: number | null) => ({
+    id: version.versionId, scriptId: version.scriptId, version: version.version, isActive: version.version === activeVersion, commitMessage: version.message,
+    codeHash: version.codeHash, createdAt: version.createdAt, deployedAt: version.deployedAt,
+  }),
+
+  deployment: (script: Script, version: ScriptVersion) => ({
+    success: true,
+    data: { scriptId: script.scriptId, version: version.version, serverlessFunctionName: script.serverlessFunctionName, serverlessFunctionArn: script.serverlessFunctionArn, deployedAt: script.deployedAt },
+  }),
+
+  execution: (execution: Execution, logs: string[], output: unknown = execution.output) => ({
+    executionId: execution.executionId, scriptId: execution.scriptId, status: sdkStatus[execution.status], output, duration: execution.duration, logs,
+    error: execution.error, createdAt: execution.createdAt,
+  }),
+
+  executionItem: (execution: Execution) => ({
+    executionId: execution.executionId, scriptId: execution.scriptId, status: sdkStatus[execution.status], duration: execution.duration, createdAt: execution.createdAt,
+    hasError: execution.error !== null,
+  }),
+
+  metrics: (metrics: Metrics) => ({
+    scriptId: metrics.script.scriptId, totalExecutions: metrics.totalExecutions, totalCost: metrics.totalCost, avgDuration: metrics.averageDuration,
+    successRate: metrics.successRate, errorRate: metrics.errorRate, lastExecutedAt: metrics.script.lastExecutedAt,
+  }),
+};
+
+export const installationView = (installation: Installation) => ({
+  installationId: installation.installationId, scriptId: installation.scriptId, userId: installation.userId, status: installation.status, installedAt: installation.installedAt,
+});

@@ -1,0 +1,37 @@
+// Production implementations of the scripts area's ports, on top of the accounts and resources areas.
+import { createAccountStore } from '#functions/accounts/store.js';
+import { accountService, defaultMonthlyBudgetUsd } from '#functions/accounts/service.js';
+import { createInstallationStore } from '#functions/resources/installation-store.js';
+import { createResourceStore } from '#functions/resources/store.js';
+import { ConflictError, NotFoundError } from '#platform/errors.js';
+import type { BudgetSource, KeyIssuer, ResourceCatalog } from './ports.js';
+
+export const accountKeys: KeyIssuer = {
+  issue: (userId, name, scopes) => accountService().issueKey(userId, { name, scopes }),
+  async revoke(userId, keyId) {
+    try {
+      await accountService().revokeKey({ userId, keyId, scopes: ['*'] }, keyId);
+    } catch (error) {
+      // Revoked (or deleted) by the user already: nothing left to do.
+      if (!(error instanceof NotFoundError || error instanceof ConflictError)) throw error;
+    }
+  },
+};
+
+export const accountBudgets = (): BudgetSource => {
+  const accounts = createAccountStore();
+  return { monthlyBudgetUsd: async (userId) => (await accounts.getUser(userId))?.monthlyBudgetUsd ?? defaultMonthlyBudgetUsd };
+};
+
+export const installedResources = (): ResourceCatalog => {
+  const installations = createInstallationStore();
+  const resources = createResourceStore();
+  return {
+    async methodsOf(userId, resource) {
+      const installed = (await installations.listByUser(userId)).filter((item) => item.resourceId === resource || item.resourceName === resource);
+      if (installed.length !== 1) return undefined;
+      const definition = await resources.getVersion(installed[0]!.resourceId, installed[0]!.version);
+      return definition?.endpoint.methods.map((method) => method.name);
+    },
+  };
+};

@@ -1,0 +1,42 @@
+// The functions behind the platform bus (functions/consumers.ts): one Lambda and one rule each, with
+// retries and the shared dead-letter queue, so an event is neither lost nor left to a single attempt.
+import { Duration, NestedStack } from 'aws-cdk-lib';
+import { type IEventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import type { BusConsumer } from '../functions/platform/route.js';
+import { type PlatformResources, grantFunction } from './grants.js';
+import { PlatformFunction } from './platform-function.js';
+
+export interface BusConsumersProps {
+  consumers: BusConsumer[];
+  bus: IEventBus;
+  deadLetterQueue: IQueue;
+  resources: PlatformResources;
+  environment: Record<string, string>;
+}
+
+export class BusConsumers extends NestedStack {
+  readonly bindings: { consumer: BusConsumer; fn: PlatformFunction; rule: Rule }[];
+
+  constructor(scope: Construct, id: string, props: BusConsumersProps) {
+    super(scope, id, { description: 'Platform: functions behind the platform-events bus' });
+    this.bindings = props.consumers.map((consumer) => {
+      const fn = new PlatformFunction(this, consumer.name, {
+        entry: consumer.handler,
+        description: `${consumer.name}: ${consumer.summary}`,
+        memoryMb: consumer.memoryMb,
+        timeoutSeconds: consumer.timeoutSeconds,
+        environment: props.environment,
+      });
+      grantFunction(fn, consumer, props.resources);
+      const rule = new Rule(this, `${consumer.name}Rule`, {
+        eventBus: props.bus,
+        eventPattern: { source: [{ prefix: consumer.sourcePrefix }] as unknown as string[] },
+        targets: [new LambdaFunction(fn, { deadLetterQueue: props.deadLetterQueue, retryAttempts: 4, maxEventAge: Duration.hours(2) })],
+      });
+      return { consumer, fn, rule };
+    });
+  }
+}

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inProcessBus } from '../../functions/adapters/local/event-bus.js';
+import { scheduleFiringType } from '../../functions/events/internal-events.js';
+import { crashingCode, eventScripts } from '../support/event-scripts.js';
+import { sampleInput } from '../support/event-samples.js';
+import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+
+let api: TestApi;
+let scripts: ReturnType<typeof eventScripts>;
+
+beforeAll(async () => {
+  api = await startTestPlatform();
+  scripts = eventScripts(api);
+});
+afterAll(() => api.stop());
+
+const subscribe = async (user: TestUser, scriptId: string, body: Record<string, unknown>) => {
+  const response = await api.as(user.apiKey).post(`/api/sdk/v1/scripts/${scriptId}/subscriptions`, body);
+  if (response.status !== 201) throw new Error(`could not subscribe: ${response.text}`);
+  return response.body.data.subscriptionId as string;
+};
+const publish = async (user: TestUser, event: Record<string, unknown>) => {
+  const response = await api.as(user.apiKey).post('/api/sdk/v1/events', event);
+  if (response.status !== 202) throw new Error(`could not publish: ${response.text}`);
+  return response.body.data.eventId as string;
+};
+
+describe('events: delivery to subscribed scripts', () => {
+  it('runs the subscribed script with the enriched event object within seconds of POST /events', async () => {
+    // Prepare
+    const user = await api.givenUser();
+    const scriptId = await scripts.givenScript(user);
+    const subscriptionId = await subscribe(user, scriptId, { eventType: 'chatapp.message', conditions: [{ field: 'enrichment.tickers.0.symbol', operator: 'equals', value: 'AAPL' }] });
+    // Act
+    const eventId = await publish(user, sampleInput('chatapp.message'));
+    const [run] = await scripts.waitForRuns(user, scriptId, 1);
+    // Assess
+    expect(run).toMatchObject({ status: 'success', trigger: 'event' });
+    expect(run!.result!.trigger).toEqual({ type: 'event', source: subscriptionId, event: 'chatapp.message' });
+    expect(run!.result!.data).toMatchObject({
+      id: eventId,
+      userId: user.userId,
+      type: 'chatapp.message',
+      messageText: expect.stringContaining('$AAPL'),
+      senderName: 'Dana Whitfield',
+      enrichment: { tickers: expect.arrayContaining([{ symbol: 'AAPL', confidence: 0.95 }]), sentiment: { label: 'positive' }, stream: { processingVersion: '1.0.0' } },
+    });
+  });
+
+  it('fires only matching, enabled subscriptions of deployed scripts of the event\u2019s own user', async () => {
+    // Prepare
+    const [user, other] = await Promise.all([api.givenUser(), api.givenUser()]);
+    const [control, unmatched, disabled, draft, othersScript] = await Promise.all([
+      scripts.givenScript(user),
+      scripts.givenScript(user),
+      scripts.givenScript(user),
+      scripts.givenScript(user, { deploy: false }),
+      scripts.givenScript(other),
+    ]);
+    await subscribe(user, control, { eventType: 'mailapp.email_received' });
+    await subscribe(user, unmatched, { eventType: 'mailapp.email_received', conditions: [{ field: 'mailapp.hasAttachments', operator: 'equals', value: false }] });
+    await subscribe(user, disabled, { eventType: 'mailapp.email_received', enabled: false });
+    await subscribe(user, draft, { eventType: 'mailapp.email_received' });
+    await subscribe(other, othersScript, { eventType: 'mailapp.email_received' });
+    // Act
+    await publish(user, sampleInput('mailapp.email_received'));
+    await scripts.waitForRuns(user, control, 1);
+    // A second event for the control script: by the time it has run, the first event's dispatch is long finished.
+    await publish(user, sampleInput('mailapp.email_received'));
+    await scripts.waitForRuns(user, control, 2);
+    // Assess
+    expect(await scripts.runsOf(user, unmatched)).toEqual([]);
+    expect(await scripts.runsOf(user, disabled)).toEqual([]);
+    expect(await scripts.runsOf(user, draft)).toEqual([]);
+    expect(await scripts.runsOf(other, othersScript)).toEqual([]);
+  });
+
+  it('keeps delivering to the next subscriber when a script crashes', async () => {
+    // Prepare
+    const user = await api.givenUser();
+    const crashing = await scripts.givenScript(user, { code: crashingCode });
+    const healthy = await scripts.givenScript(user);
+    await subscribe(user, crashing, { eventType: 'call.ended' });
+    await subscribe(user, healthy, { eventType: 'call.ended' });
+    // Act
+    await publish(user, sampleInput('call.ended'));
+    await publish(user, sampleInput('call.ended'));
+    const [crashRuns, healthyRuns] = await Promise.all([scripts.waitForRuns(user, crashing, 2), scripts.waitForRuns(user, healthy, 2)]);
+    // Assess
+    expect(crashRuns.map((run) => run.status)).toEqual(['error', 'error']);
+    expect(healthyRuns.map((run) => run.status)).toEqual(['success', 'success']);
+    expect(new Set(healthyRuns.map((run) => run.result!.data.id)).size).toBe(2);
+  });
+
+  it('runs a schedule\u2019s script with trigger schedule and its data when the schedule fires', async () => {
+    // Prepare
+    const user = await api.givenUser();
+    const scriptId = await scripts.givenScript(user);
+    const created = await api.as(user.apiKey).post('/api/sdk/v1/scripts/createSchedule', { scriptId, name: 'nightly', cronExpression: '0  3 * * *', data: { report: 'nightly' } });
+    const { scheduleId } = created.body.data;
+    const firing = { type: scheduleFiringType, source: 'scheduler', userId: user.userId, scheduleId, scheduledTime: '2026-03-03T03:00:00.000Z' };
+    // Act
+    await inProcessBus.publish(firing);
+    await inProcessBus.publish(firing);
+    const [run] = await scripts.waitForRuns(user, scriptId, 1);
+    // Assess
+    expect(created.status).toBe(200);
+    expect(created.body.data).toEqual({ scheduleId: expect.stringMatching(/^sch_/), scriptId, name: 'nightly', cronExpression: '0 3 * * *', enabled: true });
+    expect(run).toMatchObject({ status: 'success', trigger: 'schedule', result: { trigger: { type: 'schedule', source: scheduleId }, data: { report: 'nightly' } } });
+    expect(await scripts.runsOf(user, scriptId)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,237 @@
+// A script's life over HTTP: create, versions, deploy and rollback, syntax errors, update, publish and unpublish.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { execute, getScript, givenDeployed, givenScript, nodeEcho, rest, sdk } from '../support/scripts.js';
+
+let api: TestApi;
+let owner: TestUser;
+
+beforeAll(async () => {
+  api = await startTestPlatform();
+  owner = await api.givenUser();
+});
+afterAll(() => api.stop());
+
+const versions = async (scriptId: string) => (await api.as(owner.apiKey).post(sdk('listVersions'), { scriptId })).body.data;
+const outputOf = async (scriptId: string) => (await execute(api, owner, scriptId)).body.data.output;
+
+describe('scripts: creating', () => {
+  it('creates a draft with version 1.0.0, an execute key shown once, and the REST fields', async () => {
+    // Prepare
+    const body = { name: 'Greeter', description: 'says hello', code: nodeEcho('v1'), tags: ['hello'], category: 'utility' };
+    // Act
+    const created = await api.as(owner.apiKey).post(rest, body);
+    const listed = await api.as(owner.apiKey).get(rest);
+    const restVersions = await api.as(owner.apiKey).get(`${rest}/${created.body.data.id}/versions`);
+    // Assess
+    expect(created.status).toBe(201);
+    expect(created.body.data).toEqual({ id: expect.stringMatching(/^scr_/), name: 'Greeter', runtime: 'nodejs18', status: 'draft', createdAt: expect.any(String), apiKey: expect.stringMatching(/^amp_/) });
+    expect(listed.body.data.scripts[0]).toEqual({ id: created.body.data.id, name: 'Greeter', runtime: 'nodejs18', status: 'draft', createdAt: created.body.data.createdAt, lastExecutedAt: null });
+    expect(restVersions.body.data.versions).toEqual([{ versionId: expect.stringMatching(/^ver_/), version: '1.0.0', changelog: 'initial version', createdAt: created.body.data.createdAt }]);
+    expect(await getScript(api, owner, created.body.data.id)).toMatchObject({ timeout: 30, memory: 128, activeVersion: null, isPublished: false, isPrivate: false, deploymentStatus: 'pending' });
+  });
+
+  it('answers createScript with the SDK record, its installation and key', async () => {
+    // Prepare
+    const body = { name: 'Sdk script', description: 'sdk', runtime: 'python3.11', code: 'def handler(event, context):\n    return 1\n', config: { timeout: 10, memory: 256 } };
+    // Act
+    const created = await api.as(owner.apiKey).post(sdk('createScript'), body);
+    // Assess
+    expect(created.status).toBe(200);
+    expect(created.body.data).toEqual({
+      id: expect.stringMatching(/^scr_/), name: 'Sdk script', description: 'sdk', runtime: 'python3.11', timeout: 10, memory: 256, activeVersion: null, isPublished: false,
+      isPrivate: false, status: 'draft', deploymentStatus: 'pending', apiKey: expect.stringMatching(/^amp_/), installationId: expect.stringMatching(/^sin_/), createdAt: expect.any(String),
+    });
+  });
+
+  it('refuses config outside SPEC.md ranges with the field and value, creating nothing', async () => {
+    // Prepare
+    const before = (await api.as(owner.apiKey).post(sdk('listScripts'), {})).body.data.count;
+    const bad = [
+      { config: { timeout: 301 }, field: 'config.timeout', value: 301 },
+      { config: { timeout: 0 }, field: 'config.timeout', value: 0 },
+      { config: { memory: 127 }, field: 'config.memory', value: 127 },
+      { config: { memory: 3009 }, field: 'config.memory', value: 3009 },
+      { config: { maxCostPerExecution: -1 }, field: 'config.maxCostPerExecution', value: -1 },
+      { config: { maxExecutionsPerDay: 0 }, field: 'config.maxExecutionsPerDay', value: 0 },
+      { config: { allowedResources: 'all' }, field: 'config.allowedResources', value: 'all' },
+    ];
+    // Act
+    const answers = await Promise.all(bad.map(({ config }) => api.as(owner.apiKey).post(rest, { name: 'x', code: nodeEcho('x'), config })));
+    // Assess
+    answers.forEach((answer, i) => {
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: bad[i]!.field, value: bad[i]!.value } });
+    });
+    expect((await api.as(owner.apiKey).post(sdk('listScripts'), {})).body.data.count).toBe(before);
+  });
+});
+
+describe('scripts: versions', () => {
+  it('adds REST versions only above the latest semver and SDK versions as the next integer and patch', async () => {
+    // Prepare
+    const script = await givenScript(api, owner);
+    // Act
+    const minor = await api.as(owner.apiKey).post(`${rest}/${script.id}/versions`, { code: nodeEcho('v2'), version: '1.1.0', changelog: 'a feature' });
+    const lower = await api.as(owner.apiKey).post(`${rest}/${script.id}/versions`, { code: nodeEcho('v3'), version: '1.0.5' });
+    const next = await api.as(owner.apiKey).post(sdk('createVersion'), { scriptId: script.id, code: nodeEcho('v3'), commitMessage: 'a fix' });
+    const listedRest = await api.as(owner.apiKey).get(`${rest}/${script.id}/versions`);
+    // Assess
+    expect(minor.status).toBe(201);
+    expect(minor.body.data).toEqual({ versionId: expect.stringMatching(/^ver_/), version: '1.1.0', changelog: 'a feature', createdAt: expect.any(String) });
+    expect(lower.status).toBe(400);
+    expect(lower.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'version', value: '1.0.5' } });
+    expect(next.body.data).toEqual({
+      id: expect.stringMatching(/^ver_/), scriptId: script.id, version: 3, isActive: false, commitMessage: 'a fix', codeHash: expect.stringMatching(/^[0-9a-f]{64}$/), createdAt: expect.any(String), deployedAt: null,
+    });
+    expect(listedRest.body.data.versions.map((version: { version: string }) => version.version)).toEqual(['1.1.1', '1.1.0', '1.0.0']);
+  });
+
+  it('deploys one version at a time and rolls back to an older one, restoring its output', async () => {
+    // Prepare
+    const script = await givenScript(api, owner, { code: nodeEcho('v1') });
+    const first = (await versions(script.id)).versions[0];
+    await api.as(owner.apiKey).post(sdk('createVersion'), { scriptId: script.id, code: nodeEcho('v2') });
+    // Act
+    const deployed = await api.as(owner.apiKey).post(sdk('deployScript'), { scriptId: script.id });
+    const afterDeploy = await outputOf(script.id);
+    const rolledBack = await api.as(owner.apiKey).post(`${rest}/${script.id}/deploy`, { versionId: first.id });
+    const afterRollback = await outputOf(script.id);
+    // Assess
+    expect(deployed.body.data).toEqual({
+      success: true,
+      data: { scriptId: script.id, version: 2, serverlessFunctionName: `platform-script-${script.id}`, serverlessFunctionArn: expect.stringContaining(`function:platform-script-${script.id}`), deployedAt: expect.any(String) },
+    });
+    expect(afterDeploy.label).toBe('v2');
+    expect(rolledBack.body.data).toEqual({ deploymentId: expect.stringMatching(/^dep_/), versionId: first.id, status: 'deployed', deployedAt: expect.any(String) });
+    expect(afterRollback.label).toBe('v1');
+    expect((await versions(script.id)).versions.map((version: { version: number; isActive: boolean }) => [version.version, version.isActive])).toEqual([[2, false], [1, true]]);
+    expect(await getScript(api, owner, script.id)).toMatchObject({ activeVersion: 1, deploymentStatus: 'deployed' });
+  });
+});
+
+describe('scripts: syntax errors', () => {
+  it('creates a draft with broken code, then refuses deploy and execute with the line, changing nothing', async () => {
+    // Prepare
+    const script = await givenScript(api, owner, { code: 'export async function handler(event) {\n  return {;\n}' });
+    const python = await givenScript(api, owner, { runtime: 'python3.11', code: 'def handler(event, context):\n    return (\n' });
+    // Act
+    const deploy = await api.as(owner.apiKey).post(sdk('deployScript'), { scriptId: script.id });
+    const run = await execute(api, owner, script.id);
+    const pythonDeploy = await api.as(owner.apiKey).post(sdk('deployScript'), { scriptId: python.id });
+    // Assess
+    expect(deploy.status).toBe(400);
+    expect(deploy.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'code', line: 2 } });
+    expect(run.status).toBe(400);
+    expect(run.body.error.details).toMatchObject({ field: 'code', line: 2 });
+    expect(pythonDeploy.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'code', line: 2 } });
+    expect(await getScript(api, owner, script.id)).toMatchObject({ deploymentStatus: 'pending', activeVersion: null, totalExecutions: 0 });
+  });
+});
+
+describe('scripts: updating', () => {
+  it('changes metadata and config, makes new code a new version, and redeploys the active version with new memory', async () => {
+    // Prepare
+    const script = await givenDeployed(api, owner);
+    const before = await getScript(api, owner, script.id);
+    // Act
+    const updated = await api.as(owner.apiKey).patch(`${rest}/${script.id}`, { description: 'new words', tags: ['a'], config: { memory: 256 }, code: nodeEcho('patched') });
+    const run = await execute(api, owner, script.id);
+    // Assess
+    expect(updated.status).toBe(200);
+    expect(updated.body.data).toMatchObject({ id: script.id, description: 'new words', tags: ['a'], latestVersion: '1.0.1', activeVersion: '1.0.0', config: { memory: 256, timeout: 30 } });
+    expect(updated.body.data.deployedAt > before.deployedAt).toBe(true);
+    expect(run.body.data.output.label).toBe('v1');
+    expect(await getScript(api, owner, script.id)).toMatchObject({ memory: 256 });
+  });
+
+  it('refuses an empty or unknown change with VALIDATION_ERROR and changes nothing', async () => {
+    // Prepare
+    const script = await givenScript(api, owner);
+    // Act
+    const empty = await api.as(owner.apiKey).patch(`${rest}/${script.id}`, {});
+    const unknown = await api.as(owner.apiKey).patch(`${rest}/${script.id}`, { owner: 'me' });
+    // Assess
+    expect(empty.body.error.code).toBe('VALIDATION_ERROR');
+    expect(unknown.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'owner', value: 'me' } });
+    expect(await getScript(api, owner, script.id)).toMatchObject({ description: 'a test script' });
+  });
+});
+
+describe('scripts: publishing', () => {
+  it('refuses to publish before a successful run, then deploys and publishes into the marketplace', async () => {
+    // Prepare
+    const tag = `tag-${Date.now().toString(36)}`;
+    const script = await givenScript(api, owner, { tags: [tag] });
+    const early = await api.as(owner.apiKey).post(`${rest}/${script.id}/publish`, {});
+    await execute(api, owner, script.id);
+    // Act
+    const published = await api.as(owner.apiKey).post(`${rest}/${script.id}/publish`, { pricing: { model: 'pay-per-execution', basePrice: 0.02 }, category: 'utility' });
+    const again = await api.as(owner.apiKey).post(sdk('publishScript'), { scriptId: script.id });
+    const market = await api.as(owner.apiKey).get(`${rest}/marketplace?tags=${tag}`);
+    // Assess
+    expect(early.status).toBe(409);
+    expect(published.body.data).toEqual({ id: script.id, status: 'published', publishedAt: expect.any(String) });
+    expect(again.status).toBe(409);
+    expect(await getScript(api, owner, script.id)).toMatchObject({ isPublished: true, status: 'published', deploymentStatus: 'deployed', activeVersion: 1 });
+    expect(market.body.data).toEqual({
+      scripts: [{ id: script.id, name: expect.any(String), description: 'a test script', runtime: 'nodejs18', category: 'utility', pricing: { model: 'pay-per-execution', basePrice: 0.02 }, rating: 0, installCount: 0 }],
+      total: 1, limit: 10, offset: 0,
+    });
+  });
+
+  it('publishes a private script for its owner only, and unpublishes back to draft', async () => {
+    // Prepare
+    const tag = `private-${Date.now().toString(36)}`;
+    const hidden = await givenScript(api, owner, { private: true, tags: [tag] });
+    const shown = await givenScript(api, owner, { tags: [tag] });
+    for (const script of [hidden, shown]) await execute(api, owner, script.id);
+    // Act
+    const sdkPublished = await api.as(owner.apiKey).post(sdk('publishScript'), { scriptId: hidden.id });
+    await api.as(owner.apiKey).post(sdk('publishScript'), { scriptId: shown.id });
+    const listedBefore = await api.as(owner.apiKey).post(sdk('listMarketplaceScripts'), { tags: [tag] });
+    const unpublished = await api.as(owner.apiKey).post(sdk('unpublishScript'), { scriptId: shown.id });
+    const restUnpublish = await api.as(owner.apiKey).post(`${rest}/${hidden.id}/unpublish`, {});
+    const listedAfter = await api.as(owner.apiKey).post(sdk('listMarketplaceScripts'), { tags: [tag] });
+    // Assess
+    expect(sdkPublished.body.data).toEqual({ scriptId: hidden.id, isPublished: true, status: 'published', publishedAt: expect.any(String) });
+    expect(listedBefore.body.data).toMatchObject({ total: 1, limit: 50, offset: 0, scripts: [{ id: shown.id, isPublished: true }] });
+    expect(unpublished.body.data).toEqual({ scriptId: shown.id, unpublished: true });
+    expect(restUnpublish.body.data).toEqual({ id: hidden.id, status: 'draft' });
+    expect(listedAfter.body.data.total).toBe(0);
+  });
+});
+
+describe('scripts: flows', () => {
+  it('answers getFlowScript and modifyFlowScript for an unknown flow with NOT_FOUND and the flowId', async () => {
+    // Act
+    const read = await api.as(owner.apiKey).post(sdk('getFlowScript'), { flowId: 'flow_missing' });
+    const modify = await api.as(owner.apiKey).post(sdk('modifyFlowScript'), { flowId: 'flow_missing', newCode: nodeEcho('x') });
+    // Assess
+    expect(read.status).toBe(404);
+    expect(read.body.error).toMatchObject({ code: 'NOT_FOUND', details: { flowId: 'flow_missing' } });
+    expect(modify.body.error).toMatchObject({ code: 'NOT_FOUND', details: { flowId: 'flow_missing' } });
+  });
+});
+
+describe('scripts: lint', () => {
+  it('reports a missing handler, unusable resources and event fields with lines and suggestions', async () => {
+    // Prepare
+    const code = 'async function main(event) {\n  await resources.mail.send({});\n  await mirra.flows.list();\n  return event.data.subjct;\n}';
+    // Act
+    const linted = await api.as(owner.apiKey).post(sdk('lintScript'), { code, scriptInputSchema: { subject: { type: 'string' } } });
+    const python = await api.as(owner.apiKey).post(sdk('lintScript'), { code: 'async def handler(event, context):\n    return event["data"]["content"]["txt"]\n', eventType: 'chatapp.message' });
+    const badType = await api.as(owner.apiKey).post(sdk('lintScript'), { code, eventType: 'chatapp.nope' });
+    // Assess
+    expect(linted.body.data).toEqual({
+      valid: false, issueCount: 3, callAdapterCallsCount: 1, mirraSDKCallsCount: 1,
+      issues: [
+        { severity: 'error', line: 1, message: 'the script has no handler(event, context) function', suggestion: expect.stringContaining('handler') },
+        { severity: 'error', line: 2, message: 'no installed resource is named mail', suggestion: expect.any(String) },
+        { severity: 'error', line: 4, message: 'event.data.subjct is not in scriptInputSchema', suggestion: expect.stringContaining('subject') },
+      ],
+    });
+    expect(python.body.data).toMatchObject({ valid: true, issueCount: 1, issues: [{ severity: 'warning', line: 2, message: expect.stringContaining('no field txt') }] });
+    expect(badType.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'eventType', value: 'chatapp.nope' } });
+  });
+});

@@ -1,0 +1,86 @@
+// A flows world for integration tests: the production stores on DynamoDB Local, the local scheduler and one-shot
+// scheduler on a clock the test moves, a manual execution deadline, and a script runner port fake (the HTTP tests
+// run real scripts). Everything else is the production code.
+import { inject } from 'vitest';
+import { createLocalOneShots } from '../../functions/adapters/local/one-shot-scheduler.js';
+import { memoryRateLimiter } from '../../functions/adapters/local/rate-limiter.js';
+import { createLocalScheduler } from '../../functions/adapters/local/scheduler.js';
+import { createDeliveryStore } from '../../functions/events/delivery-store.js';
+import { createExecutionStore } from '../../functions/flows/execution-store.js';
+import { createExecutor } from '../../functions/flows/executor.js';
+import { createFlowRuns } from '../../functions/flows/flow-runs.js';
+import type { FlowScriptRunner } from '../../functions/flows/ports.js';
+import { type FlowRunner, createFlowRunner } from '../../functions/flows/runner.js';
+import { createFlowService } from '../../functions/flows/service.js';
+import { createFlowStore } from '../../functions/flows/store.js';
+import { newId } from '../../functions/platform/ids.js';
+import type { PlatformEventInput } from '../../functions/platform/ports.js';
+
+/** Call in beforeAll: the stores then talk to the run's DynamoDB Local. */
+export function useDynamoLocal() {
+  process.env.PLATFORM_MODE = 'local';
+  process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
+}
+
+type ScriptRun = Awaited<ReturnType<FlowScriptRunner['run']>>;
+export const scriptResult = (overrides: Partial<ScriptRun> = {}): ScriptRun => ({
+  executionId: 'exe_script', status: 'success', noOp: false, output: { success: true }, error: null, logs: ['ran'], cost: 0.0001, ...overrides,
+});
+export const scriptFailure = scriptResult({ status: 'error', output: { success: false, reason: 'upstream down' }, error: { code: 'SCRIPT_FAILURE', message: 'upstream down' } });
+
+export const refusalOf = (promise: Promise<unknown>) => promise.then(() => undefined, (error: { code: string; status: number }) => ({ code: error.code, status: error.status }));
+
+export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
+  let now = Date.parse('2026-03-02T09:00:00.000Z');
+  const clock = { now: () => now, nowIso: () => new Date(now).toISOString() };
+  const at = (iso: string) => (now = Date.parse(iso));
+  const advance = (ms: number) => (now += ms);
+  const published: PlatformEventInput[] = [];
+  const scriptCalls: Array<{ scriptId: string; data: unknown }> = [];
+  const deadlines: Array<() => void> = [];
+  const flows = createFlowStore();
+  const executions = createExecutionStore();
+  const scripts: FlowScriptRunner = {
+    canRun: async () => true,
+    run: async (request) => {
+      scriptCalls.push({ scriptId: request.scriptId, data: request.data });
+      return (options.script ?? (async () => scriptResult()))(request);
+    },
+  };
+  let runner: FlowRunner | undefined;
+  // The bus: every firing goes to the flow runner, as the flows rule routes it.
+  const bus = async (event: PlatformEventInput) => {
+    published.push(event);
+    if (event.source === 'scheduler') await runner!.handle({ ...event, id: newId('evt') });
+    return { eventId: 'evt' };
+  };
+  const scheduler = createLocalScheduler({ clock, publish: bus, heartbeat: false });
+  const oneShots = createLocalOneShots({ clock, publish: bus, timers: false });
+  const executor = createExecutor({
+    scripts, tools: { resolve: async () => ({ tools: [], unknown: [] }) }, model: () => undefined, clock,
+    deadline: () => ({ expired: new Promise<void>((expire) => deadlines.push(expire)), clear: () => undefined }),
+    wait: async () => undefined,
+  });
+  const runs = createFlowRuns({ flows, executions, executor, scheduler, oneShots, publisher: { publish: bus }, limiter: () => memoryRateLimiter(), clock });
+  runner = createFlowRunner({ flows, executions, runs, ledger: createDeliveryStore(clock), clock });
+  const service = createFlowService({ flows, executions, scripts, scheduler, oneShots, runs, clock });
+  const caller = { userId: newId('usr'), keyId: 'key_test', scopes: ['*'] };
+  return {
+    clock, at, advance, published, scriptCalls, deadlines, scheduler, oneShots, runs, service, caller, flows,
+    handle: (detail: Record<string, unknown>) => runner!.handle(detail),
+    event: (text: string) => runner!.handle({ id: newId('evt'), type: 'chatapp.message', source: 'chatapp', userId: caller.userId, content: { text } }),
+    eventFlow: (executionType: 'llm' | 'direct') =>
+      service.createEventFlow(caller, {
+        title: `on chat ${executionType}`, description: 'reacts to chat messages', eventType: 'chatapp.message', conditions: { field: 'text', operator: 'contains', value: 'deploy' },
+        prompt: 'Summarise the message', recommendedTools: [], scope: 'user', executionType, ...(executionType === 'direct' && { scriptId: 'scr_handler' }),
+      }),
+    pendingRetries: () => oneShots.pending().map((once) => ({ at: once.at, attempt: once.event.detail.attempt })),
+    /** Moves the clock to the next pending retry and fires it. */
+    async fireNextRetry() {
+      const [next] = oneShots.pending();
+      at(next!.at);
+      return oneShots.tick();
+    },
+    paused: () => published.filter((item) => item.type === 'system.flow_paused'),
+  };
+}

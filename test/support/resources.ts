@@ -1,0 +1,103 @@
+// Resources for tests: valid inputs, a real local upstream that records what it received, and shortcuts to a
+// published and installed resource.
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TestApi, TestUser } from './platform.js';
+
+export const openApiDoc = {
+  openapi: '3.0.3',
+  info: { title: 'Weather', version: '1.0.0' },
+  paths: {
+    '/forecast/{city}': {
+      get: {
+        parameters: [{ name: 'city', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'the forecast' } },
+      },
+    },
+  },
+};
+
+export function resourceInput(overrides: Record<string, unknown> = {}, endpoint: Record<string, unknown> = {}) {
+  return {
+    name: `weather-${Math.random().toString(36).slice(2, 8)}`,
+    description: 'Forecasts by city',
+    resourceType: 'api',
+    category: 'data',
+    tags: ['weather', 'forecast'],
+    openApiSpec: openApiDoc,
+    pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' },
+    ...overrides,
+    endpoint: {
+      baseUrl: 'http://127.0.0.1:9/v1',
+      authentication: 'none',
+      methods: [
+        { name: 'getForecast', httpMethod: 'GET', path: '/forecast/{city}', parameters: { city: { type: 'string', required: true }, days: { type: 'integer', required: false } } },
+        { name: 'report', method: 'post', path: '/reports', parameters: [{ name: 'text', type: 'string', required: true }, { name: 'tags', type: 'string[]' }], cost: 0.05 },
+      ],
+      ...endpoint,
+    },
+  };
+}
+
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+export interface Upstream {
+  baseUrl: string;
+  received: ReceivedRequest[];
+  /** Replaces how the upstream answers. */
+  respond(handler: (request: ReceivedRequest, response: ServerResponse) => void): void;
+  close(): Promise<void>;
+}
+
+export const json = (response: ServerResponse, status: number, body: unknown) => {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+};
+
+/** A real HTTP server on 127.0.0.1 that records every request; answers `{ok: true, path}` until told otherwise. */
+export async function startUpstream(): Promise<Upstream> {
+  const received: ReceivedRequest[] = [];
+  let handler = (request: ReceivedRequest, response: ServerResponse) => json(response, 200, { ok: true, path: request.url });
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const entry = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+      received.push(entry);
+      handler(entry, response);
+    });
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    respond(next) {
+      handler = next;
+    },
+    close: () =>
+      new Promise<void>((closed) => {
+        server.closeAllConnections();
+        server.close(() => closed());
+      }),
+  };
+}
+
+export async function givenPublishedResource(api: TestApi, owner: TestUser, overrides: Record<string, unknown> = {}, endpoint: Record<string, unknown> = {}): Promise<string> {
+  const created = await api.as(owner.apiKey).post('/api/sdk/v1/resources', resourceInput(overrides, endpoint));
+  if (created.status !== 201) throw new Error(`create failed: ${created.text}`);
+  const id = created.body.data.id as string;
+  const published = await api.as(owner.apiKey).post(`/api/sdk/v1/resources/${id}/publish`, {});
+  if (published.status !== 200) throw new Error(`publish failed: ${published.text}`);
+  return id;
+}
+
+export async function givenInstalled(api: TestApi, user: TestUser, resourceId: string): Promise<Record<string, any>> {
+  const installed = await api.as(user.apiKey).post(`/api/sdk/v1/resources/${resourceId}/install`);
+  if (installed.status !== 201) throw new Error(`install failed: ${installed.text}`);
+  return installed.body.data;
+}

@@ -1,0 +1,207 @@
+import { describe, expect, it } from 'vitest';
+import { createDispatcher } from '../../functions/events/dispatcher.js';
+import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from '../../functions/events/internal-events.js';
+import type { ActiveSubscription, DeliveryLedger, DeliveryOutcome, ScheduleRecord, ScriptRunRequest, WebhookRecord } from '../../functions/events/ports.js';
+import { ConflictError, CostLimitExceededError, NotFoundError } from '../../functions/platform/errors.js';
+import { sampleInput } from '../support/event-samples.js';
+
+const clock = { now: () => Date.parse('2026-03-02T17:00:00Z'), nowIso: () => '2026-03-02T17:00:00.000Z' };
+
+interface FakeScript {
+  userId: string;
+  deployed: boolean;
+  run?: (request: ScriptRunRequest) => Promise<{ executionId: string; status: string }>;
+}
+
+/** Small fakes of the dispatcher's ports; the ledger keeps the real claim rule (one live claim per delivery). */
+function world() {
+  const subscriptions: ActiveSubscription[] = [];
+  const scripts = new Map<string, FakeScript>();
+  const runs: ScriptRunRequest[] = [];
+  const claims = new Map<string, { token: string; outcome?: DeliveryOutcome }>();
+  const webhooks = new Map<string, WebhookRecord>();
+  const schedules = new Map<string, ScheduleRecord>();
+  let tokens = 0;
+  const ledger: DeliveryLedger = {
+    async claim(id) {
+      if (claims.has(id)) return undefined;
+      const token = `t${tokens++}`;
+      claims.set(id, { token });
+      return token;
+    },
+    async complete(id, token, outcome) {
+      if (claims.get(id)?.token === token) claims.set(id, { token, outcome });
+    },
+    async release(id, token) {
+      if (claims.get(id)?.token === token) claims.delete(id);
+    },
+  };
+  const dispatcher = createDispatcher({
+    index: { active: async (userId, eventType) => subscriptions.filter((s) => s.userId === userId && s.eventType === eventType) },
+    ledger,
+    scripts: {
+      describe: async (scriptId) => scripts.get(scriptId),
+      // Refuses as the scripts area's runner does: NOT_FOUND for a script that is gone or not the user's, CONFLICT if not deployed.
+      run: async (request) => {
+        const script = scripts.get(request.scriptId);
+        if (!script || script.userId !== request.userId) throw new NotFoundError('scriptId', request.scriptId, 'script');
+        if (!script.deployed) throw new ConflictError(`script ${request.scriptId} is not deployed`);
+        runs.push(request);
+        return script.run ? script.run(request) : { executionId: `exe_${runs.length}`, status: 'success' };
+      },
+    },
+    triggers: { getWebhook: async (id) => webhooks.get(id), getSchedule: async (id) => schedules.get(id) },
+    clock,
+  });
+  const subscribe = (id: string, scriptId: string, conditions: unknown[] = [], userId = 'usr_a', eventType = 'chatapp.message') =>
+    subscriptions.push({ subscriptionId: id, scriptId, userId, eventType, conditions, updatedAt: '2026-03-01T00:00:00.000Z' });
+  return { dispatcher, subscriptions, scripts, runs, claims, webhooks, schedules, subscribe };
+}
+
+const chatEvent = (userId = 'usr_a', id = 'evt_1') => ({ ...sampleInput('chatapp.message'), id, userId });
+
+describe('events: dispatcher', () => {
+  it('runs the deployed scripts whose conditions match, with the enriched event object', async () => {
+    // Prepare
+    const w = world();
+    w.scripts.set('scr_1', { userId: 'usr_a', deployed: true });
+    w.scripts.set('scr_2', { userId: 'usr_a', deployed: true });
+    w.subscribe('sub_match', 'scr_1', [{ field: 'enrichment.tickers.0.symbol', operator: 'equals', value: 'AAPL' }]);
+    w.subscribe('sub_miss', 'scr_2', [{ field: 'actor.name', operator: 'equals', value: 'Nobody' }]);
+    // Act
+    const report = await w.dispatcher.handle(chatEvent());
+    // Assess
+    expect(report).toEqual({ matched: 1, executed: 1, duplicates: 0, skipped: 0, refused: 0 });
+    expect(w.runs).toHaveLength(1);
+    expect(w.runs[0]).toMatchObject({ scriptId: 'scr_1', userId: 'usr_a', trigger: { type: 'event', source: 'sub_match', event: 'chatapp.message' } });
+    expect(w.runs[0]!.data).toMatchObject({ id: 'evt_1', userId: 'usr_a', senderName: 'Dana Whitfield', enrichment: { sentiment: { label: 'positive' } } });
+  });
+
+  it('never fires another user\u2019s subscription', async () => {
+    // Prepare
+    const w = world();
+    w.scripts.set('scr_b', { userId: 'usr_b', deployed: true });
+    w.subscribe('sub_b', 'scr_b', [], 'usr_b');
+    // Act
+    const report = await w.dispatcher.handle(chatEvent('usr_a'));
+    // Assess
+    expect(report.matched).toBe(0);
+    expect(w.runs).toEqual([]);
+  });
+
+  it('skips scripts that are not deployed or no longer the subscriber\u2019s', async () => {
+    // Prepare
+    const w = world();
+    w.scripts.set('scr_draft', { userId: 'usr_a', deployed: false });
+    w.scripts.set('scr_sold', { userId: 'usr_other', deployed: true });
+    w.subscribe('sub_draft', 'scr_draft');
+    w.subscribe('sub_sold', 'scr_sold');
+    w.subscribe('sub_gone', 'scr_deleted');
+    // Act
+    const report = await w.dispatcher.handle(chatEvent());
+    // Assess
+    expect(report).toMatchObject({ matched: 3, executed: 0, skipped: 3 });
+    expect(w.runs).toEqual([]);
+    expect(w.claims.get('evt_1#sub_draft')?.outcome).toMatchObject({ result: 'skipped', reason: expect.stringContaining('not deployed') });
+  });
+
+  it('runs nothing twice when the same event is delivered again', async () => {
+    // Prepare
+    const w = world();
+    w.scripts.set('scr_1', { userId: 'usr_a', deployed: true });
+    w.subscribe('sub_1', 'scr_1');
+    // Act
+    const first = await w.dispatcher.handle(chatEvent());
+    const again = await w.dispatcher.handle(chatEvent());
+    // Assess
+    expect(first.executed).toBe(1);
+    expect(again).toMatchObject({ executed: 0, duplicates: 1 });
+    expect(w.runs).toHaveLength(1);
+  });
+
+  it('keeps delivering after a crashing script, and a failure of the runner is retried without re-running the others', async () => {
+    // Prepare
+    const w = world();
+    let runnerDown = true;
+    w.scripts.set('scr_crash', { userId: 'usr_a', deployed: true, run: async () => ({ executionId: 'exe_crash', status: 'error' }) });
+    w.scripts.set('scr_flaky', {
+      userId: 'usr_a',
+      deployed: true,
+      run: async () => {
+        if (runnerDown) throw new Error('runner unreachable');
+        return { executionId: 'exe_flaky', status: 'success' };
+      },
+    });
+    w.scripts.set('scr_ok', { userId: 'usr_a', deployed: true });
+    w.subscribe('sub_crash', 'scr_crash');
+    w.subscribe('sub_flaky', 'scr_flaky');
+    w.subscribe('sub_ok', 'scr_ok');
+    // Act
+    const firstAttempt = w.dispatcher.handle(chatEvent());
+    await expect(firstAttempt).rejects.toThrow('1 of 3 deliveries failed');
+    runnerDown = false;
+    const retry = await w.dispatcher.handle(chatEvent());
+    // Assess
+    expect(retry).toMatchObject({ executed: 1, duplicates: 2 });
+    expect(w.runs.map((run) => run.scriptId).sort()).toEqual(['scr_crash', 'scr_flaky', 'scr_flaky', 'scr_ok']);
+    expect(w.claims.get('evt_1#sub_crash')?.outcome).toEqual({ result: 'executed', executionId: 'exe_crash', status: 'error' });
+  });
+
+  it('records a run refused by the script\u2019s limits and does not retry it', async () => {
+    // Prepare
+    const w = world();
+    w.scripts.set('scr_1', { userId: 'usr_a', deployed: true, run: async () => Promise.reject(new CostLimitExceededError('over maxCostPerExecution')) });
+    w.subscribe('sub_1', 'scr_1');
+    // Act
+    const report = await w.dispatcher.handle(chatEvent());
+    // Assess
+    expect(report).toMatchObject({ refused: 1, executed: 0 });
+    expect(w.claims.get('evt_1#sub_1')?.outcome).toMatchObject({ result: 'refused', code: 'COST_LIMIT_EXCEEDED' });
+  });
+
+  it('runs a due schedule with its data once per minute, and skips a disabled one', async () => {
+    // Prepare
+    const w = world();
+    w.scripts.set('scr_1', { userId: 'usr_a', deployed: true });
+    const schedule: ScheduleRecord = { scheduleId: 'sch_1', scriptId: 'scr_1', userId: 'usr_a', name: 'n', cronExpression: '0 0 13 * 5', enabled: true, data: { report: 'daily' }, createdAt: '' };
+    w.schedules.set('sch_1', schedule);
+    w.schedules.set('sch_off', { ...schedule, scheduleId: 'sch_off', enabled: false });
+    const firing = { type: scheduleFiringType, source: 'scheduler', userId: 'usr_a', scheduleId: 'sch_1', cronFilter: '0 0 13 * 5' };
+    // Act
+    const due = await w.dispatcher.handle({ ...firing, scheduledTime: '2026-03-13T00:00:00.000Z' });
+    const repeated = await w.dispatcher.handle({ ...firing, scheduledTime: '2026-03-13T00:00:00.000Z' });
+    const filtered = await w.dispatcher.handle({ ...firing, scheduledTime: '2026-03-14T00:00:00.000Z' });
+    const disabled = await w.dispatcher.handle({ ...firing, scheduleId: 'sch_off', scheduledTime: '2026-03-13T00:00:00.000Z' });
+    // Assess
+    expect([due.executed, repeated.duplicates, filtered.matched, disabled.skipped]).toEqual([1, 1, 0, 1]);
+    expect(w.claims.has('sch_1@2026-03-13T00:00:00.000Z')).toBe(true);
+    expect(w.runs).toEqual([{ scriptId: 'scr_1', userId: 'usr_a', data: { report: 'daily' }, trigger: { type: 'schedule', source: 'sch_1' } }]);
+  });
+
+  it('runs a webhook delivery with its body, only for the webhook\u2019s owner', async () => {
+    // Prepare
+    const w = world();
+    w.scripts.set('scr_1', { userId: 'usr_a', deployed: true });
+    w.webhooks.set('whk_1', { webhookId: 'whk_1', scriptId: 'scr_1', userId: 'usr_a', name: 'n', enabled: true, createdAt: '' });
+    const delivery = { type: webhookDeliveryType, source: webhookDeliverySource, webhookId: 'whk_1', deliveryId: 'whk_1#abc', body: { paid: 5 } };
+    // Act
+    const forged = await w.dispatcher.handle({ ...delivery, userId: 'usr_b' });
+    const real = await w.dispatcher.handle({ ...delivery, userId: 'usr_a' });
+    // Assess
+    expect([forged.skipped, real.executed]).toEqual([1, 1]);
+    expect(w.runs).toMatchObject([{ scriptId: 'scr_1', data: { paid: 5 }, trigger: { type: 'webhook', source: 'whk_1' } }]);
+  });
+
+  it('uses new conditions as soon as the subscription\u2019s revision changes', async () => {
+    // Prepare
+    const w = world();
+    w.scripts.set('scr_1', { userId: 'usr_a', deployed: true });
+    w.subscribe('sub_1', 'scr_1', [{ field: 'actor.name', operator: 'equals', value: 'Nobody' }]);
+    await w.dispatcher.handle(chatEvent('usr_a', 'evt_before'));
+    // Act
+    Object.assign(w.subscriptions[0]!, { conditions: [{ field: 'actor.name', operator: 'starts_with', value: 'Dana' }], updatedAt: '2026-03-02T00:00:00.000Z' });
+    const after = await w.dispatcher.handle(chatEvent('usr_a', 'evt_after'));
+    // Assess
+    expect(after.executed).toBe(1);
+  });
+});
