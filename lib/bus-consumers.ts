@@ -3,6 +3,7 @@
 import { Duration, NestedStack } from 'aws-cdk-lib';
 import { type IEventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { BusConsumer } from '../functions/platform/route.js';
@@ -31,6 +32,8 @@ export class BusConsumers extends NestedStack {
         environment: props.environment,
       });
       grantFunction(fn, consumer, props.resources);
+      // A consumer throws to ask for another attempt; Lambda retries those, then parks the event with the others.
+      fn.configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(props.deadLetterQueue) });
       const rule = new Rule(this, `${consumer.name}Rule`, {
         eventBus: props.bus,
         eventPattern: { source: [{ prefix: consumer.sourcePrefix }] as unknown as string[] },
