@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { IsoDate, SolanaAddress, pagination } from '#platform/schemas.js';
 
 /** Scopes a key can hold. `*` is everything; resource-level scopes name one resource. */
-export const baseScopes = ['*', 'account:write', 'keys:manage', 'templates:install', 'scripts:execute', 'resources:call'] as const;
+export const baseScopes = ['*', 'account:write', 'keys:manage', 'templates:install', 'scripts:execute', 'scripts:manage', 'resources:call', 'resources:manage'] as const;
 const resourceScope = /^resources:[A-Za-z0-9_-]{1,64}:call$/;
 
 export const Scope = z
