@@ -21,7 +21,7 @@ export function required(name: string): string {
 }
 
 /** The bus lives in the scheduler role's account and partition, in this region. */
-export function busArn(): string {
+function busArn(): string {
   const [, partition, , , account] = required('SCHEDULER_ROLE_ARN').split(':');
   return `arn:${partition}:events:${process.env.AWS_REGION ?? 'us-east-1'}:${account}:event-bus/${required('EVENT_BUS_NAME')}`;
 }
@@ -36,37 +36,47 @@ export function scheduleInput(schedule: ScheduleDefinition): CreateScheduleComma
     ScheduleExpressionTimezone: 'UTC',
     FlexibleTimeWindow: { Mode: 'OFF' },
     State: schedule.enabled ? 'ENABLED' : 'DISABLED',
-    Target: {
-      Arn: busArn(),
-      RoleArn: required('SCHEDULER_ROLE_ARN'),
-      EventBridgeParameters: { Source: 'platform.scheduler', DetailType: type },
-      Input: JSON.stringify({ ...detail, type, userId, source: 'scheduler', scheduledTime, ...(filter && { cronFilter: schedule.cronExpression }) }),
-      // A firing the bus cannot take is retried for an hour; later ones would be late for their minute anyway.
-      RetryPolicy: { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 20 },
-    },
+    Target: busTarget(type, { ...detail, type, userId, source: 'scheduler', scheduledTime, ...(filter && { cronFilter: schedule.cronExpression }) }),
   };
+}
+
+/** Every platform schedule, recurring or one-time, puts its event on the platform bus. */
+export function busTarget(type: string, payload: Record<string, unknown>): NonNullable<CreateScheduleCommandInput['Target']> {
+  return {
+    Arn: busArn(),
+    RoleArn: required('SCHEDULER_ROLE_ARN'),
+    EventBridgeParameters: { Source: 'platform.scheduler', DetailType: type },
+    Input: JSON.stringify(payload),
+    // A firing the bus cannot take is retried for an hour; later ones would be late for their minute anyway.
+    RetryPolicy: { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 20 },
+  };
+}
+
+/** Creates the schedule, or replaces the one of the same name. */
+export async function upsertSchedule(client: SchedulerClient, input: CreateScheduleCommandInput): Promise<void> {
+  try {
+    await client.send(new CreateScheduleCommand(input));
+  } catch (error) {
+    if ((error as Error).name !== 'ConflictException') throw error;
+    await client.send(new UpdateScheduleCommand(input));
+  }
+}
+
+/** Deletes the schedule; one that is already gone is not an error. */
+export async function deleteSchedule(client: SchedulerClient, name: string): Promise<void> {
+  try {
+    await client.send(new DeleteScheduleCommand({ Name: name, GroupName: required('SCHEDULE_GROUP_NAME') }));
+  } catch (error) {
+    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+  }
 }
 
 export function createEventBridgeScheduler(config: SchedulerClientConfig = {}): SchedulerPort {
   let cached: SchedulerClient | undefined;
   const client = () => (cached ??= new SchedulerClient(config));
   return {
-    async put(schedule) {
-      const input = scheduleInput(schedule);
-      try {
-        await client().send(new CreateScheduleCommand(input));
-      } catch (error) {
-        if ((error as Error).name !== 'ConflictException') throw error;
-        await client().send(new UpdateScheduleCommand(input));
-      }
-    },
-    async remove(name) {
-      try {
-        await client().send(new DeleteScheduleCommand({ Name: name, GroupName: required('SCHEDULE_GROUP_NAME') }));
-      } catch (error) {
-        if ((error as Error).name !== 'ResourceNotFoundException') throw error;
-      }
-    },
+    put: (schedule) => upsertSchedule(client(), scheduleInput(schedule)),
+    remove: (name) => deleteSchedule(client(), name),
   };
 }
 
