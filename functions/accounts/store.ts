@@ -1,5 +1,5 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from '#platform/dynamo.js';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, queryAll, tableName } from '#platform/dynamo.js';
 import type { User } from './schemas.js';
 
 export interface StoredKey {
@@ -88,24 +88,14 @@ export function createAccountStore() {
     },
 
     /** Every key of a user, newest first (users hold few keys). */
-    async listKeys(userId: string): Promise<StoredKey[]> {
-      const keys: StoredKey[] = [];
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: tableName('apiKeys'),
-            IndexName: 'byUser',
-            KeyConditionExpression: 'userId = :userId',
-            ExpressionAttributeValues: { ':userId': userId },
-            ScanIndexForward: false,
-            ExclusiveStartKey,
-          }),
-        );
-        keys.push(...((page.Items ?? []) as StoredKey[]));
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-      return keys;
+    listKeys(userId: string): Promise<StoredKey[]> {
+      return queryAll<StoredKey>({
+        TableName: tableName('apiKeys'),
+        IndexName: 'byUser',
+        KeyConditionExpression: 'userId = :userId',
+        ExpressionAttributeValues: { ':userId': userId },
+        ScanIndexForward: false,
+      });
     },
 
     async revokeKey(keyHash: string, revokedAt: string): Promise<void> {

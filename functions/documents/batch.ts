@@ -1,5 +1,5 @@
 // BatchWrite and BatchGet in DynamoDB's page sizes, retrying what it hands back unprocessed; Query through all pages.
-import { BatchGetCommand, BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#platform/dynamo.js';
 
 type Item = Record<string, unknown>;
@@ -39,14 +39,3 @@ export async function batchGet<T>(table: string, keys: Item[]): Promise<T[]> {
   return items;
 }
 
-/** Every item of a query, following LastEvaluatedKey. */
-export async function queryAll<T>(input: ConstructorParameters<typeof QueryCommand>[0]): Promise<T[]> {
-  const items: T[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(new QueryCommand({ ...input, ExclusiveStartKey }));
-    items.push(...((page.Items ?? []) as T[]));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-}

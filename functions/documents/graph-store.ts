@@ -1,7 +1,7 @@
 // DynamoDB access for graphs: group graphs, their members, and the content version of every graph.
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from '#platform/dynamo.js';
-import { batchGet, queryAll } from './batch.js';
+import { dynamo, queryAll, tableName } from '#platform/dynamo.js';
+import { batchGet } from './batch.js';
 import type { Role } from './schemas.js';
 
 export interface StoredGroup {

@@ -1,7 +1,7 @@
 // DynamoDB access for documents, their places in graphs, their chunks and their vectors.
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from '#platform/dynamo.js';
-import { batchGet, batchWrite, queryAll } from './batch.js';
+import { dynamo, queryAll, tableName } from '#platform/dynamo.js';
+import { batchGet, batchWrite } from './batch.js';
 import { bumpVersion } from './graph-store.js';
 import type { DocumentStatus } from './schemas.js';
 import { decodeVectors, encodeVectors } from './vector-codec.js';

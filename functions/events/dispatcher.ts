@@ -11,6 +11,7 @@ import { type Predicate, compileConditionList } from './conditions/engine.js';
 import { scriptDialect } from './conditions/script-dialect.js';
 import { enrichEvent } from './enrichment/enrich.js';
 import { type EventObject, normalizeEvent } from './event-object.js';
+import { type DispatchReport, deliverAll, emptyReport } from './deliveries.js';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from './internal-events.js';
 import type { ActiveSubscription, DeliveryLedger, DeliveryOutcome, ScriptPort, ScriptTrigger, SubscriptionIndex, TriggerLookup } from './ports.js';
 
@@ -22,16 +23,6 @@ export interface DispatcherDeps {
   clock: Clock;
 }
 
-export interface DispatchReport {
-  matched: number;
-  executed: number;
-  /** Deliveries an earlier attempt already made (or is making). */
-  duplicates: number;
-  /** Not run: script gone, not deployed, schedule or webhook disabled or removed. */
-  skipped: number;
-  /** Refused by the script's limits (daily executions, cost, budget). */
-  refused: number;
-}
 
 /** Runs of one event at a time; SPEC.md allows 10 concurrent executions per script. */
 const deliveryConcurrency = 10;
@@ -49,7 +40,6 @@ interface Delivery {
   trigger: ScriptTrigger;
 }
 
-const emptyReport = (): DispatchReport => ({ matched: 0, executed: 0, duplicates: 0, skipped: 0, refused: 0 });
 
 export function createDispatcher(deps: DispatcherDeps) {
   const predicates = new Map<string, { revision: string; test: Predicate }>();
@@ -93,28 +83,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     return outcome;
   }
 
-  /** Runs every delivery, at most deliveryConcurrency at once; infrastructure failures are rethrown after all have run. */
-  async function deliverAll(deliveries: Delivery[]): Promise<DispatchReport> {
-    const report = { ...emptyReport(), matched: deliveries.length };
-    const failures: unknown[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < deliveries.length) {
-        const delivery = deliveries[next++]!;
-        try {
-          const outcome = await deliver(delivery);
-          if (outcome === 'duplicate') report.duplicates++;
-          else report[outcome.result]++;
-        } catch (error) {
-          logger.error('delivery failed; the event will be retried', { deliveryId: delivery.deliveryId, error: String(error) });
-          failures.push(error);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(deliveryConcurrency, deliveries.length) }, worker));
-    if (failures.length) throw new AggregateError(failures, `${failures.length} of ${deliveries.length} deliveries failed`);
-    return report;
-  }
+  const deliverEach = (deliveries: Delivery[]) => deliverAll(deliveries, deliveryConcurrency, deliver, 'script');
 
   async function dispatchEvent(detail: Record<string, unknown>): Promise<DispatchReport> {
     if (typeof detail.id !== 'string' || typeof detail.userId !== 'string') {
@@ -126,7 +95,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     if (candidates.length === 0) return emptyReport();
     const now = deps.clock.nowIso();
     const event = enrichEvent(normalizeEvent(detail, { id: detail.id, userId: detail.userId, now }), now);
-    return deliverAll(
+    return deliverEach(
       match(event, candidates).map((subscription) => ({
         deliveryId: `${event.id}#${subscription.subscriptionId}`,
         userId: event.userId,
@@ -141,7 +110,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     if (!firingIsDue(detail)) return emptyReport();
     const schedule = await deps.triggers.getSchedule(String(detail.scheduleId));
     if (!schedule?.enabled || schedule.userId !== detail.userId) return { ...emptyReport(), skipped: 1 };
-    return deliverAll([
+    return deliverEach([
       {
         deliveryId: `${schedule.scheduleId}@${String(detail.scheduledTime)}`,
         userId: schedule.userId,
@@ -155,7 +124,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   async function runWebhook(detail: Record<string, unknown>): Promise<DispatchReport> {
     const webhook = await deps.triggers.getWebhook(String(detail.webhookId));
     if (!webhook?.enabled || webhook.userId !== detail.userId) return { ...emptyReport(), skipped: 1 };
-    return deliverAll([
+    return deliverEach([
       { deliveryId: String(detail.deliveryId), userId: webhook.userId, scriptId: webhook.scriptId, data: detail.body, trigger: { type: 'webhook', source: webhook.webhookId } },
     ]);
   }

@@ -2,6 +2,7 @@
 // retries coming due, and user events, matched against the active event flows of their user and type (one
 // indexed Query; conditions compiled once per flow revision). A redelivered firing, retry or event never runs a
 // flow twice: events and retries are claimed in the events area's delivery ledger, schedule minutes on the flow.
+import { type DispatchReport, deliverAll, emptyReport } from '#functions/events/deliveries.js';
 import type { DeliveryLedger, DeliveryOutcome } from '#functions/events/ports.js';
 import { enrichEvent } from '#functions/events/enrichment/enrich.js';
 import { normalizeEvent } from '#functions/events/event-object.js';
@@ -25,13 +26,7 @@ export interface FlowRunnerDeps {
   clock: Clock;
 }
 
-export interface FlowDispatchReport {
-  matched: number;
-  executed: number;
-  duplicates: number;
-  skipped: number;
-  refused: number;
-}
+export type FlowDispatchReport = DispatchReport;
 
 /** Flows of one event at a time, as the dispatcher does for scripts. */
 const deliveryConcurrency = 10;
@@ -45,7 +40,6 @@ interface Delivery {
   trigger: RunTrigger;
 }
 
-const emptyReport = (): FlowDispatchReport => ({ matched: 0, executed: 0, duplicates: 0, skipped: 0, refused: 0 });
 
 export function createFlowRunner(deps: FlowRunnerDeps) {
   const { flows, ledger } = deps;
@@ -95,41 +89,21 @@ export function createFlowRunner(deps: FlowRunnerDeps) {
     return outcome;
   }
 
-  async function deliverAll(deliveries: Delivery[]): Promise<FlowDispatchReport> {
-    const report = { ...emptyReport(), matched: deliveries.length };
-    const failures: unknown[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < deliveries.length) {
-        const delivery = deliveries[next++]!;
-        try {
-          const outcome = await deliver(delivery);
-          if (outcome === 'duplicate') report.duplicates++;
-          else report[outcome.result]++;
-        } catch (error) {
-          logger.error('flow delivery failed; the bus will retry it', { deliveryId: delivery.deliveryId, error: String(error) });
-          failures.push(error);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(deliveryConcurrency, deliveries.length) }, worker));
-    if (failures.length) throw new AggregateError(failures, `${failures.length} of ${deliveries.length} flow deliveries failed`);
-    return report;
-  }
+  const deliverEach = (deliveries: Delivery[]) => deliverAll(deliveries, deliveryConcurrency, deliver, 'flow');
 
   /** A time flow's firing starts its run without reading the flow first: the run's first write checks owner and state. */
   async function runSchedule(detail: Record<string, unknown>): Promise<FlowDispatchReport> {
     if (!firingIsDue(detail)) return emptyReport();
     const flow = { flowId: String(detail.flowId), userId: String(detail.userId) };
     const scheduledTime = String(detail.scheduledTime);
-    return deliverAll([{ deliveryId: `flow#${flow.flowId}@${scheduledTime}`, flow, trigger: { type: 'time', data: { flowId: flow.flowId, scheduledTime }, attempt: 0, firing: scheduledTime } }]);
+    return deliverEach([{ deliveryId: `flow#${flow.flowId}@${scheduledTime}`, flow, trigger: { type: 'time', data: { flowId: flow.flowId, scheduledTime }, attempt: 0, firing: scheduledTime } }]);
   }
 
   async function runRetry(detail: Record<string, unknown>): Promise<FlowDispatchReport> {
     const retry = await deps.executions.getRetry(String(detail.flowId), String(detail.originId));
     if (!retry || retry.attempt !== detail.attempt || retry.userId !== detail.userId) return { ...emptyReport(), skipped: 1 };
     const trigger: RunTrigger = { type: retry.trigger.type, eventType: retry.trigger.eventType, data: retry.data, attempt: retry.attempt, originId: retry.originId };
-    const report = await deliverAll([{ deliveryId: `flow-retry#${retry.originId}#${retry.attempt}`, flow: { flowId: retry.flowId, userId: retry.userId }, trigger }]);
+    const report = await deliverEach([{ deliveryId: `flow-retry#${retry.originId}#${retry.attempt}`, flow: { flowId: retry.flowId, userId: retry.userId }, trigger }]);
     // Paused or deleted meanwhile: the retries end here.
     if (report.skipped) await deps.executions.deleteRetry(retry.flowId, retry.originId);
     return report;
@@ -141,7 +115,7 @@ export function createFlowRunner(deps: FlowRunnerDeps) {
     if (candidates.length === 0) return emptyReport();
     const now = deps.clock.nowIso();
     const event = enrichEvent(normalizeEvent(detail, { id: detail.id, userId: detail.userId, now }), now);
-    return deliverAll(
+    return deliverEach(
       candidates
         .filter((flow) => predicateOf(flow)(event))
         .map((flow) => ({ deliveryId: `${event.id}#${flow.flowId}`, flow: { flowId: flow.flowId, userId: flow.userId }, trigger: { type: 'event', eventType: event.type, data: event, attempt: 0 } })),
