@@ -23,7 +23,8 @@ export async function deliverAll<D extends { deliveryId: string }>(
   deliveries: D[],
   concurrency: number,
   deliver: (delivery: D) => Promise<DeliveryOutcome | 'duplicate'>,
-  what: string,
+  /** How the failures are named: `deliveries`, `flow deliveries`. */
+  label: string,
 ): Promise<DispatchReport> {
   const report = { ...emptyReport(), matched: deliveries.length };
   const failures: unknown[] = [];
@@ -36,12 +37,12 @@ export async function deliverAll<D extends { deliveryId: string }>(
         if (outcome === 'duplicate') report.duplicates++;
         else report[outcome.result]++;
       } catch (error) {
-        logger.error(`${what} delivery failed; the event will be retried`, { deliveryId: delivery.deliveryId, error: String(error) });
+        logger.error(`one of the ${label} failed; the event will be retried`, { deliveryId: delivery.deliveryId, error: String(error) });
         failures.push(error);
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, deliveries.length) }, worker));
-  if (failures.length) throw new AggregateError(failures, `${failures.length} of ${deliveries.length} ${what} deliveries failed`);
+  if (failures.length) throw new AggregateError(failures, `${failures.length} of ${deliveries.length} ${label} failed`);
   return report;
 }

@@ -83,7 +83,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     return outcome;
   }
 
-  const deliverEach = (deliveries: Delivery[]) => deliverAll(deliveries, deliveryConcurrency, deliver, 'script');
+  const deliverEach = (deliveries: Delivery[]) => deliverAll(deliveries, deliveryConcurrency, deliver, 'deliveries');
 
   async function dispatchEvent(detail: Record<string, unknown>): Promise<DispatchReport> {
     if (typeof detail.id !== 'string' || typeof detail.userId !== 'string') {

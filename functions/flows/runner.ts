@@ -89,7 +89,7 @@ export function createFlowRunner(deps: FlowRunnerDeps) {
     return outcome;
   }
 
-  const deliverEach = (deliveries: Delivery[]) => deliverAll(deliveries, deliveryConcurrency, deliver, 'flow');
+  const deliverEach = (deliveries: Delivery[]) => deliverAll(deliveries, deliveryConcurrency, deliver, 'flow deliveries');
 
   /** A time flow's firing starts its run without reading the flow first: the run's first write checks owner and state. */
   async function runSchedule(detail: Record<string, unknown>): Promise<FlowDispatchReport> {
