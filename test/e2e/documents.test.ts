@@ -164,8 +164,12 @@ describe('documents: search', () => {
   });
 
   it('names the document by its title and honours limit and threshold', async () => {
+    // Prepare: a graph holding only a titled handbook (the personal graph also holds untitled copies of its pages,
+    // whose chunks score exactly the same)
+    const graph = await api.as(owner.apiKey).post('/api/sdk/v1/graphs', { name: 'Handbook only' });
+    await upload(api, owner, { bytes: await buildPdf(handbookPages), filename: 'handbook.pdf', mimeType: mime.pdf }, { title: 'Northwind handbook', graphId: graph.body.data.graphId });
     // Act
-    const response = await search(api, owner, { query: 'bicycle repairs and warranty', limit: 2, threshold: 0 });
+    const response = await search(api, owner, { query: 'bicycle repairs and warranty', graphId: graph.body.data.graphId, limit: 2, threshold: 0 });
     // Assess
     expect(response.body.data.results).toHaveLength(2);
     expect(response.body.data.results[0].score).toBeGreaterThanOrEqual(response.body.data.results[1].score);
