@@ -27,11 +27,10 @@ describe('aws adapter: admin key from Secrets Manager', () => {
     process.env.AWS_REGION = 'us-east-1';
     resetAdminKeyCache();
     // Act
-    const accepted = checkAdminKey('adm_from_secret');
-    const refused = checkAdminKey('adm_guess');
+    const [accepted, refused] = await Promise.allSettled([checkAdminKey('adm_from_secret'), checkAdminKey('adm_guess')]);
     // Assess
-    await expect(accepted).resolves.toBeUndefined();
-    await expect(refused).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(accepted).toEqual({ status: 'fulfilled', value: undefined });
+    expect(refused).toMatchObject({ status: 'rejected', reason: { code: 'UNAUTHORIZED' } });
   });
 });
 
