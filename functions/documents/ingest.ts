@@ -58,8 +58,11 @@ export function createIngest(deps: { store: DocumentStore; blobs: BlobStore; emb
       try {
         const chunks = await chunksOf(document);
         // Line breaks matter to a reader of the chunk (table rows, "name: value" lines), not to the model.
-        const vectors = await embedder.embed(chunks.map((chunk) => chunk.content.replace(/\s+/g, ' ')));
-        await store.putChunks(chunks);
+        // Chunks are written while the model runs. Both settle before a failure is handled, so the purge comes last.
+        const [embedded, written] = await Promise.allSettled([embedder.embed(chunks.map((chunk) => chunk.content.replace(/\s+/g, ' '))), store.putChunks(chunks)]);
+        if (embedded.status === 'rejected') throw embedded.reason;
+        if (written.status === 'rejected') throw written.reason;
+        const vectors = embedded.value;
         await store.putVectors(documentId, embedder.modelId, embedder.dims, vectors);
         await complete(documentId, chunks.length, startedAt);
       } catch (error) {

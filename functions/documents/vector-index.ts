@@ -33,6 +33,13 @@ function dot(query: Float32Array, vectors: Float32Array, base: number, dims: num
   return s0 + s1 + s2 + s3;
 }
 
+/** Best first; equal scores fall back to document and position, so a search answers the same order every time. */
+function ranksBefore(a: Hit, b: Hit): boolean {
+  if (a.similarity !== b.similarity) return a.similarity > b.similarity;
+  if (a.documentId !== b.documentId) return a.documentId < b.documentId;
+  return a.position < b.position;
+}
+
 export class VectorIndex {
   private readonly blocks = new Map<string, Block>();
 
@@ -68,9 +75,11 @@ export class VectorIndex {
       for (let row = 0, base = 0; row < count; row++, base += this.dims) {
         const similarity = dot(query, vectors, base, this.dims);
         if (similarity < floor) continue;
+        const hit = { documentId, position: row, similarity };
         let at = top.length;
-        while (at > 0 && top[at - 1]!.similarity < similarity) at--;
-        top.splice(at, 0, { documentId, position: row, similarity });
+        while (at > 0 && ranksBefore(hit, top[at - 1]!)) at--;
+        if (at === limit) continue;
+        top.splice(at, 0, hit);
         if (top.length > limit) top.pop();
         if (top.length === limit) floor = Math.max(minSimilarity, top[limit - 1]!.similarity);
       }

@@ -104,6 +104,20 @@ describe('documents: vectors', () => {
     expect(top[0]!.similarity).toBeCloseTo(1);
     expect(removed.map((hit) => hit.documentId)).toEqual(['doc_b', 'doc_b']);
   });
+
+  it('ranks equal scores by document and position, whatever order the documents were loaded in', () => {
+    // Prepare
+    const copy = Float32Array.from([...unit(1, 0), ...unit(1, 0)]);
+    const forwards = new VectorIndex(2);
+    const backwards = new VectorIndex(2);
+    for (const id of ['doc_a', 'doc_b', 'doc_c']) forwards.put(id, copy);
+    for (const id of ['doc_c', 'doc_b', 'doc_a']) backwards.put(id, copy);
+    // Act
+    const [first, second] = [forwards, backwards].map((index) => index.search(unit(1, 0), 3, 0.5).map(({ documentId, position }) => `${documentId}:${position}`));
+    // Assess
+    expect(first).toEqual(['doc_a:0', 'doc_a:1', 'doc_b:0']);
+    expect(second).toEqual(first);
+  });
 });
 
 describe('documents: warm graph indexes', () => {
