@@ -88,7 +88,7 @@ export async function subscriptionLoad(shape: { users: number; perUser: number }
     index,
     ledger: { claim: unused, complete: unused, release: unused },
     scripts: { describe: unused, run: unused },
-    triggers: { getWebhook: unused, getSchedule: unused },
+    triggers: { getWebhook: unused, getSchedule: unused, retireSchedule: unused },
     clock: systemClock,
   });
   const userOf = (sample: number) => userIds[(sample * 7919) % userIds.length]!;

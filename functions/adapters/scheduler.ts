@@ -4,3 +4,6 @@ import { eventBridgeScheduler } from './aws/scheduler.js';
 import { localScheduler } from './local/scheduler.js';
 
 export const scheduler = (): SchedulerPort => (config.mode === 'local' ? localScheduler() : eventBridgeScheduler);
+
+/** Resolves the scheduler on each call: the local one is replaced when the local platform restarts in-process. */
+export const liveScheduler: SchedulerPort = { put: (schedule) => scheduler().put(schedule), remove: (name) => scheduler().remove(name) };

@@ -1,19 +1,25 @@
 // The dispatcher with its production dependencies, shared by the AWS Lambda target and the local bus rule.
+import { liveScheduler } from '#adapters/scheduler.js';
 import { systemClock } from '#platform/clock.js';
 import { config } from '#platform/config.js';
 import { createDeliveryStore } from './delivery-store.js';
 import { type Dispatcher, createDispatcher } from './dispatcher.js';
 import { scriptPort } from './script-port.js';
 import { createSubscriptionIndex } from './subscription-store.js';
+import { retireSchedule } from './trigger-service.js';
 import { createTriggerStore } from './trigger-store.js';
 
 let dispatcher: Dispatcher | undefined;
 
-export const eventDispatcher = (): Dispatcher =>
-  (dispatcher ??= createDispatcher({
+export function eventDispatcher(): Dispatcher {
+  if (dispatcher) return dispatcher;
+  const triggers = createTriggerStore();
+  dispatcher = createDispatcher({
     index: createSubscriptionIndex({ cached: config.mode === 'local' }),
     ledger: createDeliveryStore(systemClock),
     scripts: scriptPort(),
-    triggers: createTriggerStore(),
+    triggers: { ...triggers, retireSchedule: (scheduleId) => retireSchedule({ store: triggers, scheduler: liveScheduler }, scheduleId) },
     clock: systemClock,
-  }));
+  });
+  return dispatcher;
+}

@@ -110,6 +110,11 @@ export function createDispatcher(deps: DispatcherDeps) {
     if (!firingIsDue(detail)) return emptyReport();
     const schedule = await deps.triggers.getSchedule(String(detail.scheduleId));
     if (!schedule?.enabled || schedule.userId !== detail.userId) return { ...emptyReport(), skipped: 1 };
+    // A deleted script leaves its schedules behind (SPEC.md has no deleteSchedule); the first firing after retires them.
+    if (!(await deps.scripts.describe(schedule.scriptId))) {
+      await deps.triggers.retireSchedule(schedule.scheduleId);
+      return { ...emptyReport(), skipped: 1 };
+    }
     return deliverEach([
       {
         deliveryId: `${schedule.scheduleId}@${String(detail.scheduledTime)}`,

@@ -78,4 +78,6 @@ export interface ScheduleRecord {
 export interface TriggerLookup {
   getWebhook(webhookId: string): Promise<WebhookRecord | undefined>;
   getSchedule(scheduleId: string): Promise<ScheduleRecord | undefined>;
+  /** Stops a schedule for good: its firings and its record. Removing one already gone is not an error. */
+  retireSchedule(scheduleId: string): Promise<void>;
 }

@@ -69,8 +69,9 @@ export const eventRoutes = defineRoutes('events', {
  */
 export const dispatcherFunction = {
   handler: 'functions/events/handlers/dispatch-event.ts',
-  tables: { ...scriptRoutes.executeScript.tables, subscriptionIndex: 'read', eventDeliveries: 'write', scriptWebhooks: 'read', scriptSchedules: 'read' } as Partial<Record<TableName, TableAccess>>,
-  uses: [...(scriptRoutes.executeScript.uses ?? [])],
+  tables: { ...scriptRoutes.executeScript.tables, subscriptionIndex: 'read', eventDeliveries: 'write', scriptWebhooks: 'read', scriptSchedules: 'write' } as Partial<Record<TableName, TableAccess>>,
+  // The scheduler: a firing for a deleted script retires its schedule.
+  uses: [...(scriptRoutes.executeScript.uses ?? []), 'scheduler' as const],
   // Scripts run up to 300 s each, several per event.
   timeoutSeconds: 900,
   memoryMb: 1024,

@@ -9,7 +9,7 @@ import { newId, newSecret, sha256Hex } from '#platform/ids.js';
 import type { CredentialVault, EventPublisher, SchedulerPort } from '#platform/ports.js';
 import { credentialVault } from '#adapters/credential-vault.js';
 import { eventPublisher } from '#adapters/event-bus.js';
-import { scheduler } from '#adapters/scheduler.js';
+import { liveScheduler } from '#adapters/scheduler.js';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from './internal-events.js';
 import type { ScheduleRecord, ScriptPort } from './ports.js';
 import { scriptPort } from './script-port.js';
@@ -95,6 +95,12 @@ export function createTriggerService(deps: TriggerDeps) {
   };
 }
 
+/** Removes a schedule's firings, then its record: a record is never left without the firings that need it. */
+export async function retireSchedule(deps: Pick<TriggerDeps, 'store' | 'scheduler'>, scheduleId: string): Promise<void> {
+  await deps.scheduler.remove(scheduleName(scheduleId));
+  await deps.store.deleteSchedule(scheduleId);
+}
+
 export type TriggerService = ReturnType<typeof createTriggerService>;
 
 let service: TriggerService | undefined;
@@ -105,6 +111,6 @@ export const triggerService = (): TriggerService =>
     vault: credentialVault(),
     publisher: eventPublisher(),
     // Resolved per call: the local scheduler is replaced when the local platform restarts in-process.
-    scheduler: { put: (schedule) => scheduler().put(schedule), remove: (name) => scheduler().remove(name) },
+    scheduler: liveScheduler,
     clock: systemClock,
   }));

@@ -28,7 +28,7 @@ export function createTriggerStore() {
     putSchedule: async (schedule: ScheduleRecord) => void (await putNew('scriptSchedules', { ...schedule }, 'scheduleId')),
     getSchedule: (scheduleId: string) => getItem<ScheduleRecord>('scriptSchedules', { scheduleId }),
     deleteSchedule: async (scheduleId: string) => void (await db.send(new DeleteCommand({ TableName: tableName('scriptSchedules'), Key: { scheduleId } }))),
-  } satisfies TriggerLookup & Record<string, unknown>;
+  } satisfies Omit<TriggerLookup, 'retireSchedule'> & Record<string, unknown>;
 }
 
 export type TriggerStore = ReturnType<typeof createTriggerStore>;

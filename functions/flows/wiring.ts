@@ -12,9 +12,9 @@ import { eventPublisher } from '#adapters/event-bus.js';
 import { languageModel } from '#adapters/llm.js';
 import { oneShotScheduler } from '#adapters/one-shot-scheduler.js';
 import { rateLimiter } from '#adapters/rate-limiter.js';
-import { scheduler } from '#adapters/scheduler.js';
+import { liveScheduler } from '#adapters/scheduler.js';
 import { systemClock } from '#platform/clock.js';
-import type { EventPublisher, OneShotSchedulerPort, SchedulerPort } from '#platform/ports.js';
+import type { EventPublisher, OneShotSchedulerPort } from '#platform/ports.js';
 import { createExecutionStore } from './execution-store.js';
 import { createExecutor, realDeadline, realWait } from './executor.js';
 import { type FlowRuns, createFlowRuns } from './flow-runs.js';
@@ -67,7 +67,6 @@ function toolCatalog(scripts: FlowScriptRunner) {
 }
 
 // Resolved per call: local adapters are replaced when the local platform restarts in-process.
-const schedulerPort: SchedulerPort = { put: (schedule) => scheduler().put(schedule), remove: (name) => scheduler().remove(name) };
 const oneShotPort: OneShotSchedulerPort = { putOnce: (once) => oneShotScheduler().putOnce(once), cancel: (name) => oneShotScheduler().cancel(name) };
 const publisherPort: EventPublisher = { publish: (event) => eventPublisher().publish(event) };
 
@@ -79,7 +78,7 @@ export const flowRuns = (): FlowRuns => {
       flows: createFlowStore(),
       executions: createExecutionStore(),
       executor: createExecutor({ scripts, tools: toolCatalog(scripts), model: languageModel, clock: systemClock, deadline: realDeadline, wait: realWait }),
-      scheduler: schedulerPort,
+      scheduler: liveScheduler,
       oneShots: oneShotPort,
       publisher: publisherPort,
       limiter: rateLimiter,
@@ -95,7 +94,7 @@ export const flowService = (): FlowService =>
     flows: createFlowStore(),
     executions: createExecutionStore(),
     scripts: flowScriptRunner(),
-    scheduler: schedulerPort,
+    scheduler: liveScheduler,
     oneShots: oneShotPort,
     runs: flowRuns(),
     clock: systemClock,

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { inProcessBus } from '../../functions/adapters/local/event-bus.js';
+import { scheduleFiringType } from '../../functions/events/internal-events.js';
 import { signWebhook } from '../../functions/events/webhook-signature.js';
 import { dynamo, tableName } from '../../functions/platform/dynamo.js';
 import { eventScripts } from '../support/event-scripts.js';
@@ -218,6 +220,20 @@ describe('events: script schedules', () => {
     expect(response.status).toBe(400);
     expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field, value } });
     expect(await triggersOf(scriptId)).toEqual(before);
+  });
+
+  it('retires the schedule of a deleted script when it next fires', async () => {
+    // Prepare
+    const scriptId = await scripts.givenScript(owner, { deploy: false });
+    const created = await api.as(owner.apiKey).post('/api/sdk/v1/scripts/createSchedule', { scriptId, name: 'hourly', cronExpression: '0 * * * *' });
+    const deleted = await api.as(owner.apiKey).post('/api/sdk/v1/scripts/deleteScript', { scriptId });
+    const left = await triggersOf(scriptId);
+    // Act
+    await inProcessBus.publish({ type: scheduleFiringType, source: 'scheduler', userId: owner.userId, scheduleId: created.body.data.scheduleId, scheduledTime: '2026-03-03T03:00:00.000Z' });
+    // Assess
+    expect([created.status, deleted.status]).toEqual([200, 200]);
+    expect(left.schedules).toBe(1);
+    await vi.waitFor(async () => expect(await triggersOf(scriptId)).toMatchObject({ schedules: 0, local: left.local - 1 }), { timeout: 10_000, interval: 100 });
   });
 
   it('answers NOT_FOUND for another user\u2019s script', async () => {

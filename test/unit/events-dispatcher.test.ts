@@ -50,7 +50,7 @@ function world() {
         return script.run ? script.run(request) : { executionId: `exe_${runs.length}`, status: 'success' };
       },
     },
-    triggers: { getWebhook: async (id) => webhooks.get(id), getSchedule: async (id) => schedules.get(id) },
+    triggers: { getWebhook: async (id) => webhooks.get(id), getSchedule: async (id) => schedules.get(id), retireSchedule: async (id) => void schedules.delete(id) },
     clock,
   });
   const subscribe = (id: string, scriptId: string, conditions: unknown[] = [], userId = 'usr_a', eventType = 'chatapp.message') =>
@@ -176,6 +176,22 @@ describe('events: dispatcher', () => {
     expect([due.executed, repeated.duplicates, filtered.matched, disabled.skipped]).toEqual([1, 1, 0, 1]);
     expect(w.claims.has('sch_1@2026-03-13T00:00:00.000Z')).toBe(true);
     expect(w.runs).toEqual([{ scriptId: 'scr_1', userId: 'usr_a', data: { report: 'daily' }, trigger: { type: 'schedule', source: 'sch_1' } }]);
+  });
+
+  it('retires the schedule of a deleted script at its next firing, and keeps those of live scripts', async () => {
+    // Prepare
+    const w = world();
+    w.scripts.set('scr_live', { userId: 'usr_a', deployed: true });
+    const base: ScheduleRecord = { scheduleId: 'sch_gone', scriptId: 'scr_deleted', userId: 'usr_a', name: 'n', cronExpression: '* * * * *', enabled: true, data: {}, createdAt: '' };
+    w.schedules.set('sch_gone', base);
+    w.schedules.set('sch_live', { ...base, scheduleId: 'sch_live', scriptId: 'scr_live' });
+    const firing = { type: scheduleFiringType, source: 'scheduler', userId: 'usr_a', scheduledTime: '2026-03-13T00:00:00.000Z' };
+    // Act
+    const gone = await w.dispatcher.handle({ ...firing, scheduleId: 'sch_gone' });
+    const live = await w.dispatcher.handle({ ...firing, scheduleId: 'sch_live' });
+    // Assess
+    expect([gone.skipped, gone.executed, live.executed]).toEqual([1, 0, 1]);
+    expect([...w.schedules.keys()]).toEqual(['sch_live']);
   });
 
   it('runs a webhook delivery with its body, only for the webhook\u2019s owner', async () => {
