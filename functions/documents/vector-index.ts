@@ -1,6 +1,8 @@
-// One graph's vectors in memory: a block of unit vectors per document, scanned exactly with a tight dot-product loop.
-// 100,000 vectors of 512 dimensions take about 45 ms on one core; an approximate index would trade away recall
-// for a latency the target does not need.
+// One graph's vectors in memory, scanned exactly: the rows live in WebAssembly memory and a SIMD loop
+// (dot-scan.wat) scores all of them, about 10 ms for 100,000 vectors of 512 dimensions on one core, several times
+// faster than the same loop in JavaScript. An approximate index would trade away recall for a latency the target
+// does not need.
+import { dotScanWasm } from './dot-scan-wasm.js';
 
 export interface Hit {
   documentId: string;
@@ -12,26 +14,26 @@ export interface Hit {
 
 interface Block {
   documentId: string;
-  vectors: Float32Array;
+  /** Index of the block's first row among all rows. */
+  firstRow: number;
   count: number;
 }
 
-/** Dot product of `query` with row `row` of `block`; unrolled by four, which V8 turns into a tight loop. */
-function dot(query: Float32Array, vectors: Float32Array, base: number, dims: number): number {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let k = 0;
-  for (; k + 3 < dims; k += 4) {
-    s0 += query[k]! * vectors[base + k]!;
-    s1 += query[k + 1]! * vectors[base + k + 1]!;
-    s2 += query[k + 2]! * vectors[base + k + 2]!;
-    s3 += query[k + 3]! * vectors[base + k + 3]!;
-  }
-  for (; k < dims; k++) s0 += query[k]! * vectors[base + k]!;
-  return s0 + s1 + s2 + s3;
+interface DotScan {
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  scan(query: number, rows: number, count: number, stride: number, scores: number): void;
 }
+
+/** The part of the WebAssembly API used here: its types live in the DOM lib, which this Node project leaves out. */
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: unknown };
+}
+const { Module, Instance } = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+const dotScanModule = new Module(dotScanWasm);
+/** The scan consumes 16 floats per step: rows are padded with zeros to a multiple of it. */
+const lanes = 16;
+const pageBytes = 65_536;
 
 /** Best first; equal scores fall back to document and position, so a search answers the same order every time. */
 function ranksBefore(a: Hit, b: Hit): boolean {
@@ -40,42 +42,80 @@ function ranksBefore(a: Hit, b: Hit): boolean {
   return a.position < b.position;
 }
 
+/**
+ * Memory layout: the query (one padded row) at 0, then every block's rows back to back, then one score per row.
+ * Removing a block moves the rows after it down, so the rows stay contiguous and one scan covers them all.
+ */
 export class VectorIndex {
-  private readonly blocks = new Map<string, Block>();
+  private readonly blocks: Block[] = [];
+  private readonly byDocument = new Map<string, Block>();
+  private readonly engine = new Instance(dotScanModule).exports as DotScan;
+  /** Floats per stored row. */
+  private readonly stride: number;
+  private rows = 0;
 
-  constructor(readonly dims: number) {}
+  constructor(readonly dims: number) {
+    this.stride = Math.ceil(dims / lanes) * lanes;
+  }
 
   get size(): number {
-    let total = 0;
-    for (const block of this.blocks.values()) total += block.count;
-    return total;
+    return this.rows;
   }
 
   documentIds(): string[] {
-    return [...this.blocks.keys()];
+    return [...this.byDocument.keys()];
   }
 
   /** `vectors` holds `count x dims` unit vectors, row i being chunk position i. */
   put(documentId: string, vectors: Float32Array): void {
     if (vectors.length % this.dims !== 0) throw new Error(`block of ${vectors.length} values is not a whole number of ${this.dims}-dimension vectors`);
-    this.blocks.set(documentId, { documentId, vectors, count: vectors.length / this.dims });
+    this.remove(documentId);
+    const count = vectors.length / this.dims;
+    this.reserve(this.rows + count);
+    const memory = this.floats();
+    const start = this.rowOffset(this.rows);
+    if (this.stride === this.dims) memory.set(vectors, start);
+    else {
+      for (let row = 0; row < count; row++) {
+        const at = start + row * this.stride;
+        memory.set(vectors.subarray(row * this.dims, (row + 1) * this.dims), at);
+        memory.fill(0, at + this.dims, at + this.stride);
+      }
+    }
+    const block = { documentId, firstRow: this.rows, count };
+    this.blocks.push(block);
+    this.byDocument.set(documentId, block);
+    this.rows += count;
   }
 
   remove(documentId: string): void {
-    this.blocks.delete(documentId);
+    const block = this.byDocument.get(documentId);
+    if (!block) return;
+    const at = this.blocks.indexOf(block);
+    this.floats().copyWithin(this.rowOffset(block.firstRow), this.rowOffset(block.firstRow + block.count), this.rowOffset(this.rows));
+    for (const later of this.blocks.slice(at + 1)) later.firstRow -= block.count;
+    this.blocks.splice(at, 1);
+    this.byDocument.delete(documentId);
+    this.rows -= block.count;
   }
 
   /** The best `limit` rows with similarity at least `minSimilarity`, best first. `query` must be a unit vector. */
   search(query: Float32Array, limit: number, minSimilarity: number): Hit[] {
     if (query.length !== this.dims) throw new Error(`query has ${query.length} dimensions, the index ${this.dims}`);
+    const memory = this.floats();
+    memory.set(query, 0);
+    memory.fill(0, this.dims, this.stride);
+    const scoresAt = this.rowOffset(this.rows);
+    this.engine.scan(0, this.rowOffset(0) * 4, this.rows, this.stride, scoresAt * 4);
+    const scores = this.floats().subarray(scoresAt, scoresAt + this.rows);
+
     const top: Hit[] = [];
     let floor = minSimilarity;
-    for (const block of this.blocks.values()) {
-      const { vectors, count, documentId } = block;
-      for (let row = 0, base = 0; row < count; row++, base += this.dims) {
-        const similarity = dot(query, vectors, base, this.dims);
+    for (const { documentId, firstRow, count } of this.blocks) {
+      for (let position = 0; position < count; position++) {
+        const similarity = scores[firstRow + position]!;
         if (similarity < floor) continue;
-        const hit = { documentId, position: row, similarity };
+        const hit = { documentId, position, similarity };
         let at = top.length;
         while (at > 0 && ranksBefore(hit, top[at - 1]!)) at--;
         if (at === limit) continue;
@@ -85,5 +125,21 @@ export class VectorIndex {
       }
     }
     return top;
+  }
+
+  /** Float offset of a row; row 0 follows the query row. */
+  private rowOffset(row: number): number {
+    return (row + 1) * this.stride;
+  }
+
+  private floats(): Float32Array {
+    return new Float32Array(this.engine.memory.buffer);
+  }
+
+  /** Room for `rows` rows and their scores; memory only grows, as WebAssembly memory does. */
+  private reserve(rows: number): void {
+    const needed = (this.rowOffset(rows) + rows) * 4;
+    const { memory } = this.engine;
+    if (needed > memory.buffer.byteLength) memory.grow(Math.ceil((needed - memory.buffer.byteLength) / pageBytes));
   }
 }

@@ -118,6 +118,44 @@ describe('documents: vectors', () => {
     expect(first).toEqual(['doc_a:0', 'doc_a:1', 'doc_b:0']);
     expect(second).toEqual(first);
   });
+
+  it.each([512, 100])('finds what a plain scan finds after documents are added, replaced and removed (%i dimensions)', (dims) => {
+    // Prepare
+    let seed = dims;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648) - 0.5;
+    const vectorsOf = (count: number) => {
+      const block = new Float32Array(count * dims);
+      for (let row = 0; row < count; row++) block.set(normalise(Float32Array.from({ length: dims }, random)), row * dims);
+      return block;
+    };
+    const index = new VectorIndex(dims);
+    const kept = new Map<string, Float32Array>();
+    for (let d = 0; d < 60; d++) {
+      const id = `doc_${String(d).padStart(2, '0')}`;
+      const block = vectorsOf(1 + (d % 7) * 9);
+      index.put(id, block);
+      kept.set(id, block);
+    }
+    for (let d = 0; d < 60; d += 4) {
+      index.remove(`doc_${String(d).padStart(2, '0')}`);
+      kept.delete(`doc_${String(d).padStart(2, '0')}`);
+    }
+    const replaced = vectorsOf(5);
+    index.put('doc_01', replaced);
+    kept.set('doc_01', replaced);
+    const query = normalise(Float32Array.from({ length: dims }, random));
+    const expected = [...kept].flatMap(([documentId, block]) =>
+      Array.from({ length: block.length / dims }, (_, position) => ({
+        documentId, position, similarity: block.subarray(position * dims, (position + 1) * dims).reduce((sum, value, k) => sum + value * query[k]!, 0),
+      })),
+    ).sort((a, b) => b.similarity - a.similarity).slice(0, 10);
+    // Act
+    const top = index.search(query, 10, -1);
+    // Assess
+    expect(index.size).toBe([...kept.values()].reduce((sum, block) => sum + block.length / dims, 0));
+    expect(top.map(({ documentId, position }) => `${documentId}:${position}`)).toEqual(expected.map(({ documentId, position }) => `${documentId}:${position}`));
+    top.forEach((hit, rank) => expect(hit.similarity).toBeCloseTo(expected[rank]!.similarity, 5));
+  });
 });
 
 describe('documents: warm graph indexes', () => {
