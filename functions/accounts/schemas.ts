@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoDate, SolanaAddress, pagination } from '#platform/schemas.js';
+import { IsoDate, OpaqueId, SolanaAddress, pagination } from '#platform/schemas.js';
 
 /** Scopes a key can hold. `*` is everything; resource-level scopes name one resource. */
 export const baseScopes = ['*', 'account:write', 'keys:manage', 'templates:install', 'scripts:execute', 'scripts:manage', 'resources:call', 'resources:manage'] as const;
@@ -39,7 +39,7 @@ export const CreateKeyInput = z.strictObject({
 
 export const ListKeysInput = z.object(pagination(10));
 
-export const KeyIdInput = z.object({ keyId: z.string().regex(/^key_[A-Za-z0-9]+$/, 'must look like key_...') });
+export const KeyIdInput = z.object({ keyId: OpaqueId });
 
 export const User = z.object({
   userId: z.string(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pagination } from '#platform/schemas.js';
+import { OpaqueId, pagination } from '#platform/schemas.js';
 import { defaultSearchLimit, defaultSearchThreshold, maxUploadBytes, supportedMimeTypes } from './limits.js';
 
 /** Graph ids hold a colon, which arrives percent-encoded in a path (`user%3Ausr_...`): decode before checking. */
@@ -12,11 +12,9 @@ const decoded = (value: unknown) => {
   }
 };
 
-export const GraphId = z.preprocess(
-  decoded,
-  z.string().regex(/^(user:usr|group:grp)_[A-Za-z0-9]{1,64}$/, 'must be user:<userId> or group:<groupId>'),
-);
-export const DocumentId = z.string().regex(/^doc_[A-Za-z0-9]{1,64}$/, 'must look like doc_...');
+/** SPEC.md's form `user:<id>` or `group:<id>`; a well-formed id of a graph the caller is not in is NOT_FOUND from the service. */
+export const GraphId = z.preprocess(decoded, z.string().regex(/^(user|group):[^\s/]{1,190}$/, 'must be user:<userId> or group:<groupId>'));
+export const DocumentId = OpaqueId;
 export const UserId = z.string().regex(/^usr_[A-Za-z0-9]{1,64}$/, 'must look like usr_...');
 
 const Filename = z

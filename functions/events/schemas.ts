@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { IsoDate, pagination } from '#platform/schemas.js';
+import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
 import { EventType } from './event-types.js';
 
-const ScriptId = z.string().min(1).max(100).regex(/^[A-Za-z0-9_-]+$/, 'must be a script id');
-const SubscriptionId = z.string().regex(/^sub_[A-Za-z0-9]+$/, 'must look like sub_...');
+const ScriptId = OpaqueId;
+const SubscriptionId = OpaqueId;
 
 /** Conditions are checked by the condition engine (operators, value types, depth, count); here only their container. */
 const Conditions = z.array(z.unknown()).max(50);
@@ -56,6 +56,6 @@ export const CreateScheduleInput = z.strictObject({
 
 export const CreatedSchedule = z.object({ scheduleId: z.string(), scriptId: z.string(), name: z.string(), cronExpression: z.string(), enabled: z.boolean() });
 
-export const ReceiveWebhookInput = z.object({ webhookId: z.string().regex(/^whk_[A-Za-z0-9]+$/, 'must look like whk_...') });
+export const ReceiveWebhookInput = z.object({ webhookId: OpaqueId });
 
 export const AcceptedWebhook = z.object({ deliveryId: z.string() });

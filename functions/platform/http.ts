@@ -75,10 +75,12 @@ export const errorBody = (error: AppError) => ({
   error: { code: error.code, message: error.message, ...(error.details && { details: error.details }) },
 });
 
-/** Maps any thrown value to the envelope; unknown errors become a generic INTERNAL_ERROR, the detail goes to the log. */
+/**
+ * Maps any thrown value to the envelope; unknown errors become a generic INTERNAL_ERROR without `details` (SPEC.md
+ * Errors), the detail goes to the log and the X-Request-Id header ties the two together.
+ */
 export function errorResult(error: unknown, requestId: string, headers: Record<string, string> = {}): HttpResult {
-  const known =
-    error instanceof AppError ? error : new AppError('INTERNAL_ERROR', 500, 'internal error; quote the request id to support', { requestId });
+  const known = error instanceof AppError ? error : new AppError('INTERNAL_ERROR', 500, 'internal error; quote the X-Request-Id response header to support');
   if (!(error instanceof AppError)) logger.error('unhandled error', { requestId, error: redact(error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : error) as object });
   return {
     statusCode: known.status,

@@ -21,6 +21,12 @@ export const SolanaAddress = z
   .max(44)
   .refine(isSolanaAddress, 'must be a base58-encoded 32-byte Solana address');
 
+/**
+ * An object's identifier in a path: opaque to clients (SPEC.md gives no format), so one that names nothing is
+ * NOT_FOUND from the service, whatever its shape; only an absurd length is a VALIDATION_ERROR.
+ */
+export const OpaqueId = z.string().min(1).max(200);
+
 export const IsoDate = z.iso.datetime({ offset: true });
 
 export const Message = z.object({ message: z.string() });

@@ -2,7 +2,7 @@
 // accepted and normalised here: `httpMethod` or `method`, parameters as a map or an array.
 import { z } from 'zod';
 import { reviewFields } from '#functions/marketplace/schemas.js';
-import { pagination } from '#platform/schemas.js';
+import { OpaqueId, pagination } from '#platform/schemas.js';
 import { type MethodDefinition, normalizeMethod } from './method-definitions.js';
 
 export const resourceTypes = ['api', 'llm', 'script', 'integration', 'api_endpoint', 'data_source', 'webhook'] as const;
@@ -28,8 +28,8 @@ const isHttpUrl = (value: string) => {
 };
 const HttpUrl = z.string().max(2048).refine(isHttpUrl, 'must be an http or https URL');
 const HeaderName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'must be an HTTP header name');
-export const ResourceId = z.string().regex(/^res_[A-Za-z0-9]{1,64}$/, 'must look like res_...');
-export const InstallationId = z.string().regex(/^ins_[A-Za-z0-9]{1,64}$/, 'must look like ins_...');
+export const ResourceId = OpaqueId;
+export const InstallationId = OpaqueId;
 const Tags = z.array(z.string().trim().min(1).max(40)).max(20);
 const Category = z.string().trim().min(1).max(60);
 

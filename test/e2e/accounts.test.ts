@@ -255,6 +255,18 @@ describe('accounts: API keys', () => {
     expect((await api.as(alice.apiKey).get('/api/sdk/v1/me')).status).toBe(200);
   });
 
+  it('answers NOT_FOUND with the looked-up keyId for a key id of any shape that names nothing, and revokes nothing', async () => {
+    // Prepare
+    const user = await api.givenUser();
+    // Act
+    const attempt = await api.as(user.apiKey).delete('/api/sdk/v1/keys/no-such-key');
+    const stillWorks = await api.as(user.apiKey).get('/api/sdk/v1/keys');
+    // Assess
+    expect(attempt.status).toBe(404);
+    expect(attempt.body.error).toMatchObject({ code: 'NOT_FOUND', details: { keyId: 'no-such-key' } });
+    expect(stillWorks.body.data.keys.map((key: { revokedAt: string | null }) => key.revokedAt)).toEqual([null]);
+  });
+
   it('pages the key list and refuses a page larger than 100', async () => {
     // Prepare
     const user = await api.givenUser();

@@ -157,7 +157,6 @@ describe('documents: sharing between graphs', () => {
 
 describe('documents: bad input gets VALIDATION_ERROR and changes nothing', () => {
   const file = { file: toBase64(lighthouse), filename: 'ok.txt', mimeType: mime.text };
-  const badDocumentId = 'not-a-document';
 
   it.each([
     ['upload without a file', '/api/sdk/v1/documents/upload', { filename: 'a.txt', mimeType: mime.text }, 'file', null],
@@ -186,12 +185,6 @@ describe('documents: bad input gets VALIDATION_ERROR and changes nothing', () =>
   });
 
   it.each([
-    ['get', 'GET', `/api/sdk/v1/documents/${badDocumentId}`, 'documentId', badDocumentId],
-    ['status', 'GET', `/api/sdk/v1/documents/${badDocumentId}/status`, 'documentId', badDocumentId],
-    ['chunks', 'GET', `/api/sdk/v1/documents/${badDocumentId}/chunks`, 'documentId', badDocumentId],
-    ['graphs of a document', 'GET', `/api/sdk/v1/documents/${badDocumentId}/graphs`, 'documentId', badDocumentId],
-    ['complete an upload', 'POST', `/api/sdk/v1/documents/${badDocumentId}/complete`, 'documentId', badDocumentId],
-    ['delete', 'DELETE', `/api/sdk/v1/documents/${badDocumentId}`, 'documentId', badDocumentId],
     ['list with limit 1000', 'GET', '/api/sdk/v1/documents?limit=1000', 'limit', '1000'],
     ['list of a malformed graph', 'GET', '/api/sdk/v1/documents?graphId=team', 'graphId', 'team'],
     ['get a malformed graph', 'GET', '/api/sdk/v1/graphs/team', 'graphId', 'team'],
@@ -233,5 +226,38 @@ describe('documents: bad input gets VALIDATION_ERROR and changes nothing', () =>
     expect(badMember.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'userId', value: 'bob' } });
     expect(await graphsOf(owner, documentId)).toEqual([`user:${owner.userId}`]);
     expect(members).toHaveLength(2);
+  });
+});
+
+describe('documents: ids that name nothing', () => {
+  const unknownDocumentId = 'not-a-document';
+
+  it.each([
+    ['get', 'GET', `/api/sdk/v1/documents/${unknownDocumentId}`],
+    ['status', 'GET', `/api/sdk/v1/documents/${unknownDocumentId}/status`],
+    ['chunks', 'GET', `/api/sdk/v1/documents/${unknownDocumentId}/chunks`],
+    ['graphs of a document', 'GET', `/api/sdk/v1/documents/${unknownDocumentId}/graphs`],
+    ['complete an upload', 'POST', `/api/sdk/v1/documents/${unknownDocumentId}/complete`],
+    ['delete', 'DELETE', `/api/sdk/v1/documents/${unknownDocumentId}`],
+    ['share', 'POST', `/api/sdk/v1/documents/${unknownDocumentId}/share`],
+  ])('%s of a document id that names nothing, whatever its shape: NOT_FOUND with the id', async (_, method, path) => {
+    // Act
+    const response = await api.request(method, path, { headers: { 'x-api-key': outsider.apiKey }, ...(method === 'POST' && { body: { targetGraphId: `user:${outsider.userId}` } }) });
+    // Assess
+    expect(response.status).toBe(404);
+    expect(response.body.error).toEqual({ code: 'NOT_FOUND', message: expect.any(String), details: { documentId: unknownDocumentId } });
+  });
+
+  it('answers NOT_FOUND for a graph of SPEC.md\'s form that the caller is not in, and shares nothing', async () => {
+    // Prepare
+    const { documentId } = (await upload(api, owner, { bytes: lighthouse, filename: 'lighthouse.txt', mimeType: mime.text })).body.data;
+    // Act
+    const shared = await api.as(owner.apiKey).post(`/api/sdk/v1/documents/${documentId}/share`, { targetGraphId: 'group:team' });
+    const searched = await search(api, owner, { query: 'lighthouse', graphId: 'group:team' });
+    // Assess
+    expect(shared.status).toBe(404);
+    expect(shared.body.error).toMatchObject({ code: 'NOT_FOUND', details: { targetGraphId: 'group:team' } });
+    expect(searched.status).toBe(404);
+    expect(await graphsOf(owner, documentId)).toEqual([`user:${owner.userId}`]);
   });
 });

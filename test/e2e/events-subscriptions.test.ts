@@ -140,14 +140,15 @@ describe('events: subscriptions refuse bad input and change nothing', () => {
     expect(await findListed(subscription.subscriptionId)).toEqual(before);
   });
 
-  it('delete, patch and list with malformed ids or paging', async () => {
+  it('delete and patch of ids that name nothing answer NOT_FOUND; a list with bad paging VALIDATION_ERROR', async () => {
     // Act
     const deleted = await api.as(owner.apiKey).delete(`${path()}/not-a-subscription`);
     const patched = await api.as(owner.apiKey).patch(`${path()}/nope`, { enabled: true });
     const paged = await api.as(owner.apiKey).get(`${path()}?limit=0`);
     // Assess
-    expect(deleted.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'subscriptionId', value: 'not-a-subscription' } });
-    expect(patched.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'subscriptionId', value: 'nope' } });
+    expect([deleted.status, patched.status]).toEqual([404, 404]);
+    expect(deleted.body.error).toMatchObject({ code: 'NOT_FOUND', details: { subscriptionId: 'not-a-subscription' } });
+    expect(patched.body.error).toMatchObject({ code: 'NOT_FOUND', details: { subscriptionId: 'nope' } });
     expect(paged.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'limit' } });
   });
 });

@@ -119,19 +119,19 @@ describe('events: script webhooks', () => {
     expect(response.body.error.code).toBe('CONFLICT');
   });
 
-  it('refuses a malformed webhook id or a body that is not a JSON object with VALIDATION_ERROR, and runs nothing', async () => {
+  it('answers NOT_FOUND for a webhook id that names nothing and VALIDATION_ERROR for a body that is not a JSON object, and runs nothing', async () => {
     // Prepare
     const scriptId = await scripts.givenScript(owner);
     const { webhookUrl, webhookSecret } = await givenWebhook(scriptId);
     const notJson = 'amount=42';
     // Act
-    const malformedId = await api.request('POST', '/api/webhooks/not-a-webhook', { body: {}, headers: signed(webhookSecret, '{}') });
+    const unknownId = await api.request('POST', '/api/webhooks/not-a-webhook', { body: {}, headers: signed(webhookSecret, '{}') });
     const malformedBody = await send(webhookUrl, notJson, signed(webhookSecret, notJson));
     const control = JSON.stringify({ event: 'control' });
     await send(webhookUrl, control, signed(webhookSecret, control));
     const runs = await scripts.waitForRuns(owner, scriptId, 1);
     // Assess
-    expect(malformedId.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'webhookId', value: 'not-a-webhook' } });
+    expect(unknownId.body.error).toMatchObject({ code: 'NOT_FOUND', details: { webhookId: 'not-a-webhook' } });
     expect(malformedBody.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'body' } });
     expect(runs.map((run) => run.result!.data.event)).toEqual(['control']);
   });

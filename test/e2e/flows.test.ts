@@ -53,6 +53,21 @@ describe('flows: create and read', () => {
     });
     expect(direct.body.data).toMatchObject({ executionType: 'direct', scriptId });
   });
+
+  it('accepts the limits of a condition tree: 50 conditions in a group, 5 levels deep', async () => {
+    // Prepare
+    const condition = (index: number) => ({ field: 'subject', operator: 'contains', value: `w${index}` });
+    const wide = { operator: 'OR', conditions: Array.from({ length: 50 }, (_, index) => condition(index)) };
+    let deep: unknown = condition(0);
+    for (let level = 1; level < 5; level++) deep = { operator: 'AND', conditions: [deep] };
+    // Act
+    const withWide = await post(owner, 'createEventFlow', eventFlowInput({ conditions: wide }));
+    const withDeep = await post(owner, 'createEventFlow', eventFlowInput({ conditions: deep }));
+    // Assess
+    expect([withWide.status, withDeep.status]).toEqual([200, 200]);
+    expect(withWide.body.data.trigger.config.rootCondition).toEqual(wide);
+    expect(withDeep.body.data.trigger.config.rootCondition).toEqual(deep);
+  });
 });
 
 describe('flows: update, pause, resume, delete', () => {
@@ -148,7 +163,7 @@ describe('flows: bad input changes nothing', () => {
     ['createEventFlow', () => eventFlowInput({ prompt: 'p'.repeat(10_001) }), 'prompt'],
     ['createEventFlow', () => eventFlowInput({ conditions: undefined }), 'conditions'],
     ['createEventFlow', () => eventFlowInput({ conditions: deep(6) }), 'conditions.conditions.0.conditions.0.conditions.0.conditions.0.conditions.0'],
-    ['createEventFlow', () => eventFlowInput({ conditions: { operator: 'OR', conditions: Array.from({ length: 50 }, () => ({ field: 'subject', operator: 'contains', value: 'x' })) } }), 'conditions.conditions.49'],
+    ['createEventFlow', () => eventFlowInput({ conditions: { operator: 'OR', conditions: Array.from({ length: 51 }, () => ({ field: 'subject', operator: 'contains', value: 'x' })) } }), 'conditions.conditions.50'],
     ['createEventFlow', () => eventFlowInput({ conditions: { field: 'f'.repeat(101), operator: 'equals', value: 'x' } }), 'conditions.field'],
     ['createEventFlow', () => eventFlowInput({ conditions: { field: 'subject', operator: 'equals', value: 'v'.repeat(1001) } }), 'conditions.value'],
     ['createEventFlow', () => eventFlowInput({ conditions: { field: 'subject', operator: 'regex', value: '(a+)+$' } }), 'conditions.value'],

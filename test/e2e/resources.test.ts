@@ -349,17 +349,23 @@ describe('resources: install and uninstall', () => {
     expect(notInstalled.body.error.details).toMatchObject({ reason: 'not_installed' });
   });
 
-  it('refuses malformed ids with VALIDATION_ERROR on every resource path', async () => {
+  it('answers NOT_FOUND with the looked-up id for ids of any shape that name nothing, and installs nothing', async () => {
+    // Prepare
+    const before = await api.as(other.apiKey).get(`${base}/installations?limit=100`);
     // Act
-    const answers = await Promise.all([
-      api.as(other.apiKey).get(`${base}/not-an-id`),
-      api.as(other.apiKey).post(`${base}/not-an-id/install`),
-      api.as(other.apiKey).get(`${base}/installations/not-an-id/usage`),
-      api.as(other.apiKey).post(`${base}/installations/not-an-id/upgrade`),
-    ]);
+    const answers = [
+      await api.as(other.apiKey).get(`${base}/not-an-id`),
+      await api.as(other.apiKey).post(`${base}/not-an-id/install`),
+      await api.as(other.apiKey).get(`${base}/not-an-id/metrics`),
+      await api.as(other.apiKey).get(`${base}/installations/not-an-id/usage`),
+      await api.as(other.apiKey).post(`${base}/installations/not-an-id/upgrade`),
+    ];
+    const after = await api.as(other.apiKey).get(`${base}/installations?limit=100`);
     // Assess
-    expect(answers.map((answer) => answer.status)).toEqual([400, 400, 400, 400]);
-    expect(answers[0]!.body.error.details).toMatchObject({ field: 'resourceId', value: 'not-an-id' });
-    expect(answers[2]!.body.error.details).toMatchObject({ field: 'installationId', value: 'not-an-id' });
+    expect(answers.map((answer) => answer.status)).toEqual([404, 404, 404, 404, 404]);
+    expect(answers.map((answer) => answer.body.error.code)).toEqual(['NOT_FOUND', 'NOT_FOUND', 'NOT_FOUND', 'NOT_FOUND', 'NOT_FOUND']);
+    expect(answers[0]!.body.error.details).toEqual({ resourceId: 'not-an-id' });
+    expect(answers[3]!.body.error.details).toEqual({ installationId: 'not-an-id' });
+    expect(after.body.data.total).toBe(before.body.data.total);
   });
 });

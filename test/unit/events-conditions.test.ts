@@ -144,11 +144,13 @@ describe('events: condition lists and groups', () => {
     const leaf = { field: 'type', operator: 'exists' };
     const deep = [{ operator: 'and', conditions: [{ operator: 'and', conditions: [{ operator: 'or', conditions: [{ operator: 'and', conditions: [leaf] }] }] }] }];
     const wide = Array.from({ length: 50 }, () => leaf);
+    const grouped = [{ operator: 'or', conditions: wide }];
     // Act
     const deepMatches = compileConditionList(deep, scriptDialect)(chat);
     const wideMatches = compileConditionList(wide, scriptDialect)(chat);
+    const groupedMatches = compileConditionList(grouped, scriptDialect)(chat);
     // Assess
-    expect([deepMatches, wideMatches]).toEqual([true, true]);
+    expect([deepMatches, wideMatches, groupedMatches]).toEqual([true, true, true]);
   });
 
   it('compiles a single root node for flows', () => {
@@ -184,7 +186,7 @@ const refusals: Refusal[] = [
   ['an empty group', [{ operator: 'and', conditions: [] }], 'conditions.0.conditions', []],
   ['a node that is not an object', ['type equals x'], 'conditions.0', 'type equals x'],
   ['a tree deeper than 5 levels', [nest(6)], `conditions.0${'.conditions.0'.repeat(5)}`, 6],
-  ['more than 50 conditions', [{ operator: 'and', conditions: Array.from({ length: 50 }, () => leaf) }], 'conditions.0.conditions.49', 51],
+  ['more than 50 conditions', [{ operator: 'and', conditions: Array.from({ length: 51 }, () => leaf) }], 'conditions.0.conditions.50', 51],
   ['a list that is not an array', { field: 'type', operator: 'exists' }, 'conditions', { field: 'type', operator: 'exists' }],
 ];
 

@@ -121,7 +121,7 @@ describe('flows: conditions', () => {
     // Prepare
     let deep: unknown = { field: 'text', operator: 'contains', value: 'x' };
     for (let level = 0; level < 5; level++) deep = { operator: 'AND', conditions: [deep] };
-    const wide = { operator: 'OR', conditions: Array.from({ length: 50 }, (_, index) => ({ field: 'text', operator: 'contains', value: `w${index}` })) };
+    const wide = { operator: 'OR', conditions: Array.from({ length: 51 }, (_, index) => ({ field: 'text', operator: 'contains', value: `w${index}` })) };
     const shallow = { operator: 'AND', conditions: [{ operator: 'AND', conditions: [{ operator: 'AND', conditions: [{ operator: 'AND', conditions: [{ field: 'text', operator: 'contains', value: 'Apple' }] }] }] }] };
     // Act
     const refusals = [deep, wide].map((root) => {

@@ -120,7 +120,7 @@ describe('http kit: output', () => {
 });
 
 describe('http kit: unexpected errors', () => {
-  it('answers a generic INTERNAL_ERROR and logs the detail without secrets', async () => {
+  it('answers a generic INTERNAL_ERROR without details, and logs the detail without secrets under the request id', async () => {
     // Prepare
     const logged = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     // Act
@@ -128,7 +128,8 @@ describe('http kit: unexpected errors', () => {
     // Assess
     expect(result.statusCode).toBe(500);
     expect(result.body).not.toContain('hunter2');
-    expect(JSON.parse(result.body!)).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: expect.any(String), details: { requestId: 'req-1' } } });
+    expect(JSON.parse(result.body!)).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: expect.any(String) } });
+    expect(result.headers).toMatchObject({ 'X-Request-Id': 'req-1' });
     expect(JSON.stringify(logged.mock.calls)).toContain('hunter2');
     logged.mockRestore();
   });

@@ -20,6 +20,7 @@ export interface OperatorSpec {
 
 export interface ConditionLimits {
   depth: number;
+  /** Leaf conditions `{field, operator, value}` per tree; groups do not count. */
   count: number;
   fieldLength: number;
   valueLength: number;
@@ -73,6 +74,8 @@ function checkValue(walk: Walk, path: string, spec: OperatorSpec, operator: stri
 }
 
 function compileLeaf(walk: Walk, node: Record<string, unknown>, path: string): Predicate {
+  // SPEC.md's 50 conditions per tree are leaf conditions: a group is not a condition, and groups are bounded by the depth.
+  if (++walk.count > walk.limits.count) throw new ValidationError(path, walk.count, `more than ${walk.limits.count} conditions in one tree`);
   const unknown = Object.keys(node).find((key) => key !== 'field' && key !== 'operator' && key !== 'value');
   if (unknown) throw new ValidationError(`${path}.${unknown}`, node[unknown] ?? null, `${path}: unknown key ${unknown} in a condition {field, operator, value}`);
   const { field, operator, value } = node;
@@ -91,7 +94,6 @@ function compileLeaf(walk: Walk, node: Record<string, unknown>, path: string): P
 
 function compileNode(walk: Walk, node: unknown, path: string, depth: number): Predicate {
   if (depth > walk.limits.depth) throw new ValidationError(path, depth, `condition tree deeper than ${walk.limits.depth} levels`);
-  if (++walk.count > walk.limits.count) throw new ValidationError(path, walk.count, `more than ${walk.limits.count} conditions in one tree`);
   if (!isRecord(node)) throw new ValidationError(path, node ?? null, `${path}: a condition is an object {field, operator, value} or a group {operator, conditions}`);
   if (!('conditions' in node)) return compileLeaf(walk, node, path);
   const unknown = Object.keys(node).find((key) => key !== 'operator' && key !== 'conditions');
