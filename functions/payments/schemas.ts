@@ -1,6 +1,6 @@
 // Shapes of the payments area: SPEC.md's payment requirements and records, x402 payloads (v1 and v2), facilitator bodies.
 import { z } from 'zod';
-import { IsoDate, SolanaAddress, pagination } from '#platform/schemas.js';
+import { IsoDate, OpaqueId, SolanaAddress, pagination } from '#platform/schemas.js';
 
 export const settlementStatuses = ['pending', 'confirmed', 'failed'] as const;
 export type SettlementStatus = (typeof settlementStatuses)[number];
@@ -77,7 +77,7 @@ export type FacilitatorInput = z.infer<typeof FacilitatorInput>;
 
 
 export const PaidCallInput = z.object({
-  resourceId: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'must be a resource id'),
+  resourceId: OpaqueId,
   methodName: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be a method name'),
 });
 

@@ -60,7 +60,7 @@ describe('payments: HTTP 402 requirements', () => {
     expect(v2).toMatchObject({ x402Version: 2, resource: { url: usdc.resource }, accepts: [{ network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', amount: '10000' }, { amount: '66667' }] });
   });
 
-  it('refuses to sell a resource whose owner has no wallet, and hides unpublished resources', async () => {
+  it('refuses to sell a resource whose owner has no wallet, and hides unpublished and unknown resources', async () => {
     // Prepare
     const walletless = await api.givenUser();
     const unsold = await givenPublishedResource(api, walletless, {}, { baseUrl: `${upstream.baseUrl}/v1` });
@@ -68,13 +68,13 @@ describe('payments: HTTP 402 requirements', () => {
     // Act
     const noWallet = await ask({}, `/api/x402/resources/${unsold}/getForecast`);
     const hidden = await ask({}, `/api/x402/resources/${draft}/m`);
-    const badId = await ask({}, '/api/x402/resources/res%20x/m');
+    const unknownId = await ask({}, '/api/x402/resources/res%20x/m');
     // Assess
     expect(noWallet.status).toBe(409);
     expect(noWallet.body.error).toMatchObject({ code: 'CONFLICT', details: { reason: 'owner_without_wallet' } });
     expect(hidden.status).toBe(404);
-    expect(badId.status).toBe(400);
-    expect(badId.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'resourceId', value: 'res x' } });
+    expect(unknownId.status).toBe(404);
+    expect(unknownId.body.error).toMatchObject({ code: 'NOT_FOUND', details: { resourceId: 'res x' } });
   });
 });
 
