@@ -24,13 +24,7 @@ export class BusConsumers extends NestedStack {
   constructor(scope: Construct, id: string, props: BusConsumersProps) {
     super(scope, id, { description: 'Platform: functions behind the platform-events bus' });
     this.bindings = props.consumers.map((consumer) => {
-      const fn = new PlatformFunction(this, consumer.name, {
-        entry: consumer.handler,
-        description: `${consumer.name}: ${consumer.summary}`,
-        memoryMb: consumer.memoryMb,
-        timeoutSeconds: consumer.timeoutSeconds,
-        environment: props.environment,
-      });
+      const fn = PlatformFunction.fromSpec(this, consumer, props.environment);
       grantFunction(fn, consumer, props.resources);
       // A consumer throws to ask for another attempt; Lambda retries those, then parks the event with the others.
       fn.configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(props.deadLetterQueue) });

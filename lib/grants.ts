@@ -4,6 +4,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { type IRole, Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Capability, Route, TableAccess } from '../functions/platform/route.js';
@@ -26,6 +27,10 @@ export interface PlatformResources {
   scriptRole: IRole;
   scriptFunctionPrefix: string;
   scriptRuntimeLayerArn: string;
+  /** Signs each Lambda-deployed script run's grant; the resource-call function verifies it. */
+  scriptGrantKeySecret: ISecret;
+  /** What Lambda-deployed scripts invoke for their resource calls. */
+  scriptResourceCallFunction: IFunction;
   walletSecret: ISecret;
 }
 
@@ -56,6 +61,11 @@ const arn = (fn: PlatformFunction, parts: ArnComponents) => Stack.of(fn).formatA
 /** iam:PassRole, and only towards the service that is meant to assume the role. */
 const passRole = (fn: PlatformFunction, role: IRole, service: string) =>
   fn.addToRolePolicy(new PolicyStatement({ actions: ['iam:PassRole'], resources: [role.roleArn], conditions: { StringEquals: { 'iam:PassedToService': service } } }));
+
+function grantScriptGrantKey(fn: PlatformFunction, r: PlatformResources) {
+  r.scriptGrantKeySecret.grantRead(fn);
+  fn.addEnvironment('SCRIPT_GRANT_SECRET_ARN', r.scriptGrantKeySecret.secretArn);
+}
 
 /** The one mapping from capability to IAM grant and environment; a Record, so a new Capability will not compile without its grant. */
 const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformResources) => void> = {
@@ -95,7 +105,7 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
       actions: [
         'lambda:CreateFunction', 'lambda:UpdateFunctionCode', 'lambda:UpdateFunctionConfiguration', 'lambda:PublishVersion',
         'lambda:CreateAlias', 'lambda:UpdateAlias', 'lambda:GetAlias', 'lambda:InvokeFunction', 'lambda:DeleteFunction',
-        'lambda:GetFunction', 'lambda:GetFunctionConfiguration', 'lambda:PutFunctionConcurrency', 'lambda:DeleteFunctionConcurrency',
+        'lambda:GetFunction', 'lambda:GetFunctionConfiguration',
       ],
       // The wildcard also covers `:version` and `:alias` qualifiers of each script function.
       resources: [arn(fn, { service: 'lambda', resource: 'function', resourceName: `${r.scriptFunctionPrefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
@@ -105,7 +115,11 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
     fn.addEnvironment('SCRIPT_RUNTIME_LAYER_ARN', r.scriptRuntimeLayerArn);
     fn.addEnvironment('SCRIPT_ROLE_ARN', r.scriptRole.roleArn);
     fn.addEnvironment('SCRIPT_FUNCTION_PREFIX', r.scriptFunctionPrefix);
+    // Deployed script functions are told where to send resource calls; runs are signed for it.
+    fn.addEnvironment('RESOURCE_CALL_FUNCTION', r.scriptResourceCallFunction.functionName);
+    grantScriptGrantKey(fn, r);
   },
+  scriptGrantKey: grantScriptGrantKey,
   platformWallet(fn, r) {
     r.walletSecret.grantRead(fn);
     fn.addEnvironment('PLATFORM_WALLET_SECRET_ARN', r.walletSecret.secretArn);

@@ -3,6 +3,7 @@
 import type { IConstruct } from 'constructs';
 import { type NagPackSuppression, NagSuppressions } from 'cdk-nag';
 import type { AuthMode, Capability } from '../functions/platform/route.js';
+import { scriptResourceCallFunction } from '../functions/scripts/routes.js';
 import { type TableName, tables } from '../functions/tables.js';
 import { type TableGrants, routeTables } from './grants.js';
 import type { PlatformFunction } from './platform-function.js';
@@ -46,7 +47,7 @@ function suppress(construct: IConstruct, id: string, reason: string): void {
 }
 
 export function suppressNagFindings(stack: PlatformStack): void {
-  const { api, areas, consumers, events, scripts, security, storage } = stack;
+  const { api, areas, consumers, events, scriptResourceCall, scripts, security, storage } = stack;
 
   suppressFunction(api.fallbackFunction, {});
   suppressFunction(api.authorizerFunction, { apiKeys: 'read' });
@@ -57,12 +58,15 @@ export function suppressNagFindings(stack: PlatformStack): void {
     if (route.auth !== 'apiKey') suppress(httpRoute, 'AwsSolutions-APIG4', unauthenticatedRouteReasons[route.auth]);
   }
   for (const { consumer, fn } of consumers.bindings) suppressFunction(fn, routeTables(consumer), [...(consumer.uses ?? [])]);
+  suppressFunction(scriptResourceCall, routeTables(scriptResourceCallFunction), [...(scriptResourceCallFunction.uses ?? [])]);
 
   NagSuppressions.addResourceSuppressions(scripts.executionRole, [
     iam5('Script functions are created at run time under the platform-script- prefix; their log groups are only known by that prefix.', /^Resource::arn:.+:logs:.+:log-group:\/aws\/lambda\/platform-script-\*$/),
   ], true);
   suppress(security.adminKeySecret, 'AwsSolutions-SMG4',
     'The admin key is a static credential handed to operators; rotate it with put-secret-value (functions re-read it on cold start).');
+  suppress(security.scriptGrantKeySecret, 'AwsSolutions-SMG4',
+    'Grants live minutes and functions keep the key per container: rotate with put-secret-value, then update the functions (docs/decisions.md).');
   suppress(security.walletSecret, 'AwsSolutions-SMG4',
     'A Solana keypair cannot be rotated by Secrets Manager: a new key is a new wallet address without the funds.');
   suppress(events.deadLetterQueue, 'AwsSolutions-SQS3', 'This queue is the dead-letter queue of the event dispatcher rules; it needs none of its own.');

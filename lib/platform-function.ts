@@ -5,6 +5,7 @@ import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, RuntimeFamil
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import type { FunctionSpec } from '../functions/platform/route.js';
 
 /** The newest `nodejsNN.x` this aws-cdk-lib knows, so upgrading the library upgrades every function. */
 export const latestNodeRuntime: Runtime = Runtime.ALL.filter((runtime) => runtime.family === RuntimeFamily.NODEJS && /^nodejs\d+\.x$/.test(runtime.name))
@@ -41,6 +42,13 @@ export interface PlatformFunctionProps {
 }
 
 export class PlatformFunction extends NodejsFunction {
+  /** A function declared outside the route table (bus consumers, the scripts' resource-call function). */
+  static fromSpec(scope: Construct, spec: FunctionSpec, environment: Record<string, string>): PlatformFunction {
+    return new PlatformFunction(scope, spec.name, {
+      entry: spec.handler, description: `${spec.name}: ${spec.summary}`, memoryMb: spec.memoryMb, timeoutSeconds: spec.timeoutSeconds, environment,
+    });
+  }
+
   constructor(scope: Construct, id: string, props: PlatformFunctionProps) {
     // Our own log group (not Lambda's implicit one) so retention is set and the stack removes it.
     const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });

@@ -7,10 +7,12 @@ import { Api } from './api.js';
 import { AreaRoutes } from './area-routes.js';
 import { BusConsumers } from './bus-consumers.js';
 import { busConsumers } from '../functions/consumers.js';
+import { scriptResourceCallFunction } from '../functions/scripts/routes.js';
 import { Data } from './data.js';
 import { Events } from './events.js';
-import type { PlatformResources } from './grants.js';
+import { type PlatformResources, grantFunction } from './grants.js';
 import { suppressNagFindings } from './nag-suppressions.js';
+import { PlatformFunction } from './platform-function.js';
 import { Scheduler } from './scheduler.js';
 import { Scripts } from './scripts.js';
 import { Security } from './security.js';
@@ -46,6 +48,8 @@ export class PlatformStack extends Stack {
   readonly api: Api;
   readonly areas: AreaRoutes[];
   readonly consumers: BusConsumers;
+  /** Invoked by Lambda-deployed scripts for their resource calls (functions/scripts/routes.ts). */
+  readonly scriptResourceCall: PlatformFunction;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps = {}) {
     super(scope, id, { description: 'Automation marketplace platform', ...props });
@@ -55,6 +59,14 @@ export class PlatformStack extends Stack {
     this.scheduler = new Scheduler(this, 'Scheduler', { eventBus: this.events.bus });
     this.scripts = new Scripts(this, 'Scripts');
     this.storage = new Storage(this, 'Storage', { pagesDomain: props.pagesDomain, pagesCertificateArn: props.pagesCertificateArn });
+    const environment: Record<string, string> = {
+      ALLOW_PRIVATE_UPSTREAMS: String(props.allowPrivateUpstreams ?? false),
+      ...(props.solana?.network && { SOLANA_NETWORK: props.solana.network }),
+      ...(props.solana?.rpcUrl && { SOLANA_RPC_URL: props.solana.rpcUrl }),
+      ...(props.solana?.solPriceUsd && { SOL_PRICE_USD: props.solana.solPriceUsd }),
+    };
+    // Built before the resources it belongs to, granted once they exist (its own grants do not include itself).
+    this.scriptResourceCall = PlatformFunction.fromSpec(this, scriptResourceCallFunction, environment);
 
     const resources: PlatformResources = {
       tables: this.data.tables,
@@ -72,14 +84,12 @@ export class PlatformStack extends Stack {
       scriptRole: this.scripts.executionRole,
       scriptFunctionPrefix: this.scripts.functionPrefix,
       scriptRuntimeLayerArn: this.scripts.runtimeLayer.layerVersionArn,
+      scriptGrantKeySecret: this.security.scriptGrantKeySecret,
+      scriptResourceCallFunction: this.scriptResourceCall,
     };
+    grantFunction(this.scriptResourceCall, scriptResourceCallFunction, resources);
+    this.scripts.allowResourceCalls(this.scriptResourceCall);
     this.api = new Api(this, 'Api', { resources });
-    const environment: Record<string, string> = {
-      ALLOW_PRIVATE_UPSTREAMS: String(props.allowPrivateUpstreams ?? false),
-      ...(props.solana?.network && { SOLANA_NETWORK: props.solana.network }),
-      ...(props.solana?.rpcUrl && { SOLANA_RPC_URL: props.solana.rpcUrl }),
-      ...(props.solana?.solPriceUsd && { SOL_PRICE_USD: props.solana.solPriceUsd }),
-    };
     this.areas = routesByArea(props.routes ?? deployedRoutes).map(([area, slice]) => new AreaRoutes(this, `${pascal(area)}Routes`, {
       area, routes: slice, httpApi: this.api.httpApi, apiKeyAuthorizer: this.api.authorizer, resources, environment,
     }));

@@ -1,6 +1,7 @@
 // User scripts run as their own Lambda functions (DESIGN.md §1); this is the role they run with.
 import { fileURLToPath } from 'node:url';
 import { ArnFormat, Stack } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Architecture, Code, LayerVersion, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
@@ -21,9 +22,10 @@ export class Scripts extends Construct {
       compatibleArchitectures: [Architecture.X86_64, Architecture.ARM_64],
       description: 'Script runtime wrapper: resources proxy, context, log capture, result shape',
     });
-    // User code gets logging only: no platform table, secret or bus is reachable from a script.
+    // User code gets logging, and invoking the resource-call function (allowResourceCalls): no platform table,
+    // secret or bus is reachable from a script.
     this.executionRole = new Role(this, 'ExecutionRole', {
-      description: 'Execution role of user script functions: write their own logs, nothing else',
+      description: 'Execution role of user script functions: write their own logs, invoke the resource-call function',
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       inlinePolicies: {
         logs: new PolicyDocument({
@@ -36,5 +38,10 @@ export class Scripts extends Construct {
         }),
       },
     });
+  }
+
+  /** Scripts' only way to the platform: the function that makes resource calls under a run's signed grant. */
+  allowResourceCalls(fn: IFunction): void {
+    this.executionRole.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] }));
   }
 }

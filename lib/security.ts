@@ -1,4 +1,4 @@
-// Keys and secrets: the credentials KMS key, the admin API key, the platform's Solana wallet.
+// Keys and secrets: the credentials KMS key, the admin API key, the script grant key, the platform's Solana wallet.
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -9,6 +9,8 @@ export class Security extends Construct {
   readonly credentialsKey: Key;
   /** The X-Admin-Key value; the secret string is the key itself (functions/platform/admin-key.ts reads it as is). */
   readonly adminKeySecret: Secret;
+  /** HMAC key of the grants Lambda-deployed script runs carry to the resource-call function (functions/scripts/run-grant.ts). */
+  readonly scriptGrantKeySecret: Secret;
   readonly walletSecret: Secret;
 
   constructor(scope: Construct, id: string) {
@@ -21,6 +23,10 @@ export class Security extends Construct {
     this.adminKeySecret = new Secret(this, 'AdminKey', {
       description: 'Admin API key (X-Admin-Key) of the platform',
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    });
+    this.scriptGrantKeySecret = new Secret(this, 'ScriptGrantKey', {
+      description: 'Signs the short-lived grants of script runs deployed as Lambda functions',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
     });
     // Secrets Manager cannot generate an ed25519 keypair: the operator puts the real secret key after deploy,
     // so the generated value is only a placeholder that is not a valid keypair.

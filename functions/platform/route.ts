@@ -18,6 +18,8 @@ export type Capability =
   | 'documentsBucket'
   | 'pagesBucket'
   | 'scriptFunctions'
+  /** Read the key run grants of Lambda-deployed scripts are signed with (scriptFunctions brings it too). */
+  | 'scriptGrantKey'
   | 'platformWallet'
   | 'embeddings'
   | 'llm'
@@ -64,16 +66,20 @@ export function defineRoutes<const T extends Record<string, RouteSpec>>(area: st
   return routes;
 }
 
-/** A function behind a rule on the platform bus rather than an HTTP route (the event dispatcher, the flow runner). */
-export interface BusConsumer {
+/** A function that is not behind an HTTP route: what lib/ needs to build it and grant it what it declares. */
+export interface FunctionSpec {
   name: string;
   summary: string;
-  /** Handler module, relative to the repository root, taking an EventBridge event. */
+  /** Handler module, relative to the repository root. */
   handler: string;
-  /** Events whose `source` starts with this reach the function. */
-  sourcePrefix: string;
   tables?: Partial<Record<TableName, TableAccess>>;
   uses?: readonly Capability[];
   timeoutSeconds?: number;
   memoryMb?: number;
+}
+
+/** A function behind a rule on the platform bus rather than an HTTP route (the event dispatcher, the flow runner). */
+export interface BusConsumer extends FunctionSpec {
+  /** Events whose `source` starts with this reach the function. */
+  sourcePrefix: string;
 }

@@ -2,7 +2,7 @@
 // plus install, uninstall and reviews. Event subscriptions, createWebhook and createSchedule belong to the events area.
 import { Review } from '#functions/marketplace/schemas.js';
 import { resourceRoutes } from '#functions/resources/routes.js';
-import { type RouteSpec, type TableAccess, defineRoutes } from '#platform/route.js';
+import { type FunctionSpec, type RouteSpec, type TableAccess, defineRoutes } from '#platform/route.js';
 import { Message } from '#platform/schemas.js';
 import type { TableName } from '../tables.js';
 import * as out from './outputs.js';
@@ -104,3 +104,18 @@ export const scriptRoutes = defineRoutes('scripts', {
     tables: { ...read, resourceInstallations: 'read', resourceVersions: 'read' },
   },
 });
+
+/**
+ * Not an HTTP route: the function scripts deployed as Lambda functions invoke for their resource calls (lib/ lets the
+ * script role invoke it and nothing else). It calls resources as the call route does, under the run's signed grant,
+ * and tallies the run's calls in scriptCounters.
+ */
+export const scriptResourceCallFunction: FunctionSpec = {
+  name: 'ScriptResourceCall',
+  summary: "A Lambda-deployed script's resources[name][method](params), under its run's signed grant",
+  handler: 'functions/scripts/handlers/script-resource-call.ts',
+  tables: { ...resourceRoutes.callResource.tables, scriptCounters: 'write' },
+  uses: [...(resourceRoutes.callResource.uses ?? []), 'scriptGrantKey'],
+  // A resource's endpoint.timeoutSeconds goes up to 120.
+  timeoutSeconds: 130,
+};

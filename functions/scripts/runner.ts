@@ -5,7 +5,7 @@ import { rateLimiter } from '#adapters/rate-limiter.js';
 import { scriptRuntime } from '#adapters/script-runtime.js';
 import { resourceCaller } from '#functions/resources/call-service.js';
 import { type Clock, systemClock } from '#platform/clock.js';
-import { AppError, BudgetExceededError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '#platform/errors.js';
+import { BudgetExceededError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '#platform/errors.js';
 import { newId } from '#platform/ids.js';
 import type { RateLimiter, ResourceCaller } from '#platform/ports.js';
 import { computeCostUsd, msAffordable, roundUsd } from './cost.js';
@@ -14,6 +14,8 @@ import { type ExecutionStore, createExecutionStore, retention } from './executio
 import { type Execution, type ExecutionError, type Installation, type Script, type ScriptVersion, type Trigger, limits } from './model.js';
 import type { BudgetSource } from './ports.js';
 import { prepareCode } from './prepare.js';
+import { memoryTally, resourceGate } from './resource-gate.js';
+import type { RunGrant } from './run-grant.js';
 import { type ScriptRuntime, liveAlias } from './runtime-port.js';
 import { type ScriptStore, createScriptStore } from './store.js';
 import { storedLogs, storedOutput } from './stored-run.js';
@@ -51,8 +53,6 @@ const storedTrigger = ({ type, source, event }: Trigger): Trigger => {
   const named = event !== null && typeof event === 'object' ? ((event as { type?: unknown; id?: unknown }).type ?? (event as { id?: unknown }).id) : event;
   return { type, ...(source !== undefined && { source }), ...(typeof named === 'string' && { event: named.slice(0, 200) }) };
 };
-
-const codedError = (code: string, message: string) => Object.assign(new Error(message), { code });
 
 export function createScriptRunner(deps: {
   store: ScriptStore;
@@ -151,27 +151,13 @@ export function createScriptRunner(deps: {
       let runningWritten: Promise<void> | undefined;
       const runningTimer = setTimeout(() => (runningWritten = executions.putRunning(running)), showRunningAfterMs);
 
-      let resourceCost = 0;
-      let resourceCalls = 0;
-      let stoppedForCost = false;
-      const started = performance.now();
-      const callResource = async (name: string, method: string, params: Record<string, unknown>) => {
-        if (!config.allowedResources.includes(name)) throw codedError('RESOURCE_NOT_ALLOWED', `resource ${name} is not in this script's config.allowedResources`);
-        if (computeCostUsd(performance.now() - started, config.memory) + resourceCost >= limitUsd) {
-          stoppedForCost = true;
-          throw codedError(limitedBy === 'cost' ? 'COST_LIMIT_EXCEEDED' : 'BUDGET_EXCEEDED', 'this run has no cost allowance left for resource calls');
-        }
-        resourceCalls += 1;
-        try {
-          const result = await deps.resources().call({ userId: request.userId, resource: name, method, params, source: 'script' });
-          resourceCost += result.cost;
-          if (!result.success) throw codedError('RESOURCE_CALL_FAILED', `resources.${name}.${method} answered HTTP ${result.status}`);
-          return result.data;
-        } catch (error) {
-          if (error instanceof AppError) throw codedError(error.code, error.message);
-          throw error;
-        }
+      const grant: RunGrant = {
+        executionId, userId: request.userId, scriptId: script.scriptId, allowedResources: config.allowedResources, limitUsd, limitedBy, memoryMb: config.memory, startedAt: clock.now(),
       };
+      const tally = memoryTally();
+      const started = performance.now();
+      const caller: ResourceCaller = { call: (call) => deps.resources().call(call) };
+      const callResource = resourceGate({ grant, tally, caller, elapsedMs: () => performance.now() - started });
 
       let outcome;
       try {
@@ -182,6 +168,7 @@ export function createScriptRunner(deps: {
           event: { data: request.data, trigger: { type: request.trigger.type, source: request.trigger.source ?? null, event: request.trigger.event ?? null } },
           context: { scriptId: script.scriptId, executionId, userId: request.userId, customization: installation?.customization ?? {} },
           callResource,
+          grant,
         });
       } catch (error) {
         clearTimeout(runningTimer);
@@ -191,8 +178,9 @@ export function createScriptRunner(deps: {
       }
       clearTimeout(runningTimer);
 
-      const cost = roundUsd(computeCostUsd(outcome.duration, config.memory) + resourceCost);
-      const cutByCost = stoppedForCost || cost > limitUsd || (outcome.status === 'timeout' && timeoutMs < configuredMs);
+      const usage = outcome.resourceUsage ?? tally.usage();
+      const cost = roundUsd(computeCostUsd(outcome.duration, config.memory) + usage.cost);
+      const cutByCost = usage.stoppedForCost || cost > limitUsd || (outcome.status === 'timeout' && timeoutMs < configuredMs);
       const error: ExecutionError | null = cutByCost
         ? limitedBy === 'cost'
           ? { code: 'COST_LIMIT_EXCEEDED', message: `the run cost more than maxCostPerExecution (${config.maxCostPerExecution} USD)` }
@@ -209,7 +197,7 @@ export function createScriptRunner(deps: {
         duration: Math.round(outcome.duration * 100) / 100,
         memoryUsed: outcome.memoryUsed,
         cost,
-        resourceCalls,
+        resourceCalls: usage.calls,
         finishedAt,
       };
       await runningWritten;

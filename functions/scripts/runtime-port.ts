@@ -2,6 +2,8 @@
 // (functions/adapters/{aws,local}/script-*.ts). The service speaks only this port.
 import type { Artifact, ExecutionError, RuntimeLabel } from './model.js';
 import type { PreparedCode } from './prepare.js';
+import type { RunUsage } from './resource-gate.js';
+import type { RunGrant } from './run-grant.js';
 
 export interface DeployRequest {
   scriptId: string;
@@ -40,7 +42,10 @@ export interface InvokeRequest {
   timeoutMs: number;
   event: { data: unknown; trigger: { type: string; source: string | null; event: unknown } };
   context: { scriptId: string; executionId: string; userId: string; customization: Record<string, unknown> };
+  /** For code running in this process: the run's resource calls, rules applied and tallied by the caller. */
   callResource: ResourceCallHandler;
+  /** For code running elsewhere: what the run may call and spend, to hand over signed. */
+  grant: RunGrant;
 }
 
 export interface InvokeOutcome {
@@ -54,6 +59,8 @@ export interface InvokeOutcome {
   duration: number;
   /** Measured peak resident memory, MB. */
   memoryUsed: number;
+  /** Set when the run's resource calls were tallied outside this process (not through `callResource`). */
+  resourceUsage?: RunUsage;
 }
 
 export interface ScriptRuntime {

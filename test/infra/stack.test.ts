@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { busConsumers } from '../../functions/consumers.js';
 import type { Capability, Route } from '../../functions/platform/route.js';
 import { deployedRoutes as routes } from '../../functions/routes.js';
+import { scriptResourceCallFunction } from '../../functions/scripts/routes.js';
 import { keyName, tableEnvVar, tableNames, tables } from '../../functions/tables.js';
 import { pagesRouterCode } from '../../lib/pages-router.js';
 import { defaultMemoryMb, defaultTimeoutSeconds, latestNodeRuntime } from '../../lib/platform-function.js';
@@ -33,9 +34,9 @@ describe('infra: PlatformStack from the route table', () => {
     for (const [area, functions] of functionsPerArea) {
       expect(Object.keys(functions)).toHaveLength(routes.filter((route) => route.area === area).length);
     }
-    // The parent holds only the authorizer and the $default fallback; no custom-resource functions.
+    // The parent holds only the authorizer, the $default fallback and the scripts' resource-call function; no custom-resource functions.
     expect(Object.keys(s.parent.findResources('AWS::Lambda::Function')).sort()).toEqual(
-      [logicalId(s.stack.api.authorizerFunction.node.defaultChild), logicalId(s.stack.api.fallbackFunction.node.defaultChild)].sort(),
+      [s.stack.api.authorizerFunction, s.stack.api.fallbackFunction, s.stack.scriptResourceCall].map((fn) => logicalId(fn.node.defaultChild)).sort(),
     );
   });
 
@@ -148,7 +149,7 @@ describe('infra: PlatformStack from the route table', () => {
 
   it('gives every function the shared settings: newest Node runtime, arm64, tracing, source maps, own log group', () => {
     // Prepare
-    const functions = [s.stack.api.authorizerFunction, s.stack.api.fallbackFunction, ...s.stack.areas.flatMap((area) => area.bindings.map((b) => b.fn))];
+    const functions = [s.stack.api.authorizerFunction, s.stack.api.fallbackFunction, s.stack.scriptResourceCall, ...s.stack.areas.flatMap((area) => area.bindings.map((b) => b.fn))];
     for (const fn of functions) {
       // Act
       const { scope, props } = s.fn(fn);
@@ -214,6 +215,68 @@ describe('infra: PlatformStack from the route table', () => {
     expect(describeMessages(annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*')))).toEqual([]);
     expect(describeMessages(annotations.findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*')))).toEqual([]);
   });
+
+  describe('resource calls of Lambda-deployed scripts', () => {
+    const ref = (construct: { node: { defaultChild?: unknown } }) => ({ Ref: logicalId(construct.node.defaultChild) });
+    const resourceCallArn = () => ({ 'Fn::GetAtt': [logicalId(s.stack.scriptResourceCall.node.defaultChild), 'Arn'] });
+
+    it('lets the script execution role write its logs and invoke the resource-call function, nothing else', () => {
+      // Prepare
+      const role = ref(s.stack.scripts.executionRole);
+      const resources = s.parent.toJSON().Resources as Record<string, Json>;
+      // Act
+      const attached = Object.values(resources).filter((resource) => resource.Type === 'AWS::IAM::Policy' && JSON.stringify(resource.Properties.Roles).includes(JSON.stringify(role)));
+      const inline = resources[role.Ref]!.Properties.Policies.map((policy: Json) => policy.PolicyDocument);
+      const statements = [...inline, ...attached.map((policy) => policy.Properties.PolicyDocument)].flatMap((document: Json) => document.Statement) as Json[];
+      // Assess
+      expect(statements.flatMap((statement) => [statement.Action].flat()).sort()).toEqual(['lambda:InvokeFunction', 'logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents']);
+      expect(statements.find((statement) => statement.Action === 'lambda:InvokeFunction')!.Resource).toEqual(resourceCallArn());
+    });
+
+    it("tells every function that runs or deploys scripts the resource-call function's name and lets it read the grant key", () => {
+      // Prepare
+      const secret = ref(s.stack.security.scriptGrantKeySecret);
+      const runners = [
+        ...s.stack.areas.flatMap((area) => area.bindings).filter((binding) => binding.route.uses?.includes('scriptFunctions')).map((binding) => binding.fn),
+        ...s.stack.consumers.bindings.filter((binding) => binding.consumer.uses?.includes('scriptFunctions')).map((binding) => binding.fn),
+      ];
+      const others = s.stack.areas.flatMap((area) => area.bindings).filter((binding) => !binding.route.uses?.includes('scriptFunctions')).map((binding) => binding.fn);
+      for (const fn of runners) {
+        // Act
+        const { scope, props, statements } = s.fn(fn);
+        // Assess
+        expect(s.resolve(scope, props.Environment.Variables.RESOURCE_CALL_FUNCTION)).toEqual(ref(s.stack.scriptResourceCall));
+        expect(s.resolve(scope, props.Environment.Variables.SCRIPT_GRANT_SECRET_ARN)).toEqual(secret);
+        expect(allows(statements, 'secretsmanager:GetSecretValue', secret)).toBe(true);
+        expect(statements.flatMap((statement) => statement.actions)).not.toContain('lambda:PutFunctionConcurrency');
+      }
+      expect(runners.map((fn) => fn.node.id)).toEqual(expect.arrayContaining(['executeScript', 'restExecuteScript', 'dispatchEvent', 'runFlows']));
+      for (const fn of others) expect(s.fn(fn).props.Environment.Variables, fn.node.id).not.toHaveProperty('RESOURCE_CALL_FUNCTION');
+    });
+
+    it("grants the resource-call function the call route's tables and key, the run tally and the grant key, and no script functions", () => {
+      // Prepare
+      const callRoute = s.binding('callResource').route;
+      // Act
+      const { props, statements } = s.fn(s.stack.scriptResourceCall);
+      // Assess
+      for (const name of [...Object.keys(callRoute.tables!), 'scriptCounters'] as (keyof typeof tables)[]) {
+        expect(props.Environment.Variables, name).toHaveProperty(tableEnvVar(name));
+      }
+      expect(allows(statements, 'dynamodb:UpdateItem', tableArn(s, 'scriptCounters'))).toBe(true);
+      expect(allows(statements, 'dynamodb:UpdateItem', tableArn(s, 'resourceInstallations'))).toBe(true);
+      expect(allows(statements, 'kms:Decrypt', { 'Fn::GetAtt': [logicalId(s.stack.security.credentialsKey.node.defaultChild), 'Arn'] })).toBe(true);
+      expect(allows(statements, 'secretsmanager:GetSecretValue', ref(s.stack.security.scriptGrantKeySecret))).toBe(true);
+      expect(mentions(statements, tableArn(s, 'scriptExecutions'))).toBe(false);
+      expect(statements.flatMap((statement) => statement.actions)).not.toEqual(expect.arrayContaining(['lambda:CreateFunction']));
+      expect(props.Environment.Variables).not.toHaveProperty('SCRIPT_ROLE_ARN');
+      expect(props.Environment.Variables).toHaveProperty('ALLOW_PRIVATE_UPSTREAMS', 'false');
+      expect(props.Timeout).toBe(scriptResourceCallFunction.timeoutSeconds);
+      // Invoked directly by script functions: no API route or other service may invoke it.
+      const permissions = Object.values(s.parent.findResources('AWS::Lambda::Permission')).map((permission) => JSON.stringify(permission.Properties.FunctionName));
+      expect(permissions.filter((target) => target.includes(logicalId(s.stack.scriptResourceCall.node.defaultChild)))).toEqual([]);
+    });
+  });
 });
 
 describe('infra: capability grants', () => {
@@ -225,7 +288,8 @@ describe('infra: capability grants', () => {
     scheduler: { env: ['SCHEDULE_GROUP_NAME', 'SCHEDULER_ROLE_ARN'], action: 'scheduler:CreateSchedule' },
     documentsBucket: { env: ['DOCUMENTS_BUCKET'], action: 's3:PutObject' },
     pagesBucket: { env: ['PAGES_BUCKET', 'PAGES_BASE_URL'], action: 's3:PutObject' },
-    scriptFunctions: { env: ['SCRIPT_ROLE_ARN', 'SCRIPT_FUNCTION_PREFIX', 'SCRIPT_RUNTIME_LAYER_ARN'], action: 'lambda:PublishVersion' },
+    scriptFunctions: { env: ['SCRIPT_ROLE_ARN', 'SCRIPT_FUNCTION_PREFIX', 'SCRIPT_RUNTIME_LAYER_ARN', 'RESOURCE_CALL_FUNCTION', 'SCRIPT_GRANT_SECRET_ARN'], action: 'lambda:PublishVersion' },
+    scriptGrantKey: { env: ['SCRIPT_GRANT_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
     platformWallet: { env: ['PLATFORM_WALLET_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
     embeddings: { env: ['EMBEDDING_MODEL_ID'], action: 'bedrock:InvokeModel' },
     llm: { env: [], action: 'bedrock:InvokeModelWithResponseStream' },

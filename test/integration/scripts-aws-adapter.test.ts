@@ -1,15 +1,28 @@
-// The Lambda adapter's control-plane calls against moto_server: a function per script with the runtime layer,
-// a published version per deploy, and the `live` alias moved on deploy and rollback.
+// The Lambda adapter's control-plane calls against moto_server: a function per script with the runtime layer and the
+// resource-call function in its environment, a published version per deploy, the `live` alias moved on deploy and
+// rollback; and a run's lease (DynamoDB Local), signed grant and tallied resource calls around the invocation.
 import { GetAliasCommand, GetFunctionConfigurationCommand, LambdaClient, ListVersionsByFunctionCommand, PublishLayerVersionCommand } from '@aws-sdk/client-lambda';
+import { randomBytes } from 'node:crypto';
 import { strToU8, zipSync } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createLambdaScriptRuntime } from '../../functions/adapters/aws/script-functions.js';
-import type { ScriptRuntime } from '../../functions/scripts/runtime-port.js';
+import { newId } from '../../functions/platform/ids.js';
+import { runGraceMs, verifyGrant } from '../../functions/scripts/run-grant.js';
+import { type RunLeases, createRunLeases } from '../../functions/scripts/run-leases.js';
+import { type RunTallies, createRunTallies } from '../../functions/scripts/run-tallies.js';
+import type { InvokeRequest, ScriptRuntime } from '../../functions/scripts/runtime-port.js';
 import { type Moto, startMoto } from '../support/moto.js';
+import { runGrant } from '../support/script-resource-calls.js';
 
 let moto: Moto;
 let client: LambdaClient;
 let runtime: ScriptRuntime;
+let leases: RunLeases;
+let tallies: RunTallies;
+const grantKey = randomBytes(32);
+const resourceCallFunction = 'platform-ScriptResourceCall';
+/** What the adapter sent to Lambda's Invoke, as moto received it. */
+const invocations: { FunctionName?: string; Qualifier?: string; Payload?: Uint8Array }[] = [];
 
 /** moto checks that the execution role exists; IAM's query API is enough to make one. */
 async function createRole(endpoint: string, name: string): Promise<string> {
@@ -26,13 +39,23 @@ async function createRole(endpoint: string, name: string): Promise<string> {
 }
 
 beforeAll(async () => {
+  process.env.PLATFORM_MODE = 'local';
+  process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
+  [leases, tallies] = [createRunLeases(), createRunTallies()];
   moto = await startMoto();
   client = new LambdaClient(moto.clientConfig);
+  client.middlewareStack.add((next) => async (args) => {
+    if ((args.input as { Payload?: unknown }).Payload) invocations.push(args.input as (typeof invocations)[number]);
+    return next(args);
+  }, { step: 'initialize' });
   // moto's docker-less Lambda keeps layers where CreateFunction does not look; nothing here invokes, so docker mode is never used.
   await fetch(`${moto.endpoint}/moto-api/config`, { method: 'POST', body: JSON.stringify({ lambda: { use_docker: true } }) });
   const roleArn = await createRole(moto.endpoint, 'platform-script-role');
   const layer = await client.send(new PublishLayerVersionCommand({ LayerName: 'script-runtime', Content: { ZipFile: zipSync({ 'nodejs/lambda.cjs': strToU8('') }) } }));
-  runtime = createLambdaScriptRuntime({ client, roleArn, functionPrefix: 'platform-script-', layerArn: layer.LayerVersionArn!, waitSeconds: 10 });
+  runtime = createLambdaScriptRuntime({
+    client, roleArn, functionPrefix: 'platform-script-', layerArn: layer.LayerVersionArn!, waitSeconds: 10,
+    resourceCallFunction, grantKey: async () => grantKey, leases, tallies,
+  });
 });
 afterAll(() => moto.stop());
 
@@ -51,6 +74,7 @@ describe('aws adapter: script functions on Lambda', () => {
     const config = await client.send(new GetFunctionConfigurationCommand({ FunctionName: 'platform-script-scr_first' }));
     expect(deployment).toEqual({ functionName: 'platform-script-scr_first', functionArn: config.FunctionArn, artifact: { functionVersion: '1', configKey: '30s-256mb' } });
     expect(config).toMatchObject({ Runtime: 'nodejs24.x', Handler: 'index.handler', MemorySize: 256, Timeout: 30, Architectures: ['x86_64'] });
+    expect(config.Environment?.Variables).toEqual({ RESOURCE_CALL_FUNCTION: resourceCallFunction });
     expect(config.Layers?.map((layer) => layer.Arn)).toEqual([expect.stringContaining('script-runtime')]);
     expect(await aliasVersion('platform-script-scr_first')).toBe('1');
   });
@@ -66,6 +90,7 @@ describe('aws adapter: script functions on Lambda', () => {
     const versions = await client.send(new ListVersionsByFunctionCommand({ FunctionName: 'platform-script-scr_roll' }));
     expect(afterSecond).toBe('2');
     expect(await aliasVersion('platform-script-scr_roll')).toBe('1');
+    expect((await client.send(new GetFunctionConfigurationCommand({ FunctionName: 'platform-script-scr_roll' }))).Environment?.Variables).toEqual({ RESOURCE_CALL_FUNCTION: resourceCallFunction });
     expect(versions.Versions?.map((version) => version.Version)).toEqual(['$LATEST', '1', '2']);
   });
 
@@ -81,5 +106,57 @@ describe('aws adapter: script functions on Lambda', () => {
     expect(liveAfterBuild).toBe('1');
     await expect(client.send(new GetFunctionConfigurationCommand({ FunctionName: 'platform-script-scr_test' }))).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
     await expect(runtime.remove('scr_test')).resolves.toBeUndefined();
+  });
+});
+
+describe('aws adapter: a run of a script function', () => {
+  /** moto runs no code: without docker its Invoke answers with the payload it was sent. */
+  beforeAll(async () => {
+    await runtime.deploy(deployRequest('scr_runs', 1));
+    await fetch(`${moto.endpoint}/moto-api/config`, { method: 'POST', body: JSON.stringify({ lambda: { use_docker: false } }) });
+  });
+
+  const invokeRequest = (scriptId: string): InvokeRequest => {
+    const grant = runGrant('usr_runner', { scriptId, allowedResources: ['weather'], limitUsd: 0.5 });
+    return {
+      scriptId, version: 1, runtime: 'nodejs18', codeHash: 'hash1', qualifier: 'live', code: () => Promise.reject(new Error('not read to invoke')),
+      memoryMb: 256, timeoutMs: 30_000, event: { data: { city: 'Oslo' }, trigger: { type: 'manual', source: null, event: null } },
+      context: { scriptId, executionId: grant.executionId, userId: 'usr_runner', customization: {} },
+      callResource: () => Promise.reject(new Error('a Lambda run calls resources through the resource-call function')),
+      grant,
+    };
+  };
+
+  it("invokes live with the run's signed grant next to event and context, and reports the calls its tally holds", async () => {
+    // Prepare
+    const request = invokeRequest('scr_runs');
+    const tally = tallies.forRun(request.grant.executionId);
+    await tally.countCall();
+    await tally.addCost(0.01);
+    // Act
+    const outcome = await runtime.invoke(request);
+    // Assess
+    const sent = invocations.at(-1)!;
+    const payload = JSON.parse(Buffer.from(sent.Payload!).toString('utf8'));
+    expect(sent).toMatchObject({ FunctionName: 'platform-script-scr_runs', Qualifier: 'live' });
+    expect(payload).toEqual({ event: request.event, context: request.context, token: expect.any(String) });
+    expect(verifyGrant(payload.token, grantKey, Date.now())).toEqual({ ...request.grant, exp: request.grant.startedAt + request.timeoutMs + runGraceMs });
+    expect(outcome.resourceUsage).toEqual({ calls: 1, cost: 0.01, stoppedForCost: false });
+    await expect(tally.countCall()).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  });
+
+  it('refuses an eleventh concurrent run with CONCURRENCY_LIMIT without invoking, and frees its place when a run returns', async () => {
+    // Prepare
+    const holders = Array.from({ length: 9 }, () => newId('exe'));
+    await Promise.all(holders.map((executionId) => leases.acquire('scr_runs', executionId, 60_000)));
+    const before = invocations.length;
+    // Act
+    const tenth = await runtime.invoke(invokeRequest('scr_runs'));
+    await leases.acquire('scr_runs', newId('exe'), 60_000);
+    const [eleventh] = await Promise.allSettled([runtime.invoke(invokeRequest('scr_runs'))]);
+    // Assess
+    expect(tenth.resourceUsage).toEqual({ calls: 0, cost: 0, stoppedForCost: false });
+    expect(eleventh).toMatchObject({ status: 'rejected', reason: { code: 'CONCURRENCY_LIMIT', status: 429 } });
+    expect(invocations.length).toBe(before + 1);
   });
 });

@@ -29,6 +29,7 @@ async function request(runtime: RuntimeLabel, code: string, overrides: Partial<I
     event: { data: {}, trigger: { type: 'manual', source: null, event: null } },
     context: { scriptId, executionId: 'exe_local', userId: 'usr_local', customization: {} },
     callResource: async () => null,
+    grant: { executionId: 'exe_local', userId: 'usr_local', scriptId, allowedResources: [], limitUsd: 1, limitedBy: 'cost', memoryMb: 128, startedAt: Date.now() },
     ...overrides,
   };
 }

@@ -1,15 +1,22 @@
 // AWS adapter of the ScriptRuntime port (DESIGN.md §1): one Lambda function per script, the wrapper of
 // layers/script-runtime as its layer, PublishVersion per deployed version, and the `live` alias moved on
-// deploy and rollback. Invocations read duration and peak memory from Lambda's own REPORT line.
+// deploy and rollback. Invocations read duration and peak memory from Lambda's own REPORT line. A run takes one
+// of the script's 10 places (run-leases.ts), carries its signed grant to the resource-call function, and its
+// resource calls are read back from the run's tally once it returns.
 import {
   CreateAliasCommand, CreateFunctionCommand, DeleteFunctionCommand, GetFunctionConfigurationCommand, InvokeCommand, LambdaClient,
   PublishVersionCommand, ResourceNotFoundException, type Runtime, TooManyRequestsException, UpdateAliasCommand, UpdateFunctionCodeCommand,
   UpdateFunctionConfigurationCommand, waitUntilFunctionActiveV2, waitUntilFunctionUpdatedV2,
 } from '@aws-sdk/client-lambda';
 import { strToU8, zipSync } from 'fflate';
+import { scriptGrantKey } from '#adapters/script-grant-key.js';
 import { TooManyRequestsError, UpstreamError } from '#platform/errors.js';
 import type { ExecutionError, RuntimeLabel } from '#functions/scripts/model.js';
 import type { PreparedCode } from '#functions/scripts/prepare.js';
+import type { RunUsage } from '#functions/scripts/resource-gate.js';
+import { runGraceMs, signGrant } from '#functions/scripts/run-grant.js';
+import { createRunLeases } from '#functions/scripts/run-leases.js';
+import { createRunTallies } from '#functions/scripts/run-tallies.js';
 import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey, liveAlias } from '#functions/scripts/runtime-port.js';
 
 /** DESIGN.md §3: `nodejs18` runs on the newest Node runtime Lambda offers (the one lib/platform-function.ts picks). */
@@ -24,6 +31,14 @@ export interface LambdaRuntimeOptions {
   functionPrefix: string;
   /** The layer built from layers/script-runtime: `nodejs/` and `python/` as Lambda mounts them under /opt. */
   layerArn: string;
+  /** Deployed functions invoke it for resource calls (RESOURCE_CALL_FUNCTION in their environment). */
+  resourceCallFunction: string;
+  /** Signs each run's grant (functions/scripts/run-grant.ts). */
+  grantKey: () => Promise<Uint8Array>;
+  /** At most 10 runs of a script at once, across every function that runs scripts. */
+  leases: { acquire(scriptId: string, executionId: string, holdMs: number): Promise<void>; release(scriptId: string, executionId: string): Promise<void> };
+  /** Ends a run's resource calls and reads what they came to. */
+  tallies: { close(executionId: string): Promise<RunUsage> };
   /** How long to wait for a function to become active or finish an update. */
   waitSeconds?: number;
 }
@@ -87,6 +102,7 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
       // x86_64: the GB-second price the platform's cost figures use (functions/scripts/cost.ts).
       Architectures: ['x86_64' as const],
       Description: `script ${request.scriptId}`,
+      Environment: { Variables: { RESOURCE_CALL_FUNCTION: options.resourceCallFunction } },
     };
     const ZipFile = packageZip(await request.code());
     if (await exists(functionName)) {
@@ -103,6 +119,29 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
     return published.Version!;
   }
 
+  async function invokeFunction(request: InvokeRequest, token: string): Promise<InvokeOutcome> {
+    let response;
+    try {
+      response = await client.send(
+        new InvokeCommand({
+          FunctionName: nameOf(request.scriptId),
+          Qualifier: request.qualifier,
+          Payload: strToU8(JSON.stringify({ event: request.event, context: request.context, token })),
+          LogType: 'Tail',
+        }),
+      );
+    } catch (error) {
+      // The account's concurrency, not the script's (the lease counts that): Lambda throttled the invocation.
+      if (error instanceof TooManyRequestsException) throw new TooManyRequestsError('CONCURRENCY_LIMIT', `script ${request.scriptId} runs too many executions at once`, 1, { scriptId: request.scriptId });
+      throw new UpstreamError(`Lambda refused the invocation: ${(error as Error).message}`, { scriptId: request.scriptId });
+    }
+    const measured = parseReport(Buffer.from(response.LogResult ?? '', 'base64').toString('utf8'));
+    const payload = JSON.parse(Buffer.from(response.Payload ?? strToU8('null')).toString('utf8') || 'null');
+    const common = { duration: measured.duration ?? payload?.duration ?? 0, memoryUsed: measured.memoryUsed ?? 0 };
+    if (response.FunctionError) return { ...lambdaFailure(payload ?? {}), outputJson: 'null', logs: [], ...common };
+    return { status: payload.status, ...(payload.noOp && { noOp: true }), outputJson: payload.output, error: payload.error ?? null, logs: payload.logs ?? [], ...common };
+  }
+
   return {
     async deploy(request) {
       const functionName = nameOf(request.scriptId);
@@ -113,25 +152,17 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
     },
 
     async invoke(request: InvokeRequest): Promise<InvokeOutcome> {
-      let response;
+      const { executionId } = request.context;
+      // The lease and the grant last as long as the run may, plus Lambda's own overhead.
+      const holdMs = request.timeoutMs + runGraceMs;
+      await options.leases.acquire(request.scriptId, executionId, holdMs);
       try {
-        response = await client.send(
-          new InvokeCommand({
-            FunctionName: nameOf(request.scriptId),
-            Qualifier: request.qualifier,
-            Payload: strToU8(JSON.stringify({ event: request.event, context: request.context })),
-            LogType: 'Tail',
-          }),
-        );
-      } catch (error) {
-        if (error instanceof TooManyRequestsException) throw new TooManyRequestsError('CONCURRENCY_LIMIT', `script ${request.scriptId} runs too many executions at once`, 1, { scriptId: request.scriptId });
-        throw new UpstreamError(`Lambda refused the invocation: ${(error as Error).message}`, { scriptId: request.scriptId });
+        const token = signGrant(request.grant, request.grant.startedAt + holdMs, await options.grantKey());
+        const outcome = await invokeFunction(request, token);
+        return { ...outcome, resourceUsage: await options.tallies.close(executionId) };
+      } finally {
+        await options.leases.release(request.scriptId, executionId);
       }
-      const measured = parseReport(Buffer.from(response.LogResult ?? '', 'base64').toString('utf8'));
-      const payload = JSON.parse(Buffer.from(response.Payload ?? strToU8('null')).toString('utf8') || 'null');
-      const common = { duration: measured.duration ?? payload?.duration ?? 0, memoryUsed: measured.memoryUsed ?? 0 };
-      if (response.FunctionError) return { ...lambdaFailure(payload ?? {}), outputJson: 'null', logs: [], ...common };
-      return { status: payload.status, ...(payload.noOp && { noOp: true }), outputJson: payload.output, error: payload.error ?? null, logs: payload.logs ?? [], ...common };
     },
 
     async remove(scriptId) {
@@ -153,6 +184,10 @@ export function lambdaScriptRuntime(): ScriptRuntime {
     roleArn: required('SCRIPT_ROLE_ARN'),
     functionPrefix: process.env.SCRIPT_FUNCTION_PREFIX ?? 'platform-script-',
     layerArn: required('SCRIPT_RUNTIME_LAYER_ARN'),
+    resourceCallFunction: required('RESOURCE_CALL_FUNCTION'),
+    grantKey: scriptGrantKey,
+    leases: createRunLeases(),
+    tallies: createRunTallies(),
   });
   return runtime;
 }

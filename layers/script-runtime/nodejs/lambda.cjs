@@ -1,13 +1,31 @@
 'use strict';
 // Lambda entry of a deployed script, at /opt/nodejs in the function's layer; the function's own index.cjs
-// re-exports it. The platform invokes the `live` alias (or a version, for a test run) with {event, context}
-// and reads back the same outcome the local worker reports.
+// re-exports it. The platform invokes the `live` alias (or a version, for a test run) with {event, context, token}
+// and reads back the same outcome the local worker reports. Resource calls go to the platform's resource-call
+// function (RESOURCE_CALL_FUNCTION) with the run's signed grant, the one thing the script's role may invoke.
+const { AsyncLocalStorage } = require('node:async_hooks');
 const runtime = require('./runtime.cjs');
 
-// The resource-call function a Lambda-deployed script would invoke is not part of the stack yet.
-const resources = runtime.createResources(async (name, method) => {
-  throw Object.assign(new Error(`resources.${name}.${method}: resource calls are not available to scripts deployed on AWS yet`), { code: 'RESOURCES_UNAVAILABLE' });
-});
+/** The grant of the invocation a call was made in, even when the call outlives it. */
+const runToken = new AsyncLocalStorage();
+let lambda;
+
+async function callResource(name, method, params) {
+  // Required on first use: the Lambda Node runtime ships the SDK, and scripts without resource calls never load it.
+  const { LambdaClient, InvokeCommand } = require('@aws-sdk/client-lambda');
+  // One attempt: a resource call is not idempotent, so a retried invocation could call the upstream twice.
+  lambda ??= new LambdaClient({ maxAttempts: 1 });
+  const request = { token: runToken.getStore(), resource: name, method, params };
+  let response;
+  try {
+    response = await lambda.send(new InvokeCommand({ FunctionName: process.env.RESOURCE_CALL_FUNCTION, Payload: Buffer.from(JSON.stringify(request)) }));
+  } catch (error) {
+    throw runtime.resourceError('RESOURCE_CALL_FAILED', `resources.${name}.${method}: the platform's resource-call function could not be reached (${error.name})`);
+  }
+  return runtime.settleResourceAnswer(response.FunctionError ? undefined : Buffer.from(response.Payload ?? []).toString('utf8'), name, method);
+}
+
+const resources = runtime.createResources(callResource);
 const capture = runtime.captureOutput();
 let handler;
 let loadError;
@@ -19,5 +37,5 @@ try {
 
 exports.handler = async (payload) => {
   if (loadError) return { status: 'error', output: 'null', error: loadError, logs: [], duration: 0 };
-  return runtime.invoke(handler, capture, payload.event, payload.context, 'script.cjs');
+  return runToken.run(payload.token, () => runtime.invoke(handler, capture, payload.event, payload.context, 'script.cjs'));
 };

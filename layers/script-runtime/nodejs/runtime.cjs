@@ -18,6 +18,25 @@ function createResources(call) {
   return new Proxy({}, { get: (_target, name) => (typeof name === 'string' && name !== 'then' ? forResource(name) : undefined) });
 }
 
+/** What a script catches from a refused or failed resource call: `error.code` and `error.message`. */
+const resourceError = (code, message) => Object.assign(new Error(message), { code });
+
+/**
+ * The resource-call function's answer (`{ok: true, data}` or `{ok: false, error: {code, message}}`, as JSON text) as
+ * the call's data or its coded error; no text means the function itself failed.
+ */
+function settleResourceAnswer(text, name, method) {
+  let answer;
+  try {
+    answer = text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    answer = undefined;
+  }
+  if (!answer || typeof answer.ok !== 'boolean') throw resourceError('RESOURCE_CALL_FAILED', `resources.${name}.${method}: the platform's resource-call function failed`);
+  if (answer.ok) return answer.data;
+  throw resourceError(answer.error.code, answer.error.message);
+}
+
 /** Routes console.* and stdout/stderr writes of the running invocation into its logs. */
 function captureOutput() {
   let current;
@@ -111,4 +130,4 @@ async function invoke(handler, capture, event, context, scriptFile) {
   return { ...base, ...classify(value), output: serialized.json };
 }
 
-module.exports = { createResources, captureOutput, loadHandler, invoke, describe, maxResponseBytes };
+module.exports = { createResources, resourceError, settleResourceAnswer, captureOutput, loadHandler, invoke, describe, maxResponseBytes };

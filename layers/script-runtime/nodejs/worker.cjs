@@ -92,7 +92,7 @@ async function onFrame(frame) {
     pendingCalls.delete(frame.callId);
     if (!pending) return;
     if (frame.ok) pending.resolve(frame.data);
-    else pending.reject(Object.assign(new Error(frame.message), { code: frame.code }));
+    else pending.reject(runtime.resourceError(frame.code, frame.message));
   }
 }
 

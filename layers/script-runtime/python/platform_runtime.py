@@ -20,6 +20,20 @@ class ResourceError(Exception):
         self.code = code
 
 
+def settle_resource_answer(text, name, method):
+    """The resource-call function's answer ({ok: true, data} or {ok: false, error: {code, message}}, as JSON text)
+    as the call's data or its ResourceError; None means the function itself failed."""
+    try:
+        answer = json.loads(text) if text is not None else None
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict) or not isinstance(answer.get('ok'), bool):
+        raise ResourceError('RESOURCE_CALL_FAILED', f"resources.{name}.{method}: the platform's resource-call function failed")
+    if answer['ok']:
+        return answer.get('data')
+    raise ResourceError(answer['error']['code'], answer['error']['message'])
+
+
 class _Resource:
     def __init__(self, call, name):
         self._call = call

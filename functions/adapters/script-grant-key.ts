@@ -1,0 +1,25 @@
+// The key run grants are signed and verified with (functions/scripts/run-grant.ts). On AWS: the secret the stack
+// generates (SCRIPT_GRANT_SECRET_ARN), read once per container. Locally runs call resources in process and no grant
+// leaves the process, so a random key per process serves the resource-call handler when it is run here.
+import { randomBytes } from 'node:crypto';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { config } from '#platform/config.js';
+
+let key: Promise<Buffer> | undefined;
+
+async function load(): Promise<Buffer> {
+  if (config.mode === 'local') return randomBytes(32);
+  const secretArn = process.env.SCRIPT_GRANT_SECRET_ARN;
+  if (!secretArn) throw new Error('SCRIPT_GRANT_SECRET_ARN is not set: the stack gives it with the scriptFunctions and scriptGrantKey capabilities');
+  const secret = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: secretArn }));
+  if (!secret.SecretString) throw new Error('the script grant secret is empty');
+  return Buffer.from(secret.SecretString, 'utf8');
+}
+
+export function scriptGrantKey(): Promise<Buffer> {
+  key ??= load().catch((error: unknown) => {
+    key = undefined;
+    throw error;
+  });
+  return key;
+}

@@ -1,0 +1,44 @@
+// A local stand-in for Lambda's Invoke API (POST /2015-03-31/functions/<name>/invocations), for code that invokes a
+// function through an AWS SDK pointed here with AWS_ENDPOINT_URL_LAMBDA. Each body goes to a real handler.
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface LambdaInvokeApi {
+  endpoint: string;
+  /** Function names invoked, in order. */
+  invoked: string[];
+  close(): Promise<void>;
+}
+
+/** Serves `functionName` only; any other name is Lambda's 404 ResourceNotFoundException. */
+export async function startLambdaInvokeApi(functionName: string, handler: (payload: unknown) => Promise<unknown>): Promise<LambdaInvokeApi> {
+  const invoked: string[] = [];
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', async () => {
+      const name = /^\/2015-03-31\/functions\/([^/]+)\/invocations/.exec(request.url ?? '')?.[1];
+      if (request.method !== 'POST' || !name) {
+        response.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"not an Invoke request"}');
+        return;
+      }
+      invoked.push(decodeURIComponent(name));
+      if (decodeURIComponent(name) !== functionName) {
+        response.writeHead(404, { 'content-type': 'application/json', 'x-amzn-errortype': 'ResourceNotFoundException' }).end(JSON.stringify({ Type: 'User', message: `Function not found: ${name}` }));
+        return;
+      }
+      const result = await handler(JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'));
+      response.writeHead(200, { 'content-type': 'application/json', 'x-amz-executed-version': '$LATEST' }).end(JSON.stringify(result));
+    });
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    invoked,
+    close: () =>
+      new Promise<void>((closed) => {
+        server.closeAllConnections();
+        server.close(() => closed());
+      }),
+  };
+}
