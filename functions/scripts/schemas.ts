@@ -2,15 +2,15 @@
 import { z } from 'zod';
 import { EventType } from '#functions/events/event-types.js';
 import { reviewFields } from '#functions/marketplace/schemas.js';
-import { IsoDate, pagination } from '#platform/schemas.js';
+import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
 import { limits, marketplaceCategories, pricingModels, runtimeLabels, triggerTypes } from './model.js';
 
 /** A version's code is stored in its DynamoDB item (400 KB); dependencies are not bundled, so this is the code itself. */
 const maxCodeBytes = 350_000;
 
-const ScriptId = z.string().regex(/^scr_[A-Za-z0-9]+$/, 'must look like scr_...');
-const ExecutionId = z.string().regex(/^exe_[A-Za-z0-9]+$/, 'must look like exe_...');
-const VersionId = z.string().regex(/^ver_[A-Za-z0-9]+$/, 'must look like ver_...');
+const ScriptId = OpaqueId;
+const ExecutionId = OpaqueId;
+const VersionId = OpaqueId;
 const Semver = z.string().regex(/^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/, 'must be a semantic version MAJOR.MINOR.PATCH');
 
 const Code = z

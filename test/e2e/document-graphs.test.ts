@@ -188,7 +188,7 @@ describe('documents: bad input gets VALIDATION_ERROR and changes nothing', () =>
     ['list with limit 1000', 'GET', '/api/sdk/v1/documents?limit=1000', 'limit', '1000'],
     ['list of a malformed graph', 'GET', '/api/sdk/v1/documents?graphId=team', 'graphId', 'team'],
     ['get a malformed graph', 'GET', '/api/sdk/v1/graphs/team', 'graphId', 'team'],
-    ['remove a malformed member', 'DELETE', `/api/sdk/v1/graphs/${encodedGraph('group:grp_x')}/members/bob`, 'userId', 'bob'],
+    ['remove a member by an id past 200 characters', 'DELETE', `/api/sdk/v1/graphs/${encodedGraph('group:grp_x')}/members/${'u'.repeat(201)}`, 'userId', 'u'.repeat(201)],
   ])('%s', async (_, method, path, field, value) => {
     // Act
     const response = await api.request(method, path, { headers: { 'x-api-key': outsider.apiKey }, ...(method === 'POST' && { body: {} }) });
@@ -209,7 +209,7 @@ describe('documents: bad input gets VALIDATION_ERROR and changes nothing', () =>
     expect((await api.as(outsider.apiKey).get('/api/sdk/v1/documents')).body.data.total).toBe(before);
   });
 
-  it('refuses a malformed share, unshare or member and keeps the graphs as they were', async () => {
+  it('refuses a malformed share or unshare, and an unknown member, and keeps the graphs as they were', async () => {
     // Prepare
     const group = await givenGroup();
     const { documentId } = (await upload(api, owner, { bytes: lighthouse, filename: 'lighthouse.txt', mimeType: mime.text })).body.data;
@@ -223,7 +223,7 @@ describe('documents: bad input gets VALIDATION_ERROR and changes nothing', () =>
     expect(noTarget.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'targetGraphId', value: null } });
     expect(badTarget.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'targetGraphId', value: 'everyone' } });
     expect(badUnshare.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'graphId', value: 'everyone' } });
-    expect(badMember.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'userId', value: 'bob' } });
+    expect(badMember.body.error).toMatchObject({ code: 'NOT_FOUND', details: { userId: 'bob' } });
     expect(await graphsOf(owner, documentId)).toEqual([`user:${owner.userId}`]);
     expect(members).toHaveLength(2);
   });

@@ -214,22 +214,15 @@ describe('scripts: bad input', () => {
       ['REST create', () => as.post(rest, { name: '', code: nodeEcho('x') }), 'name', ''],
       ['REST create runtime', () => as.post(rest, { name: 'x', code: nodeEcho('x'), runtime: 'ruby' }), 'runtime', 'ruby'],
       ['REST list', () => as.get(`${rest}?status=running`), 'status', 'running'],
-      ['REST get', () => as.get(`${rest}/not-an-id`), 'scriptId', 'not-an-id'],
       ['PATCH', () => as.patch(`${rest}/${id}`, { config: { memory: 64 } }), 'config.memory', 64],
-      ['DELETE', () => as.delete(`${rest}/bad id`), 'scriptId', 'bad id'],
       ['REST execute', () => as.post(`${rest}/${id}/execute`, { data: 'text' }), 'data', 'text'],
       ['REST version', () => as.post(`${rest}/${id}/versions`, { code: nodeEcho('x'), version: 'two' }), 'version', 'two'],
-      ['REST list versions', () => as.get(`${rest}/x/versions`), 'scriptId', 'x'],
       ['REST deploy', () => as.post(`${rest}/${id}/deploy`, { versionId: 7 }), 'versionId', 7],
       ['REST executions', () => as.get(`${rest}/${id}/executions?status=completed`), 'status', 'completed'],
       ['REST executions dates', () => as.get(`${rest}/${id}/executions?startDate=yesterday`), 'startDate', 'yesterday'],
-      ['REST execution', () => as.get(`${rest}/${id}/executions/nope`), 'executionId', 'nope'],
-      ['REST metrics', () => as.get(`${rest}/nope/metrics`), 'scriptId', 'nope'],
       ['REST publish', () => as.post(`${rest}/${id}/publish`, { pricing: { model: 'barter' } }), 'pricing.model', 'barter'],
       ['REST unpublish', () => as.post(`${rest}/${id}/unpublish`, { now: true }), 'now', true],
       ['REST marketplace', () => as.get(`${rest}/marketplace?limit=500`), 'limit', '500'],
-      ['install', () => as.post(`${rest}/nope/install`), 'scriptId', 'nope'],
-      ['uninstall', () => as.delete(`${rest}/nope/install`), 'scriptId', 'nope'],
       ['review', () => as.post(`${rest}/${id}/reviews`, { rating: 6 }), 'rating', 6],
       ['createScript', () => as.post(sdk('createScript'), { name: 'x' }), 'code', null],
       ['deleteScript', () => as.post(sdk('deleteScript'), {}), 'scriptId', null],
@@ -240,7 +233,6 @@ describe('scripts: bad input', () => {
       ['getScript', () => as.post(sdk('getScript'), {}), 'scriptId', null],
       ['listScripts', () => as.post(sdk('listScripts'), { page: 2 }), 'page', 2],
       ['getExecutions', () => as.post(sdk('getExecutions'), { scriptId: id, status: 'success' }), 'status', 'success'],
-      ['getExecution', () => as.post(sdk('getExecution'), { executionId: 'x' }), 'executionId', 'x'],
       ['publishScript', () => as.post(sdk('publishScript'), { scriptId: id, pricing: { model: 'pay-per-execution', basePrice: 0 } }), 'pricing.basePrice', 0],
       ['unpublishScript', () => as.post(sdk('unpublishScript'), { scriptId: '' }), 'scriptId', ''],
       ['listMarketplaceScripts', () => as.post(sdk('listMarketplaceScripts'), { minRating: 6 }), 'minRating', 6],
@@ -259,5 +251,28 @@ describe('scripts: bad input', () => {
     });
     expect(await getScript(api, owner, id)).toMatchObject({ status: 'draft', activeVersion: null, memory: 128, totalExecutions: 0 });
     expect((await api.as(owner.apiKey).post(sdk('listVersions'), { scriptId: id })).body.data.count).toBe(1);
+  });
+  it('answers NOT_FOUND with the looked-up id to ids that name nothing, whatever their shape, and changes nothing', async () => {
+    // Prepare
+    const script = await givenScript(api, owner);
+    const as = api.as(owner.apiKey);
+    const cases: Array<[string, () => Promise<ApiResponse>, Record<string, string>]> = [
+      ['REST get', () => as.get(`${rest}/not-an-id`), { scriptId: 'not-an-id' }],
+      ['DELETE', () => as.delete(`${rest}/bad id`), { scriptId: 'bad id' }],
+      ['REST list versions', () => as.get(`${rest}/x/versions`), { scriptId: 'x' }],
+      ['REST execution', () => as.get(`${rest}/${script.id}/executions/nope`), { executionId: 'nope' }],
+      ['REST metrics', () => as.get(`${rest}/nope/metrics`), { scriptId: 'nope' }],
+      ['install', () => as.post(`${rest}/nope/install`), { scriptId: 'nope' }],
+      ['uninstall', () => as.delete(`${rest}/nope/install`), { scriptId: 'nope' }],
+      ['getExecution', () => as.post(sdk('getExecution'), { executionId: 'x' }), { executionId: 'x' }],
+    ];
+    // Act
+    const answers = await Promise.all(cases.map(([, call]) => call()));
+    // Assess
+    answers.forEach((answer, i) => {
+      const [what, , details] = cases[i]!;
+      expect([what, answer.status, answer.body.error?.code, answer.body.error?.details]).toEqual([what, 404, 'NOT_FOUND', details]);
+    });
+    expect(await getScript(api, owner, script.id)).toMatchObject({ status: 'draft', activeVersion: null, totalExecutions: 0 });
   });
 });
