@@ -2,6 +2,8 @@
 //   -c pagesDomain=pages.example.com -c pagesCertificateArn=arn:aws:acm:us-east-1:...  sites at <sub>.<pagesDomain>
 //   -c allowPrivateUpstreams=true  resources may call private and loopback addresses
 //   -c solanaNetwork=solana -c solanaRpcUrl=https://... -c solPriceUsd=150  where paid calls settle
+//   -c llmModel=<id> [-c llmProvider=bedrock|openai] [-c llmBaseUrl=https://...] [-c llmApiKeySecretArn=arn:...]
+//      [-c llmInputUsdPerMTok=0.8 -c llmOutputUsdPerMTok=4]  the language model of LLM flows
 //   -c nag=true                    run the cdk-nag AwsSolutions checks during synth
 import { App, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -15,6 +17,14 @@ new PlatformStack(app, 'PlatformStack', {
   pagesCertificateArn: context('pagesCertificateArn'),
   allowPrivateUpstreams: context('allowPrivateUpstreams') === 'true',
   solana: { network: context('solanaNetwork'), rpcUrl: context('solanaRpcUrl'), solPriceUsd: context('solPriceUsd') },
+  llm: {
+    provider: context('llmProvider') === 'openai' ? 'openai' : 'bedrock',
+    model: context('llmModel'),
+    baseUrl: context('llmBaseUrl'),
+    apiKeySecretArn: context('llmApiKeySecretArn'),
+    inputUsdPerMTok: context('llmInputUsdPerMTok'),
+    outputUsdPerMTok: context('llmOutputUsdPerMTok'),
+  },
 });
 
 if (context('nag') === 'true') Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));

@@ -32,6 +32,20 @@ export interface PlatformResources {
   /** What Lambda-deployed scripts invoke for their resource calls. */
   scriptResourceCallFunction: IFunction;
   walletSecret: ISecret;
+  /** The language model of LLM flows (functions/adapters/llm.ts); nothing set answers LLM_NOT_CONFIGURED. */
+  llm?: LlmSettings;
+}
+
+export interface LlmSettings {
+  /** `bedrock` (Converse, the default) or `openai` (any OpenAI-compatible endpoint at `baseUrl`). */
+  provider?: 'bedrock' | 'openai';
+  /** A Bedrock model or inference profile id, or the endpoint's model name. */
+  model?: string;
+  baseUrl?: string;
+  /** A Secrets Manager secret holding the endpoint's API key; the functions that use `llm` may read it. */
+  apiKeySecretArn?: string;
+  inputUsdPerMTok?: string;
+  outputUsdPerMTok?: string;
 }
 
 export type TableGrants = Partial<Record<TableName, TableAccess>>;
@@ -131,7 +145,18 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
     }));
     fn.addEnvironment('EMBEDDING_MODEL_ID', embeddingModelId);
   },
-  llm(fn) {
+  llm(fn, r) {
+    const settings = r.llm ?? {};
+    const environment: Record<string, string | undefined> = {
+      LLM_PROVIDER: settings.provider ?? 'bedrock',
+      LLM_MODEL: settings.model,
+      LLM_BASE_URL: settings.baseUrl,
+      LLM_API_KEY_SECRET_ARN: settings.apiKeySecretArn,
+      LLM_INPUT_USD_PER_MTOK: settings.inputUsdPerMTok,
+      LLM_OUTPUT_USD_PER_MTOK: settings.outputUsdPerMTok,
+    };
+    for (const [name, value] of Object.entries(environment)) if (value) fn.addEnvironment(name, value);
+    if (settings.apiKeySecretArn) fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [settings.apiKeySecretArn] }));
     // Converse and ConverseStream authorize as InvokeModel and InvokeModelWithResponseStream; there is no bedrock:Converse action.
     // Cross-region inference profiles route to foundation models in other regions, hence region `*`.
     fn.addToRolePolicy(new PolicyStatement({

@@ -10,7 +10,7 @@ import { busConsumers } from '../functions/consumers.js';
 import { scriptResourceCallFunction } from '../functions/scripts/routes.js';
 import { Data } from './data.js';
 import { Events } from './events.js';
-import { type PlatformResources, grantFunction } from './grants.js';
+import { type LlmSettings, type PlatformResources, grantFunction } from './grants.js';
 import { suppressNagFindings } from './nag-suppressions.js';
 import { PlatformFunction } from './platform-function.js';
 import { Scheduler } from './scheduler.js';
@@ -27,6 +27,8 @@ export interface PlatformStackProps extends StackProps {
   allowPrivateUpstreams?: boolean;
   /** Where paid calls settle: `solana` or `solana-devnet` (default), its RPC URL, and the SOL price used to quote SOL. */
   solana?: { network?: string; rpcUrl?: string; solPriceUsd?: string };
+  /** The language model of LLM flows; without a model they fail with LLM_NOT_CONFIGURED. */
+  llm?: LlmSettings;
 }
 
 /** Route table slices in first-seen order, so adding a route never renames another area's stack. */
@@ -73,6 +75,7 @@ export class PlatformStack extends Stack {
       adminKeySecret: this.security.adminKeySecret,
       credentialsKey: this.security.credentialsKey,
       walletSecret: this.security.walletSecret,
+      llm: props.llm,
       eventBus: this.events.bus,
       scheduleGroupName: this.scheduler.groupName,
       schedulerRole: this.scheduler.role,

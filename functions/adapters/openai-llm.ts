@@ -6,7 +6,8 @@ import { outboundRequest, responseData } from '#platform/outbound.js';
 
 export interface OpenAiSettings {
   baseUrl: string;
-  apiKey?: string;
+  /** Read on each request: on AWS it comes from a secret, fetched once by the caller's loader. */
+  apiKey?: () => Promise<string>;
   model: string;
   pricing: LanguageModel['pricing'];
 }
@@ -50,10 +51,11 @@ export function createOpenAiModel(settings: OpenAiSettings): LanguageModel {
         messages: messages.map(wireMessage),
         ...(tools.length > 0 && { tools: tools.map((tool) => ({ type: 'function', function: tool })), tool_choice: 'auto' }),
       };
+      const apiKey = await settings.apiKey?.();
       const response = await outboundRequest({
         url,
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(settings.apiKey && { authorization: `Bearer ${settings.apiKey}` }) },
+        headers: { 'content-type': 'application/json', ...(apiKey && { authorization: `Bearer ${apiKey}` }) },
         body: JSON.stringify(body),
         timeoutMs,
       });

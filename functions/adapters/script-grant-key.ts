@@ -2,8 +2,8 @@
 // generates (SCRIPT_GRANT_SECRET_ARN), read once per container. Locally runs call resources in process and no grant
 // leaves the process, so a random key per process serves the resource-call handler when it is run here.
 import { randomBytes } from 'node:crypto';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { config } from '#platform/config.js';
+import { secretString } from './aws/secret-string.js';
 
 let key: Promise<Buffer> | undefined;
 
@@ -11,9 +11,7 @@ async function load(): Promise<Buffer> {
   if (config.mode === 'local') return randomBytes(32);
   const secretArn = process.env.SCRIPT_GRANT_SECRET_ARN;
   if (!secretArn) throw new Error('SCRIPT_GRANT_SECRET_ARN is not set: the stack gives it with the scriptFunctions and scriptGrantKey capabilities');
-  const secret = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: secretArn }));
-  if (!secret.SecretString) throw new Error('the script grant secret is empty');
-  return Buffer.from(secret.SecretString, 'utf8');
+  return Buffer.from(await secretString(secretArn), 'utf8');
 }
 
 export function scriptGrantKey(): Promise<Buffer> {

@@ -292,20 +292,24 @@ describe('infra: capability grants', () => {
     scriptGrantKey: { env: ['SCRIPT_GRANT_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
     platformWallet: { env: ['PLATFORM_WALLET_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
     embeddings: { env: ['EMBEDDING_MODEL_ID'], action: 'bedrock:InvokeModel' },
-    llm: { env: [], action: 'bedrock:InvokeModelWithResponseStream' },
+    llm: { env: ['LLM_PROVIDER', 'LLM_MODEL', 'LLM_BASE_URL', 'LLM_API_KEY_SECRET_ARN'], action: 'bedrock:InvokeModelWithResponseStream' },
     selfInvoke: { env: [], action: 'lambda:InvokeFunction' },
   };
   const probe = (operation: string, uses: Capability[]): Route => ({
     operation, area: 'probe', method: 'POST', path: `/probe/${operation}`, auth: 'public', summary: 'probe', uses,
     handler: routes.find((route) => route.operation === 'getHealth')!.handler,
   });
+  const llmKeySecretArn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:llm-api-key-AbCdEf';
   let s: Synthesized;
 
   beforeAll(() => {
     // Prepare
     const capabilities = Object.keys(expected) as Capability[];
     const app = appWithoutBundling(false);
-    const stack = new PlatformStack(app, 'ProbeStack', { routes: [probe('nothing', []), ...capabilities.map((capability) => probe(capability, [capability]))] });
+    const stack = new PlatformStack(app, 'ProbeStack', {
+      routes: [probe('nothing', []), ...capabilities.map((capability) => probe(capability, [capability]))],
+      llm: { provider: 'openai', model: 'gpt-4o-mini', baseUrl: 'https://api.openai.com/v1', apiKeySecretArn: llmKeySecretArn },
+    });
     Aspects.of(app).add(new AwsSolutionsChecks());
     // Act
     s = new Synthesized(stack);
@@ -321,6 +325,17 @@ describe('infra: capability grants', () => {
       expect(fn.statements.flatMap((statement) => statement.actions), capability).toContain(action);
       expect(nothing.statements.flatMap((statement) => statement.actions)).not.toContain(action);
     }
+  });
+
+  it('gives the language model settings and its API key secret to the functions that use llm, and to no other', () => {
+    // Act
+    const [llm, nothing] = [s.fn(s.binding('llm').fn), s.fn(s.binding('nothing').fn)];
+    const readers = Object.keys(expected).filter((capability) => JSON.stringify(s.fn(s.binding(capability).fn).statements).includes(llmKeySecretArn));
+    // Assess
+    expect(llm.props.Environment.Variables).toMatchObject({ LLM_PROVIDER: 'openai', LLM_MODEL: 'gpt-4o-mini', LLM_BASE_URL: 'https://api.openai.com/v1', LLM_API_KEY_SECRET_ARN: llmKeySecretArn });
+    expect(llm.statements).toContainEqual(expect.objectContaining({ actions: ['secretsmanager:GetSecretValue'], resources: [llmKeySecretArn] }));
+    expect(Object.keys(nothing.props.Environment.Variables).filter((name) => name.startsWith('LLM_'))).toEqual([]);
+    expect(readers).toEqual(['llm']);
   });
 
   it('passes the schedule and script roles only with their own capability', () => {

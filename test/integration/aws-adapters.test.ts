@@ -2,6 +2,8 @@ import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secre
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { dynamoRateLimiter } from '../../functions/adapters/aws/rate-limiter.js';
+import { languageModel } from '../../functions/adapters/llm.js';
+import { startLlmServer } from '../support/llm-server.js';
 import { checkAdminKey, resetAdminKeyCache } from '../../functions/platform/admin-key.js';
 import { type Moto, startMoto } from '../support/moto.js';
 
@@ -47,5 +49,25 @@ describe('aws adapter: DynamoDB rate limiter', () => {
     expect(windows.map((window) => window.remaining).sort((a, b) => a - b)).toEqual([0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(windows[0]!.resetAt).toBe(Date.UTC(2026, 0, 1, 12, 1, 0) / 1000);
     expect(nextWindow).toMatchObject({ allowed: true, remaining: 9 });
+  });
+});
+
+describe('aws adapter: the language model\u2019s API key from Secrets Manager', () => {
+  it('sends the key stored in the secret named by LLM_API_KEY_SECRET_ARN as the bearer token', async () => {
+    // Prepare
+    const llm = await startLlmServer();
+    const { ARN } = await new SecretsManagerClient(moto.clientConfig).send(new CreateSecretCommand({ Name: `llm-${Date.now()}`, SecretString: 'sk-from-secret' }));
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: moto.endpoint, AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_REGION: 'us-east-1',
+      LLM_PROVIDER: 'openai', LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'test-model', LLM_API_KEY_SECRET_ARN: ARN,
+    });
+    delete process.env.LLM_API_KEY;
+    llm.script([() => ({ content: 'done' })]);
+    // Act
+    const turn = await languageModel()!.complete({ messages: [{ role: 'user', content: 'hello' }], tools: [], timeoutMs: 5000 });
+    // Assess
+    expect(turn.content).toBe('done');
+    expect(llm.requests[0]).toMatchObject({ model: 'test-model', authorization: 'Bearer sk-from-secret' });
+    await llm.close();
   });
 });
