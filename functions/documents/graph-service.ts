@@ -30,6 +30,26 @@ export function createGraphService(deps: { graphs: GraphStore; clock: Clock }) {
     return role;
   }
 
+  /**
+   * Upload and share: the caller's role, where a `group:<id>` no one has named before becomes the caller's own group
+   * (SPEC.md leaves graph creation open, so a client that only knows SPEC.md can still share into a group). An
+   * existing group the caller is not in stays NOT_FOUND.
+   */
+  async function requireWritable(caller: Caller, graphId: string, field = 'graphId'): Promise<Role> {
+    const role = await roleIn(caller.userId, graphId);
+    if (role) return role;
+    if (graphTypeOf(graphId) === 'group' && !(await graphs.getGroup(graphId))) {
+      try {
+        await graphs.createGroup({ graphId, graphName: graphId.slice('group:'.length), ownerId: caller.userId, createdAt: clock.now() });
+        return 'owner';
+      } catch (error) {
+        // Someone else named it first: their group now, so the caller is checked like any non-member.
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+    return requireMember(caller, graphId, field);
+  }
+
   function requireGroup(graphId: string) {
     if (graphTypeOf(graphId) === 'personal') throw new ValidationError('graphId', graphId, 'a personal graph has no members; create a group graph to share with others');
   }
@@ -67,6 +87,7 @@ export function createGraphService(deps: { graphs: GraphStore; clock: Clock }) {
   return {
     roleIn,
     requireMember,
+    requireWritable,
     describe,
 
     async createGroup(caller: Caller, name: string) {

@@ -73,7 +73,7 @@ export function createDocumentService(deps: DocumentServiceDeps) {
 
   async function create(caller: Caller, input: NewDocument, sizeBytes: number, status: DocumentStatus): Promise<{ document: StoredDocument; entry: StoredEntry }> {
     const graphId = input.graphId ?? personalGraphId(caller.userId);
-    await graphs.requireMember(caller, graphId);
+    await graphs.requireWritable(caller, graphId);
     const documentId = newId('doc');
     const now = clock.now();
     const document: StoredDocument = {
@@ -170,7 +170,7 @@ export function createDocumentService(deps: DocumentServiceDeps) {
 
     async share(caller: Caller, input: { documentId: string; targetGraphId: string; shareReason?: string }) {
       const document = await readable(caller, input.documentId);
-      await graphs.requireMember(caller, input.targetGraphId, 'targetGraphId');
+      await graphs.requireWritable(caller, input.targetGraphId, 'targetGraphId');
       if (document.graphIds.includes(input.targetGraphId)) throw new ConflictError(`document ${input.documentId} is already in ${input.targetGraphId}`);
       if (document.graphIds.length >= maxGraphsPerDocument) throw new ConflictError(`a document is in at most ${maxGraphsPerDocument} graphs`);
       const entry = { graphId: input.targetGraphId, documentId: document.documentId, isPrimary: false, sharedAt: clock.now(), sharedByUserId: caller.userId, shareReason: input.shareReason ?? null };

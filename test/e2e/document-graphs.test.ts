@@ -248,15 +248,36 @@ describe('documents: ids that name nothing', () => {
     expect(response.body.error).toEqual({ code: 'NOT_FOUND', message: expect.any(String), details: { documentId: unknownDocumentId } });
   });
 
-  it('answers NOT_FOUND for a graph of SPEC.md\'s form that the caller is not in, and shares nothing', async () => {
+  it('makes a group named for the first time by a share its sharer\u2019s, and keeps it closed to everyone else', async () => {
+    // Prepare
+    const groupId = `group:team-${Date.now()}`;
+    const { documentId } = (await upload(api, owner, { bytes: lighthouse, filename: 'lighthouse.txt', mimeType: mime.text })).body.data;
+    const outsiders = (await upload(api, outsider, { bytes: lighthouse, filename: 'mine.txt', mimeType: mime.text })).body.data.documentId;
+    // Act
+    const shared = await api.as(owner.apiKey).post(`/api/sdk/v1/documents/${documentId}/share`, { targetGraphId: groupId });
+    const intruded = await api.as(outsider.apiKey).post(`/api/sdk/v1/documents/${outsiders}/share`, { targetGraphId: groupId });
+    const snooped = await search(api, outsider, { query: 'lighthouse', graphId: groupId });
+    const found = await search(api, owner, { query: 'Where does the lighthouse stand?', graphId: groupId, threshold: 0 });
+    const group = await api.as(owner.apiKey).get(`/api/sdk/v1/graphs/${encodedGraph(groupId)}`);
+    // Assess
+    expect(shared.status).toBe(200);
+    expect(shared.body.data.graphIds).toEqual([`user:${owner.userId}`, groupId]);
+    expect(group.body.data).toMatchObject({ graphId: groupId, graphType: 'group', ownerId: owner.userId, role: 'owner' });
+    expect(found.body.data.results.map((result: { documentId: string }) => result.documentId)).toContain(documentId);
+    expect(intruded.status).toBe(404);
+    expect(intruded.body.error).toMatchObject({ code: 'NOT_FOUND', details: { targetGraphId: groupId } });
+    expect(snooped.status).toBe(404);
+    expect(await graphsOf(outsider, outsiders)).toEqual([`user:${outsider.userId}`]);
+  });
+
+  it('answers NOT_FOUND for another user\u2019s personal graph, and shares nothing', async () => {
     // Prepare
     const { documentId } = (await upload(api, owner, { bytes: lighthouse, filename: 'lighthouse.txt', mimeType: mime.text })).body.data;
     // Act
-    const shared = await api.as(owner.apiKey).post(`/api/sdk/v1/documents/${documentId}/share`, { targetGraphId: 'group:team' });
-    const searched = await search(api, owner, { query: 'lighthouse', graphId: 'group:team' });
+    const shared = await api.as(owner.apiKey).post(`/api/sdk/v1/documents/${documentId}/share`, { targetGraphId: `user:${outsider.userId}` });
+    const searched = await search(api, owner, { query: 'lighthouse', graphId: `user:${outsider.userId}` });
     // Assess
-    expect(shared.status).toBe(404);
-    expect(shared.body.error).toMatchObject({ code: 'NOT_FOUND', details: { targetGraphId: 'group:team' } });
+    expect(shared.body.error).toMatchObject({ code: 'NOT_FOUND', details: { targetGraphId: `user:${outsider.userId}` } });
     expect(searched.status).toBe(404);
     expect(await graphsOf(owner, documentId)).toEqual([`user:${owner.userId}`]);
   });
