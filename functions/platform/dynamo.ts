@@ -5,12 +5,21 @@ import { config } from './config.js';
 
 let client: DynamoDBDocumentClient | undefined;
 
+/**
+ * DynamoDB Local's address, read on every request: stores keep the client they were built with, and a local platform
+ * restarted in the same process (the benchmarks run one after another) listens on a new port.
+ */
+async function localEndpoint() {
+  const url = new URL(config.dynamoEndpoint!);
+  return { protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: url.pathname };
+}
+
 export function dynamo(): DynamoDBDocumentClient {
   client ??= DynamoDBDocumentClient.from(
     new DynamoDBClient({
       region: config.region,
       ...(config.dynamoEndpoint && {
-        endpoint: config.dynamoEndpoint,
+        endpoint: localEndpoint,
         credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       }),
     }),

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../../bin/local.js';
+import { freePort, startPlatform } from '../../bin/local.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -57,6 +57,19 @@ describe('local runtime (npm start)', () => {
     expect(devAfter).toEqual(dev);
     expect(secondExit).toBe(0);
   }, 300_000);
+
+  it('starts again in the same process on a new DynamoDB Local, as the benchmarks run one platform after another', async () => {
+    // Prepare
+    const options = { port: 0, inMemory: true, devAccount: true, adminKey: 'adm_restart' };
+    const first = await startPlatform({ ...options, dataDir: mkdtempSync(join(tmpdir(), 'platform-first-')) });
+    await first.stop();
+    const second = await startPlatform({ ...options, dataDir: mkdtempSync(join(tmpdir(), 'platform-second-')) });
+    // Act
+    const me = await fetch(`${second.baseUrl}/api/sdk/v1/me`, { headers: { 'x-api-key': second.dev!.apiKey } }).finally(() => second.stop());
+    // Assess
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { data: { userId: string } }).data.userId).toBe(second.dev!.userId);
+  }, 120_000);
 
   it('says plainly what to install when Java is missing', async () => {
     // Prepare
