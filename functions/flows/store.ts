@@ -2,6 +2,7 @@
 // locking); executions touch only their own attributes (`runs`, counters), so the two never overwrite each other.
 // Every change of what searchFlows filters on bumps the owner's `revision`, which its cache checks.
 import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '#platform/config.js';
 import { dynamo, isConditionFailure, queryAll, tableName } from '#platform/dynamo.js';
 import { type FlowItem, eventKeyOf, flowLimits } from './model.js';
 
@@ -48,6 +49,26 @@ function updateParts(patch: Record<string, unknown>, remove: string[][] = []) {
   return { expression, names, values: Object.keys(values).length ? values : undefined };
 }
 
+/**
+ * Local mode, one process: the `eventKey`s known to have no active event flow, so the many events no flow listens to
+ * skip the index query. A write that gives a flow an `eventKey` forgets it and moves `eventFlowWrites` before and
+ * after, so a query overlapping that write never records its possibly older empty answer.
+ */
+const withoutEventFlows = new Set<string>();
+const maxRememberedEmpty = 50_000;
+let eventFlowWrites = 0;
+
+async function addingEventKey<T>(eventKey: string | undefined, write: () => Promise<T>): Promise<T> {
+  if (!eventKey) return write();
+  eventFlowWrites++;
+  withoutEventFlows.delete(eventKey);
+  try {
+    return await write();
+  } finally {
+    eventFlowWrites++;
+  }
+}
+
 const projection = (fields: readonly string[]) => ({
   ProjectionExpression: fields.map((_, index) => `#p${index}`).join(', '),
   ExpressionAttributeNames: Object.fromEntries(fields.map((field, index) => [`#p${index}`, field])),
@@ -92,13 +113,15 @@ export function createFlowStore() {
             ConditionExpression: 'createdDay = :day AND createdOnDay < :perDay AND flowCount < :flows',
             ExpressionAttributeValues: { ':day': day, ':one': 1, ':flows': limits.flows, ':perDay': limits.perDay },
           };
-      return conditional(() =>
-        db.send(new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: flows(), Item: flow, ConditionExpression: 'attribute_not_exists(flowId)' } },
-            { Update: { TableName: owners(), Key: { userId: flow.userId }, ...owner } },
-          ],
-        })),
+      return addingEventKey(flow.eventKey, () =>
+        conditional(() =>
+          db.send(new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: flows(), Item: flow, ConditionExpression: 'attribute_not_exists(flowId)' } },
+              { Update: { TableName: owners(), Key: { userId: flow.userId }, ...owner } },
+            ],
+          })),
+        ),
       );
     },
 
@@ -131,17 +154,28 @@ export function createFlowStore() {
 
     /** The active event flows of a user for an event type (the sparse index). */
     async activeForEvent(userId: string, eventType: string): Promise<FlowItem[]> {
-      return queryAll<FlowItem>({ TableName: flows(), IndexName: 'byEventTrigger', KeyConditionExpression: 'eventKey = :key', ExpressionAttributeValues: { ':key': eventKeyOf(userId, eventType) } });
+      const key = eventKeyOf(userId, eventType);
+      const remember = config.mode === 'local';
+      if (remember && withoutEventFlows.has(key)) return [];
+      const writesBefore = eventFlowWrites;
+      const found = await queryAll<FlowItem>({ TableName: flows(), IndexName: 'byEventTrigger', KeyConditionExpression: 'eventKey = :key', ExpressionAttributeValues: { ':key': key } });
+      if (remember && found.length === 0 && writesBefore === eventFlowWrites) {
+        if (withoutEventFlows.size >= maxRememberedEmpty) withoutEventFlows.clear();
+        withoutEventFlows.add(key);
+      }
+      return found;
     },
 
     /** A user's change, applied only if nobody changed the flow since `seen` was read; false otherwise. */
     async update(seen: FlowItem, patch: Partial<FlowItem>, remove: (keyof FlowItem)[] = []): Promise<boolean> {
       const { expression, names, values } = updateParts(patch, remove.map((key) => [key]));
-      const done = await conditional(() =>
-        db.send(new UpdateCommand({
-          TableName: flows(), Key: { flowId: seen.flowId }, UpdateExpression: expression, ConditionExpression: '#seen = :seen',
-          ExpressionAttributeNames: { ...names, '#seen': 'updatedAt' }, ExpressionAttributeValues: { ...values, ':seen': seen.updatedAt },
-        })),
+      const done = await addingEventKey(patch.eventKey, () =>
+        conditional(() =>
+          db.send(new UpdateCommand({
+            TableName: flows(), Key: { flowId: seen.flowId }, UpdateExpression: expression, ConditionExpression: '#seen = :seen',
+            ExpressionAttributeNames: { ...names, '#seen': 'updatedAt' }, ExpressionAttributeValues: { ...values, ':seen': seen.updatedAt },
+          })),
+        ),
       );
       if (done) await touchOwner(seen.userId);
       return done;

@@ -9,9 +9,15 @@ let client: DynamoDBDocumentClient | undefined;
  * DynamoDB Local's address, read on every request: stores keep the client they were built with, and a local platform
  * restarted in the same process (the benchmarks run one after another) listens on a new port.
  */
+let parsedEndpoint: { from: string; endpoint: { protocol: string; hostname: string; port: number; path: string } } | undefined;
+
 async function localEndpoint() {
-  const url = new URL(config.dynamoEndpoint!);
-  return { protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: url.pathname };
+  const from = config.dynamoEndpoint!;
+  if (parsedEndpoint?.from !== from) {
+    const url = new URL(from);
+    parsedEndpoint = { from, endpoint: { protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: url.pathname } };
+  }
+  return parsedEndpoint.endpoint;
 }
 
 export function dynamo(): DynamoDBDocumentClient {
@@ -28,12 +34,18 @@ export function dynamo(): DynamoDBDocumentClient {
   return client;
 }
 
+/** Names resolved once: the environment that decides them is fixed for a process, and reading it is not free. */
+const resolvedTableNames = new Map<TableName, string>();
+
 /** Physical table name: given by the stack per granted table on AWS, `platform-<name>` locally. */
 export function tableName(name: TableName): string {
+  const resolved = resolvedTableNames.get(name);
+  if (resolved) return resolved;
   const fromEnv = process.env[tableEnvVar(name)];
-  if (fromEnv) return fromEnv;
-  if (config.mode === 'local') return `${process.env.TABLE_PREFIX ?? 'platform-'}${name}`;
-  throw new Error(`table ${name} is not granted to this function (${tableEnvVar(name)} unset)`);
+  if (!fromEnv && config.mode !== 'local') throw new Error(`table ${name} is not granted to this function (${tableEnvVar(name)} unset)`);
+  const physical = fromEnv ?? `${process.env.TABLE_PREFIX ?? 'platform-'}${name}`;
+  resolvedTableNames.set(name, physical);
+  return physical;
 }
 
 /** DynamoDB's refusal of a conditional write, to turn into a domain error. */

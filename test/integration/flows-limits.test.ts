@@ -118,3 +118,24 @@ describe('flows: per-user limits', () => {
     expect(afterDelete).toBeUndefined();
   });
 });
+
+describe('flows: which event flows an event finds', () => {
+  it('finds an event flow created, paused and resumed after events nobody listened to', async () => {
+    // Prepare
+    const w = flowWorld();
+    const listened = () => w.flows.activeForEvent(w.caller.userId, 'chatapp.message').then((found) => found.map((flow) => flow.flowId));
+    const beforeAny = await listened();
+    // Act
+    const flow = await w.eventFlow('direct');
+    const afterCreate = await listened();
+    await w.service.pause(w.caller, flow.id);
+    const whilePaused = await listened();
+    await w.service.resume(w.caller, flow.id);
+    const afterResume = await listened();
+    // Assess
+    expect(beforeAny).toEqual([]);
+    expect(afterCreate).toEqual([flow.id]);
+    expect(whilePaused).toEqual([]);
+    expect(afterResume).toEqual([flow.id]);
+  });
+});
