@@ -57,7 +57,7 @@ export const eventRoutes = defineRoutes('events', {
     input: CreateScheduleInput, output: CreatedSchedule, tables: { ...scriptLookup, scriptSchedules: 'write' }, uses: ['scheduler', 'eventBus'],
   },
   receiveWebhook: {
-    method: 'POST', path: '/api/webhooks/{webhookId}', auth: 'public', summary: 'A signed webhook request (X-Webhook-Signature, X-Webhook-Timestamp); runs the script with the body',
+    method: 'POST', path: '/api/webhooks/{webhookId}', auth: 'public', summary: 'A signed webhook request (X-Webhook-Signature over the raw body, or with X-Webhook-Timestamp over "<timestamp>.<body>"); runs the script with the body',
     input: ReceiveWebhookInput, output: AcceptedWebhook, successStatus: 202, tables: { scriptWebhooks: 'read' }, uses: ['credentialsKey', 'eventBus'],
   },
 });

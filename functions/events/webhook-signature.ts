@@ -1,6 +1,7 @@
-// Webhook request signing. The signature covers the timestamp and the raw body together
-// (`<timestamp>.<body>`, as Stripe and Slack do), so an old request cannot be replayed with a fresh
-// timestamp; requests older (or newer) than five minutes are refused.
+// Webhook request signing. DESIGN.md's form: `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body>`; the
+// same signed request sent again is one delivery (the ledger keys it by its signature). A sender that also wants
+// replays refused after five minutes adds `X-Webhook-Timestamp` and signs `<timestamp>.<body>`, as Stripe and Slack
+// do, so an old request cannot be replayed under a fresh timestamp.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { UnauthorizedError } from '#platform/errors.js';
 
@@ -8,21 +9,26 @@ export const signatureHeader = 'x-webhook-signature';
 export const timestampHeader = 'x-webhook-timestamp';
 export const replayWindowSeconds = 300;
 
-/** `sha256=<hex HMAC-SHA256 of "<timestamp>.<rawBody>" keyed with the webhook secret>` (DESIGN.md's header format). */
-export function signWebhook(secret: string, timestamp: number | string, rawBody: string): string {
-  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest('hex')}`;
+/** `sha256=<hex HMAC-SHA256>` of the raw body, or of `<timestamp>.<rawBody>` when a timestamp is given. */
+export function signWebhook(secret: string, rawBody: string, timestamp?: number | string): string {
+  const signed = timestamp === undefined ? rawBody : `${timestamp}.${rawBody}`;
+  return `sha256=${createHmac('sha256', secret).update(signed).digest('hex')}`;
 }
 
-/** Throws UNAUTHORIZED unless the headers carry a fresh timestamp and the signature of it and the body. */
+/** Throws UNAUTHORIZED unless the signature is the body's (and, with a timestamp header, a fresh timestamp's too). */
 export function verifyWebhookSignature(input: { secret: string; headers: Record<string, string | undefined>; rawBody: string; nowMs: number }): string {
-  const signature = input.headers[signatureHeader];
+  const signature = input.headers[signatureHeader]?.trim();
   const timestampText = input.headers[timestampHeader];
-  if (!signature) throw new UnauthorizedError(`missing ${signatureHeader} header (sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">)`);
-  if (!timestampText || !/^\d{1,12}$/.test(timestampText)) throw new UnauthorizedError(`missing or malformed ${timestampHeader} header (Unix time in seconds)`);
-  const age = input.nowMs / 1000 - Number(timestampText);
-  if (Math.abs(age) > replayWindowSeconds) throw new UnauthorizedError(`${timestampHeader} is more than ${replayWindowSeconds} seconds from the server's time; the request is refused as a possible replay`);
-  const expected = Buffer.from(signWebhook(input.secret, timestampText, input.rawBody));
-  const given = Buffer.from(signature.trim());
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new UnauthorizedError('webhook signature does not match');
-  return signature.trim();
+  if (!signature) throw new UnauthorizedError(`missing ${signatureHeader} header (sha256=<hex HMAC-SHA256 of the raw body with the webhook secret>)`);
+  if (timestampText !== undefined) {
+    if (!/^\d{1,12}$/.test(timestampText)) throw new UnauthorizedError(`malformed ${timestampHeader} header (Unix time in seconds)`);
+    const age = input.nowMs / 1000 - Number(timestampText);
+    if (Math.abs(age) > replayWindowSeconds) throw new UnauthorizedError(`${timestampHeader} is more than ${replayWindowSeconds} seconds from the server's time; the request is refused as a possible replay`);
+  }
+  const expected = Buffer.from(signWebhook(input.secret, input.rawBody, timestampText));
+  const given = Buffer.from(signature);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw new UnauthorizedError(timestampText === undefined ? 'webhook signature does not match the body' : `webhook signature does not match "<${timestampHeader}>.<body>"`);
+  }
+  return signature;
 }

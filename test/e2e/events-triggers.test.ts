@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -43,7 +44,7 @@ function send(webhookUrl: string, rawBody: string, headers: Record<string, strin
   return api.request('POST', new URL(webhookUrl).pathname, { rawBody, headers: { 'content-type': 'application/json', ...headers } });
 }
 
-const signed = (secret: string, rawBody: string, timestamp = now()) => ({ 'x-webhook-timestamp': String(timestamp), 'x-webhook-signature': signWebhook(secret, timestamp, rawBody) });
+const signed = (secret: string, rawBody: string, timestamp = now()) => ({ 'x-webhook-timestamp': String(timestamp), 'x-webhook-signature': signWebhook(secret, rawBody, timestamp) });
 
 describe('events: script webhooks', () => {
   it('creates a webhook with its URL and a secret shown once', async () => {
@@ -81,6 +82,24 @@ describe('events: script webhooks', () => {
     expect(resent.body.data.deliveryId).toBe(accepted.body.data.deliveryId);
     expect(run).toMatchObject({ status: 'success', trigger: 'webhook', result: { trigger: { type: 'webhook' }, data: { event: 'payment.completed', amount: 42 } } });
     expect(runs.map((item) => item.result!.data.amount)).toEqual([42, 43]);
+  });
+
+  it('runs the script for DESIGN.md\u2019s X-Webhook-Signature: sha256=<HMAC of the raw body>, once per signed request', async () => {
+    // Prepare
+    const scriptId = await scripts.givenScript(owner);
+    const { webhookUrl, webhookSecret } = await givenWebhook(scriptId);
+    const body = JSON.stringify({ event: 'invoice.paid', amount: 7 });
+    const headers = { 'x-webhook-signature': `sha256=${createHmac('sha256', webhookSecret).update(body).digest('hex')}` };
+    // Act
+    const accepted = await send(webhookUrl, body, headers);
+    const resent = await send(webhookUrl, body, headers);
+    const wrong = await send(webhookUrl, body, { 'x-webhook-signature': `sha256=${createHmac('sha256', 'whsec_guess').update(body).digest('hex')}` });
+    const [run] = await scripts.waitForRuns(owner, scriptId, 1);
+    // Assess
+    expect([accepted.status, resent.status, wrong.status]).toEqual([202, 202, 401]);
+    expect(resent.body.data.deliveryId).toBe(accepted.body.data.deliveryId);
+    expect(run).toMatchObject({ status: 'success', trigger: 'webhook', result: { data: { event: 'invoice.paid', amount: 7 } } });
+    expect(await scripts.runsOf(owner, scriptId)).toHaveLength(1);
   });
 
   it('refuses a missing, wrong or replayed signature with 401 and runs nothing', async () => {

@@ -10,38 +10,48 @@ const now = Math.floor(nowMs / 1000);
 const verify = (headers: Record<string, string | undefined>, rawBody = body) => () => verifyWebhookSignature({ secret, headers, rawBody, nowMs });
 
 describe('events: webhook signatures', () => {
-  it('is sha256=<hex HMAC-SHA256 of "<timestamp>.<body>"> keyed with the secret', () => {
+  it('is sha256=<hex HMAC-SHA256 of the raw body> keyed with the secret, or of "<timestamp>.<body>" with a timestamp', () => {
     // Act
-    const signature = signWebhook(secret, now, body);
+    const [bodyOnly, timestamped] = [signWebhook(secret, body), signWebhook(secret, body, now)];
     // Assess
-    expect(signature).toBe(`sha256=${createHmac('sha256', secret).update(`${now}.${body}`).digest('hex')}`);
+    expect(bodyOnly).toBe(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
+    expect(timestamped).toBe(`sha256=${createHmac('sha256', secret).update(`${now}.${body}`).digest('hex')}`);
   });
 
-  it('accepts a fresh, correctly signed request', () => {
+  it('accepts DESIGN.md\'s signature of the raw body, without a timestamp', () => {
     // Prepare
-    const headers = { 'x-webhook-timestamp': String(now - 30), 'x-webhook-signature': signWebhook(secret, now - 30, body) };
+    const headers = { 'x-webhook-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` };
+    // Act / Assess
+    expect(verify(headers)()).toBe(headers['x-webhook-signature']);
+  });
+
+  it('accepts a fresh, correctly signed timestamped request', () => {
+    // Prepare
+    const headers = { 'x-webhook-timestamp': String(now - 30), 'x-webhook-signature': signWebhook(secret, body, now - 30) };
     // Act / Assess
     expect(verify(headers)()).toBe(headers['x-webhook-signature']);
   });
 
   it.each([
     ['no signature', { 'x-webhook-timestamp': String(now) }],
-    ['no timestamp', { 'x-webhook-signature': signWebhook(secret, now, body) }],
-    ['a timestamp that is not a number', { 'x-webhook-timestamp': 'now', 'x-webhook-signature': signWebhook(secret, 'now', body) }],
-    ['a signature with another secret', { 'x-webhook-timestamp': String(now), 'x-webhook-signature': signWebhook('whsec_other', now, body) }],
-    ['a signature of the body alone', { 'x-webhook-timestamp': String(now), 'x-webhook-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` }],
-    ['a replay older than five minutes', { 'x-webhook-timestamp': String(now - replayWindowSeconds - 1), 'x-webhook-signature': signWebhook(secret, now - replayWindowSeconds - 1, body) }],
-    ['a timestamp five minutes ahead', { 'x-webhook-timestamp': String(now + replayWindowSeconds + 1), 'x-webhook-signature': signWebhook(secret, now + replayWindowSeconds + 1, body) }],
-    ['an old signature under a fresh timestamp', { 'x-webhook-timestamp': String(now), 'x-webhook-signature': signWebhook(secret, now - 600, body) }],
-    ['a truncated signature', { 'x-webhook-timestamp': String(now), 'x-webhook-signature': signWebhook(secret, now, body).slice(0, 20) }],
+    ['a timestamped signature without its timestamp', { 'x-webhook-signature': signWebhook(secret, body, now) }],
+    ['a body signature with another secret', { 'x-webhook-signature': signWebhook('whsec_other', body) }],
+    ['a timestamp that is not a number', { 'x-webhook-timestamp': 'now', 'x-webhook-signature': signWebhook(secret, body, 'now') }],
+    ['a signature with another secret', { 'x-webhook-timestamp': String(now), 'x-webhook-signature': signWebhook('whsec_other', body, now) }],
+    ['a signature of the body alone under a timestamp it does not cover', { 'x-webhook-timestamp': String(now), 'x-webhook-signature': signWebhook(secret, body) }],
+    ['a replay older than five minutes', { 'x-webhook-timestamp': String(now - replayWindowSeconds - 1), 'x-webhook-signature': signWebhook(secret, body, now - replayWindowSeconds - 1) }],
+    ['a timestamp five minutes ahead', { 'x-webhook-timestamp': String(now + replayWindowSeconds + 1), 'x-webhook-signature': signWebhook(secret, body, now + replayWindowSeconds + 1) }],
+    ['an old signature under a fresh timestamp', { 'x-webhook-timestamp': String(now), 'x-webhook-signature': signWebhook(secret, body, now - 600) }],
+    ['a truncated signature', { 'x-webhook-timestamp': String(now), 'x-webhook-signature': signWebhook(secret, body, now).slice(0, 20) }],
   ])('refuses %s with UNAUTHORIZED', (_name, headers) => {
     // Act / Assess
     expect(verify(headers)).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED', status: 401 }));
   });
 
-  it('refuses a body changed after signing', () => {
-    // Prepare
-    const headers = { 'x-webhook-timestamp': String(now), 'x-webhook-signature': signWebhook(secret, now, body) };
+  it.each([
+    ['with', { 'x-webhook-timestamp': String(now), 'x-webhook-signature': signWebhook(secret, body, now) }],
+    ['without', { 'x-webhook-signature': signWebhook(secret, body) }],
+  ])('refuses a body changed after signing, %s a timestamp', (_name, headers) => {
     // Act / Assess
     expect(verify(headers, body.replace('42', '4200'))).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
   });
