@@ -28,7 +28,8 @@ const integrations = {
 export const EventInput = z.strictObject({
   id: serverSet,
   userId: serverSet,
-  enrichment: serverSet,
+  // null is what the server sets anyway (SPEC.md: null until processed), so an event object copied whole is taken.
+  enrichment: z.null({ error: 'is set by the server' }).optional(),
   type: EventType,
   source: z.string().min(1).max(100).optional(),
   timestamp: IsoDate.optional(),

@@ -5,8 +5,11 @@ import { EventType } from './event-types.js';
 const ScriptId = OpaqueId;
 const SubscriptionId = OpaqueId;
 
-/** Conditions are checked by the condition engine (operators, value types, depth, count); here only their container. */
-const Conditions = z.array(z.unknown()).max(50);
+/**
+ * Conditions are checked by the condition engine (operators, value types, depth, and the 50-condition count, which it
+ * reports as `{field: 'conditions.50', value: 51}` wherever the 51st sits); here only their container.
+ */
+const Conditions = z.array(z.unknown());
 
 export const PublishedEvent = z.object({ eventId: z.string() });
 

@@ -62,6 +62,15 @@ describe('events: POST /api/sdk/v1/events', () => {
     });
   });
 
+  it('takes an event object copied whole, with the null enrichment of an unprocessed event', async () => {
+    // Act
+    const response = await api.as(user.apiKey).post('/api/sdk/v1/events', { type: 'custom.copied', context: null, graphId: null, entity: {}, enrichment: null });
+    // Assess
+    expect(response.status).toBe(202);
+    const event = await onBus(response.body.data.eventId);
+    expect(event).toMatchObject({ type: 'custom.copied', userId: user.userId, context: null, graphId: null, entity: {}, enrichment: null });
+  });
+
   it('needs an API key', async () => {
     // Act
     const response = await api.request('POST', '/api/sdk/v1/events', { body: { type: 'custom.ping' } });

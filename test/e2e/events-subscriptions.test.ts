@@ -125,6 +125,21 @@ describe('events: subscriptions refuse bad input and change nothing', () => {
   });
 
   it.each([
+    ['in the list itself', (leaves: unknown[]) => leaves, 'conditions.50'],
+    ['under one group', (leaves: unknown[]) => [{ operator: 'or', conditions: leaves }], 'conditions.0.conditions.50'],
+  ])('create with more than 50 conditions %s', async (_name, tree, field) => {
+    // Prepare
+    const before = await listed();
+    const leaves = Array.from({ length: 51 }, (_, index) => ({ field: 'content.text', operator: 'contains', value: `word${index}` }));
+    // Act
+    const response = await api.as(owner.apiKey).post(path(), { eventType: 'chatapp.message', conditions: tree(leaves) });
+    // Assess
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field, value: 51 } });
+    expect(await listed()).toEqual(before);
+  });
+
+  it.each([
     ['nothing to change', {}, 'enabled', null],
     ['malformed conditions', { conditions: [{ field: 'type', operator: 'exists', value: 1 }] }, 'conditions.0.value', 1],
     ['enabled that is not a boolean', { enabled: 'no' }, 'enabled', 'no'],
