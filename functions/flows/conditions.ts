@@ -80,7 +80,7 @@ export function flowDialect(eventType: string): Dialect {
   let dialect = dialects.get(eventType);
   if (!dialect) {
     const aliases = fieldAliases[eventType] ?? {};
-    dialect = { name: 'flow', groups: { AND: 'and', OR: 'or' }, operators: flowOperators, field: (name) => (Object.hasOwn(aliases, name) ? aliases[name]! : name) };
+    dialect = { name: 'flow', groups: { AND: 'and', OR: 'or', and: 'and', or: 'or' }, operators: flowOperators, field: (name) => (Object.hasOwn(aliases, name) ? aliases[name]! : name) };
     dialects.set(eventType, dialect);
   }
   return dialect;

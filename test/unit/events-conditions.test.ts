@@ -115,6 +115,17 @@ describe('events: condition lists and groups', () => {
     expect(emptyMatches).toBe(true);
   });
 
+  it('reads upper-case AND / OR groups and an exists with value null as their lower-case, valueless forms', () => {
+    // Prepare
+    const spelled = [{ operator: 'OR', conditions: [{ field: 'mailapp', operator: 'exists', value: null }, { operator: 'AND', conditions: [{ field: 'chatapp.chatId', operator: 'exists', value: null }] }] }];
+    const canonical = [{ operator: 'or', conditions: [{ field: 'mailapp', operator: 'exists' }, { operator: 'and', conditions: [{ field: 'chatapp.chatId', operator: 'exists' }] }] }];
+    // Act
+    const [spelledMatch, canonicalMatch] = [compileConditionList(spelled, scriptDialect)(chat), compileConditionList(canonical, scriptDialect)(chat)];
+    // Assess
+    expect(spelledMatch).toBe(true);
+    expect(canonicalMatch).toBe(true);
+  });
+
   it('nests and / or groups', () => {
     // Prepare
     const conditions = [

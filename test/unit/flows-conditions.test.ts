@@ -83,6 +83,15 @@ describe('flows: conditions', () => {
     expect(results).toEqual([true, false]);
   });
 
+  it('reads lower-case and / or groups as AND / OR', () => {
+    // Prepare
+    const group = (operator: string) => ({ operator, conditions: [{ field: 'text', operator: 'contains', value: 'nothing like it' }, { field: 'text', operator: 'exists', value: true }] });
+    // Act
+    const [orMatched, andMatched] = [compileFlowConditions(group('or'), 'chatapp.message')(chat), compileFlowConditions(group('and'), 'chatapp.message')(chat)];
+    // Assess
+    expect([orMatched, andMatched]).toEqual([true, false]);
+  });
+
   it('matches every event of the type with an empty root group', () => {
     // Prepare
     const test = compileFlowConditions({ operator: 'AND', conditions: [] }, 'chatapp.message');
@@ -94,7 +103,6 @@ describe('flows: conditions', () => {
 
   it.each([
     ['an unknown operator', { field: 'text', operator: 'not_equals', value: 'x' }, 'conditions.operator'],
-    ['the script dialect lower-case group', { operator: 'and', conditions: [{ field: 'text', operator: 'equals', value: 'x' }] }, 'conditions.operator'],
     ['exists without a boolean', { field: 'text', operator: 'exists', value: 'yes' }, 'conditions.value'],
     ['greaterThan with a word', { field: 'text', operator: 'greaterThan', value: 'soon' }, 'conditions.value'],
     ['a field name over 100 characters', { field: 'a'.repeat(101), operator: 'equals', value: 'x' }, 'conditions.field'],

@@ -45,7 +45,8 @@ const isScalar = (value: unknown): value is Scalar =>
   value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
 
 const kindProblem: Record<ValueKind, (value: unknown) => string | undefined> = {
-  none: (value) => (value === undefined ? undefined : 'takes no value'),
+  // An explicit null says the same as no value.
+  none: (value) => (value === undefined || value === null ? undefined : 'takes no value'),
   string: (value) => (typeof value === 'string' ? undefined : 'needs a string value'),
   number: (value) => (typeof value === 'number' && Number.isFinite(value) ? undefined : 'needs a number value'),
   boolean: (value) => (typeof value === 'boolean' ? undefined : 'needs a boolean value'),

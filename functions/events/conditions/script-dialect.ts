@@ -68,4 +68,5 @@ export const scriptOperators: Record<string, OperatorSpec> = {
   not_in: not(isIn),
 };
 
-export const scriptDialect: Dialect = { name: 'script', groups: { and: 'and', or: 'or' }, operators: scriptOperators };
+/** SPEC.md writes script groups in lower case and flow groups in upper case; either spelling is understood. */
+export const scriptDialect: Dialect = { name: 'script', groups: { and: 'and', or: 'or', AND: 'and', OR: 'or' }, operators: scriptOperators };
