@@ -1,6 +1,6 @@
 // SPEC.md's Scripts (REST) table and its SDK operations at POST /api/sdk/v1/scripts/<operationName> (DESIGN.md §3),
 // plus install, uninstall and reviews. Event subscriptions, createWebhook and createSchedule belong to the events area.
-import { Review } from '#functions/marketplace/schemas.js';
+import { Review, ReviewList } from '#functions/marketplace/schemas.js';
 import { resourceRoutes } from '#functions/resources/routes.js';
 import { type FunctionSpec, type RouteSpec, type TableAccess, defineRoutes } from '#platform/route.js';
 import { Message } from '#platform/schemas.js';
@@ -71,6 +71,10 @@ export const scriptRoutes = defineRoutes('scripts', {
   createScriptReview: {
     method: 'POST', path: byId('/reviews'), auth: 'apiKey', scopes: manage, summary: 'Review an installed script (one review per user)',
     input: input.ReviewInput, output: Review, successStatus: 201, tables: { scripts: 'write', scriptInstallations: 'read', reviews: 'write' },
+  },
+  listScriptReviews: {
+    method: 'GET', path: byId('/reviews'), auth: 'apiKey', summary: 'Reviews of a script, newest first', input: input.ListReviewsInput, output: ReviewList,
+    tables: { ...read, reviews: 'read' },
   },
 
   createScript: { method: 'POST', path: sdk('createScript'), auth: 'apiKey', scopes: manage, summary: 'SDK: create a script', input: input.CreateScriptInput, output: out.SdkCreated, tables: create },

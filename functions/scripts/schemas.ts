@@ -86,12 +86,25 @@ export const SdkExecuteInput = z.strictObject({
 export const RestCreateVersionInput = z.strictObject({ ...byId, code: Code, version: Semver, changelog: z.string().max(1000).optional() });
 export const SdkCreateVersionInput = z.strictObject({ ...byId, code: Code, commitMessage: z.string().max(1000).optional() });
 
-export const RestDeployInput = z.strictObject({ ...byId, versionId: VersionId });
+/** Without a versionId the latest version is deployed, as deployScript does without a version. */
+export const RestDeployInput = z.strictObject({ ...byId, versionId: VersionId.optional() });
 export const SdkDeployInput = z.strictObject({ ...byId, version: z.number().int().min(1).optional() });
 
-const dateRange = { startDate: IsoDate.optional(), endDate: IsoDate.optional() };
-export const RestExecutionsInput = z.strictObject({ ...byId, ...pagination(10), status: z.enum(['success', 'error', 'timeout']).optional(), ...dateRange });
-export const SdkExecutionsInput = z.strictObject({ ...byId, ...pagination(100), status: z.enum(['completed', 'failed', 'running']).optional(), ...dateRange });
+/**
+ * ISO 8601 date-times with any offset, or whole days (`2025-01-31`: from its first instant as startDate, through its
+ * last as endDate), as UTC timestamps: the form runs are stored in, so the range compares as instants do.
+ */
+const DateBound = (endOfDay: boolean) =>
+  z.union([IsoDate, z.iso.date()]).transform((value) => (value.length === 10 ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : new Date(value).toISOString()));
+const dateRange = { startDate: DateBound(false).optional(), endDate: DateBound(true).optional() };
+const ordered = (range: { startDate?: string; endDate?: string }) => !range.startDate || !range.endDate || range.startDate <= range.endDate;
+const orderedRange = { message: 'endDate must not be before startDate', path: ['endDate'] };
+export const RestExecutionsInput = z
+  .strictObject({ ...byId, ...pagination(10), status: z.enum(['success', 'error', 'timeout']).optional(), ...dateRange })
+  .refine(ordered, orderedRange);
+export const SdkExecutionsInput = z
+  .strictObject({ ...byId, ...pagination(100), status: z.enum(['completed', 'failed', 'running']).optional(), ...dateRange })
+  .refine(ordered, orderedRange);
 export const ExecutionIdInput = z.strictObject({ executionId: ExecutionId });
 export const RestExecutionInput = z.strictObject({ ...byId, executionId: ExecutionId });
 
@@ -134,3 +147,4 @@ export const LintInput = z.strictObject({
 export type LintRequest = z.output<typeof LintInput>;
 
 export const ReviewInput = z.strictObject({ ...byId, ...reviewFields });
+export const ListReviewsInput = z.strictObject({ ...byId, ...pagination(10) });

@@ -213,6 +213,30 @@ describe('scripts: history and metrics', () => {
     expect(sdkBefore.body.data.executions.map((run: { executionId: string }) => run.executionId)).toEqual([first.body.data.executionId]);
   });
 
+  it('reads ISO 8601 dates with any offset or as whole days, and refuses a range that ends before it starts', async () => {
+    // Prepare
+    const script = await givenDeployed(api, owner);
+    const run = await execute(api, owner, script.id);
+    const ranAt = Date.parse(run.body.data.createdAt);
+    const inPlusTwo = (ms: number) => new Date(ms + 2 * 3_600_000).toISOString().replace('Z', '+02:00');
+    const day = run.body.data.createdAt.slice(0, 10);
+    const ids = (data: { executions: Array<{ executionId: string }> }) => data.executions.map((execution) => execution.executionId);
+    // Act
+    const sinceAMinuteBefore = await history(script.id, `?startDate=${encodeURIComponent(inPlusTwo(ranAt - 60_000))}`);
+    const sinceAMinuteAfter = await history(script.id, `?startDate=${encodeURIComponent(inPlusTwo(ranAt + 60_000))}`);
+    const thatDay = await api.as(owner.apiKey).post(sdk('getExecutions'), { scriptId: script.id, startDate: day, endDate: day });
+    const invertedRest = await api.as(owner.apiKey).get(`${rest}/${script.id}/executions?startDate=2025-01-02T00:00:00Z&endDate=2025-01-01T00:00:00Z`);
+    const sdkInverted = await api.as(owner.apiKey).post(sdk('getExecutions'), { scriptId: script.id, startDate: '2025-01-02', endDate: '2025-01-01' });
+    // Assess
+    expect(ids(sinceAMinuteBefore)).toEqual([run.body.data.executionId]);
+    expect(ids(sinceAMinuteAfter)).toEqual([]);
+    expect(ids(thatDay.body.data)).toEqual([run.body.data.executionId]);
+    expect(invertedRest.status).toBe(400);
+    expect(invertedRest.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'endDate', value: '2025-01-01T00:00:00Z' } });
+    expect(sdkInverted.status).toBe(400);
+    expect(sdkInverted.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'endDate', value: '2025-01-01' } });
+  });
+
   it('lists a run that is still going as running, and as completed once it ends', async () => {
     // Prepare
     const script = await givenDeployed(api, owner, { code: 'export async function handler() { await new Promise((resolve) => setTimeout(resolve, 2500)); return "slow"; }' });

@@ -108,6 +108,18 @@ describe('scripts: versions', () => {
     expect((await versions(script.id)).versions.map((version: { version: number; isActive: boolean }) => [version.version, version.isActive])).toEqual([[2, false], [1, true]]);
     expect(await getScript(api, owner, script.id)).toMatchObject({ activeVersion: 1, deploymentStatus: 'deployed' });
   });
+
+  it('deploys the latest version over REST when no versionId is given', async () => {
+    // Prepare
+    const script = await givenScript(api, owner, { code: nodeEcho('v1') });
+    const latest = await api.as(owner.apiKey).post(`${rest}/${script.id}/versions`, { code: nodeEcho('v2'), version: '1.1.0' });
+    // Act
+    const deployed = await api.as(owner.apiKey).post(`${rest}/${script.id}/deploy`, {});
+    // Assess
+    expect(deployed.status).toBe(200);
+    expect(deployed.body.data).toEqual({ deploymentId: expect.stringMatching(/^dep_/), versionId: latest.body.data.versionId, status: 'deployed', deployedAt: expect.any(String) });
+    expect(await outputOf(script.id)).toMatchObject({ label: 'v2' });
+  });
 });
 
 describe('scripts: syntax errors', () => {

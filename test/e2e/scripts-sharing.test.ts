@@ -82,7 +82,7 @@ describe('scripts: install, reviews and delete', () => {
     expect(keyAfter.status).toBe(401);
   });
 
-  it('shows rating and installs in the REST marketplace, and keeps runs private to whoever ran them', async () => {
+  it('shows rating and installs in the REST marketplace, lists the reviews, and keeps runs private to whoever ran them', async () => {
     // Prepare
     const tag = unique('rated');
     const script = await givenListed(api, owner, { tags: [tag] });
@@ -91,10 +91,15 @@ describe('scripts: install, reviews and delete', () => {
     await execute(api, other, script.id);
     // Act
     const market = await api.as(other.apiKey).get(`${rest}/marketplace?tags=${tag}`);
+    const reviews = await api.as(owner.apiKey).get(`${rest}/${script.id}/reviews`);
     const ownerRuns = await api.as(owner.apiKey).get(`${rest}/${script.id}/executions`);
     const otherRuns = await api.as(other.apiKey).get(`${rest}/${script.id}/executions`);
     // Assess
     expect(market.body.data.scripts[0]).toMatchObject({ id: script.id, rating: 5, installCount: 1 });
+    expect(reviews.body.data).toEqual({
+      reviews: [{ reviewId: expect.any(String), itemType: 'script', itemId: script.id, userId: other.userId, rating: 5, comment: null, createdAt: expect.any(String) }],
+      rating: 5, reviewCount: 1, total: 1, limit: 10, offset: 0,
+    });
     expect(ownerRuns.body.data.total).toBe(1);
     expect(otherRuns.body.data.total).toBe(1);
     expect(otherRuns.body.data.executions[0].executionId).not.toBe(ownerRuns.body.data.executions[0].executionId);
@@ -137,6 +142,7 @@ describe('scripts: isolation between users', () => {
       ['install', () => as.post(`${rest}/${id}/install`)],
       ['uninstall', () => as.delete(`${rest}/${id}/install`)],
       ['review', () => as.post(`${rest}/${id}/reviews`, { rating: 1 })],
+      ['reviews', () => as.get(`${rest}/${id}/reviews`)],
       ['deleteScript', () => as.post(sdk('deleteScript'), { scriptId: id })],
       ['createVersion', () => as.post(sdk('createVersion'), { scriptId: id, code: nodeEcho('x') })],
       ['listVersions', () => as.post(sdk('listVersions'), { scriptId: id })],

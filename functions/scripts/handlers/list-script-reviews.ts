@@ -1,0 +1,8 @@
+import { reviewService } from '#functions/marketplace/reviews.js';
+import { httpHandler } from '#platform/http.js';
+import { scriptReviewTarget } from '../reviews.js';
+import { scriptRoutes } from '../routes.js';
+
+export const handler = httpHandler(scriptRoutes.listScriptReviews, ({ input, caller }) =>
+  reviewService().list(scriptReviewTarget(), caller.userId, input.scriptId, { limit: input.limit, offset: input.offset }),
+);
