@@ -62,6 +62,17 @@ const vectorsTable = () => tableName('documentVectors');
 
 const sameRevision = (revision: number) => ({ ConditionExpression: 'revision = :seen', ExpressionAttributeValues: { ':seen': revision } });
 
+/** The document's graph list, written only over the revision it was read at. */
+const setGraphIds = (document: StoredDocument, graphIds: string[]) => ({
+  Update: {
+    TableName: documentsTable(),
+    Key: { documentId: document.documentId },
+    UpdateExpression: 'SET graphIds = :graphIds, revision = :next',
+    ...sameRevision(document.revision),
+    ExpressionAttributeValues: { ':seen': document.revision, ':next': document.revision + 1, ':graphIds': graphIds },
+  },
+});
+
 export function createDocumentStore() {
   const db = dynamo();
   const transact = (TransactItems: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>) =>
@@ -101,30 +112,14 @@ export function createDocumentStore() {
 
     share: (document: StoredDocument, entry: StoredEntry) =>
       transact([
-        {
-          Update: {
-            TableName: documentsTable(),
-            Key: { documentId: document.documentId },
-            UpdateExpression: 'SET graphIds = :graphIds, revision = :next',
-            ...sameRevision(document.revision),
-            ExpressionAttributeValues: { ':seen': document.revision, ':next': document.revision + 1, ':graphIds': [...document.graphIds, entry.graphId] },
-          },
-        },
+        setGraphIds(document, [...document.graphIds, entry.graphId]),
         { Put: { TableName: entriesTable(), Item: entry, ConditionExpression: 'attribute_not_exists(documentId)' } },
         bumpVersion(entry.graphId),
       ]),
 
     unshare: (document: StoredDocument, graphId: string) =>
       transact([
-        {
-          Update: {
-            TableName: documentsTable(),
-            Key: { documentId: document.documentId },
-            UpdateExpression: 'SET graphIds = :graphIds, revision = :next',
-            ...sameRevision(document.revision),
-            ExpressionAttributeValues: { ':seen': document.revision, ':next': document.revision + 1, ':graphIds': document.graphIds.filter((id) => id !== graphId) },
-          },
-        },
+        setGraphIds(document, document.graphIds.filter((id) => id !== graphId)),
         { Delete: { TableName: entriesTable(), Key: { graphId, documentId: document.documentId } } },
         bumpVersion(graphId),
       ]),

@@ -1,58 +1,46 @@
 // The ResourceCaller port (scripts, flows) and what payments uses: getForCall, callAsOwner, recordRevenue.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { recordRevenue, resourceService } from '../../functions/resources/service.js';
 import { resourceCaller } from '../../functions/resources/call-service.js';
-import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
-import { type Upstream, givenInstalled, givenPublishedResource, resourceInput, startUpstream } from '../support/resources.js';
+import type { TestUser } from '../support/platform.js';
+import { givenInstalled, givenPublishedResource, resourceInput, resourceWorld } from '../support/resources.js';
 
-let api: TestApi;
-let upstream: Upstream;
-let owner: TestUser;
-let user: TestUser;
-
-beforeAll(async () => {
-  [api, upstream] = await Promise.all([startTestPlatform(), startUpstream()]);
-  [owner, user] = await Promise.all([api.givenUser(), api.givenUser()]);
-});
-afterAll(async () => {
-  await upstream.close();
-  await api.stop();
-});
+const world = resourceWorld();
 
 const base = '/api/sdk/v1/resources';
-const givenKeyed = (overrides: Record<string, unknown> = {}) => givenPublishedResource(api, owner, overrides, { baseUrl: upstream.baseUrl, authentication: 'api_key' });
+const givenKeyed = (overrides: Record<string, unknown> = {}) => givenPublishedResource(world.api, world.owner, overrides, { baseUrl: world.upstream.baseUrl, authentication: 'api_key' });
 const authenticate = (who: TestUser, resourceId: string, apiKey: string) =>
-  api.as(who.apiKey).post(`${base}/${resourceId}/authenticate`, { type: 'api_key', credentials: { apiKey } });
+  world.api.as(who.apiKey).post(`${base}/${resourceId}/authenticate`, { type: 'api_key', credentials: { apiKey } });
 
 describe('resources: the ResourceCaller port', () => {
   it("calls an installed resource by its name among the user's installations, or by id, and records the usage", async () => {
     // Prepare
     const name = `prices-${Date.now().toString(36)}`;
     const resourceId = await givenKeyed({ name });
-    const installation = await givenInstalled(api, user, resourceId);
-    await authenticate(user, resourceId, 'user-key');
+    const installation = await givenInstalled(world.api, world.user, resourceId);
+    await authenticate(world.user, resourceId, 'user-key');
     // Act
-    const byName = await resourceCaller().call({ userId: user.userId, resource: name, method: 'getForecast', params: { city: 'Oslo' }, source: 'script' });
-    const byId = await resourceCaller().call({ userId: user.userId, resource: resourceId, method: 'report', params: { text: 'x' }, source: 'flow' });
-    const usage = await api.as(user.apiKey).get(`${base}/installations/${installation.installationId}/usage`);
+    const byName = await resourceCaller().call({ userId: world.user.userId, resource: name, method: 'getForecast', params: { city: 'Oslo' }, source: 'script' });
+    const byId = await resourceCaller().call({ userId: world.user.userId, resource: resourceId, method: 'report', params: { text: 'x' }, source: 'flow' });
+    const usage = await world.api.as(world.user.apiKey).get(`${base}/installations/${installation.installationId}/usage`);
     // Assess
     expect(byName).toEqual({ status: 200, success: true, data: { ok: true, path: '/forecast/Oslo' }, cost: 0.01, durationMs: expect.any(Number) });
     expect(byId).toMatchObject({ status: 200, success: true, cost: 0.05 });
-    expect(upstream.received.at(-1)!.headers['x-api-key']).toBe('user-key');
+    expect(world.upstream.received.at(-1)!.headers['x-api-key']).toBe('user-key');
     expect(usage.body.data).toMatchObject({ totalCalls: 2, totalCost: 0.06 });
   });
 
   it('refuses an ambiguous name with CONFLICT listing the ids, and an unknown name with NOT_FOUND', async () => {
     // Prepare
     const name = `twin-${Date.now().toString(36)}`;
-    const other = await api.givenUser();
+    const other = await world.api.givenUser();
     const first = await givenKeyed({ name });
-    const second = await givenPublishedResource(api, other, { name }, { baseUrl: upstream.baseUrl });
-    await Promise.all([givenInstalled(api, user, first), givenInstalled(api, user, second)]);
+    const second = await givenPublishedResource(world.api, other, { name }, { baseUrl: world.upstream.baseUrl });
+    await Promise.all([givenInstalled(world.api, world.user, first), givenInstalled(world.api, world.user, second)]);
     // Act
     const [ambiguous, unknown] = await Promise.allSettled([
-      resourceCaller().call({ userId: user.userId, resource: name, method: 'getForecast', params: { city: 'x' }, source: 'script' }),
-      resourceCaller().call({ userId: user.userId, resource: 'no-such-resource', method: 'getForecast', params: {}, source: 'script' }),
+      resourceCaller().call({ userId: world.user.userId, resource: name, method: 'getForecast', params: { city: 'x' }, source: 'script' }),
+      resourceCaller().call({ userId: world.user.userId, resource: 'no-such-resource', method: 'getForecast', params: {}, source: 'script' }),
     ]);
     // Assess
     expect(ambiguous).toMatchObject({ status: 'rejected', reason: { code: 'CONFLICT', details: { resourceIds: expect.arrayContaining([first, second]) } } });
@@ -67,7 +55,7 @@ describe('resources: what payments uses', () => {
     // Act
     const read = await resourceService().getForCall(resourceId);
     // Assess
-    expect(read).toMatchObject({ resourceId, status: 'published', ownerId: owner.userId, pricing: { model: 'pay-per-call', basePrice: 0.01 }, authentication: 'api_key' });
+    expect(read).toMatchObject({ resourceId, status: 'published', ownerId: world.owner.userId, pricing: { model: 'pay-per-call', basePrice: 0.01 }, authentication: 'api_key' });
     expect(read.methods.map((method) => method.name)).toEqual(['getForecast', 'report']);
     await expect(resourceService().getForCall('res_missing')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
@@ -75,24 +63,24 @@ describe('resources: what payments uses', () => {
   it("runs a paid call with the owner's own credentials and records it on the owner's installation at no cost", async () => {
     // Prepare
     const resourceId = await givenKeyed();
-    const ownInstallation = await givenInstalled(api, owner, resourceId);
-    await authenticate(owner, resourceId, 'owner-key');
+    const ownInstallation = await givenInstalled(world.api, world.owner, resourceId);
+    await authenticate(world.owner, resourceId, 'owner-key');
     // Act
     const result = await resourceCaller().callAsOwner({ resourceId, method: 'getForecast', params: { city: 'Lima' } });
-    const usage = await api.as(owner.apiKey).get(`${base}/installations/${ownInstallation.installationId}/usage`);
+    const usage = await world.api.as(world.owner.apiKey).get(`${base}/installations/${ownInstallation.installationId}/usage`);
     // Assess
     expect(result).toMatchObject({ status: 200, success: true, cost: 0.01 });
-    expect(upstream.received.at(-1)!.headers['x-api-key']).toBe('owner-key');
+    expect(world.upstream.received.at(-1)!.headers['x-api-key']).toBe('owner-key');
     expect(usage.body.data).toMatchObject({ totalCalls: 1, totalCost: 0 });
   });
 
   it('runs a paid call without credentials when the owner has not installed the resource, and refuses a draft', async () => {
     // Prepare
     const resourceId = await givenKeyed();
-    const draft = (await api.as(owner.apiKey).post(base, resourceInput())).body.data.id;
+    const draft = (await world.api.as(world.owner.apiKey).post(base, resourceInput())).body.data.id;
     // Act
     const result = await resourceCaller().callAsOwner({ resourceId, method: 'getForecast', params: { city: 'Quito' } });
-    const sent = upstream.received.at(-1)!;
+    const sent = world.upstream.received.at(-1)!;
     const refused = resourceCaller().callAsOwner({ resourceId: draft, method: 'getForecast', params: { city: 'x' } });
     // Assess
     expect(result.success).toBe(true);
@@ -105,7 +93,7 @@ describe('resources: what payments uses', () => {
     const resourceId = await givenKeyed();
     // Act
     await Promise.all([recordRevenue(resourceId, 0.1), recordRevenue(resourceId, 0.2), recordRevenue(resourceId, 1)]);
-    const metrics = await api.as(owner.apiKey).get(`${base}/${resourceId}/metrics`);
+    const metrics = await world.api.as(world.owner.apiKey).get(`${base}/${resourceId}/metrics`);
     // Assess
     expect(metrics.body.data.totalRevenue).toBe(1.3);
     await expect(recordRevenue('res_missing', 1)).rejects.toMatchObject({ code: 'NOT_FOUND' });

@@ -1,37 +1,24 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
-import { type Upstream, givenInstalled, givenPublishedResource, json, startUpstream } from '../support/resources.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { givenInstalled, givenPublishedResource, json, resourceWorld } from '../support/resources.js';
 
-let api: TestApi;
-let upstream: Upstream;
-let owner: TestUser;
-let user: TestUser;
-
-beforeAll(async () => {
-  [api, upstream] = await Promise.all([startTestPlatform(), startUpstream()]);
-  [owner, user] = await Promise.all([api.givenUser(), api.givenUser()]);
-});
-afterAll(async () => {
-  await upstream.close();
-  await api.stop();
-});
+const world = resourceWorld();
 afterEach(() => {
-  upstream.respond((request, response) => json(response, 200, { ok: true, path: request.url }));
+  world.upstream.respond((request, response) => json(response, 200, { ok: true, path: request.url }));
   delete process.env.ALLOW_PRIVATE_UPSTREAMS;
 });
 
 const base = '/api/sdk/v1/resources';
 
-/** A published resource on the test upstream, installed by `user`. */
+/** A published resource on the test world.upstream, installed by `user`. */
 async function given(authentication: string, authConfig?: Record<string, unknown>, overrides: Record<string, unknown> = {}) {
-  const resourceId = await givenPublishedResource(api, owner, overrides, { baseUrl: `${upstream.baseUrl}/v1`, authentication, ...(authConfig && { authConfig }) });
-  const installation = await givenInstalled(api, user, resourceId);
+  const resourceId = await givenPublishedResource(world.api, world.owner, overrides, { baseUrl: `${world.upstream.baseUrl}/v1`, authentication, ...(authConfig && { authConfig }) });
+  const installation = await givenInstalled(world.api, world.user, resourceId);
   return { resourceId, installationId: installation.installationId as string };
 }
 
-const call = (resourceId: string, method: string, params: Record<string, unknown>, key = user.apiKey) => api.as(key).post(`${base}/${resourceId}/call`, { method, params });
-const authenticate = (resourceId: string, type: string, credentials: Record<string, unknown>) => api.as(user.apiKey).post(`${base}/${resourceId}/authenticate`, { type, credentials });
-const lastRequest = () => upstream.received.at(-1)!;
+const call = (resourceId: string, method: string, params: Record<string, unknown>, key = world.user.apiKey) => world.api.as(key).post(`${base}/${resourceId}/call`, { method, params });
+const authenticate = (resourceId: string, type: string, credentials: Record<string, unknown>) => world.api.as(world.user.apiKey).post(`${base}/${resourceId}/authenticate`, { type, credentials });
+const lastRequest = () => world.upstream.received.at(-1)!;
 
 describe('resource calls: request building and credential injection', () => {
   it.each([
@@ -71,7 +58,7 @@ describe('resource calls: request building and credential injection', () => {
   it('returns an upstream failure as data with success false and no cost', async () => {
     // Prepare
     const { resourceId } = await given('none');
-    upstream.respond((_request, response) => json(response, 503, { error: 'down' }));
+    world.upstream.respond((_request, response) => json(response, 503, { error: 'down' }));
     // Act
     const answered = await call(resourceId, 'getForecast', { city: 'Oslo' });
     // Assess
@@ -84,19 +71,19 @@ describe('resource calls: refusals', () => {
   it('refuses a call before authenticate (409) and sends nothing upstream', async () => {
     // Prepare
     const { resourceId } = await given('api_key');
-    const sent = upstream.received.length;
+    const sent = world.upstream.received.length;
     // Act
     const refused = await call(resourceId, 'getForecast', { city: 'Oslo' });
     // Assess
     expect(refused.status).toBe(409);
     expect(refused.body.error).toMatchObject({ code: 'CONFLICT', details: { reason: 'not_authenticated' } });
-    expect(upstream.received.length).toBe(sent);
+    expect(world.upstream.received.length).toBe(sent);
   });
 
   it("refuses calling a resource that is not installed (409), and another user's draft (404)", async () => {
     // Prepare
-    const resourceId = await givenPublishedResource(api, owner, {}, { baseUrl: upstream.baseUrl });
-    const draft = (await api.as(owner.apiKey).post(base, { name: 'd', description: 'd', resourceType: 'api', endpoint: { baseUrl: upstream.baseUrl } })).body.data.id;
+    const resourceId = await givenPublishedResource(world.api, world.owner, {}, { baseUrl: world.upstream.baseUrl });
+    const draft = (await world.api.as(world.owner.apiKey).post(base, { name: 'd', description: 'd', resourceType: 'api', endpoint: { baseUrl: world.upstream.baseUrl } })).body.data.id;
     // Act
     const notInstalled = await call(resourceId, 'getForecast', { city: 'Oslo' });
     const hidden = await call(draft, 'getForecast', { city: 'Oslo' });
@@ -114,13 +101,13 @@ describe('resource calls: refusals', () => {
   ])('refuses %s with VALIDATION_ERROR and sends nothing upstream', async (_label, body, field) => {
     // Prepare
     const { resourceId } = await given('none');
-    const sent = upstream.received.length;
+    const sent = world.upstream.received.length;
     // Act
-    const refused = await api.as(user.apiKey).post(`${base}/${resourceId}/call`, body);
+    const refused = await world.api.as(world.user.apiKey).post(`${base}/${resourceId}/call`, body);
     // Assess
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
-    expect(upstream.received.length).toBe(sent);
+    expect(world.upstream.received.length).toBe(sent);
   });
 
   it('refuses credentials of another type, or incomplete ones, without echoing them, and stores nothing', async () => {
@@ -129,7 +116,7 @@ describe('resource calls: refusals', () => {
     // Act
     const wrongType = await authenticate(resourceId, 'bearer', { token: 'secret-token-1' });
     const incomplete = await authenticate(resourceId, 'api_key', { apikey: 'secret-token-2' });
-    const listed = await api.as(user.apiKey).get(`${base}/installations?limit=100`);
+    const listed = await world.api.as(world.user.apiKey).get(`${base}/installations?limit=100`);
     // Assess
     expect(wrongType.status).toBe(400);
     expect(wrongType.body.error.details).toMatchObject({ field: 'type', value: 'bearer' });
@@ -148,15 +135,15 @@ describe('resource calls: refusals', () => {
     await authenticate(resourceId, 'bearer', { token: 'second' });
     const afterRotation = await call(resourceId, 'getForecast', { city: 'Oslo' });
     const sentWith = lastRequest().headers.authorization;
-    await api.as(user.apiKey).delete(`${base}/${resourceId}/install`);
-    const sent = upstream.received.length;
+    await world.api.as(world.user.apiKey).delete(`${base}/${resourceId}/install`);
+    const sent = world.upstream.received.length;
     const afterUninstall = await call(resourceId, 'getForecast', { city: 'Oslo' });
     // Assess
     expect(afterRotation.status).toBe(200);
     expect(sentWith).toBe('Bearer second');
     expect(afterUninstall.status).toBe(409);
     expect(afterUninstall.body.error.details).toMatchObject({ reason: 'not_installed' });
-    expect(upstream.received.length).toBe(sent);
+    expect(world.upstream.received.length).toBe(sent);
   });
 
   it('refuses authenticate on a resource that takes no credentials (409)', async () => {
@@ -172,7 +159,7 @@ describe('resource calls: refusals', () => {
     // Prepare
     const { resourceId } = await given('none');
     const { resourceId: otherId } = await given('none');
-    const key = async (scopes: string[]) => (await api.as(user.apiKey).post('/api/sdk/v1/keys', { name: 'k', scopes })).body.data.apiKey as string;
+    const key = async (scopes: string[]) => (await world.api.as(world.user.apiKey).post('/api/sdk/v1/keys', { name: 'k', scopes })).body.data.apiKey as string;
     const [scriptsOnly, general, thisOne] = await Promise.all([key(['scripts:execute']), key(['resources:call']), key([`resources:${resourceId}:call`])]);
     // Act
     const answers = await Promise.all([
@@ -193,13 +180,13 @@ describe('resource calls: usage and metrics', () => {
     const { resourceId, installationId } = await given('none');
     await call(resourceId, 'getForecast', { city: 'Oslo' });
     await call(resourceId, 'report', { text: 'x' });
-    upstream.respond((_request, response) => json(response, 500, {}));
+    world.upstream.respond((_request, response) => json(response, 500, {}));
     await call(resourceId, 'getForecast', { city: 'Rome' });
     // Act
-    const usage = await api.as(user.apiKey).get(`${base}/installations/${installationId}/usage`);
-    const metrics = await api.as(owner.apiKey).get(`${base}/${resourceId}/metrics`);
-    const listed = await api.as(user.apiKey).get(`${base}/installations?limit=100`);
-    const othersUsage = await api.as(owner.apiKey).get(`${base}/installations/${installationId}/usage`);
+    const usage = await world.api.as(world.user.apiKey).get(`${base}/installations/${installationId}/usage`);
+    const metrics = await world.api.as(world.owner.apiKey).get(`${base}/${resourceId}/metrics`);
+    const listed = await world.api.as(world.user.apiKey).get(`${base}/installations?limit=100`);
+    const othersUsage = await world.api.as(world.owner.apiKey).get(`${base}/installations/${installationId}/usage`);
     // Assess
     expect(usage.body.data).toMatchObject({ installationId, resourceId, totalCalls: 3, totalCost: 0.06, callsToday: 3, lastUsedAt: expect.any(String) });
     expect(usage.body.data.recentCalls).toHaveLength(3);
@@ -214,11 +201,11 @@ describe('resource calls: usage and metrics', () => {
     // Prepare
     const { resourceId } = await given('none');
     await call(resourceId, 'report', { text: 'x' });
-    upstream.respond((_request, response) => json(response, 500, {}));
+    world.upstream.respond((_request, response) => json(response, 500, {}));
     await call(resourceId, 'report', { text: 'y' });
     // Act
-    const uninstalled = await api.as(user.apiKey).delete(`${base}/${resourceId}/install`);
-    const metrics = await api.as(owner.apiKey).get(`${base}/${resourceId}/metrics`);
+    const uninstalled = await world.api.as(world.user.apiKey).delete(`${base}/${resourceId}/install`);
+    const metrics = await world.api.as(world.owner.apiKey).get(`${base}/${resourceId}/metrics`);
     // Assess
     expect(uninstalled.status).toBe(200);
     expect(metrics.body.data).toMatchObject({ totalUsers: 0, installCount: 0, totalCalls: 2, failedCalls: 1, errorRate: 0.5, totalRevenue: 0.05 });
@@ -226,10 +213,10 @@ describe('resource calls: usage and metrics', () => {
 
   it("charges nothing for the creator's own calls", async () => {
     // Prepare
-    const resourceId = await givenPublishedResource(api, owner, {}, { baseUrl: upstream.baseUrl });
-    await givenInstalled(api, owner, resourceId);
+    const resourceId = await givenPublishedResource(world.api, world.owner, {}, { baseUrl: world.upstream.baseUrl });
+    await givenInstalled(world.api, world.owner, resourceId);
     // Act
-    const answered = await call(resourceId, 'getForecast', { city: 'Oslo' }, owner.apiKey);
+    const answered = await call(resourceId, 'getForecast', { city: 'Oslo' }, world.owner.apiKey);
     // Assess
     expect(answered.body.data).toMatchObject({ success: true, cost: 0 });
   });
@@ -239,12 +226,12 @@ describe('resource calls: rate limits', () => {
   it('answers 429 past the resource limit per user, in the envelope with the rate-limit headers', async () => {
     // Prepare
     const { resourceId } = await given('none', undefined, { rateLimits: [{ window: '1m', limit: 2 }, { window: '1d', limit: 100 }] });
-    const neighbour = await api.givenUser();
-    await givenInstalled(api, neighbour, resourceId);
+    const neighbour = await world.api.givenUser();
+    await givenInstalled(world.api, neighbour, resourceId);
     // Act
     const first = await call(resourceId, 'getForecast', { city: 'a' });
     const second = await call(resourceId, 'getForecast', { city: 'b' });
-    const sent = upstream.received.length;
+    const sent = world.upstream.received.length;
     const third = await call(resourceId, 'getForecast', { city: 'c' });
     const neighbours = await call(resourceId, 'getForecast', { city: 'd' }, neighbour.apiKey);
     // Assess
@@ -255,7 +242,7 @@ describe('resource calls: rate limits', () => {
     expect(third.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(Number(third.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
     expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(upstream.received.length).toBe(sent + 1);
+    expect(world.upstream.received.length).toBe(sent + 1);
     expect(neighbours.status).toBe(200);
   });
 });
@@ -265,24 +252,24 @@ describe('resource calls: outbound safety and limits', () => {
     // Prepare
     const { resourceId } = await given('none');
     process.env.ALLOW_PRIVATE_UPSTREAMS = 'false';
-    const sent = upstream.received.length;
+    const sent = world.upstream.received.length;
     // Act
     const refused = await call(resourceId, 'getForecast', { city: 'Oslo' });
     // Assess
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN', details: { reason: 'private_address', address: '127.0.0.1' } });
-    expect(upstream.received.length).toBe(sent);
+    expect(world.upstream.received.length).toBe(sent);
   });
 
   it('answers 504 TIMEOUT past the resource timeout and records a failed call', async () => {
     // Prepare
     const { resourceId, installationId } = await given('none', undefined, {});
-    await api.as(owner.apiKey).patch(`${base}/${resourceId}`, { endpoint: { timeoutSeconds: 1 } });
-    await api.as(user.apiKey).post(`${base}/installations/${installationId}/upgrade`);
-    upstream.respond((_request, response) => setTimeout(() => json(response, 200, {}), 1500));
+    await world.api.as(world.owner.apiKey).patch(`${base}/${resourceId}`, { endpoint: { timeoutSeconds: 1 } });
+    await world.api.as(world.user.apiKey).post(`${base}/installations/${installationId}/upgrade`);
+    world.upstream.respond((_request, response) => setTimeout(() => json(response, 200, {}), 1500));
     // Act
     const timedOut = await call(resourceId, 'getForecast', { city: 'Oslo' });
-    const usage = await api.as(user.apiKey).get(`${base}/installations/${installationId}/usage`);
+    const usage = await world.api.as(world.user.apiKey).get(`${base}/installations/${installationId}/usage`);
     // Assess
     expect(timedOut.status).toBe(504);
     expect(timedOut.body.error.code).toBe('TIMEOUT');

@@ -1,25 +1,12 @@
 // A credential given to authenticate must reach the upstream and nothing else: no response, log line or stored record.
 import { ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dynamoClient } from '../../functions/adapters/local/dynamodb.js';
 import { logger } from '../../functions/platform/logger.js';
 import { resourceCaller } from '../../functions/resources/call-service.js';
-import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
-import { type Upstream, givenInstalled, givenPublishedResource, json, startUpstream } from '../support/resources.js';
+import { givenInstalled, givenPublishedResource, json, resourceWorld } from '../support/resources.js';
 
-let api: TestApi;
-let upstream: Upstream;
-let owner: TestUser;
-let user: TestUser;
-
-beforeAll(async () => {
-  [api, upstream] = await Promise.all([startTestPlatform(), startUpstream()]);
-  [owner, user] = await Promise.all([api.givenUser(), api.givenUser()]);
-});
-afterAll(async () => {
-  await upstream.close();
-  await api.stop();
-});
+const world = resourceWorld();
 
 /** Everything written to stdout and stderr while `run` runs, with the platform logging at DEBUG. */
 async function capturingLogs<T>(run: () => Promise<T>): Promise<{ result: T; logs: string }> {
@@ -53,10 +40,10 @@ describe('resources: credentials never leak', () => {
   it('keeps a sentinel secret out of every response, log line and stored record, while the upstream receives it', async () => {
     // Prepare
     const sentinel = `SENTINEL-${Date.now()}-${Math.random().toString(36).slice(2)}`;
-    const resourceId = await givenPublishedResource(api, owner, {}, { baseUrl: upstream.baseUrl, authentication: 'api_key', authConfig: { headerName: 'X-Vendor-Key' } });
-    const installation = await givenInstalled(api, user, resourceId);
+    const resourceId = await givenPublishedResource(world.api, world.owner, {}, { baseUrl: world.upstream.baseUrl, authentication: 'api_key', authConfig: { headerName: 'X-Vendor-Key' } });
+    const installation = await givenInstalled(world.api, world.user, resourceId);
     const base = `/api/sdk/v1/resources/${resourceId}`;
-    const as = api.as(user.apiKey);
+    const as = world.api.as(world.user.apiKey);
     // Act
     const { result: responses, logs } = await capturingLogs(async () => {
       const answers = [
@@ -65,23 +52,23 @@ describe('resources: credentials never leak', () => {
         await as.post(`${base}/authenticate`, { type: 'api_key', credentials: { apiKey: sentinel } }),
         await as.post(`${base}/call`, { method: 'getForecast', params: { city: 'Oslo' } }),
       ];
-      upstream.respond((_request, response) => json(response, 500, { error: 'boom' }));
+      world.upstream.respond((_request, response) => json(response, 500, { error: 'boom' }));
       answers.push(await as.post(`${base}/call`, { method: 'getForecast', params: { city: 'Oslo' } }));
-      await upstream.close();
+      await world.upstream.close();
       answers.push(await as.post(`${base}/call`, { method: 'getForecast', params: { city: 'Oslo' } }));
-      const viaPort = await resourceCaller().call({ userId: user.userId, resource: resourceId, method: 'getForecast', params: { city: 'Oslo' }, source: 'script' }).catch((error: Error) => error);
+      const viaPort = await resourceCaller().call({ userId: world.user.userId, resource: resourceId, method: 'getForecast', params: { city: 'Oslo' }, source: 'script' }).catch((error: Error) => error);
       answers.push(
         await as.get(base),
         await as.get('/api/sdk/v1/resources/installations?limit=100'),
         await as.get(`/api/sdk/v1/resources/installations/${installation.installationId}/usage`),
-        await api.as(owner.apiKey).get(`${base}/metrics`),
+        await world.api.as(world.owner.apiKey).get(`${base}/metrics`),
         await as.get('/api/sdk/v1/resources/marketplace?limit=100'),
       );
       return { answers, viaPort: JSON.stringify(viaPort, Object.getOwnPropertyNames(viaPort)) };
     });
     const stored = await everyStoredItem();
     // Assess
-    expect(upstream.received.some((request) => request.headers['x-vendor-key'] === sentinel)).toBe(true);
+    expect(world.upstream.received.some((request) => request.headers['x-vendor-key'] === sentinel)).toBe(true);
     expect(responses.answers[3]!.body.data).toMatchObject({ success: true });
     expect(responses.answers[5]!.status).toBe(502);
     for (const answer of responses.answers) expect(answer.text).not.toContain(sentinel);

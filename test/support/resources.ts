@@ -2,7 +2,8 @@
 // published and installed resource.
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TestApi, TestUser } from './platform.js';
+import { afterAll, beforeAll } from 'vitest';
+import { type TestApi, type TestUser, startTestPlatform } from './platform.js';
 
 export const openApiDoc = {
   openapi: '3.0.3',
@@ -100,4 +101,27 @@ export async function givenInstalled(api: TestApi, user: TestUser, resourceId: s
   const installed = await api.as(user.apiKey).post(`/api/sdk/v1/resources/${resourceId}/install`);
   if (installed.status !== 201) throw new Error(`install failed: ${installed.text}`);
   return installed.body.data;
+}
+
+export interface ResourceWorld {
+  api: TestApi;
+  upstream: Upstream;
+  /** Publishes the resources. */
+  owner: TestUser;
+  /** Installs and calls them. */
+  user: TestUser;
+}
+
+/** A resources test file's platform, upstream and two users: started before its tests, stopped after them. */
+export function resourceWorld(): ResourceWorld {
+  const world = {} as ResourceWorld;
+  beforeAll(async () => {
+    [world.api, world.upstream] = await Promise.all([startTestPlatform(), startUpstream()]);
+    [world.owner, world.user] = await Promise.all([world.api.givenUser(), world.api.givenUser()]);
+  });
+  afterAll(async () => {
+    await world.upstream.close();
+    await world.api.stop();
+  });
+  return world;
 }
