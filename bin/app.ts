@@ -18,7 +18,7 @@ new PlatformStack(app, 'PlatformStack', {
   allowPrivateUpstreams: context('allowPrivateUpstreams') === 'true',
   solana: { network: context('solanaNetwork'), rpcUrl: context('solanaRpcUrl'), solPriceUsd: context('solPriceUsd') },
   llm: {
-    provider: context('llmProvider') === 'openai' ? 'openai' : 'bedrock',
+    provider: context('llmProvider') === 'openai' ? 'openai' : undefined,
     model: context('llmModel'),
     baseUrl: context('llmBaseUrl'),
     apiKeySecretArn: context('llmApiKeySecretArn'),

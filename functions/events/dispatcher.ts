@@ -110,12 +110,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     if (!firingIsDue(detail)) return emptyReport();
     const schedule = await deps.triggers.getSchedule(String(detail.scheduleId));
     if (!schedule?.enabled || schedule.userId !== detail.userId) return { ...emptyReport(), skipped: 1 };
-    // A deleted script leaves its schedules behind (SPEC.md has no deleteSchedule); the first firing after retires them.
-    if (!(await deps.scripts.describe(schedule.scriptId))) {
-      await deps.triggers.retireSchedule(schedule.scheduleId);
-      return { ...emptyReport(), skipped: 1 };
-    }
-    return deliverEach([
+    const report = await deliverEach([
       {
         deliveryId: `${schedule.scheduleId}@${String(detail.scheduledTime)}`,
         userId: schedule.userId,
@@ -124,6 +119,9 @@ export function createDispatcher(deps: DispatcherDeps) {
         trigger: { type: 'schedule', source: schedule.scheduleId },
       },
     ]);
+    // A deleted script leaves its schedules behind (SPEC.md has no deleteSchedule); the first skipped firing after retires them.
+    if (report.skipped && !(await deps.scripts.describe(schedule.scriptId))) await deps.triggers.retireSchedule(schedule.scheduleId);
+    return report;
   }
 
   async function runWebhook(detail: Record<string, unknown>): Promise<DispatchReport> {

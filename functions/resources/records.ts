@@ -98,15 +98,24 @@ export interface RecentCall {
 
 const rating = (item: ResourceItem) => averageRating(item.ratingSum, item.reviewCount);
 
+/** What every view of a resource shows, the marketplace's included. */
+const listingFields = (item: ResourceItem) => ({
+  id: item.resourceId,
+  name: item.name,
+  description: item.description,
+  resourceType: item.resourceType,
+  category: item.category ?? null,
+  tags: item.tags,
+  rating: rating(item),
+  reviewCount: item.reviewCount,
+  installCount: item.installCount,
+  publishedAt: item.publishedAt ?? null,
+});
+
 /** The full record; counters other than public ones only for the owner. */
 export function resourceView(item: ResourceItem) {
   return {
-    id: item.resourceId,
-    name: item.name,
-    description: item.description,
-    resourceType: item.resourceType,
-    category: item.category ?? null,
-    tags: item.tags,
+    ...listingFields(item),
     status: item.status,
     ownerId: item.ownerId,
     version: item.version,
@@ -114,29 +123,29 @@ export function resourceView(item: ResourceItem) {
     openApiSpec: item.openApiSpec ?? null,
     pricing: item.pricing,
     rateLimits: item.rateLimits,
-    rating: rating(item),
-    reviewCount: item.reviewCount,
-    installCount: item.installCount,
     createdAt: item.createdAt,
     updatedAt: item.updatedAt,
-    publishedAt: item.publishedAt ?? null,
   };
 }
 
+/** An item of the owner's own list. */
+export const summaryView = (item: ResourceItem) => ({
+  id: item.resourceId,
+  name: item.name,
+  description: item.description,
+  resourceType: item.resourceType,
+  category: item.category ?? null,
+  status: item.status,
+  version: item.version,
+  installCount: item.installCount,
+  rating: rating(item),
+  createdAt: item.createdAt,
+  updatedAt: item.updatedAt,
+  publishedAt: item.publishedAt ?? null,
+});
+
 export function marketplaceView(item: ResourceItem) {
-  return {
-    id: item.resourceId,
-    name: item.name,
-    description: item.description,
-    resourceType: item.resourceType,
-    category: item.category ?? null,
-    tags: item.tags,
-    pricing: { model: item.pricing.model, basePrice: item.pricing.basePrice ?? 0 },
-    rating: rating(item),
-    reviewCount: item.reviewCount,
-    installCount: item.installCount,
-    publishedAt: item.publishedAt ?? null,
-  };
+  return { ...listingFields(item), pricing: { model: item.pricing.model, basePrice: item.pricing.basePrice ?? 0 } };
 }
 
 export function installationView(item: InstallationItem) {

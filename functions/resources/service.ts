@@ -9,7 +9,7 @@ import { type Access, createAccess } from './access.js';
 import { type InstallationStore, createInstallationStore } from './installation-store.js';
 import { assertPublishable } from './publish-checks.js';
 import { averageRating } from '#functions/marketplace/reviews.js';
-import { type Endpoint, type ResourceDefinition, type ResourceItem, type ResourceVersion, marketplaceView, resourceView } from './records.js';
+import { type Endpoint, type ResourceDefinition, type ResourceItem, type ResourceVersion, marketplaceView, resourceView, summaryView } from './records.js';
 import type { CreateResourceInput, EndpointInput, Pricing, UpdateResourceInput } from './schemas.js';
 import { type ResourceStore, createResourceStore } from './store.js';
 
@@ -28,21 +28,6 @@ const definitionOf = (item: ResourceDefinition): ResourceDefinition => ({
 });
 
 const snapshotOf = (resourceId: string, version: number, definition: ResourceDefinition, createdAt: string): ResourceVersion => ({ resourceId, version, ...definition, createdAt });
-
-const summaryView = (item: ResourceItem) => ({
-  id: item.resourceId,
-  name: item.name,
-  description: item.description,
-  resourceType: item.resourceType,
-  category: item.category ?? null,
-  status: item.status,
-  version: item.version,
-  installCount: item.installCount,
-  rating: averageRating(item.ratingSum, item.reviewCount),
-  createdAt: item.createdAt,
-  updatedAt: item.updatedAt,
-  publishedAt: item.publishedAt ?? null,
-});
 
 const round = (value: number, digits = 6) => Math.round(value * 10 ** digits) / 10 ** digits;
 

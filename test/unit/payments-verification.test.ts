@@ -1,5 +1,5 @@
 import { Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
-import { createSetAuthorityInstruction, AuthorityType, createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { createSetAuthorityInstruction, AuthorityType, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { describe, expect, it } from 'vitest';
 import { createPaymentHeader, encodePaymentHeader, paymentInstructions, paymentTransaction, selectOffer } from '../../functions/payments/client.js';
 import type { PaymentError } from '../../functions/payments/errors.js';
@@ -8,6 +8,7 @@ import { buildRequirements } from '../../functions/payments/requirements.js';
 import type { PaymentRequirement } from '../../functions/payments/schemas.js';
 import { verifyPayment } from '../../functions/payments/verification.js';
 import { decodePaymentHeader } from '../../functions/payments/x402-codec.js';
+import { tokenTransfer } from '../support/payments.js';
 
 const platform = Keypair.generate().publicKey.toBase58();
 const usdcMint = Keypair.generate().publicKey.toBase58();
@@ -48,15 +49,7 @@ function headerOf(instructions: TransactionInstruction[], signers: Keypair[], of
   return encodePaymentHeader(transaction, offer);
 }
 
-const usdcTransfer = (payer: Keypair, to: string, amount: bigint, mint = usdcMint) =>
-  createTransferCheckedInstruction(
-    getAssociatedTokenAddressSync(new PublicKey(mint), payer.publicKey),
-    new PublicKey(mint),
-    getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(to), true),
-    payer.publicKey,
-    amount,
-    6,
-  );
+const usdcTransfer = (payer: Keypair, to: string, amount: bigint, mint = usdcMint) => tokenTransfer(payer, mint, to, amount);
 
 describe('payments: amounts', () => {
   it('converts USD to USDC units exactly and to lamports rounded up, and splits 90/10 with the owner keeping the remainder', () => {

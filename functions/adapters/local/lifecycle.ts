@@ -9,6 +9,25 @@ export function onLocalShutdown(stop: Stopper): void {
   stoppers.push(stop);
 }
 
+/**
+ * A local service started on first use and stopped, then forgotten, when the local platform stops: a platform
+ * restarted in the same process starts it afresh.
+ */
+export function startedOnFirstUse<T>(start: () => T, stop: (service: T) => Promise<void> | void): () => T {
+  let running: T | undefined;
+  return () => {
+    if (running === undefined) {
+      const service = start();
+      running = service;
+      onLocalShutdown(async () => {
+        if (running === service) running = undefined;
+        await stop(service);
+      });
+    }
+    return running;
+  };
+}
+
 export async function stopLocalServices(): Promise<void> {
   while (stoppers.length) await stoppers.pop()!();
 }

@@ -8,7 +8,7 @@ import { config } from '#platform/config.js';
 import { logger } from '#platform/logger.js';
 import type { OneShotDefinition, OneShotSchedulerPort, PlatformEventInput } from '#platform/ports.js';
 import { inProcessBus } from './event-bus.js';
-import { onLocalShutdown } from './lifecycle.js';
+import { startedOnFirstUse } from './lifecycle.js';
 
 /** setTimeout's longest delay; a later firing re-arms when this one wakes. */
 const maxDelayMs = 2 ** 31 - 1;
@@ -89,17 +89,8 @@ export function createLocalOneShots(options: LocalOneShotOptions): LocalOneShots
   return oneShots;
 }
 
-let running: LocalOneShots | undefined;
-
 /** The platform's local one-shots, started on first use with those still pending from the last run. */
-export function localOneShots(): LocalOneShots {
-  if (!running) {
-    const oneShots = createLocalOneShots({ clock: systemClock, publish: (event) => inProcessBus.publish(event), file: join(config.dataDir, 'one-shots.json'), timers: true });
-    running = oneShots;
-    onLocalShutdown(() => {
-      oneShots.stop();
-      running = undefined;
-    });
-  }
-  return running;
-}
+export const localOneShots: () => LocalOneShots = startedOnFirstUse(
+  () => createLocalOneShots({ clock: systemClock, publish: (event) => inProcessBus.publish(event), file: join(config.dataDir, 'one-shots.json'), timers: true }),
+  (oneShots) => oneShots.stop(),
+);

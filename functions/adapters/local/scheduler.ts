@@ -10,7 +10,7 @@ import { type CronSchedule, cronMatches, parseCron } from '#platform/cron.js';
 import { logger } from '#platform/logger.js';
 import type { PlatformEventInput, ScheduleDefinition, SchedulerPort } from '#platform/ports.js';
 import { inProcessBus } from './event-bus.js';
-import { onLocalShutdown } from './lifecycle.js';
+import { startedOnFirstUse } from './lifecycle.js';
 
 const minuteMs = 60_000;
 /** After a stall (a laptop asleep), minutes missed within this window still fire once each; older ones are skipped. */
@@ -90,17 +90,8 @@ export function createLocalScheduler(options: LocalSchedulerOptions): LocalSched
   return scheduler;
 }
 
-let running: LocalScheduler | undefined;
-
 /** The platform's local scheduler, started on first use with the definitions of the last run. */
-export function localScheduler(): LocalScheduler {
-  if (!running) {
-    const scheduler = createLocalScheduler({ clock: systemClock, publish: (event) => inProcessBus.publish(event), file: join(config.dataDir, 'schedules.json'), heartbeat: true });
-    running = scheduler;
-    onLocalShutdown(() => {
-      scheduler.stop();
-      running = undefined;
-    });
-  }
-  return running;
-}
+export const localScheduler: () => LocalScheduler = startedOnFirstUse(
+  () => createLocalScheduler({ clock: systemClock, publish: (event) => inProcessBus.publish(event), file: join(config.dataDir, 'schedules.json'), heartbeat: true }),
+  (scheduler) => scheduler.stop(),
+);

@@ -9,7 +9,7 @@ import { MINT_SIZE, TOKEN_PROGRAM_ID, createAssociatedTokenAccountIdempotentInst
 import bs58 from 'bs58';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
 import { config } from '#platform/config.js';
-import { onLocalShutdown } from './lifecycle.js';
+import { startedOnFirstUse } from './lifecycle.js';
 import { type TransactionErrorJson, isRejectedBeforeLanding, transactionErrorJson } from './solana-errors.js';
 
 const msPerSlot = 400;
@@ -226,17 +226,8 @@ export class SolanaBank {
   }
 }
 
-let running: SolanaBank | undefined;
-
 /** The one bank of this process, started on first use and saved and dropped at local shutdown. */
-export function localSolanaBank(): SolanaBank {
-  if (!running) {
-    const bank = SolanaBank.start(resolve(config.dataDir));
-    running = bank;
-    onLocalShutdown(() => {
-      bank.save();
-      if (running === bank) running = undefined;
-    });
-  }
-  return running;
-}
+export const localSolanaBank: () => SolanaBank = startedOnFirstUse(
+  () => SolanaBank.start(resolve(config.dataDir)),
+  (bank) => bank.save(),
+);
