@@ -9,18 +9,10 @@ import { paymentTables } from './payments/tables.js';
 import { platformTables } from './platform/tables.js';
 import { resourceTables } from './resources/tables.js';
 import { scriptTables } from './scripts/tables.js';
+import type { TableDefinition } from './platform/table-definition.js';
 
-export type KeyAttribute = string | { name: string; type: 'number' };
-
-export interface TableDefinition {
-  partitionKey: KeyAttribute;
-  sortKey?: KeyAttribute;
-  /** Global secondary indexes, projecting all attributes. */
-  indexes?: Record<string, { partitionKey: KeyAttribute; sortKey?: KeyAttribute }>;
-  /** Epoch-seconds attribute after which DynamoDB deletes the item. */
-  ttlAttribute?: string;
-  description: string;
-}
+export { type KeyAttribute, type TableDefinition, keyName, keyType } from './platform/table-definition.js';
+export { tableEnvVar } from './platform/env-names.js';
 
 export const tables = {
   ...platformTables,
@@ -38,8 +30,3 @@ export type TableName = keyof typeof tables;
 
 export const tableNames = Object.keys(tables) as TableName[];
 
-export const keyName = (attribute: KeyAttribute) => (typeof attribute === 'string' ? attribute : attribute.name);
-export const keyType = (attribute: KeyAttribute): 'S' | 'N' => (typeof attribute === 'string' ? 'S' : 'N');
-
-/** Env var through which a function learns a table's physical name on AWS: `TABLE_API_KEYS`. */
-export const tableEnvVar = (name: TableName) => `TABLE_${name.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`;

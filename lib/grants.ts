@@ -10,6 +10,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Capability, Route, TableAccess } from '../functions/platform/route.js';
 import { type TableName, tableEnvVar } from '../functions/tables.js';
 import type { PlatformFunction } from './platform-function.js';
+import { envNames } from '../functions/platform/env-names.js';
 
 /** Everything a capability can point at; built once by the parent stack. */
 export interface PlatformResources {
@@ -78,22 +79,22 @@ const passRole = (fn: PlatformFunction, role: IRole, service: string) =>
 
 function grantScriptGrantKey(fn: PlatformFunction, r: PlatformResources) {
   r.scriptGrantKeySecret.grantRead(fn);
-  fn.addEnvironment('SCRIPT_GRANT_SECRET_ARN', r.scriptGrantKeySecret.secretArn);
+  fn.addEnvironment(envNames.scriptGrantSecretArn, r.scriptGrantKeySecret.secretArn);
 }
 
 /** The one mapping from capability to IAM grant and environment; a Record, so a new Capability will not compile without its grant. */
 const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformResources) => void> = {
   adminSecret(fn, r) {
     r.adminKeySecret.grantRead(fn);
-    fn.addEnvironment('ADMIN_KEY_SECRET_ARN', r.adminKeySecret.secretArn);
+    fn.addEnvironment(envNames.adminKeySecretArn, r.adminKeySecret.secretArn);
   },
   credentialsKey(fn, r) {
     r.credentialsKey.grant(fn, 'kms:Encrypt', 'kms:Decrypt', 'kms:GenerateDataKey');
-    fn.addEnvironment('CREDENTIALS_KEY_ARN', r.credentialsKey.keyArn);
+    fn.addEnvironment(envNames.credentialsKeyArn, r.credentialsKey.keyArn);
   },
   eventBus(fn, r) {
     r.eventBus.grantPutEventsTo(fn);
-    fn.addEnvironment('EVENT_BUS_NAME', r.eventBus.eventBusName);
+    fn.addEnvironment(envNames.eventBusName, r.eventBus.eventBusName);
   },
   scheduler(fn, r) {
     fn.addToRolePolicy(new PolicyStatement({
@@ -101,18 +102,18 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
       resources: [arn(fn, { service: 'scheduler', resource: 'schedule', resourceName: `${r.scheduleGroupName}/*` })],
     }));
     passRole(fn, r.schedulerRole, 'scheduler.amazonaws.com');
-    fn.addEnvironment('SCHEDULE_GROUP_NAME', r.scheduleGroupName);
-    fn.addEnvironment('SCHEDULER_ROLE_ARN', r.schedulerRole.roleArn);
+    fn.addEnvironment(envNames.scheduleGroupName, r.scheduleGroupName);
+    fn.addEnvironment(envNames.schedulerRoleArn, r.schedulerRole.roleArn);
   },
   documentsBucket(fn, r) {
     r.documentsBucket.grantReadWrite(fn);
-    fn.addEnvironment('DOCUMENTS_BUCKET', r.documentsBucket.bucketName);
+    fn.addEnvironment(envNames.documentsBucket, r.documentsBucket.bucketName);
   },
   pagesBucket(fn, r) {
     r.pagesBucket.grantReadWrite(fn);
-    fn.addEnvironment('PAGES_BUCKET', r.pagesBucket.bucketName);
-    fn.addEnvironment('PAGES_BASE_URL', r.pagesBaseUrl);
-    if (r.pagesDomain) fn.addEnvironment('PAGES_DOMAIN', r.pagesDomain);
+    fn.addEnvironment(envNames.pagesBucket, r.pagesBucket.bucketName);
+    fn.addEnvironment(envNames.pagesBaseUrl, r.pagesBaseUrl);
+    if (r.pagesDomain) fn.addEnvironment(envNames.pagesDomain, r.pagesDomain);
   },
   scriptFunctions(fn, r) {
     fn.addToRolePolicy(new PolicyStatement({
@@ -126,34 +127,34 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
     }));
     fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:GetLayerVersion'], resources: [r.scriptRuntimeLayerArn] }));
     passRole(fn, r.scriptRole, 'lambda.amazonaws.com');
-    fn.addEnvironment('SCRIPT_RUNTIME_LAYER_ARN', r.scriptRuntimeLayerArn);
-    fn.addEnvironment('SCRIPT_ROLE_ARN', r.scriptRole.roleArn);
-    fn.addEnvironment('SCRIPT_FUNCTION_PREFIX', r.scriptFunctionPrefix);
+    fn.addEnvironment(envNames.scriptRuntimeLayerArn, r.scriptRuntimeLayerArn);
+    fn.addEnvironment(envNames.scriptRoleArn, r.scriptRole.roleArn);
+    fn.addEnvironment(envNames.scriptFunctionPrefix, r.scriptFunctionPrefix);
     // Deployed script functions are told where to send resource calls; runs are signed for it.
-    fn.addEnvironment('RESOURCE_CALL_FUNCTION', r.scriptResourceCallFunction.functionName);
+    fn.addEnvironment(envNames.resourceCallFunction, r.scriptResourceCallFunction.functionName);
     grantScriptGrantKey(fn, r);
   },
   scriptGrantKey: grantScriptGrantKey,
   platformWallet(fn, r) {
     r.walletSecret.grantRead(fn);
-    fn.addEnvironment('PLATFORM_WALLET_SECRET_ARN', r.walletSecret.secretArn);
+    fn.addEnvironment(envNames.walletSecretArn, r.walletSecret.secretArn);
   },
   embeddings(fn) {
     fn.addToRolePolicy(new PolicyStatement({
       actions: ['bedrock:InvokeModel'],
       resources: [arn(fn, { service: 'bedrock', account: '', resource: 'foundation-model', resourceName: embeddingModelId })],
     }));
-    fn.addEnvironment('EMBEDDING_MODEL_ID', embeddingModelId);
+    fn.addEnvironment(envNames.embeddingModelId, embeddingModelId);
   },
   llm(fn, r) {
     const settings = r.llm ?? {};
     const environment: Record<string, string | undefined> = {
-      LLM_PROVIDER: settings.provider ?? 'bedrock',
-      LLM_MODEL: settings.model,
-      LLM_BASE_URL: settings.baseUrl,
-      LLM_API_KEY_SECRET_ARN: settings.apiKeySecretArn,
-      LLM_INPUT_USD_PER_MTOK: settings.inputUsdPerMTok,
-      LLM_OUTPUT_USD_PER_MTOK: settings.outputUsdPerMTok,
+      [envNames.llmProvider]: settings.provider ?? 'bedrock',
+      [envNames.llmModel]: settings.model,
+      [envNames.llmBaseUrl]: settings.baseUrl,
+      [envNames.llmApiKeySecretArn]: settings.apiKeySecretArn,
+      [envNames.llmInputUsdPerMTok]: settings.inputUsdPerMTok,
+      [envNames.llmOutputUsdPerMTok]: settings.outputUsdPerMTok,
     };
     for (const [name, value] of Object.entries(environment)) if (value) fn.addEnvironment(name, value);
     if (settings.apiKeySecretArn) fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [settings.apiKeySecretArn] }));

@@ -6,6 +6,7 @@ import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { FunctionSpec } from '../functions/platform/route.js';
+import { envNames } from '../functions/platform/env-names.js';
 
 /** The newest `nodejsNN.x` this aws-cdk-lib knows, so upgrading the library upgrades every function. */
 export const latestNodeRuntime: Runtime = Runtime.ALL.filter((runtime) => runtime.family === RuntimeFamily.NODEJS && /^nodejs\d+\.x$/.test(runtime.name))
@@ -24,6 +25,9 @@ export const platformBundling = {
   sourcesContent: false,
   // Ship the SDK version package.json pins (and the tests ran against), not whatever the runtime carries.
   bundleAwsSDK: true,
+  // The mode is fixed at bundling time: branches written against `process.env.PLATFORM_MODE === 'local'` (and the local
+  // adapters they import) drop out of every Lambda bundle.
+  define: { 'process.env.PLATFORM_MODE': '"aws"' },
   // Never Docker: these machines (and CI) have none, and esbuild is a local devDependency.
   forceDockerBundling: false,
 } as const satisfies BundlingOptions;
@@ -72,7 +76,7 @@ export class PlatformFunction extends NodejsFunction {
       bundling: platformBundling,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: 'platform',
+        [envNames.serviceName]: 'platform',
         ...props.environment,
       },
     });

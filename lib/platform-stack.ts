@@ -17,6 +17,7 @@ import { Scheduler } from './scheduler.js';
 import { Scripts } from './scripts.js';
 import { Security } from './security.js';
 import { Storage } from './storage.js';
+import { envNames } from '../functions/platform/env-names.js';
 
 export interface PlatformStackProps extends StackProps {
   /** The route table to deploy; the real one unless a test probes the stack with its own. */
@@ -62,7 +63,7 @@ export class PlatformStack extends Stack {
     this.scripts = new Scripts(this, 'Scripts');
     this.storage = new Storage(this, 'Storage', { pagesDomain: props.pagesDomain, pagesCertificateArn: props.pagesCertificateArn });
     const environment: Record<string, string> = {
-      ALLOW_PRIVATE_UPSTREAMS: String(props.allowPrivateUpstreams ?? false),
+      [envNames.allowPrivateUpstreams]: String(props.allowPrivateUpstreams ?? false),
       ...(props.solana?.network && { SOLANA_NETWORK: props.solana.network }),
       ...(props.solana?.rpcUrl && { SOLANA_RPC_URL: props.solana.rpcUrl }),
       ...(props.solana?.solPriceUsd && { SOL_PRICE_USD: props.solana.solPriceUsd }),

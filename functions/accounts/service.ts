@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '#platform/errors.js';
-import type { Caller } from '#platform/http.js';
+import type { Caller } from '#platform/caller.js';
 import { newId, newSecret, sha256Hex } from '#platform/ids.js';
 import { type Identity, type KeyCache, createKeyCache } from './key-cache.js';
 import type { ApiKeyRecord, User } from './schemas.js';

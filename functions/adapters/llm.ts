@@ -7,18 +7,20 @@
 import type { LanguageModel } from '#functions/flows/ports.js';
 import { createBedrockModel } from './aws/bedrock-llm.js';
 import { secretString } from './aws/secret-string.js';
+import { type EnvName, envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
 import { createOpenAiModel } from './openai-llm.js';
 
-const price = (name: string) => {
-  const value = Number(process.env[name] ?? 0);
+const price = (name: EnvName) => {
+  const value = Number(readEnv(name) ?? 0);
   return Number.isFinite(value) && value >= 0 ? value : 0;
 };
 
 let cached: { key: string; model: LanguageModel | undefined } | undefined;
 
 export function languageModel(): LanguageModel | undefined {
-  const { LLM_PROVIDER: provider, LLM_BASE_URL: baseUrl, LLM_API_KEY: plainKey, LLM_API_KEY_SECRET_ARN: keySecretArn, LLM_MODEL: model } = process.env;
-  const pricing = { inputPerMTok: price('LLM_INPUT_USD_PER_MTOK'), outputPerMTok: price('LLM_OUTPUT_USD_PER_MTOK') };
+  const [provider, baseUrl, plainKey, keySecretArn, model] = [envNames.llmProvider, envNames.llmBaseUrl, envNames.llmApiKey, envNames.llmApiKeySecretArn, envNames.llmModel].map(readEnv);
+  const pricing = { inputPerMTok: price(envNames.llmInputUsdPerMTok), outputPerMTok: price(envNames.llmOutputUsdPerMTok) };
   const key = JSON.stringify([provider, baseUrl, plainKey, keySecretArn, model, pricing]);
   if (cached?.key === key) return cached.model;
   let chosen: LanguageModel | undefined;

@@ -1,8 +1,8 @@
-import { config } from '#platform/config.js';
+import { settings } from '#platform/settings.js';
 import type { RateLimiter } from '#platform/ports.js';
 import { dynamoRateLimiter } from './aws/rate-limiter.js';
 import { memoryRateLimiter } from './local/rate-limiter.js';
 
 let local: RateLimiter | undefined;
 
-export const rateLimiter = (): RateLimiter => (config.mode === 'local' ? (local ??= memoryRateLimiter()) : dynamoRateLimiter);
+export const rateLimiter = (): RateLimiter => (settings.mode === 'local' ? (local ??= memoryRateLimiter()) : dynamoRateLimiter);

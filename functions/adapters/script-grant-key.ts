@@ -2,14 +2,16 @@
 // generates (SCRIPT_GRANT_SECRET_ARN), read once per container. Locally runs call resources in process and no grant
 // leaves the process, so a random key per process serves the resource-call handler when it is run here.
 import { randomBytes } from 'node:crypto';
-import { config } from '#platform/config.js';
+import { settings } from '#platform/settings.js';
 import { secretString } from './aws/secret-string.js';
+import { envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
 
 let key: Promise<Buffer> | undefined;
 
 async function load(): Promise<Buffer> {
-  if (config.mode === 'local') return randomBytes(32);
-  const secretArn = process.env.SCRIPT_GRANT_SECRET_ARN;
+  if (settings.mode === 'local') return randomBytes(32);
+  const secretArn = readEnv(envNames.scriptGrantSecretArn);
   if (!secretArn) throw new Error('SCRIPT_GRANT_SECRET_ARN is not set: the stack gives it with the scriptFunctions and scriptGrantKey capabilities');
   return Buffer.from(await secretString(secretArn), 'utf8');
 }

@@ -1,4 +1,4 @@
-import { config } from '#platform/config.js';
+import { settings } from '#platform/settings.js';
 import type { SolanaLedger } from '#functions/payments/ledger.js';
 import { paymentSettings } from '#functions/payments/settings.js';
 import { platformWalletAddress } from './aws/platform-wallet.js';
@@ -7,7 +7,7 @@ import { rpcLedger } from './aws/solana-ledger.js';
 let remote: { key: string; ledger: SolanaLedger } | undefined;
 
 export async function solanaLedger(): Promise<SolanaLedger> {
-  if (config.mode === 'local') {
+  if (settings.mode === 'local') {
     // A computed specifier keeps esbuild from bundling litesvm's native binary into the Lambda packages.
     const specifier = './local/solana-ledger.js';
     const local = (await import(specifier)) as typeof import('./local/solana-ledger.js');

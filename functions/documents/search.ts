@@ -1,5 +1,5 @@
 // Semantic search in one graph the caller may read: embed the question, scan the graph's warm index, calibrate.
-import type { Caller } from '#platform/http.js';
+import type { Caller } from '#platform/caller.js';
 import { knotsOf, toScore, toSimilarity } from './calibration.js';
 import type { GraphIndexCache } from './graph-index-cache.js';
 import { type GraphService, personalGraphId } from './graph-service.js';

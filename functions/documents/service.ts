@@ -6,7 +6,7 @@ import { sharedEmbedder } from '#adapters/embedder.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#platform/errors.js';
-import type { Caller } from '#platform/http.js';
+import type { Caller } from '#platform/caller.js';
 import { newId } from '#platform/ids.js';
 import { logger } from '#platform/logger.js';
 import { createGraphIndexCache } from './graph-index-cache.js';
@@ -18,6 +18,8 @@ import type { BlobStore, DocumentJobs } from './ports.js';
 import type { DocumentStatus, UploadInput, UploadUrlInput } from './schemas.js';
 import { createSearch } from './search.js';
 import { type DocumentStore, type StoredDocument, type StoredEntry, createDocumentStore } from './store.js';
+import { envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
 
 type NewDocument = Omit<UploadUrlInput, 'size'>;
 
@@ -228,7 +230,7 @@ export function createDocumentService(deps: DocumentServiceDeps) {
 export type DocumentService = ReturnType<typeof createDocumentService>;
 
 /** Vectors one process keeps warm across graphs: 500,000 x 512 float32 is about 1 GB. */
-const maxCachedVectors = Number(process.env.SEARCH_CACHE_VECTORS ?? 500_000);
+const maxCachedVectors = Number(readEnv(envNames.searchCacheVectors) ?? 500_000);
 
 export function productionDeps(clock: Clock = systemClock): DocumentServiceDeps {
   const store = createDocumentStore();

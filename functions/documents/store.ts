@@ -1,6 +1,7 @@
 // DynamoDB access for documents, their places in graphs, their chunks and their vectors.
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, queryAll, tableName } from '#platform/dynamo.js';
+import { updateExpression } from '#platform/update-expression.js';
 import { batchGet, batchWrite } from './batch.js';
 import { bumpVersion } from './graph-store.js';
 import type { DocumentStatus } from './schemas.js';
@@ -94,16 +95,16 @@ export function createDocumentStore() {
 
     /** `expected` -> `next`; fails the condition if the document moved on meanwhile (or is gone). */
     async setStatus(documentId: string, expected: DocumentStatus, next: Partial<StoredDocument> & { status: DocumentStatus }, bumpGraphs: string[] = []) {
-      const names = Object.keys(next);
+      const { expression, names, values } = updateExpression(next);
       await transact([
         {
           Update: {
             TableName: documentsTable(),
             Key: { documentId },
-            UpdateExpression: `SET ${names.map((_, index) => `#f${index} = :v${index}`).join(', ')}`,
+            UpdateExpression: expression,
             ConditionExpression: '#status = :expected',
-            ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(names.map((name, index) => [`#f${index}`, name])) },
-            ExpressionAttributeValues: { ':expected': expected, ...Object.fromEntries(names.map((name, index) => [`:v${index}`, next[name as keyof StoredDocument]])) },
+            ExpressionAttributeNames: { ...names, '#status': 'status' },
+            ExpressionAttributeValues: { ...values, ':expected': expected },
           },
         },
         ...bumpGraphs.map(bumpVersion),

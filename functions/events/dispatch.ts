@@ -1,7 +1,7 @@
 // The dispatcher with its production dependencies, shared by the AWS Lambda target and the local bus rule.
 import { liveScheduler } from '#adapters/scheduler.js';
 import { systemClock } from '#platform/clock.js';
-import { config } from '#platform/config.js';
+import { settings } from '#platform/settings.js';
 import { createDeliveryStore } from './delivery-store.js';
 import { type Dispatcher, createDispatcher } from './dispatcher.js';
 import { scriptPort } from './script-port.js';
@@ -15,7 +15,7 @@ export function eventDispatcher(): Dispatcher {
   if (dispatcher) return dispatcher;
   const triggers = createTriggerStore();
   dispatcher = createDispatcher({
-    index: createSubscriptionIndex({ cached: config.mode === 'local' }),
+    index: createSubscriptionIndex({ cached: settings.mode === 'local' }),
     ledger: createDeliveryStore(systemClock),
     scripts: scriptPort(),
     triggers: { ...triggers, retireSchedule: (scheduleId) => retireSchedule({ store: triggers, scheduler: liveScheduler }, scheduleId) },

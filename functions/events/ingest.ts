@@ -2,7 +2,7 @@
 // dispatcher enriches and delivers it asynchronously.
 import { type Clock, systemClock } from '#platform/clock.js';
 import { PayloadTooLargeError } from '#platform/errors.js';
-import type { Caller } from '#platform/http.js';
+import type { Caller } from '#platform/caller.js';
 import { newId } from '#platform/ids.js';
 import type { EventPublisher } from '#platform/ports.js';
 import { eventPublisher } from '#adapters/event-bus.js';

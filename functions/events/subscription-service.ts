@@ -3,7 +3,7 @@
 import { type Clock, systemClock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
-import type { Caller } from '#platform/http.js';
+import type { Caller } from '#platform/caller.js';
 import { newId } from '#platform/ids.js';
 import { compileConditionList } from './conditions/engine.js';
 import { scriptDialect } from './conditions/script-dialect.js';

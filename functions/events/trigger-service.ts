@@ -4,7 +4,7 @@
 import { type Clock, systemClock } from '#platform/clock.js';
 import { parseCron } from '#platform/cron.js';
 import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '#platform/errors.js';
-import type { Caller } from '#platform/http.js';
+import type { Caller } from '#platform/caller.js';
 import { newId, newSecret, sha256Hex } from '#platform/ids.js';
 import type { CredentialVault, EventPublisher, SchedulerPort } from '#platform/ports.js';
 import { credentialVault } from '#adapters/credential-vault.js';

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { Clock } from '#platform/clock.js';
 import { parseCron } from '#platform/cron.js';
 import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '#platform/errors.js';
-import type { Caller } from '#platform/http.js';
+import type { Caller } from '#platform/caller.js';
 import { newId } from '#platform/ids.js';
 import type { OneShotSchedulerPort, SchedulerPort } from '#platform/ports.js';
 import { compileFlowConditions } from './conditions.js';

@@ -2,8 +2,9 @@
 // locking); executions touch only their own attributes (`runs`, counters), so the two never overwrite each other.
 // Every change of what searchFlows filters on bumps the owner's `revision`, which its cache checks.
 import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '#platform/config.js';
+import { settings } from '#platform/settings.js';
 import { dynamo, isConditionFailure, queryAll, tableName } from '#platform/dynamo.js';
+import { updateExpression } from '#platform/update-expression.js';
 import { type FlowItem, eventKeyOf, flowLimits } from './model.js';
 
 export interface OwnerCounters {
@@ -26,28 +27,6 @@ export interface FlowRef {
 export type RunRefusal = 'gone' | 'not_runnable' | 'busy' | 'duplicate';
 
 export type FlowCounters = Pick<FlowItem, 'flowId' | 'executionCount' | 'lastExecutedAt'>;
-
-/** SET for `patch`, REMOVE for `remove` (paths as their segments, so map keys such as execution ids are names, not syntax). */
-function updateParts(patch: Record<string, unknown>, remove: string[][] = []) {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets = Object.entries(patch).map(([key, value], index) => {
-    names[`#s${index}`] = key;
-    values[`:s${index}`] = value;
-    return `#s${index} = :s${index}`;
-  });
-  const removes = remove.map((path, index) =>
-    path
-      .map((segment, depth) => {
-        names[`#r${index}_${depth}`] = segment;
-        return `#r${index}_${depth}`;
-      })
-      .join('.'),
-  );
-  const expression = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
-  // DynamoDB refuses an empty ExpressionAttributeValues.
-  return { expression, names, values: Object.keys(values).length ? values : undefined };
-}
 
 /**
  * Local mode, one process: the `eventKey`s known to have no active event flow, so the many events no flow listens to
@@ -155,7 +134,7 @@ export function createFlowStore() {
     /** The active event flows of a user for an event type (the sparse index). */
     async activeForEvent(userId: string, eventType: string): Promise<FlowItem[]> {
       const key = eventKeyOf(userId, eventType);
-      const remember = config.mode === 'local';
+      const remember = settings.mode === 'local';
       if (remember && withoutEventFlows.has(key)) return [];
       const writesBefore = eventFlowWrites;
       const found = await queryAll<FlowItem>({ TableName: flows(), IndexName: 'byEventTrigger', KeyConditionExpression: 'eventKey = :key', ExpressionAttributeValues: { ':key': key } });
@@ -168,7 +147,7 @@ export function createFlowStore() {
 
     /** A user's change, applied only if nobody changed the flow since `seen` was read; false otherwise. */
     async update(seen: FlowItem, patch: Partial<FlowItem>, remove: (keyof FlowItem)[] = []): Promise<boolean> {
-      const { expression, names, values } = updateParts(patch, remove.map((key) => [key]));
+      const { expression, names, values } = updateExpression(patch, remove);
       const done = await addingEventKey(patch.eventKey, () =>
         conditional(() =>
           db.send(new UpdateCommand({
@@ -225,7 +204,7 @@ export function createFlowStore() {
      * over after a success. Returns the count after the write (undefined when the flow is gone).
      */
     async finishRun(flowId: string, executionIds: string[], scriptFailures?: 'count' | 'reset'): Promise<number | undefined> {
-      const { expression, names, values } = updateParts(scriptFailures === 'reset' ? { scriptFailures: 0 } : {}, executionIds.map((id) => ['runs', id]));
+      const { expression, names, values } = updateExpression(scriptFailures === 'reset' ? { scriptFailures: 0 } : {}, executionIds.map((id) => ['runs', id]));
       const counting = scriptFailures === 'count';
       try {
         const { Attributes } = await db.send(new UpdateCommand({

@@ -2,7 +2,7 @@
 import { solanaLedger } from '#adapters/solana-ledger.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { AppError, ConflictError, NotFoundError } from '#platform/errors.js';
-import type { Caller } from '#platform/http.js';
+import type { Caller } from '#platform/caller.js';
 import { PaymentError, type ServedResponse, type SettlementProof } from './errors.js';
 import type { LedgerInfo, SolanaLedger } from './ledger.js';
 import { type SolanaNetwork, type X402Version, caip2Networks, nativeSolMint } from './networks.js';

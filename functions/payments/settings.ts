@@ -1,6 +1,8 @@
 // Payment settings read from the environment on each access, like functions/platform/config.ts.
-import { config } from '#platform/config.js';
+import { settings } from '#platform/settings.js';
 import { type SolanaNetwork, networks } from './networks.js';
+import { envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
 
 /** Used when SOL_PRICE_USD is unset: an order of magnitude, not a quote; operators set the real rate. */
 const defaultSolPriceUsd = 150;
@@ -13,18 +15,18 @@ const publicRpcUrls: Record<SolanaNetwork, string> = {
 export const paymentSettings = {
   /** Local mode always presents itself as devnet (DESIGN.md §3); AWS reads SOLANA_NETWORK, devnet by default. */
   get network(): SolanaNetwork {
-    if (config.mode === 'local') return 'solana-devnet';
-    const wanted = process.env.SOLANA_NETWORK ?? 'solana-devnet';
+    if (settings.mode === 'local') return 'solana-devnet';
+    const wanted = readEnv(envNames.solanaNetwork) ?? 'solana-devnet';
     if (!(networks as readonly string[]).includes(wanted)) throw new Error(`SOLANA_NETWORK must be one of ${networks.join(', ')}, not ${wanted}`);
     return wanted as SolanaNetwork;
   },
   get rpcUrl(): string {
-    return process.env.SOLANA_RPC_URL ?? publicRpcUrls[this.network];
+    return readEnv(envNames.solanaRpcUrl) ?? publicRpcUrls[this.network];
   },
   /** USD per SOL for pricing calls in the native coin. */
   get solPriceUsd(): number {
-    const price = Number(process.env.SOL_PRICE_USD ?? defaultSolPriceUsd);
-    if (!Number.isFinite(price) || price <= 0) throw new Error(`SOL_PRICE_USD must be a positive number, not ${process.env.SOL_PRICE_USD}`);
+    const price = Number(readEnv(envNames.solPriceUsd) ?? defaultSolPriceUsd);
+    if (!Number.isFinite(price) || price <= 0) throw new Error(`SOL_PRICE_USD must be a positive number, not ${readEnv(envNames.solPriceUsd)}`);
     return price;
   },
 };

@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, isConditionFailure, tableName } from '#platform/dynamo.js';
+import { updateExpression } from '#platform/update-expression.js';
 import type { ServedResponse } from './errors.js';
 import type { PaymentRecord } from './schemas.js';
 
@@ -45,15 +46,15 @@ export function createPaymentStore() {
 
     /** pending -> confirmed or failed; refused from any other state. */
     async settle(txHash: string, outcome: { settlementStatus: 'confirmed'; blockHeight: number; confirmedAt: string } | { settlementStatus: 'failed'; failureReason: string }): Promise<void> {
-      const { settlementStatus, ...fields } = outcome;
-      const names = Object.keys(fields);
+      const { expression, names, values } = updateExpression(outcome);
       await db.send(
         new UpdateCommand({
           TableName: table(),
           Key: { txHash },
-          UpdateExpression: `SET settlementStatus = :next, ${names.map((name) => `${name} = :${name}`).join(', ')}`,
+          UpdateExpression: expression,
           ConditionExpression: 'settlementStatus = :pending',
-          ExpressionAttributeValues: { ':next': settlementStatus, ':pending': 'pending', ...Object.fromEntries(Object.entries(fields).map(([name, value]) => [`:${name}`, value])) },
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ...values, ':pending': 'pending' },
         }),
       );
     },

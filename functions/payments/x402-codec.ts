@@ -1,5 +1,5 @@
 // x402 transport encodings: base64 JSON headers in (X-PAYMENT v1, PAYMENT-SIGNATURE v2) and out.
-import { parseInput } from '#platform/http.js';
+import { parseInput } from '#platform/validation.js';
 import { PaymentError } from './errors.js';
 import { type SolanaNetwork, type X402Version, caip2Networks, networks } from './networks.js';
 import { PaymentPayload } from './schemas.js';

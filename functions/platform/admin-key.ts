@@ -2,13 +2,16 @@ import { timingSafeEqual } from 'node:crypto';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { UnauthorizedError } from './errors.js';
 import { sha256Hex } from './ids.js';
+import { envNames } from './env-names.js';
+import { readEnv } from './settings.js';
 
 let adminKey: Promise<string> | undefined;
 
 /** `ADMIN_API_KEY` locally; on AWS the stack's generated secret, read once per container. */
 function loadAdminKey(): Promise<string> {
-  if (process.env.ADMIN_API_KEY) return Promise.resolve(process.env.ADMIN_API_KEY);
-  const secretArn = process.env.ADMIN_KEY_SECRET_ARN;
+  const localKey = readEnv(envNames.adminApiKey);
+  if (localKey) return Promise.resolve(localKey);
+  const secretArn = readEnv(envNames.adminKeySecretArn);
   if (!secretArn) return Promise.reject(new Error('neither ADMIN_API_KEY nor ADMIN_KEY_SECRET_ARN is set'));
   return new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: secretArn })).then((secret) => secret.SecretString ?? '');
 }

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type TableName, tableEnvVar } from '../tables.js';
-import { config } from './config.js';
+import { readEnv, settings } from './settings.js';
 
 let client: DynamoDBDocumentClient | undefined;
 
@@ -12,7 +12,7 @@ let client: DynamoDBDocumentClient | undefined;
 let parsedEndpoint: { from: string; endpoint: { protocol: string; hostname: string; port: number; path: string } } | undefined;
 
 async function localEndpoint() {
-  const from = config.dynamoEndpoint!;
+  const from = settings.dynamoEndpoint!;
   if (parsedEndpoint?.from !== from) {
     const url = new URL(from);
     parsedEndpoint = { from, endpoint: { protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: url.pathname } };
@@ -23,8 +23,8 @@ async function localEndpoint() {
 export function dynamo(): DynamoDBDocumentClient {
   client ??= DynamoDBDocumentClient.from(
     new DynamoDBClient({
-      region: config.region,
-      ...(config.dynamoEndpoint && {
+      region: settings.region,
+      ...(settings.dynamoEndpoint && {
         endpoint: localEndpoint,
         credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       }),
@@ -41,9 +41,9 @@ const resolvedTableNames = new Map<TableName, string>();
 export function tableName(name: TableName): string {
   const resolved = resolvedTableNames.get(name);
   if (resolved) return resolved;
-  const fromEnv = process.env[tableEnvVar(name)];
-  if (!fromEnv && config.mode !== 'local') throw new Error(`table ${name} is not granted to this function (${tableEnvVar(name)} unset)`);
-  const physical = fromEnv ?? `${process.env.TABLE_PREFIX ?? 'platform-'}${name}`;
+  const fromEnv = readEnv(tableEnvVar(name));
+  if (!fromEnv && settings.mode !== 'local') throw new Error(`table ${name} is not granted to this function (${tableEnvVar(name)} unset)`);
+  const physical = fromEnv ?? `${settings.tablePrefix}${name}`;
   resolvedTableNames.set(name, physical);
   return physical;
 }

@@ -1,6 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import { envNames } from './env-names.js';
+import { readEnv } from './settings.js';
 
-export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'platform' });
+export const logger = new Logger({ serviceName: readEnv(envNames.serviceName) ?? 'platform' });
 
 const secretKey = /^(api[-_]?key|x-api-key|x-admin-key|authorization|password|secret|token|access[-_]?token|refresh[-_]?token|client[-_]?secret|credentials?|x-payment|payment-signature|webhook[-_]?secret)$/i;
 

@@ -5,8 +5,10 @@ import { promises as dns } from 'node:dns';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { BlockList, type LookupFunction, isIP } from 'node:net';
-import { config } from './config.js';
+import { settings } from './settings.js';
 import { AppError, ForbiddenError, TimeoutError, UpstreamError } from './errors.js';
+import { envNames } from './env-names.js';
+import { readEnv } from './settings.js';
 
 export const defaultOutboundTimeoutMs = 30_000;
 /** Lambda answers at most 6 MB; the upstream body travels inside the envelope, so it must stay under that. */
@@ -56,10 +58,10 @@ export function isPrivateAddress(address: string): boolean {
  * DESIGN.md §3) and AWS refuses. Read on every request so a test or an operator can flip it.
  */
 export function privateUpstreamsAllowed(): boolean {
-  const setting = process.env.ALLOW_PRIVATE_UPSTREAMS;
+  const setting = readEnv(envNames.allowPrivateUpstreams);
   if (setting === 'true') return true;
   if (setting === 'false') return false;
-  return config.mode === 'local';
+  return settings.mode === 'local';
 }
 
 const refused = (host: string, address: string) =>

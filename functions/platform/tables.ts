@@ -1,4 +1,4 @@
-import type { TableDefinition } from '../tables.js';
+import type { TableDefinition } from './table-definition.js';
 
 export const platformTables = {
   rateLimits: {

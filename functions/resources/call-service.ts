@@ -6,7 +6,7 @@ import { credentialVault } from '#adapters/credential-vault.js';
 import { rateLimiter } from '#adapters/rate-limiter.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { AppError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError, ValidationError } from '#platform/errors.js';
-import type { Caller } from '#platform/http.js';
+import { type Caller, hasScope } from '#platform/caller.js';
 import { logger } from '#platform/logger.js';
 import { type OutboundResponse, defaultOutboundTimeoutMs, outboundRequest, responseData } from '#platform/outbound.js';
 import type { CredentialVault, RateLimiter, ResourceCallRequest, ResourceCallResult, ResourceCaller } from '#platform/ports.js';
@@ -177,7 +177,7 @@ export function createCallService(deps: CallDeps) {
     /** The REST route: the key must hold `*`, `resources:call` or `resources:<resourceId>:call`. */
     async callWithKey(caller: Caller, input: { resourceId: string; method: string; params: Record<string, unknown> }): Promise<ResourceCallResult> {
       const wanted = ['resources:call', `resources:${input.resourceId}:call`];
-      if (!caller.scopes.includes('*') && !wanted.some((scope) => caller.scopes.includes(scope))) {
+      if (!hasScope(caller, wanted)) {
         throw new ForbiddenError(`this API key lacks the scope ${wanted.join(' or ')}`, { requiredScopes: wanted });
       }
       const installation = await access.installation(caller.userId, input.resourceId, installationReuseMs);

@@ -2,7 +2,7 @@
 // usage, and the OAuth2 authorization-code flow that ends in stored tokens.
 import { type Clock, systemClock } from '#platform/clock.js';
 import { ConflictError, ValidationError } from '#platform/errors.js';
-import type { Caller } from '#platform/http.js';
+import type { Caller } from '#platform/caller.js';
 import { newId, newSecret, sha256Hex } from '#platform/ids.js';
 import type { CredentialVault } from '#platform/ports.js';
 import { credentialVault } from '#adapters/credential-vault.js';

@@ -3,7 +3,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteComma
 import { dynamo, isConditionFailure, queryAll, tableName } from '#platform/dynamo.js';
 import { afterCall, installationReads } from './installation-reads.js';
 import type { InstallationItem, RecentCall } from './records.js';
-import { updateExpression } from './store.js';
+import { updateExpression } from '#platform/update-expression.js';
 
 export interface OAuthStateItem {
   stateHash: string;

@@ -3,7 +3,7 @@
 import { type Clock, systemClock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, NotFoundError, ValidationError } from '#platform/errors.js';
-import type { Caller } from '#platform/http.js';
+import type { Caller } from '#platform/caller.js';
 import { newId } from '#platform/ids.js';
 import { type Access, createAccess } from './access.js';
 import { type InstallationStore, createInstallationStore } from './installation-store.js';

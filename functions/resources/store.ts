@@ -1,26 +1,8 @@
 // DynamoDB access for resources and their version snapshots.
 import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, isConditionFailure, queryAll, tableName } from '#platform/dynamo.js';
+import { updateExpression } from '#platform/update-expression.js';
 import type { ResourceItem, ResourceVersion } from './records.js';
-
-/** `SET` for defined fields, `REMOVE` for the named ones, with placeholder names so reserved words are safe. */
-export function updateExpression(set: Record<string, unknown>, remove: string[] = []) {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const assignments = Object.entries(set)
-    .filter(([, value]) => value !== undefined)
-    .map(([field, value], index) => {
-      names[`#s${index}`] = field;
-      values[`:s${index}`] = value;
-      return `#s${index} = :s${index}`;
-    });
-  const removals = remove.map((field, index) => {
-    names[`#r${index}`] = field;
-    return `#r${index}`;
-  });
-  const expression = [assignments.length ? `SET ${assignments.join(', ')}` : '', removals.length ? `REMOVE ${removals.join(', ')}` : ''].filter(Boolean).join(' ');
-  return { expression, names, values };
-}
 
 export function createResourceStore() {
   const db = dynamo();

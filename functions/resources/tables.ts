@@ -1,5 +1,6 @@
 import type { TableAccess } from '../platform/route.js';
-import type { TableDefinition, TableName } from '../tables.js';
+import type { TableDefinition } from '../platform/table-definition.js';
+import type { TableName } from '../tables.js';
 
 export const resourceTables = {
   resources: {

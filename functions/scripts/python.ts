@@ -1,6 +1,8 @@
 // The python3 interpreter of this machine, for local script workers and for reading Python code with its own `ast`.
 import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
 
 let executable: Promise<string | undefined> | undefined;
 
@@ -10,7 +12,7 @@ let executable: Promise<string | undefined> | undefined;
  */
 export function pythonExecutable(): Promise<string | undefined> {
   executable ??= new Promise((resolve) => {
-    execFile(process.env.PYTHON ?? 'python3', ['-c', 'import sys; print(sys.executable)'], { timeout: 10_000 }, (error, stdout) => resolve(error ? undefined : stdout.trim() || undefined));
+    execFile(readEnv(envNames.python) ?? 'python3', ['-c', 'import sys; print(sys.executable)'], { timeout: 10_000 }, (error, stdout) => resolve(error ? undefined : stdout.trim() || undefined));
   });
   return executable;
 }

@@ -20,6 +20,8 @@ import { type ScriptRuntime, liveAlias } from './runtime-port.js';
 import { type ScriptStore, createScriptStore } from './store.js';
 import { storedLogs, storedOutput } from './stored-run.js';
 import { accountBudgets } from './wiring.js';
+import { envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
 
 export interface ExecuteRequest {
   scriptId: string;
@@ -88,7 +90,7 @@ export function createScriptRunner(deps: {
 
   async function checkManualRate(scriptId: string, now: number) {
     // Benches raise it (as they raise RATE_LIMIT_PER_MINUTE) to measure the runtime, not the limiter.
-    const perMinute = Number(process.env.SCRIPT_MANUAL_RUNS_PER_MINUTE ?? limits.manualExecutionsPerMinute);
+    const perMinute = Number(readEnv(envNames.scriptManualRunsPerMinute) ?? limits.manualExecutionsPerMinute);
     const window = await deps.limiter().hit(manualRunsBucket(scriptId), perMinute, 60, now);
     if (window.allowed) return;
     const retryAfter = Math.max(1, window.resetAt - Math.floor(now / 1000));

@@ -1,23 +1,12 @@
 // DynamoDB access for scripts, their versions and installations.
 import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, queryAll, tableName } from '#platform/dynamo.js';
+import { updateExpression } from '#platform/update-expression.js';
 import type { Artifact, Installation, Script, ScriptVersion } from './model.js';
 
-/** `SET a = :a, b = :b` (or `REMOVE` for undefined values) from a patch object. */
+/** The UpdateCommand fields of `patch`: a field set to undefined is removed. */
 function updateOf(patch: Record<string, unknown>) {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets: string[] = [];
-  const removes: string[] = [];
-  for (const [key, value] of Object.entries(patch)) {
-    names[`#${key}`] = key;
-    if (value === undefined) removes.push(`#${key}`);
-    else {
-      values[`:${key}`] = value;
-      sets.push(`#${key} = :${key}`);
-    }
-  }
-  const expression = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
+  const { expression, names, values } = updateExpression(patch, [], { removeUndefined: true });
   return { UpdateExpression: expression, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
 }
 

@@ -3,6 +3,8 @@
 import { BedrockRuntimeClient, InvokeModelCommand, type BedrockRuntimeClientConfig } from '@aws-sdk/client-bedrock-runtime';
 import type { Embedder } from '#functions/documents/ports.js';
 import { normalise } from '#functions/documents/vector-codec.js';
+import { envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
 
 const dims = 512;
 const concurrency = 8;
@@ -11,7 +13,7 @@ const concurrency = 8;
 export function createBedrockEmbedder(clientConfig: BedrockRuntimeClientConfig = {}, model?: string): Embedder {
   const client = new BedrockRuntimeClient(clientConfig);
   const modelIdOf = () => {
-    const modelId = model ?? process.env.EMBEDDING_MODEL_ID;
+    const modelId = model ?? readEnv(envNames.embeddingModelId);
     if (!modelId) throw new Error('EMBEDDING_MODEL_ID is not set: the route needs `uses: [embeddings]`');
     return modelId;
   };

@@ -3,6 +3,8 @@
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import type { CredentialVault } from '#platform/ports.js';
 import { openAesGcm, sealAesGcm } from '../aes-gcm.js';
+import { envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
 
 /** Decrypted data keys kept per container, so a warm function pays KMS once per secret, not once per call. */
 const cacheTtlMs = 5 * 60_000;
@@ -51,5 +53,5 @@ export function createKmsCredentialVault(client: () => KMSClient, keyArn: () => 
 let kms: KMSClient | undefined;
 export const kmsCredentialVault = createKmsCredentialVault(
   () => (kms ??= new KMSClient({})),
-  () => process.env.CREDENTIALS_KEY_ARN,
+  () => readEnv(envNames.credentialsKeyArn),
 );

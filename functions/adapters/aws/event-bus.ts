@@ -1,6 +1,8 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { newId } from '#platform/ids.js';
 import type { EventPublisher } from '#platform/ports.js';
+import { envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
 
 let client: EventBridgeClient | undefined;
 
@@ -11,7 +13,7 @@ export const eventBridgePublisher: EventPublisher = {
     client ??= new EventBridgeClient({});
     const result = await client.send(
       new PutEventsCommand({
-        Entries: [{ EventBusName: process.env.EVENT_BUS_NAME, Source: `platform.${event.source}`, DetailType: event.type, Detail: JSON.stringify({ ...event, id: eventId }) }],
+        Entries: [{ EventBusName: readEnv(envNames.eventBusName), Source: `platform.${event.source}`, DetailType: event.type, Detail: JSON.stringify({ ...event, id: eventId }) }],
       }),
     );
     if (result.FailedEntryCount) throw new Error(`EventBridge refused event ${eventId}: ${result.Entries?.[0]?.ErrorMessage ?? 'unknown reason'}`);

@@ -2,6 +2,8 @@
 // Event) with a job instead of an HTTP event; Lambda retries a failed job twice. Needs lambda:InvokeFunction on itself.
 import { InvokeCommand, LambdaClient, type LambdaClientConfig } from '@aws-sdk/client-lambda';
 import type { DocumentJobs } from '#functions/documents/ports.js';
+import { envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
 
 export interface DocumentJobEvent {
   documentJob: { documentId: string };
@@ -10,7 +12,7 @@ export interface DocumentJobEvent {
 export const isDocumentJob = (event: unknown): event is DocumentJobEvent =>
   typeof event === 'object' && event !== null && typeof (event as DocumentJobEvent).documentJob?.documentId === 'string';
 
-export function createLambdaSelfInvoke(clientConfig: LambdaClientConfig = {}, functionName = process.env.AWS_LAMBDA_FUNCTION_NAME): DocumentJobs {
+export function createLambdaSelfInvoke(clientConfig: LambdaClientConfig = {}, functionName = readEnv(envNames.lambdaFunctionName)): DocumentJobs {
   const client = new LambdaClient(clientConfig);
   return {
     async enqueue(documentId) {

@@ -2,6 +2,8 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
 
 /** solana-keygen's JSON array of 64 bytes, or the same 64 bytes in base58 as wallets export them. */
 export function parseWalletSecret(secret: string): Keypair {
@@ -22,7 +24,7 @@ let address: Promise<string> | undefined;
 
 /** Only the public address is kept: the platform receives fees and never signs a payment. */
 export function platformWalletAddress(): Promise<string> {
-  const secretId = process.env.PLATFORM_WALLET_SECRET_ARN;
+  const secretId = readEnv(envNames.walletSecretArn);
   if (!secretId) return Promise.reject(new Error('PLATFORM_WALLET_SECRET_ARN is unset: the route needs `uses: [platformWallet]`'));
   address ??= loadPlatformWallet(new SecretsManagerClient({}), secretId)
     .then((keypair) => keypair.publicKey.toBase58())

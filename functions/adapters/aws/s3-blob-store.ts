@@ -2,6 +2,8 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { BlobStore } from '#functions/documents/ports.js';
+import { envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
 
 const isMissing = (error: unknown) => error instanceof Error && (error.name === 'NoSuchKey' || error.name === 'NotFound');
 
@@ -9,7 +11,7 @@ const isMissing = (error: unknown) => error instanceof Error && (error.name === 
 export function createS3BlobStore(clientConfig: S3ClientConfig = {}, bucketName?: string): BlobStore {
   const client = new S3Client(clientConfig);
   const bucket = () => {
-    const name = bucketName ?? process.env.DOCUMENTS_BUCKET;
+    const name = bucketName ?? readEnv(envNames.documentsBucket);
     if (!name) throw new Error('DOCUMENTS_BUCKET is not set: the route needs `uses: [documentsBucket]`');
     return name;
   };

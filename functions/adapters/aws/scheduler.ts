@@ -10,20 +10,18 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { parseCron, toEventBridgeCron } from '#platform/cron.js';
 import type { ScheduleDefinition, SchedulerPort } from '#platform/ports.js';
+import { type EnvName, envNames } from '#platform/env-names.js';
+import { requiredEnv, settings } from '#platform/settings.js';
 
 /** Context attribute EventBridge Scheduler replaces with the time the firing is for. */
 const scheduledTime = '<aws.scheduler.scheduled-time>';
 
-export function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: this function was not granted the ${name === 'EVENT_BUS_NAME' ? 'eventBus' : 'scheduler'} capability`);
-  return value;
-}
+export const required = (name: EnvName) => requiredEnv(name, name === envNames.eventBusName ? 'eventBus' : 'scheduler');
 
 /** The bus lives in the scheduler role's account and partition, in this region. */
 function busArn(): string {
-  const [, partition, , , account] = required('SCHEDULER_ROLE_ARN').split(':');
-  return `arn:${partition}:events:${process.env.AWS_REGION ?? 'us-east-1'}:${account}:event-bus/${required('EVENT_BUS_NAME')}`;
+  const [, partition, , , account] = required(envNames.schedulerRoleArn).split(':');
+  return `arn:${partition}:events:${settings.region}:${account}:event-bus/${required(envNames.eventBusName)}`;
 }
 
 export function scheduleInput(schedule: ScheduleDefinition): CreateScheduleCommandInput {
@@ -31,7 +29,7 @@ export function scheduleInput(schedule: ScheduleDefinition): CreateScheduleComma
   const { type, userId, detail } = schedule.event;
   return {
     Name: schedule.name,
-    GroupName: required('SCHEDULE_GROUP_NAME'),
+    GroupName: required(envNames.scheduleGroupName),
     ScheduleExpression: expression,
     ScheduleExpressionTimezone: 'UTC',
     FlexibleTimeWindow: { Mode: 'OFF' },
@@ -44,7 +42,7 @@ export function scheduleInput(schedule: ScheduleDefinition): CreateScheduleComma
 export function busTarget(type: string, payload: Record<string, unknown>): NonNullable<CreateScheduleCommandInput['Target']> {
   return {
     Arn: busArn(),
-    RoleArn: required('SCHEDULER_ROLE_ARN'),
+    RoleArn: required(envNames.schedulerRoleArn),
     EventBridgeParameters: { Source: 'platform.scheduler', DetailType: type },
     Input: JSON.stringify(payload),
     // A firing the bus cannot take is retried for an hour; later ones would be late for their minute anyway.
@@ -65,7 +63,7 @@ export async function upsertSchedule(client: SchedulerClient, input: CreateSched
 /** Deletes the schedule; one that is already gone is not an error. */
 export async function deleteSchedule(client: SchedulerClient, name: string): Promise<void> {
   try {
-    await client.send(new DeleteScheduleCommand({ Name: name, GroupName: required('SCHEDULE_GROUP_NAME') }));
+    await client.send(new DeleteScheduleCommand({ Name: name, GroupName: required(envNames.scheduleGroupName) }));
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
   }

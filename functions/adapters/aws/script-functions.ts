@@ -18,6 +18,8 @@ import { runGraceMs, signGrant } from '#functions/scripts/run-grant.js';
 import { createRunLeases } from '#functions/scripts/run-leases.js';
 import { createRunTallies } from '#functions/scripts/run-tallies.js';
 import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey, liveAlias } from '#functions/scripts/runtime-port.js';
+import { type EnvName, envNames } from '#platform/env-names.js';
+import { readEnv, requiredEnv } from '#platform/settings.js';
 
 /** DESIGN.md §3: `nodejs18` runs on the newest Node runtime Lambda offers (the one lib/platform-function.ts picks). */
 export const lambdaRuntimes: Record<RuntimeLabel, { runtime: Runtime; handler: string }> = {
@@ -181,10 +183,10 @@ let runtime: ScriptRuntime | undefined;
 export function lambdaScriptRuntime(): ScriptRuntime {
   runtime ??= createLambdaScriptRuntime({
     client: new LambdaClient({}),
-    roleArn: required('SCRIPT_ROLE_ARN'),
-    functionPrefix: process.env.SCRIPT_FUNCTION_PREFIX ?? 'platform-script-',
-    layerArn: required('SCRIPT_RUNTIME_LAYER_ARN'),
-    resourceCallFunction: required('RESOURCE_CALL_FUNCTION'),
+    roleArn: required(envNames.scriptRoleArn),
+    functionPrefix: readEnv(envNames.scriptFunctionPrefix) ?? 'platform-script-',
+    layerArn: required(envNames.scriptRuntimeLayerArn),
+    resourceCallFunction: required(envNames.resourceCallFunction),
     grantKey: scriptGrantKey,
     leases: createRunLeases(),
     tallies: createRunTallies(),
@@ -192,8 +194,4 @@ export function lambdaScriptRuntime(): ScriptRuntime {
   return runtime;
 }
 
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: the stack gives it to functions that use scriptFunctions`);
-  return value;
-}
+const required = (name: EnvName) => requiredEnv(name, 'scriptFunctions');

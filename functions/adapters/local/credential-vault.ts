@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { config } from '#platform/config.js';
+import { settings } from '#platform/settings.js';
 import type { CredentialVault } from '#platform/ports.js';
 import { openAesGcm, sealAesGcm } from '../aes-gcm.js';
 
@@ -41,12 +41,12 @@ function keyFor(dataDir: string): Promise<Buffer> {
 
 export const localCredentialVault: CredentialVault = {
   async encrypt(value, context) {
-    const key = await keyFor(config.dataDir);
+    const key = await keyFor(settings.dataDir);
     return { v: 1, kek: 'local', ...sealAesGcm(key, Buffer.from(JSON.stringify(value)), context) };
   },
   async decrypt(sealed, context) {
     if (sealed.kek !== 'local') throw new Error(`a ${sealed.kek} secret cannot be opened by the local vault`);
-    const key = await keyFor(config.dataDir);
+    const key = await keyFor(settings.dataDir);
     return JSON.parse(openAesGcm(key, sealed, context).toString('utf8')) as Record<string, unknown>;
   },
 };

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Clock, systemClock } from '#platform/clock.js';
-import { config } from '#platform/config.js';
+import { settings } from '#platform/settings.js';
 import { logger } from '#platform/logger.js';
 import type { OneShotDefinition, OneShotSchedulerPort, PlatformEventInput } from '#platform/ports.js';
 import { inProcessBus } from './event-bus.js';
@@ -91,6 +91,6 @@ export function createLocalOneShots(options: LocalOneShotOptions): LocalOneShots
 
 /** The platform's local one-shots, started on first use with those still pending from the last run. */
 export const localOneShots: () => LocalOneShots = startedOnFirstUse(
-  () => createLocalOneShots({ clock: systemClock, publish: (event) => inProcessBus.publish(event), file: join(config.dataDir, 'one-shots.json'), timers: true }),
+  () => createLocalOneShots({ clock: systemClock, publish: (event) => inProcessBus.publish(event), file: join(settings.dataDir, 'one-shots.json'), timers: true }),
   (oneShots) => oneShots.stop(),
 );

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Cron } from 'croner';
 import { type Clock, systemClock } from '#platform/clock.js';
-import { config } from '#platform/config.js';
+import { settings } from '#platform/settings.js';
 import { type CronSchedule, cronMatches, parseCron } from '#platform/cron.js';
 import { logger } from '#platform/logger.js';
 import type { PlatformEventInput, ScheduleDefinition, SchedulerPort } from '#platform/ports.js';
@@ -92,6 +92,6 @@ export function createLocalScheduler(options: LocalSchedulerOptions): LocalSched
 
 /** The platform's local scheduler, started on first use with the definitions of the last run. */
 export const localScheduler: () => LocalScheduler = startedOnFirstUse(
-  () => createLocalScheduler({ clock: systemClock, publish: (event) => inProcessBus.publish(event), file: join(config.dataDir, 'schedules.json'), heartbeat: true }),
+  () => createLocalScheduler({ clock: systemClock, publish: (event) => inProcessBus.publish(event), file: join(settings.dataDir, 'schedules.json'), heartbeat: true }),
   (scheduler) => scheduler.stop(),
 );

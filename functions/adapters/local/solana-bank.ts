@@ -8,7 +8,7 @@ import { Keypair, PublicKey, SystemProgram, TransactionMessage, VersionedTransac
 import { MINT_SIZE, TOKEN_PROGRAM_ID, createAssociatedTokenAccountIdempotentInstruction, createInitializeMint2Instruction, createMintToCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import bs58 from 'bs58';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
-import { config } from '#platform/config.js';
+import { settings } from '#platform/settings.js';
 import { startedOnFirstUse } from './lifecycle.js';
 import { type TransactionErrorJson, isRejectedBeforeLanding, transactionErrorJson } from './solana-errors.js';
 
@@ -228,6 +228,6 @@ export class SolanaBank {
 
 /** The one bank of this process, started on first use and saved and dropped at local shutdown. */
 export const localSolanaBank: () => SolanaBank = startedOnFirstUse(
-  () => SolanaBank.start(resolve(config.dataDir)),
+  () => SolanaBank.start(resolve(settings.dataDir)),
   (bank) => bank.save(),
 );

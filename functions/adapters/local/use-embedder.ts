@@ -6,6 +6,8 @@ import { Worker } from 'node:worker_threads';
 import type { Embedder } from '#functions/documents/ports.js';
 import { normalise } from '#functions/documents/vector-codec.js';
 import { onLocalShutdown } from './lifecycle.js';
+import { envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
 
 const workerUrl = new URL('./use-embedder-worker.mjs', import.meta.url);
 /** Texts per message: large enough to amortise a model call, small enough to spread a document over the workers. */
@@ -21,7 +23,7 @@ interface Slot {
   busy: number;
 }
 
-export function createUseEmbedder(workers = Number(process.env.EMBEDDING_WORKERS ?? Math.min(2, availableParallelism()))): Embedder & { stop(): Promise<void> } {
+export function createUseEmbedder(workers = Number(readEnv(envNames.embeddingWorkers) ?? Math.min(2, availableParallelism()))): Embedder & { stop(): Promise<void> } {
   let slots: Slot[] | undefined;
   const pending = new Map<number, Pending>();
   let nextId = 0;

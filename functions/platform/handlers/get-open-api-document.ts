@@ -1,5 +1,5 @@
 import { routes } from '../../routes.js';
-import { config } from '../config.js';
+import { settings } from '../settings.js';
 import { Reply, httpHandler } from '../http.js';
 import { buildOpenApiDocument } from '../openapi.js';
 import { platformRoutes } from '../routes.js';
@@ -8,6 +8,6 @@ let document: string | undefined;
 
 // The document is the body itself, not wrapped in the envelope, so OpenAPI tools can read it from the URL.
 export const handler = httpHandler(platformRoutes.getOpenApiDocument, async ({ baseUrl }) => {
-  document ??= JSON.stringify(buildOpenApiDocument(routes, baseUrl, config.version));
+  document ??= JSON.stringify(buildOpenApiDocument(routes, baseUrl, settings.version));
   return new Reply(200, document, { 'Content-Type': 'application/json; charset=utf-8' });
 });

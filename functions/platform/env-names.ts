@@ -1,0 +1,55 @@
+// Every environment variable the platform reads, named once: functions/platform/settings.ts reads them and
+// lib/grants.ts sets them, so a name is never spelled twice.
+
+export const envNames = {
+  platformMode: 'PLATFORM_MODE',
+  region: 'AWS_REGION',
+  lambdaFunctionName: 'AWS_LAMBDA_FUNCTION_NAME',
+  serviceName: 'POWERTOOLS_SERVICE_NAME',
+  dynamoEndpoint: 'DYNAMODB_ENDPOINT',
+  tablePrefix: 'TABLE_PREFIX',
+  dataDir: 'DATA_DIR',
+  host: 'HOST',
+  version: 'PLATFORM_VERSION',
+  requestsPerMinute: 'RATE_LIMIT_PER_MINUTE',
+  publicBaseUrl: 'PUBLIC_BASE_URL',
+  allowPrivateUpstreams: 'ALLOW_PRIVATE_UPSTREAMS',
+  adminApiKey: 'ADMIN_API_KEY',
+  adminKeySecretArn: 'ADMIN_KEY_SECRET_ARN',
+  credentialsKeyArn: 'CREDENTIALS_KEY_ARN',
+  eventBusName: 'EVENT_BUS_NAME',
+  scheduleGroupName: 'SCHEDULE_GROUP_NAME',
+  schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
+  documentsBucket: 'DOCUMENTS_BUCKET',
+  pagesBucket: 'PAGES_BUCKET',
+  pagesBaseUrl: 'PAGES_BASE_URL',
+  pagesDomain: 'PAGES_DOMAIN',
+  scriptRoleArn: 'SCRIPT_ROLE_ARN',
+  scriptFunctionPrefix: 'SCRIPT_FUNCTION_PREFIX',
+  scriptRuntimeLayerArn: 'SCRIPT_RUNTIME_LAYER_ARN',
+  resourceCallFunction: 'RESOURCE_CALL_FUNCTION',
+  scriptGrantSecretArn: 'SCRIPT_GRANT_SECRET_ARN',
+  scriptIdleSeconds: 'SCRIPT_IDLE_SECONDS',
+  scriptMaxWorkers: 'SCRIPT_MAX_WORKERS',
+  scriptManualRunsPerMinute: 'SCRIPT_MANUAL_RUNS_PER_MINUTE',
+  python: 'PYTHON',
+  walletSecretArn: 'PLATFORM_WALLET_SECRET_ARN',
+  solanaNetwork: 'SOLANA_NETWORK',
+  solanaRpcUrl: 'SOLANA_RPC_URL',
+  solPriceUsd: 'SOL_PRICE_USD',
+  embeddingModelId: 'EMBEDDING_MODEL_ID',
+  embeddingWorkers: 'EMBEDDING_WORKERS',
+  searchCacheVectors: 'SEARCH_CACHE_VECTORS',
+  llmProvider: 'LLM_PROVIDER',
+  llmBaseUrl: 'LLM_BASE_URL',
+  llmApiKey: 'LLM_API_KEY',
+  llmApiKeySecretArn: 'LLM_API_KEY_SECRET_ARN',
+  llmModel: 'LLM_MODEL',
+  llmInputUsdPerMTok: 'LLM_INPUT_USD_PER_MTOK',
+  llmOutputUsdPerMTok: 'LLM_OUTPUT_USD_PER_MTOK',
+} as const;
+
+export type EnvName = (typeof envNames)[keyof typeof envNames] | `TABLE_${string}`;
+
+/** Env var through which a function learns a table's physical name on AWS: `TABLE_API_KEYS`. */
+export const tableEnvVar = (name: string): `TABLE_${string}` => `TABLE_${name.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`;

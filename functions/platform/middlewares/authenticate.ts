@@ -1,0 +1,32 @@
+// 401 for a missing, unknown or revoked identity; 403 for a key without the route's scopes.
+import { checkAdminKey } from '../admin-key.js';
+import { type Caller, hasScope } from '../caller.js';
+import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import type { HttpEvent, RequestState } from './request-state.js';
+
+function authorizerCaller(event: HttpEvent): Caller | undefined {
+  const identity = event.requestContext.authorizer?.lambda;
+  if (!identity?.userId) return undefined;
+  return { userId: String(identity.userId), keyId: String(identity.keyId), scopes: String(identity.scopes ?? '').split(',').filter(Boolean) };
+}
+
+/** Sets `state.caller` for `apiKey` routes; checks the admin key for `admin` routes; public routes pass. */
+export async function authenticate(state: RequestState, event: HttpEvent): Promise<void> {
+  const { route } = state;
+  if (route.auth === 'admin') return checkAdminKey(event.headers['x-admin-key']);
+  if (route.auth !== 'apiKey') return;
+  const caller = authorizerCaller(event);
+  if (!caller) {
+    const reason = event.requestContext.authorizer?.lambda?.reason;
+    throw new UnauthorizedError(reason === 'revoked' ? 'this API key has been revoked' : undefined);
+  }
+  state.caller = caller;
+}
+
+/** Runs after the rate limit, so a key without the scope still counts its request. */
+export function checkScopes(state: RequestState): void {
+  const { route, caller } = state;
+  if (caller && route.scopes?.length && !hasScope(caller, route.scopes)) {
+    throw new ForbiddenError(`this API key lacks the scope ${route.scopes.join(' or ')}`, { requiredScopes: route.scopes });
+  }
+}

@@ -1,0 +1,13 @@
+// Query string, JSON body and path parameters merged into one object and checked against the route's zod input.
+import type { z } from 'zod';
+import type { Route } from '../route.js';
+import { parseInput } from '../validation.js';
+import { parseJson } from './parse.js';
+import type { HttpEvent } from './request-state.js';
+
+export type InputOf<R extends Route> = R['input'] extends z.ZodType ? z.output<R['input']> : Record<string, never>;
+
+export function validateInput<R extends Route>(route: R, event: HttpEvent, rawBody: string): InputOf<R> {
+  const source = { ...(event.queryStringParameters ?? {}), ...(route.method === 'GET' ? {} : parseJson(rawBody)), ...(event.pathParameters ?? {}) };
+  return (route.input ? parseInput(route.input, source) : {}) as InputOf<R>;
+}

@@ -1,0 +1,52 @@
+// The one reader of the environment. Values are read on each access: the local runtime and tests set them after
+// modules load. The mode itself is `process.env.PLATFORM_MODE`, which every Lambda bundle replaces with "aws"
+// (lib/platform-function.ts), so local-only branches written against it drop out of the bundle.
+import { type EnvName, envNames } from './env-names.js';
+
+export type PlatformMode = 'aws' | 'local';
+
+export const readEnv = (name: EnvName): string | undefined => process.env[name];
+
+/** A variable the stack gives with a capability; `capability` names it in the error when it is missing. */
+export function requiredEnv(name: EnvName, capability: string): string {
+  const value = readEnv(name);
+  if (!value) throw new Error(`${name} is not set: the stack gives it to functions that use ${capability}`);
+  return value;
+}
+
+const numberOr = (name: EnvName, fallback: number) => Number(readEnv(name) ?? fallback);
+
+export const settings = {
+  get mode(): PlatformMode {
+    return process.env.PLATFORM_MODE === 'local' ? 'local' : 'aws';
+  },
+  get region(): string {
+    return readEnv(envNames.region) ?? 'us-east-1';
+  },
+  get dynamoEndpoint(): string | undefined {
+    return readEnv(envNames.dynamoEndpoint);
+  },
+  get tablePrefix(): string {
+    return readEnv(envNames.tablePrefix) ?? 'platform-';
+  },
+  get dataDir(): string {
+    return readEnv(envNames.dataDir) ?? '.data';
+  },
+  get version(): string {
+    return readEnv(envNames.version) ?? '0.1.0';
+  },
+  /** Requests per minute per API key (DESIGN.md §3). */
+  get requestsPerMinute(): number {
+    return numberOr(envNames.requestsPerMinute, 1000);
+  },
+  get publicBaseUrl(): string | undefined {
+    return readEnv(envNames.publicBaseUrl);
+  },
+  get serviceName(): string {
+    return readEnv(envNames.serviceName) ?? 'platform';
+  },
+  get scriptFunctionPrefix(): string {
+    return readEnv(envNames.scriptFunctionPrefix) ?? 'platform-script-';
+  },
+  numberOr,
+};
