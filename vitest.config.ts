@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    // Tests that switch to local mode without starting the platform find the local adapters installed.
+    setupFiles: ['test/support/local-adapters.ts'],
     // Forks, not threads: tests start child processes and set process.env per file.
     pool: 'forks',
     maxWorkers: 2,

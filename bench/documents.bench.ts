@@ -83,7 +83,7 @@ async function seedSyntheticGraph(graphId: string, ownerId: string): Promise<voi
  */
 async function bruteForce(graphId: string): Promise<{ searchMs: number[]; embedMs: number[]; scanMs: number[] }> {
   const { createDocumentStore } = await import('../functions/documents/store.js');
-  const { sharedEmbedder } = await import('../functions/adapters/embedder.js');
+  const { sharedEmbedder } = await import('../functions/platform/wiring.js');
   const { VectorIndex } = await import('../functions/documents/vector-index.js');
   const store = createDocumentStore();
   const searchMs: number[] = [];

@@ -3,10 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createLocalApi } from '../functions/adapters/local/api-gateway.js';
+import { localAdapters } from '../functions/adapters/local/adapters.js';
 import { JavaMissingError, ensureTables, startDynamoLocal } from '../functions/adapters/local/dynamodb.js';
-import { stopLocalServices } from '../functions/adapters/local/lifecycle.js';
+import { inProcessBus } from '../functions/adapters/local/event-bus.js';
+import { onLocalShutdown, stopLocalServices } from '../functions/adapters/local/lifecycle.js';
+import { busConsumers } from '../functions/consumers.js';
+import { attachDispatcher } from '../functions/events/local-rule.js';
+import { type BusEnvelope, busEnvelope, rulePattern } from '../functions/platform/bus-envelope.js';
+import { installLocalAdapters } from '../functions/platform/wiring.js';
 import { authorizerHandler, routes } from '../functions/routes.js';
 
 const rootDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -50,6 +56,23 @@ export const freePort = () =>
 
 const readDevFile = (path: string): Partial<DevAccount> => (existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Partial<DevAccount>) : {});
 
+/**
+ * The bus consumers, attached to the in-process bus as deploying the stack attaches them to EventBridge: the same
+ * handler modules, the same rule patterns, retries with backoff; detached when the platform stops.
+ */
+async function attachBusConsumers(): Promise<void> {
+  for (const consumer of busConsumers) {
+    const { handler } = (await import(pathToFileURL(join(rootDir, consumer.handler)).href)) as { handler(envelope: BusEnvelope): Promise<unknown> };
+    const pattern = rulePattern(consumer);
+    const detach = attachDispatcher(
+      (listener) => inProcessBus.attachRule(pattern, (envelope) => listener(envelope.detail)),
+      () => ({ handle: (event) => handler(busEnvelope(event)) }),
+      consumer.localConcurrency,
+    );
+    onLocalShutdown(detach);
+  }
+}
+
 async function ensureDevAccount(baseUrl: string, adminKey: string, previous: Partial<DevAccount>): Promise<DevAccount> {
   const { accountService } = await import('../functions/accounts/service.js');
   const service = accountService();
@@ -69,6 +92,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   const previous = readDevFile(devFile);
 
   process.env.PLATFORM_MODE = 'local';
+  installLocalAdapters(localAdapters);
   process.env.DATA_DIR = dataDir;
   process.env.AWS_REGION ??= 'us-east-1';
   process.env.POWERTOOLS_SERVICE_NAME ??= 'platform';
@@ -86,6 +110,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   const { resetAdminKeyCache } = await import('../functions/platform/admin-key.js');
   resetAdminKeyCache();
 
+  await attachBusConsumers();
   const server = await createLocalApi({ routes, rootDir, authorizerHandler });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((ready, fail) => {

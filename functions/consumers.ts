@@ -1,10 +1,11 @@
-// The functions the platform bus delivers to, read by lib/bus-consumers.ts (a rule each); locally the
-// in-process bus calls the same code (functions/adapters/local/event-bus.ts).
+// The functions the platform bus delivers to, read by lib/bus-consumers.ts (a rule each) and by the local runtime
+// (bin/local.ts), which attaches the same handlers to the in-process bus with the same rule patterns.
 import { dispatcherFunction } from './events/routes.js';
 import { flowRunnerFunction } from './flows/routes.js';
 import type { BusConsumer } from './platform/route.js';
 
 export const busConsumers: BusConsumer[] = [
   { name: 'dispatchEvent', summary: 'Runs the scripts whose subscriptions match an event', sourcePrefix: 'platform.', ...dispatcherFunction },
-  { name: 'runFlows', summary: 'Runs the flows an event or a schedule firing is for', sourcePrefix: 'platform.', ...flowRunnerFunction },
+  // A minute's time flows start side by side (each run of a script still waits for one of its 10 slots).
+  { name: 'runFlows', summary: 'Runs the flows an event or a schedule firing is for', sourcePrefix: 'platform.', localConcurrency: 1000, ...flowRunnerFunction },
 ];

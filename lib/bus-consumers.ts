@@ -1,11 +1,12 @@
 // The functions behind the platform bus (functions/consumers.ts): one Lambda and one rule each, with
 // retries and the shared dead-letter queue, so an event is neither lost nor left to a single attempt.
 import { Duration, NestedStack } from 'aws-cdk-lib';
-import { type IEventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { type EventPattern, type IEventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { rulePattern } from '../functions/platform/bus-envelope.js';
 import type { BusConsumer } from '../functions/platform/route.js';
 import { type PlatformResources, grantFunction } from './grants.js';
 import { PlatformFunction } from './platform-function.js';
@@ -30,7 +31,7 @@ export class BusConsumers extends NestedStack {
       fn.configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(props.deadLetterQueue) });
       const rule = new Rule(this, `${consumer.name}Rule`, {
         eventBus: props.bus,
-        eventPattern: { source: [{ prefix: consumer.sourcePrefix }] as unknown as string[] },
+        eventPattern: rulePattern(consumer) as unknown as EventPattern,
         targets: [new LambdaFunction(fn, { deadLetterQueue: props.deadLetterQueue, retryAttempts: 4, maxEventAge: Duration.hours(2) })],
       });
       return { consumer, fn, rule };

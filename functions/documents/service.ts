@@ -1,8 +1,6 @@
 // Documents: upload (inline or through an upload URL), read, share between graphs, delete, list, search.
 // A document is readable by its owner and by whoever may read one of its graphs; only its owner deletes it.
-import { documentBlobStore } from '#adapters/blob-store.js';
-import { documentJobs } from '#adapters/document-jobs.js';
-import { sharedEmbedder } from '#adapters/embedder.js';
+import { documentBlobStore, documentJobs, sharedEmbedder } from '#platform/wiring.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#platform/errors.js';

@@ -1,5 +1,5 @@
 // The dispatcher with its production dependencies, shared by the AWS Lambda target and the local bus rule.
-import { liveScheduler } from '#adapters/scheduler.js';
+import { liveScheduler } from '#platform/wiring.js';
 import { systemClock } from '#platform/clock.js';
 import { settings } from '#platform/settings.js';
 import { createDeliveryStore } from './delivery-store.js';

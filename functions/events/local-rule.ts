@@ -4,7 +4,6 @@
 // fails is dead-lettered to the log.
 import { logger } from '#platform/logger.js';
 import type { PlatformEventInput } from '#platform/ports.js';
-import type { Dispatcher } from './dispatcher.js';
 
 type BusEvent = PlatformEventInput & { id: string };
 type Subscribe = (listener: (event: BusEvent) => Promise<void>) => () => void;
@@ -14,7 +13,7 @@ export const retryDelaysMs = [1_000, 5_000, 15_000, 60_000];
 const maxConcurrentDispatches = 8;
 
 /** Subscribes the dispatcher (or another rule target, such as the flow runner); returns what detaches it and drops pending work. */
-export function attachDispatcher(subscribe: Subscribe, dispatcher: () => Pick<Dispatcher, 'handle'>, maxConcurrent = maxConcurrentDispatches): () => void {
+export function attachDispatcher(subscribe: Subscribe, dispatcher: () => { handle(event: BusEvent): Promise<unknown> }, maxConcurrent = maxConcurrentDispatches): () => void {
   const timers = new Set<NodeJS.Timeout>();
   const waiting: Array<{ event: BusEvent; retry: number }> = [];
   let running = 0;

@@ -7,9 +7,7 @@ import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } f
 import type { Caller } from '#platform/caller.js';
 import { newId, newSecret, sha256Hex } from '#platform/ids.js';
 import type { CredentialVault, EventPublisher, SchedulerPort } from '#platform/ports.js';
-import { credentialVault } from '#adapters/credential-vault.js';
-import { eventPublisher } from '#adapters/event-bus.js';
-import { liveScheduler } from '#adapters/scheduler.js';
+import { credentialVault, eventPublisher, liveScheduler } from '#platform/wiring.js';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from './internal-events.js';
 import type { ScheduleRecord, ScriptPort } from './ports.js';
 import { scriptPort } from './script-port.js';

@@ -1,5 +1,5 @@
 // The payments area's rules: what a paid call costs, the paid call itself, the x402 facilitator operations, records.
-import { solanaLedger } from '#adapters/solana-ledger.js';
+import { solanaLedger } from '#platform/wiring.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { AppError, ConflictError, NotFoundError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';

@@ -1,7 +1,7 @@
 // The one middy stack of the platform, composed of named middlewares (functions/platform/middlewares/): authenticate,
 // rate limit, scopes, parse, validate, then the handler, then the envelope.
 import middy from '@middy/core';
-import { rateLimiter } from '#adapters/rate-limiter.js';
+import { rateLimiter } from './wiring.js';
 import type { Caller } from './caller.js';
 import { UnauthorizedError } from './errors.js';
 import { logger } from './logger.js';

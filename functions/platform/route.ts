@@ -82,4 +82,6 @@ export interface FunctionSpec {
 export interface BusConsumer extends FunctionSpec {
   /** Events whose `source` starts with this reach the function. */
   sourcePrefix: string;
+  /** How many events the local runtime hands it at once, as its Lambda's concurrency would on AWS. */
+  localConcurrency?: number;
 }

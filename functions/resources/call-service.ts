@@ -2,8 +2,7 @@
 // Builds the request from the installed version's method definition, injects the caller's credentials (refreshing
 // OAuth2 tokens before expiry and once more on a 401), enforces the resource's rate limits, goes out through the
 // outbound guard, and records usage.
-import { credentialVault } from '#adapters/credential-vault.js';
-import { rateLimiter } from '#adapters/rate-limiter.js';
+import { credentialVault, rateLimiter } from '#platform/wiring.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { AppError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError, ValidationError } from '#platform/errors.js';
 import { type Caller, hasScope } from '#platform/caller.js';

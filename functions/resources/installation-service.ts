@@ -5,7 +5,7 @@ import { ConflictError, ValidationError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
 import { newId, newSecret, sha256Hex } from '#platform/ids.js';
 import type { CredentialVault } from '#platform/ports.js';
-import { credentialVault } from '#adapters/credential-vault.js';
+import { credentialVault } from '#platform/wiring.js';
 import { type Access, createAccess } from './access.js';
 import { type OAuth2Credentials, credentialContext, openCredentials, parseCredentials, webhookSecretContext } from './credentials.js';
 import { type InstallationStore, createInstallationStore, recentCallsKept } from './installation-store.js';

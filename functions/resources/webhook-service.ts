@@ -1,8 +1,7 @@
 // Webhook resources: the public receive URL of each installation. The HMAC-SHA256 of the raw body must match the
 // header the resource names (`sha256=<hex>` or bare hex); then the event goes to the installer's event bus.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { eventPublisher } from '#adapters/event-bus.js';
-import { credentialVault } from '#adapters/credential-vault.js';
+import { credentialVault, eventPublisher } from '#platform/wiring.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { NotFoundError, UnauthorizedError, ValidationError } from '#platform/errors.js';
 import type { CredentialVault, EventPublisher } from '#platform/ports.js';

@@ -1,8 +1,7 @@
 // The one way a script runs, whatever triggered it (manual, event, schedule, webhook, flow): access, limits
 // (manual rate, daily runs, monthly budget, cost per run), the run itself, and its record.
 import { performance } from 'node:perf_hooks';
-import { rateLimiter } from '#adapters/rate-limiter.js';
-import { scriptRuntime } from '#adapters/script-runtime.js';
+import { rateLimiter, scriptRuntime } from '#platform/wiring.js';
 import { resourceCaller } from '#functions/resources/call-service.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { BudgetExceededError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '#platform/errors.js';

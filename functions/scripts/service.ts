@@ -1,6 +1,6 @@
 // The scripts area's rules and state machine (SPEC.md States/Script), behind both the REST and the SDK shapes.
 import type { z } from 'zod';
-import { scriptRuntime } from '#adapters/script-runtime.js';
+import { scriptRuntime } from '#platform/wiring.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#platform/errors.js';

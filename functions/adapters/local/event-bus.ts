@@ -1,39 +1,40 @@
+// Local stand-in for EventBridge: a plain pipe. It knows no consumer; the local runtime (bin/local.ts) attaches the
+// bus consumers of functions/consumers.ts as rules, with the patterns lib/bus-consumers.ts deploys.
+import { type BusEnvelope, type BusEvent, type BusRulePattern, busEnvelope, matchesRule } from '#platform/bus-envelope.js';
 import { newId } from '#platform/ids.js';
-import type { EventPublisher, PlatformEventInput } from '#platform/ports.js';
-import { onLocalShutdown } from './lifecycle.js';
+import type { EventPublisher } from '#platform/ports.js';
 
-type Listener = (event: PlatformEventInput & { id: string }) => Promise<void>;
+type Listener = (event: BusEvent) => Promise<void>;
+type RuleTarget = (envelope: BusEnvelope) => Promise<void>;
 
 const listeners: Listener[] = [];
+const rules: Array<{ pattern: BusRulePattern; target: RuleTarget }> = [];
 
-/**
- * The bus's rule targets, as deploying the stack wires them on AWS: the events dispatcher and the flow runner.
- * Attached on the first publish (so the platform starts without them) and detached when the local platform stops.
- */
-let ruleTargets: Promise<void> | undefined;
-/** A minute's time flows start side by side, as their Lambda invocations would on AWS (each run of a script still waits for one of its 10 slots). */
-const flowRunnerConcurrency = 1000;
-const attachRuleTargets = () =>
-  (ruleTargets ??= Promise.all([import('../../events/local-rule.js'), import('../../events/dispatch.js'), import('../../flows/wiring.js')]).then(([{ attachDispatcher }, { eventDispatcher }, { flowRunner }]) => {
-    const detach = [attachDispatcher(inProcessBus.subscribe, eventDispatcher), attachDispatcher(inProcessBus.subscribe, flowRunner, flowRunnerConcurrency)];
-    onLocalShutdown(() => {
-      for (const stop of detach) stop();
-      ruleTargets = undefined;
-    });
-  }));
+const detaching = <T>(list: T[], item: T) => () => {
+  const index = list.indexOf(item);
+  if (index >= 0) list.splice(index, 1);
+};
 
-/** Local stand-in for EventBridge: delivery is asynchronous, as on AWS, and a failing listener does not stop the others. */
-export const inProcessBus: EventPublisher & { subscribe(listener: Listener): () => void } = {
+/** Delivery is asynchronous, as on AWS, and a failing listener or target does not stop the others. */
+export const inProcessBus: EventPublisher & { subscribe(listener: Listener): () => void; attachRule(pattern: BusRulePattern, target: RuleTarget): () => void } = {
   async publish(event) {
-    await attachRuleTargets();
     const delivered = { ...event, id: typeof event.id === 'string' ? event.id : newId('evt') };
+    const envelope = busEnvelope(delivered);
     setImmediate(() => {
       for (const listener of listeners) listener(delivered).catch((error: unknown) => console.error('event listener failed', error));
+      for (const rule of rules) if (matchesRule(rule.pattern, envelope)) rule.target(envelope).catch((error: unknown) => console.error('rule target failed', error));
     });
     return { eventId: delivered.id };
   },
+  /** Every event's detail, for taps (tests, benchmarks). */
   subscribe(listener) {
     listeners.push(listener);
-    return () => listeners.splice(listeners.indexOf(listener), 1);
+    return detaching(listeners, listener);
+  },
+  /** A rule: the envelopes whose source matches `pattern` go to `target`. */
+  attachRule(pattern, target) {
+    const rule = { pattern, target };
+    rules.push(rule);
+    return detaching(rules, rule);
   },
 };

@@ -1,0 +1,47 @@
+// The local adapter of each port, installed into the platform root (functions/platform/wiring.ts) by the local
+// runtime. Services that hold processes or timers start on first use and stop with the platform.
+import { join } from 'node:path';
+import type { Embedder } from '#functions/documents/ports.js';
+import { envNames } from '#platform/env-names.js';
+import { settings } from '#platform/settings.js';
+import type { LocalAdapters } from '#platform/wiring.js';
+import { createBackgroundJobs } from './background-jobs.js';
+import { localCredentialVault } from './credential-vault.js';
+import { inProcessBus } from './event-bus.js';
+import { createFileBlobStore } from './file-blob-store.js';
+import { localOneShots } from './one-shot-scheduler.js';
+import { memoryRateLimiter } from './rate-limiter.js';
+import { startedOnFirstUse } from './lifecycle.js';
+import { localScheduler } from './scheduler.js';
+import { type LocalScriptRuntime, createLocalScriptRuntime } from './script-pool.js';
+import { createUseEmbedder } from './use-embedder.js';
+
+/** The script pool starts on first use and stops with the platform. */
+export const localScriptRuntime: () => LocalScriptRuntime = startedOnFirstUse(
+  () =>
+    createLocalScriptRuntime({
+      stageDir: join(settings.dataDir, 'scripts'),
+      functionPrefix: settings.scriptFunctionPrefix,
+      idleMs: settings.numberOr(envNames.scriptIdleSeconds, 300) * 1000,
+      maxWorkers: settings.numberOr(envNames.scriptMaxWorkers, 32),
+    }),
+  (pool) => pool.stop(),
+);
+
+let rateLimiter: ReturnType<typeof memoryRateLimiter> | undefined;
+let embedder: Embedder | undefined;
+
+export const localAdapters: LocalAdapters = {
+  eventBus: inProcessBus,
+  scheduler: localScheduler,
+  oneShots: localOneShots,
+  // One process: the fixed windows live in memory for the life of the process, as the table's items would.
+  rateLimiter: () => (rateLimiter ??= memoryRateLimiter()),
+  credentialVault: localCredentialVault,
+  blobStore: createFileBlobStore,
+  documentJobs: createBackgroundJobs,
+  embedder: () => (embedder ??= createUseEmbedder()),
+  scriptRuntime: localScriptRuntime,
+  // Loaded on first use: the embedded bank's native module is large.
+  solanaLedger: async () => (await import('./solana-ledger.js')).bankLedger(),
+};

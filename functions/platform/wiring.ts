@@ -1,0 +1,80 @@
+// The platform root: for each port, the adapter of this process's mode. On AWS the bundler fixes the mode
+// (lib/platform-function.ts defines `process.env.PLATFORM_MODE` as "aws"), so every local branch below folds away
+// and no local adapter reaches a Lambda bundle. Locally the runtime (bin/local.ts, or a test's setup file) installs
+// the local adapters (functions/adapters/local/adapters.ts) once per process; the services they start are stopped
+// and forgotten with the platform, so a platform restarted in the same process gets fresh ones.
+import type { BlobStore, DocumentJobs, Embedder } from '#functions/documents/ports.js';
+import type { SolanaLedger } from '#functions/payments/ledger.js';
+import { paymentSettings } from '#functions/payments/settings.js';
+import type { ScriptRuntime } from '#functions/scripts/runtime-port.js';
+import { createBedrockEmbedder } from '#adapters/aws/bedrock-embedder.js';
+import { kmsCredentialVault } from '#adapters/aws/credential-vault.js';
+import { eventBridgePublisher } from '#adapters/aws/event-bus.js';
+import { createLambdaSelfInvoke } from '#adapters/aws/lambda-self-invoke.js';
+import { eventBridgeOneShots } from '#adapters/aws/one-shot-scheduler.js';
+import { platformWalletAddress } from '#adapters/aws/platform-wallet.js';
+import { dynamoRateLimiter } from '#adapters/aws/rate-limiter.js';
+import { createS3BlobStore } from '#adapters/aws/s3-blob-store.js';
+import { eventBridgeScheduler } from '#adapters/aws/scheduler.js';
+import { lambdaScriptRuntime } from '#adapters/aws/script-functions.js';
+import { rpcLedger } from '#adapters/aws/solana-ledger.js';
+import type { CredentialVault, EventPublisher, OneShotSchedulerPort, RateLimiter, SchedulerPort } from './ports.js';
+
+/** What the local runtime provides for each port; functions where the service starts on first use. */
+export interface LocalAdapters {
+  eventBus: EventPublisher;
+  scheduler(): SchedulerPort;
+  oneShots(): OneShotSchedulerPort;
+  rateLimiter(): RateLimiter;
+  credentialVault: CredentialVault;
+  blobStore(): BlobStore;
+  documentJobs(run: (documentId: string) => Promise<void>): DocumentJobs;
+  embedder(): Embedder;
+  scriptRuntime(): ScriptRuntime;
+  solanaLedger(): Promise<SolanaLedger>;
+}
+
+let local: LocalAdapters | undefined;
+
+export function installLocalAdapters(adapters: LocalAdapters): void {
+  local = adapters;
+}
+
+function localAdapters(): LocalAdapters {
+  if (!local) throw new Error('local mode: no local adapters installed (bin/local.ts startPlatform, or the test setup, installs them)');
+  return local;
+}
+
+export const eventPublisher = (): EventPublisher => (process.env.PLATFORM_MODE === 'local' ? localAdapters().eventBus : eventBridgePublisher);
+
+export const scheduler = (): SchedulerPort => (process.env.PLATFORM_MODE === 'local' ? localAdapters().scheduler() : eventBridgeScheduler);
+
+/** Resolves the scheduler on each call: services built once keep it, and the local one restarts with the platform. */
+export const liveScheduler: SchedulerPort = { put: (schedule) => scheduler().put(schedule), remove: (name) => scheduler().remove(name) };
+
+export const oneShotScheduler = (): OneShotSchedulerPort => (process.env.PLATFORM_MODE === 'local' ? localAdapters().oneShots() : eventBridgeOneShots);
+
+export const rateLimiter = (): RateLimiter => (process.env.PLATFORM_MODE === 'local' ? localAdapters().rateLimiter() : dynamoRateLimiter);
+
+export const credentialVault = (): CredentialVault => (process.env.PLATFORM_MODE === 'local' ? localAdapters().credentialVault : kmsCredentialVault);
+
+export const documentBlobStore = (): BlobStore => (process.env.PLATFORM_MODE === 'local' ? localAdapters().blobStore() : createS3BlobStore());
+
+/** `run` processes one document; locally it is called in the background, on AWS by the invoked function itself. */
+export const documentJobs = (run: (documentId: string) => Promise<void>): DocumentJobs =>
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().documentJobs(run) : createLambdaSelfInvoke();
+
+let bedrockEmbedder: Embedder | undefined;
+/** One embedder per process: the local model loads once, lazily, on the first text. */
+export const sharedEmbedder = (): Embedder => (process.env.PLATFORM_MODE === 'local' ? localAdapters().embedder() : (bedrockEmbedder ??= createBedrockEmbedder()));
+
+export const scriptRuntime = (): ScriptRuntime => (process.env.PLATFORM_MODE === 'local' ? localAdapters().scriptRuntime() : lambdaScriptRuntime());
+
+let remoteLedger: { key: string; ledger: SolanaLedger } | undefined;
+export async function solanaLedger(): Promise<SolanaLedger> {
+  if (process.env.PLATFORM_MODE === 'local') return localAdapters().solanaLedger();
+  const { network, rpcUrl } = paymentSettings;
+  const key = `${network} ${rpcUrl}`;
+  if (remoteLedger?.key !== key) remoteLedger = { key, ledger: rpcLedger({ rpcUrl, network, platformWallet: platformWalletAddress }) };
+  return remoteLedger.ledger;
+}
