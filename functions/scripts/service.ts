@@ -10,7 +10,7 @@ import { type Installation, type Pricing, type Script, type ScriptConfig, type S
 import type { KeyIssuer } from './ports.js';
 import type { ScriptRuntime } from './runtime-port.js';
 import type { CreateScriptInput, UpdateScriptInput } from './schemas.js';
-import { compareSemver, nextPatch } from './semver.js';
+import { compareSemver, nextPatch } from '#platform/semver.js';
 import { type ScriptStore, createScriptStore } from './store.js';
 import { accountKeys } from './wiring.js';
 
