@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { createLocalApi } from '../functions/adapters/local/api-gateway.js';
 import { JavaMissingError, ensureTables, startDynamoLocal } from '../functions/adapters/local/dynamodb.js';
 import { stopLocalServices } from '../functions/adapters/local/lifecycle.js';
+import { createPagesServer } from '../functions/adapters/local/pages-server.js';
 import { authorizerHandler, routes } from '../functions/routes.js';
 
 const rootDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -86,7 +87,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   const { resetAdminKeyCache } = await import('../functions/platform/admin-key.js');
   resetAdminKeyCache();
 
-  const server = await createLocalApi({ routes, rootDir, authorizerHandler });
+  // Template sites answer at http://<sub>.localhost:PORT/ and /pages/<sub>/ (functions/adapters/local/template-builder.ts writes them).
+  const server = await createLocalApi({ routes, rootDir, authorizerHandler, pages: createPagesServer(join(dataDir, 'pages')) });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((ready, fail) => {
     server.once('error', fail);

@@ -9,6 +9,7 @@ import { paymentTables } from './payments/tables.js';
 import { platformTables } from './platform/tables.js';
 import { resourceTables } from './resources/tables.js';
 import { scriptTables } from './scripts/tables.js';
+import { templateTables } from './templates/tables.js';
 
 export type KeyAttribute = string | { name: string; type: 'number' };
 
@@ -32,6 +33,7 @@ export const tables = {
   ...paymentTables,
   ...eventTables,
   ...flowTables,
+  ...templateTables,
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableName = keyof typeof tables;

@@ -294,6 +294,7 @@ describe('infra: capability grants', () => {
     embeddings: { env: ['EMBEDDING_MODEL_ID'], action: 'bedrock:InvokeModel' },
     llm: { env: ['LLM_PROVIDER', 'LLM_MODEL', 'LLM_BASE_URL', 'LLM_API_KEY_SECRET_ARN'], action: 'bedrock:InvokeModelWithResponseStream' },
     selfInvoke: { env: [], action: 'lambda:InvokeFunction' },
+    templateBuilds: { env: ['TEMPLATE_BUILD_PROJECT', 'TEMPLATE_BUILD_LOG_GROUP', 'PAGES_BUCKET'], action: 'codebuild:StartBuild' },
   };
   const probe = (operation: string, uses: Capability[]): Route => ({
     operation, area: 'probe', method: 'POST', path: `/probe/${operation}`, auth: 'public', summary: 'probe', uses,
