@@ -33,7 +33,8 @@ export interface TemplateItem {
   reviewCount: number;
   createdAt: string;
   updatedAt: string;
-  publishedAt: string | null;
+  /** Absent, never null, until the first publish: it keys the marketplace index, which refuses a null. */
+  publishedAt?: string;
 }
 
 export interface TemplateVersion {
@@ -128,7 +129,7 @@ export const templateView = (item: TemplateItem) => ({
   rating: averageRating(item),
   reviewCount: item.reviewCount,
   updatedAt: item.updatedAt,
-  publishedAt: item.publishedAt,
+  publishedAt: item.publishedAt ?? null,
 });
 
 export const marketplaceView = (item: TemplateItem) => ({

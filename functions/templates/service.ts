@@ -62,7 +62,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
           templateId, ownerId: userId, name: input.name, description: input.description, category: input.category ?? null, tags: input.tags,
           repository: input.repository, templatePath: input.templatePath, version: input.version, gitHash: input.gitHash, status: 'draft', pricing: null,
           previewSubdomain: newSubdomain(input.name), builtVersion: null, buildId: null, buildStatus: null, buildOutput: null, manifest: null,
-          installCount: 0, ratingSum: 0, reviewCount: 0, createdAt: now, updatedAt: now, publishedAt: null,
+          installCount: 0, ratingSum: 0, reviewCount: 0, createdAt: now, updatedAt: now,
         };
         const version: TemplateVersion = { templateId, version: input.version, versionId: newId('tvr'), gitHash: input.gitHash, changelog: 'initial version', createdAt: now };
         if (await store.create(template, version)) return { id: templateId, name: template.name, status: template.status, version: template.version, createdAt: now };
