@@ -3,11 +3,13 @@ import { config } from '#platform/config.js';
 import type { BuildOutcome } from '#functions/templates/model.js';
 import type { PagesHost, TemplateBuilder } from '#functions/templates/ports.js';
 import { createCodeBuildTemplateBuilder } from './aws/codebuild-template-builder.js';
-import { childProcessRunner } from './local/build-runner.js';
+import { childProcessRunner, stopRunningBuilds } from './local/build-runner.js';
+import { onLocalShutdown } from './local/lifecycle.js';
 import { createLocalTemplateBuilder } from './local/template-builder.js';
 
 export function templateBuilder(options: { timeoutMs: () => number; onOutcome: (outcome: BuildOutcome & { logs: string[] }) => Promise<unknown> }): TemplateBuilder {
   if (config.mode !== 'local') return createCodeBuildTemplateBuilder();
+  onLocalShutdown(stopRunningBuilds);
   const pagesDir = join(config.dataDir, 'pages');
   return createLocalTemplateBuilder({ pagesDir, workDir: join(config.dataDir, 'template-builds'), runner: childProcessRunner, ...options });
 }

@@ -69,8 +69,8 @@ export function createBuildService(deps: BuildServiceDeps) {
     },
 
     /** The build once it ended, or as it stands when the wait bound passes. */
-    async awaitEnd(buildId: string): Promise<BuildRecord> {
-      const deadline = Date.now() + settings.buildWaitMs();
+    async awaitEnd(buildId: string, boundMs = settings.buildWaitMs()): Promise<BuildRecord> {
+      const deadline = Date.now() + boundMs;
       for (let interval = 50; ; interval = Math.min(interval * 2, 500)) {
         const build = (await store.getBuild(buildId))!;
         if (build.status !== 'building' || Date.now() >= deadline) return build;

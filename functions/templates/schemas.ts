@@ -50,7 +50,8 @@ export type UpdateTemplateInput = z.output<typeof UpdateTemplateInput>;
 
 export const TemplateIdInput = z.strictObject(byId);
 export const BuildInput = z.strictObject({ ...byId, version: Semver.optional() });
-export const BuildIdInput = z.strictObject({ ...byId, buildId: OpaqueId });
+/** `wait`: seconds to hold the answer while the build runs (a long poll, below API Gateway's 30 s). */
+export const BuildIdInput = z.strictObject({ ...byId, buildId: OpaqueId, wait: z.coerce.number().int().min(0).max(25).default(0) });
 export const CreateVersionInput = z.strictObject({ ...byId, version: Semver, gitHash: GitHash, changelog: z.string().max(2000).optional() });
 
 const Fee = z.number().min(0).max(1_000_000);

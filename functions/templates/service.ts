@@ -127,11 +127,12 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       return builds.view(await builds.awaitEnd(started.buildId), apiBaseUrl);
     },
 
-    async getBuild(userId: string, input: { templateId: string; buildId: string }, apiBaseUrl: string) {
+    async getBuild(userId: string, input: { templateId: string; buildId: string; wait: number }, apiBaseUrl: string) {
       const build = await builds.get(input.buildId);
       // Its template's owner or the installer whose page it is; nobody else learns it exists.
       if (!build || build.templateId !== input.templateId || build.userId !== userId) throw new NotFoundError('buildId', input.buildId, 'build');
-      return builds.view(build, apiBaseUrl);
+      const current = build.status === 'building' && input.wait ? await builds.awaitEnd(build.buildId, input.wait * 1000) : build;
+      return builds.view(current, apiBaseUrl);
     },
 
     async publish(userId: string, input: { templateId: string; pricing: TemplatePricing }) {

@@ -57,11 +57,11 @@ interface TemplatesArea {
   builds: BuildService;
 }
 
-let area: TemplatesArea | undefined;
+let area: (TemplatesArea & { dataDir: string }) | undefined;
 
-/** Built on first use: locally the data directory is known only once `npm start` (or a test) has set it. */
+/** Built on first use (locally the data directory is known only once `npm start` or a test has set it), again for another one. */
 export function templatesArea(): TemplatesArea {
-  if (area) return area;
+  if (area?.dataDir === config.dataDir) return area;
   const store = createTemplateStore({ db: dynamo(), tableName, updateExpression });
   const pages = templatePagesHost();
   // The local builder reports a build's end through this callback; on AWS the state-change consumer does.
@@ -70,7 +70,7 @@ export function templatesArea(): TemplatesArea {
   const deps = dependencies();
   const templates = createTemplateService({ store, builds, pages, dependencies: deps, settings, clock: systemClock });
   const installations = createInstallationService({ store, templates, builds, builder, pages, dependencies: deps, clock: systemClock });
-  area = { templates, installations, builds };
+  area = { templates, installations, builds, dataDir: config.dataDir };
   return area;
 }
 

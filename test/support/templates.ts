@@ -96,7 +96,7 @@ export async function buildToEnd(api: TestApi, owner: TestUser, templateId: stri
   const started = await api.as(owner.apiKey).post(`${templatesPath}/${templateId}/build`, version ? { version } : {});
   if (started.status !== 200 || started.body.data.buildStatus !== 'building') return started;
   for (;;) {
-    const read = await api.as(owner.apiKey).get(`${templatesPath}/${templateId}/builds/${started.body.data.buildId}`);
+    const read = await api.as(owner.apiKey).get(`${templatesPath}/${templateId}/builds/${started.body.data.buildId}?wait=5`);
     if (read.status !== 200 || read.body.data.buildStatus !== 'building') return read;
   }
 }

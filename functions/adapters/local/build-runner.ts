@@ -34,10 +34,19 @@ function lines(onLine: (line: string) => void) {
   };
 }
 
+/** Process groups of running commands, so that stopping the local platform stops its builds too. */
+const runningGroups = new Set<number>();
+
+export function stopRunningBuilds(): void {
+  for (const pid of runningGroups) killGroup(pid);
+  runningGroups.clear();
+}
+
 export const childProcessRunner: BuildCommandRunner = {
   run: ({ command, args, cwd, env, timeoutMs, onLine }) =>
     new Promise((resolve) => {
       const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      if (child.pid) runningGroups.add(child.pid);
       const out = lines(onLine);
       const err = lines(onLine);
       child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
@@ -56,6 +65,7 @@ export const childProcessRunner: BuildCommandRunner = {
       child.once('exit', () => {
         clearTimeout(timer);
         killGroup(child.pid);
+        runningGroups.delete(child.pid!);
       });
       child.once('close', (exitCode) => {
         out.end();
