@@ -65,6 +65,8 @@ export function templateBuildSpec() {
 export class TemplateBuilds extends Construct {
   readonly project: Project;
   readonly logGroup: LogGroup;
+  /** Records build ends; set by routeStateChanges. */
+  stateFunction?: PlatformFunction;
 
   constructor(scope: Construct, id: string, props: TemplateBuildsProps) {
     super(scope, id);
@@ -93,6 +95,7 @@ export class TemplateBuilds extends Construct {
       },
       targets: [new LambdaFunction(fn, { deadLetterQueue, retryAttempts: 4, maxEventAge: Duration.hours(2) })],
     });
+    this.stateFunction = fn;
     return fn;
   }
 }

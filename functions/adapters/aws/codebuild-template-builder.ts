@@ -20,7 +20,7 @@ export const manifestKey = (buildId: string) => `_meta/${buildId}/template.json`
 export interface CodeBuildBuilderOptions {
   projectName?: string;
   bucketName?: string;
-  codebuild?: CodeBuildClientConfig;
+  codebuild?: CodeBuildClientConfig | CodeBuildClient;
   logs?: CloudWatchLogsClientConfig;
   s3?: S3ClientConfig;
 }
@@ -31,7 +31,7 @@ const required = (value: string | undefined, name: string) => {
 };
 
 export function createCodeBuildTemplateBuilder(options: CodeBuildBuilderOptions = {}): TemplateBuilder & { manifestText(buildId: string): Promise<string | undefined> } {
-  const codebuild = new CodeBuildClient(options.codebuild ?? {});
+  const codebuild = options.codebuild instanceof CodeBuildClient ? options.codebuild : new CodeBuildClient(options.codebuild ?? {});
   const logs = new CloudWatchLogsClient(options.logs ?? {});
   const s3 = new S3Client(options.s3 ?? {});
   const project = () => required(options.projectName ?? process.env.TEMPLATE_BUILD_PROJECT, 'TEMPLATE_BUILD_PROJECT');
