@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { givenPublishedResource, resourceInput } from '../support/resources.js';
+import { execute, givenListed } from '../support/scripts.js';
 import { buildScript, buildToEnd, fetchPage, givenBuiltTemplate, givenSiteRepo, givenTemplate, manifest, pricing, templatesPath } from '../support/templates.js';
 
 let api: TestApi;
@@ -186,6 +188,46 @@ describe('templates: install', () => {
     expect(removed.body).toEqual({ success: true, message: expect.stringContaining('uninstalled') });
     expect(page.status).toBe(404);
     expect((await getTemplate(owner, templateId)).installCount).toBe(0);
+  });
+});
+
+describe('templates: scripts and resources', () => {
+  const customizationEcho = 'export async function handler(event, context) { return { customization: context.customization }; }';
+
+  it('reports an unpublished resource dependency as missing and refuses to publish until it is published', async () => {
+    // Prepare
+    const draftResource = (await api.as(owner.apiKey).post('/api/sdk/v1/resources', resourceInput())).body.data.id;
+    const { templateId } = await givenBuiltTemplate(api, owner, { dependencies: { scripts: [], resources: [draftResource] } });
+    // Act
+    const requirements = await api.as(owner.apiKey).post(byId(templateId, '/check-requirements'));
+    const refused = await api.as(owner.apiKey).post(byId(templateId, '/publish'), { pricing });
+    // Assess
+    expect(requirements.body.data).toMatchObject({ canInstall: false, missingResources: [draftResource], requirements: { resources: [{ id: draftResource, available: false }] } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.missingResources).toEqual([draftResource]);
+    expect((await getTemplate(owner, templateId)).status).toBe('draft');
+  });
+
+  it('installs the template’s scripts and resources for the buyer; its scripts see the customization; uninstall removes them', async () => {
+    // Prepare
+    const resourceId = await givenPublishedResource(api, owner);
+    const script = await givenListed(api, owner, { code: customizationEcho });
+    const { templateId } = await givenBuiltTemplate(api, owner, { dependencies: { scripts: [script.id], resources: [resourceId] } });
+    await api.as(owner.apiKey).post(byId(templateId, '/publish'), { pricing });
+    const someone = await api.givenUser();
+    // Act
+    const installed = (await install(someone, templateId, { 'hero.title': 'From the template' })).body.data;
+    const run = await execute(api, someone, script.id);
+    const resourcesAfterInstall = (await api.as(someone.apiKey).get('/api/sdk/v1/resources/installations')).body.data;
+    await api.as(someone.apiKey).delete(`${templatesPath}/installations/${installed.installationId}`);
+    const resourcesAfterUninstall = (await api.as(someone.apiKey).get('/api/sdk/v1/resources/installations')).body.data;
+    const runAfterUninstall = await execute(api, someone, script.id);
+    // Assess
+    expect(installed).toMatchObject({ installedScripts: [script.id], installedResources: [resourceId], buildStatus: 'success' });
+    expect(run.body.data.output.customization).toMatchObject({ 'hero.title': 'From the template', 'layout.columns': 2 });
+    expect(JSON.stringify(resourcesAfterInstall)).toContain(resourceId);
+    expect(JSON.stringify(resourcesAfterUninstall)).not.toContain(resourceId);
+    expect(runAfterUninstall.status).not.toBe(200);
   });
 });
 
