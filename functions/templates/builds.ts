@@ -65,6 +65,7 @@ export function createBuildService(deps: BuildServiceDeps) {
       };
       await store.putBuild(build);
       const { runId } = await builder.start({ ...job, buildId: build.buildId });
+      await store.setRunId(build.buildId, runId);
       return { ...build, runId };
     },
 

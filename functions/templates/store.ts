@@ -110,6 +110,9 @@ export function createTemplateStore({ db, tableName, updateExpression }: Templat
 
     getBuild: (buildId: string) => get<BuildRecord>(t.builds(), { buildId }),
 
+    /** The runner's id (CodeBuild's build id, which names its log stream). */
+    setRunId: async (buildId: string, runId: string) => void (await db.send(update(t.builds(), { buildId }, { runId }))),
+
     /** Ends a build once: false when it had ended already (a repeated EventBridge delivery). */
     async finishBuild(buildId: string, set: Partial<BuildRecord>): Promise<BuildRecord | undefined> {
       try {
