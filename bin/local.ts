@@ -13,6 +13,7 @@ import { busConsumers } from '../functions/consumers.js';
 import { attachDispatcher } from '../functions/events/local-rule.js';
 import { type BusEnvelope, busEnvelope, rulePattern } from '../functions/platform/bus-envelope.js';
 import { installLocalAdapters } from '../functions/platform/wiring.js';
+import { createPagesServer } from '../functions/adapters/local/pages-server.js';
 import { authorizerHandler, routes } from '../functions/routes.js';
 
 const rootDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -111,7 +112,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   resetAdminKeyCache();
 
   await attachBusConsumers();
-  const server = await createLocalApi({ routes, rootDir, authorizerHandler });
+  // Template sites answer at http://<sub>.localhost:PORT/ and /pages/<sub>/ (functions/adapters/local/template-builder.ts writes them).
+  const server = await createLocalApi({ routes, rootDir, authorizerHandler, pages: createPagesServer(join(dataDir, 'pages')) });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((ready, fail) => {
     server.once('error', fail);

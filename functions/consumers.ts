@@ -2,10 +2,14 @@
 // (bin/local.ts), which attaches the same handlers to the in-process bus with the same rule patterns.
 import { dispatcherFunction } from './events/routes.js';
 import { flowRunnerFunction } from './flows/routes.js';
-import type { BusConsumer } from './platform/route.js';
+import type { BusConsumer, ServiceEventConsumer } from './platform/route.js';
+import { buildStateFunction } from './templates/routes.js';
 
 export const busConsumers: BusConsumer[] = [
   { name: 'dispatchEvent', summary: 'Runs the scripts whose subscriptions match an event', sourcePrefix: 'platform.', ...dispatcherFunction },
   // A minute's time flows start side by side (each run of a script still waits for one of its 10 slots).
   { name: 'runFlows', summary: 'Runs the flows an event or a schedule firing is for', sourcePrefix: 'platform.', localConcurrency: 1000, ...flowRunnerFunction },
 ];
+
+/** CodeBuild's state changes of template builds, on the default bus: read by lib/templates.ts (no local counterpart, the local builder reports itself). */
+export const templateBuildStateConsumer: ServiceEventConsumer = { ...buildStateFunction, source: 'aws.codebuild', detailType: 'CodeBuild Build State Change' };

@@ -10,6 +10,7 @@ import { platformTables } from './platform/tables.js';
 import { resourceTables } from './resources/tables.js';
 import { scriptTables } from './scripts/tables.js';
 import type { TableDefinition } from './platform/table-definition.js';
+import { templateTables } from './templates/tables.js';
 
 export { type KeyAttribute, type TableDefinition, keyName, keyType } from './platform/table-definition.js';
 export { tableEnvVar } from './platform/env-names.js';
@@ -24,6 +25,7 @@ export const tables = {
   ...paymentTables,
   ...eventTables,
   ...flowTables,
+  ...templateTables,
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableName = keyof typeof tables;

@@ -6,6 +6,8 @@ import { type IRole, Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { IProject } from 'aws-cdk-lib/aws-codebuild';
+import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Capability, Route, TableAccess } from '../functions/platform/route.js';
 import { type TableName, tableEnvVar } from '../functions/tables.js';
@@ -30,6 +32,8 @@ export interface PlatformResources {
   scriptRuntimeLayerArn: string;
   /** Signs each Lambda-deployed script run's grant; the resource-call function verifies it. */
   scriptGrantKeySecret: ISecret;
+  /** The template build project and the log group its builds write to. */
+  templateBuilds: { project: IProject; logGroup: ILogGroup };
   /** What Lambda-deployed scripts invoke for their resource calls. */
   scriptResourceCallFunction: IFunction;
   walletSecret: ISecret;
@@ -167,6 +171,13 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
         arn(fn, { service: 'bedrock', resource: 'inference-profile', resourceName: '*' }),
       ],
     }));
+  },
+  templateBuilds(fn, r) {
+    capabilityGrants.pagesBucket(fn, r);
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['codebuild:StartBuild'], resources: [r.templateBuilds.project.projectArn] }));
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['logs:GetLogEvents'], resources: [`${r.templateBuilds.logGroup.logGroupArn.replace(/:\*$/, '')}:log-stream:*`] }));
+    fn.addEnvironment(envNames.templateBuildProject, r.templateBuilds.project.projectName);
+    fn.addEnvironment(envNames.templateBuildLogGroup, r.templateBuilds.logGroup.logGroupName);
   },
   selfInvoke(fn) {
     // Not in the role's default policy: the function waits for that policy, so naming the function there would be a cycle.

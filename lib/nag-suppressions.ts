@@ -4,6 +4,7 @@ import type { IConstruct } from 'constructs';
 import { type NagPackSuppression, NagSuppressions } from 'cdk-nag';
 import type { AuthMode, Capability } from '../functions/platform/route.js';
 import { scriptResourceCallFunction } from '../functions/scripts/routes.js';
+import { templateBuildStateConsumer } from '../functions/consumers.js';
 import { type TableName, tables } from '../functions/tables.js';
 import { type TableGrants, routeTables } from './grants.js';
 import type { PlatformFunction } from './platform-function.js';
@@ -26,6 +27,7 @@ const bucketObjects = iam5(
 const capabilityWildcards: Partial<Record<Capability, NagPackSuppression[]>> = {
   documentsBucket: [bucketObjects],
   pagesBucket: [bucketObjects],
+  templateBuilds: [bucketObjects, iam5('Each template build writes its own log stream, named by CodeBuild at run time; the grant stays inside the build log group.', /^Resource::<[^>]+>:log-stream:\*$/)],
   scheduler: [iam5('Schedules are created at run time, one per flow or script schedule; the grant is limited to the platform schedule group.', /^Resource::arn:.+:scheduler:.+:schedule\/[^/]+\/\*$/)],
   scriptFunctions: [iam5('Script functions are created at run time, one per deployed script; the grant is limited to the platform-script- name prefix (and its versions and aliases).', /^Resource::arn:.+:lambda:.+:function:platform-script-\*$/)],
   llm: [iam5('The model is chosen per flow at run time: any foundation model, directly or through a cross-region inference profile.', /^Resource::arn:.+:bedrock:\*::foundation-model\/\*$/, /^Resource::arn:.+:bedrock:.+:inference-profile\/\*$/)],
@@ -47,7 +49,7 @@ function suppress(construct: IConstruct, id: string, reason: string): void {
 }
 
 export function suppressNagFindings(stack: PlatformStack): void {
-  const { api, areas, consumers, events, scriptResourceCall, scripts, security, storage } = stack;
+  const { api, areas, consumers, events, scriptResourceCall, scripts, security, storage, templateBuilds } = stack;
 
   suppressFunction(api.fallbackFunction, {});
   suppressFunction(api.authorizerFunction, { apiKeys: 'read' });
@@ -60,6 +62,13 @@ export function suppressNagFindings(stack: PlatformStack): void {
   for (const { consumer, fn } of consumers.bindings) suppressFunction(fn, routeTables(consumer), [...(consumer.uses ?? [])]);
   suppressFunction(scriptResourceCall, routeTables(scriptResourceCallFunction), [...(scriptResourceCallFunction.uses ?? [])]);
 
+  if (templateBuilds.stateFunction) suppressFunction(templateBuilds.stateFunction, routeTables(templateBuildStateConsumer), [...(templateBuildStateConsumer.uses ?? [])]);
+  NagSuppressions.addResourceSuppressions(templateBuilds.project, [
+    bucketObjects,
+    iam5('CodeBuild\'s own grants: its report groups and log streams are named per build at run time, inside this project\'s names.',
+      /^Resource::arn:.+:codebuild:.+:report-group\/<[^>]+>-\*$/, /^Resource::arn:.+:logs:.+:log-group:\/aws\/codebuild\/<[^>]+>:\*$/, /^Resource::<[^>]+>:\*$/),
+    { id: 'AwsSolutions-CB4', reason: 'The project keeps no artifacts: builds publish into the pages bucket (S3-managed encryption) and the build logs go to CloudWatch Logs.' },
+  ], true);
   NagSuppressions.addResourceSuppressions(scripts.executionRole, [
     iam5('Script functions are created at run time under the platform-script- prefix; their log groups are only known by that prefix.', /^Resource::arn:.+:logs:.+:log-group:\/aws\/lambda\/platform-script-\*$/),
   ], true);

@@ -18,6 +18,8 @@ import { Scripts } from './scripts.js';
 import { Security } from './security.js';
 import { Storage } from './storage.js';
 import { envNames } from '../functions/platform/env-names.js';
+import { TemplateBuilds } from './templates.js';
+import { templateBuildStateConsumer } from '../functions/consumers.js';
 
 export interface PlatformStackProps extends StackProps {
   /** The route table to deploy; the real one unless a test probes the stack with its own. */
@@ -48,6 +50,7 @@ export class PlatformStack extends Stack {
   readonly scheduler: Scheduler;
   readonly scripts: Scripts;
   readonly storage: Storage;
+  readonly templateBuilds: TemplateBuilds;
   readonly api: Api;
   readonly areas: AreaRoutes[];
   readonly consumers: BusConsumers;
@@ -62,6 +65,7 @@ export class PlatformStack extends Stack {
     this.scheduler = new Scheduler(this, 'Scheduler', { eventBus: this.events.bus });
     this.scripts = new Scripts(this, 'Scripts');
     this.storage = new Storage(this, 'Storage', { pagesDomain: props.pagesDomain, pagesCertificateArn: props.pagesCertificateArn });
+    this.templateBuilds = new TemplateBuilds(this, 'TemplateBuilds', { pagesBucket: this.storage.pagesBucket });
     const environment: Record<string, string> = {
       [envNames.allowPrivateUpstreams]: String(props.allowPrivateUpstreams ?? false),
       ...(props.solana?.network && { SOLANA_NETWORK: props.solana.network }),
@@ -90,6 +94,7 @@ export class PlatformStack extends Stack {
       scriptRuntimeLayerArn: this.scripts.runtimeLayer.layerVersionArn,
       scriptGrantKeySecret: this.security.scriptGrantKeySecret,
       scriptResourceCallFunction: this.scriptResourceCall,
+      templateBuilds: { project: this.templateBuilds.project, logGroup: this.templateBuilds.logGroup },
     };
     grantFunction(this.scriptResourceCall, scriptResourceCallFunction, resources);
     this.scripts.allowResourceCalls(this.scriptResourceCall);
@@ -101,6 +106,8 @@ export class PlatformStack extends Stack {
     this.consumers = new BusConsumers(this, 'BusConsumers', {
       consumers: busConsumers, bus: this.events.bus, deadLetterQueue: this.events.deadLetterQueue, resources, environment,
     });
+
+    this.templateBuilds.routeStateChanges(templateBuildStateConsumer, resources, environment, this.events.deadLetterQueue);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'PagesUrl', { value: `https://${this.storage.distribution.distributionDomainName}`, description: 'CloudFront URL of template pages (/pages/<sub>/)' });

@@ -24,7 +24,9 @@ export type Capability =
   | 'embeddings'
   | 'llm'
   /** Invoke its own function asynchronously (background jobs such as document processing). */
-  | 'selfInvoke';
+  | 'selfInvoke'
+  /** Start template builds (CodeBuild), read their logs, publish and remove sites in the pages bucket. */
+  | 'templateBuilds';
 
 export interface RouteSpec {
   method: HttpMethod;
@@ -76,6 +78,12 @@ export interface FunctionSpec {
   uses?: readonly Capability[];
   timeoutSeconds?: number;
   memoryMb?: number;
+}
+
+/** A function behind AWS service events on the default bus (CodeBuild's state changes of template builds). */
+export interface ServiceEventConsumer extends FunctionSpec {
+  source: string;
+  detailType: string;
 }
 
 /** A function behind a rule on the platform bus rather than an HTTP route (the event dispatcher, the flow runner). */

@@ -7,11 +7,15 @@ import type { BlobStore, DocumentJobs, Embedder } from '#functions/documents/por
 import type { SolanaLedger } from '#functions/payments/ledger.js';
 import { paymentSettings } from '#functions/payments/settings.js';
 import type { ScriptRuntime } from '#functions/scripts/runtime-port.js';
+import type { BuildOutcome } from '#functions/templates/model.js';
+import type { PagesHost, TemplateBuilder } from '#functions/templates/ports.js';
 import { createBedrockEmbedder } from '#adapters/aws/bedrock-embedder.js';
+import { createCodeBuildTemplateBuilder } from '#adapters/aws/codebuild-template-builder.js';
 import { kmsCredentialVault } from '#adapters/aws/credential-vault.js';
 import { eventBridgePublisher } from '#adapters/aws/event-bus.js';
 import { createLambdaSelfInvoke } from '#adapters/aws/lambda-self-invoke.js';
 import { eventBridgeOneShots } from '#adapters/aws/one-shot-scheduler.js';
+import { cloudFrontPagesHost } from '#adapters/aws/pages-host.js';
 import { platformWalletAddress } from '#adapters/aws/platform-wallet.js';
 import { dynamoRateLimiter } from '#adapters/aws/rate-limiter.js';
 import { createS3BlobStore } from '#adapters/aws/s3-blob-store.js';
@@ -32,6 +36,14 @@ export interface LocalAdapters {
   embedder(): Embedder;
   scriptRuntime(): ScriptRuntime;
   solanaLedger(): Promise<SolanaLedger>;
+  templateBuilder(options: TemplateBuilderOptions): TemplateBuilder;
+  pagesHost: PagesHost;
+}
+
+export interface TemplateBuilderOptions {
+  timeoutMs: () => number;
+  /** Locally the builder reports a build's end here; on AWS CodeBuild's state change does. */
+  onOutcome: (outcome: BuildOutcome & { logs: string[] }) => Promise<unknown>;
 }
 
 let local: LocalAdapters | undefined;
@@ -78,3 +90,8 @@ export async function solanaLedger(): Promise<SolanaLedger> {
   if (remoteLedger?.key !== key) remoteLedger = { key, ledger: rpcLedger({ rpcUrl, network, platformWallet: platformWalletAddress }) };
   return remoteLedger.ledger;
 }
+
+export const templateBuilder = (options: TemplateBuilderOptions): TemplateBuilder =>
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().templateBuilder(options) : createCodeBuildTemplateBuilder();
+
+export const templatePagesHost = (): PagesHost => (process.env.PLATFORM_MODE === 'local' ? localAdapters().pagesHost : cloudFrontPagesHost());

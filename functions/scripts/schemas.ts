@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { EventType } from '#functions/events/event-types.js';
 import { reviewFields } from '#functions/marketplace/schemas.js';
 import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
+import { Semver } from '#platform/semver.js';
 import { limits, marketplaceCategories, pricingModels, runtimeLabels, triggerTypes } from './model.js';
 
 /** A version's code is stored in its DynamoDB item (400 KB); dependencies are not bundled, so this is the code itself. */
@@ -11,7 +12,6 @@ const maxCodeBytes = 350_000;
 const ScriptId = OpaqueId;
 const ExecutionId = OpaqueId;
 const VersionId = OpaqueId;
-const Semver = z.string().regex(/^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/, 'must be a semantic version MAJOR.MINOR.PATCH');
 
 const Code = z
   .string()

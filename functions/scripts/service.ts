@@ -10,7 +10,7 @@ import { type Installation, type Pricing, type Script, type ScriptConfig, type S
 import type { KeyIssuer } from './ports.js';
 import type { ScriptRuntime } from './runtime-port.js';
 import type { CreateScriptInput, UpdateScriptInput } from './schemas.js';
-import { compareSemver, nextPatch } from './semver.js';
+import { compareSemver, nextPatch } from '#platform/semver.js';
 import { type ScriptStore, createScriptStore } from './store.js';
 import { accountKeys } from './wiring.js';
 
@@ -211,10 +211,11 @@ export function createScriptService(deps: { store: ScriptStore; deployer: Deploy
       return saved(script, { status: 'draft', listed: undefined });
     },
 
-    async install(userId: string, scriptId: string) {
+    /** `customization`: the values of the template that installs the script, for `context.customization`. */
+    async install(userId: string, scriptId: string, customization: Installation['customization'] = {}) {
       const script = await store.get(scriptId);
       if (!script || (script.ownerId !== userId && !script.listed)) throw new NotFoundError('scriptId', scriptId, 'script');
-      const installation: Installation = { scriptId, userId, installationId: newId('sin'), status: 'active', installedAt: clock.nowIso(), customization: {} };
+      const installation: Installation = { scriptId, userId, installationId: newId('sin'), status: 'active', installedAt: clock.nowIso(), customization };
       try {
         await store.install(installation, script.ownerId !== userId);
       } catch (error) {

@@ -74,6 +74,7 @@ describe('scripts: versions', () => {
     // Act
     const minor = await api.as(owner.apiKey).post(`${rest}/${script.id}/versions`, { code: nodeEcho('v2'), version: '1.1.0', changelog: 'a feature' });
     const lower = await api.as(owner.apiKey).post(`${rest}/${script.id}/versions`, { code: nodeEcho('v3'), version: '1.0.5' });
+    const preRelease = await api.as(owner.apiKey).post(`${rest}/${script.id}/versions`, { code: nodeEcho('v3'), version: '1.1.1-beta.1' });
     const next = await api.as(owner.apiKey).post(sdk('createVersion'), { scriptId: script.id, code: nodeEcho('v3'), commitMessage: 'a fix' });
     const listedRest = await api.as(owner.apiKey).get(`${rest}/${script.id}/versions`);
     // Assess
@@ -82,9 +83,10 @@ describe('scripts: versions', () => {
     expect(lower.status).toBe(400);
     expect(lower.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'version', value: '1.0.5' } });
     expect(next.body.data).toEqual({
-      id: expect.stringMatching(/^ver_/), scriptId: script.id, version: 3, isActive: false, commitMessage: 'a fix', codeHash: expect.stringMatching(/^[0-9a-f]{64}$/), createdAt: expect.any(String), deployedAt: null,
+      id: expect.stringMatching(/^ver_/), scriptId: script.id, version: 4, isActive: false, commitMessage: 'a fix', codeHash: expect.stringMatching(/^[0-9a-f]{64}$/), createdAt: expect.any(String), deployedAt: null,
     });
-    expect(listedRest.body.data.versions.map((version: { version: string }) => version.version)).toEqual(['1.1.1', '1.1.0', '1.0.0']);
+    expect(preRelease.status).toBe(201);
+    expect(listedRest.body.data.versions.map((version: { version: string }) => version.version)).toEqual(['1.1.1', '1.1.1-beta.1', '1.1.0', '1.0.0']);
   });
 
   it('deploys one version at a time and rolls back to an older one, restoring its output', async () => {

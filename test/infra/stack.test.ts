@@ -34,9 +34,9 @@ describe('infra: PlatformStack from the route table', () => {
     for (const [area, functions] of functionsPerArea) {
       expect(Object.keys(functions)).toHaveLength(routes.filter((route) => route.area === area).length);
     }
-    // The parent holds only the authorizer, the $default fallback and the scripts' resource-call function; no custom-resource functions.
+    // The parent holds only the authorizer, the $default fallback, the scripts' resource-call function and the template build recorder; no custom-resource functions.
     expect(Object.keys(s.parent.findResources('AWS::Lambda::Function')).sort()).toEqual(
-      [s.stack.api.authorizerFunction, s.stack.api.fallbackFunction, s.stack.scriptResourceCall].map((fn) => logicalId(fn.node.defaultChild)).sort(),
+      [s.stack.api.authorizerFunction, s.stack.api.fallbackFunction, s.stack.scriptResourceCall, s.stack.templateBuilds.stateFunction!].map((fn) => logicalId(fn.node.defaultChild)).sort(),
     );
   });
 
@@ -175,6 +175,26 @@ describe('infra: PlatformStack from the route table', () => {
     expect(Object.keys(s.parent.toJSON().Resources).length).toBeLessThan(500);
   });
 
+  it('builds templates in one CodeBuild project and routes its final states from the default bus to the build recorder', () => {
+    // Act
+    const projects = Object.entries(s.parent.findResources('AWS::CodeBuild::Project'));
+    const rules = Object.values(s.parent.findResources('AWS::Events::Rule')).filter((rule) => JSON.stringify(rule.Properties.EventPattern).includes('aws.codebuild'));
+    const recorder = logicalId(s.stack.templateBuilds.stateFunction!.node.defaultChild);
+    // Assess
+    expect(projects).toHaveLength(1);
+    const [projectId, project] = projects[0]!;
+    expect(project.Properties).toMatchObject({ TimeoutInMinutes: 10, Artifacts: { Type: 'NO_ARTIFACTS' }, Environment: { EnvironmentVariables: [expect.objectContaining({ Name: 'PAGES_BUCKET' })] } });
+    expect(project.Properties.Source.BuildSpec).toContain('git fetch --depth 1 --no-tags');
+    expect(rules).toHaveLength(1);
+    expect(rules[0]!.Properties.EventBusName).toBeUndefined();
+    expect(rules[0]!.Properties.EventPattern).toEqual({
+      source: ['aws.codebuild'], 'detail-type': ['CodeBuild Build State Change'],
+      detail: { 'project-name': [{ Ref: projectId }], 'build-status': ['SUCCEEDED', 'FAILED', 'FAULT', 'STOPPED', 'TIMED_OUT'] },
+    });
+    expect(rules[0]!.Properties.Targets[0]).toMatchObject({ Arn: { 'Fn::GetAtt': [recorder, 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 4 } });
+    expect(s.parent.toJSON().Resources[recorder].Properties.Environment.Variables).toMatchObject({ TEMPLATE_BUILD_PROJECT: { Ref: projectId }, TABLE_TEMPLATE_BUILDS: expect.anything() });
+  });
+
   it('puts each bus consumer behind its own rule on the platform bus, with retries and the dead-letter queue', () => {
     // Act
     const nested = s.template(s.stack.consumers);
@@ -294,6 +314,7 @@ describe('infra: capability grants', () => {
     embeddings: { env: ['EMBEDDING_MODEL_ID'], action: 'bedrock:InvokeModel' },
     llm: { env: ['LLM_PROVIDER', 'LLM_MODEL', 'LLM_BASE_URL', 'LLM_API_KEY_SECRET_ARN'], action: 'bedrock:InvokeModelWithResponseStream' },
     selfInvoke: { env: [], action: 'lambda:InvokeFunction' },
+    templateBuilds: { env: ['TEMPLATE_BUILD_PROJECT', 'TEMPLATE_BUILD_LOG_GROUP', 'PAGES_BUCKET'], action: 'codebuild:StartBuild' },
   };
   const probe = (operation: string, uses: Capability[]): Route => ({
     operation, area: 'probe', method: 'POST', path: `/probe/${operation}`, auth: 'public', summary: 'probe', uses,

@@ -7,7 +7,7 @@ import { lintScript } from '../../functions/scripts/lint/lint.js';
 import { filterMarketplace } from '../../functions/scripts/marketplace.js';
 import type { Script } from '../../functions/scripts/model.js';
 import { CodeSyntaxError, toCommonJs } from '../../functions/scripts/node-code.js';
-import { compareSemver, nextPatch } from '../../functions/scripts/semver.js';
+import { compareSemver, nextPatch } from '../../functions/platform/semver.js';
 import { storedLogs, storedOutput } from '../../functions/scripts/stored-run.js';
 import { latestNodeRuntime } from '../../lib/platform-function.js';
 

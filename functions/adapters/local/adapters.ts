@@ -6,14 +6,17 @@ import { envNames } from '#platform/env-names.js';
 import { settings } from '#platform/settings.js';
 import type { LocalAdapters } from '#platform/wiring.js';
 import { createBackgroundJobs } from './background-jobs.js';
+import { childProcessRunner, stopRunningBuilds } from './build-runner.js';
 import { localCredentialVault } from './credential-vault.js';
 import { inProcessBus } from './event-bus.js';
 import { createFileBlobStore } from './file-blob-store.js';
 import { localOneShots } from './one-shot-scheduler.js';
 import { memoryRateLimiter } from './rate-limiter.js';
-import { startedOnFirstUse } from './lifecycle.js';
+import { onLocalShutdown, startedOnFirstUse } from './lifecycle.js';
+import { localPagesHost } from './pages-host.js';
 import { localScheduler } from './scheduler.js';
 import { type LocalScriptRuntime, createLocalScriptRuntime } from './script-pool.js';
+import { createLocalTemplateBuilder } from './template-builder.js';
 import { createUseEmbedder } from './use-embedder.js';
 
 /** The script pool starts on first use and stops with the platform. */
@@ -44,4 +47,9 @@ export const localAdapters: LocalAdapters = {
   scriptRuntime: localScriptRuntime,
   // Loaded on first use: the embedded bank's native module is large.
   solanaLedger: async () => (await import('./solana-ledger.js')).bankLedger(),
+  templateBuilder(options) {
+    onLocalShutdown(stopRunningBuilds);
+    return createLocalTemplateBuilder({ pagesDir: join(settings.dataDir, 'pages'), workDir: join(settings.dataDir, 'template-builds'), runner: childProcessRunner, ...options });
+  },
+  pagesHost: localPagesHost,
 };

@@ -17,6 +17,8 @@ export interface LocalApiOptions {
   routes: Route[];
   rootDir: string;
   authorizerHandler: string;
+  /** Answers requests for template sites (`<sub>.localhost`, `/pages/<sub>/`) before routing; true when it did. */
+  pages?: (request: IncomingMessage, response: ServerResponse) => boolean;
 }
 
 const textTypes = /^(application\/(json|x-www-form-urlencoded|xml|[\w.+-]+\+json)|text\/)/i;
@@ -158,6 +160,7 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
   }
 
   return createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
+    if (options.pages?.(request, response)) return;
     handle(request, response).catch((error: unknown) => {
       if (!response.headersSent) send(response, errorResult(error, 'local'));
       else response.destroy();

@@ -1,0 +1,76 @@
+// The local BuildCommandRunner: a child process in its own process group with a clean environment; at the time
+// limit (and after it exits, for anything it left running in the background) the whole group is killed.
+import { spawn } from 'node:child_process';
+import type { BuildCommandRunner } from '#functions/templates/ports.js';
+
+function killGroup(pid: number | undefined) {
+  if (!pid) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // The group is gone already.
+  }
+}
+
+/** Splits a stream into lines, handing each to `onLine`; the last partial line comes out at the end. */
+function lines(onLine: (line: string) => void) {
+  let pending = '';
+  return {
+    push(chunk: Buffer) {
+      pending += chunk.toString('utf8');
+      const parts = pending.split(/\r?\n/);
+      pending = parts.pop()!;
+      for (const part of parts) onLine(part);
+      // A line without an end (progress bars) must not grow without bound.
+      if (pending.length > 8192) {
+        onLine(pending);
+        pending = '';
+      }
+    },
+    end() {
+      if (pending) onLine(pending);
+      pending = '';
+    },
+  };
+}
+
+/** Process groups of running commands, so that stopping the local platform stops its builds too. */
+const runningGroups = new Set<number>();
+
+export function stopRunningBuilds(): void {
+  for (const pid of runningGroups) killGroup(pid);
+  runningGroups.clear();
+}
+
+export const childProcessRunner: BuildCommandRunner = {
+  run: ({ command, args, cwd, env, timeoutMs, onLine }) =>
+    new Promise((resolve) => {
+      const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      if (child.pid) runningGroups.add(child.pid);
+      const out = lines(onLine);
+      const err = lines(onLine);
+      child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+      child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        killGroup(child.pid);
+      }, Math.max(1, timeoutMs));
+      child.once('error', (error) => {
+        clearTimeout(timer);
+        onLine(`could not start ${command}: ${error.message}`);
+        resolve({ exitCode: null, timedOut: false });
+      });
+      // Whatever the command left running in the background holds its output open: end it with the command.
+      child.once('exit', () => {
+        clearTimeout(timer);
+        killGroup(child.pid);
+        runningGroups.delete(child.pid!);
+      });
+      child.once('close', (exitCode) => {
+        out.end();
+        err.end();
+        resolve({ exitCode, timedOut });
+      });
+    }),
+};

@@ -1,0 +1,132 @@
+// The local TemplateBuilder: fetch exactly the commit, read template.json, `npm ci` when there is a lockfile, run
+// the build command, and publish the output under `<pagesDir>/<sub>` by swapping a symlink, so that what is served
+// changes at once and only after everything succeeded. Every command goes through the BuildCommandRunner.
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readlink, rename, rm, symlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { BuildFailure, collectOutput, readManifest } from '#functions/templates/checkout.js';
+import type { BuildOutcome, BuildRecord } from '#functions/templates/model.js';
+import type { BuildCommandRunner, BuildJob, TemplateBuilder } from '#functions/templates/ports.js';
+import { logger } from '#platform/logger.js';
+
+export interface LocalTemplateBuilderOptions {
+  /** Served sites: `<pagesDir>/<sub>` is a symlink to `<pagesDir>/.builds/<buildId>`. */
+  pagesDir: string;
+  /** Scratch space for checkouts. */
+  workDir: string;
+  runner: BuildCommandRunner;
+  /** The whole build's time limit, read at each build. */
+  timeoutMs: () => number;
+  onOutcome: (outcome: BuildOutcome & { logs: string[] }) => Promise<unknown>;
+}
+
+/** The environment every step gets: nothing of the platform's own (keys, endpoints, data paths) leaks in. */
+function cleanEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', ...extra };
+}
+
+const gitEnv = (home: string) =>
+  cleanEnv(home, { GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_ALLOW_PROTOCOL: 'https:file' });
+
+export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions): TemplateBuilder {
+  const running = new Map<string, string[]>();
+  const buildsDir = join(options.pagesDir, '.builds');
+
+  async function publish(subdomain: string, buildId: string, files: Array<{ path: string; source: string }>) {
+    const staged = join(buildsDir, buildId);
+    for (const file of files) {
+      const target = join(staged, file.path);
+      await mkdir(dirname(target), { recursive: true });
+      await copyFile(file.source, target);
+    }
+    const link = join(options.pagesDir, subdomain);
+    const previous = existsSync(link) ? await readlink(link).catch(() => undefined) : undefined;
+    const temporary = `${link}.${buildId}.tmp`;
+    await symlink(join('.builds', buildId), temporary);
+    // rename(2) replaces the old link atomically: a request sees the old site or the new one, never a mix.
+    await rename(temporary, link);
+    if (previous && previous !== join('.builds', buildId)) await rm(join(options.pagesDir, previous), { recursive: true, force: true });
+  }
+
+  async function build(job: BuildJob, log: (line: string) => void): Promise<BuildOutcome> {
+    const deadline = Date.now() + options.timeoutMs();
+    await mkdir(options.workDir, { recursive: true });
+    const work = await mkdtemp(join(options.workDir, `${job.buildId}-`));
+    const checkout = join(work, 'src');
+    const home = join(work, 'home');
+    await mkdir(checkout);
+    await mkdir(home);
+    const step = async (what: string, command: string, args: string[], cwd: string, env: Record<string, string>) => {
+      log(`$ ${[command, ...args].join(' ')}`);
+      const result = await options.runner.run({ command, args, cwd, env, timeoutMs: deadline - Date.now(), onLine: log });
+      if (result.timedOut) throw new BuildFailure(`the build ran past its limit of ${Math.round(options.timeoutMs() / 1000)} s (during ${what}) and was stopped`);
+      return result.exitCode === 0;
+    };
+    try {
+      log(`fetching ${job.repository} at ${job.gitHash}`);
+      await step('git init', 'git', ['init', '-q'], checkout, gitEnv(home));
+      const lines: string[] = [];
+      const fetchLog = (line: string) => {
+        lines.push(line);
+        log(line);
+      };
+      const fetched = await options.runner.run({
+        command: 'git', args: ['fetch', '--depth', '1', '--no-tags', job.repository, job.gitHash], cwd: checkout, env: gitEnv(home), timeoutMs: deadline - Date.now(), onLine: fetchLog,
+      });
+      if (fetched.timedOut) throw new BuildFailure('fetching the repository ran past the build limit');
+      if (fetched.exitCode !== 0) {
+        const text = lines.join('\n');
+        if (/not our ref|couldn't find remote ref|no such remote ref|unadvertised object/i.test(text)) throw new BuildFailure(`commit ${job.gitHash} is not in the repository ${job.repository}`);
+        throw new BuildFailure(`the repository ${job.repository} could not be fetched (it does not exist or is not reachable)`);
+      }
+      if (!(await step('checkout', 'git', ['checkout', '-q', 'FETCH_HEAD'], checkout, gitEnv(home)))) throw new BuildFailure('the commit could not be checked out');
+      const { templateDir, manifest } = await readManifest(checkout, job.templatePath);
+      log(`template.json read: build "${manifest.build.buildCommand}", output ${manifest.build.outputDirectory}`);
+      if (existsSync(join(templateDir, 'package-lock.json')) || existsSync(join(templateDir, 'npm-shrinkwrap.json'))) {
+        const env = cleanEnv(home, { npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false' });
+        if (!(await step('npm ci', 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], templateDir, env))) throw new BuildFailure('installing dependencies (npm ci) failed');
+      }
+      const env = cleanEnv(home, { CI: 'true', NODE_ENV: 'production', ...manifest.build.environmentVariables, ...job.publicEnv });
+      if (!(await step('the build command', 'sh', ['-c', manifest.build.buildCommand], templateDir, env))) throw new BuildFailure('the build command failed (non-zero exit)');
+      const files = await collectOutput(checkout, templateDir, manifest.build.outputDirectory);
+      const bytes = files.reduce((sum, file) => sum + file.bytes, 0);
+      await publish(job.subdomain, job.buildId, files);
+      log(`published ${files.length} files (${bytes} bytes) to ${job.subdomain}`);
+      return { buildId: job.buildId, status: 'success', manifest, fileCount: files.length, bytes };
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  return {
+    async start(job) {
+      const logs: string[] = [];
+      running.set(job.buildId, logs);
+      const log = (line: string) => void logs.push(line);
+      void build(job, log)
+        .catch((error: unknown): BuildOutcome => {
+          if (error instanceof BuildFailure) {
+            log(`build failed: ${error.message}`);
+            return { buildId: job.buildId, status: 'failed', reason: error.message };
+          }
+          logger.error('template build crashed', { buildId: job.buildId, error: (error as Error).message });
+          // Half-copied files of a crashed publish are never linked: the staged folder goes.
+          void rm(join(buildsDir, job.buildId), { recursive: true, force: true });
+          return { buildId: job.buildId, status: 'failed', reason: 'the builder failed unexpectedly' };
+        })
+        .then((outcome) => options.onOutcome({ ...outcome, logs }))
+        .catch((error: unknown) => logger.error('recording a template build failed', { buildId: job.buildId, error: (error as Error).message }))
+        .finally(() => running.delete(job.buildId));
+      return { runId: job.buildId };
+    },
+
+    logs: async (build: BuildRecord) => (running.has(build.buildId) ? [...running.get(build.buildId)!] : undefined),
+
+    async removeSite(subdomain) {
+      const link = join(options.pagesDir, subdomain);
+      const target = await readlink(link).catch(() => undefined);
+      await rm(link, { force: true });
+      if (target) await rm(join(options.pagesDir, target), { recursive: true, force: true });
+    },
+  };
+}

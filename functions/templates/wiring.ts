@@ -1,0 +1,86 @@
+// The templates area's composition root: the only file of the area that imports adapters or other areas.
+import { installationService as resourceInstallations } from '#functions/resources/installation-service.js';
+import { createResourceStore } from '#functions/resources/store.js';
+import { scriptService } from '#functions/scripts/service.js';
+import { createScriptStore } from '#functions/scripts/store.js';
+import { type CodeBuildStateChange, createCodeBuildTemplateBuilder, outcomeOfStateChange } from '#adapters/aws/codebuild-template-builder.js';
+import { systemClock } from '#platform/clock.js';
+import { envNames } from '#platform/env-names.js';
+import { settings as platformSettings } from '#platform/settings.js';
+import { templateBuilder, templatePagesHost } from '#platform/wiring.js';
+import { dynamo, tableName } from '#platform/dynamo.js';
+import { ConflictError } from '#platform/errors.js';
+import { type BuildService, createBuildService } from './builds.js';
+import { type TemplateInstallationService, createInstallationService } from './installations.js';
+import type { TemplateDependencies, TemplateSettings } from './ports.js';
+import { createTemplateReviewTarget } from './reviews.js';
+import { type TemplateService, createTemplateService } from './service.js';
+import { createTemplateStore } from './store.js';
+
+
+const settings: TemplateSettings & { buildTimeoutMs(): number } = {
+  // Below API Gateway's 30 s on AWS; locally a build usually ends within the wait.
+  buildWaitMs: () => platformSettings.numberOr(envNames.templateBuildWaitSeconds, platformSettings.mode === 'local' ? 120 : 25) * 1000,
+  buildTimeoutMs: () => platformSettings.numberOr(envNames.templateBuildTimeoutSeconds, 600) * 1000,
+  allowFileRepositories: () => platformSettings.mode === 'local',
+};
+
+/** 'preexisting' when the user had the item already: the template's uninstall leaves it. */
+const alreadyInstalled = (error: unknown) => {
+  if (error instanceof ConflictError && /already installed/.test(error.message)) return 'preexisting' as const;
+  throw error;
+};
+
+function dependencies(): TemplateDependencies {
+  const resources = createResourceStore();
+  const scripts = createScriptStore();
+  return {
+    async resources(_userId, ids) {
+      const found = await resources.getMany(ids);
+      return ids.map((id) => ({ id, name: found.get(id)?.name ?? null, available: found.get(id)?.status === 'published' }));
+    },
+    async scripts(userId, ids) {
+      return Promise.all(ids.map(async (id) => {
+        const script = await scripts.get(id);
+        return { id, name: script?.name ?? null, available: Boolean(script && (script.ownerId === userId || script.listed)) };
+      }));
+    },
+    installResource: (caller, resourceId, baseUrl) => resourceInstallations().install(caller, resourceId, baseUrl).then(() => 'installed' as const, alreadyInstalled),
+    uninstallResource: async (caller, resourceId) => void (await resourceInstallations().uninstall(caller, resourceId)),
+    installScript: (userId, scriptId, customization) => scriptService().install(userId, scriptId, customization).then(() => 'installed' as const, alreadyInstalled),
+    uninstallScript: (userId, scriptId) => scriptService().uninstall(userId, scriptId),
+  };
+}
+
+interface TemplatesArea {
+  templates: TemplateService;
+  installations: TemplateInstallationService;
+  builds: BuildService;
+}
+
+let area: (TemplatesArea & { dataDir: string }) | undefined;
+
+/** Built on first use (locally the data directory is known only once `npm start` or a test has set it), again for another one. */
+export function templatesArea(): TemplatesArea {
+  if (area?.dataDir === platformSettings.dataDir) return area;
+  const store = createTemplateStore({ db: dynamo(), tableName });
+  const pages = templatePagesHost();
+  // The local builder reports a build's end through this callback; on AWS the state-change consumer does.
+  const builder = templateBuilder({ timeoutMs: settings.buildTimeoutMs, onOutcome: (outcome) => builds.finish(outcome) });
+  const builds = createBuildService({ store, builder, pages, settings, clock: systemClock });
+  const deps = dependencies();
+  const templates = createTemplateService({ store, builds, pages, dependencies: deps, settings, clock: systemClock });
+  const installations = createInstallationService({ store, templates, builds, builder, pages, dependencies: deps, clock: systemClock });
+  area = { templates, installations, builds, dataDir: platformSettings.dataDir };
+  return area;
+}
+
+export const templateReviewTarget = () => createTemplateReviewTarget(createTemplateStore({ db: dynamo(), tableName }));
+
+export type { CodeBuildStateChange };
+
+/** AWS: a CodeBuild state change of a template build, delivered over EventBridge, ends the build it is for. */
+export async function recordBuildState(detail: CodeBuildStateChange): Promise<void> {
+  const outcome = await outcomeOfStateChange(detail, (buildId) => createCodeBuildTemplateBuilder().manifestText(buildId));
+  if (outcome) await templatesArea().builds.finish(outcome);
+}
