@@ -9,7 +9,11 @@ import { defaultSearchThreshold } from './limits.js';
 export interface Features {
   /** Raw cosine of question and chunk. */
   similarity: number;
-  /** How far the cosine stands out from the question's cosines with every chunk of the graph, in standard deviations. */
+  /**
+   * How far the cosine stands out from the question's cosines with every chunk of the graph, in standard deviations.
+   * A small graph says little about that spread: its mean and deviation are shrunk towards the model's background
+   * (cosines of questions with unrelated text) as if `backgroundWeight` chunks of it were in the graph too.
+   */
   standout: number;
   /** BM25+ of the chunk for the question, 0 when it holds none of its terms. */
   bm25: number;
@@ -18,7 +22,14 @@ export interface Features {
 }
 
 export interface Calibration {
+  /** Mean and standard deviation of the model's cosines between questions and unrelated chunks. */
+  background: { mean: number; deviation: number };
   intercept: number;
+  /**
+   * Fitted negative for USE lite: the standout already carries the cosine (divided by a deviation near 0.14), and the
+   * two together say "near the top of this graph" counts more than "high in absolute terms". Their net weight on the
+   * cosine stays positive (standout / deviation > -similarity), so the score still rises with it.
+   */
   similarity: number;
   standout: number;
   coverage: number;
@@ -26,16 +37,27 @@ export interface Calibration {
   bm25: number;
 }
 
+export const backgroundWeight = 50;
+
+/** The standout of `similarity` among `spread.count` cosines of mean `spread.mean`, shrunk towards the background. */
+export function standoutOf(calibration: Calibration, similarity: number, spread: { count: number; mean: number; deviation: number }): number {
+  const { mean: priorMean, deviation: priorDeviation } = calibration.background;
+  const total = spread.count + backgroundWeight;
+  const mean = (spread.count * spread.mean + backgroundWeight * priorMean) / total;
+  const variance = (spread.count * (spread.deviation ** 2 + (spread.mean - mean) ** 2) + backgroundWeight * (priorDeviation ** 2 + (priorMean - mean) ** 2)) / total;
+  return variance > 0 ? (similarity - mean) / Math.sqrt(variance) : 0;
+}
+
 /** The model's inputs, in the order of the weights after the intercept. */
 export const featureVector = (features: Features): number[] => [features.similarity, features.standout, features.coverage, Math.log1p(features.bm25)];
 
 const calibrations: Record<string, Calibration> = {
   // `npx tsx functions/documents/eval/fit-calibration.ts`: USE lite + BM25, fit half of both evaluation sets.
-  'universal-sentence-encoder-lite': { intercept: -5.645, similarity: 1.195, standout: 2.011, coverage: 1.699, bm25: 0.94 },
-  // Provisional: this machine has no Bedrock access, so Titan v2 takes USE lite's weights; its cosines differ in scale
-  // but the standout, coverage and BM25 terms, which carry most of the weight, do not depend on the model.
-  // Refit with `fit-calibration.ts --embedder bedrock` on AWS and replace these weights.
-  'amazon.titan-embed-text-v2:0': { intercept: -5.645, similarity: 1.195, standout: 2.011, coverage: 1.699, bm25: 0.94 },
+  'universal-sentence-encoder-lite': { background: { mean: 0.189, deviation: 0.138 }, intercept: -2.456, similarity: -10.926, standout: 3.736, coverage: 1.798, bm25: 0.878 },
+  // Provisional: this machine has no Bedrock access, so Titan v2 takes USE lite's weights. The standout is measured
+  // against the graph's own cosines, so it carries over better than a raw cosine cut would; the background and the
+  // weights are still USE lite's. Refit with `fit-calibration.ts --embedder bedrock` on AWS and replace them.
+  'amazon.titan-embed-text-v2:0': { background: { mean: 0.189, deviation: 0.138 }, intercept: -2.456, similarity: -10.926, standout: 3.736, coverage: 1.798, bm25: 0.878 },
 };
 
 export function calibrationOf(modelId: string): Calibration {

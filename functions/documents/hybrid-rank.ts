@@ -1,7 +1,7 @@
 // Hybrid ranking over one graph: the best chunks by embedding similarity and the best by BM25 become candidates, each
 // gets both signals (a chunk found by one side is scored by the other too), and the calibration turns them into one
 // score. Candidates beyond `candidatePool` per side could only score lower on that side than the pool's own.
-import { type Calibration, type Features, scoreOf } from './calibration.js';
+import { type Calibration, type Features, scoreOf, standoutOf } from './calibration.js';
 import type { LexicalIndex } from './lexical-index.js';
 import type { VectorIndex } from './vector-index.js';
 
@@ -34,8 +34,7 @@ export function rankHybrid(index: GraphIndex, input: { query: Float32Array; ques
     const similarity = vectors.similarityOf(documentId, position);
     if (similarity === undefined) continue;
     const words = lexicalOf.get(key);
-    const { mean, deviation } = vectors.lastSpread;
-    const features = { similarity, standout: deviation > 0 ? (similarity - mean) / deviation : 0, bm25: words?.bm25 ?? 0, coverage: words?.coverage ?? 0 };
+    const features = { similarity, standout: standoutOf(input.calibration, similarity, vectors.lastSpread), bm25: words?.bm25 ?? 0, coverage: words?.coverage ?? 0 };
     const score = scoreOf(input.calibration, features);
     if (score >= input.threshold) ranked.push({ documentId, position, ...features, score });
   }

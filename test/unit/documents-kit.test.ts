@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { calibrationOf, scoreOf, withOperatingPoint } from '../../functions/documents/calibration.js';
+import { calibrationOf, scoreOf, standoutOf, withOperatingPoint } from '../../functions/documents/calibration.js';
 import { chunkPages, isHeading, pageSeparator } from '../../functions/documents/chunker.js';
 import { ExtractionError, csvToText, jsonToText, markdownToText, parseCsv } from '../../functions/documents/extract-structured.js';
 import { createGraphIndexCache } from '../../functions/documents/graph-index-cache.js';
@@ -93,21 +93,22 @@ describe('documents: chunking', () => {
 describe('documents: calibration and hybrid ranking', () => {
   const features = { similarity: 0.5, standout: 2, coverage: 0.5, bm25: 5 };
 
-  it('scores in [0, 1], rising with every signal', () => {
+  it('scores in [0, 1], rising with the cosine (in a small graph or a large one) and with the words matched', () => {
     // Prepare
     const calibration = calibrationOf('universal-sentence-encoder-lite');
-    const base = scoreOf(calibration, features);
+    const spreads = [{ count: 3, mean: 0.3, deviation: 0.1 }, { count: 100_000, mean: 0.15, deviation: 0.2 }];
+    const at = (similarity: number, spread: (typeof spreads)[number], words = { coverage: 0.5, bm25: 5 }) =>
+      scoreOf(calibration, { similarity, standout: standoutOf(calibration, similarity, spread), ...words });
     // Act
-    const raised = (['similarity', 'standout', 'coverage', 'bm25'] as const).map((name) => scoreOf(calibration, { ...features, [name]: features[name] + 0.5 }));
+    const bySimilarity = spreads.map((spread) => [0, 0.2, 0.4, 0.6, 0.8, 1].map((similarity) => at(similarity, spread)));
+    const byWords = [{ coverage: 0, bm25: 0 }, { coverage: 0.5, bm25: 5 }, { coverage: 1, bm25: 20 }].map((words) => at(0.5, spreads[0]!, words));
     // Assess
-    expect(base).toBeGreaterThan(0);
-    expect(base).toBeLessThan(1);
-    expect(raised.every((score) => score > base && score < 1)).toBe(true);
+    for (const scores of [...bySimilarity, byWords]) expect(scores.every((score, index) => score > 0 && score < 1 && (index === 0 || score > scores[index - 1]!))).toBe(true);
   });
 
   it('places the operating point exactly at the default threshold', () => {
     // Prepare
-    const calibration = { intercept: 0, similarity: 2, standout: 1, coverage: 1, bm25: 1 };
+    const calibration = { background: { mean: 0.2, deviation: 0.1 }, intercept: 0, similarity: 2, standout: 1, coverage: 1, bm25: 1 };
     const cut = 2 * 0.5 + 2 + 0.5 + Math.log1p(5);
     // Act
     const moved = withOperatingPoint(calibration, cut);
@@ -125,7 +126,7 @@ describe('documents: calibration and hybrid ranking', () => {
     vectors.put('doc_a', Float32Array.from([...unit(1, 0), ...unit(0, 1)]));
     const lexical = new LexicalIndex();
     lexical.put('doc_a', [{ position: 0, content: 'Opening hours of the office.' }, { position: 1, content: 'Refunds reach your card within five days.', heading: 'Refunds' }]);
-    const calibration = { intercept: -3, similarity: 2, standout: 0, coverage: 2, bm25: 1 };
+    const calibration = { background: { mean: 0.2, deviation: 0.1 }, intercept: -3, similarity: 2, standout: 0, coverage: 2, bm25: 1 };
     // Act
     const hits = rankHybrid({ vectors, lexical }, { query: unit(1, 0.2), question: 'When is my refund paid?', calibration, limit: 5, threshold: 0 });
     // Assess
