@@ -1,7 +1,7 @@
 // Documents: ingest throughput of a generated 50-page PDF with the real local model, search latency over one graph
 // of 100,000 chunks (warm index against a brute-force scan straight from the store in the same run, and while a PDF
 // is being ingested against quiet), and search quality at the default threshold on both evaluation sets.
-// The 100,000 chunks are synthetic: random unit vectors and generated sentences written through the documents store
+// The 100,000 chunks are synthetic: random unit vectors and random words written through the documents store
 // (embedding that many real chunks would take hours here), plus the real 50-page document the questions find.
 import { evaluationSets } from '../functions/documents/eval/fit-calibration.js';
 import { buildPdf } from '../test/support/document-files.js';
@@ -75,10 +75,11 @@ async function seedSyntheticGraph(graphId: string, ownerId: string): Promise<voi
       { graphId, documentId, isPrimary: true, sharedAt: now, sharedByUserId: ownerId, shareReason: null },
     );
     const vectors = Array.from({ length: chunksPerDocument }, () => normalise(Float32Array.from({ length: 512 }, () => Math.random() - 0.5)));
-    const chunks = Array.from({ length: chunksPerDocument }, (_, position) => {
-      const text = pageText(d * chunksPerDocument + position);
-      return { documentId, position, chunkId: `chk_${documentId.slice(4)}_${position}`, content: text[1 + (position % 3)]!, heading: text[0]!, pageNumber: null, charOffset: 0 };
-    });
+    // Sixty words each from a vocabulary of 20,000, so a word is in about 300 of the 100,000 chunks, as in real text.
+    const word = () => `w${Math.floor(Math.random() * 20_000).toString(36)}`;
+    const chunks = Array.from({ length: chunksPerDocument }, (_, position) => ({
+      documentId, position, chunkId: `chk_${documentId.slice(4)}_${position}`, content: Array.from({ length: 60 }, word).join(' '), heading: null, pageNumber: null, charOffset: 0,
+    }));
     await store.putChunks(chunks);
     await store.putVectors(documentId, 'universal-sentence-encoder-lite', 512, vectors);
     await store.setStatus(documentId, 'processing', { status: 'completed', chunkCount: chunksPerDocument, embeddingModel: 'universal-sentence-encoder-lite' }, [graphId]);

@@ -28,6 +28,14 @@ export function termsOf(text: string): string[] {
   return [...text.toLowerCase().matchAll(wordPattern)].map(([word]) => word.replace(/['’]s$/, '')).filter((word) => !stopWords.has(word)).map(stemmer);
 }
 
+/**
+ * A term held by more than this many chunks, and by more than `commonShare` of the graph, is left out of the lexical
+ * query (it still counts in `coverage`): its BM25 weight is near zero, and it would make most of a large graph a
+ * candidate to sort.
+ */
+const commonChunks = 1000;
+const commonShare = 0.05;
+
 const keyOf = (documentId: string, position: number) => `${documentId}\u0000${position}`;
 
 export class LexicalIndex {
@@ -84,8 +92,14 @@ export class LexicalIndex {
     if (wanted.size === 0) return [];
     const weight = new Map([...wanted].map((term) => [term, this.idf(term)]));
     const totalWeight = [...weight.values()].reduce((sum, value) => sum + value, 0);
+    const total = this.engine.documentCount;
+    const searched = [...wanted].filter((term) => {
+      const holding = this.chunkCounts.get(term) ?? 0;
+      return holding <= commonChunks || holding <= commonShare * total;
+    });
+    if (searched.length === 0) return [];
     // The terms are already stemmed: split them as they are rather than stem them twice.
-    return this.engine.search([...wanted].join(' '), { tokenize: (terms) => terms.split(' ') }).map((result) => {
+    return this.engine.search(searched.join(' '), { tokenize: (terms) => terms.split(' ') }).map((result) => {
       const [documentId, position] = (result.id as string).split('\u0000') as [string, string];
       const held = [...new Set(result.queryTerms)].reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
       return { documentId, position: Number(position), bm25: result.score, coverage: totalWeight > 0 ? held / totalWeight : 0 };
