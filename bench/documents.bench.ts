@@ -1,12 +1,15 @@
-// Documents: ingest throughput of a generated 50-page PDF with the real local model, and search latency over one
-// graph of 100,000 chunks, warm index against a brute-force scan straight from the store in the same run.
-// The 100,000 chunks are synthetic: random unit vectors written through the documents store (embedding that many
-// real chunks would take hours here), plus the real 50-page document whose passages the questions find.
+// Documents: ingest throughput of a generated 50-page PDF with the real local model, search latency over one graph
+// of 100,000 chunks (warm index against a brute-force scan straight from the store in the same run, and while a PDF
+// is being ingested against quiet), and search quality at the default threshold on both evaluation sets.
+// The 100,000 chunks are synthetic: random unit vectors and random words written through the documents store
+// (embedding that many real chunks would take hours here), plus the real 50-page document the questions find.
+import { evaluationSets } from '../functions/documents/eval/fit-calibration.js';
 import { buildPdf } from '../test/support/document-files.js';
+import { candidatesOf, measure, prepareSet } from '../test/support/search-eval.js';
 import { type BarePlatform, type BenchFigure, percentile, startBarePlatform } from './support.js';
 
 export const name = 'documents';
-export const description = 'ingest of a 50-page PDF (pages/s), and search p50/p95 over 100,000 chunks vs a brute-force scan from DynamoDB';
+export const description = 'ingest of a 50-page PDF (pages/s), search p50/p95 over 100,000 chunks vs a brute-force scan and during an ingest, hit@1/hit@5 of both evaluation sets';
 
 const pages = 50;
 const syntheticDocuments = 100;
@@ -72,6 +75,12 @@ async function seedSyntheticGraph(graphId: string, ownerId: string): Promise<voi
       { graphId, documentId, isPrimary: true, sharedAt: now, sharedByUserId: ownerId, shareReason: null },
     );
     const vectors = Array.from({ length: chunksPerDocument }, () => normalise(Float32Array.from({ length: 512 }, () => Math.random() - 0.5)));
+    // Sixty words each from a vocabulary of 20,000, so a word is in about 300 of the 100,000 chunks, as in real text.
+    const word = () => `w${Math.floor(Math.random() * 20_000).toString(36)}`;
+    const chunks = Array.from({ length: chunksPerDocument }, (_, position) => ({
+      documentId, position, chunkId: `chk_${documentId.slice(4)}_${position}`, content: Array.from({ length: 60 }, word).join(' '), heading: null, pageNumber: null, charOffset: 0,
+    }));
+    await store.putChunks(chunks);
     await store.putVectors(documentId, 'universal-sentence-encoder-lite', 512, vectors);
     await store.setStatus(documentId, 'processing', { status: 'completed', chunkCount: chunksPerDocument, embeddingModel: 'universal-sentence-encoder-lite' }, [graphId]);
   }
@@ -110,6 +119,27 @@ async function bruteForce(graphId: string): Promise<{ searchMs: number[]; embedM
   return { searchMs, embedMs, scanMs };
 }
 
+/** hit@1, hit@5 and unanswerable-with-a-result of each evaluation set, whole, at the default threshold and limit 5. */
+async function quality(): Promise<BenchFigure[]> {
+  const { sharedEmbedder } = await import('../functions/platform/wiring.js');
+  const { calibrationOf } = await import('../functions/documents/calibration.js');
+  const { defaultSearchThreshold } = await import('../functions/documents/limits.js');
+  const embedder = sharedEmbedder();
+  const calibration = calibrationOf(embedder.modelId);
+  const figures: BenchFigure[] = [];
+  for (const set of evaluationSets) {
+    const measured = measure(candidatesOf(await prepareSet(embedder, set.documents, set.questions), calibration), calibration, { threshold: defaultSearchThreshold, limit: 5 });
+    const round = (value: number) => Math.round(value * 1000) / 1000;
+    console.log(`  ${set.name} set: ${measured.answerable} answerable, ${measured.unanswerable} unanswerable; answerable with no result ${round(measured.answerableWithNoResult)}`);
+    figures.push(
+      { name: `documents.${set.name}_hit_at_1`, value: round(measured.hitAt1), unit: 'share', target: 0.75, better: 'higher' },
+      { name: `documents.${set.name}_hit_at_5`, value: round(measured.hitAt5), unit: 'share', target: 0.9, better: 'higher' },
+      { name: `documents.${set.name}_unanswerable_with_result`, value: round(measured.unanswerableWithResult), unit: 'share', target: 0.2, better: 'lower' },
+    );
+  }
+  return figures;
+}
+
 export async function run(): Promise<BenchFigure[]> {
   const platform = await startBarePlatform();
   try {
@@ -130,7 +160,17 @@ export async function run(): Promise<BenchFigure[]> {
       if (response.status !== 200) throw new Error(`search answered ${response.status}: ${await response.text()}`);
       return ((await response.json()) as { data: { count: number } }).data.count;
     };
-    const cold = await timed(() => searchOnce(questions[0]!));
+    // The cold load of 100,000 chunks may outlast one request's timeout on a busy machine; it goes on in the
+    // background and the next search joins it, so the cold figure is the time until the first search answers.
+    const cold = await timed(async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await searchOnce(questions[0]!);
+        } catch (error) {
+          if (attempt === 10) throw error;
+        }
+      }
+    });
     const latencies: number[] = [];
     const cpuPerSearch: number[] = [];
     let found = 0;
@@ -140,6 +180,12 @@ export async function run(): Promise<BenchFigure[]> {
       cpuPerSearch.push(cpuMs);
       found += value > 0 ? 1 : 0;
     }
+    // Searches while the 50-page PDF is ingested into the same graph (bounded by count: the ingest ends first).
+    const duringIngest: number[] = [];
+    let ingesting = true;
+    const ingestDone = ingest(platform, pdf).finally(() => (ingesting = false));
+    for (let i = 0; ingesting && i < warmSearches; i++) duringIngest.push((await timed(() => searchOnce(questions[i % questions.length]!))).ms);
+    await ingestDone;
     const { searchMs: baseline, embedMs, scanMs } = await bruteForce(graphId);
     const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
     const round = (value: number) => Math.round(value * 10) / 10;
@@ -149,6 +195,8 @@ export async function run(): Promise<BenchFigure[]> {
     console.log(`  parts of a warm search: question embedding p50 ${round(percentile(sorted(embedMs), 50))} ms, exact scan of 100,000 vectors p50 ${round(percentile(sorted(scanMs), 50))} ms`);
     const p50 = round(percentile(latencies, 50));
     const p95 = round(percentile(latencies, 95));
+    const p95DuringIngest = round(percentile(sorted(duringIngest), 95));
+    console.log(`  ${duringIngest.length} searches during an ingest of ${pages} pages`);
     return [
       { name: 'documents.ingest_pages_per_second', value: round(pages / (ingestMs / 1000)), unit: 'pages/s', target: 20, better: 'higher' },
       // 20 pages/s on this 2-core machine is 10 pages per CPU-second.
@@ -157,6 +205,9 @@ export async function run(): Promise<BenchFigure[]> {
       { name: 'documents.search_p95_ms', value: p95, unit: 'ms', target: 150, better: 'lower', baseline: { name: 'documents.brute-force-scan.p95_ms', value: round(percentile(baseline, 95)) } },
       { name: 'documents.search_cpu_ms_p50', value: round(percentile(sorted(cpuPerSearch), 50)), unit: 'CPU ms', target: 150, better: 'lower' },
       { name: 'documents.search_cold_index_load_ms', value: round(cold.ms), unit: 'ms', target: 10_000, better: 'lower' },
+      // Within 3x of quiet: the question has its own embedding worker, so it does not queue behind the ingest's batches.
+      { name: 'documents.search_p95_during_ingest_ms', value: p95DuringIngest, unit: 'ms', target: round(3 * p95), better: 'lower', baseline: { name: 'documents.search_p95_quiet_ms', value: p95 } },
+      ...(await quality()),
     ];
   } finally {
     await platform.stop();

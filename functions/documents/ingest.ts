@@ -10,6 +10,9 @@ import { type SupportedMimeType, maxUploadBytes } from './limits.js';
 import type { BlobStore, Embedder } from './ports.js';
 import type { DocumentStore, StoredChunk, StoredDocument } from './store.js';
 
+/** What the model reads of a chunk: its section heading, then its text. Line breaks matter to a reader, not to the model. */
+export const embeddingText = (chunk: { content: string; heading?: string | null }) => (chunk.heading ? `${chunk.heading}. ${chunk.content}` : chunk.content).replace(/\s+/g, ' ');
+
 export const chunkIdOf = (documentId: string, position: number) => `chk_${documentId.slice(4)}_${position}`;
 
 export function createIngest(deps: { store: DocumentStore; blobs: BlobStore; embedder: Embedder; clock: Clock }) {
@@ -57,9 +60,8 @@ export function createIngest(deps: { store: DocumentStore; blobs: BlobStore; emb
       if (document?.status !== 'processing') return;
       try {
         const chunks = await chunksOf(document);
-        // Line breaks matter to a reader of the chunk (table rows, "name: value" lines), not to the model.
         // Chunks are written while the model runs. Both settle before a failure is handled, so the purge comes last.
-        const [embedded, written] = await Promise.allSettled([embedder.embed(chunks.map((chunk) => chunk.content.replace(/\s+/g, ' '))), store.putChunks(chunks)]);
+        const [embedded, written] = await Promise.allSettled([embedder.embed(chunks.map(embeddingText)), store.putChunks(chunks)]);
         if (embedded.status === 'rejected') throw embedded.reason;
         if (written.status === 'rejected') throw written.reason;
         const vectors = embedded.value;

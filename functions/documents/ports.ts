@@ -30,3 +30,15 @@ export interface BlobStore {
 export interface DocumentJobs {
   enqueue(documentId: string): Promise<void>;
 }
+
+/**
+ * Vectors of graphs too large to scan in one Lambda (docs/data-model.md), kept in a vector index and queried by
+ * graph: each (graph, document) pair holds its own copy, so a query filters on one graph only.
+ */
+export interface GraphVectorStore {
+  put(graphId: string, documentId: string, vectors: Float32Array[]): Promise<void>;
+  /** The `topK` nearest chunks of the graph, best first, with their cosine similarity. */
+  query(graphId: string, vector: Float32Array, topK: number): Promise<Array<{ documentId: string; position: number; similarity: number }>>;
+  /** Removes the document's `count` vectors from the graph. */
+  remove(graphId: string, documentId: string, count: number): Promise<void>;
+}

@@ -107,6 +107,8 @@ export const Chunk = z.object({
   position: z.number().int(),
   pageNumber: z.number().int().nullable(),
   charOffset: z.number().int(),
+  /** The heading of the section the chunk is in, null before the first heading. */
+  heading: z.string().nullable(),
 });
 
 export const Uploaded = z.object({
@@ -176,6 +178,7 @@ export const SearchResult = z.object({
   score: z.number(),
   position: z.number().int(),
   pageNumber: z.number().int().nullable(),
+  heading: z.string().nullable(),
 });
 export const SearchOutput = z.object({ results: z.array(SearchResult), count: z.number().int() });
 

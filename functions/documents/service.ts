@@ -142,7 +142,7 @@ export function createDocumentService(deps: DocumentServiceDeps) {
       const chunks = await store.listChunks(documentId);
       return {
         document: { ...summary(document), mimeType: document.mimeType, sizeBytes: document.sizeBytes, graphIds: await visibleGraphIds(caller, document) },
-        chunks: chunks.map(({ chunkId, content, position, pageNumber }) => ({ chunkId, content, position, pageNumber })),
+        chunks: chunks.map(({ chunkId, content, position, pageNumber, heading }) => ({ chunkId, content, position, pageNumber, heading: heading ?? null })),
       };
     },
 
@@ -153,8 +153,8 @@ export function createDocumentService(deps: DocumentServiceDeps) {
 
     async chunks(caller: Caller, documentId: string) {
       await readable(caller, documentId);
-      const chunks = (await store.listChunks(documentId)).map(({ chunkId, content, position, pageNumber, charOffset }) => ({
-        chunkId, documentId, content, position, pageNumber, charOffset,
+      const chunks = (await store.listChunks(documentId)).map(({ chunkId, content, position, pageNumber, charOffset, heading }) => ({
+        chunkId, documentId, content, position, pageNumber, charOffset, heading: heading ?? null,
       }));
       return { chunks, count: chunks.length };
     },
@@ -237,7 +237,7 @@ export function productionDeps(clock: Clock = systemClock): DocumentServiceDeps 
   const blobs = documentBlobStore();
   const embedder = sharedEmbedder();
   const ingest = createIngest({ store, blobs, embedder, clock });
-  const source = { version: graphStore.version, vectors: store.getVectors, documentIds: async (graphId: string) => (await store.listEntries(graphId)).map((entry) => entry.documentId) };
+  const source = { version: graphStore.version, vectors: store.getVectors, chunks: store.listChunks, documentIds: async (graphId: string) => (await store.listEntries(graphId)).map((entry) => entry.documentId) };
   const indexes = createGraphIndexCache({ source, embedder, maxVectors: maxCachedVectors });
   return { store, graphs, blobs, ingest, jobs: documentJobs((documentId) => ingest.process(documentId)), search: createSearch({ store, graphs, embedder, indexes }), clock };
 }

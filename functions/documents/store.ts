@@ -45,6 +45,8 @@ export interface StoredChunk {
   content: string;
   pageNumber: number | null;
   charOffset: number;
+  /** Section heading; absent on chunks stored before headings were kept. */
+  heading?: string | null;
 }
 
 export interface StoredVectors {

@@ -53,6 +53,10 @@ export class VectorIndex {
   /** Floats per stored row. */
   private readonly stride: number;
   private rows = 0;
+  /** Rows scored by the last search, until the index changes. */
+  private scoredRows = 0;
+  /** Count, mean and standard deviation of the last search's similarities over the whole index. */
+  lastSpread = { count: 0, mean: 0, deviation: 0 };
 
   constructor(readonly dims: number) {
     this.stride = Math.ceil(dims / lanes) * lanes;
@@ -86,6 +90,7 @@ export class VectorIndex {
     this.blocks.push(block);
     this.byDocument.set(documentId, block);
     this.rows += count;
+    this.scoredRows = -1;
   }
 
   remove(documentId: string): void {
@@ -97,6 +102,7 @@ export class VectorIndex {
     this.blocks.splice(at, 1);
     this.byDocument.delete(documentId);
     this.rows -= block.count;
+    this.scoredRows = -1;
   }
 
   /** The best `limit` rows with similarity at least `minSimilarity`, best first. `query` must be a unit vector. */
@@ -107,8 +113,14 @@ export class VectorIndex {
     memory.fill(0, this.dims, this.stride);
     const scoresAt = this.rowOffset(this.rows);
     this.engine.scan(0, this.rowOffset(0) * 4, this.rows, this.stride, scoresAt * 4);
+    this.scoredRows = this.rows;
     const scores = this.floats().subarray(scoresAt, scoresAt + this.rows);
 
+    let sum = 0;
+    let squares = 0;
+    for (let row = 0; row < this.rows; row++) (sum += scores[row]!), (squares += scores[row]! * scores[row]!);
+    const mean = this.rows ? sum / this.rows : 0;
+    this.lastSpread = { count: this.rows, mean, deviation: this.rows ? Math.sqrt(Math.max(0, squares / this.rows - mean * mean)) : 0 };
     const top: Hit[] = [];
     let floor = minSimilarity;
     for (const { documentId, firstRow, count } of this.blocks) {
@@ -125,6 +137,13 @@ export class VectorIndex {
       }
     }
     return top;
+  }
+
+  /** Raw cosine of a chunk and the last query searched; undefined for a chunk the index lacks. */
+  similarityOf(documentId: string, position: number): number | undefined {
+    const block = this.byDocument.get(documentId);
+    if (!block || position < 0 || position >= block.count || this.scoredRows !== this.rows) return undefined;
+    return this.floats()[this.rowOffset(this.rows) + block.firstRow + position];
   }
 
   /** Float offset of a row; row 0 follows the query row. */

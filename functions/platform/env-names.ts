@@ -43,6 +43,8 @@ export const envNames = {
   solPriceUsd: 'SOL_PRICE_USD',
   embeddingModelId: 'EMBEDDING_MODEL_ID',
   embeddingWorkers: 'EMBEDDING_WORKERS',
+  documentVectorBucket: 'DOCUMENT_VECTOR_BUCKET',
+  documentVectorIndex: 'DOCUMENT_VECTOR_INDEX',
   searchCacheVectors: 'SEARCH_CACHE_VECTORS',
   llmProvider: 'LLM_PROVIDER',
   llmBaseUrl: 'LLM_BASE_URL',

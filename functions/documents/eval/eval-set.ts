@@ -1,18 +1,15 @@
-// Evaluation set of the search calibration, written for this project: passages the size of a chunk, and questions
-// a user would type, each with the one passage that answers it. Neighbouring passages share topics on purpose
-// (two about money, two about travel, ...) so the set measures precision against near misses, not only strangers.
+// The first evaluation set of search, kept as a second check beside the workplace set: passages the size of a chunk,
+// each uploaded as a text document of its own, and questions a user would type, each with the one passage that
+// answers it. Neighbouring passages share topics on purpose (two about money, two about travel, ...) so the set
+// measures precision against near misses, not only strangers; the unanswerable questions sit next to them.
+import type { EvalDocument, EvalQuestion } from './workplace-set.js';
 
-export interface EvalPassage {
+interface EvalPassage {
   id: string;
   text: string;
 }
 
-export interface EvalQuestion {
-  question: string;
-  relevant: string;
-}
-
-export const evalPassages: EvalPassage[] = [
+const evalPassages: EvalPassage[] = [
   { id: 'refunds', text: 'Refund policy. Customers can return any product within 30 days of delivery for a full refund. The item must be unused and in its original packaging. Refunds are paid back to the original payment method within five business days after the warehouse receives the parcel.' },
   { id: 'invoices', text: 'Invoices are issued on the first day of every month for the previous month of usage. Payment is due within 14 days. Late payments incur a fee of 1.5 percent per month, and accounts more than 60 days overdue are suspended until the balance is settled.' },
   { id: 'password', text: 'To reset your password, open the sign-in page and choose "Forgot password". We email you a link that stays valid for one hour. Following the link lets you choose a new password; all other sessions are signed out for safety.' },
@@ -41,7 +38,7 @@ export const evalPassages: EvalPassage[] = [
   { id: 'coffee', text: 'For filter coffee, use about 60 grams of ground coffee per litre of water, heated to between 92 and 96 degrees. Grind the beans just before brewing, since ground coffee loses its aroma within minutes.' },
 ];
 
-export const evalQuestions: EvalQuestion[] = [
+const answerable: Array<{ question: string; relevant: string }> = [
   { question: 'How long do I have to send back something I bought?', relevant: 'refunds' },
   { question: 'When will I get my money back after returning an item?', relevant: 'refunds' },
   { question: 'What happens if I pay my bill late?', relevant: 'invoices' },
@@ -82,4 +79,25 @@ export const evalQuestions: EvalQuestion[] = [
   { question: 'What is the gas given off by plants during photosynthesis?', relevant: 'photosynthesis' },
   { question: 'What status code do I get when I send too many API calls?', relevant: 'api-rate-limit' },
   { question: 'How many kilometres should my longest training run be before a marathon?', relevant: 'marathon' },
+];
+
+const unanswerable = [
+  'How much does a monthly train pass cost?',
+  'What is the best fertiliser for tomato plants?',
+  'How do I bake gluten-free bread?',
+  'Which vaccines does a kitten need?',
+  'How do I merge two git branches with a conflict?',
+  'How many sick days do employees get?',
+  'What is the interest rate on a savings account?',
+  'How do I change the email address of my account?',
+  'When does the Lisbon office close for the summer holidays?',
+  'How long does it take to recover from running a marathon?',
+];
+
+export const passageDocuments: EvalDocument[] = evalPassages.map(({ id, text }) => ({ id, filename: `${id}.txt`, mimeType: 'text/plain', sections: [{ heading: '', paragraphs: [text] }] }));
+
+/** A passage is one chunk: its first words identify it. */
+export const passageQuestions: EvalQuestion[] = [
+  ...answerable.map(({ question, relevant }) => ({ question, documentId: relevant, answer: evalPassages.find((passage) => passage.id === relevant)!.text.slice(0, 30) })),
+  ...unanswerable.map((question) => ({ question })),
 ];

@@ -1,57 +1,128 @@
-// Fits the calibration of an embedding model on the evaluation set and prints the knots for calibration.ts:
+// Fits the search calibration of an embedding model and prints it for calibration.ts:
 // `npx tsx functions/documents/eval/fit-calibration.ts [--embedder local|bedrock]` (bedrock needs AWS credentials).
-// The relevance cut is the highest raw cosine that still keeps 90 % of the relevant (question, passage) pairs: search
-// ranks its results, so a near-topic passage above the line costs less than a missing answer. On this set F1 is flat
-// (0.82-0.84) between cuts 0.49 and 0.55 for USE lite, so the recall target decides within that plateau.
+// 1. Both evaluation sets go through the real pipeline (test/support/search-eval.ts); the questions at even places
+//    are the fit half, the odd ones are held out for the tests (test/integration/documents-search-quality.test.ts).
+// 2. A logistic regression (Newton's method) on every candidate of the fit half: is the chunk an answer, from its
+//    similarity, how far it stands out in the graph, its share of the question's terms and its BM25.
+// 3. The operating point: the strictest logit cut that still gives all but `maxMissed` of the answerable questions
+//    of the fit half a result (a search that answers nothing is the failure users meet first). With USE lite this
+//    lets many unanswerable questions through: no cut separates them (docs/decisions.md, Documents). The intercept
+//    moves so that this cut scores exactly 0.7.
 import { fileURLToPath } from 'node:url';
+import { type PreparedSet, candidatesOf, measure, prepareSet } from '../../../test/support/search-eval.js';
+import { type Calibration, featureVector, logit, withOperatingPoint } from '../calibration.js';
+import { defaultSearchThreshold } from '../limits.js';
 import type { Embedder } from '../ports.js';
-import { evalPassages, evalQuestions } from './eval-set.js';
+import { passageDocuments, passageQuestions } from './eval-set.js';
+import { workplaceDocuments, workplaceQuestions } from './workplace-set.js';
 
-export interface PairSimilarities {
-  relevant: number[];
-  unrelated: number[];
-}
+export const inFitHalf = (questionIndex: number) => questionIndex % 2 === 0;
+export const heldOut = (questionIndex: number) => !inFitHalf(questionIndex);
 
-const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, value, index) => sum + value * b[index]!, 0);
+const searchLimit = 5;
+/** Share of answerable questions of the fit half that may get no result: under the tests' 0.15 for a margin. */
+const maxMissed = 0.1;
 
-/** Raw cosine of every question against every passage, split by whether the passage answers it. */
-export async function pairSimilarities(embedder: Embedder): Promise<PairSimilarities> {
-  const [passages, questions] = await Promise.all([embedder.embed(evalPassages.map((p) => p.text)), embedder.embed(evalQuestions.map((q) => q.question))]);
-  const pairs: PairSimilarities = { relevant: [], unrelated: [] };
-  evalQuestions.forEach((question, q) =>
-    evalPassages.forEach((passage, p) => (passage.id === question.relevant ? pairs.relevant : pairs.unrelated).push(dot(questions[q]!, passages[p]!))),
-  );
-  return pairs;
-}
+export const evaluationSets = [
+  { name: 'workplace', documents: workplaceDocuments, questions: workplaceQuestions },
+  { name: 'passages', documents: passageDocuments, questions: passageQuestions },
+] as const;
 
-/** Recall and precision of "similarity >= cut" as a relevance verdict. */
-export function verdicts(pairs: PairSimilarities, passes: (similarity: number) => boolean) {
-  const truePositives = pairs.relevant.filter(passes).length;
-  const falsePositives = pairs.unrelated.filter(passes).length;
-  return { recall: truePositives / pairs.relevant.length, precision: truePositives / Math.max(1, truePositives + falsePositives) };
-}
-
-export const targetRecall = 0.9;
-
-export function fitCut(pairs: PairSimilarities): { cut: number; recall: number; precision: number } {
-  const values = [...pairs.relevant, ...pairs.unrelated].sort((a, b) => b - a);
-  for (let i = 1; i < values.length; i++) {
-    const cut = (values[i - 1]! + values[i]!) / 2;
-    const measured = verdicts(pairs, (similarity) => similarity >= cut);
-    if (measured.recall >= targetRecall) return { cut, ...measured };
+/** Solves `matrix x = vector` by Gaussian elimination with partial pivoting (the matrix is small and positive definite). */
+function solve(matrix: number[][], vector: number[]): number[] {
+  const size = vector.length;
+  const rows = matrix.map((row, at) => [...row, vector[at]!]);
+  for (let column = 0; column < size; column++) {
+    const pivot = rows.slice(column).reduce((best, row, at) => (Math.abs(row[column]!) > Math.abs(rows[best]![column]!) ? column + at : best), column);
+    [rows[column], rows[pivot]] = [rows[pivot]!, rows[column]!];
+    for (let row = column + 1; row < size; row++) {
+      const factor = rows[row]![column]! / rows[column]![column]!;
+      for (let at = column; at <= size; at++) rows[row]![at]! -= factor * rows[column]![at]!;
+    }
   }
-  return { cut: values.at(-1)!, ...verdicts(pairs, () => true) };
+  const solution = new Array<number>(size).fill(0);
+  for (let row = size - 1; row >= 0; row--) {
+    let sum = rows[row]![size]!;
+    for (let at = row + 1; at < size; at++) sum -= rows[row]![at]! * solution[at]!;
+    solution[row] = sum / rows[row]![row]!;
+  }
+  return solution;
+}
+
+/** Logistic regression with an intercept and a small ridge penalty, by Newton's method. */
+export function fitLogistic(samples: Array<{ x: number[]; y: 0 | 1 }>, ridge = 1e-3, iterations = 50): number[] {
+  const size = samples[0]!.x.length + 1;
+  let weights = new Array<number>(size).fill(0);
+  for (let iteration = 0; iteration < iterations; iteration++) {
+    const gradient = weights.map((weight) => ridge * weight);
+    const hessian = Array.from({ length: size }, (_, row) => Array.from({ length: size }, (_, column) => (row === column ? ridge : 0)));
+    for (const { x, y } of samples) {
+      const inputs = [1, ...x];
+      const p = 1 / (1 + Math.exp(-inputs.reduce((sum, value, at) => sum + value * weights[at]!, 0)));
+      inputs.forEach((value, row) => {
+        gradient[row]! += (p - y) * value;
+        inputs.forEach((other, column) => (hessian[row]![column]! += p * (1 - p) * value * other));
+      });
+    }
+    const step = solve(hessian, gradient);
+    weights = weights.map((weight, at) => weight - step[at]!);
+    if (Math.max(...step.map(Math.abs)) < 1e-9) break;
+  }
+  return weights;
+}
+
+/** Mean and deviation of every question's cosine with every chunk, over the sets: nearly all pairs are unrelated. */
+function backgroundOf(sets: PreparedSet[]): Calibration['background'] {
+  let count = 0;
+  let sum = 0;
+  let squares = 0;
+  for (const { index, questions } of sets) {
+    for (const question of questions) {
+      index.vectors.search(question.vector, 1, -1);
+      const spread = index.vectors.lastSpread;
+      count += spread.count;
+      sum += spread.count * spread.mean;
+      squares += spread.count * (spread.deviation ** 2 + spread.mean ** 2);
+    }
+  }
+  const mean = sum / count;
+  return { mean, deviation: Math.sqrt(squares / count - mean * mean) };
+}
+
+export async function fitCalibration(embedder: Embedder) {
+  const prepared = await Promise.all(evaluationSets.map(async (set) => ({ name: set.name, set: await prepareSet(embedder, set.documents, set.questions) })));
+  const unfitted: Calibration = { background: backgroundOf(prepared.map(({ set }) => set)), intercept: 0, similarity: 1, standout: 0, coverage: 0, bm25: 0 };
+  const sets = prepared.map(({ name, set }) => ({ name, candidates: candidatesOf(set, unfitted) }));
+  const samples = sets.flatMap(({ candidates }) =>
+    candidates.filter((_, at) => inFitHalf(at)).flatMap(({ hits }) => hits.map((hit) => ({ x: featureVector(hit), y: (hit.relevant ? 1 : 0) as 0 | 1 }))),
+  );
+  const [intercept, similarity, standout, coverage, bm25] = fitLogistic(samples) as [number, number, number, number, number];
+  const fitted: Calibration = { background: unfitted.background, intercept, similarity, standout, coverage, bm25 };
+  // Candidate cuts: every candidate's logit on the fit half, strictest first. The operating point is the strictest cut
+  // at which at most `maxMissed` of the answerable questions of the fit halves (pooled) get no result at all.
+  const cuts = [...new Set(sets.flatMap(({ candidates }) => candidates.filter((_, at) => inFitHalf(at)).flatMap(({ hits }) => hits.map((hit) => logit(fitted, hit)))))].sort((a, b) => b - a);
+  const figuresAt = (calibration: Calibration, include: (at: number) => boolean) =>
+    sets.map(({ name, candidates }) => ({ name, ...measure(candidates, calibration, { threshold: defaultSearchThreshold, limit: searchLimit, include }) }));
+  const missedAt = (cut: number) => {
+    const figures = figuresAt(withOperatingPoint(fitted, cut), inFitHalf);
+    return figures.reduce((sum, set) => sum + set.answerableWithNoResult * set.answerable, 0) / figures.reduce((sum, set) => sum + set.answerable, 0);
+  };
+  const cut = cuts.map((candidate) => candidate - 1e-9).find((candidate) => missedAt(candidate) <= maxMissed) ?? cuts.at(-1)! - 1e-9;
+  const calibration = withOperatingPoint(fitted, cut);
+  return { calibration, fit: figuresAt(calibration, inFitHalf), heldOut: figuresAt(calibration, heldOut) };
 }
 
 async function main() {
   const which = process.argv.includes('bedrock') ? 'bedrock' : 'local';
   const embedder: Embedder & { stop?: () => Promise<void> } =
     which === 'local' ? (await import('#adapters/local/use-embedder.js')).createUseEmbedder(1) : (await import('#adapters/aws/bedrock-embedder.js')).createBedrockEmbedder();
-  const pairs = await pairSimilarities(embedder);
-  const fitted = fitCut(pairs);
-  console.log(`${embedder.modelId}: ${pairs.relevant.length} relevant and ${pairs.unrelated.length} unrelated pairs`);
-  console.log(`relevance cut ${fitted.cut.toFixed(3)}: recall ${fitted.recall.toFixed(3)}, precision ${fitted.precision.toFixed(3)}`);
-  console.log(`calibration.ts: '${embedder.modelId}': knotsFor(${fitted.cut.toFixed(2)})`);
+  const { calibration, fit, heldOut: held } = await fitCalibration(embedder);
+  const round = (value: number) => Math.round(value * 1000) / 1000;
+  for (const [part, figures] of [['fit half', fit], ['held out', held]] as const) {
+    for (const set of figures) console.log(`${part} ${set.name}: ${JSON.stringify(Object.fromEntries(Object.entries(set).map(([key, value]) => [key, typeof value === 'number' ? round(value) : value])))}`);
+  }
+  const rounded = JSON.stringify(calibration, (_, value: unknown) => (typeof value === 'number' ? round(value) : value));
+  console.log(`calibration.ts: '${embedder.modelId}': ${rounded}`);
   await embedder.stop?.();
 }
 

@@ -1,0 +1,55 @@
+// Vectors of very large graphs on AWS: Amazon S3 Vectors, one index for all of them (cosine distance, 512
+// dimensions), one vector per (graph, document, chunk) with the graph as filterable metadata, so a query reads only
+// its graph. Calls are batched to the service's limits: 500 vectors per PutVectors, 500 keys per DeleteVectors.
+import { DeleteVectorsCommand, PutVectorsCommand, QueryVectorsCommand, S3VectorsClient, type S3VectorsClientConfig } from '@aws-sdk/client-s3vectors';
+import type { GraphVectorStore } from '#functions/documents/ports.js';
+import { envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
+
+const perCall = 500;
+/** QueryVectors answers at most this many neighbours. */
+export const maxTopK = 100;
+
+const keyOf = (graphId: string, documentId: string, position: number) => `${graphId}|${documentId}|${position}`;
+
+/** The bucket and index come from DOCUMENT_VECTOR_BUCKET and DOCUMENT_VECTOR_INDEX unless given. */
+export function createS3VectorsStore(clientConfig: S3VectorsClientConfig = {}, names: { bucket?: string; index?: string } = {}): GraphVectorStore {
+  const client = new S3VectorsClient(clientConfig);
+  const target = () => {
+    const vectorBucketName = names.bucket ?? readEnv(envNames.documentVectorBucket);
+    const indexName = names.index ?? readEnv(envNames.documentVectorIndex);
+    if (!vectorBucketName || !indexName) throw new Error('DOCUMENT_VECTOR_BUCKET and DOCUMENT_VECTOR_INDEX must be set to use S3 Vectors');
+    return { vectorBucketName, indexName };
+  };
+
+  return {
+    async put(graphId, documentId, vectors) {
+      for (let start = 0; start < vectors.length; start += perCall) {
+        const batch = vectors.slice(start, start + perCall).map((vector, offset) => ({
+          key: keyOf(graphId, documentId, start + offset),
+          data: { float32: Array.from(vector) },
+          metadata: { graphId, documentId, position: start + offset },
+        }));
+        await client.send(new PutVectorsCommand({ ...target(), vectors: batch }));
+      }
+    },
+
+    async query(graphId, vector, topK) {
+      const { vectors = [] } = await client.send(
+        new QueryVectorsCommand({ ...target(), topK: Math.min(maxTopK, topK), queryVector: { float32: Array.from(vector) }, filter: { graphId: { $eq: graphId } }, returnMetadata: true, returnDistance: true }),
+      );
+      return vectors.map((found) => {
+        const metadata = found.metadata as { documentId: string; position: number };
+        // Cosine distance is 1 - cosine similarity.
+        return { documentId: metadata.documentId, position: Number(metadata.position), similarity: 1 - (found.distance ?? 1) };
+      });
+    },
+
+    async remove(graphId, documentId, count) {
+      for (let start = 0; start < count; start += perCall) {
+        const keys = Array.from({ length: Math.min(perCall, count - start) }, (_, offset) => keyOf(graphId, documentId, start + offset));
+        await client.send(new DeleteVectorsCommand({ ...target(), keys }));
+      }
+    },
+  };
+}

@@ -1,0 +1,108 @@
+// One graph's chunks as a BM25 index (MiniSearch's BM25+), kept beside its vector index: the lexical half of hybrid
+// search. Words are lower-cased, English stop words dropped and the rest stemmed (Porter), so "refunds" finds
+// "refund" and "charged" finds "charges". The chunk's section heading is indexed with its text.
+import MiniSearch from 'minisearch';
+import { stemmer } from 'stemmer';
+import { eng } from 'stopword';
+
+export interface LexicalChunk {
+  position: number;
+  content: string;
+  heading?: string | null;
+}
+
+export interface LexicalHit {
+  documentId: string;
+  position: number;
+  /** BM25+ score over the graph: grows with the number and rarity of the question's words the chunk holds. */
+  bm25: number;
+  /** Share of the question's distinct terms that the chunk holds, each weighted by its rarity (IDF) in the graph, in [0, 1]. */
+  coverage: number;
+}
+
+const stopWords = new Set(eng);
+const wordPattern = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
+
+/** The terms of a text as the index sees them. */
+export function termsOf(text: string): string[] {
+  return [...text.toLowerCase().matchAll(wordPattern)].map(([word]) => word.replace(/['’]s$/, '')).filter((word) => !stopWords.has(word)).map(stemmer);
+}
+
+/**
+ * A term held by more than this many chunks, and by more than `commonShare` of the graph, is left out of the lexical
+ * query (it still counts in `coverage`): its BM25 weight is near zero, and it would make most of a large graph a
+ * candidate to sort.
+ */
+const commonChunks = 1000;
+const commonShare = 0.05;
+
+const keyOf = (documentId: string, position: number) => `${documentId}\u0000${position}`;
+
+export class LexicalIndex {
+  private readonly engine = new MiniSearch<{ id: string; text: string }>({
+    fields: ['text'],
+    tokenize: termsOf,
+    processTerm: (term) => term,
+  });
+  private readonly positions = new Map<string, number>();
+  /** Chunks holding each term, overall and per document (to take a document's share back out). */
+  private readonly chunkCounts = new Map<string, number>();
+  private readonly documentTerms = new Map<string, Map<string, number>>();
+
+  get size(): number {
+    return this.engine.documentCount;
+  }
+
+  put(documentId: string, chunks: LexicalChunk[]): void {
+    this.remove(documentId);
+    this.engine.addAll(chunks.map((chunk) => ({ id: keyOf(documentId, chunk.position), text: chunk.heading ? `${chunk.heading}\n${chunk.content}` : chunk.content })));
+    this.positions.set(documentId, chunks.length ? Math.max(...chunks.map((chunk) => chunk.position)) + 1 : 0);
+    const terms = new Map<string, number>();
+    for (const chunk of chunks) for (const term of new Set(termsOf(`${chunk.heading ?? ''}\n${chunk.content}`))) terms.set(term, (terms.get(term) ?? 0) + 1);
+    for (const [term, count] of terms) this.chunkCounts.set(term, (this.chunkCounts.get(term) ?? 0) + count);
+    this.documentTerms.set(documentId, terms);
+  }
+
+  /** Rarity of a term among the graph's chunks; a term no chunk holds is the rarest there is. */
+  private idf(term: string): number {
+    const total = this.engine.documentCount;
+    const holding = this.chunkCounts.get(term) ?? 0;
+    return Math.log(1 + (total - holding + 0.5) / (holding + 0.5));
+  }
+
+  remove(documentId: string): void {
+    const count = this.positions.get(documentId);
+    if (count === undefined) return;
+    for (let position = 0; position < count; position++) {
+      const id = keyOf(documentId, position);
+      if (this.engine.has(id)) this.engine.discard(id);
+    }
+    this.positions.delete(documentId);
+    for (const [term, count] of this.documentTerms.get(documentId) ?? []) {
+      const left = (this.chunkCounts.get(term) ?? 0) - count;
+      if (left > 0) this.chunkCounts.set(term, left);
+      else this.chunkCounts.delete(term);
+    }
+    this.documentTerms.delete(documentId);
+  }
+
+  /** Every chunk holding at least one of the question's terms, best first. */
+  search(question: string): LexicalHit[] {
+    const wanted = new Set(termsOf(question));
+    if (wanted.size === 0) return [];
+    const weight = new Map([...wanted].map((term) => [term, this.idf(term)]));
+    const totalWeight = [...weight.values()].reduce((sum, value) => sum + value, 0);
+    const total = this.engine.documentCount;
+    const searched = [...wanted].filter((term) => {
+      const holding = this.chunkCounts.get(term) ?? 0;
+      return holding <= commonChunks || holding <= commonShare * total;
+    });
+    if (searched.length === 0) return [];
+    // The terms are already stemmed: split them as they are rather than stem them twice.
+    return this.engine.search(searched.join(' '), { tokenize: (terms) => terms.split(' ') }).map((result) => {
+      const [documentId, position] = (result.id as string).split('\u0000') as [string, string];
+      const held = [...new Set(result.queryTerms)].reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
+      return { documentId, position: Number(position), bm25: result.score, coverage: totalWeight > 0 ? held / totalWeight : 0 };
+    });
+  }
+}
