@@ -31,11 +31,22 @@ export const CreateEventFlowInput = z.strictObject({
   scriptId: ScriptId.optional(),
 });
 
-export const AssignmentInput = z.strictObject({ assignmentId: FlowId });
+/** A flow is named by `assignmentId` in the flow operations; `flowId` (the record's `id`) is accepted as the same thing. */
+const FlowRef = { assignmentId: FlowId.optional().describe("the flow's id"), flowId: FlowId.optional().describe('the same as assignmentId') };
+
+function namesOneFlow(input: { assignmentId?: string; flowId?: string }, ctx: z.RefinementCtx) {
+  if (input.assignmentId === undefined && input.flowId === undefined) ctx.addIssue({ code: 'custom', path: ['assignmentId'], message: "assignmentId (or flowId: the flow's id) is required" });
+  else if (input.assignmentId !== undefined && input.flowId !== undefined && input.assignmentId !== input.flowId)
+    ctx.addIssue({ code: 'custom', path: ['flowId'], input: input.flowId, message: 'assignmentId and flowId name different flows: give one of them' });
+}
+
+const asAssignment = <T extends { assignmentId?: string; flowId?: string }>({ flowId, ...rest }: T) => ({ ...rest, assignmentId: (rest.assignmentId ?? flowId) as string });
+
+export const AssignmentInput = z.strictObject(FlowRef).superRefine(namesOneFlow).transform(asAssignment);
 
 export const UpdateFlowInput = z
   .strictObject({
-    assignmentId: FlowId,
+    ...FlowRef,
     title: Title.optional(),
     description: Description.optional(),
     schedule: Schedule.optional(),
@@ -43,9 +54,11 @@ export const UpdateFlowInput = z
     recommendedTools: RecommendedTools.optional(),
     conditions: z.unknown().optional(),
   })
-  .refine((input) => Object.keys(input).some((key) => key !== 'assignmentId' && input[key as keyof typeof input] !== undefined), {
+  .refine((input) => Object.keys(input).some((key) => key !== 'assignmentId' && key !== 'flowId' && input[key as keyof typeof input] !== undefined), {
     message: 'give at least one of title, description, schedule, prompt, recommendedTools, conditions',
-  });
+  })
+  .superRefine(namesOneFlow)
+  .transform(asAssignment);
 
 const TriggerFilter = z.strictObject({ type: z.enum(['time', 'event']).optional(), eventType: z.string().max(100).optional(), cronExpression: z.string().max(200).optional() });
 

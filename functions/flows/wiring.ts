@@ -98,6 +98,7 @@ export const flowService = (): FlowService =>
     oneShots: oneShotPort,
     runs: flowRuns(),
     clock: systemClock,
+    llmConfigured: () => languageModel() !== undefined,
   }));
 
 let runner: FlowRunner | undefined;
