@@ -1,7 +1,7 @@
 // Inputs of the flow operations (SPEC.md, Endpoints/Flows) and the shapes of their answers, for the OpenAPI document.
 import { z } from 'zod';
 import { EventType } from '#functions/events/event-types.js';
-import { IsoDate } from '#platform/schemas.js';
+import { CostUsd, DurationMs, IsoDate } from '#platform/schemas.js';
 import { executionTypes, flowLimits, flowScopes, flowStatuses } from './model.js';
 
 const FlowId = z.string().trim().min(1).max(100);
@@ -91,8 +91,8 @@ export const ExecutionResultOutput = z.object({
   executionId: z.string(),
   timestamp: IsoDate,
   status: z.enum(['success', 'failed']),
-  duration: z.number(),
-  cost: z.number(),
+  duration: DurationMs,
+  cost: CostUsd,
   logs: z.array(z.string()),
   result: z.unknown(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
