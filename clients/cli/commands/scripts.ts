@@ -76,7 +76,11 @@ export function registerScriptCommands(program: Command): void {
       const scriptId = await resolveScript(options, script);
       const data = parseJsonOption('data', options.data) as Record<string, unknown>;
       const run = await unwrap(clientFor(options).POST('/api/sdk/v1/scripts/executeScript', { body: { scriptId, data } }));
-      output(options, run, () => [`${run.executionId} ${run.status} in ${run.duration} ms`, JSON.stringify(run.output, null, 2), ...run.logs.map((line) => `| ${line}`)]);
+      output(options, run, () => [
+        `${run.executionId} ${run.status} in ${run.duration} ms`,
+        run.error ? `${run.error.code}: ${run.error.message}` : JSON.stringify(run.output, null, 2),
+        ...run.logs.map((line) => `| ${line}`),
+      ]);
     });
 
   scripts
@@ -98,7 +102,7 @@ export function registerScriptCommands(program: Command): void {
       const client = clientFor(options);
       if (executionId) {
         const run = await unwrap(client.POST('/api/sdk/v1/scripts/getExecution', { body: { executionId } }));
-        output(options, run, () => [`${run.executionId} ${run.status} in ${run.duration} ms`, ...run.logs]);
+        output(options, run, () => [`${run.executionId} ${run.status} in ${run.duration} ms`, ...(run.error ? [`${run.error.code}: ${run.error.message}`] : []), ...run.logs]);
         return;
       }
       if (!options.script) throw new UsageError('give an execution id, or --script <id or name>');
