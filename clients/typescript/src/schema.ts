@@ -318,6 +318,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sdk/v1/executions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's runs across scripts and flows, newest first
+         * @description Every run of the caller's scripts (including runs of scripts they installed) and of their flows, newest first, filtered by status, trigger, scriptId, flowId and a date range (days in UTC or ISO instants). Runs are kept 90 days; a flow keeps its last 100. Follow one run with getExecution.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Any scope.
+         */
+        get: operations["listExecutions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sdk/v1/flows/createEventFlow": {
         parameters: {
             query?: never;
@@ -4460,6 +4484,179 @@ export interface operations {
                     "application/json": {
                         data?: {
                             eventId: string;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listExecutions: {
+        parameters: {
+            query?: {
+                endDate?: string;
+                flowId?: string;
+                limit?: number;
+                offset?: number;
+                scriptId?: string;
+                startDate?: string;
+                status?: "running" | "success" | "failed";
+                trigger?: "manual" | "event" | "schedule" | "webhook" | "flow";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "executions": [
+                     *           {
+                     *             "executionId": "string",
+                     *             "kind": "script",
+                     *             "scriptId": "string",
+                     *             "flowId": "string",
+                     *             "status": "running",
+                     *             "trigger": "manual",
+                     *             "source": "string",
+                     *             "startedAt": "2019-08-24T14:15:22Z",
+                     *             "duration": 0,
+                     *             "cost": 0,
+                     *             "error": {
+                     *               "code": "string",
+                     *               "message": "string"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "total": -9007199254740991,
+                     *         "limit": -9007199254740991,
+                     *         "offset": -9007199254740991
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            executions: {
+                                /** @description cost in US dollars */
+                                cost: number;
+                                /** @description duration in milliseconds */
+                                duration: number;
+                                error: {
+                                    code: string;
+                                    message: string;
+                                } | null;
+                                executionId: string;
+                                flowId: string | null;
+                                /**
+                                 * @description script: one run of a script (with trigger flow when a direct flow ran it); flow: one run of a flow
+                                 * @enum {string}
+                                 */
+                                kind: "script" | "flow";
+                                scriptId: string | null;
+                                /** @description the subscription, schedule, webhook or flow that started the run */
+                                source: string | null;
+                                /** Format: date-time */
+                                startedAt: string;
+                                /** @enum {string} */
+                                status: "running" | "success" | "failed";
+                                /** @enum {string} */
+                                trigger: "manual" | "event" | "schedule" | "webhook" | "flow";
+                            }[];
+                            limit: number;
+                            offset: number;
+                            total: number;
                         };
                         message?: string;
                         /** @enum {boolean} */
