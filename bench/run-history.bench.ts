@@ -3,9 +3,9 @@
 import { type BenchFigure, type LoadTestResult, assertAllOk, loadTest, startBarePlatform, warmUp } from './support.js';
 
 export const name = 'run-history';
-export const description = 'GET /api/sdk/v1/executions?limit=20 over 200 script runs and 10 flows, 8 connections, vs GET /api/sdk/v1/me';
+export const description = 'GET /api/sdk/v1/executions?limit=20 over 200 script runs and 10 flows, 2 connections, vs GET /api/sdk/v1/me';
 
-const connections = 8;
+const connections = 2;
 const durationSeconds = 6;
 const round2 = (value: number) => Math.round(value * 100) / 100;
 

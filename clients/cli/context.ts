@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import type { Command } from 'commander';
 import { PlatformError, createPlatformClient, type PlatformClient } from '../typescript/src/index.js';
 
 export interface Settings {
@@ -16,6 +17,9 @@ export interface GlobalOptions {
   apiKey?: string;
   json?: boolean;
 }
+
+/** A command's own options with the global ones (`--base-url`, `--api-key`, `--json`). */
+export const optionsOf = (command: Command) => command.optsWithGlobals<GlobalOptions & Record<string, string>>();
 
 export const configFile = () => process.env.PLATFORM_CONFIG ?? join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'platform', 'config.json');
 const devFile = () => resolve(process.env.DATA_DIR ?? '.data', 'dev.json');

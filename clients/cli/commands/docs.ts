@@ -5,14 +5,13 @@ import { Readable } from 'node:stream';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { unwrap } from '../../typescript/src/index.js';
-import { type GlobalOptions, UsageError, clientFor, output } from '../context.js';
+import { UsageError, clientFor, optionsOf, output } from '../context.js';
 
 const mimeTypes: Record<string, string> = {
   '.pdf': 'application/pdf', '.txt': 'text/plain', '.md': 'text/markdown', '.html': 'text/html', '.htm': 'text/html', '.csv': 'text/csv', '.json': 'application/json',
   '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
 };
 
-const optionsOf = (command: Command) => command.optsWithGlobals<GlobalOptions & Record<string, string>>();
 
 export function registerDocumentCommands(program: Command): void {
   const docs = program.command('docs').description('documents: upload and search');

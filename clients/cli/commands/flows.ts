@@ -2,9 +2,8 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { unwrap } from '../../typescript/src/index.js';
-import { type GlobalOptions, UsageError, clientFor, output, parseJsonOption } from '../context.js';
+import { UsageError, clientFor, optionsOf, output, parseJsonOption } from '../context.js';
 
-const optionsOf = (command: Command) => command.optsWithGlobals<GlobalOptions & Record<string, string | boolean>>();
 
 export function registerFlowCommands(program: Command): void {
   const flows = program.command('flows').description('time and event flows');

@@ -3,9 +3,8 @@ import { readFileSync } from 'node:fs';
 import type { Keypair } from '@solana/web3.js';
 import type { Command } from 'commander';
 import { errorOf } from '../../typescript/src/index.js';
-import { type GlobalOptions, UsageError, output, parseJsonOption, settings } from '../context.js';
+import { UsageError, optionsOf, output, parseJsonOption, settings } from '../context.js';
 
-const optionsOf = (command: Command) => command.optsWithGlobals<GlobalOptions & Record<string, string>>();
 
 /** A keypair file as `solana-keygen` writes it: a JSON array of the 64 secret key bytes. */
 async function readKeypair(path: string): Promise<Keypair> {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { unwrap } from '../../typescript/src/index.js';
-import { type GlobalOptions, UsageError, clientFor, output, parseJsonOption } from '../context.js';
+import { type GlobalOptions, UsageError, clientFor, optionsOf, output, parseJsonOption } from '../context.js';
 
 /** `script.json` in the folder: `name` is required; `main` defaults to index.js (node) or main.py (python). */
 interface Manifest {
@@ -28,7 +28,6 @@ export function readScriptFolder(dir: string): { manifest: Manifest; runtime: 'n
   return { manifest, runtime, code: readFileSync(codePath, 'utf8') };
 }
 
-const optionsOf = (command: Command) => command.optsWithGlobals<GlobalOptions & Record<string, string>>();
 
 /** A script by id, or by name among the caller's own. */
 async function resolveScript(options: GlobalOptions, idOrName: string): Promise<string> {
