@@ -16,7 +16,7 @@ async function givenThousandFlows(platform: BarePlatform): Promise<void> {
   const noSchedules = { put: async () => undefined, remove: async () => undefined };
   const service = createFlowService({
     flows: createFlowStore(), executions: createExecutionStore(), scripts: flowScriptRunner(), scheduler: noSchedules,
-    oneShots: { putOnce: async () => undefined, cancel: async () => undefined }, runs: flowRuns(), clock,
+    oneShots: { putOnce: async () => undefined, cancel: async () => undefined }, runs: flowRuns(), clock, llmConfigured: () => true,
   });
   const caller = { userId: platform.dev.userId, keyId: 'bench', scopes: ['*'] };
   for (let index = 0; index < flowCount; index++) {

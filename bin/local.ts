@@ -36,7 +36,22 @@ export interface PlatformOptions {
   adminKey?: string;
   /** Create (or reuse) the dev user and write dataDir/dev.json. */
   devAccount?: boolean;
+  /** Called as each start-up step begins (`npm start` prints them). */
+  onProgress?: (step: string) => void;
 }
+
+/** The HTTP port is taken: one line for the user, nothing left running. */
+export class PortInUseError extends Error {}
+
+/** Fails before anything starts when `port` cannot be bound, so a second `npm start` leaves no DynamoDB Local behind. */
+const ensurePortFree = (port: number, host: string) =>
+  new Promise<void>((free, taken) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      taken(error.code === 'EADDRINUSE' ? new PortInUseError(`port ${port} on ${host} is already in use (another npm start?): stop that process or set PORT=<another port>`) : error),
+    );
+    probe.listen(port, host, () => probe.close(() => free()));
+  });
 
 export interface RunningPlatform {
   baseUrl: string;
@@ -100,10 +115,17 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   // The SDK warns that its 2027 releases want Node 22; this project pins Node 20 on purpose (DESIGN.md §4).
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+  const progress = options.onProgress ?? (() => undefined);
+  const host = options.host ?? '127.0.0.1';
+  const requestedPort = options.port ?? 3000;
+  if (requestedPort !== 0) await ensurePortFree(requestedPort, host);
+
+  if (!options.dynamoEndpoint) progress('starting DynamoDB Local (Java)');
   const dynamo = options.dynamoEndpoint
     ? { endpoint: options.dynamoEndpoint, stop: async () => undefined }
     : await startDynamoLocal({ port: await freePort(), ...(!options.inMemory && { dbPath: join(dataDir, 'dynamodb') }) });
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  progress('creating tables');
   await ensureTables(dynamo.endpoint, (name) => `${process.env.TABLE_PREFIX ?? 'platform-'}${name}`);
 
   const adminKey = options.adminKey ?? process.env.ADMIN_API_KEY ?? previous.adminKey ?? `adm_${randomBytes(32).toString('base64url')}`;
@@ -112,13 +134,19 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   resetAdminKeyCache();
 
   await attachBusConsumers();
-  // Template sites answer at http://<sub>.localhost:PORT/ and /pages/<sub>/ (functions/adapters/local/template-builder.ts writes them).
+  progress('loading the route table');
   const server = await createLocalApi({ routes, rootDir, authorizerHandler, pages: createPagesServer(join(dataDir, 'pages')) });
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((ready, fail) => {
-    server.once('error', fail);
-    server.listen(options.port ?? 3000, host, () => ready());
-  });
+  try {
+    await new Promise<void>((ready, fail) => {
+      server.once('error', fail);
+      server.listen(requestedPort, host, () => ready());
+    });
+  } catch (error) {
+    // Lost the port between the probe and now: leave nothing running either way.
+    await stopLocalServices();
+    await dynamo.stop();
+    throw (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? new PortInUseError(`port ${requestedPort} on ${host} is already in use: set PORT=<another port>`) : error;
+  }
   const { port } = server.address() as { port: number };
   const baseUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   // Schedules kept under dataDir fire again after a restart, as AWS schedules outlive a deployment.
@@ -146,7 +174,13 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
 
 async function main() {
   try {
-    const platform = await startPlatform({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST });
+    const started = Date.now();
+    const onProgress = (step: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${step}`);
+    const platform = await startPlatform({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST, onProgress });
+    onProgress('loading the embedding model (document search)');
+    const { sharedEmbedder } = await import('../functions/platform/wiring.js');
+    await sharedEmbedder().embed(['warm up']);
+    onProgress('ready');
     console.log(`Platform running at ${platform.baseUrl}/api/sdk/v1`);
     console.log(`Dev account written to ${join(process.env.DATA_DIR ?? '.data', 'dev.json')}`);
     console.log(`Try: curl -H "X-API-Key: ${platform.dev?.apiKey}" ${platform.baseUrl}/api/sdk/v1/me`);
@@ -161,7 +195,7 @@ async function main() {
     process.on('SIGINT', () => void shutdown('SIGINT'));
     process.on('SIGTERM', () => void shutdown('SIGTERM'));
   } catch (error) {
-    console.error(error instanceof JavaMissingError ? error.message : error);
+    console.error(error instanceof JavaMissingError || error instanceof PortInUseError ? error.message : error);
     process.exit(1);
   }
 }

@@ -8,8 +8,10 @@ import {
   CreateEventFlowInput,
   CreateTimeFlowInput,
   DeletedFlow,
+  ExecutionHistory,
   ExecutionResultOutput,
   FlowOutput,
+  ListExecutionsInput,
   PausedFlow,
   ResumedFlow,
   SearchFlowsInput,
@@ -65,6 +67,11 @@ export const flowRoutes = defineRoutes('flows', {
   runFlow: {
     method: 'POST', path: sdk('runFlow'), auth: 'apiKey', scopes: manage, summary: 'Run an active or paused flow now and answer its execution result',
     input: AssignmentInput, output: ExecutionResultOutput, tables: execution, uses: [...executionUses], timeoutSeconds: 310,
+  },
+  listExecutions: {
+    method: 'GET', path: '/api/sdk/v1/executions', auth: 'apiKey', summary: "The caller's runs across scripts and flows, newest first",
+    description: "Every run of the caller's scripts (including runs of scripts they installed) and of their flows, newest first, filtered by status, trigger, scriptId, flowId and a date range (days in UTC or ISO instants). Runs are kept 90 days; a flow keeps its last 100. Follow one run with getExecution.",
+    input: ListExecutionsInput, output: ExecutionHistory, tables: { scriptExecutions: 'read', flows: 'read', flowExecutions: 'read' },
   },
 });
 

@@ -1,7 +1,8 @@
 // Inputs of the flow operations (SPEC.md, Endpoints/Flows) and the shapes of their answers, for the OpenAPI document.
 import { z } from 'zod';
 import { EventType } from '#functions/events/event-types.js';
-import { IsoDate } from '#platform/schemas.js';
+import { dateRange, ordered, orderedRange } from '#functions/scripts/schemas.js';
+import { CostUsd, DurationMs, IsoDate, pagination } from '#platform/schemas.js';
 import { executionTypes, flowLimits, flowScopes, flowStatuses } from './model.js';
 
 const FlowId = z.string().trim().min(1).max(100);
@@ -31,11 +32,22 @@ export const CreateEventFlowInput = z.strictObject({
   scriptId: ScriptId.optional(),
 });
 
-export const AssignmentInput = z.strictObject({ assignmentId: FlowId });
+/** A flow is named by `assignmentId` in the flow operations; `flowId` (the record's `id`) is accepted as the same thing. */
+const FlowRef = { assignmentId: FlowId.optional().describe("the flow's id"), flowId: FlowId.optional().describe('the same as assignmentId') };
+
+function namesOneFlow(input: { assignmentId?: string; flowId?: string }, ctx: z.RefinementCtx) {
+  if (input.assignmentId === undefined && input.flowId === undefined) ctx.addIssue({ code: 'custom', path: ['assignmentId'], message: "assignmentId (or flowId: the flow's id) is required" });
+  else if (input.assignmentId !== undefined && input.flowId !== undefined && input.assignmentId !== input.flowId)
+    ctx.addIssue({ code: 'custom', path: ['flowId'], input: input.flowId, message: 'assignmentId and flowId name different flows: give one of them' });
+}
+
+const asAssignment = <T extends { assignmentId?: string; flowId?: string }>({ flowId, ...rest }: T) => ({ ...rest, assignmentId: (rest.assignmentId ?? flowId) as string });
+
+export const AssignmentInput = z.strictObject(FlowRef).superRefine(namesOneFlow).transform(asAssignment);
 
 export const UpdateFlowInput = z
   .strictObject({
-    assignmentId: FlowId,
+    ...FlowRef,
     title: Title.optional(),
     description: Description.optional(),
     schedule: Schedule.optional(),
@@ -43,9 +55,11 @@ export const UpdateFlowInput = z
     recommendedTools: RecommendedTools.optional(),
     conditions: z.unknown().optional(),
   })
-  .refine((input) => Object.keys(input).some((key) => key !== 'assignmentId' && input[key as keyof typeof input] !== undefined), {
+  .refine((input) => Object.keys(input).some((key) => key !== 'assignmentId' && key !== 'flowId' && input[key as keyof typeof input] !== undefined), {
     message: 'give at least one of title, description, schedule, prompt, recommendedTools, conditions',
-  });
+  })
+  .superRefine(namesOneFlow)
+  .transform(asAssignment);
 
 const TriggerFilter = z.strictObject({ type: z.enum(['time', 'event']).optional(), eventType: z.string().max(100).optional(), cronExpression: z.string().max(200).optional() });
 
@@ -78,8 +92,8 @@ export const ExecutionResultOutput = z.object({
   executionId: z.string(),
   timestamp: IsoDate,
   status: z.enum(['success', 'failed']),
-  duration: z.number(),
-  cost: z.number(),
+  duration: DurationMs,
+  cost: CostUsd,
   logs: z.array(z.string()),
   result: z.unknown(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
@@ -120,3 +134,39 @@ const VariantBItem = z.object({
 });
 /** Variant A's `data`; variant B answers an array of VariantBItem with `meta {total, limit, offset}` beside `data`. */
 export const SearchFlowsOutput = z.union([z.object({ count: z.number(), flows: z.array(z.union([SummaryItem, MinimalItem])) }), z.array(VariantBItem)]);
+
+const HistoryStatus = z.enum(['running', 'success', 'failed']);
+const HistoryTrigger = z.enum(['manual', 'event', 'schedule', 'webhook', 'flow']);
+
+/** GET /api/sdk/v1/executions: filters of the run history; dates are days (UTC) or instants. */
+export const ListExecutionsInput = z
+  .strictObject({
+    status: HistoryStatus.optional(),
+    trigger: HistoryTrigger.optional(),
+    scriptId: ScriptId.optional(),
+    flowId: FlowId.optional(),
+    ...dateRange,
+    ...pagination(20),
+  })
+  .refine(ordered, orderedRange);
+
+export const ExecutionHistory = z.object({
+  executions: z.array(
+    z.object({
+      executionId: z.string(),
+      kind: z.enum(['script', 'flow']).describe('script: one run of a script (with trigger flow when a direct flow ran it); flow: one run of a flow'),
+      scriptId: z.string().nullable(),
+      flowId: z.string().nullable(),
+      status: HistoryStatus,
+      trigger: HistoryTrigger,
+      source: z.string().nullable().describe('the subscription, schedule, webhook or flow that started the run'),
+      startedAt: IsoDate,
+      duration: DurationMs,
+      cost: CostUsd,
+      error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    }),
+  ),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});

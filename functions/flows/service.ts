@@ -26,6 +26,8 @@ export interface FlowServiceDeps {
   oneShots: OneShotSchedulerPort;
   runs: FlowRuns;
   clock: Clock;
+  /** Whether a language model is configured now: an llm flow without one would fail on every event. */
+  llmConfigured: () => boolean;
 }
 
 /** Optimistic writes that lost to a concurrent change are tried again this many times. */
@@ -107,6 +109,9 @@ export function createFlowService(deps: FlowServiceDeps) {
       compileFlowConditions(input.conditions, input.eventType);
       if (input.executionType === 'direct' && !input.scriptId) throw new ValidationError('scriptId', null, 'a direct flow names the scriptId it runs');
       if (input.executionType === 'llm' && input.scriptId) throw new ValidationError('scriptId', input.scriptId, 'an llm flow runs no script of its own; name scripts in recommendedTools');
+      if (input.executionType === 'llm' && !deps.llmConfigured()) {
+        throw new ValidationError('executionType', 'llm', 'no language model is configured on this platform, so an llm flow could never run: use executionType "direct" with a scriptId, or ask the operator to set LLM_BASE_URL and LLM_MODEL (or LLM_PROVIDER=bedrock and LLM_MODEL)');
+      }
       if (input.scriptId) await requireRunnable(caller.userId, input.scriptId);
       const flow = newFlow(caller, {
         title: input.title, description: input.description, scope: input.scope, trigger: { type: 'event', config: { eventType: input.eventType, rootCondition: input.conditions } },

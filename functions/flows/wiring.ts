@@ -7,6 +7,7 @@ import { createResourceStore } from '#functions/resources/store.js';
 import { createVersionCache } from '#functions/resources/versions.js';
 import { limits } from '#functions/scripts/model.js';
 import { scriptRunner } from '#functions/scripts/runner.js';
+import { createExecutionStore as createScriptExecutionStore } from '#functions/scripts/execution-store.js';
 import { createScriptStore } from '#functions/scripts/store.js';
 import { eventPublisher, liveScheduler, oneShotScheduler, rateLimiter } from '#platform/wiring.js';
 import { languageModel } from '#adapters/llm.js';
@@ -16,6 +17,7 @@ import { createExecutionStore } from './execution-store.js';
 import { createExecutor, realDeadline, realWait } from './executor.js';
 import { type FlowRuns, createFlowRuns } from './flow-runs.js';
 import type { FlowScriptRunner } from './ports.js';
+import { createRunHistory } from './run-history.js';
 import { createScriptGate } from './script-gate.js';
 import { type FlowRunner, createFlowRunner } from './runner.js';
 import { type FlowService, createFlowService } from './service.js';
@@ -95,9 +97,22 @@ export const flowService = (): FlowService =>
     oneShots: oneShotPort,
     runs: flowRuns(),
     clock: systemClock,
+    llmConfigured: () => languageModel() !== undefined,
   }));
 
 let runner: FlowRunner | undefined;
 /** The bus consumer: the Lambda target of the flows rule on AWS, a listener of the in-process bus locally. */
 export const flowRunner = (): FlowRunner =>
   (runner ??= createFlowRunner({ flows: createFlowStore(), executions: createExecutionStore(), runs: flowRuns(), ledger: createDeliveryStore(systemClock), clock: systemClock }));
+
+let history: ReturnType<typeof createRunHistory> | undefined;
+/** The run history reads the scripts area's runs beside the flows' own results. */
+export const runHistory = () => {
+  if (history) return history;
+  const [scriptRuns, flows, results] = [createScriptExecutionStore(), createFlowStore(), createExecutionStore()];
+  return (history = createRunHistory({
+    scriptRuns: (userId, range) => scriptRuns.list({ userId, startDate: range.startDate, endDate: range.endDate }),
+    flows: (userId) => flows.listByUser(userId, ['flowId', 'scriptId', 'trigger']),
+    flowResults: (flowId) => results.listResults(flowId, systemClock.now()),
+  }));
+};

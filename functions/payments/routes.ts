@@ -1,6 +1,6 @@
 import { type Capability, defineRoutes } from '#platform/route.js';
 import { resourceCallTables } from '../resources/tables.js';
-import { AirdropInput, AirdropResult, FacilitatorInput, JsonRpcRequest, ListPaymentsInput, PaidCallInput, PaymentList, PaymentRecord, TxHashInput } from './schemas.js';
+import { AirdropInput, AirdropResult, FacilitatorInput, JsonRpcRequest, ListPaymentsInput, PaidCallInput, PaymentList, PaymentRecord, PaymentRequiredSchema, TxHashInput } from './schemas.js';
 
 /** A paid call reads the resource and the seller, settles, then runs the method as the resources area does. */
 const paidCallTables = {
@@ -15,6 +15,7 @@ const paidCallTables = {
 const paidCall = {
   auth: 'public',
   input: PaidCallInput,
+  paymentRequired: PaymentRequiredSchema,
   tables: paidCallTables,
   // credentialsKey: the owner's stored upstream credentials are decrypted for the call.
   uses: ['platformWallet', 'credentialsKey'] as Capability[],

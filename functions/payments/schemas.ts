@@ -37,6 +37,27 @@ export interface PaymentRequiredBody {
   accepts: PaymentRequirement[];
 }
 
+/** PaymentRequiredBody as the API reference shows it (the 402 answer of a paid route). */
+export const PaymentRequiredSchema = z.object({
+  x402Version: z.literal(1),
+  error: z.string().nullable().describe('null when the request only lacks a payment; otherwise the code of the refused payment, e.g. INSUFFICIENT_AMOUNT'),
+  message: z.string().optional(),
+  accepts: z.array(
+    z.object({
+      scheme: z.literal('exact'),
+      network: z.string().describe('solana or solana-devnet'),
+      maxAmountRequired: z.string().describe('price in atomic units of `asset` (USDC: 6 decimals, SOL: 9), as a string'),
+      resource: z.string().describe('the URL to repeat with the payment'),
+      description: z.string(),
+      mimeType: z.string(),
+      payTo: z.string().describe('Solana address that receives the amount'),
+      maxTimeoutSeconds: z.number().describe('seconds the offer stays valid'),
+      asset: z.string().describe('mint address, or the native coin'),
+      extra: z.object({ decimals: z.number(), symbol: z.enum(['USDC', 'SOL']), feePayer: z.string().optional() }).passthrough(),
+    }),
+  ).describe('offers, most compatible first: pay one of them'),
+});
+
 const SchemePayload = z.object({ transaction: z.string().min(1).max(8_000) });
 
 /** What X-PAYMENT (v1) and PAYMENT-SIGNATURE (v2) carry, base64-encoded. */

@@ -1,4 +1,6 @@
-// The platform's OpenAPI 3 document, derived from the route table and its zod schemas.
+// The platform's OpenAPI 3 document, derived from the route table and its zod schemas: summaries and descriptions,
+// required scopes, request and response examples, and the error responses each route can give.
+import { sample } from 'openapi-sampler';
 import { z } from 'zod';
 import type { Route } from './route.js';
 
@@ -9,6 +11,8 @@ const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
   return json;
 };
 
+const exampleOf = (schema: JsonSchema): unknown => sample(schema as never, { skipReadOnly: true, quiet: true });
+
 const errorEnvelope: JsonSchema = {
   type: 'object',
   required: ['success', 'error'],
@@ -17,7 +21,11 @@ const errorEnvelope: JsonSchema = {
     error: {
       type: 'object',
       required: ['code', 'message'],
-      properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'object', additionalProperties: true } },
+      properties: {
+        code: { type: 'string', description: 'stable machine-readable code, e.g. VALIDATION_ERROR' },
+        message: { type: 'string', description: 'what went wrong and, where there is one, the call to make next' },
+        details: { type: 'object', additionalProperties: true, description: 'for VALIDATION_ERROR: `field` and `value` of the offending input' },
+      },
     },
   },
 };
@@ -27,6 +35,42 @@ const security: Record<Route['auth'], Array<Record<string, string[]>>> = {
   admin: [{ AdminKey: [] }],
   public: [],
 };
+
+const authText: Record<Route['auth'], string> = {
+  apiKey: 'Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.',
+  admin: 'Authenticated with the admin key (`X-Admin-Key`).',
+  public: 'No authentication.',
+};
+
+function errorResponse(code: string, description: string, message: string, details?: Record<string, unknown>) {
+  return {
+    description,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' }, example: { success: false, error: { code, message, ...(details && { details }) } } } },
+  };
+}
+
+/** The error answers a route can give, from what it declares: input, authentication, scopes, path parameters. */
+function errorResponses(route: Route, pathParams: string[]) {
+  const responses: Record<string, unknown> = {};
+  if (route.input) responses['400'] = errorResponse('VALIDATION_ERROR', 'invalid input: `details.field` names it, nothing was changed', 'name: Too small: expected string to have >=1 characters', { field: 'name', value: '' });
+  if (route.auth !== 'public') responses['401'] = errorResponse('UNAUTHORIZED', 'missing, unknown or revoked key', 'a valid API key is required');
+  if (route.scopes?.length) {
+    responses['403'] = errorResponse('FORBIDDEN', `the key holds neither \`*\` nor ${route.scopes.map((scope) => `\`${scope}\``).join(' or ')}`, `this API key lacks the scope ${route.scopes.join(' or ')}`, { requiredScopes: route.scopes });
+  }
+  if (pathParams.length) responses['404'] = errorResponse('NOT_FOUND', "no such object, or another user's private one", `${pathParams[0]} not found`, { [pathParams[0]!]: 'x' });
+  if (route.paymentRequired) {
+    const schema = toSchema(route.paymentRequired, 'output');
+    responses['402'] = { description: 'payment required: pay one of `accepts` and repeat the request with `X-PAYMENT`', content: { 'application/json': { schema, example: exampleOf(schema) } } };
+  }
+  if (route.auth === 'apiKey') responses['429'] = errorResponse('RATE_LIMITED', 'too many requests: wait `Retry-After` seconds', 'rate limit of 1000 requests per minute exceeded', { limit: 1000, retryAfter: 12 });
+  responses['500'] = errorResponse('INTERNAL_ERROR', 'unexpected failure: quote the `X-Request-Id` response header', 'internal error; quote the X-Request-Id response header to support');
+  return responses;
+}
+
+function describe(route: Route): string {
+  const scopes = route.scopes?.length ? `Required scope: \`*\` or ${route.scopes.map((scope) => `\`${scope}\``).join(' or ')}.` : route.auth === 'apiKey' ? 'Any scope.' : '';
+  return [route.description ?? `${route.summary}.`, authText[route.auth], scopes].filter(Boolean).join('\n\n');
+}
 
 function operation(route: Route) {
   const pathParams = [...route.path.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1]!);
@@ -39,27 +83,25 @@ function operation(route: Route) {
     .map(([name, schema]) => ({ name, in: pathParams.includes(name) ? 'path' : 'query', required: pathParams.includes(name) || required.has(name), schema }));
   const bodyProperties = Object.fromEntries(Object.entries(properties).filter(([name]) => !pathParams.includes(name)));
   const bodyRequired = [...required].filter((name) => !pathParams.includes(name));
+  const bodySchema = { type: 'object', properties: bodyProperties, ...(bodyRequired.length && { required: bodyRequired }) };
   const success = String(route.successStatus ?? 200);
   const data = route.output ? toSchema(route.output, 'output') : { type: 'object', additionalProperties: true };
+  const successSchema = { type: 'object', required: ['success'], properties: { success: { type: 'boolean', enum: [true] }, data, message: { type: 'string' } } };
   return {
     operationId: route.operation,
     summary: route.summary,
+    description: describe(route),
     tags: [route.area],
     security: security[route.auth],
+    ...(route.scopes?.length && { 'x-required-scopes': route.scopes }),
     ...(parameters.length && { parameters }),
     ...(!inQuery &&
       Object.keys(bodyProperties).length && {
-        requestBody: {
-          required: bodyRequired.length > 0,
-          content: { 'application/json': { schema: { type: 'object', properties: bodyProperties, ...(bodyRequired.length && { required: bodyRequired }) } } },
-        },
+        requestBody: { required: bodyRequired.length > 0, content: { 'application/json': { schema: bodySchema, example: exampleOf(bodySchema) } } },
       }),
     responses: {
-      [success]: {
-        description: 'success',
-        content: { 'application/json': { schema: { type: 'object', required: ['success'], properties: { success: { type: 'boolean', enum: [true] }, data, message: { type: 'string' } } } } },
-      },
-      default: { description: 'error in the envelope of SPEC.md', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
+      [success]: { description: 'success', content: { 'application/json': { schema: successSchema, example: exampleOf(successSchema) } } },
+      ...errorResponses(route, pathParams),
     },
   };
 }
@@ -69,7 +111,12 @@ export function buildOpenApiDocument(routes: Route[], serverUrl: string, version
   for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
   return {
     openapi: '3.0.3',
-    info: { title: 'Automation marketplace platform API', version, description: 'Generated from functions/routes.ts and the zod schemas of each area.' },
+    info: {
+      title: 'Automation marketplace platform API',
+      version,
+      description:
+        'Resources, scripts, flows, events, documents, marketplace and x402 payments. Every JSON answer is an envelope: `{success: true, data}` or `{success: false, error: {code, message, details?}}`. Lists take `limit` (at most 100) and `offset`. Durations are in milliseconds, costs in US dollars, times ISO 8601 in UTC.',
+    },
     servers: [{ url: serverUrl }],
     paths,
     components: {

@@ -34,6 +34,10 @@ export interface RouteSpec {
   path: string;
   auth: AuthMode;
   summary: string;
+  /** Longer text for the API reference when the summary does not say enough (what happens, what to call next). */
+  description?: string;
+  /** Shape of the 402 body of a paid route, for the OpenAPI document. */
+  paymentRequired?: z.ZodType;
   /** The caller's key must hold one of these scopes (or `*`). */
   scopes?: string[];
   /** Merged path parameters, query string and JSON body, validated at the edge. */

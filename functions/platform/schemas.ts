@@ -30,3 +30,8 @@ export const OpaqueId = z.string().min(1).max(200);
 export const IsoDate = z.iso.datetime({ offset: true });
 
 export const Message = z.object({ message: z.string() });
+
+/** Quantities with their unit in the OpenAPI document, so a client never guesses. */
+export const DurationMs = z.number().describe('duration in milliseconds');
+export const MemoryMb = z.number().describe('memory in megabytes');
+export const CostUsd = z.number().describe('cost in US dollars');

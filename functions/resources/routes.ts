@@ -51,7 +51,7 @@ export const resourceRoutes = defineRoutes('resources', {
     input: ResourceIdInput, output: Message, tables: { ...changeResource, resourceVersions: 'write' },
   },
   publishResource: {
-    method: 'POST', path: '/api/sdk/v1/resources/{resourceId}/publish', auth: 'apiKey', scopes: manage, summary: 'Publish after the checks of SPEC.md',
+    method: 'POST', path: '/api/sdk/v1/resources/{resourceId}/publish', auth: 'apiKey', scopes: manage, summary: 'Publish after checking the endpoint, its OpenAPI document and the declared path parameters',
     input: PublishResourceInput, output: z.object({ id: z.string(), status: z.literal('published'), publishedAt: IsoDate }), tables: { ...changeResource, resourceVersions: 'write' },
   },
   unpublishResource: {

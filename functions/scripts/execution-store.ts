@@ -8,11 +8,8 @@ const day = 24 * 60 * 60;
 /** DESIGN.md §4: execution logs 30 days, results 90 days. */
 export const retention = { resultsSeconds: 90 * day, logsSeconds: 30 * day } as const;
 
-export interface ExecutionQuery {
-  scriptUser: string;
-  startDate?: string;
-  endDate?: string;
-}
+/** A user's runs of one script (`scriptUser`), or all of a user's runs (`userId`, the run history). */
+export type ExecutionQuery = ({ scriptUser: string } | { userId: string }) & { startDate?: string; endDate?: string };
 
 export function createExecutionStore() {
   const db = dynamo();
@@ -53,11 +50,12 @@ export function createExecutionStore() {
             : query.endDate
               ? { condition: ' AND createdAt <= :end', values: { ':end': query.endDate } }
               : { condition: '', values: {} };
+      const [index, key, value] = 'userId' in query ? ['byUser', 'userId', query.userId] : ['byScriptUser', 'scriptUser', query.scriptUser];
       return queryAll<Execution>({
         TableName: executions(),
-        IndexName: 'byScriptUser',
-        KeyConditionExpression: `scriptUser = :scriptUser${range.condition}`,
-        ExpressionAttributeValues: { ':scriptUser': query.scriptUser, ...range.values },
+        IndexName: index,
+        KeyConditionExpression: `${key} = :key${range.condition}`,
+        ExpressionAttributeValues: { ':key': value, ...range.values },
         ScanIndexForward: false,
       });
     },

@@ -1,6 +1,6 @@
 // Shapes of `data` in the scripts area's answers, for the OpenAPI document (views.ts builds them).
 import { z } from 'zod';
-import { IsoDate } from '#platform/schemas.js';
+import { CostUsd, DurationMs, IsoDate, MemoryMb } from '#platform/schemas.js';
 
 const Nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
 const Runtime = z.enum(['nodejs18', 'python3.11']);
@@ -21,14 +21,14 @@ export const RestScript = z.object({
 export const RestVersion = z.object({ versionId: z.string(), version: z.string(), changelog: Nullable(z.string()), createdAt: IsoDate });
 export const RestVersions = z.object({ versions: z.array(RestVersion), count: z.number() });
 export const RestDeployment = z.object({ deploymentId: z.string(), versionId: z.string(), status: z.literal('deployed'), deployedAt: IsoDate });
-export const RestExecuted = z.object({ executionId: z.string(), result: z.unknown(), duration: z.number(), memoryUsed: z.number(), cost: z.number() });
+export const RestExecuted = z.object({ executionId: z.string(), result: z.unknown(), duration: DurationMs, memoryUsed: MemoryMb, cost: CostUsd });
 const RestExecution = z.object({
-  executionId: z.string(), status: z.enum(['running', 'success', 'error', 'timeout']), duration: z.number(), memoryUsed: z.number(), cost: z.number(), timestamp: IsoDate, trigger: z.string(),
+  executionId: z.string(), status: z.enum(['running', 'success', 'error', 'timeout']), duration: DurationMs, memoryUsed: MemoryMb, cost: CostUsd, timestamp: IsoDate, trigger: z.string(),
 });
 export const RestExecutions = z.object({ executions: z.array(RestExecution), total: z.number(), limit: z.number(), offset: z.number() });
 export const RestExecutionDetail = RestExecution.extend({ result: z.unknown(), logs: z.array(z.string()), error: Nullable(ExecError) });
 export const RestMetrics = z.object({
-  totalExecutions: z.number(), successRate: z.number(), averageDuration: z.number(), totalCost: z.number(), executionsToday: z.number(), lastExecutedAt: Nullable(IsoDate),
+  totalExecutions: z.number(), successRate: z.number(), averageDuration: DurationMs, totalCost: CostUsd, executionsToday: z.number(), lastExecutedAt: Nullable(IsoDate),
 });
 export const RestPublished = z.object({ id: z.string(), status: z.literal('published'), publishedAt: IsoDate });
 export const RestUnpublished = z.object({ id: z.string(), status: z.literal('draft') });
@@ -44,7 +44,7 @@ const SdkBase = z.object({
 });
 export const SdkCreated = SdkBase.extend({ apiKey: z.string(), installationId: z.string(), createdAt: IsoDate });
 export const SdkScript = SdkBase.extend({
-  serverlessFunctionName: Nullable(z.string()), serverlessFunctionArn: Nullable(z.string()), totalExecutions: z.number(), totalCost: z.number(), avgDuration: z.number(),
+  serverlessFunctionName: Nullable(z.string()), serverlessFunctionArn: Nullable(z.string()), totalExecutions: z.number(), totalCost: CostUsd, avgDuration: DurationMs,
   errorRate: z.number(), createdAt: IsoDate, deployedAt: Nullable(IsoDate), publishedAt: Nullable(IsoDate), lastExecutedAt: Nullable(IsoDate),
 });
 const SdkListItem = z.object({
@@ -63,15 +63,15 @@ export const SdkDeployment = z.object({
   data: z.object({ scriptId: z.string(), version: z.number(), serverlessFunctionName: z.string(), serverlessFunctionArn: z.string(), deployedAt: IsoDate }),
 });
 export const SdkExecution = z.object({
-  executionId: z.string(), scriptId: z.string(), status: z.enum(['completed', 'failed', 'running']), output: z.unknown(), duration: z.number(), logs: z.array(z.string()),
+  executionId: z.string(), scriptId: z.string(), status: z.enum(['completed', 'failed', 'running']), output: z.unknown(), duration: DurationMs, logs: z.array(z.string()),
   error: Nullable(ExecError), createdAt: IsoDate,
 });
-const SdkExecutionItem = z.object({ executionId: z.string(), scriptId: z.string(), status: z.enum(['completed', 'failed', 'running']), duration: z.number(), createdAt: IsoDate, hasError: z.boolean() });
+const SdkExecutionItem = z.object({ executionId: z.string(), scriptId: z.string(), status: z.enum(['completed', 'failed', 'running']), duration: DurationMs, createdAt: IsoDate, hasError: z.boolean() });
 export const SdkExecutions = z.object({ scriptId: z.string(), count: z.number(), executions: z.array(SdkExecutionItem) });
 export const SdkPublished = z.object({ scriptId: z.string(), isPublished: z.boolean(), status: Status, publishedAt: IsoDate });
 export const SdkUnpublished = z.object({ scriptId: z.string(), unpublished: z.literal(true) });
 export const SdkMetrics = z.object({
-  scriptId: z.string(), totalExecutions: z.number(), totalCost: z.number(), avgDuration: z.number(), successRate: z.number(), errorRate: z.number(), lastExecutedAt: Nullable(IsoDate),
+  scriptId: z.string(), totalExecutions: z.number(), totalCost: CostUsd, avgDuration: DurationMs, successRate: z.number(), errorRate: z.number(), lastExecutedAt: Nullable(IsoDate),
 });
 export const FlowScript = z.object({ code: z.string(), version: z.number(), scriptId: z.string(), scriptName: z.string(), description: z.string(), isOwned: z.boolean() });
 export const FlowScriptModified = z.object({ copied: z.boolean(), scriptId: z.string(), versionId: z.string(), version: z.number() });

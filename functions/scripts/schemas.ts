@@ -96,9 +96,9 @@ export const SdkDeployInput = z.strictObject({ ...byId, version: z.number().int(
  */
 const DateBound = (endOfDay: boolean) =>
   z.union([IsoDate, z.iso.date()]).transform((value) => (value.length === 10 ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : new Date(value).toISOString()));
-const dateRange = { startDate: DateBound(false).optional(), endDate: DateBound(true).optional() };
-const ordered = (range: { startDate?: string; endDate?: string }) => !range.startDate || !range.endDate || range.startDate <= range.endDate;
-const orderedRange = { message: 'endDate must not be before startDate', path: ['endDate'] };
+export const dateRange = { startDate: DateBound(false).optional(), endDate: DateBound(true).optional() };
+export const ordered = (range: { startDate?: string; endDate?: string }) => !range.startDate || !range.endDate || range.startDate <= range.endDate;
+export const orderedRange = { message: 'endDate must not be before startDate', path: ['endDate'] };
 export const RestExecutionsInput = z
   .strictObject({ ...byId, ...pagination(10), status: z.enum(['success', 'error', 'timeout']).optional(), ...dateRange })
   .refine(ordered, orderedRange);

@@ -8,6 +8,7 @@ import { newId, sha256Hex } from '#platform/ids.js';
 import { type Deployer, after, createDeployer } from './deployer.js';
 import { type Installation, type Pricing, type Script, type ScriptConfig, type ScriptVersion, limits } from './model.js';
 import type { KeyIssuer } from './ports.js';
+import { prepareCode } from './prepare.js';
 import type { ScriptRuntime } from './runtime-port.js';
 import type { CreateScriptInput, UpdateScriptInput } from './schemas.js';
 import { compareSemver, nextPatch } from '#platform/semver.js';
@@ -95,6 +96,8 @@ export function createScriptService(deps: { store: ScriptStore; deployer: Deploy
     readable,
 
     async create(userId: string, input: z.output<typeof CreateScriptInput>) {
+      // A syntax error is refused with its line and column now rather than at deploy.
+      await prepareCode(input.runtime, input.code);
       const now = clock.nowIso();
       const scriptId = newId('scr');
       const isPrivate = input.private ?? false;
@@ -129,6 +132,7 @@ export function createScriptService(deps: { store: ScriptStore; deployer: Deploy
 
     async update(userId: string, input: z.output<typeof UpdateScriptInput>) {
       const script = await owned(userId, input.scriptId);
+      if (input.code !== undefined) await prepareCode(script.runtime, input.code);
       const config = { ...script.config, ...input.config };
       const isPrivate = input.private ?? script.isPrivate;
       let updated = await saved(script, {
@@ -170,6 +174,7 @@ export function createScriptService(deps: { store: ScriptStore; deployer: Deploy
 
     async createVersion(userId: string, scriptId: string, input: { code: string; message?: string; semver?: string }) {
       const script = await owned(userId, scriptId);
+      await prepareCode(script.runtime, input.code);
       return { script, version: await addVersion(script, input.code, input.message ?? null, input.semver) };
     },
 

@@ -17,7 +17,7 @@ export const scriptTables = {
   },
   scriptExecutions: {
     partitionKey: 'executionId',
-    indexes: { byScriptUser: { partitionKey: 'scriptUser', sortKey: 'createdAt' } },
+    indexes: { byScriptUser: { partitionKey: 'scriptUser', sortKey: 'createdAt' }, byUser: { partitionKey: 'userId', sortKey: 'createdAt' } },
     ttlAttribute: 'expiresAt',
     description: 'One item per script run (status, duration, memory, cost, output); kept 90 days.',
   },

@@ -131,10 +131,12 @@ describe('flows: llm execution', () => {
     expect(upstream.received.map((request) => `${request.method} ${request.url}`)).toContain('GET /forecast/Paris');
   });
 
-  it('fails the execution with LLM_NOT_CONFIGURED when no model is configured', async () => {
+  it('fails the execution with LLM_NOT_CONFIGURED when the model was removed after the flow was created', async () => {
     // Prepare
     const user = await api.givenUser();
+    Object.assign(process.env, { LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'test-model' });
     const flow = await givenEventFlow(api, user);
+    for (const name of llmEnv) delete process.env[name];
     const requestsBefore = llm.requests.length;
     // Act
     const run = await post(user, 'runFlow', { assignmentId: flow.id });

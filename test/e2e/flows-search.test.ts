@@ -1,7 +1,7 @@
 // searchFlows over HTTP: variant A (minimal and summary detail, filters, pages) and variant B (query, trigger and
 // scope filters, data array with meta), and that every change shows in the next search.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { flowsPath, givenEventFlow, givenTimeFlow } from '../support/flows.js';
+import { flowsPath, givenEventFlow, givenTimeFlow, unreachableModelEnv } from '../support/flows.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { givenScript } from '../support/scripts.js';
 
@@ -9,6 +9,7 @@ let api: TestApi;
 
 beforeAll(async () => {
   api = await startTestPlatform();
+  Object.assign(process.env, unreachableModelEnv);
 });
 afterAll(() => api.stop());
 

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventFlowInput, flowsPath, getFlow, givenEventFlow, givenTimeFlow, timeFlowInput } from '../support/flows.js';
+import { eventFlowInput, flowsPath, getFlow, givenEventFlow, givenTimeFlow, timeFlowInput, unreachableModelEnv } from '../support/flows.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { givenScript } from '../support/scripts.js';
 
@@ -14,6 +14,7 @@ let scriptId: string;
 
 beforeAll(async () => {
   api = await startTestPlatform();
+  Object.assign(process.env, unreachableModelEnv);
   [owner, other] = await Promise.all([api.givenUser(), api.givenUser()]);
   scriptId = (await givenScript(api, owner)).id;
 });
@@ -216,6 +217,50 @@ describe('flows: bad input changes nothing', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
     expect(await getFlow(api, owner, flow.id)).toEqual({ ...flow, executionResults: [] });
+  });
+});
+
+describe('flows: naming a flow by flowId', () => {
+  it('accepts flowId (the record id) wherever assignmentId is taken', async () => {
+    // Prepare
+    const flow = await givenTimeFlow(api, owner, scriptId);
+    // Act
+    const read = await post(owner, 'getFlow', { flowId: flow.id });
+    const updated = await post(owner, 'updateFlow', { flowId: flow.id, title: 'Renamed by flowId' });
+    const paused = await post(owner, 'pauseFlow', { flowId: flow.id, assignmentId: flow.id });
+    // Assess
+    expect(read.status).toBe(200);
+    expect(read.body.data.id).toBe(flow.id);
+    expect(updated.body.data).toMatchObject({ id: flow.id, title: 'Renamed by flowId' });
+    expect(paused.body.data).toMatchObject({ id: flow.id, status: 'paused' });
+  });
+
+  it('refuses assignmentId and flowId that name different flows, and neither', async () => {
+    // Prepare
+    const [first, second] = await Promise.all([givenTimeFlow(api, owner, scriptId), givenTimeFlow(api, owner, scriptId)]);
+    // Act
+    const both = await post(owner, 'pauseFlow', { assignmentId: first.id, flowId: second.id });
+    const neither = await post(owner, 'pauseFlow', {});
+    // Assess
+    expect(both.status).toBe(400);
+    expect(both.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'flowId', value: second.id } });
+    expect(neither.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'assignmentId' } });
+    expect((await getFlow(api, owner, first.id)).status).toBe('active');
+    expect((await getFlow(api, owner, second.id)).status).toBe('active');
+  });
+});
+
+describe('flows: llm flows need a model', () => {
+  it('refuses an llm flow when no language model is configured, and creates nothing', async () => {
+    // Prepare
+    const user = await api.givenUser();
+    for (const name of Object.keys(unreachableModelEnv)) delete process.env[name];
+    // Act
+    const refused = await post(user, 'createEventFlow', eventFlowInput()).finally(() => Object.assign(process.env, unreachableModelEnv));
+    // Assess
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('no language model is configured'), details: { field: 'executionType' } });
+    expect((await post(user, 'searchFlows', {})).body.data.count).toBe(0);
   });
 });
 

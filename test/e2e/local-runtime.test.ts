@@ -1,6 +1,7 @@
 // `npm start` as a user runs it: a real process, its dev.json, a clean stop and data that survives.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -47,6 +48,7 @@ describe('local runtime (npm start)', () => {
     const secondExit = await second.exited;
     // Assess
     expect(first.output()).toContain(`http://127.0.0.1:${port}/api/sdk/v1`);
+    expect(first.output()).toMatch(/starting DynamoDB Local[\s\S]*creating tables[\s\S]*loading the embedding model[\s\S]*ready/);
     expect(dev).toEqual({ baseUrl: `http://127.0.0.1:${port}`, adminKey: expect.any(String), userId: expect.stringMatching(/^usr_/), apiKey: expect.stringMatching(/^amp_/) });
     expect(me.status).toBe(200);
     expect(((await me.json()) as { data: { userId: string } }).data.userId).toBe(dev.userId);
@@ -81,5 +83,20 @@ describe('local runtime (npm start)', () => {
     // Assess
     expect(code).toBe(1);
     expect(run.output()).toMatch(/Java 17 or newer: install it/);
+  }, 60_000);
+
+  it('refuses a port in use with one line and starts nothing (no DynamoDB Local left behind)', async () => {
+    // Prepare: another process holds the port
+    const holder = createServer();
+    await new Promise<void>((listening) => holder.listen(0, '127.0.0.1', () => listening()));
+    const { port } = holder.address() as { port: number };
+    const dataDir = mkdtempSync(join(tmpdir(), 'platform-busy-'));
+    // Act
+    const run = startLocal({ DATA_DIR: dataDir, PORT: String(port) });
+    const code = await run.exited.finally(() => holder.close());
+    // Assess
+    expect(code).toBe(1);
+    expect(run.output().trim().split('\n')).toEqual([`port ${port} on 127.0.0.1 is already in use (another npm start?): stop that process or set PORT=<another port>`]);
+    expect(existsSync(join(dataDir, 'dynamodb'))).toBe(false);
   }, 60_000);
 });

@@ -125,21 +125,37 @@ describe('scripts: versions', () => {
 });
 
 describe('scripts: syntax errors', () => {
-  it('creates a draft with broken code, then refuses deploy and execute with the line, changing nothing', async () => {
+  const brokenNode = 'export async function handler(event) {\n  return {;\n}';
+  const brokenPython = 'def handler(event, context):\n    return (\n';
+
+  it('refuses broken code on create (SDK and REST, node and python) with its line and column, creating nothing', async () => {
     // Prepare
-    const script = await givenScript(api, owner, { code: 'export async function handler(event) {\n  return {;\n}' });
-    const python = await givenScript(api, owner, { runtime: 'python3.11', code: 'def handler(event, context):\n    return (\n' });
+    const before = (await api.as(owner.apiKey).post(sdk('listScripts'), {})).body.data.count;
     // Act
-    const deploy = await api.as(owner.apiKey).post(sdk('deployScript'), { scriptId: script.id });
-    const run = await execute(api, owner, script.id);
-    const pythonDeploy = await api.as(owner.apiKey).post(sdk('deployScript'), { scriptId: python.id });
+    const node = await api.as(owner.apiKey).post(sdk('createScript'), { name: 'broken-node', code: brokenNode });
+    const python = await api.as(owner.apiKey).post(rest, { name: 'broken-python', runtime: 'python3.11', code: brokenPython });
     // Assess
-    expect(deploy.status).toBe(400);
-    expect(deploy.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'code', line: 2 } });
-    expect(run.status).toBe(400);
-    expect(run.body.error.details).toMatchObject({ field: 'code', line: 2 });
-    expect(pythonDeploy.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'code', line: 2 } });
-    expect(await getScript(api, owner, script.id)).toMatchObject({ deploymentStatus: 'pending', activeVersion: null, totalExecutions: 0 });
+    expect(node.status).toBe(400);
+    expect(node.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/^syntax error at line 2, column \d+/), details: { field: 'code', line: 2, column: expect.any(Number) } });
+    expect(python.status).toBe(400);
+    expect(python.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'code', line: 2, column: expect.any(Number) } });
+    expect((await api.as(owner.apiKey).post(sdk('listScripts'), {})).body.data.count).toBe(before);
+  });
+
+  it('refuses broken code in a new version or a PATCH, keeping versions and metadata as they were', async () => {
+    // Prepare
+    const script = await givenScript(api, owner);
+    // Act
+    const version = await api.as(owner.apiKey).post(sdk('createVersion'), { scriptId: script.id, code: brokenNode });
+    const restVersion = await api.as(owner.apiKey).post(`${rest}/${script.id}/versions`, { version: '2.0.0', code: brokenNode });
+    const patch = await api.as(owner.apiKey).patch(`${rest}/${script.id}`, { description: 'should not stick', code: brokenNode });
+    // Assess
+    for (const refused of [version, restVersion, patch]) {
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'code', line: 2 } });
+    }
+    expect(await versions(script.id)).toMatchObject({ versions: [expect.objectContaining({ version: 1 })] });
+    expect(await getScript(api, owner, script.id)).toMatchObject({ description: 'a test script' });
   });
 });
 
@@ -153,6 +169,7 @@ describe('scripts: updating', () => {
     const run = await execute(api, owner, script.id);
     // Assess
     expect(updated.status).toBe(200);
+    expect(updated.body.message).toMatch(/^the code is saved as version 1\.0\.1 \(versionId ver_\w+\) and is not deployed: POST \/api\/sdk\/v1\/scripts\/\S+\/deploy to run it$/);
     expect(updated.body.data).toMatchObject({ id: script.id, description: 'new words', tags: ['a'], latestVersion: '1.0.1', activeVersion: '1.0.0', config: { memory: 256, timeout: 30 } });
     expect(updated.body.data.deployedAt > before.deployedAt).toBe(true);
     expect(run.body.data.output.label).toBe('v1');

@@ -63,7 +63,7 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
   });
   const runs = createFlowRuns({ flows, executions, executor, scheduler, oneShots, publisher: { publish: bus }, limiter: () => memoryRateLimiter(), clock });
   runner = createFlowRunner({ flows, executions, runs, ledger: createDeliveryStore(clock), clock });
-  const service = createFlowService({ flows, executions, scripts, scheduler, oneShots, runs, clock });
+  const service = createFlowService({ flows, executions, scripts, scheduler, oneShots, runs, clock, llmConfigured: () => true });
   const caller = { userId: newId('usr'), keyId: 'key_test', scopes: ['*'] };
   return {
     clock, at, advance, published, scriptCalls, deadlines, scheduler, oneShots, runs, service, caller, flows,

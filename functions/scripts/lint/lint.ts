@@ -71,7 +71,7 @@ function dataIssues(facts: CodeFacts, request: LintRequest): LintIssue[] {
       continue;
     }
     const problem = request.eventType && eventFieldProblem(request.eventType, access.path);
-    if (problem) issues.push({ severity: 'warning', line: access.line, message: `event.data.${access.path.join('.')}: ${problem}`, suggestion: 'check the field name against the event object of SPEC.md, or give a scriptInputSchema' });
+    if (problem) issues.push({ severity: 'warning', line: access.line, message: `event.data.${access.path.join('.')}: ${problem}`, suggestion: 'check the field name against the fields of this event type, or give a scriptInputSchema' });
   }
   return issues;
 }

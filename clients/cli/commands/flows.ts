@@ -1,0 +1,77 @@
+// `platform flows create|list|run|pause|resume` and `platform events emit`.
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { unwrap } from '../../typescript/src/index.js';
+import { UsageError, clientFor, optionsOf, output, parseJsonOption } from '../context.js';
+
+
+export function registerFlowCommands(program: Command): void {
+  const flows = program.command('flows').description('time and event flows');
+
+  flows
+    .command('create')
+    .description('a time flow (--schedule and --script) or an event flow (--event-type, --conditions, and --script for a direct one or --prompt for an llm one)')
+    .requiredOption('--title <text>', 'title')
+    .requiredOption('--description <text>', 'what the flow does')
+    .option('--schedule <cron>', 'five-field cron, UTC (time flow)')
+    .option('--event-type <type>', 'event type, e.g. chatapp.message (event flow)')
+    .option('--conditions <json>', 'condition tree, e.g. {"field":"text","operator":"contains","value":"deploy"}')
+    .option('--script <scriptId>', 'the script a time flow or direct event flow runs')
+    .option('--prompt <text>', 'what the model does with the event (llm event flow)')
+    .action(async (_local: unknown, command: Command) => {
+      const options = optionsOf(command);
+      const client = clientFor(options);
+      const common = { title: String(options.title), description: String(options.description) };
+      let flow;
+      if (options.schedule) {
+        if (!options.script) throw new UsageError('a time flow needs --script');
+        flow = await unwrap(client.POST('/api/sdk/v1/flows/createTimeFlow', { body: { ...common, schedule: String(options.schedule), scriptId: String(options.script) } }));
+      } else if (options.eventType) {
+        const conditions = parseJsonOption('conditions', options.conditions as string | undefined) ?? { operator: 'AND', conditions: [] };
+        const direct = Boolean(options.script);
+        flow = await unwrap(client.POST('/api/sdk/v1/flows/createEventFlow', {
+          body: {
+            ...common, eventType: String(options.eventType), conditions, prompt: String(options.prompt ?? options.description),
+            executionType: direct ? 'direct' : 'llm', ...(direct && { scriptId: String(options.script) }),
+          } as never,
+        }));
+      } else throw new UsageError('give --schedule (time flow) or --event-type (event flow)');
+      output(options, flow, () => `created flow ${flow.id} (${flow.status}): ${flow.title}`);
+    });
+
+  flows
+    .command('list')
+    .description('your flows')
+    .action(async (_local: unknown, command: Command) => {
+      const options = optionsOf(command);
+      const found = await unwrap(clientFor(options).POST('/api/sdk/v1/flows/searchFlows', { body: { detail: 'summary' } }));
+      const items = (Array.isArray(found) ? found : found.flows) as Array<{ id: string; status: string; title: string }>;
+      output(options, found, () => (items.length ? items.map((flow) => `${flow.id}  ${flow.status.padEnd(7)}  ${flow.title}`) : 'no flows yet'));
+    });
+
+  for (const [name, operation, verb] of [['run', 'runFlow', 'ran'], ['pause', 'pauseFlow', 'paused'], ['resume', 'resumeFlow', 'resumed']] as const) {
+    flows
+      .command(`${name} <flowId>`)
+      .description(`${name} a flow`)
+      .action(async (flowId: string, _local: unknown, command: Command) => {
+        const options = optionsOf(command);
+        const answer = (await unwrap(clientFor(options).POST(`/api/sdk/v1/flows/${operation}`, { body: { flowId } }))) as Record<string, unknown>;
+        output(options, answer, () => `${verb} flow ${flowId}${answer.status ? `: ${String(answer.status)}` : ''}`);
+      });
+  }
+
+  program
+    .command('events')
+    .description('events of your user')
+    .command('emit <type>')
+    .description('publish an event: --data for its fields, or --file for a whole event object (JSON)')
+    .option('--data <json>', 'fields of the event object, e.g. {"content":{"text":"hi"}}')
+    .option('--file <path>', 'a JSON file holding the event object')
+    .action(async (type: string, _local: unknown, command: Command) => {
+      const options = optionsOf(command);
+      const fromFile = options.file ? (parseJsonOption('file', readFileSync(String(options.file), 'utf8')) as Record<string, unknown>) : {};
+      const fields = (parseJsonOption('data', options.data as string | undefined) ?? {}) as Record<string, unknown>;
+      const published = await unwrap(clientFor(options).POST('/api/sdk/v1/events', { body: { ...fromFile, ...fields, type } as never }));
+      output(options, published, () => `published ${type} as ${published.eventId}`);
+    });
+}

@@ -1,0 +1,122 @@
+// `platform scripts push|run|list` and `platform logs`: scripts from a folder with a small manifest, runs and their logs.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { unwrap } from '../../typescript/src/index.js';
+import { type GlobalOptions, UsageError, clientFor, optionsOf, output, parseJsonOption } from '../context.js';
+
+/** `script.json` in the folder: `name` is required; `main` defaults to index.js (node) or main.py (python). */
+interface Manifest {
+  name: string;
+  description?: string;
+  runtime?: 'nodejs18' | 'python3.11';
+  main?: string;
+  config?: Record<string, unknown>;
+  tags?: string[];
+  category?: string;
+}
+
+export function readScriptFolder(dir: string): { manifest: Manifest; runtime: 'nodejs18' | 'python3.11'; code: string } {
+  const manifestPath = join(dir, 'script.json');
+  if (!existsSync(manifestPath)) throw new UsageError(`${manifestPath} not found: a script folder holds script.json ({"name": "...", "runtime": "nodejs18" | "python3.11", "main": "index.js"}) and the code`);
+  const manifest = parseJsonOption('manifest', readFileSync(manifestPath, 'utf8')) as Manifest;
+  if (typeof manifest?.name !== 'string') throw new UsageError(`${manifestPath}: "name" is required`);
+  const main = manifest.main ?? (manifest.runtime === 'python3.11' || existsSync(join(dir, 'main.py')) ? 'main.py' : 'index.js');
+  const runtime = manifest.runtime ?? (main.endsWith('.py') ? 'python3.11' : 'nodejs18');
+  const codePath = join(dir, main);
+  if (!existsSync(codePath)) throw new UsageError(`${codePath} not found: set "main" in script.json`);
+  return { manifest, runtime, code: readFileSync(codePath, 'utf8') };
+}
+
+
+/** A script by id, or by name among the caller's own. */
+async function resolveScript(options: GlobalOptions, idOrName: string): Promise<string> {
+  if (idOrName.startsWith('scr_')) return idOrName;
+  const { scripts } = await unwrap(clientFor(options).GET('/api/sdk/v1/scripts', { params: { query: { limit: 100 } } }));
+  const found = scripts.find((script) => script.name === idOrName);
+  if (!found) throw new UsageError(`no script of yours is named ${idOrName}`);
+  return found.id;
+}
+
+export function registerScriptCommands(program: Command): void {
+  const scripts = program.command('scripts').description('create, deploy and run scripts');
+
+  scripts
+    .command('push <dir>')
+    .description('create the script of a folder (script.json + code), or add its code as a new version, then deploy it')
+    .action(async (dir: string, _local: unknown, command: Command) => {
+      const options = optionsOf(command);
+      const client = clientFor(options);
+      const { manifest, runtime, code } = readScriptFolder(dir);
+      const { scripts: mine } = await unwrap(client.GET('/api/sdk/v1/scripts', { params: { query: { limit: 100 } } }));
+      const existing = mine.find((script) => script.name === manifest.name);
+      let scriptId: string;
+      let created = false;
+      if (existing) {
+        scriptId = existing.id;
+        await unwrap(client.POST('/api/sdk/v1/scripts/createVersion', { body: { scriptId, code, commitMessage: `pushed from ${dir}` } }));
+      } else {
+        const script = await unwrap(client.POST('/api/sdk/v1/scripts/createScript', {
+          body: { name: manifest.name, description: manifest.description, runtime, code, config: manifest.config as never, tags: manifest.tags, category: manifest.category as never },
+        }));
+        scriptId = script.id;
+        created = true;
+      }
+      const deployment = await unwrap(client.POST('/api/sdk/v1/scripts/deployScript', { body: { scriptId } }));
+      output(options, { scriptId, created, deployment }, () => `${created ? 'created' : 'updated'} script ${manifest.name} (${scriptId}), deployed version ${deployment.data.version}`);
+    });
+
+  scripts
+    .command('run <script>')
+    .description('run a script (id or name) with --data and print its result')
+    .option('--data <json>', 'event data, a JSON object', '{}')
+    .action(async (script: string, _local: unknown, command: Command) => {
+      const options = optionsOf(command);
+      const scriptId = await resolveScript(options, script);
+      const data = parseJsonOption('data', options.data) as Record<string, unknown>;
+      const run = await unwrap(clientFor(options).POST('/api/sdk/v1/scripts/executeScript', { body: { scriptId, data } }));
+      output(options, run, () => [
+        `${run.executionId} ${run.status} in ${run.duration} ms`,
+        run.error ? `${run.error.code}: ${run.error.message}` : JSON.stringify(run.output, null, 2),
+        ...run.logs.map((line) => `| ${line}`),
+      ]);
+    });
+
+  scripts
+    .command('list')
+    .description('your scripts')
+    .action(async (_local: unknown, command: Command) => {
+      const options = optionsOf(command);
+      const list = await unwrap(clientFor(options).GET('/api/sdk/v1/scripts', { params: { query: { limit: 100 } } }));
+      output(options, list, () => (list.scripts.length ? list.scripts.map((script) => `${script.id}  ${script.status.padEnd(9)}  ${script.name}`) : 'no scripts yet'));
+    });
+
+  program
+    .command('logs [executionId]')
+    .description('the logs of one run, or with --script the runs of a script (--follow waits for new ones)')
+    .option('--script <script>', 'a script id or name')
+    .option('--follow', 'keep printing new runs of --script until interrupted')
+    .action(async (executionId: string | undefined, _local: unknown, command: Command) => {
+      const options = optionsOf(command);
+      const client = clientFor(options);
+      if (executionId) {
+        const run = await unwrap(client.POST('/api/sdk/v1/scripts/getExecution', { body: { executionId } }));
+        output(options, run, () => [`${run.executionId} ${run.status} in ${run.duration} ms`, ...(run.error ? [`${run.error.code}: ${run.error.message}`] : []), ...run.logs]);
+        return;
+      }
+      if (!options.script) throw new UsageError('give an execution id, or --script <id or name>');
+      const scriptId = await resolveScript(options, options.script);
+      const seen = new Set<string>();
+      for (;;) {
+        const { executions } = await unwrap(client.POST('/api/sdk/v1/scripts/getExecutions', { body: { scriptId, limit: 20 } }));
+        for (const item of executions.reverse()) {
+          if (seen.has(item.executionId) || item.status === 'running') continue;
+          seen.add(item.executionId);
+          const run = await unwrap(client.POST('/api/sdk/v1/scripts/getExecution', { body: { executionId: item.executionId } }));
+          output(options, run, () => [`--- ${run.executionId} ${run.status} in ${run.duration} ms (${item.createdAt})`, ...run.logs]);
+        }
+        if (!options.follow) return;
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+      }
+    });
+}

@@ -1,0 +1,150 @@
+// The `platform` CLI as a child process against the local platform: scripts from a folder, runs and logs, events,
+// flows, documents, a paid call, configuration, and failures as one line with an exit code.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Keypair } from '@solana/web3.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonOf, runCli } from '../support/cli.js';
+import { givenPayer } from '../support/payments.js';
+import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { type Upstream, givenPublishedResource, json, startUpstream } from '../support/resources.js';
+
+let api: TestApi;
+let upstream: Upstream;
+let user: TestUser;
+let env: Record<string, string>;
+/** Each command is a fresh Node process: on a busy machine a test of five commands takes a while. */
+const slow = 240_000;
+
+beforeAll(async () => {
+  [api, upstream] = await Promise.all([startTestPlatform(), startUpstream()]);
+  user = await api.givenUser();
+  upstream.respond((request, response) => json(response, 200, { forecast: 'sunny', path: request.url }));
+  env = { PLATFORM_BASE_URL: api.baseUrl, PLATFORM_API_KEY: user.apiKey, PLATFORM_CONFIG: join(mkdtempSync(join(tmpdir(), 'cli-config-')), 'config.json') };
+});
+afterAll(async () => {
+  await upstream.close();
+  await api.stop();
+});
+
+function scriptFolder(name: string, code: string, manifest: Record<string, unknown> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cli-script-'));
+  writeFileSync(join(dir, 'script.json'), JSON.stringify({ name, ...manifest }));
+  writeFileSync(join(dir, manifest.runtime === 'python3.11' ? 'main.py' : 'index.js'), code);
+  return dir;
+}
+
+describe('cli: scripts', () => {
+  it('pushes a folder (create, then a new version), runs it and prints the logs of the run', async () => {
+    // Prepare
+    const name = `cli-echo-${Date.now().toString(36)}`;
+    const first = scriptFolder(name, 'async function handler(event) { console.log("v1 got", event.data.n); return { success: true, label: "v1" } }');
+    const second = scriptFolder(name, 'async function handler(event) { console.log("v2 got", event.data.n); return { success: true, label: "v2" } }');
+    // Act
+    const created = await runCli(['scripts', 'push', first], env);
+    const updated = jsonOf(await runCli(['--json', 'scripts', 'push', second], env));
+    const run = jsonOf(await runCli(['--json', 'scripts', 'run', name, '--data', '{"n":7}'], env));
+    const logs = await runCli(['logs', run.executionId], env);
+    const list = await runCli(['scripts', 'list'], env);
+    // Assess
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(new RegExp(`^created script ${name} \\(scr_\\w+\\), deployed version 1\\n$`));
+    expect(updated).toMatchObject({ created: false, deployment: { data: { version: 2 } } });
+    expect(run).toMatchObject({ status: 'completed', output: { success: true, label: 'v2' } });
+    expect(logs.stdout).toContain('v2 got 7');
+    expect(list.stdout).toContain(name);
+  }, slow);
+
+  it('pushes a python script', async () => {
+    // Prepare
+    const dir = scriptFolder(`cli-py-${Date.now().toString(36)}`, 'def handler(event, context):\n    return {"success": True, "twice": event["data"]["n"] * 2}\n', { runtime: 'python3.11' });
+    // Act
+    const pushed = jsonOf(await runCli(['--json', 'scripts', 'push', dir], env));
+    const run = jsonOf(await runCli(['--json', 'scripts', 'run', pushed.scriptId, '--data', '{"n":21}'], env));
+    // Assess
+    expect(run.output).toEqual({ success: true, twice: 42 });
+  }, slow);
+
+  it('refuses broken code with one line naming the line, exit code 1, and a folder without a manifest with exit code 2', async () => {
+    // Prepare
+    const broken = scriptFolder(`cli-broken-${Date.now().toString(36)}`, 'async function handler(event) {\n  return {;\n}');
+    const empty = mkdtempSync(join(tmpdir(), 'cli-empty-'));
+    // Act
+    const refused = await runCli(['scripts', 'push', broken], env);
+    const usage = await runCli(['scripts', 'push', empty], env);
+    // Assess
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: VALIDATION_ERROR \(400\): syntax error at line 2, column \d+: .* \[field code\]$/)]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/script\.json not found/);
+  }, slow);
+});
+
+describe('cli: events and flows', () => {
+  it('emits an event, creates a time flow, lists, runs and pauses it by its id', async () => {
+    // Prepare
+    const pushed = jsonOf(await runCli(['--json', 'scripts', 'push', scriptFolder(`cli-flow-${Date.now().toString(36)}`, 'async function handler() { return { success: true } }')], env));
+    // Act
+    const emitted = jsonOf(await runCli(['--json', 'events', 'emit', 'chatapp.message', '--data', '{"content":{"text":"hello"}}'], env));
+    const flow = jsonOf(await runCli(['--json', 'flows', 'create', '--title', 'Nightly', '--description', 'runs nightly', '--schedule', '0 3 * * *', '--script', pushed.scriptId], env));
+    const listed = await runCli(['flows', 'list'], env);
+    const ran = jsonOf(await runCli(['--json', 'flows', 'run', flow.id], env));
+    const paused = await runCli(['flows', 'pause', flow.id], env);
+    // Assess
+    expect(emitted.eventId).toMatch(/^evt_/);
+    expect(listed.stdout).toContain(`${flow.id}  active   Nightly`);
+    expect(ran).toMatchObject({ status: 'success' });
+    expect(paused.stdout.trim()).toBe(`paused flow ${flow.id}: paused`);
+  }, slow);
+});
+
+describe('cli: documents and payments', () => {
+  it('uploads a document with a progress bar and finds it by search', async () => {
+    // Prepare
+    const file = join(mkdtempSync(join(tmpdir(), 'cli-doc-')), 'harbour.txt');
+    writeFileSync(file, 'The harbour master opens the northern lock at dawn for fishing boats.\n'.repeat(20));
+    // Act
+    const uploaded = await runCli(['--json', 'docs', 'upload', file], env);
+    const found = jsonOf(await runCli(['--json', 'docs', 'search', 'when does the northern lock open', '--threshold', '0'], env));
+    // Assess
+    expect(jsonOf(uploaded)).toMatchObject({ status: 'completed', chunkCount: expect.any(Number) });
+    expect(uploaded.stderr).toContain('upload |');
+    expect(found.results[0]).toMatchObject({ documentName: 'harbour.txt', content: expect.stringContaining('northern lock') });
+  }, slow);
+
+  it('pays for a paid call from a keypair file and prints the answer', async () => {
+    // Prepare
+    const seller = await api.givenUser({ walletAddress: Keypair.generate().publicKey.toBase58() });
+    const resourceId = await givenPublishedResource(api, seller, { pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' } }, { baseUrl: upstream.baseUrl });
+    const payer = await givenPayer(api);
+    const keypair = join(mkdtempSync(join(tmpdir(), 'cli-key-')), 'payer.json');
+    writeFileSync(keypair, JSON.stringify([...payer.secretKey]));
+    // Act
+    const paid = jsonOf(await runCli(['--json', 'pay', `${api.baseUrl}/api/x402/resources/${resourceId}/getForecast?city=Oslo`, '--keypair', keypair], env));
+    // Assess
+    expect(paid.answer).toMatchObject({ forecast: 'sunny', path: '/forecast/Oslo' });
+    expect(paid.settlement).toMatchObject({ success: true, transaction: expect.any(String) });
+  }, slow);
+});
+
+describe('cli: configuration', () => {
+  it('saves base URL and key with configure, falls back to .data/dev.json, and says what to do with neither', async () => {
+    // Prepare
+    const config = join(mkdtempSync(join(tmpdir(), 'cli-config-')), 'config.json');
+    const project = mkdtempSync(join(tmpdir(), 'cli-project-'));
+    mkdirSync(join(project, '.data'));
+    writeFileSync(join(project, '.data', 'dev.json'), JSON.stringify({ baseUrl: api.baseUrl, apiKey: user.apiKey }));
+    const nowhere = mkdtempSync(join(tmpdir(), 'cli-nowhere-'));
+    // Act
+    await runCli(['configure', '--base-url', api.baseUrl, '--api-key', user.apiKey], { PLATFORM_CONFIG: config });
+    const configured = await runCli(['whoami'], { PLATFORM_CONFIG: config });
+    const fromDev = await runCli(['whoami'], { PLATFORM_CONFIG: join(nowhere, 'none.json') }, project);
+    const lost = await runCli(['whoami'], { PLATFORM_CONFIG: join(nowhere, 'none.json') }, nowhere);
+    // Assess
+    expect(configured.stdout).toContain(user.userId);
+    expect(fromDev.stdout).toContain(user.userId);
+    expect(lost.code).toBe(2);
+    expect(lost.stderr).toMatch(/^error: no base URL: run `platform configure/);
+  }, slow);
+});

@@ -1,0 +1,65 @@
+// The typed client against the local platform: typed data on success, PlatformError with the envelope's code on a
+// refusal, PaymentRequiredError with the offers on a 402.
+import { Keypair } from '@solana/web3.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PaymentRequiredError, PlatformError, createPlatformClient, unwrap } from '../../clients/typescript/src/index.js';
+import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { type Upstream, givenPublishedResource, json, startUpstream } from '../support/resources.js';
+
+let api: TestApi;
+let upstream: Upstream;
+let user: TestUser;
+
+beforeAll(async () => {
+  [api, upstream] = await Promise.all([startTestPlatform(), startUpstream()]);
+  user = await api.givenUser();
+  upstream.respond((_request, response) => json(response, 200, { forecast: 'sunny' }));
+});
+afterAll(async () => {
+  await upstream.close();
+  await api.stop();
+});
+
+describe('client: typed calls', () => {
+  it('reads the caller, creates a script and runs it with typed data', async () => {
+    // Prepare
+    const client = createPlatformClient({ baseUrl: `${api.baseUrl}/`, apiKey: user.apiKey });
+    // Act
+    const me = await unwrap(client.GET('/api/sdk/v1/me'));
+    const created = await unwrap(client.POST('/api/sdk/v1/scripts/createScript', { body: { name: 'client-echo', code: 'async function handler(event) { return { success: true, got: event.data } }' } }));
+    await unwrap(client.POST('/api/sdk/v1/scripts/deployScript', { body: { scriptId: created.id } }));
+    const run = await unwrap(client.POST('/api/sdk/v1/scripts/executeScript', { body: { scriptId: created.id, data: { n: 1 } } }));
+    const listed = await unwrap(client.GET('/api/sdk/v1/scripts/{scriptId}', { params: { path: { scriptId: created.id } } }));
+    // Assess
+    expect(me.userId).toBe(user.userId);
+    expect(run).toMatchObject({ status: 'completed', output: { success: true, got: { n: 1 } } });
+    expect(listed.id).toBe(created.id);
+  });
+
+  it('throws PlatformError with code, status, details and request id on refusals', async () => {
+    // Prepare
+    const client = createPlatformClient({ baseUrl: api.baseUrl, apiKey: user.apiKey });
+    const anonymous = createPlatformClient({ baseUrl: api.baseUrl, apiKey: 'amp_wrong' });
+    // Act
+    const invalid = await unwrap(client.POST('/api/sdk/v1/scripts/createScript', { body: { name: '', code: 'x' } })).catch((error: unknown) => error);
+    const unauthorized = await unwrap(anonymous.GET('/api/sdk/v1/me')).catch((error: unknown) => error);
+    // Assess
+    expect(invalid).toBeInstanceOf(PlatformError);
+    expect(invalid).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', details: { field: 'name' }, requestId: expect.any(String) });
+    expect(unauthorized).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+  });
+
+  it('throws PaymentRequiredError with the offers of a paid route', async () => {
+    // Prepare
+    const seller = await api.givenUser({ walletAddress: Keypair.generate().publicKey.toBase58() });
+    const resourceId = await givenPublishedResource(api, seller, { pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' } }, { baseUrl: upstream.baseUrl });
+    const client = createPlatformClient({ baseUrl: api.baseUrl });
+    // Act
+    const refused = await unwrap(
+      client.GET('/api/x402/resources/{resourceId}/{methodName}', { params: { path: { resourceId, methodName: 'getForecast' }, query: { city: 'Oslo' } as never } }),
+    ).catch((error: unknown) => error);
+    // Assess
+    expect(refused).toBeInstanceOf(PaymentRequiredError);
+    expect((refused as PaymentRequiredError).body.accepts[0]).toMatchObject({ scheme: 'exact', network: 'solana-devnet' });
+  });
+});

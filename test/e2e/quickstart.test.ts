@@ -1,0 +1,57 @@
+// The README's quickstart, run as written: its bash blocks are read from README.md (so the two cannot drift) and run
+// in order, in one shell, against a fresh local platform whose dev.json sits in DATA_DIR.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApi, startTestPlatform } from '../support/platform.js';
+
+const root = join(import.meta.dirname, '..', '..');
+let api: TestApi;
+let dataDir: string;
+
+/** The bash blocks between the quickstart markers of README.md. */
+export function quickstartScript(readme: string): string {
+  const section = /<!-- quickstart:start -->([\s\S]*?)<!-- quickstart:end -->/.exec(readme)?.[1];
+  if (!section) throw new Error('README.md has no quickstart section');
+  return [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((block) => block[1]).join('\n');
+}
+
+beforeAll(async () => {
+  api = await startTestPlatform();
+  const user = await api.givenUser();
+  // A directory under the repository, as `.data` is: the README reads it with a relative require.
+  dataDir = mkdtempSync(join(root, 'node_modules', '.quickstart-'));
+  writeFileSync(join(dataDir, 'dev.json'), JSON.stringify({ baseUrl: api.baseUrl, adminKey: api.platform.adminKey, userId: user.userId, apiKey: user.apiKey }));
+});
+afterAll(async () => {
+  rmSync(dataDir, { recursive: true, force: true });
+  await api.stop();
+});
+
+describe('README quickstart', () => {
+  it('runs every command of the quickstart without an error', async () => {
+    // Prepare
+    const script = quickstartScript(readFileSync(join(root, 'README.md'), 'utf8'));
+    const scriptFile = join(mkdtempSync(join(tmpdir(), 'quickstart-')), 'quickstart.sh');
+    writeFileSync(scriptFile, `set -euo pipefail\n${script}`);
+    // Act
+    const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn('bash', [scriptFile], { cwd: root, env: { ...process.env, DATA_DIR: dataDir.slice(root.length + 1) }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.once('exit', (code) => resolve({ code, output }));
+    });
+    // Assess
+    expect(result.output).not.toMatch(/^error:/m);
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/resource \S+ published and installed/);
+    expect(result.output).toContain('"greeting": "hello Ada"');
+    expect(result.output).toMatch(/published chatapp\.message as evt_/);
+    expect(result.output).toMatch(/paused flow \S+: paused/);
+    expect(result.output).toMatch(/harbour\.txt: The harbour master opens the northern lock/);
+    expect(result.output).toMatch(/paid 10000 atomic USDC in transaction \w+/);
+  }, 600_000);
+});
