@@ -131,7 +131,8 @@ describe('local script runtime: sandbox', () => {
     const [fromNode, fromPython] = await Promise.all([pool.invoke(nodeRun), pool.invoke(pythonRun)]);
     service.close();
     // Assess
-    expect(JSON.parse(fromNode.outputJson)).toEqual({ env: ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'LAMBDA_TASK_ROOT'], reached: false, byName: false });
+    // PWD is the sandbox's own working directory (bubblewrap sets it), nothing of the platform's.
+    expect(JSON.parse(fromNode.outputJson)).toEqual({ env: ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'LAMBDA_TASK_ROOT', 'PWD'], reached: false, byName: false });
     expect(JSON.parse(fromPython.outputJson)).toMatchObject({ reached: false });
     expect(JSON.parse(fromPython.outputJson).env).not.toContain('PLATFORM_TEST_SECRET');
   });

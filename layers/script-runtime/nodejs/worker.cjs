@@ -54,8 +54,11 @@ function guardSignals() {
   }
 }
 
+// Taken before user code loads, so a script that replaces them cannot read the invocation's id off a frame.
+const { parse, stringify } = JSON;
 const channel = new net.Socket({ fd: 3, readable: true, writable: true });
-const send = (frame) => channel.write(`${JSON.stringify(frame)}\n`);
+const write = channel.write.bind(channel);
+const send = (frame) => write(`${stringify(frame)}\n`);
 const pendingCalls = new Map();
 let nextCallId = 0;
 
@@ -81,12 +84,11 @@ try {
   send({ type: 'loadError', error: runtime.describe('SCRIPT_LOAD_ERROR', error, scriptFile) });
 }
 
-const maxRssMb = () => Math.ceil(process.resourceUsage().maxRSS / 1024);
-
 async function onFrame(frame) {
   if (frame.type === 'invoke') {
     const outcome = await runtime.invoke(handler, capture, frame.event, frame.context, scriptFile);
-    send({ type: 'result', ...outcome, memoryUsed: maxRssMb() });
+    // Duration and memory are the platform's measurements; the id ties the result to the invocation it answers.
+    send({ type: 'result', id: frame.id, ...outcome });
   } else if (frame.type === 'resourceResult') {
     const pending = pendingCalls.get(frame.callId);
     pendingCalls.delete(frame.callId);
@@ -105,7 +107,7 @@ channel.on('data', (chunk) => {
     const line = Buffer.concat(partial).toString('utf8');
     partial = [];
     start = newline + 1;
-    if (line) void onFrame(JSON.parse(line));
+    if (line) void onFrame(parse(line));
   }
   if (start < chunk.length) partial.push(chunk.subarray(start));
 });

@@ -110,8 +110,8 @@ def main():
         frame = channel.receive()
         if frame.get('type') == 'invoke':
             outcome = platform_runtime.invoke(handler, frame['event'], frame['context'], script_path)
-            outcome['memoryUsed'] = -(-resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
-            channel.send({'type': 'result', **outcome})
+            # Duration and memory are the platform's measurements; the id ties the result to the invocation it answers.
+            channel.send({'type': 'result', 'id': frame.get('id'), **outcome})
 
 
 main()
