@@ -94,6 +94,9 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   });
   const { port } = server.address() as { port: number };
   const baseUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  const { registerPlatformListener } = await import('../functions/platform/outbound.js');
+  registerPlatformListener(baseUrl);
+  registerPlatformListener(dynamo.endpoint);
   // Schedules kept under dataDir fire again after a restart, as AWS schedules outlive a deployment.
   (await import('../functions/adapters/local/scheduler.js')).localScheduler();
   (await import('../functions/adapters/local/one-shot-scheduler.js')).localOneShots();
