@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { createLocalApi } from '../functions/adapters/local/api-gateway.js';
 import { JavaMissingError, ensureTables, startDynamoLocal } from '../functions/adapters/local/dynamodb.js';
 import { stopLocalServices } from '../functions/adapters/local/lifecycle.js';
+import { scriptSandboxStatus } from '../functions/adapters/local/script-sandbox.js';
 import { authorizerHandler, routes } from '../functions/routes.js';
 
 const rootDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -126,6 +127,7 @@ async function main() {
     console.log(`Platform running at ${platform.baseUrl}/api/sdk/v1`);
     console.log(`Dev account written to ${join(process.env.DATA_DIR ?? '.data', 'dev.json')}`);
     console.log(`Try: curl -H "X-API-Key: ${platform.dev?.apiKey}" ${platform.baseUrl}/api/sdk/v1/me`);
+    console.log(scriptSandboxStatus());
     let stopping = false;
     const shutdown = async (signal: string) => {
       if (stopping) return;

@@ -80,6 +80,19 @@ export function scriptSandbox(): SandboxMode {
   return probed;
 }
 
+/** One line for `npm start`: how scripts are isolated, or why none will run. */
+export function scriptSandboxStatus(): string {
+  try {
+    const mode = scriptSandbox();
+    return mode.kind === 'bwrap'
+      ? `Scripts run under bubblewrap as uid ${mode.runAs?.uid ?? process.getuid?.()} (no network, no view of the platform's files)`
+      : 'SCRIPT_SANDBOX=none: scripts run WITHOUT operating-system isolation; run trusted code only';
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError) return `${error.message} No script will run.`;
+    throw error;
+  }
+}
+
 export function sandboxedCommand(mode: Extract<SandboxMode, { kind: 'bwrap' }>, request: SandboxRequest): SandboxedCommand {
   const binds = request.systemDirs.filter((dir) => dir !== '/usr' && !dir.startsWith('/usr/')).flatMap((dir) => ['--ro-bind', dir, dir]);
   const limits = [
