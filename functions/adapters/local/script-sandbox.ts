@@ -26,6 +26,8 @@ export type SandboxMode = { kind: 'bwrap'; runAs?: { uid: number; gid: number } 
 export interface SandboxedCommand {
   file: string;
   args: string[];
+  /** For bubblewrap itself too: its init is pid 1 in the sandbox, and its environment is readable there. */
+  env: Record<string, string>;
   uid?: number;
   gid?: number;
 }
@@ -37,6 +39,8 @@ export interface SandboxRequest {
   taskDir: string;
   /** Kernel cap on one process's address space. */
   addressSpaceMb: number;
+  /** The whole environment the script sees; nothing of the platform's passes through. */
+  env: Record<string, string>;
   command: string[];
 }
 
@@ -102,9 +106,12 @@ export function sandboxedCommand(mode: Extract<SandboxMode, { kind: 'bwrap' }>, 
     file: 'bwrap',
     args: [
       ...baseArgs(), ...binds, '--ro-bind', request.runtimeDir, sandboxPaths.runtime, '--ro-bind', request.taskDir, sandboxPaths.task,
+      // The root bubblewrap builds is a tmpfs of its own: read-only once everything is mounted, tmp alone stays writable.
+      '--remount-ro', '/', '--clearenv', ...Object.entries(request.env).flatMap(([name, value]) => ['--setenv', name, value]),
       // Set inside the namespaces: the process count is then the sandbox's own, not shared by every worker of the uid.
       '--', '/usr/bin/prlimit', ...limits, '--', ...request.command,
     ],
+    env: request.env,
     ...mode.runAs,
   };
 }

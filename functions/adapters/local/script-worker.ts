@@ -3,7 +3,7 @@
 // layers/script-runtime/{nodejs/worker.cjs,python/platform_worker.py}; under bubblewrap (script-sandbox.ts) by default.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -31,7 +31,7 @@ export interface WorkerSpec {
 /** The interpreter's own tree (`<prefix>/bin/<exe>`), shown read-only inside the sandbox. */
 const installPrefix = (executable: string) => dirname(dirname(executable));
 
-function command(spec: WorkerSpec, workDir: string): SandboxedCommand {
+function command(spec: WorkerSpec, workDir: string, env: Record<string, string>): SandboxedCommand {
   const sandboxed = spec.sandbox.kind === 'bwrap';
   const runtimeDir = sandboxed ? sandboxPaths.runtime : wrapperDir;
   const taskDir = sandboxed ? sandboxPaths.task : spec.scriptDir;
@@ -44,20 +44,41 @@ function command(spec: WorkerSpec, workDir: string): SandboxedCommand {
       // Node's permission model: read the wrapper and the script, write the own temp dir, no child processes, workers or addons.
       '--experimental-permission', `--allow-fs-read=${node}/`, `--allow-fs-read=${taskDir}/`, `--allow-fs-read=${tmp}/`, `--allow-fs-write=${tmp}/`,
       '--disable-warning=ExperimentalWarning', `--max-old-space-size=${spec.memoryMb}`, join(node, 'worker.cjs'), join(taskDir, 'script.cjs'),
+      inheritedDescriptors().join(','),
     ];
   } else {
     if (!spec.python) throw new Error('python3 is not installed on this machine');
     interpreter = [spec.python, '-E', '-S', '-B', join(runtimeDir, 'python', 'platform_worker.py'), join(taskDir, 'script.py'), String(spec.memoryMb)];
   }
-  if (spec.sandbox.kind === 'none') return { file: interpreter[0]!, args: interpreter.slice(1) };
+  if (spec.sandbox.kind === 'none') return { file: interpreter[0]!, args: interpreter.slice(1), env };
   return sandboxedCommand(spec.sandbox, {
     systemDirs: [installPrefix(interpreter[0]!)],
     runtimeDir: wrapperDir,
     taskDir: spec.scriptDir,
     // V8 reserves about 1 GB of address space up front; CPython little. The exact limit is watched on resident memory.
     addressSpaceMb: spec.memoryMb + (spec.runtime === 'nodejs18' ? 1024 : 256),
+    env,
     command: interpreter,
   });
+}
+
+let inherited: number[] | undefined;
+
+/**
+ * This process's descriptors without close-on-exec: Node opens all of its own with the flag, so these came from
+ * whoever started the platform, and every child inherits them. The Node wrapper closes them (Python closes all).
+ */
+function inheritedDescriptors(): number[] {
+  inherited ??= readdirSync('/proc/self/fd').map(Number).filter((fd) => {
+    if (fd <= 3) return false;
+    try {
+      const flags = /flags:\s+(\d+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
+      return flags !== null && (parseInt(flags[1]!, 8) & 0o2000000) === 0;
+    } catch {
+      return false;
+    }
+  });
+  return inherited;
 }
 
 /** Resident memory of a process and all its descendants, in MB; undefined when the process is gone. */
@@ -111,10 +132,10 @@ export class ScriptWorker {
     this.spec = spec;
     if (spec.sandbox.kind === 'none') this.workDir = mkdtempSync(join(tmpdir(), 'platform-script-'));
     const tmp = this.workDir ?? sandboxPaths.tmp;
-    const { file, args, uid, gid } = command(spec, tmp);
     // Only what a script needs: no platform secrets, keys or endpoints reach user code.
     const env = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: tmp, TMPDIR: tmp, LANG: 'C.UTF-8', TZ: 'UTC', LAMBDA_TASK_ROOT: spec.sandbox.kind === 'none' ? spec.scriptDir : sandboxPaths.task };
-    this.child = spawn(file, args, { cwd: this.workDir ?? '/', env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...(uid !== undefined && { uid, gid }) });
+    const { file, args, env: spawnEnv, uid, gid } = command(spec, tmp, env);
+    this.child = spawn(file, args, { cwd: this.workDir ?? '/', env: spawnEnv, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...(uid !== undefined && { uid, gid }) });
     this.channel = this.child.stdio[3] as Duplex;
     this.child.stdout!.resume();
     this.child.stderr!.on('data', (chunk: Buffer) => (this.stderrTail = (this.stderrTail + chunk.toString()).slice(-4096)));

@@ -1,7 +1,7 @@
 'use strict';
 // Local-mode worker: one warm process per concurrent execution of a deployed version (a Lambda container's
 // stand-in). Speaks newline-delimited JSON with the platform over fd 3; user output never reaches that channel.
-// Usage: node <permission flags> worker.cjs <script.cjs>
+// Usage: node <permission flags> worker.cjs <script.cjs> [<inherited descriptors to close, comma-separated>]
 const net = require('node:net');
 const dns = require('node:dns');
 const { basename } = require('node:path');
@@ -51,6 +51,16 @@ function guardSignals() {
       if (pid !== process.pid) throw Object.assign(new Error('scripts may not signal other processes'), { code: 'EPERM' });
       return original.call(process, pid, ...rest);
     };
+  }
+}
+
+// Descriptors the platform's own launcher left open without close-on-exec (a terminal's, a supervisor's pipe) reach
+// this process too; the platform names them (argv[3]) and they are closed before user code loads.
+for (const fd of (process.argv[3] ?? '').split(',').filter(Boolean)) {
+  try {
+    require('node:fs').closeSync(Number(fd));
+  } catch {
+    // already closed
   }
 }
 

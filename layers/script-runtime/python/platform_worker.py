@@ -95,6 +95,8 @@ class _Channel:
 
 def main():
     script_path, memory_mb = sys.argv[1], int(sys.argv[2])
+    # Descriptors the platform's launcher left open reach this process too; only the channel (3) is ours.
+    os.closerange(4, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
     # A backstop for one huge allocation; the platform watches resident memory against the exact limit.
     limit = (memory_mb + 256) * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
