@@ -5,7 +5,8 @@ import * as events from './events.bench.js';
 import * as flows from './flows.bench.js';
 import * as resourceCall from './resource-call.bench.js';
 import * as payments from './payments.bench.js';
+import * as scriptNeighbours from './script-neighbours.bench.js';
 import * as scripts from './scripts.bench.js';
 import type { Bench } from './support.js';
 
-export const benches: Bench[] = [authMe, resourceCall, payments, documents, events, scripts, flows];
+export const benches: Bench[] = [authMe, resourceCall, payments, documents, events, scripts, scriptNeighbours, flows];
