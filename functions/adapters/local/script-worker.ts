@@ -4,7 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,8 @@ const initTimeoutMs = 10_000;
 /** A frame larger than a 6 MB result plus its logs is not the wrapper speaking. */
 const maxFrameBytes = 10 * 1024 * 1024;
 const rssPollMs = 25;
+/** A run longer than this yields the CPU to short ones: its process tree drops to the lowest priority. */
+const longRunMs = 500;
 
 export interface WorkerSpec {
   runtime: RuntimeLabel;
@@ -90,6 +92,19 @@ function treeResidentMb(pid: number): number | undefined {
   return total;
 }
 
+const treePids = (pid: number): number[] => [pid, ...childPids(pid).flatMap(treePids)];
+
+/** Lowest CPU priority for a worker's whole tree; children it forks later inherit it. */
+function yieldCpu(pid: number) {
+  for (const member of treePids(pid)) {
+    try {
+      setPriority(member, 19);
+    } catch {
+      // exited meanwhile
+    }
+  }
+}
+
 function childPids(pid: number): number[] {
   try {
     return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
@@ -127,6 +142,7 @@ export class ScriptWorker {
   private killed = false;
   /** Set when something other than the wrapper wrote to the channel (user code forging frames). */
   private forged = false;
+  private yielded = false;
 
   private constructor(spec: WorkerSpec) {
     this.spec = spec;
@@ -183,6 +199,10 @@ export class ScriptWorker {
     let peakMb = this.residentMb() ?? 0;
     let killedFor: 'memory' | undefined;
     const watch = setInterval(() => {
+      if (!this.yielded && performance.now() - started > longRunMs && this.child.pid !== undefined) {
+        this.yielded = true;
+        yieldCpu(this.child.pid);
+      }
       const rss = this.residentMb();
       if (rss === undefined) return;
       peakMb = Math.max(peakMb, rss);
