@@ -6,8 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalScriptRuntime } from '../functions/adapters/local/script-pool.js';
 import type { RuntimeLabel } from '../functions/scripts/model.js';
-import { prepareCode } from '../functions/scripts/prepare.js';
-import type { InvokeRequest } from '../functions/scripts/runtime-port.js';
+import { attackRequest as runRequest } from '../test/support/sandbox-attacks.js';
 import { type BenchFigure, percentile } from './support.js';
 
 export const name = 'script-neighbours';
@@ -21,19 +20,6 @@ const hogs: Array<[RuntimeLabel, string]> = [
   ['python3.11', 'def handler(event, context):\n    hold = []\n    while True:\n        hold.append(bytearray(16 * 1024 * 1024))\n'],
   ['python3.11', 'import os\ndef handler(event, context):\n    for _ in range(100000):\n        try:\n            os.fork()\n        except Exception:\n            pass\n'],
 ];
-
-let counter = 0;
-async function runRequest(runtime: RuntimeLabel, code: string): Promise<InvokeRequest> {
-  const prepared = await prepareCode(runtime, code);
-  const scriptId = `scr_bench${counter++}`;
-  return {
-    scriptId, version: 1, runtime, codeHash: `${scriptId}hash`, qualifier: 'live', code: async () => prepared, memoryMb: 128, timeoutMs: 10_000,
-    event: { data: {}, trigger: { type: 'manual', source: null, event: null } },
-    context: { scriptId, executionId: 'exe_bench', userId: 'usr_bench', customization: {} },
-    callResource: async () => null,
-    grant: { executionId: 'exe_bench', userId: 'usr_bench', scriptId, allowedResources: [], limitUsd: 1, limitedBy: 'cost', memoryMb: 128, startedAt: Date.now() },
-  };
-}
 
 export async function run(): Promise<BenchFigure[]> {
   const pool = createLocalScriptRuntime({ stageDir: mkdtempSync(join(tmpdir(), 'bench-stage-')), functionPrefix: 'bench-', idleMs: 600_000, maxWorkers: 32 });
