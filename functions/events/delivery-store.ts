@@ -12,6 +12,12 @@ import type { DeliveryLedger } from './ports.js';
 export const claimLeaseMs = 6 * 60_000;
 /** Ledger entries outlive EventBridge's longest retry window (24 h) with room to spare. */
 const retentionSeconds = 7 * 24 * 3600;
+/**
+ * DynamoDB's TTL sweeper compares `expiresAt` with its own wall clock, so the expiry comes from the wall clock, not
+ * the injected one: a clock set in the past (tests, a replay) would otherwise write entries already expired, and
+ * the sweeper could delete a live claim between claim and complete.
+ */
+const retainedUntil = () => Math.floor(Date.now() / 1000) + retentionSeconds;
 
 /**
  * The SDK retries a write whose answer was lost (a reset connection, a 5xx) although the first attempt may have been
@@ -31,7 +37,7 @@ export function createDeliveryStore(clock: Clock): DeliveryLedger {
         await db.send(
           new PutCommand({
             TableName: table(),
-            Item: { deliveryId, status: 'running', token, leaseUntil: now + claimLeaseMs, claimedAt: new Date(now).toISOString(), expiresAt: Math.floor(now / 1000) + retentionSeconds },
+            Item: { deliveryId, status: 'running', token, leaseUntil: now + claimLeaseMs, claimedAt: new Date(now).toISOString(), expiresAt: retainedUntil() },
             ConditionExpression: 'attribute_not_exists(deliveryId) OR (#status = :running AND leaseUntil < :now)',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: { ':running': 'running', ':now': now },

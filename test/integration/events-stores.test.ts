@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { claimLeaseMs, createDeliveryStore } from '../../functions/events/delivery-store.js';
-import { dynamo } from '../../functions/platform/dynamo.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from '../../functions/platform/dynamo.js';
 import { type StoredSubscription, createSubscriptionIndex, createSubscriptionStore } from '../../functions/events/subscription-store.js';
 
 beforeAll(() => {
@@ -58,6 +59,19 @@ describe('events: delivery ledger', () => {
     expect(afterRelease).toEqual(expect.any(String));
     expect(withinLease).toBeUndefined();
     expect(afterLease).toEqual(expect.any(String));
+  });
+});
+
+describe('events: delivery ledger retention', () => {
+  it('keeps a claim made on a clock set in the past out of reach of the TTL sweeper, which runs on the wall clock', async () => {
+    // Prepare: months before the wall clock, as the flow tests' clocks are.
+    const ledger = createDeliveryStore(clockAt(Date.parse('2026-03-02T09:00:00.000Z')));
+    const deliveryId = unique('flow-retry');
+    // Act
+    await ledger.claim(deliveryId);
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName('eventDeliveries'), Key: { deliveryId }, ConsistentRead: true }));
+    // Assess: an expiry in the past would let DynamoDB delete the live claim before its completion.
+    expect(Item!.expiresAt * 1000).toBeGreaterThan(Date.now() + 24 * 3600 * 1000);
   });
 });
 
