@@ -1,8 +1,8 @@
 // Local adapter of the ScriptRuntime port: deployed versions are staged on disk, and runs go to warm worker
 // processes kept per version and memory size, reused like warm Lambda containers and recycled when idle.
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { TooManyRequestsError } from '#platform/errors.js';
 import { type ExecutionError, limits } from '#functions/scripts/model.js';
 import { pythonExecutable } from '#functions/scripts/python.js';
@@ -49,9 +49,18 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
   const starting = { count: 0, memoryMb: 0 };
   /** Runs waiting for a worker slot, woken whenever a worker goes idle or away. */
   const slotWaiters = new Set<() => void>();
-  // The sandbox uid must reach staged code through this directory, without listing it.
   mkdirSync(options.stageDir, { recursive: true });
-  chmodSync(options.stageDir, 0o711);
+  /**
+   * A sandbox running as another uid binds staged code through the stage directory and the data directory above it:
+   * both become traversable by others (not listable). Their files keep their own modes (dev.json and the key are 0600).
+   */
+  const letSandboxTraverse = (sandbox: SandboxMode) => {
+    if (sandbox.kind !== 'bwrap' || !sandbox.runAs) return;
+    for (const dir of [options.stageDir, dirname(options.stageDir)]) {
+      const { mode } = statSync(dir);
+      if ((mode & 0o001) === 0) chmodSync(dir, (mode & 0o777) | 0o711);
+    }
+  };
 
   const all = () => [...idle.values(), ...[...busy.values()].map((set) => [...set])].flat();
   const live = () => all().filter((worker) => worker.alive);
@@ -130,6 +139,7 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
       if (!(error instanceof SandboxUnavailableError)) throw error;
       return { status: 'error', outputJson: 'null', error: { code: error.code, message: error.message }, logs: [], duration: 0, memoryUsed: 0 };
     }
+    letSandboxTraverse(sandbox);
     await reserveSlot(request.memoryMb);
     let started: ScriptWorker | ExecutionError;
     try {
