@@ -14,6 +14,7 @@ import { attachDispatcher } from '../functions/events/local-rule.js';
 import { type BusEnvelope, busEnvelope, rulePattern } from '../functions/platform/bus-envelope.js';
 import { installLocalAdapters } from '../functions/platform/wiring.js';
 import { createPagesServer } from '../functions/adapters/local/pages-server.js';
+import { scriptSandboxStatus } from '../functions/adapters/local/script-sandbox.js';
 import { authorizerHandler, routes } from '../functions/routes.js';
 
 const rootDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -149,6 +150,9 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   }
   const { port } = server.address() as { port: number };
   const baseUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  const { registerPlatformListener } = await import('../functions/platform/outbound.js');
+  registerPlatformListener(baseUrl);
+  registerPlatformListener(dynamo.endpoint);
   // Schedules kept under dataDir fire again after a restart, as AWS schedules outlive a deployment.
   (await import('../functions/adapters/local/scheduler.js')).localScheduler();
   (await import('../functions/adapters/local/one-shot-scheduler.js')).localOneShots();
@@ -184,6 +188,7 @@ async function main() {
     console.log(`Platform running at ${platform.baseUrl}/api/sdk/v1`);
     console.log(`Dev account written to ${join(process.env.DATA_DIR ?? '.data', 'dev.json')}`);
     console.log(`Try: curl -H "X-API-Key: ${platform.dev?.apiKey}" ${platform.baseUrl}/api/sdk/v1/me`);
+    console.log(scriptSandboxStatus());
     let stopping = false;
     const shutdown = async (signal: string) => {
       if (stopping) return;

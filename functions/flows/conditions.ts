@@ -3,7 +3,7 @@
 // paths into the event object (DESIGN.md §3); any other name is read as a dotted path.
 import { type Dialect, type OperatorSpec, type Predicate, type Scalar, compileConditionTree } from '#functions/events/conditions/engine.js';
 import { asNumber } from '#functions/events/conditions/script-dialect.js';
-import { maxTestedLength, regexProblem } from './regex-safety.js';
+import { compileRegex, regexProblem } from './regex-safety.js';
 
 /** SPEC.md, Flow conditions: fields by event type. */
 export const fieldAliases: Record<string, Record<string, string>> = {
@@ -57,8 +57,8 @@ const regex: OperatorSpec = {
   value: 'string',
   check: (pattern: string) => regexProblem(pattern),
   build: (pattern: string) => {
-    const expression = new RegExp(pattern);
-    return (actual) => (typeof actual === 'string' || typeof actual === 'number') && expression.test(String(actual).slice(0, maxTestedLength));
+    const matches = compileRegex(pattern);
+    return (actual) => (typeof actual === 'string' || typeof actual === 'number') && matches(String(actual));
   },
 };
 

@@ -35,6 +35,8 @@ export const envNames = {
   scriptGrantSecretArn: 'SCRIPT_GRANT_SECRET_ARN',
   scriptIdleSeconds: 'SCRIPT_IDLE_SECONDS',
   scriptMaxWorkers: 'SCRIPT_MAX_WORKERS',
+  scriptSandbox: 'SCRIPT_SANDBOX',
+  path: 'PATH',
   scriptManualRunsPerMinute: 'SCRIPT_MANUAL_RUNS_PER_MINUTE',
   python: 'PYTHON',
   walletSecretArn: 'PLATFORM_WALLET_SECRET_ARN',

@@ -6,6 +6,7 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { BlockList, type LookupFunction, isIP } from 'node:net';
 import { settings } from './settings.js';
+import { networkInterfaces } from 'node:os';
 import { AppError, ForbiddenError, TimeoutError, UpstreamError } from './errors.js';
 import { envNames } from './env-names.js';
 import { readEnv } from './settings.js';
@@ -64,16 +65,55 @@ export function privateUpstreamsAllowed(): boolean {
   return settings.mode === 'local';
 }
 
+/** Ports of the platform's own listeners on this machine (the API, DynamoDB Local, moto, a local Solana endpoint). */
+const platformPorts = new Set<number>();
+
+/** Marks a listener of the platform as never an upstream, whatever ALLOW_PRIVATE_UPSTREAMS says. */
+export function registerPlatformListener(endpoint: string | number): void {
+  const port = typeof endpoint === 'number' ? endpoint : urlPort(new URL(endpoint));
+  if (port) platformPorts.add(port);
+}
+
+const urlPort = (url: URL) => Number(url.port || (url.protocol === 'https:' ? 443 : url.protocol === 'http:' ? 80 : 0));
+
+/** Registered listeners and the endpoints the platform is configured with (read per request: tests and restarts move them). */
+function isPlatformPort(port: number): boolean {
+  if (platformPorts.has(port)) return true;
+  return settings.platformEndpoints.some((value) => {
+    try {
+      return urlPort(new URL(value)) === port;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Any address of this machine: loopback, private, unspecified, or one of its interfaces' (a public one too). */
+function isThisMachine(address: string): boolean {
+  if (isPrivateAddress(address)) return true;
+  const own = Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => entry.address));
+  const bare = address.replace(/^::ffff:/i, '');
+  return own.includes(address) || own.includes(bare);
+}
+
+/** Refuses the platform's own listeners: a resource pointed at DynamoDB Local or the API must not reach them. */
+function checkNotPlatform(host: string, address: string, port: number) {
+  if (isPlatformPort(port) && isThisMachine(address)) {
+    throw new ForbiddenError(`outbound call to ${host}:${port} refused: it is one of the platform's own services`, { reason: 'platform_listener', host, port });
+  }
+}
+
 const refused = (host: string, address: string) =>
   new ForbiddenError(`outbound call to ${host} refused: ${address} is a loopback, link-local or private address`, { reason: 'private_address', host, address });
 
 /** Resolves once, checks every address, and hands the checked addresses to the socket: a second DNS answer never gets a say. */
-function guardedLookup(resolve: Resolver, allowPrivate: boolean): LookupFunction {
+function guardedLookup(resolve: Resolver, allowPrivate: boolean, port: number): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname)
       .then((addresses) => {
         const bad = allowPrivate ? undefined : addresses.find((entry) => isPrivateAddress(entry.address));
         if (bad) throw refused(hostname, bad.address);
+        for (const entry of addresses) checkNotPlatform(hostname, entry.address, port);
         const usable = options.family === 4 || options.family === 6 ? addresses.filter((entry) => entry.family === options.family) : addresses;
         if (usable.length === 0) throw new UpstreamError(`${hostname} has no usable address`, { reason: 'dns', host: hostname });
         if (options.all) (callback as (error: null, addresses: ResolvedAddress[]) => void)(null, usable);
@@ -109,6 +149,7 @@ function checkedUrl(raw: string | URL, allowPrivate: boolean): URL {
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivate && isIP(host) && isPrivateAddress(host)) throw refused(host, host);
+  if (isIP(host)) checkNotPlatform(host, host, urlPort(url));
   return url;
 }
 
@@ -133,7 +174,7 @@ export async function outboundRequest(request: OutboundRequest, resolve: Resolve
         method: request.method ?? 'GET',
         headers: { ...request.headers, ...(body && { 'content-length': String(body.length) }) },
         agent: agentFor(url.protocol, allowPrivate),
-        lookup: guardedLookup(resolve, allowPrivate),
+        lookup: guardedLookup(resolve, allowPrivate, urlPort(url)),
       });
     } catch (error) {
       // Node refuses header names or values it cannot send (e.g. CR/LF) before any I/O.

@@ -48,5 +48,10 @@ export const settings = {
   get scriptFunctionPrefix(): string {
     return readEnv(envNames.scriptFunctionPrefix) ?? 'platform-script-';
   },
+  /** Endpoints the platform itself is configured with (DynamoDB, Solana RPC, AWS endpoint overrides): never an upstream. */
+  get platformEndpoints(): string[] {
+    const own = (name: string) => name === envNames.dynamoEndpoint || name === envNames.solanaRpcUrl || name.startsWith('AWS_ENDPOINT_URL');
+    return Object.entries(process.env).flatMap(([name, value]) => (value && own(name) ? [value] : []));
+  },
   numberOr,
 };

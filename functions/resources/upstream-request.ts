@@ -7,6 +7,13 @@ import type { Endpoint } from './records.js';
 
 const bodiless = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 
+/**
+ * Headers a caller's params may not set: credentials are the platform's to inject, `X-Amz-*` would sign or steer
+ * an AWS API, and Host and the hop-by-hop headers would re-route or re-frame the request.
+ */
+const reservedHeaders = new Set(['authorization', 'proxy-authorization', 'host', 'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'expect']);
+const isReservedHeader = (name: string) => reservedHeaders.has(name.toLowerCase()) || name.toLowerCase().startsWith('x-amz-');
+
 const queryValue = (value: unknown) => (typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value));
 
 /**
@@ -30,7 +37,10 @@ export function buildUpstreamRequest(endpoint: Endpoint, method: MethodDefinitio
   for (const [name, value] of Object.entries(params)) {
     if (value === undefined || placeholders.includes(name)) continue;
     const location = declared.get(name) ?? fallback;
-    if (location === 'header') headers[name] = queryValue(value);
+    if (location === 'header') {
+      if (isReservedHeader(name)) throw new ValidationError(`params.${name}`, name, `the ${name} header is set by the platform; resource calls cannot set it`);
+      headers[name] = queryValue(value);
+    }
     else if (location === 'body' && !bodiless.has(method.httpMethod)) body[name] = value;
     else if (Array.isArray(value)) for (const item of value) url.searchParams.append(name, queryValue(item));
     else url.searchParams.set(name, queryValue(value));

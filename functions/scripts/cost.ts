@@ -6,8 +6,8 @@
  */
 export const lambdaGbSecondUsd = 0.0000166667;
 
-/** Lambda bills the configured memory for the measured duration, per millisecond. */
-export const computeCostUsd = (durationMs: number, memoryMb: number) => (durationMs / 1000) * (memoryMb / 1024) * lambdaGbSecondUsd;
+/** Lambda bills the configured memory for the measured duration, per millisecond; never negative, whatever a duration says. */
+export const computeCostUsd = (durationMs: number, memoryMb: number) => (Math.max(0, durationMs) / 1000) * (Math.max(0, memoryMb) / 1024) * lambdaGbSecondUsd;
 
 /** Cost figures to a fixed precision (a millionth of a cent), so sums of many runs do not show float noise. */
 export const roundUsd = (value: number) => Math.round(value * 1e12) / 1e12;

@@ -12,7 +12,12 @@ let executable: Promise<string | undefined> | undefined;
  */
 export function pythonExecutable(): Promise<string | undefined> {
   executable ??= new Promise((resolve) => {
-    execFile(readEnv(envNames.python) ?? 'python3', ['-c', 'import sys; print(sys.executable)'], { timeout: 10_000 }, (error, stdout) => resolve(error ? undefined : stdout.trim() || undefined));
+    execFile(readEnv(envNames.python) ?? 'python3', ['-c', 'import sys; print(sys.executable)'], { timeout: 60_000 }, (error, stdout) => {
+      // A failure is not remembered: on a busy machine the first probe can time out, and one slow start must not
+      // leave this process without Python for good.
+      if (error) executable = undefined;
+      resolve(error ? undefined : stdout.trim() || undefined);
+    });
   });
   return executable;
 }

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { claimLeaseMs, createDeliveryStore } from '../../functions/events/delivery-store.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from '../../functions/platform/dynamo.js';
 import { type StoredSubscription, createSubscriptionIndex, createSubscriptionStore } from '../../functions/events/subscription-store.js';
 
 beforeAll(() => {
@@ -57,6 +59,58 @@ describe('events: delivery ledger', () => {
     expect(afterRelease).toEqual(expect.any(String));
     expect(withinLease).toBeUndefined();
     expect(afterLease).toEqual(expect.any(String));
+  });
+});
+
+describe('events: delivery ledger retention', () => {
+  it('keeps a claim made on a clock set in the past out of reach of the TTL sweeper, which runs on the wall clock', async () => {
+    // Prepare: months before the wall clock, as the flow tests' clocks are.
+    const ledger = createDeliveryStore(clockAt(Date.parse('2026-03-02T09:00:00.000Z')));
+    const deliveryId = unique('flow-retry');
+    // Act
+    await ledger.claim(deliveryId);
+    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName('eventDeliveries'), Key: { deliveryId }, ConsistentRead: true }));
+    // Assess: an expiry in the past would let DynamoDB delete the live claim before its completion.
+    expect(Item!.expiresAt * 1000).toBeGreaterThan(Date.now() + 24 * 3600 * 1000);
+  });
+});
+
+describe('events: delivery ledger under lost answers', () => {
+  /** The network fault of a busy machine: DynamoDB applies the write, its answer is lost, and the SDK retries it. */
+  function loseFirstAnswerOf(commandName: string, deliveryId: string) {
+    let lost = false;
+    const name = `lose-answer-${commandName}-${deliveryId}`;
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        const key = (args.input as { Key?: { deliveryId?: { S?: string } }; Item?: { deliveryId?: { S?: string } } });
+        const target = key.Key?.deliveryId?.S ?? key.Item?.deliveryId?.S;
+        if (!lost && context.commandName === commandName && target === deliveryId) {
+          lost = true;
+          throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET', $metadata: {} });
+        }
+        return result;
+      },
+      { step: 'deserialize', name },
+    );
+    return () => dynamo().middlewareStack.remove(name);
+  }
+
+  it('keeps the claim and completes it when the first answer of each write is lost and the SDK retries', async () => {
+    // Prepare
+    const ledger = createDeliveryStore(clockAt(Date.now()));
+    const deliveryId = unique('flow-retry');
+    const restoreClaim = loseFirstAnswerOf('PutItemCommand', deliveryId);
+    const restoreComplete = loseFirstAnswerOf('UpdateItemCommand', deliveryId);
+    // Act
+    const token = await ledger.claim(deliveryId);
+    const completed = await ledger.complete(deliveryId, token!, { result: 'executed', executionId: 'exe_1', status: 'success' }).then(() => 'completed', (error: Error) => error.message);
+    restoreClaim();
+    restoreComplete();
+    // Assess
+    expect(token).toEqual(expect.any(String));
+    expect(completed).toBe('completed');
+    expect(await ledger.claim(deliveryId)).toBeUndefined();
   });
 });
 

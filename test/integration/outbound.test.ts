@@ -1,7 +1,8 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Resolver, outboundRequest } from '../../functions/platform/outbound.js';
+import { networkInterfaces } from 'node:os';
+import { type Resolver, outboundRequest, registerPlatformListener } from '../../functions/platform/outbound.js';
 
 let server: Server;
 let port: number;
@@ -121,5 +122,41 @@ describe('outbound: deadline and size', () => {
     // Assess
     expect(unreachable).toMatchObject({ status: 'rejected', reason: { code: 'UPSTREAM_ERROR', details: { reason: 'unreachable', code: 'ECONNREFUSED' } } });
     expect(badHeader).toMatchObject({ status: 'rejected', reason: { code: 'UPSTREAM_ERROR', details: { reason: 'invalid_request' } } });
+  });
+});
+
+describe("outbound: the platform's own listeners", () => {
+  it('refuses a registered listener by loopback address, by name and by the machine\'s own interface address, even with private upstreams allowed', async () => {
+    // Prepare
+    process.env.ALLOW_PRIVATE_UPSTREAMS = 'true';
+    const platform = createServer((_request, response) => response.end('platform data'));
+    await new Promise<void>((listening) => platform.listen(0, '0.0.0.0', listening));
+    const platformPort = (platform.address() as AddressInfo).port;
+    registerPlatformListener(`http://127.0.0.1:${platformPort}`);
+    const ownAddress = Object.values(networkInterfaces()).flatMap((entries) => entries ?? []).find((entry) => entry.family === 'IPv4' && !entry.internal)?.address;
+    const targets = [`http://127.0.0.1:${platformPort}/`, `http://localhost:${platformPort}/`, `http://[::ffff:127.0.0.1]:${platformPort}/`, ...(ownAddress ? [`http://${ownAddress}:${platformPort}/`] : [])];
+    let served = 0;
+    platform.on('request', () => (served += 1));
+    // Act
+    const outcomes = await Promise.all(targets.map((url) => outboundRequest({ url }).then(() => 'reached', (error: { details?: { reason?: string } }) => error.details?.reason)));
+    platform.close();
+    // Assess
+    expect(outcomes).toEqual(targets.map(() => 'platform_listener'));
+    expect(served).toBe(0);
+  });
+
+  it('refuses the configured DynamoDB endpoint, and still reaches the user\'s own loopback API', async () => {
+    // Prepare
+    process.env.ALLOW_PRIVATE_UPSTREAMS = 'true';
+    const saved = process.env.DYNAMODB_ENDPOINT;
+    process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${port + 1}`;
+    // Act
+    const toDynamo = await outboundRequest({ url: `http://127.0.0.1:${port + 1}/`, method: 'POST', headers: { 'x-amz-target': 'DynamoDB_20120810.Scan' } }).catch((error: unknown) => error);
+    const toOwnApi = await outboundRequest({ url: `http://127.0.0.1:${port}/own` });
+    if (saved === undefined) delete process.env.DYNAMODB_ENDPOINT;
+    else process.env.DYNAMODB_ENDPOINT = saved;
+    // Assess
+    expect(toDynamo).toMatchObject({ code: 'FORBIDDEN', details: { reason: 'platform_listener' } });
+    expect(toOwnApi.status).toBe(200);
   });
 });

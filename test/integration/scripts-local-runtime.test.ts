@@ -97,6 +97,45 @@ describe('local script runtime: concurrency', () => {
   });
 });
 
+describe('local script runtime: global caps', () => {
+  it('starts at most maxWorkers workers for 40 concurrent long runs; the rest wait for a free one and all finish', async () => {
+    // Prepare: 8 scripts x 5 runs, each held until released, in a pool capped at 32 workers.
+    const capped = createLocalScriptRuntime({ stageDir: mkdtempSync(join(tmpdir(), 'platform-stage-')), functionPrefix: 'platform-script-', idleMs: 60_000, maxWorkers: 32, slotWaitMs: 300_000 });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let held = 0;
+    let peak = 0;
+    const callResource = async () => {
+      held += 1;
+      peak = Math.max(peak, capped.workerCount());
+      await gate;
+      return 'done';
+    };
+    const runs = await Promise.all(Array.from({ length: 8 }, () => request('nodejs18', 'export async function handler() { return await resources.gate.wait({}); }', { callResource })));
+    // Act
+    const outcomes = Promise.all(runs.flatMap((run) => Array.from({ length: 5 }, () => capped.invoke(run))));
+    await vi.waitFor(() => expect(held).toBe(32), { timeout: 60_000, interval: 50 });
+    const atCap = capped.workerCount();
+    release();
+    const finished = await outcomes;
+    // Assess
+    expect(atCap).toBe(32);
+    expect(peak).toBeLessThanOrEqual(32);
+    expect(finished.map((outcome) => outcome.outputJson)).toEqual(Array(40).fill('"done"'));
+    await capped.stop();
+  });
+
+  it('refuses a worker larger than the memory all workers may use with CONCURRENCY_LIMIT', async () => {
+    // Prepare
+    const small = createLocalScriptRuntime({ stageDir: mkdtempSync(join(tmpdir(), 'platform-stage-')), functionPrefix: 'platform-script-', idleMs: 60_000, maxWorkers: 4, maxTotalMemoryMb: 256 });
+    // Act
+    const refused = small.invoke(await request('python3.11', 'def handler(event, context):\n    return 1\n', { memoryMb: 512 }));
+    // Assess
+    await expect(refused).rejects.toMatchObject({ code: 'CONCURRENCY_LIMIT', status: 429 });
+    await small.stop();
+  });
+});
+
 describe('local script runtime: sandbox', () => {
   const attempts = [
     { runtime: 'nodejs18' as const, what: 'read a platform file', code: `export async function handler() { return require('fs').readFileSync(${JSON.stringify(secretFile)}, 'utf8'); }` },
@@ -131,7 +170,8 @@ describe('local script runtime: sandbox', () => {
     const [fromNode, fromPython] = await Promise.all([pool.invoke(nodeRun), pool.invoke(pythonRun)]);
     service.close();
     // Assess
-    expect(JSON.parse(fromNode.outputJson)).toEqual({ env: ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'LAMBDA_TASK_ROOT'], reached: false, byName: false });
+    // PWD is the sandbox's own working directory (bubblewrap sets it), nothing of the platform's.
+    expect(JSON.parse(fromNode.outputJson)).toEqual({ env: ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'LAMBDA_TASK_ROOT', 'PWD'], reached: false, byName: false });
     expect(JSON.parse(fromPython.outputJson)).toMatchObject({ reached: false });
     expect(JSON.parse(fromPython.outputJson).env).not.toContain('PLATFORM_TEST_SECRET');
   });

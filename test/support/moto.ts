@@ -1,6 +1,7 @@
 // moto_server on 127.0.0.1 for the AWS adapters' control-plane calls (DESIGN.md §1).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { freePort } from '../../bin/local.js';
+import { registerPlatformListener } from '../../functions/platform/outbound.js';
 
 export interface Moto {
   endpoint: string;
@@ -16,6 +17,7 @@ export async function startMoto(): Promise<Moto> {
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const spawnError = new Promise<never>((_, reject) => child.once('error', (error) => reject(new Error(`moto_server could not start: ${error.message}`))));
   const endpoint = `http://127.0.0.1:${port}`;
+  registerPlatformListener(endpoint);
   const ready = (async () => {
     const deadline = Date.now() + 30_000;
     for (;;) {

@@ -77,6 +77,18 @@ describe('resources: upstream requests', () => {
     expect(JSON.parse(String(request.body))).toEqual({ item: { a: 1 }, note: 'n' });
   });
 
+  it.each(['Authorization', 'proxy-authorization', 'Host', 'X-Amz-Target', 'x-amz-security-token', 'Connection', 'Transfer-Encoding', 'Upgrade', 'Content-Length'])(
+    'refuses a caller-set %s header with VALIDATION_ERROR on the param',
+    (name) => {
+      // Prepare: the resource's owner declared the header; the caller still may not set it.
+      const definition = method({ name: 'm', method: 'POST', path: '/', parameters: [{ name, type: 'string', in: 'header' }] });
+      // Act
+      const build = () => buildUpstreamRequest(endpoint(), definition, { [name]: 'DynamoDB_20120810.Scan' });
+      // Assess
+      expect(build).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', details: expect.objectContaining({ field: `params.${name}` }) }));
+    },
+  );
+
   it.each([
     ['api_key default header', endpoint({ authentication: 'api_key' }), { type: 'api_key', apiKey: 'k' } as const, (r: ReturnType<typeof buildUpstreamRequest>) => r.headers!['X-API-Key'] === 'k'],
     ['api_key named header', endpoint({ authentication: 'api_key', authConfig: { headerName: 'X-Key' } }), { type: 'api_key', apiKey: 'k' } as const, (r: ReturnType<typeof buildUpstreamRequest>) => r.headers!['X-Key'] === 'k'],

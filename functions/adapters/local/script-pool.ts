@@ -1,11 +1,13 @@
 // Local adapter of the ScriptRuntime port: deployed versions are staged on disk, and runs go to warm worker
 // processes kept per version and memory size, reused like warm Lambda containers and recycled when idle.
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
 import { TooManyRequestsError } from '#platform/errors.js';
-import { limits } from '#functions/scripts/model.js';
+import { type ExecutionError, limits } from '#functions/scripts/model.js';
 import { pythonExecutable } from '#functions/scripts/python.js';
 import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey } from '#functions/scripts/runtime-port.js';
+import { type SandboxMode, SandboxUnavailableError, reachableByOthers, scriptSandbox } from './script-sandbox.js';
 import { ScriptWorker } from './script-worker.js';
 
 export interface PoolOptions {
@@ -15,12 +17,23 @@ export interface PoolOptions {
   idleMs: number;
   /** Workers kept across all scripts; past it the least recently used idle one goes. */
   maxWorkers: number;
+  /** Memory all workers together may be sized for, MB; default half the machine's. */
+  maxTotalMemoryMb?: number;
+  /** How long a run waits for a free worker slot before it is refused with CONCURRENCY_LIMIT; default 30 s. */
+  slotWaitMs?: number;
 }
 
 export interface LocalScriptRuntime extends ScriptRuntime {
   stop(): Promise<void>;
   /** Warm workers right now, for tests and benches that reason about reuse. */
   workerCount(scriptId?: string): number;
+}
+
+/** The interpreter the sandbox uid can reach: a copy installed under a private home (pyenv in /root) cannot be bound. */
+async function workerPython(sandbox: SandboxMode): Promise<string | undefined> {
+  const found = await pythonExecutable();
+  if (!found || sandbox.kind === 'none' || !sandbox.runAs || reachableByOthers(found)) return found;
+  return ['/usr/bin/python3', '/usr/local/bin/python3'].find((candidate) => existsSync(candidate) && reachableByOthers(candidate)) ?? found;
 }
 
 const versionDir = (options: PoolOptions, scriptId: string, version: number, codeHash: string) => join(options.stageDir, scriptId, `${version}-${codeHash.slice(0, 16)}`);
@@ -30,8 +43,30 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
   const idle = new Map<string, ScriptWorker[]>();
   const busy = new Map<string, Set<ScriptWorker>>();
   const running = new Map<string, number>();
+  const maxTotalMemoryMb = options.maxTotalMemoryMb ?? Math.floor(totalmem() / 2 / 1024 / 1024);
+  const slotWaitMs = options.slotWaitMs ?? 30_000;
+  /** Workers being started, counted against both caps from the moment they are decided. */
+  const starting = { count: 0, memoryMb: 0 };
+  /** Runs waiting for a worker slot, woken whenever a worker goes idle or away. */
+  const slotWaiters = new Set<() => void>();
+  mkdirSync(options.stageDir, { recursive: true });
+  /**
+   * A sandbox running as another uid binds staged code through the stage directory and the data directory above it:
+   * both become traversable by others (not listable). Their files keep their own modes (dev.json and the key are 0600).
+   */
+  const letSandboxTraverse = (sandbox: SandboxMode) => {
+    if (sandbox.kind !== 'bwrap' || !sandbox.runAs) return;
+    for (const dir of [options.stageDir, dirname(options.stageDir)]) {
+      const { mode } = statSync(dir);
+      if ((mode & 0o001) === 0) chmodSync(dir, (mode & 0o777) | 0o711);
+    }
+  };
 
   const all = () => [...idle.values(), ...[...busy.values()].map((set) => [...set])].flat();
+  const live = () => all().filter((worker) => worker.alive);
+  const wakeSlotWaiters = () => {
+    for (const wake of slotWaiters) wake();
+  };
 
   function reap(now = Date.now()) {
     for (const [key, workers] of idle) {
@@ -44,14 +79,43 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
   const reaper = setInterval(reap, Math.min(options.idleMs, 30_000));
   reaper.unref();
 
-  function makeRoom() {
-    const idleWorkers = [...idle.values()].flat().sort((a, b) => a.lastUsed - b.lastUsed);
-    let excess = all().length - options.maxWorkers + 1;
-    for (const worker of idleWorkers) {
-      if (excess-- <= 0) break;
+  /** Kills least recently used idle workers until one of `memoryMb` fits under both caps; false when busy ones fill them. */
+  function makeRoom(memoryMb: number): boolean {
+    reap();
+    const fits = () => {
+      const workers = live();
+      const used = workers.reduce((sum, worker) => sum + worker.spec.memoryMb, 0) + starting.memoryMb;
+      return workers.length + starting.count < options.maxWorkers && used + memoryMb <= maxTotalMemoryMb;
+    };
+    for (const worker of [...idle.values()].flat().sort((a, b) => a.lastUsed - b.lastUsed)) {
+      if (fits()) break;
       worker.kill();
     }
     reap();
+    return fits();
+  }
+
+  /** Holds a slot for a new worker, waiting while busy workers fill the pool; refused with CONCURRENCY_LIMIT past the wait. */
+  async function reserveSlot(memoryMb: number): Promise<void> {
+    if (memoryMb > maxTotalMemoryMb) throw new TooManyRequestsError('CONCURRENCY_LIMIT', `a ${memoryMb} MB worker does not fit in the ${maxTotalMemoryMb} MB all local workers may use`, 60);
+    const deadline = Date.now() + slotWaitMs;
+    while (!makeRoom(memoryMb)) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new TooManyRequestsError('CONCURRENCY_LIMIT', `the local runtime already runs ${options.maxWorkers} workers or ${maxTotalMemoryMb} MB of them; try again shortly`, 1, { maxWorkers: options.maxWorkers, maxTotalMemoryMb });
+      }
+      await new Promise<void>((wake) => {
+        const timer = setTimeout(done, Math.min(left, 1000));
+        function done() {
+          clearTimeout(timer);
+          slotWaiters.delete(done);
+          wake();
+        }
+        slotWaiters.add(done);
+      });
+    }
+    starting.count += 1;
+    starting.memoryMb += memoryMb;
   }
 
   async function stage(request: Pick<InvokeRequest, 'scriptId' | 'version' | 'codeHash' | 'code'>) {
@@ -68,13 +132,31 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
     const worker = warm.pop();
     idle.set(key, warm);
     if (worker) return worker;
-    makeRoom();
-    const started = await ScriptWorker.start({
-      runtime: request.runtime,
-      scriptDir: await stage(request),
-      memoryMb: request.memoryMb,
-      python: request.runtime === 'python3.11' ? await pythonExecutable() : undefined,
-    });
+    let sandbox: SandboxMode;
+    try {
+      sandbox = scriptSandbox();
+    } catch (error) {
+      if (!(error instanceof SandboxUnavailableError)) throw error;
+      return { status: 'error', outputJson: 'null', error: { code: error.code, message: error.message }, logs: [], duration: 0, memoryUsed: 0 };
+    }
+    letSandboxTraverse(sandbox);
+    await reserveSlot(request.memoryMb);
+    let started: ScriptWorker | ExecutionError;
+    try {
+      started = await ScriptWorker.start({
+        runtime: request.runtime,
+        scriptDir: await stage(request),
+        memoryMb: request.memoryMb,
+        python: request.runtime === 'python3.11' ? await workerPython(sandbox) : undefined,
+        sandbox,
+      });
+      // Counted as busy before the reservation ends, so the caps never see a gap.
+      if (started instanceof ScriptWorker) busy.set(key, (busy.get(key) ?? new Set()).add(started));
+    } finally {
+      starting.count -= 1;
+      starting.memoryMb -= request.memoryMb;
+      wakeSlotWaiters();
+    }
     if (started instanceof ScriptWorker) return started;
     return { status: 'error', outputJson: 'null', error: started, logs: [], duration: 0, memoryUsed: 0 };
   }
@@ -107,6 +189,7 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
         } finally {
           inUse.delete(acquired);
           if (acquired.alive) idle.set(key, [...(idle.get(key) ?? []), acquired]);
+          wakeSlotWaiters();
         }
       } finally {
         running.set(request.scriptId, (running.get(request.scriptId) ?? 1) - 1);

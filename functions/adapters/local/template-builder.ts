@@ -1,6 +1,8 @@
 // The local TemplateBuilder: fetch exactly the commit, read template.json, `npm ci` when there is a lockfile, run
 // the build command, and publish the output under `<pagesDir>/<sub>` by swapping a symlink, so that what is served
 // changes at once and only after everything succeeded. Every command goes through the BuildCommandRunner.
+import { envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readlink, rename, rm, symlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -22,7 +24,7 @@ export interface LocalTemplateBuilderOptions {
 
 /** The environment every step gets: nothing of the platform's own (keys, endpoints, data paths) leaks in. */
 function cleanEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', ...extra };
+  return { PATH: readEnv(envNames.path) ?? '/usr/local/bin:/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', ...extra };
 }
 
 const gitEnv = (home: string) =>

@@ -1,7 +1,7 @@
 'use strict';
 // Local-mode worker: one warm process per concurrent execution of a deployed version (a Lambda container's
 // stand-in). Speaks newline-delimited JSON with the platform over fd 3; user output never reaches that channel.
-// Usage: node <permission flags> worker.cjs <script.cjs>
+// Usage: node <permission flags> worker.cjs <script.cjs> [<inherited descriptors to close, comma-separated>]
 const net = require('node:net');
 const dns = require('node:dns');
 const { basename } = require('node:path');
@@ -54,8 +54,21 @@ function guardSignals() {
   }
 }
 
+// Descriptors the platform's own launcher left open without close-on-exec (a terminal's, a supervisor's pipe) reach
+// this process too; the platform names them (argv[3]) and they are closed before user code loads.
+for (const fd of (process.argv[3] ?? '').split(',').filter(Boolean)) {
+  try {
+    require('node:fs').closeSync(Number(fd));
+  } catch {
+    // already closed
+  }
+}
+
+// Taken before user code loads, so a script that replaces them cannot read the invocation's id off a frame.
+const { parse, stringify } = JSON;
 const channel = new net.Socket({ fd: 3, readable: true, writable: true });
-const send = (frame) => channel.write(`${JSON.stringify(frame)}\n`);
+const write = channel.write.bind(channel);
+const send = (frame) => write(`${stringify(frame)}\n`);
 const pendingCalls = new Map();
 let nextCallId = 0;
 
@@ -81,12 +94,11 @@ try {
   send({ type: 'loadError', error: runtime.describe('SCRIPT_LOAD_ERROR', error, scriptFile) });
 }
 
-const maxRssMb = () => Math.ceil(process.resourceUsage().maxRSS / 1024);
-
 async function onFrame(frame) {
   if (frame.type === 'invoke') {
     const outcome = await runtime.invoke(handler, capture, frame.event, frame.context, scriptFile);
-    send({ type: 'result', ...outcome, memoryUsed: maxRssMb() });
+    // Duration and memory are the platform's measurements; the id ties the result to the invocation it answers.
+    send({ type: 'result', id: frame.id, ...outcome });
   } else if (frame.type === 'resourceResult') {
     const pending = pendingCalls.get(frame.callId);
     pendingCalls.delete(frame.callId);
@@ -105,7 +117,7 @@ channel.on('data', (chunk) => {
     const line = Buffer.concat(partial).toString('utf8');
     partial = [];
     start = newline + 1;
-    if (line) void onFrame(JSON.parse(line));
+    if (line) void onFrame(parse(line));
   }
   if (start < chunk.length) partial.push(chunk.subarray(start));
 });

@@ -95,6 +95,8 @@ class _Channel:
 
 def main():
     script_path, memory_mb = sys.argv[1], int(sys.argv[2])
+    # Descriptors the platform's launcher left open reach this process too; only the channel (3) is ours.
+    os.closerange(4, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
     # A backstop for one huge allocation; the platform watches resident memory against the exact limit.
     limit = (memory_mb + 256) * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -110,8 +112,8 @@ def main():
         frame = channel.receive()
         if frame.get('type') == 'invoke':
             outcome = platform_runtime.invoke(handler, frame['event'], frame['context'], script_path)
-            outcome['memoryUsed'] = -(-resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
-            channel.send({'type': 'result', **outcome})
+            # Duration and memory are the platform's measurements; the id ties the result to the invocation it answers.
+            channel.send({'type': 'result', 'id': frame.get('id'), **outcome})
 
 
 main()

@@ -1,0 +1,49 @@
+// The frames a worker's wrapper may send over its channel. User code shares the wrapper's process and can write to
+// any descriptor it holds, so every frame is checked: a frame that is not one of these, or a result that does not
+// carry the invocation's id, stops the worker. Durations, memory and cost are never read from a frame.
+import { z } from 'zod';
+
+const isJson = (text: string) => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const executionError = z.object({ code: z.string().min(1).max(64), message: z.string().max(20_000), line: z.number().int().positive().optional() });
+
+const frame = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('loadError'), error: executionError }),
+  z.object({
+    type: z.literal('resourceCall'),
+    callId: z.number().int().nonnegative(),
+    name: z.string().max(200),
+    method: z.string().max(200),
+    params: z.record(z.string(), z.unknown()).catch({}),
+  }),
+  z.object({
+    type: z.literal('result'),
+    id: z.string(),
+    status: z.enum(['success', 'error']),
+    noOp: z.literal(true).optional(),
+    output: z.string().refine(isJson),
+    error: executionError.nullish(),
+    logs: z.array(z.string()),
+  }),
+]);
+
+export type WorkerFrame = z.infer<typeof frame>;
+export type ResultFrame = Extract<WorkerFrame, { type: 'result' }>;
+
+/** The frame a line holds, or undefined when it is not one the wrapper sends. */
+export function parseFrame(line: string): WorkerFrame | undefined {
+  try {
+    const parsed = frame.safeParse(JSON.parse(line));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,119 @@
+// Operating-system isolation of local script workers, as Windmill does with nsjail: bubblewrap gives each worker
+// new user, mount, pid, ipc, uts, network and cgroup namespaces, an unprivileged uid, read-only system directories,
+// runtime layer and code, a private size-capped tmp, and nothing else; prlimit adds kernel limits on memory,
+// processes, file size and open files. The in-language guards of the wrappers stay as a second layer.
+import { envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
+import { spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+/** Where the sandbox shows the runtime layer, the version's code and the private tmp. */
+export const sandboxPaths = { runtime: '/opt/platform-runtime', task: '/var/task', tmp: '/tmp' } as const;
+
+/** The uid scripts run as when the platform runs as root (nobody); otherwise the platform's own uid, unprivileged. */
+const sandboxUid = 65534;
+/** Processes (threads included) one worker may hold: enough for a runtime's own threads, too few for a fork bomb. */
+export const maxProcessesPerWorker = 64;
+export const maxFileBytes = 64 * 1024 * 1024;
+const tmpBytes = 64 * 1024 * 1024;
+const maxOpenFiles = 256;
+
+export class SandboxUnavailableError extends Error {
+  readonly code = 'SANDBOX_UNAVAILABLE';
+}
+
+export type SandboxMode = { kind: 'bwrap'; runAs?: { uid: number; gid: number } } | { kind: 'none' };
+
+export interface SandboxedCommand {
+  file: string;
+  args: string[];
+  /** For bubblewrap itself too: its init is pid 1 in the sandbox, and its environment is readable there. */
+  env: Record<string, string>;
+  uid?: number;
+  gid?: number;
+}
+
+export interface SandboxRequest {
+  /** Host directories shown read-only at the same path (an interpreter installed outside /usr). */
+  systemDirs: string[];
+  runtimeDir: string;
+  taskDir: string;
+  /** Kernel cap on one process's address space. */
+  addressSpaceMb: number;
+  /** The whole environment the script sees; nothing of the platform's passes through. */
+  env: Record<string, string>;
+  command: string[];
+}
+
+const namespaceArgs = ['--unshare-user', '--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try', '--disable-userns'];
+
+function baseArgs(): string[] {
+  const args = [...namespaceArgs, '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'sandbox', '--ro-bind', '/usr', '/usr'];
+  for (const dir of ['/bin', '/lib', '/lib64', '/lib32', '/sbin']) {
+    if (!existsSync(dir)) continue;
+    args.push(...(lstatSync(dir).isSymbolicLink() ? ['--symlink', realpathSync(dir).replace(/^\//, ''), dir] : ['--ro-bind', dir, dir]));
+  }
+  for (const file of ['/etc/localtime', '/etc/ssl']) if (existsSync(file)) args.push('--ro-bind', file, file);
+  return [...args, '--proc', '/proc', '--dev', '/dev', '--size', String(tmpBytes), '--tmpfs', sandboxPaths.tmp, '--chdir', sandboxPaths.tmp];
+}
+
+/** Whether `path` and every directory above it let other users in: the sandbox uid must reach what it binds. */
+export function reachableByOthers(path: string): boolean {
+  for (let dir = resolve(path); ; dir = dirname(dir)) {
+    if (!existsSync(dir) || (statSync(dir).mode & 0o005) === 0) return false;
+    if (dir === '/') return true;
+  }
+}
+
+function probe(): SandboxMode {
+  const runAs = process.getuid?.() === 0 ? { uid: sandboxUid, gid: sandboxUid } : undefined;
+  const result = spawnSync('bwrap', [...baseArgs(), '--', 'true'], { encoding: 'utf8', timeout: 10_000, ...runAs });
+  if (result.status === 0) return { kind: 'bwrap', ...(runAs && { runAs }) };
+  const reason = result.error ? `${result.error.message}` : (result.stderr || `exit status ${result.status}`).trim();
+  throw new SandboxUnavailableError(
+    `scripts cannot run: the bubblewrap sandbox does not work on this machine (${reason}). Install bubblewrap (Debian: apt-get install -y bubblewrap) ` +
+      'and allow unprivileged user namespaces, or set SCRIPT_SANDBOX=none to run scripts without operating-system isolation (trusted code only).',
+  );
+}
+
+let probed: SandboxMode | undefined;
+
+/** How workers are isolated here; throws SandboxUnavailableError where bubblewrap cannot run and SCRIPT_SANDBOX=none is not set. */
+export function scriptSandbox(): SandboxMode {
+  if (readEnv(envNames.scriptSandbox) === 'none') return { kind: 'none' };
+  probed ??= probe();
+  return probed;
+}
+
+/** One line for `npm start`: how scripts are isolated, or why none will run. */
+export function scriptSandboxStatus(): string {
+  try {
+    const mode = scriptSandbox();
+    return mode.kind === 'bwrap'
+      ? `Scripts run under bubblewrap as uid ${mode.runAs?.uid ?? process.getuid?.()} (no network, no view of the platform's files)`
+      : 'SCRIPT_SANDBOX=none: scripts run WITHOUT operating-system isolation; run trusted code only';
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError) return `${error.message} No script will run.`;
+    throw error;
+  }
+}
+
+export function sandboxedCommand(mode: Extract<SandboxMode, { kind: 'bwrap' }>, request: SandboxRequest): SandboxedCommand {
+  const binds = request.systemDirs.filter((dir) => dir !== '/usr' && !dir.startsWith('/usr/')).flatMap((dir) => ['--ro-bind', dir, dir]);
+  const limits = [
+    `--as=${request.addressSpaceMb * 1024 * 1024}`, `--nproc=${maxProcessesPerWorker}`, `--fsize=${maxFileBytes}`, `--nofile=${maxOpenFiles}`, '--core=0',
+  ];
+  return {
+    file: 'bwrap',
+    args: [
+      ...baseArgs(), ...binds, '--ro-bind', request.runtimeDir, sandboxPaths.runtime, '--ro-bind', request.taskDir, sandboxPaths.task,
+      // The root bubblewrap builds is a tmpfs of its own: read-only once everything is mounted, tmp alone stays writable.
+      '--remount-ro', '/', '--clearenv', ...Object.entries(request.env).flatMap(([name, value]) => ['--setenv', name, value]),
+      // Set inside the namespaces: the process count is then the sandbox's own, not shared by every worker of the uid.
+      '--', '/usr/bin/prlimit', ...limits, '--', ...request.command,
+    ],
+    env: request.env,
+    ...mode.runAs,
+  };
+}
