@@ -13,6 +13,7 @@ import { localOneShots } from './one-shot-scheduler.js';
 import { memoryRateLimiter } from './rate-limiter.js';
 import { startedOnFirstUse } from './lifecycle.js';
 import { localScheduler } from './scheduler.js';
+import { logMetrics } from './log-metrics.js';
 import { type LocalScriptRuntime, createLocalScriptRuntime } from './script-pool.js';
 import { createUseEmbedder } from './use-embedder.js';
 
@@ -44,4 +45,5 @@ export const localAdapters: LocalAdapters = {
   scriptRuntime: localScriptRuntime,
   // Loaded on first use: the embedded bank's native module is large.
   solanaLedger: async () => (await import('./solana-ledger.js')).bankLedger(),
+  metrics: logMetrics,
 };
