@@ -90,6 +90,7 @@ export async function subscriptionLoad(shape: { users: number; perUser: number }
     scripts: { describe: unused, run: unused },
     triggers: { getWebhook: unused, getSchedule: unused, retireSchedule: unused },
     clock: systemClock,
+    metrics: { record: () => undefined },
   });
   const userOf = (sample: number) => userIds[(sample * 7919) % userIds.length]!;
 

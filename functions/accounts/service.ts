@@ -101,8 +101,9 @@ export function createAccountService(deps: { store: AccountStore; clock: Clock; 
       return { keys: keys.slice(page.offset, page.offset + page.limit).map(toRecord), total: keys.length, ...page };
     },
 
-    async revokeKey(caller: Caller, keyId: string) {
-      const key = (await store.listKeys(caller.userId)).find((candidate) => candidate.keyId === keyId);
+    /** Revokes one of `userId`'s keys: for the key's owner (DELETE /keys/{keyId}) and for the platform (a script's run key). */
+    async revokeKey(userId: string, keyId: string) {
+      const key = (await store.listKeys(userId)).find((candidate) => candidate.keyId === keyId);
       if (!key) throw new NotFoundError('keyId', keyId, 'key');
       if (key.revokedAt) throw new ConflictError(`key ${keyId} is already revoked`, { keyId });
       try {

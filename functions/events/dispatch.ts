@@ -1,5 +1,5 @@
 // The dispatcher with its production dependencies, shared by the AWS Lambda target and the local bus rule.
-import { liveScheduler } from '#platform/wiring.js';
+import { liveScheduler, metrics } from '#platform/wiring.js';
 import { systemClock } from '#platform/clock.js';
 import { settings } from '#platform/settings.js';
 import { createDeliveryStore } from './delivery-store.js';
@@ -20,6 +20,7 @@ export function eventDispatcher(): Dispatcher {
     scripts: scriptPort(),
     triggers: { ...triggers, retireSchedule: (scheduleId) => retireSchedule({ store: triggers, scheduler: liveScheduler }, scheduleId) },
     clock: systemClock,
+    metrics: metrics(),
   });
   return dispatcher;
 }

@@ -14,6 +14,7 @@ import { type EventObject, normalizeEvent } from './event-object.js';
 import { type DispatchReport, deliverAll, emptyReport } from './deliveries.js';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from './internal-events.js';
 import type { ActiveSubscription, DeliveryLedger, DeliveryOutcome, ScriptPort, ScriptTrigger, SubscriptionIndex, TriggerLookup } from './ports.js';
+import type { MetricsPort } from '#platform/ports.js';
 
 export interface DispatcherDeps {
   index: SubscriptionIndex;
@@ -21,6 +22,7 @@ export interface DispatcherDeps {
   scripts: ScriptPort;
   triggers: TriggerLookup;
   clock: Clock;
+  metrics: MetricsPort;
 }
 
 
@@ -140,6 +142,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       if (detail.type === webhookDeliveryType && detail.source === webhookDeliverySource) return runWebhook(detail);
       // Other areas' internal deliveries (flows' schedule firings and retries): no subscription can name a platform. type.
       if (String(detail.type).startsWith('platform.')) return Promise.resolve(emptyReport());
+      deps.metrics.record('EventsDispatched', 'Count', 1);
       return dispatchEvent(detail);
     },
   };

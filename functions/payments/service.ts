@@ -1,8 +1,9 @@
 // The payments area's rules: what a paid call costs, the paid call itself, the x402 facilitator operations, records.
-import { solanaLedger } from '#platform/wiring.js';
+import { metrics, solanaLedger } from '#platform/wiring.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { AppError, ConflictError, NotFoundError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
+import type { MetricsPort } from '#platform/ports.js';
 import { PaymentError, type ServedResponse, type SettlementProof } from './errors.js';
 import type { LedgerInfo, SolanaLedger } from './ledger.js';
 import { type SolanaNetwork, type X402Version, caip2Networks, nativeSolMint } from './networks.js';
@@ -21,6 +22,7 @@ export interface PaymentServiceDeps {
   ledger: () => Promise<SolanaLedger>;
   resources: PaymentResources;
   clock: Clock;
+  metrics: MetricsPort;
   solPriceUsd: () => number;
   network: () => SolanaNetwork;
 }
@@ -41,7 +43,7 @@ export type PaidCallOutcome =
 const toRecord = ({ response: _response, x402Version: _version, confirmedAt: _confirmedAt, ...record }: StoredPayment): PaymentRecord => record;
 
 export function createPaymentService(deps: PaymentServiceDeps) {
-  const { store, resources, clock } = deps;
+  const { store, resources, clock, metrics } = deps;
 
   async function ledgerWithInfo(): Promise<{ ledger: SolanaLedger; info: LedgerInfo }> {
     const ledger = await deps.ledger();
@@ -119,7 +121,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       try {
         const verified = verifyPayment(decodePaymentHeader(request.payment.value), accepts, info.network, info.platformWallet);
         resources.checkParams(method, params);
-        const payment = await settleVerified({ store, ledger, clock, recordRevenue: resources.recordRevenue }, verified, {
+        const payment = await settleVerified({ store, ledger, clock, metrics, recordRevenue: resources.recordRevenue }, verified, {
           agentOwnerId: seller.userId,
           resource: verified.offer.resource,
           resourceId: request.resourceId,
@@ -155,7 +157,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       const network = networkOf(input);
       try {
         const { ledger, info, verified, sale } = await verifyForFacilitator(input);
-        const payment = await settleVerified({ store, ledger, clock, recordRevenue: resources.recordRevenue }, verified, { ...sale, network: info.network, x402Version: input.x402Version });
+        const payment = await settleVerified({ store, ledger, clock, metrics, recordRevenue: resources.recordRevenue }, verified, { ...sale, network: info.network, x402Version: input.x402Version });
         return { success: true, errorReason: null, transaction: payment.txHash, network, payer: payment.payer, blockHeight: payment.blockHeight! };
       } catch (error) {
         if (!(error instanceof PaymentError)) throw error;
@@ -194,4 +196,4 @@ export type PaymentService = ReturnType<typeof createPaymentService>;
 
 let service: PaymentService | undefined;
 export const paymentService = (): PaymentService =>
-  (service ??= createPaymentService({ store: createPaymentStore(), ledger: solanaLedger, resources: productionResources(), clock: systemClock, solPriceUsd: () => paymentSettings.solPriceUsd, network: () => paymentSettings.network }));
+  (service ??= createPaymentService({ store: createPaymentStore(), ledger: solanaLedger, resources: productionResources(), clock: systemClock, metrics: metrics(), solPriceUsd: () => paymentSettings.solPriceUsd, network: () => paymentSettings.network }));

@@ -1,5 +1,6 @@
 // Settling a verified payment exactly once: replay check, blockhash, the conditional claim, submission, the record.
 import type { Clock } from '#platform/clock.js';
+import type { MetricsPort } from '#platform/ports.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { logger } from '#platform/logger.js';
 import { PaymentError, type SettlementProof } from './errors.js';
@@ -13,6 +14,7 @@ export interface SettlementDeps {
   store: PaymentStore;
   ledger: SolanaLedger;
   clock: Clock;
+  metrics: MetricsPort;
   recordRevenue(resourceId: string, amountUsd: number): Promise<void>;
 }
 
@@ -71,6 +73,7 @@ async function conclude(deps: SettlementDeps, payment: StoredPayment, outcome: L
   if (outcome.status === 'failed') {
     throw new PaymentError('SETTLEMENT_FAILED', `the network rejected transaction ${txHash}: ${outcome.reason}`, { payer: payment.payer, settlement: proofOf(concluded, version) });
   }
+  deps.metrics.record('PaymentsSettled', 'Count', 1, { network: payment.network });
   const { resourceId, amountUsd } = payment;
   if (resourceId && amountUsd) {
     // The payment stands whatever happens to the counter; a missing resource is logged, not charged back.

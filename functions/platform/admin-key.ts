@@ -4,6 +4,7 @@ import { UnauthorizedError } from './errors.js';
 import { sha256Hex } from './ids.js';
 import { envNames } from './env-names.js';
 import { readEnv } from './settings.js';
+import { traced } from './tracer.js';
 
 let adminKey: Promise<string> | undefined;
 
@@ -13,7 +14,7 @@ function loadAdminKey(): Promise<string> {
   if (localKey) return Promise.resolve(localKey);
   const secretArn = readEnv(envNames.adminKeySecretArn);
   if (!secretArn) return Promise.reject(new Error('neither ADMIN_API_KEY nor ADMIN_KEY_SECRET_ARN is set'));
-  return new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: secretArn })).then((secret) => secret.SecretString ?? '');
+  return traced(new SecretsManagerClient({})).send(new GetSecretValueCommand({ SecretId: secretArn })).then((secret) => secret.SecretString ?? '');
 }
 
 export async function checkAdminKey(presented: string | undefined): Promise<void> {

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type TableName, tableEnvVar } from '../tables.js';
 import { readEnv, settings } from './settings.js';
+import { traced } from './tracer.js';
 
 let client: DynamoDBDocumentClient | undefined;
 
@@ -22,13 +23,13 @@ async function localEndpoint() {
 
 export function dynamo(): DynamoDBDocumentClient {
   client ??= DynamoDBDocumentClient.from(
-    new DynamoDBClient({
+    traced(new DynamoDBClient({
       region: settings.region,
       ...(settings.dynamoEndpoint && {
         endpoint: localEndpoint,
         credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       }),
-    }),
+    })),
     { marshallOptions: { removeUndefinedValues: true } },
   );
   return client;

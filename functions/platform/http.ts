@@ -1,18 +1,21 @@
 // The one middy stack of the platform, composed of named middlewares (functions/platform/middlewares/): authenticate,
-// rate limit, scopes, parse, validate, then the handler, then the envelope.
+// rate limit, scopes, parse, validate, then the handler, then the envelope; traced and measured around it all.
 import middy from '@middy/core';
-import { rateLimiter } from './wiring.js';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import { metrics, rateLimiter } from './wiring.js';
 import type { Caller } from './caller.js';
 import { UnauthorizedError } from './errors.js';
 import { logger } from './logger.js';
 import { authenticate, checkScopes } from './middlewares/authenticate.js';
 import { envelope, errorResult } from './middlewares/envelope.js';
+import { observeOperation } from './middlewares/observe.js';
 import { readBody } from './middlewares/parse.js';
 import { rateLimit } from './middlewares/rate-limit.js';
 import type { HttpEvent, HttpResult, RequestState } from './middlewares/request-state.js';
 import { type InputOf, validateInput } from './middlewares/validate.js';
 import type { Route } from './route.js';
 import { settings } from './settings.js';
+import { tracer } from './tracer.js';
 
 export type { Caller } from './caller.js';
 export { hasScope } from './caller.js';
@@ -41,6 +44,8 @@ function baseUrlOf(event: HttpEvent): string {
 export function httpHandler<R extends Route>(route: R, run: (args: HandlerArgs<InputOf<R>>) => Promise<unknown>) {
   const states = new WeakMap<HttpEvent, RequestState>();
   const handler = middy<HttpEvent, HttpResult>()
+    .use(captureLambdaHandler(tracer, { captureResponse: false }))
+    .use(observeOperation(route, metrics))
     .use({
       before: async (request) => {
         const state: RequestState = { route, requestId: request.event.requestContext.requestId, headers: {} };

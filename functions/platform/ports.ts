@@ -105,3 +105,11 @@ export interface OneShotSchedulerPort {
   /** Cancels it; cancelling one that fired or never existed is not an error. */
   cancel(name: string): Promise<void>;
 }
+
+export type MetricUnit = 'Count' | 'Milliseconds' | 'NoUnit';
+
+/** Operational figures: CloudWatch metrics (EMF) on AWS, debug log lines locally. */
+export interface MetricsPort {
+  /** One data point; `dimensions` must stay of small cardinality (an operation, a status), never an id. */
+  record(name: string, unit: MetricUnit, value: number, dimensions?: Record<string, string>): void;
+}

@@ -20,9 +20,10 @@ import { platformWalletAddress } from '#adapters/aws/platform-wallet.js';
 import { dynamoRateLimiter } from '#adapters/aws/rate-limiter.js';
 import { createS3BlobStore } from '#adapters/aws/s3-blob-store.js';
 import { eventBridgeScheduler } from '#adapters/aws/scheduler.js';
+import { emfMetrics } from '#adapters/aws/emf-metrics.js';
 import { lambdaScriptRuntime } from '#adapters/aws/script-functions.js';
 import { rpcLedger } from '#adapters/aws/solana-ledger.js';
-import type { CredentialVault, EventPublisher, OneShotSchedulerPort, RateLimiter, SchedulerPort } from './ports.js';
+import type { CredentialVault, EventPublisher, MetricsPort, OneShotSchedulerPort, RateLimiter, SchedulerPort } from './ports.js';
 
 /** What the local runtime provides for each port; functions where the service starts on first use. */
 export interface LocalAdapters {
@@ -36,6 +37,7 @@ export interface LocalAdapters {
   embedder(): Embedder;
   scriptRuntime(): ScriptRuntime;
   solanaLedger(): Promise<SolanaLedger>;
+  metrics: MetricsPort;
   templateBuilder(options: TemplateBuilderOptions): TemplateBuilder;
   pagesHost: PagesHost;
 }
@@ -58,6 +60,8 @@ function localAdapters(): LocalAdapters {
 }
 
 export const eventPublisher = (): EventPublisher => (process.env.PLATFORM_MODE === 'local' ? localAdapters().eventBus : eventBridgePublisher);
+
+export const metrics = (): MetricsPort => (process.env.PLATFORM_MODE === 'local' ? localAdapters().metrics : emfMetrics);
 
 export const scheduler = (): SchedulerPort => (process.env.PLATFORM_MODE === 'local' ? localAdapters().scheduler() : eventBridgeScheduler);
 

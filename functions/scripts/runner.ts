@@ -1,12 +1,12 @@
 // The one way a script runs, whatever triggered it (manual, event, schedule, webhook, flow): access, limits
 // (manual rate, daily runs, monthly budget, cost per run), the run itself, and its record.
 import { performance } from 'node:perf_hooks';
-import { rateLimiter, scriptRuntime } from '#platform/wiring.js';
+import { metrics, rateLimiter, scriptRuntime } from '#platform/wiring.js';
 import { resourceCaller } from '#functions/resources/call-service.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { BudgetExceededError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '#platform/errors.js';
 import { newId } from '#platform/ids.js';
-import type { RateLimiter, ResourceCaller } from '#platform/ports.js';
+import type { MetricsPort, RateLimiter, ResourceCaller } from '#platform/ports.js';
 import { computeCostUsd, msAffordable, roundUsd } from './cost.js';
 import { type Deployer, createDeployer } from './deployer.js';
 import { type ExecutionStore, createExecutionStore, retention } from './execution-store.js';
@@ -64,6 +64,7 @@ export function createScriptRunner(deps: {
   budgets: BudgetSource;
   resources: () => ResourceCaller;
   clock: Clock;
+  metrics: () => MetricsPort;
 }) {
   const { store, executions, clock } = deps;
   /** Versions are immutable: one read per version and process, refreshed when a test build records its artifact. */
@@ -207,6 +208,8 @@ export function createScriptRunner(deps: {
         executions.addToTotals(script.scriptId, { succeeded: finished.status === 'success', duration: finished.duration, cost, at: finishedAt, version: version.version }),
         executions.addSpend(spendCounter, cost, Math.floor(now / 1000) + 400 * 86_400),
       ]);
+      deps.metrics().record('ScriptRuns', 'Count', 1, { status: finished.status });
+      deps.metrics().record('ScriptRunCost', 'NoUnit', cost);
       return { execution: finished, logs: outcome.logs, output };
     },
   };
@@ -229,6 +232,7 @@ export const scriptRunner = (): ScriptRunner => {
       budgets: accountBudgets(),
       resources: resourceCaller,
       clock: systemClock,
+      metrics,
     });
   }
   return runner;

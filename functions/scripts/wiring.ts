@@ -10,7 +10,7 @@ export const accountKeys: KeyIssuer = {
   issue: (userId, name, scopes) => accountService().issueKey(userId, { name, scopes }),
   async revoke(userId, keyId) {
     try {
-      await accountService().revokeKey({ userId, keyId, scopes: ['*'] }, keyId);
+      await accountService().revokeKey(userId, keyId);
     } catch (error) {
       // Revoked (or deleted) by the user already: nothing left to do.
       if (!(error instanceof NotFoundError || error instanceof ConflictError)) throw error;

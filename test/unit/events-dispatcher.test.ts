@@ -3,6 +3,7 @@ import { createDispatcher } from '../../functions/events/dispatcher.js';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from '../../functions/events/internal-events.js';
 import type { ActiveSubscription, DeliveryLedger, DeliveryOutcome, ScheduleRecord, ScriptRunRequest, WebhookRecord } from '../../functions/events/ports.js';
 import { ConflictError, CostLimitExceededError, NotFoundError } from '../../functions/platform/errors.js';
+import { recordingMetrics } from '../support/metrics.js';
 import { sampleInput } from '../support/event-samples.js';
 
 const clock = { now: () => Date.parse('2026-03-02T17:00:00Z'), nowIso: () => '2026-03-02T17:00:00.000Z' };
@@ -36,6 +37,7 @@ function world() {
       if (claims.get(id)?.token === token) claims.delete(id);
     },
   };
+  const metrics = recordingMetrics();
   const dispatcher = createDispatcher({
     index: { active: async (userId, eventType) => subscriptions.filter((s) => s.userId === userId && s.eventType === eventType) },
     ledger,
@@ -52,10 +54,11 @@ function world() {
     },
     triggers: { getWebhook: async (id) => webhooks.get(id), getSchedule: async (id) => schedules.get(id), retireSchedule: async (id) => void schedules.delete(id) },
     clock,
+    metrics,
   });
   const subscribe = (id: string, scriptId: string, conditions: unknown[] = [], userId = 'usr_a', eventType = 'chatapp.message') =>
     subscriptions.push({ subscriptionId: id, scriptId, userId, eventType, conditions, updatedAt: '2026-03-01T00:00:00.000Z' });
-  return { dispatcher, subscriptions, scripts, runs, claims, webhooks, schedules, subscribe };
+  return { dispatcher, subscriptions, scripts, runs, claims, webhooks, schedules, subscribe, metrics };
 }
 
 const chatEvent = (userId = 'usr_a', id = 'evt_1') => ({ ...sampleInput('chatapp.message'), id, userId });
@@ -75,6 +78,7 @@ describe('events: dispatcher', () => {
     expect(w.runs).toHaveLength(1);
     expect(w.runs[0]).toMatchObject({ scriptId: 'scr_1', userId: 'usr_a', trigger: { type: 'event', source: 'sub_match', event: 'chatapp.message' } });
     expect(w.runs[0]!.data).toMatchObject({ id: 'evt_1', userId: 'usr_a', senderName: 'Dana Whitfield', enrichment: { sentiment: { label: 'positive' } } });
+    expect(w.metrics.points).toEqual([{ name: 'EventsDispatched', unit: 'Count', value: 1 }]);
   });
 
   it('never fires another user\u2019s subscription', async () => {

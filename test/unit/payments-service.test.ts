@@ -6,6 +6,7 @@ import type { Landed, Settlement, SolanaLedger } from '../../functions/payments/
 import type { PaymentResources, ResourceForSale } from '../../functions/payments/resources-port.js';
 import { createPaymentService } from '../../functions/payments/service.js';
 import type { PaymentStore, StoredPayment } from '../../functions/payments/store.js';
+import { recordingMetrics } from '../support/metrics.js';
 
 const platformWallet = Keypair.generate().publicKey.toBase58();
 const usdcMint = Keypair.generate().publicKey.toBase58();
@@ -73,14 +74,15 @@ function given(options: Options = {}) {
     recordRevenue: async (_id, usd) => void revenue.push(usd),
     seller: async (userId) => ({ userId, username: 'owner', walletAddress: options.wallet === undefined ? ownerWallet : options.wallet }),
   };
-  const service = createPaymentService({ store, ledger: async () => ledger, resources, clock, solPriceUsd: () => 150, network: () => 'solana-devnet' });
+  const metrics = recordingMetrics();
+  const service = createPaymentService({ store, ledger: async () => ledger, resources, clock, metrics, solPriceUsd: () => 150, network: () => 'solana-devnet' });
   const call = (payment?: string) =>
     service.paidCall({ resourceId: 'res_1', methodName: 'forecast', baseUrl: 'http://local', params: { query: {} }, ...(payment && { payment: { version: 1 as const, value: payment } }) });
   const later = (seconds: number, { blockhashExpired = false } = {}) => {
     now += seconds * 1000;
     blockhashValid = !blockhashExpired;
   };
-  return { service, store, revenue, calls, call, later };
+  return { service, store, revenue, calls, call, later, metrics };
 }
 
 async function payment(setup: ReturnType<typeof given>) {
@@ -102,6 +104,7 @@ describe('payments service: settlement outcomes', () => {
     expect(replay).toMatchObject({ kind: 'payment-required', error: { code: 'ALREADY_SETTLED', extras: { earlierResponse: { status: 200, body: '{"ok":true}' } } } });
     expect(setup.revenue).toEqual([0.01]);
     expect(setup.calls).toEqual(['forecast']);
+    expect(setup.metrics.points).toEqual([{ name: 'PaymentsSettled', unit: 'Count', value: 1, dimensions: { network: 'solana-devnet' } }]);
   });
 
   it('keeps a payment pending when confirmation times out, so the same transaction is never accepted again', async () => {
@@ -162,6 +165,7 @@ describe('payments service: settlement outcomes', () => {
     expect([...setup.store.items.values()]).toMatchObject([{ settlementStatus: 'failed', failureReason: 'InsufficientFundsForFee', blockHeight: null }]);
     expect(setup.revenue).toEqual([]);
     expect(setup.calls).toEqual([]);
+    expect(setup.metrics.points).toEqual([]);
   });
 });
 

@@ -2,4 +2,4 @@ import { Reply, httpHandler } from '#platform/http.js';
 import { accountRoutes } from '../routes.js';
 import { accountService } from '../service.js';
 
-export const handler = httpHandler(accountRoutes.deleteKey, async ({ input, caller }) => Reply.message(await accountService().revokeKey(caller, input.keyId)));
+export const handler = httpHandler(accountRoutes.deleteKey, async ({ input, caller }) => Reply.message(await accountService().revokeKey(caller.userId, input.keyId)));

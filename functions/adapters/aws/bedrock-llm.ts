@@ -3,6 +3,7 @@
 import { BedrockRuntimeClient, type BedrockRuntimeClientConfig, type ContentBlock, ConverseCommand, type Message } from '@aws-sdk/client-bedrock-runtime';
 import type { ChatMessage, LanguageModel, ModelTurn } from '#functions/flows/ports.js';
 import { AppError } from '#platform/errors.js';
+import { traced } from '#platform/tracer.js';
 
 type Json = Record<string, unknown>;
 
@@ -37,7 +38,7 @@ export function converseMessages(messages: ChatMessage[]): { system: Array<{ tex
 }
 
 export function createBedrockModel(settings: { modelId: string; pricing: LanguageModel['pricing'] }, clientConfig: BedrockRuntimeClientConfig = {}): LanguageModel {
-  const client = new BedrockRuntimeClient(clientConfig);
+  const client = traced(new BedrockRuntimeClient(clientConfig));
   return {
     modelId: settings.modelId,
     pricing: settings.pricing,

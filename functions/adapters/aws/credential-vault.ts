@@ -5,6 +5,7 @@ import type { CredentialVault } from '#platform/ports.js';
 import { openAesGcm, sealAesGcm } from '../aes-gcm.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
+import { traced } from '#platform/tracer.js';
 
 /** Decrypted data keys kept per container, so a warm function pays KMS once per secret, not once per call. */
 const cacheTtlMs = 5 * 60_000;
@@ -52,6 +53,6 @@ export function createKmsCredentialVault(client: () => KMSClient, keyArn: () => 
 
 let kms: KMSClient | undefined;
 export const kmsCredentialVault = createKmsCredentialVault(
-  () => (kms ??= new KMSClient({})),
+  () => (kms ??= traced(new KMSClient({}))),
   () => readEnv(envNames.credentialsKeyArn),
 );

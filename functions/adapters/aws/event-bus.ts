@@ -3,6 +3,7 @@ import { newId } from '#platform/ids.js';
 import type { EventPublisher } from '#platform/ports.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
+import { traced } from '#platform/tracer.js';
 
 let client: EventBridgeClient | undefined;
 
@@ -10,7 +11,7 @@ let client: EventBridgeClient | undefined;
 export const eventBridgePublisher: EventPublisher = {
   async publish(event) {
     const eventId = typeof event.id === 'string' ? event.id : newId('evt');
-    client ??= new EventBridgeClient({});
+    client ??= traced(new EventBridgeClient({}));
     const result = await client.send(
       new PutEventsCommand({
         Entries: [{ EventBusName: readEnv(envNames.eventBusName), Source: `platform.${event.source}`, DetailType: event.type, Detail: JSON.stringify({ ...event, id: eventId }) }],

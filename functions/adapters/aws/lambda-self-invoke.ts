@@ -4,6 +4,7 @@ import { InvokeCommand, LambdaClient, type LambdaClientConfig } from '@aws-sdk/c
 import type { DocumentJobs } from '#functions/documents/ports.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
+import { traced } from '#platform/tracer.js';
 
 export interface DocumentJobEvent {
   documentJob: { documentId: string };
@@ -13,7 +14,7 @@ export const isDocumentJob = (event: unknown): event is DocumentJobEvent =>
   typeof event === 'object' && event !== null && typeof (event as DocumentJobEvent).documentJob?.documentId === 'string';
 
 export function createLambdaSelfInvoke(clientConfig: LambdaClientConfig = {}, functionName = readEnv(envNames.lambdaFunctionName)): DocumentJobs {
-  const client = new LambdaClient(clientConfig);
+  const client = traced(new LambdaClient(clientConfig));
   return {
     async enqueue(documentId) {
       if (!functionName) throw new Error('AWS_LAMBDA_FUNCTION_NAME is unset: document jobs run inside a Lambda function');

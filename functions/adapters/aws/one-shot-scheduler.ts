@@ -3,6 +3,7 @@
 import { type CreateScheduleCommandInput, SchedulerClient, type SchedulerClientConfig } from '@aws-sdk/client-scheduler';
 import type { OneShotDefinition, OneShotSchedulerPort } from '#platform/ports.js';
 import { busTarget, deleteSchedule, required, upsertSchedule } from './scheduler.js';
+import { traced } from '#platform/tracer.js';
 
 /** `at()` takes a UTC wall-clock time to the second, without zone or fraction. */
 const atExpression = (iso: string) => `at(${new Date(iso).toISOString().slice(0, 19)})`;
@@ -23,7 +24,7 @@ export function oneShotInput(once: OneShotDefinition): CreateScheduleCommandInpu
 
 export function createEventBridgeOneShots(config: SchedulerClientConfig = {}): OneShotSchedulerPort {
   let cached: SchedulerClient | undefined;
-  const client = () => (cached ??= new SchedulerClient(config));
+  const client = () => (cached ??= traced(new SchedulerClient(config)));
   return {
     putOnce: (once) => upsertSchedule(client(), oneShotInput(once)),
     cancel: (name) => deleteSchedule(client(), name),

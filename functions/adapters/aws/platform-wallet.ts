@@ -4,6 +4,7 @@ import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
+import { traced } from '#platform/tracer.js';
 
 /** solana-keygen's JSON array of 64 bytes, or the same 64 bytes in base58 as wallets export them. */
 export function parseWalletSecret(secret: string): Keypair {
@@ -26,7 +27,7 @@ let address: Promise<string> | undefined;
 export function platformWalletAddress(): Promise<string> {
   const secretId = readEnv(envNames.walletSecretArn);
   if (!secretId) return Promise.reject(new Error('PLATFORM_WALLET_SECRET_ARN is unset: the route needs `uses: [platformWallet]`'));
-  address ??= loadPlatformWallet(new SecretsManagerClient({}), secretId)
+  address ??= loadPlatformWallet(traced(new SecretsManagerClient({})), secretId)
     .then((keypair) => keypair.publicKey.toBase58())
     .catch((error: unknown) => {
       address = undefined;

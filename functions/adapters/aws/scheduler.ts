@@ -12,6 +12,7 @@ import { parseCron, toEventBridgeCron } from '#platform/cron.js';
 import type { ScheduleDefinition, SchedulerPort } from '#platform/ports.js';
 import { type EnvName, envNames } from '#platform/env-names.js';
 import { requiredEnv, settings } from '#platform/settings.js';
+import { traced } from '#platform/tracer.js';
 
 /** Context attribute EventBridge Scheduler replaces with the time the firing is for. */
 const scheduledTime = '<aws.scheduler.scheduled-time>';
@@ -71,7 +72,7 @@ export async function deleteSchedule(client: SchedulerClient, name: string): Pro
 
 export function createEventBridgeScheduler(config: SchedulerClientConfig = {}): SchedulerPort {
   let cached: SchedulerClient | undefined;
-  const client = () => (cached ??= new SchedulerClient(config));
+  const client = () => (cached ??= traced(new SchedulerClient(config)));
   return {
     put: (schedule) => upsertSchedule(client(), scheduleInput(schedule)),
     remove: (name) => deleteSchedule(client(), name),

@@ -20,6 +20,7 @@ import { createRunTallies } from '#functions/scripts/run-tallies.js';
 import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey, liveAlias } from '#functions/scripts/runtime-port.js';
 import { type EnvName, envNames } from '#platform/env-names.js';
 import { readEnv, requiredEnv } from '#platform/settings.js';
+import { traced } from '#platform/tracer.js';
 
 /** DESIGN.md §3: `nodejs18` runs on the newest Node runtime Lambda offers (the one lib/platform-function.ts picks). */
 export const lambdaRuntimes: Record<RuntimeLabel, { runtime: Runtime; handler: string }> = {
@@ -182,7 +183,7 @@ let runtime: ScriptRuntime | undefined;
 /** Settings from the environment the stack gives functions that `use` scriptFunctions (lib/grants.ts). */
 export function lambdaScriptRuntime(): ScriptRuntime {
   runtime ??= createLambdaScriptRuntime({
-    client: new LambdaClient({}),
+    client: traced(new LambdaClient({})),
     roleArn: required(envNames.scriptRoleArn),
     functionPrefix: readEnv(envNames.scriptFunctionPrefix) ?? 'platform-script-',
     layerArn: required(envNames.scriptRuntimeLayerArn),

@@ -1,12 +1,13 @@
 // A Secrets Manager secret's string, read once per container and kept; a failed read is tried again next time.
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { traced } from '#platform/tracer.js';
 
 const cache = new Map<string, Promise<string>>();
 
 export function secretString(secretArn: string): Promise<string> {
   let value = cache.get(secretArn);
   if (!value) {
-    value = new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: secretArn })).then((secret) => {
+    value = traced(new SecretsManagerClient({})).send(new GetSecretValueCommand({ SecretId: secretArn })).then((secret) => {
       if (!secret.SecretString) throw new Error(`the secret ${secretArn} holds no string`);
       return secret.SecretString;
     });

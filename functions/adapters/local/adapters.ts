@@ -15,6 +15,7 @@ import { memoryRateLimiter } from './rate-limiter.js';
 import { onLocalShutdown, startedOnFirstUse } from './lifecycle.js';
 import { localPagesHost } from './pages-host.js';
 import { localScheduler } from './scheduler.js';
+import { logMetrics } from './log-metrics.js';
 import { type LocalScriptRuntime, createLocalScriptRuntime } from './script-pool.js';
 import { createLocalTemplateBuilder } from './template-builder.js';
 import { createUseEmbedder } from './use-embedder.js';
@@ -52,4 +53,5 @@ export const localAdapters: LocalAdapters = {
     return createLocalTemplateBuilder({ pagesDir: join(settings.dataDir, 'pages'), workDir: join(settings.dataDir, 'template-builds'), runner: childProcessRunner, ...options });
   },
   pagesHost: localPagesHost,
+  metrics: logMetrics,
 };

@@ -5,6 +5,7 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
 import { PayloadTooLargeError } from '#platform/errors.js';
+import { logger } from '#platform/logger.js';
 import { type HttpEvent, type HttpResult, errorResult, maxBodyBytes } from '#platform/http.js';
 import type { Route } from '#platform/route.js';
 import { createRouteMatcher } from '#platform/route-match.js';
@@ -99,6 +100,11 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
     const requestId = randomUUID();
     const method = request.method ?? 'GET';
     const url = new URL(request.url ?? '/', 'http://local');
+    // One access line per request, as API Gateway's access log would write it.
+    const started = performance.now();
+    response.once('finish', () =>
+      logger.info('request', { method, path: url.pathname, status: response.statusCode, ms: Math.round(performance.now() - started), requestId }),
+    );
     const found = match(method, url.pathname);
     if (found.kind !== 'found') return send(response, fallbackResult(method, url.pathname, requestId));
     const { route, pathParameters } = found;
