@@ -6,7 +6,7 @@ import { describeTransactionError } from './solana-errors.js';
 export function bankLedger(): SolanaLedger {
   const bank = localSolanaBank();
   return {
-    info: async () => ({ network: 'solana-devnet', usdcMint: bank.usdcMint.publicKey.toBase58(), platformWallet: bank.platformWallet.publicKey.toBase58() }),
+    info: async () => ({ network: 'solana-devnet', usdcMint: bank.usdcMint.toBase58(), platformWallet: bank.platformWallet.publicKey.toBase58() }),
     isBlockhashValid: async (blockhash) => bank.isBlockhashValid(blockhash),
     async simulate(wireTransaction) {
       const { err } = bank.simulate(wireTransaction);
