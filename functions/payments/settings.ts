@@ -4,6 +4,8 @@ import { type SolanaNetwork, networks } from './networks.js';
 
 /** Used when SOL_PRICE_USD is unset: an order of magnitude, not a quote; operators set the real rate. */
 const defaultSolPriceUsd = 150;
+/** Ten dollars: a payout's fee is a fraction of a cent, and owners see money within the hour anyway. */
+const defaultPayoutThresholdUsdc = 10;
 
 const publicRpcUrls: Record<SolanaNetwork, string> = {
   solana: 'https://api.mainnet-beta.solana.com',
@@ -20,6 +22,37 @@ export const paymentSettings = {
   },
   get rpcUrl(): string {
     return process.env.SOLANA_RPC_URL ?? publicRpcUrls[this.network];
+  },
+  /** The fee payer's public address (stack context): offers name it without reading its secret. */
+  get feePayerAddress(): string | undefined {
+    return process.env.FEE_PAYER_ADDRESS || undefined;
+  },
+  /** The fee payer's keypair, granted by the `feePayer` capability to the functions that co-sign and pay out. */
+  get feePayerSecretArn(): string | undefined {
+    return process.env.FEE_PAYER_SECRET_ARN || undefined;
+  },
+  /** The platform wallet's keypair, granted by the `platformWallet` capability; payouts sign with it. */
+  get platformWalletSecretArn(): string | undefined {
+    return process.env.PLATFORM_WALLET_SECRET_ARN || undefined;
+  },
+  /** The platform wallet's public address (stack context), so offers need no secret. */
+  get platformWalletAddress(): string | undefined {
+    return process.env.PLATFORM_WALLET_ADDRESS || undefined;
+  },
+  /** Owed USDC of one owner that is paid out at once rather than at the next scheduled run. */
+  get payoutThresholdUsdc(): number {
+    const threshold = Number(process.env.PAYOUT_THRESHOLD_USDC ?? defaultPayoutThresholdUsdc);
+    if (!Number.isFinite(threshold) || threshold <= 0) throw new Error(`PAYOUT_THRESHOLD_USDC must be a positive number, not ${process.env.PAYOUT_THRESHOLD_USDC}`);
+    return threshold;
+  },
+  /** The payout function a threshold crossing invokes on AWS. */
+  get payoutFunctionName(): string | undefined {
+    return process.env.PAYOUT_FUNCTION_NAME || undefined;
+  },
+  /** Local mode's payout schedule; 0 leaves payouts to the threshold and POST /api/x402/dev/payouts. */
+  get localPayoutIntervalSeconds(): number {
+    const seconds = Number(process.env.PAYOUT_INTERVAL_SECONDS ?? 3600);
+    return Number.isFinite(seconds) && seconds >= 0 ? seconds : 3600;
   },
   /** USD per SOL for pricing calls in the native coin. */
   get solPriceUsd(): number {

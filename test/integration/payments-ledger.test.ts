@@ -102,7 +102,7 @@ describe('payments: the platform wallet from Secrets Manager', () => {
 describe('payments: the payment store', () => {
   const payment = (txHash: string): StoredPayment => ({
     txHash, agentOwnerId: 'usr_store', network: 'solana-devnet', totalAmount: '10', agentOwnerAmount: '9', serverFeeAmount: '1', asset: 'mint', resource: 'url',
-    resourceId: null, methodName: null, payer: 'payer', amountUsd: null, timestamp: new Date().toISOString(), settlementStatus: 'pending', blockHeight: null, failureReason: null, x402Version: 1,
+    resourceId: null, methodName: null, payer: 'payer', amountUsd: null, timestamp: new Date().toISOString(), settlementStatus: 'pending', blockHeight: null, failureReason: null, settlement: 'split', x402Version: 1,
   });
 
   it('lets exactly one of many concurrent claims of a transaction hash win, and a failed one be claimed again', async () => {

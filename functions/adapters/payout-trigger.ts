@@ -1,0 +1,28 @@
+// Asking for a payout run now, for one owner and asset whose owed sum crossed the threshold: locally in the
+// background of this process; on AWS by invoking the payout function asynchronously (Lambda retries it twice).
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { paymentSettings } from '#functions/payments/settings.js';
+import { config } from '#platform/config.js';
+import { createBackgroundJobs } from './local/background-jobs.js';
+
+/** The payload the payout function accepts besides its schedule's. */
+export interface PayoutRequest {
+  payoutRun: { ownerId: string; asset: string };
+}
+
+export function payoutTrigger(run: (ownerId: string, asset: string) => Promise<unknown>): (ownerId: string, asset: string) => Promise<void> {
+  if (config.mode === 'local') {
+    const jobs = createBackgroundJobs(async (key) => {
+      const [ownerId, asset] = key.split(' ') as [string, string];
+      await run(ownerId, asset);
+    });
+    return (ownerId, asset) => jobs.enqueue(`${ownerId} ${asset}`);
+  }
+  const client = new LambdaClient({});
+  return async (ownerId, asset) => {
+    const functionName = paymentSettings.payoutFunctionName;
+    if (!functionName) throw new Error('PAYOUT_FUNCTION_NAME is unset: the route needs `uses: [payoutRunner]`');
+    const payload: PayoutRequest = { payoutRun: { ownerId, asset } };
+    await client.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: JSON.stringify(payload) }));
+  };
+}
