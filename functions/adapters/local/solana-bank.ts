@@ -245,6 +245,9 @@ export class SolanaBank {
     // Rent-exempt from the start, so the platform can receive small SOL fees.
     const wallet = this.platformWallet.publicKey.toBase58();
     if (!this.getAccount(wallet)) this.svm.airdrop(address(wallet), lamports(1_000_000_000n));
+    // Reference clients may not create the settlement account's token account: it has to exist, as on a real network.
+    const settlement = getAssociatedTokenAddressSync(this.usdcMint, this.platformWallet.publicKey, true);
+    if (!this.getAccount(settlement.toBase58())) this.run([createAssociatedTokenAccountIdempotentInstruction(this.faucet.publicKey, settlement, this.platformWallet.publicKey, this.usdcMint)], []);
     const feePayer = this.feePayer.publicKey.toBase58();
     const held = this.getAccount(feePayer)?.lamports ?? 0n;
     if (held < feePayerStartLamports) this.svm.airdrop(address(feePayer), lamports(feePayerStartLamports - held));
@@ -263,10 +266,12 @@ function withBlockhash(wire: Uint8Array, blockhash: string): Uint8Array {
       if ((byte & 0x80) === 0) return value;
     }
   };
-  offset += shortVec() * 64;
+  const signatures = shortVec();
+  offset += signatures * 64;
   if (copy[offset]! & 0x80) offset += 1;
   offset += 3;
-  offset += shortVec() * 32;
+  const accounts = shortVec();
+  offset += accounts * 32;
   copy.set(bs58.decode(blockhash), offset);
   return copy;
 }
