@@ -146,7 +146,8 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
     fn.addEnvironment('FEE_PAYER_SECRET_ARN', r.feePayerSecret.secretArn);
   },
   payoutRunner(fn, r) {
-    r.payoutFunction.grantInvoke(fn);
+    // The function itself, not grantInvoke's `:*` of every version and alias.
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [r.payoutFunction.functionArn] }));
     fn.addEnvironment('PAYOUT_FUNCTION_NAME', r.payoutFunction.functionName);
   },
   embeddings(fn) {

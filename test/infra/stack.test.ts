@@ -34,10 +34,19 @@ describe('infra: PlatformStack from the route table', () => {
     for (const [area, functions] of functionsPerArea) {
       expect(Object.keys(functions)).toHaveLength(routes.filter((route) => route.area === area).length);
     }
-    // The parent holds only the authorizer, the $default fallback and the scripts' resource-call function; no custom-resource functions.
+    // The parent holds only the authorizer, the $default fallback, the scripts' resource-call function and the payout function; no custom-resource functions.
     expect(Object.keys(s.parent.findResources('AWS::Lambda::Function')).sort()).toEqual(
-      [s.stack.api.authorizerFunction, s.stack.api.fallbackFunction, s.stack.scriptResourceCall].map((fn) => logicalId(fn.node.defaultChild)).sort(),
+      [s.stack.api.authorizerFunction, s.stack.api.fallbackFunction, s.stack.scriptResourceCall, s.stack.payouts.fn].map((fn) => logicalId(fn.node.defaultChild)).sort(),
     );
+  });
+
+  it('runs the payout function hourly with the payout tables and both platform keys', () => {
+    // Act
+    const rules = Object.values(s.parent.findResources('AWS::Events::Rule', { Properties: { ScheduleExpression: 'rate(1 hour)' } }));
+    const variables = Object.keys(s.parent.findResources('AWS::Lambda::Function')[logicalId(s.stack.payouts.fn.node.defaultChild)]!.Properties.Environment.Variables);
+    // Assess
+    expect(rules).toHaveLength(1);
+    expect(variables).toEqual(expect.arrayContaining(['FEE_PAYER_SECRET_ARN', 'PLATFORM_WALLET_SECRET_ARN', 'TABLE_PAYOUTS', 'TABLE_PAYOUT_BATCHES', 'TABLE_USERS']));
   });
 
   it('routes METHOD path of every route to its own handler with the route\'s memory and timeout', () => {
