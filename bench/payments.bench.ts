@@ -1,13 +1,13 @@
 // x402 payments: verification of a payment header on one core (decode, ed25519 checks, rules), and paid calls end to end
 // in local mode (402 offer -> signed split -> verify, claim, settle on the embedded bank, resource call, record); the
-// payout offer paid by the unmodified reference client in the same run (its header made by x402's own
-// createPaymentHeader, co-signed, simulated, settled), and payouts per second for a batch of owed payments.
+// payout offer paid by the unmodified reference client in the same run (its PAYMENT-SIGNATURE made by @x402/svm,
+// whose random memo keeps equal payments distinct; co-signed, simulated, settled), and payouts per second.
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Connection, Keypair } from '@solana/web3.js';
-import bs58 from 'bs58';
-import { createPaymentHeader as referencePaymentHeader } from 'x402/client';
-import { createSigner } from 'x402/types';
+import { createKeyPairSignerFromBytes } from '@solana/kit';
+import { x402Client, x402HTTPClient } from '@x402/fetch';
+import { ExactSvmScheme, toClientSvmSigner } from '@x402/svm';
 import { createPaymentHeader, selectOffer } from '../functions/payments/client.js';
 import { payoutBatch } from './payouts.js';
 import type { PaymentRequirement } from '../functions/payments/schemas.js';
@@ -114,13 +114,15 @@ export async function run(): Promise<BenchFigure[]> {
 
     // The payout offer, paid as the reference client pays it; only the paid request is timed, as above.
     const payoutOffer = required.body.accepts.find((candidate: PaymentRequirement) => candidate.extra.settlement === 'payout') as PaymentRequirement;
-    const signer = await createSigner('solana-devnet', bs58.encode(payer.secretKey));
-    const svmConfig = { svmConfig: { rpcUrl: `${baseUrl}/solana` } };
+    const signer = toClientSvmSigner(await createKeyPairSignerFromBytes(payer.secretKey));
+    const reference = new x402HTTPClient(new x402Client().register('solana:*', new ExactSvmScheme(signer, { rpcUrl: `${baseUrl}/solana` })));
+    const asked = await fetch(url);
+    const paymentRequired = reference.getPaymentRequiredResponse((header) => asked.headers.get(header), await asked.json());
     const referenceLatencies: number[] = [];
     for (let index = 0; index < referencePaidCalls; index++) {
-      const header = await referencePaymentHeader(signer, 1, payoutOffer as never, svmConfig);
+      const headers = reference.encodePaymentSignatureHeader(await reference.createPaymentPayload(paymentRequired));
       const before = performance.now();
-      const paid = await call(url, { headers: { 'x-payment': header } });
+      const paid = await call(url, { headers });
       referenceLatencies.push(performance.now() - before);
       if (paid.status !== 200) throw new Error(`reference-client paid call ${index} answered ${paid.status}: ${paid.text}`);
     }

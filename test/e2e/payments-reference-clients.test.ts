@@ -3,52 +3,33 @@
 // settlement account, the platform's fee payer co-signing. The owner's 90% is then paid out in a batch.
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { Keypair } from '@solana/web3.js';
-import type { Connection } from '@solana/web3.js';
 import { x402Client, wrapFetchWithPayment as wrapFetchV2 } from '@x402/fetch';
 import { ExactSvmScheme, toClientSvmSigner } from '@x402/svm';
 import bs58 from 'bs58';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createSigner, wrapFetchWithPayment as wrapFetchV1 } from 'x402-fetch';
 import { decodePaymentResponse } from '../../functions/payments/client.js';
-import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
-import { givenPayer, lamportBalance, solanaConnection, tokenBalance } from '../support/payments.js';
-import { type Upstream, givenPublishedResource, json, startUpstream } from '../support/resources.js';
+import { givenPayer, lamportBalance, paymentWorld, tokenBalance } from '../support/payments.js';
 
-let api: TestApi;
-let upstream: Upstream;
-let owner: TestUser;
-let ownerWallet: string;
-let resourceId: string;
-let connection: Connection;
+const world = paymentWorld();
 let usdcMint: string;
 let platformWallet: string;
 let feePayer: string;
 
 beforeAll(async () => {
-  [api, upstream] = await Promise.all([startTestPlatform(), startUpstream()]);
-  ownerWallet = Keypair.generate().publicKey.toBase58();
-  owner = await api.givenUser({ walletAddress: ownerWallet });
-  upstream.respond((request, response) => json(response, 200, { forecast: 'sunny', path: request.url }));
-  resourceId = await givenPublishedResource(api, owner, { pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' } }, { baseUrl: `${upstream.baseUrl}/v1` });
-  connection = solanaConnection(api);
-  const [payout] = (await api.request('GET', paidPath())).body.accepts;
+  const [payout] = (await world.api.request('GET', world.paidPath)).body.accepts;
   ({ asset: usdcMint, payTo: platformWallet } = payout);
   feePayer = payout.extra.feePayer;
 });
-afterAll(async () => {
-  await upstream.close();
-  await api.stop();
-});
 
-const paidPath = () => `/api/x402/resources/${resourceId}/getForecast?city=Oslo&days=2`;
-const upstreamCalls = () => upstream.received.filter((request) => request.url.includes('/forecast')).length;
+const upstreamCalls = () => world.upstream.received.filter((request) => request.url.includes('/forecast')).length;
 
 async function balances(payer: Keypair) {
   const [payerUsdc, platformUsdc, ownerUsdc, feePayerLamports] = await Promise.all([
-    tokenBalance(connection, usdcMint, payer.publicKey.toBase58()),
-    tokenBalance(connection, usdcMint, platformWallet),
-    tokenBalance(connection, usdcMint, ownerWallet),
-    lamportBalance(connection, feePayer),
+    tokenBalance(world.connection, usdcMint, payer.publicKey.toBase58()),
+    tokenBalance(world.connection, usdcMint, platformWallet),
+    tokenBalance(world.connection, usdcMint, world.ownerWallet),
+    lamportBalance(world.connection, feePayer),
   ]);
   return { payerUsdc, platformUsdc, ownerUsdc, feePayerLamports };
 }
@@ -65,10 +46,10 @@ function recordingFetch(sent: Array<Record<string, string>>): typeof fetch {
 
 const clients = {
   'x402-fetch 1.x': async (payer: Keypair, sent: Array<Record<string, string>>) =>
-    wrapFetchV1(recordingFetch(sent), await createSigner('solana-devnet', bs58.encode(payer.secretKey)), undefined, undefined, { svmConfig: { rpcUrl: `${api.baseUrl}/solana` } }),
+    wrapFetchV1(recordingFetch(sent), await createSigner('solana-devnet', bs58.encode(payer.secretKey)), undefined, undefined, { svmConfig: { rpcUrl: `${world.api.baseUrl}/solana` } }),
   '@x402/fetch 2.x': async (payer: Keypair, sent: Array<Record<string, string>>) => {
     const signer = toClientSvmSigner(await createKeyPairSignerFromBytes(payer.secretKey));
-    return wrapFetchV2(recordingFetch(sent), new x402Client().register('solana:*', new ExactSvmScheme(signer, { rpcUrl: `${api.baseUrl}/solana` })));
+    return wrapFetchV2(recordingFetch(sent), new x402Client().register('solana:*', new ExactSvmScheme(signer, { rpcUrl: `${world.api.baseUrl}/solana` })));
   },
 };
 
@@ -76,15 +57,15 @@ describe('payments: unmodified reference x402 clients', () => {
   for (const [client, paying] of Object.entries(clients)) {
     it(`${client} pays once: the upstream is called once, the full price moves to the settlement account once, a replay moves nothing`, async () => {
       // Prepare
-      const payer = await givenPayer(api);
+      const payer = await givenPayer(world.api);
       const sent: Array<Record<string, string>> = [];
       const pay = await paying(payer, sent);
       const [before, callsBefore] = [await balances(payer), upstreamCalls()];
       // Act
-      const response = await pay(`${api.baseUrl}${paidPath()}`);
+      const response = await pay(`${world.api.baseUrl}${world.paidPath}`);
       const body = await response.json();
       const afterPaying = await balances(payer);
-      const replay = await api.request('GET', paidPath(), { headers: sent[0]! });
+      const replay = await world.api.request('GET', world.paidPath, { headers: sent[0]! });
       // Assess
       expect(response.status).toBe(200);
       expect(body).toMatchObject({ forecast: 'sunny' });
@@ -96,7 +77,7 @@ describe('payments: unmodified reference x402 clients', () => {
       expect(afterPaying.platformUsdc).toBe(before.platformUsdc + 10_000n);
       expect(afterPaying.ownerUsdc).toBe(before.ownerUsdc);
       expect(afterPaying.feePayerLamports).toBeLessThan(before.feePayerLamports);
-      const record = (await api.as(owner.apiKey).get(`/api/sdk/v1/payments/${proof.transaction}`)).body.data;
+      const record = (await world.api.as(world.owner.apiKey).get(`/api/sdk/v1/payments/${proof.transaction}`)).body.data;
       expect(record).toMatchObject({ settlement: 'payout', settlementStatus: 'confirmed', totalAmount: '10000', agentOwnerAmount: '9000', serverFeeAmount: '1000', payer: payer.publicKey.toBase58() });
       expect(replay.status).toBe(402);
       expect(replay.body).toMatchObject({ error: 'ALREADY_SETTLED' });
@@ -106,46 +87,46 @@ describe('payments: unmodified reference x402 clients', () => {
   }
 
   it('pays the owners their 90% in one payout per owner and asset: the platform keeps exactly 10%, fees come from the fee payer', async () => {
-    // Prepare: what the two reference-client payments above owe the owner
-    const payer = await givenPayer(api);
-    const owedBefore = (await api.as(owner.apiKey).get('/api/sdk/v1/payments/payouts')).body.data;
+    // Prepare: what the two reference-client payments above owe the world.owner
+    const payer = await givenPayer(world.api);
+    const owedBefore = (await world.api.as(world.owner.apiKey).get('/api/sdk/v1/payments/payouts')).body.data;
     const before = await balances(payer);
     // Act
-    const run = (await api.request('POST', '/api/x402/dev/payouts')).body.data;
-    const again = (await api.request('POST', '/api/x402/dev/payouts')).body.data;
+    const run = (await world.api.request('POST', '/api/x402/dev/payouts')).body.data;
+    const again = (await world.api.request('POST', '/api/x402/dev/payouts')).body.data;
     // Assess
     const after = await balances(payer);
-    const owedAfter = (await api.as(owner.apiKey).get('/api/sdk/v1/payments/payouts')).body.data;
+    const owedAfter = (await world.api.as(world.owner.apiKey).get('/api/sdk/v1/payments/payouts')).body.data;
     expect(owedBefore.balances).toEqual([{ asset: usdcMint, owed: '18000', inFlight: '0', paid: '0' }]);
-    expect(run.paid).toEqual([expect.objectContaining({ ownerId: owner.userId, asset: usdcMint, amount: '18000', payments: 2 })]);
+    expect(run.paid).toEqual([expect.objectContaining({ ownerId: world.owner.userId, asset: usdcMint, amount: '18000', payments: 2 })]);
     expect(again.paid).toEqual([]);
     expect(after.ownerUsdc).toBe(before.ownerUsdc + 18_000n);
     expect(after.platformUsdc).toBe(before.platformUsdc - 18_000n);
     expect(after.feePayerLamports).toBeLessThan(before.feePayerLamports);
     expect(owedAfter.balances).toEqual([{ asset: usdcMint, owed: '0', inFlight: '0', paid: '18000' }]);
-    expect(owedAfter.payouts).toEqual([expect.objectContaining({ status: 'paid', amount: '18000', payments: 2, walletAddress: ownerWallet, transaction: run.paid[0].transaction })]);
+    expect(owedAfter.payouts).toEqual([expect.objectContaining({ status: 'paid', amount: '18000', payments: 2, walletAddress: world.ownerWallet, transaction: run.paid[0].transaction })]);
   });
 
   it('takes the split offer only when the owner turned the payout offer off', async () => {
     // Act
-    const put = await api.request('PUT', '/api/sdk/v1/payments/settings', { body: { splitOfferOnly: true }, headers: { 'x-api-key': owner.apiKey } });
-    const offers = (await api.request('GET', paidPath())).body.accepts as Array<{ extra: { settlement: string } }>;
-    const bad = await api.request('PUT', '/api/sdk/v1/payments/settings', { body: { splitOfferOnly: 'yes' }, headers: { 'x-api-key': owner.apiKey } });
-    await api.request('PUT', '/api/sdk/v1/payments/settings', { body: { splitOfferOnly: false }, headers: { 'x-api-key': owner.apiKey } });
+    const put = await world.api.request('PUT', '/api/sdk/v1/payments/settings', { body: { splitOfferOnly: true }, headers: { 'x-api-key': world.owner.apiKey } });
+    const offers = (await world.api.request('GET', world.paidPath)).body.accepts as Array<{ extra: { settlement: string } }>;
+    const bad = await world.api.request('PUT', '/api/sdk/v1/payments/settings', { body: { splitOfferOnly: 'yes' }, headers: { 'x-api-key': world.owner.apiKey } });
+    await world.api.request('PUT', '/api/sdk/v1/payments/settings', { body: { splitOfferOnly: false }, headers: { 'x-api-key': world.owner.apiKey } });
     // Assess
     expect(put.body.data).toEqual({ splitOfferOnly: true });
     expect(offers.map((offer) => offer.extra.settlement)).toEqual(['split']);
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'splitOfferOnly' } });
-    expect((await api.as(owner.apiKey).get('/api/sdk/v1/payments/settings')).body.data).toEqual({ splitOfferOnly: false });
+    expect((await world.api.as(world.owner.apiKey).get('/api/sdk/v1/payments/settings')).body.data).toEqual({ splitOfferOnly: false });
   });
 
   it('shows each owner their own payouts only, and refuses bad paging with VALIDATION_ERROR', async () => {
     // Prepare
-    const stranger = await api.givenUser();
+    const stranger = await world.api.givenUser();
     // Act
-    const theirs = await api.as(stranger.apiKey).get('/api/sdk/v1/payments/payouts');
-    const bad = await api.as(owner.apiKey).get('/api/sdk/v1/payments/payouts?limit=1000');
+    const theirs = await world.api.as(stranger.apiKey).get('/api/sdk/v1/payments/payouts');
+    const bad = await world.api.as(world.owner.apiKey).get('/api/sdk/v1/payments/payouts?limit=1000');
     // Assess
     expect(theirs.body.data).toEqual({ balances: [], payouts: [], total: 0, limit: 20, offset: 0 });
     expect(bad.status).toBe(400);

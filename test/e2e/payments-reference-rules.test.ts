@@ -1,41 +1,22 @@
 // The reference facilitator's exact-SVM rules on the payout offer: every refusal answers 402 with SPEC.md's code and
 // the reference reason, and moves nothing. Transactions are built by hand in the reference layout, then broken.
 import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, type TransactionInstruction, TransactionInstruction as Instruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
-import type { Connection } from '@solana/web3.js';
 import { createTransferInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { encodePaymentHeader } from '../../functions/payments/client.js';
 import { programIds } from '../../functions/payments/networks.js';
 import type { PaymentRequirement } from '../../functions/payments/schemas.js';
-import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
-import { givenPayer, lamportBalance, rewriteHeader, solanaConnection, tokenBalance, tokenTransfer } from '../support/payments.js';
-import { type Upstream, givenPublishedResource, json, startUpstream } from '../support/resources.js';
+import { givenPayer, lamportBalance, paymentWorld, rewriteHeader, tokenBalance, tokenTransfer } from '../support/payments.js';
 
-let api: TestApi;
-let upstream: Upstream;
-let owner: TestUser;
-let ownerWallet: string;
-let resourceId: string;
-let connection: Connection;
+const world = paymentWorld();
 let offer: PaymentRequirement;
 let payer: Keypair;
 
 beforeAll(async () => {
-  [api, upstream] = await Promise.all([startTestPlatform(), startUpstream()]);
-  ownerWallet = Keypair.generate().publicKey.toBase58();
-  owner = await api.givenUser({ walletAddress: ownerWallet });
-  upstream.respond((request, response) => json(response, 200, { forecast: 'sunny', path: request.url }));
-  resourceId = await givenPublishedResource(api, owner, { pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' } }, { baseUrl: `${upstream.baseUrl}/v1` });
-  connection = solanaConnection(api);
-  [offer] = (await api.request('GET', paidPath())).body.accepts;
-  payer = await givenPayer(api);
-});
-afterAll(async () => {
-  await upstream.close();
-  await api.stop();
+  [offer] = (await world.api.request('GET', world.paidPath)).body.accepts;
+  payer = await givenPayer(world.api);
 });
 
-const paidPath = () => `/api/x402/resources/${resourceId}/getForecast?city=Oslo&days=2`;
 const memo = () => new Instruction({ programId: new PublicKey(programIds.memo), keys: [], data: Buffer.from(Keypair.generate().publicKey.toBase58()) });
 
 /** The reference client's layout: compute limit, compute price, TransferChecked of the full price to payTo's ATA, memo. */
@@ -49,16 +30,16 @@ function referenceInstructions(change: Partial<{ amount: bigint; to: string; pri
 }
 
 async function header(instructions: TransactionInstruction[], { feePayer = new PublicKey(offer.extra.feePayer!), signers = [payer] } = {}) {
-  const { blockhash } = await connection.getLatestBlockhash();
+  const { blockhash } = await world.connection.getLatestBlockhash();
   const transaction = new VersionedTransaction(new TransactionMessage({ payerKey: feePayer, recentBlockhash: blockhash, instructions }).compileToV0Message());
   transaction.sign(signers);
   return encodePaymentHeader(transaction, offer);
 }
 
 async function balances() {
-  const who = [payer.publicKey.toBase58(), offer.payTo, ownerWallet];
-  const tokens = await Promise.all(who.map((address) => tokenBalance(connection, offer.asset, address)));
-  return { tokens, feePayer: await lamportBalance(connection, offer.extra.feePayer!), payerLamports: await lamportBalance(connection, payer.publicKey.toBase58()) };
+  const who = [payer.publicKey.toBase58(), offer.payTo, world.ownerWallet];
+  const tokens = await Promise.all(who.map((address) => tokenBalance(world.connection, offer.asset, address)));
+  return { tokens, feePayer: await lamportBalance(world.connection, offer.extra.feePayer!), payerLamports: await lamportBalance(world.connection, payer.publicKey.toBase58()) };
 }
 
 const withInstruction = (index: number, instruction: TransactionInstruction) => referenceInstructions().map((existing, at) => (at === index ? instruction : existing));
@@ -72,7 +53,7 @@ const cases: Array<[string, () => Promise<string>, string, string]> = [
   ['a plain Transfer instead of TransferChecked', () => header(withInstruction(2, createTransferInstruction(getAssociatedTokenAddressSync(new PublicKey(offer.asset), payer.publicKey), getAssociatedTokenAddressSync(new PublicKey(offer.asset), new PublicKey(offer.payTo)), payer.publicKey, 10_000n))), 'INVALID_PAYMENT', 'invalid_exact_svm_payload_no_transfer_instruction'],
   ['the fee payer as transfer authority', () => header(withInstruction(2, tokenTransfer({ publicKey: new PublicKey(offer.extra.feePayer!) } as Keypair, offer.asset, offer.payTo, 10_000n)), { signers: [] }), 'INVALID_PAYMENT', 'invalid_exact_svm_payload_transaction_fee_payer_transferring_funds'],
   ['another mint', () => header(withInstruction(2, tokenTransfer(payer, Keypair.generate().publicKey.toBase58(), offer.payTo, 10_000n))), 'INVALID_PAYMENT', 'invalid_exact_svm_payload_mint_mismatch'],
-  ['the owner instead of the settlement account', () => header(referenceInstructions({ to: ownerWallet })), 'INVALID_PAYMENT', 'invalid_exact_svm_payload_recipient_mismatch'],
+  ['the owner instead of the settlement account', () => header(referenceInstructions({ to: world.ownerWallet })), 'INVALID_PAYMENT', 'invalid_exact_svm_payload_recipient_mismatch'],
   ['less than the price', () => header(referenceInstructions({ amount: 9_999n })), 'INSUFFICIENT_AMOUNT', 'invalid_exact_svm_payload_amount_mismatch'],
   ['more than the price', () => header(referenceInstructions({ amount: 10_001n })), 'INVALID_PAYMENT', 'invalid_exact_svm_payload_amount_mismatch'],
   ['a fourth instruction that is no memo', () => header([...referenceInstructions().slice(0, 3), SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1 })]), 'INVALID_PAYMENT', 'invalid_exact_svm_payload_unknown_fourth_instruction'],
@@ -95,14 +76,14 @@ describe('payments: the reference facilitator\'s rules on the payout offer', () 
     it(`refuses ${what} with ${code} (${reason}) and moves nothing`, async () => {
       // Prepare
       const value = await paying();
-      const [before, calls] = [await balances(), upstream.received.length];
+      const [before, calls] = [await balances(), world.upstream.received.length];
       // Act
-      const response = await api.request('GET', paidPath(), { headers: { 'x-payment': value } });
+      const response = await world.api.request('GET', world.paidPath, { headers: { 'x-payment': value } });
       // Assess
       expect(response.status).toBe(402);
       expect(response.body).toMatchObject({ error: code, reason });
       expect(await balances()).toEqual(before);
-      expect(upstream.received.length).toBe(calls);
+      expect(world.upstream.received.length).toBe(calls);
     });
   }
 });
