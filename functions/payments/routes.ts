@@ -83,7 +83,7 @@ export const paymentRoutes = defineRoutes('payments', {
   },
   devRunPayouts: {
     method: 'POST', path: '/api/x402/dev/payouts', auth: 'public', summary: 'Local mode: run the payout schedule now', localOnly: true,
-    output: PayoutRunResult,
+    output: PayoutRunResult, timeoutSeconds: 300,
   },
   devAirdrop: {
     method: 'POST', path: '/api/x402/dev/airdrop', auth: 'public', summary: 'Local mode: faucet of SOL and the local USDC', localOnly: true,
