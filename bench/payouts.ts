@@ -16,7 +16,7 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
 }
 
 /** `settlementAccount`: the payout offer's payTo, which holds what the owners are owed. */
-export async function payoutBatch(platform: { baseUrl: string; adminKey: string }, settlementAccount: string, payments: number): Promise<{ owners: number; seconds: number }> {
+export async function payoutBatch(platform: { baseUrl: string; adminKey: string }, settlementAccount: string, payments: number): Promise<{ owners: number; seconds: number; paid: number }> {
   const { baseUrl, adminKey } = platform;
   const sellers = await Promise.all(
     Array.from({ length: owners }, async (_, index) => {
@@ -44,7 +44,8 @@ export async function payoutBatch(platform: { baseUrl: string; adminKey: string 
   const run = await post(`${baseUrl}/api/x402/dev/payouts`, {});
   const seconds = (performance.now() - started) / 1000;
   const paid = (run.data.paid as Array<{ payments: number }>).reduce((total, payout) => total + payout.payments, 0);
-  if (paid !== payments) throw new Error(`the payout run paid ${paid} of ${payments} payments: ${JSON.stringify(run.data.failed)}`);
-  return { owners, seconds };
+  // Payments settled earlier in the same bench (the reference-client calls) are owed too and paid in the same run.
+  if (paid < payments) throw new Error(`the payout run paid ${paid} of ${payments} payments: ${JSON.stringify(run.data.failed)}`);
+  return { owners, seconds, paid };
 }
 
