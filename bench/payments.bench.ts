@@ -1,9 +1,15 @@
 // x402 payments: verification of a payment header on one core (decode, ed25519 checks, rules), and paid calls end to end
-// in local mode (402 offer -> signed split -> verify, claim, settle on the embedded bank, resource call, record).
+// in local mode (402 offer -> signed split -> verify, claim, settle on the embedded bank, resource call, record); the
+// payout offer paid by the unmodified reference client in the same run (its PAYMENT-SIGNATURE made by @x402/svm,
+// whose random memo keeps equal payments distinct; co-signed, simulated, settled), and payouts per second.
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Connection, Keypair } from '@solana/web3.js';
+import { createKeyPairSignerFromBytes } from '@solana/kit';
+import { x402Client, x402HTTPClient } from '@x402/fetch';
+import { ExactSvmScheme, toClientSvmSigner } from '@x402/svm';
 import { createPaymentHeader, selectOffer } from '../functions/payments/client.js';
+import { payoutBatch } from './payouts.js';
 import type { PaymentRequirement } from '../functions/payments/schemas.js';
 import { verifyPayment } from '../functions/payments/verification.js';
 import { decodePaymentHeader } from '../functions/payments/x402-codec.js';
@@ -14,6 +20,9 @@ export const description = 'x402 header verifications per second on one core; se
 
 const verificationSeconds = 3;
 const paidCalls = 300;
+const referencePaidCalls = 150;
+const owedPayments = 1000;
+const targetPayoutsPerSecond = 200;
 const targetVerificationsPerSecond = 2000;
 const targetSettleP50Ms = 50;
 
@@ -89,11 +98,12 @@ export async function run(): Promise<BenchFigure[]> {
     console.log(`  verifications: ${Math.round(verifications.cpu)} per CPU second, ${Math.round(verifications.wall)} per wall-clock second`);
 
     const latencies: number[] = [];
+    let recent = blockhash;
     const started = performance.now();
     for (let index = 0; index < paidCalls; index++) {
       // A fresh blockhash now and then keeps every payment well inside its 150-slot lifetime.
-      const recent = index % 100 === 0 ? (await connection.getLatestBlockhash()).blockhash : undefined;
-      const header = createPaymentHeader(offer, payer, recent ?? blockhash);
+      if (index % 50 === 0) recent = (await connection.getLatestBlockhash()).blockhash;
+      const header = createPaymentHeader(offer, payer, recent);
       const before = performance.now();
       const paid = await call(url, { headers: { 'x-payment': header } });
       latencies.push(performance.now() - before);
@@ -101,12 +111,36 @@ export async function run(): Promise<BenchFigure[]> {
     }
     const elapsedSeconds = (performance.now() - started) / 1000;
     latencies.sort((a, b) => a - b);
+
+    // The payout offer, paid as the reference client pays it; only the paid request is timed, as above.
+    const payoutOffer = required.body.accepts.find((candidate: PaymentRequirement) => candidate.extra.settlement === 'payout') as PaymentRequirement;
+    const signer = toClientSvmSigner(await createKeyPairSignerFromBytes(payer.secretKey));
+    const reference = new x402HTTPClient(new x402Client().register('solana:*', new ExactSvmScheme(signer, { rpcUrl: `${baseUrl}/solana` })));
+    const asked = await fetch(url);
+    const paymentRequired = reference.getPaymentRequiredResponse((header) => asked.headers.get(header), await asked.json());
+    const referenceLatencies: number[] = [];
+    for (let index = 0; index < referencePaidCalls; index++) {
+      const headers = reference.encodePaymentSignatureHeader(await reference.createPaymentPayload(paymentRequired));
+      const before = performance.now();
+      const paid = await call(url, { headers });
+      referenceLatencies.push(performance.now() - before);
+      if (paid.status !== 200) throw new Error(`reference-client paid call ${index} answered ${paid.status}: ${paid.text}`);
+    }
+    referenceLatencies.sort((a, b) => a - b);
+    console.log(`  reference-client paid call p50 ${round2(percentile(referenceLatencies, 50))} ms, split ${round2(percentile(latencies, 50))} ms`);
+
+    const payouts = await payoutBatch(platform, payoutOffer.payTo, owedPayments);
+    console.log(`  payouts: ${payouts.paid} owed payments to ${payouts.owners}+ owners paid in ${round2(payouts.seconds)} s`);
     return [
       { name: `${name}.verifications_per_second`, value: Math.round(verifications.cpu), unit: 'verifications/CPU-s', target: targetVerificationsPerSecond, better: 'higher' },
       { name: `${name}.paid_call_p50_ms`, value: round2(percentile(latencies, 50)), unit: 'ms', target: targetSettleP50Ms, better: 'lower' },
       { name: `${name}.paid_call_p99_ms`, value: round2(percentile(latencies, 99)), unit: 'ms', target: 4 * targetSettleP50Ms, better: 'lower' },
       // One caller at a time: the rate follows from the latency target.
       { name: `${name}.paid_calls_per_second`, value: round2(paidCalls / elapsedSeconds), unit: 'calls/s', target: 1000 / targetSettleP50Ms, better: 'higher' },
+      // Same run, same machine: the payout offer co-signs and simulates besides what the split does.
+      { name: `${name}.reference_client_paid_call_p50_ms`, value: round2(percentile(referenceLatencies, 50)), unit: 'ms', target: targetSettleP50Ms, better: 'lower', baseline: { name: `${name}.paid_call_p50_ms`, value: round2(percentile(latencies, 50)) } },
+      { name: `${name}.reference_client_paid_call_p99_ms`, value: round2(percentile(referenceLatencies, 99)), unit: 'ms', target: 4 * targetSettleP50Ms, better: 'lower', baseline: { name: `${name}.paid_call_p99_ms`, value: round2(percentile(latencies, 99)) } },
+      { name: `${name}.payouts_per_second`, value: round2(payouts.paid / payouts.seconds), unit: 'payments/s', target: targetPayoutsPerSecond, better: 'higher' },
     ];
   } finally {
     await new Promise<void>((closed) => {

@@ -2,6 +2,7 @@
 //   -c pagesDomain=pages.example.com -c pagesCertificateArn=arn:aws:acm:us-east-1:...  sites at <sub>.<pagesDomain>
 //   -c allowPrivateUpstreams=true  resources may call private and loopback addresses
 //   -c solanaNetwork=solana -c solanaRpcUrl=https://... -c solPriceUsd=150  where paid calls settle
+//   -c platformWalletAddress=<base58> -c feePayerAddress=<base58> [-c payoutThresholdUsdc=10]  the public keys offers name
 //   -c llmModel=<id> [-c llmProvider=bedrock|openai] [-c llmBaseUrl=https://...] [-c llmApiKeySecretArn=arn:...]
 //      [-c llmInputUsdPerMTok=0.8 -c llmOutputUsdPerMTok=4]  the language model of LLM flows
 //   -c nag=true                    run the cdk-nag AwsSolutions checks during synth
@@ -16,7 +17,10 @@ new PlatformStack(app, 'PlatformStack', {
   pagesDomain: context('pagesDomain'),
   pagesCertificateArn: context('pagesCertificateArn'),
   allowPrivateUpstreams: context('allowPrivateUpstreams') === 'true',
-  solana: { network: context('solanaNetwork'), rpcUrl: context('solanaRpcUrl'), solPriceUsd: context('solPriceUsd') },
+  solana: {
+    network: context('solanaNetwork'), rpcUrl: context('solanaRpcUrl'), solPriceUsd: context('solPriceUsd'),
+    platformWalletAddress: context('platformWalletAddress'), feePayerAddress: context('feePayerAddress'), payoutThresholdUsdc: context('payoutThresholdUsdc'),
+  },
   llm: {
     provider: context('llmProvider') === 'openai' ? 'openai' : undefined,
     model: context('llmModel'),

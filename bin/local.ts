@@ -156,6 +156,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   // Schedules kept under dataDir fire again after a restart, as AWS schedules outlive a deployment.
   (await import('../functions/adapters/local/scheduler.js')).localScheduler();
   (await import('../functions/adapters/local/one-shot-scheduler.js')).localOneShots();
+  (await import('../functions/adapters/local/payout-schedule.js')).localPayoutSchedule();
 
   let dev: DevAccount | undefined;
   if (options.devAccount ?? true) {

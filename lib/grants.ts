@@ -37,6 +37,9 @@ export interface PlatformResources {
   /** What Lambda-deployed scripts invoke for their resource calls. */
   scriptResourceCallFunction: IFunction;
   walletSecret: ISecret;
+  feePayerSecret: ISecret;
+  /** Pays owners their share of reference-client payments (functions/payments/routes.ts). */
+  payoutFunction: IFunction;
   /** The language model of LLM flows (functions/adapters/llm.ts); nothing set answers LLM_NOT_CONFIGURED. */
   llm?: LlmSettings;
 }
@@ -142,6 +145,15 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
   platformWallet(fn, r) {
     r.walletSecret.grantRead(fn);
     fn.addEnvironment(envNames.walletSecretArn, r.walletSecret.secretArn);
+  },
+  feePayer(fn, r) {
+    r.feePayerSecret.grantRead(fn);
+    fn.addEnvironment('FEE_PAYER_SECRET_ARN', r.feePayerSecret.secretArn);
+  },
+  payoutRunner(fn, r) {
+    // The function itself, not grantInvoke's `:*` of every version and alias.
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [r.payoutFunction.functionArn] }));
+    fn.addEnvironment('PAYOUT_FUNCTION_NAME', r.payoutFunction.functionName);
   },
   embeddings(fn) {
     fn.addToRolePolicy(new PolicyStatement({

@@ -3,6 +3,7 @@
 import type { IConstruct } from 'constructs';
 import { type NagPackSuppression, NagSuppressions } from 'cdk-nag';
 import type { AuthMode, Capability } from '../functions/platform/route.js';
+import { payoutRunnerFunction } from '../functions/payments/routes.js';
 import { scriptResourceCallFunction } from '../functions/scripts/routes.js';
 import { templateBuildStateConsumer } from '../functions/consumers.js';
 import { type TableName, tables } from '../functions/tables.js';
@@ -76,8 +77,10 @@ export function suppressNagFindings(stack: PlatformStack): void {
     'The admin key is a static credential handed to operators; rotate it with put-secret-value (functions re-read it on cold start).');
   suppress(security.scriptGrantKeySecret, 'AwsSolutions-SMG4',
     'Grants live minutes and functions keep the key per container: rotate with put-secret-value, then update the functions (docs/decisions.md).');
-  suppress(security.walletSecret, 'AwsSolutions-SMG4',
-    'A Solana keypair cannot be rotated by Secrets Manager: a new key is a new wallet address without the funds.');
+  for (const wallet of [security.walletSecret, security.feePayerSecret]) {
+    suppress(wallet, 'AwsSolutions-SMG4', 'A Solana keypair cannot be rotated by Secrets Manager: a new key is a new wallet address without the funds.');
+  }
+  suppressFunction(stack.payouts.fn, routeTables(payoutRunnerFunction), [...(payoutRunnerFunction.uses ?? [])]);
   suppress(events.deadLetterQueue, 'AwsSolutions-SQS3', 'This queue is the dead-letter queue of the event dispatcher rules; it needs none of its own.');
 
   suppress(storage.distribution, 'AwsSolutions-CFR1', 'Template pages are published for a worldwide audience; no country is excluded.');

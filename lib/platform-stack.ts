@@ -15,6 +15,7 @@ import { suppressNagFindings } from './nag-suppressions.js';
 import { PlatformFunction } from './platform-function.js';
 import { Scheduler } from './scheduler.js';
 import { Scripts } from './scripts.js';
+import { Payouts } from './payouts.js';
 import { Security } from './security.js';
 import { Storage } from './storage.js';
 import { envNames } from '../functions/platform/env-names.js';
@@ -29,7 +30,7 @@ export interface PlatformStackProps extends StackProps {
   /** DESIGN.md §3: on AWS, resource calls to loopback and private addresses are refused unless this is set. */
   allowPrivateUpstreams?: boolean;
   /** Where paid calls settle: `solana` or `solana-devnet` (default), its RPC URL, and the SOL price used to quote SOL. */
-  solana?: { network?: string; rpcUrl?: string; solPriceUsd?: string };
+  solana?: { network?: string; rpcUrl?: string; solPriceUsd?: string; platformWalletAddress?: string; feePayerAddress?: string; payoutThresholdUsdc?: string };
   /** The language model of LLM flows; without a model they fail with LLM_NOT_CONFIGURED. */
   llm?: LlmSettings;
 }
@@ -56,6 +57,7 @@ export class PlatformStack extends Stack {
   readonly consumers: BusConsumers;
   /** Invoked by Lambda-deployed scripts for their resource calls (functions/scripts/routes.ts). */
   readonly scriptResourceCall: PlatformFunction;
+  readonly payouts: Payouts;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps = {}) {
     super(scope, id, { description: 'Automation marketplace platform', ...props });
@@ -71,15 +73,22 @@ export class PlatformStack extends Stack {
       ...(props.solana?.network && { SOLANA_NETWORK: props.solana.network }),
       ...(props.solana?.rpcUrl && { SOLANA_RPC_URL: props.solana.rpcUrl }),
       ...(props.solana?.solPriceUsd && { SOL_PRICE_USD: props.solana.solPriceUsd }),
+      // Public addresses: offers name them without reading a secret.
+      ...(props.solana?.platformWalletAddress && { PLATFORM_WALLET_ADDRESS: props.solana.platformWalletAddress }),
+      ...(props.solana?.feePayerAddress && { FEE_PAYER_ADDRESS: props.solana.feePayerAddress }),
+      ...(props.solana?.payoutThresholdUsdc && { PAYOUT_THRESHOLD_USDC: props.solana.payoutThresholdUsdc }),
     };
     // Built before the resources it belongs to, granted once they exist (its own grants do not include itself).
     this.scriptResourceCall = PlatformFunction.fromSpec(this, scriptResourceCallFunction, environment);
+    this.payouts = new Payouts(this, 'Payouts', { environment });
 
     const resources: PlatformResources = {
       tables: this.data.tables,
       adminKeySecret: this.security.adminKeySecret,
       credentialsKey: this.security.credentialsKey,
       walletSecret: this.security.walletSecret,
+      feePayerSecret: this.security.feePayerSecret,
+      payoutFunction: this.payouts.fn,
       llm: props.llm,
       eventBus: this.events.bus,
       scheduleGroupName: this.scheduler.groupName,
@@ -98,6 +107,7 @@ export class PlatformStack extends Stack {
     };
     grantFunction(this.scriptResourceCall, scriptResourceCallFunction, resources);
     this.scripts.allowResourceCalls(this.scriptResourceCall);
+    this.payouts.grant(resources);
     this.api = new Api(this, 'Api', { resources });
     this.areas = routesByArea(props.routes ?? deployedRoutes).map(([area, slice]) => new AreaRoutes(this, `${pascal(area)}Routes`, {
       area, routes: slice, httpApi: this.api.httpApi, apiKeyAuthorizer: this.api.authorizer, resources, environment,

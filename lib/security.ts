@@ -12,6 +12,8 @@ export class Security extends Construct {
   /** HMAC key of the grants Lambda-deployed script runs carry to the resource-call function (functions/scripts/run-grant.ts). */
   readonly scriptGrantKeySecret: Secret;
   readonly walletSecret: Secret;
+  /** Pays the fees of reference-client payments and payouts; holds only SOL (docs/payments.md). */
+  readonly feePayerSecret: Secret;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -32,6 +34,10 @@ export class Security extends Construct {
     // so the generated value is only a placeholder that is not a valid keypair.
     this.walletSecret = new Secret(this, 'PlatformWallet', {
       description: 'Platform Solana wallet secret key (put the real value after deploy)',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.feePayerSecret = new Secret(this, 'FeePayer', {
+      description: 'Solana fee-payer secret key for reference x402 payments and payouts (put the real value after deploy)',
       removalPolicy: RemovalPolicy.RETAIN,
     });
   }

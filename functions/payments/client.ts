@@ -14,9 +14,12 @@ import { type X402Version, nativeSolMint, programIds, splitAmount } from './netw
 import { resourceInfo, toV2Requirement } from './requirements.js';
 import type { PaymentRequirement } from './schemas.js';
 
-/** The offer of a 402 body in `asset`: 'USDC', 'SOL', or a mint address. */
+/**
+ * The split offer of a 402 body in `asset` ('USDC', 'SOL', or a mint address): this helper pays the owner directly,
+ * so it skips the payout offer that reference clients, which cannot build the split, take first.
+ */
 export function selectOffer(body: { accepts: PaymentRequirement[] }, asset = 'USDC'): PaymentRequirement {
-  const offer = body.accepts.find((candidate) => candidate.extra.symbol === asset || candidate.asset === asset);
+  const offer = body.accepts.find((candidate) => candidate.extra.settlement !== 'payout' && (candidate.extra.symbol === asset || candidate.asset === asset));
   if (!offer) throw new Error(`no offer in ${asset}; offered: ${body.accepts.map((candidate) => candidate.extra.symbol).join(', ')}`);
   return offer;
 }

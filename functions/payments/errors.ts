@@ -25,7 +25,8 @@ export class PaymentError extends AppError {
   constructor(
     readonly code: PaymentErrorCode,
     message: string,
-    readonly extras: { payer?: string; settlement?: SettlementProof; earlierResponse?: ServedResponse } = {},
+    /** `reason`: the reference x402 facilitator's name for the refusal, for reference-client payments. */
+    readonly extras: { payer?: string; reason?: string; settlement?: SettlementProof; earlierResponse?: ServedResponse } = {},
   ) {
     super(code, 402, message);
   }

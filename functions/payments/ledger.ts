@@ -5,8 +5,10 @@ export interface LedgerInfo {
   network: SolanaNetwork;
   /** The USDC mint of this network (local mode: its own USDC-like mint). */
   usdcMint: string;
-  /** Receives the platform's 10%. */
+  /** Receives the platform's 10%, and holds reference-client payments until they are paid out (the settlement account). */
   platformWallet: string;
+  /** Pays the fees of reference-client payments and payouts; holds only SOL. */
+  feePayer: string;
 }
 
 export type Settlement =
@@ -23,6 +25,12 @@ export interface SolanaLedger {
   info(): Promise<LedgerInfo>;
   /** Whether a transaction with this recent blockhash can still land. */
   isBlockhashValid(blockhash: string): Promise<boolean>;
+  /** The blockhash a new transaction should name. */
+  latestBlockhash(): Promise<string>;
+  /** Lamports held by an account; 0 when it does not exist. */
+  lamports(address: string): Promise<bigint>;
+  /** The smallest balance of an account without data that the network keeps (rent exemption). */
+  rentExemptMinimum(): Promise<bigint>;
   /** Runs the transaction without landing it: would the network accept it now (funds, accounts, signatures)? */
   simulate(wireTransaction: Uint8Array): Promise<{ ok: true } | { ok: false; reason: string }>;
   /** Where a submitted transaction stands: undefined while the network does not know it (yet). */

@@ -13,7 +13,7 @@ export async function airdrop(input: { address: string; asset: 'SOL' | 'USDC'; a
   const decimals = input.asset === 'SOL' ? solDecimals : localUsdcDecimals;
   const atomicAmount = BigInt(Math.round(amount * 10 ** decimals));
   const { balance } = bank.airdrop(input.address, input.asset, atomicAmount);
-  const mint = input.asset === 'SOL' ? 'native' : bank.usdcMint.publicKey.toBase58();
+  const mint = input.asset === 'SOL' ? 'native' : bank.usdcMint.toBase58();
   return { address: input.address, asset: input.asset, mint, amount, atomicAmount: atomicAmount.toString(), balance: balance.toString() };
 }
 

@@ -1,6 +1,6 @@
 // SPEC.md's payment requirements for one method of one resource: one offer per asset, USDC first.
 import type { LedgerInfo } from './ledger.js';
-import { type SolanaNetwork, nativeSolMint, networkName, serverFeePercentage, solDecimals, usdToLamports, usdToUsdc, usdcDecimals } from './networks.js';
+import { type SolanaNetwork, nativeSolMint, networkName, serverFeePercentage, solDecimals, splitAmount, usdToLamports, usdToUsdc, usdcDecimals } from './networks.js';
 import type { MethodForSale, ResourceForSale } from './resources-port.js';
 import type { PaymentRequirement } from './schemas.js';
 import { maxTimeoutSeconds } from './settings.js';
@@ -25,9 +25,19 @@ export interface OfferContext {
   baseUrl: string;
   ledger: LedgerInfo;
   solPriceUsd: number;
+  /** The owner accepts payments held by the platform and paid out later (their `splitOfferOnly` setting is off). */
+  payoutOffer: boolean;
+  /** Lamports the owner's wallet holds and the network's rent-exempt minimum: a SOL share below it cannot land. */
+  ownerLamports: bigint;
+  rentExemptMinimum: bigint;
 }
 
-export function buildRequirements({ resource, method, seller, baseUrl, ledger, solPriceUsd }: OfferContext): PaymentRequirement[] {
+/**
+ * The offers of one paid call, in the order reference clients read them (they take the first they can pay):
+ * the payout offer in USDC (unless the owner opted out), then SPEC.md's split offers in USDC and, when the owner's
+ * wallet stays rent-exempt after receiving its share, SOL. Reference clients pay SPL tokens only, so SOL has no payout offer.
+ */
+export function buildRequirements({ resource, method, seller, baseUrl, ledger, solPriceUsd, payoutOffer, ownerLamports, rentExemptMinimum }: OfferContext): PaymentRequirement[] {
   const common = {
     scheme: 'exact' as const,
     network: ledger.network,
@@ -42,10 +52,17 @@ export function buildRequirements({ resource, method, seller, baseUrl, ledger, s
     serverFeePercentage,
     serverWalletAddress: ledger.platformWallet,
   };
-  return [
-    { ...common, maxAmountRequired: usdToUsdc(method.priceUsd).toString(), asset: ledger.usdcMint, extra: { ...extra, decimals: usdcDecimals, symbol: 'USDC' } },
-    { ...common, maxAmountRequired: usdToLamports(method.priceUsd, solPriceUsd).toString(), asset: nativeSolMint, extra: { ...extra, decimals: solDecimals, symbol: 'SOL' } },
-  ];
+  const usdc = { maxAmountRequired: usdToUsdc(method.priceUsd).toString(), asset: ledger.usdcMint };
+  const lamports = usdToLamports(method.priceUsd, solPriceUsd);
+  const offers: PaymentRequirement[] = [];
+  if (payoutOffer) {
+    offers.push({ ...common, ...usdc, payTo: ledger.platformWallet, extra: { ...extra, decimals: usdcDecimals, symbol: 'USDC', settlement: 'payout', feePayer: ledger.feePayer } });
+  }
+  offers.push({ ...common, ...usdc, extra: { ...extra, decimals: usdcDecimals, symbol: 'USDC', settlement: 'split' } });
+  if (ownerLamports + splitAmount(lamports).agentOwnerAmount >= rentExemptMinimum) {
+    offers.push({ ...common, maxAmountRequired: lamports.toString(), asset: nativeSolMint, extra: { ...extra, decimals: solDecimals, symbol: 'SOL', settlement: 'split' } });
+  }
+  return offers;
 }
 
 /** One offer as x402 v2 writes it: CAIP-2 network, `amount`, the resource described apart. */

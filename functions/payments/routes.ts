@@ -1,6 +1,13 @@
-import { type Capability, defineRoutes } from '#platform/route.js';
+import { type Capability, type FunctionSpec, defineRoutes } from '#platform/route.js';
 import { resourceCallTables } from '../resources/tables.js';
 import { AirdropInput, AirdropResult, FacilitatorInput, JsonRpcRequest, ListPaymentsInput, PaidCallInput, PaymentList, PaymentRecord, PaymentRequiredSchema, TxHashInput } from './schemas.js';
+import { ListPayoutsInput, PaymentSettings, PayoutList, PayoutRunResult } from './payout-schemas.js';
+
+/** What offers read (the owner's settings) and what settling a payout-offer payment writes (the owed entry). */
+const payoutTables = { paymentSettings: 'read', payouts: 'write' } as const;
+
+/** A payout run: the ledger, the owners' wallets, both platform keys. */
+const payoutRunTables = { payouts: 'write', payoutBatches: 'write', users: 'read' } as const;
 
 /** A paid call reads the resource and the seller, settles, then runs the method as the resources area does. */
 const paidCallTables = {
@@ -8,6 +15,7 @@ const paidCallTables = {
   payments: 'write',
   users: 'read',
   resources: 'write',
+  ...payoutTables,
 } as const;
 
 // Paid calls, the facilitator and the JSON-RPC endpoint answer bare bodies (402 bodies, the resource's own answer,
@@ -17,8 +25,9 @@ const paidCall = {
   input: PaidCallInput,
   paymentRequired: PaymentRequiredSchema,
   tables: paidCallTables,
-  // credentialsKey: the owner's stored upstream credentials are decrypted for the call.
-  uses: ['platformWallet', 'credentialsKey'] as Capability[],
+  // credentialsKey: the owner's stored upstream credentials are decrypted for the call; feePayer co-signs
+  // reference-client payments; payoutRunner is asked for a payout when an owner's owed sum crosses the threshold.
+  uses: ['platformWallet', 'credentialsKey', 'feePayer', 'payoutRunner'] as Capability[],
   timeoutSeconds: 29,
 } as const;
 
@@ -37,14 +46,29 @@ export const paymentRoutes = defineRoutes('payments', {
   },
   verifyPayment: {
     method: 'POST', path: '/api/x402/verify', auth: 'public', summary: 'x402 facilitator: verify a payment against requirements without settling',
-    input: FacilitatorInput, tables: { payments: 'read', users: 'read', resources: 'read' }, uses: ['platformWallet'],
+    input: FacilitatorInput, tables: { payments: 'read', users: 'read', resources: 'read', paymentSettings: 'read' }, uses: ['platformWallet', 'feePayer'],
   },
   settlePayment: {
     method: 'POST', path: '/api/x402/settle', auth: 'public', summary: 'x402 facilitator: verify a payment and settle it on the network',
-    input: FacilitatorInput, tables: { payments: 'write', users: 'read', resources: 'write' }, uses: ['platformWallet'], timeoutSeconds: 29,
+    input: FacilitatorInput, tables: { payments: 'write', users: 'read', resources: 'write', ...payoutTables }, uses: ['platformWallet', 'feePayer', 'payoutRunner'], timeoutSeconds: 29,
   },
   getSupportedPayments: {
-    method: 'GET', path: '/api/x402/supported', auth: 'public', summary: 'x402 facilitator: supported schemes and networks',
+    method: 'GET', path: '/api/x402/supported', auth: 'public', summary: 'x402 facilitator: supported schemes and networks, with the fee payer of each',
+    uses: ['platformWallet', 'feePayer'],
+  },
+  listPayouts: {
+    method: 'GET', path: '/api/sdk/v1/payments/payouts', auth: 'apiKey',
+    summary: "What the platform owes the caller from reference-client payments and has paid out, per asset, with the caller's payouts newest first",
+    input: ListPayoutsInput, output: PayoutList, tables: { payouts: 'read', payoutBatches: 'read' },
+  },
+  getPaymentSettings: {
+    method: 'GET', path: '/api/sdk/v1/payments/settings', auth: 'apiKey', summary: "The caller's payment settings (splitOfferOnly)",
+    output: PaymentSettings, tables: { paymentSettings: 'read' },
+  },
+  updatePaymentSettings: {
+    method: 'PUT', path: '/api/sdk/v1/payments/settings', auth: 'apiKey',
+    summary: 'splitOfferOnly: true offers only the split in which the payer pays the caller directly (no payout offer for reference clients)',
+    input: PaymentSettings, output: PaymentSettings, tables: { paymentSettings: 'write' },
   },
   listPayments: {
     method: 'GET', path: '/api/sdk/v1/payments', auth: 'apiKey', summary: "Payments received for the caller's resources, newest first",
@@ -58,8 +82,22 @@ export const paymentRoutes = defineRoutes('payments', {
     method: 'POST', path: '/solana', auth: 'public', summary: 'Local mode: Solana JSON-RPC over the embedded bank', localOnly: true,
     input: JsonRpcRequest,
   },
+  devRunPayouts: {
+    method: 'POST', path: '/api/x402/dev/payouts', auth: 'public', summary: 'Local mode: run the payout schedule now', localOnly: true,
+    output: PayoutRunResult, timeoutSeconds: 300,
+  },
   devAirdrop: {
     method: 'POST', path: '/api/x402/dev/airdrop', auth: 'public', summary: 'Local mode: faucet of SOL and the local USDC', localOnly: true,
     input: AirdropInput, output: AirdropResult,
   },
 });
+
+/** The payout run: on a schedule, and invoked when an owner's owed sum crosses the threshold. */
+export const payoutRunnerFunction: FunctionSpec = {
+  name: 'runPayouts',
+  summary: "Pays owners their share of reference-client payments, batched per owner and asset; reconciles earlier payouts against the chain",
+  handler: 'functions/payments/handlers/run-payouts.ts',
+  tables: payoutRunTables,
+  uses: ['platformWallet', 'feePayer'],
+  timeoutSeconds: 300,
+};

@@ -4,8 +4,11 @@ import { nativeSolMint, programIds, splitAmount } from './networks.js';
 import type { PaymentRequirement } from './schemas.js';
 import type { DecodedInstruction, DecodedTransaction } from './transaction.js';
 
-/** What a transaction is checked against: who is paid, in what, how much. */
-export type PaymentTerms = Pick<PaymentRequirement, 'payTo' | 'asset' | 'maxAmountRequired'>;
+/**
+ * What a transaction is checked against: who is paid, in what, how much. `extra.feePayer` marks the offer reference
+ * clients pay (the full price to the settlement account, the platform paying the fees); without it, SPEC.md's split.
+ */
+export type PaymentTerms = Pick<PaymentRequirement, 'payTo' | 'asset' | 'maxAmountRequired'> & { extra?: { feePayer?: string } };
 
 export type PaymentErrorCode = 'INVALID_PAYMENT' | 'INSUFFICIENT_AMOUNT' | 'ALREADY_SETTLED' | 'SETTLEMENT_FAILED' | 'NETWORK_MISMATCH';
 

@@ -26,6 +26,13 @@ export interface PaymentRequirement {
     /** Decimals of the asset, for TransferChecked. */
     decimals: number;
     symbol: 'USDC' | 'SOL';
+    /**
+     * `payout`: the offer reference x402 clients pay (full price to the settlement account `payTo`, fees paid by
+     * `feePayer`, the owner's 90% paid out later); `split`: SPEC.md's offer, 90% and 10% in the payer's transaction.
+     */
+    settlement: 'payout' | 'split';
+    /** The platform's fee-payer key, on `payout` offers only (the reference `exact` scheme's extra.feePayer). */
+    feePayer?: string;
   };
 }
 
@@ -65,7 +72,7 @@ export const PaymentPayload = z.discriminatedUnion('x402Version', [
   z.object({ x402Version: z.literal(1), scheme: z.string(), network: z.string(), payload: SchemePayload }),
   z.object({
     x402Version: z.literal(2),
-    accepted: z.looseObject({ scheme: z.string(), network: z.string(), asset: z.string().optional() }),
+    accepted: z.looseObject({ scheme: z.string(), network: z.string(), asset: z.string().optional(), payTo: z.string().optional() }),
     payload: SchemePayload,
   }),
 ]);
@@ -120,6 +127,8 @@ export const PaymentRecord = z.object({
   settlementStatus: z.enum(settlementStatuses),
   blockHeight: z.number().nullable(),
   failureReason: z.string().nullable(),
+  /** `split`: the owner was paid in the payer's own transaction; `payout`: the platform holds it until a payout (GET .../payments/payouts). */
+  settlement: z.enum(['split', 'payout']),
 });
 export type PaymentRecord = z.infer<typeof PaymentRecord>;
 

@@ -1,12 +1,18 @@
 // The payments area's rules: what a paid call costs, the paid call itself, the x402 facilitator operations, records.
-import { metrics, solanaLedger } from '#platform/wiring.js';
+import { metrics, platformSigners, solanaLedger } from '#platform/wiring.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { AppError, ConflictError, NotFoundError } from '#platform/errors.js';
+import { logger } from '#platform/logger.js';
 import type { Caller } from '#platform/caller.js';
 import type { MetricsPort } from '#platform/ports.js';
 import { PaymentError, type ServedResponse, type SettlementProof } from './errors.js';
 import type { LedgerInfo, SolanaLedger } from './ledger.js';
-import { type SolanaNetwork, type X402Version, caip2Networks, nativeSolMint } from './networks.js';
+import { type X402Version, caip2Networks, nativeSolMint, usdToUsdc } from './networks.js';
+import { createPayoutStore, type PayoutStore } from './payout-store.js';
+import { type PayoutService, createPayoutService } from './payouts.js';
+import type { PlatformSigners } from './signers.js';
+import { messageBytes, withSignature } from './transaction.js';
+import { payoutTrigger } from '#platform/wiring.js';
 import { buildRequirements, parsePaidCallUrl } from './requirements.js';
 import { type PaymentResources, paramsFromQuery, productionResources } from './resources-port.js';
 import type { PaymentTerms } from './rules.js';
@@ -14,17 +20,21 @@ import type { FacilitatorInput, PaymentRecord, PaymentRequirement, SettlementSta
 import { maxTimeoutSeconds, paymentSettings } from './settings.js';
 import { type SaleContext, alreadySettled, proofOf, settleVerified } from './settlement.js';
 import { type PaymentStore, type StoredPayment, createPaymentStore } from './store.js';
-import { verifyPayment } from './verification.js';
+import { type VerifiedPayment, verifyPayment } from './verification.js';
 import { decodePaymentHeader, toNetwork } from './x402-codec.js';
 
 export interface PaymentServiceDeps {
   store: PaymentStore;
+  payoutStore: PayoutStore;
+  payouts: PayoutService;
+  /** Asks for a payout run for one owner and asset now (their owed sum crossed the threshold). */
+  requestPayout: (ownerId: string, asset: string) => Promise<void>;
   ledger: () => Promise<SolanaLedger>;
+  signers: () => Promise<PlatformSigners>;
   resources: PaymentResources;
   clock: Clock;
   metrics: MetricsPort;
   solPriceUsd: () => number;
-  network: () => SolanaNetwork;
 }
 
 export interface PaidCallRequest {
@@ -40,7 +50,7 @@ export type PaidCallOutcome =
   | { kind: 'payment-required'; accepts: PaymentRequirement[]; version: X402Version; error?: PaymentError }
   | { kind: 'served'; response: ServedResponse; settlement: SettlementProof; version: X402Version };
 
-const toRecord = ({ response: _response, x402Version: _version, confirmedAt: _confirmedAt, ...record }: StoredPayment): PaymentRecord => record;
+const toRecord = ({ response: _response, x402Version: _version, confirmedAt: _confirmedAt, ...record }: StoredPayment): PaymentRecord => ({ ...record, settlement: record.settlement ?? 'split' });
 
 export function createPaymentService(deps: PaymentServiceDeps) {
   const { store, resources, clock, metrics } = deps;
@@ -51,7 +61,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   }
 
   /** What one paid call costs and to whom; NOT_FOUND for unpublished resources, CONFLICT when it cannot be sold. */
-  async function offers(resourceId: string, methodName: string, baseUrl: string, info: LedgerInfo) {
+  async function offers(resourceId: string, methodName: string, baseUrl: string, { ledger, info }: { ledger: SolanaLedger; info: LedgerInfo }) {
     const resource = await resources.get(resourceId);
     if (!resource.published) throw new NotFoundError('resourceId', resourceId, 'resource');
     const method = resource.methods.find((candidate) => candidate.name === methodName);
@@ -66,47 +76,85 @@ export function createPaymentService(deps: PaymentServiceDeps) {
         reason: 'owner_without_wallet',
       });
     }
-    const accepts = buildRequirements({ resource, method, seller: { ...seller, walletAddress: seller.walletAddress }, baseUrl, ledger: info, solPriceUsd: deps.solPriceUsd() });
+    const [splitOfferOnly, ownerLamports, rentExemptMinimum] = await Promise.all([deps.payoutStore.splitOfferOnly(seller.userId), ledger.lamports(seller.walletAddress), ledger.rentExemptMinimum()]);
+    const accepts = buildRequirements({
+      resource, method, seller: { ...seller, walletAddress: seller.walletAddress }, baseUrl, ledger: info, solPriceUsd: deps.solPriceUsd(), payoutOffer: !splitOfferOnly, ownerLamports, rentExemptMinimum,
+    });
     return { resource, method, seller, accepts };
   }
 
   /** The terms and sale of a facilitator request: one of our paid calls is priced by us, anything else as given. */
-  async function facilitatorTerms(requirement: FacilitatorInput['paymentRequirements'], info: LedgerInfo): Promise<{ terms: PaymentTerms; sale: Omit<SaleContext, 'network' | 'x402Version'> }> {
+  async function facilitatorTerms(requirement: FacilitatorInput['paymentRequirements'], { ledger, info }: { ledger: SolanaLedger; info: LedgerInfo }): Promise<{ terms: PaymentTerms; sale: Omit<SaleContext, 'network' | 'x402Version'> }> {
     if (requirement.scheme !== 'exact') throw new PaymentError('INVALID_PAYMENT', `scheme ${requirement.scheme} is not supported; use exact`);
     if (toNetwork(requirement.network) !== info.network) throw new PaymentError('NETWORK_MISMATCH', `this facilitator settles on ${info.network}, not ${requirement.network}`);
     const serverWallet = requirement.extra?.serverWalletAddress;
     if (serverWallet !== undefined && serverWallet !== info.platformWallet) throw new PaymentError('INVALID_PAYMENT', `the platform's 10% goes to ${info.platformWallet}, not ${String(serverWallet)}`);
+    const feePayer = requirement.extra?.feePayer;
+    if (feePayer !== undefined && feePayer !== info.feePayer) {
+      throw new PaymentError('INVALID_PAYMENT', `this facilitator's fee payer is ${info.feePayer}, not ${String(feePayer)}`, { reason: 'fee_payer_not_managed_by_facilitator' });
+    }
     const timeoutMs = Math.min(requirement.maxTimeoutSeconds, maxTimeoutSeconds) * 1000;
     const paidCall = parsePaidCallUrl(requirement.resource ?? '');
     if (paidCall) {
       let sold: Awaited<ReturnType<typeof offers>>;
       try {
-        sold = await offers(paidCall.resourceId, paidCall.methodName, paidCall.origin, info);
+        sold = await offers(paidCall.resourceId, paidCall.methodName, paidCall.origin, { ledger, info });
       } catch (error) {
         if (error instanceof AppError && !(error instanceof PaymentError)) throw new PaymentError('INVALID_PAYMENT', error.message);
         throw error;
       }
-      const offer = sold.accepts.find((candidate) => candidate.asset === requirement.asset);
+      const offer = sold.accepts.find((candidate) => candidate.asset === requirement.asset && candidate.payTo === requirement.payTo) ?? sold.accepts.find((candidate) => candidate.asset === requirement.asset && !candidate.extra.feePayer);
       if (!offer) throw new PaymentError('INVALID_PAYMENT', `resource ${paidCall.resourceId} is not sold for asset ${requirement.asset}`);
       return { terms: offer, sale: { agentOwnerId: sold.seller.userId, resource: offer.resource, resourceId: paidCall.resourceId, methodName: paidCall.methodName, amountUsd: sold.method.priceUsd, timeoutMs } };
     }
     if (requirement.asset !== info.usdcMint && requirement.asset !== nativeSolMint) throw new PaymentError('INVALID_PAYMENT', `asset ${requirement.asset} is not supported: use ${info.usdcMint} (USDC) or ${nativeSolMint} (SOL)`);
     const sellerId = requirement.extra?.agentOwner?.userId;
     const seller = sellerId ? await resources.seller(sellerId) : undefined;
-    if (!seller || seller.walletAddress !== requirement.payTo) throw new PaymentError('INVALID_PAYMENT', 'payTo must be the wallet of the platform user named in extra.agentOwner.userId');
-    const terms = { payTo: requirement.payTo, asset: requirement.asset, maxAmountRequired: (requirement.maxAmountRequired ?? requirement.amount)! };
+    // payTo the settlement account: the reference scheme, the owner paid out later; else SPEC.md's split to the owner.
+    const payout = requirement.payTo === info.platformWallet && requirement.asset === info.usdcMint;
+    if (!seller || (!payout && seller.walletAddress !== requirement.payTo)) {
+      throw new PaymentError('INVALID_PAYMENT', 'payTo must be the platform wallet (USDC) or the wallet of the platform user named in extra.agentOwner.userId');
+    }
+    const terms = { payTo: requirement.payTo, asset: requirement.asset, maxAmountRequired: (requirement.maxAmountRequired ?? requirement.amount)!, ...(payout && { extra: { feePayer: info.feePayer } }) };
     return { terms, sale: { agentOwnerId: seller.userId, resource: requirement.resource ?? '', resourceId: null, methodName: null, amountUsd: null, timeoutMs } };
   }
 
   /** The facilitator's verification: the rules, not yet settled, and the network would take it now. */
   async function verifyForFacilitator(input: FacilitatorInput) {
     const { ledger, info } = await ledgerWithInfo();
-    const { terms, sale } = await facilitatorTerms(input.paymentRequirements, info);
-    const verified = verifyPayment(input.paymentPayload, [terms], info.network, info.platformWallet);
+    const { terms, sale } = await facilitatorTerms(input.paymentRequirements, { ledger, info });
+    const verified = await countersigned(verifyPayment(input.paymentPayload, [terms], info.network, info.platformWallet));
     const existing = await store.get(verified.transaction.signature);
     if (existing && existing.settlementStatus !== 'failed') throw alreadySettled(existing, input.x402Version);
     return { ledger, info, verified, sale };
   }
+
+  /** A reference-client payment gets the fee payer's signature once the rules passed; its id is that signature. */
+  async function countersigned<T extends PaymentTerms>(verified: VerifiedPayment<T>): Promise<VerifiedPayment<T>> {
+    if (!verified.feePayer) return verified;
+    const signature = await (await deps.signers()).signAsFeePayer(messageBytes(verified.transaction));
+    return { ...verified, transaction: withSignature(verified.transaction, verified.feePayer, signature) };
+  }
+
+  /** The network would take it now: checked before the platform's fee payer commits to a transaction it pays for. */
+  async function simulated(ledger: SolanaLedger, verified: VerifiedPayment<PaymentTerms>): Promise<void> {
+    const outcome = await ledger.simulate(verified.transaction.wire);
+    if (!outcome.ok) {
+      throw new PaymentError('SETTLEMENT_FAILED', `the network would reject the transaction: ${outcome.reason}`, { payer: verified.payer, ...(verified.feePayer && { reason: 'transaction_simulation_failed' }) });
+    }
+  }
+
+  /** A payout-offer payment: the owner is paid out now if their owed sum crossed the threshold. Never fails the call. */
+  async function payoutIfDue(payment: StoredPayment): Promise<void> {
+    if (payment.settlement !== 'payout') return;
+    try {
+      if (await deps.payouts.isDue(payment.agentOwnerId, payment.asset)) await deps.requestPayout(payment.agentOwnerId, payment.asset);
+    } catch (error) {
+      logger.warn('payout not requested; the schedule will pay it', { txHash: payment.txHash, error: (error as Error).message });
+    }
+  }
+
+  const settlementDeps = (ledger: SolanaLedger) => ({ store, payouts: deps.payoutStore, ledger, clock, metrics, recordRevenue: resources.recordRevenue });
 
   const networkOf = (input: FacilitatorInput) => (input.paymentPayload.x402Version === 2 ? input.paymentPayload.accepted.network : input.paymentPayload.network);
 
@@ -114,14 +162,15 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     async paidCall(request: PaidCallRequest): Promise<PaidCallOutcome> {
       const version = request.payment?.version ?? 1;
       const { ledger, info } = await ledgerWithInfo();
-      const { method, seller, accepts } = await offers(request.resourceId, request.methodName, request.baseUrl, info);
+      const { method, seller, accepts } = await offers(request.resourceId, request.methodName, request.baseUrl, { ledger, info });
       if (!request.payment) return { kind: 'payment-required', accepts, version };
       const params = 'query' in request.params ? paramsFromQuery(method, request.params.query) : request.params.body;
       const deadline = clock.now() + maxTimeoutSeconds * 1000;
       try {
-        const verified = verifyPayment(decodePaymentHeader(request.payment.value), accepts, info.network, info.platformWallet);
+        const verified = await countersigned(verifyPayment(decodePaymentHeader(request.payment.value), accepts, info.network, info.platformWallet));
         resources.checkParams(method, params);
-        const payment = await settleVerified({ store, ledger, clock, metrics, recordRevenue: resources.recordRevenue }, verified, {
+        if (verified.feePayer && !(await store.get(verified.transaction.signature))) await simulated(ledger, verified);
+        const payment = await settleVerified(settlementDeps(ledger), verified, {
           agentOwnerId: seller.userId,
           resource: verified.offer.resource,
           resourceId: request.resourceId,
@@ -133,6 +182,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
         });
         const response = await resources.call({ resourceId: request.resourceId, method: request.methodName, params, maxTimeoutMs: Math.max(1000, deadline - clock.now()) });
         await store.saveResponse(payment.txHash, response);
+        await payoutIfDue(payment);
         return { kind: 'served', response, settlement: proofOf(payment, version), version };
       } catch (error) {
         if (error instanceof PaymentError) return { kind: 'payment-required', accepts, version, error };
@@ -144,12 +194,11 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       try {
         const { ledger, verified } = await verifyForFacilitator(input);
         if (!(await ledger.isBlockhashValid(verified.transaction.recentBlockhash))) throw new PaymentError('SETTLEMENT_FAILED', 'the transaction\'s recent blockhash has expired', { payer: verified.payer });
-        const simulated = await ledger.simulate(verified.transaction.wire);
-        if (!simulated.ok) throw new PaymentError('SETTLEMENT_FAILED', `the network would reject the transaction: ${simulated.reason}`, { payer: verified.payer });
+        await simulated(ledger, verified);
         return { isValid: true, invalidReason: null, payer: verified.payer };
       } catch (error) {
         if (!(error instanceof PaymentError)) throw error;
-        return { isValid: false, invalidReason: error.code, invalidMessage: error.message, payer: error.extras.payer ?? '' };
+        return { isValid: false, invalidReason: error.code, invalidMessage: error.message, payer: error.extras.payer ?? '', ...(error.extras.reason && { reason: error.extras.reason }) };
       }
     },
 
@@ -157,23 +206,40 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       const network = networkOf(input);
       try {
         const { ledger, info, verified, sale } = await verifyForFacilitator(input);
-        const payment = await settleVerified({ store, ledger, clock, metrics, recordRevenue: resources.recordRevenue }, verified, { ...sale, network: info.network, x402Version: input.x402Version });
+        if (verified.feePayer) await simulated(ledger, verified);
+        const payment = await settleVerified(settlementDeps(ledger), verified, { ...sale, network: info.network, x402Version: input.x402Version });
+        await payoutIfDue(payment);
         return { success: true, errorReason: null, transaction: payment.txHash, network, payer: payment.payer, blockHeight: payment.blockHeight! };
       } catch (error) {
         if (!(error instanceof PaymentError)) throw error;
-        return { success: false, errorReason: error.code, errorMessage: error.message, transaction: error.extras.settlement?.transaction ?? '', network, payer: error.extras.payer ?? '' };
+        return {
+          success: false, errorReason: error.code, errorMessage: error.message, transaction: error.extras.settlement?.transaction ?? '', network, payer: error.extras.payer ?? '',
+          ...(error.extras.reason && { reason: error.extras.reason }),
+        };
       }
     },
 
-    supported() {
-      const network = deps.network();
+    /** Each kind names the fee payer, as reference clients and resource servers read it from a facilitator. */
+    async supported() {
+      const { info } = await ledgerWithInfo();
+      const extra = { feePayer: info.feePayer };
       return {
         kinds: [
-          { x402Version: 1, scheme: 'exact', network },
-          { x402Version: 2, scheme: 'exact', network: caip2Networks[network] },
+          { x402Version: 1, scheme: 'exact', network: info.network, extra },
+          { x402Version: 2, scheme: 'exact', network: caip2Networks[info.network], extra },
         ],
+        signers: { 'solana:*': [info.feePayer] },
       };
     },
+
+    paymentSettings: async (caller: Caller) => ({ splitOfferOnly: await deps.payoutStore.splitOfferOnly(caller.userId) }),
+
+    async updatePaymentSettings(caller: Caller, input: { splitOfferOnly: boolean }) {
+      await deps.payoutStore.setSplitOfferOnly(caller.userId, input.splitOfferOnly, clock.nowIso());
+      return { splitOfferOnly: input.splitOfferOnly };
+    },
+
+    payoutsOf: (caller: Caller, page: { limit: number; offset: number }) => deps.payouts.ofOwner(caller.userId, page),
 
     /** NOT_FOUND for another seller's payment as for a missing one. */
     async getPayment(caller: Caller, txHash: string): Promise<PaymentRecord> {
@@ -195,5 +261,33 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 export type PaymentService = ReturnType<typeof createPaymentService>;
 
 let service: PaymentService | undefined;
+let payouts: PayoutService | undefined;
+
+/** The payout service of this process (the payout function, the local schedule, threshold crossings). */
+export function payoutService(): PayoutService {
+  const resources = productionResources();
+  payouts ??= createPayoutService({
+    store: createPayoutStore(),
+    ledger: solanaLedger,
+    signers: platformSigners,
+    walletOf: async (ownerId) => (await resources.seller(ownerId))?.walletAddress ?? null,
+    clock: systemClock,
+    threshold: () => usdToUsdc(paymentSettings.payoutThresholdUsdc),
+    confirmTimeoutMs: maxTimeoutSeconds * 1000,
+  });
+  return payouts;
+}
+
 export const paymentService = (): PaymentService =>
-  (service ??= createPaymentService({ store: createPaymentStore(), ledger: solanaLedger, resources: productionResources(), clock: systemClock, metrics: metrics(), solPriceUsd: () => paymentSettings.solPriceUsd, network: () => paymentSettings.network }));
+  (service ??= createPaymentService({
+    store: createPaymentStore(),
+    payoutStore: createPayoutStore(),
+    payouts: payoutService(),
+    requestPayout: payoutTrigger((ownerId, asset) => payoutService().run({ ownerId, asset })),
+    ledger: solanaLedger,
+    signers: platformSigners,
+    resources: productionResources(),
+    clock: systemClock,
+    metrics: metrics(),
+    solPriceUsd: () => paymentSettings.solPriceUsd,
+  }));

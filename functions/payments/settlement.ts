@@ -6,12 +6,15 @@ import { logger } from '#platform/logger.js';
 import { PaymentError, type SettlementProof } from './errors.js';
 import type { Landed, SolanaLedger } from './ledger.js';
 import type { PaymentTerms } from './rules.js';
+import type { PayoutStore } from './payout-store.js';
 import type { PaymentStore, StoredPayment } from './store.js';
 import type { VerifiedPayment } from './verification.js';
 import { type SolanaNetwork, type X402Version, networkName } from './networks.js';
 
 export interface SettlementDeps {
   store: PaymentStore;
+  /** Records the owner's share of a payout-offer payment as owed, together with its confirmation. */
+  payouts: Pick<PayoutStore, 'confirmOwed'>;
   ledger: SolanaLedger;
   clock: Clock;
   metrics: MetricsPort;
@@ -59,16 +62,23 @@ async function conclude(deps: SettlementDeps, payment: StoredPayment, outcome: L
     outcome.status === 'failed'
       ? { ...payment, settlementStatus: 'failed', failureReason: outcome.reason }
       : { ...payment, settlementStatus: 'confirmed', blockHeight: outcome.blockHeight, confirmedAt: deps.clock.nowIso() };
-  try {
-    await deps.store.settle(
-      txHash,
-      outcome.status === 'failed'
-        ? { settlementStatus: 'failed', failureReason: outcome.reason }
-        : { settlementStatus: 'confirmed', blockHeight: outcome.blockHeight, confirmedAt: concluded.confirmedAt! },
-    );
-  } catch (error) {
-    if (isConditionFailure(error)) throw alreadySettled((await deps.store.get(txHash)) ?? payment, version);
-    throw error;
+  if (outcome.status === 'confirmed' && payment.settlement === 'payout') {
+    const owed = { txHash, ownerId: payment.agentOwnerId, asset: payment.asset, amount: payment.agentOwnerAmount, payoutStatus: 'owed' as const, owedOwner: payment.agentOwnerId, createdAt: concluded.confirmedAt!, attempts: 0 };
+    if (!(await deps.payouts.confirmOwed(txHash, { blockHeight: outcome.blockHeight, confirmedAt: concluded.confirmedAt! }, owed))) {
+      throw alreadySettled((await deps.store.get(txHash)) ?? payment, version);
+    }
+  } else {
+    try {
+      await deps.store.settle(
+        txHash,
+        outcome.status === 'failed'
+          ? { settlementStatus: 'failed', failureReason: outcome.reason }
+          : { settlementStatus: 'confirmed', blockHeight: outcome.blockHeight, confirmedAt: concluded.confirmedAt! },
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) throw alreadySettled((await deps.store.get(txHash)) ?? payment, version);
+      throw error;
+    }
   }
   if (outcome.status === 'failed') {
     throw new PaymentError('SETTLEMENT_FAILED', `the network rejected transaction ${txHash}: ${outcome.reason}`, { payer: payment.payer, settlement: proofOf(concluded, version) });
@@ -120,6 +130,7 @@ export async function settleVerified(deps: SettlementDeps, verified: VerifiedPay
     settlementStatus: 'pending',
     blockHeight: null,
     failureReason: null,
+    settlement: verified.feePayer ? 'payout' : 'split',
     x402Version: sale.x402Version,
   };
   if (!(await deps.store.claim(payment))) throw alreadySettled((await deps.store.get(txHash)) ?? payment, sale.x402Version);

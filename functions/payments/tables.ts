@@ -8,4 +8,24 @@ export const paymentTables = {
       'x402 payment records, one per Solana transaction signature: claimed by a conditional write before submitting (settles once), ' +
       'pending -> confirmed | failed, with the response served for the payment so a replay gets it back.',
   },
+  payouts: {
+    partitionKey: 'txHash',
+    indexes: {
+      byStatus: { partitionKey: 'payoutStatus', sortKey: 'createdAt' },
+      // Sparse: `owedOwner` is set only while the entry is owed.
+      owedByOwner: { partitionKey: 'owedOwner', sortKey: 'createdAt' },
+    },
+    description:
+      "The payout ledger: one entry per reference-client payment, the owner's share (agentOwnerAmount) owed -> batched -> paid, " +
+      'back to owed when its batch fails; written with the payment\'s confirmation in one transaction.',
+  },
+  payoutBatches: {
+    partitionKey: 'batchId',
+    indexes: { byStatus: { partitionKey: 'batchStatus', sortKey: 'createdAt' }, byOwner: { partitionKey: 'ownerId', sortKey: 'createdAt' } },
+    description: 'Payout transactions, one per owner and asset per run: submitted -> paid | failed, reconciled against the chain by signature.',
+  },
+  paymentSettings: {
+    partitionKey: 'userId',
+    description: "An owner's payment settings: splitOfferOnly refuses payments held by the platform (only SPEC.md's split offer is made).",
+  },
 } as const satisfies Record<string, TableDefinition>;

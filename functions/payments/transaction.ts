@@ -100,12 +100,28 @@ function publicKeyOf(address: string): KeyObject {
   return key;
 }
 
-/** Every required signer signed exactly these message bytes. */
-export function hasValidSignatures(transaction: DecodedTransaction): boolean {
+/** The signed message bytes of a wire transaction. */
+export function messageBytes(transaction: DecodedTransaction): Uint8Array {
   const [, signaturesStart] = readShortVec(transaction.wire, 0);
-  const messageStart = signaturesStart + transaction.signers.length * signatureBytes;
-  const message = transaction.wire.subarray(messageStart);
+  return transaction.wire.subarray(signaturesStart + transaction.signers.length * signatureBytes);
+}
+
+/** The transaction with `signature` put in the slot of `signer`, decoded again (its id is now its first signature). */
+export function withSignature(transaction: DecodedTransaction, signer: string, signature: Uint8Array): DecodedTransaction {
+  const slot = transaction.signers.indexOf(signer);
+  if (slot < 0) throw new MalformedTransactionError(`${signer} is not a signer of the transaction`);
+  const [, signaturesStart] = readShortVec(transaction.wire, 0);
+  const wire = Uint8Array.from(transaction.wire);
+  wire.set(signature, signaturesStart + slot * signatureBytes);
+  return decodeTransaction(wire);
+}
+
+/** Every required signer, but `unsignedYet` (the fee payer the platform adds itself), signed exactly these message bytes. */
+export function hasValidSignatures(transaction: DecodedTransaction, unsignedYet?: string): boolean {
+  const [, signaturesStart] = readShortVec(transaction.wire, 0);
+  const message = messageBytes(transaction);
   return transaction.signers.every((signer, index) => {
+    if (signer === unsignedYet) return true;
     const start = signaturesStart + index * signatureBytes;
     return verify(null, message, publicKeyOf(signer), transaction.wire.subarray(start, start + signatureBytes));
   });

@@ -1,7 +1,8 @@
 // Verification of a payment payload against what is offered: network, decoding, signatures, then the rules. Pure.
 import { PaymentError } from './errors.js';
 import { type SolanaNetwork, nativeSolMint, programIds } from './networks.js';
-import { type PaymentTerms, associatedTokenAddress, checkPaymentRules } from './rules.js';
+import { checkReferenceRules } from './reference-rules.js';
+import { type PaymentTerms, type RuleVerdict, associatedTokenAddress, checkPaymentRules } from './rules.js';
 import type { PaymentPayload } from './schemas.js';
 import { type DecodedTransaction, MalformedTransactionError, decodeTransaction, hasValidSignatures } from './transaction.js';
 import { decodeBase64, toNetwork } from './x402-codec.js';
@@ -12,6 +13,22 @@ export interface VerifiedPayment<T extends PaymentTerms> {
   offer: T;
   payer: string;
   paid: { agentOwnerAmount: bigint; serverFeeAmount: bigint };
+  /** Set for a reference-client payment: the fee payer that still has to co-sign before it is submitted. */
+  feePayer?: string;
+}
+
+/** The offer a payment means: v2 names it (asset and payTo); a v1 transaction shows it by its fee payer and accounts. */
+function chosenOffer<T extends PaymentTerms>(payload: PaymentPayload, transaction: DecodedTransaction, offers: T[], platformWallet: string): T {
+  if (payload.x402Version === 2) {
+    const { asset, payTo } = payload.accepted;
+    const named = offers.find((offer) => offer.asset === asset && (payTo === undefined || offer.payTo === payTo)) ?? offers.find((offer) => offer.asset === asset);
+    if (named) return named;
+  }
+  const feePayer = transaction.signers[0];
+  const reference = offers.find((offer) => offer.extra?.feePayer === feePayer);
+  if (reference) return reference;
+  const split = offers.filter((offer) => !offer.extra?.feePayer);
+  return split.find((candidate) => touchesAsset(transaction, candidate, platformWallet)) ?? split[0] ?? offers[0]!;
 }
 
 /** Whether the transaction moves `offer.asset` at all: which of several offers the payer meant. */
@@ -39,11 +56,15 @@ export function verifyPayment<T extends PaymentTerms>(payload: PaymentPayload, o
     if (error instanceof MalformedTransactionError) throw new PaymentError('INVALID_PAYMENT', `payload.transaction is not a Solana transaction: ${error.message}`);
     throw error;
   }
-  if (!hasValidSignatures(transaction)) throw new PaymentError('INVALID_PAYMENT', 'a required signature of the transaction does not verify', { payer: transaction.signers[0] });
 
-  const named = payload.x402Version === 2 ? offers.find((offer) => offer.asset === payload.accepted.asset) : undefined;
-  const offer = named ?? offers.find((candidate) => touchesAsset(transaction, candidate, platformWallet)) ?? offers[0]!;
-  const verdict = checkPaymentRules(transaction, offer, platformWallet);
-  if (!verdict.ok) throw new PaymentError(verdict.code, verdict.message, { payer: verdict.payer });
-  return { transaction, offer, payer: verdict.payer, paid: verdict.paid };
+  const offer = chosenOffer(payload, transaction, offers, platformWallet);
+  const feePayer = offer.extra?.feePayer;
+  if (!feePayer && !hasValidSignatures(transaction)) throw new PaymentError('INVALID_PAYMENT', 'a required signature of the transaction does not verify', { payer: transaction.signers[0] });
+  const verdict: RuleVerdict & { reason?: string } = feePayer ? checkReferenceRules(transaction, { ...offer, feePayer }) : checkPaymentRules(transaction, offer, platformWallet);
+  if (!verdict.ok) throw new PaymentError(verdict.code, verdict.message, { payer: verdict.payer, reason: verdict.reason });
+  // The fee payer's slot is still empty in a reference payment: the platform signs it only after these checks.
+  if (feePayer && !hasValidSignatures(transaction, feePayer)) {
+    throw new PaymentError('INVALID_PAYMENT', 'a required signature of the transaction does not verify', { payer: verdict.payer, reason: feePayer && 'invalid_exact_svm_payload_transaction_signature' });
+  }
+  return { transaction, offer, payer: verdict.payer, paid: verdict.paid, ...(feePayer && { feePayer }) };
 }

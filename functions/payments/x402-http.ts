@@ -17,6 +17,8 @@ export function paidCallReply(outcome: PaidCallOutcome): Reply {
     x402Version: 1,
     error: error?.code ?? null,
     ...(error && { message: error.message }),
+    // The reference facilitator's name for a refusal of a reference-client payment.
+    ...(error?.extras.reason && { reason: error.extras.reason }),
     accepts,
     ...(error?.extras.settlement && { settlement: error.extras.settlement }),
     ...(error?.extras.earlierResponse && { earlierResponse: error.extras.earlierResponse }),

@@ -21,6 +21,10 @@ export type Capability =
   /** Read the key run grants of Lambda-deployed scripts are signed with (scriptFunctions brings it too). */
   | 'scriptGrantKey'
   | 'platformWallet'
+  /** Read the fee-payer key that co-signs reference-client payments and pays payout fees. */
+  | 'feePayer'
+  /** Invoke the payout function asynchronously (an owner's owed sum crossed the threshold). */
+  | 'payoutRunner'
   | 'embeddings'
   | 'llm'
   /** Invoke its own function asynchronously (background jobs such as document processing). */

@@ -5,6 +5,7 @@
 // and forgotten with the platform, so a platform restarted in the same process gets fresh ones.
 import type { BlobStore, DocumentJobs, Embedder } from '#functions/documents/ports.js';
 import type { SolanaLedger } from '#functions/payments/ledger.js';
+import type { PlatformSigners } from '#functions/payments/signers.js';
 import { paymentSettings } from '#functions/payments/settings.js';
 import type { ScriptRuntime } from '#functions/scripts/runtime-port.js';
 import type { BuildOutcome } from '#functions/templates/model.js';
@@ -16,7 +17,9 @@ import { eventBridgePublisher } from '#adapters/aws/event-bus.js';
 import { createLambdaSelfInvoke } from '#adapters/aws/lambda-self-invoke.js';
 import { eventBridgeOneShots } from '#adapters/aws/one-shot-scheduler.js';
 import { cloudFrontPagesHost } from '#adapters/aws/pages-host.js';
+import { lambdaPayoutTrigger } from '#adapters/aws/payout-trigger.js';
 import { platformWalletAddress } from '#adapters/aws/platform-wallet.js';
+import { secretSigners, walletKey } from '#adapters/aws/solana-signers.js';
 import { dynamoRateLimiter } from '#adapters/aws/rate-limiter.js';
 import { createS3BlobStore } from '#adapters/aws/s3-blob-store.js';
 import { eventBridgeScheduler } from '#adapters/aws/scheduler.js';
@@ -37,6 +40,8 @@ export interface LocalAdapters {
   embedder(): Embedder;
   scriptRuntime(): ScriptRuntime;
   solanaLedger(): Promise<SolanaLedger>;
+  platformSigners(): Promise<PlatformSigners>;
+  payoutTrigger(run: (ownerId: string, asset: string) => Promise<unknown>): (ownerId: string, asset: string) => Promise<void>;
   metrics: MetricsPort;
   templateBuilder(options: TemplateBuilderOptions): TemplateBuilder;
   pagesHost: PagesHost;
@@ -91,7 +96,7 @@ export async function solanaLedger(): Promise<SolanaLedger> {
   if (process.env.PLATFORM_MODE === 'local') return localAdapters().solanaLedger();
   const { network, rpcUrl } = paymentSettings;
   const key = `${network} ${rpcUrl}`;
-  if (remoteLedger?.key !== key) remoteLedger = { key, ledger: rpcLedger({ rpcUrl, network, platformWallet: platformWalletAddress }) };
+  if (remoteLedger?.key !== key) remoteLedger = { key, ledger: rpcLedger({ rpcUrl, network, platformWallet: platformWalletAddress, feePayer: feePayerAddress }) };
   return remoteLedger.ledger;
 }
 
@@ -99,3 +104,20 @@ export const templateBuilder = (options: TemplateBuilderOptions): TemplateBuilde
   process.env.PLATFORM_MODE === 'local' ? localAdapters().templateBuilder(options) : createCodeBuildTemplateBuilder();
 
 export const templatePagesHost = (): PagesHost => (process.env.PLATFORM_MODE === 'local' ? localAdapters().pagesHost : cloudFrontPagesHost());
+
+/** The fee payer's address: from the stack's context when given, else from its secret. */
+async function feePayerAddress(): Promise<string> {
+  const { feePayerAddress: address, feePayerSecretArn } = paymentSettings;
+  if (address) return address;
+  if (!feePayerSecretArn) throw new Error('FEE_PAYER_ADDRESS and FEE_PAYER_SECRET_ARN are unset: give the stack the feePayerAddress context');
+  return (await walletKey(feePayerSecretArn)).address;
+}
+
+/** The keys that co-sign reference-client payments (fee payer) and send payouts (settlement account). */
+export const platformSigners = async (): Promise<PlatformSigners> =>
+  process.env.PLATFORM_MODE === 'local'
+    ? localAdapters().platformSigners()
+    : secretSigners({ feePayer: () => paymentSettings.feePayerSecretArn, settlement: () => paymentSettings.platformWalletSecretArn });
+
+export const payoutTrigger = (run: (ownerId: string, asset: string) => Promise<unknown>): ((ownerId: string, asset: string) => Promise<void>) =>
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().payoutTrigger(run) : lambdaPayoutTrigger();

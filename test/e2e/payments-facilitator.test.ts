@@ -3,6 +3,7 @@ import { Keypair, SendTransactionError, SystemProgram, TransactionMessage, Versi
 import type { Connection } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rpcLedger } from '../../functions/adapters/aws/solana-ledger.js';
+import { localSolanaBank } from '../../functions/adapters/local/solana-bank.js';
 import { createPaymentHeader, selectOffer } from '../../functions/payments/client.js';
 import type { PaymentRequirement } from '../../functions/payments/schemas.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
@@ -38,16 +39,18 @@ const facilitator = (operation: 'verify' | 'settle', header: string, requirement
 const ownerPayments = async (query = '') => (await api.as(owner.apiKey).get(`/api/sdk/v1/payments${query}`)).body.data;
 
 describe('payments: x402 facilitator operations', () => {
-  it('lists the supported scheme and network for x402 v1 and v2', async () => {
+  it('lists the supported scheme and network for x402 v1 and v2, each with the fee payer', async () => {
     // Act
     const supported = await api.request('GET', '/api/x402/supported');
     // Assess
+    const feePayer = localSolanaBank().feePayer.publicKey.toBase58();
     expect(supported.status).toBe(200);
     expect(supported.body).toEqual({
       kinds: [
-        { x402Version: 1, scheme: 'exact', network: 'solana-devnet' },
-        { x402Version: 2, scheme: 'exact', network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' },
+        { x402Version: 1, scheme: 'exact', network: 'solana-devnet', extra: { feePayer } },
+        { x402Version: 2, scheme: 'exact', network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', extra: { feePayer } },
       ],
+      signers: { 'solana:*': [feePayer] },
     });
   });
 
@@ -226,7 +229,7 @@ describe('payments: local Solana JSON-RPC and faucet', () => {
 describe('payments: the RPC ledger adapter (AWS code path) against the local JSON-RPC', () => {
   it('checks blockhashes, simulates, settles with a block height, and reports a rejected transaction as failed', async () => {
     // Prepare
-    const ledger = rpcLedger({ rpcUrl: `${api.baseUrl}/solana`, network: 'solana-devnet', platformWallet: async () => offer.extra.serverWalletAddress, pollMs: 10 });
+    const ledger = rpcLedger({ rpcUrl: `${api.baseUrl}/solana`, network: 'solana-devnet', platformWallet: async () => offer.extra.serverWalletAddress, feePayer: async () => localSolanaBank().feePayer.publicKey.toBase58(), pollMs: 10 });
     const payer = await givenPayer(api);
     const hash = await blockhash();
     const good = createPaymentHeader(offer, payer, hash);
@@ -241,7 +244,7 @@ describe('payments: the RPC ledger adapter (AWS code path) against the local JSO
     const settled = await ledger.settle(wire(good), bs58.encode(signature(good)), 5_000);
     const rejected = await ledger.settle(wire(unfunded), bs58.encode(signature(unfunded)), 5_000);
     // Assess
-    expect(info).toEqual({ network: 'solana-devnet', usdcMint: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU', platformWallet: offer.extra.serverWalletAddress });
+    expect(info).toEqual({ network: 'solana-devnet', usdcMint: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU', platformWallet: offer.extra.serverWalletAddress, feePayer: localSolanaBank().feePayer.publicKey.toBase58() });
     expect([valid, unknown]).toEqual([true, false]);
     expect(simulated).toEqual({ ok: true });
     expect(settled).toEqual({ status: 'confirmed', blockHeight: expect.any(Number) });

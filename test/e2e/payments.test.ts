@@ -43,21 +43,26 @@ async function usdcBalances(offer: PaymentRequirement, payer: Keypair) {
 const paymentsOfOwner = async () => (await api.as(owner.apiKey).get(`/api/sdk/v1/payments?resourceId=${resourceId}&limit=100`)).body.data.payments as Array<Record<string, any>>;
 
 describe('payments: HTTP 402 requirements', () => {
-  it('answers a call without payment with 402 and SPEC.md\'s requirements in USDC and SOL', async () => {
+  it('answers a call without payment with 402: the payout offer first, then SPEC.md\'s split in USDC, and in SOL once the owner\'s wallet can hold it', async () => {
     // Act
     const response = await ask();
+    await fund(api, ownerWallet, 'SOL', 0.01);
+    const withSol = await ask();
     // Assess
     expect(response.status).toBe(402);
     expect(response.body).toMatchObject({ x402Version: 1, error: null });
-    const [usdc, sol] = response.body.accepts;
+    const [payout, usdc] = response.body.accepts;
+    expect(response.body.accepts).toHaveLength(2);
+    expect(payout).toMatchObject({ scheme: 'exact', maxAmountRequired: '10000', payTo: usdc.extra.serverWalletAddress, asset: usdc.asset, extra: { settlement: 'payout', feePayer: expect.any(String), agentOwner: { userId: owner.userId }, serverFeePercentage: 10 } });
+    const sol = withSol.body.accepts[2];
     expect(usdc).toEqual({
       scheme: 'exact', network: 'solana-devnet', maxAmountRequired: '10000', resource: `${api.baseUrl}/api/x402/resources/${resourceId}/getForecast`,
       description: expect.any(String), mimeType: 'application/json', payTo: ownerWallet, maxTimeoutSeconds: 25, asset: expect.any(String),
-      extra: { agentOwner: { username: expect.any(String), userId: owner.userId, walletAddress: ownerWallet }, serverFeePercentage: 10, serverWalletAddress: expect.any(String), decimals: 6, symbol: 'USDC' },
+      extra: { agentOwner: { username: expect.any(String), userId: owner.userId, walletAddress: ownerWallet }, serverFeePercentage: 10, serverWalletAddress: expect.any(String), decimals: 6, symbol: 'USDC', settlement: 'split' },
     });
     expect(sol).toMatchObject({ asset: 'So11111111111111111111111111111111111111112', maxAmountRequired: '66667', extra: { symbol: 'SOL' } });
     const v2 = JSON.parse(Buffer.from(response.headers.get('payment-required')!, 'base64').toString('utf8'));
-    expect(v2).toMatchObject({ x402Version: 2, resource: { url: usdc.resource }, accepts: [{ network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', amount: '10000' }, { amount: '66667' }] });
+    expect(v2).toMatchObject({ x402Version: 2, resource: { url: usdc.resource }, accepts: [{ network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', amount: '10000', payTo: payout.payTo }, { amount: '10000', payTo: ownerWallet }] });
   });
 
   it('refuses to sell a resource whose owner has no wallet, and hides unpublished and unknown resources', async () => {
@@ -97,7 +102,7 @@ describe('payments: settlement of a paid call', () => {
     expect((await paymentsOfOwner()).find((payment) => payment.txHash === proof.transaction)).toEqual({
       txHash: proof.transaction, agentOwnerId: owner.userId, network: 'solana-devnet', totalAmount: '10000', agentOwnerAmount: '9000', serverFeeAmount: '1000',
       asset: offer.asset, resource: offer.resource, resourceId, methodName: 'getForecast', payer: payer.publicKey.toBase58(), amountUsd: 0.01,
-      timestamp: expect.any(String), settlementStatus: 'confirmed', blockHeight: proof.blockHeight, failureReason: null,
+      timestamp: expect.any(String), settlementStatus: 'confirmed', blockHeight: proof.blockHeight, failureReason: null, settlement: 'split',
     });
     expect((await api.as(owner.apiKey).get(`/api/sdk/v1/resources/${resourceId}/metrics`)).body.data.totalRevenue).toBeGreaterThanOrEqual(0.01);
   });
@@ -158,10 +163,10 @@ describe('payments: settlement of a paid call', () => {
   it('accepts a SOL split through x402 v2 headers and answers with PAYMENT-RESPONSE', async () => {
     // Prepare
     const payer = await givenPayer(api);
+    // Below the rent-exempt minimum a wallet cannot receive lamports: SOL is offered only once the seller's wallet can.
+    await fund(api, ownerWallet, 'SOL', 0.01);
     const offer = selectOffer({ accepts: await offersNow() }, 'SOL');
     const due = splitAmount(BigInt(offer.maxAmountRequired));
-    // Below the rent-exempt minimum a wallet cannot receive lamports: a seller's wallet paid in SOL must exist.
-    await fund(api, ownerWallet, 'SOL', 0.01);
     const [ownerBefore, platformBefore] = await Promise.all([lamportBalance(connection, ownerWallet), lamportBalance(connection, offer.extra.serverWalletAddress)]);
     // Act
     const paid = await ask({ 'PAYMENT-SIGNATURE': createPaymentHeader(offer, payer, await blockhash(), { version: 2 }) });

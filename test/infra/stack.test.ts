@@ -34,10 +34,19 @@ describe('infra: PlatformStack from the route table', () => {
     for (const [area, functions] of functionsPerArea) {
       expect(Object.keys(functions)).toHaveLength(routes.filter((route) => route.area === area).length);
     }
-    // The parent holds only the authorizer, the $default fallback, the scripts' resource-call function and the template build recorder; no custom-resource functions.
+    // The parent holds only the authorizer, the $default fallback, the scripts' resource-call function the template build recorder and the payout function; no custom-resource functions.
     expect(Object.keys(s.parent.findResources('AWS::Lambda::Function')).sort()).toEqual(
-      [s.stack.api.authorizerFunction, s.stack.api.fallbackFunction, s.stack.scriptResourceCall, s.stack.templateBuilds.stateFunction!].map((fn) => logicalId(fn.node.defaultChild)).sort(),
+      [s.stack.api.authorizerFunction, s.stack.api.fallbackFunction, s.stack.scriptResourceCall, s.stack.templateBuilds.stateFunction!, s.stack.payouts.fn].map((fn) => logicalId(fn.node.defaultChild)).sort(),
     );
+  });
+
+  it('runs the payout function hourly with the payout tables and both platform keys', () => {
+    // Act
+    const rules = Object.values(s.parent.findResources('AWS::Events::Rule', { Properties: { ScheduleExpression: 'rate(1 hour)' } }));
+    const variables = Object.keys(s.parent.findResources('AWS::Lambda::Function')[logicalId(s.stack.payouts.fn.node.defaultChild)]!.Properties.Environment.Variables);
+    // Assess
+    expect(rules).toHaveLength(1);
+    expect(variables).toEqual(expect.arrayContaining(['FEE_PAYER_SECRET_ARN', 'PLATFORM_WALLET_SECRET_ARN', 'TABLE_PAYOUTS', 'TABLE_PAYOUT_BATCHES', 'TABLE_USERS']));
   });
 
   it('routes METHOD path of every route to its own handler with the route\'s memory and timeout', () => {
@@ -311,6 +320,8 @@ describe('infra: capability grants', () => {
     scriptFunctions: { env: ['SCRIPT_ROLE_ARN', 'SCRIPT_FUNCTION_PREFIX', 'SCRIPT_RUNTIME_LAYER_ARN', 'RESOURCE_CALL_FUNCTION', 'SCRIPT_GRANT_SECRET_ARN'], action: 'lambda:PublishVersion' },
     scriptGrantKey: { env: ['SCRIPT_GRANT_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
     platformWallet: { env: ['PLATFORM_WALLET_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
+    feePayer: { env: ['FEE_PAYER_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
+    payoutRunner: { env: ['PAYOUT_FUNCTION_NAME'], action: 'lambda:InvokeFunction' },
     embeddings: { env: ['EMBEDDING_MODEL_ID'], action: 'bedrock:InvokeModel' },
     llm: { env: ['LLM_PROVIDER', 'LLM_MODEL', 'LLM_BASE_URL', 'LLM_API_KEY_SECRET_ARN'], action: 'bedrock:InvokeModelWithResponseStream' },
     selfInvoke: { env: [], action: 'lambda:InvokeFunction' },

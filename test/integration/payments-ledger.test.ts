@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 describe('payments: the local Solana bank', () => {
-  it('keeps its wallet, its mint and its balances across a restart, and keeps the wallet file private', () => {
+  it('keeps its wallets, its mint and its balances across a restart, and keeps the wallet files private', () => {
     // Prepare
     const dataDir = tempDir();
     const first = SolanaBank.start(dataDir);
@@ -41,10 +41,12 @@ describe('payments: the local Solana bank', () => {
     const second = SolanaBank.start(dataDir);
     // Assess
     expect(second.platformWallet.publicKey.toBase58()).toBe(first.platformWallet.publicKey.toBase58());
-    expect(second.usdcMint.publicKey.toBase58()).toBe(first.usdcMint.publicKey.toBase58());
+    expect(second.feePayer.publicKey.toBase58()).toBe(first.feePayer.publicKey.toBase58());
+    expect(second.usdcMint.toBase58()).toBe('4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU');
+    expect(second.airdrop(holder, 'USDC', 1n).balance).toBe(42_000_001n);
     expect(second.getAccount(holder)?.lamports).toBe(3_000_000n);
     expect(usdc.balance).toBe(42_000_000n);
-    expect(statSync(join(dataDir, 'platform-wallet.json')).mode & 0o777).toBe(0o600);
+    for (const file of ['platform-wallet.json', 'fee-payer.json', 'usdc-mint-authority.json']) expect(statSync(join(dataDir, file)).mode & 0o777).toBe(0o600);
   });
 
   it('expires a blockhash once 150 slots have passed since it was issued', () => {
@@ -100,7 +102,7 @@ describe('payments: the platform wallet from Secrets Manager', () => {
 describe('payments: the payment store', () => {
   const payment = (txHash: string): StoredPayment => ({
     txHash, agentOwnerId: 'usr_store', network: 'solana-devnet', totalAmount: '10', agentOwnerAmount: '9', serverFeeAmount: '1', asset: 'mint', resource: 'url',
-    resourceId: null, methodName: null, payer: 'payer', amountUsd: null, timestamp: new Date().toISOString(), settlementStatus: 'pending', blockHeight: null, failureReason: null, x402Version: 1,
+    resourceId: null, methodName: null, payer: 'payer', amountUsd: null, timestamp: new Date().toISOString(), settlementStatus: 'pending', blockHeight: null, failureReason: null, settlement: 'split', x402Version: 1,
   });
 
   it('lets exactly one of many concurrent claims of a transaction hash win, and a failed one be claimed again', async () => {

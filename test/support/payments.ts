@@ -4,7 +4,9 @@ import { Connection, Keypair, PublicKey, type TransactionInstruction, Transactio
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { encodePaymentHeader } from '../../functions/payments/client.js';
 import type { PaymentRequirement } from '../../functions/payments/schemas.js';
-import type { TestApi } from './platform.js';
+import { afterAll, beforeAll } from 'vitest';
+import { type TestApi, type TestUser, startTestPlatform } from './platform.js';
+import { type Upstream, givenPublishedResource, json, startUpstream } from './resources.js';
 
 export const solanaConnection = (api: TestApi) => new Connection(`${api.baseUrl}/solana`, 'confirmed');
 
@@ -54,4 +56,35 @@ export function headerWith(offer: PaymentRequirement, payer: Keypair, blockhash:
 /** The payment payload inside a header, changed by `change`, encoded again. */
 export function rewriteHeader(header: string, change: (payload: Record<string, any>) => Record<string, any>): string {
   return Buffer.from(JSON.stringify(change(JSON.parse(Buffer.from(header, 'base64').toString('utf8'))))).toString('base64');
+}
+
+export interface PaymentWorld {
+  api: TestApi;
+  upstream: Upstream;
+  /** Sells `resourceId` at 0.01 USD a call; their wallet starts empty. */
+  owner: TestUser;
+  ownerWallet: string;
+  resourceId: string;
+  connection: Connection;
+  /** The paid call of getForecast, with its query. */
+  paidPath: string;
+}
+
+/** A payments test file's platform, upstream and one seller with a priced resource: started before its tests, stopped after. */
+export function paymentWorld(): PaymentWorld {
+  const world = {} as PaymentWorld;
+  beforeAll(async () => {
+    [world.api, world.upstream] = await Promise.all([startTestPlatform(), startUpstream()]);
+    world.ownerWallet = Keypair.generate().publicKey.toBase58();
+    world.owner = await world.api.givenUser({ walletAddress: world.ownerWallet });
+    world.upstream.respond((request, response) => json(response, 200, { forecast: 'sunny', path: request.url }));
+    world.resourceId = await givenPublishedResource(world.api, world.owner, { pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' } }, { baseUrl: `${world.upstream.baseUrl}/v1` });
+    world.connection = solanaConnection(world.api);
+    world.paidPath = `/api/x402/resources/${world.resourceId}/getForecast?city=Oslo&days=2`;
+  });
+  afterAll(async () => {
+    await world.upstream.close();
+    await world.api.stop();
+  });
+  return world;
 }

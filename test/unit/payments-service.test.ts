@@ -7,11 +7,15 @@ import type { PaymentResources, ResourceForSale } from '../../functions/payments
 import { createPaymentService } from '../../functions/payments/service.js';
 import type { PaymentStore, StoredPayment } from '../../functions/payments/store.js';
 import { recordingMetrics } from '../support/metrics.js';
+import type { PayoutStore } from '../../functions/payments/payout-store.js';
+import type { PayoutService } from '../../functions/payments/payouts.js';
+import type { PlatformSigners } from '../../functions/payments/signers.js';
 
 const platformWallet = Keypair.generate().publicKey.toBase58();
 const usdcMint = Keypair.generate().publicKey.toBase58();
 const ownerWallet = Keypair.generate().publicKey.toBase58();
 const blockhash = Keypair.generate().publicKey.toBase58();
+const feePayer = Keypair.generate().publicKey.toBase58();
 
 /** The store's contract in memory: the conditional claim and the pending -> settled move. */
 function memoryStore(): PaymentStore & { items: Map<string, StoredPayment> } {
@@ -54,8 +58,11 @@ function given(options: Options = {}) {
   const revenue: number[] = [];
   const calls: string[] = [];
   const ledger: SolanaLedger = {
-    info: async () => ({ network: 'solana-devnet', usdcMint, platformWallet }),
+    info: async () => ({ network: 'solana-devnet', usdcMint, platformWallet, feePayer }),
     isBlockhashValid: async (hash) => blockhashValid && hash === blockhash,
+    latestBlockhash: async () => blockhash,
+    lamports: async () => 0n,
+    rentExemptMinimum: async () => 890_880n,
     simulate: async () => ({ ok: true }),
     status: async () => options.landed,
     settle: async () => options.settlement ?? { status: 'confirmed', blockHeight: 77 },
@@ -75,7 +82,11 @@ function given(options: Options = {}) {
     seller: async (userId) => ({ userId, username: 'owner', walletAddress: options.wallet === undefined ? ownerWallet : options.wallet }),
   };
   const metrics = recordingMetrics();
-  const service = createPaymentService({ store, ledger: async () => ledger, resources, clock, metrics, solPriceUsd: () => 150, network: () => 'solana-devnet' });
+  // Only the split offer is paid here; the payout offer's path is covered end to end on the local bank.
+  const payoutStore = { splitOfferOnly: async () => true } as unknown as PayoutStore;
+  const payouts = { isDue: async () => false } as unknown as PayoutService;
+  const signers = async (): Promise<PlatformSigners> => ({ signAsFeePayer: async () => new Uint8Array(64), signAsSettlement: async () => new Uint8Array(64) });
+  const service = createPaymentService({ store, payoutStore, payouts, requestPayout: async () => undefined, ledger: async () => ledger, signers, resources, clock, metrics, solPriceUsd: () => 150 });
   const call = (payment?: string) =>
     service.paidCall({ resourceId: 'res_1', methodName: 'forecast', baseUrl: 'http://local', params: { query: {} }, ...(payment && { payment: { version: 1 as const, value: payment } }) });
   const later = (seconds: number, { blockhashExpired = false } = {}) => {

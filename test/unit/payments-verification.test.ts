@@ -14,7 +14,9 @@ const platform = Keypair.generate().publicKey.toBase58();
 const usdcMint = Keypair.generate().publicKey.toBase58();
 const owner = Keypair.generate().publicKey.toBase58();
 const blockhash = Keypair.generate().publicKey.toBase58();
-const ledger = { network: 'solana-devnet' as const, usdcMint, platformWallet: platform };
+const ledger = { network: 'solana-devnet' as const, usdcMint, platformWallet: platform, feePayer: Keypair.generate().publicKey.toBase58() };
+/** The split offers only, the owner's wallet rent-exempt: these cases are about SPEC.md's split. */
+const splitOnly = { payoutOffer: false, ownerLamports: 1_000_000_000n, rentExemptMinimum: 890_880n };
 
 const offers = (priceUsd = 0.05): PaymentRequirement[] =>
   buildRequirements({
@@ -24,6 +26,7 @@ const offers = (priceUsd = 0.05): PaymentRequirement[] =>
     baseUrl: 'http://127.0.0.1:3000',
     ledger,
     solPriceUsd: 150,
+    ...splitOnly,
   });
 
 const verify = (header: string, accepts = offers()) => verifyPayment(decodePaymentHeader(header), accepts, 'solana-devnet', platform);
@@ -70,9 +73,22 @@ describe('payments: amounts', () => {
     expect(usdc).toEqual({
       scheme: 'exact', network: 'solana-devnet', maxAmountRequired: '50000', resource: 'http://127.0.0.1:3000/api/x402/resources/res_abc/forecast',
       description: 'Weather: forecasts', mimeType: 'application/json', payTo: owner, maxTimeoutSeconds: 25, asset: usdcMint,
-      extra: { agentOwner: { username: 'owner', userId: 'usr_owner', walletAddress: owner }, serverFeePercentage: 10, serverWalletAddress: platform, decimals: 6, symbol: 'USDC' },
+      extra: { agentOwner: { username: 'owner', userId: 'usr_owner', walletAddress: owner }, serverFeePercentage: 10, serverWalletAddress: platform, decimals: 6, symbol: 'USDC', settlement: 'split' },
     });
-    expect(sol).toMatchObject({ asset: nativeSolMint, maxAmountRequired: usdToLamports(0.05, 150).toString(), extra: { decimals: 9, symbol: 'SOL' } });
+    expect(sol).toMatchObject({ asset: nativeSolMint, maxAmountRequired: usdToLamports(0.05, 150).toString(), extra: { decimals: 9, symbol: 'SOL', settlement: 'split' } });
+  });
+
+  it('puts the payout offer first, and leaves SOL out when the owner\'s share would leave their wallet below rent exemption', () => {
+    // Act
+    const offered = buildRequirements({
+      resource: { resourceId: 'res_abc', name: 'Weather', description: 'forecasts', published: true, ownerId: 'usr_owner', methods: [] },
+      method: { name: 'forecast', priceUsd: 0.01, definition: { name: 'forecast', httpMethod: 'GET', path: '/f', parameters: [] } },
+      seller: { userId: 'usr_owner', username: 'owner', walletAddress: owner },
+      baseUrl: 'http://127.0.0.1:3000', ledger, solPriceUsd: 150, payoutOffer: true, ownerLamports: 0n, rentExemptMinimum: 890_880n,
+    });
+    // Assess
+    expect(offered.map((offer) => [offer.extra.symbol, offer.extra.settlement, offer.payTo])).toEqual([['USDC', 'payout', platform], ['USDC', 'split', owner]]);
+    expect(offered[0]!.extra).toMatchObject({ feePayer: ledger.feePayer, agentOwner: { userId: 'usr_owner' }, serverFeePercentage: 10 });
   });
 });
 
@@ -158,7 +174,7 @@ describe('payments: verification of a payment header', () => {
     const mint = new PublicKey(usdcMint);
     const setAuthority = createSetAuthorityInstruction(getAssociatedTokenAddressSync(mint, payer.publicKey), payer.publicKey, AuthorityType.AccountOwner, Keypair.generate().publicKey);
     const platformKey = Keypair.generate();
-    const platformOffers = buildRequirements({ ...{ resource: { resourceId: 'res_abc', name: 'W', description: 'd', published: true, ownerId: 'o', methods: [] } }, method: { name: 'm', priceUsd: 0.05, definition: { name: 'm', httpMethod: 'GET', path: '/', parameters: [] } }, seller: { userId: 'o', username: 'o', walletAddress: owner }, baseUrl: 'http://x', ledger: { ...ledger, platformWallet: platformKey.publicKey.toBase58() }, solPriceUsd: 150 });
+    const platformOffers = buildRequirements({ ...{ resource: { resourceId: 'res_abc', name: 'W', description: 'd', published: true, ownerId: 'o', methods: [] } }, method: { name: 'm', priceUsd: 0.05, definition: { name: 'm', httpMethod: 'GET', path: '/', parameters: [] } }, seller: { userId: 'o', username: 'o', walletAddress: owner }, baseUrl: 'http://x', ledger: { ...ledger, platformWallet: platformKey.publicKey.toBase58() }, solPriceUsd: 150, ...splitOnly });
     // Act
     const forbidden = refusal(headerOf([...split, setAuthority], [payer]));
     const thirdParty = refusal(headerOf([...split, usdcTransfer(payer, Keypair.generate().publicKey.toBase58(), 1n)], [payer]));

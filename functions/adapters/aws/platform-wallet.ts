@@ -5,6 +5,7 @@ import bs58 from 'bs58';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
+import { paymentSettings } from '#functions/payments/settings.js';
 
 /** solana-keygen's JSON array of 64 bytes, or the same 64 bytes in base58 as wallets export them. */
 export function parseWalletSecret(secret: string): Keypair {
@@ -23,8 +24,12 @@ export async function loadPlatformWallet(client: SecretsManagerClient, secretId:
 
 let address: Promise<string> | undefined;
 
-/** Only the public address is kept: the platform receives fees and never signs a payment. */
+/**
+ * Only the public address is kept: the platform never signs a payment. From the stack's context when given, so
+ * functions that only make offers read no secret.
+ */
 export function platformWalletAddress(): Promise<string> {
+  if (paymentSettings.platformWalletAddress) return Promise.resolve(paymentSettings.platformWalletAddress);
   const secretId = readEnv(envNames.walletSecretArn);
   if (!secretId) return Promise.reject(new Error('PLATFORM_WALLET_SECRET_ARN is unset: the route needs `uses: [platformWallet]`'));
   address ??= loadPlatformWallet(traced(new SecretsManagerClient({})), secretId)

@@ -1,6 +1,6 @@
 // The ledger port over a Solana RPC node (@solana/web3.js), for `solana` or `solana-devnet`.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Connection, SendTransactionError, VersionedTransaction } from '@solana/web3.js';
+import { Connection, PublicKey, SendTransactionError, VersionedTransaction } from '@solana/web3.js';
 import type { Landed, SolanaLedger } from '#functions/payments/ledger.js';
 import { type SolanaNetwork, usdcMints } from '#functions/payments/networks.js';
 
@@ -8,6 +8,7 @@ export interface RpcLedgerOptions {
   rpcUrl: string;
   network: SolanaNetwork;
   platformWallet: () => Promise<string>;
+  feePayer: () => Promise<string>;
   /** How often the signature status is polled while waiting for confirmation. */
   pollMs?: number;
 }
@@ -15,6 +16,7 @@ export interface RpcLedgerOptions {
 export function rpcLedger(options: RpcLedgerOptions): SolanaLedger {
   const connection = new Connection(options.rpcUrl, { commitment: 'confirmed' });
   const pollMs = options.pollMs ?? 400;
+  let rentExempt: Promise<bigint> | undefined;
 
   async function status(signature: string): Promise<Landed | undefined> {
     const [found] = (await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value;
@@ -25,9 +27,21 @@ export function rpcLedger(options: RpcLedgerOptions): SolanaLedger {
   }
 
   return {
-    info: async () => ({ network: options.network, usdcMint: usdcMints[options.network], platformWallet: await options.platformWallet() }),
+    info: async () => {
+      const [platformWallet, feePayer] = await Promise.all([options.platformWallet(), options.feePayer()]);
+      return { network: options.network, usdcMint: usdcMints[options.network], platformWallet, feePayer };
+    },
 
     isBlockhashValid: async (blockhash) => (await connection.isBlockhashValid(blockhash, { commitment: 'confirmed' })).value,
+
+    latestBlockhash: async () => (await connection.getLatestBlockhash('confirmed')).blockhash,
+
+    lamports: async (address) => BigInt(await connection.getBalance(new PublicKey(address), 'confirmed')),
+
+    async rentExemptMinimum() {
+      rentExempt ??= connection.getMinimumBalanceForRentExemption(0).then(BigInt);
+      return rentExempt;
+    },
 
     status,
 

@@ -13,6 +13,7 @@ import { createFileBlobStore } from './file-blob-store.js';
 import { localOneShots } from './one-shot-scheduler.js';
 import { memoryRateLimiter } from './rate-limiter.js';
 import { onLocalShutdown, startedOnFirstUse } from './lifecycle.js';
+import { backgroundPayoutTrigger } from './payout-trigger.js';
 import { localPagesHost } from './pages-host.js';
 import { localScheduler } from './scheduler.js';
 import { logMetrics } from './log-metrics.js';
@@ -48,6 +49,8 @@ export const localAdapters: LocalAdapters = {
   scriptRuntime: localScriptRuntime,
   // Loaded on first use: the embedded bank's native module is large.
   solanaLedger: async () => (await import('./solana-ledger.js')).bankLedger(),
+  platformSigners: async () => (await import('./solana-signers.js')).bankSigners(),
+  payoutTrigger: backgroundPayoutTrigger,
   templateBuilder(options) {
     onLocalShutdown(stopRunningBuilds);
     return createLocalTemplateBuilder({ pagesDir: join(settings.dataDir, 'pages'), workDir: join(settings.dataDir, 'template-builds'), runner: childProcessRunner, ...options });

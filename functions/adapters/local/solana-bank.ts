@@ -1,14 +1,16 @@
 // Local mode's Solana network: an embedded bank (litesvm: real transaction processing, SPL Token and ATA programs)
-// with a USDC-like mint and the platform wallet. Slots follow the wall clock like a validator's (400 ms), so
+// with a USDC-like mint at devnet USDC's address (so reference clients' default asset checks accept it), the platform
+// wallet and the fee payer of reference-client payments. Slots follow the wall clock like a validator's (400 ms), so
 // blockhashes expire after 150 slots; the state is saved under the data directory and survives restarts.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { address, getCompiledTransactionMessageDecoder, getTransactionDecoder, lamports } from '@solana/kit';
-import { Keypair, PublicKey, SystemProgram, TransactionMessage, VersionedTransaction, type TransactionInstruction } from '@solana/web3.js';
-import { MINT_SIZE, TOKEN_PROGRAM_ID, createAssociatedTokenAccountIdempotentInstruction, createInitializeMint2Instruction, createMintToCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { Keypair, PublicKey, TransactionMessage, VersionedTransaction, type TransactionInstruction } from '@solana/web3.js';
+import { MINT_SIZE, MintLayout, TOKEN_PROGRAM_ID, createAssociatedTokenAccountIdempotentInstruction, createMintToCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import bs58 from 'bs58';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
 import { settings } from '#platform/settings.js';
+import { usdcMints } from '#functions/payments/networks.js';
 import { startedOnFirstUse } from './lifecycle.js';
 import { type TransactionErrorJson, isRejectedBeforeLanding, transactionErrorJson } from './solana-errors.js';
 
@@ -17,6 +19,8 @@ const msPerSlot = 400;
 const blockhashLifetimeSlots = 150n;
 export const localUsdcDecimals = 6;
 const faucetFloorLamports = 100_000_000n;
+/** The fee payer is topped up to this at start: it pays reference-client payments' and payouts' fees and token-account rent. */
+const feePayerStartLamports = 10_000_000_000n;
 const maxRememberedSignatures = 100_000;
 
 export interface BankAccount {
@@ -24,6 +28,13 @@ export interface BankAccount {
   owner: string;
   data: Uint8Array;
   executable: boolean;
+}
+
+export interface SimulateOptions {
+  /** Solana RPC's `sigVerify` (the RPC defaults it to false): false runs a transaction whose signatures are missing, as a compute-unit estimate does. */
+  sigVerify?: boolean;
+  /** Solana RPC's `replaceRecentBlockhash`: runs it with the latest blockhash instead of its own. */
+  replaceRecentBlockhash?: boolean;
 }
 
 export interface BankOutcome {
@@ -47,6 +58,7 @@ const transactionDecoder = getTransactionDecoder();
 const messageDecoder = getCompiledTransactionMessageDecoder();
 
 export class SolanaBank {
+  readonly usdcMint = new PublicKey(usdcMints['solana-devnet']);
   private readonly blockhashes = new Map<string, bigint>();
   private readonly statuses = new Map<string, { slot: bigint; err: TransactionErrorJson | null }>();
   private readonly startedAt = Date.now();
@@ -60,7 +72,9 @@ export class SolanaBank {
     private readonly svm: LiteSVM,
     private readonly snapshotPath: string,
     readonly platformWallet: Keypair,
-    readonly usdcMint: Keypair,
+    /** Signs MintTo for the faucet: the mint sits at devnet USDC's address, whose real authority is Circle's. */
+    readonly usdcMintAuthority: Keypair,
+    readonly feePayer: Keypair,
   ) {
     this.firstSlot = svm.getClock().slot;
     this.blockhashes.set(svm.latestBlockhash(), this.firstSlot + blockhashLifetimeSlots);
@@ -71,8 +85,9 @@ export class SolanaBank {
     const snapshotPath = join(dataDir, 'solana-bank.bin');
     const restored = existsSync(snapshotPath) ? LiteSVM.fromBytes(readFileSync(snapshotPath)) : new LiteSVM();
     // Blockhash lifetimes are kept here (150 slots of wall-clock time); litesvm alone knows only the latest one.
-    const bank = new SolanaBank(restored.withBlockhashCheck(false), snapshotPath, loadOrCreateKeypair(join(dataDir, 'platform-wallet.json')), loadOrCreateKeypair(join(dataDir, 'usdc-mint.json')));
-    bank.ensureMintAndWallet();
+    const key = (name: string) => loadOrCreateKeypair(join(dataDir, name));
+    const bank = new SolanaBank(restored.withBlockhashCheck(false), snapshotPath, key('platform-wallet.json'), key('usdc-mint-authority.json'), key('fee-payer.json'));
+    bank.ensureMintAndWallets();
     return bank;
   }
 
@@ -119,13 +134,21 @@ export class SolanaBank {
     return this.statuses.get(signature);
   }
 
-  /** Runs a transaction without committing it; blockhash and replay checks as `send` does them. */
-  simulate(wire: Uint8Array): Omit<BankOutcome, 'slot'> {
-    const { transaction, signature, precheck } = this.decode(wire);
+  /** Runs a transaction without committing it; blockhash and replay checks as `send` does them, unless told otherwise. */
+  simulate(wire: Uint8Array, options: SimulateOptions = {}): Omit<BankOutcome, 'slot'> & { replacementBlockhash?: { blockhash: string; lastValidBlockHeight: bigint } } {
+    const latest = options.replaceRecentBlockhash ? this.latestBlockhash() : undefined;
+    const { transaction, signature, precheck } = this.decode(latest ? withBlockhash(wire, latest.blockhash) : wire);
     if (precheck) return { signature, err: precheck, logs: [], unitsConsumed: 0n };
-    const result = this.svm.simulateTransaction(transaction);
+    if (options.sigVerify === false) this.svm.withSigverify(false);
+    let result: ReturnType<LiteSVM['simulateTransaction']>;
+    try {
+      result = this.svm.simulateTransaction(transaction);
+    } finally {
+      if (options.sigVerify === false) this.svm.withSigverify(true);
+    }
     const meta = result.meta();
-    return { signature, err: result instanceof FailedTransactionMetadata ? transactionErrorJson(result.err()) : null, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed() };
+    const err = result instanceof FailedTransactionMetadata ? transactionErrorJson(result.err()) : null;
+    return { signature, err, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(), ...(latest && { replacementBlockhash: latest }) };
   }
 
   /**
@@ -158,15 +181,15 @@ export class SolanaBank {
       this.remember(signature, slot, null);
       return { signature, balance: this.getAccount(owner)?.lamports ?? 0n };
     }
-    const mint = this.usdcMint.publicKey;
+    const mint = this.usdcMint;
     const wallet = new PublicKey(owner);
     const account = getAssociatedTokenAddressSync(mint, wallet, true);
     const outcome = this.run(
       [
         createAssociatedTokenAccountIdempotentInstruction(this.faucet.publicKey, account, wallet, mint),
-        createMintToCheckedInstruction(mint, account, mint, atomicAmount, localUsdcDecimals),
+        createMintToCheckedInstruction(mint, account, this.usdcMintAuthority.publicKey, atomicAmount, localUsdcDecimals),
       ],
-      [this.usdcMint],
+      [this.usdcMintAuthority],
     );
     const data = this.getAccount(account.toBase58())?.data;
     return { signature: outcome.signature, balance: data ? new DataView(data.buffer, data.byteOffset).getBigUint64(64, true) : 0n };
@@ -209,21 +232,48 @@ export class SolanaBank {
     return outcome;
   }
 
-  private ensureMintAndWallet() {
-    const mint = this.usdcMint.publicKey;
-    if (!this.getAccount(mint.toBase58())) {
-      this.run(
-        [
-          SystemProgram.createAccount({ fromPubkey: this.faucet.publicKey, newAccountPubkey: mint, lamports: Number(this.minimumBalanceForRentExemption(BigInt(MINT_SIZE))), space: MINT_SIZE, programId: TOKEN_PROGRAM_ID }),
-          createInitializeMint2Instruction(mint, localUsdcDecimals, mint, null),
-        ],
-        [this.usdcMint],
+  private ensureMintAndWallets() {
+    if (!this.getAccount(this.usdcMint.toBase58())) {
+      const data = Buffer.alloc(MINT_SIZE);
+      MintLayout.encode(
+        { mintAuthorityOption: 1, mintAuthority: this.usdcMintAuthority.publicKey, supply: 0n, decimals: localUsdcDecimals, isInitialized: true, freezeAuthorityOption: 0, freezeAuthority: PublicKey.default },
+        data,
       );
+      const rent = this.minimumBalanceForRentExemption(BigInt(MINT_SIZE));
+      this.svm.setAccount({ address: address(this.usdcMint.toBase58()), lamports: lamports(rent), programAddress: address(TOKEN_PROGRAM_ID.toBase58()), executable: false, data, space: BigInt(MINT_SIZE) });
     }
     // Rent-exempt from the start, so the platform can receive small SOL fees.
     const wallet = this.platformWallet.publicKey.toBase58();
     if (!this.getAccount(wallet)) this.svm.airdrop(address(wallet), lamports(1_000_000_000n));
+    // Reference clients may not create the settlement account's token account: it has to exist, as on a real network.
+    const settlement = getAssociatedTokenAddressSync(this.usdcMint, this.platformWallet.publicKey, true);
+    if (!this.getAccount(settlement.toBase58())) this.run([createAssociatedTokenAccountIdempotentInstruction(this.faucet.publicKey, settlement, this.platformWallet.publicKey, this.usdcMint)], []);
+    const feePayer = this.feePayer.publicKey.toBase58();
+    const held = this.getAccount(feePayer)?.lamports ?? 0n;
+    if (held < feePayerStartLamports) this.svm.airdrop(address(feePayer), lamports(feePayerStartLamports - held));
   }
+}
+
+/** The wire transaction with another recent blockhash; signatures are left as they are (they no longer verify). */
+function withBlockhash(wire: Uint8Array, blockhash: string): Uint8Array {
+  const copy = Uint8Array.from(wire);
+  let offset = 0;
+  const shortVec = () => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = copy[offset++]!;
+      value |= (byte & 0x7f) << shift;
+      if ((byte & 0x80) === 0) return value;
+    }
+  };
+  const signatures = shortVec();
+  offset += signatures * 64;
+  if (copy[offset]! & 0x80) offset += 1;
+  offset += 3;
+  const accounts = shortVec();
+  offset += accounts * 32;
+  copy.set(bs58.decode(blockhash), offset);
+  return copy;
 }
 
 /** The one bank of this process, started on first use and saved and dropped at local shutdown. */

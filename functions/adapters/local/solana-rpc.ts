@@ -120,8 +120,12 @@ const methods: Record<string, (bank: SolanaBank, params: Params, withContext: (v
     return { blockHeight: slot, blockTime: null, blockhash, previousBlockhash: blockhash, parentSlot: (slot as number) - 1 };
   },
   simulateTransaction: (bank, params, withContext) => {
-    const { err, logs, unitsConsumed } = withTransaction(params, (wire) => bank.simulate(wire));
-    return withContext({ err, logs, accounts: null, unitsConsumed: Number(unitsConsumed), returnData: null });
+    const options = configAt(params, 1);
+    const { err, logs, unitsConsumed, replacementBlockhash } = withTransaction(params, (wire) =>
+      bank.simulate(wire, { sigVerify: options.sigVerify === true, replaceRecentBlockhash: options.replaceRecentBlockhash === true }),
+    );
+    const replaced = replacementBlockhash && { replacementBlockhash: { blockhash: replacementBlockhash.blockhash, lastValidBlockHeight: Number(replacementBlockhash.lastValidBlockHeight) } };
+    return withContext({ err, logs, accounts: null, unitsConsumed: Number(unitsConsumed), returnData: null, ...replaced });
   },
   sendTransaction: (bank, params) => {
     return withTransaction(params, (wire) => {

@@ -3,4 +3,4 @@ import { paymentRoutes } from '../routes.js';
 import { paymentService } from '../service.js';
 
 // x402 facilitator clients read the bare body, as the x402 specification's facilitator answers.
-export const handler = httpHandler(paymentRoutes.getSupportedPayments, async () => new Reply(200, paymentService().supported()));
+export const handler = httpHandler(paymentRoutes.getSupportedPayments, async () => new Reply(200, await paymentService().supported()));

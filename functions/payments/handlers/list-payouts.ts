@@ -1,0 +1,5 @@
+import { httpHandler } from '#platform/http.js';
+import { paymentRoutes } from '../routes.js';
+import { paymentService } from '../service.js';
+
+export const handler = httpHandler(paymentRoutes.listPayouts, ({ input, caller }) => paymentService().payoutsOf(caller, input));

@@ -1,0 +1,37 @@
+// One payout as a Solana transaction: the owner's summed shares from the settlement account's token account to the
+// owner's, the owner's account created when missing, the fee payer paying fee and rent. Signed by both platform keys.
+import { PublicKey, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
+import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import bs58 from 'bs58';
+import { programIds, usdcDecimals } from './networks.js';
+import type { PlatformSigners } from './signers.js';
+
+export interface PayoutOrder {
+  batchId: string;
+  asset: string;
+  walletAddress: string;
+  amount: bigint;
+  feePayer: string;
+  settlementAccount: string;
+  blockhash: string;
+}
+
+export async function signedPayout(order: PayoutOrder, signers: PlatformSigners): Promise<{ wire: Uint8Array; signature: string }> {
+  const mint = new PublicKey(order.asset);
+  const owner = new PublicKey(order.walletAddress);
+  const feePayer = new PublicKey(order.feePayer);
+  const settlement = new PublicKey(order.settlementAccount);
+  const destination = getAssociatedTokenAddressSync(mint, owner, true);
+  const instructions = [
+    createAssociatedTokenAccountIdempotentInstruction(feePayer, destination, owner, mint),
+    createTransferCheckedInstruction(getAssociatedTokenAddressSync(mint, settlement, true), mint, destination, settlement, order.amount, usdcDecimals),
+    // The batch id on chain lets anyone reconcile a transfer with the ledger.
+    new TransactionInstruction({ programId: new PublicKey(programIds.memo), keys: [], data: Buffer.from(`x402 payout ${order.batchId}`, 'utf8') }),
+  ];
+  const transaction = new VersionedTransaction(new TransactionMessage({ payerKey: feePayer, recentBlockhash: order.blockhash, instructions }).compileToV0Message());
+  const message = transaction.message.serialize();
+  const [feePayerSignature, settlementSignature] = await Promise.all([signers.signAsFeePayer(message), signers.signAsSettlement(message)]);
+  transaction.signatures[0] = feePayerSignature;
+  transaction.signatures[1] = settlementSignature;
+  return { wire: transaction.serialize(), signature: bs58.encode(feePayerSignature) };
+}
