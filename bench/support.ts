@@ -115,6 +115,7 @@ export async function startBarePlatform(): Promise<BarePlatform> {
   // Set before the platform's modules load: their loggers read the level at import.
   process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
   process.env.RATE_LIMIT_PER_MINUTE = String(benchRateLimitPerMinute);
+  process.env.RATE_LIMIT_PER_USER_PER_MINUTE = String(benchRateLimitPerMinute);
   const { startPlatform } = await import('../bin/local.js');
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-'));
   const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });

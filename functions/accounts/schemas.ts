@@ -1,14 +1,12 @@
 import { z } from 'zod';
 import { IsoDate, OpaqueId, SolanaAddress, pagination } from '#platform/schemas.js';
 
-/** Scopes a key can hold. `*` is everything; resource-level scopes name one resource. */
-export const baseScopes = ['*', 'account:write', 'keys:manage', 'templates:install', 'scripts:execute', 'scripts:manage', 'resources:call', 'resources:manage'] as const;
-const resourceScope = /^resources:[A-Za-z0-9_-]{1,64}:call$/;
+import { baseScopes, objectScopePatterns } from '#platform/scopes.js';
 
 export const Scope = z
   .string()
-  .refine((s) => (baseScopes as readonly string[]).includes(s) || resourceScope.test(s), {
-    message: `must be one of ${baseScopes.join(', ')} or resources:<resourceId>:call`,
+  .refine((s) => (baseScopes as readonly string[]).includes(s) || objectScopePatterns.some((pattern) => pattern.test(s)), {
+    message: `must be one of ${baseScopes.join(', ')}, resources:<resourceId>:call or scripts:<scriptId>:execute`,
   });
 
 export const Username = z

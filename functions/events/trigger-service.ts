@@ -6,6 +6,7 @@ import { parseCron } from '#platform/cron.js';
 import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
 import { newId, newSecret, sha256Hex } from '#platform/ids.js';
+import { parseBoundedJson } from '#platform/json-bounds.js';
 import type { CredentialVault, EventPublisher, SchedulerPort } from '#platform/ports.js';
 import { credentialVault, eventPublisher, liveScheduler } from '#platform/wiring.js';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from './internal-events.js';
@@ -55,7 +56,7 @@ export function createTriggerService(deps: TriggerDeps) {
       if (!webhook.enabled) throw new ConflictError(`webhook ${webhook.webhookId} is disabled`, { webhookId: webhook.webhookId });
       // The same signed request sent twice is one delivery: the ledger runs it once.
       const deliveryId = `${webhook.webhookId}#${sha256Hex(signature).slice(0, 32)}`;
-      const body: unknown = input.rawBody.trim() ? JSON.parse(input.rawBody) : {};
+      const body: unknown = input.rawBody.trim() ? parseBoundedJson(input.rawBody, 'body') : {};
       await deps.publisher.publish({ type: webhookDeliveryType, source: webhookDeliverySource, userId: webhook.userId, webhookId: webhook.webhookId, deliveryId, body });
       return { deliveryId };
     },

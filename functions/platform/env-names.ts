@@ -12,6 +12,7 @@ export const envNames = {
   host: 'HOST',
   version: 'PLATFORM_VERSION',
   requestsPerMinute: 'RATE_LIMIT_PER_MINUTE',
+  userRequestsPerMinute: 'RATE_LIMIT_PER_USER_PER_MINUTE',
   publicBaseUrl: 'PUBLIC_BASE_URL',
   allowPrivateUpstreams: 'ALLOW_PRIVATE_UPSTREAMS',
   adminApiKey: 'ADMIN_API_KEY',

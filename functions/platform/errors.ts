@@ -1,4 +1,5 @@
 // Named domain errors. One middleware (http.ts) maps each to SPEC.md's code and DESIGN.md's status.
+import { boundedEcho } from './json-bounds.js';
 
 export type ErrorDetails = Record<string, unknown>;
 
@@ -17,7 +18,7 @@ export class AppError extends Error {
 
 export class ValidationError extends AppError {
   constructor(field: string, value: unknown, message: string, extra: ErrorDetails = {}) {
-    super('VALIDATION_ERROR', 400, message, { field, value, ...extra });
+    super('VALIDATION_ERROR', 400, message, { field, value: boundedEcho(value), ...extra });
   }
 }
 

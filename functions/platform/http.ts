@@ -52,7 +52,7 @@ export function httpHandler<R extends Route>(route: R, run: (args: HandlerArgs<I
         states.set(request.event, state);
         logger.appendKeys({ requestId: state.requestId, operation: route.operation });
         await authenticate(state, request.event);
-        await rateLimit(state, rateLimiter(), settings.requestsPerMinute);
+        await rateLimit(state, rateLimiter(), { perKey: settings.requestsPerMinute, perUser: settings.userRequestsPerMinute });
         checkScopes(state);
       },
       onError: async (request) => {
@@ -64,6 +64,7 @@ export function httpHandler<R extends Route>(route: R, run: (args: HandlerArgs<I
       const state = states.get(event)!;
       const rawBody = readBody(event);
       const input = validateInput(route, event, rawBody);
+      checkScopes(state, input as Record<string, unknown>);
       const caller = state.caller;
       const result = await run({
         input,

@@ -93,7 +93,8 @@ function operation(route: Route) {
     description: describe(route),
     tags: [route.area],
     security: security[route.auth],
-    ...(route.scopes?.length && { 'x-required-scopes': route.scopes }),
+    /** OpenAPI 3.0 gives API keys no scopes: the key must hold one of these (or `*`), see docs/security.md. */
+    ...(route.scopes && { 'x-required-scopes': route.scopes }),
     ...(parameters.length && { parameters }),
     ...(!inQuery &&
       Object.keys(bodyProperties).length && {

@@ -15,19 +15,33 @@ interface CompiledRoute {
 const isParam = (segment: string) => segment.startsWith('{') && segment.endsWith('}');
 const split = (path: string) => path.split('/').filter(Boolean);
 
+/** A segment that is not valid percent-encoding (`%ff`) names no object: the path matches no route (404). */
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 function matchSegments(pattern: string[], actual: string[]): Record<string, string> | undefined {
   const params: Record<string, string> = {};
   for (let i = 0; i < pattern.length; i++) {
     const segment = pattern[i]!;
     if (segment.endsWith('+}')) {
       if (i >= actual.length) return undefined;
-      params[segment.slice(1, -2)] = actual.slice(i).map(decodeURIComponent).join('/');
+      const rest = actual.slice(i).map(decodeSegment);
+      if (rest.includes(undefined)) return undefined;
+      params[segment.slice(1, -2)] = rest.join('/');
       return params;
     }
     const value = actual[i];
     if (value === undefined) return undefined;
-    if (isParam(segment)) params[segment.slice(1, -1)] = decodeURIComponent(value);
-    else if (segment !== value) return undefined;
+    if (isParam(segment)) {
+      const decoded = decodeSegment(value);
+      if (decoded === undefined) return undefined;
+      params[segment.slice(1, -1)] = decoded;
+    } else if (segment !== value) return undefined;
   }
   return pattern.length === actual.length ? params : undefined;
 }

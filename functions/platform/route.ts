@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { TableName } from '../tables.js';
+import { defaultScopes } from './scopes.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -42,7 +43,7 @@ export interface RouteSpec {
   description?: string;
   /** Shape of the 402 body of a paid route, for the OpenAPI document. */
   paymentRequired?: z.ZodType;
-  /** The caller's key must hold one of these scopes (or `*`). */
+  /** The caller's key must hold one of these scopes (or `*`); an `apiKey` route without them gets its area's (scopes.ts). */
   scopes?: string[];
   /** Merged path parameters, query string and JSON body, validated at the edge. */
   input?: z.ZodType;
@@ -71,7 +72,8 @@ const kebab = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLo
 export function defineRoutes<const T extends Record<string, RouteSpec>>(area: string, specs: T): { [K in keyof T]: Route & T[K] } {
   const routes = {} as { [K in keyof T]: Route & T[K] };
   for (const [operation, spec] of Object.entries(specs)) {
-    routes[operation as keyof T] = { ...spec, operation, area, handler: `functions/${area}/handlers/${kebab(operation)}.ts` } as Route & T[keyof T];
+    const scopes = spec.scopes ?? (spec.auth === 'apiKey' ? defaultScopes(area, operation, spec.method) : undefined);
+    routes[operation as keyof T] = { ...spec, ...(scopes && { scopes }), operation, area, handler: `functions/${area}/handlers/${kebab(operation)}.ts` } as Route & T[keyof T];
   }
   return routes;
 }

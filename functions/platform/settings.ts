@@ -39,6 +39,10 @@ export const settings = {
   get requestsPerMinute(): number {
     return numberOr(envNames.requestsPerMinute, 1000);
   },
+  /** Requests per minute per user, over all of the user's keys (docs/security.md). */
+  get userRequestsPerMinute(): number {
+    return numberOr(envNames.userRequestsPerMinute, 2000);
+  },
   get publicBaseUrl(): string | undefined {
     return readEnv(envNames.publicBaseUrl);
   },

@@ -4,6 +4,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { credentialVault, eventPublisher } from '#platform/wiring.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { NotFoundError, UnauthorizedError, ValidationError } from '#platform/errors.js';
+import { parseBoundedJson } from '#platform/json-bounds.js';
 import type { CredentialVault, EventPublisher } from '#platform/ports.js';
 import { webhookSecretContext } from './credentials.js';
 import { type InstallationStore, createInstallationStore } from './installation-store.js';
@@ -22,12 +23,7 @@ export function signatureMatches(rawBody: Buffer, secret: string, presented: str
 }
 
 function parseBody(rawBody: Buffer): Record<string, unknown> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    throw new ValidationError('body', null, 'the webhook body must be JSON');
-  }
+  const parsed = parseBoundedJson(rawBody.toString('utf8'), 'body');
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ValidationError('body', null, 'the webhook body must be a JSON object');
   return parsed as Record<string, unknown>;
 }

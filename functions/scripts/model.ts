@@ -132,6 +132,8 @@ export interface Execution {
   output: unknown;
   /** Output over the stored size is kept as a prefix of its JSON text. */
   outputTruncated?: boolean;
+  /** The output is its JSON text: nested past DynamoDB's depth or holding `__proto__` keys (stored-run.ts). */
+  outputAsJsonText?: boolean;
   error: ExecutionError | null;
   duration: number;
   memoryUsed: number;

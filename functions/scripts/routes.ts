@@ -8,9 +8,9 @@ import type { TableName } from '../tables.js';
 import * as out from './outputs.js';
 import * as input from './schemas.js';
 
-/** Changing scripts takes a full key (`*`), or `scripts:manage` once keys can hold it; running one also takes `scripts:execute`. */
+/** Changing scripts takes a full key (`*`), or `scripts:manage` once keys can hold it; running one also takes `scripts:execute`, or the key createScript returns (bound to that script). */
 const manage = ['scripts:manage'];
-const execute = ['scripts:manage', 'scripts:execute'];
+const execute = ['scripts:manage', 'scripts:execute', 'scripts:{scriptId}:execute'];
 
 type Tables = Partial<Record<TableName, TableAccess>>;
 const read: Tables = { scripts: 'read', scriptInstallations: 'read' };

@@ -17,7 +17,7 @@ import { memoryTally, resourceGate } from './resource-gate.js';
 import type { RunGrant } from './run-grant.js';
 import { type ScriptRuntime, liveAlias } from './runtime-port.js';
 import { type ScriptStore, createScriptStore } from './store.js';
-import { storedLogs, storedOutput } from './stored-run.js';
+import { storableAsMap, storedLogs, storedOutput } from './stored-run.js';
 import { accountBudgets } from './wiring.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
@@ -188,13 +188,14 @@ export function createScriptRunner(deps: {
           ? { code: 'COST_LIMIT_EXCEEDED', message: `the run cost more than maxCostPerExecution (${config.maxCostPerExecution} USD)` }
           : { code: 'BUDGET_EXCEEDED', message: `the run would pass the monthly budget of ${budget} USD` }
         : outcome.error;
-      const output = JSON.parse(outcome.outputJson) as unknown;
+      const parsed = JSON.parse(outcome.outputJson) as unknown;
+      const output = storableAsMap(parsed) ? parsed : outcome.outputJson;
       const finishedAt = clock.nowIso();
       const finished: Execution = {
         ...running,
         status: cutByCost ? 'error' : outcome.status,
         ...(outcome.noOp && !cutByCost && { noOp: true }),
-        ...storedOutput(output, outcome.outputJson),
+        ...storedOutput(parsed, outcome.outputJson),
         error,
         duration: Math.round(outcome.duration * 100) / 100,
         memoryUsed: outcome.memoryUsed,

@@ -5,6 +5,7 @@ import { type Clock, systemClock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#platform/errors.js';
 import { newId, sha256Hex } from '#platform/ids.js';
+import { scriptExecuteScope } from '#platform/scopes.js';
 import { type Deployer, after, createDeployer } from './deployer.js';
 import { type Installation, type Pricing, type Script, type ScriptConfig, type ScriptVersion, limits } from './model.js';
 import type { KeyIssuer } from './ports.js';
@@ -24,7 +25,6 @@ const defaultConfig: ScriptConfig = {
 };
 
 /** The scope of the key createScript hands out (SPEC.md Authentication 2). */
-export const executeScope = 'scripts:execute';
 
 const listing = (status: Script['status'], isPrivate: boolean) => (status === 'published' && !isPrivate ? ('public' as const) : undefined);
 
@@ -101,7 +101,7 @@ export function createScriptService(deps: { store: ScriptStore; deployer: Deploy
       const now = clock.nowIso();
       const scriptId = newId('scr');
       const isPrivate = input.private ?? false;
-      const key = await deps.keys.issue(userId, `script ${scriptId}`, [executeScope]);
+      const key = await deps.keys.issue(userId, `script ${scriptId}`, [scriptExecuteScope(scriptId)]);
       const script: Script = {
         scriptId, ownerId: userId, name: input.name, description: input.description ?? '', runtime: input.runtime,
         config: { ...defaultConfig, ...input.config }, category: input.category ?? null, tags: input.tags ?? [], isPrivate, pricing: null,

@@ -189,7 +189,7 @@ describe('accounts: API keys', () => {
     // Act
     const listing = await api.as(narrow).get('/api/sdk/v1/keys');
     const patch = await api.as(narrow).patch('/api/sdk/v1/me', { monthlyBudgetUsd: 1 });
-    const me = await api.as(narrow).get('/api/sdk/v1/me');
+    const me = await api.as(user.apiKey).get('/api/sdk/v1/me');
     // Assess
     expect(listing.status).toBe(403);
     expect(listing.body.error.code).toBe('FORBIDDEN');

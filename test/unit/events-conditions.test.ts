@@ -191,7 +191,7 @@ const refusals: Refusal[] = [
   ['in given an empty list', [{ field: 'type', operator: 'in', value: [] }], 'conditions.0.value', []],
   ['a malformed field', [{ field: 'content..text', operator: 'exists' }], 'conditions.0.field', 'content..text'],
   ['a field over 100 characters', [{ field: 'a'.repeat(101), operator: 'exists' }], 'conditions.0.field', 'a'.repeat(101)],
-  ['a value over 1,000 characters', [{ field: 'type', operator: 'equals', value: 'x'.repeat(1001) }], 'conditions.0.value', 'x'.repeat(1001)],
+  ['a value over 1,000 characters', [{ field: 'type', operator: 'equals', value: 'x'.repeat(1001) }], 'conditions.0.value', `${'x'.repeat(1000)}…`],
   ['an unknown key in a leaf', [{ field: 'type', operator: 'exists', negate: true }], 'conditions.0.negate', true],
   ['an unknown group operator', [{ operator: 'xor', conditions: [leaf] }], 'conditions.0.operator', 'xor'],
   ['an empty group', [{ operator: 'and', conditions: [] }], 'conditions.0.conditions', []],

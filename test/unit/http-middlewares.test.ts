@@ -82,24 +82,24 @@ describe('http middlewares: rate limit', () => {
     const state = stateOf(routes.readThing, caller(['*']));
     const limiter = limiterWith(5);
     // Act
-    await rateLimit(state, limiter, 5);
+    await rateLimit(state, limiter, { perKey: 5, perUser: 5 });
     // Assess
-    expect(limiter.buckets).toEqual(['key:key_1']);
+    expect(limiter.buckets).toEqual(['key:key_1', 'user:usr_1']);
     expect(state.headers).toEqual({ 'X-RateLimit-Limit': '5', 'X-RateLimit-Remaining': '4', 'X-RateLimit-Reset': '1000' });
   });
 
   it('answers 429 with Retry-After past the limit', async () => {
     // Act
-    const error = await rejection(() => rateLimit(stateOf(routes.readThing, caller(['*'])), limiterWith(0, 1_030), 5, 1_000_000));
+    const error = await rejection(() => rateLimit(stateOf(routes.readThing, caller(['*'])), limiterWith(0, 1_030), { perKey: 5, perUser: 10 }, 1_000_000));
     // Assess
-    expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, details: { limit: 5, retryAfter: 30 }, headers: { 'Retry-After': '30' } });
+    expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, details: { limit: 5, per: 'key', retryAfter: 30 }, headers: { 'Retry-After': '30' } });
   });
 
   it('does not count requests without a caller', async () => {
     // Prepare
     const limiter = limiterWith(5);
     // Act
-    await rateLimit(stateOf(routes.createThing), limiter, 5);
+    await rateLimit(stateOf(routes.createThing), limiter, { perKey: 5, perUser: 5 });
     // Assess
     expect(limiter.buckets).toEqual([]);
   });

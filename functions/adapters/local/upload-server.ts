@@ -32,8 +32,13 @@ function answer(response: ServerResponse, status: number, message: string) {
 
 async function receive(request: IncomingMessage, response: ServerResponse) {
   const url = new URL(request.url ?? '/', 'http://local');
-  const key = decodeURIComponent(url.pathname.replace(/^\/uploads\//, ''));
   if (request.method !== 'PUT' || !url.pathname.startsWith('/uploads/')) return answer(response, 405, 'only PUT /uploads/<key>');
+  let key: string;
+  try {
+    key = decodeURIComponent(url.pathname.replace(/^\/uploads\//, ''));
+  } catch {
+    return answer(response, 400, 'the upload key is not valid percent-encoding');
+  }
   const verdict = verify(url, key, request.headers['content-type']);
   if (!verdict.ok) return answer(response, 403, verdict.reason);
   const parts: Buffer[] = [];

@@ -1,7 +1,8 @@
 // 401 for a missing, unknown or revoked identity; 403 for a key without the route's scopes.
 import { checkAdminKey } from '../admin-key.js';
-import { type Caller, hasScope } from '../caller.js';
+import type { Caller } from '../caller.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { holdsScope, mayHoldScope } from '../scopes.js';
 import type { HttpEvent, RequestState } from './request-state.js';
 
 function authorizerCaller(event: HttpEvent): Caller | undefined {
@@ -23,10 +24,13 @@ export async function authenticate(state: RequestState, event: HttpEvent): Promi
   state.caller = caller;
 }
 
-/** Runs after the rate limit, so a key without the scope still counts its request. */
-export function checkScopes(state: RequestState): void {
+/**
+ * Runs after the rate limit, so a key without the scope still counts its request; once before the input is read and
+ * once with it, for scopes that name an object of the input (`scripts:{scriptId}:execute`).
+ */
+export function checkScopes(state: RequestState, input?: Record<string, unknown>): void {
   const { route, caller } = state;
-  if (caller && route.scopes?.length && !hasScope(caller, route.scopes)) {
-    throw new ForbiddenError(`this API key lacks the scope ${route.scopes.join(' or ')}`, { requiredScopes: route.scopes });
-  }
+  if (!caller || !route.scopes?.length) return;
+  const allowed = input ? holdsScope(caller.scopes, route.scopes, input) : mayHoldScope(caller.scopes, route.scopes);
+  if (!allowed) throw new ForbiddenError(`this API key lacks the scope ${route.scopes.join(' or ')}`, { requiredScopes: route.scopes });
 }

@@ -1,5 +1,7 @@
-// The request's raw body (413 past Lambda's payload limit) and its JSON object (400 when malformed or not an object).
+// The request's raw body (413 past Lambda's payload limit) and its JSON object (400 when malformed, too deep or not an
+// object).
 import { PayloadTooLargeError, ValidationError } from '../errors.js';
+import { parseBoundedJson } from '../json-bounds.js';
 import type { HttpEvent } from './request-state.js';
 
 /** Lambda's synchronous invocation payload limit. */
@@ -15,12 +17,7 @@ export function readBody(event: HttpEvent): string {
 
 export function parseJson(raw: string): Record<string, unknown> {
   if (raw.trim() === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch (error) {
-    throw new ValidationError('body', raw.slice(0, 200), `malformed JSON body: ${(error as Error).message}`);
-  }
+  const parsed = parseBoundedJson(raw, 'body');
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new ValidationError('body', parsed, 'the JSON body must be an object');
   }

@@ -1,0 +1,131 @@
+// Property-based fuzzing from the OpenAPI document: every operation gets hostile values for its own fields (wrong
+// types, missing and extra fields, huge and deep values, unicode, __proto__/constructor keys, numbers at and past
+// every limit). Never a 500, always the envelope, and a refused request writes nothing.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../functions/platform/openapi.js';
+import { routes } from '../../functions/routes.js';
+import { type ApiResponse, type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+
+type Schema = { type?: string; minimum?: number; maximum?: number; minLength?: number; maxLength?: number; maxItems?: number; properties?: Record<string, Schema> };
+interface Operation {
+  method: string;
+  path: string;
+  operationId: string;
+  parameters?: Array<{ name: string; in: string; schema: Schema }>;
+  requestBody?: { content: { 'application/json': { schema: { properties?: Record<string, Schema> } } } };
+}
+
+const runsPerOperation = 4;
+const openApi = buildOpenApiDocument(routes, 'http://local', 'test');
+const operations: Operation[] = Object.entries(openApi.paths).flatMap(([path, methods]) =>
+  Object.entries(methods as Record<string, Omit<Operation, 'method' | 'path'>>).map(([method, operation]) => ({ ...operation, method: method.toUpperCase(), path })),
+);
+
+const deep = (levels: number): unknown => {
+  let value: unknown = 'bottom';
+  for (let level = 0; level < levels; level++) value = level % 2 ? [value] : { nested: value };
+  return value;
+};
+
+/** Values at and past a field's own limits, from its schema. */
+function boundaryValues(schema: Schema): unknown[] {
+  const values: unknown[] = [];
+  for (const bound of [schema.minimum, schema.maximum]) if (typeof bound === 'number') values.push(bound, bound - 1, bound + 1, bound + 0.5);
+  for (const length of [schema.minLength, schema.maxLength]) if (typeof length === 'number') values.push('x'.repeat(Math.max(0, length - 1)), 'é'.repeat(length), 'x'.repeat(length + 1));
+  if (typeof schema.maxItems === 'number') values.push(Array.from({ length: schema.maxItems + 1 }, () => 'item'));
+  return values;
+}
+
+const hostileValue = (schema: Schema) =>
+  fc.oneof(
+    fc.constantFrom(null, true, -1, 0, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, '', ' ', '\u0000', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ‮', '%ff', '../../etc/passwd', '__proto__', ...boundaryValues(schema)),
+    fc.constantFrom(deep(30), deep(2_000), 'z'.repeat(300_000), { __proto__: { polluted: true } }, JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}')),
+    fc.string({ unit: 'grapheme', maxLength: 40 }),
+    fc.integer(),
+    fc.double(),
+    fc.jsonValue({ maxDepth: 4 }),
+  );
+
+const fieldsOf = (operation: Operation): Record<string, Schema> => ({
+  ...Object.fromEntries((operation.parameters ?? []).map((parameter) => [parameter.name, parameter.schema])),
+  ...(operation.requestBody?.content['application/json'].schema.properties ?? {}),
+});
+
+/** Each field present with a hostile value or absent, plus extra keys. */
+const requestArbitrary = (operation: Operation) => {
+  const fields = fieldsOf(operation);
+  const record = Object.fromEntries(Object.entries(fields).map(([name, schema]) => [name, fc.option(hostileValue(schema), { nil: undefined })]));
+  return fc.record({ fields: fc.record(record), extra: fc.dictionary(fc.constantFrom('__proto__', 'constructor', 'prototype', 'extra', 'ünïcode'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 }) });
+};
+
+function send(operation: Operation, values: { fields: Record<string, unknown>; extra: Record<string, unknown> }, apiKey: string): Promise<ApiResponse> {
+  let path = operation.path;
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(values.fields)) {
+    if (value === undefined) continue;
+    if (path.includes(`{${name}}`) || path.includes(`{${name}+}`)) path = path.replace(new RegExp(`\\{${name}\\+?\\}`), encodeURIComponent(typeof value === 'string' ? value : JSON.stringify(value)).slice(0, 2_000));
+    else body[name] = value;
+  }
+  path = path.replace(/\{\w+\+?\}/g, 'missing');
+  Object.defineProperties(body, Object.fromEntries(Object.entries(values.extra).map(([key, value]) => [key, { value, enumerable: true }])));
+  const headers = { 'x-api-key': apiKey, 'x-admin-key': 'adm_wrong' };
+  if (operation.method === 'GET' || operation.method === 'DELETE') {
+    const query = new URLSearchParams(Object.entries(body).map(([key, value]) => [key, (typeof value === 'string' ? value : JSON.stringify(value) ?? '').slice(0, 2_000)] as [string, string]));
+    return api.request(operation.method, `${path}${query.size ? `?${query}` : ''}`, { headers });
+  }
+  return api.request(operation.method, path, { rawBody: JSON.stringify(body), headers });
+}
+
+let api: TestApi;
+let fuzzer: TestUser;
+
+/** What the fuzzing user owns: counted before and after. */
+async function holdings() {
+  const as = api.as(fuzzer.apiKey);
+  const [scripts, resources, documents, flows, keys] = await Promise.all([
+    as.get('/api/sdk/v1/scripts?limit=100'),
+    as.get('/api/sdk/v1/resources?limit=100'),
+    as.get('/api/sdk/v1/documents?limit=100'),
+    as.post('/api/sdk/v1/flows/searchFlows', { limit: 100 }),
+    as.get('/api/sdk/v1/keys?limit=100'),
+  ]);
+  return [scripts, resources, documents, flows, keys].map((response) => response.text.length > 0 && JSON.stringify(response.body.data ?? response.body.error));
+}
+
+beforeAll(async () => {
+  process.env.RATE_LIMIT_PER_MINUTE = '1000000';
+  process.env.RATE_LIMIT_PER_USER_PER_MINUTE = '1000000';
+  api = await startTestPlatform();
+  fuzzer = await api.givenUser();
+}, 300_000);
+afterAll(() => api.stop());
+
+describe('hardening: fuzzing every operation of the OpenAPI document', () => {
+  it('never answers 500, always answers the envelope, and writes nothing when it refuses', async () => {
+    // Prepare
+    const before = await holdings();
+    const failures: string[] = [];
+    let attempts = 0;
+    let accepted = 0;
+    // Act
+    for (const operation of operations) {
+      await fc.assert(
+        fc.asyncProperty(requestArbitrary(operation), async (values) => {
+          const response = await send(operation, values, fuzzer.apiKey);
+          attempts += 1;
+          if (response.status < 400) accepted += 1;
+          // Successes may answer a document of their own format (OpenAPI, x402 /supported); every error is the envelope.
+          const enveloped = response.status < 400 || (response.body?.success === false && typeof response.body.error?.code === 'string');
+          if (response.status >= 500 || !enveloped) failures.push(`${operation.operationId} ${response.status} ${response.text.slice(0, 300)}`);
+        }),
+        { numRuns: runsPerOperation, seed: 12 },
+      );
+    }
+    const after = await holdings();
+    console.log(`fuzzing: ${operations.length} operations, ${attempts} attempts, ${accepted} accepted, 500s ${failures.filter((failure) => / 5\d\d /.test(failure)).length}, outside the envelope ${failures.length}`);
+    // Assess
+    expect(failures).toEqual([]);
+    if (accepted === 0) expect(after).toEqual(before);
+  }, 900_000);
+});
