@@ -187,7 +187,7 @@ describe('infra: PlatformStack from the route table', () => {
   it('builds templates in one CodeBuild project and routes its final states from the default bus to the build recorder', () => {
     // Act
     const projects = Object.entries(s.parent.findResources('AWS::CodeBuild::Project'));
-    const rules = Object.values(s.parent.findResources('AWS::Events::Rule')).filter((rule) => JSON.stringify(rule.Properties.EventPattern).includes('aws.codebuild'));
+    const rules = Object.values(s.parent.findResources('AWS::Events::Rule')).filter((rule) => JSON.stringify(rule.Properties.EventPattern ?? {}).includes('aws.codebuild'));
     const recorder = logicalId(s.stack.templateBuilds.stateFunction!.node.defaultChild);
     // Assess
     expect(projects).toHaveLength(1);

@@ -35,7 +35,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `documents:read` or `documents:write`.
          */
         get: operations["listDocuments"];
         put?: never;
@@ -59,7 +59,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `documents:read` or `documents:write`.
          */
         get: operations["getDocument"];
         put?: never;
@@ -70,7 +70,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `documents:write`.
          */
         delete: operations["deleteDocument"];
         options?: never;
@@ -91,7 +91,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `documents:read` or `documents:write`.
          */
         get: operations["listDocumentChunks"];
         put?: never;
@@ -117,7 +117,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `documents:write`.
          */
         post: operations["completeUpload"];
         delete?: never;
@@ -139,7 +139,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `documents:read` or `documents:write`.
          */
         get: operations["listDocumentGraphs"];
         put?: never;
@@ -165,7 +165,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `documents:write`.
          */
         post: operations["shareDocument"];
         delete?: never;
@@ -190,7 +190,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `documents:write`.
          */
         delete: operations["unshareDocument"];
         options?: never;
@@ -211,7 +211,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `documents:read` or `documents:write`.
          */
         get: operations["getDocumentStatus"];
         put?: never;
@@ -237,7 +237,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `documents:read` or `documents:write`.
          */
         post: operations["searchDocuments"];
         delete?: never;
@@ -261,7 +261,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `documents:write`.
          */
         post: operations["uploadDocument"];
         delete?: never;
@@ -285,7 +285,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `documents:write`.
          */
         post: operations["createUploadUrl"];
         delete?: never;
@@ -309,7 +309,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `events:publish`.
          */
         post: operations["publishEvent"];
         delete?: never;
@@ -331,7 +331,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `flows:read` or `flows:manage`.
          */
         get: operations["listExecutions"];
         put?: never;
@@ -429,7 +429,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `flows:read` or `flows:manage`.
          */
         post: operations["getFlow"];
         delete?: never;
@@ -525,7 +525,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `flows:read` or `flows:manage`.
          */
         post: operations["searchFlows"];
         delete?: never;
@@ -571,7 +571,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `documents:read` or `documents:write`.
          */
         get: operations["listGraphs"];
         put?: never;
@@ -581,7 +581,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `documents:write`.
          */
         post: operations["createGraph"];
         delete?: never;
@@ -603,7 +603,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `documents:read` or `documents:write`.
          */
         get: operations["getGraph"];
         put?: never;
@@ -629,7 +629,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `documents:write`.
          */
         post: operations["addGraphMember"];
         delete?: never;
@@ -654,7 +654,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `documents:write`.
          */
         delete: operations["removeGraphMember"];
         options?: never;
@@ -753,7 +753,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `account:read` or `account:write`.
          */
         get: operations["getMe"];
         put?: never;
@@ -807,7 +807,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `payments:read` or `payments:manage`.
          */
         get: operations["listPayments"];
         put?: never;
@@ -831,10 +831,66 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `payments:read` or `payments:manage`.
          */
         get: operations["getPayment"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/v1/payments/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the platform owes the caller from reference-client payments and has paid out, per asset, with the caller's payouts newest first
+         * @description What the platform owes the caller from reference-client payments and has paid out, per asset, with the caller's payouts newest first.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `payments:read` or `payments:manage`.
+         */
+        get: operations["listPayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/v1/payments/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's payment settings (splitOfferOnly)
+         * @description The caller's payment settings (splitOfferOnly).
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `payments:read` or `payments:manage`.
+         */
+        get: operations["getPaymentSettings"];
+        /**
+         * splitOfferOnly: true offers only the split in which the payer pays the caller directly (no payout offer for reference clients)
+         * @description splitOfferOnly: true offers only the split in which the payer pays the caller directly (no payout offer for reference clients).
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `payments:manage`.
+         */
+        put: operations["updatePaymentSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -855,7 +911,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `resources:read` or `resources:manage` or `resources:call`.
          */
         get: operations["listResources"];
         put?: never;
@@ -887,7 +943,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `resources:read` or `resources:manage` or `resources:call`.
          */
         get: operations["getResource"];
         put?: never;
@@ -953,7 +1009,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `resources:manage`.
          */
         post: operations["callResource"];
         delete?: never;
@@ -1007,7 +1063,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `resources:read` or `resources:manage` or `resources:call`.
          */
         get: operations["getResourceMetrics"];
         put?: never;
@@ -1079,7 +1135,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `resources:read` or `resources:manage` or `resources:call`.
          */
         get: operations["listResourceReviews"];
         put?: never;
@@ -1135,7 +1191,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `resources:read` or `resources:manage` or `resources:call`.
          */
         get: operations["listInstallations"];
         put?: never;
@@ -1183,7 +1239,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `resources:read` or `resources:manage` or `resources:call`.
          */
         get: operations["getInstallationUsage"];
         put?: never;
@@ -1207,7 +1263,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `resources:read` or `resources:manage` or `resources:call`.
          */
         get: operations["listMarketplaceResources"];
         put?: never;
@@ -1253,7 +1309,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         get: operations["restListScripts"];
         put?: never;
@@ -1285,7 +1341,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         get: operations["restGetScript"];
         put?: never;
@@ -1351,7 +1407,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Required scope: `*` or `scripts:manage` or `scripts:execute`.
+         *     Required scope: `*` or `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute`.
          */
         post: operations["restExecuteScript"];
         delete?: never;
@@ -1373,7 +1429,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         get: operations["restGetExecutions"];
         put?: never;
@@ -1397,7 +1453,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         get: operations["restGetExecution"];
         put?: never;
@@ -1453,7 +1509,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         get: operations["restGetMetrics"];
         put?: never;
@@ -1501,7 +1557,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         get: operations["listScriptReviews"];
         put?: never;
@@ -1533,7 +1589,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         get: operations["listSubscriptions"];
         put?: never;
@@ -1621,7 +1677,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         get: operations["restListVersions"];
         put?: never;
@@ -1799,7 +1855,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Required scope: `*` or `scripts:manage` or `scripts:execute`.
+         *     Required scope: `*` or `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute`.
          */
         post: operations["executeScript"];
         delete?: never;
@@ -1823,7 +1879,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         post: operations["getExecution"];
         delete?: never;
@@ -1847,7 +1903,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         post: operations["getExecutions"];
         delete?: never;
@@ -1871,7 +1927,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         post: operations["getFlowScript"];
         delete?: never;
@@ -1895,7 +1951,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         post: operations["getMetrics"];
         delete?: never;
@@ -1919,7 +1975,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         post: operations["getScript"];
         delete?: never;
@@ -1943,7 +1999,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         post: operations["lintScript"];
         delete?: never;
@@ -1967,7 +2023,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         post: operations["listMarketplaceScripts"];
         delete?: never;
@@ -1991,7 +2047,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         post: operations["listScripts"];
         delete?: never;
@@ -2015,7 +2071,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         post: operations["listVersions"];
         delete?: never;
@@ -2037,7 +2093,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
          */
         get: operations["restListMarketplace"];
         put?: never;
@@ -2133,7 +2189,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `templates:read` or `templates:manage` or `templates:install`.
          */
         get: operations["listTemplates"];
         put?: never;
@@ -2165,7 +2221,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `templates:read` or `templates:manage` or `templates:install`.
          */
         get: operations["getTemplate"];
         put?: never;
@@ -2229,7 +2285,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `templates:read` or `templates:manage` or `templates:install`.
          */
         get: operations["getTemplateBuild"];
         put?: never;
@@ -2255,7 +2311,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `templates:manage`.
          */
         post: operations["checkTemplateRequirements"];
         delete?: never;
@@ -2325,7 +2381,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `templates:read` or `templates:manage` or `templates:install`.
          */
         get: operations["listTemplateReviews"];
         put?: never;
@@ -2381,7 +2437,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `templates:read` or `templates:manage` or `templates:install`.
          */
         get: operations["listTemplateVersions"];
         put?: never;
@@ -2413,7 +2469,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `templates:read` or `templates:manage` or `templates:install`.
          */
         get: operations["listTemplateInstallations"];
         put?: never;
@@ -2437,7 +2493,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `templates:read` or `templates:manage` or `templates:install`.
          */
         get: operations["getTemplateInstallation"];
         put?: never;
@@ -2493,7 +2549,7 @@ export interface paths {
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Any scope.
+         *     Required scope: `*` or `templates:read` or `templates:manage` or `templates:install`.
          */
         get: operations["listMarketplaceTemplates"];
         put?: never;
@@ -2570,6 +2626,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/x402/dev/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Local mode: run the payout schedule now
+         * @description Local mode: run the payout schedule now.
+         *
+         *     No authentication.
+         */
+        post: operations["devRunPayouts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/x402/resources/{resourceId}/{methodName}": {
         parameters: {
             query?: never;
@@ -2628,8 +2706,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * x402 facilitator: supported schemes and networks
-         * @description x402 facilitator: supported schemes and networks.
+         * x402 facilitator: supported schemes and networks, with the fee payer of each
+         * @description x402 facilitator: supported schemes and networks, with the fee payer of each.
          *
          *     No authentication.
          */
@@ -2933,6 +3011,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `documents:read` or `documents:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope documents:read or documents:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "documents:read",
+                     *             "documents:write"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description too many requests: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -3096,6 +3198,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `documents:read` or `documents:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope documents:read or documents:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "documents:read",
+                     *             "documents:write"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description no such object, or another user's private one */
             404: {
                 headers: {
@@ -3231,6 +3357,29 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `documents:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope documents:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "documents:write"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -3396,6 +3545,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `documents:read` or `documents:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope documents:read or documents:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "documents:read",
+                     *             "documents:write"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description no such object, or another user's private one */
             404: {
                 headers: {
@@ -3542,6 +3715,29 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `documents:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope documents:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "documents:write"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -3702,6 +3898,30 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `documents:read` or `documents:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope documents:read or documents:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "documents:read",
+                     *             "documents:write"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -3874,6 +4094,29 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `documents:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope documents:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "documents:write"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description no such object, or another user's private one */
             404: {
                 headers: {
@@ -4012,6 +4255,29 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `documents:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope documents:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "documents:write"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -4162,6 +4428,30 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `documents:read` or `documents:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope documents:read or documents:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "documents:read",
+                     *             "documents:write"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -4346,6 +4636,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `documents:read` or `documents:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope documents:read or documents:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "documents:read",
+                     *             "documents:write"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description too many requests: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -4494,6 +4808,29 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `documents:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope documents:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "documents:write"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -4654,6 +4991,29 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `documents:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope documents:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "documents:write"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -4921,6 +5281,29 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `events:publish` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope events:publish",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "events:publish"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description too many requests: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -5088,6 +5471,30 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `flows:read` or `flows:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope flows:read or flows:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "flows:read",
+                     *             "flows:manage"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -6004,6 +6411,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `flows:read` or `flows:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope flows:read or flows:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "flows:read",
+                     *             "flows:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description too many requests: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -6722,6 +7153,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `flows:read` or `flows:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope flows:read or flows:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "flows:read",
+                     *             "flows:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description too many requests: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -7031,6 +7486,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `documents:read` or `documents:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope documents:read or documents:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "documents:read",
+                     *             "documents:write"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description too many requests: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -7164,6 +7643,29 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `documents:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope documents:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "documents:write"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -7307,6 +7809,30 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `documents:read` or `documents:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope documents:read or documents:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "documents:read",
+                     *             "documents:write"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -7468,6 +7994,29 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `documents:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope documents:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "documents:write"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description no such object, or another user's private one */
             404: {
                 headers: {
@@ -7602,6 +8151,29 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `documents:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope documents:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "documents:write"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -8297,6 +8869,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `account:read` or `account:write` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope account:read or account:write",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "account:read",
+                     *             "account:write"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description too many requests: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -8598,7 +9194,8 @@ export interface operations {
                      *             "timestamp": "2019-08-24T14:15:22Z",
                      *             "settlementStatus": "pending",
                      *             "blockHeight": 0,
-                     *             "failureReason": "string"
+                     *             "failureReason": "string",
+                     *             "settlement": "split"
                      *           }
                      *         ],
                      *         "total": 0,
@@ -8625,6 +9222,8 @@ export interface operations {
                                 resource: string;
                                 resourceId: string | null;
                                 serverFeeAmount: string;
+                                /** @enum {string} */
+                                settlement: "split" | "payout";
                                 /** @enum {string} */
                                 settlementStatus: "pending" | "confirmed" | "failed";
                                 /** Format: date-time */
@@ -8674,6 +9273,30 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `payments:read` or `payments:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope payments:read or payments:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "payments:read",
+                     *             "payments:manage"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -8758,7 +9381,8 @@ export interface operations {
                      *         "timestamp": "2019-08-24T14:15:22Z",
                      *         "settlementStatus": "pending",
                      *         "blockHeight": 0,
-                     *         "failureReason": "string"
+                     *         "failureReason": "string",
+                     *         "settlement": "split"
                      *       },
                      *       "message": "string"
                      *     }
@@ -8777,6 +9401,8 @@ export interface operations {
                             resource: string;
                             resourceId: string | null;
                             serverFeeAmount: string;
+                            /** @enum {string} */
+                            settlement: "split" | "payout";
                             /** @enum {string} */
                             settlementStatus: "pending" | "confirmed" | "failed";
                             /** Format: date-time */
@@ -8830,6 +9456,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `payments:read` or `payments:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope payments:read or payments:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "payments:read",
+                     *             "payments:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description no such object, or another user's private one */
             404: {
                 headers: {
@@ -8844,6 +9494,464 @@ export interface operations {
                      *         "message": "txHash not found",
                      *         "details": {
                      *           "txHash": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listPayouts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "balances": [
+                     *           {
+                     *             "asset": "string",
+                     *             "owed": "string",
+                     *             "inFlight": "string",
+                     *             "paid": "string"
+                     *           }
+                     *         ],
+                     *         "payouts": [
+                     *           {
+                     *             "batchId": "string",
+                     *             "asset": "string",
+                     *             "amount": "string",
+                     *             "walletAddress": "string",
+                     *             "status": "submitted",
+                     *             "transaction": "string",
+                     *             "payments": 0,
+                     *             "createdAt": "2019-08-24T14:15:22Z",
+                     *             "concludedAt": "2019-08-24T14:15:22Z",
+                     *             "failureReason": "string"
+                     *           }
+                     *         ],
+                     *         "total": 0,
+                     *         "limit": 0,
+                     *         "offset": 0
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            balances: {
+                                asset: string;
+                                inFlight: string;
+                                owed: string;
+                                paid: string;
+                            }[];
+                            limit: number;
+                            offset: number;
+                            payouts: {
+                                amount: string;
+                                asset: string;
+                                batchId: string;
+                                /** Format: date-time */
+                                concludedAt: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                failureReason: string | null;
+                                payments: number;
+                                /** @enum {string} */
+                                status: "submitted" | "paid" | "failed";
+                                transaction: string;
+                                walletAddress: string;
+                            }[];
+                            total: number;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `payments:read` or `payments:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope payments:read or payments:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "payments:read",
+                     *             "payments:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPaymentSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "splitOfferOnly": true
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            splitOfferOnly: boolean;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `payments:read` or `payments:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope payments:read or payments:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "payments:read",
+                     *             "payments:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updatePaymentSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "splitOfferOnly": true
+                 *     }
+                 */
+                "application/json": {
+                    splitOfferOnly: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "splitOfferOnly": true
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            splitOfferOnly: boolean;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `payments:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope payments:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "payments:manage"
+                     *           ]
                      *         }
                      *       }
                      *     }
@@ -8963,6 +10071,31 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `resources:read` or `resources:manage` or `resources:call` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope resources:read or resources:manage or resources:call",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "resources:read",
+                     *             "resources:manage",
+                     *             "resources:call"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -9441,6 +10574,31 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `resources:read` or `resources:manage` or `resources:call` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope resources:read or resources:manage or resources:call",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "resources:read",
+                     *             "resources:manage",
+                     *             "resources:call"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -10376,6 +11534,29 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `resources:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope resources:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "resources:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description no such object, or another user's private one */
             404: {
                 headers: {
@@ -10867,6 +12048,31 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `resources:read` or `resources:manage` or `resources:call` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope resources:read or resources:manage or resources:call",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "resources:read",
+                     *             "resources:manage",
+                     *             "resources:call"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -11406,6 +12612,31 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `resources:read` or `resources:manage` or `resources:call` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope resources:read or resources:manage or resources:call",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "resources:read",
+                     *             "resources:manage",
+                     *             "resources:call"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description no such object, or another user's private one */
             404: {
                 headers: {
@@ -11898,6 +13129,31 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `resources:read` or `resources:manage` or `resources:call` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope resources:read or resources:manage or resources:call",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "resources:read",
+                     *             "resources:manage",
+                     *             "resources:call"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description too many requests: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -12192,6 +13448,31 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `resources:read` or `resources:manage` or `resources:call` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope resources:read or resources:manage or resources:call",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "resources:read",
+                     *             "resources:manage",
+                     *             "resources:call"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description no such object, or another user's private one */
             404: {
                 headers: {
@@ -12327,6 +13608,31 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `resources:read` or `resources:manage` or `resources:call` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope resources:read or resources:manage or resources:call",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "resources:read",
+                     *             "resources:manage",
+                     *             "resources:call"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -12552,6 +13858,30 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -12935,6 +14265,30 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -13719,7 +15073,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description the key holds neither `*` nor `scripts:manage` or `scripts:execute` */
+            /** @description the key holds neither `*` nor `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13730,11 +15084,12 @@ export interface operations {
                      *       "success": false,
                      *       "error": {
                      *         "code": "FORBIDDEN",
-                     *         "message": "this API key lacks the scope scripts:manage or scripts:execute",
+                     *         "message": "this API key lacks the scope scripts:manage or scripts:execute or scripts:{scriptId}:execute",
                      *         "details": {
                      *           "requiredScopes": [
                      *             "scripts:manage",
-                     *             "scripts:execute"
+                     *             "scripts:execute",
+                     *             "scripts:{scriptId}:execute"
                      *           ]
                      *         }
                      *       }
@@ -13917,6 +15272,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description no such object, or another user's private one */
             404: {
                 headers: {
@@ -14084,6 +15463,30 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -14576,6 +15979,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description no such object, or another user's private one */
             404: {
                 headers: {
@@ -14944,6 +16371,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description no such object, or another user's private one */
             404: {
                 headers: {
@@ -15295,6 +16746,30 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -16155,6 +17630,30 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -17586,7 +19085,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description the key holds neither `*` nor `scripts:manage` or `scripts:execute` */
+            /** @description the key holds neither `*` nor `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17597,11 +19096,12 @@ export interface operations {
                      *       "success": false,
                      *       "error": {
                      *         "code": "FORBIDDEN",
-                     *         "message": "this API key lacks the scope scripts:manage or scripts:execute",
+                     *         "message": "this API key lacks the scope scripts:manage or scripts:execute or scripts:{scriptId}:execute",
                      *         "details": {
                      *           "requiredScopes": [
                      *             "scripts:manage",
-                     *             "scripts:execute"
+                     *             "scripts:execute",
+                     *             "scripts:{scriptId}:execute"
                      *           ]
                      *         }
                      *       }
@@ -17758,6 +19258,30 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -17927,6 +19451,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description too many requests: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -18058,6 +19606,30 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -18200,6 +19772,30 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -18382,6 +19978,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description too many requests: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -18545,6 +20165,30 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -18749,6 +20393,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description too many requests: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -18886,6 +20554,30 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -19043,6 +20735,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description too many requests: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -19192,6 +20908,30 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -19806,6 +21546,31 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `templates:read` or `templates:manage` or `templates:install` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope templates:read or templates:manage or templates:install",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "templates:read",
+                     *             "templates:manage",
+                     *             "templates:install"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description too many requests: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -20094,6 +21859,31 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `templates:read` or `templates:manage` or `templates:install` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope templates:read or templates:manage or templates:install",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "templates:read",
+                     *             "templates:manage",
+                     *             "templates:install"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -20810,6 +22600,31 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `templates:read` or `templates:manage` or `templates:install` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope templates:read or templates:manage or templates:install",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "templates:read",
+                     *             "templates:manage",
+                     *             "templates:install"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description no such object, or another user's private one */
             404: {
                 headers: {
@@ -20941,6 +22756,29 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `templates:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope templates:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "templates:manage"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -21524,6 +23362,31 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `templates:read` or `templates:manage` or `templates:install` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope templates:read or templates:manage or templates:install",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "templates:read",
+                     *             "templates:manage",
+                     *             "templates:install"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description no such object, or another user's private one */
             404: {
                 headers: {
@@ -22010,6 +23873,31 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `templates:read` or `templates:manage` or `templates:install` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope templates:read or templates:manage or templates:install",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "templates:read",
+                     *             "templates:manage",
+                     *             "templates:install"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description no such object, or another user's private one */
             404: {
                 headers: {
@@ -22323,6 +24211,31 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `templates:read` or `templates:manage` or `templates:install` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope templates:read or templates:manage or templates:install",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "templates:read",
+                     *             "templates:manage",
+                     *             "templates:install"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description too many requests: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -22465,6 +24378,31 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `templates:read` or `templates:manage` or `templates:install` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope templates:read or templates:manage or templates:install",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "templates:read",
+                     *             "templates:manage",
+                     *             "templates:install"
+                     *           ]
+                     *         }
                      *       }
                      *     }
                      */
@@ -22945,6 +24883,31 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key holds neither `*` nor `templates:read` or `templates:manage` or `templates:install` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope templates:read or templates:manage or templates:install",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "templates:read",
+                     *             "templates:manage",
+                     *             "templates:install"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description too many requests: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -23263,6 +25226,92 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    devRunPayouts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "reconciled": 0,
+                     *         "paid": [
+                     *           {
+                     *             "batchId": "string",
+                     *             "ownerId": "string",
+                     *             "asset": "string",
+                     *             "amount": "string",
+                     *             "payments": 0,
+                     *             "transaction": "string"
+                     *           }
+                     *         ],
+                     *         "failed": [
+                     *           {
+                     *             "batchId": "string",
+                     *             "ownerId": "string",
+                     *             "reason": "string"
+                     *           }
+                     *         ],
+                     *         "unconfirmed": 0
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            failed: {
+                                batchId: string;
+                                ownerId: string;
+                                reason: string;
+                            }[];
+                            paid: {
+                                amount: string;
+                                asset: string;
+                                batchId: string;
+                                ownerId: string;
+                                payments: number;
+                                transaction: string;
+                            }[];
+                            reconciled: number;
+                            unconfirmed: number;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
                 };
             };
             /** @description unexpected failure: quote the `X-Request-Id` response header */
@@ -23677,6 +25726,7 @@ export interface operations {
                         accepted: {
                             asset?: string;
                             network: string;
+                            payTo?: string;
                             scheme: string;
                         } & {
                             [key: string]: unknown;
@@ -23891,6 +25941,7 @@ export interface operations {
                         accepted: {
                             asset?: string;
                             network: string;
+                            payTo?: string;
                             scheme: string;
                         } & {
                             [key: string]: unknown;
