@@ -4,8 +4,8 @@
 // outbound guard, and records usage.
 import { credentialVault, rateLimiter } from '#platform/wiring.js';
 import { type Clock, systemClock } from '#platform/clock.js';
-import { AppError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError, ValidationError } from '#platform/errors.js';
-import { type Caller, hasScope } from '#platform/caller.js';
+import { AppError, ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '#platform/errors.js';
+import type { Caller } from '#platform/caller.js';
 import { logger } from '#platform/logger.js';
 import { type OutboundResponse, defaultOutboundTimeoutMs, outboundRequest, responseData } from '#platform/outbound.js';
 import type { CredentialVault, RateLimiter, ResourceCallRequest, ResourceCallResult, ResourceCaller } from '#platform/ports.js';
@@ -173,12 +173,8 @@ export function createCallService(deps: CallDeps) {
       return callInstallation(installation, request);
     },
 
-    /** The REST route: the key must hold `*`, `resources:call` or `resources:<resourceId>:call`. */
+    /** The REST route, whose scopes (`resources:call` or `resources:<resourceId>:call`) the route table declares. */
     async callWithKey(caller: Caller, input: { resourceId: string; method: string; params: Record<string, unknown> }): Promise<ResourceCallResult> {
-      const wanted = ['resources:call', `resources:${input.resourceId}:call`];
-      if (!hasScope(caller, wanted)) {
-        throw new ForbiddenError(`this API key lacks the scope ${wanted.join(' or ')}`, { requiredScopes: wanted });
-      }
       const installation = await access.installation(caller.userId, input.resourceId, installationReuseMs);
       return callInstallation(installation, { method: input.method, params: input.params, source: 'api' }, restCallDeadlineMs);
     },

@@ -106,8 +106,8 @@ export const resourceRoutes = defineRoutes('resources', {
     }),
   },
   callResource: {
-    method: 'POST', path: '/api/sdk/v1/resources/{resourceId}/call', auth: 'apiKey',
-    summary: "Call a method of an installed resource with the caller's stored credentials (scope *, resources:call or resources:<resourceId>:call)",
+    method: 'POST', path: '/api/sdk/v1/resources/{resourceId}/call', auth: 'apiKey', scopes: ['resources:call', 'resources:{resourceId}:call'],
+    summary: "Call a method of an installed resource with the caller's stored credentials",
     input: CallResourceInput, output: CallResult, uses: ['credentialsKey'],
     tables: resourceCallTables,
   },

@@ -91,23 +91,20 @@ export function createBuildService(deps: BuildServiceDeps) {
       const logs = capLogs(outcome.logs ?? (await builder.logs(running)) ?? running.logs);
       const success = outcome.status === 'success';
       const buildOutput = success ? `${outcome.fileCount ?? 0} files, ${outcome.bytes ?? 0} bytes published to ${running.subdomain}` : null;
-      const build = await store.finishBuild(outcome.buildId, {
-        status: outcome.status, reason: success ? null : (outcome.reason ?? 'the build failed'), buildOutput, manifest: outcome.manifest ?? null, logs, finishedAt: clock.nowIso(),
-      });
-      if (!build) return undefined;
       const now = clock.nowIso();
-      if (build.installationId) {
-        await store.updateInstallation(build.installationId, {
-          buildId: build.buildId, buildStatus: build.status, updatedAt: now,
+      const movesOn = running.installationId
+        ? {
+          buildId: running.buildId, buildStatus: outcome.status, updatedAt: now,
           // An upgrade moves the installation only when its new page is built; a failed one leaves it pinned.
-          ...(success && { version: build.version, gitHash: build.gitHash }),
-        });
-      } else {
-        await store.update(build.templateId, {
-          buildId: build.buildId, buildStatus: build.status, updatedAt: now,
-          ...(success && { builtVersion: build.version, buildOutput, manifest: build.manifest }),
-        });
-      }
+          ...(success && { version: running.version, gitHash: running.gitHash }),
+        }
+        : {
+          buildId: running.buildId, buildStatus: outcome.status, updatedAt: now,
+          ...(success && { builtVersion: running.version, buildOutput, manifest: outcome.manifest ?? null }),
+        };
+      const build = await store.finishBuild(running, {
+        status: outcome.status, reason: success ? null : (outcome.reason ?? 'the build failed'), buildOutput, manifest: outcome.manifest ?? null, logs, finishedAt: now,
+      }, movesOn);
       return build;
     },
   };

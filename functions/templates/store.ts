@@ -112,15 +112,27 @@ export function createTemplateStore({ db, tableName }: TemplateStoreDeps) {
     /** The runner's id (CodeBuild's build id, which names its log stream). */
     setRunId: async (buildId: string, runId: string) => void (await db.send(update(t.builds(), { buildId }, { runId }))),
 
-    /** Ends a build once: false when it had ended already (a repeated EventBridge delivery). */
-    async finishBuild(buildId: string, set: Partial<BuildRecord>): Promise<BuildRecord | undefined> {
-      try {
-        const command = update(t.builds(), { buildId }, set, [], { expression: '#buildStatus = :building', values: { ':building': 'building' } });
-        command.input.ExpressionAttributeNames!['#buildStatus'] = 'status';
-        return (await db.send(command)).Attributes as BuildRecord;
-      } catch (error) {
-        if (isConditionFailure(error)) return undefined;
-        throw error;
+    /**
+     * Ends a build once, together with what it moves on (its template or installation), so a reader never sees a
+     * finished build whose template does not show it yet. Undefined when it had ended already (a repeated delivery).
+     */
+    async finishBuild(running: BuildRecord, set: Partial<BuildRecord>, movesOn: Partial<TemplateItem> | Partial<TemplateInstallation>): Promise<BuildRecord | undefined> {
+      const build = update(t.builds(), { buildId: running.buildId }, set, [], { expression: '#buildStatus = :building', values: { ':building': 'building' } }).input;
+      build.ExpressionAttributeNames!['#buildStatus'] = 'status';
+      const owner = running.installationId
+        ? update(t.installations(), { installationId: running.installationId }, movesOn).input
+        : update(t.templates(), { templateId: running.templateId }, movesOn).input;
+      // A cancelled transaction is a build that ended already, a template or installation deleted meanwhile, or a
+      // conflicting write: read back which, and end the build alone when what it would move on is gone.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const items = await get<unknown>(owner.TableName!, owner.Key as Record<string, string>) ? [build, owner] : [build];
+          await db.send(new TransactWriteCommand({ TransactItems: items.map((item) => ({ Update: { ...item, ReturnValues: undefined } as never })) }));
+          return { ...running, ...set };
+        } catch (error) {
+          if (!isConditionFailure(error) || attempt === 2) throw error;
+          if ((await get<BuildRecord>(t.builds(), { buildId: running.buildId }))?.status !== 'building') return undefined;
+        }
       }
     },
 

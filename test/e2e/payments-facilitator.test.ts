@@ -20,7 +20,7 @@ let connection: Connection;
 let offer: PaymentRequirement;
 
 beforeAll(async () => {
-  [api, upstream] = await Promise.all([startTestPlatform(), startUpstream()]);
+  [api, upstream] = await Promise.all([startTestPlatform({ ownTables: true }), startUpstream()]);
   ownerWallet = Keypair.generate().publicKey.toBase58();
   [owner, stranger] = await Promise.all([api.givenUser({ walletAddress: ownerWallet }), api.givenUser()]);
   resourceId = await givenPublishedResource(api, owner, {}, { baseUrl: `${upstream.baseUrl}/v1` });

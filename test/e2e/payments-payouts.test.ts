@@ -21,7 +21,7 @@ let upstream: Upstream;
 let connection: Connection;
 
 beforeAll(async () => {
-  [api, upstream] = await Promise.all([startTestPlatform(), startUpstream()]);
+  [api, upstream] = await Promise.all([startTestPlatform({ ownTables: true }), startUpstream()]);
   upstream.respond((request, response) => json(response, 200, { forecast: 'sunny', path: request.url }));
   connection = solanaConnection(api);
 });

@@ -17,7 +17,7 @@ let resourceId: string;
 let connection: Connection;
 
 beforeAll(async () => {
-  [api, upstream] = await Promise.all([startTestPlatform(), startUpstream()]);
+  [api, upstream] = await Promise.all([startTestPlatform({ ownTables: true }), startUpstream()]);
   ownerWallet = Keypair.generate().publicKey.toBase58();
   owner = await api.givenUser({ walletAddress: ownerWallet });
   upstream.respond((request, response) => json(response, 200, { forecast: 'sunny', path: request.url }));

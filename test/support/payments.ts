@@ -74,7 +74,7 @@ export interface PaymentWorld {
 export function paymentWorld(): PaymentWorld {
   const world = {} as PaymentWorld;
   beforeAll(async () => {
-    [world.api, world.upstream] = await Promise.all([startTestPlatform(), startUpstream()]);
+    [world.api, world.upstream] = await Promise.all([startTestPlatform({ ownTables: true }), startUpstream()]);
     world.ownerWallet = Keypair.generate().publicKey.toBase58();
     world.owner = await world.api.givenUser({ walletAddress: world.ownerWallet });
     world.upstream.respond((request, response) => json(response, 200, { forecast: 'sunny', path: request.url }));

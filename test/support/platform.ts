@@ -35,7 +35,12 @@ export interface TestApi {
 let counter = 0;
 export const uniqueName = (prefix = 'user') => `${prefix}-${process.pid}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
 
-export async function startTestPlatform(): Promise<TestApi> {
+/**
+ * `ownTables` gives the file tables of its own: platform-wide sweeps (the payout run pays every owner's owed
+ * entries) would otherwise take up other files' entries, which belong to another file's embedded bank.
+ */
+export async function startTestPlatform(options: { ownTables?: boolean } = {}): Promise<TestApi> {
+  if (options.ownTables) process.env.TABLE_PREFIX = `${uniqueName('t')}-`;
   const platform = await startPlatform({
     port: 0,
     dataDir: mkdtempSync(join(tmpdir(), 'platform-test-')),
