@@ -1004,12 +1004,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Call a method of an installed resource with the caller's stored credentials (scope *, resources:call or resources:<resourceId>:call)
-         * @description Call a method of an installed resource with the caller's stored credentials (scope *, resources:call or resources:<resourceId>:call).
+         * Call a method of an installed resource with the caller's stored credentials
+         * @description Call a method of an installed resource with the caller's stored credentials.
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Required scope: `*` or `resources:manage`.
+         *     Required scope: `*` or `resources:call` or `resources:{resourceId}:call`.
          */
         post: operations["callResource"];
         delete?: never;
@@ -11534,7 +11534,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description the key holds neither `*` nor `resources:manage` */
+            /** @description the key holds neither `*` nor `resources:call` or `resources:{resourceId}:call` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11545,10 +11545,11 @@ export interface operations {
                      *       "success": false,
                      *       "error": {
                      *         "code": "FORBIDDEN",
-                     *         "message": "this API key lacks the scope resources:manage",
+                     *         "message": "this API key lacks the scope resources:call or resources:{resourceId}:call",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "resources:manage"
+                     *             "resources:call",
+                     *             "resources:{resourceId}:call"
                      *           ]
                      *         }
                      *       }
