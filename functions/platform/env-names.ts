@@ -55,6 +55,7 @@ export const envNames = {
   documentVectorBucket: 'DOCUMENT_VECTOR_BUCKET',
   documentVectorIndex: 'DOCUMENT_VECTOR_INDEX',
   searchCacheVectors: 'SEARCH_CACHE_VECTORS',
+  largeGraphChunks: 'LARGE_GRAPH_CHUNKS',
   llmProvider: 'LLM_PROVIDER',
   llmBaseUrl: 'LLM_BASE_URL',
   llmApiKey: 'LLM_API_KEY',

@@ -1,6 +1,7 @@
 // A local stand-in of the Amazon S3 Vectors data plane (REST-JSON over HTTP: POST /PutVectors, /QueryVectors,
-// /DeleteVectors), for testing the adapter at its HTTP boundary: one in-memory index of cosine distance, metadata
-// filters with $eq, and the service's limits (500 vectors per put, 500 keys per delete, topK at most 100).
+// /GetVectors, /DeleteVectors), for testing the adapter at its HTTP boundary: one in-memory index of cosine distance, metadata
+// filters with $eq, and the service's limits (500 vectors per put, 500 keys per delete, 100 keys per get, topK at
+// most 100).
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -55,6 +56,15 @@ export async function startS3VectorsServer(): Promise<S3VectorsServer> {
           .sort((a, b) => a.distance - b.distance)
           .slice(0, body.topK);
         return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ vectors, distanceMetric: 'cosine' }));
+      }
+      case 'GetVectors': {
+        calls.push({ operation, indexName: body.indexName, signed, count: body.keys.length });
+        if (body.keys.length > 100) return fail(response, 400, 'at most 100 keys per call');
+        const vectors = body.keys.flatMap((key: string) => {
+          const vector = stored.get(key);
+          return vector ? [{ key, ...(body.returnData && { data: { float32: vector.data } }), ...(body.returnMetadata && { metadata: vector.metadata }) }] : [];
+        });
+        return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ vectors }));
       }
       case 'DeleteVectors': {
         calls.push({ operation, indexName: body.indexName, signed, count: body.keys.length });
