@@ -89,11 +89,11 @@ export const documentJobs = (run: (documentId: string) => Promise<void>): Docume
   process.env.PLATFORM_MODE === 'local' ? localAdapters().documentJobs(run) : createLambdaSelfInvoke();
 
 /**
- * Where graphs too large for one Lambda keep their vectors: S3 Vectors on AWS once its bucket and index are
- * configured. Locally none: one long-lived process loads any graph.
+ * Where graphs too large for one Lambda keep their vectors: S3 Vectors on AWS, for the functions granted its index
+ * (lib/documents.ts). Locally none: one long-lived process loads any graph.
  */
 export const graphVectorStore = (): GraphVectorStore | undefined =>
-  process.env.PLATFORM_MODE !== 'local' && readEnv(envNames.documentVectorBucket) && readEnv(envNames.documentVectorIndex) ? createS3VectorsStore() : undefined;
+  process.env.PLATFORM_MODE !== 'local' && readEnv(envNames.documentVectorIndexArn) ? createS3VectorsStore() : undefined;
 
 let bedrockEmbedder: Embedder | undefined;
 /** One embedder per process: the local model loads once, lazily, on the first text. */

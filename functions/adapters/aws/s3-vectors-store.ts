@@ -15,14 +15,13 @@ export const maxTopK = 100;
 
 const keyOf = (graphId: string, documentId: string, position: number) => `${graphId}|${documentId}|${position}`;
 
-/** The bucket and index come from DOCUMENT_VECTOR_BUCKET and DOCUMENT_VECTOR_INDEX unless given. */
-export function createS3VectorsStore(clientConfig: S3VectorsClientConfig = {}, names: { bucket?: string; index?: string } = {}): GraphVectorStore {
+/** The index comes from DOCUMENT_VECTOR_INDEX_ARN unless given. */
+export function createS3VectorsStore(clientConfig: S3VectorsClientConfig = {}, index: { indexArn?: string } = {}): GraphVectorStore {
   const client = traced(new S3VectorsClient(clientConfig));
   const target = () => {
-    const vectorBucketName = names.bucket ?? readEnv(envNames.documentVectorBucket);
-    const indexName = names.index ?? readEnv(envNames.documentVectorIndex);
-    if (!vectorBucketName || !indexName) throw new Error('DOCUMENT_VECTOR_BUCKET and DOCUMENT_VECTOR_INDEX must be set to use S3 Vectors');
-    return { vectorBucketName, indexName };
+    const indexArn = index.indexArn ?? readEnv(envNames.documentVectorIndexArn);
+    if (!indexArn) throw new Error('DOCUMENT_VECTOR_INDEX_ARN must be set to use S3 Vectors');
+    return { indexArn };
   };
 
   return {
