@@ -82,7 +82,7 @@ async function seedSyntheticGraph(graphId: string, ownerId: string): Promise<voi
     }));
     await store.putChunks(chunks);
     await store.putVectors(documentId, 'universal-sentence-encoder-lite', 512, vectors);
-    await store.setStatus(documentId, 'processing', { status: 'completed', chunkCount: chunksPerDocument, embeddingModel: 'universal-sentence-encoder-lite' }, [graphId]);
+    await store.setStatus(documentId, 'processing', { status: 'completed', chunkCount: chunksPerDocument, embeddingModel: 'universal-sentence-encoder-lite' }, { graphIds: [graphId], revision: 0, change: { chunks: chunksPerDocument, terms: 0 } });
   }
 }
 

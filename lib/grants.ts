@@ -23,6 +23,8 @@ export interface PlatformResources {
   scheduleGroupName: string;
   schedulerRole: IRole;
   documentsBucket: IBucket;
+  /** The S3 Vectors index of large document graphs (documents.ts). */
+  documentVectorIndexArn: string;
   pagesBucket: IBucket;
   pagesBaseUrl: string;
   /** Set when sites also answer at `<sub>.<pagesDomain>`. */
@@ -115,6 +117,14 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
   documentsBucket(fn, r) {
     r.documentsBucket.grantReadWrite(fn);
     fn.addEnvironment(envNames.documentsBucket, r.documentsBucket.bucketName);
+  },
+  documentVectors(fn, r) {
+    // QueryVectors with metadata also needs GetVectors.
+    fn.addToRolePolicy(new PolicyStatement({
+      actions: ['s3vectors:PutVectors', 's3vectors:GetVectors', 's3vectors:QueryVectors', 's3vectors:DeleteVectors'],
+      resources: [r.documentVectorIndexArn],
+    }));
+    fn.addEnvironment(envNames.documentVectorIndexArn, r.documentVectorIndexArn);
   },
   pagesBucket(fn, r) {
     r.pagesBucket.grantReadWrite(fn);

@@ -9,6 +9,7 @@ import { BusConsumers } from './bus-consumers.js';
 import { busConsumers } from '../functions/consumers.js';
 import { scriptResourceCallFunction } from '../functions/scripts/routes.js';
 import { Data } from './data.js';
+import { DocumentVectors } from './documents.js';
 import { Events } from './events.js';
 import { type LlmSettings, type PlatformResources, grantFunction } from './grants.js';
 import { suppressNagFindings } from './nag-suppressions.js';
@@ -51,6 +52,7 @@ export class PlatformStack extends Stack {
   readonly scheduler: Scheduler;
   readonly scripts: Scripts;
   readonly storage: Storage;
+  readonly documentVectors: DocumentVectors;
   readonly templateBuilds: TemplateBuilds;
   readonly api: Api;
   readonly areas: AreaRoutes[];
@@ -67,6 +69,7 @@ export class PlatformStack extends Stack {
     this.scheduler = new Scheduler(this, 'Scheduler', { eventBus: this.events.bus });
     this.scripts = new Scripts(this, 'Scripts');
     this.storage = new Storage(this, 'Storage', { pagesDomain: props.pagesDomain, pagesCertificateArn: props.pagesCertificateArn });
+    this.documentVectors = new DocumentVectors(this, 'DocumentVectors');
     this.templateBuilds = new TemplateBuilds(this, 'TemplateBuilds', { pagesBucket: this.storage.pagesBucket });
     const environment: Record<string, string> = {
       [envNames.allowPrivateUpstreams]: String(props.allowPrivateUpstreams ?? false),
@@ -94,6 +97,7 @@ export class PlatformStack extends Stack {
       scheduleGroupName: this.scheduler.groupName,
       schedulerRole: this.scheduler.role,
       documentsBucket: this.storage.documentsBucket,
+      documentVectorIndexArn: this.documentVectors.indexArn,
       pagesBucket: this.storage.pagesBucket,
       pagesBaseUrl: this.storage.pagesBaseUrl,
       // Only announced to functions when CloudFront can actually answer <sub>.<pagesDomain>.

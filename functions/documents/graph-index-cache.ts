@@ -65,8 +65,9 @@ export function createGraphIndexCache(deps: { source: IndexSource; embedder: Pic
   }
 
   return {
-    async indexFor(graphId: string): Promise<GraphIndex> {
-      const version = await source.version(graphId);
+    /** `known` is the graph's version when the caller has just read it. */
+    async indexFor(graphId: string, known?: number): Promise<GraphIndex> {
+      const version = known ?? (await source.version(graphId));
       const cached = cache.get(graphId);
       if (cached && cached.version === version) {
         cached.usedAt = ++clock;

@@ -18,9 +18,31 @@ export interface StoredMember {
   addedAt: number;
 }
 
-/** The transaction item that moves a graph's content version on, so warm search indexes reload it. */
-export const bumpVersion = (graphId: string) => ({
-  Update: { TableName: tableName('graphs'), Key: { graphId }, UpdateExpression: 'ADD version :one', ExpressionAttributeValues: { ':one': 1 } },
+/** What a write adds to (or, negative, takes from) a graph's contents: chunks, and their distinct terms summed. */
+export interface GraphChange {
+  chunks: number;
+  terms: number;
+}
+
+/** A graph's content version and size; sizes count from when graphs began keeping them. */
+export interface GraphState {
+  version: number;
+  chunkCount: number;
+  /** Distinct terms per chunk, summed over the graph's chunks: BM25's average chunk length is termCount / chunkCount. */
+  termCount: number;
+}
+
+/**
+ * The transaction item that moves a graph's content version on, so warm search indexes reload it, and keeps its size,
+ * which decides where its search runs (search.ts).
+ */
+export const bumpVersion = (graphId: string, change: GraphChange = { chunks: 0, terms: 0 }) => ({
+  Update: {
+    TableName: tableName('graphs'),
+    Key: { graphId },
+    UpdateExpression: 'ADD version :one, chunkCount :chunks, termCount :terms',
+    ExpressionAttributeValues: { ':one': 1, ':chunks': change.chunks, ':terms': change.terms },
+  },
 });
 
 export function createGraphStore() {
@@ -47,10 +69,10 @@ export function createGraphStore() {
       return batchGet<StoredGroup>(tableName('graphs'), graphIds.map((graphId) => ({ graphId })));
     },
 
-    /** 0 for a graph that never changed. Read strongly: a search must see the write it follows. */
-    async version(graphId: string): Promise<number> {
-      const { Item } = await db.send(new GetCommand({ TableName: tableName('graphs'), Key: { graphId }, ConsistentRead: true, ProjectionExpression: 'version' }));
-      return Number(Item?.version ?? 0);
+    /** Zeros for a graph that never changed. Read strongly: a search must see the write it follows. */
+    async state(graphId: string): Promise<GraphState> {
+      const { Item } = await db.send(new GetCommand({ TableName: tableName('graphs'), Key: { graphId }, ConsistentRead: true, ProjectionExpression: 'version, chunkCount, termCount' }));
+      return { version: Number(Item?.version ?? 0), chunkCount: Number(Item?.chunkCount ?? 0), termCount: Number(Item?.termCount ?? 0) };
     },
 
     async getMember(graphId: string, userId: string): Promise<StoredMember | undefined> {

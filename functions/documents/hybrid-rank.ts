@@ -16,28 +16,55 @@ export interface RankedHit extends Features {
   score: number;
 }
 
+export interface Candidate {
+  documentId: string;
+  position: number;
+  similarity: number;
+  bm25: number;
+  coverage: number;
+}
+
+export interface RankInput {
+  query: Float32Array;
+  question: string;
+  calibration: Calibration;
+  limit: number;
+  threshold: number;
+}
+
 export const candidatePool = 50;
 
-const keyOf = (documentId: string, position: number) => `${documentId}\u0000${position}`;
+export const candidateKey = (documentId: string, position: number) => `${documentId}\u0000${position}`;
 
-/** Best first, every hit scoring at least `threshold`, at most `limit`. Ties fall back to document and position. */
-export function rankHybrid(index: GraphIndex, input: { query: Float32Array; question: string; calibration: Calibration; limit: number; threshold: number }): RankedHit[] {
-  const { vectors, lexical } = index;
-  const byEmbedding = vectors.search(input.query, candidatePool, -1);
-  const byWords = lexical.search(input.question);
-  const lexicalOf = new Map(byWords.map((hit) => [keyOf(hit.documentId, hit.position), hit]));
-  const candidates = new Map<string, { documentId: string; position: number }>();
-  for (const hit of [...byEmbedding, ...byWords.slice(0, candidatePool)]) candidates.set(keyOf(hit.documentId, hit.position), hit);
+/**
+ * Best first, every candidate scoring at least `threshold`, at most `limit`; ties fall back to document and position.
+ * `spread` is the count, mean and deviation of the question's cosines over the graph, as far as they are known.
+ */
+export function fuse(candidates: Iterable<Candidate>, spread: { count: number; mean: number; deviation: number }, input: Pick<RankInput, 'calibration' | 'limit' | 'threshold'>): RankedHit[] {
   const ranked: RankedHit[] = [];
-  for (const [key, { documentId, position }] of candidates) {
-    // A chunk the lexical index holds but the vector index does not (vectors of another model) is not ranked.
-    const similarity = vectors.similarityOf(documentId, position);
-    if (similarity === undefined) continue;
-    const words = lexicalOf.get(key);
-    const features = { similarity, standout: standoutOf(input.calibration, similarity, vectors.lastSpread), bm25: words?.bm25 ?? 0, coverage: words?.coverage ?? 0 };
+  for (const { documentId, position, similarity, bm25, coverage } of candidates) {
+    const features = { similarity, standout: standoutOf(input.calibration, similarity, spread), bm25, coverage };
     const score = scoreOf(input.calibration, features);
     if (score >= input.threshold) ranked.push({ documentId, position, ...features, score });
   }
   ranked.sort((a, b) => b.score - a.score || (a.documentId < b.documentId ? -1 : a.documentId > b.documentId ? 1 : a.position - b.position));
   return ranked.slice(0, input.limit);
+}
+
+/** Ranks a warm graph held in this process. */
+export function rankHybrid(index: GraphIndex, input: RankInput): RankedHit[] {
+  const { vectors, lexical } = index;
+  const byEmbedding = vectors.search(input.query, candidatePool, -1);
+  const byWords = lexical.search(input.question);
+  const lexicalOf = new Map(byWords.map((hit) => [candidateKey(hit.documentId, hit.position), hit]));
+  const candidates = new Map<string, Candidate>();
+  for (const { documentId, position } of [...byEmbedding, ...byWords.slice(0, candidatePool)]) {
+    const key = candidateKey(documentId, position);
+    // A chunk the lexical index holds but the vector index does not (vectors of another model) is not ranked.
+    const similarity = vectors.similarityOf(documentId, position);
+    if (similarity === undefined || candidates.has(key)) continue;
+    const words = lexicalOf.get(key);
+    candidates.set(key, { documentId, position, similarity, bm25: words?.bm25 ?? 0, coverage: words?.coverage ?? 0 });
+  }
+  return fuse(candidates.values(), vectors.lastSpread, input);
 }

@@ -1,11 +1,14 @@
 // Processing of one uploaded document: extract -> chunk -> embed -> store, then `completed`; a file that cannot be
 // read ends as `failed` with the reason. Chunks and vectors are written before the status flips and before the
-// graphs' versions move, so a search that sees the new version finds everything it needs.
+// graphs' versions move, so a search that sees the new version finds everything it needs. Where large graphs are
+// kept outside the process (large-graph-index.ts), the document is written there too, for each of its graphs.
 import type { Clock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { logger } from '#platform/logger.js';
 import { chunkPages } from './chunker.js';
 import { ExtractionError, extractPages } from './extract.js';
+import type { LargeGraphIndex } from './large-graph-index.js';
+import { chunkTermsOf } from './lexical-index.js';
 import { type SupportedMimeType, maxUploadBytes } from './limits.js';
 import type { BlobStore, Embedder } from './ports.js';
 import type { DocumentStore, StoredChunk, StoredDocument } from './store.js';
@@ -15,8 +18,11 @@ export const embeddingText = (chunk: { content: string; heading?: string | null 
 
 export const chunkIdOf = (documentId: string, position: number) => `chk_${documentId.slice(4)}_${position}`;
 
-export function createIngest(deps: { store: DocumentStore; blobs: BlobStore; embedder: Embedder; clock: Clock }) {
-  const { store, blobs, embedder, clock } = deps;
+/** Rounds of completing a document whose graphs change meanwhile (each share or unshare moves its revision). */
+const completeAttempts = 5;
+
+export function createIngest(deps: { store: DocumentStore; blobs: BlobStore; embedder: Embedder; clock: Clock; largeGraphs?: LargeGraphIndex }) {
+  const { store, blobs, embedder, clock, largeGraphs } = deps;
 
   async function fail(document: StoredDocument, startedAt: number, reason: string) {
     await store.purgeContent(document.documentId);
@@ -35,19 +41,31 @@ export function createIngest(deps: { store: DocumentStore; blobs: BlobStore; emb
     return chunkPages(pages).map((draft) => ({ ...draft, documentId: document.documentId, chunkId: chunkIdOf(document.documentId, draft.position) }));
   }
 
-  /** Read the graphs after the vectors are stored: a share committed before this read is bumped here, one after it bumps itself. */
-  async function complete(documentId: string, chunkCount: number, startedAt: number) {
-    const current = await store.getDocument(documentId);
-    try {
-      if (current) {
-        const done = { status: 'completed' as const, chunkCount, processingTimeMs: clock.now() - startedAt, embeddingModel: embedder.modelId };
-        return await store.setStatus(documentId, 'processing', done, current.graphIds);
+  /**
+   * Read the graphs after the vectors are stored: a share committed before this read is counted here (the transaction
+   * checks the revision read), one after it finds the vectors and writes its graph itself.
+   */
+  async function complete(documentId: string, chunks: StoredChunk[], vectors: Float32Array[], startedAt: number) {
+    const termCount = chunks.reduce((sum, chunk) => sum + chunkTermsOf(chunk).length, 0);
+    const written = new Set<string>();
+    let graphIds: string[] = [];
+    for (let attempt = 0; attempt < completeAttempts; attempt++) {
+      const current = await store.getDocument(documentId);
+      graphIds = current?.graphIds ?? [];
+      if (current?.status !== 'processing') break;
+      const missing = largeGraphs ? current.graphIds.filter((graphId) => !written.has(graphId)) : [];
+      await Promise.all(missing.map((graphId) => largeGraphs!.add(graphId, documentId, chunks, vectors).then(() => written.add(graphId))));
+      try {
+        const done = { status: 'completed' as const, chunkCount: chunks.length, termCount, processingTimeMs: clock.now() - startedAt, embeddingModel: embedder.modelId };
+        await store.setStatus(documentId, 'processing', done, { graphIds: current.graphIds, revision: current.revision, change: { chunks: chunks.length, terms: termCount } });
+        break;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
       }
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
     }
-    // Deleted while processing: leave no orphan chunks behind it.
-    if (!(await store.getDocument(documentId))) await store.purgeContent(documentId);
+    // Graphs it left meanwhile keep none of it; a document deleted meanwhile (in no graph) leaves no orphan chunks.
+    await Promise.all([...written].filter((graphId) => !graphIds.includes(graphId)).map((graphId) => largeGraphs!.remove(graphId, documentId, chunks)));
+    if (graphIds.length === 0) await store.purgeContent(documentId);
   }
 
   return {
@@ -66,7 +84,7 @@ export function createIngest(deps: { store: DocumentStore; blobs: BlobStore; emb
         if (written.status === 'rejected') throw written.reason;
         const vectors = embedded.value;
         await store.putVectors(documentId, embedder.modelId, embedder.dims, vectors);
-        await complete(documentId, chunks.length, startedAt);
+        await complete(documentId, chunks, vectors, startedAt);
       } catch (error) {
         if (!(error instanceof ExtractionError)) logger.error('document processing failed', { documentId, error: (error as Error).message });
         await fail(document, startedAt, error instanceof ExtractionError ? error.message : 'processing failed; upload the file again');

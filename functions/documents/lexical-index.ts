@@ -28,6 +28,19 @@ export function termsOf(text: string): string[] {
   return [...text.toLowerCase().matchAll(wordPattern)].map(([word]) => word.replace(/['’]s$/, '')).filter((word) => !stopWords.has(word)).map(stemmer);
 }
 
+/** The text of a chunk as both lexical indexes read it: its heading, then its content. */
+const indexedText = (chunk: LexicalChunk) => (chunk.heading ? `${chunk.heading}\n${chunk.content}` : chunk.content);
+
+/** Each term of a chunk with its count, and the chunk's length as BM25 measures it (its distinct terms, as MiniSearch does). */
+export function chunkTermsOf(chunk: LexicalChunk): { counts: Map<string, number>; length: number } {
+  const counts = new Map<string, number>();
+  for (const term of termsOf(indexedText(chunk))) counts.set(term, (counts.get(term) ?? 0) + 1);
+  return { counts, length: counts.size };
+}
+
+/** Rarity of a term held by `holding` of `total` chunks (BM25's idf); a term no chunk holds is the rarest there is. */
+export const idfOf = (total: number, holding: number) => Math.log(1 + (total - holding + 0.5) / (holding + 0.5));
+
 /**
  * A term held by more than this many chunks, and by more than `commonShare` of the graph, is left out of the lexical
  * query (it still counts in `coverage`): its BM25 weight is near zero, and it would make most of a large graph a
@@ -35,6 +48,9 @@ export function termsOf(text: string): string[] {
  */
 const commonChunks = 1000;
 const commonShare = 0.05;
+export const isCommon = (holding: number, total: number) => holding > commonChunks && holding > commonShare * total;
+/** The most chunks a term may be held by and still be searched, in a graph of `total` chunks. */
+export const commonFrom = (total: number) => Math.max(commonChunks, commonShare * total);
 
 const keyOf = (documentId: string, position: number) => `${documentId}\u0000${position}`;
 
@@ -55,19 +71,16 @@ export class LexicalIndex {
 
   put(documentId: string, chunks: LexicalChunk[]): void {
     this.remove(documentId);
-    this.engine.addAll(chunks.map((chunk) => ({ id: keyOf(documentId, chunk.position), text: chunk.heading ? `${chunk.heading}\n${chunk.content}` : chunk.content })));
+    this.engine.addAll(chunks.map((chunk) => ({ id: keyOf(documentId, chunk.position), text: indexedText(chunk) })));
     this.positions.set(documentId, chunks.length ? Math.max(...chunks.map((chunk) => chunk.position)) + 1 : 0);
     const terms = new Map<string, number>();
-    for (const chunk of chunks) for (const term of new Set(termsOf(`${chunk.heading ?? ''}\n${chunk.content}`))) terms.set(term, (terms.get(term) ?? 0) + 1);
+    for (const chunk of chunks) for (const term of chunkTermsOf(chunk).counts.keys()) terms.set(term, (terms.get(term) ?? 0) + 1);
     for (const [term, count] of terms) this.chunkCounts.set(term, (this.chunkCounts.get(term) ?? 0) + count);
     this.documentTerms.set(documentId, terms);
   }
 
-  /** Rarity of a term among the graph's chunks; a term no chunk holds is the rarest there is. */
   private idf(term: string): number {
-    const total = this.engine.documentCount;
-    const holding = this.chunkCounts.get(term) ?? 0;
-    return Math.log(1 + (total - holding + 0.5) / (holding + 0.5));
+    return idfOf(this.engine.documentCount, this.chunkCounts.get(term) ?? 0);
   }
 
   remove(documentId: string): void {
@@ -93,10 +106,7 @@ export class LexicalIndex {
     const weight = new Map([...wanted].map((term) => [term, this.idf(term)]));
     const totalWeight = [...weight.values()].reduce((sum, value) => sum + value, 0);
     const total = this.engine.documentCount;
-    const searched = [...wanted].filter((term) => {
-      const holding = this.chunkCounts.get(term) ?? 0;
-      return holding <= commonChunks || holding <= commonShare * total;
-    });
+    const searched = [...wanted].filter((term) => !isCommon(this.chunkCounts.get(term) ?? 0, total));
     if (searched.length === 0) return [];
     // The terms are already stemmed: split them as they are rather than stem them twice.
     return this.engine.search(searched.join(' '), { tokenize: (terms) => terms.split(' ') }).map((result) => {
@@ -105,4 +115,48 @@ export class LexicalIndex {
       return { documentId, position: Number(position), bm25: result.score, coverage: totalWeight > 0 ? held / totalWeight : 0 };
     });
   }
+}
+
+/** A chunk holding a term, as an inverted index kept outside the process stores it (term-store.ts). */
+export interface Posting {
+  documentId: string;
+  position: number;
+  /** How often the chunk holds the term. */
+  count: number;
+  /** The chunk's distinct terms. */
+  length: number;
+}
+
+/** MiniSearch's BM25+ defaults, so both lexical indexes score alike. */
+const bm25 = { k: 1.2, b: 0.7, d: 0.5 };
+
+/**
+ * The lexical hits of a question over postings read from an inverted index, scored as LexicalIndex scores them:
+ * BM25+ summed over the question's terms a chunk holds, times how many it holds. `postings` has, for each of the
+ * question's terms, the chunks holding it, or `common` with the number known to hold it when there were too many to
+ * read (that term then only counts in `coverage`). `graph` is the graph's chunk count and summed chunk lengths.
+ */
+export function scorePostings(question: string, postings: Map<string, Posting[] | { common: number }>, graph: { chunks: number; terms: number }): LexicalHit[] {
+  const average = graph.chunks > 0 ? graph.terms / graph.chunks : 1;
+  const weight = new Map<string, number>();
+  const hits = new Map<string, LexicalHit & { held: number; matched: number }>();
+  for (const term of new Set(termsOf(question))) {
+    const found = postings.get(term) ?? [];
+    const holding = Array.isArray(found) ? found.length : found.common;
+    const idf = idfOf(graph.chunks, holding);
+    weight.set(term, idf);
+    if (!Array.isArray(found) || isCommon(holding, graph.chunks)) continue;
+    for (const { documentId, position, count, length } of found) {
+      const key = keyOf(documentId, position);
+      const hit = hits.get(key) ?? { documentId, position, bm25: 0, coverage: 0, held: 0, matched: 0 };
+      hit.bm25 += idf * (bm25.d + (count * (bm25.k + 1)) / (count + bm25.k * (1 - bm25.b + (bm25.b * length) / average)));
+      hit.held += idf;
+      hit.matched += 1;
+      hits.set(key, hit);
+    }
+  }
+  const totalWeight = [...weight.values()].reduce((sum, value) => sum + value, 0);
+  return [...hits.values()]
+    .map(({ documentId, position, bm25: score, held, matched }) => ({ documentId, position, bm25: score * matched, coverage: totalWeight > 0 ? held / totalWeight : 0 }))
+    .sort((a, b) => b.bm25 - a.bm25);
 }

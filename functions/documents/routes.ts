@@ -9,8 +9,8 @@ import {
 const readDocument = { documents: 'read', documentChunks: 'read', graphMembers: 'read' } as const;
 /** Upload and completeUpload also run the processing job (synchronously, or as the function invoked asynchronously). */
 const processing: Pick<RouteSpec, 'tables' | 'uses' | 'timeoutSeconds' | 'memoryMb'> = {
-  tables: { documents: 'write', graphDocuments: 'write', documentChunks: 'write', documentVectors: 'write', graphs: 'write', graphMembers: 'read' },
-  uses: ['documentsBucket', 'embeddings', 'selfInvoke'],
+  tables: { documents: 'write', graphDocuments: 'write', documentChunks: 'write', documentVectors: 'write', graphs: 'write', graphMembers: 'read', graphTerms: 'write' },
+  uses: ['documentsBucket', 'embeddings', 'selfInvoke', 'documentVectors'],
   timeoutSeconds: 900,
   memoryMb: 1024,
 };
@@ -44,15 +44,18 @@ export const documentRoutes = defineRoutes('documents', {
   deleteDocument: {
     method: 'DELETE', path: '/api/sdk/v1/documents/{documentId}', auth: 'apiKey', summary: 'Delete a document from every graph, with its chunks (irreversible)',
     input: DocumentIdInput, output: Deleted,
-    tables: { documents: 'write', graphDocuments: 'write', documentChunks: 'write', documentVectors: 'write', graphs: 'write', graphMembers: 'read' }, uses: ['documentsBucket'],
+    tables: { documents: 'write', graphDocuments: 'write', documentChunks: 'write', documentVectors: 'write', graphs: 'write', graphMembers: 'read', graphTerms: 'write' },
+    uses: ['documentsBucket', 'documentVectors'],
   },
   shareDocument: {
     method: 'POST', path: '/api/sdk/v1/documents/{documentId}/share', auth: 'apiKey', summary: 'Add a document to another graph',
-    input: ShareInput, output: Shared, tables: { documents: 'write', graphDocuments: 'write', graphs: 'write', graphMembers: 'read' },
+    input: ShareInput, output: Shared, uses: ['documentVectors'],
+    tables: { documents: 'write', graphDocuments: 'write', graphs: 'write', graphMembers: 'read', documentChunks: 'read', documentVectors: 'read', graphTerms: 'write' },
   },
   unshareDocument: {
     method: 'DELETE', path: '/api/sdk/v1/documents/{documentId}/share/{graphId}', auth: 'apiKey', summary: 'Take a document out of a graph other than its primary one',
-    input: UnshareInput, output: GraphIdsOutput, tables: { documents: 'write', graphDocuments: 'write', graphs: 'write', graphMembers: 'read' },
+    input: UnshareInput, output: GraphIdsOutput, uses: ['documentVectors'],
+    tables: { documents: 'write', graphDocuments: 'write', graphs: 'write', graphMembers: 'read', documentChunks: 'read', graphTerms: 'write' },
   },
   listDocumentGraphs: {
     method: 'GET', path: '/api/sdk/v1/documents/{documentId}/graphs', auth: 'apiKey', summary: 'The graphs a document is in',
@@ -60,8 +63,8 @@ export const documentRoutes = defineRoutes('documents', {
   },
   searchDocuments: {
     method: 'POST', path: '/api/sdk/v1/documents/search', auth: 'apiKey', summary: 'Semantic search over the chunks of one graph',
-    input: SearchInput, output: SearchOutput, uses: ['embeddings'], memoryMb: 2048,
-    tables: { documents: 'read', graphDocuments: 'read', documentChunks: 'read', documentVectors: 'read', graphs: 'read', graphMembers: 'read' },
+    input: SearchInput, output: SearchOutput, uses: ['embeddings', 'documentVectors'], memoryMb: 2048,
+    tables: { documents: 'read', graphDocuments: 'read', documentChunks: 'read', documentVectors: 'read', graphs: 'read', graphMembers: 'read', graphTerms: 'read' },
   },
   listDocuments: {
     method: 'GET', path: '/api/sdk/v1/documents', auth: 'apiKey', summary: 'Documents of a graph, most recently added first',

@@ -1,6 +1,6 @@
 // Documents: upload (inline or through an upload URL), read, share between graphs, delete, list, search.
 // A document is readable by its owner and by whoever may read one of its graphs; only its owner deletes it.
-import { documentBlobStore, documentJobs, sharedEmbedder } from '#platform/wiring.js';
+import { documentBlobStore, documentJobs, graphVectorStore, sharedEmbedder } from '#platform/wiring.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#platform/errors.js';
@@ -11,11 +11,13 @@ import { createGraphIndexCache } from './graph-index-cache.js';
 import { type GraphService, createGraphService, personalGraphId } from './graph-service.js';
 import { createGraphStore } from './graph-store.js';
 import { type Ingest, createIngest } from './ingest.js';
+import { type LargeGraphIndex, createLargeGraphIndex } from './large-graph-index.js';
 import { maxGraphsPerDocument, maxUploadBytes, syncMaxBytes, uploadUrlTtlSeconds } from './limits.js';
-import type { BlobStore, DocumentJobs } from './ports.js';
+import type { BlobStore, DocumentJobs, GraphVectorStore } from './ports.js';
 import type { DocumentStatus, UploadInput, UploadUrlInput } from './schemas.js';
 import { createSearch } from './search.js';
 import { type DocumentStore, type StoredDocument, type StoredEntry, createDocumentStore } from './store.js';
+import { createTermStore } from './term-store.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
 
@@ -45,10 +47,25 @@ export interface DocumentServiceDeps {
   jobs: DocumentJobs;
   search: ReturnType<typeof createSearch>;
   clock: Clock;
+  /** Where large graphs are kept outside the process (on AWS); every graph of a document is written there too. */
+  largeGraphs?: LargeGraphIndex;
 }
 
 export function createDocumentService(deps: DocumentServiceDeps) {
-  const { store, graphs, blobs, ingest, jobs, clock } = deps;
+  const { store, graphs, blobs, ingest, jobs, clock, largeGraphs } = deps;
+
+  /** A document still processing has no vectors yet: its completion writes every graph it is in by then. */
+  async function addToLargeGraph(index: LargeGraphIndex, graphId: string, documentId: string) {
+    const [stored, chunks] = await Promise.all([store.getVectors(documentId), store.listChunks(documentId)]);
+    if (!stored) return;
+    const rows = Array.from({ length: stored.vectors.length / stored.dims }, (_, row) => stored.vectors.subarray(row * stored.dims, (row + 1) * stored.dims));
+    await index.add(graphId, documentId, chunks, rows);
+  }
+
+  async function removeFromLargeGraphs(index: LargeGraphIndex, graphIds: string[], documentId: string) {
+    const chunks = await store.listChunks(documentId);
+    await Promise.all(graphIds.map((graphId) => index.remove(graphId, documentId, chunks)));
+  }
 
   /** NOT_FOUND unless the caller owns the document or may read one of its graphs. */
   async function readable(caller: Caller, documentId: string): Promise<StoredDocument> {
@@ -163,6 +180,7 @@ export function createDocumentService(deps: DocumentServiceDeps) {
     async remove(caller: Caller, documentId: string) {
       const document = await owned(caller, documentId);
       await store.remove(document).catch(conflictOnRace('deleting it'));
+      if (largeGraphs) await removeFromLargeGraphs(largeGraphs, document.graphIds, documentId);
       const chunksDeleted = await store.purgeContent(documentId);
       await blobs.delete(document.blobKey);
       return { documentId, chunksDeleted };
@@ -175,6 +193,7 @@ export function createDocumentService(deps: DocumentServiceDeps) {
       if (document.graphIds.length >= maxGraphsPerDocument) throw new ConflictError(`a document is in at most ${maxGraphsPerDocument} graphs`);
       const entry = { graphId: input.targetGraphId, documentId: document.documentId, isPrimary: false, sharedAt: clock.now(), sharedByUserId: caller.userId, shareReason: input.shareReason ?? null };
       await store.share(document, entry).catch(conflictOnRace('sharing it'));
+      if (largeGraphs) await addToLargeGraph(largeGraphs, entry.graphId, document.documentId);
       return {
         documentId: document.documentId,
         graphIds: await visibleGraphIds(caller, document, [...document.graphIds, entry.graphId]),
@@ -191,6 +210,7 @@ export function createDocumentService(deps: DocumentServiceDeps) {
       const allowed = document.ownerId === caller.userId || entry?.sharedByUserId === caller.userId || (await graphs.roleIn(caller.userId, graphId)) === 'owner';
       if (!allowed) throw new ForbiddenError(`only the document's owner, the one who shared it, or the owner of ${graphId} may unshare it`);
       await store.unshare(document, graphId).catch(conflictOnRace('unsharing it'));
+      if (largeGraphs) await removeFromLargeGraphs(largeGraphs, [graphId], documentId);
       return { documentId, graphIds: await visibleGraphIds(caller, document, document.graphIds.filter((id) => id !== graphId)) };
     },
 
@@ -229,17 +249,25 @@ export type DocumentService = ReturnType<typeof createDocumentService>;
 
 /** Vectors one process keeps warm across graphs: 500,000 x 512 float32 is about 1 GB. */
 const maxCachedVectors = Number(readEnv(envNames.searchCacheVectors) ?? 500_000);
+/** Chunks past which a graph is searched outside the process, where large graphs are kept there (docs/data-model.md). */
+const largeGraphChunks = Number(readEnv(envNames.largeGraphChunks) ?? 250_000);
 
-export function productionDeps(clock: Clock = systemClock): DocumentServiceDeps {
+export function productionDeps(clock: Clock = systemClock, large: { vectorStore?: GraphVectorStore; fromChunks?: number } = {}): DocumentServiceDeps {
   const store = createDocumentStore();
   const graphStore = createGraphStore();
   const graphs = createGraphService({ graphs: graphStore, clock });
   const blobs = documentBlobStore();
   const embedder = sharedEmbedder();
-  const ingest = createIngest({ store, blobs, embedder, clock });
-  const source = { version: graphStore.version, vectors: store.getVectors, chunks: store.listChunks, documentIds: async (graphId: string) => (await store.listEntries(graphId)).map((entry) => entry.documentId) };
+  const vectorStore = large.vectorStore ?? graphVectorStore();
+  const largeGraphs = vectorStore && createLargeGraphIndex({ vectors: vectorStore, terms: createTermStore() });
+  const ingest = createIngest({ store, blobs, embedder, clock, largeGraphs });
+  const version = async (graphId: string) => (await graphStore.state(graphId)).version;
+  const source = { version, vectors: store.getVectors, chunks: store.listChunks, documentIds: async (graphId: string) => (await store.listEntries(graphId)).map((entry) => entry.documentId) };
   const indexes = createGraphIndexCache({ source, embedder, maxVectors: maxCachedVectors });
-  return { store, graphs, blobs, ingest, jobs: documentJobs((documentId) => ingest.process(documentId)), search: createSearch({ store, graphs, embedder, indexes }), clock };
+  const search = createSearch({
+    store, graphs, embedder, indexes, state: graphStore.state, largeGraphs: largeGraphs && { index: largeGraphs, fromChunks: large.fromChunks ?? largeGraphChunks },
+  });
+  return { store, graphs, blobs, ingest, jobs: documentJobs((documentId) => ingest.process(documentId)), search, clock, largeGraphs };
 }
 
 let service: DocumentService | undefined;

@@ -3,7 +3,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, queryAll, tableName } from '#platform/dynamo.js';
 import { updateExpression } from '#platform/update-expression.js';
 import { batchGet, batchWrite } from './batch.js';
-import { bumpVersion } from './graph-store.js';
+import { type GraphChange, bumpVersion } from './graph-store.js';
 import type { DocumentStatus } from './schemas.js';
 import { decodeVectors, encodeVectors } from './vector-codec.js';
 
@@ -27,6 +27,8 @@ export interface StoredDocument {
   processingTimeMs: number | null;
   failureReason: string | null;
   embeddingModel: string | null;
+  /** Distinct terms per chunk, summed over its chunks; set when processing completes. */
+  termCount?: number;
 }
 
 export interface StoredEntry {
@@ -63,6 +65,9 @@ const entriesTable = () => tableName('graphDocuments');
 const chunksTable = () => tableName('documentChunks');
 const vectorsTable = () => tableName('documentVectors');
 
+/** What the document adds to each graph holding it. */
+export const sizeOf = (document: Pick<StoredDocument, 'chunkCount' | 'termCount'>, sign = 1): GraphChange => ({ chunks: sign * document.chunkCount, terms: sign * (document.termCount ?? 0) });
+
 const sameRevision = (revision: number) => ({ ConditionExpression: 'revision = :seen', ExpressionAttributeValues: { ':seen': revision } });
 
 /** The document's graph list, written only over the revision it was read at. */
@@ -95,8 +100,11 @@ export function createDocumentStore() {
 
     getDocuments: (documentIds: string[]) => batchGet<StoredDocument>(documentsTable(), [...new Set(documentIds)].map((documentId) => ({ documentId }))),
 
-    /** `expected` -> `next`; fails the condition if the document moved on meanwhile (or is gone). */
-    async setStatus(documentId: string, expected: DocumentStatus, next: Partial<StoredDocument> & { status: DocumentStatus }, bumpGraphs: string[] = []) {
+    /**
+     * `expected` -> `next`; fails the condition if the document moved on meanwhile (or is gone). `graphs`, when given,
+     * are the graphs it is in at `revision` (the condition checks that too), each bumped by `change`.
+     */
+    async setStatus(documentId: string, expected: DocumentStatus, next: Partial<StoredDocument> & { status: DocumentStatus }, graphs?: { graphIds: string[]; revision: number; change: GraphChange }) {
       const { expression, names, values } = updateExpression(next);
       await transact([
         {
@@ -104,12 +112,12 @@ export function createDocumentStore() {
             TableName: documentsTable(),
             Key: { documentId },
             UpdateExpression: expression,
-            ConditionExpression: '#status = :expected',
+            ConditionExpression: graphs ? '#status = :expected AND revision = :seen' : '#status = :expected',
             ExpressionAttributeNames: { ...names, '#status': 'status' },
-            ExpressionAttributeValues: { ...values, ':expected': expected },
+            ExpressionAttributeValues: { ...values, ':expected': expected, ...(graphs && { ':seen': graphs.revision }) },
           },
         },
-        ...bumpGraphs.map(bumpVersion),
+        ...(graphs?.graphIds ?? []).map((graphId) => bumpVersion(graphId, graphs!.change)),
       ]);
     },
 
@@ -117,21 +125,21 @@ export function createDocumentStore() {
       transact([
         setGraphIds(document, [...document.graphIds, entry.graphId]),
         { Put: { TableName: entriesTable(), Item: entry, ConditionExpression: 'attribute_not_exists(documentId)' } },
-        bumpVersion(entry.graphId),
+        bumpVersion(entry.graphId, sizeOf(document)),
       ]),
 
     unshare: (document: StoredDocument, graphId: string) =>
       transact([
         setGraphIds(document, document.graphIds.filter((id) => id !== graphId)),
         { Delete: { TableName: entriesTable(), Key: { graphId, documentId: document.documentId } } },
-        bumpVersion(graphId),
+        bumpVersion(graphId, sizeOf(document, -1)),
       ]),
 
     /** The record and every graph entry go together; chunks, vectors and the original follow with purgeContent. */
     remove: (document: StoredDocument) =>
       transact([
         { Delete: { TableName: documentsTable(), Key: { documentId: document.documentId }, ...sameRevision(document.revision) } },
-        ...document.graphIds.flatMap((graphId) => [{ Delete: { TableName: entriesTable(), Key: { graphId, documentId: document.documentId } } }, bumpVersion(graphId)]),
+        ...document.graphIds.flatMap((graphId) => [{ Delete: { TableName: entriesTable(), Key: { graphId, documentId: document.documentId } } }, bumpVersion(graphId, sizeOf(document, -1))]),
       ]),
 
     getEntries: (documentId: string, graphIds: string[]) => batchGet<StoredEntry>(entriesTable(), graphIds.map((graphId) => ({ graphId, documentId }))),

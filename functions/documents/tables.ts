@@ -13,12 +13,17 @@ export const documentTables = {
   documentChunks: {
     partitionKey: 'documentId',
     sortKey: { name: 'position', type: 'number' },
-    description: 'Chunks of a document in order: content, pageNumber, charOffset.',
+    description: 'Chunks of a document in order: content, heading, pageNumber, charOffset.',
   },
   documentVectors: {
     partitionKey: 'documentId',
     sortKey: { name: 'segment', type: 'number' },
     description: "A document's chunk vectors, int8-quantised, in segments of consecutive positions, with the model that made them.",
+  },
+  graphTerms: {
+    partitionKey: 'graphTerm',
+    sortKey: 'documentId',
+    description: "Lexical index of large graphs: per '<graphId> <term>' and document, the chunks holding the term (positions, counts, lengths).",
   },
   graphs: {
     partitionKey: 'graphId',

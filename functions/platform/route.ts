@@ -27,6 +27,8 @@ export type Capability =
   /** Invoke the payout function asynchronously (an owner's owed sum crossed the threshold). */
   | 'payoutRunner'
   | 'embeddings'
+  /** Read and write the S3 Vectors index of large document graphs. */
+  | 'documentVectors'
   | 'llm'
   /** Invoke its own function asynchronously (background jobs such as document processing). */
   | 'selfInvoke'

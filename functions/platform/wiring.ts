@@ -3,7 +3,7 @@
 // and no local adapter reaches a Lambda bundle. Locally the runtime (bin/local.ts, or a test's setup file) installs
 // the local adapters (functions/adapters/local/adapters.ts) once per process; the services they start are stopped
 // and forgotten with the platform, so a platform restarted in the same process gets fresh ones.
-import type { BlobStore, DocumentJobs, Embedder } from '#functions/documents/ports.js';
+import type { BlobStore, DocumentJobs, Embedder, GraphVectorStore } from '#functions/documents/ports.js';
 import type { SolanaLedger } from '#functions/payments/ledger.js';
 import type { PlatformSigners } from '#functions/payments/signers.js';
 import { paymentSettings } from '#functions/payments/settings.js';
@@ -22,10 +22,13 @@ import { platformWalletAddress } from '#adapters/aws/platform-wallet.js';
 import { secretSigners, walletKey } from '#adapters/aws/solana-signers.js';
 import { dynamoRateLimiter } from '#adapters/aws/rate-limiter.js';
 import { createS3BlobStore } from '#adapters/aws/s3-blob-store.js';
+import { createS3VectorsStore } from '#adapters/aws/s3-vectors-store.js';
 import { eventBridgeScheduler } from '#adapters/aws/scheduler.js';
 import { emfMetrics } from '#adapters/aws/emf-metrics.js';
 import { lambdaScriptRuntime } from '#adapters/aws/script-functions.js';
 import { rpcLedger } from '#adapters/aws/solana-ledger.js';
+import { envNames } from './env-names.js';
+import { readEnv } from './settings.js';
 import type { CredentialVault, EventPublisher, MetricsPort, OneShotSchedulerPort, RateLimiter, SchedulerPort } from './ports.js';
 
 /** What the local runtime provides for each port; functions where the service starts on first use. */
@@ -84,6 +87,13 @@ export const documentBlobStore = (): BlobStore => (process.env.PLATFORM_MODE ===
 /** `run` processes one document; locally it is called in the background, on AWS by the invoked function itself. */
 export const documentJobs = (run: (documentId: string) => Promise<void>): DocumentJobs =>
   process.env.PLATFORM_MODE === 'local' ? localAdapters().documentJobs(run) : createLambdaSelfInvoke();
+
+/**
+ * Where graphs too large for one Lambda keep their vectors: S3 Vectors on AWS, for the functions granted its index
+ * (lib/documents.ts). Locally none: one long-lived process loads any graph.
+ */
+export const graphVectorStore = (): GraphVectorStore | undefined =>
+  process.env.PLATFORM_MODE !== 'local' && readEnv(envNames.documentVectorIndexArn) ? createS3VectorsStore() : undefined;
 
 let bedrockEmbedder: Embedder | undefined;
 /** One embedder per process: the local model loads once, lazily, on the first text. */

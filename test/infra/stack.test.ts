@@ -237,6 +237,26 @@ describe('infra: PlatformStack from the route table', () => {
     });
   });
 
+  it('keeps the vectors of large document graphs in one S3 Vectors index, granted to the functions that write or search documents only', () => {
+    // Prepare
+    const indexArn = { 'Fn::GetAtt': [logicalId(s.stack.documentVectors.index), 'IndexArn'] };
+    const vectorActions = ['s3vectors:PutVectors', 's3vectors:GetVectors', 's3vectors:QueryVectors', 's3vectors:DeleteVectors'];
+    const writers = ['uploadDocument', 'completeUpload', 'deleteDocument', 'shareDocument', 'unshareDocument', 'searchDocuments'];
+    // Act
+    const [index] = Object.values(s.parent.findResources('AWS::S3Vectors::Index'));
+    const buckets = Object.values(s.parent.findResources('AWS::S3Vectors::VectorBucket'));
+    const granted = routes.filter((route) => {
+      const fn = s.fn(s.binding(route.operation).fn);
+      return vectorActions.every((action) => allows(fn.statements, action, indexArn)) && fn.props.Environment.Variables.DOCUMENT_VECTOR_INDEX_ARN !== undefined;
+    });
+    // Assess
+    expect(buckets).toHaveLength(1);
+    expect(index!.Properties).toMatchObject({ DataType: 'float32', Dimension: 512, DistanceMetric: 'cosine', MetadataConfiguration: { NonFilterableMetadataKeys: ['documentId', 'position'] } });
+    expect(index!.DeletionPolicy).toBe('Retain');
+    expect(granted.map((route) => route.operation).sort()).toEqual([...writers].sort());
+    expect(allows(s.fn(s.binding('searchDocuments').fn).statements, 'dynamodb:Query', tableArn(s, 'graphTerms'))).toBe(true);
+  });
+
   it('passes the cdk-nag AwsSolutions checks (parent and nested stacks) with no unsuppressed error or warning', () => {
     // Act
     const annotations = Annotations.fromStack(s.stack);
@@ -323,6 +343,7 @@ describe('infra: capability grants', () => {
     feePayer: { env: ['FEE_PAYER_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
     payoutRunner: { env: ['PAYOUT_FUNCTION_NAME'], action: 'lambda:InvokeFunction' },
     embeddings: { env: ['EMBEDDING_MODEL_ID'], action: 'bedrock:InvokeModel' },
+    documentVectors: { env: ['DOCUMENT_VECTOR_INDEX_ARN'], action: 's3vectors:QueryVectors' },
     llm: { env: ['LLM_PROVIDER', 'LLM_MODEL', 'LLM_BASE_URL', 'LLM_API_KEY_SECRET_ARN'], action: 'bedrock:InvokeModelWithResponseStream' },
     selfInvoke: { env: [], action: 'lambda:InvokeFunction' },
     templateBuilds: { env: ['TEMPLATE_BUILD_PROJECT', 'TEMPLATE_BUILD_LOG_GROUP', 'PAGES_BUCKET'], action: 'codebuild:StartBuild' },

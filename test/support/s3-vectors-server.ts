@@ -1,6 +1,7 @@
 // A local stand-in of the Amazon S3 Vectors data plane (REST-JSON over HTTP: POST /PutVectors, /QueryVectors,
-// /DeleteVectors), for testing the adapter at its HTTP boundary: one in-memory index of cosine distance, metadata
-// filters with $eq, and the service's limits (500 vectors per put, 500 keys per delete, topK at most 100).
+// /GetVectors, /DeleteVectors), for testing the adapter at its HTTP boundary: one in-memory index of cosine distance, metadata
+// filters with $eq, and the service's limits (500 vectors per put, 500 keys per delete, 100 keys per get, topK at
+// most 100).
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -11,8 +12,8 @@ interface Stored {
 
 export interface S3VectorsServer {
   endpoint: string;
-  /** Every call received, by operation, with the index it named and whether it was signed. */
-  calls: Array<{ operation: string; indexName: string; signed: boolean; count: number }>;
+  /** Every call received, by operation, with the index (ARN) it named and whether it was signed. */
+  calls: Array<{ operation: string; indexArn: string; signed: boolean; count: number }>;
   stored: Map<string, Stored>;
   stop(): Promise<void>;
 }
@@ -41,13 +42,13 @@ export async function startS3VectorsServer(): Promise<S3VectorsServer> {
     const signed = String(request.headers.authorization ?? '').startsWith('AWS4-HMAC-SHA256');
     switch (operation) {
       case 'PutVectors': {
-        calls.push({ operation, indexName: body.indexName, signed, count: body.vectors.length });
+        calls.push({ operation, indexArn: body.indexArn, signed, count: body.vectors.length });
         if (body.vectors.length > 500) return fail(response, 400, 'at most 500 vectors per call');
         for (const vector of body.vectors) stored.set(vector.key, { data: vector.data.float32, metadata: vector.metadata ?? {} });
         return response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       }
       case 'QueryVectors': {
-        calls.push({ operation, indexName: body.indexName, signed, count: body.topK });
+        calls.push({ operation, indexArn: body.indexArn, signed, count: body.topK });
         if (body.topK > 100) return fail(response, 400, 'topK is at most 100');
         const vectors = [...stored]
           .filter(([, vector]) => matches(vector.metadata, body.filter))
@@ -56,8 +57,17 @@ export async function startS3VectorsServer(): Promise<S3VectorsServer> {
           .slice(0, body.topK);
         return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ vectors, distanceMetric: 'cosine' }));
       }
+      case 'GetVectors': {
+        calls.push({ operation, indexArn: body.indexArn, signed, count: body.keys.length });
+        if (body.keys.length > 100) return fail(response, 400, 'at most 100 keys per call');
+        const vectors = body.keys.flatMap((key: string) => {
+          const vector = stored.get(key);
+          return vector ? [{ key, ...(body.returnData && { data: { float32: vector.data } }), ...(body.returnMetadata && { metadata: vector.metadata }) }] : [];
+        });
+        return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ vectors }));
+      }
       case 'DeleteVectors': {
-        calls.push({ operation, indexName: body.indexName, signed, count: body.keys.length });
+        calls.push({ operation, indexArn: body.indexArn, signed, count: body.keys.length });
         if (body.keys.length > 500) return fail(response, 400, 'at most 500 keys per call');
         for (const key of body.keys) stored.delete(key);
         return response.writeHead(200, { 'content-type': 'application/json' }).end('{}');

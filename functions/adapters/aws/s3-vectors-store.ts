@@ -1,25 +1,27 @@
 // Vectors of very large graphs on AWS: Amazon S3 Vectors, one index for all of them (cosine distance, 512
 // dimensions), one vector per (graph, document, chunk) with the graph as filterable metadata, so a query reads only
-// its graph. Calls are batched to the service's limits: 500 vectors per PutVectors, 500 keys per DeleteVectors.
-import { DeleteVectorsCommand, PutVectorsCommand, QueryVectorsCommand, S3VectorsClient, type S3VectorsClientConfig } from '@aws-sdk/client-s3vectors';
+// its graph. Calls are batched to the service's limits: 500 vectors per PutVectors and DeleteVectors, 100 keys per
+// GetVectors.
+import { DeleteVectorsCommand, GetVectorsCommand, PutVectorsCommand, QueryVectorsCommand, S3VectorsClient, type S3VectorsClientConfig } from '@aws-sdk/client-s3vectors';
 import type { GraphVectorStore } from '#functions/documents/ports.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
+import { traced } from '#platform/tracer.js';
 
 const perCall = 500;
+const perGet = 100;
 /** QueryVectors answers at most this many neighbours. */
 export const maxTopK = 100;
 
 const keyOf = (graphId: string, documentId: string, position: number) => `${graphId}|${documentId}|${position}`;
 
-/** The bucket and index come from DOCUMENT_VECTOR_BUCKET and DOCUMENT_VECTOR_INDEX unless given. */
-export function createS3VectorsStore(clientConfig: S3VectorsClientConfig = {}, names: { bucket?: string; index?: string } = {}): GraphVectorStore {
-  const client = new S3VectorsClient(clientConfig);
+/** The index comes from DOCUMENT_VECTOR_INDEX_ARN unless given. */
+export function createS3VectorsStore(clientConfig: S3VectorsClientConfig = {}, index: { indexArn?: string } = {}): GraphVectorStore {
+  const client = traced(new S3VectorsClient(clientConfig));
   const target = () => {
-    const vectorBucketName = names.bucket ?? readEnv(envNames.documentVectorBucket);
-    const indexName = names.index ?? readEnv(envNames.documentVectorIndex);
-    if (!vectorBucketName || !indexName) throw new Error('DOCUMENT_VECTOR_BUCKET and DOCUMENT_VECTOR_INDEX must be set to use S3 Vectors');
-    return { vectorBucketName, indexName };
+    const indexArn = index.indexArn ?? readEnv(envNames.documentVectorIndexArn);
+    if (!indexArn) throw new Error('DOCUMENT_VECTOR_INDEX_ARN must be set to use S3 Vectors');
+    return { indexArn };
   };
 
   return {
@@ -43,6 +45,22 @@ export function createS3VectorsStore(clientConfig: S3VectorsClientConfig = {}, n
         // Cosine distance is 1 - cosine similarity.
         return { documentId: metadata.documentId, position: Number(metadata.position), similarity: 1 - (found.distance ?? 1) };
       });
+    },
+
+    async similarities(graphId, vector, chunks) {
+      const found = [];
+      for (let start = 0; start < chunks.length; start += perGet) {
+        const keys = chunks.slice(start, start + perGet).map(({ documentId, position }) => keyOf(graphId, documentId, position));
+        const { vectors = [] } = await client.send(new GetVectorsCommand({ ...target(), keys, returnData: true, returnMetadata: true }));
+        for (const stored of vectors) {
+          const metadata = stored.metadata as { documentId: string; position: number };
+          const data = stored.data?.float32 ?? [];
+          // Both are unit vectors: the dot product is the cosine.
+          const similarity = data.reduce((sum, value, at) => sum + value * vector[at]!, 0);
+          found.push({ documentId: metadata.documentId, position: Number(metadata.position), similarity });
+        }
+      }
+      return found;
     },
 
     async remove(graphId, documentId, count) {
