@@ -39,9 +39,15 @@ export async function run(): Promise<BenchFigure[]> {
 
     let running = true;
     const hostile = await Promise.all(hogs.map(([runtime, code]) => runRequest(runtime, code)));
-    const loops = hostile.map(async (request) => {
-      while (running) await pool.invoke(request);
+    // Measured once every hog has run to its end at least once, so their workers are up and busy, not still starting.
+    const rounds = hostile.map(() => 0);
+    const loops = hostile.map(async (request, index) => {
+      while (running) {
+        await pool.invoke(request);
+        rounds[index]! += 1;
+      }
     });
+    while (rounds.some((count) => count === 0)) await new Promise((resolve) => setTimeout(resolve, 50));
     const beside = await p50();
     running = false;
     await Promise.all(loops);

@@ -4,7 +4,7 @@ import type { MetricsPort } from '#platform/ports.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { logger } from '#platform/logger.js';
 import { PaymentError, type SettlementProof } from './errors.js';
-import type { Landed, SolanaLedger } from './ledger.js';
+import type { Landed, Settlement, SolanaLedger } from './ledger.js';
 import type { PaymentTerms } from './rules.js';
 import type { PayoutStore } from './payout-store.js';
 import type { PaymentStore, StoredPayment } from './store.js';
@@ -135,7 +135,11 @@ export async function settleVerified(deps: SettlementDeps, verified: VerifiedPay
   };
   if (!(await deps.store.claim(payment))) throw alreadySettled((await deps.store.get(txHash)) ?? payment, sale.x402Version);
 
-  const outcome = await deps.ledger.settle(transaction.wire, txHash, sale.timeoutMs);
+  const outcome = await deps.ledger.settle(transaction.wire, txHash, sale.timeoutMs).catch((error: unknown): Settlement => {
+    // An RPC that fails (refused, reset, 5xx) may have taken the transaction before failing: as unknown as a timeout.
+    logger.warn('the ledger failed while settling', { txHash, error: error instanceof Error ? error.message : String(error) });
+    return { status: 'timeout' };
+  });
   if (outcome.status === 'timeout') {
     // It may still land: the record stays pending, so the same transaction is never accepted twice.
     throw new PaymentError('SETTLEMENT_FAILED', `transaction ${txHash} was not confirmed within ${Math.round(sale.timeoutMs / 1000)} s; it may still land: send the same payment again later to learn how it ended`, {

