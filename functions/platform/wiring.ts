@@ -14,7 +14,7 @@ import { createBedrockEmbedder } from '#adapters/aws/bedrock-embedder.js';
 import { createCodeBuildTemplateBuilder } from '#adapters/aws/codebuild-template-builder.js';
 import { kmsCredentialVault } from '#adapters/aws/credential-vault.js';
 import { eventBridgePublisher } from '#adapters/aws/event-bus.js';
-import { createLambdaSelfInvoke } from '#adapters/aws/lambda-self-invoke.js';
+import { createLambdaBackgroundRuns, createLambdaSelfInvoke } from '#adapters/aws/lambda-self-invoke.js';
 import { eventBridgeOneShots } from '#adapters/aws/one-shot-scheduler.js';
 import { cloudFrontPagesHost } from '#adapters/aws/pages-host.js';
 import { lambdaPayoutTrigger } from '#adapters/aws/payout-trigger.js';
@@ -26,7 +26,7 @@ import { eventBridgeScheduler } from '#adapters/aws/scheduler.js';
 import { emfMetrics } from '#adapters/aws/emf-metrics.js';
 import { lambdaScriptRuntime } from '#adapters/aws/script-functions.js';
 import { rpcLedger } from '#adapters/aws/solana-ledger.js';
-import type { CredentialVault, EventPublisher, MetricsPort, OneShotSchedulerPort, RateLimiter, SchedulerPort } from './ports.js';
+import type { BackgroundRuns, CredentialVault, EventPublisher, MetricsPort, OneShotSchedulerPort, RateLimiter, SchedulerPort } from './ports.js';
 
 /** What the local runtime provides for each port; functions where the service starts on first use. */
 export interface LocalAdapters {
@@ -37,6 +37,7 @@ export interface LocalAdapters {
   credentialVault: CredentialVault;
   blobStore(): BlobStore;
   documentJobs(run: (documentId: string) => Promise<void>): DocumentJobs;
+  backgroundRuns<J, R>(run: (job: J) => Promise<R>): BackgroundRuns<J, R>;
   embedder(): Embedder;
   scriptRuntime(): ScriptRuntime;
   solanaLedger(): Promise<SolanaLedger>;
@@ -84,6 +85,10 @@ export const documentBlobStore = (): BlobStore => (process.env.PLATFORM_MODE ===
 /** `run` processes one document; locally it is called in the background, on AWS by the invoked function itself. */
 export const documentJobs = (run: (documentId: string) => Promise<void>): DocumentJobs =>
   process.env.PLATFORM_MODE === 'local' ? localAdapters().documentJobs(run) : createLambdaSelfInvoke();
+
+/** `run` runs one job: locally in the background of this process, on AWS in the function invoked with it. */
+export const backgroundRuns = <J, R>(run: (job: J) => Promise<R>): BackgroundRuns<J, R> =>
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().backgroundRuns(run) : createLambdaBackgroundRuns(run);
 
 let bedrockEmbedder: Embedder | undefined;
 /** One embedder per process: the local model loads once, lazily, on the first text. */

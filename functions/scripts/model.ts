@@ -141,6 +141,8 @@ export interface Execution {
   resourceCalls: number;
   createdAt: string;
   finishedAt: string | null;
+  /** Set when the background job of a long run took it (functions/scripts/long-runs.ts). */
+  claimedAt?: string;
   expiresAt: number;
 }
 
