@@ -14,24 +14,15 @@ export interface BoundedWaitOptions<R> {
   now?: () => number;
 }
 
-const realPause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+// Unreferenced: a run still awaited at shutdown does not hold the process for the rest of its bound.
+const realPause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export async function waitBounded<R>(options: BoundedWaitOptions<R>): Promise<Waited<R>> {
   const { started, boundMs } = options;
   const pause = options.pause ?? realPause;
   const now = options.now ?? Date.now;
   if (started.ended && !started.detached) return { ended: true, value: await started.ended };
-  if (started.ended) {
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<{ ended: false }>((resolve) => {
-      timer = setTimeout(() => resolve({ ended: false }), boundMs);
-    });
-    try {
-      return await Promise.race([started.ended.then((value) => ({ ended: true as const, value })), bound]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
+  if (started.ended) return Promise.race([started.ended.then((value) => ({ ended: true as const, value })), pause(boundMs).then(() => ({ ended: false as const }))]);
   const deadline = now() + boundMs;
   for (let interval = 25; ; interval = Math.min(interval * 2, 500)) {
     const value = await options.read();
