@@ -5,7 +5,7 @@ import { resourceCaller } from '#functions/resources/call-service.js';
 import { createInstallationStore } from '#functions/resources/installation-store.js';
 import { createResourceStore } from '#functions/resources/store.js';
 import { createVersionCache } from '#functions/resources/versions.js';
-import { limits } from '#functions/scripts/model.js';
+import { limits, settledRun } from '#functions/scripts/model.js';
 import { scriptRunner } from '#functions/scripts/runner.js';
 import { createExecutionStore as createScriptExecutionStore } from '#functions/scripts/execution-store.js';
 import { createScriptStore } from '#functions/scripts/store.js';
@@ -119,7 +119,10 @@ export const runHistory = () => {
   if (history) return history;
   const [scriptRuns, flows, results] = [createScriptExecutionStore(), createFlowStore(), createExecutionStore()];
   return (history = createRunHistory({
-    scriptRuns: (userId, range) => scriptRuns.list({ userId, startDate: range.startDate, endDate: range.endDate }),
+    scriptRuns: async (userId, range) => {
+      const now = systemClock.nowIso();
+      return (await scriptRuns.list({ userId, startDate: range.startDate, endDate: range.endDate })).map((run) => settledRun(run, now));
+    },
     flows: (userId) => flows.listByUser(userId, ['flowId', 'scriptId', 'trigger']),
     flowResults: (flowId) => results.listResults(flowId, systemClock.now()),
   }));

@@ -8,7 +8,7 @@ import type { BackgroundRuns } from '#platform/ports.js';
 import { settings } from '#platform/settings.js';
 import { backgroundRuns } from '#platform/wiring.js';
 import { type ExecutionStore, createExecutionStore } from './execution-store.js';
-import type { Execution } from './model.js';
+import { type Execution, settledRun } from './model.js';
 import { type AdmittedRun, type ExecuteRequest, type ExecutionResult, type ScriptRunner, scriptRunner } from './runner.js';
 
 /** The end of a run, or its record while it still runs past the bound. */
@@ -36,7 +36,8 @@ export function createLongRuns(deps: LongRunsDeps) {
 
   /** The run's end as its record tells it; undefined while it runs. */
   async function recordedEnd(executionId: string): Promise<ExecutionResult | undefined> {
-    const execution = await executions.get(executionId, true);
+    const stored = await executions.get(executionId, true);
+    const execution = stored && settledRun(stored, clock.nowIso());
     if (!execution || execution.status === 'running') return undefined;
     return { execution, logs: await executions.getLogs(executionId), output: execution.output };
   }

@@ -14,7 +14,7 @@ import { type Execution, type ExecutionError, type Installation, type RuntimeLab
 import type { BudgetSource } from './ports.js';
 import { prepareCode } from './prepare.js';
 import { memoryTally, resourceGate } from './resource-gate.js';
-import type { RunGrant } from './run-grant.js';
+import { type RunGrant, runGraceMs } from './run-grant.js';
 import { type ScriptRuntime, liveAlias } from './runtime-port.js';
 import { type ScriptStore, createScriptStore } from './store.js';
 import { storableAsMap, storedLogs, storedOutput } from './stored-run.js';
@@ -164,16 +164,18 @@ export function createScriptRunner(deps: {
     // The run may cost at most what both the script's limit and the month's remaining budget allow.
     const remaining = budget - spent;
     const limitUsd = Math.min(config.maxCostPerExecution, remaining);
+    const timeoutMs = Math.min(config.timeout * 1000, msAffordable(limitUsd, config.memory));
     const createdAt = clock.nowIso();
     const running: Execution = {
       executionId: newId('exe'), scriptId: script.scriptId, userId: request.userId, scriptUser: `${script.scriptId}#${request.userId}`, version: version.version,
       trigger: storedTrigger(request.trigger), status: 'running', output: null, error: null, duration: 0, memoryUsed: 0, cost: 0, resourceCalls: 0,
       createdAt, finishedAt: null, expiresAt: Math.floor(Date.parse(createdAt) / 1000) + retention.resultsSeconds,
+      runningUntil: new Date(Date.parse(createdAt) + timeoutMs + runGraceMs).toISOString(),
     };
     return {
       running, data: request.data, trigger: request.trigger, runtime: script.runtime, config, qualifier, customization: installation?.customization ?? {},
       budget, limitUsd, limitedBy: config.maxCostPerExecution <= remaining ? 'cost' : 'budget',
-      timeoutMs: Math.min(config.timeout * 1000, msAffordable(limitUsd, config.memory)), dailyCounter, spendCounter, admittedAt: now,
+      timeoutMs, dailyCounter, spendCounter, admittedAt: now,
     };
   }
 
@@ -186,6 +188,7 @@ export function createScriptRunner(deps: {
   async function run(admitted: AdmittedRun, background: boolean): Promise<ExecutionResult> {
     const { running, config, limitUsd, limitedBy, timeoutMs } = admitted;
     const { executionId } = running;
+    const { runningUntil: _until, ...ended } = running;
     let runningWritten: Promise<void> | undefined;
     const runningTimer = background ? undefined : setTimeout(() => (runningWritten = executions.putRunning(running)), showRunningAfterMs);
     const grant: RunGrant = {
@@ -212,7 +215,7 @@ export function createScriptRunner(deps: {
       clearTimeout(runningTimer);
       await runningWritten;
       await Promise.all([
-        background ? executions.putFinished({ ...running, status: 'error', error: failureOf(error), finishedAt: clock.nowIso() }, []) : runningWritten && executions.remove(executionId),
+        background ? executions.putFinished({ ...ended, status: 'error', error: failureOf(error), finishedAt: clock.nowIso() }, []) : runningWritten && executions.remove(executionId),
         executions.releaseDailyRun(admitted.dailyCounter),
       ]);
       throw error;
@@ -231,7 +234,7 @@ export function createScriptRunner(deps: {
     const output = storableAsMap(parsed) ? parsed : outcome.outputJson;
     const finishedAt = clock.nowIso();
     const finished: Execution = {
-      ...running,
+      ...ended,
       status: cutByCost ? 'error' : outcome.status,
       ...(outcome.noOp && !cutByCost && { noOp: true }),
       ...storedOutput(parsed, outcome.outputJson),

@@ -7,7 +7,7 @@ import type { ExecutionResult as FlowResult } from '../../functions/flows/model.
 import { TooManyRequestsError } from '../../functions/platform/errors.js';
 import type { StartedRun } from '../../functions/platform/ports.js';
 import { createLongRuns } from '../../functions/scripts/long-runs.js';
-import type { Execution } from '../../functions/scripts/model.js';
+import { type Execution, settledRun } from '../../functions/scripts/model.js';
 import type { AdmittedRun, ExecutionResult } from '../../functions/scripts/runner.js';
 
 const running = { executionId: 'exe_1', scriptId: 'scr_1', userId: 'usr_1', status: 'running', output: null, error: null } as unknown as Execution;
@@ -125,6 +125,21 @@ describe('long runs: scripts', () => {
     // Assess
     expect(refused).toBe('CONCURRENCY_LIMIT');
     expect(log).toEqual(['putRunning', 'remove']);
+  });
+});
+
+describe('long runs: a run that lost its process', () => {
+  it('reads as timed out once past its runningUntil, and as running before', () => {
+    // Prepare
+    const record = { ...running, runningUntil: '2026-03-02T09:05:30.000Z' };
+    // Act
+    const before = settledRun(record, '2026-03-02T09:05:00.000Z');
+    const after = settledRun(record, '2026-03-02T09:06:00.000Z');
+    const ended = settledRun({ ...record, status: 'success' }, '2026-03-02T09:06:00.000Z');
+    // Assess
+    expect(before.status).toBe('running');
+    expect(after).toMatchObject({ status: 'timeout', error: { code: 'TIMEOUT' }, finishedAt: '2026-03-02T09:05:30.000Z' });
+    expect(ended.status).toBe('success');
   });
 });
 
