@@ -29,6 +29,7 @@ export const flowRunJobId = (executionId: string) => `flow-run#${executionId}`;
 export function createFlowLongRuns(deps: FlowLongRunsDeps) {
   const { ledger } = deps;
 
+  /** The job as the function invoked for it on AWS runs it: claimed once, then run and recorded. */
   async function runJob(admitted: AdmittedFlowRun): Promise<ExecutionResult | undefined> {
     const jobId = flowRunJobId(admitted.executionId);
     const token = await ledger.claim(jobId);
@@ -39,7 +40,8 @@ export function createFlowLongRuns(deps: FlowLongRunsDeps) {
     return result;
   }
 
-  const jobs = deps.background(runJob);
+  // A job run in this process (locally) runs exactly once: the claim guards against Lambda's repeated deliveries.
+  const jobs = deps.background((admitted) => deps.runs.finish(admitted));
 
   return {
     runJob,

@@ -26,13 +26,17 @@ export interface LongRunsDeps {
 export function createLongRuns(deps: LongRunsDeps) {
   const { executions, clock } = deps;
 
-  /** The background job: takes the run (a repeated delivery gets undefined and runs nothing), runs it, records its end. */
+  /**
+   * The job as the function invoked for it on AWS runs it: takes the run first, since Lambda may deliver an
+   * asynchronous event more than once (a repeated delivery gets undefined and runs nothing).
+   */
   async function runJob(admitted: AdmittedRun): Promise<ExecutionResult | undefined> {
     if (!(await executions.claim(admitted.running.executionId, clock.nowIso()))) return undefined;
     return deps.runner.runAdmitted(admitted);
   }
 
-  const jobs = deps.background(runJob);
+  // A job run in this process (locally, or too large to hand over) runs exactly once: no claim needed.
+  const jobs = deps.background((admitted) => deps.runner.runAdmitted(admitted));
 
   /** The run's end as its record tells it; undefined while it runs. */
   async function recordedEnd(executionId: string): Promise<ExecutionResult | undefined> {
