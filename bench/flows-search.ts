@@ -3,7 +3,7 @@
 import { createExecutionStore } from '../functions/flows/execution-store.js';
 import { createFlowService } from '../functions/flows/service.js';
 import { createFlowStore } from '../functions/flows/store.js';
-import { flowRuns, flowScriptRunner } from '../functions/flows/wiring.js';
+import { flowLongRuns, flowScriptRunner } from '../functions/flows/wiring.js';
 import { type BarePlatform, type BenchFigure, assertAllOk, loadTest } from './support.js';
 
 const flowCount = 1000;
@@ -16,7 +16,7 @@ async function givenThousandFlows(platform: BarePlatform): Promise<void> {
   const noSchedules = { put: async () => undefined, remove: async () => undefined };
   const service = createFlowService({
     flows: createFlowStore(), executions: createExecutionStore(), scripts: flowScriptRunner(), scheduler: noSchedules,
-    oneShots: { putOnce: async () => undefined, cancel: async () => undefined }, runs: flowRuns(), clock, llmConfigured: () => true,
+    oneShots: { putOnce: async () => undefined, cancel: async () => undefined }, longRuns: flowLongRuns(), clock, llmConfigured: () => true,
   });
   const caller = { userId: platform.dev.userId, keyId: 'bench', scopes: ['*'] };
   for (let index = 0; index < flowCount; index++) {

@@ -46,6 +46,14 @@ export function createExecutionStore() {
       await db.send(new PutCommand({ TableName: table(), Item: item }));
     },
 
+    /** The result of execution `executionId`, numbered `executionNumber`, once recorded (its slot may still hold an older one). */
+    async getResult(flowId: string, executionNumber: number, executionId: string): Promise<ExecutionResult | undefined> {
+      const { Item } = await db.send(new GetCommand({ TableName: table(), Key: { flowId, entry: slotEntry(executionNumber) }, ConsistentRead: true }));
+      if (!Item || Item.executionId !== executionId) return undefined;
+      const { flowId: _flow, entry: _entry, sequence: _sequence, logsUntil: _logs, expiresAt: _expires, ...result } = Item as StoredResult;
+      return result;
+    },
+
     /** The kept results, newest first; logs older than 30 days are left out. */
     async listResults(flowId: string, nowMs: number): Promise<ExecutionResult[]> {
       const items = await queryAll<StoredResult>({

@@ -24,6 +24,14 @@ export interface RunTrigger {
   firing?: string;
 }
 
+/** A run that holds its place: the flow as it started (its executionCount numbers the run), as JSON for the function invoked for it on AWS. */
+export interface AdmittedFlowRun {
+  flow: FlowItem;
+  executionId: string;
+  startedAt: string;
+  trigger: RunTrigger;
+}
+
 export interface FlowRunsDeps {
   flows: FlowStore;
   executions: ExecutionStore;
@@ -108,18 +116,29 @@ export function createFlowRuns(deps: FlowRunsDeps) {
     else if (trigger.attempt >= retryDelaysMs.length) await pause(flow, 'retries_exhausted', result);
   }
 
+  /** Admitted (limits, a concurrency slot), executed, recorded, and the failure policy applied. */
+  async function finish({ flow, executionId, startedAt, trigger }: AdmittedFlowRun): Promise<ExecutionResult> {
+    const result = await deps.executor.execute({ flow, executionId, startedAt, data: trigger.data, eventType: trigger.eventType });
+    if (trigger.attempt > 0) result.logs.unshift(`retry ${trigger.attempt} of ${retryDelaysMs.length} after the failure of execution ${trigger.originId}`);
+    await deps.executions.putResult(flow.flowId, flow.executionCount, result);
+    await applyPolicy(flow, trigger, result);
+    return result;
+  }
+
+  /** Takes the run's place (the refusals of `reserve` are thrown); `finish` runs it. */
+  async function admit(ref: FlowRef, trigger: RunTrigger): Promise<AdmittedFlowRun> {
+    const executionId = newId('exe');
+    const startedAt = clock.nowIso();
+    return { flow: await reserve(ref, executionId, startedAt, trigger), executionId, startedAt, trigger };
+  }
+
   return {
+    admit,
+    finish,
+    /** Gives back the place of an admitted run that never started. */
+    release: async ({ flow, executionId }: AdmittedFlowRun) => void (await flows.finishRun(flow.flowId, [executionId])),
     /** Runs the flow now and records the result; throws only the refusals of `reserve`. */
-    async run(ref: FlowRef, trigger: RunTrigger): Promise<ExecutionResult> {
-      const executionId = newId('exe');
-      const startedAt = clock.nowIso();
-      const started = await reserve(ref, executionId, startedAt, trigger);
-      const result = await deps.executor.execute({ flow: started, executionId, startedAt, data: trigger.data, eventType: trigger.eventType });
-      if (trigger.attempt > 0) result.logs.unshift(`retry ${trigger.attempt} of ${retryDelaysMs.length} after the failure of execution ${trigger.originId}`);
-      await deps.executions.putResult(ref.flowId, started.executionCount, result);
-      await applyPolicy(started, trigger, result);
-      return result;
-    },
+    run: async (ref: FlowRef, trigger: RunTrigger): Promise<ExecutionResult> => finish(await admit(ref, trigger)),
   };
 }
 

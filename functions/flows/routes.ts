@@ -2,6 +2,7 @@
 // flow runner that lib/ puts behind the platform bus.
 import { scriptRoutes } from '#functions/scripts/routes.js';
 import { type TableAccess, defineRoutes } from '#platform/route.js';
+import { RunningRun } from '#platform/schemas.js';
 import type { TableName } from '../tables.js';
 import {
   AssignmentInput,
@@ -66,7 +67,10 @@ export const flowRoutes = defineRoutes('flows', {
   },
   runFlow: {
     method: 'POST', path: sdk('runFlow'), auth: 'apiKey', scopes: manage, summary: 'Run an active or paused flow now and answer its execution result',
-    input: AssignmentInput, output: ExecutionResultOutput, tables: execution, uses: [...executionUses], timeoutSeconds: 310,
+    description: 'Runs the flow now. The answer is its execution result when the run ends within the run wait (about 25 s); otherwise 202 with `executionId` and status `running`: the run goes on and its result appears in getFlow `executionResults` and in GET /api/sdk/v1/executions.',
+    // The run goes on past the answer in this function invoked again asynchronously (selfInvoke); the job is claimed once in eventDeliveries.
+    input: AssignmentInput, output: ExecutionResultOutput, tables: { ...execution, eventDeliveries: 'write' }, uses: [...executionUses, 'selfInvoke'], timeoutSeconds: 310,
+    accepted: { output: RunningRun, description: 'the run goes on past the run wait (about 25 s): its result appears in getFlow `executionResults` and in GET /api/sdk/v1/executions' },
   },
   listExecutions: {
     method: 'GET', path: '/api/sdk/v1/executions', auth: 'apiKey', summary: "The caller's runs across scripts and flows, newest first",

@@ -10,7 +10,7 @@ import { newId } from '#platform/ids.js';
 import type { OneShotSchedulerPort, SchedulerPort } from '#platform/ports.js';
 import { compileFlowConditions } from './conditions.js';
 import type { ExecutionStore } from './execution-store.js';
-import type { FlowRuns } from './flow-runs.js';
+import type { FlowLongRuns } from './long-runs.js';
 import { flowSchedule, flowScheduleName, retryName } from './internal-events.js';
 import { type FlowItem, type FlowTrigger, eventKeyOf, flowLimits, flowView, nextRevision } from './model.js';
 import type { FlowScriptRunner } from './ports.js';
@@ -24,7 +24,8 @@ export interface FlowServiceDeps {
   scripts: Pick<FlowScriptRunner, 'canRun'>;
   scheduler: SchedulerPort;
   oneShots: OneShotSchedulerPort;
-  runs: FlowRuns;
+  /** runFlow: within the run wait, or on in the background. */
+  longRuns: Pick<FlowLongRuns, 'run'>;
   clock: Clock;
   /** Whether a language model is configured now: an llm flow without one would fail on every event. */
   llmConfigured: () => boolean;
@@ -193,10 +194,10 @@ export function createFlowService(deps: FlowServiceDeps) {
 
     search: (caller: Caller, input: SearchFlowsInput) => search.search(caller.userId, input),
 
-    /** runFlow (DESIGN.md §3): runs an active or paused flow now and answers its execution result. */
+    /** runFlow (DESIGN.md §3): runs an active or paused flow now; its result, or `running` past the run wait. */
     async run(caller: Caller, flowId: string) {
       await owned(caller, flowId);
-      return deps.runs.run({ flowId, userId: caller.userId }, { type: 'manual', data: { flowId, manual: true, requestedAt: clock.nowIso() }, attempt: 0 });
+      return deps.longRuns.run(caller, flowId);
     },
   };
 }

@@ -5,11 +5,12 @@ import { resourceCaller } from '#functions/resources/call-service.js';
 import { createInstallationStore } from '#functions/resources/installation-store.js';
 import { createResourceStore } from '#functions/resources/store.js';
 import { createVersionCache } from '#functions/resources/versions.js';
-import { limits } from '#functions/scripts/model.js';
+import { limits, settledRun } from '#functions/scripts/model.js';
 import { scriptRunner } from '#functions/scripts/runner.js';
 import { createExecutionStore as createScriptExecutionStore } from '#functions/scripts/execution-store.js';
 import { createScriptStore } from '#functions/scripts/store.js';
-import { eventPublisher, liveScheduler, oneShotScheduler, rateLimiter } from '#platform/wiring.js';
+import { backgroundRuns, eventPublisher, liveScheduler, oneShotScheduler, rateLimiter } from '#platform/wiring.js';
+import { settings } from '#platform/settings.js';
 import { languageModel } from '#adapters/llm.js';
 import { systemClock } from '#platform/clock.js';
 import type { EventPublisher, OneShotSchedulerPort } from '#platform/ports.js';
@@ -23,6 +24,7 @@ import { type FlowRunner, createFlowRunner } from './runner.js';
 import { type FlowService, createFlowService } from './service.js';
 import { createFlowStore } from './store.js';
 import { createToolCatalog } from './tools.js';
+import { type FlowLongRuns, createFlowLongRuns } from './long-runs.js';
 
 /** Direct flows and script tools run through the scripts area's runner, with trigger type `flow`. */
 export function flowScriptRunner(): FlowScriptRunner {
@@ -87,6 +89,12 @@ export const flowRuns = (): FlowRuns => {
   return runs;
 };
 
+let longRuns: FlowLongRuns | undefined;
+export const flowLongRuns = (): FlowLongRuns =>
+  (longRuns ??= createFlowLongRuns({
+    runs: flowRuns(), executions: createExecutionStore(), ledger: createDeliveryStore(systemClock), background: backgroundRuns, boundMs: () => settings.runWaitMs, clock: systemClock,
+  }));
+
 let service: FlowService | undefined;
 export const flowService = (): FlowService =>
   (service ??= createFlowService({
@@ -95,7 +103,7 @@ export const flowService = (): FlowService =>
     scripts: flowScriptRunner(),
     scheduler: liveScheduler,
     oneShots: oneShotPort,
-    runs: flowRuns(),
+    longRuns: flowLongRuns(),
     clock: systemClock,
     llmConfigured: () => languageModel() !== undefined,
   }));
@@ -111,7 +119,10 @@ export const runHistory = () => {
   if (history) return history;
   const [scriptRuns, flows, results] = [createScriptExecutionStore(), createFlowStore(), createExecutionStore()];
   return (history = createRunHistory({
-    scriptRuns: (userId, range) => scriptRuns.list({ userId, startDate: range.startDate, endDate: range.endDate }),
+    scriptRuns: async (userId, range) => {
+      const now = systemClock.nowIso();
+      return (await scriptRuns.list({ userId, startDate: range.startDate, endDate: range.endDate })).map((run) => settledRun(run, now));
+    },
     flows: (userId) => flows.listByUser(userId, ['flowId', 'scriptId', 'trigger']),
     flowResults: (flowId) => results.listResults(flowId, systemClock.now()),
   }));

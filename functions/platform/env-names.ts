@@ -28,6 +28,7 @@ export const envNames = {
   templateBuildProject: 'TEMPLATE_BUILD_PROJECT',
   templateBuildLogGroup: 'TEMPLATE_BUILD_LOG_GROUP',
   templateBuildWaitSeconds: 'TEMPLATE_BUILD_WAIT_SECONDS',
+  runWaitSeconds: 'RUN_WAIT_SECONDS',
   templateBuildTimeoutSeconds: 'TEMPLATE_BUILD_TIMEOUT_SECONDS',
   scriptRoleArn: 'SCRIPT_ROLE_ARN',
   scriptFunctionPrefix: 'SCRIPT_FUNCTION_PREFIX',

@@ -87,6 +87,7 @@ function operation(route: Route) {
   const success = String(route.successStatus ?? 200);
   const data = route.output ? toSchema(route.output, 'output') : { type: 'object', additionalProperties: true };
   const successSchema = { type: 'object', required: ['success'], properties: { success: { type: 'boolean', enum: [true] }, data, message: { type: 'string' } } };
+  const acceptedSchema = route.accepted && { type: 'object', required: ['success', 'data'], properties: { success: { type: 'boolean', enum: [true] }, data: toSchema(route.accepted.output, 'output') } };
   return {
     operationId: route.operation,
     summary: route.summary,
@@ -102,6 +103,7 @@ function operation(route: Route) {
       }),
     responses: {
       [success]: { description: 'success', content: { 'application/json': { schema: successSchema, example: exampleOf(successSchema) } } },
+      ...(acceptedSchema && { '202': { description: route.accepted!.description, content: { 'application/json': { schema: acceptedSchema, example: exampleOf(acceptedSchema) } } } }),
       ...errorResponses(route, pathParams),
     },
   };

@@ -113,3 +113,18 @@ export interface MetricsPort {
   /** One data point; `dimensions` must stay of small cardinality (an operation, a status), never an id. */
   record(name: string, unit: MetricUnit, value: number, dimensions?: Record<string, string>): void;
 }
+
+/** How a run started in the background goes on: `ended` settles with it when it runs in this process. */
+export interface StartedRun<R> {
+  ended?: Promise<R>;
+  /** False when the run could only start inside this request (its job too large to hand over): wait for `ended`, whatever the bound. */
+  detached: boolean;
+}
+
+/**
+ * Runs that may outlast the API's 30 s (script executions, runFlow): locally in the background of this process, on
+ * AWS as an asynchronous invocation of the function itself, whose handler runs the job and records its end.
+ */
+export interface BackgroundRuns<J, R> {
+  start(job: J): Promise<StartedRun<R>>;
+}

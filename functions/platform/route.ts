@@ -53,6 +53,8 @@ export interface RouteSpec {
   output?: z.ZodType;
   /** Status of a successful answer; 200 unless the operation creates something. */
   successStatus?: number;
+  /** Shape of `data` in a 202 answer: the work goes on after it (a run past the synchronous wait). */
+  accepted?: { output: z.ZodType; description: string };
   tables?: Partial<Record<TableName, TableAccess>>;
   uses?: Capability[];
   timeoutSeconds?: number;

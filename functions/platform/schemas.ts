@@ -31,6 +31,12 @@ export const IsoDate = z.iso.datetime({ offset: true });
 
 export const Message = z.object({ message: z.string() });
 
+/** `data` of a run still going when the synchronous wait ended (HTTP 202). */
+export const RunningRun = z.object({
+  executionId: z.string().describe('follow the run with this id'),
+  status: z.literal('running'),
+});
+
 /** Quantities with their unit in the OpenAPI document, so a client never guesses. */
 export const DurationMs = z.number().describe('duration in milliseconds');
 export const MemoryMb = z.number().describe('memory in megabytes');

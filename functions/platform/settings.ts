@@ -43,6 +43,10 @@ export const settings = {
   get userRequestsPerMinute(): number {
     return numberOr(envNames.userRequestsPerMinute, 2000);
   },
+  /** How long a script execution or runFlow answers synchronously before it answers 202 and runs on (API Gateway stops at 30 s). */
+  get runWaitMs(): number {
+    return numberOr(envNames.runWaitSeconds, 25) * 1000;
+  },
   get publicBaseUrl(): string | undefined {
     return readEnv(envNames.publicBaseUrl);
   },

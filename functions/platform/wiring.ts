@@ -14,7 +14,7 @@ import { createBedrockEmbedder } from '#adapters/aws/bedrock-embedder.js';
 import { createCodeBuildTemplateBuilder } from '#adapters/aws/codebuild-template-builder.js';
 import { kmsCredentialVault } from '#adapters/aws/credential-vault.js';
 import { eventBridgePublisher } from '#adapters/aws/event-bus.js';
-import { createLambdaSelfInvoke } from '#adapters/aws/lambda-self-invoke.js';
+import { createLambdaBackgroundRuns, createLambdaSelfInvoke } from '#adapters/aws/lambda-self-invoke.js';
 import { eventBridgeOneShots } from '#adapters/aws/one-shot-scheduler.js';
 import { cloudFrontPagesHost } from '#adapters/aws/pages-host.js';
 import { lambdaPayoutTrigger } from '#adapters/aws/payout-trigger.js';
@@ -29,7 +29,7 @@ import { lambdaScriptRuntime } from '#adapters/aws/script-functions.js';
 import { rpcLedger } from '#adapters/aws/solana-ledger.js';
 import { envNames } from './env-names.js';
 import { readEnv } from './settings.js';
-import type { CredentialVault, EventPublisher, MetricsPort, OneShotSchedulerPort, RateLimiter, SchedulerPort } from './ports.js';
+import type { BackgroundRuns, CredentialVault, EventPublisher, MetricsPort, OneShotSchedulerPort, RateLimiter, SchedulerPort } from './ports.js';
 
 /** What the local runtime provides for each port; functions where the service starts on first use. */
 export interface LocalAdapters {
@@ -40,6 +40,7 @@ export interface LocalAdapters {
   credentialVault: CredentialVault;
   blobStore(): BlobStore;
   documentJobs(run: (documentId: string) => Promise<void>): DocumentJobs;
+  backgroundRuns<J, R>(run: (job: J) => Promise<R>): BackgroundRuns<J, R>;
   embedder(): Embedder;
   scriptRuntime(): ScriptRuntime;
   solanaLedger(): Promise<SolanaLedger>;
@@ -94,6 +95,10 @@ export const documentJobs = (run: (documentId: string) => Promise<void>): Docume
  */
 export const graphVectorStore = (): GraphVectorStore | undefined =>
   process.env.PLATFORM_MODE !== 'local' && readEnv(envNames.documentVectorIndexArn) ? createS3VectorsStore() : undefined;
+
+/** `run` runs one job: locally in the background of this process, on AWS in the function invoked with it. */
+export const backgroundRuns = <J, R>(run: (job: J) => Promise<R>): BackgroundRuns<J, R> =>
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().backgroundRuns(run) : createLambdaBackgroundRuns(run);
 
 let bedrockEmbedder: Embedder | undefined;
 /** One embedder per process: the local model loads once, lazily, on the first text. */

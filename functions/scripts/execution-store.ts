@@ -22,6 +22,24 @@ export function createExecutionStore() {
       await db.send(new PutCommand({ TableName: executions(), Item: execution }));
     },
 
+    /** A background run takes its running record once: a repeated delivery of its job finds it taken and runs nothing. */
+    async claim(executionId: string, at: string): Promise<boolean> {
+      try {
+        await db.send(new UpdateCommand({
+          TableName: executions(),
+          Key: { executionId },
+          UpdateExpression: 'SET claimedAt = :at',
+          ConditionExpression: '#status = :running AND attribute_not_exists(claimedAt)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':at': at, ':running': 'running' },
+        }));
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+
     /** The finished record and its logs (if it printed anything) in one request. */
     async putFinished(execution: Execution, lines: string[]): Promise<void> {
       const logsItem = { executionId: execution.executionId, logs: lines, expiresAt: Math.floor(Date.parse(execution.createdAt) / 1000) + retention.logsSeconds };
@@ -30,8 +48,8 @@ export function createExecutionStore() {
       while (unprocessed && Object.keys(unprocessed).length) unprocessed = (await db.send(new BatchWriteCommand({ RequestItems: unprocessed }))).UnprocessedItems as typeof items | undefined;
     },
 
-    async get(executionId: string): Promise<Execution | undefined> {
-      const { Item } = await db.send(new GetCommand({ TableName: executions(), Key: { executionId } }));
+    async get(executionId: string, consistent = false): Promise<Execution | undefined> {
+      const { Item } = await db.send(new GetCommand({ TableName: executions(), Key: { executionId }, ConsistentRead: consistent }));
       return Item as Execution | undefined;
     },
 

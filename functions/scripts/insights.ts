@@ -4,7 +4,7 @@ import { type Clock, systemClock } from '#platform/clock.js';
 import { NotFoundError } from '#platform/errors.js';
 import { type ExecutionStore, createExecutionStore } from './execution-store.js';
 import { type MarketplaceFilter, filterMarketplace } from './marketplace.js';
-import type { Execution, ExecutionStatus, Script } from './model.js';
+import { type Execution, type ExecutionStatus, type Script, settledRun } from './model.js';
 import { dailyRunsCounter } from './runner.js';
 import { type ScriptService, scriptService } from './service.js';
 import { type ScriptStore, createScriptStore } from './store.js';
@@ -48,7 +48,9 @@ export function createInsights(deps: { scripts: ScriptService; store: ScriptStor
   return {
     async history(userId: string, scriptId: string, filter: HistoryFilter) {
       const script = await deps.scripts.readable(userId, scriptId);
+      const now = deps.clock.nowIso();
       const runs = (await executions.list({ scriptUser: `${scriptId}#${userId}`, startDate: filter.startDate, endDate: filter.endDate }))
+        .map((run) => settledRun(run, now))
         .filter((run) => !filter.statuses || filter.statuses.includes(run.status));
       return { script, executions: runs.slice(filter.offset, filter.offset + filter.limit), total: runs.length };
     },
@@ -56,7 +58,7 @@ export function createInsights(deps: { scripts: ScriptService; store: ScriptStor
     async execution(userId: string, executionId: string): Promise<{ execution: Execution; logs: string[] }> {
       const [execution, logs] = await Promise.all([executions.get(executionId), executions.getLogs(executionId)]);
       if (!execution || execution.userId !== userId) throw new NotFoundError('executionId', executionId, 'execution');
-      return { execution, logs };
+      return { execution: settledRun(execution, deps.clock.nowIso()), logs };
     },
 
     async metrics(userId: string, scriptId: string): Promise<Metrics> {

@@ -141,7 +141,17 @@ export interface Execution {
   resourceCalls: number;
   createdAt: string;
   finishedAt: string | null;
+  /** Set when the background job of a long run took it (functions/scripts/long-runs.ts). */
+  claimedAt?: string;
+  /** While running: when the run must have ended (its timeout and a margin); past it, it is read as timed out. */
+  runningUntil?: string;
   expiresAt: number;
+}
+
+/** How a run reads: one still `running` past `runningUntil` lost its process (a Lambda killed, a restart) and timed out. */
+export function settledRun(execution: Execution, nowIso: string): Execution {
+  if (execution.status !== 'running' || !execution.runningUntil || nowIso <= execution.runningUntil) return execution;
+  return { ...execution, status: 'timeout', error: { code: 'TIMEOUT', message: 'the run stopped without recording its end' }, finishedAt: execution.runningUntil };
 }
 
 export interface Installation {

@@ -3,7 +3,7 @@
 import { Review, ReviewList } from '#functions/marketplace/schemas.js';
 import { resourceRoutes } from '#functions/resources/routes.js';
 import { type FunctionSpec, type RouteSpec, type TableAccess, defineRoutes } from '#platform/route.js';
-import { Message } from '#platform/schemas.js';
+import { Message, RunningRun } from '#platform/schemas.js';
 import type { TableName } from '../tables.js';
 import * as out from './outputs.js';
 import * as input from './schemas.js';
@@ -17,9 +17,13 @@ const read: Tables = { scripts: 'read', scriptInstallations: 'read' };
 const edit: Tables = { scripts: 'write', scriptVersions: 'write', scriptInstallations: 'read' };
 /** A run reads the account's budget and calls resources as its user, with what the resources area's call route needs. */
 const run: Tables = { ...resourceRoutes.callResource.tables, ...edit, scriptExecutions: 'write', scriptExecutionLogs: 'write', scriptCounters: 'write', users: 'read' };
-/** Scripts run up to 300 s; the function answering the run outlives them to record the result. */
-const runs: Pick<RouteSpec, 'tables' | 'uses' | 'scopes' | 'timeoutSeconds'> = {
-  tables: run, uses: ['scriptFunctions', ...(resourceRoutes.callResource.uses ?? [])], scopes: execute, timeoutSeconds: 310,
+/**
+ * Scripts run up to 300 s: the function answers within the run wait (about 25 s) or with 202, and the run goes on
+ * in the same function invoked again asynchronously (selfInvoke), which outlives it to record the result.
+ */
+const runs: Pick<RouteSpec, 'tables' | 'uses' | 'scopes' | 'timeoutSeconds' | 'accepted'> = {
+  tables: run, uses: ['scriptFunctions', 'selfInvoke', ...(resourceRoutes.callResource.uses ?? [])], scopes: execute, timeoutSeconds: 310,
+  accepted: { output: RunningRun, description: 'the run goes on past the synchronous wait (about 25 s): follow it with getExecution (or GET .../executions/{executionId}) until its status is no longer running' },
 };
 const create: Tables = { scripts: 'write', scriptVersions: 'write', scriptInstallations: 'write', apiKeys: 'write' };
 const remove: Tables = { ...create, scriptSubscriptions: 'read' };

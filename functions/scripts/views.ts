@@ -9,6 +9,9 @@ export const sdkStatus: Record<ExecutionStatus, 'completed' | 'failed' | 'runnin
 /** SDK status filter to the stored statuses it covers. */
 export const storedStatuses: Record<'completed' | 'failed' | 'running', ExecutionStatus[]> = { completed: ['success'], failed: ['error', 'timeout'], running: ['running'] };
 
+/** The answer of a run still going at the bound (HTTP 202): follow it with getExecution. */
+export const runningView = (execution: Pick<Execution, 'executionId'>) => ({ executionId: execution.executionId, status: 'running' as const });
+
 export const rest = {
   created: (script: Script, apiKey: string) => ({ id: script.scriptId, name: script.name, runtime: script.runtime, status: script.status, createdAt: script.createdAt, apiKey }),
 

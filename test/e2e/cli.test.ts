@@ -1,10 +1,11 @@
 // The `platform` CLI as a child process against the local platform: scripts from a folder, runs and logs, events,
 // flows, documents, a paid call, configuration, and failures as one line with an exit code.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jsonOf, runCli } from '../support/cli.js';
 import { givenPayer } from '../support/payments.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
@@ -64,6 +65,30 @@ describe('cli: scripts', () => {
     const run = jsonOf(await runCli(['--json', 'scripts', 'run', pushed.scriptId, '--data', '{"n":21}'], env));
     // Assess
     expect(run.output).toEqual({ success: true, twice: 42 });
+  }, slow);
+
+  it('waits for a run that goes on past the synchronous wait (202) and prints its end', async () => {
+    // Prepare
+    const resourceName = `cli-gate-${Date.now().toString(36)}`;
+    const resourceId = await givenPublishedResource(api, user, { name: resourceName }, { baseUrl: upstream.baseUrl });
+    await api.as(user.apiKey).post(`/api/sdk/v1/resources/${resourceId}/install`);
+    const code = `async function handler() { return await resources['${resourceName}'].getForecast({ city: 'Bergen' }); }`;
+    const pushed = jsonOf(await runCli(['--json', 'scripts', 'push', scriptFolder(`cli-long-${Date.now().toString(36)}`, code, { config: { allowedResources: [resourceName] } })], env));
+    const held: ServerResponse[] = [];
+    upstream.respond((_request, response) => held.push(response));
+    process.env.RUN_WAIT_SECONDS = '0';
+    try {
+      // Act
+      const running = runCli(['--json', 'scripts', 'run', pushed.scriptId], env);
+      await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 60_000, interval: 50 });
+      json(held[0]!, 200, { forecast: 'rain' });
+      const run = jsonOf(await running);
+      // Assess
+      expect(run).toMatchObject({ status: 'completed', output: { forecast: 'rain' } });
+    } finally {
+      delete process.env.RUN_WAIT_SECONDS;
+      upstream.respond((request, response) => json(response, 200, { forecast: 'sunny', path: request.url }));
+    }
   }, slow);
 
   it('refuses broken code with one line naming the line, exit code 1, and a folder without a manifest with exit code 2', async () => {

@@ -156,6 +156,17 @@ describe('infra: PlatformStack from the route table', () => {
     expect(mentions(createUser.statements, tableArn(s, 'rateLimits'))).toBe(false);
   });
 
+  it('lets executeScript, the REST execute and runFlow invoke their own function, where a run goes on past the answer', () => {
+    for (const operation of ['executeScript', 'restExecuteScript', 'runFlow']) {
+      // Act
+      const { fn } = s.binding(operation);
+      const { statements } = s.fn(fn);
+      // Assess
+      expect(allows(statements, 'lambda:InvokeFunction', { 'Fn::GetAtt': [logicalId(fn.node.defaultChild), 'Arn'] }), operation).toBe(true);
+    }
+    expect(allows(s.fn(s.binding('runFlow').fn).statements, 'dynamodb:PutItem', tableArn(s, 'eventDeliveries'))).toBe(true);
+  });
+
   it('gives every function the shared settings: newest Node runtime, arm64, tracing, source maps, own log group', () => {
     // Prepare
     const functions = [s.stack.api.authorizerFunction, s.stack.api.fallbackFunction, s.stack.scriptResourceCall, ...s.stack.areas.flatMap((area) => area.bindings.map((b) => b.fn))];

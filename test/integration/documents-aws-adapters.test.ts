@@ -7,7 +7,7 @@ import { CreateFunctionCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBedrockEmbedder } from '../../functions/adapters/aws/bedrock-embedder.js';
-import { createLambdaSelfInvoke, isDocumentJob } from '../../functions/adapters/aws/lambda-self-invoke.js';
+import { createLambdaBackgroundRuns, createLambdaSelfInvoke, isBackgroundRun, isDocumentJob, maxEventPayloadBytes } from '../../functions/adapters/aws/lambda-self-invoke.js';
 import { createS3BlobStore } from '../../functions/adapters/aws/s3-blob-store.js';
 import { type Moto, startMoto } from '../support/moto.js';
 
@@ -54,7 +54,7 @@ describe('aws adapter: S3 blob store', () => {
 });
 
 describe('aws adapter: asynchronous self-invocation', () => {
-  it('invokes the named function with a document job, asynchronously', async () => {
+  it('invokes the named function with a document job or a background run, asynchronously; a run too large for it runs here', async () => {
     // Prepare
     const roleName = `documents-${Date.now()}`;
     // No IAM client among the project's packages: moto's IAM query API takes the same call as a form post.
@@ -69,9 +69,19 @@ describe('aws adapter: asynchronous self-invocation', () => {
     const role = `arn:aws:iam::123456789012:role/${roleName}`;
     await lambda.send(new CreateFunctionCommand({ FunctionName: functionName, Runtime: 'nodejs20.x', Role: role, Handler: 'index.handler', Code: { ZipFile: zip } }));
     const jobs = createLambdaSelfInvoke(moto.clientConfig, functionName);
+    const ranHere: unknown[] = [];
+    const runs = createLambdaBackgroundRuns(async (job: { data: string }) => (ranHere.push(job), 'ended here'), moto.clientConfig, functionName);
     // Act
     const [enqueued, outsideLambda] = await Promise.allSettled([jobs.enqueue('doc_abc'), createLambdaSelfInvoke(moto.clientConfig, '').enqueue('doc_abc')]);
+    const handedOver = await runs.start({ data: 'small' });
+    const tooLarge = await runs.start({ data: 'x'.repeat(maxEventPayloadBytes) });
     // Assess
+    expect(handedOver).toEqual({ detached: true });
+    expect(tooLarge.detached).toBe(false);
+    expect(await tooLarge.ended).toBe('ended here');
+    expect(ranHere).toHaveLength(1);
+    expect(isBackgroundRun({ backgroundRun: { data: 'small' } })).toBe(true);
+    expect(isBackgroundRun({ version: '2.0', routeKey: 'POST /x' })).toBe(false);
     expect(enqueued.status).toBe('fulfilled');
     expect(outsideLambda).toMatchObject({ status: 'rejected', reason: { message: expect.stringContaining('AWS_LAMBDA_FUNCTION_NAME') } });
     expect(isDocumentJob({ documentJob: { documentId: 'doc_abc' } })).toBe(true);

@@ -9,6 +9,7 @@ import { createDeliveryStore } from '../../functions/events/delivery-store.js';
 import { createExecutionStore } from '../../functions/flows/execution-store.js';
 import { createExecutor } from '../../functions/flows/executor.js';
 import { createFlowRuns } from '../../functions/flows/flow-runs.js';
+import { createFlowLongRuns } from '../../functions/flows/long-runs.js';
 import type { FlowScriptRunner } from '../../functions/flows/ports.js';
 import { type FlowRunner, createFlowRunner } from '../../functions/flows/runner.js';
 import { createFlowService } from '../../functions/flows/service.js';
@@ -62,8 +63,11 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     wait: async () => undefined,
   });
   const runs = createFlowRuns({ flows, executions, executor, scheduler, oneShots, publisher: { publish: bus }, limiter: () => memoryRateLimiter(), clock });
-  runner = createFlowRunner({ flows, executions, runs, ledger: createDeliveryStore(clock), clock });
-  const service = createFlowService({ flows, executions, scripts, scheduler, oneShots, runs, clock, llmConfigured: () => true });
+  const ledger = createDeliveryStore(clock);
+  runner = createFlowRunner({ flows, executions, runs, ledger, clock });
+  // runFlow waits for its run here: the background and the bound are the HTTP tests' (test/e2e/long-runs.test.ts).
+  const longRuns = createFlowLongRuns({ runs, executions, ledger, background: (run) => ({ start: async (job) => ({ ended: run(job), detached: false }) }), boundMs: () => 0, clock });
+  const service = createFlowService({ flows, executions, scripts, scheduler, oneShots, longRuns, clock, llmConfigured: () => true });
   const caller = { userId: newId('usr'), keyId: 'key_test', scopes: ['*'] };
   return {
     clock, at, advance, published, scriptCalls, deadlines, scheduler, oneShots, runs, service, caller, flows,

@@ -1,9 +1,18 @@
 // `platform flows create|list|run|pause|resume` and `platform events emit`.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { unwrap } from '../../typescript/src/index.js';
+import { type PlatformClient, unwrap } from '../../typescript/src/index.js';
 import { UsageError, clientFor, optionsOf, output, parseJsonOption } from '../context.js';
 
+/** A flow run still going past the platform's synchronous wait (HTTP 202): its result, once the flow's history has it. */
+async function flowRunEnd(client: PlatformClient, flowId: string, executionId: string): Promise<Record<string, unknown>> {
+  for (let pause = 250; ; pause = Math.min(pause * 2, 2000)) {
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    const flow = await unwrap(client.POST('/api/sdk/v1/flows/getFlow', { body: { flowId } }));
+    const result = flow.executionResults.find((item) => item.executionId === executionId);
+    if (result) return result;
+  }
+}
 
 export function registerFlowCommands(program: Command): void {
   const flows = program.command('flows').description('time and event flows');
@@ -55,7 +64,9 @@ export function registerFlowCommands(program: Command): void {
       .description(`${name} a flow`)
       .action(async (flowId: string, _local: unknown, command: Command) => {
         const options = optionsOf(command);
-        const answer = (await unwrap(clientFor(options).POST(`/api/sdk/v1/flows/${operation}`, { body: { flowId } }))) as Record<string, unknown>;
+        const client = clientFor(options);
+        let answer = (await unwrap(client.POST(`/api/sdk/v1/flows/${operation}`, { body: { flowId } }))) as Record<string, unknown>;
+        if (operation === 'runFlow' && answer.status === 'running') answer = await flowRunEnd(client, flowId, String(answer.executionId));
         output(options, answer, () => `${verb} flow ${flowId}${answer.status ? `: ${String(answer.status)}` : ''}`);
       });
   }

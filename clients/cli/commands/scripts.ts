@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { unwrap } from '../../typescript/src/index.js';
+import { type PlatformClient, unwrap } from '../../typescript/src/index.js';
 import { type GlobalOptions, UsageError, clientFor, optionsOf, output, parseJsonOption } from '../context.js';
 
 /** `script.json` in the folder: `name` is required; `main` defaults to index.js (node) or main.py (python). */
@@ -36,6 +36,21 @@ async function resolveScript(options: GlobalOptions, idOrName: string): Promise<
   const found = scripts.find((script) => script.name === idOrName);
   if (!found) throw new UsageError(`no script of yours is named ${idOrName}`);
   return found.id;
+}
+
+const pauseFor = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const getExecution = (client: PlatformClient, executionId: string) => unwrap(client.POST('/api/sdk/v1/scripts/getExecution', { body: { executionId } }));
+type EndedRun = Awaited<ReturnType<typeof getExecution>>;
+
+/** A run still going past the platform's synchronous wait (HTTP 202, status running): its end, asked for until it has one. */
+async function untilEnded(client: PlatformClient, answer: EndedRun | { executionId: string; status: 'running' }): Promise<EndedRun> {
+  let run = answer;
+  for (let pause = 250; !('logs' in run) || run.status === 'running'; pause = Math.min(pause * 2, 2000)) {
+    await pauseFor(pause);
+    run = await getExecution(client, run.executionId);
+  }
+  return run;
 }
 
 export function registerScriptCommands(program: Command): void {
@@ -74,7 +89,9 @@ export function registerScriptCommands(program: Command): void {
       const options = optionsOf(command);
       const scriptId = await resolveScript(options, script);
       const data = parseJsonOption('data', options.data) as Record<string, unknown>;
-      const run = await unwrap(clientFor(options).POST('/api/sdk/v1/scripts/executeScript', { body: { scriptId, data } }));
+      const client = clientFor(options);
+      const started = await unwrap(client.POST('/api/sdk/v1/scripts/executeScript', { body: { scriptId, data } }));
+      const run = await untilEnded(client, started);
       output(options, run, () => [
         `${run.executionId} ${run.status} in ${run.duration} ms`,
         run.error ? `${run.error.code}: ${run.error.message}` : JSON.stringify(run.output, null, 2),

@@ -497,7 +497,7 @@ export interface paths {
         put?: never;
         /**
          * Run an active or paused flow now and answer its execution result
-         * @description Run an active or paused flow now and answer its execution result.
+         * @description Runs the flow now. The answer is its execution result when the run ends within the run wait (about 25 s); otherwise 202 with `executionId` and status `running`: the run goes on and its result appears in getFlow `executionResults` and in GET /api/sdk/v1/executions.
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
@@ -6867,6 +6867,33 @@ export interface operations {
                             timestamp: string;
                         };
                         message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description the run goes on past the run wait (about 25 s): its result appears in getFlow `executionResults` and in GET /api/sdk/v1/executions */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "executionId": "string",
+                     *         "status": "running"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description follow the run with this id */
+                            executionId: string;
+                            /** @enum {string} */
+                            status: "running";
+                        };
                         /** @enum {boolean} */
                         success: true;
                     };
@@ -15034,6 +15061,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description the run goes on past the synchronous wait (about 25 s): follow it with getExecution (or GET .../executions/{executionId}) until its status is no longer running */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "executionId": "string",
+                     *         "status": "running"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description follow the run with this id */
+                            executionId: string;
+                            /** @enum {string} */
+                            status: "running";
+                        };
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
             /** @description invalid input: `details.field` names it, nothing was changed */
             400: {
                 headers: {
@@ -19041,6 +19095,33 @@ export interface operations {
                             status: "completed" | "failed" | "running";
                         };
                         message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description the run goes on past the synchronous wait (about 25 s): follow it with getExecution (or GET .../executions/{executionId}) until its status is no longer running */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "executionId": "string",
+                     *         "status": "running"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description follow the run with this id */
+                            executionId: string;
+                            /** @enum {string} */
+                            status: "running";
+                        };
                         /** @enum {boolean} */
                         success: true;
                     };

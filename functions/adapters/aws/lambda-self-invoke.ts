@@ -1,8 +1,11 @@
-// Document processing on AWS: the function that accepted the upload invokes itself asynchronously (InvocationType
-// Event) with a job instead of an HTTP event; Lambda retries a failed job twice. Needs lambda:InvokeFunction on itself.
+// Background work on AWS: the function that accepted the request invokes itself asynchronously (InvocationType
+// Event) with a job instead of an HTTP event. Document processing (Lambda retries a failed job twice) and long runs
+// (script executions, runFlow: the job claims its run first, so a repeated delivery runs nothing). Needs
+// lambda:InvokeFunction on itself (the selfInvoke capability).
 import { InvokeCommand, LambdaClient, type LambdaClientConfig } from '@aws-sdk/client-lambda';
 import type { DocumentJobs } from '#functions/documents/ports.js';
 import { envNames } from '#platform/env-names.js';
+import type { BackgroundRuns } from '#platform/ports.js';
 import { readEnv } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
 
@@ -10,17 +13,50 @@ export interface DocumentJobEvent {
   documentJob: { documentId: string };
 }
 
+export interface BackgroundRunEvent<J = unknown> {
+  backgroundRun: J;
+}
+
 export const isDocumentJob = (event: unknown): event is DocumentJobEvent =>
   typeof event === 'object' && event !== null && typeof (event as DocumentJobEvent).documentJob?.documentId === 'string';
 
-export function createLambdaSelfInvoke(clientConfig: LambdaClientConfig = {}, functionName = readEnv(envNames.lambdaFunctionName)): DocumentJobs {
+export const isBackgroundRun = (event: unknown): event is BackgroundRunEvent =>
+  typeof event === 'object' && event !== null && typeof (event as BackgroundRunEvent).backgroundRun === 'object' && (event as BackgroundRunEvent).backgroundRun !== null;
+
+/** Lambda's payload limit for asynchronous invocations. */
+export const maxEventPayloadBytes = 256 * 1024;
+
+function selfInvoker(clientConfig: LambdaClientConfig, functionName: string | undefined) {
   const client = traced(new LambdaClient(clientConfig));
+  return async (payload: string) => {
+    if (!functionName) throw new Error('AWS_LAMBDA_FUNCTION_NAME is unset: background jobs run inside a Lambda function');
+    const result = await client.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: payload }));
+    if (result.StatusCode !== 202) throw new Error(`asynchronous invocation of ${functionName} answered ${result.StatusCode}`);
+  };
+}
+
+export function createLambdaSelfInvoke(clientConfig: LambdaClientConfig = {}, functionName = readEnv(envNames.lambdaFunctionName)): DocumentJobs {
+  const invoke = selfInvoker(clientConfig, functionName);
   return {
     async enqueue(documentId) {
-      if (!functionName) throw new Error('AWS_LAMBDA_FUNCTION_NAME is unset: document jobs run inside a Lambda function');
       const payload: DocumentJobEvent = { documentJob: { documentId } };
-      const result = await client.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: JSON.stringify(payload) }));
-      if (result.StatusCode !== 202) throw new Error(`asynchronous invocation of ${functionName} answered ${result.StatusCode}`);
+      await invoke(JSON.stringify(payload));
+    },
+  };
+}
+
+/**
+ * `run` is what the invoked function does with the job; it runs here instead, to its end, only when the job is too
+ * large for an asynchronous invocation (a run's data past 256 KB).
+ */
+export function createLambdaBackgroundRuns<J, R>(run: (job: J) => Promise<R>, clientConfig: LambdaClientConfig = {}, functionName = readEnv(envNames.lambdaFunctionName)): BackgroundRuns<J, R> {
+  const invoke = selfInvoker(clientConfig, functionName);
+  return {
+    async start(job) {
+      const payload = JSON.stringify({ backgroundRun: job } satisfies BackgroundRunEvent<J>);
+      if (Buffer.byteLength(payload) > maxEventPayloadBytes) return { ended: run(job), detached: false };
+      await invoke(payload);
+      return { detached: true };
     },
   };
 }

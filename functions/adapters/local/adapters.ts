@@ -5,7 +5,7 @@ import type { Embedder } from '#functions/documents/ports.js';
 import { envNames } from '#platform/env-names.js';
 import { settings } from '#platform/settings.js';
 import type { LocalAdapters } from '#platform/wiring.js';
-import { createBackgroundJobs } from './background-jobs.js';
+import { createBackgroundJobs, createBackgroundRuns } from './background-jobs.js';
 import { childProcessRunner, stopRunningBuilds } from './build-runner.js';
 import { localCredentialVault } from './credential-vault.js';
 import { inProcessBus } from './event-bus.js';
@@ -45,6 +45,7 @@ export const localAdapters: LocalAdapters = {
   credentialVault: localCredentialVault,
   blobStore: createFileBlobStore,
   documentJobs: createBackgroundJobs,
+  backgroundRuns: createBackgroundRuns,
   embedder: () => (embedder ??= createUseEmbedder()),
   scriptRuntime: localScriptRuntime,
   // Loaded on first use: the embedded bank's native module is large.

@@ -5,6 +5,6 @@ export function backgroundPayoutTrigger(run: (ownerId: string, asset: string) =>
   const jobs = createBackgroundJobs(async (key) => {
     const [ownerId, asset] = key.split(' ') as [string, string];
     await run(ownerId, asset);
-  });
+  }, 'payout');
   return (ownerId, asset) => jobs.enqueue(`${ownerId} ${asset}`);
 }

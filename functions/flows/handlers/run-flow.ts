@@ -1,5 +1,13 @@
-import { httpHandler } from '#platform/http.js';
+import { withBackgroundRuns } from '#platform/background-handler.js';
+import { Reply, httpHandler } from '#platform/http.js';
+import type { AdmittedFlowRun } from '../flow-runs.js';
 import { flowRoutes } from '../routes.js';
-import { flowService } from '../wiring.js';
+import { flowLongRuns, flowService } from '../wiring.js';
 
-export const handler = httpHandler(flowRoutes.runFlow, ({ input, caller }) => flowService().run(caller, input.assignmentId));
+export const handler = withBackgroundRuns(
+  httpHandler(flowRoutes.runFlow, async ({ input, caller }) => {
+    const run = await flowService().run(caller, input.assignmentId);
+    return 'running' in run ? Reply.data({ executionId: run.running.executionId, status: 'running' }, 202) : run.ended;
+  }),
+  (job: AdmittedFlowRun) => flowLongRuns().runJob(job),
+);

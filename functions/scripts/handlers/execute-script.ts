@@ -1,11 +1,17 @@
-import { httpHandler } from '#platform/http.js';
+import { withBackgroundRuns } from '#platform/background-handler.js';
+import { Reply, httpHandler } from '#platform/http.js';
+import { scriptLongRuns } from '../long-runs.js';
 import { scriptRoutes } from '../routes.js';
+import type { AdmittedRun } from '../runner.js';
 import { throwIfStoppedByLimit } from '../run-failures.js';
-import { scriptRunner } from '../runner.js';
-import { sdk } from '../views.js';
+import { runningView, sdk } from '../views.js';
 
-export const handler = httpHandler(scriptRoutes.executeScript, async ({ input, caller }) => {
-  const result = await scriptRunner().execute({ scriptId: input.scriptId, userId: caller.userId, data: input.data, trigger: input.trigger, viaApi: true });
-  throwIfStoppedByLimit(result.execution);
-  return sdk.execution(result.execution, result.logs, result.output);
-});
+export const handler = withBackgroundRuns(
+  httpHandler(scriptRoutes.executeScript, async ({ input, caller }) => {
+    const run = await scriptLongRuns().execute({ scriptId: input.scriptId, userId: caller.userId, data: input.data, trigger: input.trigger, viaApi: true });
+    if ('running' in run) return Reply.data(runningView(run.running), 202);
+    throwIfStoppedByLimit(run.ended.execution);
+    return sdk.execution(run.ended.execution, run.ended.logs, run.ended.output);
+  }),
+  (job: AdmittedRun) => scriptLongRuns().runJob(job),
+);

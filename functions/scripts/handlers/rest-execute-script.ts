@@ -1,11 +1,17 @@
-import { httpHandler } from '#platform/http.js';
+import { withBackgroundRuns } from '#platform/background-handler.js';
+import { Reply, httpHandler } from '#platform/http.js';
+import { scriptLongRuns } from '../long-runs.js';
 import { scriptRoutes } from '../routes.js';
+import type { AdmittedRun } from '../runner.js';
 import { throwIfRestFailure } from '../run-failures.js';
-import { scriptRunner } from '../runner.js';
-import { rest } from '../views.js';
+import { rest, runningView } from '../views.js';
 
-export const handler = httpHandler(scriptRoutes.restExecuteScript, async ({ input, caller }) => {
-  const result = await scriptRunner().execute({ scriptId: input.scriptId, userId: caller.userId, data: input.data, trigger: { type: 'manual', source: 'api' }, viaApi: true });
-  throwIfRestFailure(result.execution, result.output);
-  return rest.executed(result);
-});
+export const handler = withBackgroundRuns(
+  httpHandler(scriptRoutes.restExecuteScript, async ({ input, caller }) => {
+    const run = await scriptLongRuns().execute({ scriptId: input.scriptId, userId: caller.userId, data: input.data, trigger: { type: 'manual', source: 'api' }, viaApi: true });
+    if ('running' in run) return Reply.data(runningView(run.running), 202);
+    throwIfRestFailure(run.ended.execution, run.ended.output);
+    return rest.executed(run.ended);
+  }),
+  (job: AdmittedRun) => scriptLongRuns().runJob(job),
+);
