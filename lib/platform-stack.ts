@@ -94,6 +94,7 @@ export class PlatformStack extends Stack {
       scheduleGroupName: this.scheduler.groupName,
       schedulerRole: this.scheduler.role,
       documentsBucket: this.storage.documentsBucket,
+      scriptPackagesBucket: this.storage.scriptPackagesBucket,
       pagesBucket: this.storage.pagesBucket,
       pagesBaseUrl: this.storage.pagesBaseUrl,
       // Only announced to functions when CloudFront can actually answer <sub>.<pagesDomain>.

@@ -18,7 +18,7 @@ import type { RunGrant } from './run-grant.js';
 import { type ScriptRuntime, liveAlias } from './runtime-port.js';
 import { type ScriptStore, createScriptStore } from './store.js';
 import { storableAsMap, storedLogs, storedOutput } from './stored-run.js';
-import { accountBudgets } from './wiring.js';
+import { accountBudgets, scriptDependencies } from './wiring.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
 
@@ -166,6 +166,7 @@ export function createScriptRunner(deps: {
         outcome = await deps.runtime().invoke({
           scriptId: script.scriptId, version: version.version, runtime: script.runtime, codeHash: version.codeHash, qualifier,
           code: () => prepareCode(script.runtime, version.code),
+          dependencies: scriptDependencies().treeOf(version),
           memoryMb: config.memory, timeoutMs,
           event: { data: request.data, trigger: { type: request.trigger.type, source: request.trigger.source ?? null, event: request.trigger.event ?? null } },
           context: { scriptId: script.scriptId, executionId, userId: request.userId, customization: installation?.customization ?? {} },
