@@ -2,6 +2,7 @@
 // resource-call function in its environment, a published version per deploy, the `live` alias moved on deploy and
 // rollback; and a run's lease (DynamoDB Local), signed grant and tallied resource calls around the invocation.
 import { GetAliasCommand, GetFunctionConfigurationCommand, LambdaClient, ListVersionsByFunctionCommand, PublishLayerVersionCommand } from '@aws-sdk/client-lambda';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -52,9 +53,11 @@ beforeAll(async () => {
   await fetch(`${moto.endpoint}/moto-api/config`, { method: 'POST', body: JSON.stringify({ lambda: { use_docker: true } }) });
   const roleArn = await createRole(moto.endpoint, 'platform-script-role');
   const layer = await client.send(new PublishLayerVersionCommand({ LayerName: 'script-runtime', Content: { ZipFile: zipSync({ 'nodejs/lambda.cjs': strToU8('') }) } }));
+  const s3 = new S3Client({ ...moto.clientConfig, forcePathStyle: true });
+  await s3.send(new CreateBucketCommand({ Bucket: 'script-packages' }));
   runtime = createLambdaScriptRuntime({
     client, roleArn, functionPrefix: 'platform-script-', layerArn: layer.LayerVersionArn!, waitSeconds: 10,
-    resourceCallFunction, grantKey: async () => grantKey, leases, tallies,
+    resourceCallFunction, grantKey: async () => grantKey, leases, tallies, packages: { s3, bucket: () => 'script-packages' },
   });
 });
 afterAll(() => moto.stop());

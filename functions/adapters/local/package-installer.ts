@@ -2,7 +2,7 @@
 // package is ever built) inside bubblewrap, with network to the registry, the install's own directories and a
 // shared download cache as the only writable places, and a time limit. Nothing of the platform's data is visible.
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import {
@@ -20,6 +20,9 @@ export interface InstallerOptions {
 }
 
 const publicRegistry = { npm: 'https://registry.npmjs.org/', pypi: 'https://pypi.org/simple/' };
+/** The machine's trust store (Debian's path): registries behind a proxy with its own CA are trusted as the machine trusts them. */
+const systemCaBundle = '/etc/ssl/certs/ca-certificates.crt';
+const trustsSystem = () => existsSync(systemCaBundle);
 const outputTail = 8192;
 const npmCli = join(dirname(dirname(process.execPath)), 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
 /** Paths inside the sandbox. */
@@ -38,7 +41,18 @@ function names(declared: DeclaredDependencies): string[] {
   return Array.isArray(declared) ? declared.map((requirement) => /^[A-Za-z0-9._-]+/.exec(requirement)?.[0] ?? requirement) : Object.keys(declared);
 }
 
+/** The sandbox runs as an unprivileged uid: it owns the install's files, and nothing else. */
+function handOver(sandbox: SandboxMode, dirs: string[]) {
+  if (sandbox.kind !== 'bwrap' || !sandbox.runAs) return;
+  const { uid, gid } = sandbox.runAs;
+  for (const dir of dirs) {
+    chownSync(dir, uid, gid);
+    for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) chownSync(join(entry.parentPath, entry.name), uid, gid);
+  }
+}
+
 function run(sandbox: SandboxMode, command: string[], writable: Record<string, string>, env: Record<string, string>, timeoutMs: number): Promise<Run> {
+  handOver(sandbox, [writable[inside.work]!]);
   const spec =
     sandbox.kind === 'bwrap'
       ? installSandboxCommand(sandbox, { systemDirs: [dirname(dirname(command[0]!))], writable, addressSpaceMb: 4096, env, command })
@@ -120,7 +134,8 @@ async function installNode(sandbox: SandboxMode, request: InstallRequest, work: 
     process.execPath, npmCli, request.lockfile === undefined ? 'install' : 'ci', '--prefix', prefix, '--ignore-scripts', '--omit=dev', '--no-audit', '--no-fund',
     '--no-update-notifier', '--cache', `${inside.cache}/npm`, '--userconfig', `${prefix}/.npmrc`,
   ];
-  const outcome = await run(sandbox, command, { [inside.work]: work, [inside.cache]: options.cacheDir }, { PATH: '/usr/bin:/bin', HOME: '/tmp', LANG: 'C.UTF-8' }, options.timeoutMs);
+  const env = { PATH: '/usr/bin:/bin', HOME: '/tmp', LANG: 'C.UTF-8', ...(trustsSystem() && { NODE_EXTRA_CA_CERTS: systemCaBundle }) };
+  const outcome = await run(sandbox, command, { [inside.work]: work, [inside.cache]: options.cacheDir }, env, options.timeoutMs);
   const declared = names(request.declared);
   if (outcome.timedOut) throw new PackageResolutionError(declared.join(', '), `installing ${declared.join(', ')} took longer than ${options.timeoutMs / 1000} s`);
   if (outcome.status !== 0) throw npmFailure(scrub(outcome.output, request.registry), declared);
@@ -160,7 +175,7 @@ async function installPython(sandbox: SandboxMode, request: InstallRequest, work
   const command = [
     python, '-E', '-s', '-m', 'pip', 'install', '--isolated', '--no-input', '--disable-pip-version-check', '--progress-bar', 'off', '--no-compile',
     '--only-binary', ':all:', '--target', `${inside.work}/tree/python`, '--index-url', pipIndex(request.registry), '--cache-dir', `${inside.cache}/pip`,
-    '--report', `${inside.work}/report.json`, '-r', `${inside.work}/requirements.txt`,
+    '--report', `${inside.work}/report.json`, '-r', `${inside.work}/requirements.txt`, ...(trustsSystem() ? ['--cert', systemCaBundle] : []),
   ];
   const env = { PATH: '/usr/bin:/bin', HOME: '/tmp', LANG: 'C.UTF-8', TMPDIR: `${inside.work}/tmp` };
   const outcome = await run(sandbox, command, { [inside.work]: work, [inside.cache]: options.cacheDir }, env, options.timeoutMs);
@@ -198,8 +213,7 @@ export function createLocalPackageInstaller(options: InstallerOptions): PackageI
       await mkdir(options.cacheDir, { recursive: true });
       if (sandbox.kind === 'bwrap' && sandbox.runAs) letOthersTraverse([options.workDir, dirname(options.workDir), dirname(options.cacheDir)]);
       const work = await mkdtemp(join(options.workDir, 'install-'));
-      // The sandbox runs as an unprivileged uid: it owns what it writes, and nothing else.
-      if (sandbox.kind === 'bwrap' && sandbox.runAs) for (const dir of [work, options.cacheDir]) chownSync(dir, sandbox.runAs.uid, sandbox.runAs.gid);
+      if (sandbox.kind === 'bwrap' && sandbox.runAs) chownSync(options.cacheDir, sandbox.runAs.uid, sandbox.runAs.gid);
       const dispose = () => rm(work, { recursive: true, force: true });
       try {
         const installed = request.runtime === 'nodejs18' ? await installNode(sandbox, request, work, options) : await installPython(sandbox, request, work, options);
