@@ -12,7 +12,7 @@ import { runGraceMs, verifyGrant } from '../../functions/scripts/run-grant.js';
 import { type RunLeases, createRunLeases } from '../../functions/scripts/run-leases.js';
 import { type RunTallies, createRunTallies } from '../../functions/scripts/run-tallies.js';
 import type { InvokeRequest, ScriptRuntime } from '../../functions/scripts/runtime-port.js';
-import { type Moto, startMoto } from '../support/moto.js';
+import { type Moto, createRole, startMoto } from '../support/moto.js';
 import { runGrant } from '../support/script-resource-calls.js';
 
 let moto: Moto;
@@ -24,20 +24,6 @@ const grantKey = randomBytes(32);
 const resourceCallFunction = 'platform-ScriptResourceCall';
 /** What the adapter sent to Lambda's Invoke, as moto received it. */
 const invocations: { FunctionName?: string; Qualifier?: string; Payload?: Uint8Array }[] = [];
-
-/** moto checks that the execution role exists; IAM's query API is enough to make one. */
-async function createRole(endpoint: string, name: string): Promise<string> {
-  const policy = JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] });
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=x' },
-    body: new URLSearchParams({ Action: 'CreateRole', Version: '2010-05-08', RoleName: name, AssumeRolePolicyDocument: policy }).toString(),
-  });
-  const text = await response.text();
-  const arn = /<Arn>([^<]+)<\/Arn>/.exec(text)?.[1];
-  if (!arn) throw new Error(`CreateRole failed: ${text.slice(0, 300)}`);
-  return arn;
-}
 
 beforeAll(async () => {
   process.env.PLATFORM_MODE = 'local';
