@@ -98,6 +98,40 @@ describe('script dependencies: node', () => {
     expect(run.body.data.output).toEqual({ ms: 1000 });
   }, 120_000);
 
+  it('installs exactly what a given lockfile locks, and refuses one that fetches from elsewhere', async () => {
+    // Prepare
+    const lock = (resolved: string) =>
+      JSON.stringify({
+        name: 'script-dependencies', version: '1.0.0', lockfileVersion: 3, requires: true,
+        packages: {
+          '': { name: 'script-dependencies', version: '1.0.0', dependencies: { ms: '2.1.3' } },
+          'node_modules/ms': { version: '2.1.3', resolved, integrity: 'sha512-6FlzubTLZG3J2a/NVCAleEhjzq5oxgHyaCU9yYXvcLsvoVaHJq/s5xXI6/XXP6tz7R9xAOtHnSO/tXtF3WRTlA==' },
+        },
+      });
+    // Act
+    const locked = await post('createVersion', { scriptId, code: nodeCode, dependencies: { ms: '2.1.3' }, lockfile: lock('https://registry.npmjs.org/ms/-/ms-2.1.3.tgz') });
+    const elsewhere = await post('createVersion', { scriptId, code: nodeCode, dependencies: { ms: '2.1.3' }, lockfile: lock('http://127.0.0.1:9/ms-2.1.3.tgz') });
+    // Assess
+    expect(locked.status).toBe(200);
+    expect(locked.body.data.dependencies).toMatchObject({ declared: { ms: '2.1.3' }, resolved: { ms: '2.1.3' } });
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'dependencies', package: 'ms' } });
+  }, 120_000);
+
+  it('takes new dependencies in a PATCH as a new version of the same code, and drops them with an empty map', async () => {
+    // Prepare
+    const latest = (await versionsOf(scriptId))[0];
+    // Act
+    const patched = await api.as(owner.apiKey).patch(`${rest}/${scriptId}`, { dependencies: {} });
+    const versions = await versionsOf(scriptId);
+    // Assess
+    expect(patched.status).toBe(200);
+    expect(versions).toHaveLength(latest.version + 1);
+    expect(versions[0].codeHash).toBe(latest.codeHash);
+    expect(versions[0].dependencies).toBeUndefined();
+    expect((await post('getScript', { scriptId })).body.data.dependencies.declared).toEqual({ ms: '^2.1.0' });
+  });
+
   it('refuses dependency declarations the platform does not install, changing nothing', async () => {
     // Prepare
     const before = (await versionsOf(scriptId)).length;
