@@ -39,9 +39,13 @@ export const Dependencies = z.union(
     z.record(PackageName, SemverRange).refine((map) => Object.keys(map).length <= 100, 'at most 100 packages'),
   ],
   { error: 'must be a map {"<package>": "<semver range>"} for node or a list of requirements for python' },
+).describe(
+  'Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). ' +
+    'Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. ' +
+    'Left out, a new version keeps the previous version\'s; {} or [] declares none.',
 );
 /** A package-lock.json (lockfileVersion 2 or 3) for node dependencies, installed exactly with `npm ci`. */
-const Lockfile = z.string().min(1).max(2_000_000);
+const Lockfile = z.string().min(1).max(2_000_000).describe('package-lock.json (lockfileVersion 2 or 3) of node dependencies, installed exactly with npm ci');
 const packages = { dependencies: Dependencies.optional(), lockfile: Lockfile.optional() };
 
 const Name = z.string().trim().min(1).max(100);

@@ -14047,10 +14047,12 @@ export interface operations {
                         memory?: number;
                         timeout?: number;
                     };
+                    /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
                     dependencies?: string[] | {
                         [key: string]: string;
                     };
                     description?: string;
+                    /** @description package-lock.json (lockfileVersion 2 or 3) of node dependencies, installed exactly with npm ci */
                     lockfile?: string;
                     name: string;
                     private?: boolean;
@@ -14675,10 +14677,12 @@ export interface operations {
                         memory?: number;
                         timeout?: number;
                     };
+                    /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
                     dependencies?: string[] | {
                         [key: string]: string;
                     };
                     description?: string;
+                    /** @description package-lock.json (lockfileVersion 2 or 3) of node dependencies, installed exactly with npm ci */
                     lockfile?: string;
                     name?: string;
                     private?: boolean;
@@ -17917,9 +17921,11 @@ export interface operations {
                 "application/json": {
                     changelog?: string;
                     code: string;
+                    /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
                     dependencies?: string[] | {
                         [key: string]: string;
                     };
+                    /** @description package-lock.json (lockfileVersion 2 or 3) of node dependencies, installed exactly with npm ci */
                     lockfile?: string;
                     version: string;
                 };
@@ -18480,10 +18486,12 @@ export interface operations {
                         memory?: number;
                         timeout?: number;
                     };
+                    /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
                     dependencies?: string[] | {
                         [key: string]: string;
                     };
                     description?: string;
+                    /** @description package-lock.json (lockfileVersion 2 or 3) of node dependencies, installed exactly with npm ci */
                     lockfile?: string;
                     name: string;
                     private?: boolean;
@@ -18680,9 +18688,11 @@ export interface operations {
                 "application/json": {
                     code: string;
                     commitMessage?: string;
+                    /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
                     dependencies?: string[] | {
                         [key: string]: string;
                     };
+                    /** @description package-lock.json (lockfileVersion 2 or 3) of node dependencies, installed exactly with npm ci */
                     lockfile?: string;
                     scriptId: string;
                 };
@@ -20502,6 +20512,7 @@ export interface operations {
                  */
                 "application/json": {
                     code: string;
+                    /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
                     dependencies?: string[] | {
                         [key: string]: string;
                     };
