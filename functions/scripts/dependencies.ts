@@ -1,7 +1,7 @@
 // A version's packages: resolved, installed and locked once when the version is created, kept as one zip in the
 // blob store under the lock's hash (so versions with equal locks share it), and counted with the code against
 // SPEC.md's 50 MB. The version item holds only what was declared, what was resolved and the lock's hash.
-import { lstat, readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { zipSync } from 'fflate';
 import type { BlobStore } from '#functions/documents/ports.js';
@@ -40,8 +40,9 @@ const megabytes = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 async function filesUnder(root: string): Promise<Array<{ path: string; bytes: Uint8Array }>> {
   const files: Array<{ path: string; bytes: Uint8Array }> = [];
   for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
     const full = join(entry.parentPath, entry.name);
-    if (entry.isFile() && !(await lstat(full)).isSymbolicLink()) files.push({ path: relative(root, full), bytes: await readFile(full) });
+    files.push({ path: relative(root, full), bytes: await readFile(full) });
   }
   return files.sort((a, b) => a.path.localeCompare(b.path));
 }
