@@ -6,9 +6,10 @@ import * as flows from './flows.bench.js';
 import * as resourceCall from './resource-call.bench.js';
 import * as runHistory from './run-history.bench.js';
 import * as payments from './payments.bench.js';
+import * as scriptDependencies from './script-dependencies.bench.js';
 import * as scriptNeighbours from './script-neighbours.bench.js';
 import * as scripts from './scripts.bench.js';
 import * as templates from './templates.bench.js';
 import type { Bench } from './support.js';
 
-export const benches: Bench[] = [authMe, resourceCall, payments, documents, events, scripts, scriptNeighbours, flows, templates, runHistory];
+export const benches: Bench[] = [authMe, resourceCall, payments, documents, events, scripts, scriptNeighbours, scriptDependencies, flows, templates, runHistory];

@@ -25,6 +25,8 @@ export interface PlatformResources {
   documentsBucket: IBucket;
   /** The S3 Vectors index of large document graphs (documents.ts). */
   documentVectorIndexArn: string;
+  /** Installed packages of script versions, one zip per lock hash; also the S3 source of large function and layer packages. */
+  scriptPackagesBucket: IBucket;
   pagesBucket: IBucket;
   pagesBaseUrl: string;
   /** Set when sites also answer at `<sub>.<pagesDomain>`. */
@@ -91,6 +93,11 @@ function grantScriptGrantKey(fn: PlatformFunction, r: PlatformResources) {
   fn.addEnvironment(envNames.scriptGrantSecretArn, r.scriptGrantKeySecret.secretArn);
 }
 
+function grantScriptPackages(fn: PlatformFunction, r: PlatformResources) {
+  r.scriptPackagesBucket.grantReadWrite(fn);
+  fn.addEnvironment(envNames.scriptPackagesBucket, r.scriptPackagesBucket.bucketName);
+}
+
 /** The one mapping from capability to IAM grant and environment; a Record, so a new Capability will not compile without its grant. */
 const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformResources) => void> = {
   adminSecret(fn, r) {
@@ -143,6 +150,15 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
       resources: [arn(fn, { service: 'lambda', resource: 'function', resourceName: `${r.scriptFunctionPrefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
     }));
     fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:GetLayerVersion'], resources: [r.scriptRuntimeLayerArn] }));
+    // Dependency layers, one per lock hash, named under the same prefix (functions/adapters/aws/script-packages.ts).
+    fn.addToRolePolicy(new PolicyStatement({
+      actions: ['lambda:PublishLayerVersion', 'lambda:ListLayerVersions', 'lambda:GetLayerVersion'],
+      resources: [
+        arn(fn, { service: 'lambda', resource: 'layer', resourceName: `${r.scriptFunctionPrefix}deps-*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+        arn(fn, { service: 'lambda', resource: 'layer', resourceName: `${r.scriptFunctionPrefix}deps-*:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+      ],
+    }));
+    grantScriptPackages(fn, r);
     passRole(fn, r.scriptRole, 'lambda.amazonaws.com');
     fn.addEnvironment(envNames.scriptRuntimeLayerArn, r.scriptRuntimeLayerArn);
     fn.addEnvironment(envNames.scriptRoleArn, r.scriptRole.roleArn);
@@ -152,6 +168,7 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
     grantScriptGrantKey(fn, r);
   },
   scriptGrantKey: grantScriptGrantKey,
+  scriptPackages: grantScriptPackages,
   platformWallet(fn, r) {
     r.walletSecret.grantRead(fn);
     fn.addEnvironment(envNames.walletSecretArn, r.walletSecret.secretArn);

@@ -30,7 +30,12 @@ const capabilityWildcards: Partial<Record<Capability, NagPackSuppression[]>> = {
   pagesBucket: [bucketObjects],
   templateBuilds: [bucketObjects, iam5('Each template build writes its own log stream, named by CodeBuild at run time; the grant stays inside the build log group.', /^Resource::<[^>]+>:log-stream:\*$/)],
   scheduler: [iam5('Schedules are created at run time, one per flow or script schedule; the grant is limited to the platform schedule group.', /^Resource::arn:.+:scheduler:.+:schedule\/[^/]+\/\*$/)],
-  scriptFunctions: [iam5('Script functions are created at run time, one per deployed script; the grant is limited to the platform-script- name prefix (and its versions and aliases).', /^Resource::arn:.+:lambda:.+:function:platform-script-\*$/)],
+  scriptFunctions: [
+    iam5('Script functions are created at run time, one per deployed script; the grant is limited to the platform-script- name prefix (and its versions and aliases).', /^Resource::arn:.+:lambda:.+:function:platform-script-\*$/),
+    iam5('Dependency layers are published at run time, one per lock hash; the grant is limited to the platform-script-deps- name prefix and its versions.', /^Resource::arn:.+:lambda:.+:layer:platform-script-deps-\*(:\*)?$/),
+    bucketObjects,
+  ],
+  scriptPackages: [bucketObjects],
   llm: [iam5('The model is chosen per flow at run time: any foundation model, directly or through a cross-region inference profile.', /^Resource::arn:.+:bedrock:\*::foundation-model\/\*$/, /^Resource::arn:.+:bedrock:.+:inference-profile\/\*$/)],
 };
 

@@ -98,6 +98,7 @@ export class PlatformStack extends Stack {
       schedulerRole: this.scheduler.role,
       documentsBucket: this.storage.documentsBucket,
       documentVectorIndexArn: this.documentVectors.indexArn,
+      scriptPackagesBucket: this.storage.scriptPackagesBucket,
       pagesBucket: this.storage.pagesBucket,
       pagesBaseUrl: this.storage.pagesBaseUrl,
       // Only announced to functions when CloudFront can actually answer <sub>.<pagesDomain>.

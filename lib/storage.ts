@@ -27,6 +27,7 @@ const privateBucket: BucketProps = {
 export class Storage extends Construct {
   readonly accessLogsBucket: Bucket;
   readonly documentsBucket: Bucket;
+  readonly scriptPackagesBucket: Bucket;
   readonly pagesBucket: Bucket;
   readonly distribution: Distribution;
   /** `<pagesBaseUrl>/<sub>/` is a site's path-form address. */
@@ -43,6 +44,9 @@ export class Storage extends Construct {
     });
     this.documentsBucket = new Bucket(this, 'Documents', {
       ...privateBucket, serverAccessLogsBucket: this.accessLogsBucket, serverAccessLogsPrefix: 'documents/',
+    });
+    this.scriptPackagesBucket = new Bucket(this, 'ScriptPackages', {
+      ...privateBucket, serverAccessLogsBucket: this.accessLogsBucket, serverAccessLogsPrefix: 'script-packages/',
     });
     this.pagesBucket = new Bucket(this, 'Pages', {
       ...privateBucket, serverAccessLogsBucket: this.accessLogsBucket, serverAccessLogsPrefix: 'pages/',

@@ -38,6 +38,8 @@ export const envNames = {
   scriptIdleSeconds: 'SCRIPT_IDLE_SECONDS',
   scriptMaxWorkers: 'SCRIPT_MAX_WORKERS',
   scriptSandbox: 'SCRIPT_SANDBOX',
+  scriptPackagesBucket: 'SCRIPT_PACKAGES_BUCKET',
+  packageInstallTimeoutSeconds: 'PACKAGE_INSTALL_TIMEOUT_SECONDS',
   path: 'PATH',
   scriptManualRunsPerMinute: 'SCRIPT_MANUAL_RUNS_PER_MINUTE',
   python: 'PYTHON',

@@ -7,6 +7,7 @@ import type { BlobStore, DocumentJobs, Embedder, GraphVectorStore } from '#funct
 import type { SolanaLedger } from '#functions/payments/ledger.js';
 import type { PlatformSigners } from '#functions/payments/signers.js';
 import { paymentSettings } from '#functions/payments/settings.js';
+import type { PackageInstaller } from '#functions/scripts/dependency-port.js';
 import type { ScriptRuntime } from '#functions/scripts/runtime-port.js';
 import type { BuildOutcome } from '#functions/templates/model.js';
 import type { PagesHost, TemplateBuilder } from '#functions/templates/ports.js';
@@ -26,6 +27,7 @@ import { createS3VectorsStore } from '#adapters/aws/s3-vectors-store.js';
 import { eventBridgeScheduler } from '#adapters/aws/scheduler.js';
 import { emfMetrics } from '#adapters/aws/emf-metrics.js';
 import { lambdaScriptRuntime } from '#adapters/aws/script-functions.js';
+import { unavailablePackageInstaller } from '#adapters/aws/package-installer.js';
 import { rpcLedger } from '#adapters/aws/solana-ledger.js';
 import { envNames } from './env-names.js';
 import { readEnv } from './settings.js';
@@ -43,6 +45,8 @@ export interface LocalAdapters {
   backgroundRuns<J, R>(run: (job: J) => Promise<R>): BackgroundRuns<J, R>;
   embedder(): Embedder;
   scriptRuntime(): ScriptRuntime;
+  packageInstaller(): PackageInstaller;
+  scriptPackages(): BlobStore;
   solanaLedger(): Promise<SolanaLedger>;
   platformSigners(): Promise<PlatformSigners>;
   payoutTrigger(run: (ownerId: string, asset: string) => Promise<unknown>): (ownerId: string, asset: string) => Promise<void>;
@@ -105,6 +109,12 @@ let bedrockEmbedder: Embedder | undefined;
 export const sharedEmbedder = (): Embedder => (process.env.PLATFORM_MODE === 'local' ? localAdapters().embedder() : (bedrockEmbedder ??= createBedrockEmbedder()));
 
 export const scriptRuntime = (): ScriptRuntime => (process.env.PLATFORM_MODE === 'local' ? localAdapters().scriptRuntime() : lambdaScriptRuntime());
+
+export const packageInstaller = (): PackageInstaller => (process.env.PLATFORM_MODE === 'local' ? localAdapters().packageInstaller() : unavailablePackageInstaller);
+
+/** Installed dependency trees of script versions, one zip per lock hash. */
+export const scriptPackageStore = (): BlobStore =>
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().scriptPackages() : createS3BlobStore({}, undefined, envNames.scriptPackagesBucket);
 
 let remoteLedger: { key: string; ledger: SolanaLedger } | undefined;
 export async function solanaLedger(): Promise<SolanaLedger> {

@@ -35,9 +35,11 @@ export function createAuthoring(deps: { flows: FlowScripts; scripts: ScriptServi
         await scripts.deploy(userId, script.scriptId, { version: version.version });
         return { copied: false, scriptId: script.scriptId, versionId: version.versionId, version: version.version };
       }
+      // The copy declares the packages the flow ran with; they are installed again for the caller.
+      const packages = await scripts.dependenciesOf(script);
       const copy = await scripts.create(userId, {
         name: `${script.name} (copy)`.slice(0, 100), description: script.description, runtime: script.runtime, code: input.newCode,
-        config: script.config, category: script.category ?? undefined, tags: script.tags, private: true,
+        config: script.config, category: script.category ?? undefined, tags: script.tags, private: true, ...(packages && { dependencies: packages.declared }),
       });
       await scripts.deploy(userId, copy.script.scriptId, { version: copy.version.version });
       await deps.flows.repoint(userId, input.flowId, copy.script.scriptId);

@@ -8,6 +8,7 @@ import type { Artifact, Script, ScriptVersion } from './model.js';
 import { type PreparedCode, prepareCode } from './prepare.js';
 import { type Deployment, type ScriptRuntime, configKey } from './runtime-port.js';
 import type { ScriptStore } from './store.js';
+import { scriptDependencies } from './wiring.js';
 
 /** A deploy that has not finished in this long died with its process; another may start. */
 const staleDeployMs = 5 * 60 * 1000;
@@ -36,6 +37,7 @@ export function createDeployer(deps: { store: ScriptStore; runtime: () => Script
       runtime: script.runtime,
       code: async () => checked.prepared ?? prepareCode(script.runtime, version.code),
       codeHash: version.codeHash,
+      dependencies: scriptDependencies().treeOf(version),
       timeoutSeconds: script.config.timeout,
       memoryMb: script.config.memory,
       activate,

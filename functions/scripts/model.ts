@@ -1,4 +1,5 @@
 // The scripts area's records as stored, and the limits of SPEC.md Limits/Scripts.
+import type { VersionDependencies } from './dependencies.js';
 
 export const runtimeLabels = ['nodejs18', 'python3.11'] as const;
 export type RuntimeLabel = (typeof runtimeLabels)[number];
@@ -98,6 +99,8 @@ export interface ScriptVersion {
   createdAt: string;
   deployedAt: string | null;
   artifact?: Artifact;
+  /** Installed packages (dependencies.ts); absent when the version declares none. */
+  dependencies?: VersionDependencies;
 }
 
 /** Stored with REST's names; the SDK shows success as completed and error/timeout as failed. */

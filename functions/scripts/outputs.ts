@@ -9,6 +9,16 @@ const DeploymentStatus = z.enum(['pending', 'deploying', 'deployed', 'failed']);
 const ExecError = z.object({ code: z.string(), message: z.string(), line: z.number().optional() });
 const Pricing = z.object({ model: z.string(), basePrice: z.number().optional(), monthlyPrice: z.number().optional(), currency: z.string().optional() });
 
+const Packages = z
+  .object({
+    declared: z.union([z.record(z.string(), z.string()), z.array(z.string())]).describe('what the version declared: npm package to semver range, or pip requirements'),
+    resolved: z.record(z.string(), z.string()).describe('every installed package with its exact version'),
+    lockHash: z.string().describe('sha256 of the lock: versions with equal hashes share one installed tree'),
+    sizeBytes: z.number().describe('installed bytes, unpacked'),
+  })
+  .optional()
+  .describe('installed packages of the version; absent when it declares none');
+
 export const RestCreated = z.object({ id: z.string(), name: z.string(), runtime: Runtime, status: Status, createdAt: IsoDate, apiKey: z.string() });
 const RestListItem = z.object({ id: z.string(), name: z.string(), runtime: Runtime, status: Status, createdAt: IsoDate, lastExecutedAt: Nullable(IsoDate) });
 export const RestList = z.object({ scripts: z.array(RestListItem), total: z.number(), limit: z.number(), offset: z.number() });
@@ -16,9 +26,9 @@ export const RestScript = z.object({
   id: z.string(), name: z.string(), description: z.string(), runtime: Runtime, status: Status, deploymentStatus: DeploymentStatus, activeVersion: Nullable(z.string()),
   latestVersion: z.string(), config: z.object({ timeout: z.number(), memory: z.number(), maxCostPerExecution: z.number(), maxExecutionsPerDay: z.number(), allowedResources: z.array(z.string()) }),
   category: Nullable(z.string()), tags: z.array(z.string()), private: z.boolean(), pricing: Nullable(Pricing), createdAt: IsoDate, updatedAt: IsoDate,
-  deployedAt: Nullable(IsoDate), publishedAt: Nullable(IsoDate), lastExecutedAt: Nullable(IsoDate),
+  deployedAt: Nullable(IsoDate), publishedAt: Nullable(IsoDate), lastExecutedAt: Nullable(IsoDate), dependencies: Packages,
 });
-export const RestVersion = z.object({ versionId: z.string(), version: z.string(), changelog: Nullable(z.string()), createdAt: IsoDate });
+export const RestVersion = z.object({ versionId: z.string(), version: z.string(), changelog: Nullable(z.string()), createdAt: IsoDate, dependencies: Packages });
 export const RestVersions = z.object({ versions: z.array(RestVersion), count: z.number() });
 export const RestDeployment = z.object({ deploymentId: z.string(), versionId: z.string(), status: z.literal('deployed'), deployedAt: IsoDate });
 export const RestExecuted = z.object({ executionId: z.string(), result: z.unknown(), duration: DurationMs, memoryUsed: MemoryMb, cost: CostUsd });
@@ -45,7 +55,7 @@ const SdkBase = z.object({
 export const SdkCreated = SdkBase.extend({ apiKey: z.string(), installationId: z.string(), createdAt: IsoDate });
 export const SdkScript = SdkBase.extend({
   serverlessFunctionName: Nullable(z.string()), serverlessFunctionArn: Nullable(z.string()), totalExecutions: z.number(), totalCost: CostUsd, avgDuration: DurationMs,
-  errorRate: z.number(), createdAt: IsoDate, deployedAt: Nullable(IsoDate), publishedAt: Nullable(IsoDate), lastExecutedAt: Nullable(IsoDate),
+  errorRate: z.number(), createdAt: IsoDate, deployedAt: Nullable(IsoDate), publishedAt: Nullable(IsoDate), lastExecutedAt: Nullable(IsoDate), dependencies: Packages,
 });
 const SdkListItem = z.object({
   id: z.string(), name: z.string(), description: z.string(), activeVersion: Nullable(z.number()), isPublished: z.boolean(), status: Status,
@@ -56,6 +66,7 @@ export const SdkMarketplace = z.object({ total: z.number(), limit: z.number(), o
 export const SdkDeleted = z.object({ deleted: z.literal(true), scriptId: z.string(), hardDeleted: z.boolean(), installationsRemoved: z.number(), preservedInstallations: z.number() });
 export const SdkVersion = z.object({
   id: z.string(), scriptId: z.string(), version: z.number(), isActive: z.boolean(), commitMessage: Nullable(z.string()), codeHash: z.string(), createdAt: IsoDate, deployedAt: Nullable(IsoDate),
+  dependencies: Packages,
 });
 export const SdkVersions = z.object({ count: z.number(), versions: z.array(SdkVersion) });
 export const SdkDeployment = z.object({
@@ -79,5 +90,15 @@ export const LintResult = z.object({
   valid: z.boolean(), issueCount: z.number(),
   issues: z.array(z.object({ severity: z.enum(['error', 'warning']), message: z.string(), line: z.number(), suggestion: z.string() })),
   callAdapterCallsCount: z.number(), mirraSDKCallsCount: z.number(),
+  suggestedDependencies: z
+    .union([z.record(z.string(), z.string()), z.array(z.string())])
+    .describe('packages the code imports that are not declared: a dependencies value to give createScript or createVersion')
+    .optional(),
 });
+const Registry = z.object({
+  ecosystem: z.enum(['npm', 'pypi']), url: z.string(), hasToken: z.boolean().describe('a token is stored (sealed; it is never returned)'), updatedAt: IsoDate,
+});
+export const RegistrySet = Registry;
+export const RegistryList = z.object({ registries: z.array(Registry) });
+export const RegistryCleared = z.object({ ecosystem: z.enum(['npm', 'pypi']), cleared: z.boolean() });
 export const ScriptInstallation = z.object({ installationId: z.string(), scriptId: z.string(), userId: z.string(), status: z.literal('active'), installedAt: IsoDate });

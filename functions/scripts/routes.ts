@@ -25,7 +25,11 @@ const runs: Pick<RouteSpec, 'tables' | 'uses' | 'scopes' | 'timeoutSeconds' | 'a
   tables: run, uses: ['scriptFunctions', 'selfInvoke', ...(resourceRoutes.callResource.uses ?? [])], scopes: execute, timeoutSeconds: 310,
   accepted: { output: RunningRun, description: 'the run goes on past the synchronous wait (about 25 s): follow it with getExecution (or GET .../executions/{executionId}) until its status is no longer running' },
 };
-const create: Tables = { scripts: 'write', scriptVersions: 'write', scriptInstallations: 'write', apiKeys: 'write' };
+const create: Tables = { scripts: 'write', scriptVersions: 'write', scriptInstallations: 'write', apiKeys: 'write', scriptRegistries: 'read' };
+/** A new version installs its packages: the account's registry token is unsealed, the tree stored. */
+const installs: Pick<RouteSpec, 'uses' | 'timeoutSeconds'> = { uses: ['credentialsKey', 'scriptPackages'], timeoutSeconds: 200 };
+const newVersion: Tables = { ...edit, scriptRegistries: 'read' };
+const registries: Tables = { scriptRegistries: 'write' };
 const remove: Tables = { ...create, scriptSubscriptions: 'read' };
 const history: Tables = { ...read, scriptExecutions: 'read', scriptExecutionLogs: 'read' };
 const sdk = (operation: string) => `/api/sdk/v1/scripts/${operation}`;
@@ -34,13 +38,13 @@ const byId = (suffix = '') => `/api/sdk/v1/scripts/{scriptId}${suffix}`;
 export const scriptRoutes = defineRoutes('scripts', {
   restCreateScript: {
     method: 'POST', path: '/api/sdk/v1/scripts', auth: 'apiKey', scopes: manage, summary: 'Create a script (draft, version 1.0.0, an execute key shown once)',
-    input: input.CreateScriptInput, output: out.RestCreated, successStatus: 201, tables: create,
+    input: input.CreateScriptInput, output: out.RestCreated, successStatus: 201, tables: create, ...installs,
   },
   restListScripts: { method: 'GET', path: '/api/sdk/v1/scripts', auth: 'apiKey', summary: "The caller's scripts", input: input.RestListScriptsInput, output: out.RestList, tables: read },
   restGetScript: { method: 'GET', path: byId(), auth: 'apiKey', summary: 'One script', input: input.ScriptIdInput, output: out.RestScript, tables: read },
   restUpdateScript: {
     method: 'PATCH', path: byId(), auth: 'apiKey', scopes: manage, summary: 'Change metadata or config; new code becomes a new version',
-    input: input.UpdateScriptInput, output: out.RestScript, tables: edit, uses: ['scriptFunctions'],
+    input: input.UpdateScriptInput, output: out.RestScript, tables: newVersion, ...installs, uses: ['scriptFunctions', ...installs.uses!],
   },
   restDeleteScript: {
     method: 'DELETE', path: byId(), auth: 'apiKey', scopes: manage, summary: 'Delete a script (refused with active installations or subscriptions)',
@@ -49,7 +53,7 @@ export const scriptRoutes = defineRoutes('scripts', {
   restExecuteScript: { method: 'POST', path: byId('/execute'), auth: 'apiKey', summary: 'Run the script with event data', input: input.RestExecuteInput, output: out.RestExecuted, ...runs },
   restCreateVersion: {
     method: 'POST', path: byId('/versions'), auth: 'apiKey', scopes: manage, summary: 'Add an immutable version (semver above the latest)',
-    input: input.RestCreateVersionInput, output: out.RestVersion, successStatus: 201, tables: edit,
+    input: input.RestCreateVersionInput, output: out.RestVersion, successStatus: 201, tables: newVersion, ...installs,
   },
   restListVersions: { method: 'GET', path: byId('/versions'), auth: 'apiKey', summary: 'Versions, newest first', input: input.ScriptIdInput, output: out.RestVersions, tables: edit },
   restDeployScript: {
@@ -81,9 +85,15 @@ export const scriptRoutes = defineRoutes('scripts', {
     tables: { ...read, reviews: 'read' },
   },
 
-  createScript: { method: 'POST', path: sdk('createScript'), auth: 'apiKey', scopes: manage, summary: 'SDK: create a script', input: input.CreateScriptInput, output: out.SdkCreated, tables: create },
+  createScript: {
+    method: 'POST', path: sdk('createScript'), auth: 'apiKey', scopes: manage, summary: 'SDK: create a script', input: input.CreateScriptInput, output: out.SdkCreated, tables: create,
+    ...installs,
+  },
   deleteScript: { method: 'POST', path: sdk('deleteScript'), auth: 'apiKey', scopes: manage, summary: 'SDK: delete a script', input: input.ScriptIdInput, output: out.SdkDeleted, tables: remove, uses: ['scriptFunctions'] },
-  createVersion: { method: 'POST', path: sdk('createVersion'), auth: 'apiKey', scopes: manage, summary: 'SDK: add the next version', input: input.SdkCreateVersionInput, output: out.SdkVersion, tables: edit },
+  createVersion: {
+    method: 'POST', path: sdk('createVersion'), auth: 'apiKey', scopes: manage, summary: 'SDK: add the next version', input: input.SdkCreateVersionInput, output: out.SdkVersion,
+    tables: newVersion, ...installs,
+  },
   listVersions: { method: 'POST', path: sdk('listVersions'), auth: 'apiKey', summary: 'SDK: versions, newest first', input: input.ScriptIdInput, output: out.SdkVersions, tables: edit },
   deployScript: {
     method: 'POST', path: sdk('deployScript'), auth: 'apiKey', scopes: manage, summary: 'SDK: deploy a version (default latest)',
@@ -105,11 +115,26 @@ export const scriptRoutes = defineRoutes('scripts', {
   getFlowScript: { method: 'POST', path: sdk('getFlowScript'), auth: 'apiKey', summary: "SDK: the code a flow runs", input: input.GetFlowScriptInput, output: out.FlowScript, tables: { ...edit, flows: 'read' } },
   modifyFlowScript: {
     method: 'POST', path: sdk('modifyFlowScript'), auth: 'apiKey', scopes: manage, summary: "SDK: change a flow's code (copy-on-write for others' scripts)",
-    input: input.ModifyFlowScriptInput, output: out.FlowScriptModified, tables: { ...create, flows: 'write' }, uses: ['scriptFunctions'],
+    input: input.ModifyFlowScriptInput, output: out.FlowScriptModified, tables: { ...create, flows: 'write' }, ...installs, uses: ['scriptFunctions', ...installs.uses!],
   },
   lintScript: {
     method: 'POST', path: sdk('lintScript'), auth: 'apiKey', summary: 'SDK: check code before create or modify', input: input.LintInput, output: out.LintResult,
     tables: { ...read, resourceInstallations: 'read', resourceVersions: 'read' },
+  },
+  setPackageRegistry: {
+    method: 'POST', path: sdk('setPackageRegistry'), auth: 'apiKey', scopes: manage, summary: 'Use a private package registry for new versions (npm or pypi)',
+    description:
+      'Sets the registry this account installs script dependencies from: an npm registry URL, or a PEP 503 simple index URL for pip. The token is ' +
+      'stored encrypted and never returned (npm gets it as `_authToken`, pip as the password of user `__token__`). Versions already created keep what they installed.',
+    input: input.SetRegistryInput, output: out.RegistrySet, tables: registries, uses: ['credentialsKey'],
+  },
+  clearPackageRegistry: {
+    method: 'POST', path: sdk('clearPackageRegistry'), auth: 'apiKey', scopes: manage, summary: 'Back to the public registry; the stored token is deleted',
+    input: input.ClearRegistryInput, output: out.RegistryCleared, tables: registries,
+  },
+  listPackageRegistries: {
+    method: 'POST', path: sdk('listPackageRegistries'), auth: 'apiKey', summary: "The account's private package registries (tokens never shown)",
+    input: input.ListRegistriesInput, output: out.RegistryList, tables: { scriptRegistries: 'read' },
   },
 });
 

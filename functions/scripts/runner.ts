@@ -18,7 +18,7 @@ import { type RunGrant, runGraceMs } from './run-grant.js';
 import { type ScriptRuntime, liveAlias } from './runtime-port.js';
 import { type ScriptStore, createScriptStore } from './store.js';
 import { storableAsMap, storedLogs, storedOutput } from './stored-run.js';
-import { accountBudgets } from './wiring.js';
+import { accountBudgets, scriptDependencies } from './wiring.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
 
@@ -205,6 +205,7 @@ export function createScriptRunner(deps: {
       outcome = await deps.runtime().invoke({
         scriptId: running.scriptId, version: version.version, runtime: admitted.runtime, codeHash: version.codeHash, qualifier: admitted.qualifier,
         code: () => prepareCode(admitted.runtime, version.code),
+        dependencies: scriptDependencies().treeOf(version),
         memoryMb: config.memory, timeoutMs,
         event: { data: admitted.data, trigger: { type: admitted.trigger.type, source: admitted.trigger.source ?? null, event: admitted.trigger.event ?? null } },
         context: { scriptId: running.scriptId, executionId, userId: running.userId, customization: admitted.customization },

@@ -1,5 +1,6 @@
 // Where scripts run: one Lambda function per script on AWS, a pool of warm sandboxed processes locally
 // (functions/adapters/{aws,local}/script-*.ts). The service speaks only this port.
+import type { DependencyTree } from './dependencies.js';
 import type { Artifact, ExecutionError, RuntimeLabel } from './model.js';
 import type { PreparedCode } from './prepare.js';
 import type { RunUsage } from './resource-gate.js';
@@ -12,6 +13,8 @@ export interface DeployRequest {
   /** Read only when something is built (not when an existing artifact is activated). */
   code: () => Promise<PreparedCode>;
   codeHash: string;
+  /** The version's installed packages, when it declares any. */
+  dependencies?: DependencyTree;
   timeoutSeconds: number;
   memoryMb: number;
   /** Move `live` to it (deploy, rollback); false builds it for a test run of an undeployed version. */
@@ -38,6 +41,7 @@ export interface InvokeRequest {
   qualifier: string;
   /** The code again, for a local worker whose staged copy is gone (a restart). */
   code: () => Promise<PreparedCode>;
+  dependencies?: DependencyTree;
   memoryMb: number;
   timeoutMs: number;
   event: { data: unknown; trigger: { type: string; source: string | null; event: unknown } };

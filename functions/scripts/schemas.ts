@@ -6,7 +6,7 @@ import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
 import { Semver } from '#platform/semver.js';
 import { limits, marketplaceCategories, pricingModels, runtimeLabels, triggerTypes } from './model.js';
 
-/** A version's code is stored in its DynamoDB item (400 KB); dependencies are not bundled, so this is the code itself. */
+/** A version's code is stored in its DynamoDB item (400 KB); its installed packages live in the blob store. */
 const maxCodeBytes = 350_000;
 
 const ScriptId = OpaqueId;
@@ -17,6 +17,37 @@ const Code = z
   .string()
   .min(1, 'must not be empty')
   .refine((code) => Buffer.byteLength(code) <= maxCodeBytes, `must be at most ${maxCodeBytes} bytes`);
+const PackageName = z.string().max(214).regex(/^(@[a-z0-9~][a-z0-9._~-]*\/)?[a-z0-9~][a-z0-9._~-]*$/, 'must be an npm package name');
+const SemverRange = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[\w.*^~<>=|+ -]+$/, 'must be a semver range (URLs, git, file: and npm: aliases are not installed)');
+const Requirement = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9._, -]*\])?\s*((===?|~=|!=|<=?|>=?)\s*[A-Za-z0-9.*+!_-]+\s*(,\s*(===?|~=|!=|<=?|>=?)\s*[A-Za-z0-9.*+!_-]+\s*)*)?$/,
+    'must be a requirement such as requests==2.32.3 (options, URLs and paths are not installed)',
+  );
+/** A map of npm packages to semver ranges (node), or a list of pip requirements (python); `{}` / `[]` declares none. */
+export const Dependencies = z.union(
+  [
+    z.array(Requirement).max(100),
+    z.record(PackageName, SemverRange).refine((map) => Object.keys(map).length <= 100, 'at most 100 packages'),
+  ],
+  { error: 'must be a map {"<package>": "<semver range>"} for node or a list of requirements for python' },
+).describe(
+  'Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). ' +
+    'Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. ' +
+    'Left out, a new version keeps the previous version\'s; {} or [] declares none.',
+);
+/** A package-lock.json (lockfileVersion 2 or 3) for node dependencies, installed exactly with `npm ci`. */
+const Lockfile = z.string().min(1).max(2_000_000).describe('package-lock.json (lockfileVersion 2 or 3) of node dependencies, installed exactly with npm ci');
+const packages = { dependencies: Dependencies.optional(), lockfile: Lockfile.optional() };
+
 const Name = z.string().trim().min(1).max(100);
 const Description = z.string().trim().max(2000);
 const Tags = z.array(z.string().trim().min(1).max(50)).max(20);
@@ -51,6 +82,7 @@ export const CreateScriptInput = z.strictObject({
   category: Category.optional(),
   tags: Tags.optional(),
   private: z.boolean().optional(),
+  ...packages,
 });
 
 const byId = { scriptId: ScriptId };
@@ -67,8 +99,10 @@ export const UpdateScriptInput = z
     private: z.boolean().optional(),
     code: Code.optional(),
     changelog: z.string().max(1000).optional(),
+    ...packages,
   })
-  .refine(({ scriptId: _id, changelog: _changelog, ...patch }) => Object.keys(patch).length > 0, { message: 'give at least one field to change' });
+  .refine(({ scriptId: _id, changelog: _changelog, ...patch }) => Object.keys(patch).length > 0, { message: 'give at least one field to change' })
+  .refine((patch) => patch.lockfile === undefined || patch.dependencies !== undefined, { message: 'a lockfile comes with the dependencies it locks', path: ['lockfile'] });
 
 export const RestListScriptsInput = z.strictObject({ ...pagination(10), status: z.enum(['draft', 'deployed', 'published']).optional() });
 export const SdkListScriptsInput = z.strictObject({});
@@ -83,8 +117,8 @@ export const SdkExecuteInput = z.strictObject({
     .default({ type: 'manual' }),
 });
 
-export const RestCreateVersionInput = z.strictObject({ ...byId, code: Code, version: Semver, changelog: z.string().max(1000).optional() });
-export const SdkCreateVersionInput = z.strictObject({ ...byId, code: Code, commitMessage: z.string().max(1000).optional() });
+export const RestCreateVersionInput = z.strictObject({ ...byId, code: Code, version: Semver, changelog: z.string().max(1000).optional(), ...packages });
+export const SdkCreateVersionInput = z.strictObject({ ...byId, code: Code, commitMessage: z.string().max(1000).optional(), ...packages });
 
 /** Without a versionId the latest version is deployed, as deployScript does without a version. */
 export const RestDeployInput = z.strictObject({ ...byId, versionId: VersionId.optional() });
@@ -143,8 +177,22 @@ export const LintInput = z.strictObject({
   eventType: EventType.optional(),
   scriptInputSchema: z.record(z.string().min(1).max(100), z.strictObject({ type: z.enum(fieldTypes) })).optional(),
   scriptId: ScriptId.optional(),
+  /** Declared already: suggestions leave these out. */
+  dependencies: Dependencies.optional(),
 });
 export type LintRequest = z.output<typeof LintInput>;
 
 export const ReviewInput = z.strictObject({ ...byId, ...reviewFields });
 export const ListReviewsInput = z.strictObject({ ...byId, ...pagination(10) });
+
+export const Ecosystem = z.enum(['npm', 'pypi']);
+export const SetRegistryInput = z.strictObject({
+  ecosystem: Ecosystem,
+  url: z
+    .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+    .max(500)
+    .refine((url) => !new URL(url).username && !new URL(url).password, 'must not carry credentials: give them as token'),
+  token: z.string().min(1).max(4000).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
+});
+export const ClearRegistryInput = z.strictObject({ ecosystem: Ecosystem });
+export const ListRegistriesInput = z.strictObject({});

@@ -6,6 +6,8 @@ import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#platform/errors.js';
 import { newId, sha256Hex } from '#platform/ids.js';
 import { scriptExecuteScope } from '#platform/scopes.js';
+import type { DeclaredDependencies } from './dependency-port.js';
+import type { DependencyService, VersionDependencies } from './dependencies.js';
 import { type Deployer, after, createDeployer } from './deployer.js';
 import { type Installation, type Pricing, type Script, type ScriptConfig, type ScriptVersion, limits } from './model.js';
 import type { KeyIssuer } from './ports.js';
@@ -14,7 +16,7 @@ import type { ScriptRuntime } from './runtime-port.js';
 import type { CreateScriptInput, UpdateScriptInput } from './schemas.js';
 import { compareSemver, nextPatch } from '#platform/semver.js';
 import { type ScriptStore, createScriptStore } from './store.js';
-import { accountKeys } from './wiring.js';
+import { accountKeys, scriptDependencies } from './wiring.js';
 
 const defaultConfig: ScriptConfig = {
   timeout: limits.timeoutSeconds.default,
@@ -28,8 +30,36 @@ const defaultConfig: ScriptConfig = {
 
 const listing = (status: Script['status'], isPrivate: boolean) => (status === 'published' && !isPrivate ? ('public' as const) : undefined);
 
-export function createScriptService(deps: { store: ScriptStore; deployer: Deployer; runtime: () => ScriptRuntime; keys: KeyIssuer; clock: Clock }) {
+/** What a new version declares: packages (and a node lockfile); undefined keeps the previous version's. */
+interface DeclaredPackages {
+  dependencies?: DeclaredDependencies;
+  lockfile?: string;
+}
+
+export function createScriptService(deps: {
+  store: ScriptStore;
+  deployer: Deployer;
+  runtime: () => ScriptRuntime;
+  keys: KeyIssuer;
+  clock: Clock;
+  packages: () => DependencyService;
+}) {
   const { store, deployer, clock } = deps;
+
+  /** Installs and locks what `declared` names; without a declaration the version keeps `previous`. */
+  async function lockPackages(userId: string, runtime: Script['runtime'], code: string, declared: DeclaredPackages, previous?: VersionDependencies) {
+    if (declared.dependencies === undefined) {
+      if (declared.lockfile !== undefined) throw new ValidationError('lockfile', '(lockfile)', 'a lockfile comes with the dependencies it locks');
+      return previous;
+    }
+    return deps.packages().lock(userId, runtime, code, declared.dependencies, declared.lockfile);
+  }
+
+  const checkSemver = (script: Script, semver: string | undefined) => {
+    if (semver !== undefined && compareSemver(semver, script.latestSemver) <= 0) {
+      throw new ValidationError('version', semver, `version must be greater than the latest, ${script.latestSemver}`, { latest: script.latestSemver });
+    }
+  };
 
   /** Owner, marketplace visitor or installer may read; anyone else learns nothing (NOT_FOUND). */
   async function readable(userId: string, scriptId: string): Promise<Script> {
@@ -56,10 +86,8 @@ export function createScriptService(deps: { store: ScriptStore; deployer: Deploy
     return { ...script, ...patch, updatedAt };
   }
 
-  async function addVersion(script: Script, code: string, message: string | null, semver?: string): Promise<ScriptVersion> {
-    if (semver !== undefined && compareSemver(semver, script.latestSemver) <= 0) {
-      throw new ValidationError('version', semver, `version must be greater than the latest, ${script.latestSemver}`, { latest: script.latestSemver });
-    }
+  async function addVersion(script: Script, code: string, message: string | null, semver?: string, dependencies?: VersionDependencies): Promise<ScriptVersion> {
+    checkSemver(script, semver);
     const version: ScriptVersion = {
       scriptId: script.scriptId,
       version: script.latestVersion + 1,
@@ -70,6 +98,7 @@ export function createScriptService(deps: { store: ScriptStore; deployer: Deploy
       message,
       createdAt: after(clock.nowIso(), script.updatedAt),
       deployedAt: null,
+      ...(dependencies && { dependencies }),
     };
     try {
       await store.addVersion(script, version);
@@ -98,6 +127,7 @@ export function createScriptService(deps: { store: ScriptStore; deployer: Deploy
     async create(userId: string, input: z.output<typeof CreateScriptInput>) {
       // A syntax error is refused with its line and column now rather than at deploy.
       await prepareCode(input.runtime, input.code);
+      const dependencies = await lockPackages(userId, input.runtime, input.code, input);
       const now = clock.nowIso();
       const scriptId = newId('scr');
       const isPrivate = input.private ?? false;
@@ -112,6 +142,7 @@ export function createScriptService(deps: { store: ScriptStore; deployer: Deploy
       };
       const version: ScriptVersion = {
         scriptId, version: 1, versionId: newId('ver'), semver: '1.0.0', code: input.code, codeHash: sha256Hex(input.code), message: 'initial version', createdAt: now, deployedAt: null,
+        ...(dependencies && { dependencies }),
       };
       const installation: Installation = { scriptId, userId, installationId: newId('sin'), status: 'active', installedAt: now, customization: {} };
       try {
@@ -145,8 +176,10 @@ export function createScriptService(deps: { store: ScriptStore; deployer: Deploy
         listed: listing(script.status, isPrivate),
       });
       let version: ScriptVersion | undefined;
-      if (input.code !== undefined) {
-        version = await addVersion(updated, input.code, input.changelog ?? null);
+      if (input.code !== undefined || input.dependencies !== undefined) {
+        const latest = await versionOf(updated, {});
+        const code = input.code ?? latest.code;
+        version = await addVersion(updated, code, input.changelog ?? null, undefined, await lockPackages(userId, script.runtime, code, input, latest.dependencies));
         updated = { ...updated, latestVersion: version.version, latestSemver: version.semver, updatedAt: version.createdAt };
       }
       // Lambda freezes timeout and memory into each published version: the active one is rebuilt with the new values.
@@ -172,10 +205,17 @@ export function createScriptService(deps: { store: ScriptStore; deployer: Deploy
       return { installationsRemoved: installations.length, preservedInstallations: others.length };
     },
 
-    async createVersion(userId: string, scriptId: string, input: { code: string; message?: string; semver?: string }) {
+    async createVersion(userId: string, scriptId: string, input: { code: string; message?: string; semver?: string } & DeclaredPackages) {
       const script = await owned(userId, scriptId);
       await prepareCode(script.runtime, input.code);
-      return { script, version: await addVersion(script, input.code, input.message ?? null, input.semver) };
+      checkSemver(script, input.semver);
+      const dependencies = await lockPackages(userId, script.runtime, input.code, input, (await versionOf(script, {})).dependencies);
+      return { script, version: await addVersion(script, input.code, input.message ?? null, input.semver, dependencies) };
+    },
+
+    /** The packages of the version that runs (the active one, else the latest), for getScript. */
+    async dependenciesOf(script: Script): Promise<VersionDependencies | null> {
+      return (await versionOf(script, { version: script.activeVersion ?? script.latestVersion })).dependencies ?? null;
     },
 
     async listVersions(userId: string, scriptId: string) {
@@ -247,7 +287,10 @@ let service: ScriptService | undefined;
 export const scriptService = (): ScriptService => {
   if (!service) {
     const store = createScriptStore();
-    service = createScriptService({ store, deployer: createDeployer({ store, runtime: scriptRuntime, clock: systemClock }), runtime: scriptRuntime, keys: accountKeys, clock: systemClock });
+    service = createScriptService({
+      store, deployer: createDeployer({ store, runtime: scriptRuntime, clock: systemClock }), runtime: scriptRuntime, keys: accountKeys, clock: systemClock,
+      packages: scriptDependencies,
+    });
   }
   return service;
 };

@@ -37,6 +37,11 @@ export const scriptTables = {
     sortKey: 'subscriptionId',
     description: 'Event subscriptions of scripts (written by the events area); a script with enabled ones cannot be deleted.',
   },
+  scriptRegistries: {
+    partitionKey: 'userId',
+    sortKey: 'ecosystem',
+    description: "Each account's private package registries (npm, pypi): URL and the token sealed by the credential vault.",
+  },
   scriptCounters: {
     partitionKey: 'counter',
     ttlAttribute: 'expiresAt',

@@ -2,6 +2,7 @@
 // successRate in percent) and the SDK operations (integer versions, completed/failed/running, successRate 0-1).
 import type { Metrics } from './insights.js';
 import { ratingOf } from './marketplace.js';
+import type { VersionDependencies } from './dependencies.js';
 import type { Execution, ExecutionStatus, Installation, Script, ScriptVersion } from './model.js';
 import type { ExecutionResult } from './runner.js';
 
@@ -11,20 +12,25 @@ export const storedStatuses: Record<'completed' | 'failed' | 'running', Executio
 
 /** The answer of a run still going at the bound (HTTP 202): follow it with getExecution. */
 export const runningView = (execution: Pick<Execution, 'executionId'>) => ({ executionId: execution.executionId, status: 'running' as const });
+/** Declared and resolved packages; the field is left out for versions that declare none. */
+const packagesOf = (dependencies: VersionDependencies | null | undefined) =>
+  dependencies ? { dependencies: { declared: dependencies.declared, resolved: dependencies.resolved, lockHash: dependencies.lockHash, sizeBytes: dependencies.sizeBytes } } : {};
 
 export const rest = {
   created: (script: Script, apiKey: string) => ({ id: script.scriptId, name: script.name, runtime: script.runtime, status: script.status, createdAt: script.createdAt, apiKey }),
 
   listItem: (script: Script) => ({ id: script.scriptId, name: script.name, runtime: script.runtime, status: script.status, createdAt: script.createdAt, lastExecutedAt: script.lastExecutedAt }),
 
-  script: (script: Script) => ({
+  script: (script: Script, dependencies?: VersionDependencies | null) => ({
     id: script.scriptId, name: script.name, description: script.description, runtime: script.runtime, status: script.status, deploymentStatus: script.deploymentStatus,
     activeVersion: script.activeSemver ?? null, latestVersion: script.latestSemver, config: script.config, category: script.category, tags: script.tags,
     private: script.isPrivate, pricing: script.pricing, createdAt: script.createdAt, updatedAt: script.updatedAt, deployedAt: script.deployedAt,
-    publishedAt: script.publishedAt, lastExecutedAt: script.lastExecutedAt,
+    publishedAt: script.publishedAt, lastExecutedAt: script.lastExecutedAt, ...packagesOf(dependencies),
   }),
 
-  version: (version: ScriptVersion) => ({ versionId: version.versionId, version: version.semver, changelog: version.message, createdAt: version.createdAt }),
+  version: (version: ScriptVersion) => ({
+    versionId: version.versionId, version: version.semver, changelog: version.message, createdAt: version.createdAt, ...packagesOf(version.dependencies),
+  }),
 
   deployment: (script: Script, version: ScriptVersion) => ({ deploymentId: script.deploymentId, versionId: version.versionId, status: 'deployed' as const, deployedAt: script.deployedAt }),
 
@@ -54,10 +60,10 @@ const sdkBase = (script: Script) => ({
 export const sdk = {
   created: (script: Script, installation: Installation, apiKey: string) => ({ ...sdkBase(script), apiKey, installationId: installation.installationId, createdAt: script.createdAt }),
 
-  script: (script: Script, metrics: Pick<Metrics, 'totalExecutions' | 'totalCost' | 'averageDuration' | 'errorRate'>) => ({
+  script: (script: Script, metrics: Pick<Metrics, 'totalExecutions' | 'totalCost' | 'averageDuration' | 'errorRate'>, dependencies?: VersionDependencies | null) => ({
     ...sdkBase(script), serverlessFunctionName: script.serverlessFunctionName, serverlessFunctionArn: script.serverlessFunctionArn,
     totalExecutions: metrics.totalExecutions, totalCost: metrics.totalCost, avgDuration: metrics.averageDuration, errorRate: metrics.errorRate,
-    createdAt: script.createdAt, deployedAt: script.deployedAt, publishedAt: script.publishedAt, lastExecutedAt: script.lastExecutedAt,
+    createdAt: script.createdAt, deployedAt: script.deployedAt, publishedAt: script.publishedAt, lastExecutedAt: script.lastExecutedAt, ...packagesOf(dependencies),
   }),
 
   listItem: (script: Script) => ({
@@ -67,7 +73,7 @@ export const sdk = {
 
   version: (version: ScriptVersion, activeVersion: number | null) => ({
     id: version.versionId, scriptId: version.scriptId, version: version.version, isActive: version.version === activeVersion, commitMessage: version.message,
-    codeHash: version.codeHash, createdAt: version.createdAt, deployedAt: version.deployedAt,
+    codeHash: version.codeHash, createdAt: version.createdAt, deployedAt: version.deployedAt, ...packagesOf(version.dependencies),
   }),
 
   deployment: (script: Script, version: ScriptVersion) => ({

@@ -4,7 +4,11 @@ import { accountService, defaultMonthlyBudgetUsd } from '#functions/accounts/ser
 import { createInstallationStore } from '#functions/resources/installation-store.js';
 import { createResourceStore } from '#functions/resources/store.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
+import { credentialVault, packageInstaller, scriptPackageStore } from '#platform/wiring.js';
+import { systemClock } from '#platform/clock.js';
+import { type DependencyService, createDependencyService } from './dependencies.js';
 import type { BudgetSource, KeyIssuer, ResourceCatalog } from './ports.js';
+import { type RegistryService, createRegistryService, createRegistryStore } from './registries.js';
 
 export const accountKeys: KeyIssuer = {
   issue: (userId, name, scopes) => accountService().issueKey(userId, { name, scopes }),
@@ -35,3 +39,15 @@ export const installedResources = (): ResourceCatalog => {
     },
   };
 };
+
+let registries: RegistryService | undefined;
+export const scriptRegistries = (): RegistryService =>
+  (registries ??= createRegistryService({ store: createRegistryStore(), vault: credentialVault, clock: systemClock }));
+
+let dependencies: DependencyService | undefined;
+export const scriptDependencies = (): DependencyService =>
+  (dependencies ??= createDependencyService({
+    installer: packageInstaller,
+    blobs: scriptPackageStore,
+    registryOf: (userId, ecosystem) => scriptRegistries().registryOf(userId, ecosystem),
+  }));

@@ -350,6 +350,7 @@ describe('infra: capability grants', () => {
     pagesBucket: { env: ['PAGES_BUCKET', 'PAGES_BASE_URL'], action: 's3:PutObject' },
     scriptFunctions: { env: ['SCRIPT_ROLE_ARN', 'SCRIPT_FUNCTION_PREFIX', 'SCRIPT_RUNTIME_LAYER_ARN', 'RESOURCE_CALL_FUNCTION', 'SCRIPT_GRANT_SECRET_ARN'], action: 'lambda:PublishVersion' },
     scriptGrantKey: { env: ['SCRIPT_GRANT_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
+    scriptPackages: { env: ['SCRIPT_PACKAGES_BUCKET'], action: 's3:PutObject' },
     platformWallet: { env: ['PLATFORM_WALLET_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
     feePayer: { env: ['FEE_PAYER_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
     payoutRunner: { env: ['PAYOUT_FUNCTION_NAME'], action: 'lambda:InvokeFunction' },

@@ -2,6 +2,7 @@
 // resource-call function in its environment, a published version per deploy, the `live` alias moved on deploy and
 // rollback; and a run's lease (DynamoDB Local), signed grant and tallied resource calls around the invocation.
 import { GetAliasCommand, GetFunctionConfigurationCommand, LambdaClient, ListVersionsByFunctionCommand, PublishLayerVersionCommand } from '@aws-sdk/client-lambda';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -11,7 +12,7 @@ import { runGraceMs, verifyGrant } from '../../functions/scripts/run-grant.js';
 import { type RunLeases, createRunLeases } from '../../functions/scripts/run-leases.js';
 import { type RunTallies, createRunTallies } from '../../functions/scripts/run-tallies.js';
 import type { InvokeRequest, ScriptRuntime } from '../../functions/scripts/runtime-port.js';
-import { type Moto, startMoto } from '../support/moto.js';
+import { type Moto, createRole, startMoto } from '../support/moto.js';
 import { runGrant } from '../support/script-resource-calls.js';
 
 let moto: Moto;
@@ -23,20 +24,6 @@ const grantKey = randomBytes(32);
 const resourceCallFunction = 'platform-ScriptResourceCall';
 /** What the adapter sent to Lambda's Invoke, as moto received it. */
 const invocations: { FunctionName?: string; Qualifier?: string; Payload?: Uint8Array }[] = [];
-
-/** moto checks that the execution role exists; IAM's query API is enough to make one. */
-async function createRole(endpoint: string, name: string): Promise<string> {
-  const policy = JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] });
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=x' },
-    body: new URLSearchParams({ Action: 'CreateRole', Version: '2010-05-08', RoleName: name, AssumeRolePolicyDocument: policy }).toString(),
-  });
-  const text = await response.text();
-  const arn = /<Arn>([^<]+)<\/Arn>/.exec(text)?.[1];
-  if (!arn) throw new Error(`CreateRole failed: ${text.slice(0, 300)}`);
-  return arn;
-}
 
 beforeAll(async () => {
   process.env.PLATFORM_MODE = 'local';
@@ -52,9 +39,11 @@ beforeAll(async () => {
   await fetch(`${moto.endpoint}/moto-api/config`, { method: 'POST', body: JSON.stringify({ lambda: { use_docker: true } }) });
   const roleArn = await createRole(moto.endpoint, 'platform-script-role');
   const layer = await client.send(new PublishLayerVersionCommand({ LayerName: 'script-runtime', Content: { ZipFile: zipSync({ 'nodejs/lambda.cjs': strToU8('') }) } }));
+  const s3 = new S3Client({ ...moto.clientConfig, forcePathStyle: true });
+  await s3.send(new CreateBucketCommand({ Bucket: 'script-packages' }));
   runtime = createLambdaScriptRuntime({
     client, roleArn, functionPrefix: 'platform-script-', layerArn: layer.LayerVersionArn!, waitSeconds: 10,
-    resourceCallFunction, grantKey: async () => grantKey, leases, tallies,
+    resourceCallFunction, grantKey: async () => grantKey, leases, tallies, packages: { s3, bucket: () => 'script-packages' },
   });
 });
 afterAll(() => moto.stop());

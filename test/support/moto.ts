@@ -43,3 +43,17 @@ export async function startMoto(): Promise<Moto> {
       }),
   };
 }
+
+/** moto checks that the execution role exists; IAM's query API is enough to make one. */
+export async function createRole(endpoint: string, name: string): Promise<string> {
+  const policy = JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] });
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=x' },
+    body: new URLSearchParams({ Action: 'CreateRole', Version: '2010-05-08', RoleName: name, AssumeRolePolicyDocument: policy }).toString(),
+  });
+  const text = await response.text();
+  const arn = /<Arn>([^<]+)<\/Arn>/.exec(text)?.[1];
+  if (!arn) throw new Error(`CreateRole failed: ${text.slice(0, 300)}`);
+  return arn;
+}

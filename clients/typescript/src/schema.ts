@@ -1696,6 +1696,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sdk/v1/scripts/clearPackageRegistry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Back to the public registry; the stored token is deleted
+         * @description Back to the public registry; the stored token is deleted.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:manage`.
+         */
+        post: operations["clearPackageRegistry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sdk/v1/scripts/createSchedule": {
         parameters: {
             query?: never;
@@ -2032,6 +2056,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sdk/v1/scripts/listPackageRegistries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The account's private package registries (tokens never shown)
+         * @description The account's private package registries (tokens never shown).
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
+         */
+        post: operations["listPackageRegistries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sdk/v1/scripts/listScripts": {
         parameters: {
             query?: never;
@@ -2146,6 +2194,30 @@ export interface paths {
          *     Required scope: `*` or `scripts:manage`.
          */
         post: operations["publishScript"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/v1/scripts/setPackageRegistry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Use a private package registry for new versions (npm or pypi)
+         * @description Sets the registry this account installs script dependencies from: an npm registry URL, or a PEP 503 simple index URL for pip. The token is stored encrypted and never returned (npm gets it as `_authToken`, pip as the password of user `__token__`). Versions already created keep what they installed.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:manage`.
+         */
+        post: operations["setPackageRegistry"];
         delete?: never;
         options?: never;
         head?: never;
@@ -13986,7 +14058,11 @@ export interface operations {
                  *       "tags": [
                  *         "string"
                  *       ],
-                 *       "private": true
+                 *       "private": true,
+                 *       "dependencies": [
+                 *         "string"
+                 *       ],
+                 *       "lockfile": "string"
                  *     }
                  */
                 "application/json": {
@@ -13999,7 +14075,13 @@ export interface operations {
                         memory?: number;
                         timeout?: number;
                     };
+                    /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
+                    dependencies?: string[] | {
+                        [key: string]: string;
+                    };
                     description?: string;
+                    /** @description package-lock.json (lockfileVersion 2 or 3) of node dependencies, installed exactly with npm ci */
+                    lockfile?: string;
                     name: string;
                     private?: boolean;
                     /**
@@ -14208,7 +14290,19 @@ export interface operations {
                      *         "updatedAt": "2019-08-24T14:15:22Z",
                      *         "deployedAt": "2019-08-24T14:15:22Z",
                      *         "publishedAt": "2019-08-24T14:15:22Z",
-                     *         "lastExecutedAt": "2019-08-24T14:15:22Z"
+                     *         "lastExecutedAt": "2019-08-24T14:15:22Z",
+                     *         "dependencies": {
+                     *           "declared": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           },
+                     *           "resolved": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           },
+                     *           "lockHash": "string",
+                     *           "sizeBytes": 0
+                     *         }
                      *       },
                      *       "message": "string"
                      *     }
@@ -14226,6 +14320,21 @@ export interface operations {
                             };
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description installed packages of the version; absent when it declares none */
+                            dependencies?: {
+                                /** @description what the version declared: npm package to semver range, or pip requirements */
+                                declared: {
+                                    [key: string]: string;
+                                } | string[];
+                                /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                lockHash: string;
+                                /** @description every installed package with its exact version */
+                                resolved: {
+                                    [key: string]: string;
+                                };
+                                /** @description installed bytes, unpacked */
+                                sizeBytes: number;
+                            };
                             /** Format: date-time */
                             deployedAt: string | null;
                             /** @enum {string} */
@@ -14578,7 +14687,11 @@ export interface operations {
                  *       "category": "string",
                  *       "private": true,
                  *       "code": "string",
-                 *       "changelog": "string"
+                 *       "changelog": "string",
+                 *       "dependencies": [
+                 *         "string"
+                 *       ],
+                 *       "lockfile": "string"
                  *     }
                  */
                 "application/json": {
@@ -14592,7 +14705,13 @@ export interface operations {
                         memory?: number;
                         timeout?: number;
                     };
+                    /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
+                    dependencies?: string[] | {
+                        [key: string]: string;
+                    };
                     description?: string;
+                    /** @description package-lock.json (lockfileVersion 2 or 3) of node dependencies, installed exactly with npm ci */
+                    lockfile?: string;
                     name?: string;
                     private?: boolean;
                     tags?: string[];
@@ -14642,7 +14761,19 @@ export interface operations {
                      *         "updatedAt": "2019-08-24T14:15:22Z",
                      *         "deployedAt": "2019-08-24T14:15:22Z",
                      *         "publishedAt": "2019-08-24T14:15:22Z",
-                     *         "lastExecutedAt": "2019-08-24T14:15:22Z"
+                     *         "lastExecutedAt": "2019-08-24T14:15:22Z",
+                     *         "dependencies": {
+                     *           "declared": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           },
+                     *           "resolved": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           },
+                     *           "lockHash": "string",
+                     *           "sizeBytes": 0
+                     *         }
                      *       },
                      *       "message": "string"
                      *     }
@@ -14660,6 +14791,21 @@ export interface operations {
                             };
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description installed packages of the version; absent when it declares none */
+                            dependencies?: {
+                                /** @description what the version declared: npm package to semver range, or pip requirements */
+                                declared: {
+                                    [key: string]: string;
+                                } | string[];
+                                /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                lockHash: string;
+                                /** @description every installed package with its exact version */
+                                resolved: {
+                                    [key: string]: string;
+                                };
+                                /** @description installed bytes, unpacked */
+                                sizeBytes: number;
+                            };
                             /** Format: date-time */
                             deployedAt: string | null;
                             /** @enum {string} */
@@ -17626,7 +17772,19 @@ export interface operations {
                      *             "versionId": "string",
                      *             "version": "string",
                      *             "changelog": "string",
-                     *             "createdAt": "2019-08-24T14:15:22Z"
+                     *             "createdAt": "2019-08-24T14:15:22Z",
+                     *             "dependencies": {
+                     *               "declared": {
+                     *                 "property1": "string",
+                     *                 "property2": "string"
+                     *               },
+                     *               "resolved": {
+                     *                 "property1": "string",
+                     *                 "property2": "string"
+                     *               },
+                     *               "lockHash": "string",
+                     *               "sizeBytes": 0
+                     *             }
                      *           }
                      *         ],
                      *         "count": 0
@@ -17641,6 +17799,21 @@ export interface operations {
                                 changelog: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description installed packages of the version; absent when it declares none */
+                                dependencies?: {
+                                    /** @description what the version declared: npm package to semver range, or pip requirements */
+                                    declared: {
+                                        [key: string]: string;
+                                    } | string[];
+                                    /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                    lockHash: string;
+                                    /** @description every installed package with its exact version */
+                                    resolved: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description installed bytes, unpacked */
+                                    sizeBytes: number;
+                                };
                                 version: string;
                                 versionId: string;
                             }[];
@@ -17793,12 +17966,22 @@ export interface operations {
                  * @example {
                  *       "code": "string",
                  *       "version": "string",
-                 *       "changelog": "string"
+                 *       "changelog": "string",
+                 *       "dependencies": [
+                 *         "string"
+                 *       ],
+                 *       "lockfile": "string"
                  *     }
                  */
                 "application/json": {
                     changelog?: string;
                     code: string;
+                    /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
+                    dependencies?: string[] | {
+                        [key: string]: string;
+                    };
+                    /** @description package-lock.json (lockfileVersion 2 or 3) of node dependencies, installed exactly with npm ci */
+                    lockfile?: string;
                     version: string;
                 };
             };
@@ -17817,7 +18000,19 @@ export interface operations {
                      *         "versionId": "string",
                      *         "version": "string",
                      *         "changelog": "string",
-                     *         "createdAt": "2019-08-24T14:15:22Z"
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "dependencies": {
+                     *           "declared": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           },
+                     *           "resolved": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           },
+                     *           "lockHash": "string",
+                     *           "sizeBytes": 0
+                     *         }
                      *       },
                      *       "message": "string"
                      *     }
@@ -17827,6 +18022,21 @@ export interface operations {
                             changelog: string | null;
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description installed packages of the version; absent when it declares none */
+                            dependencies?: {
+                                /** @description what the version declared: npm package to semver range, or pip requirements */
+                                declared: {
+                                    [key: string]: string;
+                                } | string[];
+                                /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                lockHash: string;
+                                /** @description every installed package with its exact version */
+                                resolved: {
+                                    [key: string]: string;
+                                };
+                                /** @description installed bytes, unpacked */
+                                sizeBytes: number;
+                            };
                             version: string;
                             versionId: string;
                         };
@@ -17913,6 +18123,160 @@ export interface operations {
                      *         "message": "scriptId not found",
                      *         "details": {
                      *           "scriptId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    clearPackageRegistry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ecosystem": "npm"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    ecosystem: "npm" | "pypi";
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "ecosystem": "npm",
+                     *         "cleared": true
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            cleared: boolean;
+                            /** @enum {string} */
+                            ecosystem: "npm" | "pypi";
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:manage"
+                     *           ]
                      *         }
                      *       }
                      *     }
@@ -18160,7 +18524,11 @@ export interface operations {
                  *       "tags": [
                  *         "string"
                  *       ],
-                 *       "private": true
+                 *       "private": true,
+                 *       "dependencies": [
+                 *         "string"
+                 *       ],
+                 *       "lockfile": "string"
                  *     }
                  */
                 "application/json": {
@@ -18173,7 +18541,13 @@ export interface operations {
                         memory?: number;
                         timeout?: number;
                     };
+                    /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
+                    dependencies?: string[] | {
+                        [key: string]: string;
+                    };
                     description?: string;
+                    /** @description package-lock.json (lockfileVersion 2 or 3) of node dependencies, installed exactly with npm ci */
+                    lockfile?: string;
                     name: string;
                     private?: boolean;
                     /**
@@ -18359,12 +18733,22 @@ export interface operations {
                  * @example {
                  *       "scriptId": "string",
                  *       "code": "string",
-                 *       "commitMessage": "string"
+                 *       "commitMessage": "string",
+                 *       "dependencies": [
+                 *         "string"
+                 *       ],
+                 *       "lockfile": "string"
                  *     }
                  */
                 "application/json": {
                     code: string;
                     commitMessage?: string;
+                    /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
+                    dependencies?: string[] | {
+                        [key: string]: string;
+                    };
+                    /** @description package-lock.json (lockfileVersion 2 or 3) of node dependencies, installed exactly with npm ci */
+                    lockfile?: string;
                     scriptId: string;
                 };
             };
@@ -18387,7 +18771,19 @@ export interface operations {
                      *         "commitMessage": "string",
                      *         "codeHash": "string",
                      *         "createdAt": "2019-08-24T14:15:22Z",
-                     *         "deployedAt": "2019-08-24T14:15:22Z"
+                     *         "deployedAt": "2019-08-24T14:15:22Z",
+                     *         "dependencies": {
+                     *           "declared": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           },
+                     *           "resolved": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           },
+                     *           "lockHash": "string",
+                     *           "sizeBytes": 0
+                     *         }
                      *       },
                      *       "message": "string"
                      *     }
@@ -18398,6 +18794,21 @@ export interface operations {
                             commitMessage: string | null;
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description installed packages of the version; absent when it declares none */
+                            dependencies?: {
+                                /** @description what the version declared: npm package to semver range, or pip requirements */
+                                declared: {
+                                    [key: string]: string;
+                                } | string[];
+                                /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                lockHash: string;
+                                /** @description every installed package with its exact version */
+                                resolved: {
+                                    [key: string]: string;
+                                };
+                                /** @description installed bytes, unpacked */
+                                sizeBytes: number;
+                            };
                             /** Format: date-time */
                             deployedAt: string | null;
                             id: string;
@@ -19976,7 +20387,19 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "deployedAt": "2019-08-24T14:15:22Z",
                      *         "publishedAt": "2019-08-24T14:15:22Z",
-                     *         "lastExecutedAt": "2019-08-24T14:15:22Z"
+                     *         "lastExecutedAt": "2019-08-24T14:15:22Z",
+                     *         "dependencies": {
+                     *           "declared": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           },
+                     *           "resolved": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           },
+                     *           "lockHash": "string",
+                     *           "sizeBytes": 0
+                     *         }
                      *       },
                      *       "message": "string"
                      *     }
@@ -19988,6 +20411,21 @@ export interface operations {
                             avgDuration: number;
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description installed packages of the version; absent when it declares none */
+                            dependencies?: {
+                                /** @description what the version declared: npm package to semver range, or pip requirements */
+                                declared: {
+                                    [key: string]: string;
+                                } | string[];
+                                /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                lockHash: string;
+                                /** @description every installed package with its exact version */
+                                resolved: {
+                                    [key: string]: string;
+                                };
+                                /** @description installed bytes, unpacked */
+                                sizeBytes: number;
+                            };
                             /** Format: date-time */
                             deployedAt: string | null;
                             /** @enum {string} */
@@ -20148,11 +20586,18 @@ export interface operations {
                  *           "type": "string"
                  *         }
                  *       },
-                 *       "scriptId": "string"
+                 *       "scriptId": "string",
+                 *       "dependencies": [
+                 *         "string"
+                 *       ]
                  *     }
                  */
                 "application/json": {
                     code: string;
+                    /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
+                    dependencies?: string[] | {
+                        [key: string]: string;
+                    };
                     eventType?: string;
                     /** @enum {string} */
                     runtime?: "nodejs18" | "python3.11";
@@ -20188,7 +20633,11 @@ export interface operations {
                      *           }
                      *         ],
                      *         "callAdapterCallsCount": 0,
-                     *         "mirraSDKCallsCount": 0
+                     *         "mirraSDKCallsCount": 0,
+                     *         "suggestedDependencies": {
+                     *           "property1": "string",
+                     *           "property2": "string"
+                     *         }
                      *       },
                      *       "message": "string"
                      *     }
@@ -20205,6 +20654,10 @@ export interface operations {
                                 suggestion: string;
                             }[];
                             mirraSDKCallsCount: number;
+                            /** @description packages the code imports that are not declared: a dependencies value to give createScript or createVersion */
+                            suggestedDependencies?: {
+                                [key: string]: string;
+                            } | string[];
                             valid: boolean;
                         };
                         message?: string;
@@ -20541,6 +20994,161 @@ export interface operations {
             };
         };
     };
+    listPackageRegistries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "registries": [
+                     *           {
+                     *             "ecosystem": "npm",
+                     *             "url": "string",
+                     *             "hasToken": true,
+                     *             "updatedAt": "2019-08-24T14:15:22Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            registries: {
+                                /** @enum {string} */
+                                ecosystem: "npm" | "pypi";
+                                /** @description a token is stored (sealed; it is never returned) */
+                                hasToken: boolean;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                url: string;
+                            }[];
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listScripts: {
         parameters: {
             query?: never;
@@ -20748,7 +21356,19 @@ export interface operations {
                      *             "commitMessage": "string",
                      *             "codeHash": "string",
                      *             "createdAt": "2019-08-24T14:15:22Z",
-                     *             "deployedAt": "2019-08-24T14:15:22Z"
+                     *             "deployedAt": "2019-08-24T14:15:22Z",
+                     *             "dependencies": {
+                     *               "declared": {
+                     *                 "property1": "string",
+                     *                 "property2": "string"
+                     *               },
+                     *               "resolved": {
+                     *                 "property1": "string",
+                     *                 "property2": "string"
+                     *               },
+                     *               "lockHash": "string",
+                     *               "sizeBytes": 0
+                     *             }
                      *           }
                      *         ]
                      *       },
@@ -20763,6 +21383,21 @@ export interface operations {
                                 commitMessage: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description installed packages of the version; absent when it declares none */
+                                dependencies?: {
+                                    /** @description what the version declared: npm package to semver range, or pip requirements */
+                                    declared: {
+                                        [key: string]: string;
+                                    } | string[];
+                                    /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                    lockHash: string;
+                                    /** @description every installed package with its exact version */
+                                    resolved: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description installed bytes, unpacked */
+                                    sizeBytes: number;
+                                };
                                 /** Format: date-time */
                                 deployedAt: string | null;
                                 id: string;
@@ -21287,6 +21922,171 @@ export interface operations {
                             scriptId: string;
                             /** @enum {string} */
                             status: "draft" | "published" | "archived";
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setPackageRegistry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ecosystem": "npm",
+                 *       "url": "http://example.com",
+                 *       "token": "string"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    ecosystem: "npm" | "pypi";
+                    token?: string;
+                    /** Format: uri */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "ecosystem": "npm",
+                     *         "url": "string",
+                     *         "hasToken": true,
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            /** @enum {string} */
+                            ecosystem: "npm" | "pypi";
+                            /** @description a token is stored (sealed; it is never returned) */
+                            hasToken: boolean;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            url: string;
                         };
                         message?: string;
                         /** @enum {boolean} */

@@ -1,18 +1,19 @@
-// Originals of documents in S3 (DOCUMENTS_BUCKET); large files arrive through a presigned PUT that signs the exact size.
+// Blobs in S3: originals of documents (DOCUMENTS_BUCKET; large files arrive through a presigned PUT that signs the
+// exact size) and the scripts area's installed packages (SCRIPT_PACKAGES_BUCKET).
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { BlobStore } from '#functions/documents/ports.js';
-import { envNames } from '#platform/env-names.js';
+import { type EnvName, envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
 
 const isMissing = (error: unknown) => error instanceof Error && (error.name === 'NoSuchKey' || error.name === 'NotFound');
 
-/** The bucket comes from DOCUMENTS_BUCKET, which the `documentsBucket` grant sets; read when used, not at construction. */
-export function createS3BlobStore(clientConfig: S3ClientConfig = {}, bucketName?: string): BlobStore {
+/** The bucket comes from `bucketEnv`, which the route's grant sets; read when used, not at construction. */
+export function createS3BlobStore(clientConfig: S3ClientConfig = {}, bucketName?: string, bucketEnv: EnvName = envNames.documentsBucket): BlobStore {
   const client = new S3Client(clientConfig);
   const bucket = () => {
-    const name = bucketName ?? readEnv(envNames.documentsBucket);
-    if (!name) throw new Error('DOCUMENTS_BUCKET is not set: the route needs `uses: [documentsBucket]`');
+    const name = bucketName ?? readEnv(bucketEnv);
+    if (!name) throw new Error(`${bucketEnv} is not set: the route needs the grant that sets it`);
     return name;
   };
   return {

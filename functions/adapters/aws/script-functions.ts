@@ -8,6 +8,7 @@ import {
   PublishVersionCommand, ResourceNotFoundException, type Runtime, TooManyRequestsException, UpdateAliasCommand, UpdateFunctionCodeCommand,
   UpdateFunctionConfigurationCommand, waitUntilFunctionActiveV2, waitUntilFunctionUpdatedV2,
 } from '@aws-sdk/client-lambda';
+import { S3Client } from '@aws-sdk/client-s3';
 import { strToU8, zipSync } from 'fflate';
 import { scriptGrantKey } from '#adapters/script-grant-key.js';
 import { TooManyRequestsError, UpstreamError } from '#platform/errors.js';
@@ -21,6 +22,7 @@ import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type Script
 import { type EnvName, envNames } from '#platform/env-names.js';
 import { readEnv, requiredEnv } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
+import { type PackageUploadOptions, dependencyLayer, packageSource } from './script-packages.js';
 
 /** DESIGN.md §3: `nodejs18` runs on the newest Node runtime Lambda offers (the one lib/platform-function.ts picks). */
 export const lambdaRuntimes: Record<RuntimeLabel, { runtime: Runtime; handler: string }> = {
@@ -44,6 +46,8 @@ export interface LambdaRuntimeOptions {
   tallies: { close(executionId: string): Promise<RunUsage> };
   /** How long to wait for a function to become active or finish an update. */
   waitSeconds?: number;
+  /** Where packages past the direct-upload limit go, and dependency layers come from. */
+  packages: PackageUploadOptions;
 }
 
 /** The function's own code: the user's script, and for Node the one-line entry into the layer's wrapper. */
@@ -101,21 +105,21 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
       Role: options.roleArn,
       Timeout: request.timeoutSeconds,
       MemorySize: request.memoryMb,
-      Layers: [options.layerArn],
+      Layers: [options.layerArn, ...(request.dependencies ? [await dependencyLayer(client, request.dependencies, lambdaRuntimes[request.runtime].runtime, options.functionPrefix, options.packages)] : [])],
       // x86_64: the GB-second price the platform's cost figures use (functions/scripts/cost.ts).
       Architectures: ['x86_64' as const],
       Description: `script ${request.scriptId}`,
       Environment: { Variables: { RESOURCE_CALL_FUNCTION: options.resourceCallFunction } },
     };
-    const ZipFile = packageZip(await request.code());
+    const code = await packageSource(packageZip(await request.code()), `functions/${request.scriptId}/${request.version}-${request.codeHash.slice(0, 16)}.zip`, options.packages);
     if (await exists(functionName)) {
       const { Architectures: _fixed, ...changeable } = settings;
-      await client.send(new UpdateFunctionCodeCommand({ FunctionName: functionName, ZipFile }));
+      await client.send(new UpdateFunctionCodeCommand({ FunctionName: functionName, ...code }));
       await waitUntilFunctionUpdatedV2(waiter, { FunctionName: functionName });
       await client.send(new UpdateFunctionConfigurationCommand({ FunctionName: functionName, ...changeable }));
       await waitUntilFunctionUpdatedV2(waiter, { FunctionName: functionName });
     } else {
-      await client.send(new CreateFunctionCommand({ FunctionName: functionName, ...settings, Code: { ZipFile }, Publish: false }));
+      await client.send(new CreateFunctionCommand({ FunctionName: functionName, ...settings, Code: code, Publish: false }));
       await waitUntilFunctionActiveV2(waiter, { FunctionName: functionName });
     }
     const published = await client.send(new PublishVersionCommand({ FunctionName: functionName, Description: `version ${request.version} (${request.codeHash.slice(0, 12)})` }));
@@ -191,6 +195,7 @@ export function lambdaScriptRuntime(): ScriptRuntime {
     grantKey: scriptGrantKey,
     leases: createRunLeases(),
     tallies: createRunTallies(),
+    packages: { s3: traced(new S3Client({})), bucket: () => required(envNames.scriptPackagesBucket) },
   });
   return runtime;
 }

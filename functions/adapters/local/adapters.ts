@@ -17,6 +17,7 @@ import { backgroundPayoutTrigger } from './payout-trigger.js';
 import { localPagesHost } from './pages-host.js';
 import { localScheduler } from './scheduler.js';
 import { logMetrics } from './log-metrics.js';
+import { createLocalPackageInstaller } from './package-installer.js';
 import { type LocalScriptRuntime, createLocalScriptRuntime } from './script-pool.js';
 import { createLocalTemplateBuilder } from './template-builder.js';
 import { createUseEmbedder } from './use-embedder.js';
@@ -48,6 +49,13 @@ export const localAdapters: LocalAdapters = {
   backgroundRuns: createBackgroundRuns,
   embedder: () => (embedder ??= createUseEmbedder()),
   scriptRuntime: localScriptRuntime,
+  packageInstaller: () =>
+    createLocalPackageInstaller({
+      workDir: join(settings.dataDir, 'package-installs'),
+      cacheDir: join(settings.dataDir, 'package-cache'),
+      timeoutMs: settings.numberOr(envNames.packageInstallTimeoutSeconds, 180) * 1000,
+    }),
+  scriptPackages: () => createFileBlobStore('script-packages'),
   // Loaded on first use: the embedded bank's native module is large.
   solanaLedger: async () => (await import('./solana-ledger.js')).bankLedger(),
   platformSigners: async () => (await import('./solana-signers.js')).bankSigners(),

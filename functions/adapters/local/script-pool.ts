@@ -1,9 +1,13 @@
 // Local adapter of the ScriptRuntime port: deployed versions are staged on disk, and runs go to warm worker
 // processes kept per version and memory size, reused like warm Lambda containers and recycled when idle.
 import { chmodSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { unzipSync } from 'fflate';
 import { totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { TooManyRequestsError } from '#platform/errors.js';
+import type { DependencyTree } from '#functions/scripts/dependencies.js';
 import { type ExecutionError, limits } from '#functions/scripts/model.js';
 import { pythonExecutable } from '#functions/scripts/python.js';
 import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey } from '#functions/scripts/runtime-port.js';
@@ -12,6 +16,8 @@ import { ScriptWorker } from './script-worker.js';
 
 export interface PoolOptions {
   stageDir: string;
+  /** Installed packages, one read-only tree per lock hash shared by every version with that lock; default `<stageDir>/../script-deps`. */
+  dependenciesDir?: string;
   functionPrefix: string;
   /** A worker unused this long is stopped, as Lambda recycles idle containers. */
   idleMs: number;
@@ -30,10 +36,31 @@ export interface LocalScriptRuntime extends ScriptRuntime {
 }
 
 /** The interpreter the sandbox uid can reach: a copy installed under a private home (pyenv in /root) cannot be bound. */
-async function workerPython(sandbox: SandboxMode): Promise<string | undefined> {
+export async function workerPython(sandbox: SandboxMode): Promise<string | undefined> {
   const found = await pythonExecutable();
   if (!found || sandbox.kind === 'none' || !sandbox.runAs || reachableByOthers(found)) return found;
   return ['/usr/bin/python3', '/usr/local/bin/python3'].find((candidate) => existsSync(candidate) && reachableByOthers(candidate)) ?? found;
+}
+
+/** Unpacks a lock's tree once; versions with the same lock hash mount the same directory. */
+async function stageDependencies(dependenciesDir: string, tree: DependencyTree): Promise<string> {
+  const dir = join(dependenciesDir, tree.lockHash);
+  if (existsSync(dir)) return dir;
+  const partial = `${dir}.${randomUUID()}.part`;
+  for (const [path, bytes] of Object.entries(unzipSync(await tree.archive()))) {
+    if (path.endsWith('/')) continue;
+    await mkdir(dirname(join(partial, path)), { recursive: true });
+    await writeFile(join(partial, path), bytes, { mode: 0o644 });
+  }
+  await mkdir(partial, { recursive: true });
+  try {
+    await rename(partial, dir);
+  } catch (error) {
+    // Another run unpacked the same lock meanwhile: theirs is as good.
+    await rm(partial, { recursive: true, force: true });
+    if (!existsSync(dir)) throw error;
+  }
+  return dir;
 }
 
 const versionDir = (options: PoolOptions, scriptId: string, version: number, codeHash: string) => join(options.stageDir, scriptId, `${version}-${codeHash.slice(0, 16)}`);
@@ -50,6 +77,8 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
   /** Runs waiting for a worker slot, woken whenever a worker goes idle or away. */
   const slotWaiters = new Set<() => void>();
   mkdirSync(options.stageDir, { recursive: true });
+  const dependenciesDir = options.dependenciesDir ?? join(dirname(options.stageDir), 'script-deps');
+  const dependenciesOf = async (tree: DependencyTree | undefined) => (tree ? stageDependencies(dependenciesDir, tree) : undefined);
   /**
    * A sandbox running as another uid binds staged code through the stage directory and the data directory above it:
    * both become traversable by others (not listable). Their files keep their own modes (dev.json and the key are 0600).
@@ -146,6 +175,7 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
       started = await ScriptWorker.start({
         runtime: request.runtime,
         scriptDir: await stage(request),
+        dependenciesDir: await dependenciesOf(request.dependencies),
         memoryMb: request.memoryMb,
         python: request.runtime === 'python3.11' ? await workerPython(sandbox) : undefined,
         sandbox,
@@ -165,6 +195,7 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
     async deploy(request: DeployRequest) {
       const functionName = `${options.functionPrefix}${request.scriptId}`;
       await stage(request);
+      await dependenciesOf(request.dependencies);
       return {
         functionName,
         functionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,

@@ -9,7 +9,7 @@ import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 /** Where the sandbox shows the runtime layer, the version's code and the private tmp. */
-export const sandboxPaths = { runtime: '/opt/platform-runtime', task: '/var/task', tmp: '/tmp' } as const;
+export const sandboxPaths = { runtime: '/opt/platform-runtime', task: '/var/task', tmp: '/tmp', dependencies: '/opt/dependencies' } as const;
 
 /** The uid scripts run as when the platform runs as root (nobody); otherwise the platform's own uid, unprivileged. */
 const sandboxUid = 65534;
@@ -44,12 +44,20 @@ export interface SandboxRequest {
   /** The whole environment the script sees; nothing of the platform's passes through. */
   env: Record<string, string>;
   command: string[];
+  /** The version's installed packages, shown read-only at sandboxPaths.dependencies. */
+  dependenciesDir?: string;
 }
 
-const namespaceArgs = ['--unshare-user', '--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try', '--disable-userns'];
+const namespaceArgs = ['--unshare-user', '--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try', '--disable-userns'];
 
-function baseArgs(): string[] {
-  const args = [...namespaceArgs, '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'sandbox', '--ro-bind', '/usr', '/usr'];
+/** Without its own network namespace (package installs reach the registry), the sandbox also needs name resolution. */
+function networkArgs(network: boolean): string[] {
+  if (!network) return ['--unshare-net'];
+  return ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf'].filter((file) => existsSync(file)).flatMap((file) => ['--ro-bind', realpathSync(file), file]);
+}
+
+function baseArgs(network = false): string[] {
+  const args = [...namespaceArgs, ...networkArgs(network), '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'sandbox', '--ro-bind', '/usr', '/usr'];
   for (const dir of ['/bin', '/lib', '/lib64', '/lib32', '/sbin']) {
     if (!existsSync(dir)) continue;
     args.push(...(lstatSync(dir).isSymbolicLink() ? ['--symlink', realpathSync(dir).replace(/^\//, ''), dir] : ['--ro-bind', dir, dir]));
@@ -108,9 +116,38 @@ export function sandboxedCommand(mode: Extract<SandboxMode, { kind: 'bwrap' }>, 
     file: 'bwrap',
     args: [
       ...baseArgs(), ...binds, '--ro-bind', request.runtimeDir, sandboxPaths.runtime, '--ro-bind', request.taskDir, sandboxPaths.task,
+      ...(request.dependenciesDir ? ['--ro-bind', request.dependenciesDir, sandboxPaths.dependencies] : []),
       // The root bubblewrap builds is a tmpfs of its own: read-only once everything is mounted, tmp alone stays writable.
       '--remount-ro', '/', '--clearenv', ...Object.entries(request.env).flatMap(([name, value]) => ['--setenv', name, value]),
       // Set inside the namespaces: the process count is then the sandbox's own, not shared by every worker of the uid.
+      '--', '/usr/bin/prlimit', ...limits, '--', ...request.command,
+    ],
+    env: request.env,
+    ...mode.runAs,
+  };
+}
+
+export interface InstallSandboxRequest {
+  systemDirs: string[];
+  /** Host directories shown writable inside, by their path inside. */
+  writable: Record<string, string>;
+  addressSpaceMb: number;
+  env: Record<string, string>;
+  command: string[];
+}
+
+/**
+ * A package manager's sandbox: the registry is reachable, install scripts never run (the caller's flags), and the
+ * only writable places are the install's own directories and the private tmp; the data directory is not there.
+ */
+export function installSandboxCommand(mode: Extract<SandboxMode, { kind: 'bwrap' }>, request: InstallSandboxRequest): SandboxedCommand {
+  const binds = request.systemDirs.filter((dir) => dir !== '/usr' && !dir.startsWith('/usr/')).flatMap((dir) => ['--ro-bind', dir, dir]);
+  const writable = Object.entries(request.writable).flatMap(([inside, host]) => ['--bind', host, inside]);
+  const limits = [`--as=${request.addressSpaceMb * 1024 * 1024}`, `--nproc=${maxProcessesPerWorker}`, `--fsize=${maxFileBytes}`, `--nofile=${maxOpenFiles * 4}`, '--core=0'];
+  return {
+    file: 'bwrap',
+    args: [
+      ...baseArgs(true), ...binds, ...writable, '--clearenv', ...Object.entries(request.env).flatMap(([name, value]) => ['--setenv', name, value]),
       '--', '/usr/bin/prlimit', ...limits, '--', ...request.command,
     ],
     env: request.env,

@@ -25,10 +25,15 @@ const longRunMs = 500;
 export interface WorkerSpec {
   runtime: RuntimeLabel;
   scriptDir: string;
+  /** The version's installed packages (`nodejs/node_modules` or `python`), mounted read-only. */
+  dependenciesDir?: string;
   memoryMb: number;
   python?: string;
   sandbox: SandboxMode;
 }
+
+/** Where the worker sees the version's packages: the sandbox's mount, or the host directory when unsandboxed. */
+const dependenciesPath = (spec: WorkerSpec) => (spec.dependenciesDir === undefined ? undefined : spec.sandbox.kind === 'bwrap' ? sandboxPaths.dependencies : spec.dependenciesDir);
 
 /** The interpreter's own tree (`<prefix>/bin/<exe>`), shown read-only inside the sandbox. */
 const installPrefix = (executable: string) => dirname(dirname(executable));
@@ -38,25 +43,28 @@ function command(spec: WorkerSpec, workDir: string, env: Record<string, string>)
   const runtimeDir = sandboxed ? sandboxPaths.runtime : wrapperDir;
   const taskDir = sandboxed ? sandboxPaths.task : spec.scriptDir;
   const tmp = sandboxed ? sandboxPaths.tmp : workDir;
+  const packages = dependenciesPath(spec);
   let interpreter: string[];
   if (spec.runtime === 'nodejs18') {
     const node = join(runtimeDir, 'nodejs');
     interpreter = [
       process.execPath,
-      // Node's permission model: read the wrapper and the script, write the own temp dir, no child processes, workers or addons.
-      '--experimental-permission', `--allow-fs-read=${node}/`, `--allow-fs-read=${taskDir}/`, `--allow-fs-read=${tmp}/`, `--allow-fs-write=${tmp}/`,
+      // Node's permission model: read the wrapper, the script and its packages, write the own temp dir, no child processes, workers or addons.
+      '--experimental-permission', `--allow-fs-read=${node}/`, `--allow-fs-read=${taskDir}/`, ...(packages ? [`--allow-fs-read=${packages}/`] : []),
+      `--allow-fs-read=${tmp}/`, `--allow-fs-write=${tmp}/`,
       '--disable-warning=ExperimentalWarning', `--max-old-space-size=${spec.memoryMb}`, join(node, 'worker.cjs'), join(taskDir, 'script.cjs'),
       inheritedDescriptors().join(','),
     ];
   } else {
     if (!spec.python) throw new Error('python3 is not installed on this machine');
-    interpreter = [spec.python, '-E', '-S', '-B', join(runtimeDir, 'python', 'platform_worker.py'), join(taskDir, 'script.py'), String(spec.memoryMb)];
+    interpreter = [spec.python, '-E', '-S', '-B', join(runtimeDir, 'python', 'platform_worker.py'), join(taskDir, 'script.py'), String(spec.memoryMb), ...(packages ? [join(packages, 'python')] : [])];
   }
   if (spec.sandbox.kind === 'none') return { file: interpreter[0]!, args: interpreter.slice(1), env };
   return sandboxedCommand(spec.sandbox, {
     systemDirs: [installPrefix(interpreter[0]!)],
     runtimeDir: wrapperDir,
     taskDir: spec.scriptDir,
+    dependenciesDir: spec.dependenciesDir,
     // V8 reserves about 1 GB of address space up front; CPython little. The exact limit is watched on resident memory.
     addressSpaceMb: spec.memoryMb + (spec.runtime === 'nodejs18' ? 1024 : 256),
     env,
@@ -149,7 +157,9 @@ export class ScriptWorker {
     if (spec.sandbox.kind === 'none') this.workDir = mkdtempSync(join(tmpdir(), 'platform-script-'));
     const tmp = this.workDir ?? sandboxPaths.tmp;
     // Only what a script needs: no platform secrets, keys or endpoints reach user code.
-    const env = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: tmp, TMPDIR: tmp, LANG: 'C.UTF-8', TZ: 'UTC', LAMBDA_TASK_ROOT: spec.sandbox.kind === 'none' ? spec.scriptDir : sandboxPaths.task };
+    const env = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: tmp, TMPDIR: tmp, LANG: 'C.UTF-8', TZ: 'UTC', LAMBDA_TASK_ROOT: spec.sandbox.kind === 'none' ? spec.scriptDir : sandboxPaths.task,
+      // As Lambda resolves a layer's /opt/nodejs/node_modules.
+      ...(spec.runtime === 'nodejs18' && dependenciesPath(spec) && { NODE_PATH: join(dependenciesPath(spec)!, 'nodejs', 'node_modules') }) };
     const { file, args, env: spawnEnv, uid, gid } = command(spec, tmp, env);
     this.child = spawn(file, args, { cwd: this.workDir ?? '/', env: spawnEnv, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...(uid !== undefined && { uid, gid }) });
     this.channel = this.child.stdio[3] as Duplex;

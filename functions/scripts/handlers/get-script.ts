@@ -5,6 +5,7 @@ import { scriptService } from '../service.js';
 import { sdk } from '../views.js';
 
 export const handler = httpHandler(scriptRoutes.getScript, async ({ input, caller }) => {
-  const script = await scriptService().readable(caller.userId, input.scriptId);
-  return sdk.script(script, statsOf(script));
+  const service = scriptService();
+  const script = await service.readable(caller.userId, input.scriptId);
+  return sdk.script(script, statsOf(script), await service.dependenciesOf(script));
 });

@@ -4,6 +4,6 @@ import { scriptService } from '../service.js';
 import { rest } from '../views.js';
 
 export const handler = httpHandler(scriptRoutes.restCreateVersion, async ({ input, caller }) => {
-  const { version } = await scriptService().createVersion(caller.userId, input.scriptId, { code: input.code, message: input.changelog, semver: input.version });
+  const { version } = await scriptService().createVersion(caller.userId, input.scriptId, { code: input.code, message: input.changelog, semver: input.version, dependencies: input.dependencies, lockfile: input.lockfile });
   return rest.version(version);
 });

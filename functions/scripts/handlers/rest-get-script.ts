@@ -3,4 +3,8 @@ import { scriptRoutes } from '../routes.js';
 import { scriptService } from '../service.js';
 import { rest } from '../views.js';
 
-export const handler = httpHandler(scriptRoutes.restGetScript, async ({ input, caller }) => rest.script(await scriptService().readable(caller.userId, input.scriptId)));
+export const handler = httpHandler(scriptRoutes.restGetScript, async ({ input, caller }) => {
+  const service = scriptService();
+  const script = await service.readable(caller.userId, input.scriptId);
+  return rest.script(script, await service.dependenciesOf(script));
+});

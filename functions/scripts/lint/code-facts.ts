@@ -13,6 +13,8 @@ export interface CodeFacts {
   dataAccesses: Array<{ line: number; path: string[] }>;
   /** Calls on the platform SDK object (`mirra.*` or `sdk.*`). */
   sdkCalls: Array<{ line: number; call: string }>;
+  /** Modules the code imports (`import`, `require`, `import()` with a literal name), as written. */
+  imports: Array<{ line: number; module: string }>;
 }
 
 type AnyNode = Node & Record<string, any>;
@@ -59,7 +61,7 @@ function findHandler(body: AnyNode[]): AnyNode | undefined {
 }
 
 export function javascriptFacts(code: string): CodeFacts {
-  const facts: CodeFacts = { resourceCalls: [], dataAccesses: [], sdkCalls: [] };
+  const facts: CodeFacts = { resourceCalls: [], dataAccesses: [], sdkCalls: [], imports: [] };
   let program: AnyNode;
   try {
     program = parseNode(code).program as AnyNode;
@@ -98,7 +100,17 @@ export function javascriptFacts(code: string): CodeFacts {
       const known = (firstComputed < 0 ? path : path.slice(0, firstComputed)) as string[];
       if (known.length) facts.dataAccesses.push({ line: node.loc!.start.line, path: known });
     },
+    ImportDeclaration(node: AnyNode) {
+      facts.imports.push({ line: node.loc!.start.line, module: node.source.value });
+    },
+    ImportExpression(node: AnyNode) {
+      if (node.source.type === 'Literal' && typeof node.source.value === 'string') facts.imports.push({ line: node.loc!.start.line, module: node.source.value });
+    },
     CallExpression(node: AnyNode) {
+      const [first] = node.arguments;
+      if (node.callee.type === 'Identifier' && node.callee.name === 'require' && first?.type === 'Literal' && typeof first.value === 'string') {
+        facts.imports.push({ line: node.loc!.start.line, module: first.value });
+      }
       if (node.callee.type !== 'MemberExpression') return;
       const { root, keys } = chainOf(node.callee);
       if (root === 'resources' && keys.length === 2 && keys[1] !== undefined) facts.resourceCalls.push({ line: node.loc!.start.line, method: keys[1], ...(keys[0] !== undefined && { name: keys[0] }) });

@@ -1,10 +1,12 @@
 // lintScript (SPEC.md): missing async handler, invalid adapter operations, event.data field access checked
 // against eventType and scriptInputSchema, with lines and suggestions.
+import type { DeclaredDependencies } from '../dependency-port.js';
 import type { RuntimeLabel } from '../model.js';
 import { pythonFacts } from '../python.js';
 import type { LintRequest } from '../schemas.js';
 import { type CodeFacts, javascriptFacts } from './code-facts.js';
 import { eventFieldProblem } from './event-shape.js';
+import { suggestedDependencies } from './imports.js';
 
 export interface LintIssue {
   severity: 'error' | 'warning';
@@ -19,6 +21,8 @@ export interface LintReport {
   issues: LintIssue[];
   callAdapterCallsCount: number;
   mirraSDKCallsCount: number;
+  /** Imported packages not declared: the `dependencies` to give createScript or createVersion. */
+  suggestedDependencies?: DeclaredDependencies;
 }
 
 export interface LintContext {
@@ -91,6 +95,7 @@ export async function lintScript(request: LintRequest, context: LintContext): Pr
     }
     issues.push(...(await resourceIssues(facts, context)), ...dataIssues(facts, request));
   }
+  const suggested = facts && !facts.syntaxError ? suggestedDependencies(runtime, facts, request.dependencies) : undefined;
   const unique = [...new Map(issues.map((issue) => [`${issue.line}|${issue.severity}|${issue.message}`, issue])).values()].sort((a, b) => a.line - b.line);
   return {
     valid: !unique.some((issue) => issue.severity === 'error'),
@@ -98,5 +103,6 @@ export async function lintScript(request: LintRequest, context: LintContext): Pr
     issues: unique,
     callAdapterCallsCount: facts?.resourceCalls.length ?? 0,
     mirraSDKCallsCount: facts?.sdkCalls.length ?? 0,
+    ...(suggested && { suggestedDependencies: suggested }),
   };
 }

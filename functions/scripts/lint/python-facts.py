@@ -1,10 +1,13 @@
 """Reads Python script code on stdin and prints, as JSON, the facts lint/code-facts.ts describes:
-syntax error, the handler, resources calls, event['data'] field reads and SDK calls, with line numbers."""
+syntax error, the handler, resources calls, event['data'] field reads, SDK calls and imported modules
+outside the standard library, with line numbers."""
 import ast
 import json
 import sys
 
 SDK_ROOTS = {'mirra', 'sdk'}
+# Provided by the platform's runtime wrapper, not installed.
+LOCAL_MODULES = {'platform_runtime'}
 
 
 def constant_key(node):
@@ -39,8 +42,8 @@ def facts(code):
         tree = ast.parse(code)
     except SyntaxError as error:
         return {'syntaxError': {'message': error.msg, 'line': error.lineno or 1, 'column': error.offset or 1},
-                'resourceCalls': [], 'dataAccesses': [], 'sdkCalls': []}
-    result = {'resourceCalls': [], 'dataAccesses': [], 'sdkCalls': []}
+                'resourceCalls': [], 'dataAccesses': [], 'sdkCalls': [], 'imports': []}
+    result = {'resourceCalls': [], 'dataAccesses': [], 'sdkCalls': [], 'imports': []}
     event_name = 'event'
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == 'handler':
@@ -59,6 +62,16 @@ def facts(code):
         if stepped is not None:
             inner.add(id(stepped[0]))
     for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules = [node.module]
+        else:
+            modules = []
+        for module in modules:
+            top = module.split('.')[0]
+            if top not in sys.stdlib_module_names and top not in LOCAL_MODULES:
+                result['imports'].append({'line': node.lineno, 'module': top})
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute):

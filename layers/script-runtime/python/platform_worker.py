@@ -1,6 +1,6 @@
 """Local-mode worker: one warm process per concurrent execution of a deployed version (a Lambda
 container's stand-in). Speaks newline-delimited JSON with the platform over fd 3.
-Usage: python3 -E -S -B platform_worker.py <script.py> <memory MB>"""
+Usage: python3 -E -S -B platform_worker.py <script.py> <memory MB> [<installed packages dir>]"""
 import ipaddress
 import json
 import os
@@ -34,13 +34,13 @@ def _is_private(host):
     return False
 
 
-def _guard(script_dir, work_dir):
+def _guard(script_dir, work_dir, packages_dir):
     """Defence in depth for local mode (CPython audit hooks are not a hard boundary; production runs in Lambda):
     no processes, signals or native calls; files only from the interpreter, the script and its own temp dir;
     loopback and private addresses only through `resources`."""
     stdlib = {os.path.realpath(path) for path in sysconfig.get_paths().values()} | {os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}
-    readable = tuple(stdlib | {os.path.realpath(script_dir), os.path.realpath(work_dir), '/dev/urandom', '/dev/null', '/etc/ssl', '/etc/pki',
-                               '/usr/lib/ssl', '/usr/share/ca-certificates', '/etc/hosts', '/etc/resolv.conf', '/etc/nsswitch.conf',
+    own = {os.path.realpath(path) for path in (script_dir, work_dir, packages_dir) if path}
+    readable = tuple(stdlib | own | {'/dev/urandom', '/dev/null', '/etc/ssl', '/etc/pki', '/usr/lib/ssl', '/usr/share/ca-certificates', '/etc/hosts', '/etc/resolv.conf', '/etc/nsswitch.conf',
                                '/etc/localtime', '/usr/share/zoneinfo', '/etc/mime.types'})
     writable = os.path.realpath(work_dir)
 
@@ -95,13 +95,17 @@ class _Channel:
 
 def main():
     script_path, memory_mb = sys.argv[1], int(sys.argv[2])
+    packages_dir = sys.argv[3] if len(sys.argv) > 3 else None
+    if packages_dir:
+        # As Lambda puts a layer's /opt/python on the path.
+        sys.path.append(packages_dir)
     # Descriptors the platform's launcher left open reach this process too; only the channel (3) is ours.
     os.closerange(4, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
     # A backstop for one huge allocation; the platform watches resident memory against the exact limit.
     limit = (memory_mb + 256) * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     channel = _Channel()
-    _guard(os.path.dirname(script_path), os.getcwd())
+    _guard(os.path.dirname(script_path), os.getcwd(), packages_dir)
     try:
         handler = platform_runtime.load_handler(script_path, platform_runtime.Resources(channel.call_resource))
         channel.send({'type': 'ready'})

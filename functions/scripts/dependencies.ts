@@ -1,0 +1,123 @@
+// A version's packages: resolved, installed and locked once when the version is created, kept as one zip in the
+// blob store under the lock's hash (so versions with equal locks share it), and counted with the code against
+// SPEC.md's 50 MB. The version item holds only what was declared, what was resolved and the lock's hash.
+import { readFile, readdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { zipSync } from 'fflate';
+import type { BlobStore } from '#functions/documents/ports.js';
+import { ValidationError } from '#platform/errors.js';
+import { sha256Hex } from '#platform/ids.js';
+import { type DeclaredDependencies, type PackageInstaller, type PackageRegistry, PackageRefusedError, PackageResolutionError } from './dependency-port.js';
+import type { RuntimeLabel, ScriptVersion } from './model.js';
+
+/** SPEC.md Limits/Scripts: code size 50 MB including dependencies. */
+export const maxPackageBytes = 50 * 1024 * 1024;
+
+export type Ecosystem = 'npm' | 'pypi';
+export const ecosystemOf = (runtime: RuntimeLabel): Ecosystem => (runtime === 'nodejs18' ? 'npm' : 'pypi');
+
+export interface VersionDependencies {
+  declared: DeclaredDependencies;
+  /** Every installed package with its exact version. */
+  resolved: Record<string, string>;
+  /** sha256 of the runtime and the lock: equal hashes share one installed tree. */
+  lockHash: string;
+  /** Installed bytes, unpacked. */
+  sizeBytes: number;
+}
+
+/** What a runtime needs to mount a version's packages: the tree's key and its zip (a Lambda layer's layout). */
+export interface DependencyTree {
+  lockHash: string;
+  archive: () => Promise<Uint8Array>;
+}
+
+export const archiveKey = (lockHash: string) => `script-deps/${lockHash}.zip`;
+
+const megabytes = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+
+/** Every regular file under `root`, by path relative to it; links (npm's `.bin`) are left out. */
+async function filesUnder(root: string): Promise<Array<{ path: string; bytes: Uint8Array }>> {
+  const files: Array<{ path: string; bytes: Uint8Array }> = [];
+  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const full = join(entry.parentPath, entry.name);
+    files.push({ path: relative(root, full), bytes: await readFile(full) });
+  }
+  return files.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** A fixed date: equal trees give byte-equal zips. */
+const zipOf = (files: Array<{ path: string; bytes: Uint8Array }>) =>
+  zipSync(Object.fromEntries(files.map((file) => [file.path, file.bytes])), { level: 6, mtime: new Date('2020-01-01T00:00:00Z') });
+
+function checkShape(runtime: RuntimeLabel, declared: DeclaredDependencies, lockfile: string | undefined) {
+  if (runtime === 'nodejs18' && Array.isArray(declared)) {
+    throw new ValidationError('dependencies', declared, 'a node script declares dependencies as a map {"<package>": "<semver range>"}');
+  }
+  if (runtime === 'python3.11' && !Array.isArray(declared)) {
+    throw new ValidationError('dependencies', declared, 'a python script declares dependencies as a list of requirements, e.g. ["requests==2.32.3"]');
+  }
+  if (lockfile !== undefined && runtime !== 'nodejs18') throw new ValidationError('lockfile', '(lockfile)', 'a lockfile (package-lock.json) is for node scripts only');
+}
+
+const isEmpty = (declared: DeclaredDependencies) => (Array.isArray(declared) ? declared.length === 0 : Object.keys(declared).length === 0);
+
+export function createDependencyService(deps: {
+  installer: () => PackageInstaller;
+  blobs: () => BlobStore;
+  registryOf: (userId: string, ecosystem: Ecosystem) => Promise<PackageRegistry | undefined>;
+}) {
+  return {
+    /**
+     * Installs `declared` for a new version and stores the tree; undefined when nothing is declared. Refuses with
+     * VALIDATION_ERROR naming the package that cannot be resolved or is not installable, or the size past 50 MB.
+     */
+    async lock(userId: string, runtime: RuntimeLabel, code: string, declared: DeclaredDependencies, lockfile?: string): Promise<VersionDependencies | undefined> {
+      checkShape(runtime, declared, lockfile);
+      if (isEmpty(declared)) return undefined;
+      const registry = await deps.registryOf(userId, ecosystemOf(runtime));
+      let tree;
+      try {
+        tree = await deps.installer().install({ runtime, declared, lockfile, registry });
+      } catch (error) {
+        if (error instanceof PackageResolutionError || error instanceof PackageRefusedError) {
+          throw new ValidationError('dependencies', error.packageName, error.message, { package: error.packageName });
+        }
+        throw error;
+      }
+      try {
+        const files = await filesUnder(tree.root);
+        const sizeBytes = files.reduce((sum, file) => sum + file.bytes.byteLength, 0);
+        const total = sizeBytes + Buffer.byteLength(code);
+        if (total > maxPackageBytes) {
+          throw new ValidationError('dependencies', declared, `code and installed dependencies come to ${megabytes(total)} MB (${total} bytes); the limit is 50 MB`, {
+            sizeBytes: total, limitBytes: maxPackageBytes,
+          });
+        }
+        const lockHash = sha256Hex(`${runtime}\n${tree.lock}`);
+        const blobs = deps.blobs();
+        if ((await blobs.sizeOf(archiveKey(lockHash))) === undefined) await blobs.put(archiveKey(lockHash), zipOf(files), 'application/zip');
+        return { declared, resolved: tree.resolved, lockHash, sizeBytes };
+      } finally {
+        await tree.dispose();
+      }
+    },
+
+    /** The tree a runtime mounts for `version`; undefined for a version without packages. */
+    treeOf(version: Pick<ScriptVersion, 'dependencies'>): DependencyTree | undefined {
+      const lockHash = version.dependencies?.lockHash;
+      if (!lockHash) return undefined;
+      return {
+        lockHash,
+        async archive() {
+          const bytes = await deps.blobs().get(archiveKey(lockHash));
+          if (!bytes) throw new Error(`the installed dependencies ${lockHash} are missing from the blob store`);
+          return bytes;
+        },
+      };
+    },
+  };
+}
+
+export type DependencyService = ReturnType<typeof createDependencyService>;
