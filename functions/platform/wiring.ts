@@ -25,6 +25,8 @@ import { createS3BlobStore } from '#adapters/aws/s3-blob-store.js';
 import { eventBridgeScheduler } from '#adapters/aws/scheduler.js';
 import { emfMetrics } from '#adapters/aws/emf-metrics.js';
 import { lambdaScriptRuntime } from '#adapters/aws/script-functions.js';
+import { lambdaPythonFacts } from '#adapters/aws/python-facts.js';
+import { pythonFacts } from '#functions/scripts/python.js';
 import { rpcLedger } from '#adapters/aws/solana-ledger.js';
 import type { CredentialVault, EventPublisher, MetricsPort, OneShotSchedulerPort, RateLimiter, SchedulerPort } from './ports.js';
 
@@ -88,6 +90,9 @@ export const documentJobs = (run: (documentId: string) => Promise<void>): Docume
 let bedrockEmbedder: Embedder | undefined;
 /** One embedder per process: the local model loads once, lazily, on the first text. */
 export const sharedEmbedder = (): Embedder => (process.env.PLATFORM_MODE === 'local' ? localAdapters().embedder() : (bedrockEmbedder ??= createBedrockEmbedder()));
+
+/** Reads Python code with Python's `ast`: this machine's python3 locally, the stack's Python function on AWS. */
+export const pythonCodeFacts = <T>(code: string): Promise<T | undefined> => (process.env.PLATFORM_MODE === 'local' ? pythonFacts<T>(code) : lambdaPythonFacts<T>(code));
 
 export const scriptRuntime = (): ScriptRuntime => (process.env.PLATFORM_MODE === 'local' ? localAdapters().scriptRuntime() : lambdaScriptRuntime());
 

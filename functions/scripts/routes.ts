@@ -106,6 +106,7 @@ export const scriptRoutes = defineRoutes('scripts', {
   lintScript: {
     method: 'POST', path: sdk('lintScript'), auth: 'apiKey', summary: 'SDK: check code before create or modify', input: input.LintInput, output: out.LintResult,
     tables: { ...read, resourceInstallations: 'read', resourceVersions: 'read' },
+    uses: ['pythonLint'],
   },
 });
 

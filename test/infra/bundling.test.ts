@@ -63,6 +63,22 @@ describe('infra: one esbuild pass bundles every handler', () => {
     expect(JSON.parse(result.body)).toMatchObject({ success: true, data: { status: 'ok' } });
   });
 
+  it('serves an OpenAPI document on AWS that lists no local-only route', () => {
+    // Prepare
+    const route = routes.find((candidate) => candidate.operation === 'getOpenApiDocument')!;
+    const localOnly = routes.filter((candidate) => candidate.localOnly).map((candidate) => candidate.path);
+    // Act
+    const result = invoke(join(pass.outdir, pass.outputs.get(route.handler)!), {
+      version: '2.0', routeKey: `${route.method} ${route.path}`, rawPath: route.path, rawQueryString: '', headers: {}, isBase64Encoded: false,
+      requestContext: { requestId: 'bundling-test', domainName: 'example.com', http: { method: route.method, path: route.path } },
+    });
+    const paths = Object.keys(JSON.parse(result.body).paths);
+    // Assess
+    expect(localOnly.length).toBeGreaterThan(0);
+    expect(paths).toContain('/api/sdk/v1/health');
+    expect(paths.filter((path) => localOnly.includes(path))).toEqual([]);
+  });
+
   it('keeps local-only code out of every bundle of the pass, and defines PLATFORM_MODE as aws in each', () => {
     // Act
     const offenders = platformEntries().flatMap((entry) => closureOf(pass, entry).flatMap((file) =>

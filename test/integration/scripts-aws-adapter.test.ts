@@ -1,10 +1,14 @@
 // The Lambda adapter's control-plane calls against moto_server: a function per script with the runtime layer and the
 // resource-call function in its environment, a published version per deploy, the `live` alias moved on deploy and
-// rollback; and a run's lease (DynamoDB Local), signed grant and tallied resource calls around the invocation.
+// rollback; each function's log group with retention and own role under the boundary, removed with it, and old
+// versions pruned; and a run's lease (DynamoDB Local), signed grant and tallied resource calls around the invocation.
+import { CloudWatchLogsClient, DescribeLogGroupsCommand } from '@aws-sdk/client-cloudwatch-logs';
+import { CreatePolicyCommand, GetRoleCommand, GetRolePolicyCommand, IAMClient } from '@aws-sdk/client-iam';
 import { GetAliasCommand, GetFunctionConfigurationCommand, LambdaClient, ListVersionsByFunctionCommand, PublishLayerVersionCommand } from '@aws-sdk/client-lambda';
 import { randomBytes } from 'node:crypto';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createScriptFunctionUpkeep } from '../../functions/adapters/aws/script-function-upkeep.js';
 import { createLambdaScriptRuntime } from '../../functions/adapters/aws/script-functions.js';
 import { newId } from '../../functions/platform/ids.js';
 import { runGraceMs, verifyGrant } from '../../functions/scripts/run-grant.js';
@@ -16,27 +20,17 @@ import { runGrant } from '../support/script-resource-calls.js';
 
 let moto: Moto;
 let client: LambdaClient;
+let logs: CloudWatchLogsClient;
+let iam: IAMClient;
+let boundaryArn: string;
 let runtime: ScriptRuntime;
 let leases: RunLeases;
 let tallies: RunTallies;
 const grantKey = randomBytes(32);
 const resourceCallFunction = 'platform-ScriptResourceCall';
+const resourceCallFunctionArn = `arn:aws:lambda:us-east-1:123456789012:function:${resourceCallFunction}`;
 /** What the adapter sent to Lambda's Invoke, as moto received it. */
 const invocations: { FunctionName?: string; Qualifier?: string; Payload?: Uint8Array }[] = [];
-
-/** moto checks that the execution role exists; IAM's query API is enough to make one. */
-async function createRole(endpoint: string, name: string): Promise<string> {
-  const policy = JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] });
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=x' },
-    body: new URLSearchParams({ Action: 'CreateRole', Version: '2010-05-08', RoleName: name, AssumeRolePolicyDocument: policy }).toString(),
-  });
-  const text = await response.text();
-  const arn = /<Arn>([^<]+)<\/Arn>/.exec(text)?.[1];
-  if (!arn) throw new Error(`CreateRole failed: ${text.slice(0, 300)}`);
-  return arn;
-}
 
 beforeAll(async () => {
   process.env.PLATFORM_MODE = 'local';
@@ -50,10 +44,13 @@ beforeAll(async () => {
   }, { step: 'initialize' });
   // moto's docker-less Lambda keeps layers where CreateFunction does not look; nothing here invokes, so docker mode is never used.
   await fetch(`${moto.endpoint}/moto-api/config`, { method: 'POST', body: JSON.stringify({ lambda: { use_docker: true } }) });
-  const roleArn = await createRole(moto.endpoint, 'platform-script-role');
+  [logs, iam] = [new CloudWatchLogsClient(moto.clientConfig), new IAMClient(moto.clientConfig)];
+  const boundary = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: '*' }] };
+  boundaryArn = (await iam.send(new CreatePolicyCommand({ PolicyName: 'script-boundary', PolicyDocument: JSON.stringify(boundary) }))).Policy!.Arn!;
   const layer = await client.send(new PublishLayerVersionCommand({ LayerName: 'script-runtime', Content: { ZipFile: zipSync({ 'nodejs/lambda.cjs': strToU8('') }) } }));
   runtime = createLambdaScriptRuntime({
-    client, roleArn, functionPrefix: 'platform-script-', layerArn: layer.LayerVersionArn!, waitSeconds: 10,
+    client, functionPrefix: 'platform-script-',
+    upkeep: createScriptFunctionUpkeep({ lambda: client, logs, iam, retentionDays: 14, keepVersions: 2, region: 'us-east-1', boundaryArn, resourceCallFunctionArn }), layerArn: layer.LayerVersionArn!, waitSeconds: 10,
     resourceCallFunction, grantKey: async () => grantKey, leases, tallies,
   });
 });
@@ -106,6 +103,46 @@ describe('aws adapter: script functions on Lambda', () => {
     expect(liveAfterBuild).toBe('1');
     await expect(client.send(new GetFunctionConfigurationCommand({ FunctionName: 'platform-script-scr_test' }))).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
     await expect(runtime.remove('scr_test')).resolves.toBeUndefined();
+  });
+});
+
+describe('aws adapter: what surrounds a script function', () => {
+  const logGroup = async (name: string) => (await logs.send(new DescribeLogGroupsCommand({ logGroupNamePrefix: `/aws/lambda/${name}` }))).logGroups ?? [];
+  const versionsOf = async (name: string) => (await client.send(new ListVersionsByFunctionCommand({ FunctionName: name }))).Versions?.map((version) => version.Version);
+
+  it('gives each function its log group with retention and its own role under the boundary, and removes both with it', async () => {
+    // Act
+    await runtime.deploy(deployRequest('scr_logs', 1));
+    const groups = await logGroup('platform-script-scr_logs');
+    const role = (await iam.send(new GetRoleCommand({ RoleName: 'platform-script-scr_logs' }))).Role!;
+    const policy = JSON.parse(decodeURIComponent((await iam.send(new GetRolePolicyCommand({ RoleName: 'platform-script-scr_logs', PolicyName: 'script' }))).PolicyDocument!));
+    const config = await client.send(new GetFunctionConfigurationCommand({ FunctionName: 'platform-script-scr_logs' }));
+    await runtime.remove('scr_logs');
+    // Assess
+    expect(groups).toEqual([expect.objectContaining({ logGroupName: '/aws/lambda/platform-script-scr_logs', retentionInDays: 14 })]);
+    expect(config.Role).toBe(role.Arn);
+    expect(role.PermissionsBoundary?.PermissionsBoundaryArn).toBe(boundaryArn);
+    expect(policy.Statement).toEqual([
+      { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: 'arn:aws:logs:us-east-1:123456789012:log-group:/aws/lambda/platform-script-scr_logs:*' },
+      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: resourceCallFunctionArn },
+    ]);
+    expect(await logGroup('platform-script-scr_logs')).toEqual([]);
+    await expect(iam.send(new GetRoleCommand({ RoleName: 'platform-script-scr_logs' }))).rejects.toMatchObject({ name: 'NoSuchEntity' });
+  });
+
+  it('prunes published versions to the newest two and the one live points at, and uploads a pruned version again on rollback', async () => {
+    // Prepare
+    const first = await runtime.deploy(deployRequest('scr_prune', 1));
+    for (const version of [2, 3, 4]) await runtime.deploy(deployRequest('scr_prune', version, false));
+    const kept = await versionsOf('platform-script-scr_prune');
+    const second = { functionVersion: '2', configKey: first.artifact.configKey };
+    // Act
+    const rolledBack = await runtime.deploy({ ...deployRequest('scr_prune', 2), existing: second });
+    // Assess
+    expect(kept).toEqual(['$LATEST', '1', '3', '4']);
+    expect(rolledBack.artifact.functionVersion).toBe('5');
+    expect(await aliasVersion('platform-script-scr_prune')).toBe('5');
+    expect(await versionsOf('platform-script-scr_prune')).toEqual(['$LATEST', '4', '5']);
   });
 });
 
