@@ -1,6 +1,6 @@
 // The HTTP API: stage with access logs, the API-key authorizer and the `$default` fallback.
 // Per-operation routes are added by each area's nested stack (lib/area-routes.ts).
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { type CfnStage, HttpApi, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -54,6 +54,7 @@ export class Api extends Construct {
       description: '$default route: unknown path or method, answered in the envelope',
     });
     this.httpApi = new HttpApi(this, 'HttpApi', {
+      apiName: `${Stack.of(this).stackName}-api`,
       description: 'Automation marketplace platform API',
       // The default stage cannot take access-log settings; ours below can.
       createDefaultStage: false,

