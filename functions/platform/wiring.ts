@@ -18,8 +18,6 @@ import { createLambdaSelfInvoke } from '#adapters/aws/lambda-self-invoke.js';
 import { eventBridgeOneShots } from '#adapters/aws/one-shot-scheduler.js';
 import { cloudFrontPagesHost } from '#adapters/aws/pages-host.js';
 import { lambdaPayoutTrigger } from '#adapters/aws/payout-trigger.js';
-import { platformWalletAddress } from '#adapters/aws/platform-wallet.js';
-import { secretSigners, walletKey } from '#adapters/aws/solana-signers.js';
 import { dynamoRateLimiter } from '#adapters/aws/rate-limiter.js';
 import { createS3BlobStore } from '#adapters/aws/s3-blob-store.js';
 import { eventBridgeScheduler } from '#adapters/aws/scheduler.js';
@@ -27,7 +25,6 @@ import { emfMetrics } from '#adapters/aws/emf-metrics.js';
 import { lambdaScriptRuntime } from '#adapters/aws/script-functions.js';
 import { lambdaPythonFacts } from '#adapters/aws/python-facts.js';
 import { pythonFacts } from '#functions/scripts/python.js';
-import { rpcLedger } from '#adapters/aws/solana-ledger.js';
 import type { CredentialVault, EventPublisher, MetricsPort, OneShotSchedulerPort, RateLimiter, SchedulerPort } from './ports.js';
 
 /** What the local runtime provides for each port; functions where the service starts on first use. */
@@ -101,7 +98,11 @@ export async function solanaLedger(): Promise<SolanaLedger> {
   if (process.env.PLATFORM_MODE === 'local') return localAdapters().solanaLedger();
   const { network, rpcUrl } = paymentSettings;
   const key = `${network} ${rpcUrl}`;
-  if (remoteLedger?.key !== key) remoteLedger = { key, ledger: rpcLedger({ rpcUrl, network, platformWallet: platformWalletAddress, feePayer: feePayerAddress }) };
+  if (remoteLedger?.key !== key) {
+    // Loaded on first use: the Solana client weighs on the cold start of every function that never pays.
+    const [{ rpcLedger }, { platformWalletAddress }] = await Promise.all([import('#adapters/aws/solana-ledger.js'), import('#adapters/aws/platform-wallet.js')]);
+    remoteLedger = { key, ledger: rpcLedger({ rpcUrl, network, platformWallet: platformWalletAddress, feePayer: feePayerAddress }) };
+  }
   return remoteLedger.ledger;
 }
 
@@ -115,14 +116,16 @@ async function feePayerAddress(): Promise<string> {
   const { feePayerAddress: address, feePayerSecretArn } = paymentSettings;
   if (address) return address;
   if (!feePayerSecretArn) throw new Error('FEE_PAYER_ADDRESS and FEE_PAYER_SECRET_ARN are unset: give the stack the feePayerAddress context');
+  const { walletKey } = await import('#adapters/aws/solana-signers.js');
   return (await walletKey(feePayerSecretArn)).address;
 }
 
 /** The keys that co-sign reference-client payments (fee payer) and send payouts (settlement account). */
-export const platformSigners = async (): Promise<PlatformSigners> =>
-  process.env.PLATFORM_MODE === 'local'
-    ? localAdapters().platformSigners()
-    : secretSigners({ feePayer: () => paymentSettings.feePayerSecretArn, settlement: () => paymentSettings.platformWalletSecretArn });
+export async function platformSigners(): Promise<PlatformSigners> {
+  if (process.env.PLATFORM_MODE === 'local') return localAdapters().platformSigners();
+  const { secretSigners } = await import('#adapters/aws/solana-signers.js');
+  return secretSigners({ feePayer: () => paymentSettings.feePayerSecretArn, settlement: () => paymentSettings.platformWalletSecretArn });
+}
 
 export const payoutTrigger = (run: (ownerId: string, asset: string) => Promise<unknown>): ((ownerId: string, asset: string) => Promise<void>) =>
   process.env.PLATFORM_MODE === 'local' ? localAdapters().payoutTrigger(run) : lambdaPayoutTrigger();
