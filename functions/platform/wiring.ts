@@ -1,5 +1,5 @@
 // The platform root: for each port, the adapter of this process's mode. On AWS the bundler fixes the mode
-// (lib/platform-function.ts defines `process.env.PLATFORM_MODE` as "aws"), so every local branch below folds away
+// (lib/bundles.ts defines `process.env.PLATFORM_MODE` as "aws"), so every local branch below folds away
 // and no local adapter reaches a Lambda bundle. Locally the runtime (bin/local.ts, or a test's setup file) installs
 // the local adapters (functions/adapters/local/adapters.ts) once per process; the services they start are stopped
 // and forgotten with the platform, so a platform restarted in the same process gets fresh ones.
