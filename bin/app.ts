@@ -5,6 +5,7 @@
 //   -c platformWalletAddress=<base58> -c feePayerAddress=<base58> [-c payoutThresholdUsdc=10]  the public keys offers name
 //   -c llmModel=<id> [-c llmProvider=bedrock|openai] [-c llmBaseUrl=https://...] [-c llmApiKeySecretArn=arn:...]
 //      [-c llmInputUsdPerMTok=0.8 -c llmOutputUsdPerMTok=4]  the language model of LLM flows
+//   -c stage=<name>                stack PlatformStack-<name>: every name derives from the stack, so stages share an account and region
 //   -c nag=true                    run the cdk-nag AwsSolutions checks during synth
 import { App, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -13,7 +14,9 @@ import { PlatformStack } from '../lib/platform-stack.js';
 const app = new App();
 const context = (key: string): string | undefined => app.node.tryGetContext(key)?.toString() || undefined;
 
-new PlatformStack(app, 'PlatformStack', {
+const stage = context('stage');
+
+new PlatformStack(app, stage ? `PlatformStack-${stage}` : 'PlatformStack', {
   pagesDomain: context('pagesDomain'),
   pagesCertificateArn: context('pagesCertificateArn'),
   allowPrivateUpstreams: context('allowPrivateUpstreams') === 'true',

@@ -1,12 +1,13 @@
 // The HTTP API: stage with access logs, the API-key authorizer and the `$default` fallback.
 // Per-operation routes are added by each area's nested stack (lib/area-routes.ts).
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type CfnStage, HttpApi, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import { Construct, type IDependable } from 'constructs';
+import type { Route } from '../functions/platform/route.js';
 import { authorizerHandler, fallbackHandler } from '../functions/routes.js';
 import { type PlatformResources, grantTables } from './grants.js';
 import { PlatformFunction } from './platform-function.js';
@@ -33,6 +34,10 @@ const accessLogFields = {
   userId: '$context.authorizer.userId',
 };
 
+/** Requests per second (steady, burst) of the whole stage, and of each route anyone may call without a key. */
+export const stageThrottle = { rateLimit: 500, burstLimit: 1000 } as const;
+export const publicRouteThrottle = { rateLimit: 20, burstLimit: 40 } as const;
+
 export class Api extends Construct {
   readonly httpApi: HttpApi;
   readonly stage: HttpStage;
@@ -49,6 +54,7 @@ export class Api extends Construct {
       description: '$default route: unknown path or method, answered in the envelope',
     });
     this.httpApi = new HttpApi(this, 'HttpApi', {
+      apiName: `${Stack.of(this).stackName}-api`,
       description: 'Automation marketplace platform API',
       // The default stage cannot take access-log settings; ours below can.
       createDefaultStage: false,
@@ -59,6 +65,8 @@ export class Api extends Construct {
       httpApi: this.httpApi,
       stageName: '$default',
       autoDeploy: true,
+      // Below the account's 10,000 rps shared by every API of the region; public routes get their own, tighter limits.
+      throttle: stageThrottle,
       accessLogSettings: {
         destination: new LogGroupLogDestination(this.accessLogs),
         format: AccessLogFormat.custom(JSON.stringify(accessLogFields)),
@@ -80,5 +88,17 @@ export class Api extends Construct {
       identitySource: [],
       resultsCacheTtl: Duration.seconds(0),
     });
+  }
+
+  /**
+   * Public routes (webhooks, x402, the OAuth callback, health) cost a handler invocation per request from anyone:
+   * each gets its own limit. Stage route settings name routes that must exist first, so the stage waits for `routeOwners`.
+   */
+  throttlePublicRoutes(routes: Route[], routeOwners: IDependable[]): void {
+    const publicRoutes = routes.filter((route) => route.auth === 'public');
+    (this.stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(publicRoutes.map((route) => [
+      `${route.method} ${route.path}`, { ThrottlingRateLimit: publicRouteThrottle.rateLimit, ThrottlingBurstLimit: publicRouteThrottle.burstLimit },
+    ]));
+    for (const owner of routeOwners) this.stage.node.addDependency(owner);
   }
 }

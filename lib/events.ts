@@ -1,5 +1,5 @@
-// The platform event bus and the dead-letter queue that later dispatcher rules will use.
-import { Duration } from 'aws-cdk-lib';
+// The platform event bus and the dead-letter queue of its rules.
+import { Duration, Stack } from 'aws-cdk-lib';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -10,8 +10,8 @@ export class Events extends Construct {
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
-    // DESIGN.md §1 names the bus; one platform per account and region.
-    this.bus = new EventBus(this, 'Bus', { eventBusName: 'platform-events' });
+    // Named after the stack, so two stages deploy side by side in one account and region.
+    this.bus = new EventBus(this, 'Bus', { eventBusName: `${Stack.of(this).stackName}-events` });
     this.deadLetterQueue = new Queue(this, 'DeadLetters', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

@@ -2,7 +2,7 @@
 import { type ArnComponents, ArnFormat, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
-import { type IRole, Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { type IManagedPolicy, type IRole, Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -31,7 +31,8 @@ export interface PlatformResources {
   pagesBaseUrl: string;
   /** Set when sites also answer at `<sub>.<pagesDomain>`. */
   pagesDomain?: string;
-  scriptRole: IRole;
+  /** The permissions boundary every script function's own role is created under. */
+  scriptRoleBoundary: IManagedPolicy;
   scriptFunctionPrefix: string;
   scriptRuntimeLayerArn: string;
   /** Signs each Lambda-deployed script run's grant; the resource-call function verifies it. */
@@ -42,6 +43,8 @@ export interface PlatformResources {
   scriptResourceCallFunction: IFunction;
   walletSecret: ISecret;
   feePayerSecret: ISecret;
+  /** Reads Python code with Python's `ast` for lintScript (lib/python-lint.ts). */
+  pythonLintFunction: IFunction;
   /** Pays owners their share of reference-client payments (functions/payments/routes.ts). */
   payoutFunction: IFunction;
   /** The language model of LLM flows (functions/adapters/llm.ts); nothing set answers LLM_NOT_CONFIGURED. */
@@ -88,6 +91,21 @@ const arn = (fn: PlatformFunction, parts: ArnComponents) => Stack.of(fn).formatA
 const passRole = (fn: PlatformFunction, role: IRole, service: string) =>
   fn.addToRolePolicy(new PolicyStatement({ actions: ['iam:PassRole'], resources: [role.roleArn], conditions: { StringEquals: { 'iam:PassedToService': service } } }));
 
+/**
+ * Around each script function (functions/adapters/aws/script-function-upkeep.ts): its log group with retention, its
+ * own role (only ever created under the boundary, and passed only to Lambda), and pruning its old versions.
+ */
+function scriptFunctionUpkeep(fn: PlatformFunction, r: PlatformResources) {
+  const roles = arn(fn, { service: 'iam', region: '', resource: 'role', resourceName: `${r.scriptFunctionPrefix}*` });
+  const boundary = { StringEquals: { 'iam:PermissionsBoundary': r.scriptRoleBoundary.managedPolicyArn } };
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['iam:CreateRole', 'iam:PutRolePolicy'], resources: [roles], conditions: boundary }));
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['iam:GetRole', 'iam:DeleteRolePolicy', 'iam:DeleteRole'], resources: [roles] }));
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['iam:PassRole'], resources: [roles], conditions: { StringEquals: { 'iam:PassedToService': 'lambda.amazonaws.com' } } }));
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['logs:CreateLogGroup', 'logs:PutRetentionPolicy', 'logs:DeleteLogGroup'], resources: [arn(fn, { service: 'logs', resource: 'log-group', resourceName: `/aws/lambda/${r.scriptFunctionPrefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })] }));
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:ListVersionsByFunction', 'lambda:ListAliases'], resources: [arn(fn, { service: 'lambda', resource: 'function', resourceName: `${r.scriptFunctionPrefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })] }));
+  fn.addEnvironment(envNames.scriptRoleBoundaryArn, r.scriptRoleBoundary.managedPolicyArn);
+}
+
 function grantScriptGrantKey(fn: PlatformFunction, r: PlatformResources) {
   r.scriptGrantKeySecret.grantRead(fn);
   fn.addEnvironment(envNames.scriptGrantSecretArn, r.scriptGrantKeySecret.secretArn);
@@ -96,6 +114,21 @@ function grantScriptGrantKey(fn: PlatformFunction, r: PlatformResources) {
 function grantScriptPackages(fn: PlatformFunction, r: PlatformResources) {
   r.scriptPackagesBucket.grantReadWrite(fn);
   fn.addEnvironment(envNames.scriptPackagesBucket, r.scriptPackagesBucket.bucketName);
+}
+
+/** Geographic prefixes of cross-region inference profile ids (`us.anthropic.claude-...`). */
+const inferenceProfilePrefix = /^(us|eu|apac|us-gov|global)\./;
+
+/**
+ * The configured model only: a foundation model in the stack's region, or an inference profile of this account
+ * and region plus the foundation model it routes to, in whichever region the profile sends the request.
+ */
+export function bedrockModelArns(fn: PlatformFunction, model: string): string[] {
+  if (!inferenceProfilePrefix.test(model)) return [arn(fn, { service: 'bedrock', account: '', resource: 'foundation-model', resourceName: model })];
+  return [
+    arn(fn, { service: 'bedrock', resource: 'inference-profile', resourceName: model }),
+    arn(fn, { service: 'bedrock', region: '*', account: '', resource: 'foundation-model', resourceName: model.replace(inferenceProfilePrefix, '') }),
+  ];
 }
 
 /** The one mapping from capability to IAM grant and environment; a Record, so a new Capability will not compile without its grant. */
@@ -159,12 +192,12 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
       ],
     }));
     grantScriptPackages(fn, r);
-    passRole(fn, r.scriptRole, 'lambda.amazonaws.com');
+    scriptFunctionUpkeep(fn, r);
     fn.addEnvironment(envNames.scriptRuntimeLayerArn, r.scriptRuntimeLayerArn);
-    fn.addEnvironment(envNames.scriptRoleArn, r.scriptRole.roleArn);
     fn.addEnvironment(envNames.scriptFunctionPrefix, r.scriptFunctionPrefix);
     // Deployed script functions are told where to send resource calls; runs are signed for it.
     fn.addEnvironment(envNames.resourceCallFunction, r.scriptResourceCallFunction.functionName);
+    fn.addEnvironment(envNames.resourceCallFunctionArn, r.scriptResourceCallFunction.functionArn);
     grantScriptGrantKey(fn, r);
   },
   scriptGrantKey: grantScriptGrantKey,
@@ -201,15 +234,10 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
     };
     for (const [name, value] of Object.entries(environment)) if (value) fn.addEnvironment(name, value);
     if (settings.apiKeySecretArn) fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [settings.apiKeySecretArn] }));
-    // Converse and ConverseStream authorize as InvokeModel and InvokeModelWithResponseStream; there is no bedrock:Converse action.
-    // Cross-region inference profiles route to foundation models in other regions, hence region `*`.
-    fn.addToRolePolicy(new PolicyStatement({
-      actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
-      resources: [
-        arn(fn, { service: 'bedrock', region: '*', account: '', resource: 'foundation-model', resourceName: '*' }),
-        arn(fn, { service: 'bedrock', resource: 'inference-profile', resourceName: '*' }),
-      ],
-    }));
+    if ((settings.provider ?? 'bedrock') === 'bedrock' && settings.model) {
+      // Converse and ConverseStream authorize as InvokeModel and InvokeModelWithResponseStream; there is no bedrock:Converse action.
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'], resources: bedrockModelArns(fn, settings.model) }));
+    }
   },
   templateBuilds(fn, r) {
     capabilityGrants.pagesBucket(fn, r);
@@ -217,6 +245,10 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
     fn.addToRolePolicy(new PolicyStatement({ actions: ['logs:GetLogEvents'], resources: [`${r.templateBuilds.logGroup.logGroupArn.replace(/:\*$/, '')}:log-stream:*`] }));
     fn.addEnvironment(envNames.templateBuildProject, r.templateBuilds.project.projectName);
     fn.addEnvironment(envNames.templateBuildLogGroup, r.templateBuilds.logGroup.logGroupName);
+  },
+  pythonLint(fn, r) {
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [r.pythonLintFunction.functionArn] }));
+    fn.addEnvironment(envNames.pythonLintFunction, r.pythonLintFunction.functionName);
   },
   selfInvoke(fn) {
     // Not in the role's default policy: the function waits for that policy, so naming the function there would be a cycle.

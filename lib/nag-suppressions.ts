@@ -31,12 +31,15 @@ const capabilityWildcards: Partial<Record<Capability, NagPackSuppression[]>> = {
   templateBuilds: [bucketObjects, iam5('Each template build writes its own log stream, named by CodeBuild at run time; the grant stays inside the build log group.', /^Resource::<[^>]+>:log-stream:\*$/)],
   scheduler: [iam5('Schedules are created at run time, one per flow or script schedule; the grant is limited to the platform schedule group.', /^Resource::arn:.+:scheduler:.+:schedule\/[^/]+\/\*$/)],
   scriptFunctions: [
-    iam5('Script functions are created at run time, one per deployed script; the grant is limited to the platform-script- name prefix (and its versions and aliases).', /^Resource::arn:.+:lambda:.+:function:platform-script-\*$/),
-    iam5('Dependency layers are published at run time, one per lock hash; the grant is limited to the platform-script-deps- name prefix and its versions.', /^Resource::arn:.+:lambda:.+:layer:platform-script-deps-\*(:\*)?$/),
+    iam5(
+      'Script functions, their roles and log groups are created at run time, one per deployed script; each grant is limited to the stack\'s <stack>-script- name prefix (and the function\'s versions and aliases), roles only under the script boundary.',
+      /^Resource::arn:.+:lambda:.+:function:[^:*]+-script-\*$/, /^Resource::arn:.+:iam::.+:role\/[^:*]+-script-\*$/, /^Resource::arn:.+:logs:.+:log-group:\/aws\/lambda\/[^:*]+-script-\*$/,
+    ),
+    iam5('Dependency layers are published at run time, one per lock hash; the grant is limited to the <stack>-script-deps- name prefix and its versions.', /^Resource::arn:.+:lambda:.+:layer:[^:*]+-script-deps-\*(:\*)?$/),
     bucketObjects,
   ],
   scriptPackages: [bucketObjects],
-  llm: [iam5('The model is chosen per flow at run time: any foundation model, directly or through a cross-region inference profile.', /^Resource::arn:.+:bedrock:\*::foundation-model\/\*$/, /^Resource::arn:.+:bedrock:.+:inference-profile\/\*$/)],
+  llm: [iam5('The configured model behind a cross-region inference profile: the profile sends the request to that model in a region of its choosing.', /^Resource::arn:.+:bedrock:\*::foundation-model\/[^*]+$/)],
 };
 
 const unauthenticatedRouteReasons: Record<Exclude<AuthMode, 'apiKey'>, string> = {
@@ -75,8 +78,8 @@ export function suppressNagFindings(stack: PlatformStack): void {
       /^Resource::arn:.+:codebuild:.+:report-group\/<[^>]+>-\*$/, /^Resource::arn:.+:logs:.+:log-group:\/aws\/codebuild\/<[^>]+>:\*$/, /^Resource::<[^>]+>:\*$/),
     { id: 'AwsSolutions-CB4', reason: 'The project keeps no artifacts: builds publish into the pages bucket (S3-managed encryption) and the build logs go to CloudWatch Logs.' },
   ], true);
-  NagSuppressions.addResourceSuppressions(scripts.executionRole, [
-    iam5('Script functions are created at run time under the platform-script- prefix; their log groups are only known by that prefix.', /^Resource::arn:.+:logs:.+:log-group:\/aws\/lambda\/platform-script-\*$/),
+  NagSuppressions.addResourceSuppressions(scripts.roleBoundary, [
+    iam5('Script functions are created at run time under the stack\'s <stack>-script- prefix; their log groups are only known by that prefix.', /^Resource::arn:.+:logs:.+:log-group:\/aws\/lambda\/[^:*]+-script-\*$/),
   ], true);
   suppress(security.adminKeySecret, 'AwsSolutions-SMG4',
     'The admin key is a static credential handed to operators; rotate it with put-secret-value (functions re-read it on cold start).');
@@ -86,6 +89,8 @@ export function suppressNagFindings(stack: PlatformStack): void {
     suppress(wallet, 'AwsSolutions-SMG4', 'A Solana keypair cannot be rotated by Secrets Manager: a new key is a new wallet address without the funds.');
   }
   suppressFunction(stack.payouts.fn, routeTables(payoutRunnerFunction), [...(payoutRunnerFunction.uses ?? [])]);
+  suppress(stack.pythonLint.fn, 'AwsSolutions-L1',
+    'python3.13 on purpose: the runtime of the python3.11 script label, so lint reads code with the Python that runs it.');
   suppress(events.deadLetterQueue, 'AwsSolutions-SQS3', 'This queue is the dead-letter queue of the event dispatcher rules; it needs none of its own.');
 
   suppress(storage.distribution, 'AwsSolutions-CFR1', 'Template pages are published for a worldwide audience; no country is excluded.');

@@ -1,36 +1,17 @@
 // The one place for settings every platform Lambda shares; routes only vary entry, memory, timeout and grants.
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, RuntimeFamily, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { ApplicationLogLevel, Architecture, Code, Function as LambdaFunction, LoggingFormat, Runtime, RuntimeFamily, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { FunctionSpec } from '../functions/platform/route.js';
 import { envNames } from '../functions/platform/env-names.js';
+import { platformAsset } from './bundles.js';
 
 /** The newest `nodejsNN.x` this aws-cdk-lib knows, so upgrading the library upgrades every function. */
 export const latestNodeRuntime: Runtime = Runtime.ALL.filter((runtime) => runtime.family === RuntimeFamily.NODEJS && /^nodejs\d+\.x$/.test(runtime.name))
   .sort((a, b) => Number.parseInt(a.name.slice(6), 10) - Number.parseInt(b.name.slice(6), 10))
   .at(-1)!;
-
-/** esbuild settings of every function; exported so the bundling test checks these, not a copy. */
-export const platformBundling = {
-  format: OutputFormat.ESM,
-  // ESM has no `require`; CommonJS dependencies bundled into the ESM output still call it.
-  banner: "import { createRequire as __platformCreateRequire } from 'node:module'; const require = __platformCreateRequire(import.meta.url);",
-  mainFields: ['module', 'main'],
-  minify: true,
-  sourceMap: true,
-  // File and line are what stack traces need; embedding the sources would triple the map for nothing.
-  sourcesContent: false,
-  // Ship the SDK version package.json pins (and the tests ran against), not whatever the runtime carries.
-  bundleAwsSDK: true,
-  // The mode is fixed at bundling time: branches written against `process.env.PLATFORM_MODE === 'local'` (and the local
-  // adapters they import) drop out of every Lambda bundle.
-  define: { 'process.env.PLATFORM_MODE': '"aws"' },
-  // Never Docker: these machines (and CI) have none, and esbuild is a local devDependency.
-  forceDockerBundling: false,
-} as const satisfies BundlingOptions;
 
 export const defaultMemoryMb = 256;
 /** API Gateway HTTP APIs give up on an integration after 30 s. */
@@ -45,7 +26,10 @@ export interface PlatformFunctionProps {
   environment?: Record<string, string>;
 }
 
-export class PlatformFunction extends NodejsFunction {
+/** What a stack whose bundling is skipped (infra tests) deploys instead of a bundle: nothing is read from it. */
+const unbundled = Code.fromInline('export const handler = () => undefined;');
+
+export class PlatformFunction extends LambdaFunction {
   /** A function declared outside the route table (bus consumers, the scripts' resource-call function). */
   static fromSpec(scope: Construct, spec: FunctionSpec, environment: Record<string, string>): PlatformFunction {
     return new PlatformFunction(scope, spec.name, {
@@ -60,8 +44,9 @@ export class PlatformFunction extends NodejsFunction {
     const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     logGroup.grantWrite(role);
     super(scope, id, {
-      entry: props.entry,
-      handler: 'handler',
+      // One esbuild pass over every handler (lib/bundles.ts), skipped where the CLI or a test skips bundling.
+      code: Stack.of(scope).bundlingRequired ? Code.fromAsset(platformAsset(props.entry)) : unbundled,
+      handler: 'index.handler',
       description: props.description,
       runtime: latestNodeRuntime,
       architecture: Architecture.ARM_64,
@@ -73,7 +58,6 @@ export class PlatformFunction extends NodejsFunction {
       loggingFormat: LoggingFormat.JSON,
       applicationLogLevelV2: ApplicationLogLevel.INFO,
       systemLogLevelV2: SystemLogLevel.WARN,
-      bundling: platformBundling,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         [envNames.serviceName]: 'platform',

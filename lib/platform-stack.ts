@@ -17,6 +17,7 @@ import { PlatformFunction } from './platform-function.js';
 import { Scheduler } from './scheduler.js';
 import { Scripts } from './scripts.js';
 import { Payouts } from './payouts.js';
+import { PythonLint } from './python-lint.js';
 import { Security } from './security.js';
 import { Storage } from './storage.js';
 import { envNames } from '../functions/platform/env-names.js';
@@ -60,6 +61,7 @@ export class PlatformStack extends Stack {
   /** Invoked by Lambda-deployed scripts for their resource calls (functions/scripts/routes.ts). */
   readonly scriptResourceCall: PlatformFunction;
   readonly payouts: Payouts;
+  readonly pythonLint: PythonLint;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps = {}) {
     super(scope, id, { description: 'Automation marketplace platform', ...props });
@@ -84,6 +86,7 @@ export class PlatformStack extends Stack {
     // Built before the resources it belongs to, granted once they exist (its own grants do not include itself).
     this.scriptResourceCall = PlatformFunction.fromSpec(this, scriptResourceCallFunction, environment);
     this.payouts = new Payouts(this, 'Payouts', { environment });
+    this.pythonLint = new PythonLint(this, 'PythonLint');
 
     const resources: PlatformResources = {
       tables: this.data.tables,
@@ -92,6 +95,7 @@ export class PlatformStack extends Stack {
       walletSecret: this.security.walletSecret,
       feePayerSecret: this.security.feePayerSecret,
       payoutFunction: this.payouts.fn,
+      pythonLintFunction: this.pythonLint.fn,
       llm: props.llm,
       eventBus: this.events.bus,
       scheduleGroupName: this.scheduler.groupName,
@@ -103,7 +107,7 @@ export class PlatformStack extends Stack {
       pagesBaseUrl: this.storage.pagesBaseUrl,
       // Only announced to functions when CloudFront can actually answer <sub>.<pagesDomain>.
       pagesDomain: this.storage.hasCustomCertificate ? props.pagesDomain : undefined,
-      scriptRole: this.scripts.executionRole,
+      scriptRoleBoundary: this.scripts.roleBoundary,
       scriptFunctionPrefix: this.scripts.functionPrefix,
       scriptRuntimeLayerArn: this.scripts.runtimeLayer.layerVersionArn,
       scriptGrantKeySecret: this.security.scriptGrantKeySecret,
@@ -114,9 +118,11 @@ export class PlatformStack extends Stack {
     this.scripts.allowResourceCalls(this.scriptResourceCall);
     this.payouts.grant(resources);
     this.api = new Api(this, 'Api', { resources });
-    this.areas = routesByArea(props.routes ?? deployedRoutes).map(([area, slice]) => new AreaRoutes(this, `${pascal(area)}Routes`, {
+    const routeTable = props.routes ?? deployedRoutes;
+    this.areas = routesByArea(routeTable).map(([area, slice]) => new AreaRoutes(this, `${pascal(area)}Routes`, {
       area, routes: slice, httpApi: this.api.httpApi, apiKeyAuthorizer: this.api.authorizer, resources, environment,
     }));
+    this.api.throttlePublicRoutes(routeTable, this.areas);
 
     this.consumers = new BusConsumers(this, 'BusConsumers', {
       consumers: busConsumers, bus: this.events.bus, deadLetterQueue: this.events.deadLetterQueue, resources, environment,

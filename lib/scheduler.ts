@@ -1,4 +1,4 @@
-// EventBridge Scheduler: the `platform` group (one schedule per flow or script schedule) and the role schedules assume.
+// EventBridge Scheduler: the stack's group (one schedule per flow or script schedule) and the role schedules assume.
 import { Stack } from 'aws-cdk-lib';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -17,7 +17,8 @@ export class Scheduler extends Construct {
 
   constructor(scope: Construct, id: string, props: SchedulerProps) {
     super(scope, id);
-    this.groupName = 'platform';
+    // The stack's name: two stages in one account and region keep their schedules apart.
+    this.groupName = Stack.of(this).stackName;
     this.group = new CfnScheduleGroup(this, 'Group', { name: this.groupName });
     this.role = new Role(this, 'Role', {
       description: 'Assumed by EventBridge Scheduler when a platform schedule fires',

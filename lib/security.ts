@@ -30,8 +30,8 @@ export class Security extends Construct {
       description: 'Signs the short-lived grants of script runs deployed as Lambda functions',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
     });
-    // Secrets Manager cannot generate an ed25519 keypair: the operator puts the real secret key after deploy,
-    // so the generated value is only a placeholder that is not a valid keypair.
+    // Secrets Manager cannot generate an ed25519 keypair: the operator puts the real secret key after deploy.
+    // Only the payout run reads it (it signs payouts); offers take the address from the stack's context.
     this.walletSecret = new Secret(this, 'PlatformWallet', {
       description: 'Platform Solana wallet secret key (put the real value after deploy)',
       removalPolicy: RemovalPolicy.RETAIN,

@@ -27,7 +27,8 @@ const paidCall = {
   tables: paidCallTables,
   // credentialsKey: the owner's stored upstream credentials are decrypted for the call; feePayer co-signs
   // reference-client payments; payoutRunner is asked for a payout when an owner's owed sum crosses the threshold.
-  uses: ['platformWallet', 'credentialsKey', 'feePayer', 'payoutRunner'] as Capability[],
+  // The platform wallet's address comes from the stack's context: public routes never read its secret.
+  uses: ['credentialsKey', 'feePayer', 'payoutRunner'] as Capability[],
   timeoutSeconds: 29,
 } as const;
 
@@ -46,15 +47,15 @@ export const paymentRoutes = defineRoutes('payments', {
   },
   verifyPayment: {
     method: 'POST', path: '/api/x402/verify', auth: 'public', summary: 'x402 facilitator: verify a payment against requirements without settling',
-    input: FacilitatorInput, tables: { payments: 'read', users: 'read', resources: 'read', paymentSettings: 'read' }, uses: ['platformWallet', 'feePayer'],
+    input: FacilitatorInput, tables: { payments: 'read', users: 'read', resources: 'read', paymentSettings: 'read' }, uses: ['feePayer'],
   },
   settlePayment: {
     method: 'POST', path: '/api/x402/settle', auth: 'public', summary: 'x402 facilitator: verify a payment and settle it on the network',
-    input: FacilitatorInput, tables: { payments: 'write', users: 'read', resources: 'write', ...payoutTables }, uses: ['platformWallet', 'feePayer', 'payoutRunner'], timeoutSeconds: 29,
+    input: FacilitatorInput, tables: { payments: 'write', users: 'read', resources: 'write', ...payoutTables }, uses: ['feePayer', 'payoutRunner'], timeoutSeconds: 29,
   },
   getSupportedPayments: {
     method: 'GET', path: '/api/x402/supported', auth: 'public', summary: 'x402 facilitator: supported schemes and networks, with the fee payer of each',
-    uses: ['platformWallet', 'feePayer'],
+    uses: ['feePayer'],
   },
   listPayouts: {
     method: 'GET', path: '/api/sdk/v1/payments/payouts', auth: 'apiKey',

@@ -6,14 +6,29 @@ import type { PlatformEventInput } from './ports.js';
 export type BusEvent = PlatformEventInput & { id: string };
 export type BusEnvelope = EventBridgeEvent<string, BusEvent>;
 
-/** An EventBridge event pattern, restricted to what the platform's rules use: a prefix on `source`. */
+/** The namespace of the platform's own deliveries (schedule firings, webhooks, retries); users cannot publish in it. */
+export const internalTypePrefix = 'platform.';
+
+/**
+ * An EventBridge event pattern, restricted to what the platform's rules use: a prefix on `source`, and the
+ * detail types a consumer takes: every user event type, plus the internal types named for it.
+ */
 export interface BusRulePattern {
   source: Array<{ prefix: string }>;
+  'detail-type': Array<{ 'anything-but': { prefix: string } } | string>;
 }
 
-export const rulePattern = (consumer: { sourcePrefix: string }): BusRulePattern => ({ source: [{ prefix: consumer.sourcePrefix }] });
+export const rulePattern = (consumer: { sourcePrefix: string; internalTypes: readonly string[] }): BusRulePattern => ({
+  source: [{ prefix: consumer.sourcePrefix }],
+  'detail-type': [{ 'anything-but': { prefix: internalTypePrefix } }, ...consumer.internalTypes],
+});
 
-export const matchesRule = (pattern: BusRulePattern, envelope: Pick<BusEnvelope, 'source'>) => pattern.source.some(({ prefix }) => envelope.source.startsWith(prefix));
+const matchesType = (type: string) => (value: BusRulePattern['detail-type'][number]) =>
+  typeof value === 'string' ? value === type : !type.startsWith(value['anything-but'].prefix);
+
+/** The same matching EventBridge does for the patterns above. */
+export const matchesRule = (pattern: BusRulePattern, envelope: Pick<BusEnvelope, 'source' | 'detail-type'>) =>
+  pattern.source.some(({ prefix }) => envelope.source.startsWith(prefix)) && pattern['detail-type'].some(matchesType(envelope['detail-type']));
 
 /** The envelope EventBridge builds from a PutEvents entry with Source `platform.<source>` and DetailType `<type>`. */
 export const busEnvelope = (event: BusEvent, time = new Date().toISOString()): BusEnvelope => ({

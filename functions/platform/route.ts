@@ -32,6 +32,8 @@ export type Capability =
   /** Read and write the S3 Vectors index of large document graphs. */
   | 'documentVectors'
   | 'llm'
+  /** Invoke the stack's Python function that reads Python code for lint (the Node runtime has no python3). */
+  | 'pythonLint'
   /** Invoke its own function asynchronously (background jobs such as document processing). */
   | 'selfInvoke'
   /** Start template builds (CodeBuild), read their logs, publish and remove sites in the pages bucket. */
@@ -106,6 +108,8 @@ export interface ServiceEventConsumer extends FunctionSpec {
 export interface BusConsumer extends FunctionSpec {
   /** Events whose `source` starts with this reach the function. */
   sourcePrefix: string;
+  /** Of the platform's own `platform.` deliveries, the types it handles; user events of every type reach it too. */
+  internalTypes: readonly string[];
   /** How many events the local runtime hands it at once, as its Lambda's concurrency would on AWS. */
   localConcurrency?: number;
 }

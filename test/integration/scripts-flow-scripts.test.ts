@@ -32,7 +32,7 @@ beforeAll(async () => {
   ]);
   scripts = scriptService();
   store = createScriptStore();
-  authoring = createAuthoring({ flows: flowPort, scripts, store, catalog: { methodsOf: async () => undefined } });
+  authoring = createAuthoring({ flows: flowPort, scripts, store, catalog: { methodsOf: async () => undefined }, pythonFacts: async () => undefined });
   stopLocal = stopLocalServices;
 });
 afterAll(() => stopLocal());

@@ -1,6 +1,11 @@
 // moto_server on 127.0.0.1 for the AWS adapters' control-plane calls (DESIGN.md §1).
+import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import { CreatePolicyCommand, IAMClient } from '@aws-sdk/client-iam';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { freePort } from '../../bin/local.js';
+import { createScriptFunctionUpkeep } from '../../functions/adapters/aws/script-function-upkeep.js';
 import { registerPlatformListener } from '../../functions/platform/outbound.js';
 
 export interface Moto {
@@ -44,16 +49,15 @@ export async function startMoto(): Promise<Moto> {
   };
 }
 
-/** moto checks that the execution role exists; IAM's query API is enough to make one. */
-export async function createRole(endpoint: string, name: string): Promise<string> {
-  const policy = JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] });
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=x' },
-    body: new URLSearchParams({ Action: 'CreateRole', Version: '2010-05-08', RoleName: name, AssumeRolePolicyDocument: policy }).toString(),
-  });
-  const text = await response.text();
-  const arn = /<Arn>([^<]+)<\/Arn>/.exec(text)?.[1];
-  if (!arn) throw new Error(`CreateRole failed: ${text.slice(0, 300)}`);
-  return arn;
+/**
+ * What the script-function deployer needs beside Lambda in moto: CloudWatch Logs, IAM and the permissions boundary
+ * each script's own role is created under; `upkeep` builds the deployer's upkeep for a resource-call function.
+ */
+export async function givenScriptUpkeep(moto: Moto, lambda: LambdaClient, resourceCallFunctionArn: string) {
+  const [logs, iam] = [new CloudWatchLogsClient(moto.clientConfig), new IAMClient(moto.clientConfig)];
+  const boundary = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: '*' }] };
+  const policy = await iam.send(new CreatePolicyCommand({ PolicyName: `script-boundary-${randomUUID().slice(0, 8)}`, PolicyDocument: JSON.stringify(boundary) }));
+  const boundaryArn = policy.Policy!.Arn!;
+  const upkeep = () => createScriptFunctionUpkeep({ lambda, logs, iam, retentionDays: 14, keepVersions: 2, region: 'us-east-1', boundaryArn, resourceCallFunctionArn });
+  return { logs, iam, boundaryArn, upkeep };
 }

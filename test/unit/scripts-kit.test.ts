@@ -8,8 +8,10 @@ import { filterMarketplace } from '../../functions/scripts/marketplace.js';
 import type { Script } from '../../functions/scripts/model.js';
 import { CodeSyntaxError, toCommonJs } from '../../functions/scripts/node-code.js';
 import { compareSemver, nextPatch } from '../../functions/platform/semver.js';
+import { pythonFacts } from '../../functions/scripts/python.js';
 import { storedLogs, storedOutput } from '../../functions/scripts/stored-run.js';
 import { latestNodeRuntime } from '../../lib/platform-function.js';
+import { pythonLambdaRuntime } from '../../lib/python-lint.js';
 
 const load = (code: string) => {
   const module = { exports: {} as Record<string, unknown> };
@@ -53,11 +55,11 @@ describe('scripts kit: node code as the wrapper loads it', () => {
 });
 
 describe('scripts kit: lint of JavaScript', () => {
-  const noResources = { methodsOf: async () => undefined };
+  const noResources = { methodsOf: async () => undefined, pythonFacts };
 
   it('warns about a handler that is not async and counts resource and SDK calls', async () => {
     // Act
-    const report = await lintScript({ code: 'function handler(event) {\n  resources.db.get({});\n  sdk.flows.list();\n  mirra.scripts.run();\n}' }, { methodsOf: async () => ['get'] });
+    const report = await lintScript({ code: 'function handler(event) {\n  resources.db.get({});\n  sdk.flows.list();\n  mirra.scripts.run();\n}' }, { methodsOf: async () => ['get'], pythonFacts });
     // Assess
     expect(report).toEqual({
       valid: true, issueCount: 1, callAdapterCallsCount: 1, mirraSDKCallsCount: 2,
@@ -69,7 +71,7 @@ describe('scripts kit: lint of JavaScript', () => {
     // Act
     const report = await lintScript(
       { code: 'export async function handler() {\n  await resources.db.get({});\n  await resources.db.drop({});\n  await resources.other.x({});\n  await resources[name].y();\n}' },
-      { allowedResources: ['db'], methodsOf: async (name) => (name === 'db' ? ['get', 'put'] : undefined) },
+      { allowedResources: ['db'], methodsOf: async (name) => (name === 'db' ? ['get', 'put'] : undefined), pythonFacts },
     );
     // Assess
     expect(report.issues.map(({ severity, line, message }) => [severity, line, message])).toEqual([
@@ -108,10 +110,10 @@ describe('scripts kit: cost', () => {
 });
 
 describe('scripts kit: Lambda', () => {
-  it('maps nodejs18 to the newest Node runtime the stack uses, and python3.11 to itself', () => {
+  it('maps nodejs18 to the newest Node runtime the stack uses, and python3.11 to a supported Python runtime', () => {
     // Assess
     expect(lambdaRuntimes.nodejs18.runtime).toBe(latestNodeRuntime.name);
-    expect(lambdaRuntimes['python3.11'].runtime).toBe('python3.11');
+    expect(lambdaRuntimes['python3.11'].runtime).toBe(pythonLambdaRuntime.name);
   });
 
   it('reads duration and peak memory from the REPORT line and maps Lambda failures to execution errors', () => {

@@ -25,13 +25,13 @@ export async function loadPlatformWallet(client: SecretsManagerClient, secretId:
 let address: Promise<string> | undefined;
 
 /**
- * Only the public address is kept: the platform never signs a payment. From the stack's context when given, so
- * functions that only make offers read no secret.
+ * Only the public address is kept. Public routes (offers, verify, settle) get it from the stack's context
+ * (`-c platformWalletAddress=...`) and read no secret; the payout run, which signs, may derive it from the secret.
  */
 export function platformWalletAddress(): Promise<string> {
   if (paymentSettings.platformWalletAddress) return Promise.resolve(paymentSettings.platformWalletAddress);
   const secretId = readEnv(envNames.walletSecretArn);
-  if (!secretId) return Promise.reject(new Error('PLATFORM_WALLET_SECRET_ARN is unset: the route needs `uses: [platformWallet]`'));
+  if (!secretId) return Promise.reject(new Error('PLATFORM_WALLET_ADDRESS is unset: deploy with -c platformWalletAddress=<base58 address>'));
   address ??= loadPlatformWallet(traced(new SecretsManagerClient({})), secretId)
     .then((keypair) => keypair.publicKey.toBase58())
     .catch((error: unknown) => {

@@ -4,7 +4,7 @@
 // of the script's 10 places (run-leases.ts), carries its signed grant to the resource-call function, and its
 // resource calls are read back from the run's tally once it returns.
 import {
-  CreateAliasCommand, CreateFunctionCommand, DeleteFunctionCommand, GetFunctionConfigurationCommand, InvokeCommand, LambdaClient,
+  CreateAliasCommand, CreateFunctionCommand, type CreateFunctionCommandInput, DeleteFunctionCommand, InvalidParameterValueException, GetFunctionConfigurationCommand, InvokeCommand, LambdaClient,
   PublishVersionCommand, ResourceNotFoundException, type Runtime, TooManyRequestsException, UpdateAliasCommand, UpdateFunctionCodeCommand,
   UpdateFunctionConfigurationCommand, waitUntilFunctionActiveV2, waitUntilFunctionUpdatedV2,
 } from '@aws-sdk/client-lambda';
@@ -20,19 +20,26 @@ import { createRunLeases } from '#functions/scripts/run-leases.js';
 import { createRunTallies } from '#functions/scripts/run-tallies.js';
 import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey, liveAlias } from '#functions/scripts/runtime-port.js';
 import { type EnvName, envNames } from '#platform/env-names.js';
-import { readEnv, requiredEnv } from '#platform/settings.js';
+import { readEnv, requiredEnv, settings } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
+import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import { IAMClient } from '@aws-sdk/client-iam';
+import { type ScriptFunctionUpkeep, createScriptFunctionUpkeep } from './script-function-upkeep.js';
 import { type PackageUploadOptions, dependencyLayer, packageSource } from './script-packages.js';
 
-/** DESIGN.md §3: `nodejs18` runs on the newest Node runtime Lambda offers (the one lib/platform-function.ts picks). */
+/**
+ * DESIGN.md §3: `nodejs18` runs on the newest Node runtime Lambda offers (the one lib/platform-function.ts picks);
+ * `python3.11` on python3.13 (python3.11 is Amazon Linux 2, past its end of life), the one lib/python-lint.ts picks.
+ */
 export const lambdaRuntimes: Record<RuntimeLabel, { runtime: Runtime; handler: string }> = {
   nodejs18: { runtime: 'nodejs24.x', handler: 'index.handler' },
-  'python3.11': { runtime: 'python3.11', handler: 'platform_lambda.handler' },
+  'python3.11': { runtime: 'python3.13', handler: 'platform_lambda.handler' },
 };
 
 export interface LambdaRuntimeOptions {
   client: LambdaClient;
-  roleArn: string;
+  /** Each script's log group, own role and version pruning (script-function-upkeep.ts). */
+  upkeep: ScriptFunctionUpkeep;
   functionPrefix: string;
   /** The layer built from layers/script-runtime: `nodejs/` and `python/` as Lambda mounts them under /opt. */
   layerArn: string;
@@ -89,6 +96,20 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
     }
   }
 
+  /** A role just created takes seconds to become assumable by Lambda everywhere: CreateFunction is retried meanwhile. */
+  async function createFunction(input: CreateFunctionCommandInput) {
+    const deadline = Date.now() + (options.waitSeconds ?? 120) * 1000;
+    for (;;) {
+      try {
+        return await client.send(new CreateFunctionCommand(input));
+      } catch (error) {
+        const roleNotReady = error instanceof InvalidParameterValueException && /cannot be assumed/.test(error.message);
+        if (!roleNotReady || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+      }
+    }
+  }
+
   async function exists(functionName: string) {
     try {
       return await client.send(new GetFunctionConfigurationCommand({ FunctionName: functionName }));
@@ -102,7 +123,7 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
     const settings = {
       Runtime: lambdaRuntimes[request.runtime].runtime,
       Handler: lambdaRuntimes[request.runtime].handler,
-      Role: options.roleArn,
+      Role: await options.upkeep.prepare(functionName),
       Timeout: request.timeoutSeconds,
       MemorySize: request.memoryMb,
       Layers: [options.layerArn, ...(request.dependencies ? [await dependencyLayer(client, request.dependencies, lambdaRuntimes[request.runtime].runtime, options.functionPrefix, options.packages)] : [])],
@@ -119,7 +140,7 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
       await client.send(new UpdateFunctionConfigurationCommand({ FunctionName: functionName, ...changeable }));
       await waitUntilFunctionUpdatedV2(waiter, { FunctionName: functionName });
     } else {
-      await client.send(new CreateFunctionCommand({ FunctionName: functionName, ...settings, Code: code, Publish: false }));
+      await createFunction({ FunctionName: functionName, ...settings, Code: code, Publish: false });
       await waitUntilFunctionActiveV2(waiter, { FunctionName: functionName });
     }
     const published = await client.send(new PublishVersionCommand({ FunctionName: functionName, Description: `version ${request.version} (${request.codeHash.slice(0, 12)})` }));
@@ -152,8 +173,10 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
   return {
     async deploy(request) {
       const functionName = nameOf(request.scriptId);
-      const functionVersion = request.existing?.functionVersion ?? (await upload(request, functionName));
+      const kept = request.existing && (await options.upkeep.hasVersion(functionName, request.existing.functionVersion)) ? request.existing.functionVersion : undefined;
+      const functionVersion = kept ?? (await upload(request, functionName));
       if (request.activate) await moveAlias(functionName, functionVersion);
+      await options.upkeep.prune(functionName);
       const current = await exists(functionName);
       return { functionName, functionArn: current!.FunctionArn!, artifact: { functionVersion, configKey: configKey(request.timeoutSeconds, request.memoryMb) } };
     },
@@ -178,6 +201,7 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
       } catch (error) {
         if (!(error instanceof ResourceNotFoundException)) throw error;
       }
+      await options.upkeep.remove(nameOf(scriptId));
     },
   };
 }
@@ -188,7 +212,11 @@ let runtime: ScriptRuntime | undefined;
 export function lambdaScriptRuntime(): ScriptRuntime {
   runtime ??= createLambdaScriptRuntime({
     client: traced(new LambdaClient({})),
-    roleArn: required(envNames.scriptRoleArn),
+    upkeep: createScriptFunctionUpkeep({
+      lambda: traced(new LambdaClient({})), logs: traced(new CloudWatchLogsClient({})), iam: traced(new IAMClient({})),
+      retentionDays: 30, keepVersions: 5, region: settings.region,
+      boundaryArn: required(envNames.scriptRoleBoundaryArn), resourceCallFunctionArn: required(envNames.resourceCallFunctionArn),
+    }),
     functionPrefix: readEnv(envNames.scriptFunctionPrefix) ?? 'platform-script-',
     layerArn: required(envNames.scriptRuntimeLayerArn),
     resourceCallFunction: required(envNames.resourceCallFunction),

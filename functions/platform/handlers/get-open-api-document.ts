@@ -1,4 +1,4 @@
-import { routes } from '../../routes.js';
+import { deployedRoutes, routes } from '../../routes.js';
 import { settings } from '../settings.js';
 import { Reply, httpHandler } from '../http.js';
 import { buildOpenApiDocument } from '../openapi.js';
@@ -8,6 +8,7 @@ let document: string | undefined;
 
 // The document is the body itself, not wrapped in the envelope, so OpenAPI tools can read it from the URL.
 export const handler = httpHandler(platformRoutes.getOpenApiDocument, async ({ baseUrl }) => {
-  document ??= JSON.stringify(buildOpenApiDocument(routes, baseUrl, settings.version));
+  // On AWS the document lists what API Gateway serves: the local-only stand-ins are not deployed there.
+  document ??= JSON.stringify(buildOpenApiDocument(settings.mode === 'local' ? routes : deployedRoutes, baseUrl, settings.version));
   return new Reply(200, document, { 'Content-Type': 'application/json; charset=utf-8' });
 });

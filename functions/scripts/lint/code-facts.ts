@@ -1,5 +1,5 @@
 // What lint needs to know about a script, read from a real parse: acorn for JavaScript, python3's own `ast`
-// (python-facts.py) for Python. Both produce the same facts, and rules.ts judges them.
+// (python_facts.py) for Python. Both produce the same facts, and rules.ts judges them.
 import type { Node } from 'acorn';
 import { ancestor } from 'acorn-walk';
 import { CodeSyntaxError, parseNode } from '../node-code.js';

@@ -2,7 +2,6 @@
 // against eventType and scriptInputSchema, with lines and suggestions.
 import type { DeclaredDependencies } from '../dependency-port.js';
 import type { RuntimeLabel } from '../model.js';
-import { pythonFacts } from '../python.js';
 import type { LintRequest } from '../schemas.js';
 import { type CodeFacts, javascriptFacts } from './code-facts.js';
 import { eventFieldProblem } from './event-shape.js';
@@ -30,6 +29,8 @@ export interface LintContext {
   allowedResources?: string[];
   /** Method names of the caller's installed resource `name`; undefined when no such installation exists. */
   methodsOf(name: string): Promise<string[] | undefined>;
+  /** Python's own reading of Python code; undefined where no Python is at hand. */
+  pythonFacts(code: string): Promise<CodeFacts | undefined>;
 }
 
 /** Without an explicit runtime: Python when a top-level `def handler` is there. */
@@ -82,7 +83,7 @@ function dataIssues(facts: CodeFacts, request: LintRequest): LintIssue[] {
 
 export async function lintScript(request: LintRequest, context: LintContext): Promise<LintReport> {
   const runtime = request.runtime ?? detectRuntime(request.code);
-  const facts = runtime === 'python3.11' ? await pythonFacts<CodeFacts>(request.code) : javascriptFacts(request.code);
+  const facts = runtime === 'python3.11' ? await context.pythonFacts(request.code) : javascriptFacts(request.code);
   const issues: LintIssue[] = [];
   if (!facts) {
     issues.push({ severity: 'warning', line: 1, message: 'python3 is not available here, so the code was not read', suggestion: 'lint Python scripts where python3 is installed (local mode)' });

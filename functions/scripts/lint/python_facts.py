@@ -1,6 +1,7 @@
-"""Reads Python script code on stdin and prints, as JSON, the facts lint/code-facts.ts describes:
-syntax error, the handler, resources calls, event['data'] field reads, SDK calls and imported modules
-outside the standard library, with line numbers."""
+"""The facts lint/code-facts.ts describes of a Python script: syntax error, the handler, resources calls,
+event['data'] field reads, SDK calls and imported modules outside the standard library, with line numbers.
+Locally: code on stdin, JSON on stdout. On AWS: the handler of the stack's Python lint function
+(lib/python-lint.ts), `{"code": ...}` in, the facts out."""
 import ast
 import json
 import sys
@@ -104,4 +105,9 @@ def facts(code):
     return result
 
 
-print(json.dumps(facts(sys.stdin.read())))
+def handler(event, _context):
+    return facts(event['code'])
+
+
+if __name__ == '__main__':
+    print(json.dumps(facts(sys.stdin.read())))
