@@ -82,4 +82,7 @@ function App() {
   </>;
 }
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+// The static "Loading" line goes: render adds to a container, it does not replace what the HTML put there.
+root.replaceChildren();
+render(<App />, root);

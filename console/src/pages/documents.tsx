@@ -68,9 +68,9 @@ function Upload({ graphId, onUploaded }: { graphId: string; onUploaded(): void }
   </form>;
 }
 
-/** The passage with the query's words marked. */
+/** The passage with the query's words (four letters or more: not "the", "how") marked. */
 function Highlighted({ content, query }: { content: string; query: string }) {
-  const words = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [])].map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const words = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]{4,}/gu) ?? [])].map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   if (words.length === 0) return <>{content}</>;
   const pattern = new RegExp(`(${words.join('|')})`, 'giu');
   return <>{content.split(pattern).map((part, index) => (index % 2 === 1 ? <mark>{part}</mark> : part))}</>;

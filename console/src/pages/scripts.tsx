@@ -48,11 +48,11 @@ function CreateScript({ onCreated }: { onCreated(id: string): void }) {
   </form>;
 }
 
-function Versions({ script }: { script: Rec }) {
+function Versions({ script, onChanged }: { script: Rec; onChanged(): void }) {
   const versions = useLoad((): Promise<Rec> => unwrap(api().POST('/api/sdk/v1/scripts/listVersions', { body: { scriptId: script.id } })), [script.id]);
   const { run, status } = useAction();
   const deploy = async (version: number) => {
-    await run(`Deploying version ${version}`, () => unwrap(api().POST('/api/sdk/v1/scripts/deployScript', { body: { scriptId: script.id, version } as never })));
+    if (await run(`Deploying version ${version}`, () => unwrap(api().POST('/api/sdk/v1/scripts/deployScript', { body: { scriptId: script.id, version } as never })))) onChanged();
     versions.reload();
   };
   return <section aria-label="Versions">
@@ -68,13 +68,15 @@ function Versions({ script }: { script: Rec }) {
   </section>;
 }
 
-function Run({ script }: { script: Rec }) {
+function Run({ script, onChanged }: { script: Rec; onChanged(): void }) {
   const [input, setInput] = useState('{}');
   const [result, setResult] = useState<Rec>();
   const { run, status } = useAction();
   const execute = async (event: Event) => {
     event.preventDefault();
-    setResult(await run('Running', () => unwrap(api().POST('/api/sdk/v1/scripts/executeScript', { body: { scriptId: script.id, data: parseJson('Input', input) as never } }))));
+    const answer = await run('Running', () => unwrap(api().POST('/api/sdk/v1/scripts/executeScript', { body: { scriptId: script.id, data: parseJson('Input', input) as never } })));
+    setResult(answer);
+    if (answer) onChanged();
   };
   return <form class="card" onSubmit={execute} aria-label="Run the script">
     <h3>Run</h3>
@@ -170,8 +172,8 @@ function ScriptDetail({ scriptId, onClose }: { scriptId: string; onClose(): void
         {status}
       </form>
     </section>
-    <Versions key={saved} script={data} />
-    <Run script={data} />
+    <Versions key={saved} script={data} onChanged={script.reload} />
+    <Run script={data} onChanged={script.reload} />
     <Triggers script={data} />
     <button type="button" class="secondary" onClick={onClose}>All scripts</button>
   </>}</Loaded>;

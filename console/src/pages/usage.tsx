@@ -40,7 +40,7 @@ async function loadUsage() {
   return { table, metrics };
 }
 
-function Chart({ title, table, series }: { title: string; table: Day[]; series: [keyof Day, string][] }) {
+function Chart({ title, table, series, digits = 0 }: { title: string; table: Day[]; series: [keyof Day, string][]; digits?: number }) {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const data: uPlot.AlignedData = [table.map((row) => Date.parse(`${row.day}T00:00:00Z`) / 1000), ...series.map(([key]) => table.map((row) => Number(row[key])))];
@@ -53,7 +53,7 @@ function Chart({ title, table, series }: { title: string; table: Day[]; series: 
       plot = new UPlot({
       title, width: Math.min(560, host.current!.clientWidth || 560), height: 240,
       series: [{}, ...series.map(([, label], index) => ({ label, stroke: colors[index], width: 2, points: { show: true } }))],
-      axes: [{}, { size: 60 }],
+      axes: [{}, { size: 70, values: (_, ticks) => ticks.map((tick) => tick.toFixed(digits)) }],
       }, data, host.current!);
     });
     return () => { gone = true; plot?.destroy(); };
@@ -66,7 +66,7 @@ export function UsagePage() {
   return <Loaded state={usage} label="usage">{({ table, metrics }) => <>
     <div class="grid">
       <Chart title="Calls and runs per day" table={table} series={[['calls', 'Resource calls'], ['runs', 'Runs']]} />
-      <Chart title="Cost and revenue per day (USD)" table={table} series={[['cost', 'Cost'], ['revenue', 'Revenue']]} />
+      <Chart title="Cost and revenue per day (USD)" table={table} series={[['cost', 'Cost'], ['revenue', 'Revenue']]} digits={4} />
     </div>
     <Table caption="Per day (UTC)" rows={[...table].reverse()} columns={[
       ['Day', (row) => row.day], ['Resource calls', (row) => row.calls], ['Runs', (row) => row.runs], ['Cost', (row) => money(row.cost)], ['Revenue', (row) => money(row.revenue)],

@@ -1,0 +1,171 @@
+// The web console in a real Chromium against the local platform: one journey through every page, as a user would
+// click it, with a screenshot of each page in test/.screenshots/ (gitignored).
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { createConsoleServer } from '../../functions/adapters/local/console-server.js';
+import { type TestBrowser, launchBrowser } from '../support/browser.js';
+import { handbookPages } from '../support/documents.js';
+import { type TestApi, type TestUser, startTestPlatform, uniqueName } from '../support/platform.js';
+import { type Upstream, startUpstream } from '../support/resources.js';
+
+let api: TestApi;
+let user: TestUser;
+let upstream: Upstream;
+let browser: TestBrowser;
+
+/** Waits for what the page shows, as a user would (no fixed sleeps). */
+const until = <T>(read: () => Promise<T> | T, timeout = 20_000) => expect.poll(read, { timeout, interval: 100 });
+
+beforeAll(async () => {
+  [api, upstream, browser] = await Promise.all([startTestPlatform(), startUpstream(), launchBrowser()]);
+  user = await api.givenUser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await upstream?.close();
+  await api?.stop();
+});
+
+describe('console: served by the local server', () => {
+  it('answers the console at / and leaves API paths to the API', async () => {
+    // Act
+    const [home, unknownApi, devAccount] = await Promise.all([
+      fetch(`${api.baseUrl}/`), fetch(`${api.baseUrl}/api/sdk/v1/no-such-operation`), fetch(`${api.baseUrl}/console/dev-account.json`),
+    ]);
+    // Assess
+    expect(home.status).toBe(200);
+    expect(home.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await home.text()).toContain('<script type="module" src="app.js">');
+    expect(unknownApi.status).toBe(404);
+    expect(((await unknownApi.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+    // The test platform has no dev account, so there is no key to hand out.
+    expect(devAccount.status).toBe(404);
+  });
+
+  it('prefills the sign-in with the dev account key of local mode', async () => {
+    // Prepare
+    const folder = await api.platform.buildConsole();
+    const local = createConsoleServer({ build: async () => folder, devApiKey: () => 'dev-key-for-the-console' });
+    const server = createServer((request, response) => local.handle(request, response) || response.writeHead(404).end());
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    const page = await browser.context.newPage();
+    try {
+      // Act
+      await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      // Assess
+      await until(() => page.getByLabel('API key').inputValue()).toBe('dev-key-for-the-console');
+    } finally {
+      await page.close();
+      server.close();
+    }
+  });
+});
+
+describe('console: a user journey through every page', () => {
+  it('signs in, publishes and installs a resource, runs a script that calls it, follows a flow, searches a document and sees the run on the usage chart', async () => {
+    const { page, screenshot } = browser;
+    onTestFailed(() => screenshot('failure'));
+    const resourceName = uniqueName('weather');
+    const form = (name: string) => page.getByRole('form', { name });
+
+    // Sign in with the keyboard.
+    await page.goto(`${api.baseUrl}/`);
+    await page.getByLabel('API key').fill(user.apiKey);
+    await screenshot('01-sign-in');
+    await page.getByLabel('API key').press('Enter');
+    await until(() => page.getByText(`Signed in as ${user.username}`).count()).toBe(1);
+
+    // Marketplace, my resources: create and publish a resource on a real local upstream.
+    await page.getByRole('tab', { name: 'My resources' }).click();
+    const create = form('Create a resource');
+    await create.getByLabel('Name', { exact: true }).fill(resourceName);
+    await create.getByLabel('Description').fill('Forecasts by city');
+    await create.getByLabel('Base URL').fill(upstream.baseUrl);
+    await create.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('button', { name: `Publish ${resourceName}` }).click();
+    await until(() => page.getByRole('row', { name: new RegExp(`${resourceName} published`) }).count()).toBe(1);
+    await screenshot('02-marketplace-my-resources');
+
+    // Marketplace: find it with the search filter, read its detail, install it.
+    await page.getByRole('tab', { name: 'Resources', exact: true }).click();
+    await form('Filter resources').getByLabel('Search').fill(resourceName);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByRole('button', { name: resourceName }).click();
+    await until(() => page.getByRole('region', { name: `${resourceName} details` }).textContent()).toMatch(/Pricing.*Rating.*Installs/);
+    await page.getByRole('button', { name: 'Install' }).click();
+    await until(() => page.getByRole('form', { name: 'Authenticate the installation' }).count()).toBe(1);
+    await screenshot('03-marketplace-detail');
+
+    // My scripts: create one that calls the resource, in the code editor.
+    await page.goto(`${api.baseUrl}/#/scripts/new`);
+    const newScript = form('Create a script');
+    await newScript.getByLabel('Name', { exact: true }).fill(uniqueName('forecaster'));
+    await newScript.getByLabel('Allowed resources').fill(resourceName);
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText(
+      `export async function handler(event) {\n  const city = event.data?.city ?? 'Lisbon';\n  console.log('calling forecast for', city);\n  return await resources['${resourceName}'].getForecast({ city });\n}\n`,
+    );
+    await screenshot('04-script-create');
+    await newScript.getByRole('button', { name: 'Create script' }).click();
+    await page.getByRole('button', { name: 'Deploy v1' }).click();
+    await until(() => page.getByText('deployed', { exact: true }).count()).toBeGreaterThan(0);
+    const scriptId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!);
+
+    // Run it with input and read its output, then its logs on the run's page.
+    await form('Run the script').getByLabel('Input data (JSON)').fill('{"city": "Oslo"}');
+    await page.getByRole('button', { name: 'Run now' }).click();
+    await until(() => page.getByLabel('Output').textContent()).toContain('/forecast/Oslo');
+    await screenshot('05-script-detail');
+    await page.getByRole('status').getByRole('link').click();
+    await until(() => page.getByLabel('Logs').textContent()).toContain('calling forecast for Oslo');
+    await screenshot('06-run-detail');
+    await page.goto(`${api.baseUrl}/#/runs`);
+    await until(() => page.getByRole('row', { name: /success manual/ }).count()).toBe(1);
+    await screenshot('07-runs');
+
+    // Flows: an invalid cron shows the API's code and message; an event flow built with the condition builder runs now.
+    await page.goto(`${api.baseUrl}/#/flows`);
+    const newFlow = form('Create a flow');
+    await newFlow.getByLabel('Title').fill('Hourly forecast');
+    await newFlow.getByLabel('Script id').fill(scriptId);
+    await newFlow.getByLabel('Description').fill('Fetches the forecast');
+    await newFlow.getByLabel('Schedule').fill('61 * * * *');
+    await newFlow.getByRole('button', { name: 'Create flow' }).click();
+    await until(() => page.getByRole('alert').textContent()).toMatch(/^VALIDATION_ERROR: /);
+    await newFlow.getByRole('radio', { name: 'Event' }).check();
+    await newFlow.getByLabel('Title').fill('Forecast on deploy messages');
+    await newFlow.getByRole('group', { name: 'Condition 1.1' }).getByLabel('Value').fill('deploy');
+    await newFlow.getByRole('button', { name: 'Create flow' }).click();
+    await page.getByRole('button', { name: 'Forecast on deploy messages' }).click();
+    await page.getByRole('button', { name: 'Run now' }).click();
+    await until(() => page.getByRole('table', { name: 'Results, newest first' }).getByText('success').count()).toBe(1);
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await until(() => page.getByRole('button', { name: 'Resume' }).count()).toBe(1);
+    await screenshot('08-flows');
+
+    // Documents: upload with progress and status, then search with scores and highlighted passages.
+    await page.goto(`${api.baseUrl}/#/documents`);
+    await page.getByLabel(/^File/).setInputFiles({ name: 'handbook.txt', mimeType: 'text/plain', buffer: Buffer.from(handbookPages.map((lines) => lines.join(' ')).join('\n\n')) });
+    await form('Upload a document').getByRole('button', { name: 'Upload' }).click();
+    await until(() => page.getByText(/completed, \d+ chunks/).count(), 60_000).toBe(1);
+    await page.getByLabel('Question or words').fill('how long is the warranty on a bicycle frame');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await until(() => page.locator('table mark').count()).toBeGreaterThan(0);
+    expect(await page.getByRole('table', { name: /^Results for/ }).textContent()).toContain('ten-year warranty');
+    await screenshot('09-documents');
+
+    // Usage: today's runs on the chart and in the table behind it.
+    await page.goto(`${api.baseUrl}/#/usage`);
+    await until(() => page.locator('.chart canvas').count()).toBe(2);
+    const today = page.getByRole('table', { name: 'Per day (UTC)' }).getByRole('row').nth(1);
+    await until(async () => Number(await today.getByRole('cell').nth(2).textContent())).toBeGreaterThanOrEqual(2);
+    await screenshot('10-usage');
+
+    // Templates: the page with its create form and the caller's installations.
+    await page.goto(`${api.baseUrl}/#/templates`);
+    await until(() => form('Create a template').count()).toBe(1);
+    await screenshot('11-templates');
+  }, 90_000);
+});
