@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs before `npm test`: the tests need Java 17+ (DynamoDB Local), bubblewrap (the script sandbox), moto_server,
-# python3 and git. Installs Java and bubblewrap from Debian's packages when missing and we may; otherwise says what is missing.
+# Runs before `npm test`: the tests need Java 17+ (DynamoDB Local), bubblewrap (the script sandbox), Chromium (the web
+# console's browser tests), moto_server, python3 and git. Installs Java, bubblewrap and Chromium from Debian's packages
+# when missing and we may; otherwise says what is missing.
 set -euo pipefail
 
 java_major() { java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1; }
@@ -21,6 +22,16 @@ if ! command -v bwrap >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
   else
     echo "local scripts run under bubblewrap: install it (Debian/Ubuntu: apt-get install -y bubblewrap)" >&2
+    exit 1
+  fi
+fi
+
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "Chromium not found: installing it for the web console's browser tests"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "the web console's browser tests drive /usr/bin/chromium: install it (Debian/Ubuntu: apt-get install -y chromium)" >&2
     exit 1
   fi
 fi
