@@ -102,11 +102,18 @@ describe('console: a user journey through every page', () => {
     const newScript = form('Create a script');
     await newScript.getByLabel('Name', { exact: true }).fill(uniqueName('forecaster'));
     await newScript.getByLabel('Allowed resources').fill(resourceName);
-    await page.locator('.cm-content').click();
-    await page.keyboard.press('Control+A');
-    await page.keyboard.insertText(
-      `export async function handler(event) {\n  const city = event.data?.city ?? 'Lisbon';\n  console.log('calling forecast for', city);\n  return await resources['${resourceName}'].getForecast({ city });\n}\n`,
-    );
+    const code = (method: string) =>
+      `export async function handler(event) {\n  const city = event.data?.city ?? 'Lisbon';\n  console.log('calling forecast for', city);\n  return await resources['${resourceName}'].${method}({ city });\n}\n`;
+    const typeCode = async (text: string) => {
+      await page.locator('.cm-content').click();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.insertText(text);
+    };
+    // Lint on the fly: a method the resource lacks is marked on its line, and the mark goes once it is fixed.
+    await typeCode(code('getForcast'));
+    await until(() => page.locator('.cm-lint-marker-error').count()).toBe(1);
+    await typeCode(code('getForecast'));
+    await until(() => page.locator('.cm-lint-marker-error').count()).toBe(0);
     await screenshot('04-script-create');
     await newScript.getByRole('button', { name: 'Create script' }).click();
     await page.getByRole('button', { name: 'Deploy v1' }).click();
