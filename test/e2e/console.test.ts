@@ -1,6 +1,6 @@
 // The web console in a real Chromium against the local platform: one journey through every page, as a user would
 // click it, with a screenshot of each page in test/.screenshots/ (gitignored).
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { createConsoleServer } from '../../functions/adapters/local/console-server.js';
@@ -8,6 +8,7 @@ import { type TestBrowser, launchBrowser } from '../support/browser.js';
 import { handbookPages } from '../support/documents.js';
 import { type TestApi, type TestUser, startTestPlatform, uniqueName } from '../support/platform.js';
 import { type Upstream, startUpstream } from '../support/resources.js';
+import { givenSiteRepo } from '../support/templates.js';
 
 let api: TestApi;
 let user: TestUser;
@@ -27,6 +28,16 @@ afterAll(async () => {
   await api?.stop();
 });
 
+/** A GET whose path is sent as written: fetch would resolve its dot segments first. */
+const rawGet = (path: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+  const { hostname, port } = new URL(api.baseUrl);
+  request({ hostname, port, path, method: 'GET' }, (response) => {
+    let body = '';
+    response.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
+    response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+  }).on('error', reject).end();
+});
+
 describe('console: served by the local server', () => {
   it('answers the console at / and leaves API paths to the API', async () => {
     // Act
@@ -41,6 +52,16 @@ describe('console: served by the local server', () => {
     expect(((await unknownApi.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
     // The test platform has no dev account, so there is no key to hand out.
     expect(devAccount.status).toBe(404);
+  });
+
+  it('answers no file outside its folder, however the path climbs', async () => {
+    // Act
+    const answers = await Promise.all(['/../../../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/chunks/../../package.json'].map((path) => rawGet(path)));
+    // Assess
+    for (const answer of answers) {
+      expect(answer.status).toBe(404);
+      expect(answer.body).not.toMatch(/root:|"name"/);
+    }
   });
 
   it('prefills the sign-in with the dev account key of local mode', async () => {
@@ -174,5 +195,53 @@ describe('console: a user journey through every page', () => {
     await page.goto(`${api.baseUrl}/#/templates`);
     await until(() => form('Create a template').count()).toBe(1);
     await screenshot('11-templates');
+  }, 90_000);
+});
+
+describe('console: templates', () => {
+  it('creates a template, builds it with live logs, publishes it, installs it with its customization form and links its page', async () => {
+    const { page, screenshot } = browser;
+    onTestFailed(() => screenshot('failure-templates'));
+    const { repo, gitHash } = givenSiteRepo();
+    const name = uniqueName('site');
+    try {
+      // Create and build, following the build's logs.
+      await page.goto(`${api.baseUrl}/#/templates`);
+      const create = page.getByRole('form', { name: 'Create a template' });
+      await create.getByLabel('Name', { exact: true }).fill(name);
+      await create.getByLabel('Description').fill('A tiny site');
+      await create.getByLabel('Category').fill('landing');
+      await create.getByLabel('Repository (git URL)').fill(repo.url);
+      await create.getByLabel('Commit').fill(gitHash);
+      await create.getByRole('button', { name: 'Create template' }).click();
+      await page.getByRole('button', { name }).click();
+      await page.getByRole('button', { name: 'Build v1.0.0' }).click();
+      await until(() => page.getByLabel('Build logs').textContent(), 60_000).toContain('built v1');
+      await until(() => page.getByText(/^Build success/).count(), 60_000).toBe(1);
+      await screenshot('12-template-build');
+
+      // Publish, then install from the marketplace through the form its template.json fields describe.
+      await page.getByRole('button', { name: 'Publish' }).click();
+      await until(() => page.getByRole('region', { name: `Template ${name}` }).getByText('published', { exact: true }).count()).toBe(1);
+      await page.goto(`${api.baseUrl}/#/marketplace`);
+      await page.getByRole('tab', { name: 'Templates' }).click();
+      await page.getByRole('button', { name }).click();
+      const customization = page.getByRole('form', { name: 'Customization' });
+      await until(() => customization.getByLabel('Primary colour').inputValue()).toBe('#112233');
+      await customization.getByLabel('hero.title').fill('Welcome');
+      await customization.getByLabel('layout.columns').fill('3');
+      await screenshot('13-template-install');
+      await customization.getByRole('button', { name: 'Install' }).click();
+      await until(() => page.getByRole('link', { name: 'Open the page' }).count(), 60_000).toBe(1);
+
+      // My installations link to the page.
+      await page.goto(`${api.baseUrl}/#/templates`);
+      const installations = page.getByRole('table', { name: 'Your template installations' });
+      await until(() => installations.getByRole('link').count()).toBe(1);
+      expect(await installations.getByRole('link').getAttribute('href')).toMatch(/^http/);
+      await screenshot('14-template-installations');
+    } finally {
+      repo.remove();
+    }
   }, 90_000);
 });

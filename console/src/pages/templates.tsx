@@ -52,7 +52,8 @@ function BuildLogs({ templateId, buildId, onEnd }: { templateId: string; buildId
 function TemplateDetail({ templateId, onChanged }: { templateId: string; onChanged(): void }) {
   const template = useLoad((): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/templates/{templateId}', { params: { path: { templateId } } })), [templateId]);
   const [buildId, setBuildId] = useState<string>();
-  const [pricing, setPricing] = useState({ setupFee: '0', monthlyFee: '0' });
+  const [pricing, setPricing] = useState({ setupFee: '0', monthlyFee: '0', perUse: '0', scripts: '0', resources: '0' });
+  const price = (key: keyof typeof pricing) => (event: { currentTarget: { value: string } }) => setPricing({ ...pricing, [key]: event.currentTarget.value });
   const { run, status } = useAction();
   const build = async () => {
     const before = template.data?.buildId;
@@ -69,7 +70,16 @@ function TemplateDetail({ templateId, onChanged }: { templateId: string; onChang
   const publish = async (event: Event) => {
     event.preventDefault();
     await run('Publishing', () => unwrap(api().POST('/api/sdk/v1/templates/{templateId}/publish', {
-      params: { path: { templateId } }, body: { pricing: { setupFee: Number(pricing.setupFee), monthlyFee: Number(pricing.monthlyFee) } } as never,
+      params: { path: { templateId } },
+      body: {
+        pricing: {
+          setupFee: Number(pricing.setupFee), monthlyFee: Number(pricing.monthlyFee),
+          estimatedUsageCost: {
+            perUse: Number(pricing.perUse), perMonth: Number(pricing.scripts) + Number(pricing.resources),
+            breakdown: { scripts: Number(pricing.scripts), resources: Number(pricing.resources) },
+          },
+        },
+      } as never,
     })));
     template.reload();
     onChanged();
@@ -80,8 +90,11 @@ function TemplateDetail({ templateId, onChanged }: { templateId: string; onChang
     <button type="button" onClick={build}>Build v{data.version}</button>
     {buildId && <BuildLogs key={buildId} templateId={templateId} buildId={buildId} onEnd={template.reload} />}
     {data.status === 'draft' && <form class="row" onSubmit={publish} aria-label="Publish the template">
-      <Field label="Setup fee (USD)"><input type="number" min="0" step="0.01" value={pricing.setupFee} onInput={(event) => setPricing({ ...pricing, setupFee: event.currentTarget.value })} /></Field>
-      <Field label="Monthly fee (USD)"><input type="number" min="0" step="0.01" value={pricing.monthlyFee} onInput={(event) => setPricing({ ...pricing, monthlyFee: event.currentTarget.value })} /></Field>
+      <Field label="Setup fee (USD)"><input type="number" min="0" step="0.01" value={pricing.setupFee} onInput={price('setupFee')} /></Field>
+      <Field label="Monthly fee (USD)"><input type="number" min="0" step="0.01" value={pricing.monthlyFee} onInput={price('monthlyFee')} /></Field>
+      <Field label="Estimated usage cost per use (USD)"><input type="number" min="0" step="0.001" value={pricing.perUse} onInput={price('perUse')} /></Field>
+      <Field label="Estimated monthly cost of its scripts (USD)"><input type="number" min="0" step="0.01" value={pricing.scripts} onInput={price('scripts')} /></Field>
+      <Field label="Estimated monthly cost of its resources (USD)"><input type="number" min="0" step="0.01" value={pricing.resources} onInput={price('resources')} /></Field>
       <button type="submit">Publish</button>
     </form>}
     {status}
