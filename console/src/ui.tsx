@@ -87,8 +87,8 @@ export function parseJson(label: string, text: string): unknown {
   }
 }
 
-/** Per-call costs are fractions of a cent: six decimals below a dollar. */
-export const money = (value: unknown) => (typeof value === 'number' ? `$${value.toFixed(Math.abs(value) < 1 ? 6 : 2)}` : '–');
+/** Per-call costs are fractions of a cent: six decimals between zero and a dollar. */
+export const money = (value: unknown) => (typeof value === 'number' ? `$${value.toFixed(value !== 0 && Math.abs(value) < 1 ? 6 : 2)}` : '–');
 export const when = (value: unknown) => (value === undefined || value === null || value === '' ? '–' : new Date(value as string | number).toLocaleString());
 export const text = (value: unknown) => (value === undefined || value === null ? '–' : typeof value === 'object' ? JSON.stringify(value) : String(value));
 
