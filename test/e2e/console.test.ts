@@ -103,6 +103,7 @@ describe('console: a user journey through every page', () => {
     await create.getByLabel('Name', { exact: true }).fill(resourceName);
     await create.getByLabel('Description').fill('Forecasts by city');
     await create.getByLabel('Base URL').fill(upstream.baseUrl);
+    await create.getByLabel('Authentication').selectOption('api_key');
     await create.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('button', { name: `Publish ${resourceName}` }).click();
     await until(() => page.getByRole('row', { name: new RegExp(`${resourceName} published`) }).count()).toBe(1);
@@ -115,7 +116,10 @@ describe('console: a user journey through every page', () => {
     await page.getByRole('button', { name: resourceName }).click();
     await until(() => page.getByRole('region', { name: `${resourceName} details` }).textContent()).toMatch(/Pricing.*Rating.*Installs/);
     await page.getByRole('button', { name: 'Install' }).click();
-    await until(() => page.getByRole('form', { name: 'Authenticate the installation' }).count()).toBe(1);
+    const credentials = page.getByRole('form', { name: 'Authenticate the installation' });
+    await credentials.getByLabel('apiKey').fill('key-of-the-installer');
+    await credentials.getByRole('button', { name: 'Save credentials' }).click();
+    await until(() => credentials.getByRole('status').textContent()).toContain('authenticated');
     await screenshot('03-marketplace-detail');
 
     // My scripts: create one that calls the resource, in the code editor.
@@ -145,6 +149,7 @@ describe('console: a user journey through every page', () => {
     await form('Run the script').getByLabel('Input data (JSON)').fill('{"city": "Oslo"}');
     await page.getByRole('button', { name: 'Run now' }).click();
     await until(() => page.getByLabel('Output').textContent()).toContain('/forecast/Oslo');
+    expect(upstream.received.at(-1)!.headers['x-api-key']).toBe('key-of-the-installer');
     await screenshot('05-script-detail');
     await page.getByRole('status').getByRole('link').click();
     await until(() => page.getByLabel('Logs').textContent()).toContain('calling forecast for Oslo');

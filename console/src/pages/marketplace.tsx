@@ -52,8 +52,8 @@ function Reviews({ kind, id }: { kind: Kind; id: string }) {
 
 const credentialFields: Record<string, string[]> = { api_key: ['apiKey'], bearer: ['token'], basic: ['username', 'password'], oauth2: ['clientId', 'clientSecret'] };
 
-function Authenticate({ resourceId }: { resourceId: string }) {
-  const [type, setType] = useState('api_key');
+function Authenticate({ resourceId, initialType }: { resourceId: string; initialType: string }) {
+  const [type, setType] = useState(initialType in credentialFields ? initialType : 'api_key');
   const [values, setValues] = useState<Record<string, string>>({});
   const { run, status } = useAction();
   const [done, setDone] = useState<string>();
@@ -83,9 +83,13 @@ function Authenticate({ resourceId }: { resourceId: string }) {
 function Install({ kind, item }: { kind: Kind; item: Rec }) {
   const { run, status } = useAction();
   const [installed, setInstalled] = useState<Rec>();
-  const template = useLoad(async (): Promise<Rec | undefined> => (kind === 'templates'
-    ? unwrap(api().GET('/api/sdk/v1/templates/{templateId}', { params: { path: { templateId: item.id } } }))
-    : undefined), [kind, item.id]);
+  // The full record: a template's customization fields, a resource's authentication.
+  const record = useLoad(async (): Promise<Rec | undefined> => {
+    if (kind === 'templates') return unwrap(api().GET('/api/sdk/v1/templates/{templateId}', { params: { path: { templateId: item.id } } }));
+    if (kind === 'resources') return unwrap(api().GET('/api/sdk/v1/resources/{resourceId}', { params: { path: { resourceId: item.id } } }));
+    return undefined;
+  }, [kind, item.id]);
+  const authentication = String(record.data?.endpoint?.authentication ?? 'none');
   const install = async (customization?: Record<string, unknown>) => {
     const answer: Rec | undefined = await run('Installing', (): Promise<Rec> => {
       if (kind === 'resources') return unwrap(api().POST('/api/sdk/v1/resources/{resourceId}/install', { params: { path: { resourceId: item.id } } }));
@@ -96,15 +100,17 @@ function Install({ kind, item }: { kind: Kind; item: Rec }) {
   };
   return <div>
     {kind === 'templates'
-      ? <Loaded state={template} label="the template's fields">{(record) => (
-        <CustomizationForm fields={(record?.customization ?? record?.manifest?.customization ?? []) as Rec[]} submitLabel="Install" onSubmit={install} />
+      ? <Loaded state={record} label="the template's fields">{(template) => (
+        <CustomizationForm fields={(template?.customization ?? []) as Rec[]} submitLabel="Install" onSubmit={install} />
       )}</Loaded>
       : <button type="button" onClick={() => install()}>Install</button>}
     {status}
     {installed && <div role="status">
       <p>Installed{installed.installationId ? ` (installation ${installed.installationId})` : ''}.{' '}
         {installed.pageUrl && <a href={installed.pageUrl} target="_blank" rel="noreferrer">Open the page</a>}</p>
-      {kind === 'resources' && <Authenticate resourceId={item.id} />}
+      {kind === 'resources' && (authentication === 'none'
+        ? <p>This resource needs no credentials.</p>
+        : <Authenticate resourceId={item.id} initialType={authentication} />)}
     </div>}
   </div>;
 }
