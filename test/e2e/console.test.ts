@@ -187,6 +187,15 @@ describe('console: a user journey through every page', () => {
     await page.getByRole('button', { name: 'Search' }).click();
     await until(() => page.locator('table mark').count()).toBeGreaterThan(0);
     expect(await page.getByRole('table', { name: /^Results for/ }).textContent()).toContain('ten-year warranty');
+    // Graphs and sharing: into a new group graph, beside its primary personal graph.
+    await page.getByLabel('New group graph').fill('Team docs');
+    await page.getByRole('button', { name: 'Create group' }).click();
+    await page.getByRole('button', { name: 'handbook.txt' }).click();
+    const sharing = page.getByRole('form', { name: 'Share to a graph' });
+    await until(() => sharing.getByRole('option', { name: 'Team docs (group)' }).count()).toBe(1);
+    await sharing.getByLabel('Share to graph').selectOption({ label: 'Team docs (group)' });
+    await sharing.getByRole('button', { name: 'Share' }).click();
+    await until(() => page.getByRole('table', { name: 'In graphs' }).getByRole('row').count()).toBe(3);
     await screenshot('09-documents');
 
     // Usage: today's runs on the chart and in the table behind it.

@@ -57,14 +57,18 @@ function TemplateDetail({ templateId, onChanged }: { templateId: string; onChang
   const { run, status } = useAction();
   const build = async () => {
     const before = template.data?.buildId;
-    // The build answers only when it ends; its id shows on the template as soon as it starts, so the logs follow it.
-    const started = run('Building', () => unwrap(api().POST('/api/sdk/v1/templates/{templateId}/build', { params: { path: { templateId } }, body: {} as never })));
-    for (let tries = 0; tries < 60 && !buildId; tries += 1) {
+    let answered = false;
+    // The build answers when it ends (or at its wait bound); its id shows on the template as soon as it starts, so
+    // the logs follow it meanwhile. A build quicker than one look still shows its logs from the answer.
+    const started = run('Building', () => unwrap(api().POST('/api/sdk/v1/templates/{templateId}/build', { params: { path: { templateId } }, body: {} as never })))
+      .finally(() => { answered = true; });
+    while (!answered) {
       const current: Rec = await unwrap(api().GET('/api/sdk/v1/templates/{templateId}', { params: { path: { templateId } } }));
       if (current.buildId && current.buildId !== before) { setBuildId(current.buildId); break; }
-      if (await Promise.race([started.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 500))])) break;
+      await new Promise((resolve) => setTimeout(resolve, 300));
     }
-    await started;
+    const answer: Rec | undefined = await started;
+    if (answer?.buildId) setBuildId(answer.buildId);
     template.reload();
   };
   const publish = async (event: Event) => {
