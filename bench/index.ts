@@ -1,6 +1,7 @@
 // Every bench `npm run bench` knows, in the order they run; register a new one by appending it here.
 import * as authMe from './auth-me.bench.js';
 import * as deploy from './deploy.bench.js';
+import * as webConsole from './console.bench.js';
 import * as documents from './documents.bench.js';
 import * as events from './events.bench.js';
 import * as flows from './flows.bench.js';
@@ -13,4 +14,4 @@ import * as scripts from './scripts.bench.js';
 import * as templates from './templates.bench.js';
 import type { Bench } from './support.js';
 
-export const benches: Bench[] = [authMe, resourceCall, payments, documents, events, scripts, scriptNeighbours, scriptDependencies, flows, templates, runHistory, deploy];
+export const benches: Bench[] = [authMe, resourceCall, payments, documents, events, scripts, scriptNeighbours, scriptDependencies, flows, templates, runHistory, deploy, webConsole];

@@ -14,6 +14,8 @@ import { attachDispatcher } from '../functions/events/local-rule.js';
 import { type BusEnvelope, busEnvelope, rulePattern } from '../functions/platform/bus-envelope.js';
 import { installLocalAdapters } from '../functions/platform/wiring.js';
 import { createPagesServer } from '../functions/adapters/local/pages-server.js';
+import { createConsoleServer } from '../functions/adapters/local/console-server.js';
+import { buildConsole } from '../console/build.js';
 import { scriptSandboxStatus } from '../functions/adapters/local/script-sandbox.js';
 import { authorizerHandler, routes } from '../functions/routes.js';
 
@@ -58,6 +60,8 @@ export interface RunningPlatform {
   baseUrl: string;
   adminKey: string;
   dev?: DevAccount;
+  /** Builds the web console served at `/` (once; the first browser request otherwise does). */
+  buildConsole(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -136,7 +140,9 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
 
   await attachBusConsumers();
   progress('loading the route table');
-  const server = await createLocalApi({ routes, rootDir, authorizerHandler, pages: createPagesServer(join(dataDir, 'pages')) });
+  let dev: DevAccount | undefined;
+  const webConsole = createConsoleServer({ build: () => buildConsole(join(dataDir, 'console')), devApiKey: () => dev?.apiKey });
+  const server = await createLocalApi({ routes, rootDir, authorizerHandler, pages: createPagesServer(join(dataDir, 'pages')), console: webConsole.handle });
   try {
     await new Promise<void>((ready, fail) => {
       server.once('error', fail);
@@ -158,7 +164,6 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   (await import('../functions/adapters/local/one-shot-scheduler.js')).localOneShots();
   (await import('../functions/adapters/local/payout-schedule.js')).localPayoutSchedule();
 
-  let dev: DevAccount | undefined;
   if (options.devAccount ?? true) {
     dev = await ensureDevAccount(baseUrl, adminKey, previous);
     writeFileSync(devFile, `${JSON.stringify(dev, null, 2)}\n`, { mode: 0o600 });
@@ -168,6 +173,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
     baseUrl,
     adminKey,
     dev,
+    buildConsole: webConsole.build,
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((closed) => server.close(() => closed()));
@@ -185,7 +191,10 @@ async function main() {
     onProgress('loading the embedding model (document search)');
     const { sharedEmbedder } = await import('../functions/platform/wiring.js');
     await sharedEmbedder().embed(['warm up']);
+    onProgress('building the web console');
+    await platform.buildConsole();
     onProgress('ready');
+    console.log(`Web console at ${platform.baseUrl}/ (signed in with the dev account)`);
     console.log(`Platform running at ${platform.baseUrl}/api/sdk/v1`);
     console.log(`Dev account written to ${join(process.env.DATA_DIR ?? '.data', 'dev.json')}`);
     console.log(`Try: curl -H "X-API-Key: ${platform.dev?.apiKey}" ${platform.baseUrl}/api/sdk/v1/me`);

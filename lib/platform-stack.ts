@@ -8,6 +8,7 @@ import { AreaRoutes } from './area-routes.js';
 import { BusConsumers } from './bus-consumers.js';
 import { busConsumers } from '../functions/consumers.js';
 import { scriptResourceCallFunction } from '../functions/scripts/routes.js';
+import { Console } from './console.js';
 import { Data } from './data.js';
 import { DocumentVectors } from './documents.js';
 import { Events } from './events.js';
@@ -62,6 +63,7 @@ export class PlatformStack extends Stack {
   readonly scriptResourceCall: PlatformFunction;
   readonly payouts: Payouts;
   readonly pythonLint: PythonLint;
+  readonly console: Console;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps = {}) {
     super(scope, id, { description: 'Automation marketplace platform', ...props });
@@ -130,6 +132,9 @@ export class PlatformStack extends Stack {
 
     this.templateBuilds.routeStateChanges(templateBuildStateConsumer, resources, environment, this.events.deadLetterQueue);
 
+    this.console = new Console(this, 'Console', { apiUrl: this.api.url });
+
+    new CfnOutput(this, 'ConsoleUrl', { value: this.console.url, description: 'The web console (CloudFront; /api/* reaches the HTTP API)' });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'PagesUrl', { value: `https://${this.storage.distribution.distributionDomainName}`, description: 'CloudFront URL of template pages (/pages/<sub>/)' });
     new CfnOutput(this, 'AdminKeySecretArn', { value: this.security.adminKeySecret.secretArn, description: 'Secret holding the X-Admin-Key value' });

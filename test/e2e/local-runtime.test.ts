@@ -19,6 +19,7 @@ describe('local runtime (npm start)', () => {
     // Act
     const me = await fetch(`${dev.baseUrl}/api/sdk/v1/me`, { headers: { 'x-api-key': dev.apiKey } });
     const wrong = await fetch(`${dev.baseUrl}/api/sdk/v1/me`, { headers: { 'x-api-key': 'amp_wrong' } });
+    const [webConsole, consoleKey] = await Promise.all([fetch(`${dev.baseUrl}/`), fetch(`${dev.baseUrl}/console/dev-account.json`)]);
     first.child.kill('SIGTERM');
     const firstExit = await first.exited;
     const second = startLocal(env);
@@ -29,7 +30,9 @@ describe('local runtime (npm start)', () => {
     const secondExit = await second.exited;
     // Assess
     expect(first.output()).toContain(`http://127.0.0.1:${port}/api/sdk/v1`);
-    expect(first.output()).toMatch(/starting DynamoDB Local[\s\S]*creating tables[\s\S]*loading the embedding model[\s\S]*ready/);
+    expect(first.output()).toMatch(/starting DynamoDB Local[\s\S]*creating tables[\s\S]*loading the embedding model[\s\S]*building the web console[\s\S]*ready/);
+    expect(webConsole.status).toBe(200);
+    expect(await consoleKey.json()).toEqual({ apiKey: dev.apiKey });
     expect(dev).toEqual({ baseUrl: `http://127.0.0.1:${port}`, adminKey: expect.any(String), userId: expect.stringMatching(/^usr_/), apiKey: expect.stringMatching(/^amp_/) });
     expect(me.status).toBe(200);
     expect(((await me.json()) as { data: { userId: string } }).data.userId).toBe(dev.userId);

@@ -20,6 +20,8 @@ export interface LocalApiOptions {
   authorizerHandler: string;
   /** Answers requests for template sites (`<sub>.localhost`, `/pages/<sub>/`) before routing; true when it did. */
   pages?: (request: IncomingMessage, response: ServerResponse) => boolean;
+  /** Answers the web console's static files (paths outside the API's) after template sites; true when it did. */
+  console?: (request: IncomingMessage, response: ServerResponse) => boolean;
 }
 
 const textTypes = /^(application\/(json|x-www-form-urlencoded|xml|[\w.+-]+\+json)|text\/)/i;
@@ -166,7 +168,7 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
   }
 
   return createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
-    if (options.pages?.(request, response)) return;
+    if (options.pages?.(request, response) || options.console?.(request, response)) return;
     handle(request, response).catch((error: unknown) => {
       if (!response.headersSent) send(response, errorResult(error, 'local'));
       else response.destroy();

@@ -1,0 +1,88 @@
+// The console: sign-in with an API key, then one page per area, chosen by the URL's hash (#/scripts, #/runs/...).
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { devApiKey, signIn, signOut, storedKey } from './api';
+import { DocumentsPage } from './pages/documents';
+import { FlowsPage } from './pages/flows';
+import { MarketplacePage } from './pages/marketplace';
+import { RunsPage } from './pages/runs';
+import { ScriptsPage } from './pages/scripts';
+import { TemplatesPage } from './pages/templates';
+import { UsagePage } from './pages/usage';
+import { Field, useAction } from './ui';
+import './style.css';
+
+const pages = {
+  marketplace: ['Marketplace', MarketplacePage],
+  scripts: ['My scripts', ScriptsPage],
+  runs: ['Runs', RunsPage],
+  flows: ['Flows', FlowsPage],
+  documents: ['Documents', DocumentsPage],
+  usage: ['Usage and revenue', UsagePage],
+  templates: ['Templates', TemplatesPage],
+} as const;
+type PageName = keyof typeof pages;
+
+const route = (): { page: PageName; param?: string } => {
+  const [name, param] = location.hash.replace(/^#\/?/, '').split('/');
+  return { page: name && name in pages ? (name as PageName) : 'marketplace', param: param ? decodeURIComponent(param) : undefined };
+};
+
+function SignIn({ onSignedIn }: { onSignedIn(user: string): void }) {
+  const [key, setKey] = useState('');
+  const { run, status } = useAction();
+  useEffect(() => { void devApiKey().then((found) => found && setKey((typed) => typed || found)); }, []);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const me = await run('Signing in', () => signIn(key.trim()));
+    if (me) onSignedIn(me.username ?? me.userId);
+  };
+  return <main class="signin">
+    <h1>Automation platform</h1>
+    <form onSubmit={submit} aria-label="Sign in">
+      <Field label="API key" hint="Kept in this tab's session storage only.">
+        <input type="password" name="apiKey" autocomplete="off" required value={key} onInput={(event) => setKey(event.currentTarget.value)} />
+      </Field>
+      <button type="submit">Sign in</button>
+      {status}
+    </form>
+  </main>;
+}
+
+function App() {
+  const [user, setUser] = useState<string | undefined>();
+  const [checking, setChecking] = useState(Boolean(storedKey()));
+  const [where, setWhere] = useState(route);
+  useEffect(() => {
+    const follow = () => setWhere(route());
+    addEventListener('hashchange', follow);
+    const key = storedKey();
+    if (key) signIn(key).then((me) => setUser(me.username ?? me.userId), () => signOut()).finally(() => setChecking(false));
+    return () => removeEventListener('hashchange', follow);
+  }, []);
+  if (checking) return <p role="status">Signing in…</p>;
+  if (!user) return <SignIn onSignedIn={setUser} />;
+  const [title, Page] = pages[where.page];
+  return <>
+    <header>
+      <a class="skip" href="#content">Skip to content</a>
+      <strong>Automation platform</strong>
+      <nav aria-label="Console">
+        {Object.entries(pages).map(([name, [label]]) => (
+          <a href={`#/${name}`} aria-current={name === where.page ? 'page' : undefined}>{label}</a>
+        ))}
+      </nav>
+      <span class="user">Signed in as {user}</span>
+      <button type="button" onClick={() => { signOut(); setUser(undefined); }}>Sign out</button>
+    </header>
+    <main id="content" tabIndex={-1}>
+      <h1>{title}</h1>
+      <Page param={where.param} />
+    </main>
+  </>;
+}
+
+const root = document.getElementById('app')!;
+// The static "Loading" line goes: render adds to a container, it does not replace what the HTML put there.
+root.replaceChildren();
+render(<App />, root);

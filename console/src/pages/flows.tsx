@@ -1,0 +1,96 @@
+// Flows: create time flows (cron) and event flows (condition tree), pause, resume, run now, and their results.
+import { useState } from 'preact/hooks';
+import { api, unwrap } from '../api';
+import { Field, Loaded, type Rec, Table, money, text, useAction, useLoad, when } from '../ui';
+import { ConditionGroup, type ConditionNode, newLeaf } from './conditions';
+
+const eventTypes = ['chatapp.message', 'chatapp.command', 'mailapp.email_received', 'calendarapp.event_created', 'docsapp.document_updated', 'transcript.chunk', 'voice.call_ended', 'call.started', 'call.ended'];
+
+function CreateFlow({ onCreated }: { onCreated(): void }) {
+  const [kind, setKind] = useState<'time' | 'event'>('time');
+  const [form, setForm] = useState({ title: '', description: '', schedule: '0 9 * * *', scriptId: '', eventType: 'chatapp.message', executionType: 'direct', prompt: '' });
+  const [tree, setTree] = useState<ConditionNode>({ operator: 'AND', conditions: [newLeaf()] });
+  const { run, status } = useAction();
+  const set = (key: keyof typeof form) => (event: { currentTarget: { value: string } }) => setForm({ ...form, [key]: event.currentTarget.value });
+  const create = async (event: Event) => {
+    event.preventDefault();
+    const created = await run('Creating the flow', () => (kind === 'time'
+      ? unwrap(api().POST('/api/sdk/v1/flows/createTimeFlow', { body: { title: form.title, description: form.description, schedule: form.schedule, scriptId: form.scriptId } as never }))
+      : unwrap(api().POST('/api/sdk/v1/flows/createEventFlow', {
+        body: {
+          title: form.title, description: form.description, eventType: form.eventType, conditions: tree, executionType: form.executionType,
+          prompt: form.prompt || form.description, ...(form.scriptId && { scriptId: form.scriptId }),
+        } as never,
+      }))));
+    if (created) onCreated();
+  };
+  return <form class="card" onSubmit={create} aria-label="Create a flow">
+    <h2>New flow</h2>
+    <fieldset class="row"><legend>Trigger</legend>
+      <label><input type="radio" name="kind" checked={kind === 'time'} onChange={() => setKind('time')} /> Time (cron)</label>
+      <label><input type="radio" name="kind" checked={kind === 'event'} onChange={() => setKind('event')} /> Event</label>
+    </fieldset>
+    <div class="row">
+      <Field label="Title"><input name="title" required maxLength={200} value={form.title} onInput={set('title')} /></Field>
+      <Field label="Script id" hint="The script a time flow or a direct event flow runs"><input name="scriptId" required={kind === 'time' || form.executionType === 'direct'} value={form.scriptId} onInput={set('scriptId')} /></Field>
+    </div>
+    <Field label="Description"><input name="description" required maxLength={1000} value={form.description} onInput={set('description')} /></Field>
+    {kind === 'time'
+      ? <Field label="Schedule (5-field cron, UTC)"><input name="schedule" required value={form.schedule} onInput={set('schedule')} /></Field>
+      : <>
+        <div class="row">
+          <Field label="Event type"><select name="eventType" value={form.eventType} onChange={set('eventType')}>{eventTypes.map((name) => <option>{name}</option>)}</select></Field>
+          <Field label="Execution"><select value={form.executionType} onChange={set('executionType')}><option value="direct">direct (run the script)</option><option value="llm">llm (prompt)</option></select></Field>
+        </div>
+        {form.executionType === 'llm' && <Field label="Prompt"><textarea value={form.prompt} onInput={set('prompt')} /></Field>}
+        <ConditionGroup node={tree} onChange={setTree} />
+      </>}
+    <button type="submit">Create flow</button>
+    {status}
+  </form>;
+}
+
+function FlowDetail({ flowId, onChanged }: { flowId: string; onChanged(): void }) {
+  const flow = useLoad((): Promise<Rec> => unwrap(api().POST('/api/sdk/v1/flows/getFlow', { body: { assignmentId: flowId } as never })), [flowId]);
+  const { run, status } = useAction();
+  const act = async (label: string, path: '/api/sdk/v1/flows/pauseFlow' | '/api/sdk/v1/flows/resumeFlow' | '/api/sdk/v1/flows/runFlow' | '/api/sdk/v1/flows/deleteFlow') => {
+    await run(label, () => unwrap(api().POST(path, { body: { assignmentId: flowId } as never })));
+    flow.reload();
+    onChanged();
+  };
+  return <Loaded state={flow} label="the flow">{(data) => {
+    const record = (data.flow ?? data) as Rec;
+    return <section aria-label={`Flow ${record.title}`}>
+      <h2>{record.title} <span class="badge">{record.status}</span></h2>
+      <p>{record.description}</p>
+      <p>Trigger: {record.trigger?.type} {record.trigger?.type === 'time' ? record.trigger.config.cronExpression : record.trigger?.config?.eventType} · {record.executionCount ?? 0} runs</p>
+      <div class="row">
+        {record.status === 'active' && <button type="button" onClick={() => act('Pausing', '/api/sdk/v1/flows/pauseFlow')}>Pause</button>}
+        {record.status === 'paused' && <button type="button" onClick={() => act('Resuming', '/api/sdk/v1/flows/resumeFlow')}>Resume</button>}
+        <button type="button" onClick={() => act('Running the flow', '/api/sdk/v1/flows/runFlow')}>Run now</button>
+        <button type="button" class="secondary" onClick={() => act('Deleting', '/api/sdk/v1/flows/deleteFlow')}>Delete</button>
+      </div>
+      {status}
+      <Table caption="Results, newest first" rows={[...((record.executionResults ?? []) as Rec[])].reverse()} empty="No runs yet." columns={[
+        ['When', (result) => when(result.timestamp)], ['Status', (result) => <span class="badge">{result.status}</span>], ['Duration', (result) => `${result.duration} ms`],
+        ['Cost', (result) => money(result.cost)], ['Result', (result) => text(result.error ?? result.result)],
+        ['Run', (result) => text(result.executionId)],
+      ]} />
+    </section>;
+  }}</Loaded>;
+}
+
+export function FlowsPage() {
+  const [selected, setSelected] = useState<string>();
+  const flows = useLoad((): Promise<Rec> => unwrap(api().POST('/api/sdk/v1/flows/searchFlows', { body: { detail: 'summary', limit: 100 } as never })), []);
+  return <>
+    <CreateFlow onCreated={flows.reload} />
+    <Loaded state={flows} label="flows">{(data) => (
+      <Table caption="Your flows" rows={((data as Rec).flows ?? data) as Rec[]} columns={[
+        ['Title', (item) => <button type="button" class="secondary" onClick={() => setSelected(item.id)}>{item.title}</button>], ['Status', (item) => <span class="badge">{item.status}</span>],
+        ['Trigger', (item) => item.triggerType], ['Schedule', (item) => text(item.cronExpression)], ['Runs', (item) => text(item.executionCount)], ['Last run', (item) => when(item.lastExecutedAt)],
+      ]} />
+    )}</Loaded>
+    {selected && <FlowDetail key={selected} flowId={selected} onChanged={flows.reload} />}
+  </>;
+}

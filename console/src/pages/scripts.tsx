@@ -1,0 +1,196 @@
+// My scripts: create and edit in a code editor with lint, versions with deploy and rollback, run with input,
+// event subscriptions, webhooks and schedules.
+import { useState } from 'preact/hooks';
+import { api, unwrap } from '../api';
+import { CodeEditor } from '../editor';
+import { Field, Loaded, type Rec, Table, money, parseJson, text, useAction, useLoad, when } from '../ui';
+
+const starter = {
+  nodejs18: 'export async function handler(event, context) {\n  return { success: true, got: event.data };\n}\n',
+  'python3.11': 'def handler(event, context):\n    return {"success": True, "got": event["data"]}\n',
+} as Record<string, string>;
+
+/** The API never answers a script's code, so the console keeps what was typed here for this tab's session. */
+const codeKey = (scriptId: string) => `platform.code.${scriptId}`;
+
+function CreateScript({ onCreated }: { onCreated(id: string): void }) {
+  const [form, setForm] = useState({ name: '', description: '', runtime: 'nodejs18', allowedResources: '', timeout: '30' });
+  const [code, setCode] = useState(starter.nodejs18!);
+  const { run, status } = useAction();
+  const set = (key: keyof typeof form) => (event: { currentTarget: { value: string } }) => setForm({ ...form, [key]: event.currentTarget.value });
+  const create = async (event: Event) => {
+    event.preventDefault();
+    const created = await run('Creating the script', () => unwrap(api().POST('/api/sdk/v1/scripts/createScript', {
+      body: {
+        name: form.name, ...(form.description && { description: form.description }), runtime: form.runtime as never, code,
+        config: { timeout: Number(form.timeout), allowedResources: form.allowedResources.split(',').map((name) => name.trim()).filter(Boolean) },
+      } as never,
+    })));
+    if (created) {
+      sessionStorage.setItem(codeKey(created.id), code);
+      onCreated(created.id);
+    }
+  };
+  return <form class="card" onSubmit={create} aria-label="Create a script">
+    <h2>New script</h2>
+    <div class="row">
+      <Field label="Name"><input name="name" required value={form.name} onInput={set('name')} /></Field>
+      <Field label="Runtime"><select name="runtime" value={form.runtime} onChange={(event) => { set('runtime')(event); setCode(starter[event.currentTarget.value]!); }}>
+        <option>nodejs18</option><option>python3.11</option>
+      </select></Field>
+      <Field label="Timeout (s)"><input type="number" min="1" max="300" value={form.timeout} onInput={set('timeout')} /></Field>
+      <Field label="Allowed resources (comma separated names)"><input name="allowedResources" value={form.allowedResources} onInput={set('allowedResources')} /></Field>
+    </div>
+    <Field label="Description"><input value={form.description} onInput={set('description')} /></Field>
+    <CodeEditor key={form.runtime} value={code} runtime={form.runtime} label="Script code" onChange={setCode} />
+    <button type="submit">Create script</button>
+    {status}
+  </form>;
+}
+
+function Versions({ script, onChanged }: { script: Rec; onChanged(): void }) {
+  const versions = useLoad((): Promise<Rec> => unwrap(api().POST('/api/sdk/v1/scripts/listVersions', { body: { scriptId: script.id } })), [script.id]);
+  const { run, status } = useAction();
+  const deploy = async (version: number) => {
+    if (await run(`Deploying version ${version}`, () => unwrap(api().POST('/api/sdk/v1/scripts/deployScript', { body: { scriptId: script.id, version } as never })))) onChanged();
+    versions.reload();
+  };
+  return <section aria-label="Versions">
+    <h3>Versions</h3>
+    {status}
+    <Loaded state={versions} label="versions">{(data) => (
+      <Table caption="Versions, newest first" rows={(data.versions ?? []) as Rec[]} columns={[
+        ['Version', (version) => version.version], ['Message', (version) => text(version.commitMessage)], ['Created', (version) => when(version.createdAt)],
+        ['Active', (version) => (version.isActive ? <span class="badge">deployed</span> : '')],
+        ['', (version) => !version.isActive && <button type="button" onClick={() => deploy(version.version)}>{data.versions.some((other: Rec) => other.isActive && other.version > version.version) ? 'Roll back to' : 'Deploy'} v{version.version}</button>],
+      ]} />
+    )}</Loaded>
+  </section>;
+}
+
+function Run({ script, onChanged }: { script: Rec; onChanged(): void }) {
+  const [input, setInput] = useState('{}');
+  const [result, setResult] = useState<Rec>();
+  const { run, status } = useAction();
+  const execute = async (event: Event) => {
+    event.preventDefault();
+    const answer = await run('Running', () => unwrap(api().POST('/api/sdk/v1/scripts/executeScript', { body: { scriptId: script.id, data: parseJson('Input', input) as never } })));
+    setResult(answer);
+    if (answer) onChanged();
+  };
+  return <form class="card" onSubmit={execute} aria-label="Run the script">
+    <h3>Run</h3>
+    <Field label="Input data (JSON)"><textarea name="input" value={input} onInput={(event) => setInput(event.currentTarget.value)} /></Field>
+    <button type="submit">Run now</button>
+    {status}
+    {result && <div role="status">
+      <p>Run <a href={`#/runs/${result.executionId}`}>{result.executionId}</a>: {result.status} in {result.duration} ms</p>
+      <pre aria-label="Output">{JSON.stringify(result.output ?? result.error, null, 2)}</pre>
+    </div>}
+  </form>;
+}
+
+function Triggers({ script }: { script: Rec }) {
+  const subscriptions = useLoad((): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/scripts/{scriptId}/subscriptions', { params: { path: { scriptId: script.id } } })), [script.id]);
+  const [subscription, setSubscription] = useState({ eventType: 'chatapp.message', conditions: '[]' });
+  const [webhookName, setWebhookName] = useState('');
+  const [schedule, setSchedule] = useState({ name: '', cronExpression: '0 * * * *' });
+  const [created, setCreated] = useState<string[]>([]);
+  const { run, status } = useAction();
+  const subscribe = async (event: Event) => {
+    event.preventDefault();
+    await run('Subscribing', () => unwrap(api().POST('/api/sdk/v1/scripts/{scriptId}/subscriptions', {
+      params: { path: { scriptId: script.id } }, body: { eventType: subscription.eventType, conditions: parseJson('Conditions', subscription.conditions) ?? [] } as never,
+    })));
+    subscriptions.reload();
+  };
+  const remove = async (subscriptionId: string) => {
+    await run('Deleting the subscription', () => unwrap(api().DELETE('/api/sdk/v1/scripts/{scriptId}/subscriptions/{subscriptionId}', { params: { path: { scriptId: script.id, subscriptionId } } })));
+    subscriptions.reload();
+  };
+  const webhook = async (event: Event) => {
+    event.preventDefault();
+    const answer = await run('Creating the webhook', () => unwrap(api().POST('/api/sdk/v1/scripts/createWebhook', { body: { scriptId: script.id, name: webhookName } as never })));
+    if (answer) setCreated([...created, `Webhook ${answer.name}: POST ${answer.webhookUrl} signed with secret ${answer.webhookSecret} (shown once)`]);
+  };
+  const scheduleRun = async (event: Event) => {
+    event.preventDefault();
+    const answer: Rec | undefined = await run('Creating the schedule', () => unwrap(api().POST('/api/sdk/v1/scripts/createSchedule', { body: { scriptId: script.id, ...schedule } as never })));
+    if (answer) setCreated([...created, `Schedule ${schedule.name}: ${schedule.cronExpression} (UTC)${answer.nextRunAt ? `, next run ${when(answer.nextRunAt)}` : ''}`]);
+  };
+  return <section aria-label="Triggers">
+    <h3>Event subscriptions</h3>
+    <Loaded state={subscriptions} label="subscriptions">{(data) => (
+      <Table caption="Subscriptions" rows={(data.subscriptions ?? []) as Rec[]} columns={[
+        ['Event type', (item) => item.eventType], ['Conditions', (item) => text(item.conditions)], ['Enabled', (item) => (item.enabled ? 'yes' : 'no')],
+        ['', (item) => <button type="button" class="secondary" onClick={() => remove(item.subscriptionId)}>Delete</button>],
+      ]} />
+    )}</Loaded>
+    <form class="row" onSubmit={subscribe} aria-label="Subscribe to an event type">
+      <Field label="Event type"><input value={subscription.eventType} required onInput={(event) => setSubscription({ ...subscription, eventType: event.currentTarget.value })} /></Field>
+      <Field label="Conditions (JSON list of {field, operator, value})"><input value={subscription.conditions} onInput={(event) => setSubscription({ ...subscription, conditions: event.currentTarget.value })} /></Field>
+      <button type="submit">Subscribe</button>
+    </form>
+    <h3>Webhooks and schedules</h3>
+    <form class="row" onSubmit={webhook} aria-label="Create a webhook">
+      <Field label="Webhook name"><input value={webhookName} required onInput={(event) => setWebhookName(event.currentTarget.value)} /></Field>
+      <button type="submit">Create webhook</button>
+    </form>
+    <form class="row" onSubmit={scheduleRun} aria-label="Create a schedule">
+      <Field label="Schedule name"><input value={schedule.name} required onInput={(event) => setSchedule({ ...schedule, name: event.currentTarget.value })} /></Field>
+      <Field label="Cron (5 fields, UTC)"><input value={schedule.cronExpression} required onInput={(event) => setSchedule({ ...schedule, cronExpression: event.currentTarget.value })} /></Field>
+      <button type="submit">Create schedule</button>
+    </form>
+    {status}
+    {created.length > 0 && <ul role="status">{created.map((line) => <li>{line}</li>)}</ul>}
+  </section>;
+}
+
+function ScriptDetail({ scriptId, onClose }: { scriptId: string; onClose(): void }) {
+  const script = useLoad((): Promise<Rec> => unwrap(api().POST('/api/sdk/v1/scripts/getScript', { body: { scriptId } })), [scriptId]);
+  const [code, setCode] = useState(sessionStorage.getItem(codeKey(scriptId)) ?? '');
+  const [message, setMessage] = useState('');
+  const [saved, setSaved] = useState(0);
+  const { run, status } = useAction();
+  const save = async (event: Event) => {
+    event.preventDefault();
+    const version = await run('Saving a new version', () => unwrap(api().POST('/api/sdk/v1/scripts/createVersion', { body: { scriptId, code, ...(message && { commitMessage: message }) } })));
+    if (version) { sessionStorage.setItem(codeKey(scriptId), code); setSaved(saved + 1); script.reload(); }
+  };
+  return <Loaded state={script} label="the script">{(data) => <>
+    <section aria-label={`Script ${data.name}`}>
+      <h2>{data.name} <span class="badge">{data.runtime}</span> <span class="badge">{data.deploymentStatus}</span></h2>
+      <p>{data.description}</p>
+      <p>Active version {text(data.activeVersion)} · {data.totalExecutions} runs · {money(data.totalCost)} · average {Math.round(data.avgDuration ?? 0)} ms</p>
+      <form onSubmit={save} aria-label="Edit the code">
+        {!sessionStorage.getItem(codeKey(scriptId)) && <p class="empty">The API does not hand code back: write the next version's code here.</p>}
+        <CodeEditor value={code} runtime={data.runtime} label="Script code" onChange={setCode} />
+        <div class="row">
+          <Field label="Change message"><input value={message} onInput={(event) => setMessage(event.currentTarget.value)} /></Field>
+          <button type="submit">Save as new version</button>
+        </div>
+        {status}
+      </form>
+    </section>
+    <Versions key={saved} script={data} onChanged={script.reload} />
+    <Run script={data} onChanged={script.reload} />
+    <Triggers script={data} />
+    <button type="button" class="secondary" onClick={onClose}>All scripts</button>
+  </>}</Loaded>;
+}
+
+export function ScriptsPage({ param }: { param?: string }) {
+  const scripts = useLoad((): Promise<Rec> => unwrap(api().POST('/api/sdk/v1/scripts/listScripts', { body: {} as never })), [param]);
+  const open = (id?: string) => { location.hash = id ? `#/scripts/${id}` : '#/scripts'; };
+  if (param === 'new') return <CreateScript onCreated={open} />;
+  if (param) return <ScriptDetail scriptId={param} onClose={() => open()} />;
+  return <>
+    <a href="#/scripts/new" class="button">Create a script</a>
+    <Loaded state={scripts} label="your scripts">{(data) => (
+      <Table caption="Your scripts" rows={(data.scripts ?? []) as Rec[]} columns={[
+        ['Name', (item) => <a href={`#/scripts/${item.id}`}>{item.name}</a>], ['Status', (item) => item.deploymentStatus],
+        ['Active version', (item) => text(item.activeVersion)], ['Runs', (item) => item.totalExecutions], ['Created', (item) => when(item.createdAt)],
+      ]} />
+    )}</Loaded>
+  </>;
+}
