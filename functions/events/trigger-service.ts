@@ -6,7 +6,7 @@ import { parseCron } from '#platform/cron.js';
 import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
 import { newId, newSecret, sha256Hex } from '#platform/ids.js';
-import { parseBoundedJson } from '#platform/json-bounds.js';
+import { parseBoundedJson } from '#platform/validation.js';
 import type { CredentialVault, EventPublisher, SchedulerPort } from '#platform/ports.js';
 import { credentialVault, eventPublisher, liveScheduler } from '#platform/wiring.js';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from './internal-events.js';

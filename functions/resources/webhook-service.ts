@@ -4,7 +4,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { credentialVault, eventPublisher } from '#platform/wiring.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { NotFoundError, UnauthorizedError, ValidationError } from '#platform/errors.js';
-import { parseBoundedJson } from '#platform/json-bounds.js';
+import { parseBoundedJson } from '#platform/validation.js';
 import type { CredentialVault, EventPublisher } from '#platform/ports.js';
 import { webhookSecretContext } from './credentials.js';
 import { type InstallationStore, createInstallationStore } from './installation-store.js';

@@ -2,7 +2,6 @@
 // (functions/adapters/{aws,local}/script-*.ts). The service speaks only this port.
 import type { Artifact, ExecutionError, RuntimeLabel } from './model.js';
 import type { PreparedCode } from './prepare.js';
-import type { RunUsage } from './resource-gate.js';
 import type { RunGrant } from './run-grant.js';
 
 export interface DeployRequest {
@@ -46,6 +45,14 @@ export interface InvokeRequest {
   callResource: ResourceCallHandler;
   /** For code running elsewhere: what the run may call and spend, to hand over signed. */
   grant: RunGrant;
+}
+
+/** What a run's resource calls came to. */
+export interface RunUsage {
+  calls: number;
+  cost: number;
+  /** A call was refused because the run had no cost allowance left: the run is cut for cost. */
+  stoppedForCost: boolean;
 }
 
 export interface InvokeOutcome {
