@@ -3,6 +3,7 @@ import { liveScheduler, metrics } from '#platform/wiring.js';
 import { systemClock } from '#platform/clock.js';
 import { settings } from '#platform/settings.js';
 import { createDeliveryStore } from './delivery-store.js';
+import { createEventHistoryStore } from './history-store.js';
 import { type Dispatcher, createDispatcher } from './dispatcher.js';
 import { scriptPort } from './script-port.js';
 import { createSubscriptionIndex } from './subscription-store.js';
@@ -17,6 +18,7 @@ export function eventDispatcher(): Dispatcher {
   dispatcher = createDispatcher({
     index: createSubscriptionIndex({ cached: settings.mode === 'local' }),
     ledger: createDeliveryStore(systemClock),
+    history: createEventHistoryStore(),
     scripts: scriptPort(),
     triggers: { ...triggers, retireSchedule: (scheduleId) => retireSchedule({ store: triggers, scheduler: liveScheduler }, scheduleId) },
     clock: systemClock,
