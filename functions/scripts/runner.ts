@@ -10,6 +10,7 @@ import type { MetricsPort, RateLimiter, ResourceCaller } from '#platform/ports.j
 import { computeCostUsd, msAffordable, roundUsd } from './cost.js';
 import { type Deployer, createDeployer } from './deployer.js';
 import { type ExecutionStore, createExecutionStore, retention } from './execution-store.js';
+import { createLiveLog } from './live-logs.js';
 import { type Execution, type ExecutionError, type Installation, type Script, type ScriptVersion, type Trigger, limits } from './model.js';
 import type { BudgetSource } from './ports.js';
 import { prepareCode } from './prepare.js';
@@ -160,6 +161,7 @@ export function createScriptRunner(deps: {
       const started = performance.now();
       const caller: ResourceCaller = { call: (call) => deps.resources().call(call) };
       const callResource = resourceGate({ grant, tally, caller, elapsedMs: () => performance.now() - started });
+      const liveLog = createLiveLog((lines) => executions.appendLogs(executionId, lines, Math.floor(Date.parse(createdAt) / 1000) + retention.logsSeconds));
 
       let outcome;
       try {
@@ -170,15 +172,18 @@ export function createScriptRunner(deps: {
           event: { data: request.data, trigger: { type: request.trigger.type, source: request.trigger.source ?? null, event: request.trigger.event ?? null } },
           context: { scriptId: script.scriptId, executionId, userId: request.userId, customization: installation?.customization ?? {} },
           callResource,
+          onLog: liveLog.push,
           grant,
         });
       } catch (error) {
         clearTimeout(runningTimer);
+        await liveLog.close();
         await runningWritten;
         await Promise.all([runningWritten && executions.remove(executionId), executions.releaseDailyRun(dailyCounter)]);
         throw error;
       }
       clearTimeout(runningTimer);
+      await liveLog.close();
 
       const usage = outcome.resourceUsage ?? tally.usage();
       const cost = roundUsd(computeCostUsd(outcome.duration, config.memory) + usage.cost);

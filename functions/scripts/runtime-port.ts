@@ -43,6 +43,8 @@ export interface InvokeRequest {
   context: { scriptId: string; executionId: string; userId: string; customization: Record<string, unknown> };
   /** For code running in this process: the run's resource calls, rules applied and tallied by the caller. */
   callResource: ResourceCallHandler;
+  /** For code running in this process: each log line as it is printed (the outcome still carries them all). */
+  onLog?: (line: string) => void;
   /** For code running elsewhere: what the run may call and spend, to hand over signed. */
   grant: RunGrant;
 }

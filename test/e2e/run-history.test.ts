@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventScripts } from '../support/event-scripts.js';
 import { flowsPath, givenTimeFlow } from '../support/flows.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { givenInstalled, givenPublishedResource, json, startUpstream } from '../support/resources.js';
 import { execute, givenDeployed } from '../support/scripts.js';
 
 let api: TestApi;
@@ -151,5 +152,60 @@ describe('event history', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
     expect((await events(user)).body.data.events).toEqual([]);
+  });
+});
+
+describe('following a run\u2019s logs', () => {
+  const follow = (user: TestUser, executionId: string, query = '') => api.as(user.apiKey).get(`/api/sdk/v1/executions/${executionId}/logs${query}`);
+
+  it('shows the lines a script printed while it still runs, then the rest and the end', async () => {
+    // Prepare: the script prints, then waits on a resource call the upstream holds until the test releases it.
+    const upstream = await startUpstream();
+    const held: Array<() => void> = [];
+    upstream.respond((_request, response) => held.push(() => json(response, 200, { ok: true })));
+    const [publisher, user] = await Promise.all([api.givenUser(), api.givenUser()]);
+    const name = `held-${Date.now().toString(36)}`;
+    await givenInstalled(api, user, await givenPublishedResource(api, publisher, { name }, { baseUrl: upstream.baseUrl }));
+    const script = await givenDeployed(api, user, {
+      config: { allowedResources: [name] },
+      code: `export async function handler() { console.log('first line'); await resources['${name}'].getForecast({ city: 'Oslo' }); console.log('second line'); return 'done'; }`,
+    });
+    const run = execute(api, user, script.id);
+    let executionId: string | undefined;
+    while (!executionId) executionId = (await history(user, `?scriptId=${script.id}&status=running`)).body.data.executions[0]?.executionId;
+    // Act
+    const whileHeld = await follow(user, executionId, '?wait=20');
+    const rest = follow(user, executionId, `?after=${whileHeld.body.data.next}&wait=20`);
+    held.forEach((release) => release());
+    const lines = [...whileHeld.body.data.lines];
+    let page = (await rest).body.data;
+    lines.push(...page.lines);
+    while (!page.done) {
+      page = (await follow(user, executionId, `?after=${page.next}&wait=20`)).body.data;
+      lines.push(...page.lines);
+    }
+    // Assess
+    expect(whileHeld.body.data).toMatchObject({ executionId, status: 'running', done: false, lines: ['first line'], next: 1 });
+    expect(lines).toEqual(['first line', 'second line']);
+    expect(page).toMatchObject({ status: 'success', done: true, next: 2 });
+    expect((await run).body.data.logs).toEqual(['first line', 'second line']);
+    await upstream.close();
+  });
+
+  it('answers at once for an ended run, and refuses another user\u2019s run and bad bounds', async () => {
+    // Prepare
+    const [user, stranger] = await Promise.all([api.givenUser(), api.givenUser()]);
+    const script = await givenDeployed(api, user, { code: 'export async function handler() { console.log("only line"); return 1; }' });
+    const { executionId } = (await execute(api, user, script.id)).body.data;
+    // Act
+    const ended = await follow(user, executionId, '?wait=20');
+    const theirs = await follow(stranger, executionId);
+    const tooLong = await follow(user, executionId, '?wait=21');
+    const backwards = await follow(user, executionId, '?after=-1');
+    // Assess
+    expect(ended.body.data).toEqual({ executionId, status: 'success', lines: ['only line'], next: 1, done: true });
+    expect(theirs.status).toBe(404);
+    expect(tooLong.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'wait' } });
+    expect(backwards.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'after' } });
   });
 });

@@ -350,6 +350,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sdk/v1/executions/{executionId}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run's log lines after `after`, waiting up to `wait` seconds for more (long poll)
+         * @description Follow a run while it runs: call with after=0, print `lines`, call again with after=`next` until `done`. Locally the lines of a running script arrive as it prints them; on AWS a script function reports its lines when it returns, so a running run shows them at its end. Only the caller's own runs.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
+         */
+        get: operations["followExecutionLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sdk/v1/flows/createEventFlow": {
         parameters: {
             query?: never;
@@ -5705,6 +5729,186 @@ export interface operations {
                      *             "flows:read",
                      *             "flows:manage"
                      *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    followExecutionLogs: {
+        parameters: {
+            query?: {
+                after?: number;
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "executionId": "string",
+                     *         "status": "running",
+                     *         "lines": [
+                     *           "string"
+                     *         ],
+                     *         "next": -9007199254740991,
+                     *         "done": true
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            /** @description the run has ended: no more lines will come */
+                            done: boolean;
+                            executionId: string;
+                            /** @description log lines after `after`, in the order printed */
+                            lines: string[];
+                            /** @description pass as `after` to read on */
+                            next: number;
+                            /** @enum {string} */
+                            status: "running" | "success" | "error" | "timeout";
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "executionId not found",
+                     *         "details": {
+                     *           "executionId": "x"
                      *         }
                      *       }
                      *     }
