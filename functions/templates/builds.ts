@@ -69,9 +69,9 @@ export function createBuildService(deps: BuildServiceDeps) {
       return { ...build, runId };
     },
 
-    /** The build once it ended, or as it stands when the wait bound passes. */
-    async awaitEnd(buildId: string, boundMs = settings.buildWaitMs()): Promise<BuildRecord> {
-      const deadline = Date.now() + boundMs;
+    /** The build once it ended, or as it stands when `waitMs` or the platform's wait bound passes. */
+    async awaitEnd(buildId: string, waitMs?: number): Promise<BuildRecord> {
+      const deadline = Date.now() + Math.min(waitMs ?? Infinity, settings.buildWaitMs());
       for (let interval = 50; ; interval = Math.min(interval * 2, 500)) {
         const build = (await store.getBuild(buildId))!;
         if (build.status !== 'building' || Date.now() >= deadline) return build;

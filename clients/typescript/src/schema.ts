@@ -22722,11 +22722,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "version": "string"
+                 *       "version": "string",
+                 *       "wait": 0
                  *     }
                  */
                 "application/json": {
                     version?: string;
+                    /** @description seconds to wait for the end before answering with buildStatus building (at most the platform bound: 25 on AWS) */
+                    wait?: number;
                 };
             };
         };
