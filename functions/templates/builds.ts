@@ -69,15 +69,18 @@ export function createBuildService(deps: BuildServiceDeps) {
       return { ...build, runId };
     },
 
-    /** The build once it ended, or as it stands when `waitMs` or the platform's wait bound passes. */
-    async awaitEnd(buildId: string, waitMs?: number): Promise<BuildRecord> {
-      const deadline = Date.now() + Math.min(waitMs ?? Infinity, settings.buildWaitMs());
+    /** The build once it ended, or as it stands when the wait bound passes. */
+    async awaitEnd(buildId: string, boundMs = settings.buildWaitMs()): Promise<BuildRecord> {
+      const deadline = Date.now() + boundMs;
       for (let interval = 50; ; interval = Math.min(interval * 2, 500)) {
         const build = (await store.getBuild(buildId))!;
         if (build.status !== 'building' || Date.now() >= deadline) return build;
         await pause(Math.min(interval, Math.max(0, deadline - Date.now())));
       }
     },
+
+    /** What a caller asked to wait (ms), within the platform's bound. */
+    waitWithin: (wantedMs: number | undefined) => Math.min(wantedMs ?? Infinity, settings.buildWaitMs()),
 
     async view(build: BuildRecord, apiBaseUrl: string) {
       const cdnUrl = build.status === 'success' ? pages.pageUrl(build.subdomain, apiBaseUrl) : null;

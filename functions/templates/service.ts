@@ -124,7 +124,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
         repository: template.repository, templatePath: template.templatePath, subdomain: template.previewSubdomain, publicEnv: {},
       });
       await store.update(template.templateId, { buildId: started.buildId, buildStatus: 'building', updatedAt: clock.nowIso() });
-      return builds.view(await builds.awaitEnd(started.buildId, input.wait === undefined ? undefined : input.wait * 1000), apiBaseUrl);
+      return builds.view(await builds.awaitEnd(started.buildId, builds.waitWithin(input.wait === undefined ? undefined : input.wait * 1000)), apiBaseUrl);
     },
 
     async getBuild(userId: string, input: { templateId: string; buildId: string; wait: number }, apiBaseUrl: string) {
