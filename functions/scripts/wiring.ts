@@ -1,10 +1,16 @@
-// Production implementations of the scripts area's ports, on top of the accounts and resources areas.
+// Production implementations of the scripts area's ports, on top of the accounts and resources areas, and the
+// resource-call function's service with its signing key.
 import { createAccountStore } from '#functions/accounts/store.js';
 import { accountService, defaultMonthlyBudgetUsd } from '#functions/accounts/service.js';
 import { createInstallationStore } from '#functions/resources/installation-store.js';
+import { callService } from '#functions/resources/call-service.js';
 import { createResourceStore } from '#functions/resources/store.js';
+import { scriptGrantKey } from '#adapters/script-grant-key.js';
+import { systemClock } from '#platform/clock.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import type { BudgetSource, KeyIssuer, ResourceCatalog } from './ports.js';
+import { createRunTallies } from './run-tallies.js';
+import { createScriptResourceCalls } from './script-resource-calls.js';
 
 export const accountKeys: KeyIssuer = {
   issue: (userId, name, scopes) => accountService().issueKey(userId, { name, scopes }),
@@ -35,3 +41,8 @@ export const installedResources = (): ResourceCatalog => {
     },
   };
 };
+
+let resourceCalls: ReturnType<typeof createScriptResourceCalls> | undefined;
+/** The resource-call function of Lambda-deployed scripts. */
+export const scriptResourceCalls = () =>
+  (resourceCalls ??= createScriptResourceCalls({ key: scriptGrantKey, tallies: createRunTallies(), caller: callService, clock: systemClock }));

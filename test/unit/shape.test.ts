@@ -28,6 +28,17 @@ describe('shape of functions/', () => {
     expect(cycles).toEqual([]);
   });
 
+  it('imports adapters only from adapters themselves and the composition modules', () => {
+    // Prepare: the calibration fit is an offline tool run by hand with a chosen embedder, never deployed
+    const composition = (path: string) => path === 'functions/platform/wiring.ts' || /^functions\/[\w-]+\/wiring\.ts$/.test(path) || path.startsWith('functions/documents/eval/');
+    // Act
+    const importers = modules()
+      .filter((module) => !module.source.startsWith('functions/adapters/') && !composition(module.source))
+      .flatMap((module) => module.dependencies.filter((dependency) => dependency.resolved.startsWith('functions/adapters/')).map((dependency) => `${module.source} -> ${dependency.resolved}`));
+    // Assess
+    expect(importers).toEqual([]);
+  });
+
   it('reads the environment only in the settings module and in the mode switch of the platform root', () => {
     // Prepare
     const readers = modules().filter((module) => /process\.env\b/.test(sourceOf(module.source))).map((module) => module.source);

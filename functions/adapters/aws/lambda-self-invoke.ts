@@ -1,17 +1,10 @@
 // Document processing on AWS: the function that accepted the upload invokes itself asynchronously (InvocationType
 // Event) with a job instead of an HTTP event; Lambda retries a failed job twice. Needs lambda:InvokeFunction on itself.
 import { InvokeCommand, LambdaClient, type LambdaClientConfig } from '@aws-sdk/client-lambda';
-import type { DocumentJobs } from '#functions/documents/ports.js';
+import type { DocumentJobEvent, DocumentJobs } from '#functions/documents/ports.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
-
-export interface DocumentJobEvent {
-  documentJob: { documentId: string };
-}
-
-export const isDocumentJob = (event: unknown): event is DocumentJobEvent =>
-  typeof event === 'object' && event !== null && typeof (event as DocumentJobEvent).documentJob?.documentId === 'string';
 
 export function createLambdaSelfInvoke(clientConfig: LambdaClientConfig = {}, functionName = readEnv(envNames.lambdaFunctionName)): DocumentJobs {
   const client = traced(new LambdaClient(clientConfig));

@@ -18,6 +18,7 @@ import { localPagesHost } from './pages-host.js';
 import { localScheduler } from './scheduler.js';
 import { logMetrics } from './log-metrics.js';
 import { type LocalScriptRuntime, createLocalScriptRuntime } from './script-pool.js';
+import { solanaDevTools } from './solana-dev-tools.js';
 import { createLocalTemplateBuilder } from './template-builder.js';
 import { createUseEmbedder } from './use-embedder.js';
 
@@ -57,4 +58,5 @@ export const localAdapters: LocalAdapters = {
   },
   pagesHost: localPagesHost,
   metrics: logMetrics,
+  solanaDevTools,
 };

@@ -1,7 +1,7 @@
 // The payout function: its schedule fires it with an EventBridge event (every owed entry is paid), a threshold
 // crossing invokes it with `payoutRun` (one owner and asset, paid if still due).
-import type { PayoutRequest } from '#adapters/aws/payout-trigger.js';
 import { logger } from '#platform/logger.js';
+import type { PayoutRequest } from '../payouts.js';
 import { payoutService } from '../service.js';
 
 export async function handler(event: Partial<PayoutRequest>) {
