@@ -1,6 +1,6 @@
 // GET /api/sdk/v1/events: the caller's own events with their deliveries; another user's events are never read.
 import type { Caller } from '#platform/caller.js';
-import { type HistoryEvent, type HistoryQuery, createEventHistoryStore } from './history-store.js';
+import type { HistoryEvent, HistoryQuery } from './history-store.js';
 
 export function createEventHistoryService(deps: { store: { list(userId: string, query: HistoryQuery): Promise<{ events: HistoryEvent[]; hasMore: boolean }> } }) {
   return {
@@ -10,6 +10,3 @@ export function createEventHistoryService(deps: { store: { list(userId: string, 
     },
   };
 }
-
-let service: ReturnType<typeof createEventHistoryService> | undefined;
-export const eventHistory = () => (service ??= createEventHistoryService({ store: createEventHistoryStore() }));

@@ -1,8 +1,7 @@
 // What payments needs from the resources and accounts areas, as one narrow port, wired to their exports.
 import { createAccountStore } from '#functions/accounts/store.js';
-import { resourceCaller } from '#functions/resources/call-service.js';
 import { type MethodDefinition, checkParams } from '#functions/resources/method-definitions.js';
-import { recordRevenue, resourceService } from '#functions/resources/service.js';
+import { recordRevenue, resourceCaller, resourceService } from '#functions/resources/wiring.js';
 import { AppError } from '#platform/errors.js';
 import { errorBody } from '#platform/http.js';
 import type { ServedResponse } from './errors.js';

@@ -2,7 +2,7 @@
 // (manual rate, daily runs, monthly budget, cost per run), the run itself, and its record.
 import { performance } from 'node:perf_hooks';
 import { metrics, rateLimiter, scriptRuntime } from '#platform/wiring.js';
-import { resourceCaller } from '#functions/resources/call-service.js';
+import { resourceCaller } from '#functions/resources/wiring.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { BudgetExceededError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '#platform/errors.js';
 import { newId } from '#platform/ids.js';

@@ -3,7 +3,7 @@
 import { createAccountStore } from '#functions/accounts/store.js';
 import { accountService, defaultMonthlyBudgetUsd } from '#functions/accounts/service.js';
 import { createInstallationStore } from '#functions/resources/installation-store.js';
-import { callService } from '#functions/resources/call-service.js';
+import { callService } from '#functions/resources/wiring.js';
 import { createResourceStore } from '#functions/resources/store.js';
 import { scriptGrantKey } from '#adapters/script-grant-key.js';
 import { systemClock } from '#platform/clock.js';

@@ -3,7 +3,7 @@ import { ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { dynamoClient } from '../../functions/adapters/local/dynamodb.js';
 import { logger } from '../../functions/platform/logger.js';
-import { resourceCaller } from '../../functions/resources/call-service.js';
+import { resourceCaller } from '../../functions/resources/wiring.js';
 import { givenInstalled, givenPublishedResource, json, resourceWorld } from '../support/resources.js';
 
 const world = resourceWorld();
