@@ -39,6 +39,20 @@ describe('shape of functions/', () => {
     expect(importers).toEqual([]);
   });
 
+  it('keeps services off the composition modules: only handlers and other composition modules import them', () => {
+    // Prepare: the handler kit (http.ts, x402-http.ts) builds handlers; scripts and documents still assemble their
+    // services beside them and move to their wiring.ts next.
+    const wiring = (path: string) => /^functions\/[\w-]+\/wiring\.ts$/.test(path);
+    const handlerLayer = (path: string) => path.includes('/handlers/') || ['functions/platform/http.ts', 'functions/payments/x402-http.ts'].includes(path);
+    const pending = ['functions/documents/service.ts', 'functions/scripts/authoring.ts', 'functions/scripts/runner.ts', 'functions/scripts/service.ts'];
+    // Act
+    const importers = modules()
+      .filter((module) => !wiring(module.source) && !handlerLayer(module.source) && !module.source.startsWith('functions/adapters/') && !pending.includes(module.source))
+      .flatMap((module) => module.dependencies.filter((dependency) => wiring(dependency.resolved)).map((dependency) => `${module.source} -> ${dependency.resolved}`));
+    // Assess
+    expect(importers).toEqual([]);
+  });
+
   it('reads the environment only in the settings module and in the mode switch of the platform root', () => {
     // Prepare
     const readers = modules().filter((module) => /process\.env\b/.test(sourceOf(module.source))).map((module) => module.source);

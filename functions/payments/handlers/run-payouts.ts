@@ -2,7 +2,7 @@
 // crossing invokes it with `payoutRun` (one owner and asset, paid if still due).
 import { logger } from '#platform/logger.js';
 import type { PayoutRequest } from '../payouts.js';
-import { payoutService } from '../service.js';
+import { payoutService } from '../wiring.js';
 
 export async function handler(event: Partial<PayoutRequest>) {
   const run = await payoutService().run(event.payoutRun && { ownerId: event.payoutRun.ownerId, asset: event.payoutRun.asset });
