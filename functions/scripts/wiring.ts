@@ -1,7 +1,8 @@
 // Production implementations of the scripts area's ports, on top of the accounts and resources areas, and the
 // resource-call function's service with its signing key.
 import { createAccountStore } from '#functions/accounts/store.js';
-import { accountService, defaultMonthlyBudgetUsd } from '#functions/accounts/service.js';
+import { defaultMonthlyBudgetUsd } from '#functions/accounts/service.js';
+import { accountService } from '#functions/accounts/wiring.js';
 import { createInstallationStore } from '#functions/resources/installation-store.js';
 import { callService } from '#functions/resources/wiring.js';
 import { createResourceStore } from '#functions/resources/store.js';
