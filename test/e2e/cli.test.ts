@@ -159,7 +159,7 @@ describe('cli: documents and payments', () => {
 });
 
 describe('cli: configuration', () => {
-  it('saves base URL and key with configure, falls back to .data/dev.json, and says what to do with neither', async () => {
+  it('saves base URL and key with configure, falls back to .data/dev.json, says what to do with neither, and prints the OpenAPI document', async () => {
     // Prepare
     const config = join(mkdtempSync(join(tmpdir(), 'cli-config-')), 'config.json');
     const project = mkdtempSync(join(tmpdir(), 'cli-project-'));
@@ -171,10 +171,12 @@ describe('cli: configuration', () => {
     const configured = await runCli(['whoami'], { PLATFORM_CONFIG: config });
     const fromDev = await runCli(['whoami'], { PLATFORM_CONFIG: join(nowhere, 'none.json') }, project);
     const lost = await runCli(['whoami'], { PLATFORM_CONFIG: join(nowhere, 'none.json') }, nowhere);
+    const document = jsonOf(await runCli(['openapi'], { PLATFORM_CONFIG: config }));
     // Assess
     expect(configured.stdout).toContain(user.userId);
     expect(fromDev.stdout).toContain(user.userId);
     expect(lost.code).toBe(2);
     expect(lost.stderr).toMatch(/^error: no base URL: run `platform configure/);
+    expect(document.paths['/api/sdk/v1/events'].get.summary).toMatch(/events/);
   }, slow);
 });
