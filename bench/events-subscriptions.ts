@@ -87,6 +87,7 @@ export async function subscriptionLoad(shape: { users: number; perUser: number }
   const dispatcher = createDispatcher({
     index,
     ledger: { claim: unused, complete: unused, release: unused },
+    history: { recordEvent: unused, recordDelivery: unused },
     scripts: { describe: unused, run: unused },
     triggers: { getWebhook: unused, getSchedule: unused, retireSchedule: unused },
     clock: systemClock,

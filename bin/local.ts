@@ -95,7 +95,7 @@ async function attachBusConsumers(): Promise<void> {
 }
 
 async function ensureDevAccount(baseUrl: string, adminKey: string, previous: Partial<DevAccount>): Promise<DevAccount> {
-  const { accountService } = await import('../functions/accounts/service.js');
+  const { accountService } = await import('../functions/accounts/wiring.js');
   const service = accountService();
   if (previous.userId && previous.apiKey) {
     const identity = await service.resolveKey(previous.apiKey);

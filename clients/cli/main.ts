@@ -5,6 +5,7 @@ import { registerDocumentCommands } from './commands/docs.js';
 import { registerFlowCommands } from './commands/flows.js';
 import { registerPayCommand } from './commands/pay.js';
 import { registerScriptCommands } from './commands/scripts.js';
+import { registerTemplateCommands } from './commands/templates.js';
 import { type GlobalOptions, clientFor, configFile, output, reportFailure, saveSettings, settings } from './context.js';
 
 const program = new Command('platform')
@@ -50,6 +51,7 @@ registerScriptCommands(program);
 registerFlowCommands(program);
 registerDocumentCommands(program);
 registerPayCommand(program);
+registerTemplateCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,17 +1,17 @@
-import { type Clock, systemClock } from '#platform/clock.js';
+import type { Clock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
 import { newId, newSecret, sha256Hex } from '#platform/ids.js';
-import { type Identity, type KeyCache, createKeyCache } from './key-cache.js';
+import type { Identity, KeyCache } from './key-cache.js';
 import type { ApiKeyRecord, User } from './schemas.js';
-import { type AccountStore, type StoredKey, createAccountStore } from './store.js';
+import type { AccountStore, StoredKey } from './store.js';
 
 /** DESIGN.md §3: monthly budget default. */
 export const defaultMonthlyBudgetUsd = 100;
 const maxActiveKeys = 50;
 /** How long a resolved key is trusted by one authorizer container; revocation is immediate locally. */
-const keyCacheTtlMs = 30_000;
+export const keyCacheTtlMs = 30_000;
 
 const toRecord = (key: StoredKey): ApiKeyRecord => ({
   keyId: key.keyId,
@@ -135,7 +135,3 @@ export function createAccountService(deps: { store: AccountStore; clock: Clock; 
 }
 
 export type AccountService = ReturnType<typeof createAccountService>;
-
-let service: AccountService | undefined;
-export const accountService = (): AccountService =>
-  (service ??= createAccountService({ store: createAccountStore(), clock: systemClock, keyCache: createKeyCache(keyCacheTtlMs, () => Date.now()) }));

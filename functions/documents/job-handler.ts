@@ -1,8 +1,8 @@
 // On AWS a large upload is processed by the same function invoked again asynchronously with a job event
 // (adapters/aws/lambda-self-invoke.ts); this wrapper tells such an event from an HTTP one.
 import type { Context } from 'aws-lambda';
-import { isDocumentJob } from '#adapters/aws/lambda-self-invoke.js';
 import type { HttpEvent, HttpResult } from '#platform/http.js';
+import { isDocumentJob } from './ports.js';
 import { documentService } from './service.js';
 
 type Http = ((event: HttpEvent, context: Context) => Promise<HttpResult>) & { route: unknown };

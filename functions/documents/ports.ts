@@ -44,3 +44,11 @@ export interface GraphVectorStore {
   /** Removes the document's `count` vectors from the graph. */
   remove(graphId: string, documentId: string, count: number): Promise<void>;
 }
+
+/** What the documents function receives when it invokes itself for a job, instead of an HTTP event. */
+export interface DocumentJobEvent {
+  documentJob: { documentId: string };
+}
+
+export const isDocumentJob = (event: unknown): event is DocumentJobEvent =>
+  typeof event === 'object' && event !== null && typeof (event as DocumentJobEvent).documentJob?.documentId === 'string';

@@ -13,12 +13,13 @@ import { enrichEvent } from './enrichment/enrich.js';
 import { type EventObject, normalizeEvent } from './event-object.js';
 import { type DispatchReport, deliverAll, emptyReport } from './deliveries.js';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from './internal-events.js';
-import type { ActiveSubscription, DeliveryLedger, DeliveryOutcome, ScriptPort, ScriptTrigger, SubscriptionIndex, TriggerLookup } from './ports.js';
+import type { ActiveSubscription, DeliveryLedger, DeliveryOutcome, EventHistory, ScriptPort, ScriptTrigger, SubscriptionIndex, TriggerLookup } from './ports.js';
 import type { MetricsPort } from '#platform/ports.js';
 
 export interface DispatcherDeps {
   index: SubscriptionIndex;
   ledger: DeliveryLedger;
+  history: EventHistory;
   scripts: ScriptPort;
   triggers: TriggerLookup;
   clock: Clock;
@@ -40,6 +41,8 @@ interface Delivery {
   scriptId: string;
   data: unknown;
   trigger: ScriptTrigger;
+  /** The user event this delivery is of, for its history. */
+  event?: EventObject;
 }
 
 
@@ -82,6 +85,13 @@ export function createDispatcher(deps: DispatcherDeps) {
       outcome = skippedCodes.has(error.code) ? { result: 'skipped', reason: error.message } : { result: 'refused', code: error.code, reason: error.message };
     }
     await deps.ledger.complete(delivery.deliveryId, token, outcome);
+    if (delivery.event) {
+      await deps.history.recordDelivery(delivery.event, {
+        subscriptionId: delivery.trigger.source, scriptId: delivery.scriptId, result: outcome.result,
+        executionId: outcome.result === 'executed' ? outcome.executionId : null, status: outcome.result === 'executed' ? outcome.status : null,
+        code: outcome.result === 'refused' ? outcome.code : null, reason: outcome.result === 'executed' ? null : outcome.reason, at: deps.clock.nowIso(),
+      });
+    }
     return outcome;
   }
 
@@ -92,11 +102,12 @@ export function createDispatcher(deps: DispatcherDeps) {
       logger.error('event without id or userId dropped', { type: String(detail.type) });
       return emptyReport();
     }
-    const candidates = await deps.index.active(detail.userId, String(detail.type));
+    const now = deps.clock.nowIso();
+    const normalized = normalizeEvent(detail, { id: detail.id, userId: detail.userId, now });
+    const [candidates] = await Promise.all([deps.index.active(detail.userId, String(detail.type)), deps.history.recordEvent(normalized)]);
     // Most events of most users have no subscriber: enrichment is paid only when someone listens.
     if (candidates.length === 0) return emptyReport();
-    const now = deps.clock.nowIso();
-    const event = enrichEvent(normalizeEvent(detail, { id: detail.id, userId: detail.userId, now }), now);
+    const event = enrichEvent(normalized, now);
     return deliverEach(
       match(event, candidates).map((subscription) => ({
         deliveryId: `${event.id}#${subscription.subscriptionId}`,
@@ -104,6 +115,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         scriptId: subscription.scriptId,
         data: event,
         trigger: { type: 'event', source: subscription.subscriptionId, event: event.type },
+        event: normalized,
       })),
     );
   }

@@ -1,11 +1,10 @@
 // POST /api/sdk/v1/events: an event for the caller's own user, normalised and put on the bus; the
 // dispatcher enriches and delivers it asynchronously.
-import { type Clock, systemClock } from '#platform/clock.js';
+import type { Clock } from '#platform/clock.js';
 import { PayloadTooLargeError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
 import { newId } from '#platform/ids.js';
 import type { EventPublisher } from '#platform/ports.js';
-import { eventPublisher } from '#platform/wiring.js';
 import { type EventInput, normalizeEvent } from './event-object.js';
 
 /** EventBridge takes 256 KB per entry; the rest is room for the envelope. */
@@ -21,6 +20,3 @@ export function createEventIngest(deps: { publisher: EventPublisher; clock: Cloc
     },
   };
 }
-
-let ingest: ReturnType<typeof createEventIngest> | undefined;
-export const eventIngest = () => (ingest ??= createEventIngest({ publisher: eventPublisher(), clock: systemClock }));

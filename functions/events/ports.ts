@@ -1,5 +1,6 @@
 // What the events area needs from the outside, as narrow ports: the scripts area (run a script, who owns
 // it, is it deployed), its own stores, and the delivery ledger that de-duplicates retried deliveries.
+import type { EventObject } from './event-object.js';
 
 export interface ScriptTrigger {
   type: 'event' | 'schedule' | 'webhook';
@@ -46,6 +47,15 @@ export type DeliveryOutcome =
   | { result: 'executed'; executionId: string; status: string }
   | { result: 'skipped'; reason: string }
   | { result: 'refused'; code: string; reason: string };
+
+/** The user's event history: every event the dispatcher receives, and what each subscribed script made of it. */
+export interface EventHistory {
+  recordEvent(event: EventObject): Promise<void>;
+  recordDelivery(
+    event: EventObject,
+    delivery: { subscriptionId: string; scriptId: string; result: DeliveryOutcome['result']; executionId: string | null; status: string | null; code: string | null; reason: string | null; at: string },
+  ): Promise<void>;
+}
 
 export interface DeliveryLedger {
   /** Claims a delivery; undefined when it was done already or another worker holds a live claim. */

@@ -5,6 +5,8 @@ import { scriptRoutes } from '../scripts/routes.js';
 import { EventInput } from './event-object.js';
 import {
   AcceptedWebhook,
+  EventHistoryPage,
+  ListEventsInput,
   CreateScheduleInput,
   CreateSubscriptionInput,
   CreateWebhookInput,
@@ -31,6 +33,13 @@ export const eventRoutes = defineRoutes('events', {
   publishEvent: {
     method: 'POST', path: '/api/sdk/v1/events', auth: 'apiKey', summary: "Publish an event for the caller's user; delivered to subscribed scripts asynchronously",
     input: EventInput, output: PublishedEvent, successStatus: 202, uses: ['eventBus'],
+  },
+  listEvents: {
+    method: 'GET', path: '/api/sdk/v1/events', auth: 'apiKey', summary: "The caller's events, newest first, each with its deliveries to subscribed scripts",
+    description:
+      'Every event published for the caller (over this API, by a webhook resource, or by another area), newest first by its timestamp, filtered by type, source and a date range (days in UTC or ISO instants). ' +
+      'An event shows up once the dispatcher has received it, and each delivery once its script run ended; events are kept 30 days. Page with limit and offset (offset up to 1000; narrow with dates beyond).',
+    input: ListEventsInput, output: EventHistoryPage, tables: { eventHistory: 'read' },
   },
   createSubscription: {
     method: 'POST', path: subscriptions, auth: 'apiKey', scopes: manage, summary: 'Subscribe a script to an event type, with optional conditions',
@@ -69,7 +78,7 @@ export const eventRoutes = defineRoutes('events', {
  */
 export const dispatcherFunction = {
   handler: 'functions/events/handlers/dispatch-event.ts',
-  tables: { ...scriptRoutes.executeScript.tables, subscriptionIndex: 'read', eventDeliveries: 'write', scriptWebhooks: 'read', scriptSchedules: 'write' } as Partial<Record<TableName, TableAccess>>,
+  tables: { ...scriptRoutes.executeScript.tables, subscriptionIndex: 'read', eventDeliveries: 'write', scriptWebhooks: 'read', scriptSchedules: 'write', eventHistory: 'write' } as Partial<Record<TableName, TableAccess>>,
   // The scheduler: a firing for a deleted script retires its schedule.
   uses: [...(scriptRoutes.executeScript.uses ?? []), 'scheduler' as const],
   // Scripts run up to 300 s each, several per event.

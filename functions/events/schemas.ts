@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
+import { dateRange, ordered, orderedRange } from '#functions/scripts/schemas.js';
 import { EventType } from './event-types.js';
 
 const ScriptId = OpaqueId;
@@ -62,3 +63,43 @@ export const CreatedSchedule = z.object({ scheduleId: z.string(), scriptId: z.st
 export const ReceiveWebhookInput = z.object({ webhookId: OpaqueId });
 
 export const AcceptedWebhook = z.object({ deliveryId: z.string() });
+
+/** Offsets are for browsing the newest events; past this a date range narrows the query instead. */
+export const maxHistoryOffset = 1000;
+
+export const ListEventsInput = z
+  .strictObject({
+    type: z.string().min(1).max(100).optional(),
+    source: z.string().min(1).max(100).optional(),
+    ...dateRange,
+    ...pagination(20),
+    offset: z.coerce.number().int().min(0).max(maxHistoryOffset).default(0),
+  })
+  .refine(ordered, orderedRange);
+
+const HistoryDelivery = z.object({
+  subscriptionId: z.string(),
+  scriptId: z.string(),
+  result: z.enum(['executed', 'skipped', 'refused']).describe('executed: the script ran (see status); skipped: script gone, not deployed or no longer yours; refused: a limit said no (see code)'),
+  executionId: z.string().nullable().describe('the run, for getExecution and GET /api/sdk/v1/executions'),
+  status: z.string().nullable(),
+  code: z.string().nullable(),
+  reason: z.string().nullable(),
+  at: IsoDate,
+});
+
+export const EventHistoryPage = z.object({
+  events: z.array(
+    z.object({
+      eventId: z.string(),
+      type: z.string(),
+      source: z.string(),
+      timestamp: IsoDate,
+      event: z.record(z.string(), z.unknown()).describe('the event object as scripts received it, before enrichment'),
+      deliveries: z.array(HistoryDelivery).describe('one per subscription whose conditions matched, oldest first; empty while none ran yet or none matched'),
+    }),
+  ),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  hasMore: z.boolean(),
+});

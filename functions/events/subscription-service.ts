@@ -1,6 +1,6 @@
 // Script event subscriptions (SPEC.md, Event subscription): create, list, patch `enabled` / `conditions`,
 // delete. Only the script's owner sees or changes them; another user's script is NOT_FOUND.
-import { type Clock, systemClock } from '#platform/clock.js';
+import type { Clock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
@@ -9,8 +9,7 @@ import { compileConditionList } from './conditions/engine.js';
 import { scriptDialect } from './conditions/script-dialect.js';
 import type { ScriptPort } from './ports.js';
 import type { Subscription } from './schemas.js';
-import { scriptPort } from './script-port.js';
-import { type StoredSubscription, type SubscriptionStore, createSubscriptionStore } from './subscription-store.js';
+import type { StoredSubscription, SubscriptionStore } from './subscription-store.js';
 
 /** Bounds the fan-out of one event to one script. */
 export const maxSubscriptionsPerScript = 100;
@@ -108,7 +107,3 @@ export function createSubscriptionService(deps: { store: SubscriptionStore; scri
 }
 
 export type SubscriptionService = ReturnType<typeof createSubscriptionService>;
-
-let service: SubscriptionService | undefined;
-export const subscriptionService = (): SubscriptionService =>
-  (service ??= createSubscriptionService({ store: createSubscriptionStore(), scripts: scriptPort(), clock: systemClock }));

@@ -12,6 +12,13 @@ export const eventTables = {
     ttlAttribute: 'expiresAt',
     description: 'One claim per (event, subscription), (schedule, minute) or webhook request: the conditional write that keeps a retried delivery from running a script twice.',
   },
+  eventHistory: {
+    partitionKey: 'userId',
+    sortKey: 'historyKey',
+    ttlAttribute: 'expiresAt',
+    description:
+      "A user's events (`<timestamp>#<eventId>`) and each delivery of one to a subscribed script (`<timestamp>#<eventId>#<subscriptionId>`), written by the dispatcher, kept 30 days.",
+  },
   scriptWebhooks: {
     partitionKey: 'webhookId',
     description: 'Script webhooks: owner, script, name, enabled flag and the signing secret sealed by the credential vault.',

@@ -1,19 +1,17 @@
 // Script webhooks and schedules (SPEC.md createWebhook / createSchedule). A webhook request is verified
 // here and handed to the dispatcher through the bus; a schedule is a SchedulerPort schedule whose firings
 // reach the dispatcher the same way.
-import { type Clock, systemClock } from '#platform/clock.js';
+import type { Clock } from '#platform/clock.js';
 import { parseCron } from '#platform/cron.js';
 import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
 import { newId, newSecret, sha256Hex } from '#platform/ids.js';
-import { parseBoundedJson } from '#platform/json-bounds.js';
+import { parseBoundedJson } from '#platform/validation.js';
 import type { CredentialVault, EventPublisher, SchedulerPort } from '#platform/ports.js';
-import { credentialVault, eventPublisher, liveScheduler } from '#platform/wiring.js';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from './internal-events.js';
 import type { ScheduleRecord, ScriptPort } from './ports.js';
-import { scriptPort } from './script-port.js';
 import { requireOwnScript } from './subscription-service.js';
-import { type TriggerStore, createTriggerStore } from './trigger-store.js';
+import type { TriggerStore } from './trigger-store.js';
 import { verifyWebhookSignature } from './webhook-signature.js';
 
 /** A webhook body travels to the dispatcher as one bus event; EventBridge takes 256 KB per entry. */
@@ -101,15 +99,3 @@ export async function retireSchedule(deps: Pick<TriggerDeps, 'store' | 'schedule
 }
 
 export type TriggerService = ReturnType<typeof createTriggerService>;
-
-let service: TriggerService | undefined;
-export const triggerService = (): TriggerService =>
-  (service ??= createTriggerService({
-    store: createTriggerStore(),
-    scripts: scriptPort(),
-    vault: credentialVault(),
-    publisher: eventPublisher(),
-    // Resolved per call: the local scheduler is replaced when the local platform restarts in-process.
-    scheduler: liveScheduler,
-    clock: systemClock,
-  }));

@@ -1,7 +1,7 @@
 // Production implementations of the flows area's ports, on the scripts and resources areas, and the area's
 // services with their production dependencies.
 import { createDeliveryStore } from '#functions/events/delivery-store.js';
-import { resourceCaller } from '#functions/resources/call-service.js';
+import { resourceCaller } from '#functions/resources/wiring.js';
 import { createInstallationStore } from '#functions/resources/installation-store.js';
 import { createResourceStore } from '#functions/resources/store.js';
 import { createVersionCache } from '#functions/resources/versions.js';

@@ -9,6 +9,11 @@ import { signedPayout } from './payout-transaction.js';
 import type { PayoutBatch, PayoutEntry, PayoutStore } from './payout-store.js';
 import type { PlatformSigners } from './signers.js';
 
+/** The payload the payout function accepts besides its schedule's: one owner and asset to pay now. */
+export interface PayoutRequest {
+  payoutRun: { ownerId: string; asset: string };
+}
+
 export interface PayoutDeps {
   store: PayoutStore;
   ledger: () => Promise<SolanaLedger>;

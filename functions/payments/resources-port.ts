@@ -1,10 +1,5 @@
-// What payments needs from the resources and accounts areas, as one narrow port, wired to their exports.
-import { createAccountStore } from '#functions/accounts/store.js';
-import { resourceCaller } from '#functions/resources/call-service.js';
-import { type MethodDefinition, checkParams } from '#functions/resources/method-definitions.js';
-import { recordRevenue, resourceService } from '#functions/resources/service.js';
-import { AppError } from '#platform/errors.js';
-import { errorBody } from '#platform/http.js';
+// What payments needs from the resources and accounts areas, as one narrow port (wired in payments/wiring.ts).
+import type { MethodDefinition } from '#functions/resources/method-definitions.js';
 import type { ServedResponse } from './errors.js';
 
 export interface MethodForSale {
@@ -41,9 +36,6 @@ export interface PaymentResources {
   seller(userId: string): Promise<Seller | undefined>;
 }
 
-/** Method `cost`, else the resource's `basePrice`; the `free` model costs nothing (the resources area prices calls alike). */
-const priceOf = (pricing: { model: string; basePrice?: number }, methodCost: number | undefined) => (pricing.model === 'free' ? 0 : (methodCost ?? pricing.basePrice ?? 0));
-
 /** A query string carries text: declared numbers, booleans, arrays and objects are read back from it. */
 export function paramsFromQuery(method: MethodForSale, query: Record<string, string>): Record<string, unknown> {
   const params: Record<string, unknown> = { ...query };
@@ -61,42 +53,4 @@ export function paramsFromQuery(method: MethodForSale, query: Record<string, str
     }
   }
   return params;
-}
-
-const served = (status: number, body: unknown): ServedResponse =>
-  typeof body === 'string'
-    ? { status, contentType: 'text/plain; charset=utf-8', body }
-    : { status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(body) };
-
-export function productionResources(): PaymentResources {
-  const users = createAccountStore();
-  return {
-    async get(resourceId) {
-      const resource = await resourceService().getForCall(resourceId);
-      return {
-        resourceId: resource.resourceId,
-        name: resource.name,
-        description: resource.description,
-        published: resource.status === 'published',
-        ownerId: resource.ownerId,
-        methods: resource.methods.map((method) => ({ name: method.name, description: method.description, priceUsd: priceOf(resource.pricing, method.cost), definition: method })),
-      };
-    },
-    checkParams: (method, params) => checkParams(method.definition, params),
-    async call(request) {
-      try {
-        const result = await resourceCaller().callAsOwner(request);
-        return served(result.status, result.data ?? '');
-      } catch (error) {
-        // The payment has settled: a refusal or upstream failure is the answer the payer bought, kept like any other.
-        if (error instanceof AppError) return served(error.status, errorBody(error));
-        throw error;
-      }
-    },
-    recordRevenue,
-    async seller(userId) {
-      const user = await users.getUser(userId);
-      return user && { userId: user.userId, username: user.username, walletAddress: user.walletAddress };
-    },
-  };
 }

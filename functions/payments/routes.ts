@@ -1,5 +1,5 @@
 import { type Capability, type FunctionSpec, defineRoutes } from '#platform/route.js';
-import { resourceCallTables } from '../resources/tables.js';
+import { resourceCallTables } from '../resources/call-tables.js';
 import { AirdropInput, AirdropResult, FacilitatorInput, JsonRpcRequest, ListPaymentsInput, PaidCallInput, PaymentList, PaymentRecord, PaymentRequiredSchema, TxHashInput } from './schemas.js';
 import { ListPayoutsInput, PaymentSettings, PayoutList, PayoutRunResult } from './payout-schemas.js';
 

@@ -1,25 +1,23 @@
 // The payments area's rules: what a paid call costs, the paid call itself, the x402 facilitator operations, records.
-import { metrics, platformSigners, solanaLedger } from '#platform/wiring.js';
-import { type Clock, systemClock } from '#platform/clock.js';
+import type { Clock } from '#platform/clock.js';
 import { AppError, ConflictError, NotFoundError } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
 import type { Caller } from '#platform/caller.js';
 import type { MetricsPort } from '#platform/ports.js';
 import { PaymentError, type ServedResponse, type SettlementProof } from './errors.js';
 import type { LedgerInfo, SolanaLedger } from './ledger.js';
-import { type X402Version, caip2Networks, nativeSolMint, usdToUsdc } from './networks.js';
-import { createPayoutStore, type PayoutStore } from './payout-store.js';
-import { type PayoutService, createPayoutService } from './payouts.js';
+import { type X402Version, caip2Networks, nativeSolMint } from './networks.js';
+import type { PayoutStore } from './payout-store.js';
+import type { PayoutService } from './payouts.js';
 import type { PlatformSigners } from './signers.js';
 import { messageBytes, withSignature } from './transaction.js';
-import { payoutTrigger } from '#platform/wiring.js';
 import { buildRequirements, parsePaidCallUrl } from './requirements.js';
-import { type PaymentResources, paramsFromQuery, productionResources } from './resources-port.js';
+import { type PaymentResources, paramsFromQuery } from './resources-port.js';
 import type { PaymentTerms } from './rules.js';
 import type { FacilitatorInput, PaymentRecord, PaymentRequirement, SettlementStatus } from './schemas.js';
-import { maxTimeoutSeconds, paymentSettings } from './settings.js';
+import { maxTimeoutSeconds } from './settings.js';
 import { type SaleContext, alreadySettled, proofOf, settleVerified } from './settlement.js';
-import { type PaymentStore, type StoredPayment, createPaymentStore } from './store.js';
+import type { PaymentStore, StoredPayment } from './store.js';
 import { type VerifiedPayment, verifyPayment } from './verification.js';
 import { decodePaymentHeader, toNetwork } from './x402-codec.js';
 
@@ -259,35 +257,3 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 }
 
 export type PaymentService = ReturnType<typeof createPaymentService>;
-
-let service: PaymentService | undefined;
-let payouts: PayoutService | undefined;
-
-/** The payout service of this process (the payout function, the local schedule, threshold crossings). */
-export function payoutService(): PayoutService {
-  const resources = productionResources();
-  payouts ??= createPayoutService({
-    store: createPayoutStore(),
-    ledger: solanaLedger,
-    signers: platformSigners,
-    walletOf: async (ownerId) => (await resources.seller(ownerId))?.walletAddress ?? null,
-    clock: systemClock,
-    threshold: () => usdToUsdc(paymentSettings.payoutThresholdUsdc),
-    confirmTimeoutMs: maxTimeoutSeconds * 1000,
-  });
-  return payouts;
-}
-
-export const paymentService = (): PaymentService =>
-  (service ??= createPaymentService({
-    store: createPaymentStore(),
-    payoutStore: createPayoutStore(),
-    payouts: payoutService(),
-    requestPayout: payoutTrigger((ownerId, asset) => payoutService().run({ ownerId, asset })),
-    ledger: solanaLedger,
-    signers: platformSigners,
-    resources: productionResources(),
-    clock: systemClock,
-    metrics: metrics(),
-    solPriceUsd: () => paymentSettings.solPriceUsd,
-  }));

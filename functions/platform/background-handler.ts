@@ -1,8 +1,8 @@
 // On AWS a route whose work may outlast the API (long runs) invokes its own function asynchronously with a job
 // (adapters/aws/lambda-self-invoke.ts); this wrapper tells such an event from an HTTP one.
 import type { Context } from 'aws-lambda';
-import { isBackgroundRun } from '#adapters/aws/lambda-self-invoke.js';
 import type { HttpEvent, HttpResult } from './http.js';
+import { isBackgroundRun } from './ports.js';
 
 type Http = ((event: HttpEvent, context: Context) => Promise<HttpResult>) & { route: unknown };
 

@@ -1,6 +1,5 @@
 // Bounds on user JSON: how deep a value may nest (DynamoDB refuses items nested past 32 levels, and deep values overflow
 // recursive code) and how much of a refused value an error echoes back in details.value.
-import { ValidationError } from './errors.js';
 
 /** Levels of nesting a request's JSON may hold: stored inside an item's own attributes, it stays under DynamoDB's 32. */
 export const maxInputDepth = 24;
@@ -29,18 +28,4 @@ export function boundedEcho(value: unknown): unknown {
   if (nestsDeeperThan(value, maxEchoDepth)) return `[a value nested deeper than ${maxEchoDepth} levels]`;
   const text = JSON.stringify(value) ?? '';
   return text.length > maxEchoChars ? cut(text) : value;
-}
-
-/** JSON text to a value nested at most maxInputDepth levels; anything else is VALIDATION_ERROR on `field`. */
-export function parseBoundedJson(raw: string, field: string): unknown {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch (error) {
-    throw new ValidationError(field, raw, `malformed JSON ${field}: ${(error as Error).message}`);
-  }
-  if (nestsDeeperThan(parsed, maxInputDepth)) {
-    throw new ValidationError(field, null, `${field} nests deeper than ${maxInputDepth} levels`, { maxDepth: maxInputDepth });
-  }
-  return parsed;
 }

@@ -128,3 +128,11 @@ export interface StartedRun<R> {
 export interface BackgroundRuns<J, R> {
   start(job: J): Promise<StartedRun<R>>;
 }
+
+/** The event a function invokes itself with on AWS to run a background job. */
+export interface BackgroundRunEvent<J = unknown> {
+  backgroundRun: J;
+}
+
+export const isBackgroundRun = (event: unknown): event is BackgroundRunEvent =>
+  typeof event === 'object' && event !== null && typeof (event as BackgroundRunEvent).backgroundRun === 'object' && (event as BackgroundRunEvent).backgroundRun !== null;

@@ -1,6 +1,7 @@
 // Input validation: zod's verdict as the platform's VALIDATION_ERROR, with details.field and details.value.
 import type { z } from 'zod';
 import { ValidationError } from './errors.js';
+import { maxInputDepth, nestsDeeperThan } from './json-bounds.js';
 
 const valueAt = (source: unknown, path: PropertyKey[]) =>
   path.reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined), source);
@@ -23,4 +24,18 @@ export function parseInput<S extends z.ZodType>(schema: S, source: unknown): z.o
   const result = schema.safeParse(source);
   if (!result.success) throw zodToValidationError(result.error, source);
   return result.data;
+}
+
+/** JSON text to a value nested at most maxInputDepth levels; anything else is VALIDATION_ERROR on `field`. */
+export function parseBoundedJson(raw: string, field: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (error) {
+    throw new ValidationError(field, raw, `malformed JSON ${field}: ${(error as Error).message}`);
+  }
+  if (nestsDeeperThan(parsed, maxInputDepth)) {
+    throw new ValidationError(field, null, `${field} nests deeper than ${maxInputDepth} levels`, { maxDepth: maxInputDepth });
+  }
+  return parsed;
 }

@@ -52,6 +52,13 @@ export interface LocalAdapters {
   metrics: MetricsPort;
   templateBuilder(options: TemplateBuilderOptions): TemplateBuilder;
   pagesHost: PagesHost;
+  solanaDevTools: SolanaDevTools;
+}
+
+/** Local mode's faucet and Solana JSON-RPC endpoint over the embedded bank (localOnly routes, never on AWS). */
+export interface SolanaDevTools {
+  airdrop(input: { address: string; asset: 'SOL' | 'USDC'; amount?: number }): Promise<{ address: string; asset: string; mint: string; amount: number; atomicAmount: string; balance: string }>;
+  solanaRpc(call: { id?: string | number | null; method: string; params?: unknown[] }): Promise<unknown>;
 }
 
 export interface TemplateBuilderOptions {
@@ -154,3 +161,8 @@ export async function platformSigners(): Promise<PlatformSigners> {
 
 export const payoutTrigger = (run: (ownerId: string, asset: string) => Promise<unknown>): ((ownerId: string, asset: string) => Promise<void>) =>
   process.env.PLATFORM_MODE === 'local' ? localAdapters().payoutTrigger(run) : lambdaPayoutTrigger();
+
+export function solanaDevTools(): SolanaDevTools {
+  if (process.env.PLATFORM_MODE !== 'local') throw new Error('the faucet and the Solana RPC endpoint exist in local mode only');
+  return localAdapters().solanaDevTools;
+}

@@ -2,23 +2,22 @@
 // Builds the request from the installed version's method definition, injects the caller's credentials (refreshing
 // OAuth2 tokens before expiry and once more on a 401), enforces the resource's rate limits, goes out through the
 // outbound guard, and records usage.
-import { credentialVault, rateLimiter } from '#platform/wiring.js';
-import { type Clock, systemClock } from '#platform/clock.js';
+import type { Clock } from '#platform/clock.js';
 import { AppError, ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
 import { logger } from '#platform/logger.js';
 import { type OutboundResponse, defaultOutboundTimeoutMs, outboundRequest, responseData } from '#platform/outbound.js';
-import type { CredentialVault, RateLimiter, ResourceCallRequest, ResourceCallResult, ResourceCaller } from '#platform/ports.js';
-import { createAccess, type Access } from './access.js';
+import type { CredentialVault, RateLimiter, ResourceCallRequest, ResourceCallResult } from '#platform/ports.js';
+import type { Access } from './access.js';
 import { type OAuth2Credentials, type StoredCredentials, credentialContext, openCredentials } from './credentials.js';
-import { type InstallationStore, createInstallationStore } from './installation-store.js';
+import type { InstallationStore } from './installation-store.js';
 import { type MethodDefinition, checkParams } from './method-definitions.js';
 import { needsRefresh, refreshTokens } from './oauth.js';
 import type { InstallationItem, ResourceVersion } from './records.js';
 import { rateWindowSeconds } from './schemas.js';
-import { type ResourceStore, createResourceStore } from './store.js';
+import type { ResourceStore } from './store.js';
 import { buildUpstreamRequest } from './upstream-request.js';
-import { type VersionCache, createVersionCache } from './versions.js';
+import type { VersionCache } from './versions.js';
 
 /** API Gateway gives up on an integration after 30 s: the REST route must answer before that. */
 export const restCallDeadlineMs = 28_000;
@@ -212,25 +211,3 @@ export function createCallService(deps: CallDeps) {
 }
 
 export type CallService = ReturnType<typeof createCallService>;
-
-let service: CallService | undefined;
-export const callService = (): CallService => {
-  if (!service) {
-    const resources = createResourceStore();
-    const installations = createInstallationStore();
-    service = createCallService({
-      resources,
-      installations,
-      versions: createVersionCache(resources),
-      access: createAccess({ resources, installations }),
-      vault: credentialVault(),
-      limiter: rateLimiter,
-      clock: systemClock,
-      send: outboundRequest,
-    });
-  }
-  return service;
-};
-
-/** The ResourceCaller port (functions/platform/ports.ts), plus callAsOwner for x402 payments. */
-export const resourceCaller = (): ResourceCaller & Pick<CallService, 'callAsOwner'> => callService();

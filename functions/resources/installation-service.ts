@@ -1,19 +1,18 @@
 // Installation lifecycle (SPEC.md States: Installation): install, authenticate, upgrade, uninstall, the lists and
 // usage, and the OAuth2 authorization-code flow that ends in stored tokens.
-import { type Clock, systemClock } from '#platform/clock.js';
+import type { Clock } from '#platform/clock.js';
 import { ConflictError, ValidationError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
 import { newId, newSecret, sha256Hex } from '#platform/ids.js';
 import type { CredentialVault } from '#platform/ports.js';
-import { credentialVault } from '#platform/wiring.js';
-import { type Access, createAccess } from './access.js';
+import type { Access } from './access.js';
 import { type OAuth2Credentials, credentialContext, openCredentials, parseCredentials, webhookSecretContext } from './credentials.js';
-import { type InstallationStore, createInstallationStore, recentCallsKept } from './installation-store.js';
+import { type InstallationStore, recentCallsKept } from './installation-store.js';
 import { authorizationUrl, exchangeCode, newCodeVerifier, newState } from './oauth.js';
 import { type InstallationItem, type ResourceItem, installationView } from './records.js';
 import type { CredentialType } from './schemas.js';
-import { type ResourceStore, createResourceStore } from './store.js';
-import { type VersionCache, createVersionCache } from './versions.js';
+import type { ResourceStore } from './store.js';
+import type { VersionCache } from './versions.js';
 
 const oauthStateTtlSeconds = 600;
 
@@ -208,20 +207,3 @@ export function createInstallationService(deps: InstallationDeps) {
 }
 
 export type InstallationService = ReturnType<typeof createInstallationService>;
-
-let service: InstallationService | undefined;
-export const installationService = (): InstallationService => {
-  if (!service) {
-    const resources = createResourceStore();
-    const installations = createInstallationStore();
-    service = createInstallationService({
-      resources,
-      installations,
-      versions: createVersionCache(resources),
-      access: createAccess({ resources, installations }),
-      vault: credentialVault(),
-      clock: systemClock,
-    });
-  }
-  return service;
-};

@@ -6,7 +6,7 @@ import {
   AuthenticateInput, CallResourceInput, CreateResourceInput, InstallationId, InstallationIdInput, ListInstallationsInput, ListResourcesInput,
   ListReviewsInput, MarketplaceInput, OAuthCallbackInput, PublishResourceInput, ResourceIdInput, ReviewInput, UpdateResourceInput,
 } from './schemas.js';
-import { resourceCallTables } from './tables.js';
+import { resourceCallTables } from './call-tables.js';
 
 /** Changing resources and installations takes a full key (`*`), or `resources:manage` once keys can hold it. */
 const manage = ['resources:manage'];

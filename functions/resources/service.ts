@@ -1,17 +1,17 @@
 // Resource lifecycle (SPEC.md States: Resource): create (draft), PATCH with versions, publish checks, unpublish,
 // delete, the marketplace, creator metrics, and what payments reads and writes.
-import { type Clock, systemClock } from '#platform/clock.js';
+import type { Clock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, NotFoundError, ValidationError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
 import { newId } from '#platform/ids.js';
-import { type Access, createAccess } from './access.js';
-import { type InstallationStore, createInstallationStore } from './installation-store.js';
+import type { Access } from './access.js';
+import type { InstallationStore } from './installation-store.js';
 import { assertPublishable } from './publish-checks.js';
 import { averageRating } from '#functions/marketplace/reviews.js';
 import { type Endpoint, type ResourceDefinition, type ResourceItem, type ResourceVersion, marketplaceView, resourceView, summaryView } from './records.js';
 import type { CreateResourceInput, EndpointInput, Pricing, UpdateResourceInput } from './schemas.js';
-import { type ResourceStore, createResourceStore } from './store.js';
+import type { ResourceStore } from './store.js';
 
 const freePricing: Pricing = { model: 'free', basePrice: 0, currency: 'USDC' };
 
@@ -216,16 +216,3 @@ export function createResourceService(deps: { resources: ResourceStore; installa
 }
 
 export type ResourceService = ReturnType<typeof createResourceService>;
-
-let service: ResourceService | undefined;
-export const resourceService = (): ResourceService => {
-  if (!service) {
-    const resources = createResourceStore();
-    const installations = createInstallationStore();
-    service = createResourceService({ resources, installations, access: createAccess({ resources, installations }), clock: systemClock });
-  }
-  return service;
-};
-
-/** Payments records each settled x402 payment here; metrics' `totalRevenue` includes it. */
-export const recordRevenue = (resourceId: string, amountUsd: number) => resourceService().recordRevenue(resourceId, amountUsd);

@@ -1,6 +1,4 @@
-import type { TableAccess } from '../platform/route.js';
 import type { TableDefinition } from '../platform/table-definition.js';
-import type { TableName } from '../tables.js';
 
 export const resourceTables = {
   resources: {
@@ -32,14 +30,3 @@ export const resourceTables = {
     description: 'Pending OAuth2 authorization-code flows by SHA-256 of their state, single use, 10 minutes.',
   },
 } as const satisfies Record<string, TableDefinition>;
-
-/**
- * Tables a function needs to call resources (the call route, and through the ResourceCaller port scripts, flows and
- * payments' callAsOwner), besides `uses: ['credentialsKey']`: spread it into a route's `tables`.
- */
-export const resourceCallTables = {
-  resources: 'write',
-  resourceVersions: 'read',
-  resourceInstallations: 'write',
-  rateLimits: 'write',
-} as const satisfies Partial<Record<TableName, TableAccess>>;

@@ -1,15 +1,13 @@
 // Webhook resources: the public receive URL of each installation. The HMAC-SHA256 of the raw body must match the
 // header the resource names (`sha256=<hex>` or bare hex); then the event goes to the installer's event bus.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { credentialVault, eventPublisher } from '#platform/wiring.js';
-import { type Clock, systemClock } from '#platform/clock.js';
+import type { Clock } from '#platform/clock.js';
 import { NotFoundError, UnauthorizedError, ValidationError } from '#platform/errors.js';
-import { parseBoundedJson } from '#platform/json-bounds.js';
+import { parseBoundedJson } from '#platform/validation.js';
 import type { CredentialVault, EventPublisher } from '#platform/ports.js';
 import { webhookSecretContext } from './credentials.js';
-import { type InstallationStore, createInstallationStore } from './installation-store.js';
-import { createResourceStore } from './store.js';
-import { type VersionCache, createVersionCache } from './versions.js';
+import type { InstallationStore } from './installation-store.js';
+import type { VersionCache } from './versions.js';
 
 /** Where senders put the external event name when the body does not carry it. */
 const eventTypeHeaders = ['x-event-type', 'x-webhook-event'];
@@ -59,13 +57,3 @@ export function createWebhookService(deps: { installations: InstallationStore; v
     },
   };
 }
-
-let service: ReturnType<typeof createWebhookService> | undefined;
-export const webhookService = () =>
-  (service ??= createWebhookService({
-    installations: createInstallationStore(),
-    versions: createVersionCache(createResourceStore()),
-    vault: credentialVault(),
-    publisher: eventPublisher,
-    clock: systemClock,
-  }));

@@ -7,24 +7,14 @@ import { zipSync } from 'fflate';
 import type { BlobStore } from '#functions/documents/ports.js';
 import { ValidationError } from '#platform/errors.js';
 import { sha256Hex } from '#platform/ids.js';
-import { type DeclaredDependencies, type PackageInstaller, type PackageRegistry, PackageRefusedError, PackageResolutionError } from './dependency-port.js';
-import type { RuntimeLabel, ScriptVersion } from './model.js';
+import { type PackageInstaller, type PackageRegistry, PackageRefusedError, PackageResolutionError } from './dependency-port.js';
+import type { DeclaredDependencies, RuntimeLabel, ScriptVersion, VersionDependencies } from './model.js';
 
 /** SPEC.md Limits/Scripts: code size 50 MB including dependencies. */
 export const maxPackageBytes = 50 * 1024 * 1024;
 
 export type Ecosystem = 'npm' | 'pypi';
 export const ecosystemOf = (runtime: RuntimeLabel): Ecosystem => (runtime === 'nodejs18' ? 'npm' : 'pypi');
-
-export interface VersionDependencies {
-  declared: DeclaredDependencies;
-  /** Every installed package with its exact version. */
-  resolved: Record<string, string>;
-  /** sha256 of the runtime and the lock: equal hashes share one installed tree. */
-  lockHash: string;
-  /** Installed bytes, unpacked. */
-  sizeBytes: number;
-}
 
 /** What a runtime needs to mount a version's packages: the tree's key and its zip (a Lambda layer's layout). */
 export interface DependencyTree {

@@ -1,10 +1,7 @@
 // Installing a version's declared packages (npm for node, pip for python) into a tree laid out as a Lambda layer:
 // `nodejs/node_modules/...` or `python/...`. The local adapter runs the package manager in the OS sandbox
 // (functions/adapters/local/package-installer.ts); the scripts area speaks only this port.
-import type { RuntimeLabel } from './model.js';
-
-/** `{"<package>": "<semver range>"}` for node, requirement strings (`requests==2.32.3`) for python. */
-export type DeclaredDependencies = Record<string, string> | string[];
+import type { DeclaredDependencies, RuntimeLabel } from './model.js';
 
 /** A private registry of the account (npm registry URL, or a PEP 503 simple index for pip); the token is decrypted. */
 export interface PackageRegistry {

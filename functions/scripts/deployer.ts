@@ -8,7 +8,7 @@ import type { Artifact, Script, ScriptVersion } from './model.js';
 import { type PreparedCode, prepareCode } from './prepare.js';
 import { type Deployment, type ScriptRuntime, configKey } from './runtime-port.js';
 import type { ScriptStore } from './store.js';
-import { scriptDependencies } from './wiring.js';
+import type { DependencyTree } from './dependencies.js';
 
 /** A deploy that has not finished in this long died with its process; another may start. */
 const staleDeployMs = 5 * 60 * 1000;
@@ -21,7 +21,12 @@ interface Checked {
 /** A later instant than `previous`, so optimistic checks on `updatedAt` always see a change. */
 export const after = (now: string, previous: string) => (now > previous ? now : new Date(Date.parse(previous) + 1).toISOString());
 
-export function createDeployer(deps: { store: ScriptStore; runtime: () => ScriptRuntime; clock: Clock }) {
+/** Where a version's installed packages come from (dependencies.ts). */
+export interface PackageTrees {
+  treeOf(version: Pick<ScriptVersion, 'dependencies'>): DependencyTree | undefined;
+}
+
+export function createDeployer(deps: { store: ScriptStore; runtime: () => ScriptRuntime; packages: () => PackageTrees; clock: Clock }) {
   const { store, clock } = deps;
 
   /** Reuses an artifact built with the script's current timeout and memory; otherwise reads the code, so a syntax error throws before anything changes. */
@@ -37,7 +42,7 @@ export function createDeployer(deps: { store: ScriptStore; runtime: () => Script
       runtime: script.runtime,
       code: async () => checked.prepared ?? prepareCode(script.runtime, version.code),
       codeHash: version.codeHash,
-      dependencies: scriptDependencies().treeOf(version),
+      dependencies: deps.packages().treeOf(version),
       timeoutSeconds: script.config.timeout,
       memoryMb: script.config.memory,
       activate,

@@ -48,6 +48,18 @@ export function createExecutionStore() {
       while (unprocessed && Object.keys(unprocessed).length) unprocessed = (await db.send(new BatchWriteCommand({ RequestItems: unprocessed }))).UnprocessedItems as typeof items | undefined;
     },
 
+    /** Lines of a run still going, after those appended before; the finished run's logs replace them. */
+    async appendLogs(executionId: string, lines: string[], expiresAt: number): Promise<void> {
+      await db.send(
+        new UpdateCommand({
+          TableName: logs(),
+          Key: { executionId },
+          UpdateExpression: 'SET logs = list_append(if_not_exists(logs, :none), :lines), expiresAt = :expiresAt',
+          ExpressionAttributeValues: { ':none': [], ':lines': lines, ':expiresAt': expiresAt },
+        }),
+      );
+    },
+
     async get(executionId: string, consistent = false): Promise<Execution | undefined> {
       const { Item } = await db.send(new GetCommand({ TableName: executions(), Key: { executionId }, ConsistentRead: consistent }));
       return Item as Execution | undefined;

@@ -28,6 +28,9 @@ export interface Metrics {
   executionsToday: number;
 }
 
+/** How often a follower's long poll reads the run again. */
+const followPollMs = 250;
+
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** Figures from the script's running totals, which outlive the 90-day execution records. */
@@ -45,6 +48,11 @@ export function statsOf(script: Script): Omit<Metrics, 'script' | 'executionsTod
 
 export function createInsights(deps: { scripts: ScriptService; store: ScriptStore; executions: ExecutionStore; clock: Clock }) {
   const { executions } = deps;
+  async function execution(userId: string, executionId: string): Promise<{ execution: Execution; logs: string[] }> {
+    const [found, logs] = await Promise.all([executions.get(executionId), executions.getLogs(executionId)]);
+    if (!found || found.userId !== userId) throw new NotFoundError('executionId', executionId, 'execution');
+    return { execution: settledRun(found, deps.clock.nowIso()), logs };
+  }
   return {
     async history(userId: string, scriptId: string, filter: HistoryFilter) {
       const script = await deps.scripts.readable(userId, scriptId);
@@ -55,10 +63,19 @@ export function createInsights(deps: { scripts: ScriptService; store: ScriptStor
       return { script, executions: runs.slice(filter.offset, filter.offset + filter.limit), total: runs.length };
     },
 
-    async execution(userId: string, executionId: string): Promise<{ execution: Execution; logs: string[] }> {
-      const [execution, logs] = await Promise.all([executions.get(executionId), executions.getLogs(executionId)]);
-      if (!execution || execution.userId !== userId) throw new NotFoundError('executionId', executionId, 'execution');
-      return { execution: settledRun(execution, deps.clock.nowIso()), logs };
+    execution,
+
+    /** Lines after `after`: at once when there are some or the run has ended, else when they come or `waitMs` passes. */
+    async followLogs(userId: string, executionId: string, after: number, waitMs: number) {
+      const until = deps.clock.now() + waitMs;
+      for (;;) {
+        const { execution: run, logs } = await execution(userId, executionId);
+        const done = run.status !== 'running';
+        if (done || logs.length > after || deps.clock.now() >= until) {
+          return { executionId, status: run.status, lines: logs.slice(after), next: Math.max(after, logs.length), done };
+        }
+        await new Promise((resolve) => setTimeout(resolve, followPollMs));
+      }
     },
 
     async metrics(userId: string, scriptId: string): Promise<Metrics> {

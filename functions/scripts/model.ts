@@ -1,8 +1,21 @@
 // The scripts area's records as stored, and the limits of SPEC.md Limits/Scripts.
-import type { VersionDependencies } from './dependencies.js';
 
 export const runtimeLabels = ['nodejs18', 'python3.11'] as const;
 export type RuntimeLabel = (typeof runtimeLabels)[number];
+
+/** `{"<package>": "<semver range>"}` for node, requirement strings (`requests==2.32.3`) for python. */
+export type DeclaredDependencies = Record<string, string> | string[];
+
+/** A version's packages as locked: what was declared and what got installed (dependencies.ts). */
+export interface VersionDependencies {
+  declared: DeclaredDependencies;
+  /** Every installed package with its exact version. */
+  resolved: Record<string, string>;
+  /** sha256 of the runtime and the lock: equal hashes share one installed tree. */
+  lockHash: string;
+  /** Installed bytes, unpacked. */
+  sizeBytes: number;
+}
 
 export const pricingModels = ['free', 'pay-per-execution', 'subscription'] as const;
 export const marketplaceCategories = ['notification', 'data_sync', 'automation', 'utility', 'reporting'] as const;

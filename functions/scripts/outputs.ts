@@ -78,6 +78,13 @@ export const SdkExecution = z.object({
   error: Nullable(ExecError), createdAt: IsoDate,
 });
 const SdkExecutionItem = z.object({ executionId: z.string(), scriptId: z.string(), status: z.enum(['completed', 'failed', 'running']), duration: DurationMs, createdAt: IsoDate, hasError: z.boolean() });
+export const LiveLogs = z.object({
+  executionId: z.string(),
+  status: z.enum(['running', 'success', 'error', 'timeout']),
+  lines: z.array(z.string()).describe('log lines after `after`, in the order printed'),
+  next: z.number().int().describe('pass as `after` to read on'),
+  done: z.boolean().describe('the run has ended: no more lines will come'),
+});
 export const SdkExecutions = z.object({ scriptId: z.string(), count: z.number(), executions: z.array(SdkExecutionItem) });
 export const SdkPublished = z.object({ scriptId: z.string(), isPublished: z.boolean(), status: Status, publishedAt: IsoDate });
 export const SdkUnpublished = z.object({ scriptId: z.string(), unpublished: z.literal(true) });

@@ -4,15 +4,7 @@ import { AppError } from '#platform/errors.js';
 import type { ResourceCaller } from '#platform/ports.js';
 import { computeCostUsd } from './cost.js';
 import type { RunGrant } from './run-grant.js';
-import type { ResourceCallHandler } from './runtime-port.js';
-
-/** What a run's resource calls came to. */
-export interface RunUsage {
-  calls: number;
-  cost: number;
-  /** A call was refused because the run had no cost allowance left: the run is cut for cost. */
-  stoppedForCost: boolean;
-}
+import type { ResourceCallHandler, RunUsage } from './runtime-port.js';
 
 /** Where a run's calls are counted: memory for a run in this process, DynamoDB across processes. */
 export interface RunTally {

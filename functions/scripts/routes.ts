@@ -104,6 +104,13 @@ export const scriptRoutes = defineRoutes('scripts', {
   listScripts: { method: 'POST', path: sdk('listScripts'), auth: 'apiKey', summary: "SDK: the caller's scripts", input: input.SdkListScriptsInput, output: out.SdkList, tables: read },
   getExecutions: { method: 'POST', path: sdk('getExecutions'), auth: 'apiKey', summary: "SDK: the caller's runs", input: input.SdkExecutionsInput, output: out.SdkExecutions, tables: history },
   getExecution: { method: 'POST', path: sdk('getExecution'), auth: 'apiKey', summary: 'SDK: one run with logs', input: input.ExecutionIdInput, output: out.SdkExecution, tables: history },
+  followExecutionLogs: {
+    method: 'GET', path: '/api/sdk/v1/executions/{executionId}/logs', auth: 'apiKey', summary: "A run's log lines after `after`, waiting up to `wait` seconds for more (long poll)",
+    description:
+      "Follow a run while it runs: call with after=0, print `lines`, call again with after=`next` until `done`. Locally the lines of a running script arrive as it prints them; " +
+      'on AWS a script function reports its lines when it returns, so a running run shows them at its end. Only the caller\'s own runs.',
+    input: input.FollowLogsInput, output: out.LiveLogs, tables: history, timeoutSeconds: 30,
+  },
   publishScript: {
     method: 'POST', path: sdk('publishScript'), auth: 'apiKey', scopes: manage, summary: 'SDK: publish', input: input.SdkPublishInput, output: out.SdkPublished, tables: edit, uses: ['scriptFunctions'],
   },

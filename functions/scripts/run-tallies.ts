@@ -3,7 +3,8 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, isConditionFailure, tableName } from '#platform/dynamo.js';
 import { ForbiddenError } from '#platform/errors.js';
-import type { RunTally, RunUsage } from './resource-gate.js';
+import type { RunTally } from './resource-gate.js';
+import type { RunUsage } from './runtime-port.js';
 
 export const runTallyCounter = (executionId: string) => `run#${executionId}`;
 

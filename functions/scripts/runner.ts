@@ -2,7 +2,7 @@
 // (manual rate, daily runs, monthly budget, cost per run), the run itself, and its record.
 import { performance } from 'node:perf_hooks';
 import { metrics, rateLimiter, scriptRuntime } from '#platform/wiring.js';
-import { resourceCaller } from '#functions/resources/call-service.js';
+import { resourceCaller } from '#functions/resources/wiring.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { AppError, BudgetExceededError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '#platform/errors.js';
 import { newId } from '#platform/ids.js';
@@ -10,6 +10,7 @@ import type { MetricsPort, RateLimiter, ResourceCaller } from '#platform/ports.j
 import { computeCostUsd, msAffordable, roundUsd } from './cost.js';
 import { type Deployer, createDeployer } from './deployer.js';
 import { type ExecutionStore, createExecutionStore, retention } from './execution-store.js';
+import { createLiveLog } from './live-logs.js';
 import { type Execution, type ExecutionError, type Installation, type RuntimeLabel, type Script, type ScriptConfig, type ScriptVersion, type Trigger, limits } from './model.js';
 import type { BudgetSource } from './ports.js';
 import { prepareCode } from './prepare.js';
@@ -198,6 +199,7 @@ export function createScriptRunner(deps: {
     const started = performance.now();
     const caller: ResourceCaller = { call: (call) => deps.resources().call(call) };
     const callResource = resourceGate({ grant, tally, caller, elapsedMs: () => performance.now() - started });
+    const liveLog = createLiveLog((lines) => executions.appendLogs(executionId, lines, Math.floor(Date.parse(running.createdAt) / 1000) + retention.logsSeconds));
 
     let outcome;
     try {
@@ -210,10 +212,12 @@ export function createScriptRunner(deps: {
         event: { data: admitted.data, trigger: { type: admitted.trigger.type, source: admitted.trigger.source ?? null, event: admitted.trigger.event ?? null } },
         context: { scriptId: running.scriptId, executionId, userId: running.userId, customization: admitted.customization },
         callResource,
+        onLog: liveLog.push,
         grant,
       });
     } catch (error) {
       clearTimeout(runningTimer);
+      await liveLog.close();
       await runningWritten;
       await Promise.all([
         background ? executions.putFinished({ ...ended, status: 'error', error: failureOf(error), finishedAt: clock.nowIso() }, []) : runningWritten && executions.remove(executionId),
@@ -222,6 +226,7 @@ export function createScriptRunner(deps: {
       throw error;
     }
     clearTimeout(runningTimer);
+    await liveLog.close();
 
     const usage = outcome.resourceUsage ?? tally.usage();
     const cost = roundUsd(computeCostUsd(outcome.duration, config.memory) + usage.cost);
@@ -279,7 +284,7 @@ export const scriptRunner = (): ScriptRunner => {
     runner = createScriptRunner({
       store,
       executions: createExecutionStore(),
-      deployer: createDeployer({ store, runtime: scriptRuntime, clock: systemClock }),
+      deployer: createDeployer({ store, runtime: scriptRuntime, packages: scriptDependencies, clock: systemClock }),
       runtime: scriptRuntime,
       limiter: rateLimiter,
       budgets: accountBudgets(),

@@ -3,7 +3,6 @@
 import type { DependencyTree } from './dependencies.js';
 import type { Artifact, ExecutionError, RuntimeLabel } from './model.js';
 import type { PreparedCode } from './prepare.js';
-import type { RunUsage } from './resource-gate.js';
 import type { RunGrant } from './run-grant.js';
 
 export interface DeployRequest {
@@ -48,8 +47,18 @@ export interface InvokeRequest {
   context: { scriptId: string; executionId: string; userId: string; customization: Record<string, unknown> };
   /** For code running in this process: the run's resource calls, rules applied and tallied by the caller. */
   callResource: ResourceCallHandler;
+  /** For code running in this process: each log line as it is printed (the outcome still carries them all). */
+  onLog?: (line: string) => void;
   /** For code running elsewhere: what the run may call and spend, to hand over signed. */
   grant: RunGrant;
+}
+
+/** What a run's resource calls came to. */
+export interface RunUsage {
+  calls: number;
+  cost: number;
+  /** A call was refused because the run had no cost allowance left: the run is cut for cost. */
+  stoppedForCost: boolean;
 }
 
 export interface InvokeOutcome {

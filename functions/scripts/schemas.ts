@@ -140,6 +140,13 @@ export const SdkExecutionsInput = z
   .strictObject({ ...byId, ...pagination(100), status: z.enum(['completed', 'failed', 'running']).optional(), ...dateRange })
   .refine(ordered, orderedRange);
 export const ExecutionIdInput = z.strictObject({ executionId: ExecutionId });
+/** Long-poll bounds of following a run's logs: API Gateway stops waiting at 30 s. */
+export const maxFollowWaitSeconds = 20;
+export const FollowLogsInput = z.strictObject({
+  executionId: ExecutionId,
+  after: z.coerce.number().int().min(0).max(100_000).default(0).describe('lines already read: the `next` of the previous answer'),
+  wait: z.coerce.number().int().min(0).max(maxFollowWaitSeconds).default(0).describe('seconds to wait for new lines or the end of the run (long poll)'),
+});
 export const RestExecutionInput = z.strictObject({ ...byId, executionId: ExecutionId });
 
 export const RestPublishInput = z.strictObject({ ...byId, pricing: Pricing.optional(), category: Category.optional(), tags: Tags.optional() });

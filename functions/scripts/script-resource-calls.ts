@@ -2,15 +2,12 @@
 // function with the run's signed grant. The grant names the run's user, allowedResources and cost allowance; the
 // rules are the in-process ones (resource-gate.ts), the tally is in DynamoDB (run-tallies.ts).
 import { z } from 'zod';
-import { callService } from '#functions/resources/call-service.js';
-import { scriptGrantKey } from '#adapters/script-grant-key.js';
-import { type Clock, systemClock } from '#platform/clock.js';
+import type { Clock } from '#platform/clock.js';
 import { AppError } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
 import type { ResourceCaller } from '#platform/ports.js';
 import { CodedError, type RunTally, resourceGate } from './resource-gate.js';
 import { verifyGrant } from './run-grant.js';
-import { createRunTallies } from './run-tallies.js';
 
 export const ScriptResourceCallInput = z.object({
   token: z.string(),
@@ -44,8 +41,3 @@ export function createScriptResourceCalls(deps: { key: () => Promise<Uint8Array>
     },
   };
 }
-
-let service: ReturnType<typeof createScriptResourceCalls> | undefined;
-
-export const scriptResourceCalls = () =>
-  (service ??= createScriptResourceCalls({ key: scriptGrantKey, tallies: createRunTallies(), caller: callService, clock: systemClock }));

@@ -6,10 +6,9 @@ import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#platform/errors.js';
 import { newId, sha256Hex } from '#platform/ids.js';
 import { scriptExecuteScope } from '#platform/scopes.js';
-import type { DeclaredDependencies } from './dependency-port.js';
-import type { DependencyService, VersionDependencies } from './dependencies.js';
+import type { DependencyService } from './dependencies.js';
 import { type Deployer, after, createDeployer } from './deployer.js';
-import { type Installation, type Pricing, type Script, type ScriptConfig, type ScriptVersion, limits } from './model.js';
+import { type DeclaredDependencies, type Installation, type Pricing, type Script, type ScriptConfig, type ScriptVersion, type VersionDependencies, limits } from './model.js';
 import type { KeyIssuer } from './ports.js';
 import { prepareCode } from './prepare.js';
 import type { ScriptRuntime } from './runtime-port.js';
@@ -288,7 +287,7 @@ export const scriptService = (): ScriptService => {
   if (!service) {
     const store = createScriptStore();
     service = createScriptService({
-      store, deployer: createDeployer({ store, runtime: scriptRuntime, clock: systemClock }), runtime: scriptRuntime, keys: accountKeys, clock: systemClock,
+      store, deployer: createDeployer({ store, runtime: scriptRuntime, packages: scriptDependencies, clock: systemClock }), runtime: scriptRuntime, keys: accountKeys, clock: systemClock,
       packages: scriptDependencies,
     });
   }

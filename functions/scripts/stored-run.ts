@@ -4,7 +4,7 @@
 import { maxInputDepth, nestsDeeperThan } from '#platform/json-bounds.js';
 
 const storedOutputBytes = 300_000;
-const storedLogBytes = 300_000;
+export const storedLogBytes = 300_000;
 
 /** Whether some object in `value` has an own `__proto__` key (JSON.parse makes one; copies would change the prototype). */
 function holdsProtoKey(value: unknown): boolean {

@@ -1,14 +1,20 @@
-// Production implementations of the scripts area's ports, on top of the accounts and resources areas.
+// Production implementations of the scripts area's ports, on top of the accounts and resources areas, and the
+// resource-call function's service with its signing key.
 import { createAccountStore } from '#functions/accounts/store.js';
-import { accountService, defaultMonthlyBudgetUsd } from '#functions/accounts/service.js';
+import { defaultMonthlyBudgetUsd } from '#functions/accounts/service.js';
+import { accountService } from '#functions/accounts/wiring.js';
 import { createInstallationStore } from '#functions/resources/installation-store.js';
+import { callService } from '#functions/resources/wiring.js';
 import { createResourceStore } from '#functions/resources/store.js';
+import { scriptGrantKey } from '#adapters/script-grant-key.js';
+import { systemClock } from '#platform/clock.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { credentialVault, packageInstaller, scriptPackageStore } from '#platform/wiring.js';
-import { systemClock } from '#platform/clock.js';
 import { type DependencyService, createDependencyService } from './dependencies.js';
 import type { BudgetSource, KeyIssuer, ResourceCatalog } from './ports.js';
 import { type RegistryService, createRegistryService, createRegistryStore } from './registries.js';
+import { createRunTallies } from './run-tallies.js';
+import { createScriptResourceCalls } from './script-resource-calls.js';
 
 export const accountKeys: KeyIssuer = {
   issue: (userId, name, scopes) => accountService().issueKey(userId, { name, scopes }),
@@ -51,3 +57,7 @@ export const scriptDependencies = (): DependencyService =>
     blobs: scriptPackageStore,
     registryOf: (userId, ecosystem) => scriptRegistries().registryOf(userId, ecosystem),
   }));
+let resourceCalls: ReturnType<typeof createScriptResourceCalls> | undefined;
+/** The resource-call function of Lambda-deployed scripts. */
+export const scriptResourceCalls = () =>
+  (resourceCalls ??= createScriptResourceCalls({ key: scriptGrantKey, tallies: createRunTallies(), caller: callService, clock: systemClock }));

@@ -79,6 +79,9 @@ export function createBuildService(deps: BuildServiceDeps) {
       }
     },
 
+    /** What a caller asked to wait (ms), within the platform's bound. */
+    waitWithin: (wantedMs: number | undefined) => Math.min(wantedMs ?? Infinity, settings.buildWaitMs()),
+
     async view(build: BuildRecord, apiBaseUrl: string) {
       const cdnUrl = build.status === 'success' ? pages.pageUrl(build.subdomain, apiBaseUrl) : null;
       return { ...buildView(build, await logsOf(build)), cdnUrl };

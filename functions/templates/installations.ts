@@ -2,7 +2,7 @@
 // its page on the installation's own subdomain; list, uninstall and upgrade (installations stay pinned otherwise).
 import type { Clock } from '#platform/clock.js';
 import { ConflictError, NotFoundError, ValidationError } from '#platform/errors.js';
-import type { Caller } from '#platform/http.js';
+import type { Caller } from '#platform/caller.js';
 import { newId } from '#platform/ids.js';
 import { compareSemver } from '#platform/semver.js';
 import type { BuildService } from './builds.js';

@@ -1,6 +1,6 @@
 // What the templates service needs from outside: the builder, where pages are served, and the scripts and
 // resources areas for requirements and install. Adapters live in functions/adapters/{aws,local}.
-import type { Caller } from '#platform/http.js';
+import type { Caller } from '#platform/caller.js';
 import type { BuildRecord } from './model.js';
 
 /** Everything a builder needs to produce one site: the commit, where template.json is, the page's public values. */

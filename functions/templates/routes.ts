@@ -2,7 +2,7 @@
 // installations (list, read, uninstall, upgrade).
 import { z } from 'zod';
 import { Review, ReviewList } from '#functions/marketplace/schemas.js';
-import { resourceCallTables } from '#functions/resources/tables.js';
+import { resourceCallTables } from '#functions/resources/call-tables.js';
 import { type TableAccess, defineRoutes } from '#platform/route.js';
 import { IsoDate, Message } from '#platform/schemas.js';
 import type { TableName } from '../tables.js';

@@ -49,7 +49,11 @@ export const UpdateTemplateInput = z.strictObject({
 export type UpdateTemplateInput = z.output<typeof UpdateTemplateInput>;
 
 export const TemplateIdInput = z.strictObject(byId);
-export const BuildInput = z.strictObject({ ...byId, version: Semver.optional() });
+export const BuildInput = z.strictObject({
+  ...byId,
+  version: Semver.optional(),
+  wait: z.coerce.number().int().min(0).max(120).optional().describe('seconds to wait for the end before answering with buildStatus building (at most the platform bound: 25 on AWS)'),
+});
 /** `wait`: seconds to hold the answer while the build runs (a long poll, below API Gateway's 30 s). */
 export const BuildIdInput = z.strictObject({ ...byId, buildId: OpaqueId, wait: z.coerce.number().int().min(0).max(25).default(0) });
 export const CreateVersionInput = z.strictObject({ ...byId, version: Semver, gitHash: GitHash, changelog: z.string().max(2000).optional() });

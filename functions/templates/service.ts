@@ -115,7 +115,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
     },
 
     /** Builds `version` (default the newest) of the template for its preview subdomain. */
-    async build(userId: string, input: { templateId: string; version?: string }, apiBaseUrl: string) {
+    async build(userId: string, input: { templateId: string; version?: string; wait?: number }, apiBaseUrl: string) {
       const template = await owned(userId, input.templateId);
       const version = await store.getVersion(template.templateId, input.version ?? template.version);
       if (!version) throw new NotFoundError('version', input.version ?? template.version, 'template version');
@@ -124,7 +124,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
         repository: template.repository, templatePath: template.templatePath, subdomain: template.previewSubdomain, publicEnv: {},
       });
       await store.update(template.templateId, { buildId: started.buildId, buildStatus: 'building', updatedAt: clock.nowIso() });
-      return builds.view(await builds.awaitEnd(started.buildId), apiBaseUrl);
+      return builds.view(await builds.awaitEnd(started.buildId, builds.waitWithin(input.wait === undefined ? undefined : input.wait * 1000)), apiBaseUrl);
     },
 
     async getBuild(userId: string, input: { templateId: string; buildId: string; wait: number }, apiBaseUrl: string) {

@@ -1,4 +1,4 @@
-import type { TableDefinition } from '../tables.js';
+import type { TableDefinition } from '../platform/table-definition.js';
 
 export const templateTables = {
   templates: {

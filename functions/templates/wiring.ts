@@ -1,5 +1,5 @@
 // The templates area's composition root: the only file of the area that imports adapters or other areas.
-import { installationService as resourceInstallations } from '#functions/resources/installation-service.js';
+import { installationService as resourceInstallations } from '#functions/resources/wiring.js';
 import { createResourceStore } from '#functions/resources/store.js';
 import { scriptService } from '#functions/scripts/service.js';
 import { createScriptStore } from '#functions/scripts/store.js';

@@ -1,5 +1,5 @@
 // The `platform` CLI as a child process against the local platform: scripts from a folder, runs and logs, events,
-// flows, documents, a paid call, configuration, and failures as one line with an exit code.
+// flows, documents, templates, a paid call, configuration, and failures as one line with an exit code.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { jsonOf, runCli } from '../support/cli.js';
 import { givenPayer } from '../support/payments.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { type Upstream, givenPublishedResource, json, startUpstream } from '../support/resources.js';
+import { givenSiteRepo, givenTemplate, pricing, templatesPath } from '../support/templates.js';
 
 let api: TestApi;
 let upstream: Upstream;
@@ -47,6 +48,7 @@ describe('cli: scripts', () => {
     const updated = jsonOf(await runCli(['--json', 'scripts', 'push', second], env));
     const run = jsonOf(await runCli(['--json', 'scripts', 'run', name, '--data', '{"n":7}'], env));
     const logs = await runCli(['logs', run.executionId], env);
+    const followed = await runCli(['logs', run.executionId, '--follow'], env);
     const list = await runCli(['scripts', 'list'], env);
     // Assess
     expect(created.code).toBe(0);
@@ -54,6 +56,7 @@ describe('cli: scripts', () => {
     expect(updated).toMatchObject({ created: false, deployment: { data: { version: 2 } } });
     expect(run).toMatchObject({ status: 'completed', output: { success: true, label: 'v2' } });
     expect(logs.stdout).toContain('v2 got 7');
+    expect(followed.stdout).toMatch(new RegExp(`^v2 got 7\\n=== ${run.executionId} completed in [\\d.]+ ms\\n$`));
     expect(list.stdout).toContain(name);
   }, slow);
 
@@ -116,11 +119,38 @@ describe('cli: events and flows', () => {
     const listed = await runCli(['flows', 'list'], env);
     const ran = jsonOf(await runCli(['--json', 'flows', 'run', flow.id], env));
     const paused = await runCli(['flows', 'pause', flow.id], env);
+    while (!(await api.as(user.apiKey).get('/api/sdk/v1/events?type=chatapp.message')).body.data.events.length);
+    const history = await runCli(['events', 'list', '--type', 'chatapp.message'], env);
     // Assess
     expect(emitted.eventId).toMatch(/^evt_/);
     expect(listed.stdout).toContain(`${flow.id}  active   Nightly`);
     expect(ran).toMatchObject({ status: 'success' });
     expect(paused.stdout.trim()).toBe(`paused flow ${flow.id}: paused`);
+    expect(history.stdout).toMatch(new RegExp(`^\\S+  ${emitted.eventId}  chatapp.message  \\(api\\)$`, 'm'));
+  }, slow);
+});
+
+describe('cli: templates', () => {
+  it('builds a template printing its log, and installs it with customization values', async () => {
+    // Prepare
+    const { repo, gitHash } = givenSiteRepo();
+    const templateId = await givenTemplate(api, user, { repository: repo.url, gitHash });
+    const installer = await api.givenUser();
+    // Act
+    const built = await runCli(['templates', 'build', templateId], env);
+    await api.as(user.apiKey).post(`${templatesPath}/${templateId}/publish`, { pricing });
+    const installed = await runCli(['templates', 'install', templateId, '--set', 'hero.title=Harbour', 'layout.columns=3'], { ...env, PLATFORM_API_KEY: installer.apiKey });
+    const refused = await runCli(['templates', 'install', templateId, '--set', 'layout.columns=9'], { ...env, PLATFORM_API_KEY: installer.apiKey });
+    // Assess
+    expect(built.code).toBe(0);
+    expect(built.stdout).toContain('| built v1');
+    expect(built.stdout).toMatch(/built: http\S+\n$/);
+    expect(installed.code).toBe(0);
+    expect(installed.stdout).toMatch(/^installed \S+ as \S+ \(version [\d.]+\)$/m);
+    expect(installed.stdout).toMatch(/^page: http\S+$/m);
+    expect(installed.stdout).toMatch(/built: http\S+\n$/);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error: VALIDATION_ERROR \(400\): /);
   }, slow);
 });
 
@@ -154,7 +184,7 @@ describe('cli: documents and payments', () => {
 });
 
 describe('cli: configuration', () => {
-  it('saves base URL and key with configure, falls back to .data/dev.json, and says what to do with neither', async () => {
+  it('saves base URL and key with configure, falls back to .data/dev.json, says what to do with neither, and prints the OpenAPI document', async () => {
     // Prepare
     const config = join(mkdtempSync(join(tmpdir(), 'cli-config-')), 'config.json');
     const project = mkdtempSync(join(tmpdir(), 'cli-project-'));
@@ -166,10 +196,12 @@ describe('cli: configuration', () => {
     const configured = await runCli(['whoami'], { PLATFORM_CONFIG: config });
     const fromDev = await runCli(['whoami'], { PLATFORM_CONFIG: join(nowhere, 'none.json') }, project);
     const lost = await runCli(['whoami'], { PLATFORM_CONFIG: join(nowhere, 'none.json') }, nowhere);
+    const document = jsonOf(await runCli(['openapi'], { PLATFORM_CONFIG: config }));
     // Assess
     expect(configured.stdout).toContain(user.userId);
     expect(fromDev.stdout).toContain(user.userId);
     expect(lost.code).toBe(2);
     expect(lost.stderr).toMatch(/^error: no base URL: run `platform configure/);
+    expect(document.paths['/api/sdk/v1/events'].get.summary).toMatch(/events/);
   }, slow);
 });

@@ -1,7 +1,6 @@
 // The ResourceCaller port (scripts, flows) and what payments uses: getForCall, callAsOwner, recordRevenue.
 import { describe, expect, it } from 'vitest';
-import { recordRevenue, resourceService } from '../../functions/resources/service.js';
-import { resourceCaller } from '../../functions/resources/call-service.js';
+import { recordRevenue, resourceCaller, resourceService } from '../../functions/resources/wiring.js';
 import type { TestUser } from '../support/platform.js';
 import { givenInstalled, givenPublishedResource, resourceInput, resourceWorld } from '../support/resources.js';
 

@@ -3,7 +3,7 @@ import { handler as authorize } from '../../functions/accounts/handlers/authoriz
 import { handler as createUser } from '../../functions/accounts/handlers/create-user.js';
 import { handler as deleteKey } from '../../functions/accounts/handlers/delete-key.js';
 import { handler as getMe } from '../../functions/accounts/handlers/get-me.js';
-import { accountService } from '../../functions/accounts/service.js';
+import { accountService } from '../../functions/accounts/wiring.js';
 import { resetAdminKeyCache } from '../../functions/platform/admin-key.js';
 import { httpEvent, lambdaContext } from '../support/lambda-event.js';
 import { uniqueName } from '../support/platform.js';

@@ -7,7 +7,9 @@ import { CreateFunctionCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBedrockEmbedder } from '../../functions/adapters/aws/bedrock-embedder.js';
-import { createLambdaBackgroundRuns, createLambdaSelfInvoke, isBackgroundRun, isDocumentJob, maxEventPayloadBytes } from '../../functions/adapters/aws/lambda-self-invoke.js';
+import { createLambdaBackgroundRuns, createLambdaSelfInvoke, maxEventPayloadBytes } from '../../functions/adapters/aws/lambda-self-invoke.js';
+import { isDocumentJob } from '../../functions/documents/ports.js';
+import { isBackgroundRun } from '../../functions/platform/ports.js';
 import { createS3BlobStore } from '../../functions/adapters/aws/s3-blob-store.js';
 import { type Moto, startMoto } from '../support/moto.js';
 

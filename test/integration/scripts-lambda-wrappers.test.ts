@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalScriptRuntime, createLocalScriptRuntime } from '../../functions/adapters/local/script-pool.js';
 import { scriptGrantKey } from '../../functions/adapters/script-grant-key.js';
-import { callService } from '../../functions/resources/call-service.js';
+import { callService } from '../../functions/resources/wiring.js';
 import { handler as resourceCallHandler } from '../../functions/scripts/handlers/script-resource-call.js';
 import type { RuntimeLabel } from '../../functions/scripts/model.js';
 import { prepareCode } from '../../functions/scripts/prepare.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../functions/events/dispatcher.js';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from '../../functions/events/internal-events.js';
-import type { ActiveSubscription, DeliveryLedger, DeliveryOutcome, ScheduleRecord, ScriptRunRequest, WebhookRecord } from '../../functions/events/ports.js';
+import type { ActiveSubscription, DeliveryLedger, DeliveryOutcome, EventHistory, ScheduleRecord, ScriptRunRequest, WebhookRecord } from '../../functions/events/ports.js';
 import { ConflictError, CostLimitExceededError, NotFoundError } from '../../functions/platform/errors.js';
 import { recordingMetrics } from '../support/metrics.js';
 import { sampleInput } from '../support/event-samples.js';
@@ -38,9 +38,14 @@ function world() {
     },
   };
   const metrics = recordingMetrics();
+  const history: Array<{ eventId: string; delivery?: Parameters<EventHistory['recordDelivery']>[1] }> = [];
   const dispatcher = createDispatcher({
     index: { active: async (userId, eventType) => subscriptions.filter((s) => s.userId === userId && s.eventType === eventType) },
     ledger,
+    history: {
+      recordEvent: async (event) => void history.push({ eventId: event.id }),
+      recordDelivery: async (event, delivery) => void history.push({ eventId: event.id, delivery }),
+    },
     scripts: {
       describe: async (scriptId) => scripts.get(scriptId),
       // Refuses as the scripts area's runner does: NOT_FOUND for a script that is gone or not the user's, CONFLICT if not deployed.
@@ -58,7 +63,7 @@ function world() {
   });
   const subscribe = (id: string, scriptId: string, conditions: unknown[] = [], userId = 'usr_a', eventType = 'chatapp.message') =>
     subscriptions.push({ subscriptionId: id, scriptId, userId, eventType, conditions, updatedAt: '2026-03-01T00:00:00.000Z' });
-  return { dispatcher, subscriptions, scripts, runs, claims, webhooks, schedules, subscribe, metrics };
+  return { dispatcher, subscriptions, scripts, runs, claims, webhooks, schedules, subscribe, metrics, history };
 }
 
 const chatEvent = (userId = 'usr_a', id = 'evt_1') => ({ ...sampleInput('chatapp.message'), id, userId });
@@ -107,6 +112,32 @@ describe('events: dispatcher', () => {
     expect(report).toMatchObject({ matched: 3, executed: 0, skipped: 3 });
     expect(w.runs).toEqual([]);
     expect(w.claims.get('evt_1#sub_draft')?.outcome).toMatchObject({ result: 'skipped', reason: expect.stringContaining('not deployed') });
+  });
+
+  it('records the event in its user\u2019s history, once more on a retry, and each delivery once with its outcome', async () => {
+    // Prepare
+    const w = world();
+    w.scripts.set('scr_1', { userId: 'usr_a', deployed: true });
+    w.subscribe('sub_1', 'scr_1');
+    w.subscribe('sub_gone', 'scr_deleted');
+    // Act
+    await w.dispatcher.handle(chatEvent());
+    await w.dispatcher.handle(chatEvent());
+    // Assess
+    expect(w.history.filter((entry) => !entry.delivery)).toEqual([{ eventId: 'evt_1' }, { eventId: 'evt_1' }]);
+    const deliveries = w.history.flatMap((entry) => (entry.delivery ? [entry.delivery] : []));
+    expect(deliveries).toHaveLength(2);
+    expect(deliveries).toContainEqual(expect.objectContaining({ subscriptionId: 'sub_1', scriptId: 'scr_1', result: 'executed', executionId: 'exe_1', status: 'success' }));
+    expect(deliveries).toContainEqual(expect.objectContaining({ subscriptionId: 'sub_gone', result: 'skipped', executionId: null }));
+  });
+
+  it('records an event nobody subscribes to, with no delivery', async () => {
+    // Prepare
+    const w = world();
+    // Act
+    await w.dispatcher.handle(chatEvent('usr_a', 'evt_quiet'));
+    // Assess
+    expect(w.history).toEqual([{ eventId: 'evt_quiet' }]);
   });
 
   it('runs nothing twice when the same event is delivered again', async () => {

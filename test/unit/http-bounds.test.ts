@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../functions/platform/errors.js';
-import { boundedEcho, maxEchoChars, maxInputDepth, nestsDeeperThan, parseBoundedJson } from '../../functions/platform/json-bounds.js';
+import { boundedEcho, maxEchoChars, maxInputDepth, nestsDeeperThan } from '../../functions/platform/json-bounds.js';
+import { parseBoundedJson } from '../../functions/platform/validation.js';
 import { parseJson } from '../../functions/platform/middlewares/parse.js';
 import { createRouteMatcher } from '../../functions/platform/route-match.js';
 import { routes } from '../../functions/routes.js';

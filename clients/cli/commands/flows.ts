@@ -1,4 +1,4 @@
-// `platform flows create|list|run|pause|resume` and `platform events emit`.
+// `platform flows create|list|run|pause|resume` and `platform events emit|list`.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { type PlatformClient, unwrap } from '../../typescript/src/index.js';
@@ -71,9 +71,34 @@ export function registerFlowCommands(program: Command): void {
       });
   }
 
-  program
-    .command('events')
-    .description('events of your user')
+  const events = program.command('events').description('events of your user: publish them, read their history');
+
+  events
+    .command('list')
+    .description('your events, newest first, each with what it ran (deliveries to subscribed scripts)')
+    .option('--type <type>', 'only events of this type')
+    .option('--source <source>', 'only events from this source')
+    .option('--since <date>', 'a day (YYYY-MM-DD, UTC) or an ISO instant')
+    .option('--until <date>', 'a day (YYYY-MM-DD, UTC) or an ISO instant')
+    .option('--limit <n>', 'how many (1-100)', '20')
+    .action(async (_local: unknown, command: Command) => {
+      const options = optionsOf(command);
+      const query = {
+        ...(options.type && { type: options.type }), ...(options.source && { source: options.source }),
+        ...(options.since && { startDate: options.since }), ...(options.until && { endDate: options.until }), limit: Number(options.limit),
+      };
+      const page = await unwrap(clientFor(options).GET('/api/sdk/v1/events', { params: { query } }));
+      output(options, page, () =>
+        page.events.length
+          ? page.events.flatMap((event) => [
+              `${event.timestamp}  ${event.eventId}  ${event.type}  (${event.source})`,
+              ...event.deliveries.map((delivery) => `  -> ${delivery.scriptId} ${delivery.result}${delivery.executionId ? ` ${delivery.executionId} ${delivery.status}` : ''}${delivery.reason ? `: ${delivery.reason}` : ''}`),
+            ])
+          : 'no events',
+      );
+    });
+
+  events
     .command('emit <type>')
     .description('publish an event: --data for its fields, or --file for a whole event object (JSON)')
     .option('--data <json>', 'fields of the event object, e.g. {"content":{"text":"hi"}}')

@@ -1,4 +1,5 @@
-// `platform scripts push|run|list` and `platform logs`: scripts from a folder with a small manifest, runs and their logs.
+// `platform scripts push|run|list` and `platform logs`: scripts from a folder with a small manifest, runs and their logs,
+// followed while they run.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -110,13 +111,14 @@ export function registerScriptCommands(program: Command): void {
 
   program
     .command('logs [executionId]')
-    .description('the logs of one run, or with --script the runs of a script (--follow waits for new ones)')
+    .description('the logs of one run, or with --script the runs of a script; --follow prints lines as they are printed')
     .option('--script <script>', 'a script id or name')
-    .option('--follow', 'keep printing new runs of --script until interrupted')
+    .option('--follow', 'one run: print its lines until it ends; --script: also wait for new runs until interrupted')
     .action(async (executionId: string | undefined, _local: unknown, command: Command) => {
       const options = optionsOf(command);
       const client = clientFor(options);
       if (executionId) {
+        if (options.follow) return void (await followRun(options, executionId));
         const run = await unwrap(client.POST('/api/sdk/v1/scripts/getExecution', { body: { executionId } }));
         output(options, run, () => [`${run.executionId} ${run.status} in ${run.duration} ms`, ...(run.error ? [`${run.error.code}: ${run.error.message}`] : []), ...run.logs]);
         return;
@@ -127,13 +129,34 @@ export function registerScriptCommands(program: Command): void {
       for (;;) {
         const { executions } = await unwrap(client.POST('/api/sdk/v1/scripts/getExecutions', { body: { scriptId, limit: 20 } }));
         for (const item of executions.reverse()) {
-          if (seen.has(item.executionId) || item.status === 'running') continue;
+          if (seen.has(item.executionId) || (item.status === 'running' && !options.follow)) continue;
           seen.add(item.executionId);
-          const run = await unwrap(client.POST('/api/sdk/v1/scripts/getExecution', { body: { executionId: item.executionId } }));
-          output(options, run, () => [`--- ${run.executionId} ${run.status} in ${run.duration} ms (${item.createdAt})`, ...run.logs]);
+          if (!options.json) console.log(`--- ${item.executionId} (${item.createdAt})`);
+          await followRun(options, item.executionId);
         }
         if (!options.follow) return;
-        await new Promise((resolve) => setTimeout(resolve, 2000));
+        await new Promise((resolve) => setTimeout(resolve, newRunPollMs));
       }
     });
+}
+
+/** How often `logs --script --follow` looks for new runs of the script. */
+const newRunPollMs = 1000;
+
+/** Prints a run's log lines as they come (long polls of the follow operation), then how it ended. */
+async function followRun(options: GlobalOptions, executionId: string): Promise<void> {
+  const client = clientFor(options);
+  let after = 0;
+  for (;;) {
+    const page = await unwrap(client.GET('/api/sdk/v1/executions/{executionId}/logs', { params: { path: { executionId }, query: { after, wait: 20 } } }));
+    if (options.json) for (const line of page.lines) console.log(JSON.stringify({ executionId, line }));
+    else for (const line of page.lines) console.log(line);
+    after = page.next;
+    if (!page.done) continue;
+    const run = await unwrap(client.POST('/api/sdk/v1/scripts/getExecution', { body: { executionId } }));
+    output(options, { executionId, status: run.status, duration: run.duration, error: run.error }, () =>
+      `=== ${run.executionId} ${run.status} in ${run.duration} ms${run.error ? `: ${run.error.code}: ${run.error.message}` : ''}`,
+    );
+    return;
+  }
 }

@@ -301,7 +301,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The caller's events, newest first, each with its deliveries to subscribed scripts
+         * @description Every event published for the caller (over this API, by a webhook resource, or by another area), newest first by its timestamp, filtered by type, source and a date range (days in UTC or ISO instants). An event shows up once the dispatcher has received it, and each delivery once its script run ended; events are kept 30 days. Page with limit and offset (offset up to 1000; narrow with dates beyond).
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
+         */
+        get: operations["listEvents"];
         put?: never;
         /**
          * Publish an event for the caller's user; delivered to subscribed scripts asynchronously
@@ -334,6 +342,30 @@ export interface paths {
          *     Required scope: `*` or `flows:read` or `flows:manage`.
          */
         get: operations["listExecutions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/v1/executions/{executionId}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run's log lines after `after`, waiting up to `wait` seconds for more (long poll)
+         * @description Follow a run while it runs: call with after=0, print `lines`, call again with after=`next` until `done`. Locally the lines of a running script arrive as it prints them; on AWS a script function reports its lines when it returns, so a running run shows them at its end. Only the caller's own runs.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
+         */
+        get: operations["followExecutionLogs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5134,6 +5166,209 @@ export interface operations {
             };
         };
     };
+    listEvents: {
+        parameters: {
+            query?: {
+                endDate?: string;
+                limit?: number;
+                offset?: number;
+                source?: string;
+                startDate?: string;
+                type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "events": [
+                     *           {
+                     *             "eventId": "string",
+                     *             "type": "string",
+                     *             "source": "string",
+                     *             "timestamp": "2019-08-24T14:15:22Z",
+                     *             "event": {
+                     *               "property1": null,
+                     *               "property2": null
+                     *             },
+                     *             "deliveries": [
+                     *               {
+                     *                 "subscriptionId": "string",
+                     *                 "scriptId": "string",
+                     *                 "result": "executed",
+                     *                 "executionId": "string",
+                     *                 "status": "string",
+                     *                 "code": "string",
+                     *                 "reason": "string",
+                     *                 "at": "2019-08-24T14:15:22Z"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "limit": -9007199254740991,
+                     *         "offset": -9007199254740991,
+                     *         "hasMore": true
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            events: {
+                                /** @description one per subscription whose conditions matched, oldest first; empty while none ran yet or none matched */
+                                deliveries: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    code: string | null;
+                                    /** @description the run, for getExecution and GET /api/sdk/v1/executions */
+                                    executionId: string | null;
+                                    reason: string | null;
+                                    /**
+                                     * @description executed: the script ran (see status); skipped: script gone, not deployed or no longer yours; refused: a limit said no (see code)
+                                     * @enum {string}
+                                     */
+                                    result: "executed" | "skipped" | "refused";
+                                    scriptId: string;
+                                    status: string | null;
+                                    subscriptionId: string;
+                                }[];
+                                /** @description the event object as scripts received it, before enrichment */
+                                event: {
+                                    [key: string]: unknown;
+                                };
+                                eventId: string;
+                                source: string;
+                                /** Format: date-time */
+                                timestamp: string;
+                                type: string;
+                            }[];
+                            hasMore: boolean;
+                            limit: number;
+                            offset: number;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     publishEvent: {
         parameters: {
             query?: never;
@@ -5566,6 +5801,186 @@ export interface operations {
                      *             "flows:read",
                      *             "flows:manage"
                      *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    followExecutionLogs: {
+        parameters: {
+            query?: {
+                after?: number;
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "executionId": "string",
+                     *         "status": "running",
+                     *         "lines": [
+                     *           "string"
+                     *         ],
+                     *         "next": -9007199254740991,
+                     *         "done": true
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            /** @description the run has ended: no more lines will come */
+                            done: boolean;
+                            executionId: string;
+                            /** @description log lines after `after`, in the order printed */
+                            lines: string[];
+                            /** @description pass as `after` to read on */
+                            next: number;
+                            /** @enum {string} */
+                            status: "running" | "success" | "error" | "timeout";
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "executionId not found",
+                     *         "details": {
+                     *           "executionId": "x"
                      *         }
                      *       }
                      *     }
@@ -23189,11 +23604,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "version": "string"
+                 *       "version": "string",
+                 *       "wait": 0
                  *     }
                  */
                 "application/json": {
                     version?: string;
+                    /** @description seconds to wait for the end before answering with buildStatus building (at most the platform bound: 25 on AWS) */
+                    wait?: number;
                 };
             };
         };

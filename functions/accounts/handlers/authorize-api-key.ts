@@ -1,5 +1,5 @@
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
-import { accountService } from '../service.js';
+import { accountService } from '../wiring.js';
 import type { Identity } from '../key-cache.js';
 
 /** Both header forms of DESIGN.md §3; header names arrive lower-cased. */

@@ -1,5 +1,5 @@
 import { Reply, httpHandler } from '#platform/http.js';
 import { accountRoutes } from '../routes.js';
-import { accountService } from '../service.js';
+import { accountService } from '../wiring.js';
 
 export const handler = httpHandler(accountRoutes.deleteKey, async ({ input, caller }) => Reply.message(await accountService().revokeKey(caller.userId, input.keyId)));

@@ -3,25 +3,11 @@
 // (script executions, runFlow: the job claims its run first, so a repeated delivery runs nothing). Needs
 // lambda:InvokeFunction on itself (the selfInvoke capability).
 import { InvokeCommand, LambdaClient, type LambdaClientConfig } from '@aws-sdk/client-lambda';
-import type { DocumentJobs } from '#functions/documents/ports.js';
+import type { DocumentJobEvent, DocumentJobs } from '#functions/documents/ports.js';
 import { envNames } from '#platform/env-names.js';
-import type { BackgroundRuns } from '#platform/ports.js';
+import type { BackgroundRunEvent, BackgroundRuns } from '#platform/ports.js';
 import { readEnv } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
-
-export interface DocumentJobEvent {
-  documentJob: { documentId: string };
-}
-
-export interface BackgroundRunEvent<J = unknown> {
-  backgroundRun: J;
-}
-
-export const isDocumentJob = (event: unknown): event is DocumentJobEvent =>
-  typeof event === 'object' && event !== null && typeof (event as DocumentJobEvent).documentJob?.documentId === 'string';
-
-export const isBackgroundRun = (event: unknown): event is BackgroundRunEvent =>
-  typeof event === 'object' && event !== null && typeof (event as BackgroundRunEvent).backgroundRun === 'object' && (event as BackgroundRunEvent).backgroundRun !== null;
 
 /** Lambda's payload limit for asynchronous invocations. */
 export const maxEventPayloadBytes = 256 * 1024;

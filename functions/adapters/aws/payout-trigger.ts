@@ -1,13 +1,9 @@
 // Asking for a payout run now, for one owner and asset whose owed sum crossed the threshold: on AWS by invoking the
 // payout function asynchronously (Lambda retries it twice).
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import type { PayoutRequest } from '#functions/payments/payouts.js';
 import { paymentSettings } from '#functions/payments/settings.js';
 import { traced } from '#platform/tracer.js';
-
-/** The payload the payout function accepts besides its schedule's. */
-export interface PayoutRequest {
-  payoutRun: { ownerId: string; asset: string };
-}
 
 export function lambdaPayoutTrigger(): (ownerId: string, asset: string) => Promise<void> {
   const client = traced(new LambdaClient({}));

@@ -14,7 +14,7 @@ import { scriptGrantKey } from '#adapters/script-grant-key.js';
 import { TooManyRequestsError, UpstreamError } from '#platform/errors.js';
 import type { ExecutionError, RuntimeLabel } from '#functions/scripts/model.js';
 import type { PreparedCode } from '#functions/scripts/prepare.js';
-import type { RunUsage } from '#functions/scripts/resource-gate.js';
+import type { RunUsage } from '#functions/scripts/runtime-port.js';
 import { runGraceMs, signGrant } from '#functions/scripts/run-grant.js';
 import { createRunLeases } from '#functions/scripts/run-leases.js';
 import { createRunTallies } from '#functions/scripts/run-tallies.js';

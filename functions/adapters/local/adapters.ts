@@ -19,6 +19,7 @@ import { localScheduler } from './scheduler.js';
 import { logMetrics } from './log-metrics.js';
 import { createLocalPackageInstaller } from './package-installer.js';
 import { type LocalScriptRuntime, createLocalScriptRuntime } from './script-pool.js';
+import { solanaDevTools } from './solana-dev-tools.js';
 import { createLocalTemplateBuilder } from './template-builder.js';
 import { createUseEmbedder } from './use-embedder.js';
 
@@ -66,4 +67,5 @@ export const localAdapters: LocalAdapters = {
   },
   pagesHost: localPagesHost,
   metrics: logMetrics,
+  solanaDevTools,
 };

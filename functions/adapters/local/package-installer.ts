@@ -5,8 +5,9 @@ import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { DeclaredDependencies } from '#functions/scripts/model.js';
 import {
-  type DeclaredDependencies, type InstallRequest, type InstalledTree, type PackageInstaller, type PackageRegistry, PackageRefusedError, PackageResolutionError,
+  type InstallRequest, type InstalledTree, type PackageInstaller, type PackageRegistry, PackageRefusedError, PackageResolutionError,
 } from '#functions/scripts/dependency-port.js';
 import { type SandboxMode, installSandboxCommand, scriptSandbox } from './script-sandbox.js';
 import { workerPython } from './script-pool.js';

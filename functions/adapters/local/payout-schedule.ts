@@ -8,7 +8,7 @@ export const localPayoutSchedule = startedOnFirstUse(
     const seconds = paymentSettings.localPayoutIntervalSeconds;
     if (seconds === 0) return undefined;
     const timer = setInterval(() => {
-      import('#functions/payments/service.js')
+      import('#functions/payments/wiring.js')
         .then(({ payoutService }) => payoutService().run())
         .catch((error: unknown) => logger.error('scheduled payout run failed', { error: (error as Error).message }));
     }, seconds * 1000);

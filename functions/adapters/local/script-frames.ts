@@ -24,6 +24,7 @@ const frame = z.discriminatedUnion('type', [
     method: z.string().max(200),
     params: z.record(z.string(), z.unknown()).catch({}),
   }),
+  z.object({ type: z.literal('log'), line: z.string().max(1024 * 1024) }),
   z.object({
     type: z.literal('result'),
     id: z.string(),

@@ -240,6 +240,7 @@ export class ScriptWorker {
             : failure('error', { code: 'SCRIPT_CRASHED', message: `the script's process exited: ${this.stderrTail.trim().slice(-300) || 'no output'}` }, elapsed, peakMb);
         }
         if (frame.type === 'resourceCall') this.answerResourceCall(frame, request);
+        else if (frame.type === 'log') request.onLog?.(frame.line);
         else if (frame.type === 'result') {
           const { status, noOp, output, error, logs } = frame;
           return { status, ...(noOp && { noOp }), outputJson: output, error: error ?? null, logs, duration: elapsed, memoryUsed: Math.ceil(peakMb) };

@@ -3,7 +3,7 @@
 // local API server, like API Gateway and Lambda, refuses bodies over 6 MB.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import { writeBlob } from './file-blob-store.js';
+import { writeBlob } from './blob-files.js';
 import { onLocalShutdown } from './lifecycle.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';

@@ -3,7 +3,7 @@
 // and after the last retry the event goes to the dead-letter queue.
 import type { EventBridgeEvent } from 'aws-lambda';
 import { logger } from '#platform/logger.js';
-import { eventDispatcher } from '../dispatch.js';
+import { eventDispatcher } from '../wiring.js';
 
 export const handler = async (event: EventBridgeEvent<string, Record<string, unknown>>) => {
   const report = await eventDispatcher().handle(event.detail);

@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
 import { eventRoutes } from '../routes.js';
-import { subscriptionService } from '../subscription-service.js';
+import { subscriptionService } from '../wiring.js';
 
 export const handler = httpHandler(eventRoutes.listSubscriptions, ({ input, caller }) => subscriptionService().list(caller, input));

@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
-import { airdrop } from '../local-tools.js';
+import { solanaDevTools } from '#platform/wiring.js';
 import { paymentRoutes } from '../routes.js';
 
-export const handler = httpHandler(paymentRoutes.devAirdrop, async ({ input }) => airdrop(input));
+export const handler = httpHandler(paymentRoutes.devAirdrop, async ({ input }) => solanaDevTools().airdrop(input));

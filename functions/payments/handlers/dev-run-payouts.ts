@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
 import { paymentRoutes } from '../routes.js';
-import { payoutService } from '../service.js';
+import { payoutService } from '../wiring.js';
 
 export const handler = httpHandler(paymentRoutes.devRunPayouts, () => payoutService().run());

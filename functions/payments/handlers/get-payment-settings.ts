@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
 import { paymentRoutes } from '../routes.js';
-import { paymentService } from '../service.js';
+import { paymentService } from '../wiring.js';
 
 export const handler = httpHandler(paymentRoutes.getPaymentSettings, ({ caller }) => paymentService().paymentSettings(caller));

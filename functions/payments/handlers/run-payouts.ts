@@ -1,8 +1,8 @@
 // The payout function: its schedule fires it with an EventBridge event (every owed entry is paid), a threshold
 // crossing invokes it with `payoutRun` (one owner and asset, paid if still due).
-import type { PayoutRequest } from '#adapters/aws/payout-trigger.js';
 import { logger } from '#platform/logger.js';
-import { payoutService } from '../service.js';
+import type { PayoutRequest } from '../payouts.js';
+import { payoutService } from '../wiring.js';
 
 export async function handler(event: Partial<PayoutRequest>) {
   const run = await payoutService().run(event.payoutRun && { ownerId: event.payoutRun.ownerId, asset: event.payoutRun.asset });

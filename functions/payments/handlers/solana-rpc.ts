@@ -1,5 +1,5 @@
 import { Reply, httpHandler } from '#platform/http.js';
-import { solanaRpc } from '../local-tools.js';
+import { solanaDevTools } from '#platform/wiring.js';
 import { paymentRoutes } from '../routes.js';
 
-export const handler = httpHandler(paymentRoutes.solanaRpc, async ({ input }) => new Reply(200, await solanaRpc(input)));
+export const handler = httpHandler(paymentRoutes.solanaRpc, async ({ input }) => new Reply(200, await solanaDevTools().solanaRpc(input)));

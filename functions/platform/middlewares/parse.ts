@@ -1,7 +1,7 @@
 // The request's raw body (413 past Lambda's payload limit) and its JSON object (400 when malformed, too deep or not an
 // object).
 import { PayloadTooLargeError, ValidationError } from '../errors.js';
-import { parseBoundedJson } from '../json-bounds.js';
+import { parseBoundedJson } from '../validation.js';
 import type { HttpEvent } from './request-state.js';
 
 /** Lambda's synchronous invocation payload limit. */

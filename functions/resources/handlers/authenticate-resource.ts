@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
-import { installationService } from '../installation-service.js';
+import { installationService } from '../wiring.js';
 import { resourceRoutes } from '../routes.js';
 
 export const handler = httpHandler(resourceRoutes.authenticateResource, ({ input, caller, baseUrl }) => installationService().authenticate(caller, input, baseUrl));

@@ -1,6 +1,6 @@
 import { reviewService } from '#functions/marketplace/reviews.js';
 import { httpHandler } from '#platform/http.js';
-import { resourceReviewTarget } from '../reviews.js';
+import { resourceReviewTarget } from '../wiring.js';
 import { resourceRoutes } from '../routes.js';
 
 export const handler = httpHandler(resourceRoutes.createResourceReview, ({ input, caller }) =>

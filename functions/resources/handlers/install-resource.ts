@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
-import { installationService } from '../installation-service.js';
+import { installationService } from '../wiring.js';
 import { resourceRoutes } from '../routes.js';
 
 export const handler = httpHandler(resourceRoutes.installResource, ({ input, caller, baseUrl }) => installationService().install(caller, input.resourceId, baseUrl));

@@ -1,6 +1,6 @@
 // lintScript (SPEC.md): missing async handler, invalid adapter operations, event.data field access checked
 // against eventType and scriptInputSchema, with lines and suggestions.
-import type { DeclaredDependencies } from '../dependency-port.js';
+import type { DeclaredDependencies } from '../model.js';
 import type { RuntimeLabel } from '../model.js';
 import type { LintRequest } from '../schemas.js';
 import { type CodeFacts, javascriptFacts } from './code-facts.js';

@@ -37,8 +37,8 @@ function settleResourceAnswer(text, name, method) {
   throw resourceError(answer.error.code, answer.error.message);
 }
 
-/** Routes console.* and stdout/stderr writes of the running invocation into its logs. */
-function captureOutput() {
+/** Routes console.* and stdout/stderr writes of the running invocation into its logs, and each line to `onLine` as it comes. */
+function captureOutput(onLine) {
   let current;
   const record = (text) => {
     if (!current) return;
@@ -47,7 +47,9 @@ function captureOutput() {
       current.overflow = true;
       return;
     }
-    current.lines.push(text.endsWith('\n') ? text.slice(0, -1) : text);
+    const line = text.endsWith('\n') ? text.slice(0, -1) : text;
+    current.lines.push(line);
+    if (onLine) onLine(line);
   };
   for (const level of ['log', 'info', 'warn', 'error', 'debug', 'trace']) console[level] = (...args) => record(format(...args));
   for (const stream of [process.stdout, process.stderr]) {

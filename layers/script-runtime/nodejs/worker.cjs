@@ -85,7 +85,8 @@ const scriptPath = process.argv[2];
 const scriptFile = basename(scriptPath);
 guardNetwork();
 guardSignals();
-const capture = runtime.captureOutput();
+// Lines go out as they are printed, so a run's logs can be followed while it runs.
+const capture = runtime.captureOutput((line) => send({ type: 'log', line }));
 let handler;
 try {
   handler = runtime.loadHandler(scriptPath, resources);

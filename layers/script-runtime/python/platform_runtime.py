@@ -71,10 +71,12 @@ class Context(dict):
 
 
 class _Capture(io.TextIOBase):
-    def __init__(self):
+    def __init__(self, on_line=None):
         self.text = []
         self.bytes = 0
         self.overflow = False
+        self._on_line = on_line
+        self._partial = ''
 
     def writable(self):
         return True
@@ -85,6 +87,10 @@ class _Capture(io.TextIOBase):
             self.overflow = True
         else:
             self.text.append(text)
+            if self._on_line:
+                *complete, self._partial = (self._partial + text).split('\n')
+                for line in complete:
+                    self._on_line(line)
         return len(text)
 
     def lines(self):
@@ -144,9 +150,10 @@ def _serialize(value):
     return text, None
 
 
-def invoke(handler, event, context, script_path):
-    """One invocation; never raises. `output` is JSON text so the size check is done once."""
-    capture = _Capture()
+def invoke(handler, event, context, script_path, on_line=None):
+    """One invocation; never raises. `output` is JSON text so the size check is done once; `on_line` gets each
+    printed line as it comes."""
+    capture = _Capture(on_line)
     saved = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = capture
     started = time.perf_counter()

@@ -1,0 +1,7 @@
+import { httpHandler } from '#platform/http.js';
+import { scriptInsights } from '../insights.js';
+import { scriptRoutes } from '../routes.js';
+
+export const handler = httpHandler(scriptRoutes.followExecutionLogs, ({ input, caller }) =>
+  scriptInsights().followLogs(caller.userId, input.executionId, input.after, input.wait * 1000),
+);

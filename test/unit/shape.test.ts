@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { cruise, type ICruiseResult } from 'dependency-cruiser';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+let graph: ICruiseResult;
+
+beforeAll(async () => {
+  // Type-only imports count too: a circle of types is still a circle a reader has to untangle.
+  const result = await cruise(['functions'], {
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    validate: true,
+    ruleSet: { forbidden: [{ name: 'no-circular', severity: 'error', from: {}, to: { circular: true } }] },
+  });
+  graph = result.output as ICruiseResult;
+});
+
+const sourceOf = (path: string) => readFileSync(path, 'utf8');
+const modules = () => graph.modules.filter((module) => module.source.startsWith('functions/') && module.source.endsWith('.ts'));
+
+describe('shape of functions/', () => {
+  it('has no import cycle among its modules', () => {
+    // Prepare / Act: the cruise of beforeAll
+    const cycles = graph.summary.violations.map((violation) => (violation.cycle ?? []).map((step) => step.name).join(' -> '));
+    // Assess
+    expect(graph.summary.totalCruised).toBeGreaterThan(100);
+    expect(cycles).toEqual([]);
+  });
+
+  it('imports adapters only from adapters themselves and the composition modules', () => {
+    // Prepare: the calibration fit is an offline tool run by hand with a chosen embedder, never deployed
+    const composition = (path: string) => path === 'functions/platform/wiring.ts' || /^functions\/[\w-]+\/wiring\.ts$/.test(path) || path.startsWith('functions/documents/eval/');
+    // Act
+    const importers = modules()
+      .filter((module) => !module.source.startsWith('functions/adapters/') && !composition(module.source))
+      .flatMap((module) => module.dependencies.filter((dependency) => dependency.resolved.startsWith('functions/adapters/')).map((dependency) => `${module.source} -> ${dependency.resolved}`));
+    // Assess
+    expect(importers).toEqual([]);
+  });
+
+  it('keeps services off the composition modules: only handlers and other composition modules import them', () => {
+    // Prepare: the handler kit (http.ts, x402-http.ts) builds handlers; scripts and documents still assemble their
+    // services beside them and move to their wiring.ts next.
+    const wiring = (path: string) => /^functions\/[\w-]+\/wiring\.ts$/.test(path);
+    const handlerLayer = (path: string) => path.includes('/handlers/') || ['functions/platform/http.ts', 'functions/payments/x402-http.ts'].includes(path);
+    const pending = ['functions/documents/service.ts', 'functions/scripts/authoring.ts', 'functions/scripts/long-runs.ts', 'functions/scripts/runner.ts', 'functions/scripts/service.ts'];
+    // Act
+    const importers = modules()
+      .filter((module) => !wiring(module.source) && !handlerLayer(module.source) && !module.source.startsWith('functions/adapters/') && !pending.includes(module.source))
+      .flatMap((module) => module.dependencies.filter((dependency) => wiring(dependency.resolved)).map((dependency) => `${module.source} -> ${dependency.resolved}`));
+    // Assess
+    expect(importers).toEqual([]);
+  });
+
+  it('reads the environment only in the settings module and in the mode switch of the platform root', () => {
+    // Prepare
+    const readers = modules().filter((module) => /process\.env\b/.test(sourceOf(module.source))).map((module) => module.source);
+    // Act
+    const outside = readers.filter((path) => path !== 'functions/platform/settings.ts' && path !== 'functions/platform/wiring.ts');
+    const rootReads = sourceOf('functions/platform/wiring.ts').match(/process\.env\.\w+/g) ?? [];
+    // Assess
+    expect(outside).toEqual([]);
+    expect(new Set(rootReads)).toEqual(new Set(['process.env.PLATFORM_MODE']));
+  });
+});
