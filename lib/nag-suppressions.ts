@@ -1,5 +1,6 @@
 // Every cdk-nag (AwsSolutions) suppression of the platform, each scoped to the construct it concerns and
 // derived from the same route table and grants, so a new route or capability gets only what applies to it.
+import { Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { type NagPackSuppression, NagSuppressions } from 'cdk-nag';
 import type { AuthMode, Capability } from '../functions/platform/route.js';
@@ -47,10 +48,13 @@ const unauthenticatedRouteReasons: Record<Exclude<AuthMode, 'apiKey'>, string> =
   admin: 'Authorized in the handler: the X-Admin-Key header is compared in constant time with the admin key secret (route table auth: admin).',
 };
 
-function suppressFunction(fn: PlatformFunction, grantedTables: TableGrants, uses: Capability[] = []): void {
+function functionSuppressions(grantedTables: TableGrants, uses: Capability[] = []) {
   const indexed = (Object.keys(grantedTables) as TableName[]).some((name) => 'indexes' in tables[name]);
-  const suppressions = [xray, ...(indexed ? [tableIndexes] : []), ...uses.flatMap((capability) => capabilityWildcards[capability] ?? [])];
-  NagSuppressions.addResourceSuppressions(fn.role!, [...new Set(suppressions)], true);
+  return [...new Set([xray, ...(indexed ? [tableIndexes] : []), ...uses.flatMap((capability) => capabilityWildcards[capability] ?? [])])];
+}
+
+function suppressFunction(fn: PlatformFunction, grantedTables: TableGrants, uses: Capability[] = []): void {
+  NagSuppressions.addResourceSuppressions(fn.role!, functionSuppressions(grantedTables, uses), true);
 }
 
 function suppress(construct: IConstruct, id: string, reason: string): void {
@@ -68,7 +72,12 @@ export function suppressNagFindings(stack: PlatformStack): void {
     suppressFunction(fn, routeTables(route), route.uses);
     if (route.auth !== 'apiKey') suppress(httpRoute, 'AwsSolutions-APIG4', unauthenticatedRouteReasons[route.auth]);
   }
-  for (const { consumer, fn } of consumers.bindings) suppressFunction(fn, routeTables(consumer), [...(consumer.uses ?? [])]);
+  for (const { consumer, fn } of consumers.bindings) {
+    suppressFunction(fn, routeTables(consumer), [...(consumer.uses ?? [])]);
+    // A consumer's grants outgrow one inline policy: CDK moves the rest into overflow policies it creates at synthesis,
+    // after resource suppressions were applied, so the consumers' own stack carries the same scoped suppressions.
+    NagSuppressions.addStackSuppressions(Stack.of(fn), functionSuppressions(routeTables(consumer), [...(consumer.uses ?? [])]));
+  }
   suppressFunction(scriptResourceCall, routeTables(scriptResourceCallFunction), [...(scriptResourceCallFunction.uses ?? [])]);
 
   if (templateBuilds.stateFunction) suppressFunction(templateBuilds.stateFunction, routeTables(templateBuildStateConsumer), [...(templateBuildStateConsumer.uses ?? [])]);
