@@ -61,8 +61,9 @@ export interface TemplateSettings {
 
 /**
  * Runs one command of a local build (git, npm, the template's build command) in a child process with exactly the
- * given environment and a time limit, killing its whole process tree at the limit. The slot for an OS sandbox
- * (bubblewrap, as scripts use): a sandboxing runner implements the same interface.
+ * given environment and a time limit, killing its whole process tree at the limit. An `isolated` command runs the
+ * repository's own code (npm ci, the build command): it goes into the OS sandbox scripts use, seeing only
+ * `writableDir` of the platform's files.
  */
 export interface BuildCommandRunner {
   run(request: {
@@ -72,5 +73,6 @@ export interface BuildCommandRunner {
     env: Record<string, string>;
     timeoutMs: number;
     onLine(line: string): void;
+    isolated?: { writableDir: string };
   }): Promise<{ exitCode: number | null; timedOut: boolean }>;
 }

@@ -1,9 +1,9 @@
 // Builds that must fail, each with its reason and logs, leaving the previous good build serving; and the
 // `building` answer at the wait bound with logs readable while the build runs.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { type FixtureRepo, buildScript, buildToEnd, fetchPage, givenRepo, givenSiteRepo, givenTemplate, manifest, templatesPath } from '../support/templates.js';
 
@@ -20,13 +20,19 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-/** Gone, or a zombie waiting for PID 1 to reap it: either way no longer running. */
-function isAlive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) [ZX]/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
+/**
+ * Processes of this machine running exactly `command`, zombies left out (gone in all but name). Read from the host's
+ * /proc: a sandboxed build has a pid namespace of its own, so it cannot tell its pids out.
+ */
+function runningWith(command: string[]): number[] {
+  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).flatMap((pid) => {
+    try {
+      const running = readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `${command.join('\0')}\0` && !/^\d+ \(.*\) [ZX]/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      return running ? [Number(pid)] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 const byId = (templateId: string, suffix = '') => `${templatesPath}/${templateId}${suffix}`;
@@ -47,6 +53,22 @@ async function buildNext(templateId: string, repo: FixtureRepo, files: Record<st
   await api.as(owner.apiKey).post(byId(templateId, '/versions'), { version: '1.1.0', gitHash });
   return buildToEnd(api, owner, templateId, '1.1.0');
 }
+
+describe('template builds: the repository\'s code runs in the sandbox', () => {
+  it('sees none of the platform\'s files: a build reading a host file outside its own directory finds nothing', async () => {
+    // Prepare
+    const { templateId, repo, sub } = await givenServing();
+    const secret = mkdtempSync(join(tmpdir(), 'host-secret-'));
+    writeFileSync(join(secret, 'key.txt'), 'host secret');
+    const peek = `mkdir -p out && (cat ${join(secret, 'key.txt')} 2>/dev/null || echo hidden) > out/index.html`;
+    // Act
+    const built = await buildNext(templateId, repo, { 'template.json': JSON.stringify(manifest({}, { buildCommand: peek, outputDirectory: 'out' })) });
+    const page = await fetchPage(api.baseUrl, sub, 'path');
+    // Assess
+    expect(built.body.data.buildStatus).toBe('success');
+    expect(page.text.trim()).toBe('hidden');
+  });
+});
 
 describe('template builds: failures keep the previous good build serving', () => {
   const outside = mkdtempSync(join(tmpdir(), 'outside-checkout-'));
@@ -108,14 +130,16 @@ describe('template builds: failures keep the previous good build serving', () =>
   it('answers `building` at the wait bound with the logs so far, stops a build past its limit with its whole process tree, and keeps serving', async () => {
     // Prepare
     const { templateId, repo, sub } = await givenServing();
-    const pidFile = join(mkdtempSync(join(tmpdir(), 'build-pids-')), 'pid');
-    const stuck = `echo started-slow-build; sleep 300 & echo $! > ${pidFile}; wait`;
+    // A sleep no other process runs: its duration is the marker.
+    const marker = `300.${Date.now()}`;
+    const stuck = `echo started-slow-build; sleep ${marker} & wait`;
     const gitHash = repo.commit({ ...site, 'template.json': JSON.stringify(manifest({}, { buildCommand: stuck })) });
     await api.as(owner.apiKey).post(byId(templateId, '/versions'), { version: '1.1.0', gitHash });
     // Act
     const started = await api.as(owner.apiKey).post(byId(templateId, '/build'), { version: '1.1.0' });
     let running = started;
     while (!running.body.data.logs.includes('started-slow-build')) running = await api.as(owner.apiKey).get(byId(templateId, `/builds/${started.body.data.buildId}?wait=1`));
+    const backgroundWhileRunning = runningWith(['sleep', marker]);
     let final = running;
     while (final.body.data.buildStatus === 'building') final = await api.as(owner.apiKey).get(byId(templateId, `/builds/${started.body.data.buildId}?wait=5`));
     const page = await fetchPage(api.baseUrl, sub, 'path');
@@ -123,7 +147,8 @@ describe('template builds: failures keep the previous good build serving', () =>
     expect(started.body.data).toMatchObject({ buildStatus: 'building', buildId: expect.stringMatching(/^bld_/), cdnUrl: null });
     expect(running.body.data.buildStatus).toBe('building');
     expect(final.body.data).toMatchObject({ buildStatus: 'failed', reason: expect.stringMatching(/ran past its limit of 20 s/) });
-    expect(isAlive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
+    expect(backgroundWhileRunning).toHaveLength(1);
+    await vi.waitFor(() => expect(runningWith(['sleep', marker])).toEqual([]), { timeout: 10_000 });
     expect(page.facts?.label).toBe('v1');
   }, 120_000); // the build runs into its 20 s limit on purpose
 

@@ -1,7 +1,11 @@
 // The local BuildCommandRunner: a child process in its own process group with a clean environment; at the time
-// limit (and after it exits, for anything it left running in the background) the whole group is killed.
+// limit (and after it exits, for anything it left running in the background) the whole group is killed. Commands
+// that run the repository's code (npm ci, the build command) run inside the scripts' bubblewrap sandbox, as its
+// unprivileged uid, with the build's own directory the only one of the platform's they see.
 import { spawn } from 'node:child_process';
+import { dirname } from 'node:path';
 import type { BuildCommandRunner } from '#functions/templates/ports.js';
+import { type SandboxedCommand, handOver, installSandboxCommand, letOthersTraverse, scriptSandbox } from './script-sandbox.js';
 
 function killGroup(pid: number | undefined) {
   if (!pid) return;
@@ -42,10 +46,31 @@ export function stopRunningBuilds(): void {
   runningGroups.clear();
 }
 
+/** The command as it starts: in the sandbox when isolated (and a sandbox is in use), as it is otherwise. */
+function commandOf(request: Parameters<BuildCommandRunner['run']>[0]): SandboxedCommand & { cwd?: string } {
+  const sandbox = request.isolated && scriptSandbox();
+  if (!request.isolated || !sandbox || sandbox.kind !== 'bwrap') return { file: request.command, args: request.args, env: request.env, cwd: request.cwd };
+  const { writableDir } = request.isolated;
+  letOthersTraverse([dirname(writableDir), dirname(dirname(writableDir))]);
+  handOver(sandbox, [writableDir]);
+  return installSandboxCommand(sandbox, {
+    // Node and npm where they are installed; /usr is there already.
+    systemDirs: [dirname(dirname(process.execPath))],
+    writable: { [writableDir]: writableDir },
+    addressSpaceMb: 4096,
+    env: request.env,
+    command: ['/usr/bin/env', '-C', request.cwd, request.command, ...request.args],
+  });
+}
+
 export const childProcessRunner: BuildCommandRunner = {
-  run: ({ command, args, cwd, env, timeoutMs, onLine }) =>
+  run: (request) =>
     new Promise((resolve) => {
-      const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const { command, timeoutMs, onLine } = request;
+      const started = commandOf(request);
+      const child = spawn(started.file, started.args, {
+        env: started.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], ...(started.cwd && { cwd: started.cwd }), ...(started.uid !== undefined && { uid: started.uid, gid: started.gid }),
+      });
       if (child.pid) runningGroups.add(child.pid);
       const out = lines(onLine);
       const err = lines(onLine);

@@ -2,14 +2,14 @@
 // package is ever built) inside bubblewrap, with network to the registry, the install's own directories and a
 // shared download cache as the only writable places, and a time limit. Nothing of the platform's data is visible.
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { chownSync, existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { DeclaredDependencies } from '#functions/scripts/model.js';
 import {
   type InstallRequest, type InstalledTree, type PackageInstaller, type PackageRegistry, PackageRefusedError, PackageResolutionError,
 } from '#functions/scripts/dependency-port.js';
-import { type SandboxMode, installSandboxCommand, scriptSandbox } from './script-sandbox.js';
+import { type SandboxMode, handOver, installSandboxCommand, letOthersTraverse, scriptSandbox } from './script-sandbox.js';
 import { workerPython } from './script-pool.js';
 
 export interface InstallerOptions {
@@ -40,16 +40,6 @@ const scrub = (text: string, registry?: PackageRegistry) => (registry?.token ? t
 
 function names(declared: DeclaredDependencies): string[] {
   return Array.isArray(declared) ? declared.map((requirement) => /^[A-Za-z0-9._-]+/.exec(requirement)?.[0] ?? requirement) : Object.keys(declared);
-}
-
-/** The sandbox runs as an unprivileged uid: it owns the install's files, and nothing else. */
-function handOver(sandbox: SandboxMode, dirs: string[]) {
-  if (sandbox.kind !== 'bwrap' || !sandbox.runAs) return;
-  const { uid, gid } = sandbox.runAs;
-  for (const dir of dirs) {
-    chownSync(dir, uid, gid);
-    for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) chownSync(join(entry.parentPath, entry.name), uid, gid);
-  }
 }
 
 function run(sandbox: SandboxMode, command: string[], writable: Record<string, string>, env: Record<string, string>, timeoutMs: number): Promise<Run> {
@@ -196,14 +186,6 @@ async function installPython(sandbox: SandboxMode, request: InstallRequest, work
   const resolved = Object.fromEntries(installed.map((item) => [item.metadata.name, item.metadata.version]));
   const canonical = installed.map((item) => `${item.metadata.name.toLowerCase()}==${item.metadata.version} ${item.download_info?.archive_info?.hash ?? ''}`).sort();
   return { resolved, lock: canonical.join('\n') };
-}
-
-/** Bubblewrap, as the sandbox uid, binds the install's directories: the ones above them become traversable (not listable). */
-function letOthersTraverse(dirs: string[]) {
-  for (const dir of dirs) {
-    const { mode } = statSync(dir);
-    if ((mode & 0o001) === 0) chmodSync(dir, (mode & 0o777) | 0o711);
-  }
 }
 
 export function createLocalPackageInstaller(options: InstallerOptions): PackageInstaller {

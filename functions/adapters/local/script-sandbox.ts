@@ -5,8 +5,8 @@
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { chmodSync, chownSync, existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 /** Where the sandbox shows the runtime layer, the version's code and the private tmp. */
 export const sandboxPaths = { runtime: '/opt/platform-runtime', task: '/var/task', tmp: '/tmp', dependencies: '/opt/dependencies' } as const;
@@ -153,4 +153,22 @@ export function installSandboxCommand(mode: Extract<SandboxMode, { kind: 'bwrap'
     env: request.env,
     ...mode.runAs,
   };
+}
+
+/** The sandbox runs as an unprivileged uid: it owns the files of the work it does there, and nothing else. */
+export function handOver(sandbox: SandboxMode, dirs: string[]) {
+  if (sandbox.kind !== 'bwrap' || !sandbox.runAs) return;
+  const { uid, gid } = sandbox.runAs;
+  for (const dir of dirs) {
+    chownSync(dir, uid, gid);
+    for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) chownSync(join(entry.parentPath, entry.name), uid, gid);
+  }
+}
+
+/** Bubblewrap, as the sandbox uid, binds a work directory: the ones above it become traversable (not listable). */
+export function letOthersTraverse(dirs: string[]) {
+  for (const dir of dirs) {
+    const { mode } = statSync(dir);
+    if ((mode & 0o001) === 0) chmodSync(dir, (mode & 0o777) | 0o711);
+  }
 }

@@ -58,9 +58,9 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
     const home = join(work, 'home');
     await mkdir(checkout);
     await mkdir(home);
-    const step = async (what: string, command: string, args: string[], cwd: string, env: Record<string, string>) => {
+    const step = async (what: string, command: string, args: string[], cwd: string, env: Record<string, string>, isolated = false) => {
       log(`$ ${[command, ...args].join(' ')}`);
-      const result = await options.runner.run({ command, args, cwd, env, timeoutMs: deadline - Date.now(), onLine: log });
+      const result = await options.runner.run({ command, args, cwd, env, timeoutMs: deadline - Date.now(), onLine: log, ...(isolated && { isolated: { writableDir: work } }) });
       if (result.timedOut) throw new BuildFailure(`the build ran past its limit of ${Math.round(options.timeoutMs() / 1000)} s (during ${what}) and was stopped`);
       return result.exitCode === 0;
     };
@@ -86,10 +86,10 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
       log(`template.json read: build "${manifest.build.buildCommand}", output ${manifest.build.outputDirectory}`);
       if (existsSync(join(templateDir, 'package-lock.json')) || existsSync(join(templateDir, 'npm-shrinkwrap.json'))) {
         const env = cleanEnv(home, { npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false' });
-        if (!(await step('npm ci', 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], templateDir, env))) throw new BuildFailure('installing dependencies (npm ci) failed');
+        if (!(await step('npm ci', 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], templateDir, env, true))) throw new BuildFailure('installing dependencies (npm ci) failed');
       }
       const env = cleanEnv(home, { CI: 'true', NODE_ENV: 'production', ...manifest.build.environmentVariables, ...job.publicEnv });
-      if (!(await step('the build command', 'sh', ['-c', manifest.build.buildCommand], templateDir, env))) throw new BuildFailure('the build command failed (non-zero exit)');
+      if (!(await step('the build command', 'sh', ['-c', manifest.build.buildCommand], templateDir, env, true))) throw new BuildFailure('the build command failed (non-zero exit)');
       const files = await collectOutput(checkout, templateDir, manifest.build.outputDirectory);
       const bytes = files.reduce((sum, file) => sum + file.bytes, 0);
       await publish(job.subdomain, job.buildId, files);
