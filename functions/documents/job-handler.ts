@@ -3,12 +3,11 @@
 import type { Context } from 'aws-lambda';
 import type { HttpEvent, HttpResult } from '#platform/http.js';
 import { isDocumentJob } from './ports.js';
-import { documentService } from './service.js';
 
 type Http = ((event: HttpEvent, context: Context) => Promise<HttpResult>) & { route: unknown };
 
-export function withDocumentJobs<H extends Http>(http: H) {
+export function withDocumentJobs<H extends Http>(http: H, process: (documentId: string) => Promise<unknown>) {
   const handler = async (event: unknown, context: Context) =>
-    isDocumentJob(event) ? documentService().process(event.documentJob.documentId) : http(event as HttpEvent, context);
+    isDocumentJob(event) ? process(event.documentJob.documentId) : http(event as HttpEvent, context);
   return Object.assign(handler, { route: http.route as H['route'] });
 }

@@ -1,25 +1,19 @@
 // Documents: upload (inline or through an upload URL), read, share between graphs, delete, list, search.
 // A document is readable by its owner and by whoever may read one of its graphs; only its owner deletes it.
-import { documentBlobStore, documentJobs, graphVectorStore, sharedEmbedder } from '#platform/wiring.js';
-import { type Clock, systemClock } from '#platform/clock.js';
+import type { Clock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
 import { newId } from '#platform/ids.js';
 import { logger } from '#platform/logger.js';
-import { createGraphIndexCache } from './graph-index-cache.js';
-import { type GraphService, createGraphService, personalGraphId } from './graph-service.js';
-import { createGraphStore } from './graph-store.js';
-import { type Ingest, createIngest } from './ingest.js';
-import { type LargeGraphIndex, createLargeGraphIndex } from './large-graph-index.js';
+import { type GraphService, personalGraphId } from './graph-service.js';
+import type { Ingest } from './ingest.js';
+import type { LargeGraphIndex } from './large-graph-index.js';
 import { maxGraphsPerDocument, maxUploadBytes, syncMaxBytes, uploadUrlTtlSeconds } from './limits.js';
-import type { BlobStore, DocumentJobs, GraphVectorStore } from './ports.js';
+import type { BlobStore, DocumentJobs } from './ports.js';
 import type { DocumentStatus, UploadInput, UploadUrlInput } from './schemas.js';
-import { createSearch } from './search.js';
-import { type DocumentStore, type StoredDocument, type StoredEntry, createDocumentStore } from './store.js';
-import { createTermStore } from './term-store.js';
-import { envNames } from '#platform/env-names.js';
-import { readEnv } from '#platform/settings.js';
+import type { createSearch } from './search.js';
+import type { DocumentStore, StoredDocument, StoredEntry } from './store.js';
 
 type NewDocument = Omit<UploadUrlInput, 'size'>;
 
@@ -246,32 +240,3 @@ export function createDocumentService(deps: DocumentServiceDeps) {
 }
 
 export type DocumentService = ReturnType<typeof createDocumentService>;
-
-/** Vectors one process keeps warm across graphs: 500,000 x 512 float32 is about 1 GB. */
-const maxCachedVectors = Number(readEnv(envNames.searchCacheVectors) ?? 500_000);
-/** Chunks past which a graph is searched outside the process, where large graphs are kept there (docs/data-model.md). */
-const largeGraphChunks = Number(readEnv(envNames.largeGraphChunks) ?? 250_000);
-
-export function productionDeps(clock: Clock = systemClock, large: { vectorStore?: GraphVectorStore; fromChunks?: number } = {}): DocumentServiceDeps {
-  const store = createDocumentStore();
-  const graphStore = createGraphStore();
-  const graphs = createGraphService({ graphs: graphStore, clock });
-  const blobs = documentBlobStore();
-  const embedder = sharedEmbedder();
-  const vectorStore = large.vectorStore ?? graphVectorStore();
-  const largeGraphs = vectorStore && createLargeGraphIndex({ vectors: vectorStore, terms: createTermStore() });
-  const ingest = createIngest({ store, blobs, embedder, clock, largeGraphs });
-  const version = async (graphId: string) => (await graphStore.state(graphId)).version;
-  const source = { version, vectors: store.getVectors, chunks: store.listChunks, documentIds: async (graphId: string) => (await store.listEntries(graphId)).map((entry) => entry.documentId) };
-  const indexes = createGraphIndexCache({ source, embedder, maxVectors: maxCachedVectors });
-  const search = createSearch({
-    store, graphs, embedder, indexes, state: graphStore.state, largeGraphs: largeGraphs && { index: largeGraphs, fromChunks: large.fromChunks ?? largeGraphChunks },
-  });
-  return { store, graphs, blobs, ingest, jobs: documentJobs((documentId) => ingest.process(documentId)), search, clock, largeGraphs };
-}
-
-let service: DocumentService | undefined;
-export const documentService = (): DocumentService => (service ??= createDocumentService(productionDeps()));
-
-let graphService: GraphService | undefined;
-export const graphsService = (): GraphService => (graphService ??= createGraphService({ graphs: createGraphStore(), clock: systemClock }));

@@ -1,7 +1,7 @@
 // The events area's composition: its services and the dispatcher with their production dependencies (stores, the
 // platform root's ports, and the scripts area behind the ScriptPort). Handlers get their services here; services
 // never import this file.
-import { scriptRunner } from '#functions/scripts/runner.js';
+import { scriptRunner } from '#functions/scripts/wiring.js';
 import { createScriptStore } from '#functions/scripts/store.js';
 import { systemClock } from '#platform/clock.js';
 import { settings } from '#platform/settings.js';

@@ -6,7 +6,7 @@ import { createInstallationStore } from '#functions/resources/installation-store
 import { createResourceStore } from '#functions/resources/store.js';
 import { createVersionCache } from '#functions/resources/versions.js';
 import { limits, settledRun } from '#functions/scripts/model.js';
-import { scriptRunner } from '#functions/scripts/runner.js';
+import { scriptRunner } from '#functions/scripts/wiring.js';
 import { createExecutionStore as createScriptExecutionStore } from '#functions/scripts/execution-store.js';
 import { createScriptStore } from '#functions/scripts/store.js';
 import { backgroundRuns, eventPublisher, liveScheduler, oneShotScheduler, rateLimiter } from '#platform/wiring.js';

@@ -1,14 +1,11 @@
 // Editing help: the script behind a flow (getFlowScript, modifyFlowScript with copy-on-write) and lintScript.
-import { flowScripts } from '#functions/flows/script-link.js';
 import { NotFoundError } from '#platform/errors.js';
 import { type LintContext, type LintReport, lintScript } from './lint/lint.js';
-import { pythonCodeFacts } from '#platform/wiring.js';
 import type { FlowScripts, ResourceCatalog } from './ports.js';
 import { prepareCode } from './prepare.js';
 import type { LintRequest } from './schemas.js';
-import { type ScriptService, scriptService } from './service.js';
-import { type ScriptStore, createScriptStore } from './store.js';
-import { installedResources } from './wiring.js';
+import type { ScriptService } from './service.js';
+import type { ScriptStore } from './store.js';
 
 export function createAuthoring(deps: { flows: FlowScripts; scripts: ScriptService; store: ScriptStore; catalog: ResourceCatalog; pythonFacts: LintContext['pythonFacts'] }) {
   const { scripts } = deps;
@@ -55,7 +52,3 @@ export function createAuthoring(deps: { flows: FlowScripts; scripts: ScriptServi
 }
 
 export type Authoring = ReturnType<typeof createAuthoring>;
-
-let authoring: Authoring | undefined;
-export const scriptAuthoring = (): Authoring =>
-  (authoring ??= createAuthoring({ flows: flowScripts(), scripts: scriptService(), store: createScriptStore(), catalog: installedResources(), pythonFacts: pythonCodeFacts }));

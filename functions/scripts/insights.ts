@@ -1,13 +1,13 @@
 // Reading what scripts did: execution history (each user sees their own runs), one execution with its logs,
 // metrics (owner only), and the marketplace.
-import { type Clock, systemClock } from '#platform/clock.js';
+import type { Clock } from '#platform/clock.js';
 import { NotFoundError } from '#platform/errors.js';
-import { type ExecutionStore, createExecutionStore } from './execution-store.js';
+import type { ExecutionStore } from './execution-store.js';
 import { type MarketplaceFilter, filterMarketplace } from './marketplace.js';
 import { type Execution, type ExecutionStatus, type Script, settledRun } from './model.js';
 import { dailyRunsCounter } from './runner.js';
-import { type ScriptService, scriptService } from './service.js';
-import { type ScriptStore, createScriptStore } from './store.js';
+import type { ScriptService } from './service.js';
+import type { ScriptStore } from './store.js';
 
 export interface HistoryFilter {
   statuses?: ExecutionStatus[];
@@ -92,7 +92,3 @@ export function createInsights(deps: { scripts: ScriptService; store: ScriptStor
 }
 
 export type Insights = ReturnType<typeof createInsights>;
-
-let insights: Insights | undefined;
-export const scriptInsights = (): Insights =>
-  (insights ??= createInsights({ scripts: scriptService(), store: createScriptStore(), executions: createExecutionStore(), clock: systemClock }));

@@ -2,14 +2,12 @@
 // refusal answers at once), started in the background (the API function invoking itself on AWS, this process
 // locally), and answered with the result when the run ends within the bound, otherwise as running: the run goes on
 // and records its end, which getExecution reports.
-import { type Clock, systemClock } from '#platform/clock.js';
+import type { Clock } from '#platform/clock.js';
 import { type BoundedWaitOptions, waitBounded } from '#platform/bounded-wait.js';
 import type { BackgroundRuns } from '#platform/ports.js';
-import { settings } from '#platform/settings.js';
-import { backgroundRuns } from '#platform/wiring.js';
-import { type ExecutionStore, createExecutionStore } from './execution-store.js';
+import type { ExecutionStore } from './execution-store.js';
 import { type Execution, settledRun } from './model.js';
-import { type AdmittedRun, type ExecuteRequest, type ExecutionResult, type ScriptRunner, scriptRunner } from './runner.js';
+import { type AdmittedRun, type ExecuteRequest, type ExecutionResult, type ScriptRunner } from './runner.js';
 
 /** The end of a run, or its record while it still runs past the bound. */
 export type ApiRun = { ended: ExecutionResult } | { running: Execution };
@@ -75,7 +73,3 @@ export function createLongRuns(deps: LongRunsDeps) {
 }
 
 export type LongRuns = ReturnType<typeof createLongRuns>;
-
-let longRuns: LongRuns | undefined;
-export const scriptLongRuns = (): LongRuns =>
-  (longRuns ??= createLongRuns({ runner: scriptRunner(), executions: createExecutionStore(), background: backgroundRuns, boundMs: () => settings.runWaitMs, clock: systemClock }));

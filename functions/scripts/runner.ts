@@ -1,15 +1,13 @@
 // The one way a script runs, whatever triggered it (manual, event, schedule, webhook, flow): access, limits
 // (manual rate, daily runs, monthly budget, cost per run), the run itself, and its record.
 import { performance } from 'node:perf_hooks';
-import { metrics, rateLimiter, scriptRuntime } from '#platform/wiring.js';
-import { resourceCaller } from '#functions/resources/wiring.js';
-import { type Clock, systemClock } from '#platform/clock.js';
+import type { Clock } from '#platform/clock.js';
 import { AppError, BudgetExceededError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '#platform/errors.js';
 import { newId } from '#platform/ids.js';
 import type { MetricsPort, RateLimiter, ResourceCaller } from '#platform/ports.js';
 import { computeCostUsd, msAffordable, roundUsd } from './cost.js';
-import { type Deployer, createDeployer } from './deployer.js';
-import { type ExecutionStore, createExecutionStore, retention } from './execution-store.js';
+import type { Deployer, PackageTrees } from './deployer.js';
+import { type ExecutionStore, retention } from './execution-store.js';
 import { createLiveLog } from './live-logs.js';
 import { type Execution, type ExecutionError, type Installation, type RuntimeLabel, type Script, type ScriptConfig, type ScriptVersion, type Trigger, limits } from './model.js';
 import type { BudgetSource } from './ports.js';
@@ -17,9 +15,8 @@ import { prepareCode } from './prepare.js';
 import { memoryTally, resourceGate } from './resource-gate.js';
 import { type RunGrant, runGraceMs } from './run-grant.js';
 import { type ScriptRuntime, liveAlias } from './runtime-port.js';
-import { type ScriptStore, createScriptStore } from './store.js';
+import type { ScriptStore } from './store.js';
 import { storableAsMap, storedLogs, storedOutput } from './stored-run.js';
-import { accountBudgets, scriptDependencies } from './wiring.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
 
@@ -87,6 +84,7 @@ export function createScriptRunner(deps: {
   store: ScriptStore;
   executions: ExecutionStore;
   deployer: Deployer;
+  packages: () => PackageTrees;
   runtime: () => ScriptRuntime;
   limiter: () => RateLimiter;
   budgets: BudgetSource;
@@ -207,7 +205,7 @@ export function createScriptRunner(deps: {
       outcome = await deps.runtime().invoke({
         scriptId: running.scriptId, version: version.version, runtime: admitted.runtime, codeHash: version.codeHash, qualifier: admitted.qualifier,
         code: () => prepareCode(admitted.runtime, version.code),
-        dependencies: scriptDependencies().treeOf(version),
+        dependencies: deps.packages().treeOf(version),
         memoryMb: config.memory, timeoutMs,
         event: { data: admitted.data, trigger: { type: admitted.trigger.type, source: admitted.trigger.source ?? null, event: admitted.trigger.event ?? null } },
         context: { scriptId: running.scriptId, executionId, userId: running.userId, customization: admitted.customization },
@@ -274,24 +272,3 @@ export function createScriptRunner(deps: {
 }
 
 export type ScriptRunner = ReturnType<typeof createScriptRunner>;
-
-let runner: ScriptRunner | undefined;
-
-/** The execution entry for every trigger: `scriptRunner().execute({scriptId, userId, data, trigger})`. */
-export const scriptRunner = (): ScriptRunner => {
-  if (!runner) {
-    const store = createScriptStore();
-    runner = createScriptRunner({
-      store,
-      executions: createExecutionStore(),
-      deployer: createDeployer({ store, runtime: scriptRuntime, packages: scriptDependencies, clock: systemClock }),
-      runtime: scriptRuntime,
-      limiter: rateLimiter,
-      budgets: accountBudgets(),
-      resources: resourceCaller,
-      clock: systemClock,
-      metrics,
-    });
-  }
-  return runner;
-};

@@ -1,21 +1,19 @@
 // The scripts area's rules and state machine (SPEC.md States/Script), behind both the REST and the SDK shapes.
 import type { z } from 'zod';
-import { scriptRuntime } from '#platform/wiring.js';
-import { type Clock, systemClock } from '#platform/clock.js';
+import type { Clock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#platform/errors.js';
 import { newId, sha256Hex } from '#platform/ids.js';
 import { scriptExecuteScope } from '#platform/scopes.js';
 import type { DependencyService } from './dependencies.js';
-import { type Deployer, after, createDeployer } from './deployer.js';
+import { type Deployer, after } from './deployer.js';
 import { type DeclaredDependencies, type Installation, type Pricing, type Script, type ScriptConfig, type ScriptVersion, type VersionDependencies, limits } from './model.js';
 import type { KeyIssuer } from './ports.js';
 import { prepareCode } from './prepare.js';
 import type { ScriptRuntime } from './runtime-port.js';
 import type { CreateScriptInput, UpdateScriptInput } from './schemas.js';
 import { compareSemver, nextPatch } from '#platform/semver.js';
-import { type ScriptStore, createScriptStore } from './store.js';
-import { accountKeys, scriptDependencies } from './wiring.js';
+import type { ScriptStore } from './store.js';
 
 const defaultConfig: ScriptConfig = {
   timeout: limits.timeoutSeconds.default,
@@ -281,15 +279,3 @@ export function createScriptService(deps: {
 }
 
 export type ScriptService = ReturnType<typeof createScriptService>;
-
-let service: ScriptService | undefined;
-export const scriptService = (): ScriptService => {
-  if (!service) {
-    const store = createScriptStore();
-    service = createScriptService({
-      store, deployer: createDeployer({ store, runtime: scriptRuntime, packages: scriptDependencies, clock: systemClock }), runtime: scriptRuntime, keys: accountKeys, clock: systemClock,
-      packages: scriptDependencies,
-    });
-  }
-  return service;
-};

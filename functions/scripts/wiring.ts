@@ -1,20 +1,32 @@
-// Production implementations of the scripts area's ports, on top of the accounts and resources areas, and the
-// resource-call function's service with its signing key.
+// Production implementations of the scripts area's ports, on top of the accounts, resources and flows areas, the
+// area's services with their production dependencies, and the resource-call function's service with its signing key.
 import { createAccountStore } from '#functions/accounts/store.js';
 import { defaultMonthlyBudgetUsd } from '#functions/accounts/service.js';
 import { accountService } from '#functions/accounts/wiring.js';
 import { createInstallationStore } from '#functions/resources/installation-store.js';
-import { callService } from '#functions/resources/wiring.js';
+import { callService, resourceCaller } from '#functions/resources/wiring.js';
+import { flowScripts } from '#functions/flows/script-link.js';
+import type { ReviewTarget } from '#functions/marketplace/reviews.js';
 import { createResourceStore } from '#functions/resources/store.js';
 import { scriptGrantKey } from '#adapters/script-grant-key.js';
 import { systemClock } from '#platform/clock.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
-import { credentialVault, packageInstaller, scriptPackageStore } from '#platform/wiring.js';
+import { settings } from '#platform/settings.js';
+import { backgroundRuns, credentialVault, metrics, packageInstaller, pythonCodeFacts, rateLimiter, scriptPackageStore, scriptRuntime } from '#platform/wiring.js';
+import { type Authoring, createAuthoring } from './authoring.js';
 import { type DependencyService, createDependencyService } from './dependencies.js';
+import { type Deployer, createDeployer } from './deployer.js';
+import { createExecutionStore } from './execution-store.js';
+import { type Insights, createInsights } from './insights.js';
+import { type LongRuns, createLongRuns } from './long-runs.js';
 import type { BudgetSource, KeyIssuer, ResourceCatalog } from './ports.js';
 import { type RegistryService, createRegistryService, createRegistryStore } from './registries.js';
+import { createScriptReviewTarget } from './reviews.js';
 import { createRunTallies } from './run-tallies.js';
+import { type ScriptRunner, createScriptRunner } from './runner.js';
 import { createScriptResourceCalls } from './script-resource-calls.js';
+import { type ScriptService, createScriptService } from './service.js';
+import { type ScriptStore, createScriptStore } from './store.js';
 
 export const accountKeys: KeyIssuer = {
   issue: (userId, name, scopes) => accountService().issueKey(userId, { name, scopes }),
@@ -61,3 +73,50 @@ let resourceCalls: ReturnType<typeof createScriptResourceCalls> | undefined;
 /** The resource-call function of Lambda-deployed scripts. */
 export const scriptResourceCalls = () =>
   (resourceCalls ??= createScriptResourceCalls({ key: scriptGrantKey, tallies: createRunTallies(), caller: callService, clock: systemClock }));
+
+const deployerOf = (store: ScriptStore): Deployer => createDeployer({ store, runtime: scriptRuntime, packages: scriptDependencies, clock: systemClock });
+
+let service: ScriptService | undefined;
+export const scriptService = (): ScriptService => {
+  if (!service) {
+    const store = createScriptStore();
+    service = createScriptService({ store, deployer: deployerOf(store), runtime: scriptRuntime, keys: accountKeys, clock: systemClock, packages: scriptDependencies });
+  }
+  return service;
+};
+
+let runner: ScriptRunner | undefined;
+/** The execution entry for every trigger: `scriptRunner().execute({scriptId, userId, data, trigger})`. */
+export const scriptRunner = (): ScriptRunner => {
+  if (!runner) {
+    const store = createScriptStore();
+    runner = createScriptRunner({
+      store,
+      executions: createExecutionStore(),
+      deployer: deployerOf(store),
+      packages: scriptDependencies,
+      runtime: scriptRuntime,
+      limiter: rateLimiter,
+      budgets: accountBudgets(),
+      resources: resourceCaller,
+      clock: systemClock,
+      metrics,
+    });
+  }
+  return runner;
+};
+
+let longRuns: LongRuns | undefined;
+export const scriptLongRuns = (): LongRuns =>
+  (longRuns ??= createLongRuns({ runner: scriptRunner(), executions: createExecutionStore(), background: backgroundRuns, boundMs: () => settings.runWaitMs, clock: systemClock }));
+
+let authoring: Authoring | undefined;
+export const scriptAuthoring = (): Authoring =>
+  (authoring ??= createAuthoring({ flows: flowScripts(), scripts: scriptService(), store: createScriptStore(), catalog: installedResources(), pythonFacts: pythonCodeFacts }));
+
+let insights: Insights | undefined;
+export const scriptInsights = (): Insights =>
+  (insights ??= createInsights({ scripts: scriptService(), store: createScriptStore(), executions: createExecutionStore(), clock: systemClock }));
+
+let reviewTarget: ReviewTarget | undefined;
+export const scriptReviewTarget = (): ReviewTarget => (reviewTarget ??= createScriptReviewTarget({ scripts: scriptService(), store: createScriptStore() }));

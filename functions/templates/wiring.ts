@@ -1,7 +1,7 @@
 // The templates area's composition root: the only file of the area that imports adapters or other areas.
 import { installationService as resourceInstallations } from '#functions/resources/wiring.js';
 import { createResourceStore } from '#functions/resources/store.js';
-import { scriptService } from '#functions/scripts/service.js';
+import { scriptService } from '#functions/scripts/wiring.js';
 import { createScriptStore } from '#functions/scripts/store.js';
 import { type CodeBuildStateChange, createCodeBuildTemplateBuilder, outcomeOfStateChange } from '#adapters/aws/codebuild-template-builder.js';
 import { systemClock } from '#platform/clock.js';

@@ -19,7 +19,7 @@ beforeAll(() => {
 describe('documents: processing job event', () => {
   it('processes the document named by a job event sent to the upload handler', async () => {
     // Prepare
-    const { documentService } = await import('../../functions/documents/service.js');
+    const { documentService } = await import('../../functions/documents/wiring.js');
     const { createDocumentStore } = await import('../../functions/documents/store.js');
     const { handler } = await import('../../functions/documents/handlers/upload-document.js');
     const text = 'Invoices are due within 14 days. Late payments incur a fee of 1.5 percent per month.';
@@ -35,7 +35,7 @@ describe('documents: processing job event', () => {
 
   it('leaves a finished document alone when its job comes again', async () => {
     // Prepare
-    const { documentService } = await import('../../functions/documents/service.js');
+    const { documentService } = await import('../../functions/documents/wiring.js');
     const { handler } = await import('../../functions/documents/handlers/upload-document.js');
     const { toBase64 } = await import('../support/document-files.js');
     const uploaded = await documentService().upload(caller, { file: toBase64('A short note.'), filename: 'note.txt', mimeType: 'text/plain', productTags: [] });

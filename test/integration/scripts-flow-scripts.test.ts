@@ -26,7 +26,7 @@ beforeAll(async () => {
   process.env.DATA_DIR = mkdtempSync(join(tmpdir(), 'platform-flows-'));
   const [{ createAuthoring }, { scriptService }, { createScriptStore }, { stopLocalServices }] = await Promise.all([
     import('../../functions/scripts/authoring.js'),
-    import('../../functions/scripts/service.js'),
+    import('../../functions/scripts/wiring.js'),
     import('../../functions/scripts/store.js'),
     import('../../functions/adapters/local/lifecycle.js'),
   ]);

@@ -40,14 +40,12 @@ describe('shape of functions/', () => {
   });
 
   it('keeps services off the composition modules: only handlers and other composition modules import them', () => {
-    // Prepare: the handler kit (http.ts, x402-http.ts) builds handlers; scripts and documents still assemble their
-    // services beside them and move to their wiring.ts next.
+    // Prepare: the handler kit (http.ts, x402-http.ts) builds handlers.
     const wiring = (path: string) => /^functions\/[\w-]+\/wiring\.ts$/.test(path);
     const handlerLayer = (path: string) => path.includes('/handlers/') || ['functions/platform/http.ts', 'functions/payments/x402-http.ts'].includes(path);
-    const pending = ['functions/documents/service.ts', 'functions/scripts/authoring.ts', 'functions/scripts/long-runs.ts', 'functions/scripts/runner.ts', 'functions/scripts/service.ts'];
     // Act
     const importers = modules()
-      .filter((module) => !wiring(module.source) && !handlerLayer(module.source) && !module.source.startsWith('functions/adapters/') && !pending.includes(module.source))
+      .filter((module) => !wiring(module.source) && !handlerLayer(module.source) && !module.source.startsWith('functions/adapters/'))
       .flatMap((module) => module.dependencies.filter((dependency) => wiring(dependency.resolved)).map((dependency) => `${module.source} -> ${dependency.resolved}`));
     // Assess
     expect(importers).toEqual([]);

@@ -1,6 +1,6 @@
 import { Reply, httpHandler } from '#platform/http.js';
 import { documentRoutes } from '../routes.js';
-import { documentService } from '../service.js';
+import { documentService } from '../wiring.js';
 
 // SPEC.md answers `chunksDeleted` in data; the envelope's delete confirmation adds a message.
 export const handler = httpHandler(documentRoutes.deleteDocument, async ({ input, caller }) => {

@@ -1,5 +1,5 @@
 import { Reply, httpHandler } from '#platform/http.js';
 import { documentRoutes } from '../routes.js';
-import { graphsService } from '../service.js';
+import { graphsService } from '../wiring.js';
 
 export const handler = httpHandler(documentRoutes.removeGraphMember, async ({ input, caller }) => Reply.message(await graphsService().removeMember(caller, input.graphId, input.userId)));

@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
 import { documentRoutes } from '../routes.js';
-import { documentService } from '../service.js';
+import { documentService } from '../wiring.js';
 
 export const handler = httpHandler(documentRoutes.unshareDocument, ({ input, caller }) => documentService().unshare(caller, input.documentId, input.graphId));

@@ -1,7 +1,7 @@
 import { httpHandler } from '#platform/http.js';
 import { statsOf } from '../insights.js';
 import { scriptRoutes } from '../routes.js';
-import { scriptService } from '../service.js';
+import { scriptService } from '../wiring.js';
 import { sdk } from '../views.js';
 
 export const handler = httpHandler(scriptRoutes.getScript, async ({ input, caller }) => {

@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
-import { scriptAuthoring } from '../authoring.js';
+import { scriptAuthoring } from '../wiring.js';
 import { scriptRoutes } from '../routes.js';
 
 export const handler = httpHandler(scriptRoutes.lintScript, async ({ input, caller }) => scriptAuthoring().lint(caller.userId, input));

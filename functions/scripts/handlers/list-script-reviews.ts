@@ -1,6 +1,6 @@
 import { reviewService } from '#functions/marketplace/reviews.js';
 import { httpHandler } from '#platform/http.js';
-import { scriptReviewTarget } from '../reviews.js';
+import { scriptReviewTarget } from '../wiring.js';
 import { scriptRoutes } from '../routes.js';
 
 export const handler = httpHandler(scriptRoutes.listScriptReviews, ({ input, caller }) =>

@@ -1,6 +1,6 @@
 import { httpHandler } from '#platform/http.js';
 import { scriptRoutes } from '../routes.js';
-import { scriptService } from '../service.js';
+import { scriptService } from '../wiring.js';
 import { rest } from '../views.js';
 
 export const handler = httpHandler(scriptRoutes.restDeployScript, async ({ input, caller }) => {

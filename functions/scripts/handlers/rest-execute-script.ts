@@ -1,6 +1,6 @@
 import { withBackgroundRuns } from '#platform/background-handler.js';
 import { Reply, httpHandler } from '#platform/http.js';
-import { scriptLongRuns } from '../long-runs.js';
+import { scriptLongRuns } from '../wiring.js';
 import { scriptRoutes } from '../routes.js';
 import type { AdmittedRun } from '../runner.js';
 import { throwIfRestFailure } from '../run-failures.js';

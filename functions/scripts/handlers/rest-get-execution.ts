@@ -1,6 +1,6 @@
 import { NotFoundError } from '#platform/errors.js';
 import { httpHandler } from '#platform/http.js';
-import { scriptInsights } from '../insights.js';
+import { scriptInsights } from '../wiring.js';
 import { scriptRoutes } from '../routes.js';
 import { rest } from '../views.js';
 

@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
-import { scriptInsights } from '../insights.js';
+import { scriptInsights } from '../wiring.js';
 import { scriptRoutes } from '../routes.js';
 import { rest } from '../views.js';
 

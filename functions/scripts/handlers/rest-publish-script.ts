@@ -1,6 +1,6 @@
 import { httpHandler } from '#platform/http.js';
 import { scriptRoutes } from '../routes.js';
-import { scriptService } from '../service.js';
+import { scriptService } from '../wiring.js';
 
 export const handler = httpHandler(scriptRoutes.restPublishScript, async ({ input, caller }) => {
   const { scriptId, ...changes } = input;

@@ -1,6 +1,6 @@
 import { httpHandler, Reply } from '#platform/http.js';
 import { scriptRoutes } from '../routes.js';
-import { scriptService } from '../service.js';
+import { scriptService } from '../wiring.js';
 
 export const handler = httpHandler(scriptRoutes.uninstallScript, async ({ input, caller }) => {
   await scriptService().uninstall(caller.userId, input.scriptId);

@@ -1,6 +1,6 @@
 import { httpHandler } from '#platform/http.js';
 import { scriptRoutes } from '../routes.js';
-import { scriptService } from '../service.js';
+import { scriptService } from '../wiring.js';
 
 export const handler = httpHandler(scriptRoutes.unpublishScript, async ({ input, caller }) => {
   await scriptService().unpublish(caller.userId, input.scriptId);

@@ -1,0 +1,47 @@
+// The documents area's composition module: its services with their production dependencies.
+import { type Clock, systemClock } from '#platform/clock.js';
+import { envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
+import { documentBlobStore, documentJobs, graphVectorStore, sharedEmbedder } from '#platform/wiring.js';
+import { createGraphIndexCache } from './graph-index-cache.js';
+import { type GraphService, createGraphService } from './graph-service.js';
+import { createGraphStore } from './graph-store.js';
+import { createIngest } from './ingest.js';
+import { createLargeGraphIndex } from './large-graph-index.js';
+import type { GraphVectorStore } from './ports.js';
+import { createSearch } from './search.js';
+import { type DocumentService, type DocumentServiceDeps, createDocumentService } from './service.js';
+import { createDocumentStore } from './store.js';
+import { createTermStore } from './term-store.js';
+
+/** Vectors one process keeps warm across graphs: 500,000 x 512 float32 is about 1 GB. */
+const maxCachedVectors = Number(readEnv(envNames.searchCacheVectors) ?? 500_000);
+/** Chunks past which a graph is searched outside the process, where large graphs are kept there (docs/data-model.md). */
+const largeGraphChunks = Number(readEnv(envNames.largeGraphChunks) ?? 250_000);
+
+export function productionDeps(clock: Clock = systemClock, large: { vectorStore?: GraphVectorStore; fromChunks?: number } = {}): DocumentServiceDeps {
+  const store = createDocumentStore();
+  const graphStore = createGraphStore();
+  const graphs = createGraphService({ graphs: graphStore, clock });
+  const blobs = documentBlobStore();
+  const embedder = sharedEmbedder();
+  const vectorStore = large.vectorStore ?? graphVectorStore();
+  const largeGraphs = vectorStore && createLargeGraphIndex({ vectors: vectorStore, terms: createTermStore() });
+  const ingest = createIngest({ store, blobs, embedder, clock, largeGraphs });
+  const version = async (graphId: string) => (await graphStore.state(graphId)).version;
+  const source = { version, vectors: store.getVectors, chunks: store.listChunks, documentIds: async (graphId: string) => (await store.listEntries(graphId)).map((entry) => entry.documentId) };
+  const indexes = createGraphIndexCache({ source, embedder, maxVectors: maxCachedVectors });
+  const search = createSearch({
+    store, graphs, embedder, indexes, state: graphStore.state, largeGraphs: largeGraphs && { index: largeGraphs, fromChunks: large.fromChunks ?? largeGraphChunks },
+  });
+  return { store, graphs, blobs, ingest, jobs: documentJobs((documentId) => ingest.process(documentId)), search, clock, largeGraphs };
+}
+
+let service: DocumentService | undefined;
+export const documentService = (): DocumentService => (service ??= createDocumentService(productionDeps()));
+
+let graphService: GraphService | undefined;
+export const graphsService = (): GraphService => (graphService ??= createGraphService({ graphs: createGraphStore(), clock: systemClock }));
+
+/** What a processing job event sent to the upload functions runs (job-handler.ts). */
+export const processDocument = (documentId: string) => documentService().process(documentId);
