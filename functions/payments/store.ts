@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, isConditionFailure, tableName } from '#platform/dynamo.js';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, isConditionFailure, queryAll, tableName } from '#platform/dynamo.js';
 import { updateExpression } from '#platform/update-expression.js';
 import type { ServedResponse } from './errors.js';
 import type { PaymentRecord } from './schemas.js';
@@ -65,25 +65,8 @@ export function createPaymentStore() {
     },
 
     /** A seller's payments, newest first. */
-    async listByOwner(agentOwnerId: string): Promise<StoredPayment[]> {
-      const payments: StoredPayment[] = [];
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: table(),
-            IndexName: 'byOwner',
-            KeyConditionExpression: 'agentOwnerId = :owner',
-            ExpressionAttributeValues: { ':owner': agentOwnerId },
-            ScanIndexForward: false,
-            ExclusiveStartKey,
-          }),
-        );
-        payments.push(...((page.Items ?? []) as StoredPayment[]));
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-      return payments;
-    },
+    listByOwner: (agentOwnerId: string) =>
+      queryAll<StoredPayment>({ TableName: table(), IndexName: 'byOwner', KeyConditionExpression: 'agentOwnerId = :owner', ExpressionAttributeValues: { ':owner': agentOwnerId }, ScanIndexForward: false }),
   };
 }
 

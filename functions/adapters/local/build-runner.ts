@@ -3,6 +3,7 @@
 // that run the repository's code (npm ci, the build command) run inside the scripts' bubblewrap sandbox, as its
 // unprivileged uid, with the build's own directory the only one of the platform's they see.
 import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BuildCommandRunner } from '#functions/templates/ports.js';
 import { type SandboxedCommand, handOver, installSandboxCommand, letOthersTraverse, scriptSandbox } from './script-sandbox.js';
@@ -52,7 +53,8 @@ function commandOf(request: Parameters<BuildCommandRunner['run']>[0]): Sandboxed
   if (!request.isolated || !sandbox || sandbox.kind !== 'bwrap') return { file: request.command, args: request.args, env: request.env, cwd: request.cwd };
   const { writableDir } = request.isolated;
   letOthersTraverse([dirname(writableDir), dirname(dirname(writableDir))]);
-  handOver(sandbox, [writableDir]);
+  // Once per build: after the first sandboxed step everything new in the directory is the sandbox uid's already.
+  if (sandbox.runAs && statSync(writableDir).uid !== sandbox.runAs.uid) handOver(sandbox, [writableDir]);
   return installSandboxCommand(sandbox, {
     // Node and npm where they are installed; /usr is there already.
     systemDirs: [dirname(dirname(process.execPath))],
