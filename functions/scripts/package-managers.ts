@@ -62,6 +62,11 @@ export function spawnLimited(file: string, args: string[], env: Record<string, s
   });
 }
 
+/** A site without a sandbox around the package manager: it sees the directories as this process does. */
+export const plainSite = (dir: string, cache: string, timeoutMs: number): InstallSite => ({
+  dir, seenAs: dir, cache, timeoutMs, run: (command, env) => spawnLimited(command[0]!, command.slice(1), env, timeoutMs),
+});
+
 /** The token never appears in what is reported back. */
 const scrub = (text: string, registry?: PackageRegistry) => (registry?.token ? text.split(registry.token).join('***') : text);
 

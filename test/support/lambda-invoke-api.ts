@@ -10,8 +10,8 @@ export interface LambdaInvokeApi {
   close(): Promise<void>;
 }
 
-/** Serves `functionName` only; any other name is Lambda's 404 ResourceNotFoundException. */
-export async function startLambdaInvokeApi(functionName: string, handler: (payload: unknown) => Promise<unknown>): Promise<LambdaInvokeApi> {
+/** Serves the functions named in `functions` only; any other name is Lambda's 404 ResourceNotFoundException. */
+export async function startLambdaInvokeApi(functions: Record<string, (payload: any) => Promise<unknown>>): Promise<LambdaInvokeApi> {
   const invoked: string[] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -23,7 +23,8 @@ export async function startLambdaInvokeApi(functionName: string, handler: (paylo
         return;
       }
       invoked.push(decodeURIComponent(name));
-      if (decodeURIComponent(name) !== functionName) {
+      const handler = Object.hasOwn(functions, decodeURIComponent(name)) ? functions[decodeURIComponent(name)] : undefined;
+      if (!handler) {
         response.writeHead(404, { 'content-type': 'application/json', 'x-amzn-errortype': 'ResourceNotFoundException' }).end(JSON.stringify({ Type: 'User', message: `Function not found: ${name}` }));
         return;
       }

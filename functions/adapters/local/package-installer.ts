@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { BlobStore } from '#functions/documents/ports.js';
 import { type PackageInstaller, PackageResolutionError } from '#functions/scripts/dependency-port.js';
-import { type InstallSite, installNode, installPython, spawnLimited } from '#functions/scripts/package-managers.js';
+import { type InstallSite, installNode, installPython, plainSite, spawnLimited } from '#functions/scripts/package-managers.js';
 import { storeTree } from '#functions/scripts/package-trees.js';
 import { type SandboxMode, handOver, installSandboxCommand, letOthersTraverse, scriptSandbox } from './script-sandbox.js';
 import { workerPython } from './script-pool.js';
@@ -26,9 +26,7 @@ const inside = { work: '/install', cache: '/cache' };
 
 function sandboxSite(sandbox: SandboxMode, work: string, options: InstallerOptions): InstallSite {
   const writable = { [inside.work]: work, [inside.cache]: options.cacheDir };
-  if (sandbox.kind !== 'bwrap') {
-    return { dir: work, seenAs: work, cache: options.cacheDir, timeoutMs: options.timeoutMs, run: (command, env) => spawnLimited(command[0]!, command.slice(1), env, options.timeoutMs) };
-  }
+  if (sandbox.kind !== 'bwrap') return plainSite(work, options.cacheDir, options.timeoutMs);
   return {
     dir: work,
     seenAs: inside.work,
