@@ -43,7 +43,7 @@ export interface PlatformResources {
   scriptResourceCallFunction: IFunction;
   walletSecret: ISecret;
   feePayerSecret: ISecret;
-  /** Install script dependencies, one function per package manager (lib/package-installers.ts). */
+  /** Install script dependencies, one function per package manager (PackageInstallers in lib/scripts.ts). */
   packageInstallers: { npm: IFunction; pip: IFunction };
   /** Reads Python code with Python's `ast` for lintScript (lib/python-lint.ts). */
   pythonLintFunction: IFunction;

@@ -166,7 +166,7 @@ export const installerTimeLimitSeconds = 20;
 
 /**
  * Not an HTTP route: the function the API functions invoke to install a node version's npm packages (the
- * `packageInstallers` capability). Its role may only read and write installed trees (lib/package-installers.ts).
+ * `packageInstallers` capability). Its role may only read and write installed trees (PackageInstallers in lib/scripts.ts).
  */
 export const npmInstallerFunction: FunctionSpec = {
   name: 'NpmInstaller',

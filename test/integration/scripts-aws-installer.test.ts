@@ -22,7 +22,7 @@ import { type Moto, startMoto } from '../support/moto.js';
 import { type PythonIndex, startPythonIndex } from '../support/python-index.js';
 
 const bucket = 'script-packages';
-const functions = { npm: 'platform-NpmInstaller', pip: 'platform-PipInstaller' };
+const functions = { npm: 'platform-NpmInstaller', pip: 'platform-PipInstaller', stalled: 'platform-StalledInstaller', broken: 'platform-BrokenInstaller' };
 const installerDir = fileURLToPath(new URL('../../functions/scripts/installer/', import.meta.url));
 const token = 'idx-token-0123456789';
 const maxBytes = 50 * 1024 * 1024;
@@ -62,7 +62,13 @@ beforeAll(async () => {
     { name: 'nativepkg', version: '1.0.0', files: { '__init__.py': '' }, tag: 'cp311-cp311-linux_x86_64' },
   ], token);
   const npmInstaller = createNpmInstallerFunction({ blobs: () => createS3BlobStore({ ...moto.clientConfig, forcePathStyle: true }, bucket), workDir: mkdtempSync(join(tmpdir(), 'npm-installer-')), timeoutMs: 120_000 });
-  lambdaApi = await startLambdaInvokeApi({ [functions.npm]: npmInstaller, [functions.pip]: pipHandler });
+  lambdaApi = await startLambdaInvokeApi({
+    [functions.npm]: npmInstaller,
+    [functions.pip]: pipHandler,
+    // What Lambda reports of a function stopped at its timeout, and of one that threw.
+    [functions.stalled]: async () => Promise.reject(new Error('2026-01-01T00:00:25.000Z 8f1e Task timed out after 25.00 seconds')),
+    [functions.broken]: async () => Promise.reject(new TypeError('Cannot read properties of undefined')),
+  });
   process.env.NPM_INSTALLER_FUNCTION = functions.npm;
   process.env.PIP_INSTALLER_FUNCTION = functions.pip;
   installer = createLambdaPackageInstaller(() => new LambdaClient({ ...moto.clientConfig, endpoint: lambdaApi.endpoint }));
@@ -134,6 +140,22 @@ describe('aws adapter: package installer functions', () => {
     expect(JSON.stringify([native, missing].map((error) => error!.message))).not.toContain(token);
     expect(await storedKeys()).toEqual(before);
   }, 120_000);
+
+  it('refuses the packages of an installer stopped at its timeout by name, and fails on any other function error', async () => {
+    // Prepare
+    const request: InstallRequest = { runtime: 'nodejs18', declared: { ms: '2.1.3' }, maxBytes };
+    // Act
+    process.env.NPM_INSTALLER_FUNCTION = functions.stalled;
+    const stalled = await refusal(request);
+    process.env.NPM_INSTALLER_FUNCTION = functions.broken;
+    const broken = await refusal(request);
+    process.env.NPM_INSTALLER_FUNCTION = functions.npm;
+    // Assess
+    expect(stalled).toBeInstanceOf(PackageResolutionError);
+    expect(stalled).toMatchObject({ packageName: 'ms', message: expect.stringContaining('time limit') });
+    expect(broken).not.toBeInstanceOf(PackageResolutionError);
+    expect(broken!.message).toContain('failed');
+  });
 
   it('refuses a registry at a private address before invoking an installer', async () => {
     // Prepare

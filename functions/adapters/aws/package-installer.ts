@@ -38,7 +38,11 @@ export function createLambdaPackageInstaller(lambda: () => LambdaClient): Packag
       // The payload carries the registry token: Lambda logs no payload, and the installers log none.
       const response = await lambda().send(new InvokeCommand({ FunctionName: functionName, Payload: JSON.stringify(request) }));
       const payload = Buffer.from(response.Payload ?? new Uint8Array()).toString('utf8');
-      if (response.FunctionError) throw new Error(`the package installer ${functionName} failed: ${payload.slice(0, 500)}`);
+      if (response.FunctionError) {
+        // Past its own timeout the installer cannot answer: the packages took too long, as a refusal says.
+        if (payload.includes('Task timed out')) throw new PackageResolutionError(packageNames(request), `installing ${packageNames(request)} did not finish within the time limit of a package install`);
+        throw new Error(`the package installer ${functionName} failed: ${payload.slice(0, 500)}`);
+      }
       const answer = JSON.parse(payload) as InstallerAnswer;
       if (!answer.ok) {
         if (answer.kind === 'tooLarge') throw new PackageTooLargeError(answer.sizeBytes);
