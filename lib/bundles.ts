@@ -9,7 +9,7 @@ import { type BuildOptions, type Metafile, buildSync } from 'esbuild';
 import { busConsumers, templateBuildStateConsumer } from '../functions/consumers.js';
 import { payoutRunnerFunction } from '../functions/payments/routes.js';
 import { authorizerHandler, deployedRoutes, fallbackHandler } from '../functions/routes.js';
-import { scriptResourceCallFunction } from '../functions/scripts/routes.js';
+import { npmInstallerFunction, scriptResourceCallFunction } from '../functions/scripts/routes.js';
 
 export const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -17,7 +17,7 @@ export const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 export const platformEntries = (): string[] => [...new Set([
   ...deployedRoutes.map((route) => route.handler),
   ...busConsumers.map((consumer) => consumer.handler),
-  templateBuildStateConsumer.handler, scriptResourceCallFunction.handler, payoutRunnerFunction.handler, authorizerHandler, fallbackHandler,
+  templateBuildStateConsumer.handler, scriptResourceCallFunction.handler, npmInstallerFunction.handler, payoutRunnerFunction.handler, authorizerHandler, fallbackHandler,
 ])];
 
 /** esbuild settings of every function; exported so the bundling test checks these, not a copy. */

@@ -43,6 +43,8 @@ export interface PlatformResources {
   scriptResourceCallFunction: IFunction;
   walletSecret: ISecret;
   feePayerSecret: ISecret;
+  /** Install script dependencies, one function per package manager (PackageInstallers in lib/scripts.ts). */
+  packageInstallers: { npm: IFunction; pip: IFunction };
   /** Reads Python code with Python's `ast` for lintScript (lib/python-lint.ts). */
   pythonLintFunction: IFunction;
   /** Pays owners their share of reference-client payments (functions/payments/routes.ts). */
@@ -201,7 +203,12 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
     grantScriptGrantKey(fn, r);
   },
   scriptGrantKey: grantScriptGrantKey,
-  scriptPackages: grantScriptPackages,
+  packageInstallers(fn, r) {
+    // The functions themselves, not grantInvoke's `:*` of every version and alias.
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [r.packageInstallers.npm.functionArn, r.packageInstallers.pip.functionArn] }));
+    fn.addEnvironment(envNames.npmInstallerFunction, r.packageInstallers.npm.functionName);
+    fn.addEnvironment(envNames.pipInstallerFunction, r.packageInstallers.pip.functionName);
+  },
   platformWallet(fn, r) {
     r.walletSecret.grantRead(fn);
     fn.addEnvironment(envNames.walletSecretArn, r.walletSecret.secretArn);

@@ -39,7 +39,6 @@ const capabilityWildcards: Partial<Record<Capability, NagPackSuppression[]>> = {
     iam5('Dependency layers are published at run time, one per lock hash; the grant is limited to the <stack>-script-deps- name prefix and its versions.', /^Resource::arn:.+:lambda:.+:layer:[^:*]+-script-deps-\*(:\*)?$/),
     bucketObjects,
   ],
-  scriptPackages: [bucketObjects],
   llm: [iam5('The configured model behind a cross-region inference profile: the profile sends the request to that model in a region of its choosing.', /^Resource::arn:.+:bedrock:\*::foundation-model\/[^*]+$/)],
 };
 
@@ -98,6 +97,12 @@ export function suppressNagFindings(stack: PlatformStack): void {
     suppress(wallet, 'AwsSolutions-SMG4', 'A Solana keypair cannot be rotated by Secrets Manager: a new key is a new wallet address without the funds.');
   }
   suppressFunction(stack.payouts.fn, routeTables(payoutRunnerFunction), [...(payoutRunnerFunction.uses ?? [])]);
+  for (const installer of [stack.packageInstallers.npm, stack.packageInstallers.pip]) {
+    NagSuppressions.addResourceSuppressions(installer.role!, [
+      xray, iam5('Installed trees are stored at run time, one zip per lock hash; the grant is limited to the script-deps/ prefix of the script-packages bucket.', /^Resource::<[^>]+>\/script-deps\/\*$/),
+    ], true);
+  }
+  suppress(stack.packageInstallers.pip, 'AwsSolutions-L1', 'python3.13 on purpose: the runtime of the python3.11 script label, so pip picks the wheels the scripts will import.');
   suppress(stack.pythonLint.fn, 'AwsSolutions-L1',
     'python3.13 on purpose: the runtime of the python3.11 script label, so lint reads code with the Python that runs it.');
   suppress(events.deadLetterQueue, 'AwsSolutions-SQS3', 'This queue is the dead-letter queue of the event dispatcher rules; it needs none of its own.');

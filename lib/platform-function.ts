@@ -24,6 +24,8 @@ export interface PlatformFunctionProps {
   memoryMb?: number;
   timeoutSeconds?: number;
   environment?: Record<string, string>;
+  /** Concurrency set aside for this function, which is also the most it runs at once. */
+  reservedConcurrency?: number;
 }
 
 /** What a stack whose bundling is skipped (infra tests) deploys instead of a bundle: nothing is read from it. */
@@ -52,6 +54,7 @@ export class PlatformFunction extends LambdaFunction {
       architecture: Architecture.ARM_64,
       memorySize: props.memoryMb ?? defaultMemoryMb,
       timeout: Duration.seconds(props.timeoutSeconds ?? defaultTimeoutSeconds),
+      reservedConcurrentExecutions: props.reservedConcurrency,
       tracing: Tracing.ACTIVE,
       logGroup,
       role,

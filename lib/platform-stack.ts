@@ -16,7 +16,7 @@ import { type LlmSettings, type PlatformResources, grantFunction } from './grant
 import { suppressNagFindings } from './nag-suppressions.js';
 import { PlatformFunction } from './platform-function.js';
 import { Scheduler } from './scheduler.js';
-import { Scripts } from './scripts.js';
+import { PackageInstallers, Scripts } from './scripts.js';
 import { Payouts } from './payouts.js';
 import { PythonLint } from './python-lint.js';
 import { Security } from './security.js';
@@ -63,6 +63,7 @@ export class PlatformStack extends Stack {
   readonly scriptResourceCall: PlatformFunction;
   readonly payouts: Payouts;
   readonly pythonLint: PythonLint;
+  readonly packageInstallers: PackageInstallers;
   readonly console: Console;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps = {}) {
@@ -89,6 +90,7 @@ export class PlatformStack extends Stack {
     this.scriptResourceCall = PlatformFunction.fromSpec(this, scriptResourceCallFunction, environment);
     this.payouts = new Payouts(this, 'Payouts', { environment });
     this.pythonLint = new PythonLint(this, 'PythonLint');
+    this.packageInstallers = new PackageInstallers(this, 'PackageInstallers', { packagesBucket: this.storage.scriptPackagesBucket });
 
     const resources: PlatformResources = {
       tables: this.data.tables,
@@ -98,6 +100,7 @@ export class PlatformStack extends Stack {
       feePayerSecret: this.security.feePayerSecret,
       payoutFunction: this.payouts.fn,
       pythonLintFunction: this.pythonLint.fn,
+      packageInstallers: { npm: this.packageInstallers.npm, pip: this.packageInstallers.pip },
       llm: props.llm,
       eventBus: this.events.bus,
       scheduleGroupName: this.scheduler.groupName,

@@ -1,5 +1,6 @@
 // The Python function lintScript invokes on AWS (the `pythonLint` capability): Python's own `ast` reads the code,
 // as python3 does locally, through the same functions/scripts/lint/python_facts.py.
+import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -10,25 +11,45 @@ import { Construct } from 'constructs';
 /** The Python runtime of the `python3.11` script label and of this function: supported, on Amazon Linux 2023. */
 export const pythonLambdaRuntime = Runtime.PYTHON_3_13;
 
+export interface PythonFunctionProps {
+  description: string;
+  /** The handler's module, relative to the repository root; it alone is the function's code. */
+  module: string;
+  memoryMb: number;
+  timeoutSeconds: number;
+  environment?: Record<string, string>;
+  reservedConcurrency?: number;
+}
+
+/** A Python function of one module in `scope`, with its own log group and a role that may only write there. */
+export function pythonFunction(scope: Construct, props: PythonFunctionProps): LambdaFunction {
+  const logGroup = new LogGroup(scope, 'Logs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+  const role = new Role(scope, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+  logGroup.grantWrite(role);
+  const file = basename(props.module);
+  return new LambdaFunction(scope, 'Function', {
+    description: props.description,
+    runtime: pythonLambdaRuntime,
+    architecture: Architecture.ARM_64,
+    code: Code.fromAsset(fileURLToPath(new URL(`../${dirname(props.module)}`, import.meta.url)), { exclude: ['*', `!${file}`] }),
+    handler: `${file.replace(/\.py$/, '')}.handler`,
+    memorySize: props.memoryMb,
+    timeout: Duration.seconds(props.timeoutSeconds),
+    reservedConcurrentExecutions: props.reservedConcurrency,
+    environment: props.environment,
+    logGroup,
+    role,
+  });
+}
+
 export class PythonLint extends Construct {
   readonly fn: LambdaFunction;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
-    const logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     // No platform resource at all: it only reads the code it is handed.
-    const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-    logGroup.grantWrite(role);
-    this.fn = new LambdaFunction(this, 'Function', {
-      description: 'lintScript: reads Python script code with Python\'s ast',
-      runtime: pythonLambdaRuntime,
-      architecture: Architecture.ARM_64,
-      code: Code.fromAsset(fileURLToPath(new URL('../functions/scripts/lint', import.meta.url)), { exclude: ['*', '!python_facts.py'] }),
-      handler: 'python_facts.handler',
-      memorySize: 256,
-      timeout: Duration.seconds(10),
-      logGroup,
-      role,
+    this.fn = pythonFunction(this, {
+      description: 'lintScript: reads Python script code with Python\'s ast', module: 'functions/scripts/lint/python_facts.py', memoryMb: 256, timeoutSeconds: 10,
     });
   }
 }

@@ -1,12 +1,17 @@
 // User scripts run as their own Lambda functions (DESIGN.md §1), each with its own role made by the deployer
-// (functions/adapters/aws/script-function-upkeep.ts) under the permissions boundary defined here.
+// (functions/adapters/aws/script-function-upkeep.ts) under the permissions boundary defined here; their packages are
+// installed by the installer functions defined here too.
 import { fileURLToPath } from 'node:url';
 import { ArnFormat, Stack } from 'aws-cdk-lib';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Function as LambdaFunction, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Architecture, Code, LayerVersion, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { pythonLambdaRuntime } from './python-lint.js';
+import { envNames } from '../functions/platform/env-names.js';
+import { installerTimeLimitSeconds, npmInstallerFunction } from '../functions/scripts/routes.js';
+import { PlatformFunction } from './platform-function.js';
+import { pythonFunction, pythonLambdaRuntime } from './python-lint.js';
 
 const maxFunctionPrefix = 64 - 'scr_'.length - 16;
 
@@ -48,5 +53,38 @@ export class Scripts extends Construct {
   /** Scripts' only way to the platform: the function that makes resource calls under a run's signed grant. */
   allowResourceCalls(fn: IFunction): void {
     this.roleBoundary.addStatements(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] }));
+  }
+}
+
+/** How many installs run at once, per package manager: each holds an API request, and registries rate-limit. */
+const installerConcurrency = 10;
+
+/**
+ * The functions the API functions invoke to install a version's packages (the `packageInstallers` capability): npm
+ * on the Node runtime, pip on the Python runtime, each answering within the API's 29 s. Their roles may write their
+ * own logs and read and write installed trees under `script-deps/` of the script-packages bucket, nothing else: no
+ * table, key, secret or other function, so a package manager tricked by a registry reaches nothing of the platform.
+ */
+export class PackageInstallers extends Construct {
+  readonly npm: PlatformFunction;
+  readonly pip: LambdaFunction;
+
+  constructor(scope: Construct, id: string, props: { packagesBucket: IBucket }) {
+    super(scope, id);
+    const environment = {
+      [envNames.scriptPackagesBucket]: props.packagesBucket.bucketName,
+      [envNames.packageInstallTimeoutSeconds]: String(installerTimeLimitSeconds),
+    };
+    this.npm = new PlatformFunction(this, npmInstallerFunction.name, {
+      entry: npmInstallerFunction.handler, description: `${npmInstallerFunction.name}: ${npmInstallerFunction.summary}`, memoryMb: npmInstallerFunction.memoryMb,
+      timeoutSeconds: npmInstallerFunction.timeoutSeconds, environment, reservedConcurrency: installerConcurrency,
+    });
+    this.pip = pythonFunction(new Construct(this, 'PipInstaller'), {
+      description: "PipInstaller: installs a script version's pure-Python wheels and stores the tree", module: 'functions/scripts/installer/pip_installer.py',
+      memoryMb: npmInstallerFunction.memoryMb!, timeoutSeconds: npmInstallerFunction.timeoutSeconds!, environment, reservedConcurrency: installerConcurrency,
+    });
+    for (const fn of [this.npm, this.pip]) {
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.packagesBucket.arnForObjects('script-deps/*')] }));
+    }
   }
 }

@@ -36,6 +36,8 @@ export const envNames = {
   resourceCallFunction: 'RESOURCE_CALL_FUNCTION',
   resourceCallFunctionArn: 'RESOURCE_CALL_FUNCTION_ARN',
   pythonLintFunction: 'PYTHON_LINT_FUNCTION',
+  npmInstallerFunction: 'NPM_INSTALLER_FUNCTION',
+  pipInstallerFunction: 'PIP_INSTALLER_FUNCTION',
   scriptGrantSecretArn: 'SCRIPT_GRANT_SECRET_ARN',
   scriptIdleSeconds: 'SCRIPT_IDLE_SECONDS',
   scriptMaxWorkers: 'SCRIPT_MAX_WORKERS',

@@ -19,8 +19,8 @@ export type Capability =
   | 'documentsBucket'
   | 'pagesBucket'
   | 'scriptFunctions'
-  /** Read and write the installed packages of script versions (one zip per lock hash). */
-  | 'scriptPackages'
+  /** Invoke the stack's package installer functions (npm and pip), which store installed trees themselves. */
+  | 'packageInstallers'
   /** Read the key run grants of Lambda-deployed scripts are signed with (scriptFunctions brings it too). */
   | 'scriptGrantKey'
   | 'platformWallet'

@@ -25,7 +25,7 @@ import { createS3VectorsStore } from '#adapters/aws/s3-vectors-store.js';
 import { eventBridgeScheduler } from '#adapters/aws/scheduler.js';
 import { emfMetrics } from '#adapters/aws/emf-metrics.js';
 import { lambdaScriptRuntime } from '#adapters/aws/script-functions.js';
-import { unavailablePackageInstaller } from '#adapters/aws/package-installer.js';
+import { lambdaPackageInstaller } from '#adapters/aws/package-installer.js';
 import { lambdaPythonFacts } from '#adapters/aws/python-facts.js';
 import { pythonFacts } from '#functions/scripts/python.js';
 import { envNames } from './env-names.js';
@@ -119,7 +119,7 @@ export const pythonCodeFacts = <T>(code: string): Promise<T | undefined> => (pro
 
 export const scriptRuntime = (): ScriptRuntime => (process.env.PLATFORM_MODE === 'local' ? localAdapters().scriptRuntime() : lambdaScriptRuntime());
 
-export const packageInstaller = (): PackageInstaller => (process.env.PLATFORM_MODE === 'local' ? localAdapters().packageInstaller() : unavailablePackageInstaller);
+export const packageInstaller = (): PackageInstaller => (process.env.PLATFORM_MODE === 'local' ? localAdapters().packageInstaller() : lambdaPackageInstaller);
 
 /** Installed dependency trees of script versions, one zip per lock hash. */
 export const scriptPackageStore = (): BlobStore =>

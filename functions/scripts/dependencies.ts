@@ -1,14 +1,11 @@
 // A version's packages: resolved, installed and locked once when the version is created, kept as one zip in the
 // blob store under the lock's hash (so versions with equal locks share it), and counted with the code against
 // SPEC.md's 50 MB. The version item holds only what was declared, what was resolved and the lock's hash.
-import { readFile, readdir } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { zipSync } from 'fflate';
 import type { BlobStore } from '#functions/documents/ports.js';
 import { ValidationError } from '#platform/errors.js';
-import { sha256Hex } from '#platform/ids.js';
-import { type PackageInstaller, type PackageRegistry, PackageRefusedError, PackageResolutionError } from './dependency-port.js';
+import { type PackageInstaller, type PackageRegistry, PackageRefusedError, PackageResolutionError, PackageTooLargeError } from './dependency-port.js';
 import type { DeclaredDependencies, RuntimeLabel, ScriptVersion, VersionDependencies } from './model.js';
+import { archiveKey } from './package-trees.js';
 
 /** SPEC.md Limits/Scripts: code size 50 MB including dependencies. */
 export const maxPackageBytes = 50 * 1024 * 1024;
@@ -22,24 +19,7 @@ export interface DependencyTree {
   archive: () => Promise<Uint8Array>;
 }
 
-export const archiveKey = (lockHash: string) => `script-deps/${lockHash}.zip`;
-
 const megabytes = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
-
-/** Every regular file under `root`, by path relative to it; links (npm's `.bin`) are left out. */
-async function filesUnder(root: string): Promise<Array<{ path: string; bytes: Uint8Array }>> {
-  const files: Array<{ path: string; bytes: Uint8Array }> = [];
-  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const full = join(entry.parentPath, entry.name);
-    files.push({ path: relative(root, full), bytes: await readFile(full) });
-  }
-  return files.sort((a, b) => a.path.localeCompare(b.path));
-}
-
-/** A fixed date: equal trees give byte-equal zips. */
-const zipOf = (files: Array<{ path: string; bytes: Uint8Array }>) =>
-  zipSync(Object.fromEntries(files.map((file) => [file.path, file.bytes])), { level: 6, mtime: new Date('2020-01-01T00:00:00Z') });
 
 function checkShape(runtime: RuntimeLabel, declared: DeclaredDependencies, lockfile: string | undefined) {
   if (runtime === 'nodejs18' && Array.isArray(declared)) {
@@ -67,30 +47,21 @@ export function createDependencyService(deps: {
       checkShape(runtime, declared, lockfile);
       if (isEmpty(declared)) return undefined;
       const registry = await deps.registryOf(userId, ecosystemOf(runtime));
-      let tree;
+      const codeBytes = Buffer.byteLength(code);
       try {
-        tree = await deps.installer().install({ runtime, declared, lockfile, registry });
+        const tree = await deps.installer().install({ runtime, declared, lockfile, registry, maxBytes: maxPackageBytes - codeBytes });
+        return { declared, resolved: tree.resolved, lockHash: tree.lockHash, sizeBytes: tree.sizeBytes };
       } catch (error) {
         if (error instanceof PackageResolutionError || error instanceof PackageRefusedError) {
           throw new ValidationError('dependencies', error.packageName, error.message, { package: error.packageName });
         }
-        throw error;
-      }
-      try {
-        const files = await filesUnder(tree.root);
-        const sizeBytes = files.reduce((sum, file) => sum + file.bytes.byteLength, 0);
-        const total = sizeBytes + Buffer.byteLength(code);
-        if (total > maxPackageBytes) {
+        if (error instanceof PackageTooLargeError) {
+          const total = error.sizeBytes + codeBytes;
           throw new ValidationError('dependencies', declared, `code and installed dependencies come to ${megabytes(total)} MB (${total} bytes); the limit is 50 MB`, {
             sizeBytes: total, limitBytes: maxPackageBytes,
           });
         }
-        const lockHash = sha256Hex(`${runtime}\n${tree.lock}`);
-        const blobs = deps.blobs();
-        if ((await blobs.sizeOf(archiveKey(lockHash))) === undefined) await blobs.put(archiveKey(lockHash), zipOf(files), 'application/zip');
-        return { declared, resolved: tree.resolved, lockHash, sizeBytes };
-      } finally {
-        await tree.dispose();
+        throw error;
       }
     },
 

@@ -1,6 +1,7 @@
 // Installing a version's declared packages (npm for node, pip for python) into a tree laid out as a Lambda layer:
-// `nodejs/node_modules/...` or `python/...`. The local adapter runs the package manager in the OS sandbox
-// (functions/adapters/local/package-installer.ts); the scripts area speaks only this port.
+// `nodejs/node_modules/...` or `python/...`, stored zipped in the blob store under its lock hash (package-trees.ts).
+// Locally the package manager runs in the OS sandbox (functions/adapters/local/package-installer.ts), on AWS in the
+// stack's installer functions (functions/adapters/aws/package-installer.ts); the scripts area speaks only this port.
 import type { DeclaredDependencies, RuntimeLabel } from './model.js';
 
 /** A private registry of the account (npm registry URL, or a PEP 503 simple index for pip); the token is decrypted. */
@@ -15,16 +16,18 @@ export interface InstallRequest {
   /** A package-lock.json the user gave (node): installed exactly, with `npm ci`. */
   lockfile?: string;
   registry?: PackageRegistry;
+  /** The most the unpacked tree may weigh (50 MB less the code): a heavier one is refused and not stored. */
+  maxBytes: number;
 }
 
+/** A tree in the blob store under `archiveKey(lockHash)`. */
 export interface InstalledTree {
-  /** Host directory holding `nodejs/` or `python/`; removed by `dispose`. */
-  root: string;
   /** Every installed package and its exact version. */
   resolved: Record<string, string>;
-  /** The lock the install produced, canonical: equal locks mean equal trees. */
-  lock: string;
-  dispose(): Promise<void>;
+  /** Hash of the runtime and the canonical lock the install produced: equal locks mean equal trees. */
+  lockHash: string;
+  /** The unpacked tree's size. */
+  sizeBytes: number;
 }
 
 export interface PackageInstaller {
@@ -48,5 +51,12 @@ export class PackageRefusedError extends Error {
     message: string,
   ) {
     super(message);
+  }
+}
+
+/** The installed tree weighs more than the request's `maxBytes`. */
+export class PackageTooLargeError extends Error {
+  constructor(readonly sizeBytes: number) {
+    super(`the installed packages come to ${sizeBytes} bytes`);
   }
 }

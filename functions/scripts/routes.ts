@@ -26,8 +26,8 @@ const runs: Pick<RouteSpec, 'tables' | 'uses' | 'scopes' | 'timeoutSeconds' | 'a
   accepted: { output: RunningRun, description: 'the run goes on past the synchronous wait (about 25 s): follow it with getExecution (or GET .../executions/{executionId}) until its status is no longer running' },
 };
 const create: Tables = { scripts: 'write', scriptVersions: 'write', scriptInstallations: 'write', apiKeys: 'write', scriptRegistries: 'read' };
-/** A new version installs its packages: the account's registry token is unsealed, the tree stored. */
-const installs: Pick<RouteSpec, 'uses' | 'timeoutSeconds'> = { uses: ['credentialsKey', 'scriptPackages'], timeoutSeconds: 200 };
+/** A new version installs its packages: the account's registry token is unsealed and handed to the installer function, which stores the tree. */
+const installs: Pick<RouteSpec, 'uses'> = { uses: ['credentialsKey', 'packageInstallers'] };
 const newVersion: Tables = { ...edit, scriptRegistries: 'read' };
 const registries: Tables = { scriptRegistries: 'write' };
 const remove: Tables = { ...create, scriptSubscriptions: 'read' };
@@ -159,4 +159,20 @@ export const scriptResourceCallFunction: FunctionSpec = {
   uses: [...(resourceRoutes.callResource.uses ?? []), 'scriptGrantKey'],
   // A resource's endpoint.timeoutSeconds goes up to 120.
   timeoutSeconds: 130,
+};
+
+/** The time limit of one package install on AWS: the installer answers before the API's 29 s, with time to store the tree. */
+export const installerTimeLimitSeconds = 20;
+
+/**
+ * Not an HTTP route: the function the API functions invoke to install a node version's npm packages (the
+ * `packageInstallers` capability). Its role may only read and write installed trees (PackageInstallers in lib/scripts.ts).
+ */
+export const npmInstallerFunction: FunctionSpec = {
+  name: 'NpmInstaller',
+  summary: "Installs a script version's npm packages without their install scripts and stores the tree",
+  handler: 'functions/scripts/handlers/install-npm-packages.ts',
+  timeoutSeconds: installerTimeLimitSeconds + 5,
+  // npm is CPU-bound while it unpacks; Lambda's CPU share grows with memory.
+  memoryMb: 1024,
 };

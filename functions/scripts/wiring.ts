@@ -9,12 +9,15 @@ import { flowScripts } from '#functions/flows/script-link.js';
 import type { ReviewTarget } from '#functions/marketplace/reviews.js';
 import { createResourceStore } from '#functions/resources/store.js';
 import { scriptGrantKey } from '#adapters/script-grant-key.js';
+import { tmpdir } from 'node:os';
 import { systemClock } from '#platform/clock.js';
+import { envNames } from '#platform/env-names.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { settings } from '#platform/settings.js';
 import { backgroundRuns, credentialVault, metrics, packageInstaller, pythonCodeFacts, rateLimiter, scriptPackageStore, scriptRuntime } from '#platform/wiring.js';
 import { type Authoring, createAuthoring } from './authoring.js';
 import { type DependencyService, createDependencyService } from './dependencies.js';
+import { createNpmInstallerFunction } from './installer-function.js';
 import { type Deployer, createDeployer } from './deployer.js';
 import { createExecutionStore } from './execution-store.js';
 import { type Insights, createInsights } from './insights.js';
@@ -69,6 +72,11 @@ export const scriptDependencies = (): DependencyService =>
     blobs: scriptPackageStore,
     registryOf: (userId, ecosystem) => scriptRegistries().registryOf(userId, ecosystem),
   }));
+let npmInstaller: ReturnType<typeof createNpmInstallerFunction> | undefined;
+/** The npm installer function's work (AWS): each install in a fresh directory under /tmp, the tree to the script-packages bucket. */
+export const npmInstall = () =>
+  (npmInstaller ??= createNpmInstallerFunction({ blobs: scriptPackageStore, workDir: tmpdir(), timeoutMs: settings.numberOr(envNames.packageInstallTimeoutSeconds, 20) * 1000 }));
+
 let resourceCalls: ReturnType<typeof createScriptResourceCalls> | undefined;
 /** The resource-call function of Lambda-deployed scripts. */
 export const scriptResourceCalls = () =>

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { busConsumers } from '../../functions/consumers.js';
 import type { Capability, Route } from '../../functions/platform/route.js';
 import { deployedRoutes as routes } from '../../functions/routes.js';
-import { scriptResourceCallFunction } from '../../functions/scripts/routes.js';
+import { installerTimeLimitSeconds, npmInstallerFunction, scriptResourceCallFunction } from '../../functions/scripts/routes.js';
 import { keyName, tableEnvVar, tableNames, tables } from '../../functions/tables.js';
 import { pagesRouterCode } from '../../lib/pages-router.js';
 import { defaultMemoryMb, defaultTimeoutSeconds, latestNodeRuntime } from '../../lib/platform-function.js';
@@ -35,9 +35,11 @@ describe('infra: PlatformStack from the route table', () => {
       expect(Object.keys(functions)).toHaveLength(routes.filter((route) => route.area === area).length);
     }
     // The parent holds only the authorizer, the $default fallback, the scripts' resource-call function, the template build recorder, the payout
-    // function and the Python lint function; no custom-resource functions.
+    // function, the Python lint function and the two package installers; no custom-resource functions.
+    const { api, scriptResourceCall, templateBuilds, payouts, pythonLint, packageInstallers } = s.stack;
     expect(Object.keys(s.parent.findResources('AWS::Lambda::Function')).sort()).toEqual(
-      [s.stack.api.authorizerFunction, s.stack.api.fallbackFunction, s.stack.scriptResourceCall, s.stack.templateBuilds.stateFunction!, s.stack.payouts.fn, s.stack.pythonLint.fn].map((fn) => logicalId(fn.node.defaultChild)).sort(),
+      [api.authorizerFunction, api.fallbackFunction, scriptResourceCall, templateBuilds.stateFunction!, payouts.fn, pythonLint.fn, packageInstallers.npm, packageInstallers.pip]
+        .map((fn) => logicalId(fn.node.defaultChild)).sort(),
     );
   });
 
@@ -279,6 +281,47 @@ describe('infra: PlatformStack from the route table', () => {
     expect(describeMessages(annotations.findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*')))).toEqual([]);
   });
 
+  describe('package installers', () => {
+    const installerArns = () => [s.stack.packageInstallers.npm, s.stack.packageInstallers.pip].map((fn) => ({ 'Fn::GetAtt': [logicalId(fn.node.defaultChild), 'Arn'] }));
+
+    it('gives each installer its logs and the installed trees of the script-packages bucket, nothing else, within the API budget', () => {
+      // Prepare
+      const trees = { 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(s.stack.storage.scriptPackagesBucket.node.defaultChild), 'Arn'] }, '/script-deps/*']] };
+      for (const installer of [s.stack.packageInstallers.npm, s.stack.packageInstallers.pip]) {
+        // Act
+        const { props, statements } = s.fn(installer);
+        // Assess
+        const granted = statements.filter((statement) => !statement.actions.every((action) => action.startsWith('logs:') || action.startsWith('xray:')));
+        expect(granted, installer.node.id).toEqual([{ actions: ['s3:GetObject', 's3:PutObject'], resources: [trees] }]);
+        expect(props.Timeout).toBeLessThan(defaultTimeoutSeconds);
+        expect(props.ReservedConcurrentExecutions).toBe(10);
+        expect(props.Environment.Variables).toMatchObject({ PACKAGE_INSTALL_TIMEOUT_SECONDS: String(installerTimeLimitSeconds) });
+        expect(Object.keys(props.Environment.Variables)).toContain('SCRIPT_PACKAGES_BUCKET');
+      }
+      expect(s.fn(s.stack.packageInstallers.pip).props).toMatchObject({ Runtime: 'python3.13', Handler: 'pip_installer.handler' });
+      expect(installerTimeLimitSeconds).toBeLessThan(npmInstallerFunction.timeoutSeconds!);
+    });
+
+    it('lets exactly the functions that create versions invoke the installers, and only them', () => {
+      // Prepare
+      const bindings = s.stack.areas.flatMap((area) => area.bindings);
+      // Act
+      const invokers = bindings.filter((binding) => installerArns().some((arn) => allows(s.fn(binding.fn).statements, 'lambda:InvokeFunction', arn)));
+      const consumers = s.stack.consumers.bindings.filter((binding) => installerArns().some((arn) => mentions(s.fn(binding.fn).statements, arn)));
+      // Assess
+      expect(invokers.map((binding) => binding.route.operation).sort()).toEqual(
+        ['createScript', 'createVersion', 'modifyFlowScript', 'restCreateScript', 'restCreateVersion', 'restUpdateScript'],
+      );
+      expect(consumers).toEqual([]);
+      for (const { fn } of invokers) {
+        const invoke = s.fn(fn).statements.filter((statement) => installerArns().some((arn) => mentions([statement], arn)));
+        expect(invoke).toEqual([{ actions: ['lambda:InvokeFunction'], resources: installerArns() }]);
+      }
+      expect(Object.values(s.parent.findResources('AWS::Lambda::Permission')).filter((permission) =>
+        installerArns().some((arn) => JSON.stringify(permission.Properties.FunctionName).includes(arn['Fn::GetAtt'][0]!)))).toEqual([]);
+    });
+  });
+
   describe('resource calls of Lambda-deployed scripts', () => {
     const ref = (construct: { node: { defaultChild?: unknown } }) => ({ Ref: logicalId(construct.node.defaultChild) });
     const resourceCallArn = () => ({ 'Fn::GetAtt': [logicalId(s.stack.scriptResourceCall.node.defaultChild), 'Arn'] });
@@ -350,7 +393,7 @@ describe('infra: capability grants', () => {
     pagesBucket: { env: ['PAGES_BUCKET', 'PAGES_BASE_URL'], action: 's3:PutObject' },
     scriptFunctions: { env: ['SCRIPT_ROLE_BOUNDARY_ARN', 'SCRIPT_FUNCTION_PREFIX', 'SCRIPT_RUNTIME_LAYER_ARN', 'RESOURCE_CALL_FUNCTION', 'SCRIPT_GRANT_SECRET_ARN'], action: 'lambda:PublishVersion' },
     scriptGrantKey: { env: ['SCRIPT_GRANT_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
-    scriptPackages: { env: ['SCRIPT_PACKAGES_BUCKET'], action: 's3:PutObject' },
+    packageInstallers: { env: ['NPM_INSTALLER_FUNCTION', 'PIP_INSTALLER_FUNCTION'], action: 'lambda:InvokeFunction' },
     platformWallet: { env: ['PLATFORM_WALLET_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
     feePayer: { env: ['FEE_PAYER_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
     payoutRunner: { env: ['PAYOUT_FUNCTION_NAME'], action: 'lambda:InvokeFunction' },

@@ -3,10 +3,10 @@ import { readFileSync } from 'node:fs';
 import { App, type CfnElement, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { Role } from 'aws-cdk-lib/aws-iam';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { SynthesisMessage } from 'aws-cdk-lib/cx-api';
 import type { tables } from '../../functions/tables.js';
 import type { AreaRoutes } from '../../lib/area-routes.js';
-import type { PlatformFunction } from '../../lib/platform-function.js';
 import type { PlatformStack } from '../../lib/platform-stack.js';
 
 export type Json = Record<string, any>;
@@ -47,7 +47,7 @@ export class Synthesized {
     return nested.Properties.Parameters[(value as { Ref: string }).Ref] ?? value;
   }
 
-  fn(fn: PlatformFunction): { scope: Stack; props: Json; statements: { actions: string[]; resources: unknown[] }[] } {
+  fn(fn: LambdaFunction): { scope: Stack; props: Json; statements: { actions: string[]; resources: unknown[] }[] } {
     const scope = (fn.node.defaultChild as CfnElement).stack;
     const role = { Ref: logicalId((fn.role as Role).node.defaultChild) };
     // The default policy and any separate policy attached to the same role (e.g. selfInvoke's).

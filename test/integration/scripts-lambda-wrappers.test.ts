@@ -30,7 +30,7 @@ let pool: LocalScriptRuntime;
 
 beforeAll(async () => {
   useLocalServices();
-  [upstream, lambdaApi] = await Promise.all([startUpstream(), startLambdaInvokeApi(resourceCallFunction, resourceCallHandler)]);
+  [upstream, lambdaApi] = await Promise.all([startUpstream(), startLambdaInvokeApi({ [resourceCallFunction]: resourceCallHandler })]);
   resource = await givenCallableResource(upstream.baseUrl);
   pool = createLocalScriptRuntime({ stageDir: mkdtempSync(join(tmpdir(), 'platform-stage-')), functionPrefix: 'platform-script-', idleMs: 60_000, maxWorkers: 4 });
 });

@@ -10,8 +10,8 @@ export interface LambdaInvokeApi {
   close(): Promise<void>;
 }
 
-/** Serves `functionName` only; any other name is Lambda's 404 ResourceNotFoundException. */
-export async function startLambdaInvokeApi(functionName: string, handler: (payload: unknown) => Promise<unknown>): Promise<LambdaInvokeApi> {
+/** Serves the functions named in `functions` only; any other name is Lambda's 404 ResourceNotFoundException. A handler that throws is a function error. */
+export async function startLambdaInvokeApi(functions: Record<string, (payload: any) => Promise<unknown>>): Promise<LambdaInvokeApi> {
   const invoked: string[] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -23,12 +23,19 @@ export async function startLambdaInvokeApi(functionName: string, handler: (paylo
         return;
       }
       invoked.push(decodeURIComponent(name));
-      if (decodeURIComponent(name) !== functionName) {
+      const handler = Object.hasOwn(functions, decodeURIComponent(name)) ? functions[decodeURIComponent(name)] : undefined;
+      if (!handler) {
         response.writeHead(404, { 'content-type': 'application/json', 'x-amzn-errortype': 'ResourceNotFoundException' }).end(JSON.stringify({ Type: 'User', message: `Function not found: ${name}` }));
         return;
       }
-      const result = await handler(JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'));
-      response.writeHead(200, { 'content-type': 'application/json', 'x-amz-executed-version': '$LATEST' }).end(JSON.stringify(result));
+      const headers = { 'content-type': 'application/json', 'x-amz-executed-version': '$LATEST' };
+      try {
+        const result = await handler(JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'));
+        response.writeHead(200, headers).end(JSON.stringify(result));
+      } catch (error) {
+        // As Lambda answers a function that threw or ran out of time: 200, the error in the body, flagged in a header.
+        response.writeHead(200, { ...headers, 'x-amz-function-error': 'Unhandled' }).end(JSON.stringify({ errorType: (error as Error).name, errorMessage: (error as Error).message }));
+      }
     });
   });
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));

@@ -7,7 +7,8 @@ import { unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import type { BlobStore } from '../../functions/documents/ports.js';
 import { type InstallRequest, type PackageInstaller, PackageRefusedError } from '../../functions/scripts/dependency-port.js';
-import { archiveKey, createDependencyService, maxPackageBytes } from '../../functions/scripts/dependencies.js';
+import { createDependencyService, maxPackageBytes } from '../../functions/scripts/dependencies.js';
+import { archiveKey, storeTree } from '../../functions/scripts/package-trees.js';
 import { ValidationError } from '../../functions/platform/errors.js';
 
 function memoryBlobs() {
@@ -22,20 +23,24 @@ function memoryBlobs() {
   return { blobs, store };
 }
 
-/** An installer that lays out `files` under nodejs/node_modules, locked as `lock`. */
-function fakeInstaller(files: Record<string, string | Uint8Array>, lock = 'lock-1'): PackageInstaller & { requests: InstallRequest[] } {
+/** An installer that lays out `files` under nodejs/node_modules, locked as `lock`, and stores the tree as installers do. */
+function fakeInstaller(blobs: BlobStore, files: Record<string, string | Uint8Array>, lock = 'lock-1'): PackageInstaller & { requests: InstallRequest[] } {
   const requests: InstallRequest[] = [];
   return {
     requests,
     async install(request) {
       requests.push(request);
       const root = mkdtempSync(join(tmpdir(), 'deps-unit-'));
-      for (const [path, content] of Object.entries(files)) {
-        const full = join(root, 'nodejs', 'node_modules', path);
-        mkdirSync(join(full, '..'), { recursive: true });
-        writeFileSync(full, content);
+      try {
+        for (const [path, content] of Object.entries(files)) {
+          const full = join(root, 'nodejs', 'node_modules', path);
+          mkdirSync(join(full, '..'), { recursive: true });
+          writeFileSync(full, content);
+        }
+        return { resolved: { ms: '2.1.3' }, ...(await storeTree(blobs, request.runtime, root, lock, request.maxBytes)) };
+      } finally {
+        rmSync(root, { recursive: true, force: true });
       }
-      return { root, resolved: { ms: '2.1.3' }, lock, dispose: async () => rmSync(root, { recursive: true, force: true }) };
     },
   };
 }
@@ -46,7 +51,7 @@ describe('scripts: dependency rules', () => {
   it('stores one zip per lock in the layer layout and reports the installed size', async () => {
     // Prepare
     const { blobs, store } = memoryBlobs();
-    const packages = service(fakeInstaller({ 'ms/index.js': 'module.exports = 1;' }), store);
+    const packages = service(fakeInstaller(store, { 'ms/index.js': 'module.exports = 1;' }), store);
     // Act
     const first = await packages.lock('usr_1', 'nodejs18', 'code', { ms: '^2' });
     const second = await packages.lock('usr_2', 'nodejs18', 'other code', { ms: '2.1.3' });
@@ -59,9 +64,10 @@ describe('scripts: dependency rules', () => {
 
   it('installs nothing for an empty declaration', async () => {
     // Prepare
-    const installer = fakeInstaller({});
+    const { store } = memoryBlobs();
+    const installer = fakeInstaller(store, {});
     // Act
-    const locked = await service(installer, memoryBlobs().store).lock('usr_1', 'python3.11', 'code', []);
+    const locked = await service(installer, store).lock('usr_1', 'python3.11', 'code', []);
     // Assess
     expect(locked).toBeUndefined();
     expect(installer.requests).toEqual([]);
@@ -71,7 +77,7 @@ describe('scripts: dependency rules', () => {
     // Prepare
     const { blobs, store } = memoryBlobs();
     const code = 'x'.repeat(1000);
-    const packages = service(fakeInstaller({ 'big/blob.bin': new Uint8Array(maxPackageBytes - 999) }), store);
+    const packages = service(fakeInstaller(store, { 'big/blob.bin': new Uint8Array(maxPackageBytes - 999) }), store);
     // Act
     const refused = packages.lock('usr_1', 'nodejs18', code, { big: '1.0.0' });
     // Assess

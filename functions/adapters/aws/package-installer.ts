@@ -1,10 +1,58 @@
-// The PackageInstaller on AWS: API functions carry no package manager and no sandbox to run one in, so a version
-// declaring packages is refused there with a clear message until installs run in a build job (docs/decisions.md).
-import { type PackageInstaller, PackageResolutionError } from '#functions/scripts/dependency-port.js';
+// The PackageInstaller on AWS: the API functions carry no package manager, so they invoke the stack's installer
+// function of the runtime (npm on Node, pip on Python; lib/package-installers.ts) and wait for its answer. The
+// installer stores the tree in the script-packages bucket itself; only the answer travels back.
+import { promises as dns } from 'node:dns';
+import { isIP } from 'node:net';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { type InstallRequest, type PackageInstaller, PackageRefusedError, PackageResolutionError, PackageTooLargeError } from '#functions/scripts/dependency-port.js';
+import type { InstallerAnswer } from '#functions/scripts/installer-function.js';
+import { archiveKey, lockHashOf } from '#functions/scripts/package-trees.js';
+import { envNames } from '#platform/env-names.js';
+import { isPrivateAddress, privateUpstreamsAllowed } from '#platform/outbound.js';
+import { requiredEnv } from '#platform/settings.js';
+import { traced } from '#platform/tracer.js';
 
-export const unavailablePackageInstaller: PackageInstaller = {
-  async install(request) {
-    const names = Array.isArray(request.declared) ? request.declared.join(', ') : Object.keys(request.declared).join(', ');
-    throw new PackageResolutionError(names, `this deployment does not install packages yet (${names}); create the version without dependencies, or in local mode`);
-  },
-};
+let client: LambdaClient | undefined;
+
+const packageNames = (request: InstallRequest) => (Array.isArray(request.declared) ? request.declared : Object.keys(request.declared)).join(', ');
+
+/** A private registry is the account's choice of address: as for resource calls, never loopback, link-local or private. */
+async function checkRegistry(request: InstallRequest) {
+  if (!request.registry || privateUpstreamsAllowed()) return;
+  const { hostname } = new URL(request.registry.url);
+  const host = hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  try {
+    addresses = isIP(host) ? [host] : (await dns.lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+  } catch {
+    throw new PackageResolutionError(packageNames(request), `the package registry ${hostname} could not be resolved`);
+  }
+  if (addresses.some(isPrivateAddress)) throw new PackageResolutionError(packageNames(request), `the package registry ${hostname} is a loopback, link-local or private address`);
+}
+
+export function createLambdaPackageInstaller(lambda: () => LambdaClient): PackageInstaller {
+  return {
+    async install(request) {
+      await checkRegistry(request);
+      const functionName = request.runtime === 'nodejs18' ? requiredEnv(envNames.npmInstallerFunction, 'packageInstallers') : requiredEnv(envNames.pipInstallerFunction, 'packageInstallers');
+      // The payload carries the registry token: Lambda logs no payload, and the installers log none.
+      const response = await lambda().send(new InvokeCommand({ FunctionName: functionName, Payload: JSON.stringify(request) }));
+      const payload = Buffer.from(response.Payload ?? new Uint8Array()).toString('utf8');
+      if (response.FunctionError) {
+        // Past its own timeout the installer cannot answer: the packages took too long, as a refusal says.
+        if (payload.includes('Task timed out')) throw new PackageResolutionError(packageNames(request), `installing ${packageNames(request)} did not finish within the time limit of a package install`);
+        throw new Error(`the package installer ${functionName} failed: ${payload.slice(0, 500)}`);
+      }
+      const answer = JSON.parse(payload) as InstallerAnswer;
+      if (!answer.ok) {
+        if (answer.kind === 'tooLarge') throw new PackageTooLargeError(answer.sizeBytes);
+        throw answer.kind === 'refused' ? new PackageRefusedError(answer.package, answer.message) : new PackageResolutionError(answer.package, answer.message);
+      }
+      const lockHash = lockHashOf(request.runtime, answer.lock);
+      if (answer.key !== archiveKey(lockHash)) throw new Error(`the package installer ${functionName} stored the tree under ${answer.key}, not ${archiveKey(lockHash)}`);
+      return { resolved: answer.resolved, lockHash, sizeBytes: answer.sizeBytes };
+    },
+  };
+}
+
+export const lambdaPackageInstaller = createLambdaPackageInstaller(() => (client ??= traced(new LambdaClient({}))));

@@ -35,6 +35,8 @@ export const localScriptRuntime: () => LocalScriptRuntime = startedOnFirstUse(
   (pool) => pool.stop(),
 );
 
+const scriptPackages = () => createFileBlobStore('script-packages');
+
 let rateLimiter: ReturnType<typeof memoryRateLimiter> | undefined;
 let embedder: Embedder | undefined;
 
@@ -55,8 +57,9 @@ export const localAdapters: LocalAdapters = {
       workDir: join(settings.dataDir, 'package-installs'),
       cacheDir: join(settings.dataDir, 'package-cache'),
       timeoutMs: settings.numberOr(envNames.packageInstallTimeoutSeconds, 180) * 1000,
+      blobs: scriptPackages,
     }),
-  scriptPackages: () => createFileBlobStore('script-packages'),
+  scriptPackages,
   // Loaded on first use: the embedded bank's native module is large.
   solanaLedger: async () => (await import('./solana-ledger.js')).bankLedger(),
   platformSigners: async () => (await import('./solana-signers.js')).bankSigners(),

@@ -1,14 +1,13 @@
-// Local adapter of the PackageInstaller port: npm (`--ignore-scripts`) or pip (`--only-binary :all:`, so no source
-// package is ever built) inside bubblewrap, with network to the registry, the install's own directories and a
-// shared download cache as the only writable places, and a time limit. Nothing of the platform's data is visible.
-import { spawn } from 'node:child_process';
-import { chownSync, existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+// Local adapter of the PackageInstaller port: npm or pip (functions/scripts/package-managers.ts) inside bubblewrap,
+// with network to the registry, the install's own directories and a shared download cache as the only writable
+// places, and a time limit. Nothing of the platform's data is visible. The tree is stored in the blob store.
+import { chownSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { DeclaredDependencies } from '#functions/scripts/model.js';
-import {
-  type InstallRequest, type InstalledTree, type PackageInstaller, type PackageRegistry, PackageRefusedError, PackageResolutionError,
-} from '#functions/scripts/dependency-port.js';
+import type { BlobStore } from '#functions/documents/ports.js';
+import { type PackageInstaller, PackageResolutionError } from '#functions/scripts/dependency-port.js';
+import { type InstallSite, installNode, installPython, plainSite, spawnLimited } from '#functions/scripts/package-managers.js';
+import { storeTree } from '#functions/scripts/package-trees.js';
 import { type SandboxMode, handOver, installSandboxCommand, letOthersTraverse, scriptSandbox } from './script-sandbox.js';
 import { workerPython } from './script-pool.js';
 
@@ -18,174 +17,27 @@ export interface InstallerOptions {
   /** npm's and pip's download caches, kept between installs (a warm cache). */
   cacheDir: string;
   timeoutMs: number;
+  /** Where installed trees are kept, one zip per lock. */
+  blobs: () => BlobStore;
 }
 
-const publicRegistry = { npm: 'https://registry.npmjs.org/', pypi: 'https://pypi.org/simple/' };
-/** The machine's trust store (Debian's path): registries behind a proxy with its own CA are trusted as the machine trusts them. */
-const systemCaBundle = '/etc/ssl/certs/ca-certificates.crt';
-const trustsSystem = () => existsSync(systemCaBundle);
-const outputTail = 8192;
-const npmCli = join(dirname(dirname(process.execPath)), 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
 /** Paths inside the sandbox. */
 const inside = { work: '/install', cache: '/cache' };
 
-interface Run {
-  status: number | null;
-  output: string;
-  timedOut: boolean;
-}
-
-/** The token never appears in what is reported back. */
-const scrub = (text: string, registry?: PackageRegistry) => (registry?.token ? text.split(registry.token).join('***') : text);
-
-function names(declared: DeclaredDependencies): string[] {
-  return Array.isArray(declared) ? declared.map((requirement) => /^[A-Za-z0-9._-]+/.exec(requirement)?.[0] ?? requirement) : Object.keys(declared);
-}
-
-function run(sandbox: SandboxMode, command: string[], writable: Record<string, string>, env: Record<string, string>, timeoutMs: number): Promise<Run> {
-  handOver(sandbox, [writable[inside.work]!]);
-  const spec =
-    sandbox.kind === 'bwrap'
-      ? installSandboxCommand(sandbox, { systemDirs: [dirname(dirname(command[0]!))], writable, addressSpaceMb: 4096, env, command })
-      : { file: command[0]!, args: command.slice(1), env, uid: undefined, gid: undefined };
-  return new Promise((resolve) => {
-    const child = spawn(spec.file, spec.args, { env: spec.env, stdio: ['ignore', 'pipe', 'pipe'], ...(spec.uid !== undefined && { uid: spec.uid, gid: spec.gid }) });
-    let output = '';
-    const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-outputTail));
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.once('error', (error) => keep(Buffer.from(error.message)));
-    child.once('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, output, timedOut });
-    });
-  });
-}
-
-/** `package@range` or a requirement as npm and pip name it in their errors. */
-function npmFailure(output: string, declared: string[]): PackageResolutionError {
-  const missing = /'(@?[^@'\s]+)@[^']*' is not in this registry/.exec(output)?.[1] ?? /404 Not Found - GET \S+\/(@[^/\s]+%2f[^/\s]+|[^/\s]+)/.exec(output)?.[1]?.replace('%2f', '/');
-  if (missing) return new PackageResolutionError(missing, `package ${missing} does not exist in the npm registry`);
-  const target = /No matching version found for (@?[^@\s]+)@(\S+?)\.?$/m.exec(output);
-  if (target) return new PackageResolutionError(target[1]!, `no version of ${target[1]} matches ${target[2]}`);
-  const unreachable = /(ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|ECONNRESET)/.exec(output)?.[1];
-  const all = declared.join(', ');
-  if (unreachable) return new PackageResolutionError(all, `the npm registry could not be reached (${unreachable}) while resolving ${all}`);
-  return new PackageResolutionError(all, `npm could not install ${all}: ${output.trim().split('\n').slice(-3).join(' ').slice(0, 400)}`);
-}
-
-function pipFailure(output: string, declared: string[]): PackageResolutionError {
-  const missing = /No matching distribution found for ([A-Za-z0-9._-]+)(\S*)/.exec(output);
-  if (missing) {
-    return new PackageResolutionError(missing[1]!, `no release of ${missing[1]}${missing[2]} was found as a wheel in the package index (source-only packages are not installed)`);
-  }
-  const all = declared.join(', ');
-  return new PackageResolutionError(all, `pip could not install ${all}: ${output.trim().split('\n').slice(-3).join(' ').slice(0, 400)}`);
-}
-
-interface NpmLock {
-  packages?: Record<string, { version?: string; integrity?: string; resolved?: string; hasInstallScript?: boolean; link?: boolean }>;
-}
-
-/** A user's lockfile may only fetch from the registry in use: its `resolved` URLs are checked before `npm ci`. */
-function checkedLockfile(lockfile: string, registryUrl: string): string {
-  let lock: NpmLock & { lockfileVersion?: number };
-  try {
-    lock = JSON.parse(lockfile);
-  } catch {
-    throw new PackageRefusedError('lockfile', 'the lockfile is not valid JSON');
-  }
-  if (!lock || typeof lock !== 'object' || ![2, 3].includes(lock.lockfileVersion ?? 0)) throw new PackageRefusedError('lockfile', 'the lockfile must be a package-lock.json of lockfileVersion 2 or 3');
-  const origin = new URL(registryUrl).origin;
-  for (const [path, entry] of Object.entries(lock.packages ?? {})) {
-    if (!path) continue;
-    if (entry.link || (entry.resolved && new URL(entry.resolved, registryUrl).origin !== origin)) {
-      throw new PackageRefusedError(path.replace(/^.*node_modules\//, ''), `the lockfile fetches ${path} from outside the registry ${origin}`);
-    }
-  }
-  return lockfile;
-}
-
-async function installNode(sandbox: SandboxMode, request: InstallRequest, work: string, options: InstallerOptions): Promise<Omit<InstalledTree, 'root' | 'dispose'>> {
-  const registry = request.registry?.url ?? publicRegistry.npm;
-  const project = join(work, 'project');
-  await mkdir(project);
-  await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'script-dependencies', version: '1.0.0', private: true, dependencies: request.declared }));
-  if (request.lockfile !== undefined) await writeFile(join(project, 'package-lock.json'), checkedLockfile(request.lockfile, registry));
-  const host = new URL(registry);
-  const auth = request.registry?.token ? `//${host.host}${host.pathname.replace(/\/?$/, '/')}:_authToken=${request.registry.token}\n` : '';
-  await writeFile(join(project, '.npmrc'), `registry=${registry}\n${auth}`);
-  const prefix = `${inside.work}/project`;
-  const command = [
-    process.execPath, npmCli, request.lockfile === undefined ? 'install' : 'ci', '--prefix', prefix, '--ignore-scripts', '--omit=dev', '--no-audit', '--no-fund',
-    '--no-update-notifier', '--cache', `${inside.cache}/npm`, '--userconfig', `${prefix}/.npmrc`,
-  ];
-  const env = { PATH: '/usr/bin:/bin', HOME: '/tmp', LANG: 'C.UTF-8', ...(trustsSystem() && { NODE_EXTRA_CA_CERTS: systemCaBundle }) };
-  const outcome = await run(sandbox, command, { [inside.work]: work, [inside.cache]: options.cacheDir }, env, options.timeoutMs);
-  const declared = names(request.declared);
-  if (outcome.timedOut) throw new PackageResolutionError(declared.join(', '), `installing ${declared.join(', ')} took longer than ${options.timeoutMs / 1000} s`);
-  if (outcome.status !== 0) throw npmFailure(scrub(outcome.output, request.registry), declared);
-  const lock = JSON.parse(await readFile(join(project, 'package-lock.json'), 'utf8')) as NpmLock;
-  const entries = Object.entries(lock.packages ?? {}).filter(([path]) => path.startsWith('node_modules/'));
-  const scripted = entries.find(([, entry]) => entry.hasInstallScript);
-  if (scripted) {
-    const name = scripted[0].replace(/^.*node_modules\//, '');
-    throw new PackageRefusedError(name, `package ${name} runs install scripts (to build native code or fetch files), which the platform does not run; choose a package without them`);
-  }
-  await mkdir(join(work, 'tree', 'nodejs'), { recursive: true });
-  if (existsSync(join(project, 'node_modules'))) await rename(join(project, 'node_modules'), join(work, 'tree', 'nodejs', 'node_modules'));
-  const resolved = Object.fromEntries(entries.map(([path, entry]) => [path.replace(/^node_modules\//, ''), entry.version ?? '']));
-  const canonical = entries.map(([path, entry]) => [path, entry.version, entry.integrity]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
-  return { resolved, lock: JSON.stringify(canonical) };
-}
-
-interface PipReport {
-  install?: Array<{ metadata: { name: string; version: string }; download_info?: { url?: string; archive_info?: { hash?: string; hashes?: Record<string, string> } } }>;
-}
-
-/** The registry URL with the token as basic-auth password (`__token__`), as PyPI-compatible indexes take it. */
-function pipIndex(registry?: PackageRegistry): string {
-  if (!registry) return publicRegistry.pypi;
-  if (!registry.token) return registry.url;
-  const url = new URL(registry.url);
-  url.username = '__token__';
-  url.password = registry.token;
-  return url.toString();
-}
-
-async function installPython(sandbox: SandboxMode, request: InstallRequest, work: string, options: InstallerOptions): Promise<Omit<InstalledTree, 'root' | 'dispose'>> {
-  const python = await workerPython(sandbox);
-  if (!python) throw new PackageResolutionError(names(request.declared).join(', '), 'python3 is not installed on this machine');
-  await writeFile(join(work, 'requirements.txt'), `${(request.declared as string[]).join('\n')}\n`);
-  await mkdir(join(work, 'tmp'));
-  const command = [
-    python, '-E', '-s', '-m', 'pip', 'install', '--isolated', '--no-input', '--disable-pip-version-check', '--progress-bar', 'off', '--no-compile',
-    '--only-binary', ':all:', '--target', `${inside.work}/tree/python`, '--index-url', pipIndex(request.registry), '--cache-dir', `${inside.cache}/pip`,
-    '--report', `${inside.work}/report.json`, '-r', `${inside.work}/requirements.txt`, ...(trustsSystem() ? ['--cert', systemCaBundle] : []),
-  ];
-  const env = { PATH: '/usr/bin:/bin', HOME: '/tmp', LANG: 'C.UTF-8', TMPDIR: `${inside.work}/tmp` };
-  const outcome = await run(sandbox, command, { [inside.work]: work, [inside.cache]: options.cacheDir }, env, options.timeoutMs);
-  const declared = names(request.declared);
-  if (outcome.timedOut) throw new PackageResolutionError(declared.join(', '), `installing ${declared.join(', ')} took longer than ${options.timeoutMs / 1000} s`);
-  if (outcome.status !== 0) throw pipFailure(scrub(outcome.output, request.registry), declared);
-  const report = JSON.parse(await readFile(join(work, 'report.json'), 'utf8')) as PipReport;
-  const installed = report.install ?? [];
-  for (const item of installed) {
-    const file = decodeURIComponent(item.download_info?.url?.split('/').pop()?.split('#')[0] ?? '');
-    // name-version(-build)?-python-abi-platform.whl: only abi `none` and platform `any` are pure Python.
-    const tags = file.replace(/\.whl$/, '').split('-').slice(-2);
-    if (tags[0] !== 'none' || tags[1] !== 'any') {
-      throw new PackageRefusedError(item.metadata.name, `package ${item.metadata.name} ${item.metadata.version} ships native code (${file}); only pure-Python wheels are installed`);
-    }
-  }
-  const resolved = Object.fromEntries(installed.map((item) => [item.metadata.name, item.metadata.version]));
-  const canonical = installed.map((item) => `${item.metadata.name.toLowerCase()}==${item.metadata.version} ${item.download_info?.archive_info?.hash ?? ''}`).sort();
-  return { resolved, lock: canonical.join('\n') };
+function sandboxSite(sandbox: SandboxMode, work: string, options: InstallerOptions): InstallSite {
+  const writable = { [inside.work]: work, [inside.cache]: options.cacheDir };
+  if (sandbox.kind !== 'bwrap') return plainSite(work, options.cacheDir, options.timeoutMs);
+  return {
+    dir: work,
+    seenAs: inside.work,
+    cache: inside.cache,
+    timeoutMs: options.timeoutMs,
+    run(command, env) {
+      handOver(sandbox, [work]);
+      const spec = installSandboxCommand(sandbox, { systemDirs: [dirname(dirname(command[0]!))], writable, addressSpaceMb: 4096, env, command });
+      return spawnLimited(spec.file, spec.args, spec.env, options.timeoutMs, spec.uid === undefined ? undefined : { uid: spec.uid, gid: spec.gid! });
+    },
+  };
 }
 
 export function createLocalPackageInstaller(options: InstallerOptions): PackageInstaller {
@@ -197,14 +49,19 @@ export function createLocalPackageInstaller(options: InstallerOptions): PackageI
       if (sandbox.kind === 'bwrap' && sandbox.runAs) letOthersTraverse([options.workDir, dirname(options.workDir), dirname(options.cacheDir)]);
       const work = await mkdtemp(join(options.workDir, 'install-'));
       if (sandbox.kind === 'bwrap' && sandbox.runAs) chownSync(options.cacheDir, sandbox.runAs.uid, sandbox.runAs.gid);
-      const dispose = () => rm(work, { recursive: true, force: true });
+      const site = sandboxSite(sandbox, work, options);
       try {
-        const installed = request.runtime === 'nodejs18' ? await installNode(sandbox, request, work, options) : await installPython(sandbox, request, work, options);
-        await mkdir(join(work, 'tree'), { recursive: true });
-        return { ...installed, root: join(work, 'tree'), dispose };
-      } catch (error) {
-        await dispose();
-        throw error;
+        let installed;
+        if (request.runtime === 'nodejs18') installed = await installNode(site, request);
+        else {
+          const python = await workerPython(sandbox);
+          if (!python) throw new PackageResolutionError((request.declared as string[]).join(', '), 'python3 is not installed on this machine');
+          installed = await installPython(site, request, python);
+        }
+        const stored = await storeTree(options.blobs(), request.runtime, installed.tree, installed.lock, request.maxBytes);
+        return { resolved: installed.resolved, ...stored };
+      } finally {
+        await rm(work, { recursive: true, force: true });
       }
     },
   };

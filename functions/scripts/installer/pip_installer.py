@@ -1,0 +1,159 @@
+"""The pip installer function of the stack (lib/scripts.ts, PackageInstallers).
+
+Invoked by the API functions with an install request, it answers as functions/scripts/installer-function.ts
+describes: the tree stored under script-deps/<lock hash>.zip in the script-packages bucket, or a refusal naming
+the package. It runs the pip command line of functions/scripts/package-managers.ts (installPython) and refuses and
+locks as it does; the integration test checks both give the same lock hash for the same requirements.
+Nothing here logs the request: it carries the account registry's token.
+"""
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.parse
+import zipfile
+
+OUTPUT_TAIL = 8192
+PUBLIC_INDEX = 'https://pypi.org/simple/'
+# A fixed date: equal trees give equal zips.
+ZIP_DATE = (2020, 1, 1, 0, 0, 0)
+
+
+class Refusal(Exception):
+    def __init__(self, answer):
+        super().__init__(answer.get('message', answer['kind']))
+        self.answer = answer
+
+
+def resolution(package, message):
+    return Refusal({'ok': False, 'kind': 'resolution', 'package': package, 'message': message})
+
+
+def names(declared):
+    return [(re.match(r'^[A-Za-z0-9._-]+', requirement) or [requirement])[0] for requirement in declared]
+
+
+def index_url(registry):
+    if not registry:
+        return PUBLIC_INDEX
+    if not registry.get('token'):
+        return registry['url']
+    parts = urllib.parse.urlsplit(registry['url'])
+    netloc = '__token__:%s@%s' % (urllib.parse.quote(registry['token'], safe=''), parts.netloc)
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def scrub(text, registry):
+    token = (registry or {}).get('token')
+    if not token:
+        return text
+    return text.replace(token, '***').replace(urllib.parse.quote(token, safe=''), '***')
+
+
+def pip_failure(output, declared):
+    missing = re.search(r'No matching distribution found for ([A-Za-z0-9._-]+)(\S*)', output)
+    if missing:
+        return resolution(missing.group(1), 'no release of %s%s was found as a wheel in the package index (source-only packages are not installed)' % (missing.group(1), missing.group(2)))
+    everything = ', '.join(declared)
+    tail = ' '.join(output.strip().split('\n')[-3:])[:400]
+    return resolution(everything, 'pip could not install %s: %s' % (everything, tail))
+
+
+def run_pip(work, request, timeout):
+    command = [
+        sys.executable, '-E', '-s', '-m', 'pip', 'install', '--isolated', '--no-input', '--disable-pip-version-check', '--progress-bar', 'off', '--no-compile',
+        '--only-binary', ':all:', '--target', os.path.join(work, 'tree', 'python'), '--index-url', index_url(request.get('registry')),
+        '--cache-dir', os.path.join(work, 'cache'), '--report', os.path.join(work, 'report.json'), '-r', os.path.join(work, 'requirements.txt'),
+    ]
+    # No credential of the function reaches pip: only what it needs to run.
+    env = {'PATH': '/usr/bin:/bin', 'HOME': work, 'LANG': 'C.UTF-8', 'TMPDIR': os.path.join(work, 'tmp')}
+    declared = names(request['declared'])
+    try:
+        done = subprocess.run(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        everything = ', '.join(declared)
+        raise resolution(everything, 'installing %s took longer than %g s, the time limit of a package install' % (everything, timeout))
+    if done.returncode != 0:
+        raise pip_failure(scrub(done.stdout.decode('utf-8', 'replace')[-OUTPUT_TAIL:], request.get('registry')), declared)
+
+
+def locked(work):
+    with open(os.path.join(work, 'report.json'), encoding='utf-8') as report:
+        installed = json.load(report).get('install', [])
+    for item in installed:
+        name, version = item['metadata']['name'], item['metadata']['version']
+        url = (item.get('download_info') or {}).get('url') or ''
+        wheel = urllib.parse.unquote(url.split('/')[-1].split('#')[0])
+        # name-version(-build)?-python-abi-platform.whl: only abi `none` and platform `any` are pure Python.
+        if wheel[:-len('.whl')].split('-')[-2:] != ['none', 'any']:
+            raise Refusal({'ok': False, 'kind': 'refused', 'package': name, 'message': 'package %s %s ships native code (%s); only pure-Python wheels are installed' % (name, version, wheel)})
+    resolved = {item['metadata']['name']: item['metadata']['version'] for item in installed}
+    lines = sorted('%s==%s %s' % (item['metadata']['name'].lower(), item['metadata']['version'], ((item.get('download_info') or {}).get('archive_info') or {}).get('hash', '')) for item in installed)
+    return resolved, '\n'.join(lines)
+
+
+def zipped(root):
+    """The tree under root as a zip file, and its unpacked size; links are left out."""
+    files = []
+    for directory, _, entries in os.walk(root):
+        for entry in entries:
+            full = os.path.join(directory, entry)
+            if os.path.isfile(full) and not os.path.islink(full):
+                files.append((os.path.relpath(full, root), full))
+    archive = os.path.join(os.path.dirname(root), 'tree.zip')
+    size = 0
+    with zipfile.ZipFile(archive, 'w', zipfile.ZIP_DEFLATED, compresslevel=6) as out:
+        for path, full in sorted(files):
+            with open(full, 'rb') as source:
+                data = source.read()
+            size += len(data)
+            out.writestr(zipfile.ZipInfo(path, ZIP_DATE), data, zipfile.ZIP_DEFLATED)
+    return archive, size
+
+
+def store(s3, bucket, key, archive):
+    from botocore.exceptions import ClientError
+    try:
+        s3.head_object(Bucket=bucket, Key=key)
+        return
+    except ClientError as error:
+        if error.response.get('Error', {}).get('Code') not in ('404', 'NoSuchKey', 'NotFound'):
+            raise
+    with open(archive, 'rb') as body:
+        s3.put_object(Bucket=bucket, Key=key, Body=body, ContentType='application/zip')
+
+
+def install(request, s3, bucket, timeout):
+    work = tempfile.mkdtemp(prefix='install-')
+    try:
+        os.makedirs(os.path.join(work, 'tmp'))
+        with open(os.path.join(work, 'requirements.txt'), 'w', encoding='utf-8') as requirements:
+            requirements.write('\n'.join(request['declared']) + '\n')
+        run_pip(work, request, timeout)
+        resolved, lock = locked(work)
+        os.makedirs(os.path.join(work, 'tree', 'python'), exist_ok=True)
+        archive, size = zipped(os.path.join(work, 'tree'))
+        if size > request['maxBytes']:
+            return {'ok': False, 'kind': 'tooLarge', 'sizeBytes': size}
+        key = 'script-deps/%s.zip' % hashlib.sha256(('%s\n%s' % (request['runtime'], lock)).encode('utf-8')).hexdigest()
+        store(s3, bucket, key, archive)
+        return {'ok': True, 'resolved': resolved, 'lock': lock, 'key': key, 'sizeBytes': size}
+    except Refusal as refusal:
+        return refusal.answer
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+_s3 = None
+
+
+def handler(event, context):
+    global _s3
+    if _s3 is None:
+        import boto3  # the Python runtime's own SDK
+        _s3 = boto3.client('s3')
+    return install(event, _s3, os.environ['SCRIPT_PACKAGES_BUCKET'], float(os.environ.get('PACKAGE_INSTALL_TIMEOUT_SECONDS', '20')))
