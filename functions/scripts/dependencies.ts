@@ -1,17 +1,17 @@
 // A version's packages: resolved, installed and locked once when the version is created, kept as one zip in the
 // blob store under the lock's hash (so versions with equal locks share it), and counted with the code against
-// SPEC.md's 50 MB. The version item holds only what was declared, what was resolved and the lock's hash.
+// SPEC.md's 50 MB. The version item holds only what was declared, what was resolved and the lock's hash. Each tree
+// counts the versions using it (tree-ref-store.ts) and is removed when the last one goes.
 import { readFile, readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { zipSync } from 'fflate';
 import type { BlobStore } from '#functions/documents/ports.js';
-import { ValidationError } from '#platform/errors.js';
+import type { Clock } from '#platform/clock.js';
+import { ConflictError, ValidationError } from '#platform/errors.js';
 import { sha256Hex } from '#platform/ids.js';
 import { type PackageInstaller, type PackageRegistry, PackageRefusedError, PackageResolutionError } from './dependency-port.js';
-import type { DeclaredDependencies, RuntimeLabel, ScriptVersion, VersionDependencies } from './model.js';
-
-/** SPEC.md Limits/Scripts: code size 50 MB including dependencies. */
-export const maxPackageBytes = 50 * 1024 * 1024;
+import { type DeclaredDependencies, type RuntimeLabel, type ScriptVersion, type VersionDependencies, maxPackageBytes } from './model.js';
+import type { TreeRefStore } from './tree-ref-store.js';
 
 export type Ecosystem = 'npm' | 'pypi';
 export const ecosystemOf = (runtime: RuntimeLabel): Ecosystem => (runtime === 'nodejs18' ? 'npm' : 'pypi');
@@ -53,17 +53,59 @@ function checkShape(runtime: RuntimeLabel, declared: DeclaredDependencies, lockf
 
 const isEmpty = (declared: DeclaredDependencies) => (Array.isArray(declared) ? declared.length === 0 : Object.keys(declared).length === 0);
 
+/** A removal that has not finished in this long died with its process (it takes one blob delete); a holder takes it over. */
+const staleCollectionMs = 10 * 60 * 1000;
+/** How long a new version waits for the removal of the tree it needs to finish. */
+const holdWaitMs = 5000;
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 export function createDependencyService(deps: {
   installer: () => PackageInstaller;
   blobs: () => BlobStore;
+  refs: () => TreeRefStore;
   registryOf: (userId: string, ecosystem: Ecosystem) => Promise<PackageRegistry | undefined>;
+  clock: Clock;
 }) {
+  /**
+   * Counts one more version using the tree, waiting out a removal under way, and stores it if missing. A count that
+   * did not exist while the tree did means a tree stored before counting began, which older versions use uncounted:
+   * it is pinned and never removed.
+   */
+  async function hold(lockHash: string, zip?: () => Uint8Array): Promise<void> {
+    const holdOnce = () => deps.refs().hold(lockHash, new Date(deps.clock.now() - staleCollectionMs).toISOString());
+    const deadline = deps.clock.now() + holdWaitMs;
+    let held = await holdOnce();
+    for (let interval = 25; held === 'collecting'; interval = Math.min(interval * 2, 1000)) {
+      if (deps.clock.now() >= deadline) throw new ConflictError(`the installed dependencies ${lockHash} are being removed; try again`, { lockHash });
+      await pause(interval);
+      held = await holdOnce();
+    }
+    try {
+      const stored = (await deps.blobs().sizeOf(archiveKey(lockHash))) !== undefined;
+      if (stored && held === 'new') await deps.refs().pin(lockHash);
+      if (!stored && zip) await deps.blobs().put(archiveKey(lockHash), zip(), 'application/zip');
+    } catch (error) {
+      await release(lockHash, 1);
+      throw error;
+    }
+  }
+
+  /** `count` versions using the tree are gone; the tree is removed when no version uses it any more. */
+  async function release(lockHash: string, count: number): Promise<void> {
+    if (!(await deps.refs().release(lockHash, count))) return;
+    const at = deps.clock.nowIso();
+    if (!(await deps.refs().markCollecting(lockHash, at))) return;
+    await deps.blobs().delete(archiveKey(lockHash));
+    await deps.refs().forget(lockHash, at);
+  }
+
   return {
     /**
-     * Installs `declared` for a new version and stores the tree; undefined when nothing is declared. Refuses with
-     * VALIDATION_ERROR naming the package that cannot be resolved or is not installable, or the size past 50 MB.
+     * Installs `declared` for a new version, stores the tree and holds it for the version (release it if the version
+     * is not written); undefined when nothing is declared. Refuses with VALIDATION_ERROR naming the package that cannot
+     * be resolved or is not installable, or the size of code and packages past 50 MB.
      */
-    async lock(userId: string, runtime: RuntimeLabel, code: string, declared: DeclaredDependencies, lockfile?: string): Promise<VersionDependencies | undefined> {
+    async lock(userId: string, runtime: RuntimeLabel, codeBytes: number, declared: DeclaredDependencies, lockfile?: string): Promise<VersionDependencies | undefined> {
       checkShape(runtime, declared, lockfile);
       if (isEmpty(declared)) return undefined;
       const registry = await deps.registryOf(userId, ecosystemOf(runtime));
@@ -79,20 +121,25 @@ export function createDependencyService(deps: {
       try {
         const files = await filesUnder(tree.root);
         const sizeBytes = files.reduce((sum, file) => sum + file.bytes.byteLength, 0);
-        const total = sizeBytes + Buffer.byteLength(code);
+        const total = sizeBytes + codeBytes;
         if (total > maxPackageBytes) {
           throw new ValidationError('dependencies', declared, `code and installed dependencies come to ${megabytes(total)} MB (${total} bytes); the limit is 50 MB`, {
             sizeBytes: total, limitBytes: maxPackageBytes,
           });
         }
         const lockHash = sha256Hex(`${runtime}\n${tree.lock}`);
-        const blobs = deps.blobs();
-        if ((await blobs.sizeOf(archiveKey(lockHash))) === undefined) await blobs.put(archiveKey(lockHash), zipOf(files), 'application/zip');
+        await hold(lockHash, () => zipOf(files));
         return { declared, resolved: tree.resolved, lockHash, sizeBytes };
       } finally {
         await tree.dispose();
       }
     },
+
+    /** Holds the tree of `dependencies` for one more version (a new version keeping the previous one's packages). */
+    keep: (dependencies: VersionDependencies) => hold(dependencies.lockHash),
+
+    /** The versions using the tree of `dependencies` less `count` (one not written, or deleted ones). */
+    release: (dependencies: VersionDependencies, count = 1) => release(dependencies.lockHash, count),
 
     /** The tree a runtime mounts for `version`; undefined for a version without packages. */
     treeOf(version: Pick<ScriptVersion, 'dependencies'>): DependencyTree | undefined {

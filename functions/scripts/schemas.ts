@@ -4,19 +4,17 @@ import { EventType } from '#functions/events/event-types.js';
 import { reviewFields } from '#functions/marketplace/schemas.js';
 import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
 import { Semver } from '#platform/semver.js';
-import { limits, marketplaceCategories, pricingModels, runtimeLabels, triggerTypes } from './model.js';
-
-/** A version's code is stored in its DynamoDB item (400 KB); its installed packages live in the blob store. */
-const maxCodeBytes = 350_000;
+import { limits, marketplaceCategories, maxPackageBytes, pricingModels, runtimeLabels, triggerTypes } from './model.js';
 
 const ScriptId = OpaqueId;
 const ExecutionId = OpaqueId;
 const VersionId = OpaqueId;
 
+/** Code is a blob, as packages are: both count against 50 MB; one request body (6 MB) bounds it first. */
 const Code = z
   .string()
   .min(1, 'must not be empty')
-  .refine((code) => Buffer.byteLength(code) <= maxCodeBytes, `must be at most ${maxCodeBytes} bytes`);
+  .refine((code) => Buffer.byteLength(code) <= maxPackageBytes, `must be at most ${maxPackageBytes} bytes`);
 const PackageName = z.string().max(214).regex(/^(@[a-z0-9~][a-z0-9._~-]*\/)?[a-z0-9~][a-z0-9._~-]*$/, 'must be an npm package name');
 const SemverRange = z
   .string()

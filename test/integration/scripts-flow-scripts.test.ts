@@ -24,7 +24,7 @@ beforeAll(async () => {
   process.env.PLATFORM_MODE = 'local';
   process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
   process.env.DATA_DIR = mkdtempSync(join(tmpdir(), 'platform-flows-'));
-  const [{ createAuthoring }, { scriptService }, { createScriptStore }, { stopLocalServices }] = await Promise.all([
+  const [{ createAuthoring }, { scriptCode, scriptService }, { createScriptStore }, { stopLocalServices }] = await Promise.all([
     import('../../functions/scripts/authoring.js'),
     import('../../functions/scripts/wiring.js'),
     import('../../functions/scripts/store.js'),
@@ -32,7 +32,7 @@ beforeAll(async () => {
   ]);
   scripts = scriptService();
   store = createScriptStore();
-  authoring = createAuthoring({ flows: flowPort, scripts, store, catalog: { methodsOf: async () => undefined }, pythonFacts: async () => undefined });
+  authoring = createAuthoring({ flows: flowPort, scripts, store, code: scriptCode, catalog: { methodsOf: async () => undefined }, pythonFacts: async () => undefined });
   stopLocal = stopLocalServices;
 });
 afterAll(() => stopLocal());
