@@ -124,6 +124,8 @@ async function installNode(sandbox: SandboxMode, request: InstallRequest, work: 
   const command = [
     process.execPath, npmCli, request.lockfile === undefined ? 'install' : 'ci', '--prefix', prefix, '--ignore-scripts', '--omit=dev', '--no-audit', '--no-fund',
     '--no-update-notifier', '--cache', `${inside.cache}/npm`, '--userconfig', `${prefix}/.npmrc`,
+    // One quick retry: npm's default (two, 10 s and more apart) keeps an unreachable registry's refusal waiting over a minute.
+    '--fetch-retries=1', '--fetch-retry-mintimeout=1000', '--fetch-retry-maxtimeout=5000',
   ];
   const env = { PATH: '/usr/bin:/bin', HOME: '/tmp', LANG: 'C.UTF-8', ...(trustsSystem() && { NODE_EXTRA_CA_CERTS: systemCaBundle }) };
   const outcome = await run(sandbox, command, { [inside.work]: work, [inside.cache]: options.cacheDir }, env, options.timeoutMs);
