@@ -138,8 +138,15 @@ export function createDependencyService(deps: {
     /** Holds the tree of `dependencies` for one more version (a new version keeping the previous one's packages). */
     keep: (dependencies: VersionDependencies) => hold(dependencies.lockHash),
 
-    /** The versions using the tree of `dependencies` less `count` (one not written, or deleted ones). */
-    release: (dependencies: VersionDependencies, count = 1) => release(dependencies.lockHash, count),
+    /** A version holding the tree of `dependencies` was not written after all. */
+    release: (dependencies: VersionDependencies) => release(dependencies.lockHash, 1),
+
+    /** Deleted versions no longer use their trees: each tree no version uses any more is removed. */
+    async releaseAll(versions: Array<Pick<ScriptVersion, 'dependencies'>>): Promise<void> {
+      const counts = new Map<string, number>();
+      for (const { dependencies } of versions) if (dependencies) counts.set(dependencies.lockHash, (counts.get(dependencies.lockHash) ?? 0) + 1);
+      await Promise.all([...counts].map(([lockHash, count]) => release(lockHash, count)));
+    },
 
     /** The tree a runtime mounts for `version`; undefined for a version without packages. */
     treeOf(version: Pick<ScriptVersion, 'dependencies'>): DependencyTree | undefined {

@@ -140,12 +140,8 @@ export function createScriptService(deps: {
    * leaves blobs nothing points at, which cost storage only, so the delete still succeeds.
    */
   async function removeBlobs(versions: ScriptVersion[]) {
-    const trees = new Map<string, { dependencies: VersionDependencies; count: number }>();
-    for (const { dependencies } of versions) {
-      if (dependencies) trees.set(dependencies.lockHash, { dependencies, count: (trees.get(dependencies.lockHash)?.count ?? 0) + 1 });
-    }
-    const removals = [deps.code.remove(versions), ...[...trees.values()].map(({ dependencies, count }) => deps.packages().release(dependencies, count))];
-    for (const failed of (await Promise.allSettled(removals)).filter((removal) => removal.status === 'rejected')) {
+    const removals = await Promise.allSettled([deps.code.remove(versions), deps.packages().releaseAll(versions)]);
+    for (const failed of removals.filter((removal) => removal.status === 'rejected')) {
       logger.error('removing the blobs of a deleted script failed', { scriptId: versions[0]?.scriptId, error: String(failed.reason) });
     }
   }
