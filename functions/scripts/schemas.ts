@@ -10,11 +10,11 @@ const ScriptId = OpaqueId;
 const ExecutionId = OpaqueId;
 const VersionId = OpaqueId;
 
-/** Code is a blob, as packages are: both count against 50 MB; one request body (6 MB) bounds it first. */
 const Code = z
   .string()
   .min(1, 'must not be empty')
-  .refine((code) => Buffer.byteLength(code) <= maxPackageBytes, `must be at most ${maxPackageBytes} bytes`);
+  .refine((code) => Buffer.byteLength(code) <= maxPackageBytes, `must be at most ${maxPackageBytes} bytes`)
+  .describe('The script source. With its installed dependencies up to 50 MB; one request body carries at most 6 MB (413 past it).');
 const PackageName = z.string().max(214).regex(/^(@[a-z0-9~][a-z0-9._~-]*\/)?[a-z0-9~][a-z0-9._~-]*$/, 'must be an npm package name');
 const SemverRange = z
   .string()
