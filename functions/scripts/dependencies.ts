@@ -141,10 +141,15 @@ export function createDependencyService(deps: {
     /** A version holding the tree of `dependencies` was not written after all. */
     release: (dependencies: VersionDependencies) => release(dependencies.lockHash, 1),
 
-    /** Deleted versions no longer use their trees: each tree no version uses any more is removed. */
-    async releaseAll(versions: Array<Pick<ScriptVersion, 'dependencies'>>): Promise<void> {
+    /**
+     * Deleted versions no longer use their trees: each tree no version uses any more is removed. Versions written
+     * before trees were counted (they hold their code inline, without `codeBytes`) never counted themselves.
+     */
+    async releaseAll(versions: Array<Pick<ScriptVersion, 'dependencies' | 'codeBytes'>>): Promise<void> {
       const counts = new Map<string, number>();
-      for (const { dependencies } of versions) if (dependencies) counts.set(dependencies.lockHash, (counts.get(dependencies.lockHash) ?? 0) + 1);
+      for (const { dependencies, codeBytes } of versions) {
+        if (dependencies && codeBytes !== undefined) counts.set(dependencies.lockHash, (counts.get(dependencies.lockHash) ?? 0) + 1);
+      }
       await Promise.all([...counts].map(([lockHash, count]) => release(lockHash, count)));
     },
 

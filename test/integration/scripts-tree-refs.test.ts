@@ -75,7 +75,7 @@ describe('scripts: installed trees shared and removed by count', () => {
     // Act
     await packages.release(first);
     const afterOne = stored(first);
-    await packages.release(first);
+    await packages.releaseAll([{ dependencies: first, codeBytes: 100 }]);
     const afterBoth = stored(first);
     const again = await lock();
     // Assess
@@ -130,10 +130,9 @@ describe('scripts: installed trees shared and removed by count', () => {
     const dependencies: VersionDependencies = { declared: { ms: '^2.1.0' }, resolved: { ms: '2.1.3' }, lockHash: newId('legacy'), sizeBytes: 19 };
     const uncounted: VersionDependencies = { ...dependencies, lockHash: newId('legacy') };
     for (const tree of [dependencies, uncounted]) blobs.set(archiveKey(tree.lockHash), new Uint8Array(19));
-    // Act
+    // Act: a new version keeps a tree older versions use uncounted; then the script goes, old and new versions alike.
     await packages.keep(dependencies);
-    await packages.release(dependencies);
-    await packages.release(uncounted);
+    await packages.releaseAll([{ dependencies }, { dependencies, codeBytes: 100 }, { dependencies: uncounted }]);
     // Assess
     expect(stored(dependencies)).toBe(true);
     expect(stored(uncounted)).toBe(true);
