@@ -151,6 +151,7 @@ export function createScriptService(deps: {
     const now = clock.nowIso();
     const scriptId = newId('scr');
     const isPrivate = input.private ?? false;
+    const code = await deps.code.put(scriptId, input.code);
     const key = await deps.keys.issue(userId, `script ${scriptId}`, [scriptExecuteScope(scriptId)]);
     const script: Script = {
       scriptId, ownerId: userId, name: input.name, description: input.description ?? '', runtime: input.runtime,
@@ -161,7 +162,7 @@ export function createScriptService(deps: {
       createdAt: now, updatedAt: now, deployedAt: null, publishedAt: null, lastExecutedAt: null,
     };
     const version: ScriptVersion = {
-      scriptId, version: 1, versionId: newId('ver'), semver: '1.0.0', ...(await deps.code.put(scriptId, input.code)), message: 'initial version', createdAt: now, deployedAt: null,
+      scriptId, version: 1, versionId: newId('ver'), semver: '1.0.0', ...code, message: 'initial version', createdAt: now, deployedAt: null,
       ...(dependencies && { dependencies }),
     };
     const installation: Installation = { scriptId, userId, installationId: newId('sin'), status: 'active', installedAt: now, customization: {} };
