@@ -203,6 +203,7 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
     grantScriptGrantKey(fn, r);
   },
   scriptGrantKey: grantScriptGrantKey,
+  scriptPackages: grantScriptPackages,
   packageInstallers(fn, r) {
     // The functions themselves, not grantInvoke's `:*` of every version and alias.
     fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [r.packageInstallers.npm.functionArn, r.packageInstallers.pip.functionArn] }));

@@ -39,6 +39,7 @@ const capabilityWildcards: Partial<Record<Capability, NagPackSuppression[]>> = {
     iam5('Dependency layers are published at run time, one per lock hash; the grant is limited to the <stack>-script-deps- name prefix and its versions.', /^Resource::arn:.+:lambda:.+:layer:[^:*]+-script-deps-\*(:\*)?$/),
     bucketObjects,
   ],
+  scriptPackages: [bucketObjects],
   llm: [iam5('The configured model behind a cross-region inference profile: the profile sends the request to that model in a region of its choosing.', /^Resource::arn:.+:bedrock:\*::foundation-model\/[^*]+$/)],
 };
 

@@ -19,6 +19,8 @@ export type Capability =
   | 'documentsBucket'
   | 'pagesBucket'
   | 'scriptFunctions'
+  /** Read and write versions' code and installed packages (one zip per lock hash) in the script-packages bucket. */
+  | 'scriptPackages'
   /** Invoke the stack's package installer functions (npm and pip), which store installed trees themselves. */
   | 'packageInstallers'
   /** Read the key run grants of Lambda-deployed scripts are signed with (scriptFunctions brings it too). */

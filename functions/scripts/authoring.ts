@@ -6,8 +6,16 @@ import { prepareCode } from './prepare.js';
 import type { LintRequest } from './schemas.js';
 import type { ScriptService } from './service.js';
 import type { ScriptStore } from './store.js';
+import type { VersionCode } from './version-code.js';
 
-export function createAuthoring(deps: { flows: FlowScripts; scripts: ScriptService; store: ScriptStore; catalog: ResourceCatalog; pythonFacts: LintContext['pythonFacts'] }) {
+export function createAuthoring(deps: {
+  flows: FlowScripts;
+  scripts: ScriptService;
+  store: ScriptStore;
+  code: VersionCode;
+  catalog: ResourceCatalog;
+  pythonFacts: LintContext['pythonFacts'];
+}) {
   const { scripts } = deps;
 
   async function flowScript(userId: string, flowId: string) {
@@ -21,7 +29,7 @@ export function createAuthoring(deps: { flows: FlowScripts; scripts: ScriptServi
       const script = await flowScript(userId, flowId);
       const version = await deps.store.getVersion(script.scriptId, script.activeVersion ?? script.latestVersion);
       if (!version) throw new NotFoundError('scriptId', script.scriptId, 'script version');
-      return { code: version.code, version: version.version, scriptId: script.scriptId, scriptName: script.name, description: script.description, isOwned: script.ownerId === userId };
+      return { code: await deps.code.read(version), version: version.version, scriptId: script.scriptId, scriptName: script.name, description: script.description, isOwned: script.ownerId === userId };
     },
 
     /** The owner's script gets a new deployed version; someone else's is copied to the caller first, and the flow moves to the copy. */

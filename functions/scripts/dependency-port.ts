@@ -28,6 +28,8 @@ export interface InstalledTree {
   lockHash: string;
   /** The unpacked tree's size. */
   sizeBytes: number;
+  /** True when this install stored the tree, false when an equal tree was stored already. */
+  added: boolean;
 }
 
 export interface PackageInstaller {

@@ -9,6 +9,7 @@ import { type PreparedCode, prepareCode } from './prepare.js';
 import { type Deployment, type ScriptRuntime, configKey } from './runtime-port.js';
 import type { ScriptStore } from './store.js';
 import type { DependencyTree } from './dependencies.js';
+import type { VersionCode } from './version-code.js';
 
 /** A deploy that has not finished in this long died with its process; another may start. */
 const staleDeployMs = 5 * 60 * 1000;
@@ -26,13 +27,14 @@ export interface PackageTrees {
   treeOf(version: Pick<ScriptVersion, 'dependencies'>): DependencyTree | undefined;
 }
 
-export function createDeployer(deps: { store: ScriptStore; runtime: () => ScriptRuntime; packages: () => PackageTrees; clock: Clock }) {
+export function createDeployer(deps: { store: ScriptStore; runtime: () => ScriptRuntime; packages: () => PackageTrees; code: VersionCode; clock: Clock }) {
   const { store, clock } = deps;
+  const prepared = async (script: Script, version: ScriptVersion) => prepareCode(script.runtime, await deps.code.read(version));
 
   /** Reuses an artifact built with the script's current timeout and memory; otherwise reads the code, so a syntax error throws before anything changes. */
   async function check(script: Script, version: ScriptVersion): Promise<Checked> {
     const existing = version.artifact?.configKey === configKey(script.config.timeout, script.config.memory) ? version.artifact : undefined;
-    return existing ? { existing } : { prepared: await prepareCode(script.runtime, version.code) };
+    return existing ? { existing } : { prepared: await prepared(script, version) };
   }
 
   const build = (script: Script, version: ScriptVersion, activate: boolean, checked: Checked): Promise<Deployment> =>
@@ -40,7 +42,7 @@ export function createDeployer(deps: { store: ScriptStore; runtime: () => Script
       scriptId: script.scriptId,
       version: version.version,
       runtime: script.runtime,
-      code: async () => checked.prepared ?? prepareCode(script.runtime, version.code),
+      code: async () => checked.prepared ?? prepared(script, version),
       codeHash: version.codeHash,
       dependencies: deps.packages().treeOf(version),
       timeoutSeconds: script.config.timeout,

@@ -9,7 +9,7 @@ import { installNode, plainSite } from './package-managers.js';
 import { archiveKey, storeTree } from './package-trees.js';
 
 export type InstallerAnswer =
-  | { ok: true; resolved: Record<string, string>; lock: string; key: string; sizeBytes: number }
+  | { ok: true; resolved: Record<string, string>; lock: string; key: string; sizeBytes: number; added: boolean }
   | { ok: false; kind: 'resolution' | 'refused'; package: string; message: string }
   | { ok: false; kind: 'tooLarge'; sizeBytes: number };
 
@@ -31,8 +31,8 @@ export function createNpmInstallerFunction(deps: { blobs: () => BlobStore; workD
     const work = await mkdtemp(join(deps.workDir, 'install-'));
     try {
       const installed = await installNode(plainSite(work, join(work, 'cache'), deps.timeoutMs), request);
-      const { lockHash, sizeBytes } = await storeTree(deps.blobs(), 'nodejs18', installed.tree, installed.lock, request.maxBytes);
-      return { ok: true, resolved: installed.resolved, lock: installed.lock, key: archiveKey(lockHash), sizeBytes };
+      const { lockHash, sizeBytes, added } = await storeTree(deps.blobs(), 'nodejs18', installed.tree, installed.lock, request.maxBytes);
+      return { ok: true, resolved: installed.resolved, lock: installed.lock, key: archiveKey(lockHash), sizeBytes, added };
     } catch (error) {
       return answerOf(error);
     } finally {

@@ -17,6 +17,9 @@ export interface VersionDependencies {
   sizeBytes: number;
 }
 
+/** SPEC.md Limits/Scripts: code size 50 MB including dependencies. */
+export const maxPackageBytes = 50 * 1024 * 1024;
+
 export const pricingModels = ['free', 'pay-per-execution', 'subscription'] as const;
 export const marketplaceCategories = ['notification', 'data_sync', 'automation', 'utility', 'reporting'] as const;
 
@@ -105,8 +108,12 @@ export interface ScriptVersion {
   version: number;
   versionId: string;
   semver: string;
-  code: string;
+  /** sha256 of the code, which is a blob (version-code.ts), not part of the item. */
   codeHash: string;
+  /** The code's UTF-8 bytes; absent on items written before code moved to the blob store. */
+  codeBytes?: number;
+  /** Only on items written before code moved to the blob store; read through version-code.ts. */
+  code?: string;
   /** `commitMessage` in the SDK, `changelog` in REST. */
   message: string | null;
   createdAt: string;

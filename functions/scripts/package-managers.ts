@@ -134,6 +134,8 @@ export async function installNode(site: InstallSite, request: InstallRequest): P
   const command = [
     process.execPath, npmCli, request.lockfile === undefined ? 'install' : 'ci', '--prefix', prefix, '--ignore-scripts', '--omit=dev', '--no-audit', '--no-fund',
     '--no-update-notifier', '--cache', `${site.cache}/npm`, '--userconfig', `${prefix}/.npmrc`,
+    // One quick retry: npm's default (two, 10 s and more apart) keeps an unreachable registry's refusal waiting over a minute.
+    '--fetch-retries=1', '--fetch-retry-mintimeout=1000', '--fetch-retry-maxtimeout=5000',
   ];
   const env = { PATH: '/usr/bin:/bin', HOME: '/tmp', LANG: 'C.UTF-8', ...(trustsSystem() && { NODE_EXTRA_CA_CERTS: systemCaBundle }) };
   const outcome = await site.run(command, env);

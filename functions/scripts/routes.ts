@@ -25,10 +25,11 @@ const runs: Pick<RouteSpec, 'tables' | 'uses' | 'scopes' | 'timeoutSeconds' | 'a
   tables: run, uses: ['scriptFunctions', 'selfInvoke', ...(resourceRoutes.callResource.uses ?? [])], scopes: execute, timeoutSeconds: 310,
   accepted: { output: RunningRun, description: 'the run goes on past the synchronous wait (about 25 s): follow it with getExecution (or GET .../executions/{executionId}) until its status is no longer running' },
 };
-const create: Tables = { scripts: 'write', scriptVersions: 'write', scriptInstallations: 'write', apiKeys: 'write', scriptRegistries: 'read' };
-/** A new version installs its packages: the account's registry token is unsealed and handed to the installer function, which stores the tree. */
-const installs: Pick<RouteSpec, 'uses'> = { uses: ['credentialsKey', 'packageInstallers'] };
-const newVersion: Tables = { ...edit, scriptRegistries: 'read' };
+/** A new version counts the versions using its installed tree in scriptCounters; a delete counts them down. */
+const create: Tables = { scripts: 'write', scriptVersions: 'write', scriptInstallations: 'write', apiKeys: 'write', scriptRegistries: 'read', scriptCounters: 'write' };
+/** A new version installs its packages: the account's registry token is unsealed and handed to the installer function, which stores the tree; the code is stored beside it. */
+const installs: Pick<RouteSpec, 'uses'> = { uses: ['credentialsKey', 'packageInstallers', 'scriptPackages'] };
+const newVersion: Tables = { ...edit, scriptRegistries: 'read', scriptCounters: 'write' };
 const registries: Tables = { scriptRegistries: 'write' };
 const remove: Tables = { ...create, scriptSubscriptions: 'read' };
 const history: Tables = { ...read, scriptExecutions: 'read', scriptExecutionLogs: 'read' };
@@ -119,7 +120,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     method: 'POST', path: sdk('listMarketplaceScripts'), auth: 'apiKey', summary: 'SDK: marketplace with filters and sorting', input: input.SdkMarketplaceInput, output: out.SdkMarketplace, tables: { scripts: 'read' },
   },
   getMetrics: { method: 'POST', path: sdk('getMetrics'), auth: 'apiKey', summary: 'SDK: owner-only metrics', input: input.ScriptIdInput, output: out.SdkMetrics, tables: { ...read, scriptCounters: 'read' } },
-  getFlowScript: { method: 'POST', path: sdk('getFlowScript'), auth: 'apiKey', summary: "SDK: the code a flow runs", input: input.GetFlowScriptInput, output: out.FlowScript, tables: { ...edit, flows: 'read' } },
+  getFlowScript: { method: 'POST', path: sdk('getFlowScript'), auth: 'apiKey', summary: "SDK: the code a flow runs", input: input.GetFlowScriptInput, output: out.FlowScript, tables: { ...edit, flows: 'read' }, uses: ['scriptPackages'] },
   modifyFlowScript: {
     method: 'POST', path: sdk('modifyFlowScript'), auth: 'apiKey', scopes: manage, summary: "SDK: change a flow's code (copy-on-write for others' scripts)",
     input: input.ModifyFlowScriptInput, output: out.FlowScriptModified, tables: { ...create, flows: 'write' }, ...installs, uses: ['scriptFunctions', ...installs.uses!],

@@ -16,6 +16,7 @@ import { memoryTally, resourceGate } from './resource-gate.js';
 import { type RunGrant, runGraceMs } from './run-grant.js';
 import { type ScriptRuntime, liveAlias } from './runtime-port.js';
 import type { ScriptStore } from './store.js';
+import type { VersionCode } from './version-code.js';
 import { storableAsMap, storedLogs, storedOutput } from './stored-run.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
@@ -85,6 +86,7 @@ export function createScriptRunner(deps: {
   executions: ExecutionStore;
   deployer: Deployer;
   packages: () => PackageTrees;
+  code: VersionCode;
   runtime: () => ScriptRuntime;
   limiter: () => RateLimiter;
   budgets: BudgetSource;
@@ -204,7 +206,8 @@ export function createScriptRunner(deps: {
       const version = await versionOf(running.scriptId, running.version);
       outcome = await deps.runtime().invoke({
         scriptId: running.scriptId, version: version.version, runtime: admitted.runtime, codeHash: version.codeHash, qualifier: admitted.qualifier,
-        code: () => prepareCode(admitted.runtime, version.code),
+        // Called only where no staged or deployed copy exists (a cold local worker): warm runs read no blob.
+        code: async () => prepareCode(admitted.runtime, await deps.code.read(version)),
         dependencies: deps.packages().treeOf(version),
         memoryMb: config.memory, timeoutMs,
         event: { data: admitted.data, trigger: { type: admitted.trigger.type, source: admitted.trigger.source ?? null, event: admitted.trigger.event ?? null } },

@@ -4,10 +4,7 @@ import { EventType } from '#functions/events/event-types.js';
 import { reviewFields } from '#functions/marketplace/schemas.js';
 import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
 import { Semver } from '#platform/semver.js';
-import { limits, marketplaceCategories, pricingModels, runtimeLabels, triggerTypes } from './model.js';
-
-/** A version's code is stored in its DynamoDB item (400 KB); its installed packages live in the blob store. */
-const maxCodeBytes = 350_000;
+import { limits, marketplaceCategories, maxPackageBytes, pricingModels, runtimeLabels, triggerTypes } from './model.js';
 
 const ScriptId = OpaqueId;
 const ExecutionId = OpaqueId;
@@ -16,7 +13,8 @@ const VersionId = OpaqueId;
 const Code = z
   .string()
   .min(1, 'must not be empty')
-  .refine((code) => Buffer.byteLength(code) <= maxCodeBytes, `must be at most ${maxCodeBytes} bytes`);
+  .refine((code) => Buffer.byteLength(code) <= maxPackageBytes, `must be at most ${maxPackageBytes} bytes`)
+  .describe('The script source. With its installed dependencies up to 50 MB; one request body carries at most 6 MB (413 past it).');
 const PackageName = z.string().max(214).regex(/^(@[a-z0-9~][a-z0-9._~-]*\/)?[a-z0-9~][a-z0-9._~-]*$/, 'must be an npm package name');
 const SemverRange = z
   .string()

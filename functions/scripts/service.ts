@@ -3,7 +3,8 @@ import type { z } from 'zod';
 import type { Clock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#platform/errors.js';
-import { newId, sha256Hex } from '#platform/ids.js';
+import { newId } from '#platform/ids.js';
+import { logger } from '#platform/logger.js';
 import { scriptExecuteScope } from '#platform/scopes.js';
 import type { DependencyService } from './dependencies.js';
 import { type Deployer, after } from './deployer.js';
@@ -14,6 +15,7 @@ import type { ScriptRuntime } from './runtime-port.js';
 import type { CreateScriptInput, UpdateScriptInput } from './schemas.js';
 import { compareSemver, nextPatch } from '#platform/semver.js';
 import type { ScriptStore } from './store.js';
+import type { VersionCode } from './version-code.js';
 
 const defaultConfig: ScriptConfig = {
   timeout: limits.timeoutSeconds.default,
@@ -40,16 +42,31 @@ export function createScriptService(deps: {
   keys: KeyIssuer;
   clock: Clock;
   packages: () => DependencyService;
+  code: VersionCode;
 }) {
   const { store, deployer, clock } = deps;
 
-  /** Installs and locks what `declared` names; without a declaration the version keeps `previous`. */
+  /**
+   * Installs and locks what `declared` names; without a declaration the version keeps `previous`. Either way the
+   * version's tree is held for it: pass the result to `written`, which lets it go if the version is not written.
+   */
   async function lockPackages(userId: string, runtime: Script['runtime'], code: string, declared: DeclaredPackages, previous?: VersionDependencies) {
     if (declared.dependencies === undefined) {
       if (declared.lockfile !== undefined) throw new ValidationError('lockfile', '(lockfile)', 'a lockfile comes with the dependencies it locks');
+      if (previous) await deps.packages().keep(previous);
       return previous;
     }
-    return deps.packages().lock(userId, runtime, code, declared.dependencies, declared.lockfile);
+    return deps.packages().lock(userId, runtime, Buffer.byteLength(code), declared.dependencies, declared.lockfile);
+  }
+
+  /** Writes a version whose tree `lockPackages` holds; a failed write releases it. */
+  async function written<T>(dependencies: VersionDependencies | undefined, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (dependencies) await deps.packages().release(dependencies);
+      throw error;
+    }
   }
 
   const checkSemver = (script: Script, semver: string | undefined) => {
@@ -83,6 +100,7 @@ export function createScriptService(deps: {
     return { ...script, ...patch, updatedAt };
   }
 
+  /** The next version: its code stored first, then its item. */
   async function addVersion(script: Script, code: string, message: string | null, semver?: string, dependencies?: VersionDependencies): Promise<ScriptVersion> {
     checkSemver(script, semver);
     const version: ScriptVersion = {
@@ -90,8 +108,7 @@ export function createScriptService(deps: {
       version: script.latestVersion + 1,
       versionId: newId('ver'),
       semver: semver ?? nextPatch(script.latestSemver),
-      code,
-      codeHash: sha256Hex(code),
+      ...(await deps.code.put(script.scriptId, code)),
       message,
       createdAt: after(clock.nowIso(), script.updatedAt),
       deployedAt: null,
@@ -118,6 +135,46 @@ export function createScriptService(deps: {
     return found;
   }
 
+  /**
+   * After the items are gone: the deleted versions' code, and their trees that no other version uses. A failure
+   * leaves blobs nothing points at, which cost storage only, so the delete still succeeds.
+   */
+  async function removeBlobs(versions: ScriptVersion[]) {
+    const removals = await Promise.allSettled([deps.code.remove(versions), deps.packages().releaseAll(versions)]);
+    for (const failed of removals.filter((removal) => removal.status === 'rejected')) {
+      logger.error('removing the blobs of a deleted script failed', { scriptId: versions[0]?.scriptId, error: String(failed.reason) });
+    }
+  }
+
+  /** A new script with its first version and the owner's installation, the version's tree held by `lockPackages`. */
+  async function createWith(userId: string, input: z.output<typeof CreateScriptInput>, dependencies: VersionDependencies | undefined) {
+    const now = clock.nowIso();
+    const scriptId = newId('scr');
+    const isPrivate = input.private ?? false;
+    const code = await deps.code.put(scriptId, input.code);
+    const key = await deps.keys.issue(userId, `script ${scriptId}`, [scriptExecuteScope(scriptId)]);
+    const script: Script = {
+      scriptId, ownerId: userId, name: input.name, description: input.description ?? '', runtime: input.runtime,
+      config: { ...defaultConfig, ...input.config }, category: input.category ?? null, tags: input.tags ?? [], isPrivate, pricing: null,
+      status: 'draft', deploymentStatus: 'pending', activeVersion: null, latestVersion: 1, latestSemver: '1.0.0', deploymentId: null,
+      serverlessFunctionName: null, serverlessFunctionArn: null, apiKeyId: key.keyId, installCount: 0, ratingSum: 0, reviewCount: 0,
+      staffPick: false, system: false, totalExecutions: 0, successCount: 0, totalDuration: 0, totalCost: 0,
+      createdAt: now, updatedAt: now, deployedAt: null, publishedAt: null, lastExecutedAt: null,
+    };
+    const version: ScriptVersion = {
+      scriptId, version: 1, versionId: newId('ver'), semver: '1.0.0', ...code, message: 'initial version', createdAt: now, deployedAt: null,
+      ...(dependencies && { dependencies }),
+    };
+    const installation: Installation = { scriptId, userId, installationId: newId('sin'), status: 'active', installedAt: now, customization: {} };
+    try {
+      await store.create(script, version, installation);
+    } catch (error) {
+      await deps.keys.revoke(userId, key.keyId);
+      throw error;
+    }
+    return { script, version, installation, apiKey: key.apiKey };
+  }
+
   return {
     readable,
 
@@ -125,30 +182,7 @@ export function createScriptService(deps: {
       // A syntax error is refused with its line and column now rather than at deploy.
       await prepareCode(input.runtime, input.code);
       const dependencies = await lockPackages(userId, input.runtime, input.code, input);
-      const now = clock.nowIso();
-      const scriptId = newId('scr');
-      const isPrivate = input.private ?? false;
-      const key = await deps.keys.issue(userId, `script ${scriptId}`, [scriptExecuteScope(scriptId)]);
-      const script: Script = {
-        scriptId, ownerId: userId, name: input.name, description: input.description ?? '', runtime: input.runtime,
-        config: { ...defaultConfig, ...input.config }, category: input.category ?? null, tags: input.tags ?? [], isPrivate, pricing: null,
-        status: 'draft', deploymentStatus: 'pending', activeVersion: null, latestVersion: 1, latestSemver: '1.0.0', deploymentId: null,
-        serverlessFunctionName: null, serverlessFunctionArn: null, apiKeyId: key.keyId, installCount: 0, ratingSum: 0, reviewCount: 0,
-        staffPick: false, system: false, totalExecutions: 0, successCount: 0, totalDuration: 0, totalCost: 0,
-        createdAt: now, updatedAt: now, deployedAt: null, publishedAt: null, lastExecutedAt: null,
-      };
-      const version: ScriptVersion = {
-        scriptId, version: 1, versionId: newId('ver'), semver: '1.0.0', code: input.code, codeHash: sha256Hex(input.code), message: 'initial version', createdAt: now, deployedAt: null,
-        ...(dependencies && { dependencies }),
-      };
-      const installation: Installation = { scriptId, userId, installationId: newId('sin'), status: 'active', installedAt: now, customization: {} };
-      try {
-        await store.create(script, version, installation);
-      } catch (error) {
-        await deps.keys.revoke(userId, key.keyId);
-        throw error;
-      }
-      return { script, version, installation, apiKey: key.apiKey };
+      return written(dependencies, () => createWith(userId, input, dependencies));
     },
 
     /** Newest first; REST's `deployed` filter means deploymentStatus deployed, its other values the status. */
@@ -175,8 +209,9 @@ export function createScriptService(deps: {
       let version: ScriptVersion | undefined;
       if (input.code !== undefined || input.dependencies !== undefined) {
         const latest = await versionOf(updated, {});
-        const code = input.code ?? latest.code;
-        version = await addVersion(updated, code, input.changelog ?? null, undefined, await lockPackages(userId, script.runtime, code, input, latest.dependencies));
+        const code = input.code ?? (await deps.code.read(latest));
+        const dependencies = await lockPackages(userId, script.runtime, code, input, latest.dependencies);
+        version = await written(dependencies, () => addVersion(updated, code, input.changelog ?? null, undefined, dependencies));
         updated = { ...updated, latestVersion: version.version, latestSemver: version.semver, updatedAt: version.createdAt };
       }
       // Lambda freezes timeout and memory into each published version: the active one is rebuilt with the new values.
@@ -198,6 +233,7 @@ export function createScriptService(deps: {
       await deps.runtime().remove(scriptId);
       await store.remove(scriptId, versions.map((version) => version.version), installations.map((installation) => installation.userId));
       if (script.apiKeyId) await deps.keys.revoke(userId, script.apiKeyId);
+      await removeBlobs(versions);
       // Other users' installations refuse the delete, so none is ever left behind.
       return { installationsRemoved: installations.length, preservedInstallations: others.length };
     },
@@ -207,7 +243,7 @@ export function createScriptService(deps: {
       await prepareCode(script.runtime, input.code);
       checkSemver(script, input.semver);
       const dependencies = await lockPackages(userId, script.runtime, input.code, input, (await versionOf(script, {})).dependencies);
-      return { script, version: await addVersion(script, input.code, input.message ?? null, input.semver, dependencies) };
+      return { script, version: await written(dependencies, () => addVersion(script, input.code, input.message ?? null, input.semver, dependencies)) };
     },
 
     /** The packages of the version that runs (the active one, else the latest), for getScript. */

@@ -30,6 +30,8 @@ import { type ScriptRunner, createScriptRunner } from './runner.js';
 import { createScriptResourceCalls } from './script-resource-calls.js';
 import { type ScriptService, createScriptService } from './service.js';
 import { type ScriptStore, createScriptStore } from './store.js';
+import { createTreeRefStore } from './tree-ref-store.js';
+import { type VersionCode, createVersionCode } from './version-code.js';
 
 export const accountKeys: KeyIssuer = {
   issue: (userId, name, scopes) => accountService().issueKey(userId, { name, scopes }),
@@ -70,25 +72,33 @@ export const scriptDependencies = (): DependencyService =>
   (dependencies ??= createDependencyService({
     installer: packageInstaller,
     blobs: scriptPackageStore,
+    refs: createTreeRefStore,
     registryOf: (userId, ecosystem) => scriptRegistries().registryOf(userId, ecosystem),
+    clock: systemClock,
   }));
+
 let npmInstaller: ReturnType<typeof createNpmInstallerFunction> | undefined;
 /** The npm installer function's work (AWS): each install in a fresh directory under /tmp, the tree to the script-packages bucket. */
 export const npmInstall = () =>
   (npmInstaller ??= createNpmInstallerFunction({ blobs: scriptPackageStore, workDir: tmpdir(), timeoutMs: settings.numberOr(envNames.packageInstallTimeoutSeconds, 20) * 1000 }));
+
+/** Versions' code, in the same blob store as their packages. */
+export const scriptCode: VersionCode = createVersionCode(scriptPackageStore);
 
 let resourceCalls: ReturnType<typeof createScriptResourceCalls> | undefined;
 /** The resource-call function of Lambda-deployed scripts. */
 export const scriptResourceCalls = () =>
   (resourceCalls ??= createScriptResourceCalls({ key: scriptGrantKey, tallies: createRunTallies(), caller: callService, clock: systemClock }));
 
-const deployerOf = (store: ScriptStore): Deployer => createDeployer({ store, runtime: scriptRuntime, packages: scriptDependencies, clock: systemClock });
+const deployerOf = (store: ScriptStore): Deployer => createDeployer({ store, runtime: scriptRuntime, packages: scriptDependencies, code: scriptCode, clock: systemClock });
 
 let service: ScriptService | undefined;
 export const scriptService = (): ScriptService => {
   if (!service) {
     const store = createScriptStore();
-    service = createScriptService({ store, deployer: deployerOf(store), runtime: scriptRuntime, keys: accountKeys, clock: systemClock, packages: scriptDependencies });
+    service = createScriptService({
+      store, deployer: deployerOf(store), runtime: scriptRuntime, keys: accountKeys, clock: systemClock, packages: scriptDependencies, code: scriptCode,
+    });
   }
   return service;
 };
@@ -103,6 +113,7 @@ export const scriptRunner = (): ScriptRunner => {
       executions: createExecutionStore(),
       deployer: deployerOf(store),
       packages: scriptDependencies,
+      code: scriptCode,
       runtime: scriptRuntime,
       limiter: rateLimiter,
       budgets: accountBudgets(),
@@ -120,7 +131,7 @@ export const scriptLongRuns = (): LongRuns =>
 
 let authoring: Authoring | undefined;
 export const scriptAuthoring = (): Authoring =>
-  (authoring ??= createAuthoring({ flows: flowScripts(), scripts: scriptService(), store: createScriptStore(), catalog: installedResources(), pythonFacts: pythonCodeFacts }));
+  (authoring ??= createAuthoring({ flows: flowScripts(), scripts: scriptService(), store: createScriptStore(), code: scriptCode, catalog: installedResources(), pythonFacts: pythonCodeFacts }));
 
 let insights: Insights | undefined;
 export const scriptInsights = (): Insights =>

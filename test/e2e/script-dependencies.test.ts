@@ -1,7 +1,8 @@
 // Scripts with packages over HTTP: a node script importing a real npm package and a python script importing a
 // wheel from a private index (built here), installed in the sandbox, locked per version and shared between versions
-// with the same lock; refusals name the package or the size and change nothing.
-import { readdirSync } from 'node:fs';
+// with the same lock, removed with the last script using them; refusals name the package or the size and change nothing.
+import { existsSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
@@ -46,6 +47,18 @@ afterAll(async () => {
 
 const post = (operation: string, body: unknown) => api.as(owner.apiKey).post(sdk(operation), body);
 const versionsOf = async (scriptId: string) => (await post('listVersions', { scriptId })).body.data.versions;
+const packagesDir = () => join(process.env.DATA_DIR!, 'script-packages');
+const filesIn = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
+const storedTrees = () => filesIn(join(packagesDir(), 'script-deps'));
+
+/** A loopback port nothing listens on: taken from the system, then let go. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const { port } = server.address() as { port: number };
+  await new Promise((closed) => server.close(closed));
+  return port;
+}
 
 describe('script dependencies: node', () => {
   let scriptId: string;
@@ -95,6 +108,22 @@ describe('script dependencies: node', () => {
     expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'dependencies', package: 'no-such-package-zz-platform-test' } });
     expect(refused.body.error.message).toContain('no-such-package-zz-platform-test');
     expect((await versionsOf(scriptId)).length).toBe(before);
+    expect(run.body.data.output).toEqual({ ms: 1000 });
+  }, 120_000);
+
+  it('refuses a version naming its package when the registry cannot be reached, and the deployed version keeps serving', async () => {
+    // Prepare
+    const before = await versionsOf(scriptId);
+    await post('setPackageRegistry', { ecosystem: 'npm', url: `http://127.0.0.1:${await closedPort()}/` });
+    // Act
+    const refused = await post('createVersion', { scriptId, code: nodeCode, dependencies: { ms: '^2.1.0' } });
+    await post('clearPackageRegistry', { ecosystem: 'npm' });
+    const run = await execute(api, owner, scriptId, { span: '1s' });
+    // Assess
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR', details: { field: 'dependencies', package: 'ms' } } });
+    expect(refused.body.error.message).toMatch(/could not be reached .* ms/);
+    expect(await versionsOf(scriptId)).toEqual(before);
     expect(run.body.data.output).toEqual({ ms: 1000 });
   }, 120_000);
 
@@ -152,6 +181,26 @@ describe('script dependencies: node', () => {
     });
     expect((await versionsOf(scriptId)).length).toBe(before);
   });
+
+  it('keeps code and packages in the blob store and removes them with the last script using them', async () => {
+    // Prepare
+    const other = (await post('createScript', { name: 'also uses ms', runtime: 'nodejs18', code: nodeCode, dependencies: { ms: '^2.1.0' } })).body.data.id;
+    const lockHash = (await versionsOf(other))[0].dependencies.lockHash;
+    const codeOf = (id: string) => join(packagesDir(), 'script-code', id);
+    const hashes = (await versionsOf(scriptId)).map((version: { codeHash: string }) => version.codeHash);
+    const storedCode = filesIn(codeOf(scriptId)).sort();
+    // Act
+    const first = await post('deleteScript', { scriptId });
+    const treesWhileShared = storedTrees();
+    const second = await post('deleteScript', { scriptId: other });
+    // Assess
+    expect(storedCode).toEqual([...new Set(hashes)].sort());
+    expect(first.body.data.hardDeleted).toBe(true);
+    expect(second.body.data.hardDeleted).toBe(true);
+    expect(treesWhileShared).toContain(`${lockHash}.zip`);
+    expect([...filesIn(codeOf(scriptId)), ...filesIn(codeOf(other))]).toEqual([]);
+    expect(storedTrees()).toEqual([]);
+  }, 120_000);
 
   it('suggests the packages the code imports but does not declare', async () => {
     // Act

@@ -122,6 +122,23 @@ describe('scripts: versions', () => {
     expect(deployed.body.data).toEqual({ deploymentId: expect.stringMatching(/^dep_/), versionId: latest.body.data.versionId, status: 'deployed', deployedAt: expect.any(String) });
     expect(await outputOf(script.id)).toMatchObject({ label: 'v2' });
   });
+
+  it('takes code past what one database item holds (2 MB) and runs it, while a body past 6 MB is refused with 413', async () => {
+    // Prepare
+    const large = `${nodeEcho('large')}\n// ${'x'.repeat(2 * 1024 * 1024)}\n`;
+    const script = await givenScript(api, owner);
+    // Act
+    const created = await api.as(owner.apiKey).post(sdk('createVersion'), { scriptId: script.id, code: large });
+    const deployed = await api.as(owner.apiKey).post(sdk('deployScript'), { scriptId: script.id });
+    const tooLarge = await api.as(owner.apiKey).post(sdk('createVersion'), { scriptId: script.id, code: `${large}${'y'.repeat(4 * 1024 * 1024)}` });
+    // Assess
+    expect(created.status).toBe(200);
+    expect(deployed.status).toBe(200);
+    expect(await outputOf(script.id)).toMatchObject({ label: 'large' });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'body' } });
+    expect((await versions(script.id)).count).toBe(2);
+  });
 });
 
 describe('scripts: syntax errors', () => {

@@ -393,6 +393,7 @@ describe('infra: capability grants', () => {
     pagesBucket: { env: ['PAGES_BUCKET', 'PAGES_BASE_URL'], action: 's3:PutObject' },
     scriptFunctions: { env: ['SCRIPT_ROLE_BOUNDARY_ARN', 'SCRIPT_FUNCTION_PREFIX', 'SCRIPT_RUNTIME_LAYER_ARN', 'RESOURCE_CALL_FUNCTION', 'SCRIPT_GRANT_SECRET_ARN'], action: 'lambda:PublishVersion' },
     scriptGrantKey: { env: ['SCRIPT_GRANT_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
+    scriptPackages: { env: ['SCRIPT_PACKAGES_BUCKET'], action: 's3:PutObject' },
     packageInstallers: { env: ['NPM_INSTALLER_FUNCTION', 'PIP_INSTALLER_FUNCTION'], action: 'lambda:InvokeFunction' },
     platformWallet: { env: ['PLATFORM_WALLET_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
     feePayer: { env: ['FEE_PAYER_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },

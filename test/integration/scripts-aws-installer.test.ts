@@ -89,7 +89,7 @@ describe('aws adapter: package installer functions', () => {
     // Act
     const tree = await installer.install({ runtime: 'nodejs18', declared: { ms: '2.1.3' }, maxBytes });
     // Assess
-    expect(tree).toEqual({ resolved: { ms: '2.1.3' }, lockHash: expect.stringMatching(/^[0-9a-f]{64}$/), sizeBytes: expect.any(Number) });
+    expect(tree).toEqual({ resolved: { ms: '2.1.3' }, lockHash: expect.stringMatching(/^[0-9a-f]{64}$/), sizeBytes: expect.any(Number), added: true });
     expect(await storedKeys()).toEqual([archiveKey(tree.lockHash)]);
     expect(await storedFiles(archiveKey(tree.lockHash))).toEqual(expect.arrayContaining(['nodejs/node_modules/ms/index.js', 'nodejs/node_modules/ms/package.json']));
     expect(lambdaApi.invoked).toEqual([functions.npm]);
@@ -117,7 +117,7 @@ describe('aws adapter: package installer functions', () => {
     const tree = await installer.install(request);
     const local = await installPython(plainSite(localSite, join(localSite, 'cache'), 60_000), request, python);
     // Assess
-    expect(tree).toEqual({ resolved: { tinyhelper: '1.0.0' }, lockHash: lockHashOf('python3.11', local.lock), sizeBytes: expect.any(Number) });
+    expect(tree).toEqual({ resolved: { tinyhelper: '1.0.0' }, lockHash: lockHashOf('python3.11', local.lock), sizeBytes: expect.any(Number), added: true });
     expect(await storedFiles(archiveKey(tree.lockHash))).toContain('python/tinyhelper/__init__.py');
     expect(lambdaApi.invoked.at(-1)).toBe(functions.pip);
   }, 120_000);

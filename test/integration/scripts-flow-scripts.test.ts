@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { sha256Hex } from '../../functions/platform/ids.js';
 import type { Authoring } from '../../functions/scripts/authoring.js';
 import type { FlowScripts } from '../../functions/scripts/ports.js';
 import type { ScriptService } from '../../functions/scripts/service.js';
@@ -24,7 +25,7 @@ beforeAll(async () => {
   process.env.PLATFORM_MODE = 'local';
   process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
   process.env.DATA_DIR = mkdtempSync(join(tmpdir(), 'platform-flows-'));
-  const [{ createAuthoring }, { scriptService }, { createScriptStore }, { stopLocalServices }] = await Promise.all([
+  const [{ createAuthoring }, { scriptCode, scriptService }, { createScriptStore }, { stopLocalServices }] = await Promise.all([
     import('../../functions/scripts/authoring.js'),
     import('../../functions/scripts/wiring.js'),
     import('../../functions/scripts/store.js'),
@@ -32,7 +33,7 @@ beforeAll(async () => {
   ]);
   scripts = scriptService();
   store = createScriptStore();
-  authoring = createAuthoring({ flows: flowPort, scripts, store, catalog: { methodsOf: async () => undefined }, pythonFacts: async () => undefined });
+  authoring = createAuthoring({ flows: flowPort, scripts, store, code: scriptCode, catalog: { methodsOf: async () => undefined }, pythonFacts: async () => undefined });
   stopLocal = stopLocalServices;
 });
 afterAll(() => stopLocal());
@@ -79,6 +80,23 @@ describe('scripts: the script behind a flow', () => {
     expect(await scripts.readable('usr_user', modified.scriptId)).toMatchObject({ ownerId: 'usr_user', isPrivate: true, activeVersion: 1, name: 'shared (copy)' });
     expect((await authoring.getFlowScript('usr_user', 'flow_copy')).code).toBe(code('changed'));
     expect(await scripts.readable('usr_author', script.scriptId)).toMatchObject({ latestVersion: 1, activeVersion: null });
+  });
+
+  it('reads and deploys a version whose item holds its code, as items did before code moved to the blob store', async () => {
+    // Prepare
+    const { script, version } = await scripts.create('usr_legacy', { name: 'legacy', runtime: 'nodejs18', code: code('blob') });
+    const { codeBytes: _inBlob, ...first } = version;
+    await store.addVersion(script, { ...first, version: 2, versionId: 'ver_legacy', semver: '1.0.1', codeHash: sha256Hex(code('inline')), code: code('inline') });
+    flows.set('flow_legacy', { userId: 'usr_legacy', scriptId: script.scriptId });
+    // Act
+    const deployed = await scripts.deploy('usr_legacy', script.scriptId, { version: 2 });
+    const read = await authoring.getFlowScript('usr_legacy', 'flow_legacy');
+    // Assess
+    expect(deployed.script).toMatchObject({ activeVersion: 2, deploymentStatus: 'deployed' });
+    expect(read).toMatchObject({ code: code('inline'), version: 2 });
+    expect(await store.getVersion(script.scriptId, 1)).toEqual(version);
+    expect(version).toMatchObject({ codeHash: sha256Hex(code('blob')), codeBytes: code('blob').length });
+    expect(version).not.toHaveProperty('code');
   });
 
   it('refuses new code with a syntax error before changing or copying anything', async () => {

@@ -7,8 +7,11 @@ import { unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import type { BlobStore } from '../../functions/documents/ports.js';
 import { type InstallRequest, type PackageInstaller, PackageRefusedError } from '../../functions/scripts/dependency-port.js';
-import { createDependencyService, maxPackageBytes } from '../../functions/scripts/dependencies.js';
+import { createDependencyService } from '../../functions/scripts/dependencies.js';
+import { maxPackageBytes } from '../../functions/scripts/model.js';
 import { archiveKey, storeTree } from '../../functions/scripts/package-trees.js';
+import type { TreeRefStore } from '../../functions/scripts/tree-ref-store.js';
+import { systemClock } from '../../functions/platform/clock.js';
 import { ValidationError } from '../../functions/platform/errors.js';
 
 function memoryBlobs() {
@@ -45,7 +48,27 @@ function fakeInstaller(blobs: BlobStore, files: Record<string, string | Uint8Arr
   };
 }
 
-const service = (installer: PackageInstaller, blobs: BlobStore) => createDependencyService({ installer: () => installer, blobs: () => blobs, registryOf: async () => undefined });
+/** Counts in memory, as the scriptCounters items do (test/integration/scripts-tree-refs.test.ts runs the real ones). */
+function memoryRefs(): TreeRefStore {
+  const refs = new Map<string, number>();
+  return {
+    async hold(lockHash) {
+      const counted = refs.has(lockHash);
+      refs.set(lockHash, (refs.get(lockHash) ?? 0) + 1);
+      return counted ? 'held' : 'new';
+    },
+    pin: async () => undefined,
+    async release(lockHash, count) {
+      refs.set(lockHash, refs.get(lockHash)! - count);
+      return refs.get(lockHash)! <= 0;
+    },
+    markCollecting: async () => true,
+    forget: async (lockHash) => void refs.delete(lockHash),
+  };
+}
+
+const service = (installer: PackageInstaller, blobs: BlobStore) =>
+  createDependencyService({ installer: () => installer, blobs: () => blobs, refs: memoryRefs, registryOf: async () => undefined, clock: systemClock });
 
 describe('scripts: dependency rules', () => {
   it('stores one zip per lock in the layer layout and reports the installed size', async () => {
@@ -53,8 +76,8 @@ describe('scripts: dependency rules', () => {
     const { blobs, store } = memoryBlobs();
     const packages = service(fakeInstaller(store, { 'ms/index.js': 'module.exports = 1;' }), store);
     // Act
-    const first = await packages.lock('usr_1', 'nodejs18', 'code', { ms: '^2' });
-    const second = await packages.lock('usr_2', 'nodejs18', 'other code', { ms: '2.1.3' });
+    const first = await packages.lock('usr_1', 'nodejs18', 4, { ms: '^2' });
+    const second = await packages.lock('usr_2', 'nodejs18', 10, { ms: '2.1.3' });
     // Assess
     expect(first).toEqual({ declared: { ms: '^2' }, resolved: { ms: '2.1.3' }, lockHash: expect.stringMatching(/^[0-9a-f]{64}$/), sizeBytes: 19 });
     expect(second!.lockHash).toBe(first!.lockHash);
@@ -67,7 +90,7 @@ describe('scripts: dependency rules', () => {
     const { store } = memoryBlobs();
     const installer = fakeInstaller(store, {});
     // Act
-    const locked = await service(installer, store).lock('usr_1', 'python3.11', 'code', []);
+    const locked = await service(installer, store).lock('usr_1', 'python3.11', 4, []);
     // Assess
     expect(locked).toBeUndefined();
     expect(installer.requests).toEqual([]);
@@ -76,10 +99,9 @@ describe('scripts: dependency rules', () => {
   it('counts the code with the tree against 50 MB and stores nothing past it', async () => {
     // Prepare
     const { blobs, store } = memoryBlobs();
-    const code = 'x'.repeat(1000);
     const packages = service(fakeInstaller(store, { 'big/blob.bin': new Uint8Array(maxPackageBytes - 999) }), store);
     // Act
-    const refused = packages.lock('usr_1', 'nodejs18', code, { big: '1.0.0' });
+    const refused = packages.lock('usr_1', 'nodejs18', 1000, { big: '1.0.0' });
     // Assess
     await expect(refused).rejects.toThrow(/come to 50\.0 MB \(52428801 bytes\); the limit is 50 MB/);
     expect(blobs.size).toBe(0);
@@ -91,10 +113,10 @@ describe('scripts: dependency rules', () => {
     const packages = service(refusing, memoryBlobs().store);
     // Act
     const outcomes = await Promise.allSettled([
-      packages.lock('usr_1', 'nodejs18', 'code', ['ms']),
-      packages.lock('usr_1', 'python3.11', 'code', { requests: '2' }),
-      packages.lock('usr_1', 'python3.11', 'code', ['requests'], '{}'),
-      packages.lock('usr_1', 'nodejs18', 'code', { sharp: '0.33.0' }),
+      packages.lock('usr_1', 'nodejs18', 4, ['ms']),
+      packages.lock('usr_1', 'python3.11', 4, { requests: '2' }),
+      packages.lock('usr_1', 'python3.11', 4, ['requests'], '{}'),
+      packages.lock('usr_1', 'nodejs18', 4, { sharp: '0.33.0' }),
     ]);
     // Assess
     const errors = outcomes.map((outcome) => (outcome as PromiseRejectedResult).reason as ValidationError);

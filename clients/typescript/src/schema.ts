@@ -14482,6 +14482,7 @@ export interface operations {
                  */
                 "application/json": {
                     category?: string;
+                    /** @description The script source. With its installed dependencies up to 50 MB; one request body carries at most 6 MB (413 past it). */
                     code: string;
                     config?: {
                         allowedResources?: string[];
@@ -15112,6 +15113,7 @@ export interface operations {
                 "application/json": {
                     category?: string;
                     changelog?: string;
+                    /** @description The script source. With its installed dependencies up to 50 MB; one request body carries at most 6 MB (413 past it). */
                     code?: string;
                     config?: {
                         allowedResources?: string[];
@@ -18390,6 +18392,7 @@ export interface operations {
                  */
                 "application/json": {
                     changelog?: string;
+                    /** @description The script source. With its installed dependencies up to 50 MB; one request body carries at most 6 MB (413 past it). */
                     code: string;
                     /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
                     dependencies?: string[] | {
@@ -18948,6 +18951,7 @@ export interface operations {
                  */
                 "application/json": {
                     category?: string;
+                    /** @description The script source. With its installed dependencies up to 50 MB; one request body carries at most 6 MB (413 past it). */
                     code: string;
                     config?: {
                         allowedResources?: string[];
@@ -19156,6 +19160,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The script source. With its installed dependencies up to 50 MB; one request body carries at most 6 MB (413 past it). */
                     code: string;
                     commitMessage?: string;
                     /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
@@ -21008,6 +21013,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The script source. With its installed dependencies up to 50 MB; one request body carries at most 6 MB (413 past it). */
                     code: string;
                     /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
                     dependencies?: string[] | {
@@ -22131,6 +22137,7 @@ export interface operations {
                 "application/json": {
                     commitMessage?: string;
                     flowId: string;
+                    /** @description The script source. With its installed dependencies up to 50 MB; one request body carries at most 6 MB (413 past it). */
                     newCode: string;
                 };
             };

@@ -50,7 +50,7 @@ export function createLambdaPackageInstaller(lambda: () => LambdaClient): Packag
       }
       const lockHash = lockHashOf(request.runtime, answer.lock);
       if (answer.key !== archiveKey(lockHash)) throw new Error(`the package installer ${functionName} stored the tree under ${answer.key}, not ${archiveKey(lockHash)}`);
-      return { resolved: answer.resolved, lockHash, sizeBytes: answer.sizeBytes };
+      return { resolved: answer.resolved, lockHash, sizeBytes: answer.sizeBytes, added: answer.added };
     },
   };
 }

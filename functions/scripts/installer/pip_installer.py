@@ -119,12 +119,13 @@ def store(s3, bucket, key, archive):
     from botocore.exceptions import ClientError
     try:
         s3.head_object(Bucket=bucket, Key=key)
-        return
+        return False
     except ClientError as error:
         if error.response.get('Error', {}).get('Code') not in ('404', 'NoSuchKey', 'NotFound'):
             raise
     with open(archive, 'rb') as body:
         s3.put_object(Bucket=bucket, Key=key, Body=body, ContentType='application/zip')
+    return True
 
 
 def install(request, s3, bucket, timeout):
@@ -140,8 +141,8 @@ def install(request, s3, bucket, timeout):
         if size > request['maxBytes']:
             return {'ok': False, 'kind': 'tooLarge', 'sizeBytes': size}
         key = 'script-deps/%s.zip' % hashlib.sha256(('%s\n%s' % (request['runtime'], lock)).encode('utf-8')).hexdigest()
-        store(s3, bucket, key, archive)
-        return {'ok': True, 'resolved': resolved, 'lock': lock, 'key': key, 'sizeBytes': size}
+        added = store(s3, bucket, key, archive)
+        return {'ok': True, 'resolved': resolved, 'lock': lock, 'key': key, 'sizeBytes': size, 'added': added}
     except Refusal as refusal:
         return refusal.answer
     finally:
