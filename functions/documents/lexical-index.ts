@@ -1,7 +1,7 @@
 // One graph's chunks as a BM25 index (MiniSearch's BM25+), kept beside its vector index: the lexical half of hybrid
 // search. Words are lower-cased, English stop words dropped and the rest stemmed (Porter), so "refunds" finds
 // "refund" and "charged" finds "charges". The chunk's section heading is indexed with its text.
-import MiniSearch from 'minisearch';
+import MiniSearch, { type AsPlainObject } from 'minisearch';
 import { stemmer } from 'stemmer';
 import { eng } from 'stopword';
 
@@ -54,19 +54,69 @@ export const commonFrom = (total: number) => Math.max(commonChunks, commonShare 
 
 const keyOf = (documentId: string, position: number) => `${documentId}\u0000${position}`;
 
+type Engine = MiniSearch<{ id: string; text: string }>;
+const engineOptions = { fields: ['text'], tokenize: termsOf, processTerm: (term: string) => term };
+/** Bumped whenever what a snapshot holds changes shape: an older snapshot is then rebuilt, not read. */
+const snapshotFormat = 1;
+
 export class LexicalIndex {
-  private readonly engine = new MiniSearch<{ id: string; text: string }>({
-    fields: ['text'],
-    tokenize: termsOf,
-    processTerm: (term) => term,
-  });
   private readonly positions = new Map<string, number>();
   /** Chunks holding each term, overall and per document (to take a document's share back out). */
   private readonly chunkCounts = new Map<string, number>();
   private readonly documentTerms = new Map<string, Map<string, number>>();
 
+  constructor(private readonly engine: Engine = new MiniSearch(engineOptions)) {}
+
+  /**
+   * The index as bytes, to be read back by `fromSnapshot` instead of being built again from the chunks: MiniSearch's
+   * own serialisation, from which the term counts per document are derived again on reading.
+   */
+  snapshot(): Uint8Array {
+    return Buffer.from(JSON.stringify({ format: snapshotFormat, engine: this.engine.toJSON() }));
+  }
+
+  /** An index read back from `snapshot()`'s bytes, or undefined for bytes of another format. */
+  static async fromSnapshot(bytes: Uint8Array): Promise<LexicalIndex | undefined> {
+    const parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as { format?: number; engine: AsPlainObject };
+    if (parsed.format !== snapshotFormat) return undefined;
+    const index = new LexicalIndex(await MiniSearch.loadJSAsync(parsed.engine, engineOptions));
+    // Discarded chunks stay in MiniSearch's postings until it vacuums them; only live ones (in documentIds) count.
+    const names: string[] = [];
+    const numbers = new Map<string, number>();
+    const documentOf: number[] = [];
+    for (const [shortId, key] of Object.entries(parsed.engine.documentIds as Record<string, string>)) {
+      const [documentId, position] = key.split('\u0000') as [string, string];
+      let number = numbers.get(documentId);
+      if (number === undefined) numbers.set(documentId, (number = names.push(documentId) - 1));
+      documentOf[Number(shortId)] = number;
+      index.positions.set(documentId, Math.max(index.positions.get(documentId) ?? 0, Number(position) + 1));
+    }
+    const terms = names.map((documentId) => {
+      const counts = new Map<string, number>();
+      index.documentTerms.set(documentId, counts);
+      return counts;
+    });
+    const holding = new Int32Array(names.length);
+    for (const [term, fields] of parsed.engine.index) {
+      const touched: number[] = [];
+      for (const shortId in fields[0]) {
+        const number = documentOf[Number(shortId)];
+        if (number !== undefined && holding[number]!++ === 0) touched.push(number);
+      }
+      let chunks = 0;
+      for (const number of touched) terms[number]!.set(term, holding[number]!), (chunks += holding[number]!), (holding[number] = 0);
+      if (chunks > 0) index.chunkCounts.set(term, chunks);
+    }
+    return index;
+  }
+
   get size(): number {
     return this.engine.documentCount;
+  }
+
+  /** Documents the index holds. */
+  documentIds(): string[] {
+    return [...this.positions.keys()];
   }
 
   put(documentId: string, chunks: LexicalChunk[]): void {
