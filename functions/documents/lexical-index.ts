@@ -55,7 +55,8 @@ export const commonFrom = (total: number) => Math.max(commonChunks, commonShare 
 const keyOf = (documentId: string, position: number) => `${documentId}\u0000${position}`;
 
 type Engine = MiniSearch<{ id: string; text: string }>;
-const engineOptions = { fields: ['text'], tokenize: termsOf, processTerm: (term: string) => term };
+/** Documents reach MiniSearch as their terms joined by spaces (terms hold none), so it only splits them. */
+const engineOptions = { fields: ['text'], tokenize: (terms: string) => (terms === '' ? [] : terms.split(' ')), processTerm: (term: string) => term };
 /** Bumped whenever what a snapshot holds changes shape: an older snapshot is then rebuilt, not read. */
 const snapshotFormat = 1;
 
@@ -121,10 +122,14 @@ export class LexicalIndex {
 
   put(documentId: string, chunks: LexicalChunk[]): void {
     this.remove(documentId);
-    this.engine.addAll(chunks.map((chunk) => ({ id: keyOf(documentId, chunk.position), text: indexedText(chunk) })));
-    this.positions.set(documentId, chunks.length ? Math.max(...chunks.map((chunk) => chunk.position)) + 1 : 0);
+    // Each chunk is split into terms once, for MiniSearch (given them joined, see engineOptions) and for the counts.
     const terms = new Map<string, number>();
-    for (const chunk of chunks) for (const term of chunkTermsOf(chunk).counts.keys()) terms.set(term, (terms.get(term) ?? 0) + 1);
+    this.engine.addAll(chunks.map((chunk) => {
+      const words = termsOf(indexedText(chunk));
+      for (const term of new Set(words)) terms.set(term, (terms.get(term) ?? 0) + 1);
+      return { id: keyOf(documentId, chunk.position), text: words.join(' ') };
+    }));
+    this.positions.set(documentId, chunks.length ? Math.max(...chunks.map((chunk) => chunk.position)) + 1 : 0);
     for (const [term, count] of terms) this.chunkCounts.set(term, (this.chunkCounts.get(term) ?? 0) + count);
     this.documentTerms.set(documentId, terms);
   }
@@ -158,8 +163,7 @@ export class LexicalIndex {
     const total = this.engine.documentCount;
     const searched = [...wanted].filter((term) => !isCommon(this.chunkCounts.get(term) ?? 0, total));
     if (searched.length === 0) return [];
-    // The terms are already stemmed: split them as they are rather than stem them twice.
-    return this.engine.search(searched.join(' '), { tokenize: (terms) => terms.split(' ') }).map((result) => {
+    return this.engine.search(searched.join(' ')).map((result) => {
       const [documentId, position] = (result.id as string).split('\u0000') as [string, string];
       const held = [...new Set(result.queryTerms)].reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
       return { documentId, position: Number(position), bm25: result.score, coverage: totalWeight > 0 ? held / totalWeight : 0 };
