@@ -73,29 +73,38 @@ export function createGraphIndexCache(deps: { source: IndexSource; embedder: Pic
   }
 
   async function reload(graphId: string, version: number, previous: Cached | undefined): Promise<Cached> {
-    const [documentIds, start] = await Promise.all([source.documentIds(graphId), previous ? undefined : lexicalStart(graphId)]);
-    const wanted = new Set(documentIds);
+    // A snapshot is read and parsed while the vectors load.
+    const lexicalReady = previous ? Promise.resolve(previous.index.lexical) : lexicalStart(graphId);
+    const wanted = new Set(await source.documentIds(graphId));
     const { modelId, dims } = embedder;
-    const index = previous?.index ?? { vectors: new VectorIndex(dims), lexical: start! };
-    const present = new Set(index.vectors.documentIds());
-    const indexed = new Set(index.lexical.documentIds());
-    for (const documentId of new Set([...present, ...indexed])) if (!wanted.has(documentId)) index.vectors.remove(documentId), index.lexical.remove(documentId);
+    const vectors = previous?.index.vectors ?? new VectorIndex(dims);
+    const present = new Set(vectors.documentIds());
+    for (const documentId of present) if (!wanted.has(documentId)) vectors.remove(documentId);
+    const lexicalUpToDate = lexicalReady.then((lexical) => {
+      const indexed = new Set(lexical.documentIds());
+      for (const documentId of indexed) if (!wanted.has(documentId)) lexical.remove(documentId);
+      return { lexical, indexed };
+    });
     const missing = [...wanted].filter((documentId) => !present.has(documentId));
     let chunksIndexed = 0;
     const lane = async () => {
       for (let documentId = missing.shift(); documentId; documentId = missing.shift()) {
-        const known = indexed.has(documentId);
-        const [stored, chunks] = await Promise.all([source.vectors(documentId), known ? undefined : source.chunks(documentId)]);
+        const [stored, chunks] = await Promise.all([
+          source.vectors(documentId),
+          lexicalUpToDate.then(({ indexed }) => (indexed.has(documentId) ? undefined : source.chunks(documentId))),
+        ]);
+        const { lexical } = await lexicalUpToDate;
         // Vectors of another model (after a model change) do not compare with this one's queries.
         if (!stored || stored.model !== modelId || stored.dims !== dims) {
-          index.lexical.remove(documentId);
+          lexical.remove(documentId);
           continue;
         }
-        index.vectors.put(documentId, stored.vectors);
-        if (chunks) index.lexical.put(documentId, chunks), (chunksIndexed += chunks.length);
+        vectors.put(documentId, stored.vectors);
+        if (chunks) lexical.put(documentId, chunks), (chunksIndexed += chunks.length);
       }
     };
     await Promise.all(Array.from({ length: loadConcurrency }, lane));
+    const index = { vectors, lexical: (await lexicalUpToDate).lexical };
     if (snapshots && chunksIndexed >= snapshotAfterChunks) leaveSnapshot(graphId, index.lexical);
     const entry = { version, index, usedAt: ++clock };
     cache.set(graphId, entry);
