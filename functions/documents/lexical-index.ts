@@ -58,7 +58,15 @@ type Engine = MiniSearch<{ id: string; text: string }>;
 /** Documents reach MiniSearch as their terms joined by spaces (terms hold none), so it only splits them. */
 const engineOptions = { fields: ['text'], tokenize: (terms: string) => (terms === '' ? [] : terms.split(' ')), processTerm: (term: string) => term };
 /** Bumped whenever what a snapshot holds changes shape: an older snapshot is then rebuilt, not read. */
-const snapshotFormat = 1;
+const snapshotFormat = 2;
+/** A document in a snapshot: its id, its number of positions, and the chunks holding each of its terms. */
+type SnapshotDocument = [documentId: string, positions: number, termIds: number[], chunks: number[]];
+interface Snapshot {
+  format?: number;
+  terms: string[];
+  documents: SnapshotDocument[];
+  engine: AsPlainObject;
+}
 
 export class LexicalIndex {
   private readonly positions = new Map<string, number>();
@@ -70,43 +78,32 @@ export class LexicalIndex {
 
   /**
    * The index as bytes, to be read back by `fromSnapshot` instead of being built again from the chunks: MiniSearch's
-   * own serialisation, from which the term counts per document are derived again on reading.
+   * own serialisation, and each document's term counts (a term as its place in one list of the graph's terms).
    */
   snapshot(): Uint8Array {
-    return Buffer.from(JSON.stringify({ format: snapshotFormat, engine: this.engine.toJSON() }));
+    const terms = [...this.chunkCounts.keys()];
+    const termIds = new Map(terms.map((term, id) => [term, id]));
+    const documents: SnapshotDocument[] = [...this.positions].map(([documentId, positions]) => {
+      const counts = this.documentTerms.get(documentId) ?? new Map<string, number>();
+      return [documentId, positions, [...counts.keys()].map((term) => termIds.get(term)!), [...counts.values()]];
+    });
+    return Buffer.from(JSON.stringify({ format: snapshotFormat, terms, documents, engine: this.engine.toJSON() }));
   }
 
   /** An index read back from `snapshot()`'s bytes, or undefined for bytes of another format. */
   static async fromSnapshot(bytes: Uint8Array): Promise<LexicalIndex | undefined> {
-    const parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as { format?: number; engine: AsPlainObject };
+    const parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as Snapshot;
     if (parsed.format !== snapshotFormat) return undefined;
     const index = new LexicalIndex(await MiniSearch.loadJSAsync(parsed.engine, engineOptions));
-    // Discarded chunks stay in MiniSearch's postings until it vacuums them; only live ones (in documentIds) count.
-    const names: string[] = [];
-    const numbers = new Map<string, number>();
-    const documentOf: number[] = [];
-    for (const [shortId, key] of Object.entries(parsed.engine.documentIds as Record<string, string>)) {
-      const [documentId, position] = key.split('\u0000') as [string, string];
-      let number = numbers.get(documentId);
-      if (number === undefined) numbers.set(documentId, (number = names.push(documentId) - 1));
-      documentOf[Number(shortId)] = number;
-      index.positions.set(documentId, Math.max(index.positions.get(documentId) ?? 0, Number(position) + 1));
-    }
-    const terms = names.map((documentId) => {
-      const counts = new Map<string, number>();
-      index.documentTerms.set(documentId, counts);
-      return counts;
-    });
-    const holding = new Int32Array(names.length);
-    for (const [term, fields] of parsed.engine.index) {
-      const touched: number[] = [];
-      for (const shortId in fields[0]) {
-        const number = documentOf[Number(shortId)];
-        if (number !== undefined && holding[number]!++ === 0) touched.push(number);
-      }
-      let chunks = 0;
-      for (const number of touched) terms[number]!.set(term, holding[number]!), (chunks += holding[number]!), (holding[number] = 0);
-      if (chunks > 0) index.chunkCounts.set(term, chunks);
+    for (const [documentId, positions, termIds, counts] of parsed.documents) {
+      const terms = new Map<string, number>();
+      termIds.forEach((id, at) => {
+        const term = parsed.terms[id]!;
+        terms.set(term, counts[at]!);
+        index.chunkCounts.set(term, (index.chunkCounts.get(term) ?? 0) + counts[at]!);
+      });
+      index.positions.set(documentId, positions);
+      index.documentTerms.set(documentId, terms);
     }
     return index;
   }
