@@ -1,7 +1,10 @@
 // Warm per-graph indexes (vectors and BM25 over the chunks), one set per process (a Lambda container, or the local
 // server). Each search reads the graph's content version (one strongly consistent GetItem); every write to a graph's
 // contents bumps that version in the same transaction, so a changed version means "reload", and the reload only
-// fetches documents that are new.
+// fetches documents that are new. Building the BM25 index of a large graph from its chunks is slow (about 40 s for
+// 100,000 chunks), so the index is also kept as a snapshot per graph (in the blob store), read on a cold load and then
+// brought up to date like a warm index: documents that left are taken out, new ones read from their chunks.
+import { logger } from '#platform/logger.js';
 import type { GraphIndex } from './hybrid-rank.js';
 import { LexicalIndex } from './lexical-index.js';
 import type { Embedder } from './ports.js';
@@ -15,6 +18,12 @@ export interface IndexSource {
   chunks: DocumentStore['listChunks'];
 }
 
+/** Snapshots of graphs' BM25 indexes (LexicalIndex.snapshot), by graph. */
+export interface LexicalSnapshots {
+  read(graphId: string): Promise<Uint8Array | undefined>;
+  write(graphId: string, bytes: Uint8Array): Promise<void>;
+}
+
 interface Cached {
   version: number;
   index: GraphIndex;
@@ -23,9 +32,11 @@ interface Cached {
 
 /** Documents whose vectors load at once during a reload. */
 const loadConcurrency = 16;
+/** A load that had to index at least this many chunks from their text leaves a new snapshot of the graph's index. */
+export const snapshotAfterChunks = 10_000;
 
-export function createGraphIndexCache(deps: { source: IndexSource; embedder: Pick<Embedder, 'modelId' | 'dims'>; maxVectors: number }) {
-  const { source, embedder, maxVectors } = deps;
+export function createGraphIndexCache(deps: { source: IndexSource; embedder: Pick<Embedder, 'modelId' | 'dims'>; maxVectors: number; snapshots?: LexicalSnapshots }) {
+  const { source, embedder, maxVectors, snapshots } = deps;
   const cache = new Map<string, Cached>();
   const loading = new Map<string, Promise<Cached>>();
   let clock = 0;
@@ -41,23 +52,60 @@ export function createGraphIndexCache(deps: { source: IndexSource; embedder: Pic
     }
   }
 
+  /** The graph's last snapshot, or an empty index; a snapshot that cannot be read is rebuilt, never fatal. */
+  async function lexicalStart(graphId: string): Promise<LexicalIndex> {
+    try {
+      const bytes = await snapshots?.read(graphId);
+      return (bytes && (await LexicalIndex.fromSnapshot(bytes))) ?? new LexicalIndex();
+    } catch (error) {
+      logger.warn('the BM25 snapshot of a graph could not be read; rebuilding it', { graphId, error: (error as Error).message });
+      return new LexicalIndex();
+    }
+  }
+
+  /** Writes the snapshot after the load's search has had its answer: serialising a large index holds the CPU. */
+  function leaveSnapshot(graphId: string, lexical: LexicalIndex) {
+    setImmediate(() => {
+      void Promise.resolve()
+        .then(() => snapshots!.write(graphId, lexical.snapshot()))
+        .catch((error: unknown) => logger.warn('the BM25 snapshot of a graph could not be written', { graphId, error: (error as Error).message }));
+    });
+  }
+
   async function reload(graphId: string, version: number, previous: Cached | undefined): Promise<Cached> {
+    // A snapshot is read and parsed while the vectors load.
+    const lexicalReady = previous ? Promise.resolve(previous.index.lexical) : lexicalStart(graphId);
     const wanted = new Set(await source.documentIds(graphId));
     const { modelId, dims } = embedder;
-    const index = previous?.index ?? { vectors: new VectorIndex(dims), lexical: new LexicalIndex() };
-    const present = new Set(index.vectors.documentIds());
-    for (const documentId of present) if (!wanted.has(documentId)) index.vectors.remove(documentId), index.lexical.remove(documentId);
+    const vectors = previous?.index.vectors ?? new VectorIndex(dims);
+    const present = new Set(vectors.documentIds());
+    for (const documentId of present) if (!wanted.has(documentId)) vectors.remove(documentId);
+    const lexicalUpToDate = lexicalReady.then((lexical) => {
+      const indexed = new Set(lexical.documentIds());
+      for (const documentId of indexed) if (!wanted.has(documentId)) lexical.remove(documentId);
+      return { lexical, indexed };
+    });
     const missing = [...wanted].filter((documentId) => !present.has(documentId));
+    let chunksIndexed = 0;
     const lane = async () => {
       for (let documentId = missing.shift(); documentId; documentId = missing.shift()) {
-        const [stored, chunks] = await Promise.all([source.vectors(documentId), source.chunks(documentId)]);
+        const [stored, chunks] = await Promise.all([
+          source.vectors(documentId),
+          lexicalUpToDate.then(({ indexed }) => (indexed.has(documentId) ? undefined : source.chunks(documentId))),
+        ]);
+        const { lexical } = await lexicalUpToDate;
         // Vectors of another model (after a model change) do not compare with this one's queries.
-        if (!stored || stored.model !== modelId || stored.dims !== dims) continue;
-        index.vectors.put(documentId, stored.vectors);
-        index.lexical.put(documentId, chunks);
+        if (!stored || stored.model !== modelId || stored.dims !== dims) {
+          lexical.remove(documentId);
+          continue;
+        }
+        vectors.put(documentId, stored.vectors);
+        if (chunks) lexical.put(documentId, chunks), (chunksIndexed += chunks.length);
       }
     };
     await Promise.all(Array.from({ length: loadConcurrency }, lane));
+    const index = { vectors, lexical: (await lexicalUpToDate).lexical };
+    if (snapshots && chunksIndexed >= snapshotAfterChunks) leaveSnapshot(graphId, index.lexical);
     const entry = { version, index, usedAt: ++clock };
     cache.set(graphId, entry);
     evict(graphId);

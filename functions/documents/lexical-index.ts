@@ -1,7 +1,7 @@
 // One graph's chunks as a BM25 index (MiniSearch's BM25+), kept beside its vector index: the lexical half of hybrid
 // search. Words are lower-cased, English stop words dropped and the rest stemmed (Porter), so "refunds" finds
 // "refund" and "charged" finds "charges". The chunk's section heading is indexed with its text.
-import MiniSearch from 'minisearch';
+import MiniSearch, { type AsPlainObject } from 'minisearch';
 import { stemmer } from 'stemmer';
 import { eng } from 'stopword';
 
@@ -54,27 +54,79 @@ export const commonFrom = (total: number) => Math.max(commonChunks, commonShare 
 
 const keyOf = (documentId: string, position: number) => `${documentId}\u0000${position}`;
 
+type Engine = MiniSearch<{ id: string; text: string }>;
+/** Documents reach MiniSearch as their terms joined by spaces (terms hold none), so it only splits them. */
+const engineOptions = { fields: ['text'], tokenize: (terms: string) => (terms === '' ? [] : terms.split(' ')), processTerm: (term: string) => term };
+/** Bumped whenever what a snapshot holds changes shape: an older snapshot is then rebuilt, not read. */
+const snapshotFormat = 2;
+/** A document in a snapshot: its id, its number of positions, and the chunks holding each of its terms. */
+type SnapshotDocument = [documentId: string, positions: number, termIds: number[], chunks: number[]];
+interface Snapshot {
+  format?: number;
+  terms: string[];
+  documents: SnapshotDocument[];
+  engine: AsPlainObject;
+}
+
 export class LexicalIndex {
-  private readonly engine = new MiniSearch<{ id: string; text: string }>({
-    fields: ['text'],
-    tokenize: termsOf,
-    processTerm: (term) => term,
-  });
   private readonly positions = new Map<string, number>();
   /** Chunks holding each term, overall and per document (to take a document's share back out). */
   private readonly chunkCounts = new Map<string, number>();
   private readonly documentTerms = new Map<string, Map<string, number>>();
 
+  constructor(private readonly engine: Engine = new MiniSearch(engineOptions)) {}
+
+  /**
+   * The index as bytes, to be read back by `fromSnapshot` instead of being built again from the chunks: MiniSearch's
+   * own serialisation, and each document's term counts (a term as its place in one list of the graph's terms).
+   */
+  snapshot(): Uint8Array {
+    const terms = [...this.chunkCounts.keys()];
+    const termIds = new Map(terms.map((term, id) => [term, id]));
+    const documents: SnapshotDocument[] = [...this.positions].map(([documentId, positions]) => {
+      const counts = this.documentTerms.get(documentId) ?? new Map<string, number>();
+      return [documentId, positions, [...counts.keys()].map((term) => termIds.get(term)!), [...counts.values()]];
+    });
+    return Buffer.from(JSON.stringify({ format: snapshotFormat, terms, documents, engine: this.engine.toJSON() }));
+  }
+
+  /** An index read back from `snapshot()`'s bytes, or undefined for bytes of another format. */
+  static async fromSnapshot(bytes: Uint8Array): Promise<LexicalIndex | undefined> {
+    const parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as Snapshot;
+    if (parsed.format !== snapshotFormat) return undefined;
+    const index = new LexicalIndex(await MiniSearch.loadJSAsync(parsed.engine, engineOptions));
+    for (const [documentId, positions, termIds, counts] of parsed.documents) {
+      const terms = new Map<string, number>();
+      termIds.forEach((id, at) => {
+        const term = parsed.terms[id]!;
+        terms.set(term, counts[at]!);
+        index.chunkCounts.set(term, (index.chunkCounts.get(term) ?? 0) + counts[at]!);
+      });
+      index.positions.set(documentId, positions);
+      index.documentTerms.set(documentId, terms);
+    }
+    return index;
+  }
+
   get size(): number {
     return this.engine.documentCount;
   }
 
+  /** Documents the index holds. */
+  documentIds(): string[] {
+    return [...this.positions.keys()];
+  }
+
   put(documentId: string, chunks: LexicalChunk[]): void {
     this.remove(documentId);
-    this.engine.addAll(chunks.map((chunk) => ({ id: keyOf(documentId, chunk.position), text: indexedText(chunk) })));
-    this.positions.set(documentId, chunks.length ? Math.max(...chunks.map((chunk) => chunk.position)) + 1 : 0);
+    // Each chunk is split into terms once, for MiniSearch (given them joined, see engineOptions) and for the counts.
     const terms = new Map<string, number>();
-    for (const chunk of chunks) for (const term of chunkTermsOf(chunk).counts.keys()) terms.set(term, (terms.get(term) ?? 0) + 1);
+    this.engine.addAll(chunks.map((chunk) => {
+      const words = termsOf(indexedText(chunk));
+      for (const term of new Set(words)) terms.set(term, (terms.get(term) ?? 0) + 1);
+      return { id: keyOf(documentId, chunk.position), text: words.join(' ') };
+    }));
+    this.positions.set(documentId, chunks.length ? Math.max(...chunks.map((chunk) => chunk.position)) + 1 : 0);
     for (const [term, count] of terms) this.chunkCounts.set(term, (this.chunkCounts.get(term) ?? 0) + count);
     this.documentTerms.set(documentId, terms);
   }
@@ -108,8 +160,7 @@ export class LexicalIndex {
     const total = this.engine.documentCount;
     const searched = [...wanted].filter((term) => !isCommon(this.chunkCounts.get(term) ?? 0, total));
     if (searched.length === 0) return [];
-    // The terms are already stemmed: split them as they are rather than stem them twice.
-    return this.engine.search(searched.join(' '), { tokenize: (terms) => terms.split(' ') }).map((result) => {
+    return this.engine.search(searched.join(' ')).map((result) => {
       const [documentId, position] = (result.id as string).split('\u0000') as [string, string];
       const held = [...new Set(result.queryTerms)].reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
       return { documentId, position: Number(position), bm25: result.score, coverage: totalWeight > 0 ? held / totalWeight : 0 };

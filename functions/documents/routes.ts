@@ -63,7 +63,7 @@ export const documentRoutes = defineRoutes('documents', {
   },
   searchDocuments: {
     method: 'POST', path: '/api/sdk/v1/documents/search', auth: 'apiKey', summary: 'Semantic search over the chunks of one graph',
-    input: SearchInput, output: SearchOutput, uses: ['embeddings', 'documentVectors'], memoryMb: 2048,
+    input: SearchInput, output: SearchOutput, uses: ['embeddings', 'documentVectors', 'documentsBucket'], memoryMb: 2048,
     tables: { documents: 'read', graphDocuments: 'read', documentChunks: 'read', documentVectors: 'read', graphs: 'read', graphMembers: 'read', graphTerms: 'read' },
   },
   listDocuments: {

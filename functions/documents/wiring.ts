@@ -3,21 +3,37 @@ import { type Clock, systemClock } from '#platform/clock.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
 import { documentBlobStore, documentJobs, graphVectorStore, sharedEmbedder } from '#platform/wiring.js';
-import { createGraphIndexCache } from './graph-index-cache.js';
+import { type LexicalSnapshots, createGraphIndexCache } from './graph-index-cache.js';
 import { type GraphService, createGraphService } from './graph-service.js';
-import { createGraphStore } from './graph-store.js';
+import { type GraphStore, createGraphStore } from './graph-store.js';
 import { createIngest } from './ingest.js';
 import { createLargeGraphIndex } from './large-graph-index.js';
-import type { GraphVectorStore } from './ports.js';
+import type { BlobStore, Embedder, GraphVectorStore } from './ports.js';
 import { createSearch } from './search.js';
 import { type DocumentService, type DocumentServiceDeps, createDocumentService } from './service.js';
-import { createDocumentStore } from './store.js';
+import { type DocumentStore, createDocumentStore } from './store.js';
 import { createTermStore } from './term-store.js';
 
 /** Vectors one process keeps warm across graphs: 500,000 x 512 float32 is about 1 GB. */
 const maxCachedVectors = Number(readEnv(envNames.searchCacheVectors) ?? 500_000);
 /** Chunks past which a graph is searched outside the process, where large graphs are kept there (docs/data-model.md). */
 const largeGraphChunks = Number(readEnv(envNames.largeGraphChunks) ?? 250_000);
+
+/** Where a graph's BM25 snapshot is kept beside the originals: one object per graph, replaced as the graph grows. */
+export const lexicalSnapshotKey = (graphId: string) => `lexical-indexes/${encodeURIComponent(graphId)}.json`;
+
+const lexicalSnapshots = (blobs: BlobStore): LexicalSnapshots => ({
+  read: (graphId) => blobs.get(lexicalSnapshotKey(graphId)),
+  write: (graphId, bytes) => blobs.put(lexicalSnapshotKey(graphId), bytes, 'application/json'),
+});
+
+/** Warm graph indexes over the store, with their BM25 snapshots in the blob store (one cache per process). */
+export function graphIndexes(deps: { store: DocumentStore; graphStore: GraphStore; blobs: BlobStore; embedder: Pick<Embedder, 'modelId' | 'dims'> }) {
+  const { store, graphStore, blobs, embedder } = deps;
+  const version = async (graphId: string) => (await graphStore.state(graphId)).version;
+  const source = { version, vectors: store.getVectors, chunks: store.listChunks, documentIds: async (graphId: string) => (await store.listEntries(graphId)).map((entry) => entry.documentId) };
+  return createGraphIndexCache({ source, embedder, maxVectors: maxCachedVectors, snapshots: lexicalSnapshots(blobs) });
+}
 
 export function productionDeps(clock: Clock = systemClock, large: { vectorStore?: GraphVectorStore; fromChunks?: number } = {}): DocumentServiceDeps {
   const store = createDocumentStore();
@@ -28,9 +44,7 @@ export function productionDeps(clock: Clock = systemClock, large: { vectorStore?
   const vectorStore = large.vectorStore ?? graphVectorStore();
   const largeGraphs = vectorStore && createLargeGraphIndex({ vectors: vectorStore, terms: createTermStore() });
   const ingest = createIngest({ store, blobs, embedder, clock, largeGraphs });
-  const version = async (graphId: string) => (await graphStore.state(graphId)).version;
-  const source = { version, vectors: store.getVectors, chunks: store.listChunks, documentIds: async (graphId: string) => (await store.listEntries(graphId)).map((entry) => entry.documentId) };
-  const indexes = createGraphIndexCache({ source, embedder, maxVectors: maxCachedVectors });
+  const indexes = graphIndexes({ store, graphStore, blobs, embedder });
   const search = createSearch({
     store, graphs, embedder, indexes, state: graphStore.state, largeGraphs: largeGraphs && { index: largeGraphs, fromChunks: large.fromChunks ?? largeGraphChunks },
   });

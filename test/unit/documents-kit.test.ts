@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { calibrationOf, scoreOf, standoutOf, withOperatingPoint } from '../../functions/documents/calibration.js';
 import { chunkPages, isHeading, pageSeparator } from '../../functions/documents/chunker.js';
 import { ExtractionError, csvToText, jsonToText, markdownToText, parseCsv } from '../../functions/documents/extract-structured.js';
-import { createGraphIndexCache } from '../../functions/documents/graph-index-cache.js';
+import { createGraphIndexCache, snapshotAfterChunks } from '../../functions/documents/graph-index-cache.js';
 import { rankHybrid } from '../../functions/documents/hybrid-rank.js';
 import { LexicalIndex, termsOf } from '../../functions/documents/lexical-index.js';
 import { decodeVectors, encodeVectors, normalise } from '../../functions/documents/vector-codec.js';
@@ -271,6 +271,55 @@ describe('documents: warm graph indexes', () => {
     // Assess
     expect(index.vectors.size).toBe(0);
     expect(index.lexical.size).toBe(0);
+  });
+
+  function givenLargeGraph() {
+    const state = { version: 1, documents: ['doc_big', 'doc_gone'], chunkReads: [] as string[] };
+    const stored = new Map<string, Uint8Array>();
+    const chunk = (documentId: string, position: number, content: string) => ({ documentId, position, chunkId: `chk_${documentId}_${position}`, content, pageNumber: null, charOffset: 0 });
+    const source = {
+      version: async () => state.version,
+      documentIds: async () => state.documents,
+      vectors: async () => ({ model: 'm', dims: 2, vectors: unit(1, 0) }),
+      chunks: async (documentId: string) => {
+        state.chunkReads.push(documentId);
+        if (documentId !== 'doc_big') return [chunk(documentId, 0, `A note about refunds in ${documentId}.`)];
+        return Array.from({ length: snapshotAfterChunks }, (_, position) => chunk(documentId, position, `Line ${position} of the manual on refunds and returns, part ${position % 97}.`));
+      },
+    };
+    const snapshots = { read: async (graphId: string) => stored.get(graphId), write: async (graphId: string, bytes: Uint8Array) => void stored.set(graphId, bytes) };
+    const newCache = () => createGraphIndexCache({ source, embedder: { modelId: 'm', dims: 2 }, maxVectors: 100_000, snapshots });
+    return { state, stored, newCache };
+  }
+
+  it('leaves a BM25 snapshot after indexing a large graph; a cold load reads it and indexes only the documents added since', async () => {
+    // Prepare
+    const { state, stored, newCache } = givenLargeGraph();
+    const warmCache = newCache();
+    await warmCache.indexFor('group:grp_a');
+    await vi.waitFor(() => expect(stored.has('group:grp_a')).toBe(true));
+    state.version = 2;
+    state.documents = ['doc_big', 'doc_new'];
+    const warm = await warmCache.indexFor('group:grp_a');
+    state.chunkReads = [];
+    // Act
+    const cold = await newCache().indexFor('group:grp_a');
+    // Assess
+    expect(state.chunkReads).toEqual(['doc_new']);
+    expect(cold.lexical.documentIds().sort()).toEqual(['doc_big', 'doc_new']);
+    expect(cold.vectors.documentIds().sort()).toEqual(['doc_big', 'doc_new']);
+    for (const question of ['refunds part 42', 'a note about returns', 'line 9000 of the manual']) expect(cold.lexical.search(question)).toEqual(warm.lexical.search(question));
+  });
+
+  it('rebuilds the BM25 index from the chunks when the snapshot cannot be read', async () => {
+    // Prepare
+    const { state, stored, newCache } = givenLargeGraph();
+    stored.set('group:grp_a', new TextEncoder().encode('{"format": 1, "engine": '));
+    // Act
+    const index = await newCache().indexFor('group:grp_a');
+    // Assess
+    expect(state.chunkReads.sort()).toEqual(['doc_big', 'doc_gone']);
+    expect(index.lexical.size).toBe(snapshotAfterChunks + 1);
   });
 });
 

