@@ -50,11 +50,12 @@ async function paidCalls(seller: Seller, times: number): Promise<void> {
   const payer = await givenPayer(api);
   const pay = wrapFetchWithPayment(fetch, await createSigner('solana-devnet', bs58.encode(payer.secretKey)), undefined, undefined, { svmConfig: { rpcUrl: `${api.baseUrl}/solana` } });
   for (let index = 0; index < times; index++) {
-    const { blockhash } = await connection.getLatestBlockhash();
     const response = await pay(`${api.baseUrl}${seller.path}&n=${index}`);
     if (response.status !== 200) throw new Error(`paid call answered ${response.status}: ${await response.text()}`);
     // The reference client's transaction of one price is the same bytes under one blockhash, as on Solana: the next
-    // payment waits for the next slot's blockhash, or it would be the same (already settled) transaction.
+    // payment waits for a blockhash newer than the latest one after this payment (the one it used, or a later one),
+    // or it would be the same (already settled) transaction.
+    const { blockhash } = await connection.getLatestBlockhash();
     await expect.poll(async () => (await connection.getLatestBlockhash()).blockhash, { timeout: 10_000 }).not.toBe(blockhash);
   }
 }
