@@ -9,7 +9,6 @@ import { logger } from '#platform/logger.js';
 import { type InstallRequest, type PackageInstaller, type PackageRegistry, PackageRefusedError, PackageResolutionError, PackageTooLargeError } from './dependency-port.js';
 import { type DeclaredDependencies, type RuntimeLabel, type ScriptVersion, type VersionDependencies, maxPackageBytes } from './model.js';
 import { archiveKey } from './package-trees.js';
-import type { ScriptRuntime } from './runtime-port.js';
 import type { TreeRefStore } from './tree-ref-store.js';
 
 export type Ecosystem = 'npm' | 'pypi';
@@ -45,8 +44,8 @@ export function createDependencyService(deps: {
   installer: () => PackageInstaller;
   blobs: () => BlobStore;
   refs: () => TreeRefStore;
-  /** Holds the copies made from trees (unpacked, published as layers), removed with the tree. */
-  runtime: () => Pick<ScriptRuntime, 'removeDependencyTree'>;
+  /** The ScriptRuntime (runtime-port.ts), which holds the copies made from trees (unpacked, published as layers). */
+  runtime: () => { removeDependencyTree(lockHash: string): Promise<void> };
   registryOf: (userId: string, ecosystem: Ecosystem) => Promise<PackageRegistry | undefined>;
   clock: Clock;
 }) {
