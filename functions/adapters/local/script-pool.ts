@@ -65,7 +65,7 @@ async function stageDependencies(dependenciesDir: string, tree: DependencyTree):
 
 /**
  * Moved aside in one rename before it is deleted, so a run staging the same lock meanwhile finds the whole tree or
- * none and unpacks its own. Workers still mounting it keep reading it: a bind mount holds the directory itself.
+ * none and unpacks its own. A worker mounting it in bubblewrap keeps reading it: the bind mount holds the directory.
  */
 async function removeDependencies(dependenciesDir: string, lockHash: string): Promise<void> {
   const dir = join(dependenciesDir, lockHash);
