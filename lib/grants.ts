@@ -185,9 +185,10 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
       resources: [arn(fn, { service: 'lambda', resource: 'function', resourceName: `${r.scriptFunctionPrefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
     }));
     fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:GetLayerVersion'], resources: [r.scriptRuntimeLayerArn] }));
-    // Dependency layers, one per lock hash, named under the same prefix (functions/adapters/aws/script-packages.ts).
+    // Dependency layers, one per lock hash, named under the same prefix (functions/adapters/aws/script-packages.ts),
+    // deleted with the last version using their tree.
     fn.addToRolePolicy(new PolicyStatement({
-      actions: ['lambda:PublishLayerVersion', 'lambda:ListLayerVersions', 'lambda:GetLayerVersion'],
+      actions: ['lambda:PublishLayerVersion', 'lambda:ListLayerVersions', 'lambda:GetLayerVersion', 'lambda:DeleteLayerVersion'],
       resources: [
         arn(fn, { service: 'lambda', resource: 'layer', resourceName: `${r.scriptFunctionPrefix}deps-*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
         arn(fn, { service: 'lambda', resource: 'layer', resourceName: `${r.scriptFunctionPrefix}deps-*:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),

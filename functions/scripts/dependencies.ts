@@ -5,6 +5,7 @@
 import type { BlobStore } from '#functions/documents/ports.js';
 import type { Clock } from '#platform/clock.js';
 import { ConflictError, ValidationError } from '#platform/errors.js';
+import { logger } from '#platform/logger.js';
 import { type InstallRequest, type PackageInstaller, type PackageRegistry, PackageRefusedError, PackageResolutionError, PackageTooLargeError } from './dependency-port.js';
 import { type DeclaredDependencies, type RuntimeLabel, type ScriptVersion, type VersionDependencies, maxPackageBytes } from './model.js';
 import { archiveKey } from './package-trees.js';
@@ -43,6 +44,8 @@ export function createDependencyService(deps: {
   installer: () => PackageInstaller;
   blobs: () => BlobStore;
   refs: () => TreeRefStore;
+  /** The ScriptRuntime (runtime-port.ts), which holds the copies made from trees (unpacked, published as layers). */
+  runtime: () => { removeDependencyTree(lockHash: string): Promise<void> };
   registryOf: (userId: string, ecosystem: Ecosystem) => Promise<PackageRegistry | undefined>;
   clock: Clock;
 }) {
@@ -70,11 +73,25 @@ export function createDependencyService(deps: {
     }
   }
 
-  /** `count` versions using the tree are gone; the tree is removed when no version uses it any more. */
+  /**
+   * A copy left behind holds the same tree as the lock hash names, and is found and used again if the lock comes
+   * back: a failure to remove it costs storage only, and the removal goes on.
+   */
+  async function removeCopies(lockHash: string): Promise<void> {
+    try {
+      await deps.runtime().removeDependencyTree(lockHash);
+    } catch (error) {
+      logger.error('removing the copies of an unused dependency tree failed', { lockHash, error: String(error) });
+    }
+  }
+
+  /** `count` versions using the tree are gone; the tree and its copies are removed when no version uses it any more. */
   async function release(lockHash: string, count: number): Promise<void> {
     if (!(await deps.refs().release(lockHash, count))) return;
     const at = deps.clock.nowIso();
     if (!(await deps.refs().markCollecting(lockHash, at))) return;
+    // Before the count goes: a new version with this lock waits until its copies are gone, so it never meets half of one.
+    await removeCopies(lockHash);
     await deps.blobs().delete(archiveKey(lockHash));
     await deps.refs().forget(lockHash, at);
   }

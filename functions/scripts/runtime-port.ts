@@ -81,6 +81,8 @@ export interface ScriptRuntime {
   invoke(request: InvokeRequest): Promise<InvokeOutcome>;
   /** Deletes everything deployed for the script. */
   remove(scriptId: string): Promise<void>;
+  /** Deletes what was made from the installed tree `lockHash` (an unpacked copy, a layer) once no version uses it. */
+  removeDependencyTree(lockHash: string): Promise<void>;
 }
 
 /** The alias deploy and rollback move; runs of the active version go through it. */

@@ -73,6 +73,7 @@ export const scriptDependencies = (): DependencyService =>
     installer: packageInstaller,
     blobs: scriptPackageStore,
     refs: createTreeRefStore,
+    runtime: scriptRuntime,
     registryOf: (userId, ecosystem) => scriptRegistries().registryOf(userId, ecosystem),
     clock: systemClock,
   }));

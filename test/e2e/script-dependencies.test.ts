@@ -50,6 +50,8 @@ const versionsOf = async (scriptId: string) => (await post('listVersions', { scr
 const packagesDir = () => join(process.env.DATA_DIR!, 'script-packages');
 const filesIn = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 const storedTrees = () => filesIn(join(packagesDir(), 'script-deps'));
+/** Trees the local runtime unpacked for its workers. */
+const unpackedTrees = () => filesIn(join(process.env.DATA_DIR!, 'script-deps'));
 
 /** A loopback port nothing listens on: taken from the system, then let go. */
 async function closedPort(): Promise<number> {
@@ -182,7 +184,7 @@ describe('script dependencies: node', () => {
     expect((await versionsOf(scriptId)).length).toBe(before);
   });
 
-  it('keeps code and packages in the blob store and removes them with the last script using them', async () => {
+  it('keeps code and packages in the blob store and removes them, unpacked copy included, with the last script using them', async () => {
     // Prepare
     const other = (await post('createScript', { name: 'also uses ms', runtime: 'nodejs18', code: nodeCode, dependencies: { ms: '^2.1.0' } })).body.data.id;
     const lockHash = (await versionsOf(other))[0].dependencies.lockHash;
@@ -192,6 +194,7 @@ describe('script dependencies: node', () => {
     // Act
     const first = await post('deleteScript', { scriptId });
     const treesWhileShared = storedTrees();
+    const unpackedWhileShared = unpackedTrees();
     const second = await post('deleteScript', { scriptId: other });
     // Assess
     expect(storedCode).toEqual([...new Set(hashes)].sort());
@@ -200,6 +203,8 @@ describe('script dependencies: node', () => {
     expect(treesWhileShared).toContain(`${lockHash}.zip`);
     expect([...filesIn(codeOf(scriptId)), ...filesIn(codeOf(other))]).toEqual([]);
     expect(storedTrees()).toEqual([]);
+    expect(unpackedWhileShared).toContain(lockHash);
+    expect(unpackedTrees()).not.toContain(lockHash);
   }, 120_000);
 
   it('suggests the packages the code imports but does not declare', async () => {

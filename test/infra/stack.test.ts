@@ -357,6 +357,25 @@ describe('infra: PlatformStack from the route table', () => {
       for (const fn of others) expect(s.fn(fn).props.Environment.Variables, fn.node.id).not.toHaveProperty('RESOURCE_CALL_FUNCTION');
     });
 
+    it('lets the functions that deploy and delete scripts publish and delete dependency layers under the stack\'s prefix only', () => {
+      // Prepare
+      const layers = (name: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':lambda:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:layer:${name}`]] });
+      const prefix = `${s.stack.stackName}-script-deps-*`;
+      const bindings = s.stack.areas.flatMap((area) => area.bindings);
+      // Act
+      const deleters = bindings.filter((binding) => s.fn(binding.fn).statements.some((statement) => statement.actions.includes('lambda:DeleteLayerVersion')));
+      // Assess
+      expect(deleters.map((binding) => binding.route.operation)).toEqual(expect.arrayContaining(['deleteScript', 'restDeleteScript']));
+      for (const { route, fn } of deleters) {
+        expect(route.uses, route.operation).toContain('scriptFunctions');
+        const granted = s.fn(fn).statements.filter((statement) => statement.actions.includes('lambda:DeleteLayerVersion'));
+        expect(granted, route.operation).toEqual([{
+          actions: ['lambda:DeleteLayerVersion', 'lambda:GetLayerVersion', 'lambda:ListLayerVersions', 'lambda:PublishLayerVersion'],
+          resources: [layers(prefix), layers(`${prefix}:*`)],
+        }]);
+      }
+    });
+
     it("grants the resource-call function the call route's tables and key, the run tally and the grant key, and no script functions", () => {
       // Prepare
       const callRoute = s.binding('callResource').route;

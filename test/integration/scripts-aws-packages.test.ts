@@ -1,6 +1,6 @@
 // Script packages on Lambda against moto_server: a version's installed dependencies become a layer named by the
 // lock hash, published once and shared by every version with that lock; packages past the direct-upload limit
-// reach Lambda through the script-packages bucket.
+// reach Lambda through the script-packages bucket; the layer and its upload go when the tree is removed.
 import { GetFunctionCommand, GetFunctionConfigurationCommand, LambdaClient, ListLayerVersionsCommand, PublishLayerVersionCommand } from '@aws-sdk/client-lambda';
 import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
@@ -67,6 +67,23 @@ describe('aws adapter: script packages', () => {
     expect(await stored(`layers/${lockHash}.zip`)).toBe(true);
     expect(await layersOf('platform-script-scr_pkg_one')).toEqual([expect.stringContaining('script-runtime'), versions[0]!.LayerVersionArn]);
     expect(await layersOf('platform-script-scr_pkg_two')).toEqual([expect.stringContaining('script-runtime'), versions[0]!.LayerVersionArn]);
+  });
+
+  it('deletes every version of a removed tree\'s layer and its upload, while the function using it keeps its configuration', async () => {
+    // Prepare
+    const lockHash = 'c'.repeat(64);
+    const layerName = `platform-script-deps-${lockHash.slice(0, 48)}`;
+    await runtime.deploy(request('scr_pkg_gone', 'module.exports.handler = async () => 4;', tree(lockHash, 64 * 1024)));
+    await client.send(new PublishLayerVersionCommand({ LayerName: layerName, Content: { ZipFile: await tree(lockHash, 1024).archive() } }));
+    const published = (await client.send(new ListLayerVersionsCommand({ LayerName: layerName }))).LayerVersions ?? [];
+    // Act: twice, as a removal taken over after its process died does.
+    await runtime.removeDependencyTree(lockHash);
+    await runtime.removeDependencyTree(lockHash);
+    // Assess
+    expect(published).toHaveLength(2);
+    expect((await client.send(new ListLayerVersionsCommand({ LayerName: layerName }))).LayerVersions).toEqual([]);
+    expect(await stored(`layers/${lockHash}.zip`)).toBe(false);
+    expect(await layersOf('platform-script-scr_pkg_gone')).toEqual([expect.stringContaining('script-runtime'), expect.stringContaining(layerName)]);
   });
 
   it('sends small packages inline and function code past the limit through S3', async () => {

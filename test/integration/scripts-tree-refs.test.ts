@@ -62,30 +62,53 @@ function installer(blobs: BlobStore): PackageInstaller {
   };
 }
 
-function given(counts: TreeRefStore = refs) {
+/** `copiesRemoved` lists the trees whose copies the runtime was told to remove; `copiesFail` makes that fail. */
+function given(counts: TreeRefStore = refs, copiesFail = false) {
   const blobs = blobStore();
   const npm = installer(blobs.store);
-  const packages: DependencyService = createDependencyService({ installer: () => npm, blobs: () => blobs.store, refs: () => counts, registryOf: async () => undefined, clock: systemClock });
+  const copiesRemoved: string[] = [];
+  const runtime = {
+    async removeDependencyTree(lockHash: string) {
+      if (copiesFail) throw new Error('the runtime is unreachable');
+      copiesRemoved.push(lockHash);
+    },
+  };
+  const packages: DependencyService = createDependencyService({
+    installer: () => npm, blobs: () => blobs.store, refs: () => counts, runtime: () => runtime, registryOf: async () => undefined, clock: systemClock,
+  });
   const lock = async () => (await packages.lock('usr_refs', 'nodejs18', 100, { ms: '^2.1.0' }))!;
   const stored = (dependencies: VersionDependencies) => blobs.blobs.has(archiveKey(dependencies.lockHash));
-  return { ...blobs, packages, lock, stored };
+  return { ...blobs, packages, lock, stored, copiesRemoved };
 }
 
 describe('scripts: installed trees shared and removed by count', () => {
-  it('keeps a tree while any version uses it, removes it with the last, and stores it again for a new one', async () => {
+  it('keeps a tree while any version uses it, removes it and its copies with the last, and stores it again for a new one', async () => {
     // Prepare
-    const { packages, lock, stored } = given();
+    const { packages, lock, stored, copiesRemoved } = given();
     const first = await lock();
     await packages.keep(first);
     // Act
     await packages.release(first);
-    const afterOne = stored(first);
+    const afterOne = [stored(first), [...copiesRemoved]];
     await packages.releaseAll([{ dependencies: first, codeBytes: 100 }]);
-    const afterBoth = stored(first);
+    const afterBoth = [stored(first), [...copiesRemoved]];
     const again = await lock();
     // Assess
-    expect([afterOne, afterBoth, stored(again)]).toEqual([true, false, true]);
+    expect([afterOne, afterBoth, stored(again)]).toEqual([[true, []], [false, [first.lockHash]], true]);
     expect(again.lockHash).toBe(first.lockHash);
+  });
+
+  it('removes an unused tree even when its copies cannot be removed, and a new version with its lock is not kept waiting', async () => {
+    // Prepare
+    const { packages, lock, stored } = given(refs, true);
+    const dependencies = await lock();
+    // Act
+    await packages.release(dependencies);
+    const afterRemoval = stored(dependencies);
+    const again = await lock();
+    // Assess
+    expect(afterRemoval).toBe(false);
+    expect(stored(again)).toBe(true);
   });
 
   it('lets a version created while its tree is being removed wait for the removal, then stores the tree again', async () => {

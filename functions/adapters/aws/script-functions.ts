@@ -25,7 +25,7 @@ import { traced } from '#platform/tracer.js';
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { type ScriptFunctionUpkeep, createScriptFunctionUpkeep } from './script-function-upkeep.js';
-import { type PackageUploadOptions, dependencyLayer, packageSource } from './script-packages.js';
+import { type PackageUploadOptions, dependencyLayer, packageSource, removeDependencyLayer } from './script-packages.js';
 
 /**
  * DESIGN.md §3: `nodejs18` runs on the newest Node runtime Lambda offers (the one lib/platform-function.ts picks);
@@ -203,6 +203,8 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
       }
       await options.upkeep.remove(nameOf(scriptId));
     },
+
+    removeDependencyTree: (lockHash) => removeDependencyLayer(client, lockHash, options.functionPrefix, options.packages),
   };
 }
 

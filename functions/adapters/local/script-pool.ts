@@ -63,6 +63,22 @@ async function stageDependencies(dependenciesDir: string, tree: DependencyTree):
   return dir;
 }
 
+/**
+ * Moved aside in one rename before it is deleted, so a run staging the same lock meanwhile finds the whole tree or
+ * none and unpacks its own. A worker mounting it in bubblewrap keeps reading it: the bind mount holds the directory.
+ */
+async function removeDependencies(dependenciesDir: string, lockHash: string): Promise<void> {
+  const dir = join(dependenciesDir, lockHash);
+  const doomed = `${dir}.${randomUUID()}.gone`;
+  try {
+    await rename(dir, doomed);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  await rm(doomed, { recursive: true, force: true });
+}
+
 const versionDir = (options: PoolOptions, scriptId: string, version: number, codeHash: string) => join(options.stageDir, scriptId, `${version}-${codeHash.slice(0, 16)}`);
 
 export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRuntime {
@@ -235,6 +251,8 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
       }
       rmSync(join(options.stageDir, scriptId), { recursive: true, force: true });
     },
+
+    removeDependencyTree: (lockHash: string) => removeDependencies(dependenciesDir, lockHash),
 
     async stop() {
       clearInterval(reaper);
