@@ -95,10 +95,18 @@ export function createDocumentService(deps: DocumentServiceDeps) {
     return { document, entry: { graphId, documentId, isPrimary: true, sharedAt: now, sharedByUserId: caller.userId, shareReason: null } };
   }
 
-  /** Small files finish within the request; larger ones go to a job and answer `processing`. */
+  /**
+   * Small files finish within the request; larger ones go to a job and answer `processing`. A small file landing in a
+   * graph that keeps a BM25 snapshot still gets the job, for the snapshot only: rewriting it takes seconds.
+   */
   async function dispatch(document: StoredDocument, startedAt: number) {
-    if (document.sizeBytes <= syncMaxBytes) await ingest.process(document.documentId, startedAt);
-    else {
+    if (document.sizeBytes <= syncMaxBytes) {
+      const done = await ingest.process(document.documentId, startedAt);
+      if (done && (await ingest.snapshotsDue(done.graphIds))) {
+        await jobs.enqueue(document.documentId).catch((error: unknown) =>
+          logger.warn('could not start the BM25 snapshot update; a cold load indexes the document from its chunks', { documentId: document.documentId, error: (error as Error).message }));
+      }
+    } else {
       await jobs.enqueue(document.documentId).catch(async (error: unknown) => {
         logger.error('could not start document processing', { documentId: document.documentId, error: (error as Error).message });
         const failed = { status: 'failed' as const, failureReason: 'processing could not start; upload the file again', processingTimeMs: clock.now() - startedAt };
@@ -235,7 +243,7 @@ export function createDocumentService(deps: DocumentServiceDeps) {
     },
 
     search: deps.search,
-    process: (documentId: string) => ingest.process(documentId),
+    process: (documentId: string) => ingest.job(documentId),
   };
 }
 
