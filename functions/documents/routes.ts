@@ -7,12 +7,15 @@ import {
 } from './schemas.js';
 
 const readDocument = { documents: 'read', documentChunks: 'read', graphMembers: 'read' } as const;
-/** Upload and completeUpload also run the processing job (synchronously, or as the function invoked asynchronously). */
+/**
+ * Upload and completeUpload also run the processing job (synchronously, or as the function invoked asynchronously),
+ * which rewrites BM25 snapshots of up to `LARGE_GRAPH_CHUNKS` chunks: as much memory as the search function loading one.
+ */
 const processing: Pick<RouteSpec, 'tables' | 'uses' | 'timeoutSeconds' | 'memoryMb'> = {
   tables: { documents: 'write', graphDocuments: 'write', documentChunks: 'write', documentVectors: 'write', graphs: 'write', graphMembers: 'read', graphTerms: 'write' },
   uses: ['documentsBucket', 'embeddings', 'selfInvoke', 'documentVectors'],
   timeoutSeconds: 900,
-  memoryMb: 1024,
+  memoryMb: 2048,
 };
 
 export const documentRoutes = defineRoutes('documents', {

@@ -18,8 +18,12 @@ export interface SnapshotSource {
 /** Documents whose chunks are read at once while a snapshot is built. */
 const readConcurrency = 16;
 
-export function createSnapshotKeeper(deps: { source: SnapshotSource; snapshots: LexicalSnapshots; fromChunks?: number }) {
-  const { source, snapshots, fromChunks = snapshotAfterChunks } = deps;
+/**
+ * `fromChunks`: the smallest graph that keeps a snapshot. `upToChunks`: the largest, where graphs past a size are
+ * searched outside the process (large-graph-index.ts) and never loaded, so a snapshot of theirs would go unread.
+ */
+export function createSnapshotKeeper(deps: { source: SnapshotSource; snapshots: LexicalSnapshots; fromChunks?: number; upToChunks?: number }) {
+  const { source, snapshots, fromChunks = snapshotAfterChunks, upToChunks = Number.POSITIVE_INFINITY } = deps;
 
   async function keep(graphId: string, known?: { documentId: string; chunks: LexicalChunk[] }) {
     const [lexical, wanted] = await Promise.all([readLexicalSnapshot(snapshots, graphId), source.documentIds(graphId).then((ids) => new Set(ids))]);
@@ -40,7 +44,7 @@ export function createSnapshotKeeper(deps: { source: SnapshotSource; snapshots: 
   /** The graphs of `graphIds` large enough to keep a snapshot. */
   async function due(graphIds: string[]): Promise<string[]> {
     const counts = await Promise.all(graphIds.map((graphId) => source.chunkCount(graphId)));
-    return graphIds.filter((_, at) => counts[at]! >= fromChunks);
+    return graphIds.filter((_, at) => counts[at]! >= fromChunks && counts[at]! <= upToChunks);
   }
 
   return {

@@ -18,7 +18,7 @@ import { createTermStore } from './term-store.js';
 /** Vectors one process keeps warm across graphs: 500,000 x 512 float32 is about 1 GB. */
 const maxCachedVectors = Number(readEnv(envNames.searchCacheVectors) ?? 500_000);
 /** Chunks past which a graph is searched outside the process, where large graphs are kept there (docs/data-model.md). */
-const largeGraphChunks = Number(readEnv(envNames.largeGraphChunks) ?? 250_000);
+const largeGraphChunks = Number(readEnv(envNames.largeGraphChunks) ?? 100_000);
 
 /** Where a graph's BM25 snapshot is kept beside the originals: one object per graph, replaced as the graph grows. */
 export const lexicalSnapshotKey = (graphId: string) => `lexical-indexes/${encodeURIComponent(graphId)}.json`;
@@ -39,15 +39,15 @@ export function graphIndexes(deps: { store: DocumentStore; graphStore: GraphStor
 }
 
 /** The processing job's upkeep of BM25 snapshots, for graphs of at least `fromChunks` chunks. */
-function snapshotKeeper(deps: { store: DocumentStore; graphStore: GraphStore; blobs: BlobStore; fromChunks: number }) {
-  const { store, graphStore, blobs, fromChunks } = deps;
+function snapshotKeeper(deps: { store: DocumentStore; graphStore: GraphStore; blobs: BlobStore; fromChunks: number; upToChunks?: number }) {
+  const { store, graphStore, blobs, fromChunks, upToChunks } = deps;
   const source = {
     chunkCount: async (graphId: string) => (await graphStore.state(graphId)).chunkCount,
     documentIds: documentIdsOf(store),
     completed: async (documentIds: string[]) => (await store.getDocuments(documentIds)).filter((document) => document.status === 'completed').map((document) => document.documentId),
     chunks: store.listChunks,
   };
-  return createSnapshotKeeper({ source, snapshots: lexicalSnapshots(blobs), fromChunks });
+  return createSnapshotKeeper({ source, snapshots: lexicalSnapshots(blobs), fromChunks, upToChunks });
 }
 
 /**
@@ -62,12 +62,11 @@ export function productionDeps(clock: Clock = systemClock, large: { vectorStore?
   const embedder = sharedEmbedder();
   const vectorStore = large.vectorStore ?? graphVectorStore();
   const largeGraphs = vectorStore && createLargeGraphIndex({ vectors: vectorStore, terms: createTermStore() });
-  const snapshots = snapshotKeeper({ store, graphStore, blobs, fromChunks: large.snapshotFromChunks ?? snapshotAfterChunks });
+  const fromChunks = large.fromChunks ?? largeGraphChunks;
+  const snapshots = snapshotKeeper({ store, graphStore, blobs, fromChunks: large.snapshotFromChunks ?? snapshotAfterChunks, upToChunks: largeGraphs && fromChunks });
   const ingest = createIngest({ store, blobs, embedder, clock, largeGraphs, snapshots });
   const indexes = graphIndexes({ store, graphStore, blobs, embedder });
-  const search = createSearch({
-    store, graphs, embedder, indexes, state: graphStore.state, largeGraphs: largeGraphs && { index: largeGraphs, fromChunks: large.fromChunks ?? largeGraphChunks },
-  });
+  const search = createSearch({ store, graphs, embedder, indexes, state: graphStore.state, largeGraphs: largeGraphs && { index: largeGraphs, fromChunks } });
   return { store, graphs, blobs, ingest, jobs: documentJobs((documentId) => ingest.job(documentId)), search, clock, largeGraphs };
 }
 
