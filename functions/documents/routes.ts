@@ -52,7 +52,8 @@ export const documentRoutes = defineRoutes('documents', {
   },
   shareDocument: {
     method: 'POST', path: '/api/sdk/v1/documents/{documentId}/share', auth: 'apiKey', summary: 'Add a document to another graph',
-    input: ShareInput, output: Shared, uses: ['documentVectors'],
+    // Also runs the job that adds the document to the target graph's BM25 snapshot (ingest.ts `job`).
+    input: ShareInput, output: Shared, uses: ['documentVectors', 'documentsBucket', 'selfInvoke'], timeoutSeconds: 900, memoryMb: 2048,
     tables: { documents: 'write', graphDocuments: 'write', graphs: 'write', graphMembers: 'read', documentChunks: 'read', documentVectors: 'read', graphTerms: 'write' },
   },
   unshareDocument: {

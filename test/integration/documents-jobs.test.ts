@@ -56,7 +56,8 @@ describe('documents: BM25 snapshots kept by the processing job', () => {
   };
 
   async function setup() {
-    const { productionDeps, graphIndexes } = await import('../../functions/documents/wiring.js');
+    const { productionDeps, graphIndexes, lexicalSnapshotKey } = await import('../../functions/documents/wiring.js');
+    const { LexicalIndex } = await import('../../functions/documents/lexical-index.js');
     const { createDocumentService } = await import('../../functions/documents/service.js');
     const { createGraphStore } = await import('../../functions/documents/graph-store.js');
     const { sharedEmbedder } = await import('../../functions/platform/wiring.js');
@@ -74,7 +75,12 @@ describe('documents: BM25 snapshots kept by the processing job', () => {
       await service.process(ticket.documentId);
       return ticket.documentId;
     }
-    return { deps, service, coldIndexes, processedByJob, embedder: sharedEmbedder(), graphId: personalGraphId(owner.userId) };
+    /** Whether the graph's snapshot in the blob store holds the document. */
+    async function snapshotHolds(graphId: string, documentId: string) {
+      const bytes = await deps.blobs.get(lexicalSnapshotKey(graphId));
+      return Boolean(bytes && (await LexicalIndex.fromSnapshot(bytes))?.documentIds().includes(documentId));
+    }
+    return { deps, service, coldIndexes, processedByJob, snapshotHolds, embedder: sharedEmbedder(), graphId: personalGraphId(owner.userId) };
   }
 
   it('leaves a snapshot holding each processed document, so a cold load indexes no chunk from text and ranks as an index built from the chunks', async () => {
@@ -120,18 +126,23 @@ describe('documents: BM25 snapshots kept by the processing job', () => {
 
   it('hands a document processed within its upload request to a job that adds it to the snapshot', async () => {
     // Prepare
-    const { deps, service, graphId } = await setup();
-    const { lexicalSnapshotKey } = await import('../../functions/documents/wiring.js');
-    const { LexicalIndex } = await import('../../functions/documents/lexical-index.js');
+    const { service, graphId, snapshotHolds } = await setup();
     const { toBase64 } = await import('../support/document-files.js');
-    const snapshotHolds = async (documentId: string) => {
-      const bytes = await deps.blobs.get(lexicalSnapshotKey(graphId));
-      return Boolean(bytes && (await LexicalIndex.fromSnapshot(bytes))?.documentIds().includes(documentId));
-    };
     // Act
     const uploaded = await service.upload(owner, { file: toBase64(texts.refunds), filename: 'inline.txt', mimeType: 'text/plain', productTags: [] });
     // Assess
     expect(uploaded.status).toBe('completed');
-    await vi.waitFor(async () => expect(await snapshotHolds(uploaded.documentId)).toBe(true), { timeout: 30_000, interval: 50 });
+    await vi.waitFor(async () => expect(await snapshotHolds(graphId, uploaded.documentId)).toBe(true), { timeout: 30_000, interval: 50 });
+  });
+
+  it('hands a document shared into a graph to a job that adds it to that graph\'s snapshot', async () => {
+    // Prepare
+    const { deps, service, processedByJob, snapshotHolds } = await setup();
+    const shared = await processedByJob('shared.txt', texts.ladders);
+    const group = await deps.graphs.createGroup(owner, 'Safety');
+    // Act
+    await service.share(owner, { documentId: shared, targetGraphId: group.graphId });
+    // Assess
+    await vi.waitFor(async () => expect(await snapshotHolds(group.graphId, shared)).toBe(true), { timeout: 30_000, interval: 50 });
   });
 });
