@@ -3,8 +3,7 @@
 // graph's snapshot is read (or started empty), brought up to date with the graph (documents that left are taken out,
 // completed ones it lacks are indexed, the job's own from the chunks it holds) and written back. Two jobs at once may
 // each write over the other's addition; a cold load indexes what a snapshot lacks, and the next job puts it back.
-import type { LexicalSnapshots } from './graph-index-cache.js';
-import { readLexicalSnapshot, snapshotAfterChunks } from './graph-index-cache.js';
+import { type LexicalSnapshots, readLexicalSnapshot, snapshotAfterChunks } from './graph-index-cache.js';
 import type { LexicalChunk } from './lexical-index.js';
 
 export interface SnapshotSource {
