@@ -119,23 +119,30 @@ async function bruteForce(graphId: string): Promise<{ searchMs: number[]; embedM
   return { searchMs, embedMs, scanMs };
 }
 
-/**
- * A cold load as a new process (a fresh Lambda container, a restarted server) makes it once the graph has been
- * searched: a fresh index cache over the same store, reading the BM25 snapshot the first load left. Waits for that
- * snapshot first (it is written in the background after the load).
- */
-async function coldLoadFromSnapshot(graphId: string): Promise<number> {
-  const { documentBlobStore, sharedEmbedder } = await import('../functions/platform/wiring.js');
-  const { graphIndexes, lexicalSnapshotKey } = await import('../functions/documents/wiring.js');
-  const { createDocumentStore } = await import('../functions/documents/store.js');
-  const { createGraphStore } = await import('../functions/documents/graph-store.js');
-  const blobs = documentBlobStore();
-  for (let attempt = 1; !(await blobs.sizeOf(lexicalSnapshotKey(graphId))); attempt++) {
-    if (attempt === 600) throw new Error('no BM25 snapshot was written after the first load');
+/** The size of the graph's BM25 snapshot once there is one of another size than `other` (written in the background). */
+async function snapshotSize(graphId: string, other?: number): Promise<number> {
+  const { documentBlobStore } = await import('../functions/platform/wiring.js');
+  const { lexicalSnapshotKey } = await import('../functions/documents/wiring.js');
+  for (let attempt = 1; ; attempt++) {
+    const size = await documentBlobStore().sizeOf(lexicalSnapshotKey(graphId));
+    if (size !== undefined && size !== other) return size;
+    if (attempt === 1200) throw new Error('no new BM25 snapshot was written');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const indexes = graphIndexes({ store: createDocumentStore(), graphStore: createGraphStore(), blobs, embedder: sharedEmbedder() });
-  return (await timed(() => indexes.indexFor(graphId))).ms;
+}
+
+/**
+ * A cold load as a new process (a fresh Lambda container, a restarted server) makes it: a fresh index cache over the
+ * same store, reading the BM25 snapshot the processing job left. Answers its time and the chunks it indexed from text.
+ */
+async function coldLoadFromSnapshot(graphId: string): Promise<{ ms: number; chunksFromText: number }> {
+  const { documentBlobStore, sharedEmbedder } = await import('../functions/platform/wiring.js');
+  const { graphIndexes } = await import('../functions/documents/wiring.js');
+  const { createDocumentStore } = await import('../functions/documents/store.js');
+  const { createGraphStore } = await import('../functions/documents/graph-store.js');
+  const indexes = graphIndexes({ store: createDocumentStore(), graphStore: createGraphStore(), blobs: documentBlobStore(), embedder: sharedEmbedder() });
+  const { ms } = await timed(() => indexes.indexFor(graphId));
+  return { ms, chunksFromText: indexes.stats().chunksFromText };
 }
 
 /** hit@1, hit@5 and unanswerable-with-a-result of each evaluation set, whole, at the default threshold and limit 5. */
@@ -199,19 +206,22 @@ export async function run(): Promise<BenchFigure[]> {
       cpuPerSearch.push(cpuMs);
       found += value > 0 ? 1 : 0;
     }
+    // The first load left a snapshot; the processing job of the next ingest rewrites it with the new document.
+    const snapshotBefore = await snapshotSize(graphId);
     // Searches while the 50-page PDF is ingested into the same graph (bounded by count: the ingest ends first).
     const duringIngest: number[] = [];
     let ingesting = true;
     const ingestDone = ingest(platform, pdf).finally(() => (ingesting = false));
     for (let i = 0; ingesting && i < warmSearches; i++) duringIngest.push((await timed(() => searchOnce(questions[i % questions.length]!))).ms);
     await ingestDone;
+    await snapshotSize(graphId, snapshotBefore);
     const coldFromSnapshot = await coldLoadFromSnapshot(graphId);
     const { searchMs: baseline, embedMs, scanMs } = await bruteForce(graphId);
     const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
     const round = (value: number) => Math.round(value * 10) / 10;
     latencies.sort((a, b) => a - b);
     baseline.sort((a, b) => a - b);
-    console.log(`  index load on first search: ${Math.round(cold.ms)} ms (built from the chunks); cold load from the BM25 snapshot ${Math.round(coldFromSnapshot)} ms; ${found}/${warmSearches} searches found a passage above the threshold`);
+    console.log(`  index load on first search: ${Math.round(cold.ms)} ms (built from the chunks); cold load from the BM25 snapshot the processing job left ${Math.round(coldFromSnapshot.ms)} ms, ${coldFromSnapshot.chunksFromText} chunks indexed from text; ${found}/${warmSearches} searches found a passage above the threshold`);
     console.log(`  parts of a warm search: question embedding p50 ${round(percentile(sorted(embedMs), 50))} ms, exact scan of 100,000 vectors p50 ${round(percentile(sorted(scanMs), 50))} ms`);
     const p50 = round(percentile(latencies, 50));
     const p95 = round(percentile(latencies, 95));
@@ -224,8 +234,8 @@ export async function run(): Promise<BenchFigure[]> {
       { name: 'documents.search_p50_ms', value: p50, unit: 'ms', target: 150, better: 'lower', baseline: { name: 'documents.brute-force-scan.p50_ms', value: round(percentile(baseline, 50)) } },
       { name: 'documents.search_p95_ms', value: p95, unit: 'ms', target: 150, better: 'lower', baseline: { name: 'documents.brute-force-scan.p95_ms', value: round(percentile(baseline, 95)) } },
       { name: 'documents.search_cpu_ms_p50', value: round(percentile(sorted(cpuPerSearch), 50)), unit: 'CPU ms', target: 150, better: 'lower' },
-      // The first load of a graph builds its BM25 index from the chunks and leaves a snapshot; later cold loads read it.
-      { name: 'documents.search_cold_index_load_ms', value: round(coldFromSnapshot), unit: 'ms', target: 10_000, better: 'lower' },
+      // The first load of a graph seeded past the processing job builds its BM25 index from the chunks; cold loads read the snapshot.
+      { name: 'documents.search_cold_index_load_ms', value: round(coldFromSnapshot.ms), unit: 'ms', target: 10_000, better: 'lower' },
       { name: 'documents.search_first_index_build_ms', value: round(cold.ms), unit: 'ms', target: 60_000, better: 'lower' },
       // Within 3x of quiet: the question has its own embedding worker, so it does not queue behind the ingest's batches.
       { name: 'documents.search_p95_during_ingest_ms', value: p95DuringIngest, unit: 'ms', target: round(3 * p95), better: 'lower', baseline: { name: 'documents.search_p95_quiet_ms', value: p95 } },

@@ -35,11 +35,24 @@ const loadConcurrency = 16;
 /** A load that had to index at least this many chunks from their text leaves a new snapshot of the graph's index. */
 export const snapshotAfterChunks = 10_000;
 
+/** The graph's last snapshot, or an empty index; a snapshot that cannot be read is rebuilt, never fatal. */
+export async function readLexicalSnapshot(snapshots: LexicalSnapshots | undefined, graphId: string): Promise<LexicalIndex> {
+  try {
+    const bytes = await snapshots?.read(graphId);
+    return (bytes && (await LexicalIndex.fromSnapshot(bytes))) ?? new LexicalIndex();
+  } catch (error) {
+    logger.warn('the BM25 snapshot of a graph could not be read; rebuilding it', { graphId, error: (error as Error).message });
+    return new LexicalIndex();
+  }
+}
+
 export function createGraphIndexCache(deps: { source: IndexSource; embedder: Pick<Embedder, 'modelId' | 'dims'>; maxVectors: number; snapshots?: LexicalSnapshots }) {
   const { source, embedder, maxVectors, snapshots } = deps;
   const cache = new Map<string, Cached>();
   const loading = new Map<string, Promise<Cached>>();
   let clock = 0;
+  /** Chunks this cache has indexed from their text rather than read from a snapshot, since it was made. */
+  let chunksFromText = 0;
 
   /** Least recently used graphs go first when the cache holds more than maxVectors vectors. */
   function evict(keep: string) {
@@ -49,17 +62,6 @@ export function createGraphIndexCache(deps: { source: IndexSource; embedder: Pic
       if (graphId === keep) continue;
       cache.delete(graphId);
       total -= entry.index.vectors.size;
-    }
-  }
-
-  /** The graph's last snapshot, or an empty index; a snapshot that cannot be read is rebuilt, never fatal. */
-  async function lexicalStart(graphId: string): Promise<LexicalIndex> {
-    try {
-      const bytes = await snapshots?.read(graphId);
-      return (bytes && (await LexicalIndex.fromSnapshot(bytes))) ?? new LexicalIndex();
-    } catch (error) {
-      logger.warn('the BM25 snapshot of a graph could not be read; rebuilding it', { graphId, error: (error as Error).message });
-      return new LexicalIndex();
     }
   }
 
@@ -74,7 +76,7 @@ export function createGraphIndexCache(deps: { source: IndexSource; embedder: Pic
 
   async function reload(graphId: string, version: number, previous: Cached | undefined): Promise<Cached> {
     // A snapshot is read and parsed while the vectors load.
-    const lexicalReady = previous ? Promise.resolve(previous.index.lexical) : lexicalStart(graphId);
+    const lexicalReady = previous ? Promise.resolve(previous.index.lexical) : readLexicalSnapshot(snapshots, graphId);
     const wanted = new Set(await source.documentIds(graphId));
     const { modelId, dims } = embedder;
     const vectors = previous?.index.vectors ?? new VectorIndex(dims);
@@ -105,6 +107,7 @@ export function createGraphIndexCache(deps: { source: IndexSource; embedder: Pic
     };
     await Promise.all(Array.from({ length: loadConcurrency }, lane));
     const index = { vectors, lexical: (await lexicalUpToDate).lexical };
+    chunksFromText += chunksIndexed;
     if (snapshots && chunksIndexed >= snapshotAfterChunks) leaveSnapshot(graphId, index.lexical);
     const entry = { version, index, usedAt: ++clock };
     cache.set(graphId, entry);
@@ -113,6 +116,8 @@ export function createGraphIndexCache(deps: { source: IndexSource; embedder: Pic
   }
 
   return {
+    stats: () => ({ chunksFromText }),
+
     /** `known` is the graph's version when the caller has just read it. */
     async indexFor(graphId: string, known?: number): Promise<GraphIndex> {
       const version = known ?? (await source.version(graphId));

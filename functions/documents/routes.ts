@@ -7,12 +7,15 @@ import {
 } from './schemas.js';
 
 const readDocument = { documents: 'read', documentChunks: 'read', graphMembers: 'read' } as const;
-/** Upload and completeUpload also run the processing job (synchronously, or as the function invoked asynchronously). */
+/**
+ * Upload and completeUpload also run the processing job (synchronously, or as the function invoked asynchronously),
+ * which rewrites BM25 snapshots of up to `LARGE_GRAPH_CHUNKS` chunks: as much memory as the search function loading one.
+ */
 const processing: Pick<RouteSpec, 'tables' | 'uses' | 'timeoutSeconds' | 'memoryMb'> = {
   tables: { documents: 'write', graphDocuments: 'write', documentChunks: 'write', documentVectors: 'write', graphs: 'write', graphMembers: 'read', graphTerms: 'write' },
   uses: ['documentsBucket', 'embeddings', 'selfInvoke', 'documentVectors'],
   timeoutSeconds: 900,
-  memoryMb: 1024,
+  memoryMb: 2048,
 };
 
 export const documentRoutes = defineRoutes('documents', {
@@ -49,7 +52,8 @@ export const documentRoutes = defineRoutes('documents', {
   },
   shareDocument: {
     method: 'POST', path: '/api/sdk/v1/documents/{documentId}/share', auth: 'apiKey', summary: 'Add a document to another graph',
-    input: ShareInput, output: Shared, uses: ['documentVectors'],
+    // Also runs the job that adds the document to the target graph's BM25 snapshot (ingest.ts `job`).
+    input: ShareInput, output: Shared, uses: ['documentVectors', 'documentsBucket', 'selfInvoke'], timeoutSeconds: 900, memoryMb: 2048,
     tables: { documents: 'write', graphDocuments: 'write', graphs: 'write', graphMembers: 'read', documentChunks: 'read', documentVectors: 'read', graphTerms: 'write' },
   },
   unshareDocument: {

@@ -95,10 +95,22 @@ export function createDocumentService(deps: DocumentServiceDeps) {
     return { document, entry: { graphId, documentId, isPrimary: true, sharedAt: now, sharedByUserId: caller.userId, shareReason: null } };
   }
 
+  /**
+   * A completed document that landed within a request in a graph keeping a BM25 snapshot gets the processing job for
+   * the snapshot only: rewriting it takes seconds.
+   */
+  async function snapshotJob(documentId: string, graphIds: string[]) {
+    if (!(await ingest.snapshotsDue(graphIds))) return;
+    await jobs.enqueue(documentId).catch((error: unknown) =>
+      logger.warn('could not start the BM25 snapshot update; a cold load indexes the document from its chunks', { documentId, error: (error as Error).message }));
+  }
+
   /** Small files finish within the request; larger ones go to a job and answer `processing`. */
   async function dispatch(document: StoredDocument, startedAt: number) {
-    if (document.sizeBytes <= syncMaxBytes) await ingest.process(document.documentId, startedAt);
-    else {
+    if (document.sizeBytes <= syncMaxBytes) {
+      const done = await ingest.process(document.documentId, startedAt);
+      if (done) await snapshotJob(document.documentId, done.graphIds);
+    } else {
       await jobs.enqueue(document.documentId).catch(async (error: unknown) => {
         logger.error('could not start document processing', { documentId: document.documentId, error: (error as Error).message });
         const failed = { status: 'failed' as const, failureReason: 'processing could not start; upload the file again', processingTimeMs: clock.now() - startedAt };
@@ -188,6 +200,7 @@ export function createDocumentService(deps: DocumentServiceDeps) {
       const entry = { graphId: input.targetGraphId, documentId: document.documentId, isPrimary: false, sharedAt: clock.now(), sharedByUserId: caller.userId, shareReason: input.shareReason ?? null };
       await store.share(document, entry).catch(conflictOnRace('sharing it'));
       if (largeGraphs) await addToLargeGraph(largeGraphs, entry.graphId, document.documentId);
+      if (document.status === 'completed') await snapshotJob(document.documentId, [entry.graphId]);
       return {
         documentId: document.documentId,
         graphIds: await visibleGraphIds(caller, document, [...document.graphIds, entry.graphId]),
@@ -235,7 +248,7 @@ export function createDocumentService(deps: DocumentServiceDeps) {
     },
 
     search: deps.search,
-    process: (documentId: string) => ingest.process(documentId),
+    process: (documentId: string) => ingest.job(documentId),
   };
 }
 

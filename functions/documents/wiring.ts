@@ -3,7 +3,7 @@ import { type Clock, systemClock } from '#platform/clock.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
 import { documentBlobStore, documentJobs, graphVectorStore, sharedEmbedder } from '#platform/wiring.js';
-import { type LexicalSnapshots, createGraphIndexCache } from './graph-index-cache.js';
+import { type LexicalSnapshots, createGraphIndexCache, snapshotAfterChunks } from './graph-index-cache.js';
 import { type GraphService, createGraphService } from './graph-service.js';
 import { type GraphStore, createGraphStore } from './graph-store.js';
 import { createIngest } from './ingest.js';
@@ -11,13 +11,14 @@ import { createLargeGraphIndex } from './large-graph-index.js';
 import type { BlobStore, Embedder, GraphVectorStore } from './ports.js';
 import { createSearch } from './search.js';
 import { type DocumentService, type DocumentServiceDeps, createDocumentService } from './service.js';
+import { createSnapshotKeeper } from './snapshot-keeper.js';
 import { type DocumentStore, createDocumentStore } from './store.js';
 import { createTermStore } from './term-store.js';
 
 /** Vectors one process keeps warm across graphs: 500,000 x 512 float32 is about 1 GB. */
 const maxCachedVectors = Number(readEnv(envNames.searchCacheVectors) ?? 500_000);
 /** Chunks past which a graph is searched outside the process, where large graphs are kept there (docs/data-model.md). */
-const largeGraphChunks = Number(readEnv(envNames.largeGraphChunks) ?? 250_000);
+const largeGraphChunks = Number(readEnv(envNames.largeGraphChunks) ?? 100_000);
 
 /** Where a graph's BM25 snapshot is kept beside the originals: one object per graph, replaced as the graph grows. */
 export const lexicalSnapshotKey = (graphId: string) => `lexical-indexes/${encodeURIComponent(graphId)}.json`;
@@ -27,15 +28,33 @@ const lexicalSnapshots = (blobs: BlobStore): LexicalSnapshots => ({
   write: (graphId, bytes) => blobs.put(lexicalSnapshotKey(graphId), bytes, 'application/json'),
 });
 
+const documentIdsOf = (store: DocumentStore) => async (graphId: string) => (await store.listEntries(graphId)).map((entry) => entry.documentId);
+
 /** Warm graph indexes over the store, with their BM25 snapshots in the blob store (one cache per process). */
 export function graphIndexes(deps: { store: DocumentStore; graphStore: GraphStore; blobs: BlobStore; embedder: Pick<Embedder, 'modelId' | 'dims'> }) {
   const { store, graphStore, blobs, embedder } = deps;
   const version = async (graphId: string) => (await graphStore.state(graphId)).version;
-  const source = { version, vectors: store.getVectors, chunks: store.listChunks, documentIds: async (graphId: string) => (await store.listEntries(graphId)).map((entry) => entry.documentId) };
+  const source = { version, vectors: store.getVectors, chunks: store.listChunks, documentIds: documentIdsOf(store) };
   return createGraphIndexCache({ source, embedder, maxVectors: maxCachedVectors, snapshots: lexicalSnapshots(blobs) });
 }
 
-export function productionDeps(clock: Clock = systemClock, large: { vectorStore?: GraphVectorStore; fromChunks?: number } = {}): DocumentServiceDeps {
+/** The processing job's upkeep of BM25 snapshots, for graphs of at least `fromChunks` chunks. */
+function snapshotKeeper(deps: { store: DocumentStore; graphStore: GraphStore; blobs: BlobStore; fromChunks: number; upToChunks?: number }) {
+  const { store, graphStore, blobs, fromChunks, upToChunks } = deps;
+  const source = {
+    chunkCount: async (graphId: string) => (await graphStore.state(graphId)).chunkCount,
+    documentIds: documentIdsOf(store),
+    completed: async (documentIds: string[]) => (await store.getDocuments(documentIds)).filter((document) => document.status === 'completed').map((document) => document.documentId),
+    chunks: store.listChunks,
+  };
+  return createSnapshotKeeper({ source, snapshots: lexicalSnapshots(blobs), fromChunks, upToChunks });
+}
+
+/**
+ * `large.fromChunks`: chunks past which a graph is searched outside the process; `large.snapshotFromChunks`: chunks from
+ * which the processing job keeps a graph's BM25 snapshot (both lowered by tests).
+ */
+export function productionDeps(clock: Clock = systemClock, large: { vectorStore?: GraphVectorStore; fromChunks?: number; snapshotFromChunks?: number } = {}): DocumentServiceDeps {
   const store = createDocumentStore();
   const graphStore = createGraphStore();
   const graphs = createGraphService({ graphs: graphStore, clock });
@@ -43,12 +62,12 @@ export function productionDeps(clock: Clock = systemClock, large: { vectorStore?
   const embedder = sharedEmbedder();
   const vectorStore = large.vectorStore ?? graphVectorStore();
   const largeGraphs = vectorStore && createLargeGraphIndex({ vectors: vectorStore, terms: createTermStore() });
-  const ingest = createIngest({ store, blobs, embedder, clock, largeGraphs });
+  const fromChunks = large.fromChunks ?? largeGraphChunks;
+  const snapshots = snapshotKeeper({ store, graphStore, blobs, fromChunks: large.snapshotFromChunks ?? snapshotAfterChunks, upToChunks: largeGraphs && fromChunks });
+  const ingest = createIngest({ store, blobs, embedder, clock, largeGraphs, snapshots });
   const indexes = graphIndexes({ store, graphStore, blobs, embedder });
-  const search = createSearch({
-    store, graphs, embedder, indexes, state: graphStore.state, largeGraphs: largeGraphs && { index: largeGraphs, fromChunks: large.fromChunks ?? largeGraphChunks },
-  });
-  return { store, graphs, blobs, ingest, jobs: documentJobs((documentId) => ingest.process(documentId)), search, clock, largeGraphs };
+  const search = createSearch({ store, graphs, embedder, indexes, state: graphStore.state, largeGraphs: largeGraphs && { index: largeGraphs, fromChunks } });
+  return { store, graphs, blobs, ingest, jobs: documentJobs((documentId) => ingest.job(documentId)), search, clock, largeGraphs };
 }
 
 let service: DocumentService | undefined;
