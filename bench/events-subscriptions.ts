@@ -10,7 +10,7 @@ import { createSubscriptionIndex, createSubscriptionStore } from '../functions/e
 
 const eventType = 'chatapp.message';
 
-/** Together these use all fourteen operators of SPEC.md, and `and` / `or` groups two levels deep. */
+/** Together these use all fourteen operators of the interface, and `and` / `or` groups two levels deep. */
 const templates: unknown[][] = [
   [{ field: 'content.text', operator: 'contains', value: 'AAPL' }],
   [{ field: 'actor.name', operator: 'equals', value: 'Dana Whitfield' }, { field: 'chatapp.isGroupChat', operator: 'equals', value: true }],

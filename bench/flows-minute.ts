@@ -77,7 +77,7 @@ export async function measureMinute(platform: BarePlatform): Promise<BenchFigure
     { name: 'flows.minute_start_p50_ms', value: offsets.length ? percentile(offsets, 50) : Number.NaN, unit: 'ms', target: 2000, better: 'lower' },
     { name: 'flows.minute_not_started', value: notStarted, unit: 'flows', target: 0, better: 'lower' },
     { name: 'flows.minute_failed_runs', value: failures.length, unit: 'runs', target: 0, better: 'lower' },
-    // Shown for context: every run goes through the script runtime, ten at a time per script (SPEC.md).
+    // Shown for context: every run goes through the script runtime, ten at a time per script.
     { name: 'flows.minute_all_finished_s', value: Math.round(finishedMs / 100) / 10, unit: 's', target: 60, better: 'lower' },
   ];
 }

@@ -1,5 +1,5 @@
 // `npm run bench [-- <name prefix>...]`: runs the registered benches in sequence, prints a table and writes
-// bench/results.json (DESIGN.md §4). A missed target is reported, not failed; only a crashed bench exits non-zero.
+// bench/results.json. A missed target is reported, not failed; only a crashed bench exits non-zero.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { benches } from './index.js';

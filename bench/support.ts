@@ -1,4 +1,4 @@
-// What every bench shares: the figure format of DESIGN.md §4, percentiles, HTTP load, and a platform to measure.
+// What every bench shares: the figure format of the design, percentiles, HTTP load, and a platform to measure.
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -117,7 +117,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   process.env.DATA_DIR = dataDir;
   process.env.AWS_REGION ??= 'us-east-1';
   process.env.POWERTOOLS_SERVICE_NAME ??= 'platform';
-  // The SDK warns that its 2027 releases want Node 22; this project pins Node 20 on purpose (DESIGN.md §4).
+  // The SDK warns that its 2027 releases want Node 22; this project pins Node 20 on purpose.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
   const progress = options.onProgress ?? (() => undefined);

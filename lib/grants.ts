@@ -67,7 +67,7 @@ export interface LlmSettings {
 
 export type TableGrants = Partial<Record<TableName, TableAccess>>;
 
-/** Bedrock model the `embeddings` grant is scoped to (DESIGN.md §1: Titan Text Embeddings v2). */
+/** Bedrock model the `embeddings` grant is scoped to (Titan Text Embeddings v2). */
 export const embeddingModelId = 'amazon.titan-embed-text-v2:0';
 
 /**

@@ -30,7 +30,7 @@ export interface PlatformStackProps extends StackProps {
   routes?: Route[];
   pagesDomain?: string;
   pagesCertificateArn?: string;
-  /** DESIGN.md §3: on AWS, resource calls to loopback and private addresses are refused unless this is set. */
+  /** On AWS, resource calls to loopback and private addresses are refused unless this is set. */
   allowPrivateUpstreams?: boolean;
   /** Where paid calls settle: `solana` or `solana-devnet` (default), its RPC URL, and the SOL price used to quote SOL. */
   solana?: { network?: string; rpcUrl?: string; solPriceUsd?: string; platformWalletAddress?: string; feePayerAddress?: string; payoutThresholdUsdc?: string };

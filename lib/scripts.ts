@@ -1,4 +1,4 @@
-// User scripts run as their own Lambda functions (DESIGN.md §1), each with its own role made by the deployer
+// User scripts run as their own Lambda functions, each with its own role made by the deployer
 // (functions/adapters/aws/script-function-upkeep.ts) under the permissions boundary defined here; their packages are
 // installed by the installer functions defined here too.
 import { fileURLToPath } from 'node:url';

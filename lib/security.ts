@@ -5,7 +5,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 
 export class Security extends Construct {
-  /** Envelope key for users' stored upstream credentials (DESIGN.md §4). */
+  /** Envelope key for users' stored upstream credentials. */
   readonly credentialsKey: Key;
   /** The X-Admin-Key value; the secret string is the key itself (functions/platform/admin-key.ts reads it as is). */
   readonly adminKeySecret: Secret;

@@ -7,7 +7,7 @@ import type { Identity, KeyCache } from './key-cache.js';
 import type { ApiKeyRecord, User } from './schemas.js';
 import type { AccountStore, StoredKey } from './store.js';
 
-/** DESIGN.md §3: monthly budget default. */
+/** Monthly budget default. */
 export const defaultMonthlyBudgetUsd = 100;
 const maxActiveKeys = 50;
 /** How long a resolved key is trusted by one authorizer container; revocation is immediate locally. */

@@ -1,5 +1,5 @@
 // Reported `score`: one number in [0, 1] per (question, chunk) from the embedding similarity and the lexical match,
-// through a logistic model fitted per embedding model, so that SPEC.md's default threshold of 0.7 means "likely
+// through a logistic model fitted per embedding model, so that the interface's default threshold of 0.7 means "likely
 // answers the question" whichever model is in use. Neither signal separates answers from near misses alone: raw
 // cosines of right answers and of unanswerable questions overlap, and BM25 misses paraphrases. The weights come from
 // functions/documents/eval/fit-calibration.ts (logistic regression on the fit half of the evaluation sets), with the

@@ -1,6 +1,6 @@
 // Graphs and who may use them. `user:<id>` is its owner's alone; `group:<id>` is shared by its members, whom its
 // owner adds and removes. Only a graph's owner or members may upload to, search, list or share into it; to everyone
-// else it does not exist (NOT_FOUND), as DESIGN.md asks for objects a caller may not see.
+// else it does not exist (NOT_FOUND), as the design asks for objects a caller may not see.
 import type { Clock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#platform/errors.js';
@@ -32,7 +32,7 @@ export function createGraphService(deps: { graphs: GraphStore; clock: Clock }) {
 
   /**
    * Upload and share: the caller's role, where a `group:<id>` no one has named before becomes the caller's own group
-   * (SPEC.md leaves graph creation open, so a client that only knows SPEC.md can still share into a group). An
+   * (so a client that knows only the personal graph can still share into a group). An
    * existing group the caller is not in stays NOT_FOUND.
    */
   async function requireWritable(caller: Caller, graphId: string, field = 'graphId'): Promise<Role> {

@@ -1,4 +1,4 @@
-// The documents area's limits and defaults, in one place (SPEC.md Limits/Documents leaves most of them open).
+// The documents area's limits and defaults, in one place (the interface leaves most of them open).
 
 /** Largest original accepted, through the upload-URL path; an inline upload is also bounded by the 6 MB request body. */
 export const maxUploadBytes = 20 * 1024 * 1024;
@@ -6,7 +6,7 @@ export const maxUploadBytes = 20 * 1024 * 1024;
 /** Uploads up to this size are processed within the request; larger ones answer `processing` and finish in the background. */
 export const syncMaxBytes = 64 * 1024;
 
-/** SPEC.md: search defaults. */
+/** Search defaults. */
 export const defaultSearchLimit = 10;
 export const defaultSearchThreshold = 0.7;
 

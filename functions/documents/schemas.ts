@@ -12,7 +12,7 @@ const decoded = (value: unknown) => {
   }
 };
 
-/** SPEC.md's form `user:<id>` or `group:<id>`; a well-formed id of a graph the caller is not in is NOT_FOUND from the service. */
+/** The interface's form `user:<id>` or `group:<id>`; a well-formed id of a graph the caller is not in is NOT_FOUND from the service. */
 export const GraphId = z.preprocess(decoded, z.string().regex(/^(user|group):[^\s/]{1,190}$/, 'must be user:<userId> or group:<groupId>'));
 export const DocumentId = OpaqueId;
 export const UserId = OpaqueId;

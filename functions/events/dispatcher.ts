@@ -27,7 +27,7 @@ export interface DispatcherDeps {
 }
 
 
-/** Runs of one event at a time; SPEC.md allows 10 concurrent executions per script. */
+/** Runs of one event at a time; the interface allows 10 concurrent executions per script. */
 const deliveryConcurrency = 10;
 const maxCachedPredicates = 50_000;
 /** Refusals that pass with time (the script's concurrent runs are busy): the run is retried, not dropped. */
@@ -133,7 +133,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         trigger: { type: 'schedule', source: schedule.scheduleId },
       },
     ]);
-    // A deleted script leaves its schedules behind (SPEC.md has no deleteSchedule); the first skipped firing after retires them.
+    // A deleted script leaves its schedules behind (the interface has no deleteSchedule); the first skipped firing after retires them.
     if (report.skipped && !(await deps.scripts.describe(schedule.scriptId))) await deps.triggers.retireSchedule(schedule.scheduleId);
     return report;
   }

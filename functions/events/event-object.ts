@@ -1,4 +1,4 @@
-// SPEC.md's event object: what POST /events accepts, and the one normalisation every event goes through
+// The interface's event object: what POST /events accepts, and the one normalisation every event goes through
 // (from the API, from webhook resources, from any publisher on the bus) before it reaches scripts.
 import { z } from 'zod';
 import { IsoDate } from '#platform/schemas.js';
@@ -11,14 +11,14 @@ export const channelTypes = ['direct_message', 'group_chat', 'channel', 'email_t
 const shortText = z.string().max(500);
 const serverSet = z.never({ error: 'is set by the server' }).optional();
 
-/** Integration objects keep fields SPEC.md does not list; the ones it names are type-checked. */
+/** Integration objects keep fields the interface does not list; the ones it names are type-checked. */
 const integrations = {
   chatapp: z.looseObject({ chatId: z.string().max(500).optional(), isGroupChat: z.boolean().optional() }).optional(),
   mailapp: z
     .looseObject({ subject: z.string().max(2000).optional(), from: z.looseObject({ email: z.string().max(500).optional() }).optional(), hasAttachments: z.boolean().optional() })
     .optional(),
   calendarapp: z.looseObject({}).optional(),
-  // SPEC.md lists no docsapp object, but its docsapp.document_updated events need somewhere to put document fields.
+  // The interface lists no docsapp object, but its docsapp.document_updated events need somewhere to put document fields.
   docsapp: z.looseObject({}).optional(),
   call: z.looseObject({ durationSeconds: z.number().min(0).optional() }).optional(),
   crypto: z.looseObject({ priceUsd: z.number().optional() }).optional(),
@@ -28,7 +28,7 @@ const integrations = {
 export const EventInput = z.strictObject({
   id: serverSet,
   userId: serverSet,
-  // null is what the server sets anyway (SPEC.md: null until processed), so an event object copied whole is taken.
+  // null is what the server sets anyway (null until processed), so an event object copied whole is taken.
   enrichment: z.null({ error: 'is set by the server' }).optional(),
   type: EventType,
   source: z.string().min(1).max(100).optional(),
@@ -98,7 +98,7 @@ function normalizeActor(raw: Record<string, unknown>): EventActor {
 }
 
 /**
- * Fills SPEC.md's defaults: `content.text` "", `actor.name` "System" and `actor.id` "" for system events,
+ * Fills the interface's defaults: `content.text` "", `actor.name` "System" and `actor.id` "" for system events,
  * `context` null, `graphId` null, `entity` {}, `enrichment` null, and the legacy aliases `messageText` and
  * `senderName`. Idempotent; tolerant of any shape a publisher on the bus sends.
  */

@@ -1,8 +1,8 @@
-// Which event types exist: SPEC.md's nine names, `custom.<name>`, and names of external webhook events
+// Which event types exist: the interface's nine names, `custom.<name>`, and names of external webhook events
 // (`payment.completed`) outside the platform's own namespaces.
 import { z } from 'zod';
 
-/** SPEC.md, Events: the event types named. */
+/** The event types named. */
 export const namedEventTypes = [
   'chatapp.message',
   'chatapp.command',
@@ -15,7 +15,7 @@ export const namedEventTypes = [
   'call.ended',
 ] as const;
 
-/** SPEC.md: enrichment is supported on these types only; the others keep `enrichment` null. */
+/** Enrichment is supported on these types only; the others keep `enrichment` null. */
 export const enrichedEventTypes: ReadonlySet<string> = new Set([
   'chatapp.message',
   'chatapp.command',
@@ -38,7 +38,7 @@ export function eventTypeProblem(type: string): string | undefined {
   if (named.has(type)) return undefined;
   if (type.startsWith('custom.')) return customType.test(type) ? undefined : 'a custom event type is custom.<name> (letters, digits, _ . : -)';
   const namespace = type.split('.')[0]!;
-  if (reservedNamespaces.has(namespace)) return `${namespace}. holds only the event types SPEC.md names: ${namedEventTypes.filter((name) => name.startsWith(`${namespace}.`)).join(', ') || 'none'}`;
+  if (reservedNamespaces.has(namespace)) return `${namespace}. holds only the event types ${namedEventTypes.filter((name) => name.startsWith(`${namespace}.`)).join(', ') || 'none'}`;
   if (webhookType.test(type)) return undefined;
   return `unknown event type: use one of ${namedEventTypes.join(', ')}, a webhook event name such as payment.completed, or custom.<name>`;
 }

@@ -1,4 +1,4 @@
-// Script event subscriptions (SPEC.md, Event subscription): create, list, patch `enabled` / `conditions`,
+// Script event subscriptions: create, list, patch `enabled` / `conditions`,
 // delete. Only the script's owner sees or changes them; another user's script is NOT_FOUND.
 import type { Clock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';

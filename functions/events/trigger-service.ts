@@ -1,4 +1,4 @@
-// Script webhooks and schedules (SPEC.md createWebhook / createSchedule). A webhook request is verified
+// Script webhooks and schedules. A webhook request is verified
 // here and handed to the dispatcher through the bus; a schedule is a SchedulerPort schedule whose firings
 // reach the dispatcher the same way.
 import type { Clock } from '#platform/clock.js';

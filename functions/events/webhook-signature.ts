@@ -1,4 +1,4 @@
-// Webhook request signing. DESIGN.md's form: `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body>`; the
+// Webhook request signing. the design's form: `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body>`; the
 // same signed request sent again is one delivery (the ledger keys it by its signature). A sender that also wants
 // replays refused after five minutes adds `X-Webhook-Timestamp` and signs `<timestamp>.<body>`, as Stripe and Slack
 // do, so an old request cannot be replayed under a fresh timestamp.

@@ -1,11 +1,11 @@
-// SPEC.md's flow conditions as a dialect of the shared condition engine (functions/events/conditions): groups
-// AND / OR, the flow operators, and per event type the field names of SPEC.md's table as aliases of dotted
-// paths into the event object (DESIGN.md §3); any other name is read as a dotted path.
+// The interface's flow conditions as a dialect of the shared condition engine (functions/events/conditions): groups
+// AND / OR, the flow operators, and per event type the field names of the interface's table as aliases of dotted
+// paths into the event object; any other name is read as a dotted path.
 import { type Dialect, type OperatorSpec, type Predicate, type Scalar, compileConditionTree } from '#functions/events/conditions/engine.js';
 import { asNumber } from '#functions/events/conditions/script-dialect.js';
 import { compileRegex, regexProblem } from './regex-safety.js';
 
-/** SPEC.md, Flow conditions: fields by event type. */
+/** Fields by event type. */
 export const fieldAliases: Record<string, Record<string, string>> = {
   'chatapp.message': { text: 'content.text', sender: 'actor.name', chatId: 'chatapp.chatId', isGroupChat: 'chatapp.isGroupChat', timestamp: 'timestamp' },
   'mailapp.email_received': {

@@ -5,7 +5,7 @@ import { dynamo, queryAll, tableName } from '#platform/dynamo.js';
 import { type ExecutionResult, flowLimits } from './model.js';
 
 const day = 24 * 60 * 60;
-/** SPEC.md, Limits/Flows: execution results are kept 90 days, their logs 30. */
+/** Execution results are kept 90 days, their logs 30. */
 export const retention = { resultsSeconds: 90 * day, logsSeconds: 30 * day } as const;
 
 /** What a retry runs again: the trigger's data, and how many attempts came before. */

@@ -1,5 +1,5 @@
 // One execution of a flow: `direct` runs its script, `llm` runs the agent with the recommended tools; either way
-// within SPEC.md's 300 seconds, after which the execution is recorded as failed with TIMEOUT.
+// within the interface's 300 seconds, after which the execution is recorded as failed with TIMEOUT.
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '#platform/clock.js';
 import { AppError } from '#platform/errors.js';

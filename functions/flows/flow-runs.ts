@@ -1,4 +1,4 @@
-// Running a flow once, whatever triggered it: SPEC.md's limits (10,000 executions per day, 10 at a time), the
+// Running a flow once, whatever triggered it: the interface's limits (10,000 executions per day, 10 at a time), the
 // execution, its record in the history, and the failure policy: retries after 1, 5, 15 and 60 minutes, then
 // the flow pauses; three failures in a row of a direct flow's script pause it sooner; the owner is notified.
 import type { Clock } from '#platform/clock.js';

@@ -6,10 +6,10 @@ import type { ScheduleDefinition } from '#platform/ports.js';
 export const flowScheduleType = 'platform.flow_schedule';
 /** A retry coming due (a one-shot); detail `{flowId, originId, attempt}`. */
 export const flowRetryType = 'platform.flow_retry';
-/** SPEC.md: when the failure policy pauses a flow, the owner is notified; scripts can subscribe to it. */
+/** When the failure policy pauses a flow, the owner is notified; scripts can subscribe to it. */
 export const flowPausedType = 'system.flow_paused';
 
-/** One schedule per flow (SPEC.md), in the platform group next to script schedules. */
+/** One schedule per flow, in the platform group next to script schedules. */
 export const flowScheduleName = (flowId: string) => `flow-${flowId}`;
 export const retryName = (originId: string, attempt: number) => `flow-retry-${originId}-${attempt}`;
 

@@ -1,4 +1,4 @@
-// The flows area's records as stored, SPEC.md's Limits/Flows, and the public views of a flow.
+// The flows area's records as stored, the interface's Limits/Flows, and the public views of a flow.
 
 export const flowLimits = {
   titleLength: 200,
@@ -10,13 +10,13 @@ export const flowLimits = {
   concurrentExecutions: 10,
   executionSeconds: 300,
   historyKept: 100,
-  /** Not in SPEC.md: bounds the tool definitions sent to the model. */
+  /** Not an interface limit: bounds the tool definitions sent to the model. */
   recommendedTools: 50,
 } as const;
 
-/** SPEC.md: retries after 1 min, 5 min, 15 min, 1 hour; when the last one fails too, the flow pauses. */
+/** Retries after 1 min, 5 min, 15 min, 1 hour; when the last one fails too, the flow pauses. */
 export const retryDelaysMs = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000] as const;
-/** SPEC.md: three consecutive failures of the script a flow runs pause it. */
+/** Three consecutive failures of the script a flow runs pause it. */
 export const scriptFailuresToPause = 3;
 
 export const flowStatuses = ['active', 'paused', 'completed'] as const;
@@ -60,7 +60,7 @@ export interface FlowItem {
 
 export type ExecutionStatus = 'success' | 'failed';
 
-/** An item of `executionResults` (SPEC.md, Flow), plus `error` for failures (SPEC.md, Errors: TIMEOUT). */
+/** An item of `executionResults`, plus `error` for failures (TIMEOUT). */
 export interface ExecutionResult {
   executionId: string;
   timestamp: string;

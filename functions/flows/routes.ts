@@ -1,4 +1,4 @@
-// SPEC.md's eight flow operations at POST /api/sdk/v1/flows/<operation>, plus runFlow (DESIGN.md §3), and the
+// The interface's eight flow operations at POST /api/sdk/v1/flows/<operation>, plus runFlow, and the
 // flow runner that lib/ puts behind the platform bus.
 import { scriptRoutes } from '#functions/scripts/routes.js';
 import { type TableAccess, defineRoutes } from '#platform/route.js';

@@ -1,4 +1,4 @@
-// Inputs of the flow operations (SPEC.md, Endpoints/Flows) and the shapes of their answers, for the OpenAPI document.
+// Inputs of the flow operations and the shapes of their answers, for the OpenAPI document.
 import { z } from 'zod';
 import { EventType } from '#functions/events/event-types.js';
 import { dateRange, ordered, orderedRange } from '#functions/scripts/schemas.js';
@@ -63,7 +63,7 @@ export const UpdateFlowInput = z
 
 const TriggerFilter = z.strictObject({ type: z.enum(['time', 'event']).optional(), eventType: z.string().max(100).optional(), cronExpression: z.string().max(200).optional() });
 
-/** Both variants of searchFlows; DESIGN.md §3: variant B when any of `query`, `trigger`, `scope` is given. */
+/** Both variants of searchFlows; variant B when any of `query`, `trigger`, `scope` is given. */
 export const SearchFlowsInput = z.strictObject({
   status: z.enum(flowStatuses).optional(),
   triggerType: z.enum(['time', 'event']).optional(),

@@ -1,5 +1,5 @@
 // Runs of one script from this process wait their turn instead of being refused: the scripts area allows 10
-// concurrent executions per script (SPEC.md), and a minute's worth of time flows on one script would otherwise
+// concurrent executions per script, and a minute's worth of time flows on one script would otherwise
 // fail on CONCURRENCY_LIMIT and enter the retry ladder for nothing.
 
 export function createScriptGate(limit: number) {

@@ -1,4 +1,4 @@
-// searchFlows (SPEC.md) over the caller's own flows. DESIGN.md §3: variant B when the body has any of `query`,
+// searchFlows over the caller's own flows: variant B when the body has any of `query`,
 // `trigger`, `scope`; variant A otherwise. A user has at most 1,000 flows: their searchable fields come from a
 // per-process cache that one consistent read of the owner's revision validates, the filters run here, and only
 // the page's execution counters (which change with every run) are read fresh.

@@ -1,4 +1,4 @@
-// The flow operations of SPEC.md and their rules: validation beyond the schemas (cron, condition trees, who may
+// The flow operations of the interface and their rules: validation beyond the schemas (cron, condition trees, who may
 // run which script), the per-user limits, the state machine (active <-> paused; delete from any state), the
 // schedule that follows the flow, and ownership on every read and write (others' flows are NOT_FOUND).
 import type { z } from 'zod';
@@ -52,7 +52,7 @@ export function createFlowService(deps: FlowServiceDeps) {
     if (!(await deps.scripts.canRun(userId, scriptId))) throw new NotFoundError('scriptId', scriptId, 'script');
   }
 
-  /** Stores a new flow within SPEC.md's limits: 1,000 per user, 100 created per UTC day. */
+  /** Stores a new flow within the interface's limits: 1,000 per user, 100 created per UTC day. */
   async function admit(flow: FlowItem): Promise<void> {
     for (let attempt = 0; attempt < attempts; attempt++) {
       const now = clock.now();
@@ -194,7 +194,7 @@ export function createFlowService(deps: FlowServiceDeps) {
 
     search: (caller: Caller, input: SearchFlowsInput) => search.search(caller.userId, input),
 
-    /** runFlow (DESIGN.md §3): runs an active or paused flow now; its result, or `running` past the run wait. */
+    /** runFlow: runs an active or paused flow now; its result, or `running` past the run wait. */
     async run(caller: Caller, flowId: string) {
       await owned(caller, flowId);
       return deps.longRuns.run(caller, flowId);

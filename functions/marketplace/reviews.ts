@@ -1,4 +1,4 @@
-// Reviews behind `rating` and `reviewCount` of resources, scripts and templates (DESIGN.md §3): one per user and
+// Reviews behind `rating` and `reviewCount` of resources, scripts and templates: one per user and
 // item, by installers only, never by the item's creator. Each area supplies its item's table and its own checks.
 import { type Clock, systemClock } from '#platform/clock.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '#platform/errors.js';

@@ -4,7 +4,7 @@ import { IsoDate } from '#platform/schemas.js';
 export const reviewItemTypes = ['resource', 'script', 'template'] as const;
 export type ReviewItemType = (typeof reviewItemTypes)[number];
 
-/** Body of `POST /api/sdk/v1/{resources|scripts|templates}/{id}/reviews` (DESIGN.md §3); each area adds its id field. */
+/** Body of `POST /api/sdk/v1/{resources|scripts|templates}/{id}/reviews`; each area adds its id field. */
 export const reviewFields = {
   rating: z.number().int().min(1).max(5),
   comment: z.string().trim().max(2000).optional(),

@@ -1,7 +1,7 @@
 import { AppError } from '#platform/errors.js';
 import type { PaymentErrorCode } from './rules.js';
 
-/** What a settled payment proves (SPEC.md: X-PAYMENT-RESPONSE), with the payer as x402 adds it. */
+/** What a settled payment proves (X-PAYMENT-RESPONSE), with the payer as x402 adds it. */
 export interface SettlementProof {
   success: boolean;
   transaction: string;
@@ -18,7 +18,7 @@ export interface ServedResponse {
 }
 
 /**
- * One of SPEC.md's payment codes. Paid calls render it as the 402 body of DESIGN.md §3 (x402-http.ts);
+ * One of the interface's payment codes. Paid calls render it as the 402 body of the design (x402-http.ts);
  * anywhere else the middleware renders it like any AppError, with status 402.
  */
 export class PaymentError extends AppError {

@@ -14,7 +14,7 @@ export type X402Version = 1 | 2;
 /** A network's name as each x402 version writes it. */
 export const networkName = (network: SolanaNetwork, version: X402Version) => (version === 2 ? caip2Networks[network] : network);
 
-/** Circle's USDC mints; local mode creates its own USDC-like mint instead (DESIGN.md §3). */
+/** Circle's USDC mints; local mode creates its own USDC-like mint instead. */
 export const usdcMints: Record<SolanaNetwork, string> = {
   solana: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
   'solana-devnet': '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
@@ -35,7 +35,7 @@ export const programIds = {
 export const usdcDecimals = 6;
 export const solDecimals = 9;
 
-/** SPEC.md: 90% to the resource owner, 10% to the platform. */
+/** 90% to the resource owner, 10% to the platform. */
 export const serverFeePercentage = 10;
 
 /** The platform's share rounds down, so the owner never receives less than 90%. */

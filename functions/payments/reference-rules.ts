@@ -1,6 +1,6 @@
 // The reference x402 facilitator's rules for the `exact` scheme on Solana, for the offer that unmodified reference
 // clients pay: the full price to the settlement account, the platform's fee payer paying the fees. Pure: no I/O.
-// Each refusal carries the reference facilitator's reason next to SPEC.md's code.
+// Each refusal carries the reference facilitator's reason next to the interface's code.
 import { PublicKey } from '@solana/web3.js';
 import { programIds, splitAmount } from './networks.js';
 import { type PaymentErrorCode, type RuleVerdict, maxComputeUnitPriceMicroLamports } from './rules.js';

@@ -1,4 +1,4 @@
-// SPEC.md's payment requirements for one method of one resource: one offer per asset, USDC first.
+// The interface's payment requirements for one method of one resource: one offer per asset, USDC first.
 import type { LedgerInfo } from './ledger.js';
 import { type SolanaNetwork, nativeSolMint, networkName, serverFeePercentage, solDecimals, splitAmount, usdToLamports, usdToUsdc, usdcDecimals } from './networks.js';
 import type { MethodForSale, ResourceForSale } from './resources-port.js';
@@ -34,7 +34,7 @@ export interface OfferContext {
 
 /**
  * The offers of one paid call, in the order reference clients read them (they take the first they can pay):
- * the payout offer in USDC (unless the owner opted out), then SPEC.md's split offers in USDC and, when the owner's
+ * the payout offer in USDC (unless the owner opted out), then the interface's split offers in USDC and, when the owner's
  * wallet stays rent-exempt after receiving its share, SOL. Reference clients pay SPL tokens only, so SOL has no payout offer.
  */
 export function buildRequirements({ resource, method, seller, baseUrl, ledger, solPriceUsd, payoutOffer, ownerLamports, rentExemptMinimum }: OfferContext): PaymentRequirement[] {

@@ -6,7 +6,7 @@ import type { DecodedInstruction, DecodedTransaction } from './transaction.js';
 
 /**
  * What a transaction is checked against: who is paid, in what, how much. `extra.feePayer` marks the offer reference
- * clients pay (the full price to the settlement account, the platform paying the fees); without it, SPEC.md's split.
+ * clients pay (the full price to the settlement account, the platform paying the fees); without it, the interface's split.
  */
 export type PaymentTerms = Pick<PaymentRequirement, 'payTo' | 'asset' | 'maxAmountRequired'> & { extra?: { feePayer?: string } };
 

@@ -1,4 +1,4 @@
-// Shapes of the payments area: SPEC.md's payment requirements and records, x402 payloads (v1 and v2), facilitator bodies.
+// Shapes of the payments area: the interface's payment requirements and records, x402 payloads (v1 and v2), facilitator bodies.
 import { z } from 'zod';
 import { IsoDate, OpaqueId, SolanaAddress, pagination } from '#platform/schemas.js';
 
@@ -7,7 +7,7 @@ export type SettlementStatus = (typeof settlementStatuses)[number];
 
 const AtomicAmount = z.string().regex(/^\d{1,20}$/, 'must be a whole number of atomic units, as a string');
 
-/** One item of `accepts` (SPEC.md: Payment requirements). */
+/** One item of `accepts` (Payment requirements). */
 export interface PaymentRequirement {
   scheme: 'exact';
   network: string;
@@ -28,7 +28,7 @@ export interface PaymentRequirement {
     symbol: 'USDC' | 'SOL';
     /**
      * `payout`: the offer reference x402 clients pay (full price to the settlement account `payTo`, fees paid by
-     * `feePayer`, the owner's 90% paid out later); `split`: SPEC.md's offer, 90% and 10% in the payer's transaction.
+     * `feePayer`, the owner's 90% paid out later); `split`: the interface's offer, 90% and 10% in the payer's transaction.
      */
     settlement: 'payout' | 'split';
     /** The platform's fee-payer key, on `payout` offers only (the reference `exact` scheme's extra.feePayer). */
@@ -36,7 +36,7 @@ export interface PaymentRequirement {
   };
 }
 
-/** The body of every 402 (DESIGN.md §3): `error` null when it only asks for payment. */
+/** The body of every 402: `error` null when it only asks for payment. */
 export interface PaymentRequiredBody {
   x402Version: 1;
   error: string | null;
@@ -109,7 +109,7 @@ export const PaidCallInput = z.object({
   methodName: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be a method name'),
 });
 
-/** SPEC.md's payment record, plus what a seller filters and reconciles by. */
+/** The interface's payment record, plus what a seller filters and reconciles by. */
 export const PaymentRecord = z.object({
   txHash: z.string(),
   agentOwnerId: z.string(),

@@ -108,7 +108,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     if (requirement.asset !== info.usdcMint && requirement.asset !== nativeSolMint) throw new PaymentError('INVALID_PAYMENT', `asset ${requirement.asset} is not supported: use ${info.usdcMint} (USDC) or ${nativeSolMint} (SOL)`);
     const sellerId = requirement.extra?.agentOwner?.userId;
     const seller = sellerId ? await resources.seller(sellerId) : undefined;
-    // payTo the settlement account: the reference scheme, the owner paid out later; else SPEC.md's split to the owner.
+    // payTo the settlement account: the reference scheme, the owner paid out later; else the interface's split to the owner.
     const payout = requirement.payTo === info.platformWallet && requirement.asset === info.usdcMint;
     if (!seller || (!payout && seller.walletAddress !== requirement.payTo)) {
       throw new PaymentError('INVALID_PAYMENT', 'payTo must be the platform wallet (USDC) or the wallet of the platform user named in extra.agentOwner.userId');

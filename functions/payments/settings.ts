@@ -15,7 +15,7 @@ const publicRpcUrls: Record<SolanaNetwork, string> = {
 };
 
 export const paymentSettings = {
-  /** Local mode always presents itself as devnet (DESIGN.md §3); AWS reads SOLANA_NETWORK, devnet by default. */
+  /** Local mode always presents itself as devnet; AWS reads SOLANA_NETWORK, devnet by default. */
   get network(): SolanaNetwork {
     if (settings.mode === 'local') return 'solana-devnet';
     const wanted = readEnv(envNames.solanaNetwork) ?? 'solana-devnet';
@@ -65,7 +65,7 @@ export const paymentSettings = {
 };
 
 /**
- * SPEC.md's maxTimeoutSeconds bounds the work after payment. API Gateway gives up after 30 s, so confirmation
+ * The interface's maxTimeoutSeconds bounds the work after payment. API Gateway gives up after 30 s, so confirmation
  * and the resource call together must fit well inside that.
  */
 export const maxTimeoutSeconds = 25;

@@ -26,6 +26,6 @@ export const paymentTables = {
   },
   paymentSettings: {
     partitionKey: 'userId',
-    description: "An owner's payment settings: splitOfferOnly refuses payments held by the platform (only SPEC.md's split offer is made).",
+    description: "An owner's payment settings: splitOfferOnly refuses payments held by the platform (only the interface's split offer is made).",
   },
 } as const satisfies Record<string, TableDefinition>;

@@ -41,7 +41,7 @@ function touchesAsset(transaction: DecodedTransaction, offer: PaymentTerms, plat
 }
 
 /**
- * Checks a payment payload against the offers of one resource (one per asset). Throws PaymentError with SPEC.md's
+ * Checks a payment payload against the offers of one resource (one per asset). Throws PaymentError with the interface's
  * code: NETWORK_MISMATCH, INVALID_PAYMENT (malformed, bad signature, forbidden instruction), INSUFFICIENT_AMOUNT.
  */
 export function verifyPayment<T extends PaymentTerms>(payload: PaymentPayload, offers: T[], network: SolanaNetwork, platformWallet: string): VerifiedPayment<T> {

@@ -28,7 +28,7 @@ export function decodeBase64(value: string, what: string): Buffer {
   return Buffer.from(trimmed, 'base64');
 }
 
-/** The header's payment payload; anything malformed is INVALID_PAYMENT (SPEC.md: Payment errors). */
+/** The header's payment payload; anything malformed is INVALID_PAYMENT (Payment errors). */
 export function decodePaymentHeader(value: string): PaymentPayload {
   let json: unknown;
   try {

@@ -1,4 +1,4 @@
-// Paid calls over HTTP: the 402 body of DESIGN.md §3 (and x402 v2's PAYMENT-REQUIRED), or the resource's answer
+// Paid calls over HTTP: the 402 body of the design (and x402 v2's PAYMENT-REQUIRED), or the resource's answer
 // with the settlement proof (X-PAYMENT-RESPONSE, or PAYMENT-RESPONSE for v2), both base64 JSON as x402 sends them.
 import { Reply, httpHandler } from '#platform/http.js';
 import { toV2PaymentRequired } from './requirements.js';

@@ -1,4 +1,4 @@
-// Answering a run synchronously while it ends within the bound (DESIGN.md "Long work"): the run's own promise when
+// Answering a run synchronously while it ends within the bound: the run's own promise when
 // it runs in this process, else its record, read again with growing pauses until it ends or the bound passes.
 import type { StartedRun } from './ports.js';
 

@@ -1,4 +1,4 @@
-// SPEC.md's cron: exactly five fields (minute 0-59, hour 0-23, day of month 1-31, month 1-12, day of week
+// The interface's cron: exactly five fields (minute 0-59, hour 0-23, day of month 1-31, month 1-12, day of week
 // 0-6 with Sunday 0), special characters `*` `,` `-` `/` only, UTC. Shared by script schedules and flows.
 import { ValidationError } from './errors.js';
 

@@ -1,4 +1,4 @@
-// Named domain errors. One middleware (http.ts) maps each to SPEC.md's code and DESIGN.md's status.
+// Named domain errors. One middleware (http.ts) maps each to the interface's code and the design's status.
 import { boundedEcho } from './json-bounds.js';
 
 export type ErrorDetails = Record<string, unknown>;

@@ -5,5 +5,5 @@ export const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('
 
 export const sha256Hex = (value: string) => createHash('sha256').update(value).digest('hex');
 
-/** 32 random bytes, shown once, stored only as SHA-256 (DESIGN.md §3). */
+/** 32 random bytes, shown once, stored only as SHA-256. */
 export const newSecret = (prefix: string) => `${prefix}_${randomBytes(32).toString('base64url')}`;

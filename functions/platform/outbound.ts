@@ -56,7 +56,7 @@ export function isPrivateAddress(address: string): boolean {
 
 /**
  * `ALLOW_PRIVATE_UPSTREAMS=true|false` decides; unset, local mode allows (people develop against their own APIs,
- * DESIGN.md §3) and AWS refuses. Read on every request so a test or an operator can flip it.
+ * The design) and AWS refuses. Read on every request so a test or an operator can flip it.
  */
 export function privateUpstreamsAllowed(): boolean {
   const setting = readEnv(envNames.allowPrivateUpstreams);

@@ -37,7 +37,7 @@ export interface ResourceCaller {
   call(request: ResourceCallRequest): Promise<ResourceCallResult>;
 }
 
-/** An event entering the platform; functions/events turns it into SPEC.md's event object. */
+/** An event entering the platform; functions/events turns it into the interface's event object. */
 export interface PlatformEventInput {
   type: string;
   source: string;
@@ -81,7 +81,7 @@ export interface SealedSecret {
   ct: string;
 }
 
-/** Encryption at rest of users' credentials (DESIGN.md §4). */
+/** Encryption at rest of users' credentials. */
 export interface CredentialVault {
   /** `context` binds the ciphertext to the record that holds it (AES-GCM additional data, KMS encryption context). */
   encrypt(value: Record<string, unknown>, context: string): Promise<SealedSecret>;

@@ -22,7 +22,7 @@ export const SolanaAddress = z
   .refine(isSolanaAddress, 'must be a base58-encoded 32-byte Solana address');
 
 /**
- * An object's identifier in a path: opaque to clients (SPEC.md gives no format), so one that names nothing is
+ * An object's identifier in a path: opaque to clients (the interface gives no format), so one that names nothing is
  * NOT_FOUND from the service, whatever its shape; only an absurd length is a VALIDATION_ERROR.
  */
 export const OpaqueId = z.string().min(1).max(200);

@@ -1,4 +1,4 @@
-// Semantic Versioning 2.0 for script and template versions (SPEC.md Versioning): pre-releases such as
+// Semantic Versioning 2.0 for script and template versions: pre-releases such as
 // `1.0.0-beta.1` and build metadata accepted, ordered by semver precedence (build metadata ignored).
 import { z } from 'zod';
 import semver from 'semver';
@@ -14,5 +14,5 @@ export const Semver = z.string().max(256).refine(isSemver, 'must be a semantic v
 /** Negative, zero or positive by precedence; `1.0.0+a` and `1.0.0+b` compare equal. */
 export const compareSemver = (a: string, b: string): number => semver.compare(a, b);
 
-/** DESIGN.md §3: an SDK createVersion takes the next patch (a pre-release's next patch is its release). */
+/** An SDK createVersion takes the next patch (a pre-release's next patch is its release). */
 export const nextPatch = (version: string): string => semver.inc(version, 'patch')!;

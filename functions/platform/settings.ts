@@ -35,7 +35,7 @@ export const settings = {
   get version(): string {
     return readEnv(envNames.version) ?? '0.1.0';
   },
-  /** Requests per minute per API key (DESIGN.md §3). */
+  /** Requests per minute per API key. */
   get requestsPerMinute(): number {
     return numberOr(envNames.requestsPerMinute, 1000);
   },

@@ -1,4 +1,4 @@
-// Who may see or change what (DESIGN.md §3): owners see their drafts, others published resources and those they
+// Who may see or change what: owners see their drafts, others published resources and those they
 // installed before an unpublish; any other private object is NOT_FOUND, never revealed.
 import { ConflictError, ForbiddenError, NotFoundError } from '#platform/errors.js';
 import type { InstallationStore } from './installation-store.js';

@@ -1,5 +1,5 @@
-// Credentials per type (SPEC.md Installation table), checked without ever echoing a secret, sealed by the
-// CredentialVault, and injected into upstream requests as DESIGN.md §3 says.
+// Credentials per type, checked without ever echoing a secret, sealed by the
+// CredentialVault, and injected into upstream requests as the design says.
 import { z } from 'zod';
 import { ConflictError, ValidationError } from '#platform/errors.js';
 import type { CredentialVault } from '#platform/ports.js';

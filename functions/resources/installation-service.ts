@@ -1,4 +1,4 @@
-// Installation lifecycle (SPEC.md States: Installation): install, authenticate, upgrade, uninstall, the lists and
+// Installation lifecycle (Installation): install, authenticate, upgrade, uninstall, the lists and
 // usage, and the OAuth2 authorization-code flow that ends in stored tokens.
 import type { Clock } from '#platform/clock.js';
 import { ConflictError, ValidationError } from '#platform/errors.js';

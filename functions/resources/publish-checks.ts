@@ -1,4 +1,4 @@
-// SPEC.md's publish conditions: valid name and description, at least one method, a valid OpenAPI 3.0 document,
+// The interface's publish conditions: valid name and description, at least one method, a valid OpenAPI 3.0 document,
 // every method's schema valid. A refusal names the failed check in `details`.
 import { ValidationError } from '#platform/errors.js';
 import { methodProblems } from './method-definitions.js';

@@ -86,7 +86,7 @@ export interface InstallationItem {
   dailyCalls: Record<string, number>;
 }
 
-/** One call as recentCalls keeps it: SPEC.md's fields only, since every call rewrites the installation item. */
+/** One call as recentCalls keeps it: the interface's fields only, since every call rewrites the installation item. */
 export interface RecentCall {
   timestamp: string;
   method: string;

@@ -1,4 +1,4 @@
-// Inputs of the resources area (SPEC.md: Resources and their fields). Both method-definition dialects are
+// Inputs of the resources area (Resources and their fields). Both method-definition dialects are
 // accepted and normalised here: `httpMethod` or `method`, parameters as a map or an array.
 import { z } from 'zod';
 import { reviewFields } from '#functions/marketplace/schemas.js';

@@ -1,4 +1,4 @@
-// Resource lifecycle (SPEC.md States: Resource): create (draft), PATCH with versions, publish checks, unpublish,
+// Resource lifecycle (Resource): create (draft), PATCH with versions, publish checks, unpublish,
 // delete, the marketplace, creator metrics, and what payments reads and writes.
 import type { Clock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
@@ -167,7 +167,7 @@ export function createResourceService(deps: { resources: ResourceStore; installa
     },
 
     /**
-     * SPEC.md Authentication 6: creator only. Active installations hold their own counters (so calls never contend on
+     * The interface Authentication 6: creator only. Active installations hold their own counters (so calls never contend on
      * the resource item); the resource holds what uninstalled ones and x402 calls left. `totalUsers`: active installations.
      */
     async metrics(caller: Caller, resourceId: string) {

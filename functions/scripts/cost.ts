@@ -1,4 +1,4 @@
-// What a run costs (SPEC.md: cost controls): compute at AWS Lambda's price, plus the resource calls it made.
+// What a run costs (cost controls): compute at AWS Lambda's price, plus the resource calls it made.
 
 /**
  * AWS Lambda x86_64 price per GB-second (us-east-1, first pricing tier). Scripts run on x86_64 for this reason,

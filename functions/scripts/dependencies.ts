@@ -1,6 +1,6 @@
 // A version's packages: resolved, installed and locked once when the version is created, kept as one zip in the
 // blob store under the lock's hash (so versions with equal locks share it), and counted with the code against
-// SPEC.md's 50 MB. The version item holds only what was declared, what was resolved and the lock's hash. Each tree
+// The interface's 50 MB. The version item holds only what was declared, what was resolved and the lock's hash. Each tree
 // counts the versions using it (tree-ref-store.ts) and is removed when the last one goes.
 import type { BlobStore } from '#functions/documents/ports.js';
 import type { Clock } from '#platform/clock.js';

@@ -61,7 +61,7 @@ export function createDeployer(deps: { store: ScriptStore; runtime: () => Script
       return artifact;
     },
 
-    /** Makes `version` the single active one (SPEC.md: deploying an older version is the rollback). */
+    /** Makes `version` the single active one (deploying an older version is the rollback). */
     async deploy(script: Script, version: ScriptVersion): Promise<Script> {
       const startedAt = after(clock.nowIso(), script.updatedAt);
       if (script.deploymentStatus === 'deploying' && script.deployingSince && Date.parse(startedAt) - Date.parse(script.deployingSince) < staleDeployMs) {

@@ -5,7 +5,7 @@ import { dynamo, isConditionFailure, queryAll, tableName } from '#platform/dynam
 import type { Execution, Installation, Script } from './model.js';
 
 const day = 24 * 60 * 60;
-/** DESIGN.md §4: execution logs 30 days, results 90 days. */
+/** Execution logs 30 days, results 90 days. */
 export const retention = { resultsSeconds: 90 * day, logsSeconds: 30 * day } as const;
 
 /** A user's runs of one script (`scriptUser`), or all of a user's runs (`userId`, the run history). */

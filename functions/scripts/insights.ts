@@ -20,7 +20,7 @@ export interface HistoryFilter {
 export interface Metrics {
   script: Script;
   totalExecutions: number;
-  /** 0 to 1; a no-op counts as a success (SPEC.md handler convention). */
+  /** 0 to 1; a no-op counts as a success (the interface handler convention). */
   successRate: number;
   errorRate: number;
   averageDuration: number;

@@ -1,4 +1,4 @@
-// The scripts area's records as stored, and the limits of SPEC.md Limits/Scripts.
+// The scripts area's records as stored, and the published script limits.
 
 export const runtimeLabels = ['nodejs18', 'python3.11'] as const;
 export type RuntimeLabel = (typeof runtimeLabels)[number];
@@ -17,7 +17,7 @@ export interface VersionDependencies {
   sizeBytes: number;
 }
 
-/** SPEC.md Limits/Scripts: code size 50 MB including dependencies. */
+/** Code size 50 MB including dependencies. */
 export const maxPackageBytes = 50 * 1024 * 1024;
 
 export const pricingModels = ['free', 'pay-per-execution', 'subscription'] as const;
@@ -87,7 +87,7 @@ export interface Script {
   successCount: number;
   totalDuration: number;
   totalCost: number;
-  /** Versions with at least one successful run: publishing needs one (SPEC.md publish requirements). */
+  /** Versions with at least one successful run: publishing needs one (the interface publish requirements). */
   testedVersions?: Set<number>;
   createdAt: string;
   updatedAt: string;

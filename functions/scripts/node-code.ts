@@ -1,4 +1,4 @@
-// A node script as the wrapper loads it: CommonJS with `handler` exported. DESIGN.md §3 accepts a top-level
+// A node script as the wrapper loads it: CommonJS with `handler` exported. the design accepts a top-level
 // `async function handler`, `export async function handler`, `exports.handler` and `module.exports.handler`;
 // ES module syntax is rewritten in place (keeping every line where it was, so errors point at the user's lines).
 import { type Node, type Program, parse } from 'acorn';

@@ -6,7 +6,7 @@ export interface KeyIssuer {
   revoke(userId: string, keyId: string): Promise<void>;
 }
 
-/** The account's monthly budget (DESIGN.md §3: `monthlyBudgetUsd`, default 100). */
+/** The account's monthly budget (`monthlyBudgetUsd`, default 100). */
 export interface BudgetSource {
   monthlyBudgetUsd(userId: string): Promise<number>;
 }

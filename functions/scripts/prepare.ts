@@ -1,5 +1,5 @@
 // A version's code as the runtime wrapper loads it, checked first: a syntax error refuses the deploy (or the
-// test run) with its line, and nothing is deployed (SPEC.md Bad input).
+// test run) with its line, and nothing is deployed.
 import type { CodeFacts } from './lint/code-facts.js';
 import type { RuntimeLabel } from './model.js';
 import { CodeSyntaxError, toCommonJs } from './node-code.js';

@@ -1,4 +1,4 @@
-// SPEC.md's Scripts (REST) table and its SDK operations at POST /api/sdk/v1/scripts/<operationName> (DESIGN.md §3),
+// The interface's Scripts (REST) table and its SDK operations at POST /api/sdk/v1/scripts/<operationName>,
 // plus install, uninstall and reviews. Event subscriptions, createWebhook and createSchedule belong to the events area.
 import { Review, ReviewList } from '#functions/marketplace/schemas.js';
 import { resourceRoutes } from '#functions/resources/routes.js';

@@ -1,4 +1,4 @@
-// How a finished run that failed reaches an HTTP caller. Cost and budget stops are errors in both shapes (SPEC.md:
+// How a finished run that failed reaches an HTTP caller. Cost and budget stops are errors in both shapes (the interface:
 // "fails with a cost limit error"); the SDK otherwise returns the failed record, REST (whose answer has no status
 // field) answers a timeout with TIMEOUT and a run that produced no result with EXECUTION_FAILED.
 import { AppError, BudgetExceededError, CostLimitExceededError, TimeoutError } from '#platform/errors.js';

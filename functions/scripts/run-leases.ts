@@ -1,4 +1,4 @@
-// SPEC.md's 10 concurrent executions per script, across every function that runs scripts on AWS (the local pool
+// The interface's 10 concurrent executions per script, across every function that runs scripts on AWS (the local pool
 // counts in memory): item `running#<scriptId>` in scriptCounters holds the runs in progress, each with the time its
 // lease lapses, so a run whose function died frees its place by itself. Reserved concurrency is not used: see
 // docs/decisions.md.

@@ -1,4 +1,4 @@
-// Inputs of the scripts area, REST and SDK shapes (SPEC.md Endpoints/Scripts), validated at the edge.
+// Inputs of the scripts area, REST and SDK shapes, validated at the edge.
 import { z } from 'zod';
 import { EventType } from '#functions/events/event-types.js';
 import { reviewFields } from '#functions/marketplace/schemas.js';

@@ -1,4 +1,4 @@
-// The scripts area's rules and state machine (SPEC.md States/Script), behind both the REST and the SDK shapes.
+// The scripts area's rules and state machine, behind both the REST and the SDK shapes.
 import type { z } from 'zod';
 import type { Clock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
@@ -25,7 +25,7 @@ const defaultConfig: ScriptConfig = {
   allowedResources: [],
 };
 
-/** The scope of the key createScript hands out (SPEC.md Authentication 2). */
+/** The scope of the key createScript hands out (the interface Authentication 2). */
 
 const listing = (status: Script['status'], isPrivate: boolean) => (status === 'published' && !isPrivate ? ('public' as const) : undefined);
 
@@ -262,7 +262,7 @@ export function createScriptService(deps: {
       return { script: await deployer.deploy(script, version), version };
     },
 
-    /** SPEC.md publish requirements; deploys first when needed and publishes only if that succeeds. */
+    /** The interface publish requirements; deploys first when needed and publishes only if that succeeds. */
     async publish(userId: string, scriptId: string, input: { pricing?: Pricing; category?: string; tags?: string[] }) {
       let script = await owned(userId, scriptId);
       if (script.status !== 'draft') throw new ConflictError(`script ${scriptId} is ${script.status}; only a draft can be published`, { scriptId, status: script.status });

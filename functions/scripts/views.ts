@@ -1,4 +1,4 @@
-// The two shapes of SPEC.md over the same records: REST (semver versions, statuses success/error/timeout,
+// The two shapes of the interface over the same records: REST (semver versions, statuses success/error/timeout,
 // successRate in percent) and the SDK operations (integer versions, completed/failed/running, successRate 0-1).
 import type { Metrics } from './insights.js';
 import { ratingOf } from './marketplace.js';

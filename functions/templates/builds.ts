@@ -1,5 +1,5 @@
 // Builds of templates and of installations' pages: start one, answer at its end or at the wait bound with
-// `building` (DESIGN.md §3), and record its outcome. The served site changes only on success (the builder's
+// `building`, and record its outcome. The served site changes only on success (the builder's
 // publish step), so a failed build leaves the previous good one serving.
 import type { Clock } from '#platform/clock.js';
 import { newId } from '#platform/ids.js';

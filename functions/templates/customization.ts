@@ -1,4 +1,4 @@
-// Customization values against a template's fields (SPEC.md Template): defaults applied, every value checked
+// Customization values against a template's fields: defaults applied, every value checked
 // against its field's type and attributes, and the NEXT_PUBLIC_ names the page's build sees.
 import { ValidationError } from '#platform/errors.js';
 import type { CustomizationField } from './schemas.js';

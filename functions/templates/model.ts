@@ -1,4 +1,4 @@
-// Records of the templates area as stored, and the shapes SPEC.md answers with.
+// Records of the templates area as stored, and the shapes the interface answers with.
 import type { CustomizationField, TemplateManifest, TemplatePricing } from './schemas.js';
 
 export type TemplateStatus = 'draft' | 'published';

@@ -1,4 +1,4 @@
-// SPEC.md's Templates table, plus a single read, versions list, build reads, reviews, and the caller's template
+// The interface's Templates table, plus a single read, versions list, build reads, reviews, and the caller's template
 // installations (list, read, uninstall, upgrade).
 import { z } from 'zod';
 import { Review, ReviewList } from '#functions/marketplace/schemas.js';

@@ -1,4 +1,4 @@
-// zod schemas of the templates area: the inputs of SPEC.md's Templates table and of template.json.
+// zod schemas of the templates area: the inputs of the interface's Templates table and of template.json.
 import { z } from 'zod';
 import { reviewFields } from '#functions/marketplace/schemas.js';
 import { OpaqueId, pagination } from '#platform/schemas.js';
@@ -93,7 +93,7 @@ export const UpgradeInput = z.strictObject({ installationId: OpaqueId, version: 
 export const ReviewInput = z.strictObject({ ...byId, ...reviewFields });
 export const ListReviewsInput = z.object({ ...byId, ...pagination(10) });
 
-// template.json (DESIGN.md §3). Keys are dotted identifiers so that each maps to one NEXT_PUBLIC_ name.
+// template.json. Keys are dotted identifiers so that each maps to one NEXT_PUBLIC_ name.
 const FieldKey = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]*(\.[a-zA-Z][a-zA-Z0-9_]*)*$/, 'must be a dotted identifier such as theme.primaryColor').max(100);
 const fieldBase = { key: FieldKey, label: z.string().max(200).optional(), description: z.string().max(1000).optional() };
 const hexColor = /^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;

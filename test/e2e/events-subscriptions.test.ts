@@ -29,7 +29,7 @@ const listed = async (user = owner) => (await api.as(user.apiKey).get(`${path()}
 const findListed = async (subscriptionId: string) => (await listed()).find((item) => item.subscriptionId === subscriptionId);
 
 describe('events: subscriptions', () => {
-  it('creates a subscription and answers SPEC.md\u2019s fields', async () => {
+  it('creates a subscription and answers the interface\u2019s fields', async () => {
     // Act
     const response = await api.as(owner.apiKey).post(path(), { eventType: 'chatapp.message', conditions: tickerCondition });
     // Assess

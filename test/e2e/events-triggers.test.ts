@@ -84,7 +84,7 @@ describe('events: script webhooks', () => {
     expect(runs.map((item) => item.result!.data.amount)).toEqual([42, 43]);
   });
 
-  it('runs the script for DESIGN.md\u2019s X-Webhook-Signature: sha256=<HMAC of the raw body>, once per signed request', async () => {
+  it('runs the script for the design\u2019s X-Webhook-Signature: sha256=<HMAC of the raw body>, once per signed request', async () => {
     // Prepare
     const scriptId = await scripts.givenScript(owner);
     const { webhookUrl, webhookSecret } = await givenWebhook(scriptId);

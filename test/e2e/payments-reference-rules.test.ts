@@ -1,4 +1,4 @@
-// The reference facilitator's exact-SVM rules on the payout offer: every refusal answers 402 with SPEC.md's code and
+// The reference facilitator's exact-SVM rules on the payout offer: every refusal answers 402 with the interface's code and
 // the reference reason, and moves nothing. Transactions are built by hand in the reference layout, then broken.
 import { ComputeBudgetProgram, Keypair, PublicKey, SystemProgram, type TransactionInstruction, TransactionInstruction as Instruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { createTransferInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';

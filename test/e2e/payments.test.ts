@@ -43,7 +43,7 @@ async function usdcBalances(offer: PaymentRequirement, payer: Keypair) {
 const paymentsOfOwner = async () => (await api.as(owner.apiKey).get(`/api/sdk/v1/payments?resourceId=${resourceId}&limit=100`)).body.data.payments as Array<Record<string, any>>;
 
 describe('payments: HTTP 402 requirements', () => {
-  it('answers a call without payment with 402: the payout offer first, then SPEC.md\'s split in USDC, and in SOL once the owner\'s wallet can hold it', async () => {
+  it('answers a call without payment with 402: the payout offer first, then the interface\'s split in USDC, and in SOL once the owner\'s wallet can hold it', async () => {
     // Act
     const response = await ask();
     await fund(api, ownerWallet, 'SOL', 0.01);

@@ -16,7 +16,7 @@ const base = '/api/sdk/v1/resources';
 const create = (user: TestUser, body: unknown) => api.as(user.apiKey).post(base, body);
 
 describe('resources: create and read', () => {
-  it('creates a draft with the fields of SPEC.md and normalises both method dialects', async () => {
+  it('creates a draft with the fields of the interface and normalises both method dialects', async () => {
     // Act
     const created = await create(owner, resourceInput({ name: 'Weather API' }));
     const read = await api.as(owner.apiKey).get(`${base}/${created.body.data.id}`);
@@ -39,7 +39,7 @@ describe('resources: create and read', () => {
     expect(created.body.data.resourceType).toBe(resourceType);
   });
 
-  it('accepts a creation without openApiSpec, as one example of SPEC.md does', async () => {
+  it('accepts a creation without openApiSpec, as one example of the interface does', async () => {
     // Prepare
     const { openApiSpec: _omitted, ...input } = resourceInput();
     // Act

@@ -44,7 +44,7 @@ describe('scripts: creating', () => {
     });
   });
 
-  it('refuses config outside SPEC.md ranges with the field and value, creating nothing', async () => {
+  it('refuses config outside the interface ranges with the field and value, creating nothing', async () => {
     // Prepare
     const before = (await api.as(owner.apiKey).post(sdk('listScripts'), {})).body.data.count;
     const bad = [

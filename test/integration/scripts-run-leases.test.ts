@@ -1,4 +1,4 @@
-// SPEC.md's 10 concurrent executions per script on AWS: a lease item in DynamoDB Local shared by every function.
+// The interface's 10 concurrent executions per script on AWS: a lease item in DynamoDB Local shared by every function.
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Clock } from '../../functions/platform/clock.js';
 import { newId } from '../../functions/platform/ids.js';

@@ -1,4 +1,4 @@
-// moto_server on 127.0.0.1 for the AWS adapters' control-plane calls (DESIGN.md §1).
+// moto_server on 127.0.0.1 for the AWS adapters' control-plane calls.
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { CreatePolicyCommand, IAMClient } from '@aws-sdk/client-iam';
 import type { LambdaClient } from '@aws-sdk/client-lambda';

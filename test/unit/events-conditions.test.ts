@@ -12,7 +12,7 @@ const samples = { chat, mail, calendar, voice, payment };
 
 type Case = [operator: string, field: string, value: unknown, sample: keyof typeof samples, expected: boolean];
 
-// Every script operator of SPEC.md, each against the events/ samples, matching and not matching.
+// Every script operator of the interface, each against the events/ samples, matching and not matching.
 const cases: Case[] = [
   ['equals', 'type', 'chatapp.message', 'chat', true],
   ['equals', 'actor.name', 'Dana', 'chat', false],
@@ -70,7 +70,7 @@ describe('events: script condition operators', () => {
     expect(matches).toBe(expected);
   });
 
-  it('covers every operator SPEC.md names for scripts', () => {
+  it('covers every operator the interface names for scripts', () => {
     // Prepare
     const named = ['equals', 'not_equals', 'contains', 'not_contains', 'starts_with', 'ends_with', 'greater_than', 'less_than', 'greater_than_or_equal', 'less_than_or_equal', 'exists', 'not_exists', 'in', 'not_in'];
     // Act

@@ -3,7 +3,7 @@ import { cronMatches, firingIsDue, parseCron, toEventBridgeCron } from '../../fu
 
 type Refusal = [expression: unknown, cronField: string | undefined, cronValue: string | undefined];
 
-// SPEC.md, Errors: wrong field count, value out of range, step 0; and the syntax of Flows/cron.
+// Wrong field count, value out of range, step 0; and the syntax of Flows/cron.
 const refusals: Refusal[] = [
   ['* * * *', undefined, undefined],
   ['* * * * * *', undefined, undefined],

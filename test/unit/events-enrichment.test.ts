@@ -32,7 +32,7 @@ describe('events: event types', () => {
 });
 
 describe('events: normalisation', () => {
-  it('fills the defaults of SPEC.md for a system event', () => {
+  it('fills the defaults of the interface for a system event', () => {
     // Prepare
     const input = { type: 'payment.completed', source: 'webhook', data: { amount: 5 } };
     // Act
@@ -146,7 +146,7 @@ describe('events: enrichment', () => {
     expect(companies).toEqual(['Microsoft', 'Initech GmbH', 'Acme Inc']);
   });
 
-  it('enriches the five types SPEC.md names and leaves the others null', () => {
+  it('enriches the five types the interface names and leaves the others null', () => {
     // Act
     const enriched = [...enrichedEventTypes].map((type) => sampleEvent(type));
     const plain = namedEventTypes.filter((type) => !enrichedEventTypes.has(type)).map((type) => sampleEvent(type));

@@ -18,7 +18,7 @@ describe('events: webhook signatures', () => {
     expect(timestamped).toBe(`sha256=${createHmac('sha256', secret).update(`${now}.${body}`).digest('hex')}`);
   });
 
-  it('accepts DESIGN.md\'s signature of the raw body, without a timestamp', () => {
+  it('accepts the design\'s signature of the raw body, without a timestamp', () => {
     // Prepare
     const headers = { 'x-webhook-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` };
     // Act / Assess

@@ -11,7 +11,7 @@ const samples = { 'chatapp.message': chat, 'mailapp.email_received': mail, 'cale
 
 type Case = [eventType: keyof typeof samples, field: string, operator: string, value: unknown, expected: boolean];
 
-// Every flow operator of SPEC.md against the events/ samples, matching and not matching, through the aliases.
+// Every flow operator of the interface against the events/ samples, matching and not matching, through the aliases.
 const cases: Case[] = [
   ['chatapp.message', 'sender', 'equals', 'Dana Whitfield', true],
   ['chatapp.message', 'sender', 'equals', 'dana whitfield', false],
@@ -53,7 +53,7 @@ describe('flows: conditions', () => {
     expect(matched).toBe(expected);
   });
 
-  it('names an alias for every field of SPEC.md table', () => {
+  it('names an alias for every field of the interface table', () => {
     // Prepare
     const table = {
       'chatapp.message': ['text', 'sender', 'chatId', 'isGroupChat', 'timestamp'],

@@ -15,7 +15,7 @@ const usdcMint = Keypair.generate().publicKey.toBase58();
 const owner = Keypair.generate().publicKey.toBase58();
 const blockhash = Keypair.generate().publicKey.toBase58();
 const ledger = { network: 'solana-devnet' as const, usdcMint, platformWallet: platform, feePayer: Keypair.generate().publicKey.toBase58() };
-/** The split offers only, the owner's wallet rent-exempt: these cases are about SPEC.md's split. */
+/** The split offers only, the owner's wallet rent-exempt: these cases are about the interface's split. */
 const splitOnly = { payoutOffer: false, ownerLamports: 1_000_000_000n, rentExemptMinimum: 890_880n };
 
 const offers = (priceUsd = 0.05): PaymentRequirement[] =>
@@ -66,7 +66,7 @@ describe('payments: amounts', () => {
     expect(split).toEqual({ agentOwnerAmount: 900_005n, serverFeeAmount: 100_000n });
   });
 
-  it('offers USDC and SOL with every field of SPEC.md', () => {
+  it('offers USDC and SOL with every field of the interface', () => {
     // Act
     const [usdc, sol] = offers(0.05);
     // Assess

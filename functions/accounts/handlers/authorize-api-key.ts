@@ -2,7 +2,7 @@ import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWith
 import { accountService } from '../wiring.js';
 import type { Identity } from '../key-cache.js';
 
-/** Both header forms of DESIGN.md §3; header names arrive lower-cased. */
+/** Both header forms of the design; header names arrive lower-cased. */
 export function presentedKey(headers: Record<string, string | undefined> | undefined): string | undefined {
   const direct = headers?.['x-api-key']?.trim();
   if (direct) return direct;
@@ -10,7 +10,7 @@ export function presentedKey(headers: Record<string, string | undefined> | undef
   return bearer?.[1];
 }
 
-// Always "authorized": the route's middleware turns a missing identity into 401 in SPEC.md's envelope,
+// Always "authorized": the route's middleware turns a missing identity into 401 in the interface's envelope,
 // which API Gateway's own authorizer refusal (a bare {"message":"Forbidden"}) cannot give.
 export const handler = async (event: APIGatewayRequestAuthorizerEventV2): Promise<APIGatewaySimpleAuthorizerWithContextResult<Identity>> => ({
   isAuthorized: true,

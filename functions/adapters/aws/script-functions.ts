@@ -1,4 +1,4 @@
-// AWS adapter of the ScriptRuntime port (DESIGN.md §1): one Lambda function per script, the wrapper of
+// AWS adapter of the ScriptRuntime port: one Lambda function per script, the wrapper of
 // layers/script-runtime as its layer, PublishVersion per deployed version, and the `live` alias moved on
 // deploy and rollback. Invocations read duration and peak memory from Lambda's own REPORT line. A run takes one
 // of the script's 10 places (run-leases.ts), carries its signed grant to the resource-call function, and its
@@ -28,7 +28,7 @@ import { type ScriptFunctionUpkeep, createScriptFunctionUpkeep } from './script-
 import { type PackageUploadOptions, dependencyLayer, packageSource, removeDependencyLayer } from './script-packages.js';
 
 /**
- * DESIGN.md §3: `nodejs18` runs on the newest Node runtime Lambda offers (the one lib/platform-function.ts picks);
+ * `nodejs18` runs on the newest Node runtime Lambda offers (the one lib/platform-function.ts picks);
  * `python3.11` on python3.13 (python3.11 is Amazon Linux 2, past its end of life), the one lib/python-lint.ts picks.
  */
 export const lambdaRuntimes: Record<RuntimeLabel, { runtime: Runtime; handler: string }> = {

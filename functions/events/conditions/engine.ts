@@ -37,7 +37,7 @@ export interface Dialect {
   limits?: Partial<ConditionLimits>;
 }
 
-/** SPEC.md, Limits: depth 5, 50 conditions, field names 100 characters, values 1,000 characters. */
+/** Depth 5, 50 conditions, field names 100 characters, values 1,000 characters. */
 export const defaultLimits: ConditionLimits = { depth: 5, count: 50, fieldLength: 100, valueLength: 1000, listItems: 100 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -75,7 +75,7 @@ function checkValue(walk: Walk, path: string, spec: OperatorSpec, operator: stri
 }
 
 function compileLeaf(walk: Walk, node: Record<string, unknown>, path: string): Predicate {
-  // SPEC.md's 50 conditions per tree are leaf conditions: a group is not a condition, and groups are bounded by the depth.
+  // The interface's 50 conditions per tree are leaf conditions: a group is not a condition, and groups are bounded by the depth.
   if (++walk.count > walk.limits.count) throw new ValidationError(path, walk.count, `more than ${walk.limits.count} conditions in one tree`);
   const unknown = Object.keys(node).find((key) => key !== 'field' && key !== 'operator' && key !== 'value');
   if (unknown) throw new ValidationError(`${path}.${unknown}`, node[unknown] ?? null, `${path}: unknown key ${unknown} in a condition {field, operator, value}`);

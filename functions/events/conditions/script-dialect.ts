@@ -1,4 +1,4 @@
-// SPEC.md's operators for script subscription conditions. Negations (`not_*`) hold when the field is
+// The interface's operators for script subscription conditions. Negations (`not_*`) hold when the field is
 // absent; numeric operators also read numeric strings ("42.5"), as integration payloads often carry them.
 import type { Dialect, OperatorSpec, Scalar } from './engine.js';
 
@@ -68,5 +68,5 @@ export const scriptOperators: Record<string, OperatorSpec> = {
   not_in: not(isIn),
 };
 
-/** SPEC.md writes script groups in lower case and flow groups in upper case; either spelling is understood. */
+/** The interface writes script groups in lower case and flow groups in upper case; either spelling is understood. */
 export const scriptDialect: Dialect = { name: 'script', groups: { and: 'and', or: 'or', AND: 'and', OR: 'or' }, operators: scriptOperators };

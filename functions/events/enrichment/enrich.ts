@@ -1,5 +1,5 @@
 // Stream enrichment, run by the dispatcher before conditions are evaluated, for the five event types
-// SPEC.md names; every other type keeps `enrichment` null.
+// The interface names; every other type keeps `enrichment` null.
 import { createHash } from 'node:crypto';
 import type { EventObject } from '../event-object.js';
 import { enrichedEventTypes } from '../event-types.js';

@@ -1,4 +1,4 @@
-// SPEC.md's envelope and the error-to-status mapping of DESIGN.md §3, in one place.
+// The interface's envelope and the error-to-status mapping of the design, in one place.
 import { AppError } from '../errors.js';
 import { logger, redact } from '../logger.js';
 import type { Route } from '../route.js';
@@ -35,7 +35,7 @@ export const errorBody = (error: AppError) => ({
 });
 
 /**
- * Maps any thrown value to the envelope; unknown errors become a generic INTERNAL_ERROR without `details` (SPEC.md
+ * Maps any thrown value to the envelope; unknown errors become a generic INTERNAL_ERROR without `details` (the interface
  * Errors), the detail goes to the log and the X-Request-Id header ties the two together.
  */
 export function errorResult(error: unknown, requestId: string, headers: Record<string, string> = {}): HttpResult {

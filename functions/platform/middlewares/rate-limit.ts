@@ -1,4 +1,4 @@
-// Fixed windows (DESIGN.md §3) per key and per user, so extra keys cannot multiply a user's budget: the X-RateLimit-*
+// Fixed windows per key and per user, so extra keys cannot multiply a user's budget: the X-RateLimit-*
 // headers of the tighter window on every answer, 429 with Retry-After past either limit.
 import { AppError } from '../errors.js';
 import type { RateLimiter } from '../ports.js';

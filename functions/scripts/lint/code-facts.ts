@@ -37,7 +37,7 @@ function chainOf(node: AnyNode): { root?: string; keys: Array<string | undefined
 
 const isFunction = (node: AnyNode | undefined) => Boolean(node && /^(FunctionDeclaration|FunctionExpression|ArrowFunctionExpression)$/.test(node.type));
 
-/** The handler DESIGN.md §3 accepts: top-level function or const, `exports.handler`, `module.exports.handler`, `module.exports = {handler}`. */
+/** The handler the design accepts: top-level function or const, `exports.handler`, `module.exports.handler`, `module.exports = {handler}`. */
 function findHandler(body: AnyNode[]): AnyNode | undefined {
   const topLevel = new Map<string, AnyNode>();
   for (const statement of body) {

@@ -1,4 +1,4 @@
-// The fields an event-triggered script finds in `event.data` (SPEC.md's event object), read from the events
+// The fields an event-triggered script finds in `event.data` (the interface's event object), read from the events
 // area's own schema so lint and the event pipeline cannot disagree.
 import type { z } from 'zod';
 import { EventInput } from '#functions/events/event-object.js';

@@ -1,4 +1,4 @@
-// lintScript (SPEC.md): missing async handler, invalid adapter operations, event.data field access checked
+// lintScript: missing async handler, invalid adapter operations, event.data field access checked
 // against eventType and scriptInputSchema, with lines and suggestions.
 import type { DeclaredDependencies } from '../model.js';
 import type { RuntimeLabel } from '../model.js';

@@ -1,6 +1,6 @@
-"""The wrapper around a user's Python script (DESIGN.md §3), shared by the local worker
+"""The wrapper around a user's Python script, shared by the local worker
 (platform_worker.py) and the Lambda entry (platform_lambda.py): loads the code, gives it `resources`,
-captures print output as logs[], calls handler(event, context) and applies SPEC.md's return convention."""
+captures print output as logs[], calls handler(event, context) and applies the interface's return convention."""
 import io
 import json
 import sys
@@ -8,7 +8,7 @@ import time
 import traceback
 import types
 
-# Lambda's synchronous response limit (SPEC.md Limits/Scripts).
+# Lambda's synchronous response limit.
 MAX_RESPONSE_BYTES = 6 * 1024 * 1024
 # A script printing past this fails: logs are stored with the execution, and unbounded output is a bug.
 MAX_LOG_BYTES = 1024 * 1024
