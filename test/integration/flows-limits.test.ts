@@ -13,7 +13,7 @@ describe('flows: redelivery', () => {
     // Prepare
     const w = flowWorld();
     const flow = await w.service.createTimeFlow(w.caller, { title: 'hourly', description: 'runs the report', schedule: '0 * * * *', scriptId: 'scr_report', scope: 'user' });
-    const firing = { type: 'platform.flow_schedule', source: 'scheduler', userId: w.caller.userId, flowId: flow.id, scheduledTime: '2026-03-02T10:00:00.000Z' };
+    const firing = { type: 'platform.flow_schedule', source: 'scheduler', userId: w.caller.userId, flowId: flow.id, scheduledTime: '2099-03-02T10:00:00.000Z' };
     // Act
     const first = await w.handle({ ...firing, id: 'evt_first' });
     const again = await w.handle({ ...firing, id: 'evt_again' });

@@ -93,30 +93,30 @@ describe('flows: time flows on the scheduler', () => {
   it('runs at the cron minutes, not while paused, and follows a changed schedule', async () => {
     // Prepare
     const w = flowWorld();
-    w.at('2026-03-02T08:59:00.000Z');
+    w.at('2099-03-02T08:59:00.000Z');
     await w.scheduler.tick();
     const flow = await w.service.createTimeFlow(w.caller, { title: 'every 5 minutes', description: 'runs the report', schedule: '*/5 * * * *', scriptId: 'scr_report', scope: 'user' });
     // Act
-    w.at('2026-03-02T09:00:00.000Z');
+    w.at('2099-03-02T09:00:00.000Z');
     await w.scheduler.tick();
     await w.service.pause(w.caller, flow.id);
-    w.at('2026-03-02T09:05:00.000Z');
+    w.at('2099-03-02T09:05:00.000Z');
     await w.scheduler.tick();
     await w.service.resume(w.caller, flow.id);
-    w.at('2026-03-02T09:10:00.000Z');
+    w.at('2099-03-02T09:10:00.000Z');
     await w.scheduler.tick();
     await w.service.update(w.caller, { assignmentId: flow.id, schedule: '0 * * * *' });
-    w.at('2026-03-02T09:15:00.000Z');
+    w.at('2099-03-02T09:15:00.000Z');
     await w.scheduler.tick();
-    w.at('2026-03-02T10:00:00.000Z');
+    w.at('2099-03-02T10:00:00.000Z');
     await w.scheduler.tick();
     // Assess
     expect(w.scriptCalls.map((call) => call.data)).toEqual([
-      { flowId: flow.id, scheduledTime: '2026-03-02T09:00:00.000Z' },
-      { flowId: flow.id, scheduledTime: '2026-03-02T09:10:00.000Z' },
-      { flowId: flow.id, scheduledTime: '2026-03-02T10:00:00.000Z' },
+      { flowId: flow.id, scheduledTime: '2099-03-02T09:00:00.000Z' },
+      { flowId: flow.id, scheduledTime: '2099-03-02T09:10:00.000Z' },
+      { flowId: flow.id, scheduledTime: '2099-03-02T10:00:00.000Z' },
     ]);
     const after = await w.service.get(w.caller, flow.id);
-    expect(after).toMatchObject({ executionCount: 3, lastExecutedAt: '2026-03-02T10:00:00.000Z', trigger: { type: 'time', config: { cronExpression: '0 * * * *' } } });
+    expect(after).toMatchObject({ executionCount: 3, lastExecutedAt: '2099-03-02T10:00:00.000Z', trigger: { type: 'time', config: { cronExpression: '0 * * * *' } } });
   });
 });

@@ -32,7 +32,8 @@ export const scriptFailure = scriptResult({ status: 'error', output: { success: 
 export const refusalOf = (promise: Promise<unknown>) => promise.then(() => undefined, (error: { code: string; status: number }) => ({ code: error.code, status: error.status }));
 
 export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
-  let now = Date.parse('2026-03-02T09:00:00.000Z');
+  // Far in the future: results carry a TTL from this clock, and DynamoDB Local sweeps items whose TTL has passed.
+  let now = Date.parse('2099-03-02T09:00:00.000Z');
   const clock = { now: () => now, nowIso: () => new Date(now).toISOString() };
   const at = (iso: string) => (now = Date.parse(iso));
   const advance = (ms: number) => (now += ms);

@@ -11,7 +11,7 @@ import { type Execution, settledRun } from '../../functions/scripts/model.js';
 import type { AdmittedRun, ExecutionResult } from '../../functions/scripts/runner.js';
 
 const running = { executionId: 'exe_1', scriptId: 'scr_1', userId: 'usr_1', status: 'running', output: null, error: null } as unknown as Execution;
-const admitted = { running, dailyCounter: 'daily#scr_1#2026-03-02' } as unknown as AdmittedRun;
+const admitted = { running, dailyCounter: 'daily#scr_1#2099-03-02' } as unknown as AdmittedRun;
 const finished = (output: unknown): ExecutionResult => ({ execution: { ...running, status: 'success', output }, logs: ['done'], output });
 
 /** The bound passes at the first pause unless `boundNeverPasses`; each pause moves the clock. */
@@ -131,20 +131,20 @@ describe('long runs: scripts', () => {
 describe('long runs: a run that lost its process', () => {
   it('reads as timed out once past its runningUntil, and as running before', () => {
     // Prepare
-    const record = { ...running, runningUntil: '2026-03-02T09:05:30.000Z' };
+    const record = { ...running, runningUntil: '2099-03-02T09:05:30.000Z' };
     // Act
-    const before = settledRun(record, '2026-03-02T09:05:00.000Z');
-    const after = settledRun(record, '2026-03-02T09:06:00.000Z');
-    const ended = settledRun({ ...record, status: 'success' }, '2026-03-02T09:06:00.000Z');
+    const before = settledRun(record, '2099-03-02T09:05:00.000Z');
+    const after = settledRun(record, '2099-03-02T09:06:00.000Z');
+    const ended = settledRun({ ...record, status: 'success' }, '2099-03-02T09:06:00.000Z');
     // Assess
     expect(before.status).toBe('running');
-    expect(after).toMatchObject({ status: 'timeout', error: { code: 'TIMEOUT' }, finishedAt: '2026-03-02T09:05:30.000Z' });
+    expect(after).toMatchObject({ status: 'timeout', error: { code: 'TIMEOUT' }, finishedAt: '2099-03-02T09:05:30.000Z' });
     expect(ended.status).toBe('success');
   });
 });
 
 describe('long runs: runFlow', () => {
-  const flowRun = { flow: { flowId: 'flw_1', executionCount: 3 }, executionId: 'exe_f', startedAt: '2026-03-02T09:00:00.000Z', trigger: { type: 'manual', data: {}, attempt: 0 } } as unknown as AdmittedFlowRun;
+  const flowRun = { flow: { flowId: 'flw_1', executionCount: 3 }, executionId: 'exe_f', startedAt: '2099-03-02T09:00:00.000Z', trigger: { type: 'manual', data: {}, attempt: 0 } } as unknown as AdmittedFlowRun;
   const result: FlowResult = { executionId: 'exe_f', timestamp: flowRun.startedAt, status: 'success', duration: 1, cost: 0, logs: [], result: 'ok' };
 
   function flowWorld(started: (run: (job: AdmittedFlowRun) => Promise<FlowResult | undefined>) => StartedRun<FlowResult | undefined>, recorded?: FlowResult) {
