@@ -1,4 +1,5 @@
 // BatchWrite and BatchGet in DynamoDB's page sizes, retrying what it hands back unprocessed; Query through all pages.
+import pMap from 'p-map';
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#platform/dynamo.js';
 
@@ -11,17 +12,15 @@ const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 
 export async function batchWrite(table: string, requests: WriteRequest[], parallel = 4): Promise<void> {
   const pages: WriteRequest[][] = [];
   for (let start = 0; start < requests.length; start += 25) pages.push(requests.slice(start, start + 25));
-  const lane = async () => {
-    for (let page = pages.shift(); page; page = pages.shift()) {
-      let pending: WriteRequest[] = page;
-      for (let attempt = 0; pending.length; attempt++) {
-        if (attempt > 0) await pause(attempt);
-        const result = await dynamo().send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
-        pending = (result.UnprocessedItems?.[table] ?? []) as WriteRequest[];
-      }
+  const write = async (page: WriteRequest[]) => {
+    let pending = page;
+    for (let attempt = 0; pending.length; attempt++) {
+      if (attempt > 0) await pause(attempt);
+      const result = await dynamo().send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+      pending = (result.UnprocessedItems?.[table] ?? []) as WriteRequest[];
     }
   };
-  await Promise.all(Array.from({ length: parallel }, lane));
+  await pMap(pages, write, { concurrency: parallel });
 }
 
 /** Items for `keys` (at most 100 per call), in no particular order; missing keys are simply absent. */

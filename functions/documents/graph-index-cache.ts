@@ -4,6 +4,7 @@
 // fetches documents that are new. Building the BM25 index of a large graph from its chunks is slow (about 40 s for
 // 100,000 chunks), so the index is also kept as a snapshot per graph (in the blob store), read on a cold load and then
 // brought up to date like a warm index: documents that left are taken out, new ones read from their chunks.
+import pMap from 'p-map';
 import { logger } from '#platform/logger.js';
 import type { GraphIndex } from './hybrid-rank.js';
 import { LexicalIndex } from './lexical-index.js';
@@ -89,23 +90,21 @@ export function createGraphIndexCache(deps: { source: IndexSource; embedder: Pic
     });
     const missing = [...wanted].filter((documentId) => !present.has(documentId));
     let chunksIndexed = 0;
-    const lane = async () => {
-      for (let documentId = missing.shift(); documentId; documentId = missing.shift()) {
-        const [stored, chunks] = await Promise.all([
-          source.vectors(documentId),
-          lexicalUpToDate.then(({ indexed }) => (indexed.has(documentId) ? undefined : source.chunks(documentId))),
-        ]);
-        const { lexical } = await lexicalUpToDate;
-        // Vectors of another model (after a model change) do not compare with this one's queries.
-        if (!stored || stored.model !== modelId || stored.dims !== dims) {
-          lexical.remove(documentId);
-          continue;
-        }
-        vectors.put(documentId, stored.vectors);
-        if (chunks) lexical.put(documentId, chunks), (chunksIndexed += chunks.length);
+    const load = async (documentId: string) => {
+      const [stored, chunks] = await Promise.all([
+        source.vectors(documentId),
+        lexicalUpToDate.then(({ indexed }) => (indexed.has(documentId) ? undefined : source.chunks(documentId))),
+      ]);
+      const { lexical } = await lexicalUpToDate;
+      // Vectors of another model (after a model change) do not compare with this one's queries.
+      if (!stored || stored.model !== modelId || stored.dims !== dims) {
+        lexical.remove(documentId);
+        return;
       }
+      vectors.put(documentId, stored.vectors);
+      if (chunks) lexical.put(documentId, chunks), (chunksIndexed += chunks.length);
     };
-    await Promise.all(Array.from({ length: loadConcurrency }, lane));
+    await pMap(missing, load, { concurrency: loadConcurrency });
     const index = { vectors, lexical: (await lexicalUpToDate).lexical };
     chunksFromText += chunksIndexed;
     if (snapshots && chunksIndexed >= snapshotAfterChunks) leaveSnapshot(graphId, index.lexical);

@@ -3,6 +3,7 @@
 // graph's snapshot is read (or started empty), brought up to date with the graph (documents that left are taken out,
 // completed ones it lacks are indexed, the job's own from the chunks it holds) and written back. Two jobs at once may
 // each write over the other's addition; a cold load indexes what a snapshot lacks, and the next job puts it back.
+import pMap from 'p-map';
 import { type LexicalSnapshots, readLexicalSnapshot, snapshotAfterChunks } from './graph-index-cache.js';
 import type { LexicalChunk } from './lexical-index.js';
 
@@ -33,10 +34,7 @@ export function createSnapshotKeeper(deps: { source: SnapshotSource; snapshots: 
     if (addKnown) lexical.put(known.documentId, known.chunks), indexed.add(known.documentId);
     const missing = await source.completed([...wanted].filter((documentId) => !indexed.has(documentId)));
     const changed = left.length > 0 || addKnown || missing.length > 0;
-    const lane = async () => {
-      for (let documentId = missing.shift(); documentId; documentId = missing.shift()) lexical.put(documentId, await source.chunks(documentId));
-    };
-    await Promise.all(Array.from({ length: readConcurrency }, lane));
+    await pMap(missing, async (documentId) => lexical.put(documentId, await source.chunks(documentId)), { concurrency: readConcurrency });
     if (changed) await snapshots.write(graphId, lexical.snapshot());
   }
 

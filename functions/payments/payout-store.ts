@@ -2,7 +2,7 @@
 // pay them out, and owners' payment settings. Every move is conditional on the state it leaves, so concurrent runs
 // (schedule, threshold, reconciliation) never move an entry twice.
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, isConditionFailure, queryAll, tableName } from '#platform/dynamo.js';
+import { dynamo, queryAll, tableName, unlessConditionFails } from '#platform/dynamo.js';
 
 export type PayoutEntryStatus = 'owed' | 'batched' | 'paid';
 export type PayoutBatchStatus = 'submitted' | 'paid' | 'failed';
@@ -65,15 +65,8 @@ function conditional(fields: Record<string, unknown>, expected: Record<string, u
   };
 }
 
-async function applied(write: Promise<unknown>): Promise<boolean> {
-  try {
-    await write;
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-}
+/** True when the conditional write took effect. */
+const applied = async (write: Promise<object>): Promise<boolean> => (await unlessConditionFails(write)) !== undefined;
 
 export function createPayoutStore() {
   const db = dynamo();

@@ -53,6 +53,16 @@ export function tableName(name: TableName): string {
 export const isConditionFailure = (error: unknown) =>
   error instanceof Error && (error.name === 'ConditionalCheckFailedException' || error.name === 'TransactionCanceledException');
 
+/** The write's answer, or undefined when its condition did not hold. */
+export async function unlessConditionFails<T>(write: Promise<T>): Promise<T | undefined> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
 /** Every page of a query, for lists small enough to hold (one owner's items, a published set). */
 export async function queryAll<T>(input: QueryCommandInput): Promise<T[]> {
   const items: T[] = [];

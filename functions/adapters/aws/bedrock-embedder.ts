@@ -1,5 +1,6 @@
 // Embeddings on AWS: Amazon Bedrock Titan Text Embeddings v2, one InvokeModel per text (the model takes one input),
 // a few in flight at once. 512 dimensions, the same as the local model, so an index holds the same bytes per chunk.
+import pMap from 'p-map';
 import { BedrockRuntimeClient, InvokeModelCommand, type BedrockRuntimeClientConfig } from '@aws-sdk/client-bedrock-runtime';
 import type { Embedder } from '#functions/documents/ports.js';
 import { normalise } from '#functions/documents/vector-codec.js';
@@ -39,16 +40,7 @@ export function createBedrockEmbedder(clientConfig: BedrockRuntimeClientConfig =
     },
     dims,
     async embed(texts) {
-      const vectors = new Array<Float32Array>(texts.length);
-      let next = 0;
-      const lane = async () => {
-        while (next < texts.length) {
-          const index = next++;
-          vectors[index] = await embedOne(texts[index]!);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(concurrency, texts.length) }, lane));
-      return vectors;
+      return pMap(texts, embedOne, { concurrency });
     },
   };
 }
