@@ -122,14 +122,20 @@ export function createAccountService(deps: { store: AccountStore; clock: Clock; 
       const keyHash = sha256Hex(apiKey);
       const cached = keyCache.get(keyHash);
       if (cached) return cached;
-      const key = await store.getKeyByHash(keyHash);
-      const identity: Identity = !key
-        ? { reason: 'unknown' }
-        : key.revokedAt
-          ? { reason: 'revoked' }
-          : { userId: key.userId, keyId: key.keyId, scopes: key.scopes.join(',') };
-      keyCache.set(keyHash, identity);
-      return identity;
+      const lookup = async (): Promise<Identity> => {
+        const key = await store.getKeyByHash(keyHash);
+        if (!key) return { reason: 'unknown' };
+        return key.revokedAt ? { reason: 'revoked' } : { userId: key.userId, keyId: key.keyId, scopes: key.scopes.join(',') };
+      };
+      const readAt = keyCache.generation();
+      const identity = await lookup();
+      if (keyCache.set(keyHash, identity, readAt)) return identity;
+      // A revocation finished while the key was read, so the read may predate it. A second read starts after its
+      // store write (consistent read): it sees the revocation, and is cached only if no other one intervened.
+      const again = keyCache.generation();
+      const fresh = await lookup();
+      keyCache.set(keyHash, fresh, again);
+      return fresh;
     },
   };
 }

@@ -242,6 +242,20 @@ describe('accounts: API keys', () => {
     expect(listed.find((key: { keyId: string }) => key.keyId === extra.keyId).revokedAt).toEqual(expect.any(String));
   });
 
+  it('refuses a key revoked while lookups of it were in flight, on every request after the revocation', async () => {
+    // Prepare
+    const user = await api.givenUser();
+    const extra = (await api.as(user.apiKey).post('/api/sdk/v1/keys', { name: 'raced' })).body.data;
+    // Act: the key is not cached yet, so these requests read it from the store while it is revoked
+    const during = Array.from({ length: 8 }, () => api.as(extra.apiKey).get('/api/sdk/v1/me'));
+    const revoked = await api.as(user.apiKey).delete(`/api/sdk/v1/keys/${extra.keyId}`);
+    await Promise.all(during);
+    const after = await Promise.all(Array.from({ length: 4 }, () => api.as(extra.apiKey).get('/api/sdk/v1/me')));
+    // Assess
+    expect(revoked.status).toBe(200);
+    expect(after.map((response) => [response.status, response.body.error?.code])).toEqual(Array.from({ length: 4 }, () => [401, 'UNAUTHORIZED']));
+  });
+
   it("cannot see or revoke another user's key", async () => {
     // Prepare
     const [alice, mallory] = await Promise.all([api.givenUser(), api.givenUser()]);

@@ -22,7 +22,7 @@ describe('authorizer: key cache', () => {
     // Prepare
     let now = 0;
     const cache = createKeyCache(1000, () => now);
-    cache.set('h', { reason: 'unknown' });
+    cache.set('h', { reason: 'unknown' }, cache.generation());
     // Act
     const fresh = cache.get('h');
     now = 1001;
@@ -34,7 +34,7 @@ describe('authorizer: key cache', () => {
 
   it('forgets an invalidated key at once', () => {
     const cache = createKeyCache(60_000, () => 0);
-    cache.set('h', { userId: 'u', keyId: 'k', scopes: '*' });
+    cache.set('h', { userId: 'u', keyId: 'k', scopes: '*' }, cache.generation());
     cache.invalidate('h');
     expect(cache.get('h')).toBeUndefined();
   });
