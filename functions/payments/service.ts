@@ -121,7 +121,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   async function verifyForFacilitator(input: FacilitatorInput) {
     const { ledger, info } = await ledgerWithInfo();
     const { terms, sale } = await facilitatorTerms(input.paymentRequirements, { ledger, info });
-    const verified = await countersigned(verifyPayment(input.paymentPayload, [terms], info.network, info.platformWallet));
+    const verified = await countersigned(verifyPayment(input.paymentPayload, [terms], info.network, info.platformWallet, deps.solPriceUsd()));
     const existing = await store.get(verified.transaction.signature);
     if (existing && existing.settlementStatus !== 'failed') throw alreadySettled(existing, input.x402Version);
     return { ledger, info, verified, sale };
@@ -165,7 +165,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       const params = 'query' in request.params ? paramsFromQuery(method, request.params.query) : request.params.body;
       const deadline = clock.now() + maxTimeoutSeconds * 1000;
       try {
-        const verified = await countersigned(verifyPayment(decodePaymentHeader(request.payment.value), accepts, info.network, info.platformWallet));
+        const verified = await countersigned(verifyPayment(decodePaymentHeader(request.payment.value), accepts, info.network, info.platformWallet, deps.solPriceUsd()));
         resources.checkParams(method, params);
         if (verified.feePayer && !(await store.get(verified.transaction.signature))) await simulated(ledger, verified);
         const payment = await settleVerified(settlementDeps(ledger), verified, {

@@ -42,9 +42,10 @@ function touchesAsset(transaction: DecodedTransaction, offer: PaymentTerms, plat
 
 /**
  * Checks a payment payload against the offers of one resource (one per asset). Throws PaymentError with the interface's
- * code: NETWORK_MISMATCH, INVALID_PAYMENT (malformed, bad signature, forbidden instruction), INSUFFICIENT_AMOUNT.
+ * code: NETWORK_MISMATCH, INVALID_PAYMENT (malformed, bad signature, forbidden instruction, a fee the platform's fee payer
+ * would not pay), INSUFFICIENT_AMOUNT. `solPriceUsd` values the fee a reference payment asks the fee payer to pay.
  */
-export function verifyPayment<T extends PaymentTerms>(payload: PaymentPayload, offers: T[], network: SolanaNetwork, platformWallet: string): VerifiedPayment<T> {
+export function verifyPayment<T extends PaymentTerms>(payload: PaymentPayload, offers: T[], network: SolanaNetwork, platformWallet: string, solPriceUsd: number): VerifiedPayment<T> {
   const chosen = payload.x402Version === 2 ? payload.accepted : payload;
   if (chosen.scheme !== 'exact') throw new PaymentError('INVALID_PAYMENT', `scheme ${chosen.scheme} is not supported; use exact`);
   if (toNetwork(chosen.network) !== network) throw new PaymentError('NETWORK_MISMATCH', `this payment is for ${chosen.network}; this resource is paid on ${network}`);
@@ -60,7 +61,7 @@ export function verifyPayment<T extends PaymentTerms>(payload: PaymentPayload, o
   const offer = chosenOffer(payload, transaction, offers, platformWallet);
   const feePayer = offer.extra?.feePayer;
   if (!feePayer && !hasValidSignatures(transaction)) throw new PaymentError('INVALID_PAYMENT', 'a required signature of the transaction does not verify', { payer: transaction.signers[0] });
-  const verdict: RuleVerdict & { reason?: string } = feePayer ? checkReferenceRules(transaction, { ...offer, feePayer }) : checkPaymentRules(transaction, offer, platformWallet);
+  const verdict: RuleVerdict & { reason?: string } = feePayer ? checkReferenceRules(transaction, { ...offer, feePayer, solPriceUsd }) : checkPaymentRules(transaction, offer, platformWallet);
   if (!verdict.ok) throw new PaymentError(verdict.code, verdict.message, { payer: verdict.payer, reason: verdict.reason });
   // The fee payer's slot is still empty in a reference payment: the platform signs it only after these checks.
   if (feePayer && !hasValidSignatures(transaction, feePayer)) {

@@ -29,7 +29,7 @@ const offers = (priceUsd = 0.05): PaymentRequirement[] =>
     ...splitOnly,
   });
 
-const verify = (header: string, accepts = offers()) => verifyPayment(decodePaymentHeader(header), accepts, 'solana-devnet', platform);
+const verify = (header: string, accepts = offers()) => verifyPayment(decodePaymentHeader(header), accepts, 'solana-devnet', platform, 150);
 const refusal = (header: string, accepts = offers()) => {
   try {
     verify(header, accepts);
@@ -182,7 +182,7 @@ describe('payments: verification of a payment header', () => {
     const pricey = refusal(headerOf(paymentInstructions(offers()[0]!, payer.publicKey, { computeUnitPriceMicroLamports: 10_000_000 }), [payer]));
     let platformPays: PaymentError | undefined;
     try {
-      verifyPayment(decodePaymentHeader(headerOf(paymentInstructions(platformOffers[0]!, payer.publicKey), [platformKey, payer])), platformOffers, 'solana-devnet', platformKey.publicKey.toBase58());
+      verifyPayment(decodePaymentHeader(headerOf(paymentInstructions(platformOffers[0]!, payer.publicKey), [platformKey, payer])), platformOffers, 'solana-devnet', platformKey.publicKey.toBase58(), 150);
     } catch (error) {
       platformPays = error as PaymentError;
     }
