@@ -120,9 +120,35 @@ function matchesType(value: unknown, type: string): boolean {
   }
 }
 
-/** Declared parameters must be present when required (path placeholders always are) and of their type; others pass through. */
+/** Percent-escapes decoded byte by byte until nothing changes, so `%2e`, `%252E` and `.%2e` all end as dots. */
+function fullyDecoded(text: string): string {
+  let previous: string;
+  let current = text;
+  do {
+    previous = current;
+    current = current.replace(/%([0-9a-f]{2})/gi, (_whole, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  } while (current !== previous);
+  return current;
+}
+
+/**
+ * A path parameter that is, or decodes to, `.` or `..` (alone or between slashes): after URL normalisation, here or at
+ * an upstream that decodes once more, it would leave the declared method path with the owner's credentials attached.
+ */
+const isDotSegmentValue = (value: unknown) =>
+  typeof value === 'string' && fullyDecoded(value).split(/[\\/]/).some((segment) => segment === '.' || segment === '..');
+
+/**
+ * Declared parameters must be present when required (path placeholders always are) and of their type; others pass
+ * through. Path parameters may not be dot segments.
+ */
 export function checkParams(method: MethodDefinition, params: Record<string, unknown>): void {
   const placeholders = pathPlaceholders(method.path);
+  for (const name of placeholders) {
+    if (isDotSegmentValue(params[name])) {
+      throw new ValidationError(`params.${name}`, params[name], `path parameter ${name} may not be or decode to a . or .. path segment`);
+    }
+  }
   for (const parameter of method.parameters) {
     const value = params[parameter.name];
     if (value === undefined || value === null) {

@@ -17,6 +17,19 @@ const isReservedHeader = (name: string) => reservedHeaders.has(name.toLowerCase(
 const queryValue = (value: unknown) => (typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value));
 
 /**
+ * The built path keeps its declared place after URL normalisation: under the base URL's path and the method path's
+ * fixed start, with as many segments as declared. Checked before credentials are added, whatever the params held.
+ */
+function checkWithinDeclaredPath(url: URL, base: string, methodPath: string): void {
+  const basePath = `${new URL(base).pathname.replace(/\/$/, '')}/`;
+  const fixedStart = new URL(`${base}${methodPath.slice(0, methodPath.search(/\{|$/))}`).pathname;
+  const declaredSegments = new URL(`${base}${methodPath.replace(/\{[^{}]+\}/g, 'p')}`).pathname.split('/').length;
+  if (!url.pathname.startsWith(basePath) || !url.pathname.startsWith(fixedStart) || url.pathname.split('/').length !== declaredSegments) {
+    throw new ValidationError('params', url.pathname, `the path parameters lead to ${url.pathname}, outside the method path ${methodPath} under the resource's base URL`);
+  }
+}
+
+/**
  * Path placeholders take their params; the rest go where the parameter's `in` says, else to the query string
  * for GET, HEAD, DELETE and OPTIONS and to a JSON body otherwise. Undeclared params pass through the same way.
  */
@@ -28,7 +41,9 @@ export function buildUpstreamRequest(endpoint: Endpoint, method: MethodDefinitio
     if (value === undefined || value === null) throw new ValidationError(`params.${name}`, null, `path parameter ${name} is required`);
     return encodeURIComponent(queryValue(value));
   });
-  const url = new URL(`${endpoint.baseUrl.replace(/\/+$/, '')}${path}`);
+  const base = endpoint.baseUrl.replace(/\/+$/, '');
+  const url = new URL(`${base}${path}`);
+  checkWithinDeclaredPath(url, base, method.path);
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'automation-platform/1' };
   const body: Record<string, unknown> = {};
   const declared = new Map(method.parameters.map((parameter) => [parameter.name, parameter.in]));

@@ -89,6 +89,37 @@ describe('resources: upstream requests', () => {
     },
   );
 
+  it.each(['.', '..', '%2e', '%2E%2e', '.%2e', '%252e%252e', '../admin', 'a/..', '..%2fadmin', '%2e%2e%5cadmin'])('refuses the path parameter %s before anything is built, with details.field', (value) => {
+    // Prepare
+    const definition = method({ name: 'm', path: '/users/{id}/posts', parameters: { id: { type: 'string', required: true } } });
+    // Act
+    const check = () => checkParams(definition, { id: value });
+    // Assess
+    expect(check).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', details: expect.objectContaining({ field: 'params.id' }) }));
+  });
+
+  it.each(['...', 'a..b', 'v1.2', '.hidden', 'a%2Fb'])('takes the path parameter %s, which is no dot segment', (value) => {
+    // Prepare
+    const definition = method({ name: 'm', path: '/users/{id}/posts', parameters: { id: { type: 'string', required: true } } });
+    // Act
+    checkParams(definition, { id: value });
+    const request = buildUpstreamRequest(endpoint(), definition, { id: value });
+    // Assess
+    expect(request.url.pathname).toBe(`/v2/users/${encodeURIComponent(value)}/posts`);
+  });
+
+  it.each([
+    ['..', '/users/{id}'],
+    ['.', '/users/{id}/posts'],
+  ])('refuses a built path that normalisation moved (%s in %s) before credentials are added', (value, path) => {
+    // Prepare: checkParams is bypassed, as a caller of the builder that forgot it would
+    const definition = method({ name: 'm', path, parameters: { id: { type: 'string', required: true } } });
+    // Act
+    const build = () => buildUpstreamRequest(endpoint({ authentication: 'api_key' }), definition, { id: value }, { type: 'api_key', apiKey: 'k' });
+    // Assess
+    expect(build).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', details: expect.objectContaining({ field: 'params' }) }));
+  });
+
   it.each([
     ['api_key default header', endpoint({ authentication: 'api_key' }), { type: 'api_key', apiKey: 'k' } as const, (r: ReturnType<typeof buildUpstreamRequest>) => r.headers!['X-API-Key'] === 'k'],
     ['api_key named header', endpoint({ authentication: 'api_key', authConfig: { headerName: 'X-Key' } }), { type: 'api_key', apiKey: 'k' } as const, (r: ReturnType<typeof buildUpstreamRequest>) => r.headers!['X-Key'] === 'k'],
