@@ -2,7 +2,7 @@
 // budget and the signatures of a transaction the fee payer pays for, and /api/x402/settle lets the payer pick the amount.
 // Each refusal is proved by the fee payer's balance, read before and after.
 import { ComputeBudgetProgram, Keypair, PublicKey, type TransactionInstruction, TransactionInstruction as Instruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodePaymentHeader } from '../../functions/payments/client.js';
 import { programIds } from '../../functions/payments/networks.js';
 import { maxReferenceFeeLamports } from '../../functions/payments/reference-rules.js';
@@ -12,6 +12,8 @@ import { givenPayer, lamportBalance, paymentWorld, tokenBalance, tokenTransfer }
 const world = paymentWorld();
 let offer: PaymentRequirement;
 let payer: Keypair;
+const tally = { refused: 0, lamportsLost: 0n, referenceFee: 0n };
+afterAll(() => console.log(`fee payer: ${tally.refused} attacks refused, fee-payer lamports lost to them ${tally.lamportsLost}; a reference payment cost it ${tally.referenceFee}`));
 
 beforeAll(async () => {
   [offer] = (await world.api.request('GET', world.paidPath)).body.accepts;
@@ -62,9 +64,12 @@ describe('hardening: the fee payer pays only a capped fee that the payment cover
       // Act
       const response = await world.api.request('GET', world.paidPath, { headers: { 'x-payment': header } });
       // Assess
+      const after = await balances();
+      tally.refused += response.status === 402 ? 1 : 0;
+      tally.lamportsLost += before.feePayer - after.feePayer;
       expect(response.status).toBe(402);
       expect(response.body).toMatchObject({ error: 'INVALID_PAYMENT', reason });
-      expect(await balances()).toEqual(before);
+      expect(after).toEqual(before);
       expect(world.upstream.received.length).toBe(calls);
     });
   }
@@ -78,6 +83,7 @@ describe('hardening: the fee payer pays only a capped fee that the payment cover
     // Assess
     expect(response.status).toBe(200);
     const spent = before.feePayer - (await balances()).feePayer;
+    tally.referenceFee = spent;
     expect(spent).toBeGreaterThan(0n);
     expect(spent).toBeLessThanOrEqual(maxReferenceFeeLamports);
   });
@@ -96,9 +102,12 @@ describe('hardening: the fee payer pays only a capped fee that the payment cover
       // Act
       const settled = await world.api.request('POST', '/api/x402/settle', { body: { x402Version: 1, paymentPayload, paymentRequirements: requirements } });
       // Assess
+      const after = await balances();
+      tally.refused += settled.body.success === false ? 1 : 0;
+      tally.lamportsLost += before.feePayer - after.feePayer;
       expect(settled.status).toBe(200);
       expect(settled.body).toMatchObject({ success: false, errorReason: code, reason });
-      expect(await balances()).toEqual(before);
+      expect(after).toEqual(before);
     });
   }
 });

@@ -2,7 +2,7 @@
 // call, with the owner's credentials, out of the declared method path. A real upstream on 127.0.0.1 records every
 // request it gets; an API-key call and an anonymous paid call (x402, the owner's credentials) are refused for each form.
 import type { Keypair } from '@solana/web3.js';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPaymentHeader, selectOffer } from '../../functions/payments/client.js';
 import type { PaymentRequirement } from '../../functions/payments/schemas.js';
 import { givenPayer, paymentWorld, tokenBalance } from '../support/payments.js';
@@ -13,6 +13,8 @@ const secret = `VENDOR-SECRET-${Date.now()}`;
 let resourceId: string;
 let offer: PaymentRequirement;
 let payer: Keypair;
+const tally = { refused: 0, reachedUpstream: 0 };
+afterAll(() => console.log(`upstream paths: ${tally.refused} calls with dot-segment path parameters refused, requests that reached the upstream ${tally.reachedUpstream}`));
 
 beforeAll(async () => {
   resourceId = await givenPublishedResource(world.api, world.owner, {}, { baseUrl: `${world.upstream.baseUrl}/v1`, authentication: 'api_key', authConfig: { headerName: 'X-Vendor-Key' } });
@@ -50,6 +52,8 @@ describe('hardening: path parameters cannot leave the declared upstream path', (
       // Act
       const [byKey, paid] = [await apiKeyCall(city), await paidCall(city)];
       // Assess
+      tally.refused += [byKey, paid].filter((response) => response.status === 400).length;
+      tally.reachedUpstream += world.upstream.received.length - requests;
       for (const response of [byKey, paid]) {
         expect(response.status).toBe(400);
         expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'params.city' } });
