@@ -17,12 +17,12 @@ export interface ReferenceTerms {
 }
 
 /** The network's base fee per signature. */
-export const lamportsPerSignature = 5_000n;
+const lamportsPerSignature = 5_000n;
 /**
  * The unit limit a reference payment may ask the fee payer to pay for: @x402/svm asks 20,000 units, x402-fetch what a
  * simulation used (a few thousand); a TransferChecked with Lighthouse assertions stays far below Solana's 200,000 default.
  */
-export const maxReferenceComputeUnitLimit = 200_000;
+const maxReferenceComputeUnitLimit = 200_000;
 /** The most the fee payer spends on one payment: two signatures and up to 10,000 lamports of priority fee. */
 export const maxReferenceFeeLamports = 20_000n;
 
@@ -52,7 +52,7 @@ function associatedTokenAddressUnder(owner: string, mint: string, tokenProgram: 
 }
 
 /** What the fee payer commits to by co-signing: every signature's base fee and the priority fee of the whole unit limit. */
-export function referenceFeeLamports(signatures: number, unitLimit: number, unitPriceMicroLamports: bigint): bigint {
+function referenceFeeLamports(signatures: number, unitLimit: number, unitPriceMicroLamports: bigint): bigint {
   return BigInt(signatures) * lamportsPerSignature + (BigInt(unitLimit) * unitPriceMicroLamports + 999_999n) / 1_000_000n;
 }
 

@@ -120,15 +120,16 @@ function matchesType(value: unknown, type: string): boolean {
   }
 }
 
-/** Percent-escapes decoded byte by byte until nothing changes, so `%2e`, `%252E` and `.%2e` all end as dots. */
-function fullyDecoded(text: string): string {
-  let previous: string;
-  let current = text;
-  do {
-    previous = current;
-    current = current.replace(/%([0-9a-f]{2})/gi, (_whole, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-  } while (current !== previous);
-  return current;
+/** An upstream that decodes more often than this is not defended against; more passes would let a long value cost O(n²). */
+const maxDecodes = 3;
+
+/** Each decoding an upstream might apply, percent-escapes read byte by byte: `%2e`, `%252E` and `.%2e` all end as dots. */
+function decodings(text: string): string[] {
+  const forms = [text];
+  for (let pass = 0; pass < maxDecodes && forms.at(-1)!.includes('%'); pass++) {
+    forms.push(forms.at(-1)!.replace(/%([0-9a-f]{2})/gi, (_whole, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))));
+  }
+  return forms;
 }
 
 /**
@@ -136,7 +137,7 @@ function fullyDecoded(text: string): string {
  * an upstream that decodes once more, it would leave the declared method path with the owner's credentials attached.
  */
 const isDotSegmentValue = (value: unknown) =>
-  typeof value === 'string' && fullyDecoded(value).split(/[\\/]/).some((segment) => segment === '.' || segment === '..');
+  typeof value === 'string' && decodings(value).some((form) => form.split(/[\\/]/).some((segment) => segment === '.' || segment === '..'));
 
 /**
  * Declared parameters must be present when required (path placeholders always are) and of their type; others pass
