@@ -66,6 +66,16 @@ describe('console: every object has its own URL', () => {
       await until(() => code.textContent()).toContain("marker: 'second-marker'");
       await until(() => region('Code').textContent()).toContain('Version 2 (1.0.1)');
       await screenshot('20-script-code');
+      // Editing starts from the code shown and saves the next version.
+      await region('Code').getByRole('button', { name: 'Edit as the next version' }).click();
+      const editing = page.getByRole('form', { name: 'Edit the code' });
+      await until(() => editing.locator('.cm-content').textContent()).toContain("marker: 'second-marker'");
+      await editing.locator('.cm-content').click();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.insertText(handlerReturning('third-marker'));
+      await editing.getByRole('button', { name: 'Save as new version' }).click();
+      await until(() => editing.count()).toBe(0);
+      expect((await api.as(user.apiKey).get(`/api/sdk/v1/scripts/${script.id}/versions/3/code`)).body.data.code).toBe(handlerReturning('third-marker'));
 
       // The run, named by its script, with its output.
       await open(`#/runs/${encodeURIComponent(executionId)}`);
