@@ -127,7 +127,7 @@ describe('console: a user journey through every page', () => {
     const newScript = form('Create a script');
     const scriptName = uniqueName('forecaster');
     await newScript.getByLabel('Name', { exact: true }).fill(scriptName);
-    await newScript.getByLabel('Allowed resources').fill(resourceName);
+    await newScript.getByRole('group', { name: /^Allowed resources/ }).getByRole('checkbox', { name: resourceName }).check();
     const code = (method: string) =>
       `export async function handler(event) {\n  const city = event.data?.city ?? 'Lisbon';\n  console.log('calling forecast for', city);\n  return await resources['${resourceName}'].${method}({ city });\n}\n`;
     const typeCode = async (text: string) => {
@@ -190,7 +190,7 @@ describe('console: a user journey through every page', () => {
     // Graphs and sharing: into a new group graph, beside its primary personal graph.
     await page.getByLabel('New group graph').fill('Team docs');
     await page.getByRole('button', { name: 'Create group' }).click();
-    await page.getByRole('link', { name: 'handbook.txt' }).click();
+    await page.getByRole('table', { name: 'Documents, most recent first' }).getByRole('link', { name: 'handbook.txt' }).click();
     const sharing = page.getByRole('form', { name: 'Share to a graph' });
     await until(() => sharing.getByRole('option', { name: 'Team docs (group)' }).count()).toBe(1);
     await sharing.getByLabel('Share to graph').selectOption({ label: 'Team docs (group)' });

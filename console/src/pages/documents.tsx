@@ -95,7 +95,7 @@ function Search({ graphId }: { graphId: string }) {
     </div>
     {status}
     {results && <Table caption={`Results for “${results.query}”`} rows={results.items} empty="No passage scored above the minimum." columns={[
-      ['Score', (item) => item.score.toFixed(3)], ['Document', (item) => item.documentName ?? item.documentId], ['Page', (item) => text(item.pageNumber)],
+      ['Score', (item) => item.score.toFixed(3)], ['Document', (item) => <a href={`#/documents/${encodeURIComponent(item.documentId)}`}>{item.documentName ?? item.documentId}</a>], ['Page', (item) => text(item.pageNumber)],
       ['Passage', (item) => <Highlighted content={item.content} query={results.query} />],
     ]} />}
   </form>;

@@ -3,6 +3,7 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { CodeEditor } from '../editor';
+import { NameChecklist, useInstalledResources } from '../pickers';
 import { Field, Loaded, type Rec, Table, money, parseJson, text, useAction, useLoad, when } from '../ui';
 
 const starter = {
@@ -11,7 +12,9 @@ const starter = {
 } as Record<string, string>;
 
 function CreateScript({ onCreated }: { onCreated(id: string): void }) {
-  const [form, setForm] = useState({ name: '', description: '', runtime: 'nodejs18', allowedResources: '', timeout: '30' });
+  const [form, setForm] = useState({ name: '', description: '', runtime: 'nodejs18', timeout: '30' });
+  const [allowedResources, setAllowedResources] = useState<string[]>([]);
+  const installed = useInstalledResources();
   const [code, setCode] = useState(starter.nodejs18!);
   const { run, status } = useAction();
   const set = (key: keyof typeof form) => (event: { currentTarget: { value: string } }) => setForm({ ...form, [key]: event.currentTarget.value });
@@ -20,7 +23,7 @@ function CreateScript({ onCreated }: { onCreated(id: string): void }) {
     const created = await run('Creating the script', () => unwrap(api().POST('/api/sdk/v1/scripts/createScript', {
       body: {
         name: form.name, ...(form.description && { description: form.description }), runtime: form.runtime as never, code,
-        config: { timeout: Number(form.timeout), allowedResources: form.allowedResources.split(',').map((name) => name.trim()).filter(Boolean) },
+        config: { timeout: Number(form.timeout), allowedResources },
       } as never,
     })));
     if (created) onCreated(created.id);
@@ -33,8 +36,8 @@ function CreateScript({ onCreated }: { onCreated(id: string): void }) {
         <option>nodejs18</option><option>python3.11</option>
       </select></Field>
       <Field label="Timeout (s)"><input type="number" min="1" max="300" value={form.timeout} onInput={set('timeout')} /></Field>
-      <Field label="Allowed resources (comma separated names)"><input name="allowedResources" value={form.allowedResources} onInput={set('allowedResources')} /></Field>
     </div>
+    <NameChecklist legend="Allowed resources (installed)" items={installed} chosen={allowedResources} onChange={setAllowedResources} empty="None installed: install resources in the marketplace first." />
     <Field label="Description"><input value={form.description} onInput={set('description')} /></Field>
     <CodeEditor key={form.runtime} value={code} runtime={form.runtime} label="Script code" onChange={setCode} />
     <button type="submit">Create script</button>
