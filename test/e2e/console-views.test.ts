@@ -6,7 +6,7 @@ import { mime, settled, upload } from '../support/documents.js';
 import { flowsPath, givenTimeFlow } from '../support/flows.js';
 import { type TestApi, type TestUser, startTestPlatform, uniqueName } from '../support/platform.js';
 import { resourceInput } from '../support/resources.js';
-import { execute, givenDeployed, sdk } from '../support/scripts.js';
+import { execute, givenDeployed, givenListed, sdk } from '../support/scripts.js';
 import { givenSiteRepo, givenTemplate } from '../support/templates.js';
 
 let api: TestApi;
@@ -108,6 +108,27 @@ describe('console: every object has its own URL', () => {
       repo.remove();
     }
   }, 120_000);
+});
+
+describe("console: a script's code is its owner's", () => {
+  it('shows another user the refusal of a listed script, not its code', async () => {
+    // Prepare: a published script, opened by another user in a tab of their own.
+    const listed = await givenListed(api, user, { code: handlerReturning('owners-secret') });
+    const stranger = await api.givenUser();
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(`${api.baseUrl}/#/scripts/${encodeURIComponent(listed.id)}`);
+      await page.getByLabel('API key').fill(stranger.apiKey);
+      await page.getByLabel('API key').press('Enter');
+      // Act, Assess
+      const code = page.getByRole('region', { name: 'Code', exact: true });
+      await until(() => code.getByRole('alert').textContent()).toMatch(/^FORBIDDEN: /);
+      expect(await code.locator('.cm-content').count()).toBe(0);
+      expect(await page.content()).not.toContain('owners-secret');
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
 });
 
 describe('console: names instead of ids', () => {

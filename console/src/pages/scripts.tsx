@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { CodeEditor } from '../editor';
 import { NameChecklist, useInstalledResources } from '../pickers';
-import { Field, Loaded, type Rec, Table, money, parseJson, text, useAction, useLoad, when } from '../ui';
+import { ErrorMessage, Field, Loaded, type Rec, Table, money, parseJson, text, useAction, useLoad, when } from '../ui';
 
 const starter = {
   nodejs18: 'export async function handler(event, context) {\n  return { success: true, got: event.data };\n}\n',
@@ -160,6 +160,7 @@ function StoredCode({ script, saved, onEdit }: { script: Rec; saved: number; onE
       </select></Field>
       <button type="button" class="secondary" disabled={!code.data} onClick={() => code.data && onEdit(code.data.code)}>Edit as the next version</button>
     </div>
+    {!code.error && <ErrorMessage error={versions.error} />}
     <Loaded state={code} label="the code">{(data) => data && <>
       <p>Version {data.version} ({data.semver}) · saved {when(data.createdAt)}{data.dependencies && <> · packages {text(data.dependencies.declared)}</>}</p>
       <CodeEditor key={`${data.versionId}`} value={data.code} runtime={data.runtime} label={`Code of version ${data.version}`} readOnly />
