@@ -2,8 +2,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Busy, ErrorMessage } from './ui';
 
-/** An editor for `runtime` code; `onChange` gets every edit. Keyboard: Tab indents, Escape then Tab leaves. */
-export function CodeEditor({ value, runtime, label, onChange }: { value: string; runtime: string; label: string; onChange(code: string): void }) {
+/** An editor for `runtime` code; `onChange` gets every edit. Keyboard: Tab indents, Escape then Tab leaves. `readOnly` only shows it. */
+export function CodeEditor({ value, runtime, label, readOnly, onChange }: { value: string; runtime: string; label: string; readOnly?: boolean; onChange?(code: string): void }) {
   const host = useRef<HTMLDivElement>(null);
   const changed = useRef(onChange);
   changed.current = onChange;
@@ -13,7 +13,7 @@ export function CodeEditor({ value, runtime, label, onChange }: { value: string;
     let gone = false;
     import('./codemirror').then(({ createEditor }) => {
       if (gone) return;
-      editor = createEditor({ parent: host.current!, doc: value, runtime, label, onChange: (code) => changed.current(code) });
+      editor = createEditor({ parent: host.current!, doc: value, runtime, label, readOnly, onChange: (code) => changed.current?.(code) });
       setState({ ready: true });
     }, (error: unknown) => setState({ ready: false, error }));
     return () => { gone = true; editor?.destroy(); };

@@ -1,4 +1,5 @@
-// The console: sign-in with an API key, then one page per area, chosen by the URL's hash (#/scripts, #/runs/...).
+// The console: sign-in with an API key, then one page per area, chosen by the URL's hash (#/scripts, #/runs/...);
+// every object has a URL of its own (#/scripts/<id>, #/flows/<id>, #/documents/<id>, #/marketplace/resources/<id>...).
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { devApiKey, signIn, signOut, storedKey } from './api';
@@ -23,9 +24,11 @@ const pages = {
 } as const;
 type PageName = keyof typeof pages;
 
+/** `#/<page>/<param>`: the param names what the page shows (an id, or `<kind>/<id>` in the marketplace). */
 const route = (): { page: PageName; param?: string } => {
-  const [name, param] = location.hash.replace(/^#\/?/, '').split('/');
-  return { page: name && name in pages ? (name as PageName) : 'marketplace', param: param ? decodeURIComponent(param) : undefined };
+  const [name, ...rest] = location.hash.replace(/^#\/?/, '').split('/');
+  const param = rest.filter(Boolean).map(decodeURIComponent).join('/');
+  return { page: name && name in pages ? (name as PageName) : 'marketplace', param: param || undefined };
 };
 
 function SignIn({ onSignedIn }: { onSignedIn(user: string): void }) {

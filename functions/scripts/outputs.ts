@@ -109,3 +109,7 @@ export const RegistrySet = Registry;
 export const RegistryList = z.object({ registries: z.array(Registry) });
 export const RegistryCleared = z.object({ ecosystem: z.enum(['npm', 'pypi']), cleared: z.boolean() });
 export const ScriptInstallation = z.object({ installationId: z.string(), scriptId: z.string(), userId: z.string(), status: z.literal('active'), installedAt: IsoDate });
+export const ScriptCode = z.object({
+  scriptId: z.string(), versionId: z.string(), version: z.number().describe('the version number (SDK)'), semver: z.string().describe('its semantic version (REST)'),
+  runtime: Runtime, code: z.string(), codeHash: z.string().describe('sha256 of the code'), createdAt: IsoDate, dependencies: Packages,
+});

@@ -57,6 +57,13 @@ export const scriptRoutes = defineRoutes('scripts', {
     input: input.RestCreateVersionInput, output: out.RestVersion, successStatus: 201, tables: newVersion, ...installs,
   },
   restListVersions: { method: 'GET', path: byId('/versions'), auth: 'apiKey', summary: 'Versions, newest first', input: input.ScriptIdInput, output: out.RestVersions, tables: edit },
+  getScriptCode: {
+    method: 'GET', path: byId('/versions/{version}/code'), auth: 'apiKey', summary: "A version's code and packages (the owner only)",
+    description:
+      'Answers the code of one version, named by its number (3) or its semantic version (1.0.2), with its declared and resolved packages. ' +
+      'Only the owner reads code: a user who sees the script in the marketplace or installed it gets FORBIDDEN, anyone else NOT_FOUND.',
+    input: input.ScriptCodeInput, output: out.ScriptCode, tables: { ...read, scriptVersions: 'read' }, uses: ['scriptPackages'],
+  },
   restDeployScript: {
     method: 'POST', path: byId('/deploy'), auth: 'apiKey', scopes: manage, summary: 'Deploy a version (an older one is the rollback)',
     input: input.RestDeployInput, output: out.RestDeployment, tables: edit, uses: ['scriptFunctions'],

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { EventType } from '#functions/events/event-types.js';
 import { reviewFields } from '#functions/marketplace/schemas.js';
 import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
-import { Semver } from '#platform/semver.js';
+import { Semver, isSemver } from '#platform/semver.js';
 import { limits, marketplaceCategories, maxPackageBytes, pricingModels, runtimeLabels, triggerTypes } from './model.js';
 
 const ScriptId = OpaqueId;
@@ -146,6 +146,14 @@ export const FollowLogsInput = z.strictObject({
   wait: z.coerce.number().int().min(0).max(maxFollowWaitSeconds).default(0).describe('seconds to wait for new lines or the end of the run (long poll)'),
 });
 export const RestExecutionInput = z.strictObject({ ...byId, executionId: ExecutionId });
+/** A version by its number (`3`, as the SDK names it) or its semantic version (`1.0.2`, as REST names it). */
+const VersionSelector = z
+  .string()
+  .max(256)
+  .refine((value) => /^[1-9]\d{0,8}$/.test(value) || isSemver(value), 'must be a version number (3) or a semantic version (1.0.2)')
+  .transform((value) => (/^\d+$/.test(value) ? Number(value) : value))
+  .describe('the version number (3) or its semantic version (1.0.2)');
+export const ScriptCodeInput = z.strictObject({ ...byId, version: VersionSelector });
 
 export const RestPublishInput = z.strictObject({ ...byId, pricing: Pricing.optional(), category: Category.optional(), tags: Tags.optional() });
 export const SdkPublishInput = RestPublishInput;

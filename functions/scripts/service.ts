@@ -251,6 +251,14 @@ export function createScriptService(deps: {
       return (await versionOf(script, { version: script.activeVersion ?? script.latestVersion })).dependencies ?? null;
     },
 
+    /** One version's code for the owner only: a user who may see or installed the script gets FORBIDDEN, anyone else NOT_FOUND. */
+    async versionCode(userId: string, scriptId: string, selector: number | string) {
+      const script = await owned(userId, scriptId);
+      const version = typeof selector === 'number' ? await store.getVersion(scriptId, selector) : (await store.listVersions(scriptId)).find((item) => item.semver === selector);
+      if (!version) throw new NotFoundError('version', String(selector));
+      return { script, version, code: await deps.code.read(version) };
+    },
+
     async listVersions(userId: string, scriptId: string) {
       const script = await owned(userId, scriptId);
       return { script, versions: (await store.listVersions(scriptId)).sort((a, b) => b.version - a.version) };

@@ -99,3 +99,9 @@ export const sdk = {
 export const installationView = (installation: Installation) => ({
   installationId: installation.installationId, scriptId: installation.scriptId, userId: installation.userId, status: installation.status, installedAt: installation.installedAt,
 });
+
+/** One version's code as its owner reads it, with both names of the version and its packages. */
+export const versionCodeView = (script: Script, version: ScriptVersion, code: string) => ({
+  scriptId: script.scriptId, versionId: version.versionId, version: version.version, semver: version.semver, runtime: script.runtime, code,
+  codeHash: version.codeHash, createdAt: version.createdAt, ...packagesOf(version.dependencies),
+});

@@ -113,7 +113,7 @@ describe('console: a user journey through every page', () => {
     await page.getByRole('tab', { name: 'Resources', exact: true }).click();
     await form('Filter resources').getByLabel('Search').fill(resourceName);
     await page.getByRole('button', { name: 'Apply' }).click();
-    await page.getByRole('button', { name: resourceName }).click();
+    await page.getByRole('link', { name: resourceName }).click();
     await until(() => page.getByRole('region', { name: `${resourceName} details` }).textContent()).toMatch(/Pricing.*Rating.*Installs/);
     await page.getByRole('button', { name: 'Install' }).click();
     const credentials = page.getByRole('form', { name: 'Authenticate the installation' });
@@ -125,8 +125,9 @@ describe('console: a user journey through every page', () => {
     // My scripts: create one that calls the resource, in the code editor.
     await page.goto(`${api.baseUrl}/#/scripts/new`);
     const newScript = form('Create a script');
-    await newScript.getByLabel('Name', { exact: true }).fill(uniqueName('forecaster'));
-    await newScript.getByLabel('Allowed resources').fill(resourceName);
+    const scriptName = uniqueName('forecaster');
+    await newScript.getByLabel('Name', { exact: true }).fill(scriptName);
+    await newScript.getByRole('group', { name: /^Allowed resources/ }).getByRole('checkbox', { name: resourceName }).check();
     const code = (method: string) =>
       `export async function handler(event) {\n  const city = event.data?.city ?? 'Lisbon';\n  console.log('calling forecast for', city);\n  return await resources['${resourceName}'].${method}({ city });\n}\n`;
     const typeCode = async (text: string) => {
@@ -143,7 +144,6 @@ describe('console: a user journey through every page', () => {
     await newScript.getByRole('button', { name: 'Create script' }).click();
     await page.getByRole('button', { name: 'Deploy v1' }).click();
     await until(() => page.getByText('deployed', { exact: true }).count()).toBeGreaterThan(0);
-    const scriptId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!);
 
     // Run it with input and read its output, then its logs on the run's page.
     await form('Run the script').getByLabel('Input data (JSON)').fill('{"city": "Oslo"}');
@@ -162,7 +162,7 @@ describe('console: a user journey through every page', () => {
     await page.goto(`${api.baseUrl}/#/flows`);
     const newFlow = form('Create a flow');
     await newFlow.getByLabel('Title').fill('Hourly forecast');
-    await newFlow.getByLabel('Script id').fill(scriptId);
+    await newFlow.getByRole('combobox', { name: /^Script/ }).selectOption({ label: scriptName });
     await newFlow.getByLabel('Description').fill('Fetches the forecast');
     await newFlow.getByLabel('Schedule').fill('61 * * * *');
     await newFlow.getByRole('button', { name: 'Create flow' }).click();
@@ -171,7 +171,7 @@ describe('console: a user journey through every page', () => {
     await newFlow.getByLabel('Title').fill('Forecast on deploy messages');
     await newFlow.getByRole('group', { name: 'Condition 1.1' }).getByLabel('Value').fill('deploy');
     await newFlow.getByRole('button', { name: 'Create flow' }).click();
-    await page.getByRole('button', { name: 'Forecast on deploy messages' }).click();
+    await until(() => page.getByRole('region', { name: 'Flow Forecast on deploy messages' }).count()).toBe(1);
     await page.getByRole('button', { name: 'Run now' }).click();
     await until(() => page.getByRole('table', { name: 'Results, newest first' }).getByText('success').count()).toBe(1);
     await page.getByRole('button', { name: 'Pause' }).click();
@@ -190,7 +190,7 @@ describe('console: a user journey through every page', () => {
     // Graphs and sharing: into a new group graph, beside its primary personal graph.
     await page.getByLabel('New group graph').fill('Team docs');
     await page.getByRole('button', { name: 'Create group' }).click();
-    await page.getByRole('button', { name: 'handbook.txt' }).click();
+    await page.getByRole('table', { name: 'Documents, most recent first' }).getByRole('link', { name: 'handbook.txt' }).click();
     const sharing = page.getByRole('form', { name: 'Share to a graph' });
     await until(() => sharing.getByRole('option', { name: 'Team docs (group)' }).count()).toBe(1);
     await sharing.getByLabel('Share to graph').selectOption({ label: 'Team docs (group)' });
@@ -228,7 +228,6 @@ describe('console: templates', () => {
       await create.getByLabel('Repository (git URL)').fill(repo.url);
       await create.getByLabel('Commit').fill(gitHash);
       await create.getByRole('button', { name: 'Create template' }).click();
-      await page.getByRole('button', { name }).click();
       await page.getByRole('button', { name: 'Build v1.0.0' }).click();
       await until(() => page.getByLabel('Build logs').textContent(), 60_000).toContain('built v1');
       await until(() => page.getByText(/^Build success/).count(), 60_000).toBe(1);
@@ -239,7 +238,7 @@ describe('console: templates', () => {
       await until(() => page.getByRole('region', { name: `Template ${name}` }).getByText('published', { exact: true }).count()).toBe(1);
       await page.goto(`${api.baseUrl}/#/marketplace`);
       await page.getByRole('tab', { name: 'Templates' }).click();
-      await page.getByRole('button', { name }).click();
+      await page.getByRole('link', { name }).click();
       const customization = page.getByRole('form', { name: 'Customization' });
       await until(() => customization.getByLabel('Primary colour').inputValue()).toBe('#112233');
       await customization.getByLabel('hero.title').fill('Welcome');

@@ -1728,6 +1728,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sdk/v1/scripts/{scriptId}/versions/{version}/code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A version's code and packages (the owner only)
+         * @description Answers the code of one version, named by its number (3) or its semantic version (1.0.2), with its declared and resolved packages. Only the owner reads code: a user who sees the script in the marketplace or installed it gets FORBIDDEN, anyone else NOT_FOUND.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
+         */
+        get: operations["getScriptCode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sdk/v1/scripts/clearPackageRegistry": {
         parameters: {
             query?: never;
@@ -18518,6 +18542,216 @@ export interface operations {
                      *         "message": "this API key lacks the scope scripts:manage",
                      *         "details": {
                      *           "requiredScopes": [
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "scriptId not found",
+                     *         "details": {
+                     *           "scriptId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getScriptCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scriptId: string;
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "scriptId": "string",
+                     *         "versionId": "string",
+                     *         "version": 0,
+                     *         "semver": "string",
+                     *         "runtime": "nodejs18",
+                     *         "code": "string",
+                     *         "codeHash": "string",
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "dependencies": {
+                     *           "declared": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           },
+                     *           "resolved": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           },
+                     *           "lockHash": "string",
+                     *           "sizeBytes": 0
+                     *         }
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            code: string;
+                            /** @description sha256 of the code */
+                            codeHash: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description installed packages of the version; absent when it declares none */
+                            dependencies?: {
+                                /** @description what the version declared: npm package to semver range, or pip requirements */
+                                declared: {
+                                    [key: string]: string;
+                                } | string[];
+                                /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                lockHash: string;
+                                /** @description every installed package with its exact version */
+                                resolved: {
+                                    [key: string]: string;
+                                };
+                                /** @description installed bytes, unpacked */
+                                sizeBytes: number;
+                            };
+                            /** @enum {string} */
+                            runtime: "nodejs18" | "python3.11";
+                            scriptId: string;
+                            /** @description its semantic version (REST) */
+                            semver: string;
+                            /** @description the version number (SDK) */
+                            version: number;
+                            versionId: string;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
                      *             "scripts:manage"
                      *           ]
                      *         }

@@ -1,5 +1,5 @@
 // Documents: upload with progress and processing status, semantic search with scores and highlighted passages,
-// the graphs a document is in, sharing and unsharing, and group graphs.
+// group graphs; each document has its own page (#/documents/<id>) with its chunks, its graphs, sharing and unsharing.
 import { useState } from 'preact/hooks';
 import { api, unwrap, uploadClient } from '../api';
 import { Busy, Field, Loaded, type Rec, Table, text, usePolling, useAction, useLoad, when } from '../ui';
@@ -26,7 +26,7 @@ function ProcessingStatus({ documentId, onDone }: { documentId: string; onDone()
     return done;
   }, 1000, [documentId]);
   if (!status || status.status === 'processing') return <Busy label="Processing: extracting, chunking and embedding" />;
-  return <p role="status">Document {documentId}: {status.status}, {status.chunkCount} chunks.</p>;
+  return <p role="status">Document {documentId}: {status.status}, {status.chunkCount} chunks. <a href={`#/documents/${encodeURIComponent(documentId)}`}>Open it</a></p>;
 }
 
 function Upload({ graphId, onUploaded }: { graphId: string; onUploaded(): void }) {
@@ -95,7 +95,7 @@ function Search({ graphId }: { graphId: string }) {
     </div>
     {status}
     {results && <Table caption={`Results for “${results.query}”`} rows={results.items} empty="No passage scored above the minimum." columns={[
-      ['Score', (item) => item.score.toFixed(3)], ['Document', (item) => item.documentName ?? item.documentId], ['Page', (item) => text(item.pageNumber)],
+      ['Score', (item) => item.score.toFixed(3)], ['Document', (item) => <a href={`#/documents/${encodeURIComponent(item.documentId)}`}>{item.documentName ?? item.documentId}</a>], ['Page', (item) => text(item.pageNumber)],
       ['Passage', (item) => <Highlighted content={item.content} query={results.query} />],
     ]} />}
   </form>;
@@ -114,7 +114,7 @@ function DocumentGraphs({ documentId, graphs }: { documentId: string; graphs: Re
     await run('Unsharing', () => unwrap(api().DELETE('/api/sdk/v1/documents/{documentId}/share/{graphId}', { params: { path: { documentId, graphId } } })));
     entries.reload();
   };
-  return <section aria-label={`Graphs of ${documentId}`}>
+  return <section aria-label="Graphs of the document">
     <Loaded state={entries} label="graphs">{(data) => (
       <Table caption="In graphs" rows={(data.graphs ?? []) as Rec[]} columns={[
         ['Graph', (entry) => entry.graphName ?? entry.graphId], ['Type', (entry) => entry.graphType], ['Primary', (entry) => (entry.isPrimary ? 'yes' : '')],
@@ -131,9 +131,38 @@ function DocumentGraphs({ documentId, graphs }: { documentId: string; graphs: Re
   </section>;
 }
 
-export function DocumentsPage() {
+/** How many chunks the page shows before "show all": a long document has thousands. */
+const chunkPreview = 20;
+
+function DocumentDetail({ documentId, graphs }: { documentId: string; graphs: Rec[] }) {
+  const found = useLoad((): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/documents/{documentId}', { params: { path: { documentId } } })), [documentId]);
+  const [all, setAll] = useState(false);
+  return <Loaded state={found} label="the document">{(data) => {
+    const document = data.document as Rec;
+    const chunks = (data.chunks ?? []) as Rec[];
+    return <>
+      <section aria-label={`Document ${document.title || document.filename}`}>
+        <h2>{document.title || document.filename} <span class="badge">{document.status}</span></h2>
+        <dl>
+          <dt>File</dt><dd>{document.filename} ({document.mimeType}, {document.sizeBytes} bytes)</dd>
+          <dt>Author</dt><dd>{text(document.author)}</dd>
+          <dt>Tags</dt><dd>{(document.productTags ?? []).join(', ') || '–'}</dd>
+          <dt>Uploaded</dt><dd>{when(document.uploadedAt)}</dd>
+          <dt>Chunks</dt><dd>{document.chunkCount}</dd>
+        </dl>
+        <Table caption="Chunks" rows={all ? chunks : chunks.slice(0, chunkPreview)} empty="No chunks (yet)." columns={[
+          ['#', (chunk) => chunk.position + 1], ['Page', (chunk) => text(chunk.pageNumber)], ['Section', (chunk) => text(chunk.heading)], ['Text', (chunk) => chunk.content],
+        ]} />
+        {!all && chunks.length > chunkPreview && <button type="button" class="secondary" onClick={() => setAll(true)}>Show all {chunks.length} chunks</button>}
+      </section>
+      <DocumentGraphs documentId={documentId} graphs={graphs} />
+      <a href="#/documents">All documents</a>
+    </>;
+  }}</Loaded>;
+}
+
+export function DocumentsPage({ param }: { param?: string }) {
   const [graphId, setGraphId] = useState('');
-  const [open, setOpen] = useState<string>();
   const [groupName, setGroupName] = useState('');
   const graphs = useLoad((): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/graphs')), []);
   const documents = useLoad((): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/documents', { params: { query: { limit: 50, ...(graphId && { graphId }) } as never } })), [graphId]);
@@ -144,6 +173,7 @@ export function DocumentsPage() {
     graphs.reload();
   };
   const graphList = (graphs.data?.graphs ?? []) as Rec[];
+  if (param) return <DocumentDetail key={param} documentId={param} graphs={graphList} />;
   return <>
     <div class="row">
       <Field label="Graph"><select value={graphId} onChange={(event) => setGraphId(event.currentTarget.value)}>
@@ -159,10 +189,9 @@ export function DocumentsPage() {
     <Search graphId={graphId} />
     <Loaded state={documents} label="documents">{(data) => (
       <Table caption="Documents, most recent first" rows={(data.documents ?? []) as Rec[]} columns={[
-        ['Document', (item) => <button type="button" class="secondary" onClick={() => setOpen(open === item.documentId ? undefined : item.documentId)}>{item.title ?? item.filename}</button>],
+        ['Document', (item) => <a href={`#/documents/${encodeURIComponent(item.documentId)}`}>{item.title || item.filename}</a>], ['Status', (item) => text(item.status)],
         ['File', (item) => item.filename], ['Chunks', (item) => item.chunkCount], ['Tags', (item) => (item.productTags ?? []).join(', ')], ['Uploaded', (item) => when(item.uploadedAt)],
       ]} />
     )}</Loaded>
-    {open && <DocumentGraphs key={open} documentId={open} graphs={graphList} />}
   </>;
 }

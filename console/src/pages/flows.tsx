@@ -1,12 +1,15 @@
-// Flows: create time flows (cron) and event flows (condition tree), pause, resume, run now, and their results.
+// Flows: create time flows (cron) and event flows (condition tree), pause, resume, run now, and their results; each
+// flow has its own page (#/flows/<id>) with what it does and the warnings the API gave it.
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
+import { NamePicker, nameOf, useScripts } from '../pickers';
 import { Field, Loaded, type Rec, Table, money, text, useAction, useLoad, when } from '../ui';
 import { ConditionGroup, type ConditionNode, newLeaf } from './conditions';
 
 const eventTypes = ['chatapp.message', 'chatapp.command', 'mailapp.email_received', 'calendarapp.event_created', 'docsapp.document_updated', 'transcript.chunk', 'voice.call_ended', 'call.started', 'call.ended'];
 
-function CreateFlow({ onCreated }: { onCreated(): void }) {
+function CreateFlow({ onCreated }: { onCreated(id: string): void }) {
+  const scripts = useScripts();
   const [kind, setKind] = useState<'time' | 'event'>('time');
   const [form, setForm] = useState({ title: '', description: '', schedule: '0 9 * * *', scriptId: '', eventType: 'chatapp.message', executionType: 'direct', prompt: '' });
   const [tree, setTree] = useState<ConditionNode>({ operator: 'AND', conditions: [newLeaf()] });
@@ -14,7 +17,7 @@ function CreateFlow({ onCreated }: { onCreated(): void }) {
   const set = (key: keyof typeof form) => (event: { currentTarget: { value: string } }) => setForm({ ...form, [key]: event.currentTarget.value });
   const create = async (event: Event) => {
     event.preventDefault();
-    const created = await run('Creating the flow', () => (kind === 'time'
+    const created: Rec | undefined = await run('Creating the flow', () => (kind === 'time'
       ? unwrap(api().POST('/api/sdk/v1/flows/createTimeFlow', { body: { title: form.title, description: form.description, schedule: form.schedule, scriptId: form.scriptId } as never }))
       : unwrap(api().POST('/api/sdk/v1/flows/createEventFlow', {
         body: {
@@ -22,7 +25,7 @@ function CreateFlow({ onCreated }: { onCreated(): void }) {
           prompt: form.prompt || form.description, ...(form.scriptId && { scriptId: form.scriptId }),
         } as never,
       }))));
-    if (created) onCreated();
+    if (created) onCreated(created.id);
   };
   return <form class="card" onSubmit={create} aria-label="Create a flow">
     <h2>New flow</h2>
@@ -32,7 +35,8 @@ function CreateFlow({ onCreated }: { onCreated(): void }) {
     </fieldset>
     <div class="row">
       <Field label="Title"><input name="title" required maxLength={200} value={form.title} onInput={set('title')} /></Field>
-      <Field label="Script id" hint="The script a time flow or a direct event flow runs"><input name="scriptId" required={kind === 'time' || form.executionType === 'direct'} value={form.scriptId} onInput={set('scriptId')} /></Field>
+      <NamePicker label="Script" hint="The script a time flow or a direct event flow runs" items={scripts} value={form.scriptId} empty="choose a script…"
+        required={kind === 'time' || form.executionType === 'direct'} onChange={(scriptId) => setForm({ ...form, scriptId })} />
     </div>
     <Field label="Description"><input name="description" required maxLength={1000} value={form.description} onInput={set('description')} /></Field>
     {kind === 'time'
@@ -50,25 +54,40 @@ function CreateFlow({ onCreated }: { onCreated(): void }) {
   </form>;
 }
 
-function FlowDetail({ flowId, onChanged }: { flowId: string; onChanged(): void }) {
+function FlowDetail({ flowId }: { flowId: string }) {
   const flow = useLoad((): Promise<Rec> => unwrap(api().POST('/api/sdk/v1/flows/getFlow', { body: { assignmentId: flowId } as never })), [flowId]);
+  const scripts = useScripts();
   const { run, status } = useAction();
-  const act = async (label: string, path: '/api/sdk/v1/flows/pauseFlow' | '/api/sdk/v1/flows/resumeFlow' | '/api/sdk/v1/flows/runFlow' | '/api/sdk/v1/flows/deleteFlow') => {
+  const act = async (label: string, path: '/api/sdk/v1/flows/pauseFlow' | '/api/sdk/v1/flows/resumeFlow' | '/api/sdk/v1/flows/runFlow') => {
     await run(label, () => unwrap(api().POST(path, { body: { assignmentId: flowId } as never })));
     flow.reload();
-    onChanged();
+  };
+  const remove = async () => {
+    if (await run('Deleting', () => unwrap(api().POST('/api/sdk/v1/flows/deleteFlow', { body: { assignmentId: flowId } as never })))) location.hash = '#/flows';
   };
   return <Loaded state={flow} label="the flow">{(data) => {
     const record = (data.flow ?? data) as Rec;
+    const warnings = (data.warnings ?? record.warnings ?? []) as string[];
+    const trigger = (record.trigger ?? {}) as Rec;
     return <section aria-label={`Flow ${record.title}`}>
       <h2>{record.title} <span class="badge">{record.status}</span></h2>
       <p>{record.description}</p>
-      <p>Trigger: {record.trigger?.type} {record.trigger?.type === 'time' ? record.trigger.config.cronExpression : record.trigger?.config?.eventType} · {record.executionCount ?? 0} runs</p>
+      {warnings.length > 0 && <ul class="warnings" aria-label="Warnings">{warnings.map((warning) => <li>{warning}</li>)}</ul>}
+      <dl>
+        <dt>Trigger</dt><dd>{trigger.type === 'time' ? `time, cron ${trigger.config?.cronExpression} (UTC)` : `event ${text(trigger.config?.eventType)}`}</dd>
+        {trigger.type === 'event' && <><dt>Conditions</dt><dd><pre aria-label="Conditions">{JSON.stringify(trigger.config?.rootCondition ?? trigger.config?.conditions, null, 2)}</pre></dd></>}
+        <dt>Execution</dt><dd>{text(record.executionType)}</dd>
+        <dt>Script</dt><dd>{record.scriptId ? <a href={`#/scripts/${encodeURIComponent(record.scriptId)}`}>{nameOf(scripts.data, record.scriptId)}</a> : '–'}</dd>
+        {record.prompt && <><dt>Prompt</dt><dd><pre aria-label="Prompt">{record.prompt}</pre></dd></>}
+        {(record.recommendedTools ?? []).length > 0 && <><dt>Recommended tools</dt><dd>{record.recommendedTools.join(', ')}</dd></>}
+        <dt>Runs</dt><dd>{record.executionCount ?? 0}, last {when(record.lastExecutedAt)}</dd>
+        <dt>Created</dt><dd>{when(record.createdAt)}</dd>
+      </dl>
       <div class="row">
         {record.status === 'active' && <button type="button" onClick={() => act('Pausing', '/api/sdk/v1/flows/pauseFlow')}>Pause</button>}
         {record.status === 'paused' && <button type="button" onClick={() => act('Resuming', '/api/sdk/v1/flows/resumeFlow')}>Resume</button>}
         <button type="button" onClick={() => act('Running the flow', '/api/sdk/v1/flows/runFlow')}>Run now</button>
-        <button type="button" class="secondary" onClick={() => act('Deleting', '/api/sdk/v1/flows/deleteFlow')}>Delete</button>
+        <button type="button" class="secondary" onClick={remove}>Delete</button>
       </div>
       {status}
       <Table caption="Results, newest first" rows={[...((record.executionResults ?? []) as Rec[])].reverse()} empty="No runs yet." columns={[
@@ -76,21 +95,21 @@ function FlowDetail({ flowId, onChanged }: { flowId: string; onChanged(): void }
         ['Cost', (result) => money(result.cost)], ['Result', (result) => text(result.error ?? result.result)],
         ['Run', (result) => text(result.executionId)],
       ]} />
+      <a href="#/flows">All flows</a>
     </section>;
   }}</Loaded>;
 }
 
-export function FlowsPage() {
-  const [selected, setSelected] = useState<string>();
-  const flows = useLoad((): Promise<Rec> => unwrap(api().POST('/api/sdk/v1/flows/searchFlows', { body: { detail: 'summary', limit: 100 } as never })), []);
+export function FlowsPage({ param }: { param?: string }) {
+  const flows = useLoad((): Promise<Rec> => unwrap(api().POST('/api/sdk/v1/flows/searchFlows', { body: { detail: 'summary', limit: 100 } as never })), [param]);
+  if (param) return <FlowDetail key={param} flowId={param} />;
   return <>
-    <CreateFlow onCreated={flows.reload} />
+    <CreateFlow onCreated={(id) => { location.hash = `#/flows/${encodeURIComponent(id)}`; }} />
     <Loaded state={flows} label="flows">{(data) => (
       <Table caption="Your flows" rows={((data as Rec).flows ?? data) as Rec[]} columns={[
-        ['Title', (item) => <button type="button" class="secondary" onClick={() => setSelected(item.id)}>{item.title}</button>], ['Status', (item) => <span class="badge">{item.status}</span>],
+        ['Title', (item) => <a href={`#/flows/${encodeURIComponent(item.id)}`}>{item.title}</a>], ['Status', (item) => <span class="badge">{item.status}</span>],
         ['Trigger', (item) => item.triggerType], ['Schedule', (item) => text(item.cronExpression)], ['Runs', (item) => text(item.executionCount)], ['Last run', (item) => when(item.lastExecutedAt)],
       ]} />
     )}</Loaded>
-    {selected && <FlowDetail key={selected} flowId={selected} onChanged={flows.reload} />}
   </>;
 }

@@ -1,6 +1,7 @@
 // Marketplace: published resources, scripts and templates with filters, sort orders and paging; a detail with
 // pricing, rating and reviews; install (credentials for resources, the customization form for templates). Also
-// "My resources": create, publish, and the caller's installations.
+// "My resources": create, publish, and the caller's installations. Each tab and each item has its own URL
+// (#/marketplace/<tab>, #/marketplace/<kind>/<id>).
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { Field, Loaded, Pager, type Rec, Table, money, parseJson, text, useAction, useLoad, when } from '../ui';
@@ -115,29 +116,41 @@ function Install({ kind, item }: { kind: Kind; item: Rec }) {
   </div>;
 }
 
-function Detail({ kind, item, onClose }: { kind: Kind; item: Rec; onClose(): void }) {
-  return <section aria-label={`${item.name} details`}>
-    <h2>{item.name}</h2>
+/** The full record behind a marketplace item (a URL names only its kind and id). */
+function record(kind: Kind, id: string): Promise<Rec> {
+  if (kind === 'resources') return unwrap(api().GET('/api/sdk/v1/resources/{resourceId}', { params: { path: { resourceId: id } } }));
+  if (kind === 'scripts') return unwrap(api().GET('/api/sdk/v1/scripts/{scriptId}', { params: { path: { scriptId: id } } }));
+  return unwrap(api().GET('/api/sdk/v1/templates/{templateId}', { params: { path: { templateId: id } } }));
+}
+
+function Detail({ kind, id }: { kind: Kind; id: string }) {
+  const found = useLoad(() => record(kind, id), [kind, id]);
+  return <Loaded state={found} label="the item">{(item) => <section aria-label={`${item.name} details`}>
+    <h2>{item.name} {item.status && <span class="badge">{item.status}</span>}</h2>
     <p>{item.description}</p>
     <dl>
       <dt>Pricing</dt><dd>{pricingOf(item)}</dd>
       <dt>Rating</dt><dd>{item.rating ?? 0} / 5 ({item.reviewCount ?? 0} reviews)</dd>
       <dt>Installs</dt><dd>{item.installCount ?? 0}</dd>
       <dt>Category</dt><dd>{text(item.category)}</dd>
+      {kind === 'scripts' && <><dt>Runtime</dt><dd>{item.runtime}</dd></>}
+      {kind === 'resources' && <><dt>Endpoint</dt><dd>{text(item.endpoint?.baseUrl)} · authentication {text(item.endpoint?.authentication)}</dd></>}
+      {kind === 'templates' && <><dt>Source</dt><dd>{item.repository} @ {item.gitHash}</dd></>}
     </dl>
+    {kind === 'resources' && <Table caption="Methods" rows={(item.endpoint?.methods ?? []) as Rec[]} empty="No methods." columns={[
+      ['Name', (method) => method.name], ['HTTP', (method) => `${method.httpMethod ?? 'GET'} ${method.path ?? ''}`], ['Description', (method) => text(method.description)],
+    ]} />}
     <Install kind={kind} item={item} />
     <Reviews kind={kind} id={item.id} />
-    <button type="button" class="secondary" onClick={onClose}>Back to the list</button>
-  </section>;
+    <a href={`#/marketplace/${kind}`}>Back to the list</a>
+  </section>}</Loaded>;
 }
 
 function Browse({ kind }: { kind: Kind }) {
   const [draft, setDraft] = useState(noFilters);
   const [filters, setFilters] = useState(noFilters);
   const [offset, setOffset] = useState(0);
-  const [selected, setSelected] = useState<Rec>();
   const page = useLoad(() => listing(kind, filters, offset), [kind, filters, offset]);
-  if (selected) return <Detail kind={kind} item={selected} onClose={() => setSelected(undefined)} />;
   const set = (key: keyof Filters) => (event: { currentTarget: { value: string } }) => setDraft({ ...draft, [key]: event.currentTarget.value });
   return <>
     <form class="card row" aria-label={`Filter ${kind}`} onSubmit={(event) => { event.preventDefault(); setOffset(0); setFilters(draft); }}>
@@ -162,7 +175,7 @@ function Browse({ kind }: { kind: Kind }) {
     </form>
     <Loaded state={page} label={kind}>{(data) => <>
       <Table caption={`Published ${kind}`} rows={data.items} columns={[
-        ['Name', (item) => <button type="button" class="secondary" onClick={() => setSelected(item)}>{item.name}</button>],
+        ['Name', (item) => <a href={`#/marketplace/${kind}/${encodeURIComponent(item.id)}`}>{item.name}</a>],
         ['Description', (item) => item.description],
         ['Pricing', pricingOf],
         ['Rating', (item) => text(item.rating)],
@@ -224,7 +237,7 @@ function MyResources() {
     </form>
     <Loaded state={mine} label="your resources">{(data) => (
       <Table caption="Your resources" rows={(data.resources ?? []) as Rec[]} columns={[
-        ['Name', (item) => item.name], ['Status', (item) => <span class="badge">{item.status}</span>], ['Created', (item) => when(item.createdAt)],
+        ['Name', (item) => <a href={`#/marketplace/resources/${encodeURIComponent(item.id)}`}>{item.name}</a>], ['Status', (item) => <span class="badge">{item.status}</span>], ['Created', (item) => when(item.createdAt)],
         ['', (item) => item.status === 'draft' && <button type="button" onClick={() => publish(item.id)}>Publish {item.name}</button>],
       ]} />
     )}</Loaded>
@@ -239,11 +252,13 @@ function MyResources() {
 
 const tabs = [['resources', 'Resources'], ['scripts', 'Scripts'], ['templates', 'Templates'], ['mine', 'My resources']] as const;
 
-export function MarketplacePage() {
-  const [tab, setTab] = useState<(typeof tabs)[number][0]>('resources');
+export function MarketplacePage({ param }: { param?: string }) {
+  const [section, id] = (param ?? '').split('/');
+  const tab = tabs.find(([name]) => name === section)?.[0] ?? 'resources';
+  if (id && tab !== 'mine') return <Detail key={param} kind={tab} id={id} />;
   return <>
     <div class="tabs" role="tablist" aria-label="Marketplace sections">
-      {tabs.map(([name, label]) => <button type="button" role="tab" aria-selected={tab === name} onClick={() => setTab(name)}>{label}</button>)}
+      {tabs.map(([name, label]) => <button type="button" role="tab" aria-selected={tab === name} onClick={() => { location.hash = `#/marketplace/${name}`; }}>{label}</button>)}
     </div>
     <div role="tabpanel">{tab === 'mine' ? <MyResources /> : <Browse key={tab} kind={tab} />}</div>
   </>;

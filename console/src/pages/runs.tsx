@@ -2,7 +2,8 @@
 // followed live (polling) while it is running.
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
-import { Busy, ErrorMessage, Field, Loaded, Pager, type Rec, Table, money, text, usePolling, useLoad, when } from '../ui';
+import { NamePicker, nameOf, useFlows, useScripts } from '../pickers';
+import { Busy, ErrorMessage, Field, Loaded, Pager, type Rec, Table, money, usePolling, useLoad, when } from '../ui';
 
 const limit = 20;
 interface Filters { status: string; trigger: string; scriptId: string; flowId: string; startDate: string; endDate: string }
@@ -23,14 +24,15 @@ function RunDetail({ executionId }: { executionId: string }) {
   }, 1000, [executionId]);
   const summary = useLoad((): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/executions', { params: { query: { limit: 100 } as never } })), [executionId, run?.status]);
   const listed = (summary.data?.executions as Rec[] | undefined)?.find((item) => item.executionId === executionId);
+  const scripts = useScripts();
   return <section aria-label={`Run ${executionId}`}>
-    <h2>Run {executionId}</h2>
+    <h2>Run {executionId}{run && <> of {nameOf(scripts.data, run.scriptId)}</>}</h2>
     <ErrorMessage error={error} />
     {!run && !error && <Busy label="Loading the run" />}
     {run && <>
       <dl>
         <dt>Status</dt><dd><span class="badge">{run.status}</span>{run.status === 'running' && <Busy label="Following its logs" />}</dd>
-        <dt>Script</dt><dd><a href={`#/scripts/${run.scriptId}`}>{run.scriptId}</a></dd>
+        <dt>Script</dt><dd><a href={`#/scripts/${encodeURIComponent(run.scriptId)}`}>{nameOf(scripts.data, run.scriptId)}</a></dd>
         <dt>Duration</dt><dd>{run.duration} ms</dd>
         <dt>Cost</dt><dd>{money(listed?.cost)}</dd>
         <dt>Started</dt><dd>{when(run.createdAt)}</dd>
@@ -48,6 +50,8 @@ export function RunsPage({ param }: { param?: string }) {
   const [draft, setDraft] = useState(none);
   const [filters, setFilters] = useState(none);
   const [offset, setOffset] = useState(0);
+  const scripts = useScripts();
+  const flows = useFlows();
   const runs = useLoad((): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/executions', {
     params: { query: { ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)), limit, offset } as never },
   })), [filters, offset, param]);
@@ -59,16 +63,19 @@ export function RunsPage({ param }: { param?: string }) {
       <Field label="Trigger"><select value={draft.trigger} onChange={set('trigger')}>
         <option value="">any</option>{['manual', 'event', 'schedule', 'webhook', 'flow'].map((name) => <option>{name}</option>)}
       </select></Field>
-      <Field label="Script id"><input value={draft.scriptId} onInput={set('scriptId')} /></Field>
-      <Field label="Flow id"><input value={draft.flowId} onInput={set('flowId')} /></Field>
+      <NamePicker label="Script" items={scripts} value={draft.scriptId} empty="any" onChange={(scriptId) => setDraft({ ...draft, scriptId })} />
+      <NamePicker label="Flow" items={flows} value={draft.flowId} empty="any" onChange={(flowId) => setDraft({ ...draft, flowId })} />
       <Field label="From"><input type="date" value={draft.startDate} onInput={set('startDate')} /></Field>
       <Field label="To"><input type="date" value={draft.endDate} onInput={set('endDate')} /></Field>
       <button type="submit">Apply</button>
     </form>
     <Loaded state={runs} label="runs">{(data) => <>
       <Table caption="Runs, newest first" rows={(data.executions ?? []) as Rec[]} columns={[
-        ['Run', (item) => (item.kind === 'script' ? <a href={`#/runs/${item.executionId}`}>{item.executionId}</a> : item.executionId)],
-        ['Kind', (item) => item.kind], ['Of', (item) => text(item.scriptId ?? item.flowId)], ['Status', (item) => <span class="badge">{item.status}</span>],
+        ['Run', (item) => (item.kind === 'script' ? <a href={`#/runs/${encodeURIComponent(item.executionId)}`}>{item.executionId}</a> : item.executionId)],
+        ['Kind', (item) => item.kind],
+        ['Of', (item) => (item.flowId
+          ? <a href={`#/flows/${encodeURIComponent(item.flowId)}`}>{nameOf(flows.data, item.flowId)}</a>
+          : item.scriptId ? <a href={`#/scripts/${encodeURIComponent(item.scriptId)}`}>{nameOf(scripts.data, item.scriptId)}</a> : '–')], ['Status', (item) => <span class="badge">{item.status}</span>],
         ['Trigger', (item) => item.trigger], ['Started', (item) => when(item.startedAt)], ['Duration', (item) => `${item.duration} ms`], ['Cost', (item) => money(item.cost)],
         ['Error', (item) => (item.error ? `${item.error.code}: ${item.error.message}` : '')],
       ]} />

@@ -1,20 +1,20 @@
-// My scripts: create and edit in a code editor with lint, versions with deploy and rollback, run with input,
-// event subscriptions, webhooks and schedules.
+// My scripts: create in a code editor with lint, read each version's code and edit it into the next one, versions
+// with deploy and rollback, run with input, event subscriptions, webhooks and schedules.
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { CodeEditor } from '../editor';
-import { Field, Loaded, type Rec, Table, money, parseJson, text, useAction, useLoad, when } from '../ui';
+import { NameChecklist, useInstalledResources } from '../pickers';
+import { ErrorMessage, Field, Loaded, type Rec, Table, money, parseJson, text, useAction, useLoad, when } from '../ui';
 
 const starter = {
   nodejs18: 'export async function handler(event, context) {\n  return { success: true, got: event.data };\n}\n',
   'python3.11': 'def handler(event, context):\n    return {"success": True, "got": event["data"]}\n',
 } as Record<string, string>;
 
-/** The API never answers a script's code, so the console keeps what was typed here for this tab's session. */
-const codeKey = (scriptId: string) => `platform.code.${scriptId}`;
-
 function CreateScript({ onCreated }: { onCreated(id: string): void }) {
-  const [form, setForm] = useState({ name: '', description: '', runtime: 'nodejs18', allowedResources: '', timeout: '30' });
+  const [form, setForm] = useState({ name: '', description: '', runtime: 'nodejs18', timeout: '30' });
+  const [allowedResources, setAllowedResources] = useState<string[]>([]);
+  const installed = useInstalledResources();
   const [code, setCode] = useState(starter.nodejs18!);
   const { run, status } = useAction();
   const set = (key: keyof typeof form) => (event: { currentTarget: { value: string } }) => setForm({ ...form, [key]: event.currentTarget.value });
@@ -23,13 +23,10 @@ function CreateScript({ onCreated }: { onCreated(id: string): void }) {
     const created = await run('Creating the script', () => unwrap(api().POST('/api/sdk/v1/scripts/createScript', {
       body: {
         name: form.name, ...(form.description && { description: form.description }), runtime: form.runtime as never, code,
-        config: { timeout: Number(form.timeout), allowedResources: form.allowedResources.split(',').map((name) => name.trim()).filter(Boolean) },
+        config: { timeout: Number(form.timeout), allowedResources },
       } as never,
     })));
-    if (created) {
-      sessionStorage.setItem(codeKey(created.id), code);
-      onCreated(created.id);
-    }
+    if (created) onCreated(created.id);
   };
   return <form class="card" onSubmit={create} aria-label="Create a script">
     <h2>New script</h2>
@@ -39,8 +36,8 @@ function CreateScript({ onCreated }: { onCreated(id: string): void }) {
         <option>nodejs18</option><option>python3.11</option>
       </select></Field>
       <Field label="Timeout (s)"><input type="number" min="1" max="300" value={form.timeout} onInput={set('timeout')} /></Field>
-      <Field label="Allowed resources (comma separated names)"><input name="allowedResources" value={form.allowedResources} onInput={set('allowedResources')} /></Field>
     </div>
+    <NameChecklist legend="Allowed resources (installed)" items={installed} chosen={allowedResources} onChange={setAllowedResources} empty="None installed: install resources in the marketplace first." />
     <Field label="Description"><input value={form.description} onInput={set('description')} /></Field>
     <CodeEditor key={form.runtime} value={code} runtime={form.runtime} label="Script code" onChange={setCode} />
     <button type="submit">Create script</button>
@@ -146,36 +143,64 @@ function Triggers({ script }: { script: Rec }) {
   </section>;
 }
 
-function ScriptDetail({ scriptId, onClose }: { scriptId: string; onClose(): void }) {
+/** A stored version's code, read-only (only the owner may read it); "Edit" starts the next version from it. */
+function StoredCode({ script, saved, onEdit }: { script: Rec; saved: number; onEdit(code: string): void }) {
+  const versions = useLoad((): Promise<Rec> => unwrap(api().POST('/api/sdk/v1/scripts/listVersions', { body: { scriptId: script.id } })), [script.id, saved]);
+  const [chosen, setChosen] = useState<number>();
+  const list = (versions.data?.versions ?? []) as Rec[];
+  const version: number | undefined = chosen ?? script.activeVersion ?? list[0]?.version;
+  const code = useLoad(async (): Promise<Rec | undefined> => (version === undefined ? undefined : unwrap(api().GET('/api/sdk/v1/scripts/{scriptId}/versions/{version}/code', {
+    params: { path: { scriptId: script.id, version: String(version) } },
+  }))), [script.id, version]);
+  return <section aria-label="Code">
+    <h3>Code</h3>
+    <div class="row">
+      <Field label="Version shown"><select value={version === undefined ? '' : String(version)} onChange={(event) => setChosen(Number(event.currentTarget.value))}>
+        {list.map((item) => <option value={String(item.version)}>v{item.version}</option>)}
+      </select></Field>
+      <button type="button" class="secondary" disabled={!code.data} onClick={() => code.data && onEdit(code.data.code)}>Edit as the next version</button>
+    </div>
+    {!code.error && <ErrorMessage error={versions.error} />}
+    <Loaded state={code} label="the code">{(data) => data && <>
+      <p>Version {data.version} ({data.semver}) · saved {when(data.createdAt)}{data.dependencies && <> · packages {text(data.dependencies.declared)}</>}</p>
+      <CodeEditor key={`${data.versionId}`} value={data.code} runtime={data.runtime} label={`Code of version ${data.version}`} readOnly />
+    </>}</Loaded>
+  </section>;
+}
+
+function ScriptDetail({ scriptId }: { scriptId: string }) {
   const script = useLoad((): Promise<Rec> => unwrap(api().POST('/api/sdk/v1/scripts/getScript', { body: { scriptId } })), [scriptId]);
-  const [code, setCode] = useState(sessionStorage.getItem(codeKey(scriptId)) ?? '');
+  const [draft, setDraft] = useState<{ code: string; started: number }>();
   const [message, setMessage] = useState('');
   const [saved, setSaved] = useState(0);
   const { run, status } = useAction();
   const save = async (event: Event) => {
     event.preventDefault();
-    const version = await run('Saving a new version', () => unwrap(api().POST('/api/sdk/v1/scripts/createVersion', { body: { scriptId, code, ...(message && { commitMessage: message }) } })));
-    if (version) { sessionStorage.setItem(codeKey(scriptId), code); setSaved(saved + 1); script.reload(); }
+    if (!draft) return;
+    const version = await run('Saving a new version', () => unwrap(api().POST('/api/sdk/v1/scripts/createVersion', { body: { scriptId, code: draft.code, ...(message && { commitMessage: message }) } })));
+    if (version) { setDraft(undefined); setMessage(''); setSaved(saved + 1); script.reload(); }
   };
   return <Loaded state={script} label="the script">{(data) => <>
     <section aria-label={`Script ${data.name}`}>
       <h2>{data.name} <span class="badge">{data.runtime}</span> <span class="badge">{data.deploymentStatus}</span></h2>
       <p>{data.description}</p>
       <p>Active version {text(data.activeVersion)} · {data.totalExecutions} runs · {money(data.totalCost)} · average {Math.round(data.avgDuration ?? 0)} ms</p>
-      <form onSubmit={save} aria-label="Edit the code">
-        {!sessionStorage.getItem(codeKey(scriptId)) && <p class="empty">The API does not hand code back: write the next version's code here.</p>}
-        <CodeEditor value={code} runtime={data.runtime} label="Script code" onChange={setCode} />
+      <StoredCode script={data} saved={saved} onEdit={(code) => setDraft({ code, started: (draft?.started ?? 0) + 1 })} />
+      {draft && <form onSubmit={save} aria-label="Edit the code">
+        <h3>Next version</h3>
+        <CodeEditor key={draft.started} value={draft.code} runtime={data.runtime} label="Script code" onChange={(code) => setDraft({ ...draft, code })} />
         <div class="row">
           <Field label="Change message"><input value={message} onInput={(event) => setMessage(event.currentTarget.value)} /></Field>
           <button type="submit">Save as new version</button>
+          <button type="button" class="secondary" onClick={() => setDraft(undefined)}>Cancel</button>
         </div>
         {status}
-      </form>
+      </form>}
     </section>
     <Versions key={saved} script={data} onChanged={script.reload} />
     <Run script={data} onChanged={script.reload} />
     <Triggers script={data} />
-    <button type="button" class="secondary" onClick={onClose}>All scripts</button>
+    <a href="#/scripts">All scripts</a>
   </>}</Loaded>;
 }
 
@@ -183,12 +208,12 @@ export function ScriptsPage({ param }: { param?: string }) {
   const scripts = useLoad((): Promise<Rec> => unwrap(api().POST('/api/sdk/v1/scripts/listScripts', { body: {} as never })), [param]);
   const open = (id?: string) => { location.hash = id ? `#/scripts/${id}` : '#/scripts'; };
   if (param === 'new') return <CreateScript onCreated={open} />;
-  if (param) return <ScriptDetail scriptId={param} onClose={() => open()} />;
+  if (param) return <ScriptDetail key={param} scriptId={param} />;
   return <>
     <a href="#/scripts/new" class="button">Create a script</a>
     <Loaded state={scripts} label="your scripts">{(data) => (
       <Table caption="Your scripts" rows={(data.scripts ?? []) as Rec[]} columns={[
-        ['Name', (item) => <a href={`#/scripts/${item.id}`}>{item.name}</a>], ['Status', (item) => item.deploymentStatus],
+        ['Name', (item) => <a href={`#/scripts/${encodeURIComponent(item.id)}`}>{item.name}</a>], ['Status', (item) => item.deploymentStatus],
         ['Active version', (item) => text(item.activeVersion)], ['Runs', (item) => item.totalExecutions], ['Created', (item) => when(item.createdAt)],
       ]} />
     )}</Loaded>

@@ -1,19 +1,19 @@
 // Templates: create from a repository commit, build with live logs, publish with pricing; the caller's
-// installations with links to their pages.
+// installations with links to their pages. Each template has its own page (#/templates/<id>).
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { Busy, Field, Loaded, type Rec, Table, money, text, usePolling, useAction, useLoad, when } from '../ui';
 
-function CreateTemplate({ onCreated }: { onCreated(): void }) {
+function CreateTemplate({ onCreated }: { onCreated(id: string): void }) {
   const [form, setForm] = useState({ name: '', description: '', repository: '', templatePath: '.', gitHash: '', version: '1.0.0', category: '' });
   const { run, status } = useAction();
   const set = (key: keyof typeof form) => (event: { currentTarget: { value: string } }) => setForm({ ...form, [key]: event.currentTarget.value });
   const create = async (event: Event) => {
     event.preventDefault();
-    const created = await run('Creating the template', () => unwrap(api().POST('/api/sdk/v1/templates', {
+    const created: Rec | undefined = await run('Creating the template', () => unwrap(api().POST('/api/sdk/v1/templates', {
       body: Object.fromEntries(Object.entries(form).filter(([, value]) => value)) as never,
     })));
-    if (created) onCreated();
+    if (created) onCreated(created.id);
   };
   return <form class="card" onSubmit={create} aria-label="Create a template">
     <h2>New template</h2>
@@ -49,7 +49,7 @@ function BuildLogs({ templateId, buildId, onEnd }: { templateId: string; buildId
   </div>;
 }
 
-function TemplateDetail({ templateId, onChanged }: { templateId: string; onChanged(): void }) {
+function TemplateDetail({ templateId }: { templateId: string }) {
   const template = useLoad((): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/templates/{templateId}', { params: { path: { templateId } } })), [templateId]);
   const [buildId, setBuildId] = useState<string>();
   const [pricing, setPricing] = useState({ setupFee: '0', monthlyFee: '0', perUse: '0', scripts: '0', resources: '0' });
@@ -86,11 +86,17 @@ function TemplateDetail({ templateId, onChanged }: { templateId: string; onChang
       } as never,
     })));
     template.reload();
-    onChanged();
   };
   return <Loaded state={template} label="the template">{(data) => <section aria-label={`Template ${data.name}`}>
     <h2>{data.name} <span class="badge">{data.status}</span> <span class="badge">v{data.version}</span></h2>
-    <p>{data.repository} @ {data.gitHash} ({data.templatePath}) · last build {text(data.buildStatus)}{data.cdnUrl && <> · <a href={data.cdnUrl}>preview</a></>}</p>
+    <p>{data.description}</p>
+    <dl>
+      <dt>Source</dt><dd>{data.repository} @ {data.gitHash} ({data.templatePath})</dd>
+      <dt>Category</dt><dd>{text(data.category)}{(data.tags ?? []).length > 0 && ` · tags ${data.tags.join(', ')}`}</dd>
+      <dt>Last build</dt><dd>{text(data.buildStatus)}{data.cdnUrl && <> · <a href={data.cdnUrl}>preview</a></>}</dd>
+      <dt>Customization</dt><dd>{(data.customization ?? []).map((field: Rec) => `${field.label ?? field.key} (${field.key}, ${field.type})`).join('; ') || '–'}</dd>
+      <dt>Needs</dt><dd>scripts {(data.dependencies?.scripts ?? []).join(', ') || 'none'}; resources {(data.dependencies?.resources ?? []).join(', ') || 'none'}</dd>
+    </dl>
     <button type="button" onClick={build}>Build v{data.version}</button>
     {buildId && <BuildLogs key={buildId} templateId={templateId} buildId={buildId} onEnd={template.reload} />}
     {data.status === 'draft' && <form class="row" onSubmit={publish} aria-label="Publish the template">
@@ -105,19 +111,18 @@ function TemplateDetail({ templateId, onChanged }: { templateId: string; onChang
   </section>}</Loaded>;
 }
 
-export function TemplatesPage() {
-  const [selected, setSelected] = useState<string>();
-  const templates = useLoad((): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/templates', { params: { query: { limit: 100 } as never } })), []);
-  const installations = useLoad((): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/templates/installations', { params: { query: { limit: 100 } as never } })), []);
+export function TemplatesPage({ param }: { param?: string }) {
+  const templates = useLoad((): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/templates', { params: { query: { limit: 100 } as never } })), [param]);
+  const installations = useLoad((): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/templates/installations', { params: { query: { limit: 100 } as never } })), [param]);
+  if (param) return <><TemplateDetail key={param} templateId={param} /><a href="#/templates">All templates</a></>;
   return <>
-    <CreateTemplate onCreated={templates.reload} />
+    <CreateTemplate onCreated={(id) => { location.hash = `#/templates/${encodeURIComponent(id)}`; }} />
     <Loaded state={templates} label="your templates">{(data) => (
       <Table caption="Your templates" rows={(data.templates ?? []) as Rec[]} columns={[
-        ['Name', (item) => <button type="button" class="secondary" onClick={() => setSelected(item.id)}>{item.name}</button>], ['Status', (item) => <span class="badge">{item.status}</span>],
+        ['Name', (item) => <a href={`#/templates/${encodeURIComponent(item.id)}`}>{item.name}</a>], ['Status', (item) => <span class="badge">{item.status}</span>],
         ['Version', (item) => item.version], ['Installs', (item) => item.installCount], ['Created', (item) => when(item.createdAt)],
       ]} />
     )}</Loaded>
-    {selected && <TemplateDetail key={selected} templateId={selected} onChanged={templates.reload} />}
     <Loaded state={installations} label="your installations">{(data) => (
       <Table caption="Your template installations" rows={(data.installations ?? []) as Rec[]} columns={[
         ['Template', (item) => item.templateName ?? item.templateId], ['Version', (item) => text(item.version)], ['Status', (item) => text(item.status ?? item.buildStatus)],
