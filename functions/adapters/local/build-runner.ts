@@ -1,11 +1,13 @@
-// The local BuildCommandRunner: a child process in its own process group with a clean environment; at the time
-// limit (and after it exits, for anything it left running in the background) the whole group is killed. Commands
-// that run the repository's code (npm ci, the build command) run inside the scripts' bubblewrap sandbox, as its
-// unprivileged uid, with the build's own directory the only one of the platform's they see.
+// The local BuildCommandRunner: a child process in its own process group with a clean environment, at the lowest
+// CPU and I/O priority; at the time limit (and after it exits, for anything it left running in the background) the
+// whole group is killed. Commands that run the repository's code (npm ci, the build command) run inside the scripts'
+// bubblewrap sandbox, as its unprivileged uid, with the build's own directory the only one of the platform's they
+// see and no network: only a command given `egress` reaches out, through the egress guard (egress-proxy.ts).
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BuildCommandRunner } from '#functions/templates/ports.js';
+import { type EgressProxy, startEgressProxy } from './egress-proxy.js';
 import { type SandboxedCommand, handOver, installSandboxCommand, letOthersTraverse, scriptSandbox } from './script-sandbox.js';
 
 function killGroup(pid: number | undefined) {
@@ -48,7 +50,7 @@ export function stopRunningBuilds(): void {
 }
 
 /** The command as it starts: in the sandbox when isolated (and a sandbox is in use), as it is otherwise. */
-function commandOf(request: Parameters<BuildCommandRunner['run']>[0]): SandboxedCommand & { cwd?: string } {
+function commandOf(request: Parameters<BuildCommandRunner['run']>[0], egress: EgressProxy | undefined): SandboxedCommand & { cwd?: string } {
   const sandbox = request.isolated && scriptSandbox();
   if (!request.isolated || !sandbox || sandbox.kind !== 'bwrap') return { file: request.command, args: request.args, env: request.env, cwd: request.cwd };
   const { writableDir } = request.isolated;
@@ -62,42 +64,63 @@ function commandOf(request: Parameters<BuildCommandRunner['run']>[0]): Sandboxed
     addressSpaceMb: 4096,
     env: request.env,
     command: ['/usr/bin/env', '-C', request.cwd, request.command, ...request.args],
+    ...(egress && { egressSocketDir: egress.socketDir }),
   });
 }
 
+/** Builds yield to everything else on the machine: the API, scripts, other tenants' runs. */
+const lowPriority = <T extends SandboxedCommand>(command: T): T => ({ ...command, file: '/usr/bin/nice', args: ['-n', '19', '/usr/bin/ionice', '-c', '2', '-n', '7', command.file, ...command.args] });
+
+/** The egress proxy of a sandboxed command that may reach a registry; none otherwise (the command has no network). */
+async function egressOf(request: Parameters<BuildCommandRunner['run']>[0]): Promise<EgressProxy | undefined> {
+  const egress = request.isolated?.egress;
+  if (!egress || scriptSandbox().kind !== 'bwrap') return undefined;
+  return startEgressProxy({ allowedOrigins: egress.allowedOrigins, onRefused: request.onLine });
+}
+
 export const childProcessRunner: BuildCommandRunner = {
-  run: (request) =>
-    new Promise((resolve) => {
-      const { command, timeoutMs, onLine } = request;
-      const started = commandOf(request);
-      const child = spawn(started.file, started.args, {
-        env: started.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], ...(started.cwd && { cwd: started.cwd }), ...(started.uid !== undefined && { uid: started.uid, gid: started.gid }),
-      });
-      if (child.pid) runningGroups.add(child.pid);
-      const out = lines(onLine);
-      const err = lines(onLine);
-      child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-      child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        killGroup(child.pid);
-      }, Math.max(1, timeoutMs));
-      child.once('error', (error) => {
-        clearTimeout(timer);
-        onLine(`could not start ${command}: ${error.message}`);
-        resolve({ exitCode: null, timedOut: false });
-      });
-      // Whatever the command left running in the background holds its output open: end it with the command.
-      child.once('exit', () => {
-        clearTimeout(timer);
-        killGroup(child.pid);
-        runningGroups.delete(child.pid!);
-      });
-      child.once('close', (exitCode) => {
-        out.end();
-        err.end();
-        resolve({ exitCode, timedOut });
-      });
-    }),
+  async run(request) {
+    const egress = await egressOf(request);
+    try {
+      return await runCommand(request, egress);
+    } finally {
+      await egress?.close();
+    }
+  },
 };
+
+function runCommand(request: Parameters<BuildCommandRunner['run']>[0], egress: EgressProxy | undefined): Promise<{ exitCode: number | null; timedOut: boolean }> {
+  return new Promise((resolve) => {
+    const { command, timeoutMs, onLine } = request;
+    const started = lowPriority(commandOf(request, egress));
+    const child = spawn(started.file, started.args, {
+      env: started.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], ...(started.cwd && { cwd: started.cwd }), ...(started.uid !== undefined && { uid: started.uid, gid: started.gid }),
+    });
+    if (child.pid) runningGroups.add(child.pid);
+    const out = lines(onLine);
+    const err = lines(onLine);
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid);
+    }, Math.max(1, timeoutMs));
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      onLine(`could not start ${command}: ${error.message}`);
+      resolve({ exitCode: null, timedOut: false });
+    });
+    // Whatever the command left running in the background holds its output open: end it with the command.
+    child.once('exit', () => {
+      clearTimeout(timer);
+      killGroup(child.pid);
+      runningGroups.delete(child.pid!);
+    });
+    child.once('close', (exitCode) => {
+      out.end();
+      err.end();
+      resolve({ exitCode, timedOut });
+    });
+  });
+}

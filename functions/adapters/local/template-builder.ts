@@ -1,6 +1,8 @@
-// The local TemplateBuilder: fetch exactly the commit, read template.json, `npm ci` when there is a lockfile, run
-// the build command, and publish the output under `<pagesDir>/<sub>` by swapping a symlink, so that what is served
-// changes at once and only after everything succeeded. Every command goes through the BuildCommandRunner.
+// The local TemplateBuilder: fetch exactly the commit, read template.json, `npm ci` when there is a lockfile (the
+// one step that reaches a registry, through the egress guard), run the build command (no network), and publish the
+// output under `<pagesDir>/<sub>` by swapping a symlink, so that what is served changes at once and only after
+// everything succeeded. Every command goes through the BuildCommandRunner. Builds queue under a global and a
+// per-account limit: a tenant's many builds wait their turn instead of slowing everyone's runs.
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
 import { existsSync } from 'node:fs';
@@ -27,11 +29,63 @@ function cleanEnv(home: string, extra: Record<string, string> = {}): Record<stri
   return { PATH: readEnv(envNames.path) ?? '/usr/local/bin:/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', ...extra };
 }
 
+/** file:// only when the operator allows it (TEMPLATE_FILE_REPOSITORIES=true): read at each build, a template made meanwhile included. */
+const allowedProtocols = () => (readEnv(envNames.templateFileRepositories) === 'true' ? 'https:file' : 'https');
+
 const gitEnv = (home: string) =>
-  cleanEnv(home, { GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_ALLOW_PROTOCOL: 'https:file' });
+  cleanEnv(home, { GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_ALLOW_PROTOCOL: allowedProtocols() });
+
+/** The registry `npm ci` uses, the one private address its egress may reach (TEMPLATE_NPM_REGISTRY; the public one by default). */
+const npmRegistry = () => readEnv(envNames.templateNpmRegistry) ?? 'https://registry.npmjs.org/';
+
+/** Builds at once, in all and per account; more wait in order. Two cores' worth by default. */
+const buildLimits = () => ({
+  global: Math.max(1, Number(readEnv(envNames.templateBuildsMax) ?? 2) || 2),
+  perAccount: Math.max(1, Number(readEnv(envNames.templateBuildsPerAccount) ?? 1) || 1),
+});
+
+/** A first-come queue that starts a build when both its account and the whole platform are under their limit. */
+function buildQueue() {
+  const waiting: Array<{ userId: string; start: () => void }> = [];
+  const running = new Map<string, number>();
+  let total = 0;
+  const fits = (userId: string) => {
+    const limits = buildLimits();
+    return total < limits.global && (running.get(userId) ?? 0) < limits.perAccount;
+  };
+  function next() {
+    for (let index = 0; index < waiting.length; index++) {
+      const entry = waiting[index]!;
+      if (!fits(entry.userId)) continue;
+      waiting.splice(index--, 1);
+      total++;
+      running.set(entry.userId, (running.get(entry.userId) ?? 0) + 1);
+      entry.start();
+    }
+  }
+  return {
+    /** Runs `work` in its turn; `onQueued` hears when it has to wait. */
+    async run<T>(userId: string, work: () => Promise<T>, onQueued: (ahead: number) => void): Promise<T> {
+      await new Promise<void>((start) => {
+        waiting.push({ userId, start });
+        next();
+        const ahead = waiting.findIndex((entry) => entry.start === start);
+        if (ahead >= 0) onQueued(ahead);
+      });
+      try {
+        return await work();
+      } finally {
+        total--;
+        running.set(userId, running.get(userId)! - 1);
+        next();
+      }
+    },
+  };
+}
 
 export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions): TemplateBuilder {
   const running = new Map<string, string[]>();
+  const queue = buildQueue();
   const buildsDir = join(options.pagesDir, '.builds');
 
   async function publish(subdomain: string, buildId: string, files: Array<{ path: string; source: string }>) {
@@ -58,9 +112,9 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
     const home = join(work, 'home');
     await mkdir(checkout);
     await mkdir(home);
-    const step = async (what: string, command: string, args: string[], cwd: string, env: Record<string, string>, isolated = false) => {
+    const step = async (what: string, command: string, args: string[], cwd: string, env: Record<string, string>, isolated?: { egress?: { allowedOrigins: string[] } }) => {
       log(`$ ${[command, ...args].join(' ')}`);
-      const result = await options.runner.run({ command, args, cwd, env, timeoutMs: deadline - Date.now(), onLine: log, ...(isolated && { isolated: { writableDir: work } }) });
+      const result = await options.runner.run({ command, args, cwd, env, timeoutMs: deadline - Date.now(), onLine: log, ...(isolated && { isolated: { writableDir: work, ...isolated } }) });
       if (result.timedOut) throw new BuildFailure(`the build ran past its limit of ${Math.round(options.timeoutMs() / 1000)} s (during ${what}) and was stopped`);
       return result.exitCode === 0;
     };
@@ -85,11 +139,14 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
       const { templateDir, manifest } = await readManifest(checkout, job.templatePath);
       log(`template.json read: build "${manifest.build.buildCommand}", output ${manifest.build.outputDirectory}`);
       if (existsSync(join(templateDir, 'package-lock.json')) || existsSync(join(templateDir, 'npm-shrinkwrap.json'))) {
-        const env = cleanEnv(home, { npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false' });
-        if (!(await step('npm ci', 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], templateDir, env, true))) throw new BuildFailure('installing dependencies (npm ci) failed');
+        const registry = npmRegistry();
+        // In the environment, the registry overrides the repository's .npmrc: the guard lets exactly this one through.
+        const env = cleanEnv(home, { npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_registry: registry });
+        const installed = await step('npm ci', 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], templateDir, env, { egress: { allowedOrigins: [registry] } });
+        if (!installed) throw new BuildFailure('installing dependencies (npm ci) failed');
       }
       const env = cleanEnv(home, { CI: 'true', NODE_ENV: 'production', ...manifest.build.environmentVariables, ...job.publicEnv });
-      if (!(await step('the build command', 'sh', ['-c', manifest.build.buildCommand], templateDir, env, true))) throw new BuildFailure('the build command failed (non-zero exit)');
+      if (!(await step('the build command', 'sh', ['-c', manifest.build.buildCommand], templateDir, env, {}))) throw new BuildFailure('the build command failed (non-zero exit)');
       const files = await collectOutput(checkout, templateDir, manifest.build.outputDirectory);
       const bytes = files.reduce((sum, file) => sum + file.bytes, 0);
       await publish(job.subdomain, job.buildId, files);
@@ -105,7 +162,8 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
       const logs: string[] = [];
       running.set(job.buildId, logs);
       const log = (line: string) => void logs.push(line);
-      void build(job, log)
+      const queued = (ahead: number) => log(`queued: the build limit is reached (${ahead} builds waiting ahead); it starts when one ends`);
+      void queue.run(job.userId, () => build(job, log), queued)
         .catch((error: unknown): BuildOutcome => {
           if (error instanceof BuildFailure) {
             log(`build failed: ${error.message}`);
