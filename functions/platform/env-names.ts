@@ -34,6 +34,7 @@ export const envNames = {
   templateNpmRegistry: 'TEMPLATE_NPM_REGISTRY',
   templateBuildsMax: 'TEMPLATE_BUILDS_MAX',
   templateBuildsPerAccount: 'TEMPLATE_BUILDS_PER_ACCOUNT',
+  templateBuildScratchMb: 'TEMPLATE_BUILD_SCRATCH_MB',
   scriptRoleBoundaryArn: 'SCRIPT_ROLE_BOUNDARY_ARN',
   scriptFunctionPrefix: 'SCRIPT_FUNCTION_PREFIX',
   scriptRuntimeLayerArn: 'SCRIPT_RUNTIME_LAYER_ARN',

@@ -75,7 +75,11 @@ export interface BuildCommandRunner {
     env: Record<string, string>;
     timeoutMs: number;
     onLine(line: string): void;
-    /** `egress`: the command may reach exactly these registry origins and public addresses, through the egress guard. */
-    isolated?: { writableDir: string; egress?: { allowedOrigins: string[] } };
-  }): Promise<{ exitCode: number | null; timedOut: boolean }>;
+    /**
+     * `egress`: the command may reach exactly these registry origins and public addresses, through the egress guard.
+     * `scratchBytes`: it works on a copy of `writableDir` in a space of that size; what it leaves there comes back
+     * as `resultDir`.
+     */
+    isolated?: { writableDir: string; egress?: { allowedOrigins: string[] }; scratchBytes?: number };
+  }): Promise<{ exitCode: number | null; timedOut: boolean; resultDir?: string }>;
 }

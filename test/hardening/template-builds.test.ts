@@ -1,9 +1,9 @@
 // Attacks on template builds and the package installs beside them, each with evidence: the build command has no
 // network (its page says so), `npm ci` and script installs reach only the configured registry through the egress
-// guard (another loopback server counts zero requests), builds run at the lowest priority and queue under the
-// per-account and global limits, file:// repositories need the operator's consent, and a deleted template's page
+// guard (another loopback server counts zero requests), builds run at the lowest priority in a size-capped scratch
+// space and queue under the per-account and global limits, file:// repositories need the operator's consent, and a deleted template's page
 // is gone.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -197,6 +197,27 @@ const facts = { started, ended: Date.now() };`);
       delete process.env.TEMPLATE_BUILDS_MAX;
     }
   }, 180_000);
+});
+
+describe('template builds: a size-capped scratch space', () => {
+  it('fails a build that writes past its scratch space cleanly, saying so, leaving nothing behind on the data disk', async () => {
+    // Prepare
+    process.env.TEMPLATE_BUILD_SCRATCH_MB = '16';
+    const repo = givenRepo();
+    const gitHash = repo.commit({ 'template.json': JSON.stringify(manifest()), 'build.mjs': pageOf("writeFileSync('filler.bin', Buffer.alloc(40 * 1024 * 1024));\nconst facts = {};") });
+    const templateId = await givenTemplate(api, owner, { repository: repo.url, gitHash });
+    const buildsDir = join(process.env.DATA_DIR!, 'template-builds');
+    try {
+      // Act
+      const built = await buildToEnd(api, owner, templateId);
+      // Assess
+      expect(built.body.data).toMatchObject({ buildStatus: 'failed', reason: 'the build wrote past its 16 MB of scratch space' });
+      expect(built.body.data.logs.join('\n')).toMatch(/ENOSPC/);
+      expect(readdirSync(buildsDir).filter((entry) => entry.startsWith(built.body.data.buildId))).toEqual([]);
+    } finally {
+      delete process.env.TEMPLATE_BUILD_SCRATCH_MB;
+    }
+  }, 120_000);
 });
 
 describe('template builds: file:// repositories need the operator', () => {

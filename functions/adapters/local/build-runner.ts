@@ -4,11 +4,11 @@
 // bubblewrap sandbox, as its unprivileged uid, with the build's own directory the only one of the platform's they
 // see and no network: only a command given `egress` reaches out, through the egress guard (egress-proxy.ts).
 import { spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { chownSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BuildCommandRunner } from '#functions/templates/ports.js';
 import { type EgressProxy, startEgressProxy } from './egress-proxy.js';
-import { type SandboxedCommand, handOver, installSandboxCommand, letOthersTraverse, scriptSandbox } from './script-sandbox.js';
+import { type SandboxedCommand, handOver, installSandboxCommand, letOthersTraverse, sandboxPaths, scriptSandbox } from './script-sandbox.js';
 
 function killGroup(pid: number | undefined) {
   if (!pid) return;
@@ -49,22 +49,50 @@ export function stopRunningBuilds(): void {
   runningGroups.clear();
 }
 
+/**
+ * Runs in a scratch sandbox: copies the seed in, runs the command with fd 3 closed, and only if it succeeded
+ * streams the scratch space out as a tar on fd 3. Arguments: seed, scratch, then the command.
+ */
+const scratchScript = 'set -e; seed=$1; scratch=$2; shift 2; cp -a "$seed/." "$scratch/"; status=0; (exec 3>&-; exec "$@") || status=$?; ' +
+  '[ "$status" -eq 0 ] || exit "$status"; exec tar -C "$scratch" -cf - . >&3';
+
+type Request = Parameters<BuildCommandRunner['run']>[0];
+
 /** The command as it starts: in the sandbox when isolated (and a sandbox is in use), as it is otherwise. */
-function commandOf(request: Parameters<BuildCommandRunner['run']>[0], egress: EgressProxy | undefined): SandboxedCommand & { cwd?: string } {
+function commandOf(request: Request, egress: EgressProxy | undefined): SandboxedCommand & { cwd?: string; scratch?: boolean } {
   const sandbox = request.isolated && scriptSandbox();
   if (!request.isolated || !sandbox || sandbox.kind !== 'bwrap') return { file: request.command, args: request.args, env: request.env, cwd: request.cwd };
-  const { writableDir } = request.isolated;
+  const { writableDir, scratchBytes } = request.isolated;
   letOthersTraverse([dirname(writableDir), dirname(dirname(writableDir))]);
   // Once per build: after the first sandboxed step everything new in the directory is the sandbox uid's already.
   if (sandbox.runAs && statSync(writableDir).uid !== sandbox.runAs.uid) handOver(sandbox, [writableDir]);
-  return installSandboxCommand(sandbox, {
+  const command = ['/usr/bin/env', '-C', request.cwd, request.command, ...request.args];
+  const spec = installSandboxCommand(sandbox, {
     // Node and npm where they are installed; /usr is there already.
     systemDirs: [dirname(dirname(process.execPath))],
-    writable: { [writableDir]: writableDir },
+    writable: scratchBytes ? {} : { [writableDir]: writableDir },
     addressSpaceMb: 4096,
     env: request.env,
-    command: ['/usr/bin/env', '-C', request.cwd, request.command, ...request.args],
+    command: scratchBytes ? ['/bin/sh', '-c', scratchScript, 'sh', sandboxPaths.scratchSeed, writableDir, ...command] : command,
     ...(egress && { egressSocketDir: egress.socketDir }),
+    // Mounted where the directory is, so the command's paths are the same on the copy.
+    ...(scratchBytes && { scratch: { path: writableDir, bytes: scratchBytes, seed: writableDir } }),
+  });
+  return { ...spec, scratch: Boolean(scratchBytes) };
+}
+
+/** Unpacks the tar a scratch sandbox streams out, as the sandbox uid: its symlinks and names get no more than it had. */
+function unpack(stream: NodeJS.ReadableStream, into: string): Promise<boolean> {
+  mkdirSync(into);
+  const sandbox = scriptSandbox();
+  const runAs = sandbox.kind === 'bwrap' ? sandbox.runAs : undefined;
+  if (runAs) chownSync(into, runAs.uid, runAs.gid);
+  const tar = spawn('tar', ['-x', '-C', into, '--no-same-owner', '--no-same-permissions'], { stdio: ['pipe', 'ignore', 'ignore'], ...runAs });
+  stream.pipe(tar.stdin);
+  tar.stdin.on('error', () => undefined);
+  return new Promise((resolve) => {
+    tar.once('error', () => resolve(false));
+    tar.once('close', (code) => resolve(code === 0));
   });
 }
 
@@ -72,7 +100,7 @@ function commandOf(request: Parameters<BuildCommandRunner['run']>[0], egress: Eg
 const lowPriority = <T extends SandboxedCommand>(command: T): T => ({ ...command, file: '/usr/bin/nice', args: ['-n', '19', '/usr/bin/ionice', '-c', '2', '-n', '7', command.file, ...command.args] });
 
 /** The egress proxy of a sandboxed command that may reach a registry; none otherwise (the command has no network). */
-async function egressOf(request: Parameters<BuildCommandRunner['run']>[0]): Promise<EgressProxy | undefined> {
+async function egressOf(request: Request): Promise<EgressProxy | undefined> {
   const egress = request.isolated?.egress;
   if (!egress || scriptSandbox().kind !== 'bwrap') return undefined;
   return startEgressProxy({ allowedOrigins: egress.allowedOrigins, onRefused: request.onLine });
@@ -89,18 +117,21 @@ export const childProcessRunner: BuildCommandRunner = {
   },
 };
 
-function runCommand(request: Parameters<BuildCommandRunner['run']>[0], egress: EgressProxy | undefined): Promise<{ exitCode: number | null; timedOut: boolean }> {
+function runCommand(request: Request, egress: EgressProxy | undefined): Promise<{ exitCode: number | null; timedOut: boolean; resultDir?: string }> {
   return new Promise((resolve) => {
     const { command, timeoutMs, onLine } = request;
     const started = lowPriority(commandOf(request, egress));
     const child = spawn(started.file, started.args, {
-      env: started.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], ...(started.cwd && { cwd: started.cwd }), ...(started.uid !== undefined && { uid: started.uid, gid: started.gid }),
+      env: started.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', started.scratch ? 'pipe' : 'ignore'], ...(started.cwd && { cwd: started.cwd }),
+      ...(started.uid !== undefined && { uid: started.uid, gid: started.gid }),
     });
+    const resultDir = started.scratch ? `${request.isolated!.writableDir}.result` : undefined;
+    const unpacked = resultDir ? unpack(child.stdio[3] as NodeJS.ReadableStream, resultDir) : Promise.resolve(true);
     if (child.pid) runningGroups.add(child.pid);
     const out = lines(onLine);
     const err = lines(onLine);
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.stdout!.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => err.push(chunk));
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -117,10 +148,12 @@ function runCommand(request: Parameters<BuildCommandRunner['run']>[0], egress: E
       killGroup(child.pid);
       runningGroups.delete(child.pid!);
     });
-    child.once('close', (exitCode) => {
+    child.once('close', async (exitCode) => {
       out.end();
       err.end();
-      resolve({ exitCode, timedOut });
+      const copied = await unpacked;
+      if (exitCode === 0 && !copied) onLine('the build\'s result could not be copied out of its scratch space');
+      resolve({ exitCode: exitCode === 0 && !copied ? 1 : exitCode, timedOut, ...(resultDir && { resultDir }) });
     });
   });
 }

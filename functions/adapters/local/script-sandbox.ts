@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { egressSocketName } from './egress-proxy.js';
 
 /** Where the sandbox shows the runtime layer, the version's code and the private tmp. */
-export const sandboxPaths = { runtime: '/opt/platform-runtime', task: '/var/task', tmp: '/tmp', dependencies: '/opt/dependencies' } as const;
+export const sandboxPaths = { runtime: '/opt/platform-runtime', task: '/var/task', tmp: '/tmp', dependencies: '/opt/dependencies', scratchSeed: '/opt/scratch-seed' } as const;
 
 /** The uid scripts run as when the platform runs as root (nobody); otherwise the platform's own uid, unprivileged. */
 const sandboxUid = 65534;
@@ -135,6 +135,8 @@ export interface InstallSandboxRequest {
   command: string[];
   /** The egress proxy's socket directory (egress-proxy.ts): the command's only way out. Without it, no network at all. */
   egressSocketDir?: string;
+  /** A private tmpfs of `bytes` at `path`, with `seed` shown read-only at sandboxPaths.scratchSeed to start from. */
+  scratch?: { path: string; bytes: number; seed: string };
 }
 
 /** Where the forwarder and the egress socket show inside. */
@@ -154,11 +156,12 @@ export function installSandboxCommand(mode: Extract<SandboxMode, { kind: 'bwrap'
   const egress = request.egressSocketDir
     ? [...systemBinds([dirname(dirname(process.execPath))]), '--ro-bind', forwarderFile, egressPaths.forwarder, '--ro-bind', request.egressSocketDir, egressPaths.socketDir]
     : [];
+  const scratch = request.scratch ? ['--ro-bind', request.scratch.seed, sandboxPaths.scratchSeed, '--size', String(request.scratch.bytes), '--tmpfs', request.scratch.path] : [];
   const command = request.egressSocketDir ? [process.execPath, egressPaths.forwarder, `${egressPaths.socketDir}/${egressSocketName}`, ...request.command] : request.command;
   return {
     file: 'bwrap',
     args: [
-      ...baseArgs(), ...binds, ...egress, ...writable, '--clearenv', ...Object.entries(request.env).flatMap(([name, value]) => ['--setenv', name, value]),
+      ...baseArgs(), ...binds, ...egress, ...writable, ...scratch, '--clearenv', ...Object.entries(request.env).flatMap(([name, value]) => ['--setenv', name, value]),
       '--', '/usr/bin/prlimit', ...limits, '--', ...command,
     ],
     env: request.env,

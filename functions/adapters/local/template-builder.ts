@@ -7,7 +7,7 @@ import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readlink, rename, rm, symlink } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { BuildFailure, collectOutput, readManifest } from '#functions/templates/checkout.js';
 import type { BuildOutcome, BuildRecord } from '#functions/templates/model.js';
 import type { BuildCommandRunner, BuildJob, TemplateBuilder } from '#functions/templates/ports.js';
@@ -37,6 +37,9 @@ const gitEnv = (home: string) =>
 
 /** The registry `npm ci` uses, the one private address its egress may reach (TEMPLATE_NPM_REGISTRY; the public one by default). */
 const npmRegistry = () => readEnv(envNames.templateNpmRegistry) ?? 'https://registry.npmjs.org/';
+
+/** The size of a build's scratch space (a tmpfs holding the checkout, its dependencies and what the build writes). */
+const scratchMb = () => Math.max(16, Number(readEnv(envNames.templateBuildScratchMb) ?? 1024) || 1024);
 
 /** Builds at once, in all and per account; more wait in order. Two cores' worth by default. */
 const buildLimits = () => ({
@@ -112,12 +115,19 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
     const home = join(work, 'home');
     await mkdir(checkout);
     await mkdir(home);
-    const step = async (what: string, command: string, args: string[], cwd: string, env: Record<string, string>, isolated?: { egress?: { allowedOrigins: string[] } }) => {
+    type Isolation = { egress?: { allowedOrigins: string[] }; scratchBytes?: number };
+    const run = async (what: string, command: string, args: string[], cwd: string, env: Record<string, string>, isolated?: Isolation) => {
       log(`$ ${[command, ...args].join(' ')}`);
-      const result = await options.runner.run({ command, args, cwd, env, timeoutMs: deadline - Date.now(), onLine: log, ...(isolated && { isolated: { writableDir: work, ...isolated } }) });
+      let outOfSpace = false;
+      const onLine = (line: string) => {
+        outOfSpace ||= /No space left on device|ENOSPC/.test(line);
+        log(line);
+      };
+      const result = await options.runner.run({ command, args, cwd, env, timeoutMs: deadline - Date.now(), onLine, ...(isolated && { isolated: { writableDir: work, ...isolated } }) });
       if (result.timedOut) throw new BuildFailure(`the build ran past its limit of ${Math.round(options.timeoutMs() / 1000)} s (during ${what}) and was stopped`);
-      return result.exitCode === 0;
+      return { ...result, outOfSpace };
     };
+    const step = async (...args: Parameters<typeof run>) => (await run(...args)).exitCode === 0;
     try {
       log(`fetching ${job.repository} at ${job.gitHash}`);
       await step('git init', 'git', ['init', '-q'], checkout, gitEnv(home));
@@ -146,14 +156,19 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
         if (!installed) throw new BuildFailure('installing dependencies (npm ci) failed');
       }
       const env = cleanEnv(home, { CI: 'true', NODE_ENV: 'production', ...manifest.build.environmentVariables, ...job.publicEnv });
-      if (!(await step('the build command', 'sh', ['-c', manifest.build.buildCommand], templateDir, env, {}))) throw new BuildFailure('the build command failed (non-zero exit)');
-      const files = await collectOutput(checkout, templateDir, manifest.build.outputDirectory);
+      const built = await run('the build command', 'sh', ['-c', manifest.build.buildCommand], templateDir, env, { scratchBytes: scratchMb() * 1024 * 1024 });
+      if (built.exitCode !== 0 && built.outOfSpace) throw new BuildFailure(`the build wrote past its ${scratchMb()} MB of scratch space`);
+      if (built.exitCode !== 0) throw new BuildFailure('the build command failed (non-zero exit)');
+      // In a sandbox the build ran on a copy; what it left there is the checkout now.
+      const root = built.resultDir ?? work;
+      const files = await collectOutput(join(root, 'src'), join(root, relative(work, templateDir)), manifest.build.outputDirectory);
       const bytes = files.reduce((sum, file) => sum + file.bytes, 0);
       await publish(job.subdomain, job.buildId, files);
       log(`published ${files.length} files (${bytes} bytes) to ${job.subdomain}`);
       return { buildId: job.buildId, status: 'success', manifest, fileCount: files.length, bytes };
     } finally {
       await rm(work, { recursive: true, force: true });
+      await rm(`${work}.result`, { recursive: true, force: true });
     }
   }
 
