@@ -8,6 +8,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envNames } from '../../functions/platform/env-names.js';
+import { templatesArea } from '../../functions/templates/wiring.js';
 import { type NpmPackage, type NpmRegistry, startNpmRegistry } from '../support/npm-registry.js';
 import { type ApiResponse, type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { sdk } from '../support/scripts.js';
@@ -259,5 +260,31 @@ describe('template deletion', () => {
     expect((await fetchPage(api.baseUrl, sub, 'path')).status).toBe(404);
     expect((await fetchPage(api.baseUrl, sub, 'host')).status).toBe(404);
     expect(existsSync(link)).toBe(false);
+  }, 120_000);
+
+  it('publishes nothing for a template deleted while its build waited: the build fails saying so and the page stays 404', async () => {
+    // Prepare: a build of another template holds the account's one build slot, so this one waits in the queue.
+    process.env.TEMPLATE_BUILDS_PER_ACCOUNT = '1';
+    const holder = givenRepo();
+    const holderHash = holder.commit({ 'template.json': JSON.stringify(manifest()), 'build.mjs': pageOf('const started = Date.now();\nwhile (Date.now() - started < 3000);\nconst facts = {};') });
+    const holderId = await givenTemplate(api, owner, { repository: holder.url, gitHash: holderHash });
+    const { repo, gitHash } = givenSiteRepo();
+    const templateId = await givenTemplate(api, owner, { repository: repo.url, gitHash });
+    try {
+      await api.as(owner.apiKey).post(`${templatesPath}/${holderId}/build`, {});
+      const started = await api.as(owner.apiKey).post(`${templatesPath}/${templateId}/build`, {});
+      expect(started.body.data.logs.some((line: string) => line.startsWith('queued:'))).toBe(true);
+      // Act
+      const deleted = await api.as(owner.apiKey).delete(`${templatesPath}/${templateId}`);
+      // The template's routes answer 404 now: the build's end is read from its record.
+      let ended = await templatesArea().builds.awaitEnd(started.body.data.buildId, 60_000);
+      while (ended.status === 'building') ended = await templatesArea().builds.awaitEnd(started.body.data.buildId, 60_000);
+      // Assess
+      expect(deleted.status).toBe(200);
+      expect(ended).toMatchObject({ status: 'failed', reason: expect.stringContaining('was removed while it was building') });
+      expect((await fetchPage(api.baseUrl, ended.subdomain, 'path')).status).toBe(404);
+    } finally {
+      delete process.env.TEMPLATE_BUILDS_PER_ACCOUNT;
+    }
   }, 120_000);
 });

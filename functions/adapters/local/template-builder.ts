@@ -89,6 +89,8 @@ function buildQueue() {
 export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions): TemplateBuilder {
   const running = new Map<string, string[]>();
   const queue = buildQueue();
+  // Subdomains are never reused: one removed while a build of it ran (or waited) must not come back when it ends.
+  const removedSites = new Set<string>();
   const buildsDir = join(options.pagesDir, '.builds');
 
   async function publish(subdomain: string, buildId: string, files: Array<{ path: string; source: string }>) {
@@ -97,6 +99,10 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
       const target = join(staged, file.path);
       await mkdir(dirname(target), { recursive: true });
       await copyFile(file.source, target);
+    }
+    if (removedSites.has(subdomain)) {
+      await rm(staged, { recursive: true, force: true });
+      throw new BuildFailure(`the site ${subdomain} was removed while it was building; nothing was published`);
     }
     const link = join(options.pagesDir, subdomain);
     const previous = existsSync(link) ? await readlink(link).catch(() => undefined) : undefined;
@@ -198,6 +204,7 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
     logs: async (build: BuildRecord) => (running.has(build.buildId) ? [...running.get(build.buildId)!] : undefined),
 
     async removeSite(subdomain) {
+      removedSites.add(subdomain);
       const link = join(options.pagesDir, subdomain);
       const target = await readlink(link).catch(() => undefined);
       await rm(link, { force: true });
