@@ -81,12 +81,13 @@ export function suppressNagFindings(stack: PlatformStack): void {
   suppressFunction(scriptResourceCall, routeTables(scriptResourceCallFunction), [...(scriptResourceCallFunction.uses ?? [])]);
 
   if (templateBuilds.stateFunction) suppressFunction(templateBuilds.stateFunction, routeTables(templateBuildStateConsumer), [...(templateBuildStateConsumer.uses ?? [])]);
-  NagSuppressions.addResourceSuppressions(templateBuilds.project, [
-    bucketObjects,
+  NagSuppressions.addResourceSuppressions([templateBuilds.project, templateBuilds.project.role!], [
     iam5('CodeBuild\'s own grants: its report groups and log streams are named per build at run time, inside this project\'s names.',
       /^Resource::arn:.+:codebuild:.+:report-group\/<[^>]+>-\*$/, /^Resource::arn:.+:logs:.+:log-group:\/aws\/codebuild\/<[^>]+>:\*$/, /^Resource::<[^>]+>:\*$/),
     { id: 'AwsSolutions-CB4', reason: 'The project keeps no artifacts: builds publish into the pages bucket (S3-managed encryption) and the build logs go to CloudWatch Logs.' },
+    { id: 'AwsSolutions-CB3', reason: 'Privileged for the Docker daemon only: the tenant\'s build command runs in an unprivileged container of its own with no network, out of reach of the project\'s credentials.' },
   ], true);
+  NagSuppressions.addResourceSuppressions(templateBuilds.publishRole, [bucketObjects], true);
   NagSuppressions.addResourceSuppressions(scripts.roleBoundary, [
     iam5('Script functions are created at run time under the stack\'s <stack>-script- prefix; their log groups are only known by that prefix.', /^Resource::arn:.+:logs:.+:log-group:\/aws\/lambda\/[^:*]+-script-\*$/),
   ], true);

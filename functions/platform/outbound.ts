@@ -4,7 +4,7 @@
 import { promises as dns } from 'node:dns';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { BlockList, type LookupFunction, isIP } from 'node:net';
+import { BlockList, type LookupFunction, type Socket, connect, isIP } from 'node:net';
 import { settings } from './settings.js';
 import { networkInterfaces } from 'node:os';
 import { AppError, ForbiddenError, TimeoutError, UpstreamError } from './errors.js';
@@ -121,6 +121,19 @@ function guardedLookup(resolve: Resolver, allowPrivate: boolean, port: number): 
       })
       .catch((error: NodeJS.ErrnoException) => callback(error, '', 0));
   };
+}
+
+/**
+ * A TCP connection under the same rules as outboundRequest, for an egress proxy's tunnels: an address literal is
+ * checked here (no lookup runs for it), a name by the guarded lookup. Refusals throw or arrive as the socket's error.
+ */
+export function guardedConnect(host: string, port: number, allowPrivate: boolean, resolve: Resolver = systemResolver): Socket {
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (isIP(bare)) {
+    if (!allowPrivate && isPrivateAddress(bare)) throw refused(bare, bare);
+    checkNotPlatform(bare, bare, port);
+  }
+  return connect({ host: bare, port, lookup: guardedLookup(resolve, allowPrivate, port) });
 }
 
 // Pooled sockets are keyed by host and port only, so connections opened while private addresses were allowed

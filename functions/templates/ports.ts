@@ -6,6 +6,8 @@ import type { BuildRecord } from './model.js';
 /** Everything a builder needs to produce one site: the commit, where template.json is, the page's public values. */
 export interface BuildJob {
   buildId: string;
+  /** The account the build runs for: builds queue per account. */
+  userId: string;
   repository: string;
   gitHash: string;
   templatePath: string;
@@ -55,7 +57,7 @@ export interface TemplateDependencies {
 export interface TemplateSettings {
   /** How long `POST .../build` and install wait for the build before answering `building`. */
   buildWaitMs(): number;
-  /** file:// repositories: local mode only (a Lambda has no business reading its own disk). */
+  /** file:// repositories: local mode only (a Lambda has no business reading its own disk), and only when the operator allows them. */
   allowFileRepositories(): boolean;
 }
 
@@ -63,7 +65,7 @@ export interface TemplateSettings {
  * Runs one command of a local build (git, npm, the template's build command) in a child process with exactly the
  * given environment and a time limit, killing its whole process tree at the limit. An `isolated` command runs the
  * repository's own code (npm ci, the build command): it goes into the OS sandbox scripts use, seeing only
- * `writableDir` of the platform's files.
+ * `writableDir` of the platform's files, and no network unless `egress` is given.
  */
 export interface BuildCommandRunner {
   run(request: {
@@ -73,6 +75,11 @@ export interface BuildCommandRunner {
     env: Record<string, string>;
     timeoutMs: number;
     onLine(line: string): void;
-    isolated?: { writableDir: string };
-  }): Promise<{ exitCode: number | null; timedOut: boolean }>;
+    /**
+     * `egress`: the command may reach exactly these registry origins and public addresses, through the egress guard.
+     * `scratchBytes`: it works on a copy of `writableDir` in a space of that size; what it leaves there comes back
+     * as `resultDir`.
+     */
+    isolated?: { writableDir: string; egress?: { allowedOrigins: string[] }; scratchBytes?: number };
+  }): Promise<{ exitCode: number | null; timedOut: boolean; resultDir?: string }>;
 }

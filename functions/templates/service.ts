@@ -6,7 +6,7 @@ import { newId } from '#platform/ids.js';
 import { compareSemver } from '#platform/semver.js';
 import type { BuildService } from './builds.js';
 import { type TemplateItem, type TemplateVersion, marketplaceView, summaryView, templateView } from './model.js';
-import type { PagesHost, TemplateDependencies, TemplateSettings } from './ports.js';
+import type { PagesHost, TemplateBuilder, TemplateDependencies, TemplateSettings } from './ports.js';
 import type { CreateTemplateInput, TemplatePricing, UpdateTemplateInput } from './schemas.js';
 import type { TemplateStore } from './store.js';
 import { newSubdomain } from './subdomain.js';
@@ -14,6 +14,8 @@ import { newSubdomain } from './subdomain.js';
 export interface TemplateServiceDeps {
   store: TemplateStore;
   builds: BuildService;
+  /** Removes a deleted template's published site. */
+  builder: Pick<TemplateBuilder, 'removeSite'>;
   pages: PagesHost;
   dependencies: TemplateDependencies;
   settings: TemplateSettings;
@@ -23,7 +25,7 @@ export interface TemplateServiceDeps {
 const page = <T>(items: T[], input: { limit: number; offset: number }) => ({ items: items.slice(input.offset, input.offset + input.limit), total: items.length });
 
 export function createTemplateService(deps: TemplateServiceDeps) {
-  const { store, builds, pages, dependencies, settings, clock } = deps;
+  const { store, builds, builder, pages, dependencies, settings, clock } = deps;
 
   /** The owner's template; anyone else's (or none) is NOT_FOUND, unless it is published and `visibleIfPublished`. */
   async function find(userId: string, templateId: string, visibleIfPublished = false): Promise<TemplateItem> {
@@ -45,7 +47,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
   });
 
   function checkRepository(repository: string) {
-    if (repository.startsWith('file:') && !settings.allowFileRepositories()) throw new ValidationError('repository', repository, 'file:// repositories are accepted in local mode only; use an https:// URL');
+    if (repository.startsWith('file:') && !settings.allowFileRepositories()) throw new ValidationError('repository', repository, 'file:// repositories are accepted only in local mode with TEMPLATE_FILE_REPOSITORIES=true; use an https:// URL');
   }
 
   return {
@@ -165,6 +167,8 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       const active = (await store.listInstallationsByTemplate(templateId)).length;
       if (active) throw new ConflictError(`template ${templateId} has ${active} active installations; they must be uninstalled first`, { templateId, activeInstallations: active });
       await store.remove(template, await store.listVersions(templateId));
+      // Its preview page goes with it (installations' pages went when they were uninstalled).
+      await builder.removeSite(template.previewSubdomain);
       return `template ${templateId} deleted`;
     },
   };

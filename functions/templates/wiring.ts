@@ -6,7 +6,7 @@ import { createScriptStore } from '#functions/scripts/store.js';
 import { type CodeBuildStateChange, createCodeBuildTemplateBuilder, outcomeOfStateChange } from '#adapters/aws/codebuild-template-builder.js';
 import { systemClock } from '#platform/clock.js';
 import { envNames } from '#platform/env-names.js';
-import { settings as platformSettings } from '#platform/settings.js';
+import { settings as platformSettings, readEnv } from '#platform/settings.js';
 import { templateBuilder, templatePagesHost } from '#platform/wiring.js';
 import { dynamo, tableName } from '#platform/dynamo.js';
 import { ConflictError } from '#platform/errors.js';
@@ -22,7 +22,8 @@ const settings: TemplateSettings & { buildTimeoutMs(): number } = {
   // Below API Gateway's 30 s on AWS; locally a build usually ends within the wait.
   buildWaitMs: () => platformSettings.numberOr(envNames.templateBuildWaitSeconds, platformSettings.mode === 'local' ? 120 : 25) * 1000,
   buildTimeoutMs: () => platformSettings.numberOr(envNames.templateBuildTimeoutSeconds, 600) * 1000,
-  allowFileRepositories: () => platformSettings.mode === 'local',
+  // A file:// repository lets a tenant probe which repositories and commits exist on the machine: an operator's choice.
+  allowFileRepositories: () => platformSettings.mode === 'local' && readEnv(envNames.templateFileRepositories) === 'true',
 };
 
 /** 'preexisting' when the user had the item already: the template's uninstall leaves it. */
@@ -69,7 +70,7 @@ export function templatesArea(): TemplatesArea {
   const builder = templateBuilder({ timeoutMs: settings.buildTimeoutMs, onOutcome: (outcome) => builds.finish(outcome) });
   const builds = createBuildService({ store, builder, pages, settings, clock: systemClock });
   const deps = dependencies();
-  const templates = createTemplateService({ store, builds, pages, dependencies: deps, settings, clock: systemClock });
+  const templates = createTemplateService({ store, builds, builder, pages, dependencies: deps, settings, clock: systemClock });
   const installations = createInstallationService({ store, templates, builds, builder, pages, dependencies: deps, clock: systemClock });
   area = { templates, installations, builds, dataDir: platformSettings.dataDir };
   return area;

@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { Aspects } from 'aws-cdk-lib';
+import type { Role } from 'aws-cdk-lib/aws-iam';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +12,7 @@ import { keyName, tableEnvVar, tableNames, tables } from '../../functions/tables
 import { pagesRouterCode } from '../../lib/pages-router.js';
 import { defaultMemoryMb, defaultTimeoutSeconds, latestNodeRuntime } from '../../lib/platform-function.js';
 import { PlatformStack } from '../../lib/platform-stack.js';
+import { templateBuildSpec } from '../../lib/templates.js';
 import { type Json, Synthesized, allows, appWithoutBundling, describeMessages, logicalId, mentions, tableArn } from './synthesized.js';
 
 describe('infra: PlatformStack from the route table', () => {
@@ -206,7 +209,7 @@ describe('infra: PlatformStack from the route table', () => {
     // Assess
     expect(projects).toHaveLength(1);
     const [projectId, project] = projects[0]!;
-    expect(project.Properties).toMatchObject({ TimeoutInMinutes: 10, Artifacts: { Type: 'NO_ARTIFACTS' }, Environment: { EnvironmentVariables: [expect.objectContaining({ Name: 'PAGES_BUCKET' })] } });
+    expect(project.Properties).toMatchObject({ TimeoutInMinutes: 10, Artifacts: { Type: 'NO_ARTIFACTS' }, Environment: { EnvironmentVariables: expect.arrayContaining([expect.objectContaining({ Name: 'PAGES_BUCKET' })]) } });
     expect(project.Properties.Source.BuildSpec).toContain('git fetch --depth 1 --no-tags');
     expect(rules).toHaveLength(1);
     expect(rules[0]!.Properties.EventBusName).toBeUndefined();
@@ -216,6 +219,42 @@ describe('infra: PlatformStack from the route table', () => {
     });
     expect(rules[0]!.Properties.Targets[0]).toMatchObject({ Arn: { 'Fn::GetAtt': [recorder, 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 4 } });
     expect(s.parent.toJSON().Resources[recorder].Properties.Environment.Variables).toMatchObject({ TEMPLATE_BUILD_PROJECT: { Ref: projectId }, TABLE_TEMPLATE_BUILDS: expect.anything() });
+  });
+
+  it('runs a template\'s build command without credentials or network, and publishes with a role scoped per build to its own prefixes', () => {
+    // Prepare
+    const { project, publishRole } = s.stack.templateBuilds;
+    const bucket = { 'Fn::GetAtt': [logicalId(s.stack.storage.pagesBucket.node.defaultChild), 'Arn'] };
+    const roleId = (role: unknown) => logicalId((role as Role).node.defaultChild);
+    const statementsOf = (role: unknown) => Object.values(s.parent.findResources('AWS::IAM::Policy'))
+      .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(JSON.stringify({ Ref: roleId(role) })))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[]);
+    // Act
+    const props = s.resource(s.stack, logicalId(project.node.defaultChild)).Properties;
+    const buildSpec = String(templateBuildSpec().phases.build.commands[0]);
+    const trust = s.resource(s.stack, roleId(publishRole)).Properties.AssumeRolePolicyDocument.Statement as Json[];
+    // Assess
+    expect(JSON.stringify(statementsOf(project.role))).not.toMatch(/"s3:/);
+    expect(statementsOf(project.role).some((statement) => [statement.Action].flat().includes('sts:AssumeRole'))).toBe(false);
+    expect(trust).toEqual([expect.objectContaining({ Action: 'sts:AssumeRole', Principal: { AWS: { 'Fn::GetAtt': [roleId(project.role), 'Arn'] } } })]);
+    expect(statementsOf(publishRole).some((statement) => [statement.Action].flat().includes('s3:PutObject') && JSON.stringify(statement.Resource).includes(JSON.stringify(bucket)))).toBe(true);
+    expect(props.Environment.PrivilegedMode).toBe(true);
+    expect(buildSpec).toMatch(/docker run --rm --network none --user 1000:1000 --cap-drop ALL[^\n]* sh -c "\$BUILD_COMMAND"/);
+    expect(buildSpec.indexOf('sh -c "$BUILD_COMMAND"')).toBeLessThan(buildSpec.indexOf('aws sts assume-role'));
+    expect(buildSpec.indexOf('aws sts assume-role')).toBeLessThan(buildSpec.indexOf('aws s3 sync'));
+  });
+
+  it('scopes a build\'s publishing session to its own site, staging and manifest prefixes (the buildspec\'s policy, run through jq)', () => {
+    // Prepare
+    const line = String(templateBuildSpec().phases.build.commands[0]).split('\n').find((command) => command.startsWith('SCOPE='))!;
+    const env = { PATH: process.env.PATH!, PAGES_BUCKET_ARN: 'arn:aws:s3:::pages', TEMPLATE_SUBDOMAIN: 'site-abc', PLATFORM_BUILD_ID: 'bld_1' };
+    // Act
+    const policy = JSON.parse(execFileSync('bash', ['-c', `${line}; printf %s "$SCOPE"`], { env, encoding: 'utf8' }));
+    // Assess
+    expect(policy.Statement).toEqual([
+      { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], Resource: ['arn:aws:s3:::pages/site-abc/*', 'arn:aws:s3:::pages/_builds/bld_1/*', 'arn:aws:s3:::pages/_meta/bld_1/*'] },
+      { Effect: 'Allow', Action: 's3:ListBucket', Resource: 'arn:aws:s3:::pages', Condition: { StringLike: { 's3:prefix': ['site-abc/*', '_builds/bld_1/*'] } } },
+    ]);
   });
 
   it('puts each bus consumer behind its own rule on the platform bus, with retries and the dead-letter queue', () => {

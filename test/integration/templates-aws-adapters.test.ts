@@ -60,7 +60,7 @@ async function givenBuilder(codebuild = codeBuildForMoto()) {
   return { bucket, builder };
 }
 
-const job = { buildId: 'bld_test1', repository: 'https://example.com/site.git', gitHash: 'a'.repeat(40), templatePath: 'site', subdomain: 'site-abc', publicEnv: { NEXT_PUBLIC_TITLE: "it's $(here)" } };
+const job = { buildId: 'bld_test1', userId: 'usr_test1', repository: 'https://example.com/site.git', gitHash: 'a'.repeat(40), templatePath: 'site', subdomain: 'site-abc', publicEnv: { NEXT_PUBLIC_TITLE: "it's $(here)" } };
 
 describe('aws adapter: CodeBuild template builder', () => {
   it('starts one build of the project with the job as environment variables, public values as base64 JSON', async () => {

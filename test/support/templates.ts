@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ApiResponse, TestApi, TestUser } from './platform.js';
 
+// The fixture repositories are file:// ones, which the operator must allow: every test using them does.
+process.env.TEMPLATE_FILE_REPOSITORIES = 'true';
+
 export const templatesPath = '/api/sdk/v1/templates';
 
 /** The site's build: every NEXT_PUBLIC_ value, SITE_LABEL and the names of all variables it saw, as JSON in the page. */

@@ -1,13 +1,16 @@
 // Local adapter of the PackageInstaller port: npm or pip (functions/scripts/package-managers.ts) inside bubblewrap,
-// with network to the registry, the install's own directories and a shared download cache as the only writable
+// reaching the registry only through the egress guard (egress-proxy.ts: the account's registry origin and public
+// addresses, never the platform's), the install's own directories and a shared download cache as the only writable
 // places, and a time limit. Nothing of the platform's data is visible. The tree is stored in the blob store.
 import { chownSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { BlobStore } from '#functions/documents/ports.js';
-import { type PackageInstaller, PackageResolutionError } from '#functions/scripts/dependency-port.js';
+import { type PackageInstaller, type PackageRegistry, PackageResolutionError } from '#functions/scripts/dependency-port.js';
+import { logger } from '#platform/logger.js';
 import { type InstallSite, installNode, installPython, plainSite, spawnLimited } from '#functions/scripts/package-managers.js';
 import { storeTree } from '#functions/scripts/package-trees.js';
+import { startEgressProxy } from './egress-proxy.js';
 import { type SandboxMode, handOver, installSandboxCommand, letOthersTraverse, scriptSandbox } from './script-sandbox.js';
 import { workerPython } from './script-pool.js';
 
@@ -24,7 +27,7 @@ export interface InstallerOptions {
 /** Paths inside the sandbox. */
 const inside = { work: '/install', cache: '/cache' };
 
-function sandboxSite(sandbox: SandboxMode, work: string, options: InstallerOptions): InstallSite {
+function sandboxSite(sandbox: SandboxMode, work: string, options: InstallerOptions, registry?: PackageRegistry): InstallSite {
   const writable = { [inside.work]: work, [inside.cache]: options.cacheDir };
   if (sandbox.kind !== 'bwrap') return plainSite(work, options.cacheDir, options.timeoutMs);
   return {
@@ -32,10 +35,16 @@ function sandboxSite(sandbox: SandboxMode, work: string, options: InstallerOptio
     seenAs: inside.work,
     cache: inside.cache,
     timeoutMs: options.timeoutMs,
-    run(command, env) {
+    async run(command, env) {
       handOver(sandbox, [work]);
-      const spec = installSandboxCommand(sandbox, { systemDirs: [dirname(dirname(command[0]!))], writable, addressSpaceMb: 4096, env, command });
-      return spawnLimited(spec.file, spec.args, spec.env, options.timeoutMs, spec.uid === undefined ? undefined : { uid: spec.uid, gid: spec.gid! });
+      const onRefused = (line: string) => logger.warn('package install: egress refused', { line });
+      const egress = await startEgressProxy({ allowedOrigins: registry ? [registry.url] : [], onRefused });
+      try {
+        const spec = installSandboxCommand(sandbox, { systemDirs: [dirname(dirname(command[0]!))], writable, addressSpaceMb: 4096, env, command, egressSocketDir: egress.socketDir });
+        return await spawnLimited(spec.file, spec.args, spec.env, options.timeoutMs, spec.uid === undefined ? undefined : { uid: spec.uid, gid: spec.gid! });
+      } finally {
+        await egress.close();
+      }
     },
   };
 }
@@ -49,7 +58,7 @@ export function createLocalPackageInstaller(options: InstallerOptions): PackageI
       if (sandbox.kind === 'bwrap' && sandbox.runAs) letOthersTraverse([options.workDir, dirname(options.workDir), dirname(options.cacheDir)]);
       const work = await mkdtemp(join(options.workDir, 'install-'));
       if (sandbox.kind === 'bwrap' && sandbox.runAs) chownSync(options.cacheDir, sandbox.runAs.uid, sandbox.runAs.gid);
-      const site = sandboxSite(sandbox, work, options);
+      const site = sandboxSite(sandbox, work, options, request.registry);
       try {
         let installed;
         if (request.runtime === 'nodejs18') installed = await installNode(site, request);

@@ -7,9 +7,11 @@ import { readEnv } from '#platform/settings.js';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { egressSocketName } from './egress-proxy.js';
 
 /** Where the sandbox shows the runtime layer, the version's code and the private tmp. */
-export const sandboxPaths = { runtime: '/opt/platform-runtime', task: '/var/task', tmp: '/tmp', dependencies: '/opt/dependencies' } as const;
+export const sandboxPaths = { runtime: '/opt/platform-runtime', task: '/var/task', tmp: '/tmp', dependencies: '/opt/dependencies', scratchSeed: '/opt/scratch-seed' } as const;
 
 /** The uid scripts run as when the platform runs as root (nobody); otherwise the platform's own uid, unprivileged. */
 const sandboxUid = 65534;
@@ -50,14 +52,8 @@ export interface SandboxRequest {
 
 const namespaceArgs = ['--unshare-user', '--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try', '--disable-userns'];
 
-/** Without its own network namespace (package installs reach the registry), the sandbox also needs name resolution. */
-function networkArgs(network: boolean): string[] {
-  if (!network) return ['--unshare-net'];
-  return ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf'].filter((file) => existsSync(file)).flatMap((file) => ['--ro-bind', realpathSync(file), file]);
-}
-
-function baseArgs(network = false): string[] {
-  const args = [...namespaceArgs, ...networkArgs(network), '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'sandbox', '--ro-bind', '/usr', '/usr'];
+function baseArgs(): string[] {
+  const args = [...namespaceArgs, '--unshare-net', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'sandbox', '--ro-bind', '/usr', '/usr'];
   for (const dir of ['/bin', '/lib', '/lib64', '/lib32', '/sbin']) {
     if (!existsSync(dir)) continue;
     args.push(...(lstatSync(dir).isSymbolicLink() ? ['--symlink', realpathSync(dir).replace(/^\//, ''), dir] : ['--ro-bind', dir, dir]));
@@ -107,8 +103,11 @@ export function scriptSandboxStatus(): string {
   }
 }
 
+/** Host directories outside /usr (shown already) read-only at the same path. */
+const systemBinds = (dirs: string[]) => dirs.filter((dir) => dir !== '/usr' && !dir.startsWith('/usr/')).flatMap((dir) => ['--ro-bind', dir, dir]);
+
 export function sandboxedCommand(mode: Extract<SandboxMode, { kind: 'bwrap' }>, request: SandboxRequest): SandboxedCommand {
-  const binds = request.systemDirs.filter((dir) => dir !== '/usr' && !dir.startsWith('/usr/')).flatMap((dir) => ['--ro-bind', dir, dir]);
+  const binds = systemBinds(request.systemDirs);
   const limits = [
     `--as=${request.addressSpaceMb * 1024 * 1024}`, `--nproc=${maxProcessesPerWorker}`, `--fsize=${maxFileBytes}`, `--nofile=${maxOpenFiles}`, '--core=0',
   ];
@@ -134,21 +133,36 @@ export interface InstallSandboxRequest {
   addressSpaceMb: number;
   env: Record<string, string>;
   command: string[];
+  /** The egress proxy's socket directory (egress-proxy.ts): the command's only way out. Without it, no network at all. */
+  egressSocketDir?: string;
+  /** A private tmpfs of `bytes` at `path`, with `seed` shown read-only at sandboxPaths.scratchSeed to start from. */
+  scratch?: { path: string; bytes: number; seed: string };
 }
 
+/** Where the forwarder and the egress socket show inside. */
+const egressPaths = { forwarder: '/opt/egress-forwarder.mjs', socketDir: '/run/egress' } as const;
+const forwarderFile = fileURLToPath(new URL('./egress-forwarder.mjs', import.meta.url));
+
 /**
- * A package manager's sandbox: the registry is reachable, install scripts never run (the caller's flags), and the
- * only writable places are the install's own directories and the private tmp; the data directory is not there.
+ * A package manager's or a build's sandbox: no network of its own (a package manager reaches its registry through
+ * the egress proxy only), install scripts never run (the caller's flags), and the only writable places are the
+ * install's own directories and the private tmp; the data directory is not there.
  */
 export function installSandboxCommand(mode: Extract<SandboxMode, { kind: 'bwrap' }>, request: InstallSandboxRequest): SandboxedCommand {
-  const binds = request.systemDirs.filter((dir) => dir !== '/usr' && !dir.startsWith('/usr/')).flatMap((dir) => ['--ro-bind', dir, dir]);
+  const binds = systemBinds(request.systemDirs);
   const writable = Object.entries(request.writable).flatMap(([inside, host]) => ['--bind', host, inside]);
   const limits = [`--as=${request.addressSpaceMb * 1024 * 1024}`, `--nproc=${maxProcessesPerWorker}`, `--fsize=${maxFileBytes}`, `--nofile=${maxOpenFiles * 4}`, '--core=0'];
+  // The forwarder is Node, wherever this one is installed.
+  const egress = request.egressSocketDir
+    ? [...systemBinds([dirname(dirname(process.execPath))]), '--ro-bind', forwarderFile, egressPaths.forwarder, '--ro-bind', request.egressSocketDir, egressPaths.socketDir]
+    : [];
+  const scratch = request.scratch ? ['--ro-bind', request.scratch.seed, sandboxPaths.scratchSeed, '--size', String(request.scratch.bytes), '--tmpfs', request.scratch.path] : [];
+  const command = request.egressSocketDir ? [process.execPath, egressPaths.forwarder, `${egressPaths.socketDir}/${egressSocketName}`, ...request.command] : request.command;
   return {
     file: 'bwrap',
     args: [
-      ...baseArgs(true), ...binds, ...writable, '--clearenv', ...Object.entries(request.env).flatMap(([name, value]) => ['--setenv', name, value]),
-      '--', '/usr/bin/prlimit', ...limits, '--', ...request.command,
+      ...baseArgs(), ...binds, ...egress, ...writable, ...scratch, '--clearenv', ...Object.entries(request.env).flatMap(([name, value]) => ['--setenv', name, value]),
+      '--', '/usr/bin/prlimit', ...limits, '--', ...command,
     ],
     env: request.env,
     ...mode.runAs,

@@ -1,11 +1,13 @@
-// The local TemplateBuilder: fetch exactly the commit, read template.json, `npm ci` when there is a lockfile, run
-// the build command, and publish the output under `<pagesDir>/<sub>` by swapping a symlink, so that what is served
-// changes at once and only after everything succeeded. Every command goes through the BuildCommandRunner.
+// The local TemplateBuilder: fetch exactly the commit, read template.json, `npm ci` when there is a lockfile (the
+// one step that reaches a registry, through the egress guard), run the build command (no network), and publish the
+// output under `<pagesDir>/<sub>` by swapping a symlink, so that what is served changes at once and only after
+// everything succeeded. Every command goes through the BuildCommandRunner. Builds queue under a global and a
+// per-account limit: a tenant's many builds wait their turn instead of slowing everyone's runs.
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readlink, rename, rm, symlink } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { BuildFailure, collectOutput, readManifest } from '#functions/templates/checkout.js';
 import type { BuildOutcome, BuildRecord } from '#functions/templates/model.js';
 import type { BuildCommandRunner, BuildJob, TemplateBuilder } from '#functions/templates/ports.js';
@@ -27,11 +29,68 @@ function cleanEnv(home: string, extra: Record<string, string> = {}): Record<stri
   return { PATH: readEnv(envNames.path) ?? '/usr/local/bin:/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', ...extra };
 }
 
+/** file:// only when the operator allows it (TEMPLATE_FILE_REPOSITORIES=true): read at each build, a template made meanwhile included. */
+const allowedProtocols = () => (readEnv(envNames.templateFileRepositories) === 'true' ? 'https:file' : 'https');
+
 const gitEnv = (home: string) =>
-  cleanEnv(home, { GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_ALLOW_PROTOCOL: 'https:file' });
+  cleanEnv(home, { GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_ALLOW_PROTOCOL: allowedProtocols() });
+
+/** The registry `npm ci` uses, the one private address its egress may reach (TEMPLATE_NPM_REGISTRY; the public one by default). */
+const npmRegistry = () => readEnv(envNames.templateNpmRegistry) ?? 'https://registry.npmjs.org/';
+
+/** The size of a build's scratch space (a tmpfs holding the checkout, its dependencies and what the build writes). */
+const scratchMb = () => Math.max(16, Number(readEnv(envNames.templateBuildScratchMb) ?? 1024) || 1024);
+
+/** Builds at once, in all and per account; more wait in order. Two cores' worth by default. */
+const buildLimits = () => ({
+  global: Math.max(1, Number(readEnv(envNames.templateBuildsMax) ?? 2) || 2),
+  perAccount: Math.max(1, Number(readEnv(envNames.templateBuildsPerAccount) ?? 1) || 1),
+});
+
+/** A first-come queue that starts a build when both its account and the whole platform are under their limit. */
+function buildQueue() {
+  const waiting: Array<{ userId: string; start: () => void }> = [];
+  const running = new Map<string, number>();
+  let total = 0;
+  const fits = (userId: string) => {
+    const limits = buildLimits();
+    return total < limits.global && (running.get(userId) ?? 0) < limits.perAccount;
+  };
+  function next() {
+    for (let index = 0; index < waiting.length; index++) {
+      const entry = waiting[index]!;
+      if (!fits(entry.userId)) continue;
+      waiting.splice(index--, 1);
+      total++;
+      running.set(entry.userId, (running.get(entry.userId) ?? 0) + 1);
+      entry.start();
+    }
+  }
+  return {
+    /** Runs `work` in its turn; `onQueued` hears when it has to wait. */
+    async run<T>(userId: string, work: () => Promise<T>, onQueued: (ahead: number) => void): Promise<T> {
+      await new Promise<void>((start) => {
+        waiting.push({ userId, start });
+        next();
+        const ahead = waiting.findIndex((entry) => entry.start === start);
+        if (ahead >= 0) onQueued(ahead);
+      });
+      try {
+        return await work();
+      } finally {
+        total--;
+        running.set(userId, running.get(userId)! - 1);
+        next();
+      }
+    },
+  };
+}
 
 export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions): TemplateBuilder {
   const running = new Map<string, string[]>();
+  const queue = buildQueue();
+  // Subdomains are never reused: one removed while a build of it ran (or waited) must not come back when it ends.
+  const removedSites = new Set<string>();
   const buildsDir = join(options.pagesDir, '.builds');
 
   async function publish(subdomain: string, buildId: string, files: Array<{ path: string; source: string }>) {
@@ -40,6 +99,10 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
       const target = join(staged, file.path);
       await mkdir(dirname(target), { recursive: true });
       await copyFile(file.source, target);
+    }
+    if (removedSites.has(subdomain)) {
+      await rm(staged, { recursive: true, force: true });
+      throw new BuildFailure(`the site ${subdomain} was removed while it was building; nothing was published`);
     }
     const link = join(options.pagesDir, subdomain);
     const previous = existsSync(link) ? await readlink(link).catch(() => undefined) : undefined;
@@ -58,12 +121,19 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
     const home = join(work, 'home');
     await mkdir(checkout);
     await mkdir(home);
-    const step = async (what: string, command: string, args: string[], cwd: string, env: Record<string, string>, isolated = false) => {
+    type Isolation = { egress?: { allowedOrigins: string[] }; scratchBytes?: number };
+    const run = async (what: string, command: string, args: string[], cwd: string, env: Record<string, string>, isolated?: Isolation) => {
       log(`$ ${[command, ...args].join(' ')}`);
-      const result = await options.runner.run({ command, args, cwd, env, timeoutMs: deadline - Date.now(), onLine: log, ...(isolated && { isolated: { writableDir: work } }) });
+      let outOfSpace = false;
+      const onLine = (line: string) => {
+        outOfSpace ||= /No space left on device|ENOSPC/.test(line);
+        log(line);
+      };
+      const result = await options.runner.run({ command, args, cwd, env, timeoutMs: deadline - Date.now(), onLine, ...(isolated && { isolated: { writableDir: work, ...isolated } }) });
       if (result.timedOut) throw new BuildFailure(`the build ran past its limit of ${Math.round(options.timeoutMs() / 1000)} s (during ${what}) and was stopped`);
-      return result.exitCode === 0;
+      return { ...result, outOfSpace };
     };
+    const step = async (...args: Parameters<typeof run>) => (await run(...args)).exitCode === 0;
     try {
       log(`fetching ${job.repository} at ${job.gitHash}`);
       await step('git init', 'git', ['init', '-q'], checkout, gitEnv(home));
@@ -85,18 +155,26 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
       const { templateDir, manifest } = await readManifest(checkout, job.templatePath);
       log(`template.json read: build "${manifest.build.buildCommand}", output ${manifest.build.outputDirectory}`);
       if (existsSync(join(templateDir, 'package-lock.json')) || existsSync(join(templateDir, 'npm-shrinkwrap.json'))) {
-        const env = cleanEnv(home, { npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false' });
-        if (!(await step('npm ci', 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], templateDir, env, true))) throw new BuildFailure('installing dependencies (npm ci) failed');
+        const registry = npmRegistry();
+        // In the environment, the registry overrides the repository's .npmrc: the guard lets exactly this one through.
+        const env = cleanEnv(home, { npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_registry: registry });
+        const installed = await step('npm ci', 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], templateDir, env, { egress: { allowedOrigins: [registry] } });
+        if (!installed) throw new BuildFailure('installing dependencies (npm ci) failed');
       }
       const env = cleanEnv(home, { CI: 'true', NODE_ENV: 'production', ...manifest.build.environmentVariables, ...job.publicEnv });
-      if (!(await step('the build command', 'sh', ['-c', manifest.build.buildCommand], templateDir, env, true))) throw new BuildFailure('the build command failed (non-zero exit)');
-      const files = await collectOutput(checkout, templateDir, manifest.build.outputDirectory);
+      const built = await run('the build command', 'sh', ['-c', manifest.build.buildCommand], templateDir, env, { scratchBytes: scratchMb() * 1024 * 1024 });
+      if (built.exitCode !== 0 && built.outOfSpace) throw new BuildFailure(`the build wrote past its ${scratchMb()} MB of scratch space`);
+      if (built.exitCode !== 0) throw new BuildFailure('the build command failed (non-zero exit)');
+      // In a sandbox the build ran on a copy; what it left there is the checkout now.
+      const root = built.resultDir ?? work;
+      const files = await collectOutput(join(root, 'src'), join(root, relative(work, templateDir)), manifest.build.outputDirectory);
       const bytes = files.reduce((sum, file) => sum + file.bytes, 0);
       await publish(job.subdomain, job.buildId, files);
       log(`published ${files.length} files (${bytes} bytes) to ${job.subdomain}`);
       return { buildId: job.buildId, status: 'success', manifest, fileCount: files.length, bytes };
     } finally {
       await rm(work, { recursive: true, force: true });
+      await rm(`${work}.result`, { recursive: true, force: true });
     }
   }
 
@@ -105,7 +183,8 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
       const logs: string[] = [];
       running.set(job.buildId, logs);
       const log = (line: string) => void logs.push(line);
-      void build(job, log)
+      const queued = (ahead: number) => log(`queued: the build limit is reached (${ahead} builds waiting ahead); it starts when one ends`);
+      void queue.run(job.userId, () => build(job, log), queued)
         .catch((error: unknown): BuildOutcome => {
           if (error instanceof BuildFailure) {
             log(`build failed: ${error.message}`);
@@ -125,6 +204,7 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
     logs: async (build: BuildRecord) => (running.has(build.buildId) ? [...running.get(build.buildId)!] : undefined),
 
     async removeSite(subdomain) {
+      removedSites.add(subdomain);
       const link = join(options.pagesDir, subdomain);
       const target = await readlink(link).catch(() => undefined);
       await rm(link, { force: true });
