@@ -2886,6 +2886,30 @@ export interface components {
             /** @enum {boolean} */
             success: false;
         };
+        FlowCondition: {
+            /** @description a dotted path into the event object, or a field name of the event type */
+            field: string;
+            /** @enum {string} */
+            operator: "equals" | "contains" | "startsWith" | "starts_with" | "endsWith" | "ends_with" | "greaterThan" | "greater_than" | "lessThan" | "less_than" | "exists" | "regex" | "notEquals" | "not_equals" | "notContains" | "not_contains" | "greaterThanOrEqual" | "greater_than_or_equal" | "lessThanOrEqual" | "less_than_or_equal" | "notExists" | "not_exists" | "in" | "notIn" | "not_in";
+            /** @description a string, number, boolean or null, at most 1000 characters; an array for in / not_in; none for exists in scripts and not_exists */
+            value?: unknown;
+        } | {
+            conditions: components["schemas"]["FlowCondition"][];
+            /** @enum {string} */
+            operator: "AND" | "OR" | "and" | "or";
+        };
+        SubscriptionCondition: {
+            /** @description a dotted path into the event object, or a field name of the event type */
+            field: string;
+            /** @enum {string} */
+            operator: "equals" | "not_equals" | "notEquals" | "contains" | "not_contains" | "notContains" | "starts_with" | "startsWith" | "ends_with" | "endsWith" | "greater_than" | "greaterThan" | "less_than" | "lessThan" | "greater_than_or_equal" | "greaterThanOrEqual" | "less_than_or_equal" | "lessThanOrEqual" | "exists" | "not_exists" | "notExists" | "in" | "not_in" | "notIn";
+            /** @description a string, number, boolean or null, at most 1000 characters; an array for in / not_in; none for exists in scripts and not_exists */
+            value?: unknown;
+        } | {
+            conditions: components["schemas"]["SubscriptionCondition"][];
+            /** @enum {string} */
+            operator: "and" | "or" | "AND" | "OR";
+        };
     };
     responses: never;
     parameters: never;
@@ -6044,7 +6068,11 @@ export interface operations {
                  *       "title": "string",
                  *       "description": "string",
                  *       "eventType": "string",
-                 *       "conditions": null,
+                 *       "conditions": {
+                 *         "field": "string",
+                 *         "operator": "equals",
+                 *         "value": null
+                 *       },
                  *       "prompt": "string",
                  *       "recommendedTools": [],
                  *       "scope": "user",
@@ -6053,7 +6081,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    conditions: unknown;
+                    conditions: components["schemas"]["FlowCondition"];
                     description: string;
                     eventType: string;
                     /**
@@ -6061,7 +6089,8 @@ export interface operations {
                      * @enum {string}
                      */
                     executionType?: "llm" | "direct";
-                    prompt: string;
+                    /** @description required for llm flows; a direct flow runs its script and may leave it out */
+                    prompt?: string;
                     /** @default [] */
                     recommendedTools?: string[];
                     /**
@@ -6125,7 +6154,10 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z",
                      *         "pausedAt": "2019-08-24T14:15:22Z",
-                     *         "resumedAt": "2019-08-24T14:15:22Z"
+                     *         "resumedAt": "2019-08-24T14:15:22Z",
+                     *         "warnings": [
+                     *           "string"
+                     *         ]
                      *       },
                      *       "message": "string"
                      *     }
@@ -6179,7 +6211,7 @@ export interface operations {
                             } | {
                                 config: {
                                     eventType: string;
-                                    rootCondition: unknown;
+                                    rootCondition: components["schemas"]["FlowCondition"];
                                 };
                                 /** @enum {string} */
                                 type: "event";
@@ -6187,6 +6219,8 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             userId: string;
+                            /** @description what keeps the flow from running as asked, e.g. an llm flow while no language model is configured; empty when nothing does */
+                            warnings: string[];
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -6314,11 +6348,20 @@ export interface operations {
                  *       "description": "string",
                  *       "schedule": "string",
                  *       "scriptId": "string",
-                 *       "scope": "user"
+                 *       "scope": "user",
+                 *       "executionType": "llm",
+                 *       "prompt": "string",
+                 *       "recommendedTools": [
+                 *         "string"
+                 *       ]
                  *     }
                  */
                 "application/json": {
                     description: string;
+                    /** @enum {string} */
+                    executionType?: "llm" | "direct";
+                    prompt?: string;
+                    recommendedTools?: string[];
                     schedule: string;
                     /**
                      * @default user
@@ -6381,7 +6424,10 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z",
                      *         "pausedAt": "2019-08-24T14:15:22Z",
-                     *         "resumedAt": "2019-08-24T14:15:22Z"
+                     *         "resumedAt": "2019-08-24T14:15:22Z",
+                     *         "warnings": [
+                     *           "string"
+                     *         ]
                      *       },
                      *       "message": "string"
                      *     }
@@ -6435,7 +6481,7 @@ export interface operations {
                             } | {
                                 config: {
                                     eventType: string;
-                                    rootCondition: unknown;
+                                    rootCondition: components["schemas"]["FlowCondition"];
                                 };
                                 /** @enum {string} */
                                 type: "event";
@@ -6443,6 +6489,8 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             userId: string;
+                            /** @description what keeps the flow from running as asked, e.g. an llm flow while no language model is configured; empty when nothing does */
+                            warnings: string[];
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -6789,7 +6837,10 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z",
                      *         "pausedAt": "2019-08-24T14:15:22Z",
-                     *         "resumedAt": "2019-08-24T14:15:22Z"
+                     *         "resumedAt": "2019-08-24T14:15:22Z",
+                     *         "warnings": [
+                     *           "string"
+                     *         ]
                      *       },
                      *       "message": "string"
                      *     }
@@ -6843,7 +6894,7 @@ export interface operations {
                             } | {
                                 config: {
                                     eventType: string;
-                                    rootCondition: unknown;
+                                    rootCondition: components["schemas"]["FlowCondition"];
                                 };
                                 /** @enum {string} */
                                 type: "event";
@@ -6851,6 +6902,8 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             userId: string;
+                            /** @description what keeps the flow from running as asked, e.g. an llm flow while no language model is configured; empty when nothing does */
+                            warnings: string[];
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -7615,7 +7668,7 @@ export interface operations {
                             } | {
                                 config: {
                                     eventType: string;
-                                    rootCondition: unknown;
+                                    rootCondition: components["schemas"]["FlowCondition"];
                                 };
                                 /** @enum {string} */
                                 type: "event";
@@ -7753,13 +7806,17 @@ export interface operations {
                  *       "recommendedTools": [
                  *         "string"
                  *       ],
-                 *       "conditions": null
+                 *       "conditions": {
+                 *         "field": "string",
+                 *         "operator": "equals",
+                 *         "value": null
+                 *       }
                  *     }
                  */
                 "application/json": {
                     /** @description the flow's id */
                     assignmentId?: string;
-                    conditions?: unknown;
+                    conditions?: components["schemas"]["FlowCondition"];
                     description?: string;
                     /** @description the same as assignmentId */
                     flowId?: string;
@@ -7809,7 +7866,7 @@ export interface operations {
                             } | {
                                 config: {
                                     eventType: string;
-                                    rootCondition: unknown;
+                                    rootCondition: components["schemas"]["FlowCondition"];
                                 };
                                 /** @enum {string} */
                                 type: "event";
@@ -17294,7 +17351,11 @@ export interface operations {
                      *             "subscriptionId": "string",
                      *             "eventType": "string",
                      *             "conditions": [
-                     *               null
+                     *               {
+                     *                 "field": "string",
+                     *                 "operator": "equals",
+                     *                 "value": null
+                     *               }
                      *             ],
                      *             "enabled": true,
                      *             "createdAt": "2019-08-24T14:15:22Z",
@@ -17313,7 +17374,7 @@ export interface operations {
                             limit: number;
                             offset: number;
                             subscriptions: {
-                                conditions: unknown[];
+                                conditions: components["schemas"]["SubscriptionCondition"][];
                                 /** Format: date-time */
                                 createdAt: string;
                                 enabled: boolean;
@@ -17477,7 +17538,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @default [] */
-                    conditions?: unknown[];
+                    conditions?: components["schemas"]["SubscriptionCondition"][];
                     /** @default true */
                     enabled?: boolean;
                     eventType: string;
@@ -17822,12 +17883,16 @@ export interface operations {
                  * @example {
                  *       "enabled": true,
                  *       "conditions": [
-                 *         null
+                 *         {
+                 *           "field": "string",
+                 *           "operator": "equals",
+                 *           "value": null
+                 *         }
                  *       ]
                  *     }
                  */
                 "application/json": {
-                    conditions?: unknown[];
+                    conditions?: components["schemas"]["SubscriptionCondition"][];
                     enabled?: boolean;
                 };
             };
@@ -17846,7 +17911,11 @@ export interface operations {
                      *         "subscriptionId": "string",
                      *         "eventType": "string",
                      *         "conditions": [
-                     *           null
+                     *           {
+                     *             "field": "string",
+                     *             "operator": "equals",
+                     *             "value": null
+                     *           }
                      *         ],
                      *         "enabled": true,
                      *         "createdAt": "2019-08-24T14:15:22Z",
@@ -17857,7 +17926,7 @@ export interface operations {
                      */
                     "application/json": {
                         data?: {
-                            conditions: unknown[];
+                            conditions: components["schemas"]["SubscriptionCondition"][];
                             /** Format: date-time */
                             createdAt: string;
                             enabled: boolean;
