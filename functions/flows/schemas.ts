@@ -110,6 +110,8 @@ const Trigger = z.union([
   z.object({ type: z.literal('event'), config: z.object({ eventType: z.string(), rootCondition: z.unknown().meta(ConditionTree) }) }),
 ]);
 
+const Warnings = z.array(z.string()).describe('what keeps the flow from running as asked, e.g. an llm flow while no language model is configured; empty when nothing does');
+
 export const ExecutionResultOutput = z.object({
   executionId: z.string(),
   timestamp: IsoDate,
@@ -140,7 +142,7 @@ export const FlowOutput = z.object({
   updatedAt: IsoDate,
   pausedAt: IsoDate.nullable(),
   resumedAt: IsoDate.nullable(),
-  warnings: z.array(z.string()).describe('what keeps the flow from running as asked, e.g. an llm flow while no language model is configured; empty when nothing does'),
+  warnings: Warnings,
 });
 
 export const UpdatedFlow = z.object({ id: z.string(), title: z.string(), description: z.string(), trigger: Trigger, updatedAt: IsoDate });
@@ -151,9 +153,10 @@ export const DeletedFlow = z.object({ id: z.string(), deleted: z.literal(true), 
 const MinimalItem = z.object({ id: z.string(), title: z.string(), status: z.enum(flowStatuses), triggerType: z.enum(['time', 'event']), isActive: z.boolean() });
 const SummaryItem = MinimalItem.extend({
   description: z.string(), cronExpression: z.string().nullable(), scriptId: z.string().nullable(), executionCount: z.number(), lastExecutedAt: IsoDate.nullable(), createdAt: IsoDate,
+  warnings: Warnings,
 });
 const VariantBItem = z.object({
-  id: z.string(), title: z.string(), description: z.string(), status: z.enum(flowStatuses), trigger: Trigger, executionCount: z.number(), lastExecutedAt: IsoDate.nullable(),
+  id: z.string(), title: z.string(), description: z.string(), status: z.enum(flowStatuses), trigger: Trigger, executionCount: z.number(), lastExecutedAt: IsoDate.nullable(), warnings: Warnings,
 });
 /** Variant A's `data`; variant B answers an array of VariantBItem with `meta {total, limit, offset}` beside `data`. */
 export const SearchFlowsOutput = z.union([z.object({ count: z.number(), flows: z.array(z.union([SummaryItem, MinimalItem])) }), z.array(VariantBItem)]);

@@ -38,7 +38,7 @@ const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export function createFlowService(deps: FlowServiceDeps) {
   const { flows, clock } = deps;
-  const search = createFlowSearch(flows);
+  const search = createFlowSearch(flows, deps.llmConfigured);
 
   async function owned(caller: Caller, flowId: string): Promise<FlowItem> {
     const flow = await flows.get(flowId);

@@ -278,6 +278,18 @@ describe('flows: llm flows without a model', () => {
     expect((await post(user, 'searchFlows', {})).body.data.count).toBe(2);
   });
 
+  it('shows the warning on the summary and variant B items of searchFlows', async () => {
+    // Prepare
+    const user = await api.givenUser();
+    const created = (await withoutModel(() => post(user, 'createEventFlow', eventFlowInput()))).body.data;
+    // Act
+    const [summary, variantB] = await withoutModel(async () => [await post(user, 'searchFlows', { detail: 'summary' }), await post(user, 'searchFlows', { query: '' })]);
+    // Assess
+    const warned = { id: created.id, warnings: [expect.stringContaining('LLM_NOT_CONFIGURED')] };
+    expect(summary!.body.data.flows).toEqual([expect.objectContaining(warned)]);
+    expect(variantB!.body.data).toEqual([expect.objectContaining(warned)]);
+  });
+
   it('takes a prompt as the interface default for a time flow, and warns about nothing on a direct flow', async () => {
     // Prepare
     const user = await api.givenUser();

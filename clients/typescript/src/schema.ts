@@ -7615,7 +7615,10 @@ export interface operations {
                      *             "scriptId": "string",
                      *             "executionCount": 0,
                      *             "lastExecutedAt": "2019-08-24T14:15:22Z",
-                     *             "createdAt": "2019-08-24T14:15:22Z"
+                     *             "createdAt": "2019-08-24T14:15:22Z",
+                     *             "warnings": [
+                     *               "string"
+                     *             ]
                      *           }
                      *         ]
                      *       },
@@ -7641,6 +7644,8 @@ export interface operations {
                                 title: string;
                                 /** @enum {string} */
                                 triggerType: "time" | "event";
+                                /** @description what keeps the flow from running as asked, e.g. an llm flow while no language model is configured; empty when nothing does */
+                                warnings: string[];
                             } | {
                                 id: string;
                                 isActive: boolean;
@@ -7673,6 +7678,8 @@ export interface operations {
                                 /** @enum {string} */
                                 type: "event";
                             };
+                            /** @description what keeps the flow from running as asked, e.g. an llm flow while no language model is configured; empty when nothing does */
+                            warnings: string[];
                         }[];
                         message?: string;
                         /** @enum {boolean} */
