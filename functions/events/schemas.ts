@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
+import { IsoDate, OpaqueId, componentRef, pagination } from '#platform/schemas.js';
+import { documentConditionTree } from './conditions/schema.js';
+import { scriptDialect } from './conditions/script-dialect.js';
 import { dateRange, ordered, orderedRange } from '#functions/scripts/schemas.js';
 import { EventType } from './event-types.js';
 
@@ -10,7 +12,13 @@ const SubscriptionId = OpaqueId;
  * Conditions are checked by the condition engine (operators, value types, depth, and the 50-condition count, which it
  * reports as `{field: 'conditions.50', value: 51}` wherever the 51st sits); here only their container.
  */
-const Conditions = z.array(z.unknown());
+documentConditionTree(
+  'SubscriptionCondition',
+  scriptDialect,
+  'A subscription condition: a leaf {field, operator, value} or a group {operator: and | or, conditions: condition[]}; the list of them is combined with AND. Operators take both spellings (starts_with or startsWith).',
+);
+const Condition = z.unknown().meta(componentRef('SubscriptionCondition'));
+const Conditions = z.array(Condition);
 
 export const PublishedEvent = z.object({ eventId: z.string() });
 
@@ -34,7 +42,7 @@ export const CreatedSubscription = z.object({ subscriptionId: z.string(), eventT
 export const Subscription = z.object({
   subscriptionId: z.string(),
   eventType: z.string(),
-  conditions: z.array(z.unknown()),
+  conditions: z.array(Condition),
   enabled: z.boolean(),
   createdAt: IsoDate,
   updatedAt: IsoDate,

@@ -1,8 +1,8 @@
 // The interface's flow conditions as a dialect of the shared condition engine (functions/events/conditions): groups
 // AND / OR, the flow operators, and per event type the field names of the interface's table as aliases of dotted
 // paths into the event object; any other name is read as a dotted path.
-import { type Dialect, type OperatorSpec, type Predicate, type Scalar, compileConditionTree } from '#functions/events/conditions/engine.js';
-import { asNumber } from '#functions/events/conditions/script-dialect.js';
+import { type Dialect, type OperatorSpec, type Predicate, type Scalar, compileConditionTree, withBothSpellings } from '#functions/events/conditions/engine.js';
+import { asNumber, isIn, not } from '#functions/events/conditions/script-dialect.js';
 import { compileRegex, regexProblem } from './regex-safety.js';
 
 /** Fields by event type. */
@@ -62,16 +62,27 @@ const regex: OperatorSpec = {
   },
 };
 
-export const flowOperators: Record<string, OperatorSpec> = {
-  equals: { value: 'scalar', build: (value: Scalar) => (actual) => actual === value },
+const equals: OperatorSpec = { value: 'scalar', build: (value: Scalar) => (actual) => actual === value };
+const exists: OperatorSpec = { value: 'boolean', build: (wanted: boolean) => (actual) => (actual !== undefined && actual !== null) === wanted };
+
+/** The interface's flow operators, then the script operators it lists for subscriptions, so one tree reads the same in both. */
+export const flowOperators: Record<string, OperatorSpec> = withBothSpellings({
+  equals,
   contains,
   startsWith: stringTest((actual, value) => actual.startsWith(value)),
   endsWith: stringTest((actual, value) => actual.endsWith(value)),
   greaterThan: compare((difference) => difference > 0),
   lessThan: compare((difference) => difference < 0),
-  exists: { value: 'boolean', build: (wanted: boolean) => (actual) => (actual !== undefined && actual !== null) === wanted },
+  exists,
   regex,
-};
+  notEquals: not(equals),
+  notContains: not(contains),
+  greaterThanOrEqual: compare((difference) => difference >= 0),
+  lessThanOrEqual: compare((difference) => difference <= 0),
+  notExists: { value: 'none', build: () => (actual) => actual === undefined || actual === null },
+  in: isIn,
+  notIn: not(isIn),
+});
 
 const dialects = new Map<string, Dialect>();
 

@@ -5,7 +5,7 @@ import type { Clock } from '#platform/clock.js';
 import { AppError } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
 import { runAgent } from './llm-agent.js';
-import { type ExecutionResult, type FlowItem, flowLimits } from './model.js';
+import { type ExecutionResult, type FlowItem, configureModelHint, flowLimits } from './model.js';
 import type { FlowScriptRunner, LanguageModel, ToolCatalog } from './ports.js';
 
 /** A timer that can be replaced in tests, so they drive the deadline instead of waiting for it. */
@@ -87,9 +87,11 @@ export function createExecutor(deps: ExecutorDeps) {
   async function llm({ flow, data }: RunInput, deadlineMs: number): Promise<Outcome> {
     const model = deps.model();
     if (!model) {
-      return failed('LLM_NOT_CONFIGURED', 'no language model is configured: set LLM_BASE_URL and LLM_MODEL (OpenAI-compatible) or LLM_PROVIDER=bedrock and LLM_MODEL');
+      return failed('LLM_NOT_CONFIGURED', `no language model is configured: ${configureModelHint}`);
     }
-    const { tools, unknown } = await deps.tools.resolve(flow.userId, flow.recommendedTools, flow.flowId);
+    // An llm time flow names its script as the interface asks: the model is offered it beside the recommended tools.
+    const offered = flow.scriptId && !flow.recommendedTools.includes(flow.scriptId) ? [flow.scriptId, ...flow.recommendedTools] : flow.recommendedTools;
+    const { tools, unknown } = await deps.tools.resolve(flow.userId, offered, flow.flowId);
     const outcome = await runAgent({
       model, prompt: flow.prompt ?? '', trigger: data, tools, unknownTools: unknown,
       remainingMs: () => deadlineMs - deps.clock.now(),

@@ -26,6 +26,15 @@ export type FlowScope = (typeof flowScopes)[number];
 export const executionTypes = ['llm', 'direct'] as const;
 export type ExecutionType = (typeof executionTypes)[number];
 
+/** How an operator configures a model: the warning on an llm flow and the LLM_NOT_CONFIGURED failure of its runs both say it. */
+export const configureModelHint = 'set LLM_BASE_URL and LLM_MODEL (any OpenAI-compatible endpoint) or LLM_PROVIDER=bedrock and LLM_MODEL';
+
+/** What getFlow and the create operations warn about: an llm flow while no model is configured runs, and fails every run. */
+export function flowWarnings(flow: Pick<FlowItem, 'executionType'>, llmConfigured: boolean): string[] {
+  if (flow.executionType !== 'llm' || llmConfigured) return [];
+  return [`no language model is configured on this platform: every run of this llm flow fails with LLM_NOT_CONFIGURED until the operator ${configureModelHint}`];
+}
+
 export type FlowTrigger =
   | { type: 'time'; config: { cronExpression: string } }
   | { type: 'event'; config: { eventType: string; rootCondition: unknown } };
@@ -75,7 +84,7 @@ export interface ExecutionResult {
 export const eventKeyOf = (userId: string, eventType: string) => `${userId}#${eventType}`;
 
 /** The full record of getFlow and of the create operations. */
-export function flowView(flow: FlowItem, executionResults: ExecutionResult[]) {
+export function flowView(flow: FlowItem, executionResults: ExecutionResult[], warnings: string[]) {
   return {
     id: flow.flowId,
     userId: flow.userId,
@@ -95,6 +104,7 @@ export function flowView(flow: FlowItem, executionResults: ExecutionResult[]) {
     updatedAt: flow.updatedAt,
     pausedAt: flow.pausedAt ?? null,
     resumedAt: flow.resumedAt ?? null,
+    warnings,
   };
 }
 

@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import { EventType } from '#functions/events/event-types.js';
 import { dateRange, ordered, orderedRange } from '#functions/scripts/schemas.js';
-import { CostUsd, DurationMs, IsoDate, pagination } from '#platform/schemas.js';
+import { documentConditionTree } from '#functions/events/conditions/schema.js';
+import { CostUsd, DurationMs, IsoDate, componentRef, pagination } from '#platform/schemas.js';
+import { flowDialect } from './conditions.js';
 import { executionTypes, flowLimits, flowScopes, flowStatuses } from './model.js';
 
 const FlowId = z.string().trim().min(1).max(100);
@@ -15,17 +17,37 @@ const ScriptId = z.string().trim().min(1).max(100);
 const Scope = z.enum(flowScopes);
 /** A resource (`name` or `name.method`, by name or id) or a script (id or name) the model may use. */
 const RecommendedTools = z.array(z.string().trim().min(1).max(200)).max(flowLimits.recommendedTools);
-/** The condition engine checks the tree (operators, values, depth, count, sizes) with the flow's event type. */
-const Conditions = z.unknown().refine((value) => value !== undefined, 'conditions is required');
+documentConditionTree(
+  'FlowCondition',
+  flowDialect(''),
+  "A node of a flow's condition tree: a group {operator: AND | OR, conditions: node[]} or a leaf {field, operator, value}. Operators take both spellings (startsWith or starts_with); contains is case-insensitive; exists takes true or false; an empty root group matches every event of the type.",
+);
+const ConditionTree = componentRef('FlowCondition');
 
-export const CreateTimeFlowInput = z.strictObject({ title: Title, description: Description, schedule: Schedule, scriptId: ScriptId, scope: Scope.default('user') });
+/** The condition engine checks the tree (operators, values, depth, count, sizes) with the flow's event type. */
+const Conditions = z.unknown().refine((value) => value !== undefined, 'conditions is required').meta(ConditionTree);
+
+/**
+ * The interface names a script for every time flow. Without `executionType` it is `direct` (runs the script), unless a
+ * `prompt` is given: then it is the interface's default `llm`, and the model is offered the script as a tool.
+ */
+export const CreateTimeFlowInput = z.strictObject({
+  title: Title,
+  description: Description,
+  schedule: Schedule,
+  scriptId: ScriptId,
+  scope: Scope.default('user'),
+  executionType: z.enum(executionTypes).optional(),
+  prompt: Prompt.optional(),
+  recommendedTools: RecommendedTools.optional(),
+});
 
 export const CreateEventFlowInput = z.strictObject({
   title: Title,
   description: Description,
   eventType: EventType,
   conditions: Conditions,
-  prompt: Prompt,
+  prompt: Prompt.optional().describe('required for llm flows; a direct flow runs its script and may leave it out'),
   recommendedTools: RecommendedTools.default([]),
   scope: Scope.default('user'),
   executionType: z.enum(executionTypes).default('llm'),
@@ -53,7 +75,7 @@ export const UpdateFlowInput = z
     schedule: Schedule.optional(),
     prompt: Prompt.optional(),
     recommendedTools: RecommendedTools.optional(),
-    conditions: z.unknown().optional(),
+    conditions: z.unknown().meta(ConditionTree).optional(),
   })
   .refine((input) => Object.keys(input).some((key) => key !== 'assignmentId' && key !== 'flowId' && input[key as keyof typeof input] !== undefined), {
     message: 'give at least one of title, description, schedule, prompt, recommendedTools, conditions',
@@ -85,8 +107,10 @@ export type SearchFlowsInput = z.output<typeof SearchFlowsInput>;
 
 const Trigger = z.union([
   z.object({ type: z.literal('time'), config: z.object({ cronExpression: z.string() }) }),
-  z.object({ type: z.literal('event'), config: z.object({ eventType: z.string(), rootCondition: z.unknown() }) }),
+  z.object({ type: z.literal('event'), config: z.object({ eventType: z.string(), rootCondition: z.unknown().meta(ConditionTree) }) }),
 ]);
+
+const Warnings = z.array(z.string()).describe('what keeps the flow from running as asked, e.g. an llm flow while no language model is configured; empty when nothing does');
 
 export const ExecutionResultOutput = z.object({
   executionId: z.string(),
@@ -118,6 +142,7 @@ export const FlowOutput = z.object({
   updatedAt: IsoDate,
   pausedAt: IsoDate.nullable(),
   resumedAt: IsoDate.nullable(),
+  warnings: Warnings,
 });
 
 export const UpdatedFlow = z.object({ id: z.string(), title: z.string(), description: z.string(), trigger: Trigger, updatedAt: IsoDate });
@@ -128,9 +153,10 @@ export const DeletedFlow = z.object({ id: z.string(), deleted: z.literal(true), 
 const MinimalItem = z.object({ id: z.string(), title: z.string(), status: z.enum(flowStatuses), triggerType: z.enum(['time', 'event']), isActive: z.boolean() });
 const SummaryItem = MinimalItem.extend({
   description: z.string(), cronExpression: z.string().nullable(), scriptId: z.string().nullable(), executionCount: z.number(), lastExecutedAt: IsoDate.nullable(), createdAt: IsoDate,
+  warnings: Warnings,
 });
 const VariantBItem = z.object({
-  id: z.string(), title: z.string(), description: z.string(), status: z.enum(flowStatuses), trigger: Trigger, executionCount: z.number(), lastExecutedAt: IsoDate.nullable(),
+  id: z.string(), title: z.string(), description: z.string(), status: z.enum(flowStatuses), trigger: Trigger, executionCount: z.number(), lastExecutedAt: IsoDate.nullable(), warnings: Warnings,
 });
 /** Variant A's `data`; variant B answers an array of VariantBItem with `meta {total, limit, offset}` beside `data`. */
 export const SearchFlowsOutput = z.union([z.object({ count: z.number(), flows: z.array(z.union([SummaryItem, MinimalItem])) }), z.array(VariantBItem)]);

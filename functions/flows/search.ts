@@ -2,12 +2,12 @@
 // `trigger`, `scope`; variant A otherwise. A user has at most 1,000 flows: their searchable fields come from a
 // per-process cache that one consistent read of the owner's revision validates, the filters run here, and only
 // the page's execution counters (which change with every run) are read fresh.
-import type { FlowItem } from './model.js';
+import { type FlowItem, flowWarnings } from './model.js';
 import type { SearchFlowsInput } from './schemas.js';
 import type { FlowCounters, FlowStore } from './store.js';
 
 /** What the filters and both variants show, but the execution counters; the prompt and runs stay in the table. */
-export const searchedFields = ['flowId', 'title', 'description', 'status', 'scope', 'trigger', 'scriptId', 'createdAt'] as const;
+export const searchedFields = ['flowId', 'title', 'description', 'status', 'scope', 'trigger', 'scriptId', 'executionType', 'createdAt'] as const;
 type SearchedFlow = Pick<FlowItem, (typeof searchedFields)[number]>;
 
 const defaultLimit = { A: 20, B: 50 } as const;
@@ -29,7 +29,8 @@ function matchesB(flow: SearchedFlow, input: SearchFlowsInput, query: string | u
 
 const minimal = (flow: SearchedFlow) => ({ id: flow.flowId, title: flow.title, status: flow.status, triggerType: flow.trigger.type, isActive: flow.status === 'active' });
 
-export function createFlowSearch(flows: Pick<FlowStore, 'getOwner' | 'listByUser' | 'counters'>) {
+/** `llmConfigured`: read per search, as getFlow does, for the warnings of the summary and variant B items. */
+export function createFlowSearch(flows: Pick<FlowStore, 'getOwner' | 'listByUser' | 'counters'>, llmConfigured: () => boolean) {
   const cache = new Map<string, { revision: number; items: SearchedFlow[] }>();
 
   async function flowsOf(userId: string): Promise<SearchedFlow[]> {
@@ -58,16 +59,20 @@ export function createFlowSearch(flows: Pick<FlowStore, 'getOwner' | 'listByUser
         const limit = input.limit ?? defaultLimit.B;
         const page = matching.slice(input.offset, input.offset + limit);
         const counters = await countersOf(page);
-        const data = page.map((flow) => ({ id: flow.flowId, title: flow.title, description: flow.description, status: flow.status, trigger: flow.trigger, ...counters(flow) }));
+        const configured = llmConfigured();
+        const data = page.map((flow) => ({
+          id: flow.flowId, title: flow.title, description: flow.description, status: flow.status, trigger: flow.trigger, ...counters(flow), warnings: flowWarnings(flow, configured),
+        }));
         return { variant: 'B' as const, data, meta: { total: matching.length, limit, offset: input.offset } };
       }
       const matching = mine.filter((flow) => (!input.status || flow.status === input.status) && (!input.triggerType || flow.trigger.type === input.triggerType));
       const page = matching.slice(input.offset, input.offset + (input.limit ?? defaultLimit.A));
       if (input.detail !== 'summary') return { variant: 'A' as const, data: { count: matching.length, flows: page.map(minimal) } };
       const counters = await countersOf(page);
+      const configured = llmConfigured();
       const flowsOut = page.map((flow) => ({
         ...minimal(flow), description: flow.description, cronExpression: flow.trigger.type === 'time' ? flow.trigger.config.cronExpression : null, scriptId: flow.scriptId,
-        ...counters(flow), createdAt: flow.createdAt,
+        ...counters(flow), createdAt: flow.createdAt, warnings: flowWarnings(flow, configured),
       }));
       return { variant: 'A' as const, data: { count: matching.length, flows: flowsOut } };
     },

@@ -12,7 +12,7 @@ import { compileFlowConditions } from './conditions.js';
 import type { ExecutionStore } from './execution-store.js';
 import type { FlowLongRuns } from './long-runs.js';
 import { flowSchedule, flowScheduleName, retryName } from './internal-events.js';
-import { type FlowItem, type FlowTrigger, eventKeyOf, flowLimits, flowView, nextRevision } from './model.js';
+import { type ExecutionResult, type ExecutionType, type FlowItem, type FlowTrigger, eventKeyOf, flowLimits, flowView, flowWarnings, nextRevision } from './model.js';
 import type { FlowScriptRunner } from './ports.js';
 import type { CreateEventFlowInput, CreateTimeFlowInput, SearchFlowsInput, UpdateFlowInput } from './schemas.js';
 import { createFlowSearch } from './search.js';
@@ -27,7 +27,7 @@ export interface FlowServiceDeps {
   /** runFlow: within the run wait, or on in the background. */
   longRuns: Pick<FlowLongRuns, 'run'>;
   clock: Clock;
-  /** Whether a language model is configured now: an llm flow without one would fail on every event. */
+  /** Whether a language model is configured now: an llm flow is still created without one, with a warning, and its runs fail. */
   llmConfigured: () => boolean;
 }
 
@@ -38,7 +38,7 @@ const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export function createFlowService(deps: FlowServiceDeps) {
   const { flows, clock } = deps;
-  const search = createFlowSearch(flows);
+  const search = createFlowSearch(flows, deps.llmConfigured);
 
   async function owned(caller: Caller, flowId: string): Promise<FlowItem> {
     const flow = await flows.get(flowId);
@@ -47,6 +47,13 @@ export function createFlowService(deps: FlowServiceDeps) {
   }
 
   const after = (previous: string) => nextRevision(previous, clock.nowIso());
+
+  // Read per answer: a model configured (or removed) later changes the warning without touching the flow.
+  const view = (flow: FlowItem, results: ExecutionResult[]) => flowView(flow, results, flowWarnings(flow, deps.llmConfigured()));
+
+  function requirePromptForLlm(executionType: ExecutionType, prompt: string | undefined) {
+    if (executionType === 'llm' && prompt === undefined) throw new ValidationError('prompt', null, 'an llm flow follows its prompt: give one, or use executionType "direct" to run the script alone');
+  }
 
   async function requireRunnable(userId: string, scriptId: string) {
     if (!(await deps.scripts.canRun(userId, scriptId))) throw new NotFoundError('scriptId', scriptId, 'script');
@@ -91,10 +98,14 @@ export function createFlowService(deps: FlowServiceDeps) {
   return {
     async createTimeFlow(caller: Caller, input: z.output<typeof CreateTimeFlowInput>) {
       const cron = parseCron(input.schedule, 'schedule');
+      const executionType = input.executionType ?? (input.prompt === undefined ? 'direct' : 'llm');
+      requirePromptForLlm(executionType, input.prompt);
+      const recommendedTools = input.recommendedTools ?? [];
+      if (executionType === 'direct' && recommendedTools.length) throw new ValidationError('recommendedTools', input.recommendedTools, 'only llm flows offer tools to a model');
       await requireRunnable(caller.userId, input.scriptId);
       const flow = newFlow(caller, {
         title: input.title, description: input.description, scope: input.scope, trigger: { type: 'time', config: { cronExpression: cron.expression } },
-        scriptId: input.scriptId, executionType: 'direct', prompt: null, recommendedTools: [],
+        scriptId: input.scriptId, executionType, prompt: input.prompt ?? null, recommendedTools,
       });
       await admit(flow);
       try {
@@ -103,28 +114,26 @@ export function createFlowService(deps: FlowServiceDeps) {
         await flows.remove(flow);
         throw error;
       }
-      return flowView(flow, []);
+      return view(flow, []);
     },
 
     async createEventFlow(caller: Caller, input: z.output<typeof CreateEventFlowInput>) {
       compileFlowConditions(input.conditions, input.eventType);
       if (input.executionType === 'direct' && !input.scriptId) throw new ValidationError('scriptId', null, 'a direct flow names the scriptId it runs');
       if (input.executionType === 'llm' && input.scriptId) throw new ValidationError('scriptId', input.scriptId, 'an llm flow runs no script of its own; name scripts in recommendedTools');
-      if (input.executionType === 'llm' && !deps.llmConfigured()) {
-        throw new ValidationError('executionType', 'llm', 'no language model is configured on this platform, so an llm flow could never run: use executionType "direct" with a scriptId, or ask the operator to set LLM_BASE_URL and LLM_MODEL (or LLM_PROVIDER=bedrock and LLM_MODEL)');
-      }
+      requirePromptForLlm(input.executionType, input.prompt);
       if (input.scriptId) await requireRunnable(caller.userId, input.scriptId);
       const flow = newFlow(caller, {
         title: input.title, description: input.description, scope: input.scope, trigger: { type: 'event', config: { eventType: input.eventType, rootCondition: input.conditions } },
-        scriptId: input.scriptId ?? null, executionType: input.executionType, prompt: input.prompt, recommendedTools: input.recommendedTools,
+        scriptId: input.scriptId ?? null, executionType: input.executionType, prompt: input.prompt ?? null, recommendedTools: input.recommendedTools,
       });
       await admit(flow);
-      return flowView(flow, []);
+      return view(flow, []);
     },
 
     async get(caller: Caller, flowId: string) {
       const flow = await owned(caller, flowId);
-      return flowView(flow, await deps.executions.listResults(flowId, clock.now()));
+      return view(flow, await deps.executions.listResults(flowId, clock.now()));
     },
 
     async update(caller: Caller, input: z.output<typeof UpdateFlowInput>) {
@@ -140,7 +149,7 @@ export function createFlowService(deps: FlowServiceDeps) {
           compileFlowConditions(input.conditions, flow.trigger.config.eventType);
           patch.trigger = { type: 'event', config: { eventType: flow.trigger.config.eventType, rootCondition: input.conditions } };
         }
-        if (input.prompt !== undefined && flow.trigger.type !== 'event') throw new ValidationError('prompt', input.prompt, 'time flows run their script and follow no prompt');
+        if (input.prompt !== undefined && flow.trigger.type === 'time' && flow.executionType === 'direct') throw new ValidationError('prompt', input.prompt, 'a direct time flow runs its script and follows no prompt');
         if (input.prompt !== undefined) patch.prompt = input.prompt;
         if (input.recommendedTools !== undefined && flow.executionType !== 'llm') throw new ValidationError('recommendedTools', input.recommendedTools, 'only llm flows offer tools to a model');
         if (input.recommendedTools !== undefined) patch.recommendedTools = input.recommendedTools;

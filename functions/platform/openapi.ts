@@ -3,6 +3,7 @@
 import { sample } from 'openapi-sampler';
 import { z } from 'zod';
 import type { Route } from './route.js';
+import { openApiComponents } from './schemas.js';
 
 type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; [key: string]: unknown };
 
@@ -11,7 +12,13 @@ const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
   return json;
 };
 
-const exampleOf = (schema: JsonSchema): unknown => sample(schema as never, { skipReadOnly: true, quiet: true });
+/** The named shapes the areas registered (condition trees); `$id` is JSON Schema, not OpenAPI 3.0. */
+function componentSchemas(): Record<string, JsonSchema> {
+  const { schemas } = z.toJSONSchema(openApiComponents, { target: 'openapi-3.0', io: 'input', unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` }) as { schemas: Record<string, JsonSchema> };
+  return Object.fromEntries(Object.entries(schemas).map(([id, { $id: _ignored, ...schema }]) => [id, schema]));
+}
+
+const exampleOf = (schema: JsonSchema, components: Record<string, JsonSchema>): unknown => sample(schema as never, { skipReadOnly: true, quiet: true }, { components: { schemas: components } } as never);
 
 const errorEnvelope: JsonSchema = {
   type: 'object',
@@ -50,7 +57,7 @@ function errorResponse(code: string, description: string, message: string, detai
 }
 
 /** The error answers a route can give, from what it declares: input, authentication, scopes, path parameters. */
-function errorResponses(route: Route, pathParams: string[]) {
+function errorResponses(route: Route, pathParams: string[], components: Record<string, JsonSchema>) {
   const responses: Record<string, unknown> = {};
   if (route.input) responses['400'] = errorResponse('VALIDATION_ERROR', 'invalid input: `details.field` names it, nothing was changed', 'name: Too small: expected string to have >=1 characters', { field: 'name', value: '' });
   if (route.auth !== 'public') responses['401'] = errorResponse('UNAUTHORIZED', 'missing, unknown or revoked key', 'a valid API key is required');
@@ -60,7 +67,7 @@ function errorResponses(route: Route, pathParams: string[]) {
   if (pathParams.length) responses['404'] = errorResponse('NOT_FOUND', "no such object, or another user's private one", `${pathParams[0]} not found`, { [pathParams[0]!]: 'x' });
   if (route.paymentRequired) {
     const schema = toSchema(route.paymentRequired, 'output');
-    responses['402'] = { description: 'payment required: pay one of `accepts` and repeat the request with `X-PAYMENT`', content: { 'application/json': { schema, example: exampleOf(schema) } } };
+    responses['402'] = { description: 'payment required: pay one of `accepts` and repeat the request with `X-PAYMENT`', content: { 'application/json': { schema, example: exampleOf(schema, components) } } };
   }
   if (route.auth === 'apiKey') responses['429'] = errorResponse('RATE_LIMITED', 'too many requests: wait `Retry-After` seconds', 'rate limit of 1000 requests per minute exceeded', { limit: 1000, retryAfter: 12 });
   responses['500'] = errorResponse('INTERNAL_ERROR', 'unexpected failure: quote the `X-Request-Id` response header', 'internal error; quote the X-Request-Id response header to support');
@@ -72,7 +79,7 @@ function describe(route: Route): string {
   return [route.description ?? `${route.summary}.`, authText[route.auth], scopes].filter(Boolean).join('\n\n');
 }
 
-function operation(route: Route) {
+function operation(route: Route, components: Record<string, JsonSchema>) {
   const pathParams = [...route.path.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1]!);
   const input = route.input ? toSchema(route.input, 'input') : { type: 'object', properties: {} };
   const properties = input.properties ?? {};
@@ -99,19 +106,20 @@ function operation(route: Route) {
     ...(parameters.length && { parameters }),
     ...(!inQuery &&
       Object.keys(bodyProperties).length && {
-        requestBody: { required: bodyRequired.length > 0, content: { 'application/json': { schema: bodySchema, example: exampleOf(bodySchema) } } },
+        requestBody: { required: bodyRequired.length > 0, content: { 'application/json': { schema: bodySchema, example: exampleOf(bodySchema, components) } } },
       }),
     responses: {
-      [success]: { description: 'success', content: { 'application/json': { schema: successSchema, example: exampleOf(successSchema) } } },
-      ...(acceptedSchema && { '202': { description: route.accepted!.description, content: { 'application/json': { schema: acceptedSchema, example: exampleOf(acceptedSchema) } } } }),
-      ...errorResponses(route, pathParams),
+      [success]: { description: 'success', content: { 'application/json': { schema: successSchema, example: exampleOf(successSchema, components) } } },
+      ...(acceptedSchema && { '202': { description: route.accepted!.description, content: { 'application/json': { schema: acceptedSchema, example: exampleOf(acceptedSchema, components) } } } }),
+      ...errorResponses(route, pathParams, components),
     },
   };
 }
 
 export function buildOpenApiDocument(routes: Route[], serverUrl: string, version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
+  const components = componentSchemas();
+  for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, components);
   return {
     openapi: '3.0.3',
     info: {
@@ -128,7 +136,7 @@ export function buildOpenApiDocument(routes: Route[], serverUrl: string, version
         BearerKey: { type: 'http', scheme: 'bearer', description: 'the same API key as a bearer token' },
         AdminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-Key' },
       },
-      schemas: { ErrorEnvelope: errorEnvelope },
+      schemas: { ErrorEnvelope: errorEnvelope, ...components },
     },
   };
 }

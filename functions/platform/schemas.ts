@@ -41,3 +41,9 @@ export const RunningRun = z.object({
 export const DurationMs = z.number().describe('duration in milliseconds');
 export const MemoryMb = z.number().describe('memory in megabytes');
 export const CostUsd = z.number().describe('cost in US dollars');
+
+/** Named shapes of the OpenAPI document (`components.schemas`), for what is recursive or shared: a route's field points at one with `componentRef`. */
+export const openApiComponents = z.registry<{ id: string; description: string }>();
+
+/** The `$ref` to a named shape, as a field's metadata: `z.unknown().meta(componentRef('FlowCondition'))`. */
+export const componentRef = (id: string) => ({ $ref: `#/components/schemas/${id}` });

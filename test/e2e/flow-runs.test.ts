@@ -131,6 +131,28 @@ describe('flows: llm execution', () => {
     expect(upstream.received.map((request) => `${request.method} ${request.url}`)).toContain('GET /forecast/Paris');
   });
 
+  it('fails every run of an llm flow created without a model at once with LLM_NOT_CONFIGURED, calling neither model nor tools', async () => {
+    // Prepare
+    const user = await api.givenUser();
+    const scriptId = await scripts.givenScript(user);
+    const requestsBefore = llm.requests.length;
+    const eventFlow = await givenEventFlow(api, user, { conditions: { field: 'subject', operator: 'contains', value: 'urgent' }, recommendedTools: [scriptId] });
+    const timeFlow = await givenTimeFlow(api, user, scriptId, { executionType: 'llm', prompt: 'Run the script and report' });
+    // Act
+    await publish(user, sampleInput('mailapp.email_received'));
+    const ranOnEvent = await waitForExecutions(api, user, eventFlow.id, 1);
+    const ranNow = await post(user, 'runFlow', { assignmentId: timeFlow.id });
+    const history = await api.as(user.apiKey).get(`/api/sdk/v1/executions?flowId=${eventFlow.id}`);
+    // Assess
+    const notConfigured = { status: 'failed', result: null, cost: 0, error: { code: 'LLM_NOT_CONFIGURED', message: expect.stringContaining('LLM_BASE_URL') } };
+    expect(eventFlow.warnings).toEqual([expect.stringContaining('LLM_NOT_CONFIGURED')]);
+    expect(ranOnEvent.executionResults).toEqual([expect.objectContaining(notConfigured)]);
+    expect(ranNow.body.data).toMatchObject(notConfigured);
+    expect(history.body.data.executions).toEqual([expect.objectContaining({ kind: 'flow', flowId: eventFlow.id, status: 'failed', error: notConfigured.error })]);
+    expect(llm.requests).toHaveLength(requestsBefore);
+    expect(await scripts.runsOf(user, scriptId)).toHaveLength(0);
+  });
+
   it('fails the execution with LLM_NOT_CONFIGURED when the model was removed after the flow was created', async () => {
     // Prepare
     const user = await api.givenUser();

@@ -50,7 +50,7 @@ describe('flows: searchFlows', () => {
     expect(summary.body.data.flows).toEqual([
       {
         id: flows[2]!.id, title: 'Daily digest', status: 'active', triggerType: 'time', isActive: true, description: 'Collects the news', cronExpression: '0 9 * * 1-5',
-        scriptId: flows[2]!.scriptId, executionCount: 0, lastExecutedAt: null, createdAt: flows[2]!.createdAt,
+        scriptId: flows[2]!.scriptId, executionCount: 0, lastExecutedAt: null, createdAt: flows[2]!.createdAt, warnings: [],
       },
     ]);
   });
@@ -65,7 +65,7 @@ describe('flows: searchFlows', () => {
     expect(byQuery.body).toEqual({ success: true, data: expect.any(Array), meta: { total: 2, limit: 50, offset: 0 } });
     expect(ids(byQuery.body.data)).toEqual([flows[0]!.id, flows[2]!.id]);
     expect(byQuery.body.data[1]).toEqual({
-      id: flows[2]!.id, title: 'Daily digest', description: 'Collects the news', status: 'active', trigger: flows[2]!.trigger, executionCount: 0, lastExecutedAt: null,
+      id: flows[2]!.id, title: 'Daily digest', description: 'Collects the news', status: 'active', trigger: flows[2]!.trigger, executionCount: 0, lastExecutedAt: null, warnings: [],
     });
     expect(ids(byTrigger.body.data)).toEqual([flows[1]!.id]);
     expect(ids(byScope.body.data)).toEqual([flows[1]!.id]);

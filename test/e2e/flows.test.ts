@@ -37,7 +37,7 @@ describe('flows: create and read', () => {
     expect(created.body.data).toEqual({
       id: expect.stringMatching(/^flw_/), userId: owner.userId, title: 'Weekday report', description: 'Sends the report every weekday at 9', status: 'active', scope: 'team',
       trigger: { type: 'time', config: { cronExpression: '0 9 * * 1-5' } }, scriptId, executionType: 'direct', prompt: null, recommendedTools: [],
-      executionCount: 0, executionResults: [], lastExecutedAt: null, createdAt: expect.any(String), updatedAt: expect.any(String), pausedAt: null, resumedAt: null,
+      executionCount: 0, executionResults: [], lastExecutedAt: null, createdAt: expect.any(String), updatedAt: expect.any(String), pausedAt: null, resumedAt: null, warnings: [],
     });
     expect(read.body.data).toEqual(created.body.data);
     expect(scheduleOf(created.body.data.id)).toMatchObject({ cronExpression: '0 9 * * 1-5', enabled: true });
@@ -250,16 +250,81 @@ describe('flows: naming a flow by flowId', () => {
   });
 });
 
-describe('flows: llm flows need a model', () => {
-  it('refuses an llm flow when no language model is configured, and creates nothing', async () => {
+describe('flows: llm flows without a model', () => {
+  /** Runs `act` with no language model configured, as on a stock install. */
+  async function withoutModel<T>(act: () => Promise<T>): Promise<T> {
+    for (const name of Object.keys(unreachableModelEnv)) delete process.env[name];
+    return act().finally(() => Object.assign(process.env, unreachableModelEnv));
+  }
+
+  it('creates llm event and time flows as the interface says, and warns on create and read that no model is configured', async () => {
     // Prepare
     const user = await api.givenUser();
-    for (const name of Object.keys(unreachableModelEnv)) delete process.env[name];
+    const userScript = (await givenScript(api, user)).id;
     // Act
-    const refused = await post(user, 'createEventFlow', eventFlowInput()).finally(() => Object.assign(process.env, unreachableModelEnv));
+    const [event, time, readEvent, readTime] = await withoutModel(async () => {
+      const created = [await post(user, 'createEventFlow', eventFlowInput()), await post(user, 'createTimeFlow', timeFlowInput(userScript, { executionType: 'llm', prompt: 'Summarise my week' }))];
+      return [...created, ...(await Promise.all(created.map((answer) => post(user, 'getFlow', { assignmentId: answer.body.data.id }))))];
+    });
+    const readWithModel = await post(user, 'getFlow', { assignmentId: event!.body.data.id });
+    // Assess
+    expect([event!.status, time!.status]).toEqual([200, 200]);
+    expect(event!.body.data).toMatchObject({ executionType: 'llm', prompt: 'Summarise the e-mail in two sentences.', scriptId: null, status: 'active' });
+    expect(time!.body.data).toMatchObject({ executionType: 'llm', prompt: 'Summarise my week', scriptId: userScript, trigger: { type: 'time' }, status: 'active' });
+    for (const answer of [event!, time!, readEvent!, readTime!]) {
+      expect(answer.body.data.warnings).toEqual([expect.stringMatching(/no language model is configured.*LLM_NOT_CONFIGURED.*LLM_BASE_URL and LLM_MODEL/)]);
+    }
+    expect(readWithModel.body.data.warnings).toEqual([]);
+    expect((await post(user, 'searchFlows', {})).body.data.count).toBe(2);
+  });
+
+  it('shows the warning on the summary and variant B items of searchFlows', async () => {
+    // Prepare
+    const user = await api.givenUser();
+    const created = (await withoutModel(() => post(user, 'createEventFlow', eventFlowInput()))).body.data;
+    // Act
+    const [summary, variantB] = await withoutModel(async () => [await post(user, 'searchFlows', { detail: 'summary' }), await post(user, 'searchFlows', { query: '' })]);
+    // Assess
+    const warned = { id: created.id, warnings: [expect.stringContaining('LLM_NOT_CONFIGURED')] };
+    expect(summary!.body.data.flows).toEqual([expect.objectContaining(warned)]);
+    expect(variantB!.body.data).toEqual([expect.objectContaining(warned)]);
+  });
+
+  it('takes a prompt as the interface default for a time flow, and warns about nothing on a direct flow', async () => {
+    // Prepare
+    const user = await api.givenUser();
+    const userScript = (await givenScript(api, user)).id;
+    // Act
+    const [prompted, direct] = await withoutModel(async () => [
+      await post(user, 'createTimeFlow', timeFlowInput(userScript, { prompt: 'Tell me what changed' })),
+      await post(user, 'createTimeFlow', timeFlowInput(userScript)),
+    ]);
+    // Assess
+    expect(prompted!.body.data).toMatchObject({ executionType: 'llm', warnings: [expect.stringContaining('LLM_NOT_CONFIGURED')] });
+    expect(direct!.body.data).toMatchObject({ executionType: 'direct', prompt: null, warnings: [] });
+  });
+
+  it('creates a direct event flow without a prompt', async () => {
+    // Prepare
+    const { prompt: _left, ...withoutPrompt } = eventFlowInput({ executionType: 'direct', scriptId });
+    // Act
+    const created = await post(owner, 'createEventFlow', withoutPrompt);
+    // Assess
+    expect(created.status).toBe(200);
+    expect(created.body.data).toMatchObject({ executionType: 'direct', scriptId, prompt: null, warnings: [] });
+  });
+
+  it.each([
+    ['createEventFlow', () => ({ ...eventFlowInput(), prompt: undefined })],
+    ['createTimeFlow', () => timeFlowInput(scriptId, { executionType: 'llm' })],
+  ])('%s refuses an llm flow without a prompt and creates nothing', async (operation, body) => {
+    // Prepare
+    const user = await api.givenUser();
+    // Act
+    const refused = await post(user, operation, { ...body(), ...(operation === 'createTimeFlow' && { scriptId: (await givenScript(api, user)).id }) });
     // Assess
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('no language model is configured'), details: { field: 'executionType' } });
+    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'prompt', value: null } });
     expect((await post(user, 'searchFlows', {})).body.data.count).toBe(0);
   });
 });

@@ -13,7 +13,7 @@ import { type ScriptFunctionUpkeep, teardownScriptFunctions } from '../../functi
 import { createLambdaScriptRuntime } from '../../functions/adapters/aws/script-functions.js';
 import { newId } from '../../functions/platform/ids.js';
 import { runGraceMs, verifyGrant } from '../../functions/scripts/run-grant.js';
-import { type RunLeases, createRunLeases } from '../../functions/scripts/run-leases.js';
+import { type RunLeases, createRunLeases, userScope } from '../../functions/scripts/run-leases.js';
 import { type RunTallies, createRunTallies } from '../../functions/scripts/run-tallies.js';
 import type { InvokeRequest, ScriptRuntime } from '../../functions/scripts/runtime-port.js';
 import { type Moto, givenScriptUpkeep, startMoto } from '../support/moto.js';
@@ -28,6 +28,8 @@ let upkeep: () => ScriptFunctionUpkeep;
 let layerArn: string;
 let runtime: ScriptRuntime;
 let leases: RunLeases;
+/** A small per-user share, so a test can fill it. */
+let userLeases: RunLeases;
 let tallies: RunTallies;
 const grantKey = randomBytes(32);
 const resourceCallFunction = 'platform-ScriptResourceCall';
@@ -38,7 +40,7 @@ const invocations: { FunctionName?: string; Qualifier?: string; Payload?: Uint8A
 beforeAll(async () => {
   process.env.PLATFORM_MODE = 'local';
   process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
-  [leases, tallies] = [createRunLeases(), createRunTallies()];
+  [leases, userLeases, tallies] = [createRunLeases(), createRunLeases({ scope: userScope, limit: 3 }), createRunTallies()];
   moto = await startMoto();
   client = new LambdaClient(moto.clientConfig);
   client.middlewareStack.add((next) => async (args) => {
@@ -55,7 +57,7 @@ beforeAll(async () => {
   runtime = createLambdaScriptRuntime({
     client, functionPrefix: 'platform-script-',
     upkeep: upkeep(), layerArn, waitSeconds: 10,
-    resourceCallFunction, grantKey: async () => grantKey, leases, tallies, packages: { s3, bucket: () => 'script-packages' },
+    resourceCallFunction, grantKey: async () => grantKey, leases, userLeases, tallies, packages: { s3, bucket: () => 'script-packages' },
   });
 });
 afterAll(() => moto.stop());
@@ -157,7 +159,7 @@ describe('aws adapter: teardown of every script function', () => {
   it('removes the functions of one prefix with their log groups and roles, and leaves other prefixes alone', async () => {
     // Prepare
     const other = createLambdaScriptRuntime({
-      client, functionPrefix: 'otherstage-script-', layerArn, waitSeconds: 10, resourceCallFunction, grantKey: async () => grantKey, leases, tallies,
+      client, functionPrefix: 'otherstage-script-', layerArn, waitSeconds: 10, resourceCallFunction, grantKey: async () => grantKey, leases, userLeases, tallies,
       upkeep: upkeep(), packages: { s3: new S3Client({ ...moto.clientConfig, forcePathStyle: true }), bucket: () => 'script-packages' },
     });
     await other.deploy(deployRequest('scr_a', 1));
@@ -225,5 +227,20 @@ describe('aws adapter: a run of a script function', () => {
     expect(tenth.resourceUsage).toEqual({ calls: 0, cost: 0, stoppedForCost: false });
     expect(eleventh).toMatchObject({ status: 'rejected', reason: { code: 'CONCURRENCY_LIMIT', status: 429 } });
     expect(invocations.length).toBe(before + 1);
+  });
+
+  it("refuses a run of a user who holds its share of the account's concurrency, without invoking or taking the script's place", async () => {
+    // Prepare: usr_runner's other runs hold all three of its places.
+    const held = Array.from({ length: 3 }, () => newId('exe'));
+    for (const executionId of held) await userLeases.acquire('usr_runner', executionId, 60_000);
+    const before = invocations.length;
+    // Act
+    const [refused] = await Promise.allSettled([runtime.invoke(invokeRequest('scr_tenant'))]);
+    for (const executionId of held) await userLeases.release('usr_runner', executionId);
+    const scriptPlaces = await Promise.all(Array.from({ length: 10 }, () => leases.acquire('scr_tenant', newId('exe'), 60_000)));
+    // Assess
+    expect(refused).toMatchObject({ status: 'rejected', reason: { code: 'CONCURRENCY_LIMIT', status: 429, details: { userId: 'usr_runner' } } });
+    expect(invocations.length).toBe(before);
+    expect(scriptPlaces).toHaveLength(10);
   });
 });

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createLambdaScriptRuntime } from '../../functions/adapters/aws/script-functions.js';
-import { createRunLeases } from '../../functions/scripts/run-leases.js';
+import { createRunLeases, userScope } from '../../functions/scripts/run-leases.js';
 import { createRunTallies } from '../../functions/scripts/run-tallies.js';
 import type { DeployRequest, ScriptRuntime } from '../../functions/scripts/runtime-port.js';
 import { type Moto, givenScriptUpkeep, startMoto } from '../support/moto.js';
@@ -33,7 +33,7 @@ beforeAll(async () => {
   const layer = await client.send(new PublishLayerVersionCommand({ LayerName: 'script-runtime', Content: { ZipFile: zipSync({ 'nodejs/lambda.cjs': strToU8('') }) } }));
   runtime = createLambdaScriptRuntime({
     client, upkeep: upkeep(), functionPrefix: 'platform-script-', layerArn: layer.LayerVersionArn!, waitSeconds: 10, resourceCallFunction: 'platform-ScriptResourceCall',
-    grantKey: async () => randomBytes(32), leases: createRunLeases(), tallies: createRunTallies(), packages: { s3, bucket: () => bucket, directUploadLimitBytes },
+    grantKey: async () => randomBytes(32), leases: createRunLeases(), userLeases: createRunLeases({ scope: userScope }), tallies: createRunTallies(), packages: { s3, bucket: () => bucket, directUploadLimitBytes },
   });
 });
 afterAll(() => moto.stop());

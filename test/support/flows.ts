@@ -20,7 +20,7 @@ export const eventFlowInput = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-/** A model configuration (read per call): llm flows are refused without one. Nothing answers there, so runs of such flows fail. */
+/** A model configuration (read per call): without one llm flows carry a warning. Nothing answers there, so runs of such flows fail. */
 export const unreachableModelEnv = { LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_MODEL: 'test-model' };
 
 function ok(response: ApiResponse, what: string): ApiResponse {

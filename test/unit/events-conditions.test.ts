@@ -76,8 +76,23 @@ describe('events: script condition operators', () => {
     // Act
     const tested = new Set(cases.map(([operator]) => operator));
     // Assess
-    expect(Object.keys(scriptOperators).sort()).toEqual([...named].sort());
+    expect(Object.keys(scriptOperators)).toEqual(expect.arrayContaining(named));
     expect([...tested].sort()).toEqual([...named].sort());
+  });
+
+  // The flow spelling of each operator (the interface writes flow operators in camel case).
+  const camel: Record<string, string> = {
+    not_equals: 'notEquals', not_contains: 'notContains', starts_with: 'startsWith', ends_with: 'endsWith', greater_than: 'greaterThan', less_than: 'lessThan',
+    greater_than_or_equal: 'greaterThanOrEqual', less_than_or_equal: 'lessThanOrEqual', not_exists: 'notExists', not_in: 'notIn',
+  };
+
+  it.each(cases.filter(([operator]) => Object.hasOwn(camel, operator)))('reads %s spelled in camel case the same (%s, %j, %s sample: %s)', (operator, field, value, sample, expected) => {
+    // Prepare
+    const leaf = value === undefined ? { field, operator: camel[operator] } : { field, operator: camel[operator], value };
+    // Act
+    const matches = compileConditionList([leaf], scriptDialect)(samples[sample]);
+    // Assess
+    expect(matches).toBe(expected);
   });
 
   it('reads numeric strings with the numeric operators', () => {

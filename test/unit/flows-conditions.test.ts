@@ -53,6 +53,39 @@ describe('flows: conditions', () => {
     expect(matched).toBe(expected);
   });
 
+  // The subscription spelling of each flow operator (the interface writes script operators in snake case).
+  const snake: Record<string, string> = { startsWith: 'starts_with', endsWith: 'ends_with', greaterThan: 'greater_than', lessThan: 'less_than' };
+
+  it.each(cases.filter(([, , operator]) => Object.hasOwn(snake, operator)))('%s: %s %s spelled in snake case reads the same (%j is %s)', (eventType, field, operator, value, expected) => {
+    // Prepare
+    const test = compileFlowConditions({ field, operator: snake[operator], value }, eventType);
+    // Act
+    const matched = test(samples[eventType]);
+    // Assess
+    expect(matched).toBe(expected);
+  });
+
+  it.each([
+    ['not_equals', 'sender', 'Dana Whitfield', false],
+    ['notEquals', 'sender', 'Someone Else', true],
+    ['not_contains', 'text', 'apple', false],
+    ['notContains', 'text', 'tesla', true],
+    ['greater_than_or_equal', 'timestamp', '2026-03-01T00:00:00Z', true],
+    ['lessThanOrEqual', 'timestamp', '2026-03-01T00:00:00Z', false],
+    ['not_exists', 'recording', undefined, true],
+    ['notExists', 'text', undefined, false],
+    ['in', 'sender', ['Dana Whitfield', 'Sam'], true],
+    ['not_in', 'sender', ['Dana Whitfield'], false],
+    ['notIn', 'sender', ['Sam'], true],
+  ])('takes the subscription operator %s on %s (%j is %s)', (operator, field, value, expected) => {
+    // Prepare
+    const test = compileFlowConditions(value === undefined ? { field, operator } : { field, operator, value }, 'chatapp.message');
+    // Act
+    const matched = test(chat);
+    // Assess
+    expect(matched).toBe(expected);
+  });
+
   it('names an alias for every field of the interface table', () => {
     // Prepare
     const table = {
@@ -102,7 +135,8 @@ describe('flows: conditions', () => {
   });
 
   it.each([
-    ['an unknown operator', { field: 'text', operator: 'not_equals', value: 'x' }, 'conditions.operator'],
+    ['an unknown operator', { field: 'text', operator: 'resembles', value: 'x' }, 'conditions.operator'],
+    ['a half-converted spelling', { field: 'text', operator: 'starts_With', value: 'x' }, 'conditions.operator'],
     ['exists without a boolean', { field: 'text', operator: 'exists', value: 'yes' }, 'conditions.value'],
     ['greaterThan with a word', { field: 'text', operator: 'greaterThan', value: 'soon' }, 'conditions.value'],
     ['a field name over 100 characters', { field: 'a'.repeat(101), operator: 'equals', value: 'x' }, 'conditions.field'],

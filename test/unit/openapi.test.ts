@@ -55,4 +55,23 @@ describe('platform: the OpenAPI document', () => {
     expect(durations.length).toBeGreaterThan(3);
     for (const duration of durations) expect(duration).toContain('milliseconds');
   });
+
+  it('describes the condition trees of flows and subscriptions, operators in both spellings', () => {
+    // Prepare
+    type Schema = { $ref?: string; anyOf?: Array<{ properties: Record<string, { enum?: string[]; items?: { $ref?: string } }> }>; items?: { $ref?: string } };
+    const schemas = document.components.schemas as Record<string, Schema>;
+    const bodyOf = (id: string) => (byId(id).requestBody!.content['application/json'] as unknown as { schema: { properties: Record<string, Schema> } }).schema.properties;
+    // Act
+    const flowField = bodyOf('createEventFlow').conditions!;
+    const subscriptionField = bodyOf('createSubscription').conditions!;
+    const [flowLeaf, flowGroup] = schemas.FlowCondition!.anyOf!;
+    const [scriptLeaf] = schemas.SubscriptionCondition!.anyOf!;
+    // Assess
+    expect(flowField.$ref).toBe('#/components/schemas/FlowCondition');
+    expect(subscriptionField.items!.$ref).toBe('#/components/schemas/SubscriptionCondition');
+    expect(flowGroup!.properties.operator!.enum).toEqual(expect.arrayContaining(['AND', 'OR']));
+    expect(flowGroup!.properties.conditions!.items!.$ref).toBe('#/components/schemas/FlowCondition');
+    expect(flowLeaf!.properties.operator!.enum).toEqual(expect.arrayContaining(['equals', 'contains', 'startsWith', 'starts_with', 'endsWith', 'greaterThan', 'lessThan', 'exists', 'regex']));
+    expect(scriptLeaf!.properties.operator!.enum).toEqual(expect.arrayContaining(['not_equals', 'notEquals', 'starts_with', 'startsWith', 'greater_than_or_equal', 'not_in', 'notIn']));
+  });
 });

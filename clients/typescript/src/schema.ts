@@ -2910,6 +2910,30 @@ export interface components {
             /** @enum {boolean} */
             success: false;
         };
+        FlowCondition: {
+            /** @description a dotted path into the event object, or a field name of the event type */
+            field: string;
+            /** @enum {string} */
+            operator: "equals" | "contains" | "startsWith" | "starts_with" | "endsWith" | "ends_with" | "greaterThan" | "greater_than" | "lessThan" | "less_than" | "exists" | "regex" | "notEquals" | "not_equals" | "notContains" | "not_contains" | "greaterThanOrEqual" | "greater_than_or_equal" | "lessThanOrEqual" | "less_than_or_equal" | "notExists" | "not_exists" | "in" | "notIn" | "not_in";
+            /** @description a string, number, boolean or null, at most 1000 characters; an array for in / not_in; none for exists in scripts and not_exists */
+            value?: unknown;
+        } | {
+            conditions: components["schemas"]["FlowCondition"][];
+            /** @enum {string} */
+            operator: "AND" | "OR" | "and" | "or";
+        };
+        SubscriptionCondition: {
+            /** @description a dotted path into the event object, or a field name of the event type */
+            field: string;
+            /** @enum {string} */
+            operator: "equals" | "not_equals" | "notEquals" | "contains" | "not_contains" | "notContains" | "starts_with" | "startsWith" | "ends_with" | "endsWith" | "greater_than" | "greaterThan" | "less_than" | "lessThan" | "greater_than_or_equal" | "greaterThanOrEqual" | "less_than_or_equal" | "lessThanOrEqual" | "exists" | "not_exists" | "notExists" | "in" | "not_in" | "notIn";
+            /** @description a string, number, boolean or null, at most 1000 characters; an array for in / not_in; none for exists in scripts and not_exists */
+            value?: unknown;
+        } | {
+            conditions: components["schemas"]["SubscriptionCondition"][];
+            /** @enum {string} */
+            operator: "and" | "or" | "AND" | "OR";
+        };
     };
     responses: never;
     parameters: never;
@@ -6068,7 +6092,11 @@ export interface operations {
                  *       "title": "string",
                  *       "description": "string",
                  *       "eventType": "string",
-                 *       "conditions": null,
+                 *       "conditions": {
+                 *         "field": "string",
+                 *         "operator": "equals",
+                 *         "value": null
+                 *       },
                  *       "prompt": "string",
                  *       "recommendedTools": [],
                  *       "scope": "user",
@@ -6077,7 +6105,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    conditions: unknown;
+                    conditions: components["schemas"]["FlowCondition"];
                     description: string;
                     eventType: string;
                     /**
@@ -6085,7 +6113,8 @@ export interface operations {
                      * @enum {string}
                      */
                     executionType?: "llm" | "direct";
-                    prompt: string;
+                    /** @description required for llm flows; a direct flow runs its script and may leave it out */
+                    prompt?: string;
                     /** @default [] */
                     recommendedTools?: string[];
                     /**
@@ -6149,7 +6178,10 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z",
                      *         "pausedAt": "2019-08-24T14:15:22Z",
-                     *         "resumedAt": "2019-08-24T14:15:22Z"
+                     *         "resumedAt": "2019-08-24T14:15:22Z",
+                     *         "warnings": [
+                     *           "string"
+                     *         ]
                      *       },
                      *       "message": "string"
                      *     }
@@ -6203,7 +6235,7 @@ export interface operations {
                             } | {
                                 config: {
                                     eventType: string;
-                                    rootCondition: unknown;
+                                    rootCondition: components["schemas"]["FlowCondition"];
                                 };
                                 /** @enum {string} */
                                 type: "event";
@@ -6211,6 +6243,8 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             userId: string;
+                            /** @description what keeps the flow from running as asked, e.g. an llm flow while no language model is configured; empty when nothing does */
+                            warnings: string[];
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -6338,11 +6372,20 @@ export interface operations {
                  *       "description": "string",
                  *       "schedule": "string",
                  *       "scriptId": "string",
-                 *       "scope": "user"
+                 *       "scope": "user",
+                 *       "executionType": "llm",
+                 *       "prompt": "string",
+                 *       "recommendedTools": [
+                 *         "string"
+                 *       ]
                  *     }
                  */
                 "application/json": {
                     description: string;
+                    /** @enum {string} */
+                    executionType?: "llm" | "direct";
+                    prompt?: string;
+                    recommendedTools?: string[];
                     schedule: string;
                     /**
                      * @default user
@@ -6405,7 +6448,10 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z",
                      *         "pausedAt": "2019-08-24T14:15:22Z",
-                     *         "resumedAt": "2019-08-24T14:15:22Z"
+                     *         "resumedAt": "2019-08-24T14:15:22Z",
+                     *         "warnings": [
+                     *           "string"
+                     *         ]
                      *       },
                      *       "message": "string"
                      *     }
@@ -6459,7 +6505,7 @@ export interface operations {
                             } | {
                                 config: {
                                     eventType: string;
-                                    rootCondition: unknown;
+                                    rootCondition: components["schemas"]["FlowCondition"];
                                 };
                                 /** @enum {string} */
                                 type: "event";
@@ -6467,6 +6513,8 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             userId: string;
+                            /** @description what keeps the flow from running as asked, e.g. an llm flow while no language model is configured; empty when nothing does */
+                            warnings: string[];
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -6813,7 +6861,10 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z",
                      *         "pausedAt": "2019-08-24T14:15:22Z",
-                     *         "resumedAt": "2019-08-24T14:15:22Z"
+                     *         "resumedAt": "2019-08-24T14:15:22Z",
+                     *         "warnings": [
+                     *           "string"
+                     *         ]
                      *       },
                      *       "message": "string"
                      *     }
@@ -6867,7 +6918,7 @@ export interface operations {
                             } | {
                                 config: {
                                     eventType: string;
-                                    rootCondition: unknown;
+                                    rootCondition: components["schemas"]["FlowCondition"];
                                 };
                                 /** @enum {string} */
                                 type: "event";
@@ -6875,6 +6926,8 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             userId: string;
+                            /** @description what keeps the flow from running as asked, e.g. an llm flow while no language model is configured; empty when nothing does */
+                            warnings: string[];
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -7586,7 +7639,10 @@ export interface operations {
                      *             "scriptId": "string",
                      *             "executionCount": 0,
                      *             "lastExecutedAt": "2019-08-24T14:15:22Z",
-                     *             "createdAt": "2019-08-24T14:15:22Z"
+                     *             "createdAt": "2019-08-24T14:15:22Z",
+                     *             "warnings": [
+                     *               "string"
+                     *             ]
                      *           }
                      *         ]
                      *       },
@@ -7612,6 +7668,8 @@ export interface operations {
                                 title: string;
                                 /** @enum {string} */
                                 triggerType: "time" | "event";
+                                /** @description what keeps the flow from running as asked, e.g. an llm flow while no language model is configured; empty when nothing does */
+                                warnings: string[];
                             } | {
                                 id: string;
                                 isActive: boolean;
@@ -7639,11 +7697,13 @@ export interface operations {
                             } | {
                                 config: {
                                     eventType: string;
-                                    rootCondition: unknown;
+                                    rootCondition: components["schemas"]["FlowCondition"];
                                 };
                                 /** @enum {string} */
                                 type: "event";
                             };
+                            /** @description what keeps the flow from running as asked, e.g. an llm flow while no language model is configured; empty when nothing does */
+                            warnings: string[];
                         }[];
                         message?: string;
                         /** @enum {boolean} */
@@ -7777,13 +7837,17 @@ export interface operations {
                  *       "recommendedTools": [
                  *         "string"
                  *       ],
-                 *       "conditions": null
+                 *       "conditions": {
+                 *         "field": "string",
+                 *         "operator": "equals",
+                 *         "value": null
+                 *       }
                  *     }
                  */
                 "application/json": {
                     /** @description the flow's id */
                     assignmentId?: string;
-                    conditions?: unknown;
+                    conditions?: components["schemas"]["FlowCondition"];
                     description?: string;
                     /** @description the same as assignmentId */
                     flowId?: string;
@@ -7833,7 +7897,7 @@ export interface operations {
                             } | {
                                 config: {
                                     eventType: string;
-                                    rootCondition: unknown;
+                                    rootCondition: components["schemas"]["FlowCondition"];
                                 };
                                 /** @enum {string} */
                                 type: "event";
@@ -17318,7 +17382,11 @@ export interface operations {
                      *             "subscriptionId": "string",
                      *             "eventType": "string",
                      *             "conditions": [
-                     *               null
+                     *               {
+                     *                 "field": "string",
+                     *                 "operator": "equals",
+                     *                 "value": null
+                     *               }
                      *             ],
                      *             "enabled": true,
                      *             "createdAt": "2019-08-24T14:15:22Z",
@@ -17337,7 +17405,7 @@ export interface operations {
                             limit: number;
                             offset: number;
                             subscriptions: {
-                                conditions: unknown[];
+                                conditions: components["schemas"]["SubscriptionCondition"][];
                                 /** Format: date-time */
                                 createdAt: string;
                                 enabled: boolean;
@@ -17501,7 +17569,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @default [] */
-                    conditions?: unknown[];
+                    conditions?: components["schemas"]["SubscriptionCondition"][];
                     /** @default true */
                     enabled?: boolean;
                     eventType: string;
@@ -17846,12 +17914,16 @@ export interface operations {
                  * @example {
                  *       "enabled": true,
                  *       "conditions": [
-                 *         null
+                 *         {
+                 *           "field": "string",
+                 *           "operator": "equals",
+                 *           "value": null
+                 *         }
                  *       ]
                  *     }
                  */
                 "application/json": {
-                    conditions?: unknown[];
+                    conditions?: components["schemas"]["SubscriptionCondition"][];
                     enabled?: boolean;
                 };
             };
@@ -17870,7 +17942,11 @@ export interface operations {
                      *         "subscriptionId": "string",
                      *         "eventType": "string",
                      *         "conditions": [
-                     *           null
+                     *           {
+                     *             "field": "string",
+                     *             "operator": "equals",
+                     *             "value": null
+                     *           }
                      *         ],
                      *         "enabled": true,
                      *         "createdAt": "2019-08-24T14:15:22Z",
@@ -17881,7 +17957,7 @@ export interface operations {
                      */
                     "application/json": {
                         data?: {
-                            conditions: unknown[];
+                            conditions: components["schemas"]["SubscriptionCondition"][];
                             /** Format: date-time */
                             createdAt: string;
                             enabled: boolean;

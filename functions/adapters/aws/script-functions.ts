@@ -16,7 +16,7 @@ import type { ExecutionError, RuntimeLabel } from '#functions/scripts/model.js';
 import type { PreparedCode } from '#functions/scripts/prepare.js';
 import type { RunUsage } from '#functions/scripts/runtime-port.js';
 import { runGraceMs, signGrant } from '#functions/scripts/run-grant.js';
-import { createRunLeases } from '#functions/scripts/run-leases.js';
+import { createRunLeases, userScope } from '#functions/scripts/run-leases.js';
 import { createRunTallies } from '#functions/scripts/run-tallies.js';
 import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey, liveAlias } from '#functions/scripts/runtime-port.js';
 import { type EnvName, envNames } from '#platform/env-names.js';
@@ -49,6 +49,8 @@ export interface LambdaRuntimeOptions {
   grantKey: () => Promise<Uint8Array>;
   /** At most 10 runs of a script at once, across every function that runs scripts. */
   leases: { acquire(scriptId: string, executionId: string, holdMs: number): Promise<void>; release(scriptId: string, executionId: string): Promise<void> };
+  /** The same leases per user: one tenant cannot take all of the account's concurrency that every script function shares. */
+  userLeases: { acquire(userId: string, executionId: string, holdMs: number): Promise<void>; release(userId: string, executionId: string): Promise<void> };
   /** Ends a run's resource calls and reads what they came to. */
   tallies: { close(executionId: string): Promise<RunUsage> };
   /** How long to wait for a function to become active or finish an update. */
@@ -185,13 +187,19 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
       const { executionId } = request.context;
       // The lease and the grant last as long as the run may, plus Lambda's own overhead.
       const holdMs = request.timeoutMs + runGraceMs;
-      await options.leases.acquire(request.scriptId, executionId, holdMs);
+      await options.userLeases.acquire(request.context.userId, executionId, holdMs);
+      try {
+        await options.leases.acquire(request.scriptId, executionId, holdMs);
+      } catch (error) {
+        await options.userLeases.release(request.context.userId, executionId);
+        throw error;
+      }
       try {
         const token = signGrant(request.grant, request.grant.startedAt + holdMs, await options.grantKey());
         const outcome = await invokeFunction(request, token);
         return { ...outcome, resourceUsage: await options.tallies.close(executionId) };
       } finally {
-        await options.leases.release(request.scriptId, executionId);
+        await Promise.all([options.leases.release(request.scriptId, executionId), options.userLeases.release(request.context.userId, executionId)]);
       }
     },
 
@@ -224,6 +232,7 @@ export function lambdaScriptRuntime(): ScriptRuntime {
     resourceCallFunction: required(envNames.resourceCallFunction),
     grantKey: scriptGrantKey,
     leases: createRunLeases(),
+    userLeases: createRunLeases({ scope: userScope }),
     tallies: createRunTallies(),
     packages: { s3: traced(new S3Client({})), bucket: () => required(envNames.scriptPackagesBucket) },
   });

@@ -11,6 +11,7 @@ import type { DependencyTree } from '#functions/scripts/dependencies.js';
 import { type ExecutionError, limits } from '#functions/scripts/model.js';
 import { pythonExecutable } from '#functions/scripts/python.js';
 import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey } from '#functions/scripts/runtime-port.js';
+import { type PoolCaps, createFairShare, reserveOf } from './fair-share.js';
 import { type SandboxMode, SandboxUnavailableError, reachableByOthers, scriptSandbox } from './script-sandbox.js';
 import { ScriptWorker } from './script-worker.js';
 
@@ -21,9 +22,9 @@ export interface PoolOptions {
   functionPrefix: string;
   /** A worker unused this long is stopped, as Lambda recycles idle containers. */
   idleMs: number;
-  /** Workers kept across all scripts; past it the least recently used idle one goes. */
+  /** Workers kept across all scripts; past it the least recently used idle one goes. A tenant under its share may use a reserve beyond it (fair-share.ts). */
   maxWorkers: number;
-  /** Memory all workers together may be sized for, MB; default half the machine's. */
+  /** Memory all workers together may be sized for, MB; default half the machine's; a reserve beyond it as for workers. */
   maxTotalMemoryMb?: number;
   /** How long a run waits for a free worker slot before it is refused with CONCURRENCY_LIMIT; default 30 s. */
   slotWaitMs?: number;
@@ -88,6 +89,8 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
   const running = new Map<string, number>();
   const maxTotalMemoryMb = options.maxTotalMemoryMb ?? Math.floor(totalmem() / 2 / 1024 / 1024);
   const slotWaitMs = options.slotWaitMs ?? 30_000;
+  /** Each run's worker is held by the user it runs for (the tenant), for the shares and the order of waiting runs. */
+  const fair = createFairShare({ workers: options.maxWorkers, memoryMb: maxTotalMemoryMb });
   /** Workers being started, counted against both caps from the moment they are decided. */
   const starting = { count: 0, memoryMb: 0 };
   /** Runs waiting for a worker slot, woken whenever a worker goes idle or away. */
@@ -125,12 +128,12 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
   reaper.unref();
 
   /** Kills least recently used idle workers until one of `memoryMb` fits under both caps; false when busy ones fill them. */
-  function makeRoom(memoryMb: number): boolean {
+  function makeRoom(memoryMb: number, caps: PoolCaps): boolean {
     reap();
     const fits = () => {
       const workers = live();
       const used = workers.reduce((sum, worker) => sum + worker.spec.memoryMb, 0) + starting.memoryMb;
-      return workers.length + starting.count < options.maxWorkers && used + memoryMb <= maxTotalMemoryMb;
+      return workers.length + starting.count < caps.workers && used + memoryMb <= caps.memoryMb;
     };
     for (const worker of [...idle.values()].flat().sort((a, b) => a.lastUsed - b.lastUsed)) {
       if (fits()) break;
@@ -140,27 +143,41 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
     return fits();
   }
 
-  /** Holds a slot for a new worker, waiting while busy workers fill the pool; refused with CONCURRENCY_LIMIT past the wait. */
-  async function reserveSlot(memoryMb: number): Promise<void> {
+  /**
+   * Holds a slot for a new worker of `tenant`, waiting while busy workers fill what the tenant may use and while a
+   * tenant holding fewer workers waits; refused with CONCURRENCY_LIMIT past the wait.
+   */
+  async function reserveSlot(memoryMb: number, tenant: string): Promise<void> {
     if (memoryMb > maxTotalMemoryMb) throw new TooManyRequestsError('CONCURRENCY_LIMIT', `a ${memoryMb} MB worker does not fit in the ${maxTotalMemoryMb} MB all local workers may use`, 60);
     const deadline = Date.now() + slotWaitMs;
-    while (!makeRoom(memoryMb)) {
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        throw new TooManyRequestsError('CONCURRENCY_LIMIT', `the local runtime already runs ${options.maxWorkers} workers or ${maxTotalMemoryMb} MB of them; try again shortly`, 1, { maxWorkers: options.maxWorkers, maxTotalMemoryMb });
-      }
-      await new Promise<void>((wake) => {
-        const timer = setTimeout(done, Math.min(left, 1000));
-        function done() {
-          clearTimeout(timer);
-          slotWaiters.delete(done);
-          wake();
+    const waiter = fair.wait(tenant);
+    try {
+      while (!(fair.isTurnOf(waiter) && fair.capsFor(tenant, memoryMb).some((caps) => makeRoom(memoryMb, caps)))) {
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          const reserve = reserveOf({ workers: options.maxWorkers, memoryMb: maxTotalMemoryMb });
+          throw new TooManyRequestsError('CONCURRENCY_LIMIT', `the local runtime already runs ${options.maxWorkers} workers or ${maxTotalMemoryMb} MB of them, and your runs hold their share; try again shortly`, 1, {
+            maxWorkers: options.maxWorkers, maxTotalMemoryMb, reserveWorkers: reserve.workers, reserveMemoryMb: reserve.memoryMb,
+          });
         }
-        slotWaiters.add(done);
-      });
+        await new Promise<void>((wake) => {
+          const timer = setTimeout(done, Math.min(left, 1000));
+          function done() {
+            clearTimeout(timer);
+            slotWaiters.delete(done);
+            wake();
+          }
+          slotWaiters.add(done);
+        });
+      }
+    } finally {
+      fair.stopWaiting(waiter);
+      // The order of the runs still waiting changed: the next may be theirs.
+      wakeSlotWaiters();
     }
     starting.count += 1;
     starting.memoryMb += memoryMb;
+    fair.hold(tenant, memoryMb);
   }
 
   async function stage(request: Pick<InvokeRequest, 'scriptId' | 'version' | 'codeHash' | 'code'>) {
@@ -172,11 +189,15 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
     return dir;
   }
 
-  async function acquire(key: string, request: InvokeRequest): Promise<ScriptWorker | InvokeOutcome> {
+  /** A worker for the run, held by its tenant until `invoke` gives it back; or the outcome of a worker that could not start. */
+  async function acquire(key: string, request: InvokeRequest, tenant: string): Promise<ScriptWorker | InvokeOutcome> {
     const warm = idle.get(key)?.filter((worker) => worker.alive) ?? [];
     const worker = warm.pop();
     idle.set(key, warm);
-    if (worker) return worker;
+    if (worker) {
+      fair.hold(tenant, request.memoryMb);
+      return worker;
+    }
     let sandbox: SandboxMode;
     try {
       sandbox = scriptSandbox();
@@ -185,7 +206,7 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
       return { status: 'error', outputJson: 'null', error: { code: error.code, message: error.message }, logs: [], duration: 0, memoryUsed: 0 };
     }
     letSandboxTraverse(sandbox);
-    await reserveSlot(request.memoryMb);
+    await reserveSlot(request.memoryMb, tenant);
     let started: ScriptWorker | ExecutionError;
     try {
       started = await ScriptWorker.start({
@@ -198,12 +219,16 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
       });
       // Counted as busy before the reservation ends, so the caps never see a gap.
       if (started instanceof ScriptWorker) busy.set(key, (busy.get(key) ?? new Set()).add(started));
+    } catch (error) {
+      fair.release(tenant, request.memoryMb);
+      throw error;
     } finally {
       starting.count -= 1;
       starting.memoryMb -= request.memoryMb;
       wakeSlotWaiters();
     }
     if (started instanceof ScriptWorker) return started;
+    fair.release(tenant, request.memoryMb);
     return { status: 'error', outputJson: 'null', error: started, logs: [], duration: 0, memoryUsed: 0 };
   }
 
@@ -226,8 +251,9 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
       }
       running.set(request.scriptId, active + 1);
       const key = `${request.scriptId}:${request.version}:${request.codeHash}:${request.memoryMb}`;
+      const tenant = request.context.userId;
       try {
-        const acquired = await acquire(key, request);
+        const acquired = await acquire(key, request, tenant);
         if (!(acquired instanceof ScriptWorker)) return acquired;
         const inUse = busy.get(key) ?? new Set();
         busy.set(key, inUse.add(acquired));
@@ -235,6 +261,7 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
           return await acquired.invoke(request);
         } finally {
           inUse.delete(acquired);
+          fair.release(tenant, request.memoryMb);
           if (acquired.alive) idle.set(key, [...(idle.get(key) ?? []), acquired]);
           wakeSlotWaiters();
         }

@@ -37,6 +37,17 @@ export interface Dialect {
   limits?: Partial<ConditionLimits>;
 }
 
+const otherSpelling = (name: string) =>
+  name.includes('_') ? name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()) : name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/**
+ * The interface spells the script operators in snake case (`starts_with`) and the flow operators in camel case
+ * (`startsWith`); clients mix them up, so every dialect takes both spellings of each of its operators.
+ */
+export function withBothSpellings(operators: Record<string, OperatorSpec>): Record<string, OperatorSpec> {
+  return Object.fromEntries(Object.entries(operators).flatMap(([name, spec]) => [[name, spec], [otherSpelling(name), spec]]));
+}
+
 /** Depth 5, 50 conditions, field names 100 characters, values 1,000 characters. */
 export const defaultLimits: ConditionLimits = { depth: 5, count: 50, fieldLength: 100, valueLength: 1000, listItems: 100 };
 

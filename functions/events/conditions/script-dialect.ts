@@ -1,6 +1,6 @@
 // The interface's operators for script subscription conditions. Negations (`not_*`) hold when the field is
 // absent; numeric operators also read numeric strings ("42.5"), as integration payloads often carry them.
-import type { Dialect, OperatorSpec, Scalar } from './engine.js';
+import { type Dialect, type OperatorSpec, type Scalar, withBothSpellings } from './engine.js';
 
 const numeric = /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 
@@ -10,7 +10,7 @@ export function asNumber(actual: unknown): number | undefined {
   return undefined;
 }
 
-const not = (spec: OperatorSpec): OperatorSpec => ({
+export const not = (spec: OperatorSpec): OperatorSpec => ({
   value: spec.value,
   build(value: never) {
     const test = spec.build(value);
@@ -43,7 +43,7 @@ const compare = (test: (actual: number, value: number) => boolean): OperatorSpec
 const exists: OperatorSpec = { value: 'none', build: () => (actual) => actual !== undefined && actual !== null };
 
 /** The field's value is one of the list; an array field matches when any of its items is. */
-const isIn: OperatorSpec = {
+export const isIn: OperatorSpec = {
   value: 'scalars',
   build: (values: Scalar[]) => {
     const set = new Set<unknown>(values);
@@ -51,7 +51,7 @@ const isIn: OperatorSpec = {
   },
 };
 
-export const scriptOperators: Record<string, OperatorSpec> = {
+export const scriptOperators: Record<string, OperatorSpec> = withBothSpellings({
   equals,
   not_equals: not(equals),
   contains,
@@ -66,7 +66,7 @@ export const scriptOperators: Record<string, OperatorSpec> = {
   not_exists: not(exists),
   in: isIn,
   not_in: not(isIn),
-};
+});
 
 /** The interface writes script groups in lower case and flow groups in upper case; either spelling is understood. */
 export const scriptDialect: Dialect = { name: 'script', groups: { and: 'and', or: 'or', AND: 'and', OR: 'or' }, operators: scriptOperators };
