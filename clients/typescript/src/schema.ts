@@ -23641,6 +23641,7 @@ export interface operations {
                      *         "buildStatus": "building",
                      *         "buildOutput": "string",
                      *         "cdnUrl": "string",
+                     *         "cdnPathUrl": "string",
                      *         "reason": "string",
                      *         "logs": [
                      *           "string"
@@ -23657,6 +23658,7 @@ export interface operations {
                             buildOutput: string | null;
                             /** @enum {string} */
                             buildStatus: "building" | "success" | "failed";
+                            cdnPathUrl: string | null;
                             cdnUrl: string | null;
                             /** Format: date-time */
                             finishedAt: string | null;
@@ -23833,6 +23835,7 @@ export interface operations {
                      *         "buildStatus": "building",
                      *         "buildOutput": "string",
                      *         "cdnUrl": "string",
+                     *         "cdnPathUrl": "string",
                      *         "reason": "string",
                      *         "logs": [
                      *           "string"
@@ -23849,6 +23852,7 @@ export interface operations {
                             buildOutput: string | null;
                             /** @enum {string} */
                             buildStatus: "building" | "success" | "failed";
+                            cdnPathUrl: string | null;
                             cdnUrl: string | null;
                             /** Format: date-time */
                             finishedAt: string | null;
