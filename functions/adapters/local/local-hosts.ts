@@ -34,8 +34,8 @@ export function localHosts(options: LocalHostsOptions = {}) {
       if (proxied && header === proxied) return 'platform';
       const parts = hostHeader.exec(header);
       if (!parts) return undefined;
-      const [, name, port] = parts as unknown as [string, string, string | undefined];
-      if ((port ? Number(port) : 80) !== request.socket.localPort) return undefined;
+      const name = parts[1]!;
+      if (Number(parts[2] ?? 80) !== request.socket.localPort) return undefined;
       if (names.has(name)) return 'platform';
       return name.endsWith('.localhost') && dnsLabel.test(name.slice(0, -'.localhost'.length)) ? 'site' : undefined;
     },
