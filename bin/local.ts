@@ -15,8 +15,9 @@ import { type BusEnvelope, busEnvelope, rulePattern } from '../functions/platfor
 import { installLocalAdapters } from '../functions/platform/wiring.js';
 import { createPagesServer } from '../functions/adapters/local/pages-server.js';
 import { createConsoleServer } from '../functions/adapters/local/console-server.js';
+import { localHosts } from '../functions/adapters/local/local-hosts.js';
 import { buildConsole } from '../console/build.js';
-import { scriptSandboxStatus } from '../functions/adapters/local/script-sandbox.js';
+import { SandboxUnavailableError, scriptSandbox, scriptSandboxStatus } from '../functions/adapters/local/script-sandbox.js';
 import { authorizerHandler, routes } from '../functions/routes.js';
 
 const rootDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -120,6 +121,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   // The SDK warns that its 2027 releases want Node 22; this project pins Node 20 on purpose.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+  // A platform that cannot run scripts fails every execute, subscription and build: refuse before anything starts.
+  scriptSandbox();
   const progress = options.onProgress ?? (() => undefined);
   const host = options.host ?? '127.0.0.1';
   const requestedPort = options.port ?? 3000;
@@ -141,8 +144,9 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   await attachBusConsumers();
   progress('loading the route table');
   let dev: DevAccount | undefined;
-  const webConsole = createConsoleServer({ build: () => buildConsole(join(dataDir, 'console')), devApiKey: () => dev?.apiKey });
-  const server = await createLocalApi({ routes, rootDir, authorizerHandler, pages: createPagesServer(join(dataDir, 'pages')), console: webConsole.handle });
+  const hosts = localHosts({ bindHost: host, publicBaseUrl: process.env.PUBLIC_BASE_URL });
+  const webConsole = createConsoleServer({ build: () => buildConsole(join(dataDir, 'console')), devApiKey: () => dev?.apiKey, hosts });
+  const server = await createLocalApi({ routes, rootDir, authorizerHandler, hosts, pages: createPagesServer(join(dataDir, 'pages')), console: webConsole.handle });
   try {
     await new Promise<void>((ready, fail) => {
       server.once('error', fail);
@@ -210,7 +214,7 @@ async function main() {
     process.on('SIGINT', () => void shutdown('SIGINT'));
     process.on('SIGTERM', () => void shutdown('SIGTERM'));
   } catch (error) {
-    console.error(error instanceof JavaMissingError || error instanceof PortInUseError ? error.message : error);
+    console.error(error instanceof JavaMissingError || error instanceof PortInUseError || error instanceof SandboxUnavailableError ? error.message : error);
     process.exit(1);
   }
 }

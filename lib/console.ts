@@ -3,7 +3,8 @@
 // on its own origin (no CORS). A nested stack of its own: the deployment's copy function stays out of the parent.
 import { Duration, DockerImage, Fn, NestedStack, RemovalPolicy } from 'aws-cdk-lib';
 import {
-  AllowedMethods, CachePolicy, Distribution, HttpVersion, OriginProtocolPolicy, OriginRequestPolicy, PriceClass, ResponseHeadersPolicy, ViewerProtocolPolicy,
+  AllowedMethods, CachePolicy, Distribution, HeadersFrameOption, HeadersReferrerPolicy, HttpVersion, OriginProtocolPolicy, OriginRequestPolicy, PriceClass,
+  ResponseHeadersPolicy, ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
@@ -41,6 +42,18 @@ export class Console extends NestedStack {
       ...privateBucket, serverAccessLogsBucket: this.logsBucket, serverAccessLogsPrefix: 'files/', removalPolicy: RemovalPolicy.RETAIN,
     });
     const apiDomain = Fn.select(2, Fn.split('/', props.apiUrl));
+    // The managed SecurityHeadersPolicy allows same-origin framing; the console is framed by no page at all.
+    const headers = new ResponseHeadersPolicy(this, 'SecurityHeaders', {
+      comment: 'Web console: no framing, plus the managed security headers',
+      securityHeadersBehavior: {
+        contentSecurityPolicy: { contentSecurityPolicy: "frame-ancestors 'none'", override: true },
+        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+        contentTypeOptions: { override: true },
+        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override: false },
+        strictTransportSecurity: { accessControlMaxAge: Duration.days(365), override: false },
+        xssProtection: { protection: true, modeBlock: true, override: false },
+      },
+    });
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'Web console and its API',
       defaultRootObject: 'index.html',
@@ -48,7 +61,7 @@ export class Console extends NestedStack {
         origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         cachePolicy: CachePolicy.CACHING_OPTIMIZED,
-        responseHeadersPolicy: ResponseHeadersPolicy.SECURITY_HEADERS,
+        responseHeadersPolicy: headers,
       },
       additionalBehaviors: {
         '/api/*': {

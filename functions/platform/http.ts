@@ -1,11 +1,12 @@
 // The one middy stack of the platform, composed of named middlewares (functions/platform/middlewares/): authenticate,
 // rate limit, scopes, parse, validate, then the handler, then the envelope; traced and measured around it all.
 import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { metrics, rateLimiter } from './wiring.js';
 import type { Caller } from './caller.js';
 import { UnauthorizedError } from './errors.js';
-import { logger } from './logger.js';
+import { withLogKeys } from './logger.js';
 import { authenticate, checkScopes } from './middlewares/authenticate.js';
 import { envelope, errorResult } from './middlewares/envelope.js';
 import { observeOperation } from './middlewares/observe.js';
@@ -50,7 +51,6 @@ export function httpHandler<R extends Route>(route: R, run: (args: HandlerArgs<I
       before: async (request) => {
         const state: RequestState = { route, requestId: request.event.requestContext.requestId, headers: {} };
         states.set(request.event, state);
-        logger.appendKeys({ requestId: state.requestId, operation: route.operation });
         await authenticate(state, request.event);
         await rateLimit(state, rateLimiter(), { perKey: settings.requestsPerMinute, perUser: settings.userRequestsPerMinute });
         checkScopes(state);
@@ -80,5 +80,8 @@ export function httpHandler<R extends Route>(route: R, run: (args: HandlerArgs<I
       });
       return envelope(route, state, result);
     });
-  return Object.assign(handler, { route });
+  // Every line logged while this request is handled names it, however many requests the process handles at once.
+  const withRequestKeys = (event: HttpEvent, context: Context) =>
+    withLogKeys({ requestId: event.requestContext.requestId, operation: route.operation, path: event.rawPath }, () => handler(event, context));
+  return Object.assign(withRequestKeys, { route });
 }

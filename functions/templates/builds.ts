@@ -83,8 +83,12 @@ export function createBuildService(deps: BuildServiceDeps) {
     waitWithin: (wantedMs: number | undefined) => Math.min(wantedMs ?? Infinity, settings.buildWaitMs()),
 
     async view(build: BuildRecord, apiBaseUrl: string) {
-      const cdnUrl = build.status === 'success' ? pages.pageUrl(build.subdomain, apiBaseUrl) : null;
-      return { ...buildView(build, await logsOf(build)), cdnUrl };
+      const built = build.status === 'success';
+      return {
+        ...buildView(build, await logsOf(build)),
+        cdnUrl: built ? pages.pageUrl(build.subdomain, apiBaseUrl) : null,
+        cdnPathUrl: built ? pages.pathUrl(build.subdomain, apiBaseUrl) : null,
+      };
     },
 
     /** Records a build's end once (a repeated delivery changes nothing) and moves its template or installation on. */

@@ -23,7 +23,7 @@ const installs: Tables = {
 
 const BuildView = z.object({
   buildId: z.string(), templateId: z.string(), installationId: z.string().nullable(), version: z.string(), gitHash: z.string(),
-  buildStatus: z.enum(['building', 'success', 'failed']), buildOutput: z.string().nullable(), cdnUrl: z.string().nullable(), reason: z.string().nullable(),
+  buildStatus: z.enum(['building', 'success', 'failed']), buildOutput: z.string().nullable(), cdnUrl: z.string().nullable(), cdnPathUrl: z.string().nullable(), reason: z.string().nullable(),
   logs: z.array(z.string()), startedAt: IsoDate, finishedAt: IsoDate.nullable(),
 });
 const Installation = z.object({

@@ -44,6 +44,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
   const view = (template: TemplateItem, apiBaseUrl: string) => ({
     ...templateView(template),
     cdnUrl: template.builtVersion ? pages.pageUrl(template.previewSubdomain, apiBaseUrl) : null,
+    cdnPathUrl: template.builtVersion ? pages.pathUrl(template.previewSubdomain, apiBaseUrl) : null,
   });
 
   function checkRepository(repository: string) {

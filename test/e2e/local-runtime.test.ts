@@ -19,7 +19,7 @@ describe('local runtime (npm start)', () => {
     // Act
     const me = await fetch(`${dev.baseUrl}/api/sdk/v1/me`, { headers: { 'x-api-key': dev.apiKey } });
     const wrong = await fetch(`${dev.baseUrl}/api/sdk/v1/me`, { headers: { 'x-api-key': 'amp_wrong' } });
-    const [webConsole, consoleKey] = await Promise.all([fetch(`${dev.baseUrl}/`), fetch(`${dev.baseUrl}/console/dev-account.json`)]);
+    const [webConsole, consoleKey] = await Promise.all([fetch(`${dev.baseUrl}/`), fetch(`${dev.baseUrl}/console/dev-account.json`, { headers: { 'sec-fetch-site': 'same-origin' } })]); // as the console's page asks
     first.child.kill('SIGTERM');
     const firstExit = await first.exited;
     const second = startLocal(env);
@@ -61,8 +61,8 @@ describe('local runtime (npm start)', () => {
     // Prepare
     const dataDir = mkdtempSync(join(tmpdir(), 'platform-nojava-'));
     const emptyPath = mkdtempSync(join(tmpdir(), 'platform-path-'));
-    // Act: node is started by its full path; nothing else is on PATH
-    const run = startLocal({ DATA_DIR: dataDir, PORT: String(await freePort()), PATH: emptyPath });
+    // Act: node is started by its full path; nothing else is on PATH (no sandbox either: SCRIPT_SANDBOX=none keeps this about Java)
+    const run = startLocal({ DATA_DIR: dataDir, PORT: String(await freePort()), PATH: emptyPath, SCRIPT_SANDBOX: 'none' });
     const code = await run.exited;
     // Assess
     expect(code).toBe(1);

@@ -5,11 +5,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApi, startTestPlatform } from '../support/platform.js';
+import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 
 const root = join(import.meta.dirname, '..', '..');
 let api: TestApi;
 let dataDir: string;
+let user: TestUser;
 
 /** The bash blocks between the quickstart markers of README.md. */
 export function quickstartScript(readme: string): string {
@@ -20,7 +21,7 @@ export function quickstartScript(readme: string): string {
 
 beforeAll(async () => {
   api = await startTestPlatform();
-  const user = await api.givenUser();
+  user = await api.givenUser();
   // A directory under the repository, as `.data` is: the README reads it with a relative require.
   dataDir = mkdtempSync(join(root, 'node_modules', '.quickstart-'));
   writeFileSync(join(dataDir, 'dev.json'), JSON.stringify({ baseUrl: api.baseUrl, adminKey: api.platform.adminKey, userId: user.userId, apiKey: user.apiKey }));
@@ -53,5 +54,13 @@ describe('README quickstart', () => {
     expect(result.output).toMatch(/paused flow \S+: paused/);
     expect(result.output).toMatch(/harbour\.txt: The harbour master opens the northern lock/);
     expect(result.output).toMatch(/paid 10000 atomic USDC in transaction \w+/);
+    // It leaves nothing running that would call the weather API it stopped: no flow, no subscription.
+    expect(result.output).toMatch(/removed subscription \S+ and flow \S+; the weather API is stopped/);
+    const flows = await api.as(user.apiKey).post('/api/sdk/v1/flows/searchFlows', {});
+    expect(flows.body.data.count).toBe(0);
+    const scripts = await api.as(user.apiKey).get('/api/sdk/v1/scripts?limit=100');
+    const subscriptions = await Promise.all(scripts.body.data.scripts.map((script: { id: string }) => api.as(user.apiKey).get(`/api/sdk/v1/scripts/${script.id}/subscriptions`)));
+    expect(scripts.body.data.scripts.length).toBeGreaterThan(0);
+    expect(subscriptions.map((answer) => answer.body.data.subscriptions)).toEqual(scripts.body.data.scripts.map(() => []));
   }, 600_000);
 });

@@ -38,6 +38,18 @@ describe('infra: the web console', () => {
     });
   });
 
+  it("lets no page frame the console: frame-ancestors 'none' and X-Frame-Options DENY on its files", () => {
+    // Act
+    const distribution = Object.values(template.findResources('AWS::CloudFront::Distribution'))[0]!.Properties.DistributionConfig as Json;
+    const [policyId, policy] = Object.entries(template.findResources('AWS::CloudFront::ResponseHeadersPolicy'))[0]!;
+    const security = (policy.Properties as Json).ResponseHeadersPolicyConfig.SecurityHeadersConfig as Json;
+    // Assess
+    expect(distribution.DefaultCacheBehavior.ResponseHeadersPolicyId).toEqual({ Ref: policyId });
+    expect(security.ContentSecurityPolicy).toEqual({ ContentSecurityPolicy: "frame-ancestors 'none'", Override: true });
+    expect(security.FrameOptions).toEqual({ FrameOption: 'DENY', Override: true });
+    expect(security.ContentTypeOptions).toEqual({ Override: true });
+  });
+
   it('sends /api/* uncached, with every method, headers and query, to the HTTP API on the same origin', () => {
     // Act
     const distribution = Object.values(template.findResources('AWS::CloudFront::Distribution'))[0]!.Properties.DistributionConfig as Json;

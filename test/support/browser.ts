@@ -1,4 +1,4 @@
-// A real Chromium (Debian's package, installed by test/support/ensure-tools.sh) driven by playwright-core, with a
+// A real Chromium (Debian's package, installed by bin/ensure-tools.sh --tests) driven by playwright-core, with a
 // fresh profile per launch and no traffic of its own: only the pages a test opens reach the network.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

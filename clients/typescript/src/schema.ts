@@ -23951,6 +23951,7 @@ export interface operations {
                      *         "buildStatus": "building",
                      *         "buildOutput": "string",
                      *         "cdnUrl": "string",
+                     *         "cdnPathUrl": "string",
                      *         "reason": "string",
                      *         "logs": [
                      *           "string"
@@ -23967,6 +23968,7 @@ export interface operations {
                             buildOutput: string | null;
                             /** @enum {string} */
                             buildStatus: "building" | "success" | "failed";
+                            cdnPathUrl: string | null;
                             cdnUrl: string | null;
                             /** Format: date-time */
                             finishedAt: string | null;
@@ -24143,6 +24145,7 @@ export interface operations {
                      *         "buildStatus": "building",
                      *         "buildOutput": "string",
                      *         "cdnUrl": "string",
+                     *         "cdnPathUrl": "string",
                      *         "reason": "string",
                      *         "logs": [
                      *           "string"
@@ -24159,6 +24162,7 @@ export interface operations {
                             buildOutput: string | null;
                             /** @enum {string} */
                             buildStatus: "building" | "success" | "failed";
+                            cdnPathUrl: string | null;
                             cdnUrl: string | null;
                             /** Format: date-time */
                             finishedAt: string | null;

@@ -1,15 +1,18 @@
 // Local stand-in for API Gateway: each HTTP request becomes the same v2 event API Gateway would send,
 // goes through the same authorizer, and reaches the same handler module.
+import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
-import { PayloadTooLargeError } from '#platform/errors.js';
-import { logger } from '#platform/logger.js';
+import { AppError, PayloadTooLargeError } from '#platform/errors.js';
+import { logger, withLogKeys } from '#platform/logger.js';
 import { type HttpEvent, type HttpResult, errorResult, maxBodyBytes } from '#platform/http.js';
 import type { Route } from '#platform/route.js';
 import { createRouteMatcher } from '#platform/route-match.js';
 import { fallbackResult } from '#platform/handlers/route-fallback.js';
+import { boundedEcho } from '#platform/json-bounds.js';
+import type { LocalHosts } from './local-hosts.js';
 
 type Handler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
 type Authorizer = (event: APIGatewayRequestAuthorizerEventV2) => Promise<{ isAuthorized: boolean; context?: Record<string, unknown> }>;
@@ -18,6 +21,8 @@ export interface LocalApiOptions {
   routes: Route[];
   rootDir: string;
   authorizerHandler: string;
+  /** The names this server answers; any other `Host` gets 421 before anything else looks at the request. */
+  hosts: LocalHosts;
   /** Answers requests for template sites (`<sub>.localhost`, `/pages/<sub>/`) before routing; true when it did. */
   pages?: (request: IncomingMessage, response: ServerResponse) => boolean;
   /** Answers the web console's static files (paths outside the API's) after template sites; true when it did. */
@@ -102,15 +107,20 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
     const requestId = randomUUID();
     const method = request.method ?? 'GET';
     const url = new URL(request.url ?? '/', 'http://local');
-    // One access line per request, as API Gateway's access log would write it.
-    const started = performance.now();
-    response.once('finish', () =>
-      logger.info('request', { method, path: url.pathname, status: response.statusCode, ms: Math.round(performance.now() - started), requestId }),
-    );
     const found = match(method, url.pathname);
-    if (found.kind !== 'found') return send(response, fallbackResult(method, url.pathname, requestId));
-    const { route, pathParameters } = found;
+    const operation = found.kind === 'found' ? found.route.operation : undefined;
+    return withLogKeys({ requestId, path: url.pathname, ...(operation && { operation }) }, async () => {
+      // One access line per request, as API Gateway's access log would write it; bound to this request's log keys,
+      // since the socket that finishes it may run in another request's context.
+      const started = performance.now();
+      response.once('finish', AsyncResource.bind(() => logger.info('request', { method, status: response.statusCode, ms: Math.round(performance.now() - started) })));
+      if (found.kind !== 'found') return send(response, fallbackResult(method, url.pathname, requestId));
+      await dispatch(request, response, requestId, url, found.route, found.pathParameters);
+    });
+  }
 
+  async function dispatch(request: IncomingMessage, response: ServerResponse, requestId: string, url: URL, route: Route, pathParameters: Record<string, string>) {
+    const { method } = route;
     let raw: Buffer;
     try {
       raw = await readBody(request);
@@ -168,6 +178,11 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
   }
 
   return createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
+    if (!options.hosts.kindOf(request)) {
+      response.setHeader('Connection', 'close');
+      const misdirected = new AppError('MISDIRECTED_REQUEST', 421, 'this server does not answer for this Host; use the address npm start printed', { host: boundedEcho(request.headers.host ?? '') });
+      return send(response, errorResult(misdirected, randomUUID()));
+    }
     if (options.pages?.(request, response) || options.console?.(request, response)) return;
     handle(request, response).catch((error: unknown) => {
       if (!response.headersSent) send(response, errorResult(error, 'local'));

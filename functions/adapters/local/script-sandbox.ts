@@ -74,6 +74,12 @@ function probe(): SandboxMode {
   const runAs = process.getuid?.() === 0 ? { uid: sandboxUid, gid: sandboxUid } : undefined;
   const result = spawnSync('bwrap', [...baseArgs(), '--', 'true'], { encoding: 'utf8', timeout: 10_000, ...runAs });
   if (result.status === 0) return { kind: 'bwrap', ...(runAs && { runAs }) };
+  if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
+    throw new SandboxUnavailableError(
+      `scripts cannot run: bubblewrap (bwrap) is not installed. Run this, then start again: ${process.getuid?.() === 0 ? '' : 'sudo '}apt-get install -y bubblewrap ` +
+        '(or set SCRIPT_SANDBOX=none to run scripts without operating-system isolation: trusted code only).',
+    );
+  }
   const reason = result.error ? `${result.error.message}` : (result.stderr || `exit status ${result.status}`).trim();
   throw new SandboxUnavailableError(
     `scripts cannot run: the bubblewrap sandbox does not work on this machine (${reason}). Install bubblewrap (Debian: apt-get install -y bubblewrap) ` +
@@ -90,17 +96,12 @@ export function scriptSandbox(): SandboxMode {
   return probed;
 }
 
-/** One line for `npm start`: how scripts are isolated, or why none will run. */
+/** One line for `npm start`: how scripts are isolated (it has refused to start where they could not run). */
 export function scriptSandboxStatus(): string {
-  try {
-    const mode = scriptSandbox();
-    return mode.kind === 'bwrap'
-      ? `Scripts run under bubblewrap as uid ${mode.runAs?.uid ?? process.getuid?.()} (no network, no view of the platform's files)`
-      : 'SCRIPT_SANDBOX=none: scripts run WITHOUT operating-system isolation; run trusted code only';
-  } catch (error) {
-    if (error instanceof SandboxUnavailableError) return `${error.message} No script will run.`;
-    throw error;
-  }
+  const mode = scriptSandbox();
+  return mode.kind === 'bwrap'
+    ? `Scripts run under bubblewrap as uid ${mode.runAs?.uid ?? process.getuid?.()} (no network, no view of the platform's files)`
+    : 'SCRIPT_SANDBOX=none: scripts run WITHOUT operating-system isolation; run trusted code only';
 }
 
 /** Host directories outside /usr (shown already) read-only at the same path. */
