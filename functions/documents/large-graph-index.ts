@@ -2,7 +2,7 @@
 // lexical index in DynamoDB (term-store.ts). Both are written for every graph where a vector store is configured, so
 // a graph that grows past the size needs no migration; search reads them only past it (search.ts).
 import { fuse, type Candidate, type RankInput, type RankedHit, candidateKey, candidatePool } from './hybrid-rank.js';
-import { type LexicalChunk, scorePostings, termsOf } from './lexical-index.js';
+import { type LexicalChunk, questionTermsOf, scorePostings } from './lexical-index.js';
 import type { GraphVectorStore } from './ports.js';
 import type { GraphState } from './graph-store.js';
 import type { TermStore } from './term-store.js';
@@ -22,23 +22,19 @@ export function createLargeGraphIndex(deps: { vectors: GraphVectorStore; terms: 
     },
 
     async rank(graphId: string, state: GraphState, input: RankInput): Promise<RankedHit[]> {
-      const questionTerms = [...new Set(termsOf(input.question))].slice(0, maxQuestionTerms);
+      const questionTerms = questionTermsOf(input.question).slice(0, maxQuestionTerms);
       const [byEmbedding, postings] = await Promise.all([vectors.query(graphId, input.query, candidatePool), terms.postings(graphId, questionTerms, state.chunkCount)]);
       const byWords = scorePostings(input.question, postings, { chunks: state.chunkCount, terms: state.termCount });
       const lexicalOf = new Map(byWords.map((hit) => [candidateKey(hit.documentId, hit.position), hit]));
       const candidates = new Map<string, Candidate>();
       for (const { documentId, position, similarity } of byEmbedding) {
-        const words = lexicalOf.get(candidateKey(documentId, position));
-        candidates.set(candidateKey(documentId, position), { documentId, position, similarity, bm25: words?.bm25 ?? 0, coverage: words?.coverage ?? 0 });
+        candidates.set(candidateKey(documentId, position), { documentId, position, similarity, coverage: lexicalOf.get(candidateKey(documentId, position))?.coverage ?? 0 });
       }
       const wordsOnly = byWords.slice(0, candidatePool).filter((hit) => !candidates.has(candidateKey(hit.documentId, hit.position)));
       for (const { documentId, position, similarity } of await vectors.similarities(graphId, input.query, wordsOnly)) {
-        const words = lexicalOf.get(candidateKey(documentId, position))!;
-        candidates.set(candidateKey(documentId, position), { documentId, position, similarity, bm25: words.bm25, coverage: words.coverage });
+        candidates.set(candidateKey(documentId, position), { documentId, position, similarity, coverage: lexicalOf.get(candidateKey(documentId, position))!.coverage });
       }
-      // The graph's own cosines for the question cannot be had without a scan: the standout is taken against the
-      // model's background alone.
-      return fuse(candidates.values(), { count: 0, mean: 0, deviation: 0 }, input);
+      return fuse(candidates.values(), input);
     },
   };
 }

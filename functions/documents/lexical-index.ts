@@ -16,16 +16,32 @@ export interface LexicalHit {
   position: number;
   /** BM25+ score over the graph: grows with the number and rarity of the question's words the chunk holds. */
   bm25: number;
-  /** Share of the question's distinct terms that the chunk holds, each weighted by its rarity (IDF) in the graph, in [0, 1]. */
+  /**
+   * Share of the question's distinct terms that the chunk holds, in [0, 1]. Unweighted, so it does not move with what
+   * else the graph holds; only a term common enough to be left out of the query (`isCommon`) is left out of it too.
+   */
   coverage: number;
 }
 
 const stopWords = new Set(eng);
 const wordPattern = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 
+/**
+ * Words that only ask, which the stop word list keeps: a chunk that answers "when does the lock open" rarely says
+ * "when" or "does", so counting them would hold its coverage at a half.
+ */
+const askingWords = new Set(['when', 'why', 'does', 'did']);
+
+const wordsOf = (text: string) => [...text.toLowerCase().matchAll(wordPattern)].map(([word]) => word.replace(/['’]s$/, ''));
+
 /** The terms of a text as the index sees them. */
 export function termsOf(text: string): string[] {
-  return [...text.toLowerCase().matchAll(wordPattern)].map(([word]) => word.replace(/['’]s$/, '')).filter((word) => !stopWords.has(word)).map(stemmer);
+  return wordsOf(text).filter((word) => !stopWords.has(word)).map(stemmer);
+}
+
+/** The distinct terms of a question that a chunk answering it may hold: its terms less the words that only ask. */
+export function questionTermsOf(question: string): string[] {
+  return [...new Set(wordsOf(question).filter((word) => !stopWords.has(word) && !askingWords.has(word)).map(stemmer))];
 }
 
 /** The text of a chunk as both lexical indexes read it: its heading, then its content. */
@@ -43,8 +59,8 @@ export const idfOf = (total: number, holding: number) => Math.log(1 + (total - h
 
 /**
  * A term held by more than this many chunks, and by more than `commonShare` of the graph, is left out of the lexical
- * query (it still counts in `coverage`): its BM25 weight is near zero, and it would make most of a large graph a
- * candidate to sort.
+ * query and of `coverage`, as a stop word of that graph: its BM25 weight is near zero, and it would make most of a
+ * large graph a candidate to sort. No graph under 1,000 chunks has one, so there coverage depends on the chunk alone.
  */
 const commonChunks = 1000;
 const commonShare = 0.05;
@@ -131,10 +147,6 @@ export class LexicalIndex {
     this.documentTerms.set(documentId, terms);
   }
 
-  private idf(term: string): number {
-    return idfOf(this.engine.documentCount, this.chunkCounts.get(term) ?? 0);
-  }
-
   remove(documentId: string): void {
     const count = this.positions.get(documentId);
     if (count === undefined) return;
@@ -153,17 +165,12 @@ export class LexicalIndex {
 
   /** Every chunk holding at least one of the question's terms, best first. */
   search(question: string): LexicalHit[] {
-    const wanted = new Set(termsOf(question));
-    if (wanted.size === 0) return [];
-    const weight = new Map([...wanted].map((term) => [term, this.idf(term)]));
-    const totalWeight = [...weight.values()].reduce((sum, value) => sum + value, 0);
     const total = this.engine.documentCount;
-    const searched = [...wanted].filter((term) => !isCommon(this.chunkCounts.get(term) ?? 0, total));
+    const searched = questionTermsOf(question).filter((term) => !isCommon(this.chunkCounts.get(term) ?? 0, total));
     if (searched.length === 0) return [];
     return this.engine.search(searched.join(' ')).map((result) => {
       const [documentId, position] = (result.id as string).split('\u0000') as [string, string];
-      const held = [...new Set(result.queryTerms)].reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
-      return { documentId, position: Number(position), bm25: result.score, coverage: totalWeight > 0 ? held / totalWeight : 0 };
+      return { documentId, position: Number(position), bm25: result.score, coverage: new Set(result.queryTerms).size / searched.length };
     });
   }
 }
@@ -185,29 +192,28 @@ const bm25 = { k: 1.2, b: 0.7, d: 0.5 };
  * The lexical hits of a question over postings read from an inverted index, scored as LexicalIndex scores them:
  * BM25+ summed over the question's terms a chunk holds, times how many it holds. `postings` has, for each of the
  * question's terms, the chunks holding it, or `common` with the number known to hold it when there were too many to
- * read (that term then only counts in `coverage`). `graph` is the graph's chunk count and summed chunk lengths.
+ * read (that term is then left out, as LexicalIndex leaves it out). `graph` is the graph's chunk count and summed
+ * chunk lengths.
  */
 export function scorePostings(question: string, postings: Map<string, Posting[] | { common: number }>, graph: { chunks: number; terms: number }): LexicalHit[] {
   const average = graph.chunks > 0 ? graph.terms / graph.chunks : 1;
-  const weight = new Map<string, number>();
-  const hits = new Map<string, LexicalHit & { held: number; matched: number }>();
-  for (const term of new Set(termsOf(question))) {
+  const hits = new Map<string, LexicalHit & { matched: number }>();
+  let searched = 0;
+  for (const term of questionTermsOf(question)) {
     const found = postings.get(term) ?? [];
     const holding = Array.isArray(found) ? found.length : found.common;
-    const idf = idfOf(graph.chunks, holding);
-    weight.set(term, idf);
     if (!Array.isArray(found) || isCommon(holding, graph.chunks)) continue;
+    searched += 1;
+    const idf = idfOf(graph.chunks, holding);
     for (const { documentId, position, count, length } of found) {
       const key = keyOf(documentId, position);
-      const hit = hits.get(key) ?? { documentId, position, bm25: 0, coverage: 0, held: 0, matched: 0 };
+      const hit = hits.get(key) ?? { documentId, position, bm25: 0, coverage: 0, matched: 0 };
       hit.bm25 += idf * (bm25.d + (count * (bm25.k + 1)) / (count + bm25.k * (1 - bm25.b + (bm25.b * length) / average)));
-      hit.held += idf;
       hit.matched += 1;
       hits.set(key, hit);
     }
   }
-  const totalWeight = [...weight.values()].reduce((sum, value) => sum + value, 0);
   return [...hits.values()]
-    .map(({ documentId, position, bm25: score, held, matched }) => ({ documentId, position, bm25: score * matched, coverage: totalWeight > 0 ? held / totalWeight : 0 }))
+    .map(({ documentId, position, bm25: score, matched }) => ({ documentId, position, bm25: score * matched, coverage: matched / searched }))
     .sort((a, b) => b.bm25 - a.bm25);
 }

@@ -55,8 +55,6 @@ export class VectorIndex {
   private rows = 0;
   /** Rows scored by the last search, until the index changes. */
   private scoredRows = 0;
-  /** Count, mean and standard deviation of the last search's similarities over the whole index. */
-  lastSpread = { count: 0, mean: 0, deviation: 0 };
 
   constructor(readonly dims: number) {
     this.stride = Math.ceil(dims / lanes) * lanes;
@@ -115,12 +113,6 @@ export class VectorIndex {
     this.engine.scan(0, this.rowOffset(0) * 4, this.rows, this.stride, scoresAt * 4);
     this.scoredRows = this.rows;
     const scores = this.floats().subarray(scoresAt, scoresAt + this.rows);
-
-    let sum = 0;
-    let squares = 0;
-    for (let row = 0; row < this.rows; row++) (sum += scores[row]!), (squares += scores[row]! * scores[row]!);
-    const mean = this.rows ? sum / this.rows : 0;
-    this.lastSpread = { count: this.rows, mean, deviation: this.rows ? Math.sqrt(Math.max(0, squares / this.rows - mean * mean)) : 0 };
     const top: Hit[] = [];
     let floor = minSimilarity;
     for (const { documentId, firstRow, count } of this.blocks) {

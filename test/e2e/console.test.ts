@@ -183,6 +183,7 @@ describe('console: a user journey through every page', () => {
     await page.getByLabel(/^File/).setInputFiles({ name: 'handbook.txt', mimeType: 'text/plain', buffer: Buffer.from(handbookPages.map((lines) => lines.join(' ')).join('\n\n')) });
     await form('Upload a document').getByRole('button', { name: 'Upload' }).click();
     await until(() => page.getByText(/completed, \d+ chunks/).count(), 60_000).toBe(1);
+    expect(await page.getByLabel('Minimum score').inputValue()).toBe('0.7');   // the API's default threshold
     await page.getByLabel('Question or words').fill('how long is the warranty on a bicycle frame');
     await page.getByRole('button', { name: 'Search' }).click();
     await until(() => page.locator('table mark').count()).toBeGreaterThan(0);

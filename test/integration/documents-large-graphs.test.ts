@@ -68,7 +68,7 @@ describe('documents: graphs too large for one process', () => {
 
   it('scores chunks in the DynamoDB term index exactly as the warm BM25 index does', async () => {
     // Prepare
-    const { LexicalIndex, scorePostings, termsOf } = await import('../../functions/documents/lexical-index.js');
+    const { LexicalIndex, questionTermsOf, scorePostings, termsOf } = await import('../../functions/documents/lexical-index.js');
     const { createTermStore } = await import('../../functions/documents/term-store.js');
     const chunks = Object.values(documents).flatMap((text) => text.split('\n\n')).map((content, position) => ({ position, content, heading: position % 3 ? 'Policy' : null }));
     const lexical = new LexicalIndex();
@@ -79,7 +79,7 @@ describe('documents: graphs too large for one process', () => {
     const question = 'are refunds of opened items made to the card, and what about badges of visitors?';
     const totalTerms = chunks.reduce((sum, chunk) => sum + new Set(termsOf(`${chunk.heading ?? ''}\n${chunk.content}`)).size, 0);
     // Act
-    const postings = await terms.postings(termGraph, [...new Set(termsOf(question))], chunks.length);
+    const postings = await terms.postings(termGraph, questionTermsOf(question), chunks.length);
     const fromDynamo = scorePostings(question, postings, { chunks: chunks.length, terms: totalTerms });
     const inMemory = lexical.search(question);
     // Assess

@@ -1,10 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import { calibrationOf, scoreOf, standoutOf, withOperatingPoint } from '../../functions/documents/calibration.js';
+import { calibrationOf, scoreOf, withOperatingPoint } from '../../functions/documents/calibration.js';
 import { chunkPages, isHeading, pageSeparator } from '../../functions/documents/chunker.js';
 import { ExtractionError, csvToText, jsonToText, markdownToText, parseCsv } from '../../functions/documents/extract-structured.js';
 import { createGraphIndexCache, snapshotAfterChunks } from '../../functions/documents/graph-index-cache.js';
 import { rankHybrid } from '../../functions/documents/hybrid-rank.js';
-import { LexicalIndex, termsOf } from '../../functions/documents/lexical-index.js';
+import { LexicalIndex, questionTermsOf, termsOf } from '../../functions/documents/lexical-index.js';
 import { decodeVectors, encodeVectors, normalise } from '../../functions/documents/vector-codec.js';
 import { VectorIndex } from '../../functions/documents/vector-index.js';
 
@@ -91,25 +91,22 @@ describe('documents: chunking', () => {
 });
 
 describe('documents: calibration and hybrid ranking', () => {
-  const features = { similarity: 0.5, standout: 2, coverage: 0.5, bm25: 5 };
+  const features = { similarity: 0.5, coverage: 0.5 };
 
-  it('scores in [0, 1], rising with the cosine (in a small graph or a large one) and with the words matched', () => {
+  it('scores in [0, 1], rising with the cosine and with the words matched', () => {
     // Prepare
     const calibration = calibrationOf('universal-sentence-encoder-lite');
-    const spreads = [{ count: 3, mean: 0.3, deviation: 0.1 }, { count: 100_000, mean: 0.15, deviation: 0.2 }];
-    const at = (similarity: number, spread: (typeof spreads)[number], words = { coverage: 0.5, bm25: 5 }) =>
-      scoreOf(calibration, { similarity, standout: standoutOf(calibration, similarity, spread), ...words });
     // Act
-    const bySimilarity = spreads.map((spread) => [0, 0.2, 0.4, 0.6, 0.8, 1].map((similarity) => at(similarity, spread)));
-    const byWords = [{ coverage: 0, bm25: 0 }, { coverage: 0.5, bm25: 5 }, { coverage: 1, bm25: 20 }].map((words) => at(0.5, spreads[0]!, words));
+    const bySimilarity = [0, 0.2, 0.4, 0.6, 0.8, 1].map((similarity) => scoreOf(calibration, { similarity, coverage: 0.5 }));
+    const byWords = [0, 0.5, 1].map((coverage) => scoreOf(calibration, { similarity: 0.5, coverage }));
     // Assess
-    for (const scores of [...bySimilarity, byWords]) expect(scores.every((score, index) => score > 0 && score < 1 && (index === 0 || score > scores[index - 1]!))).toBe(true);
+    for (const scores of [bySimilarity, byWords]) expect(scores.every((score, index) => score > 0 && score < 1 && (index === 0 || score > scores[index - 1]!))).toBe(true);
   });
 
   it('places the operating point exactly at the default threshold', () => {
     // Prepare
-    const calibration = { background: { mean: 0.2, deviation: 0.1 }, intercept: 0, similarity: 2, standout: 1, coverage: 1, bm25: 1 };
-    const cut = 2 * 0.5 + 2 + 0.5 + Math.log1p(5);
+    const calibration = { intercept: 0, similarity: 2, coverage: 1 };
+    const cut = 2 * 0.5 + 0.5;
     // Act
     const moved = withOperatingPoint(calibration, cut);
     // Assess
@@ -126,7 +123,7 @@ describe('documents: calibration and hybrid ranking', () => {
     vectors.put('doc_a', Float32Array.from([...unit(1, 0), ...unit(0, 1)]));
     const lexical = new LexicalIndex();
     lexical.put('doc_a', [{ position: 0, content: 'Opening hours of the office.' }, { position: 1, content: 'Refunds reach your card within five days.', heading: 'Refunds' }]);
-    const calibration = { background: { mean: 0.2, deviation: 0.1 }, intercept: -3, similarity: 2, standout: 0, coverage: 2, bm25: 1 };
+    const calibration = { intercept: -3, similarity: 2, coverage: 2 };
     // Act
     const hits = rankHybrid({ vectors, lexical }, { query: unit(1, 0.2), question: 'When is my refund paid?', calibration, limit: 5, threshold: 0 });
     // Assess
@@ -134,7 +131,30 @@ describe('documents: calibration and hybrid ranking', () => {
     const byWords = hits.find((hit) => hit.position === 1)!;
     expect(byWords.coverage).toBeGreaterThan(0);
     expect(byWords.similarity).toBeCloseTo(unit(1, 0.2)[1]!, 5);
-    expect(hits.find((hit) => hit.position === 0)!.bm25).toBe(0);
+    expect(hits.find((hit) => hit.position === 0)!.coverage).toBe(0);
+  });
+
+  it('scores a chunk from the chunk alone: the same in a graph of its own and beside documents sharing its words', () => {
+    // Prepare
+    const harbour = { position: 0, content: 'The harbour master opens the northern lock at dawn.' };
+    const graphOf = (others: number) => {
+      const vectors = new VectorIndex(2);
+      const lexical = new LexicalIndex();
+      vectors.put('doc_harbour', unit(1, 1));
+      lexical.put('doc_harbour', [harbour]);
+      for (let other = 0; other < others; other++) {
+        vectors.put(`doc_${other}`, unit(1, other));
+        lexical.put(`doc_${other}`, [{ position: 0, content: `Lock ${other} of the canal opens at noon; the lock keeper opens it.` }]);
+      }
+      return { vectors, lexical };
+    };
+    const input = { query: unit(1, 0.5), question: 'When does the lock open?', calibration: calibrationOf('universal-sentence-encoder-lite'), limit: 20, threshold: 0 };
+    // Act
+    const [alone, crowded] = [graphOf(0), graphOf(10)].map((graph) => rankHybrid(graph, input).find((hit) => hit.documentId === 'doc_harbour')!);
+    // Assess
+    expect(questionTermsOf('When does the lock open?')).toEqual(['lock', 'open']);
+    expect(alone.coverage).toBe(1);
+    expect(crowded.score).toBe(alone.score);
   });
 
   it('stems and drops stop words, and forgets a removed document', () => {

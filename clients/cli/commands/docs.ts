@@ -51,7 +51,7 @@ export function registerDocumentCommands(program: Command): void {
     .description('search your graph (or --graph)')
     .option('--graph <graphId>', 'a group graph instead of your personal one')
     .option('--limit <n>', 'results', '5')
-    .option('--threshold <score>', 'lowest similarity (0 to 1) a result needs; 0 lists the best matches whatever their score')
+    .option('--threshold <score>', 'lowest score (0 to 1) a result needs (default 0.7: likely answers the question); 0 lists the best matches whatever their score')
     .action(async (query: string, _local: unknown, command: Command) => {
       const options = optionsOf(command);
       const found = await unwrap(clientFor(options).POST('/api/sdk/v1/documents/search', { body: { query, limit: Number(options.limit), ...(options.threshold !== undefined && { threshold: Number(options.threshold) }), ...(options.graph && { graphId: options.graph }) } as never }));

@@ -78,7 +78,7 @@ function Highlighted({ content, query }: { content: string; query: string }) {
 
 function Search({ graphId }: { graphId: string }) {
   const [query, setQuery] = useState('');
-  const [threshold, setThreshold] = useState('0.3');
+  const [threshold, setThreshold] = useState('0.7');
   const [results, setResults] = useState<{ query: string; items: Rec[] }>();
   const { run, status } = useAction();
   const search = async (event: Event) => {
