@@ -3,8 +3,7 @@
 // Each parser gets a file only within the caps of `extraction` (limits.ts); this runs inside the extraction worker.
 import { type HtmlToTextOptions, convert } from 'html-to-text';
 import { Parser } from 'htmlparser2';
-import mammoth from 'mammoth';
-import { type StructuredTextItem, extractTextItems, getDocumentProxy } from 'unpdf';
+import type { StructuredTextItem } from 'unpdf';
 import type { Page } from './chunker.js';
 import { ExtractionError, csvToText, decodeUtf8, jsonToText, markdownToText } from './extract-structured.js';
 import { checkPdfInflation, checkZipInflation } from './inflate-caps.js';
@@ -90,6 +89,8 @@ async function pdfPages(bytes: Uint8Array): Promise<Page[]> {
   checkPdfInflation(bytes, extraction.pdfInflatedBytes);
   let pages: StructuredTextItem[][];
   try {
+    // Loaded for PDFs only: each extraction starts a fresh worker, which should not pay for parsers it does not use.
+    const { extractTextItems, getDocumentProxy } = await import('unpdf');
     // pdf.js takes ownership of the buffer it is given: hand it a copy.
     const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
     pages = (await extractTextItems(pdf)).items;
@@ -104,6 +105,7 @@ async function docxPages(bytes: Uint8Array): Promise<Page[]> {
   checkZipInflation(bytes, extraction.docxInflatedBytes);
   let html: string;
   try {
+    const { default: mammoth } = await import('mammoth');
     // Images are never read (the text step skips them): their bytes are not even inflated.
     const convertImage = mammoth.images.imgElement(async () => ({ src: '' }));
     html = (await mammoth.convertToHtml({ buffer: Buffer.from(bytes) }, { transformDocument: markPageBreaks, convertImage })).value;

@@ -1,10 +1,14 @@
 // Byte caps on what a compressed original inflates to, checked before a parser sees it: a few hundred kilobytes of
 // DOCX or PDF can inflate to gigabytes (a decompression bomb), and mammoth and pdf.js inflate whole parts in memory.
-// Everything is inflated here as a stream and only counted, so checking costs a 64 KB window, not the output.
+// Everything is inflated here as a stream and only counted, so checking costs a few megabytes, not the output.
 import { Inflate, Unzlib } from 'fflate';
 import { ExtractionError } from './extract-structured.js';
 
-const slice = 64 * 1024;
+/**
+ * Compressed bytes per push. fflate inflates a whole push at once, and deflate reaches about 1,000:1, so this bounds
+ * one push's output to about 4 MB.
+ */
+const slice = 4 * 1024;
 
 class CapExceeded extends Error {}
 

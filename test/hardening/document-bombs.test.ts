@@ -13,6 +13,9 @@ import { type TestApi, type TestUser, startTestPlatform } from '../support/platf
 
 const mb = 1024 * 1024;
 
+/** Building a 300 MB bomb deflates 300 MB: seconds alone, longer on a busy machine. */
+const bombTimeout = 300_000;
+
 const concat = (parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
 
 /** `bytes` of the same byte, fed in 1 MB blocks so the test never holds what the file inflates to. */
@@ -79,6 +82,9 @@ const peakRss = () => process.resourceUsage().maxRSS * 1024;
 /** What a refused bomb may add to the peak: well under what parsing its 300 MB would cost (issue 26: +560 to +870 MB). */
 const rssBudget = 150 * mb;
 
+/** Peak growth per bomb, printed after the suite. */
+const grown: string[] = [];
+
 let api: TestApi;
 let owner: TestUser;
 
@@ -95,7 +101,10 @@ beforeAll(async () => {
     expect((await settled(api, owner, uploaded.body.data.documentId)).status).toBe('completed');
   }
 });
-afterAll(() => api.stop());
+afterAll(async () => {
+  console.log(`document bombs: peak resident memory added ${grown.join(', ')} (budget ${rssBudget / mb} MB each)`);
+  await api.stop();
+});
 
 async function uploadAndSettle(file: { bytes: Uint8Array | string; filename: string; mimeType: string }) {
   const uploaded = await upload(api, owner, file);
@@ -119,9 +128,10 @@ describe('documents hardening: decompression bombs', () => {
     // Assess
     expect(bomb.length).toBeLessThan(mb);
     expect(status).toMatchObject({ status: 'failed', chunkCount: 0, failureReason: expect.stringMatching(/inflates to more than 32 MB/) });
+    grown.push(`DOCX +${Math.round((peakRss() - before) / mb)} MB`);
     expect(peakRss() - before).toBeLessThan(rssBudget);
     await expectNothingKept(documentId);
-  });
+  }, bombTimeout);
 
   it('refuses a DOCX whose zip directory understates what a part inflates to', async () => {
     // Prepare
@@ -131,7 +141,7 @@ describe('documents hardening: decompression bombs', () => {
     // Assess
     expect(status).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/inflates past its declared size/) });
     await expectNothingKept(documentId);
-  });
+  }, bombTimeout);
 
   it('refuses a PDF whose stream inflates to 300 MB without the process swelling', async () => {
     // Prepare
@@ -142,9 +152,10 @@ describe('documents hardening: decompression bombs', () => {
     // Assess
     expect(bomb.length).toBeLessThan(mb);
     expect(status).toMatchObject({ status: 'failed', chunkCount: 0, failureReason: expect.stringMatching(/streams inflate to more than 128 MB/) });
+    grown.push(`PDF +${Math.round((peakRss() - before) / mb)} MB`);
     expect(peakRss() - before).toBeLessThan(rssBudget);
     await expectNothingKept(documentId);
-  });
+  }, bombTimeout);
 });
 
 describe('documents hardening: nested HTML', () => {
@@ -195,7 +206,7 @@ describe('documents hardening: the extraction worker', () => {
     expect(outcome).toBeInstanceOf(ExtractionError);
     expect((outcome as Error).message).toBe('reading the file needs more than 24 MB of memory; the limit is 24 MB');
     expect(next.map((chunk) => chunk.content)).toEqual(['Still reading files after a worker ran out of memory.']);
-  });
+  }, 120_000);
 });
 
 // Last: it stops the platform of this file.

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { extraction } from '../../functions/documents/limits.js';
 import { documentRoutes } from '../../functions/documents/routes.js';
 import { assetDirectory, bundleAll } from '../../lib/bundles.js';
 
@@ -20,4 +21,16 @@ process.stdout.write(JSON.stringify([await read('<h1>Title</h1><p>A bundled work
     // Assess
     expect(JSON.parse(output)).toEqual([['A bundled worker read this.'], 'the HTML nests elements more than 256 deep; the limit is 256']);
   }, 300_000);
+
+  it('gives every function that processes documents room for the worker within its own memory and time', () => {
+    // Prepare: a worker's heap, what is counted while inflating, and the parent's own share (the function's default)
+    const workerMb = extraction.workerHeapMb + extraction.pdfInflatedBytes / (1024 * 1024) + 256;
+    // Act
+    const processing = [documentRoutes.uploadDocument, documentRoutes.completeUpload, documentRoutes.shareDocument];
+    // Assess
+    for (const route of processing) {
+      expect(route.memoryMb, route.operation).toBeGreaterThanOrEqual(workerMb);
+      expect(route.timeoutSeconds, route.operation).toBeGreaterThan(extraction.timeMs / 1000);
+    }
+  });
 });
