@@ -1,5 +1,5 @@
 // Attacks on document extraction (issue 26, items 5, 6 and 12): decompression bombs in DOCX and PDF, deeply nested
-// HTML, files that overrun the extraction worker's time or memory, and a shutdown during an extraction. The server
+// HTML, files that overrun the extraction worker's time or memory or the caps on text and chunks, and a shutdown during an extraction. The server
 // runs in this process, so its resident memory is this process's.
 import { Zip, ZipDeflate, Zlib, strToU8, unzipSync } from 'fflate';
 import { PDFDocument, PDFName } from 'pdf-lib';
@@ -206,6 +206,31 @@ describe('documents hardening: the extraction worker', () => {
     expect(outcome).toBeInstanceOf(ExtractionError);
     expect((outcome as Error).message).toBe('reading the file needs more than 24 MB of memory; the limit is 24 MB');
     expect(next.map((chunk) => chunk.content)).toEqual(['Still reading files after a worker ran out of memory.']);
+  }, 120_000);
+});
+
+describe('documents hardening: text and chunks', () => {
+  /** Plain prose: sentences of a few words, paragraphs of a few sentences. */
+  const prose = (chars: number) => 'The quick brown fox jumps over the lazy dog again. '.repeat(Math.ceil(chars / 51)).slice(0, chars);
+
+  it('refuses a file holding more text than the cap', async () => {
+    // Prepare
+    const text = new TextEncoder().encode(prose(extraction.textChars + 1));
+    // Act
+    const outcome = await extractChunks(text, 'text/plain').catch((error: unknown) => error);
+    // Assess
+    expect(outcome).toBeInstanceOf(ExtractionError);
+    expect((outcome as Error).message).toBe(`the file holds ${extraction.textChars + 1} characters of text; the limit is ${extraction.textChars}`);
+  }, 120_000);
+
+  it('refuses a file that makes more chunks than the cap, within the text cap', async () => {
+    // Prepare
+    const text = new TextEncoder().encode(prose(extraction.textChars - 1));
+    // Act
+    const outcome = await extractChunks(text, 'text/plain').catch((error: unknown) => error);
+    // Assess
+    expect(outcome).toBeInstanceOf(ExtractionError);
+    expect((outcome as Error).message).toMatch(new RegExp(`^the file makes \\d+ chunks; the limit is ${extraction.chunks}$`));
   }, 120_000);
 });
 
