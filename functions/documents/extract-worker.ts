@@ -49,9 +49,10 @@ function startWorker(job: Job, caps: WorkerCaps): Worker {
     execArgv: [],
     resourceLimits: { maxOldGenerationSizeMb: caps.workerHeapMb, maxYoungGenerationSizeMb: Math.min(64, caps.workerHeapMb / 4) },
   };
-  return moduleUrl.endsWith('.ts')
-    ? new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(moduleUrl)}); })`, { ...options, eval: true })
-    : new Worker(new URL(moduleUrl), options);
+  if (!moduleUrl.endsWith('.ts')) return new Worker(new URL(moduleUrl), options);
+  // Resolved here: an eval worker resolves packages from the working directory, which need not be the repository.
+  const tsx = import.meta.resolve('tsx/esm/api');
+  return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(moduleUrl)}); })`, { ...options, eval: true });
 }
 
 /** Extractions whose worker is running, each stoppable with the error its caller gets. */

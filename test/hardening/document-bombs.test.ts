@@ -1,6 +1,6 @@
 // Attacks on document extraction (issue 26, items 5, 6 and 12): decompression bombs in DOCX and PDF, deeply nested
-// HTML, files that overrun the extraction worker's time or memory or the caps on text and chunks, and a shutdown during an extraction. The server
-// runs in this process, so its resident memory is this process's.
+// HTML, files that overrun the extraction worker's time or memory or the caps on text and chunks, and a shutdown
+// during an extraction. The server runs in this process, so its resident memory is this process's.
 import { Zip, ZipDeflate, Zlib, strToU8, unzipSync } from 'fflate';
 import { PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
