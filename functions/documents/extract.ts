@@ -1,11 +1,13 @@
 // Text of an original, page by page where the format has pages: PDF (unpdf, one string per page), DOCX (mammoth,
 // pages cut at explicit page breaks), HTML (html-to-text with readable headings and tables), Markdown, text, CSV, JSON.
+// Each parser gets a file only within the caps of `extraction` (limits.ts); this runs inside the extraction worker.
 import { type HtmlToTextOptions, convert } from 'html-to-text';
-import mammoth from 'mammoth';
-import { type StructuredTextItem, extractTextItems, getDocumentProxy } from 'unpdf';
+import { Parser } from 'htmlparser2';
+import type { StructuredTextItem } from 'unpdf';
 import type { Page } from './chunker.js';
 import { ExtractionError, csvToText, decodeUtf8, jsonToText, markdownToText } from './extract-structured.js';
-import type { SupportedMimeType } from './limits.js';
+import { checkPdfInflation, checkZipInflation } from './inflate-caps.js';
+import { type SupportedMimeType, extraction } from './limits.js';
 
 export { ExtractionError } from './extract-structured.js';
 
@@ -23,6 +25,29 @@ const htmlOptions: HtmlToTextOptions = {
     { selector: 'style', format: 'skip' },
   ],
 };
+
+/**
+ * Refuses HTML nested deeper than the cap before html-to-text builds and walks its tree, which costs time in the
+ * depth times the size. htmlparser2 is html-to-text's own parser: elements closed implicitly count as it counts them.
+ */
+function checkHtmlDepth(html: string): void {
+  let depth = 0;
+  const tooDeep = new ExtractionError(`the HTML nests elements more than ${extraction.htmlDepth} deep; the limit is ${extraction.htmlDepth}`);
+  const parser = new Parser({
+    onopentagname() {
+      if (++depth > extraction.htmlDepth) throw tooDeep;
+    },
+    onclosetag() {
+      depth--;
+    },
+  });
+  parser.end(html);
+}
+
+function htmlToText(html: string): string {
+  checkHtmlDepth(html);
+  return convert(html, htmlOptions);
+}
 
 /** Stands for a DOCX page break through the HTML step: a private-use character no document text contains. */
 const pageBreak = '\uE000';
@@ -61,8 +86,11 @@ function pdfPageText(items: StructuredTextItem[]): string {
 }
 
 async function pdfPages(bytes: Uint8Array): Promise<Page[]> {
+  checkPdfInflation(bytes, extraction.pdfInflatedBytes);
   let pages: StructuredTextItem[][];
   try {
+    // Loaded for PDFs only: each extraction starts a fresh worker, which should not pay for parsers it does not use.
+    const { extractTextItems, getDocumentProxy } = await import('unpdf');
     // pdf.js takes ownership of the buffer it is given: hand it a copy.
     const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
     pages = (await extractTextItems(pdf)).items;
@@ -74,13 +102,17 @@ async function pdfPages(bytes: Uint8Array): Promise<Page[]> {
 }
 
 async function docxPages(bytes: Uint8Array): Promise<Page[]> {
+  checkZipInflation(bytes, extraction.docxInflatedBytes);
   let html: string;
   try {
-    html = (await mammoth.convertToHtml({ buffer: Buffer.from(bytes) }, { transformDocument: markPageBreaks })).value;
+    const { default: mammoth } = await import('mammoth');
+    // Images are never read (the text step skips them): their bytes are not even inflated.
+    const convertImage = mammoth.images.imgElement(async () => ({ src: '' }));
+    html = (await mammoth.convertToHtml({ buffer: Buffer.from(bytes) }, { transformDocument: markPageBreaks, convertImage })).value;
   } catch (error) {
     throw new ExtractionError(`not a readable DOCX file: ${(error as Error).message}`);
   }
-  return convert(html, htmlOptions)
+  return htmlToText(html)
     .split(pageBreak)
     .map((text, index) => ({ pageNumber: index + 1, text }));
 }
@@ -94,7 +126,7 @@ export async function extractPages(bytes: Uint8Array, mimeType: SupportedMimeTyp
       case 'application/vnd.openxmlformats-officedocument.wordprocessingml.document':
         return docxPages(bytes);
       case 'text/html':
-        return whole(convert(decodeUtf8(bytes), htmlOptions));
+        return whole(htmlToText(decodeUtf8(bytes)));
       case 'text/markdown':
         return whole(markdownToText(decodeUtf8(bytes)));
       case 'text/csv':
@@ -106,5 +138,7 @@ export async function extractPages(bytes: Uint8Array, mimeType: SupportedMimeTyp
     }
   })();
   if (!pages.some((page) => page.text.trim() !== '')) throw new ExtractionError('no text found in the file (images are not read)');
+  const chars = pages.reduce((sum, page) => sum + page.text.length, 0);
+  if (chars > extraction.textChars) throw new ExtractionError(`the file holds ${chars} characters of text; the limit is ${extraction.textChars}`);
   return pages;
 }

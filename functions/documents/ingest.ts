@@ -1,13 +1,13 @@
-// Processing of one uploaded document: extract -> chunk -> embed -> store, then `completed`; a file that cannot be
-// read ends as `failed` with the reason. Chunks and vectors are written before the status flips and before the
+// Processing of one uploaded document: extract and chunk (in a worker of its own, extract-worker.ts) -> embed ->
+// store, then `completed`; a file that cannot be read ends as `failed` with the reason. Chunks and vectors are written before the status flips and before the
 // graphs' versions move, so a search that sees the new version finds everything it needs. Where large graphs are
 // kept outside the process (large-graph-index.ts), the document is written there too, for each of its graphs. The job
 // then leaves the BM25 snapshot of each of its graphs large enough to keep one holding it (snapshot-keeper.ts).
 import type { Clock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { logger } from '#platform/logger.js';
-import { chunkPages } from './chunker.js';
-import { ExtractionError, extractPages } from './extract.js';
+import { ExtractionError } from './extract.js';
+import { extractChunks } from './extract-worker.js';
 import type { LargeGraphIndex } from './large-graph-index.js';
 import { chunkTermsOf } from './lexical-index.js';
 import { type SupportedMimeType, maxUploadBytes } from './limits.js';
@@ -39,8 +39,8 @@ export function createIngest(deps: { store: DocumentStore; blobs: BlobStore; emb
     const bytes = await blobs.get(document.blobKey);
     if (!bytes) throw new ExtractionError('the original file is missing from storage');
     if (bytes.length > maxUploadBytes) throw new ExtractionError(`the file is ${bytes.length} bytes; the limit is ${maxUploadBytes}`);
-    const pages = await extractPages(bytes, document.mimeType as SupportedMimeType);
-    return chunkPages(pages).map((draft) => ({ ...draft, documentId: document.documentId, chunkId: chunkIdOf(document.documentId, draft.position) }));
+    const drafts = await extractChunks(bytes, document.mimeType as SupportedMimeType);
+    return drafts.map((draft) => ({ ...draft, documentId: document.documentId, chunkId: chunkIdOf(document.documentId, draft.position) }));
   }
 
   /**

@@ -36,3 +36,26 @@ export const supportedMimeTypes = [
   'application/json',
 ] as const;
 export type SupportedMimeType = (typeof supportedMimeTypes)[number];
+
+/**
+ * Caps on reading one original, so no file can take the process down or hold it (decompression bombs, deeply nested
+ * HTML, huge texts). Extraction runs in a worker thread of its own (extract-worker.ts): `workerHeapMb` bounds its
+ * JavaScript heap and `timeMs` its run; past either the worker is stopped and the document fails with the reason.
+ * `inflatedBytes` bound what the compressed parts of a file may inflate to, checked before a parser reads them.
+ * Sized so one extraction stays well inside the 2 GB of the functions that process documents on AWS.
+ */
+export const extraction = {
+  workerHeapMb: 512,
+  timeMs: 60_000,
+  /** DOCX: every part of the zip, summed. Its XML costs the parser about ten times its size in memory. */
+  docxInflatedBytes: 32 * 1024 * 1024,
+  /** PDF: every zlib stream, summed (fonts, pages, images, object streams). */
+  pdfInflatedBytes: 128 * 1024 * 1024,
+  /** Characters of text one document yields: about 13,000 chunks. */
+  textChars: 5_000_000,
+  chunks: 10_000,
+  /** Nesting of HTML elements; browsers themselves stop nesting at 512. */
+  htmlDepth: 256,
+  /** Extractions one process runs at once; more wait their turn. */
+  concurrent: 2,
+} as const;

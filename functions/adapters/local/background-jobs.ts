@@ -1,10 +1,14 @@
 // Local background work (document processing, payouts, long runs): after the request, in the same process, as on AWS
 // a separate invocation would. Shutdown waits for jobs in flight so DynamoDB Local is not stopped under a
-// half-written record.
+// half-written record, but not for a parser: it stops the document extractions first, so the wait is bounded.
+import { ExtractionError } from '#functions/documents/extract.js';
+import { stopExtractions } from '#functions/documents/extract-worker.js';
 import type { DocumentJobs } from '#functions/documents/ports.js';
 import { logger } from '#platform/logger.js';
 import type { BackgroundRuns } from '#platform/ports.js';
 import { onLocalShutdown } from './lifecycle.js';
+
+const shutdownRefusal = new ExtractionError('processing was stopped by a shutdown of the platform; upload the file again');
 
 function createJobQueue<J, R>(run: (job: J) => Promise<R>, what: string) {
   const inFlight = new Set<Promise<unknown>>();
@@ -13,7 +17,7 @@ function createJobQueue<J, R>(run: (job: J) => Promise<R>, what: string) {
     if (!registered) {
       registered = true;
       onLocalShutdown(async () => {
-        await Promise.allSettled([...inFlight]);
+        await stopExtractions(shutdownRefusal, () => Promise.allSettled([...inFlight]));
         registered = false;
       });
     }
