@@ -14304,6 +14304,9 @@ export interface operations {
                      *             "name": "string",
                      *             "runtime": "nodejs18",
                      *             "status": "draft",
+                     *             "deploymentStatus": "pending",
+                     *             "activeVersion": "string",
+                     *             "activeVersionNumber": 0,
                      *             "createdAt": "2019-08-24T14:15:22Z",
                      *             "lastExecutedAt": "2019-08-24T14:15:22Z"
                      *           }
@@ -14320,8 +14323,14 @@ export interface operations {
                             limit: number;
                             offset: number;
                             scripts: {
+                                /** @description semver of the deployed version; null before the first deploy */
+                                activeVersion: string | null;
+                                /** @description integer number of the deployed version (the SDK's `activeVersion`); null before the first deploy */
+                                activeVersionNumber: number | null;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @enum {string} */
+                                deploymentStatus: "pending" | "deploying" | "deployed" | "failed";
                                 id: string;
                                 /** Format: date-time */
                                 lastExecutedAt: string | null;
@@ -14524,6 +14533,7 @@ export interface operations {
                      *         "name": "string",
                      *         "runtime": "nodejs18",
                      *         "status": "draft",
+                     *         "deploymentStatus": "pending",
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "apiKey": "string"
                      *       },
@@ -14535,6 +14545,8 @@ export interface operations {
                             apiKey: string;
                             /** Format: date-time */
                             createdAt: string;
+                            /** @enum {string} */
+                            deploymentStatus: "pending" | "deploying" | "deployed" | "failed";
                             id: string;
                             name: string;
                             /** @enum {string} */
@@ -14681,7 +14693,9 @@ export interface operations {
                      *         "status": "draft",
                      *         "deploymentStatus": "pending",
                      *         "activeVersion": "string",
+                     *         "activeVersionNumber": 0,
                      *         "latestVersion": "string",
+                     *         "latestVersionNumber": 0,
                      *         "config": {
                      *           "timeout": 0,
                      *           "memory": 0,
@@ -14725,7 +14739,10 @@ export interface operations {
                      */
                     "application/json": {
                         data?: {
+                            /** @description semver of the deployed version; null before the first deploy */
                             activeVersion: string | null;
+                            /** @description integer number of the deployed version (the SDK's `activeVersion`); null before the first deploy */
+                            activeVersionNumber: number | null;
                             category: string | null;
                             config: {
                                 allowedResources: string[];
@@ -14742,7 +14759,7 @@ export interface operations {
                                 declared: {
                                     [key: string]: string;
                                 } | string[];
-                                /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                /** @description sha256 of the lock and the installed files: versions with equal hashes share one installed tree */
                                 lockHash: string;
                                 /** @description every installed package with its exact version */
                                 resolved: {
@@ -14760,6 +14777,7 @@ export interface operations {
                             /** Format: date-time */
                             lastExecutedAt: string | null;
                             latestVersion: string;
+                            latestVersionNumber: number;
                             name: string;
                             pricing: {
                                 basePrice?: number;
@@ -15153,7 +15171,9 @@ export interface operations {
                      *         "status": "draft",
                      *         "deploymentStatus": "pending",
                      *         "activeVersion": "string",
+                     *         "activeVersionNumber": 0,
                      *         "latestVersion": "string",
+                     *         "latestVersionNumber": 0,
                      *         "config": {
                      *           "timeout": 0,
                      *           "memory": 0,
@@ -15197,7 +15217,10 @@ export interface operations {
                      */
                     "application/json": {
                         data?: {
+                            /** @description semver of the deployed version; null before the first deploy */
                             activeVersion: string | null;
+                            /** @description integer number of the deployed version (the SDK's `activeVersion`); null before the first deploy */
+                            activeVersionNumber: number | null;
                             category: string | null;
                             config: {
                                 allowedResources: string[];
@@ -15214,7 +15237,7 @@ export interface operations {
                                 declared: {
                                     [key: string]: string;
                                 } | string[];
-                                /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                /** @description sha256 of the lock and the installed files: versions with equal hashes share one installed tree */
                                 lockHash: string;
                                 /** @description every installed package with its exact version */
                                 resolved: {
@@ -15232,6 +15255,7 @@ export interface operations {
                             /** Format: date-time */
                             lastExecutedAt: string | null;
                             latestVersion: string;
+                            latestVersionNumber: number;
                             name: string;
                             pricing: {
                                 basePrice?: number;
@@ -15416,6 +15440,8 @@ export interface operations {
                      *       "data": {
                      *         "deploymentId": "string",
                      *         "versionId": "string",
+                     *         "version": "string",
+                     *         "versionNumber": 0,
                      *         "status": "deployed",
                      *         "deployedAt": "2019-08-24T14:15:22Z"
                      *       },
@@ -15429,7 +15455,9 @@ export interface operations {
                             deploymentId: string;
                             /** @enum {string} */
                             status: "deployed";
+                            version: string;
                             versionId: string;
+                            versionNumber: number;
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -18188,6 +18216,7 @@ export interface operations {
                      *           {
                      *             "versionId": "string",
                      *             "version": "string",
+                     *             "versionNumber": 0,
                      *             "changelog": "string",
                      *             "createdAt": "2019-08-24T14:15:22Z",
                      *             "dependencies": {
@@ -18222,7 +18251,7 @@ export interface operations {
                                     declared: {
                                         [key: string]: string;
                                     } | string[];
-                                    /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                    /** @description sha256 of the lock and the installed files: versions with equal hashes share one installed tree */
                                     lockHash: string;
                                     /** @description every installed package with its exact version */
                                     resolved: {
@@ -18233,6 +18262,8 @@ export interface operations {
                                 };
                                 version: string;
                                 versionId: string;
+                                /** @description the same version's integer (the SDK's `version`) */
+                                versionNumber: number;
                             }[];
                         };
                         message?: string;
@@ -18417,6 +18448,7 @@ export interface operations {
                      *       "data": {
                      *         "versionId": "string",
                      *         "version": "string",
+                     *         "versionNumber": 0,
                      *         "changelog": "string",
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "dependencies": {
@@ -18446,7 +18478,7 @@ export interface operations {
                                 declared: {
                                     [key: string]: string;
                                 } | string[];
-                                /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                /** @description sha256 of the lock and the installed files: versions with equal hashes share one installed tree */
                                 lockHash: string;
                                 /** @description every installed package with its exact version */
                                 resolved: {
@@ -18457,6 +18489,8 @@ export interface operations {
                             };
                             version: string;
                             versionId: string;
+                            /** @description the same version's integer (the SDK's `version`) */
+                            versionNumber: number;
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -18996,6 +19030,7 @@ export interface operations {
                      *         "timeout": 0,
                      *         "memory": 0,
                      *         "activeVersion": 0,
+                     *         "activeSemver": "string",
                      *         "isPublished": true,
                      *         "isPrivate": true,
                      *         "status": "draft",
@@ -19009,6 +19044,9 @@ export interface operations {
                      */
                     "application/json": {
                         data?: {
+                            /** @description semver of the deployed version; null before the first deploy */
+                            activeSemver: string | null;
+                            /** @description integer number of the deployed version (the SDK's `activeVersion`); null before the first deploy */
                             activeVersion: number | null;
                             apiKey: string;
                             /** Format: date-time */
@@ -19187,6 +19225,7 @@ export interface operations {
                      *         "id": "string",
                      *         "scriptId": "string",
                      *         "version": 0,
+                     *         "semver": "string",
                      *         "isActive": true,
                      *         "commitMessage": "string",
                      *         "codeHash": "string",
@@ -19220,7 +19259,7 @@ export interface operations {
                                 declared: {
                                     [key: string]: string;
                                 } | string[];
-                                /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                /** @description sha256 of the lock and the installed files: versions with equal hashes share one installed tree */
                                 lockHash: string;
                                 /** @description every installed package with its exact version */
                                 resolved: {
@@ -19234,6 +19273,8 @@ export interface operations {
                             id: string;
                             isActive: boolean;
                             scriptId: string;
+                            /** @description the same version's semver (REST's `version`) */
+                            semver: string;
                             version: number;
                         };
                         message?: string;
@@ -19701,30 +19742,25 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "success": true,
-                     *         "data": {
-                     *           "scriptId": "string",
-                     *           "version": 0,
-                     *           "serverlessFunctionName": "string",
-                     *           "serverlessFunctionArn": "string",
-                     *           "deployedAt": "2019-08-24T14:15:22Z"
-                     *         }
+                     *         "scriptId": "string",
+                     *         "version": 0,
+                     *         "semver": "string",
+                     *         "serverlessFunctionName": "string",
+                     *         "serverlessFunctionArn": "string",
+                     *         "deployedAt": "2019-08-24T14:15:22Z"
                      *       },
                      *       "message": "string"
                      *     }
                      */
                     "application/json": {
                         data?: {
-                            data: {
-                                /** Format: date-time */
-                                deployedAt: string;
-                                scriptId: string;
-                                serverlessFunctionArn: string;
-                                serverlessFunctionName: string;
-                                version: number;
-                            };
-                            /** @enum {boolean} */
-                            success: true;
+                            /** Format: date-time */
+                            deployedAt: string;
+                            scriptId: string;
+                            semver: string;
+                            serverlessFunctionArn: string;
+                            serverlessFunctionName: string;
+                            version: number;
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -20794,6 +20830,7 @@ export interface operations {
                      *         "timeout": 0,
                      *         "memory": 0,
                      *         "activeVersion": 0,
+                     *         "activeSemver": "string",
                      *         "isPublished": true,
                      *         "isPrivate": true,
                      *         "status": "draft",
@@ -20826,6 +20863,9 @@ export interface operations {
                      */
                     "application/json": {
                         data?: {
+                            /** @description semver of the deployed version; null before the first deploy */
+                            activeSemver: string | null;
+                            /** @description integer number of the deployed version (the SDK's `activeVersion`); null before the first deploy */
                             activeVersion: number | null;
                             /** @description duration in milliseconds */
                             avgDuration: number;
@@ -20837,7 +20877,7 @@ export interface operations {
                                 declared: {
                                     [key: string]: string;
                                 } | string[];
-                                /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                /** @description sha256 of the lock and the installed files: versions with equal hashes share one installed tree */
                                 lockHash: string;
                                 /** @description every installed package with its exact version */
                                 resolved: {
@@ -21272,6 +21312,7 @@ export interface operations {
                      *             "name": "string",
                      *             "description": "string",
                      *             "activeVersion": 0,
+                     *             "activeSemver": "string",
                      *             "isPublished": true,
                      *             "status": "draft",
                      *             "deploymentStatus": "pending",
@@ -21288,6 +21329,9 @@ export interface operations {
                             limit: number;
                             offset: number;
                             scripts: {
+                                /** @description semver of the deployed version; null before the first deploy */
+                                activeSemver: string | null;
+                                /** @description integer number of the deployed version (the SDK's `activeVersion`); null before the first deploy */
                                 activeVersion: number | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -21596,6 +21640,7 @@ export interface operations {
                      *             "name": "string",
                      *             "description": "string",
                      *             "activeVersion": 0,
+                     *             "activeSemver": "string",
                      *             "isPublished": true,
                      *             "status": "draft",
                      *             "deploymentStatus": "pending",
@@ -21611,6 +21656,9 @@ export interface operations {
                         data?: {
                             count: number;
                             scripts: {
+                                /** @description semver of the deployed version; null before the first deploy */
+                                activeSemver: string | null;
+                                /** @description integer number of the deployed version (the SDK's `activeVersion`); null before the first deploy */
                                 activeVersion: number | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -21773,6 +21821,7 @@ export interface operations {
                      *             "id": "string",
                      *             "scriptId": "string",
                      *             "version": 0,
+                     *             "semver": "string",
                      *             "isActive": true,
                      *             "commitMessage": "string",
                      *             "codeHash": "string",
@@ -21810,7 +21859,7 @@ export interface operations {
                                     declared: {
                                         [key: string]: string;
                                     } | string[];
-                                    /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                    /** @description sha256 of the lock and the installed files: versions with equal hashes share one installed tree */
                                     lockHash: string;
                                     /** @description every installed package with its exact version */
                                     resolved: {
@@ -21824,6 +21873,8 @@ export interface operations {
                                 id: string;
                                 isActive: boolean;
                                 scriptId: string;
+                                /** @description the same version's semver (REST's `version`) */
+                                semver: string;
                                 version: number;
                             }[];
                         };
