@@ -1,7 +1,7 @@
 """The pip installer function of the stack (lib/scripts.ts, PackageInstallers).
 
 Invoked by the API functions with an install request, it answers as functions/scripts/installer-function.ts
-describes: the tree stored under script-deps/<lock hash>.zip in the script-packages bucket, or a refusal naming
+describes: the tree stored under script-deps/<tree hash>.zip in the script-packages bucket, or a refusal naming
 the package. It runs the pip command line of functions/scripts/package-managers.ts (installPython) and refuses and
 locks as it does; the integration test checks both give the same lock hash for the same requirements.
 Nothing here logs the request: it carries the account registry's token.
@@ -97,7 +97,10 @@ def locked(work):
 
 
 def zipped(root):
-    """The tree under root as a zip file, and its unpacked size; links are left out."""
+    """The tree under root as a zip file, its unpacked size and the hash of its files; links are left out.
+
+    The hash is package-trees.ts's contentHashOf: each file's path and the sha256 of its bytes, in path order.
+    """
     files = []
     for directory, _, entries in os.walk(root):
         for entry in entries:
@@ -106,13 +109,15 @@ def zipped(root):
                 files.append((os.path.relpath(full, root), full))
     archive = os.path.join(os.path.dirname(root), 'tree.zip')
     size = 0
+    content = hashlib.sha256()
     with zipfile.ZipFile(archive, 'w', zipfile.ZIP_DEFLATED, compresslevel=6) as out:
-        for path, full in sorted(files):
+        for path, full in sorted(files, key=lambda file: file[0].encode('utf-8')):
             with open(full, 'rb') as source:
                 data = source.read()
             size += len(data)
+            content.update(('%s\n%s\n' % (path, hashlib.sha256(data).hexdigest())).encode('utf-8'))
             out.writestr(zipfile.ZipInfo(path, ZIP_DATE), data, zipfile.ZIP_DEFLATED)
-    return archive, size
+    return archive, size, content.hexdigest()
 
 
 def store(s3, bucket, key, archive):
@@ -137,10 +142,11 @@ def install(request, s3, bucket, timeout):
         run_pip(work, request, timeout)
         resolved, lock = locked(work)
         os.makedirs(os.path.join(work, 'tree', 'python'), exist_ok=True)
-        archive, size = zipped(os.path.join(work, 'tree'))
+        archive, size, content = zipped(os.path.join(work, 'tree'))
         if size > request['maxBytes']:
             return {'ok': False, 'kind': 'tooLarge', 'sizeBytes': size}
-        key = 'script-deps/%s.zip' % hashlib.sha256(('%s\n%s' % (request['runtime'], lock)).encode('utf-8')).hexdigest()
+        # Named by what was installed, not only by the lock's claims (package-trees.ts, treeHashOf).
+        key = 'script-deps/%s.zip' % hashlib.sha256(('%s\n%s\n%s' % (request['runtime'], lock, content)).encode('utf-8')).hexdigest()
         added = store(s3, bucket, key, archive)
         return {'ok': True, 'resolved': resolved, 'lock': lock, 'key': key, 'sizeBytes': size, 'added': added}
     except Refusal as refusal:
