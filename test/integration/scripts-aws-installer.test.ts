@@ -125,7 +125,7 @@ describe('aws adapter: package installer functions', () => {
     expect(lambdaApi.invoked.at(-1)).toBe(functions.pip);
   }, 120_000);
 
-  it('refuses a native wheel, a missing one and a tree past its size by name or size, storing nothing', async () => {
+  it('refuses a native wheel, a missing one (saying it does not exist) and a tree past its size by name or size, storing nothing', async () => {
     // Prepare
     const before = await storedKeys();
     const registry = { ...pypi, url: index.url };
@@ -137,7 +137,7 @@ describe('aws adapter: package installer functions', () => {
     expect(native).toBeInstanceOf(PackageRefusedError);
     expect(native).toMatchObject({ packageName: 'nativepkg', message: expect.stringContaining('native code') });
     expect(missing).toBeInstanceOf(PackageResolutionError);
-    expect(missing).toMatchObject({ packageName: 'nosuchwheel' });
+    expect(missing).toMatchObject({ packageName: 'nosuchwheel', message: `package nosuchwheel does not exist in the package index ${index.url}` });
     expect(large).toBeInstanceOf(PackageTooLargeError);
     expect((large as PackageTooLargeError).sizeBytes).toBeGreaterThan(10);
     expect(JSON.stringify([native, missing].map((error) => error!.message))).not.toContain(token);

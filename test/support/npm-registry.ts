@@ -45,17 +45,24 @@ export function packTarball(pkg: NpmPackage): Buffer {
   return gzipSync(Buffer.concat([...entries, Buffer.alloc(1024)]));
 }
 
+/** The version's entry of the packument, as the npm registry derives it from package.json (with `hasInstallScript`). */
+function manifestOf(pkg: NpmPackage): Record<string, unknown> {
+  const manifest = JSON.parse(pkg.files['package.json'] ?? JSON.stringify({ name: pkg.name, version: pkg.version, main: 'index.js' })) as { scripts?: Record<string, string> };
+  const scripted = ['preinstall', 'install', 'postinstall'].some((name) => manifest.scripts?.[name]);
+  return { ...manifest, ...(scripted && { hasInstallScript: true }) };
+}
+
 export async function startNpmRegistry(packages: NpmPackage[]): Promise<NpmRegistry> {
-  const served = new Map<string, Buffer>();
+  const served = new Map<string, { tarball: Buffer; manifest: Record<string, unknown> }>();
   const key = (name: string, version: string) => `${name}@${version}`;
-  const serve = (pkg: NpmPackage) => served.set(key(pkg.name, pkg.version), packTarball(pkg));
+  const serve = (pkg: NpmPackage) => served.set(key(pkg.name, pkg.version), { tarball: packTarball(pkg), manifest: manifestOf(pkg) });
   packages.forEach(serve);
   let url = '';
   const server: Server = createServer((request, response) => {
     const path = decodeURIComponent(new URL(request.url ?? '/', 'http://registry').pathname);
     const tarball = /^\/(.+)\/-\/[^/]+-(\d+\.\d+\.\d+)\.tgz$/.exec(path);
     if (tarball) {
-      const bytes = served.get(key(tarball[1]!, tarball[2]!));
+      const bytes = served.get(key(tarball[1]!, tarball[2]!))?.tarball;
       if (bytes) response.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes);
       else response.writeHead(404).end();
       return;
@@ -69,7 +76,9 @@ export async function startNpmRegistry(packages: NpmPackage[]): Promise<NpmRegis
     const packument = {
       name,
       'dist-tags': { latest: versions.at(-1) },
-      versions: Object.fromEntries(versions.map((version) => [version, { name, version, main: 'index.js', dist: { tarball: `${url}${name}/-/${name.split('/').pop()}-${version}.tgz` } }])),
+      versions: Object.fromEntries(
+        versions.map((version) => [version, { ...served.get(key(name, version))!.manifest, dist: { tarball: `${url}${name}/-/${name.split('/').pop()}-${version}.tgz` } }]),
+      ),
     };
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(packument));
   });
