@@ -1,4 +1,6 @@
 // A script's life over HTTP: create, versions, deploy and rollback, syntax errors, update, publish and unpublish.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.js';
 import { givenTimeFlow } from '../support/flows.js';
@@ -209,6 +211,19 @@ describe('scripts: one vocabulary', () => {
     for (const read of [sdkList, sdkOne]) expect(read).toMatchObject({ status: 'draft', deploymentStatus: 'deployed', activeVersion: 2, activeSemver: '1.0.1' });
     expect(restDeployedOnly).toContain(script.id);
     expect(sdkVersions[0]).toMatchObject({ version: 2, semver: '1.0.1', isActive: true });
+  });
+});
+
+describe('scripts: docs/scripts.md', () => {
+  it('runs the handlers of docs/scripts.md as written, in node and python', async () => {
+    // Prepare
+    const guide = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'scripts.md'), 'utf8');
+    const blockOf = (language: string) => new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(guide)![1]!;
+    const scripts = await Promise.all([['nodejs18', blockOf('js')], ['python3.11', blockOf('python')]].map(([runtime, code]) => givenDeployed(api, owner, { runtime, code })));
+    // Act
+    const outputs = await Promise.all(scripts.map(async (script) => (await execute(api, owner, script.id, { name: 'Ada' })).body.data));
+    // Assess
+    for (const output of outputs) expect(output).toMatchObject({ status: 'completed', output: { greeting: 'hello Ada', run: output.executionId }, logs: [expect.stringContaining('greeting Ada')] });
   });
 });
 
