@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { PlatformError, createPlatformClient, type PlatformClient } from '../typescript/src/index.js';
+import { PlatformError, UnreachableError, createPlatformClient, type PlatformClient } from '../typescript/src/index.js';
 
 export interface Settings {
   baseUrl: string;
@@ -49,6 +49,25 @@ export function saveSettings(values: { baseUrl?: string; apiKey?: string }): str
   return path;
 }
 
+/**
+ * The exit codes, the one list of them (README's CLI section shows the same): a script tells what went wrong apart
+ * without reading the message.
+ */
+export const exitCodes = {
+  ok: 0,
+  /** The platform answered with an error (the envelope's code and message are printed). */
+  refused: 1,
+  /** The command line is wrong: an unknown command or option, a missing argument, a file that is not there. */
+  usage: 2,
+  /** The platform ran what was asked and the run failed (a script or flow run that ended failed or timed out). */
+  runFailed: 3,
+  /** No answer at all: the platform could not be reached at its base URL. */
+  unreachable: 4,
+} as const;
+
+/** A run (script or flow) that ended without success: the command prints it, then exits with runFailed. */
+export const failedRun = (status: unknown) => ['failed', 'error', 'timeout'].includes(String(status));
+
 /** A mistake in how the command was called: printed as is, exit code 2. */
 export class UsageError extends Error {}
 
@@ -72,17 +91,22 @@ export function parseJsonOption(name: string, text: string | undefined): unknown
   }
 }
 
-/** One line per failure, exit codes a script can tell apart: 1 refused by the platform, 2 bad usage. */
+/** One line per failure, with its exit code (exitCodes). */
 export function reportFailure(error: unknown, json: boolean): number {
   if (error instanceof PlatformError) {
     if (json) console.error(JSON.stringify({ status: error.status, code: error.code, message: error.message, details: error.details }));
     else console.error(`error: ${error.code} (${error.status}): ${error.message}${error.details?.field ? ` [field ${String(error.details.field)}]` : ''}`);
-    return 1;
+    return exitCodes.refused;
+  }
+  if (error instanceof UnreachableError) {
+    if (json) console.error(JSON.stringify({ code: 'UNREACHABLE', url: error.url, message: error.message }));
+    else console.error(`error: ${error.message}`);
+    return exitCodes.unreachable;
   }
   if (error instanceof UsageError) {
     console.error(`error: ${error.message}`);
-    return 2;
+    return exitCodes.usage;
   }
   console.error(`error: ${(error as Error).message ?? String(error)}`);
-  return 1;
+  return exitCodes.refused;
 }

@@ -1,19 +1,21 @@
 // `platform`: the command line of the platform, on the typed client. Human output by default, `--json` for scripts.
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { unwrap } from '../typescript/src/index.js';
 import { registerDocumentCommands } from './commands/docs.js';
 import { registerFlowCommands } from './commands/flows.js';
 import { registerPayCommand } from './commands/pay.js';
 import { registerScriptCommands } from './commands/scripts.js';
 import { registerTemplateCommands } from './commands/templates.js';
-import { type GlobalOptions, clientFor, configFile, output, reportFailure, saveSettings, settings } from './context.js';
+import { type GlobalOptions, clientFor, configFile, exitCodes, output, reportFailure, saveSettings, settings } from './context.js';
 
 const program = new Command('platform')
   .description('command line of the automation marketplace platform')
   .option('--base-url <url>', 'platform origin (default: PLATFORM_BASE_URL, `platform configure`, or .data/dev.json)')
   .option('--api-key <key>', 'API key (default: PLATFORM_API_KEY, `platform configure`, or .data/dev.json)')
   .option('--json', 'print JSON instead of text')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Commander exits 1 on an unknown command or option; a wrong command line is exit code 2 here (exitCodes).
+  .exitOverride();
 
 program
   .command('configure')
@@ -56,5 +58,7 @@ registerTemplateCommands(program);
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.exitCode = reportFailure(error, Boolean(program.opts<GlobalOptions>().json));
+  // Commander has printed its own message (or the help, which is no failure).
+  if (error instanceof CommanderError) process.exitCode = error.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
+  else process.exitCode = reportFailure(error, Boolean(program.opts<GlobalOptions>().json));
 }

@@ -1,7 +1,8 @@
 // A version's packages: resolved, installed and locked once when the version is created, kept as one zip in the
-// blob store under the lock's hash (so versions with equal locks share it), and counted with the code against
-// The interface's 50 MB. The version item holds only what was declared, what was resolved and the lock's hash. Each tree
-// counts the versions using it (tree-ref-store.ts) and is removed when the last one goes.
+// blob store under the hash of its lock and installed files (so versions with equal trees share it, and equal claims
+// with different files never do), and counted with the code against the interface's 50 MB. The version item holds
+// only what was declared, what was resolved and that hash (`lockHash`). Each tree counts the versions using it
+// (tree-ref-store.ts) and is removed when the last one goes.
 import type { BlobStore } from '#functions/documents/ports.js';
 import type { Clock } from '#platform/clock.js';
 import { ConflictError, ValidationError } from '#platform/errors.js';

@@ -24,7 +24,7 @@ export interface InstallRequest {
 export interface InstalledTree {
   /** Every installed package and its exact version. */
   resolved: Record<string, string>;
-  /** Hash of the runtime and the canonical lock the install produced: equal locks mean equal trees. */
+  /** Hash of the runtime, the canonical lock and the installed files (package-trees.ts): equal hashes mean equal trees. */
   lockHash: string;
   /** The unpacked tree's size. */
   sizeBytes: number;

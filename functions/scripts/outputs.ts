@@ -13,24 +13,31 @@ const Packages = z
   .object({
     declared: z.union([z.record(z.string(), z.string()), z.array(z.string())]).describe('what the version declared: npm package to semver range, or pip requirements'),
     resolved: z.record(z.string(), z.string()).describe('every installed package with its exact version'),
-    lockHash: z.string().describe('sha256 of the lock: versions with equal hashes share one installed tree'),
+    lockHash: z.string().describe('sha256 of the lock and the installed files: versions with equal hashes share one installed tree'),
     sizeBytes: z.number().describe('installed bytes, unpacked'),
   })
   .optional()
   .describe('installed packages of the version; absent when it declares none');
 
-export const RestCreated = z.object({ id: z.string(), name: z.string(), runtime: Runtime, status: Status, createdAt: IsoDate, apiKey: z.string() });
-const RestListItem = z.object({ id: z.string(), name: z.string(), runtime: Runtime, status: Status, createdAt: IsoDate, lastExecutedAt: Nullable(IsoDate) });
+const ActiveSemver = Nullable(z.string()).describe('semver of the deployed version; null before the first deploy');
+const ActiveNumber = Nullable(z.number()).describe('integer number of the deployed version (the SDK\'s `activeVersion`); null before the first deploy');
+export const RestCreated = z.object({ id: z.string(), name: z.string(), runtime: Runtime, status: Status, deploymentStatus: DeploymentStatus, createdAt: IsoDate, apiKey: z.string() });
+const RestListItem = z.object({
+  id: z.string(), name: z.string(), runtime: Runtime, status: Status, deploymentStatus: DeploymentStatus, activeVersion: ActiveSemver, activeVersionNumber: ActiveNumber,
+  createdAt: IsoDate, lastExecutedAt: Nullable(IsoDate),
+});
 export const RestList = z.object({ scripts: z.array(RestListItem), total: z.number(), limit: z.number(), offset: z.number() });
 export const RestScript = z.object({
-  id: z.string(), name: z.string(), description: z.string(), runtime: Runtime, status: Status, deploymentStatus: DeploymentStatus, activeVersion: Nullable(z.string()),
-  latestVersion: z.string(), config: z.object({ timeout: z.number(), memory: z.number(), maxCostPerExecution: z.number(), maxExecutionsPerDay: z.number(), allowedResources: z.array(z.string()) }),
+  id: z.string(), name: z.string(), description: z.string(), runtime: Runtime, status: Status, deploymentStatus: DeploymentStatus, activeVersion: ActiveSemver,
+  activeVersionNumber: ActiveNumber, latestVersion: z.string(), latestVersionNumber: z.number(), config: z.object({ timeout: z.number(), memory: z.number(), maxCostPerExecution: z.number(), maxExecutionsPerDay: z.number(), allowedResources: z.array(z.string()) }),
   category: Nullable(z.string()), tags: z.array(z.string()), private: z.boolean(), pricing: Nullable(Pricing), createdAt: IsoDate, updatedAt: IsoDate,
   deployedAt: Nullable(IsoDate), publishedAt: Nullable(IsoDate), lastExecutedAt: Nullable(IsoDate), dependencies: Packages,
 });
-export const RestVersion = z.object({ versionId: z.string(), version: z.string(), changelog: Nullable(z.string()), createdAt: IsoDate, dependencies: Packages });
+export const RestVersion = z.object({ versionId: z.string(), version: z.string(), versionNumber: z.number().describe('the same version\'s integer (the SDK\'s `version`)'), changelog: Nullable(z.string()), createdAt: IsoDate, dependencies: Packages });
 export const RestVersions = z.object({ versions: z.array(RestVersion), count: z.number() });
-export const RestDeployment = z.object({ deploymentId: z.string(), versionId: z.string(), status: z.literal('deployed'), deployedAt: IsoDate });
+export const RestDeployment = z.object({
+  deploymentId: z.string(), versionId: z.string(), version: z.string(), versionNumber: z.number(), status: z.literal('deployed'), deployedAt: IsoDate,
+});
 export const RestExecuted = z.object({ executionId: z.string(), result: z.unknown(), duration: DurationMs, memoryUsed: MemoryMb, cost: CostUsd });
 const RestExecution = z.object({
   executionId: z.string(), status: z.enum(['running', 'success', 'error', 'timeout']), duration: DurationMs, memoryUsed: MemoryMb, cost: CostUsd, timestamp: IsoDate, trigger: z.string(),
@@ -49,7 +56,7 @@ const RestMarketplaceItem = z.object({
 export const RestMarketplace = z.object({ scripts: z.array(RestMarketplaceItem), total: z.number(), limit: z.number(), offset: z.number() });
 
 const SdkBase = z.object({
-  id: z.string(), name: z.string(), description: z.string(), runtime: Runtime, timeout: z.number(), memory: z.number(), activeVersion: Nullable(z.number()),
+  id: z.string(), name: z.string(), description: z.string(), runtime: Runtime, timeout: z.number(), memory: z.number(), activeVersion: ActiveNumber, activeSemver: ActiveSemver,
   isPublished: z.boolean(), isPrivate: z.boolean(), status: Status, deploymentStatus: DeploymentStatus,
 });
 export const SdkCreated = SdkBase.extend({ apiKey: z.string(), installationId: z.string(), createdAt: IsoDate });
@@ -58,20 +65,19 @@ export const SdkScript = SdkBase.extend({
   errorRate: z.number(), createdAt: IsoDate, deployedAt: Nullable(IsoDate), publishedAt: Nullable(IsoDate), lastExecutedAt: Nullable(IsoDate), dependencies: Packages,
 });
 const SdkListItem = z.object({
-  id: z.string(), name: z.string(), description: z.string(), activeVersion: Nullable(z.number()), isPublished: z.boolean(), status: Status,
+  id: z.string(), name: z.string(), description: z.string(), activeVersion: ActiveNumber, activeSemver: ActiveSemver, isPublished: z.boolean(), status: Status,
   deploymentStatus: DeploymentStatus, totalExecutions: z.number(), createdAt: IsoDate,
 });
 export const SdkList = z.object({ count: z.number(), scripts: z.array(SdkListItem) });
 export const SdkMarketplace = z.object({ total: z.number(), limit: z.number(), offset: z.number(), scripts: z.array(SdkListItem) });
 export const SdkDeleted = z.object({ deleted: z.literal(true), scriptId: z.string(), hardDeleted: z.boolean(), installationsRemoved: z.number(), preservedInstallations: z.number() });
 export const SdkVersion = z.object({
-  id: z.string(), scriptId: z.string(), version: z.number(), isActive: z.boolean(), commitMessage: Nullable(z.string()), codeHash: z.string(), createdAt: IsoDate, deployedAt: Nullable(IsoDate),
+  id: z.string(), scriptId: z.string(), version: z.number(), semver: z.string().describe('the same version\'s semver (REST\'s `version`)'), isActive: z.boolean(), commitMessage: Nullable(z.string()), codeHash: z.string(), createdAt: IsoDate, deployedAt: Nullable(IsoDate),
   dependencies: Packages,
 });
 export const SdkVersions = z.object({ count: z.number(), versions: z.array(SdkVersion) });
 export const SdkDeployment = z.object({
-  success: z.literal(true),
-  data: z.object({ scriptId: z.string(), version: z.number(), serverlessFunctionName: z.string(), serverlessFunctionArn: z.string(), deployedAt: IsoDate }),
+  scriptId: z.string(), version: z.number(), semver: z.string(), serverlessFunctionName: z.string(), serverlessFunctionArn: z.string(), deployedAt: IsoDate,
 });
 export const SdkExecution = z.object({
   executionId: z.string(), scriptId: z.string(), status: z.enum(['completed', 'failed', 'running']), output: z.unknown(), duration: DurationMs, logs: z.array(z.string()),

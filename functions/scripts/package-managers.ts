@@ -37,7 +37,8 @@ const publicRegistry = { npm: 'https://registry.npmjs.org/', pypi: 'https://pypi
 /** The machine's trust store (Debian's path): registries behind a proxy with its own CA are trusted as the machine trusts them. */
 const systemCaBundle = '/etc/ssl/certs/ca-certificates.crt';
 const trustsSystem = () => existsSync(systemCaBundle);
-const outputTail = 8192;
+/** Enough of pip's `-vv` output to hold the lines that say why a package was not found. */
+const outputTail = 65536;
 /** The npm that ships with this Node: `<prefix>/lib/node_modules/npm` (on Lambda's managed Node runtime, /var/lang/lib/...). */
 export const npmCli = join(dirname(dirname(process.execPath)), 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
 
@@ -77,25 +78,47 @@ function names(declared: DeclaredDependencies): string[] {
 const tooSlow = (declared: string[], timeoutMs: number) =>
   new PackageResolutionError(declared.join(', '), `installing ${declared.join(', ')} took longer than ${timeoutMs / 1000} s, the time limit of a package install`);
 
-/** `package@range` or a requirement as npm and pip name it in their errors. */
-function npmFailure(output: string, declared: string[]): PackageResolutionError {
-  const missing = /'(@?[^@'\s]+)@[^']*' is not in this registry/.exec(output)?.[1] ?? /404 Not Found - GET \S+\/(@[^/\s]+%2f[^/\s]+|[^/\s]+)/.exec(output)?.[1]?.replace('%2f', '/');
-  if (missing) return new PackageResolutionError(missing, `package ${missing} does not exist in the npm registry`);
-  const target = /No matching version found for (@?[^@\s]+)@(\S+?)\.?$/m.exec(output);
-  if (target) return new PackageResolutionError(target[1]!, `no version of ${target[1]} matches ${target[2]}`);
-  const unreachable = /(ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|ECONNRESET)/.exec(output)?.[1];
+/** What to do when the registry is not the one the packages are in. */
+const registryHint = (ecosystem: 'npm' | 'pypi') => `check the URL, or choose the account's registry with setPackageRegistry (ecosystem "${ecosystem}")`;
+
+/** npm's error output, read for the one of its failures that happened: unreachable, refused, no such package or version. */
+function npmFailure(output: string, declared: string[], registry: string): PackageResolutionError {
   const all = declared.join(', ');
-  if (unreachable) return new PackageResolutionError(all, `the npm registry could not be reached (${unreachable}) while resolving ${all}`);
+  const unreachable = /(ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|ECONNRESET|EHOSTUNREACH|CERT_\w+|UNABLE_TO_\w+)/.exec(output)?.[1];
+  if (unreachable) return new PackageResolutionError(all, `the npm registry ${registry} could not be reached (${unreachable}) while installing ${all}; ${registryHint('npm')}`);
+  if (/\bE401\b|\bE403\b/.test(output)) return new PackageResolutionError(all, `the npm registry ${registry} refused access while installing ${all} (wrong or missing token); ${registryHint('npm')}`);
+  const missing = /'(@?[^@'\s]+)@[^']*' is not in this registry/.exec(output)?.[1] ?? /404 Not Found - GET \S+\/(@[^/\s]+%2f[^/\s]+|[^/\s]+)/.exec(output)?.[1]?.replace('%2f', '/');
+  if (missing) return new PackageResolutionError(missing, `package ${missing} does not exist in the npm registry ${registry}`);
+  const target = /No matching version found for (@?[^@\s]+)@(\S+?)\.?$/m.exec(output);
+  if (target) return new PackageResolutionError(target[1]!, `no version of ${target[1]} matches ${target[2]} in the npm registry ${registry}`);
   return new PackageResolutionError(all, `npm could not install ${all}: ${output.trim().split('\n').slice(-3).join(' ').slice(0, 400)}`);
 }
 
-function pipFailure(output: string, declared: string[]): PackageResolutionError {
-  const missing = /No matching distribution found for ([A-Za-z0-9._-]+)(\S*)/.exec(output);
-  if (missing) {
-    return new PackageResolutionError(missing[1]!, `no release of ${missing[1]}${missing[2]} was found as a wheel in the package index (source-only packages are not installed)`);
-  }
+/**
+ * pip says "No matching distribution found" for an unreachable index, a missing project and a project without a
+ * usable wheel alike; its `-vv` lines before that say which (the pip installer function reads them the same way).
+ */
+function pipFailure(output: string, declared: string[], index: string): PackageResolutionError {
   const all = declared.join(', ');
-  return new PackageResolutionError(all, `pip could not install ${all}: ${output.trim().split('\n').slice(-3).join(' ').slice(0, 400)}`);
+  if (/Could not fetch URL \S+: connection error|Failed to establish a new connection|Name or service not known|Temporary failure in name resolution|Read timed out|SSLError/.test(output)) {
+    const cause = /\[Errno -?\d+\] ([^'"\\)]+)/.exec(output)?.[1]?.trim() ?? /(Read timed out|SSLError|Name or service not known)/.exec(output)?.[1] ?? 'connection error';
+    return new PackageResolutionError(all, `the package index ${index} could not be reached (${cause}) while installing ${all}; ${registryHint('pypi')}`);
+  }
+  if (/Could not fetch URL \S+: 40[13] /.test(output)) return new PackageResolutionError(all, `the package index ${index} refused access while installing ${all} (wrong or missing token); ${registryHint('pypi')}`);
+  const failed = /No matching distribution found for ([A-Za-z0-9._-]+)(\S*)/.exec(output);
+  if (!failed) return new PackageResolutionError(all, `pip could not install ${all}: ${output.trim().split('\n').slice(-3).join(' ').slice(0, 400)}`);
+  const name = failed[1]!;
+  const spec = failed[2]!;
+  const project = name.toLowerCase().replace(/[-_.]+/g, '-');
+  if (new RegExp(`Could not fetch URL \\S*/${project.replace(/-/g, '[-_.]')}/: 404`, 'i').test(output)) {
+    return new PackageResolutionError(name, `package ${name} does not exist in the package index ${index}`);
+  }
+  const versions = new RegExp(`requirement ${name.replace(/[.]/g, '\\.')}\\S* \\(from versions: ([^)]*)\\)`).exec(output)?.[1];
+  if (versions && versions !== 'none') return new PackageResolutionError(name, `no release of ${name} matches ${spec} in the package index ${index} (it has ${versions})`);
+  if (/none of the wheel's tags .* are compatible|is not a supported wheel on this platform/.test(output)) {
+    return new PackageResolutionError(name, `package ${name}${spec} has wheels only for other platforms (native code) in ${index}; only pure-Python wheels (py3-none-any) are installed`);
+  }
+  return new PackageResolutionError(name, `package ${name}${spec} has no wheel in ${index}, only source packages, which the platform does not build; choose a release that ships a pure-Python wheel`);
 }
 
 interface NpmLock {
@@ -141,7 +164,7 @@ export async function installNode(site: InstallSite, request: InstallRequest): P
   const outcome = await site.run(command, env);
   const declared = names(request.declared);
   if (outcome.timedOut) throw tooSlow(declared, site.timeoutMs);
-  if (outcome.status !== 0) throw npmFailure(scrub(outcome.output, request.registry), declared);
+  if (outcome.status !== 0) throw npmFailure(scrub(outcome.output, request.registry), declared, registry);
   const lock = JSON.parse(await readFile(join(project, 'package-lock.json'), 'utf8')) as NpmLock;
   const entries = Object.entries(lock.packages ?? {}).filter(([path]) => path.startsWith('node_modules/'));
   const scripted = entries.find(([, entry]) => entry.hasInstallScript);
@@ -176,7 +199,8 @@ export async function installPython(site: InstallSite, request: InstallRequest, 
   await writeFile(join(site.dir, 'requirements.txt'), `${(request.declared as string[]).join('\n')}\n`);
   await mkdir(join(site.dir, 'tmp'));
   const command = [
-    python, '-E', '-s', '-m', 'pip', 'install', '--isolated', '--no-input', '--disable-pip-version-check', '--progress-bar', 'off', '--no-compile',
+    // -vv: the lines that tell an unreachable index, a missing project and one without wheels apart (pipFailure).
+    python, '-E', '-s', '-m', 'pip', 'install', '-vv', '--retries', '1', '--isolated', '--no-input', '--disable-pip-version-check', '--progress-bar', 'off', '--no-compile',
     '--only-binary', ':all:', '--target', `${site.seenAs}/tree/python`, '--index-url', pipIndex(request.registry), '--cache-dir', `${site.cache}/pip`,
     '--report', `${site.seenAs}/report.json`, '-r', `${site.seenAs}/requirements.txt`, ...(trustsSystem() ? ['--cert', systemCaBundle] : []),
   ];
@@ -184,7 +208,7 @@ export async function installPython(site: InstallSite, request: InstallRequest, 
   const outcome = await site.run(command, env);
   const declared = names(request.declared);
   if (outcome.timedOut) throw tooSlow(declared, site.timeoutMs);
-  if (outcome.status !== 0) throw pipFailure(scrub(outcome.output, request.registry), declared);
+  if (outcome.status !== 0) throw pipFailure(scrub(outcome.output, request.registry), declared, request.registry?.url ?? publicRegistry.pypi);
   const report = JSON.parse(await readFile(join(site.dir, 'report.json'), 'utf8')) as PipReport;
   const installed = report.install ?? [];
   for (const item of installed) {

@@ -15,23 +15,37 @@ export const runningView = (execution: Pick<Execution, 'executionId'>) => ({ exe
 const packagesOf = (dependencies: VersionDependencies | null | undefined) =>
   dependencies ? { dependencies: { declared: dependencies.declared, resolved: dependencies.resolved, lockHash: dependencies.lockHash, sizeBytes: dependencies.sizeBytes } } : {};
 
-export const rest = {
-  created: (script: Script, apiKey: string) => ({ id: script.scriptId, name: script.name, runtime: script.runtime, status: script.status, createdAt: script.createdAt, apiKey }),
+/**
+ * One script version has an integer (the SDK's `version`) and a semver (REST's `version`): every answer naming the
+ * active one carries both, so clients label it the same way ("version 3 (1.0.2)").
+ */
+const activeSemverOf = (script: Script) => (script.activeVersion === null ? null : (script.activeSemver ?? null));
+const activeOf = (script: Script) => ({ activeVersion: activeSemverOf(script), activeVersionNumber: script.activeVersion });
 
-  listItem: (script: Script) => ({ id: script.scriptId, name: script.name, runtime: script.runtime, status: script.status, createdAt: script.createdAt, lastExecutedAt: script.lastExecutedAt }),
+export const rest = {
+  created: (script: Script, apiKey: string) => ({
+    id: script.scriptId, name: script.name, runtime: script.runtime, status: script.status, deploymentStatus: script.deploymentStatus, createdAt: script.createdAt, apiKey,
+  }),
+
+  listItem: (script: Script) => ({
+    id: script.scriptId, name: script.name, runtime: script.runtime, status: script.status, deploymentStatus: script.deploymentStatus, ...activeOf(script),
+    createdAt: script.createdAt, lastExecutedAt: script.lastExecutedAt,
+  }),
 
   script: (script: Script, dependencies?: VersionDependencies | null) => ({
     id: script.scriptId, name: script.name, description: script.description, runtime: script.runtime, status: script.status, deploymentStatus: script.deploymentStatus,
-    activeVersion: script.activeSemver ?? null, latestVersion: script.latestSemver, config: script.config, category: script.category, tags: script.tags,
+    ...activeOf(script), latestVersion: script.latestSemver, latestVersionNumber: script.latestVersion, config: script.config, category: script.category, tags: script.tags,
     private: script.isPrivate, pricing: script.pricing, createdAt: script.createdAt, updatedAt: script.updatedAt, deployedAt: script.deployedAt,
     publishedAt: script.publishedAt, lastExecutedAt: script.lastExecutedAt, ...packagesOf(dependencies),
   }),
 
   version: (version: ScriptVersion) => ({
-    versionId: version.versionId, version: version.semver, changelog: version.message, createdAt: version.createdAt, ...packagesOf(version.dependencies),
+    versionId: version.versionId, version: version.semver, versionNumber: version.version, changelog: version.message, createdAt: version.createdAt, ...packagesOf(version.dependencies),
   }),
 
-  deployment: (script: Script, version: ScriptVersion) => ({ deploymentId: script.deploymentId, versionId: version.versionId, status: 'deployed' as const, deployedAt: script.deployedAt }),
+  deployment: (script: Script, version: ScriptVersion) => ({
+    deploymentId: script.deploymentId, versionId: version.versionId, version: version.semver, versionNumber: version.version, status: 'deployed' as const, deployedAt: script.deployedAt,
+  }),
 
   executed: ({ execution, output }: ExecutionResult) => ({ executionId: execution.executionId, result: output, duration: execution.duration, memoryUsed: execution.memoryUsed, cost: execution.cost }),
 
@@ -53,7 +67,8 @@ export const rest = {
 
 const sdkBase = (script: Script) => ({
   id: script.scriptId, name: script.name, description: script.description, runtime: script.runtime, timeout: script.config.timeout, memory: script.config.memory,
-  activeVersion: script.activeVersion, isPublished: script.status === 'published', isPrivate: script.isPrivate, status: script.status, deploymentStatus: script.deploymentStatus,
+  activeVersion: script.activeVersion, activeSemver: activeSemverOf(script), isPublished: script.status === 'published', isPrivate: script.isPrivate, status: script.status,
+  deploymentStatus: script.deploymentStatus,
 });
 
 export const sdk = {
@@ -66,18 +81,19 @@ export const sdk = {
   }),
 
   listItem: (script: Script) => ({
-    id: script.scriptId, name: script.name, description: script.description, activeVersion: script.activeVersion, isPublished: script.status === 'published',
+    id: script.scriptId, name: script.name, description: script.description, activeVersion: script.activeVersion, activeSemver: activeSemverOf(script), isPublished: script.status === 'published',
     status: script.status, deploymentStatus: script.deploymentStatus, totalExecutions: script.totalExecutions ?? 0, createdAt: script.createdAt,
   }),
 
   version: (version: ScriptVersion, activeVersion: number | null) => ({
-    id: version.versionId, scriptId: version.scriptId, version: version.version, isActive: version.version === activeVersion, commitMessage: version.message,
+    id: version.versionId, scriptId: version.scriptId, version: version.version, semver: version.semver, isActive: version.version === activeVersion, commitMessage: version.message,
     codeHash: version.codeHash, createdAt: version.createdAt, deployedAt: version.deployedAt, ...packagesOf(version.dependencies),
   }),
 
+  /** Flat: the envelope wraps it once (the interface's table shows it inside `success`/`data`, which is that envelope). */
   deployment: (script: Script, version: ScriptVersion) => ({
-    success: true,
-    data: { scriptId: script.scriptId, version: version.version, serverlessFunctionName: script.serverlessFunctionName, serverlessFunctionArn: script.serverlessFunctionArn, deployedAt: script.deployedAt },
+    scriptId: script.scriptId, version: version.version, semver: version.semver, serverlessFunctionName: script.serverlessFunctionName,
+    serverlessFunctionArn: script.serverlessFunctionArn, deployedAt: script.deployedAt,
   }),
 
   execution: (execution: Execution, logs: string[], output: unknown = execution.output) => ({

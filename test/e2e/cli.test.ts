@@ -2,6 +2,7 @@
 // flows, documents, templates, a paid call, configuration, and failures as one line with an exit code.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
@@ -52,12 +53,12 @@ describe('cli: scripts', () => {
     const list = await runCli(['scripts', 'list'], env);
     // Assess
     expect(created.code).toBe(0);
-    expect(created.stdout).toMatch(new RegExp(`^created script ${name} \\(scr_\\w+\\), deployed version 1\\n$`));
-    expect(updated).toMatchObject({ created: false, deployment: { data: { version: 2 } } });
+    expect(created.stdout).toMatch(new RegExp(`^created script ${name} \\(scr_\\w+\\), deployed version 1 \\(1\\.0\\.0\\)\\n$`));
+    expect(updated).toMatchObject({ created: false, deployment: { version: 2, semver: '1.0.1' } });
     expect(run).toMatchObject({ status: 'completed', output: { success: true, label: 'v2' } });
     expect(logs.stdout).toContain('v2 got 7');
     expect(followed.stdout).toMatch(new RegExp(`^v2 got 7\\n=== ${run.executionId} completed in [\\d.]+ ms\\n$`));
-    expect(list.stdout).toContain(name);
+    expect(list.stdout).toMatch(new RegExp(`^scr_\\w+  draft, deployed version 2 \\(1\\.0\\.1\\) +${name}$`, 'm'));
   }, slow);
 
   it('pushes a python script', async () => {
@@ -106,6 +107,29 @@ describe('cli: scripts', () => {
     expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: VALIDATION_ERROR \(400\): syntax error at line 2, column \d+: .* \[field code\]$/)]);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/script\.json not found/);
+  }, slow);
+});
+
+describe('cli: exit codes', () => {
+  it('exits 3 after printing a run that failed, 2 for an unknown command, and 4 naming the URL and cause when nothing answers', async () => {
+    // Prepare
+    const name = `cli-fails-${Date.now().toString(36)}`;
+    const dir = scriptFolder(name, 'async function handler() { throw new Error("the harbour is closed") }');
+    await runCli(['scripts', 'push', dir], env);
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const closed = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await new Promise((resolve) => server.close(resolve));
+    // Act
+    const failed = await runCli(['scripts', 'run', name], env);
+    const unknown = await runCli(['scripts', 'frobnicate'], env);
+    const unreachable = await runCli(['whoami'], { ...env, PLATFORM_BASE_URL: closed });
+    // Assess
+    expect(failed.code).toBe(3);
+    expect(failed.stdout).toMatch(/^exe_\w+ failed in [\d.]+ ms\n.*the harbour is closed/);
+    expect(unknown.code).toBe(2);
+    expect(unreachable.code).toBe(4);
+    expect(unreachable.stderr.trim()).toMatch(new RegExp(`^error: cannot reach ${closed}: connect ECONNREFUSED 127\\.0\\.0\\.1:\\d+$`));
   }, slow);
 });
 

@@ -1,8 +1,12 @@
 // The typed client against the local platform: typed data on success, PlatformError with the envelope's code on a
 // refusal, PaymentRequiredError with the offers on a 402.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PaymentRequiredError, PlatformError, createPlatformClient, unwrap } from '../../clients/typescript/src/index.js';
+import { PaymentRequiredError, PlatformError, UnreachableError, createPlatformClient, unwrap } from '../../clients/typescript/src/index.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { type Upstream, givenPublishedResource, json, startUpstream } from '../support/resources.js';
 
@@ -61,5 +65,61 @@ describe('client: typed calls', () => {
     // Assess
     expect(refused).toBeInstanceOf(PaymentRequiredError);
     expect((refused as PaymentRequiredError).body.accepts[0]).toMatchObject({ scheme: 'exact', network: 'solana-devnet' });
+  });
+});
+
+const root = join(import.meta.dirname, '..', '..');
+
+/** The first `ts` block of the typed client's README, importing the client from this checkout. */
+function readmeExample(): string {
+  const readme = readFileSync(join(root, 'clients', 'typescript', 'README.md'), 'utf8');
+  const block = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (!block) throw new Error('clients/typescript/README.md has no ts block');
+  return block.replace("'./clients/typescript/src/index.js'", JSON.stringify(join(root, 'clients', 'typescript', 'src', 'index.ts')));
+}
+
+/** A port nothing listens on: bound, then closed again. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('client: README example and failures without an answer', () => {
+  it("runs the README's example as written against the local platform", async () => {
+    // Prepare
+    const dir = mkdtempSync(join(root, 'node_modules', '.client-readme-'));
+    const file = join(dir, 'example.mts');
+    writeFileSync(file, readmeExample());
+    // Act
+    const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', file], {
+        cwd: root, env: { ...process.env, PLATFORM_BASE_URL: api.baseUrl, PLATFORM_API_KEY: user.apiKey }, stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.once('exit', (code) => resolve({ code, output }));
+    }).finally(() => rmSync(dir, { recursive: true, force: true }));
+    // Assess
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toContain(`deployed version 1 (1.0.0) of echo for ${user.username}`);
+    expect(result.output).toMatch(/^exe_\w+ completed$/m);
+    expect(result.output).toMatch(/^got 1$/m);
+    expect(result.output).toContain('1 run(s)');
+    expect(result.output).toMatch(/^404 NOT_FOUND /m);
+  }, 120_000);
+
+  it('throws UnreachableError naming the URL and the cause when nothing answers', async () => {
+    // Prepare
+    const baseUrl = `http://127.0.0.1:${await closedPort()}`;
+    const client = createPlatformClient({ baseUrl, apiKey: user.apiKey });
+    // Act
+    const failure = await unwrap(client.GET('/api/sdk/v1/me')).catch((error: unknown) => error);
+    // Assess
+    expect(failure).toBeInstanceOf(UnreachableError);
+    expect((failure as Error).message).toMatch(new RegExp(`^cannot reach ${baseUrl}: connect ECONNREFUSED `));
   });
 });

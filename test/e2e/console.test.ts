@@ -142,8 +142,8 @@ describe('console: a user journey through every page', () => {
     await until(() => page.locator('.cm-lint-marker-error').count()).toBe(0);
     await screenshot('04-script-create');
     await newScript.getByRole('button', { name: 'Create script' }).click();
-    await page.getByRole('button', { name: 'Deploy v1' }).click();
-    await until(() => page.getByText('deployed', { exact: true }).count()).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Deploy version 1 (1.0.0)' }).click();
+    await until(() => page.getByText('draft, deployed version 1 (1.0.0)', { exact: true }).count()).toBeGreaterThan(0);
 
     // Run it with input and read its output, then its logs on the run's page.
     await form('Run the script').getByLabel('Input data (JSON)').fill('{"city": "Oslo"}');

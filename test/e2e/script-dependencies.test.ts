@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { startNpmRegistry } from '../support/npm-registry.js';
 import { type PythonIndex, startPythonIndex } from '../support/python-index.js';
 import { execute, rest, sdk } from '../support/scripts.js';
 
@@ -34,6 +35,7 @@ beforeAll(async () => {
       // Zeros: a tiny wheel that installs past 50 MB.
       { name: 'bigdata', version: '1.0.0', files: { '__init__.py': '', 'blob.bin': new Uint8Array(51 * 1024 * 1024) } },
       { name: 'nativepkg', version: '1.0.0', files: { '__init__.py': '' }, tag: 'cp311-cp311-linux_x86_64' },
+      { name: 'sourceonly', version: '1.0.0', files: {}, sourceOnly: true },
     ],
     indexToken,
   );
@@ -276,3 +278,56 @@ describe('script dependencies: python from a private index', () => {
     expect((await post('listPackageRegistries', {})).body.data.registries).toEqual([]);
   });
 });
+
+describe('scripts with packages: why an install failed', () => {
+  it('tells an unreachable index, a missing package, a package without a wheel and a version the index lacks apart (python)', async () => {
+    // Prepare
+    const user = await api.givenUser();
+    const as = api.as(user.apiKey);
+    const create = (dependencies: string[]) => as.post(sdk('createScript'), { name: 'packages', runtime: 'python3.11', code: pythonCode, dependencies });
+    const nowhere = `http://127.0.0.1:${await closedPort()}/simple/`;
+    await as.post(sdk('setPackageRegistry'), { ecosystem: 'pypi', url: nowhere });
+    // Act
+    const unreachable = await create(['tinyhelper==1.0.0']);
+    await as.post(sdk('setPackageRegistry'), { ecosystem: 'pypi', url: index.url, token: indexToken });
+    const missing = await create(['no-such-wheel-zz']);
+    const sourceOnly = await create(['sourceonly==1.0.0']);
+    const noSuchVersion = await create(['tinyhelper==9.9.9']);
+    // Assess
+    for (const refused of [unreachable, missing, sourceOnly, noSuchVersion]) expect(refused.body.error.code, refused.text).toBe('VALIDATION_ERROR');
+    expect(unreachable.body.error.message).toMatch(new RegExp(`^the package index ${nowhere} could not be reached \\(Connection refused\\) while installing tinyhelper; .*setPackageRegistry`));
+    expect(missing.body.error).toMatchObject({ details: { package: 'no-such-wheel-zz' }, message: `package no-such-wheel-zz does not exist in the package index ${index.url}` });
+    expect(sourceOnly.body.error).toMatchObject({ details: { package: 'sourceonly' } });
+    expect(sourceOnly.body.error.message).toMatch(/^package sourceonly==1\.0\.0 has no wheel in .*, only source packages/);
+    expect(noSuchVersion.body.error.message).toBe(`no release of tinyhelper matches ==9.9.9 in the package index ${index.url} (it has 1.0.0)`);
+    expect((await as.post(sdk('listScripts'), {})).body.data.count).toBe(0);
+  }, 240_000);
+
+  it('tells an unreachable registry, a missing package and install scripts apart (npm)', async () => {
+    // Prepare
+    const registry = await startNpmRegistry([
+      { name: 'harbour-tide', version: '1.0.0', files: { 'index.js': 'module.exports = 1;\n' } },
+      { name: 'harbour-native', version: '1.0.0', files: { 'index.js': '', 'package.json': JSON.stringify({ name: 'harbour-native', version: '1.0.0', scripts: { install: 'node-gyp rebuild' } }) } },
+    ]);
+    const user = await api.givenUser();
+    const as = api.as(user.apiKey);
+    const create = (dependencies: Record<string, string>) => as.post(sdk('createScript'), { name: 'packages', code: nodeCode, dependencies });
+    const nowhere = `http://127.0.0.1:${await closedPort()}/`;
+    await as.post(sdk('setPackageRegistry'), { ecosystem: 'npm', url: nowhere });
+    try {
+      // Act
+      const unreachable = await create({ 'harbour-tide': '1.0.0' });
+      await as.post(sdk('setPackageRegistry'), { ecosystem: 'npm', url: registry.url });
+      const missing = await create({ 'harbour-tide': '1.0.0', 'no-such-package-zz': '1.0.0' });
+      const scripted = await create({ 'harbour-native': '1.0.0' });
+      // Assess
+      expect(unreachable.body.error.message).toMatch(new RegExp(`^the npm registry ${nowhere} could not be reached \\(ECONNREFUSED\\) while installing harbour-tide; .*setPackageRegistry`));
+      expect(missing.body.error).toMatchObject({ details: { package: 'no-such-package-zz' }, message: `package no-such-package-zz does not exist in the npm registry ${registry.url}` });
+      expect(scripted.body.error).toMatchObject({ details: { package: 'harbour-native' }, message: expect.stringContaining('runs install scripts') });
+      expect((await as.post(sdk('listScripts'), {})).body.data.count).toBe(0);
+    } finally {
+      await registry.stop();
+    }
+  }, 240_000);
+});
+

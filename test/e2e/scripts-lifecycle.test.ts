@@ -1,5 +1,9 @@
 // A script's life over HTTP: create, versions, deploy and rollback, syntax errors, update, publish and unpublish.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../functions/routes.js';
+import { givenTimeFlow } from '../support/flows.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { execute, getScript, givenDeployed, givenScript, nodeEcho, rest, sdk } from '../support/scripts.js';
 
@@ -25,9 +29,14 @@ describe('scripts: creating', () => {
     const restVersions = await api.as(owner.apiKey).get(`${rest}/${created.body.data.id}/versions`);
     // Assess
     expect(created.status).toBe(201);
-    expect(created.body.data).toEqual({ id: expect.stringMatching(/^scr_/), name: 'Greeter', runtime: 'nodejs18', status: 'draft', createdAt: expect.any(String), apiKey: expect.stringMatching(/^amp_/) });
-    expect(listed.body.data.scripts[0]).toEqual({ id: created.body.data.id, name: 'Greeter', runtime: 'nodejs18', status: 'draft', createdAt: created.body.data.createdAt, lastExecutedAt: null });
-    expect(restVersions.body.data.versions).toEqual([{ versionId: expect.stringMatching(/^ver_/), version: '1.0.0', changelog: 'initial version', createdAt: created.body.data.createdAt }]);
+    expect(created.body.data).toEqual({
+      id: expect.stringMatching(/^scr_/), name: 'Greeter', runtime: 'nodejs18', status: 'draft', deploymentStatus: 'pending', createdAt: expect.any(String), apiKey: expect.stringMatching(/^amp_/),
+    });
+    expect(listed.body.data.scripts[0]).toEqual({
+      id: created.body.data.id, name: 'Greeter', runtime: 'nodejs18', status: 'draft', deploymentStatus: 'pending', activeVersion: null, activeVersionNumber: null,
+      createdAt: created.body.data.createdAt, lastExecutedAt: null,
+    });
+    expect(restVersions.body.data.versions).toEqual([{ versionId: expect.stringMatching(/^ver_/), version: '1.0.0', versionNumber: 1, changelog: 'initial version', createdAt: created.body.data.createdAt }]);
     expect(await getScript(api, owner, created.body.data.id)).toMatchObject({ timeout: 30, memory: 128, activeVersion: null, isPublished: false, isPrivate: false, deploymentStatus: 'pending' });
   });
 
@@ -39,7 +48,7 @@ describe('scripts: creating', () => {
     // Assess
     expect(created.status).toBe(200);
     expect(created.body.data).toEqual({
-      id: expect.stringMatching(/^scr_/), name: 'Sdk script', description: 'sdk', runtime: 'python3.11', timeout: 10, memory: 256, activeVersion: null, isPublished: false,
+      id: expect.stringMatching(/^scr_/), name: 'Sdk script', description: 'sdk', runtime: 'python3.11', timeout: 10, memory: 256, activeVersion: null, activeSemver: null, isPublished: false,
       isPrivate: false, status: 'draft', deploymentStatus: 'pending', apiKey: expect.stringMatching(/^amp_/), installationId: expect.stringMatching(/^sin_/), createdAt: expect.any(String),
     });
   });
@@ -79,11 +88,11 @@ describe('scripts: versions', () => {
     const listedRest = await api.as(owner.apiKey).get(`${rest}/${script.id}/versions`);
     // Assess
     expect(minor.status).toBe(201);
-    expect(minor.body.data).toEqual({ versionId: expect.stringMatching(/^ver_/), version: '1.1.0', changelog: 'a feature', createdAt: expect.any(String) });
+    expect(minor.body.data).toEqual({ versionId: expect.stringMatching(/^ver_/), version: '1.1.0', versionNumber: 2, changelog: 'a feature', createdAt: expect.any(String) });
     expect(lower.status).toBe(400);
     expect(lower.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'version', value: '1.0.5' } });
     expect(next.body.data).toEqual({
-      id: expect.stringMatching(/^ver_/), scriptId: script.id, version: 4, isActive: false, commitMessage: 'a fix', codeHash: expect.stringMatching(/^[0-9a-f]{64}$/), createdAt: expect.any(String), deployedAt: null,
+      id: expect.stringMatching(/^ver_/), scriptId: script.id, version: 4, semver: '1.1.1', isActive: false, commitMessage: 'a fix', codeHash: expect.stringMatching(/^[0-9a-f]{64}$/), createdAt: expect.any(String), deployedAt: null,
     });
     expect(preRelease.status).toBe(201);
     expect(listedRest.body.data.versions.map((version: { version: string }) => version.version)).toEqual(['1.1.1', '1.1.1-beta.1', '1.1.0', '1.0.0']);
@@ -101,11 +110,11 @@ describe('scripts: versions', () => {
     const afterRollback = await outputOf(script.id);
     // Assess
     expect(deployed.body.data).toEqual({
-      success: true,
-      data: { scriptId: script.id, version: 2, serverlessFunctionName: `platform-script-${script.id}`, serverlessFunctionArn: expect.stringContaining(`function:platform-script-${script.id}`), deployedAt: expect.any(String) },
+      scriptId: script.id, version: 2, semver: '1.0.1', serverlessFunctionName: `platform-script-${script.id}`, serverlessFunctionArn: expect.stringContaining(`function:platform-script-${script.id}`),
+      deployedAt: expect.any(String),
     });
     expect(afterDeploy.label).toBe('v2');
-    expect(rolledBack.body.data).toEqual({ deploymentId: expect.stringMatching(/^dep_/), versionId: first.id, status: 'deployed', deployedAt: expect.any(String) });
+    expect(rolledBack.body.data).toEqual({ deploymentId: expect.stringMatching(/^dep_/), versionId: first.id, version: '1.0.0', versionNumber: 1, status: 'deployed', deployedAt: expect.any(String) });
     expect(afterRollback.label).toBe('v1');
     expect((await versions(script.id)).versions.map((version: { version: number; isActive: boolean }) => [version.version, version.isActive])).toEqual([[2, false], [1, true]]);
     expect(await getScript(api, owner, script.id)).toMatchObject({ activeVersion: 1, deploymentStatus: 'deployed' });
@@ -119,7 +128,7 @@ describe('scripts: versions', () => {
     const deployed = await api.as(owner.apiKey).post(`${rest}/${script.id}/deploy`, {});
     // Assess
     expect(deployed.status).toBe(200);
-    expect(deployed.body.data).toEqual({ deploymentId: expect.stringMatching(/^dep_/), versionId: latest.body.data.versionId, status: 'deployed', deployedAt: expect.any(String) });
+    expect(deployed.body.data).toEqual({ deploymentId: expect.stringMatching(/^dep_/), versionId: latest.body.data.versionId, version: '1.1.0', versionNumber: 2, status: 'deployed', deployedAt: expect.any(String) });
     expect(await outputOf(script.id)).toMatchObject({ label: 'v2' });
   });
 
@@ -138,6 +147,83 @@ describe('scripts: versions', () => {
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'body' } });
     expect((await versions(script.id)).count).toBe(2);
+  });
+});
+
+describe('scripts: one vocabulary', () => {
+  it("answers every SDK script operation with its record as `data`, never an envelope inside the envelope", async () => {
+    // Prepare
+    const as = api.as(owner.apiKey);
+    const operations = routes.filter((route) => route.method === 'POST' && /^\/api\/sdk\/v1\/scripts\/[A-Za-z]+$/.test(route.path)).map((route) => route.path.split('/').pop()!);
+    const scriptId = (await givenDeployed(api, owner, { description: 'd', tags: ['t'] })).id;
+    const flow = await givenTimeFlow(api, owner, scriptId);
+    const bodies: Record<string, () => Record<string, unknown>> = {
+      createScript: () => ({ name: `vocabulary-other-${Date.now().toString(36)}`, code: nodeEcho('x') }),
+      createVersion: () => ({ scriptId, code: nodeEcho('v2') }),
+      listVersions: () => ({ scriptId }),
+      deployScript: () => ({ scriptId }),
+      executeScript: () => ({ scriptId, data: {} }),
+      getScript: () => ({ scriptId }),
+      listScripts: () => ({}),
+      getExecutions: () => ({ scriptId }),
+      getExecution: () => ({ executionId: answers.executeScript!.body.data.executionId }),
+      publishScript: () => ({ scriptId }),
+      listMarketplaceScripts: () => ({}),
+      getMetrics: () => ({ scriptId }),
+      getFlowScript: () => ({ flowId: flow.id }),
+      modifyFlowScript: () => ({ flowId: flow.id, newCode: nodeEcho('v3') }),
+      lintScript: () => ({ code: nodeEcho('lint') }),
+      createWebhook: () => ({ scriptId, name: 'hook' }),
+      createSchedule: () => ({ scriptId, name: 'nightly', cronExpression: '0 3 * * *' }),
+      setPackageRegistry: () => ({ ecosystem: 'npm', url: 'https://registry.npmjs.org/' }),
+      listPackageRegistries: () => ({}),
+      clearPackageRegistry: () => ({ ecosystem: 'npm' }),
+      unpublishScript: () => ({ scriptId }),
+      deleteScript: () => ({ scriptId: answers.createScript!.body.data.id }),
+    };
+    const answers: Record<string, Awaited<ReturnType<typeof as.post>>> = {};
+    // Act
+    for (const operation of Object.keys(bodies)) answers[operation] = await as.post(sdk(operation), bodies[operation]!());
+    // Assess
+    expect(new Set(Object.keys(bodies))).toEqual(new Set(operations));
+    for (const [operation, answer] of Object.entries(answers)) {
+      expect(answer.status, `${operation}: ${answer.text}`).toBeLessThan(300);
+      expect(answer.body.success, operation).toBe(true);
+      expect(Object.keys(answer.body.data ?? {}), operation).not.toEqual(expect.arrayContaining(['success', 'data']));
+    }
+  });
+
+  it('names the deployed version by both its number and its semver, and a deployed script as deployed in every list and read', async () => {
+    // Prepare
+    const script = await givenScript(api, owner, { code: nodeEcho('v1') });
+    await api.as(owner.apiKey).post(sdk('createVersion'), { scriptId: script.id, code: nodeEcho('v2') });
+    // Act
+    const deployed = await api.as(owner.apiKey).post(sdk('deployScript'), { scriptId: script.id });
+    const restList = (await api.as(owner.apiKey).get(`${rest}?limit=100`)).body.data.scripts.find((item: { id: string }) => item.id === script.id);
+    const restOne = (await api.as(owner.apiKey).get(`${rest}/${script.id}`)).body.data;
+    const restDeployedOnly = (await api.as(owner.apiKey).get(`${rest}?status=deployed&limit=100`)).body.data.scripts.map((item: { id: string }) => item.id);
+    const sdkList = (await api.as(owner.apiKey).post(sdk('listScripts'), {})).body.data.scripts.find((item: { id: string }) => item.id === script.id);
+    const sdkOne = await getScript(api, owner, script.id);
+    const sdkVersions = (await versions(script.id)).versions;
+    // Assess
+    expect(deployed.body.data).toMatchObject({ version: 2, semver: '1.0.1' });
+    for (const read of [restList, restOne]) expect(read).toMatchObject({ status: 'draft', deploymentStatus: 'deployed', activeVersion: '1.0.1', activeVersionNumber: 2 });
+    for (const read of [sdkList, sdkOne]) expect(read).toMatchObject({ status: 'draft', deploymentStatus: 'deployed', activeVersion: 2, activeSemver: '1.0.1' });
+    expect(restDeployedOnly).toContain(script.id);
+    expect(sdkVersions[0]).toMatchObject({ version: 2, semver: '1.0.1', isActive: true });
+  });
+});
+
+describe('scripts: docs/scripts.md', () => {
+  it('runs the handlers of docs/scripts.md as written, in node and python', async () => {
+    // Prepare
+    const guide = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'scripts.md'), 'utf8');
+    const blockOf = (language: string) => new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(guide)![1]!;
+    const scripts = await Promise.all([['nodejs18', blockOf('js')], ['python3.11', blockOf('python')]].map(([runtime, code]) => givenDeployed(api, owner, { runtime, code })));
+    // Act
+    const outputs = await Promise.all(scripts.map(async (script) => (await execute(api, owner, script.id, { name: 'Ada' })).body.data));
+    // Assess
+    for (const output of outputs) expect(output).toMatchObject({ status: 'completed', output: { greeting: 'hello Ada', run: output.executionId }, logs: [expect.stringContaining('greeting Ada')] });
   });
 });
 

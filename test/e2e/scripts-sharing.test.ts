@@ -47,7 +47,7 @@ describe('scripts: marketplace', () => {
     expect(ids(byInstalls)).toEqual([beta.id, alpha.id]);
     expect(paged.body.data).toMatchObject({ total: 2, limit: 1, offset: 1, scripts: [{ id: beta.id }] });
     expect(byName.body.data.scripts[0]).toEqual({
-      id: alpha.id, name: `alpha ${tag}`, description: 'a test script', activeVersion: 1, isPublished: true, status: 'published', deploymentStatus: 'deployed', totalExecutions: 1, createdAt: expect.any(String),
+      id: alpha.id, name: `alpha ${tag}`, description: 'a test script', activeVersion: 1, activeSemver: '1.0.0', isPublished: true, status: 'published', deploymentStatus: 'deployed', totalExecutions: 1, createdAt: expect.any(String),
     });
   });
 });

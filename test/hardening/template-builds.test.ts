@@ -21,7 +21,7 @@ let owner: TestUser;
 let registry: NpmRegistry;
 /** A loopback server nobody configured, serving the same package: a request reaching it is an escape. */
 let bystander: NpmRegistry;
-const dependency: NpmPackage = { name: 'egress-probe-dep', version: '1.0.0', files: { 'index.js': "export const word = 'from-the-registry';\n" } };
+const dependency: NpmPackage = { name: 'egress-probe-dep', version: '1.0.0', files: { 'package.json': JSON.stringify({ name: 'egress-probe-dep', version: '1.0.0', type: 'module', main: 'index.js' }), 'index.js': "export const word = 'from-the-registry';\n" } };
 
 beforeAll(async () => {
   api = await startTestPlatform();

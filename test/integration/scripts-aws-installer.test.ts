@@ -15,7 +15,7 @@ import { createS3BlobStore } from '../../functions/adapters/aws/s3-blob-store.js
 import { type InstallRequest, type PackageInstaller, PackageRefusedError, PackageResolutionError, PackageTooLargeError } from '../../functions/scripts/dependency-port.js';
 import { createNpmInstallerFunction } from '../../functions/scripts/installer-function.js';
 import { installPython, plainSite } from '../../functions/scripts/package-managers.js';
-import { archiveKey, lockHashOf } from '../../functions/scripts/package-trees.js';
+import { archiveKey, storeTree } from '../../functions/scripts/package-trees.js';
 import { pythonExecutable } from '../../functions/scripts/python.js';
 import { type LambdaInvokeApi, startLambdaInvokeApi } from '../support/lambda-invoke-api.js';
 import { type Moto, startMoto } from '../support/moto.js';
@@ -109,20 +109,23 @@ describe('aws adapter: package installer functions', () => {
     expect(await storedKeys()).toEqual(before);
   }, 120_000);
 
-  it('installs a wheel from a private index in the pip installer, locked as the local installer locks it', async () => {
+  it('installs a wheel from a private index in the pip installer, named by its lock and files as the local installer names it', async () => {
     // Prepare
     const request: InstallRequest = { runtime: 'python3.11', declared: ['tinyhelper==1.0.0'], registry: { ...pypi, url: index.url }, maxBytes };
     const localSite = mkdtempSync(join(tmpdir(), 'pip-local-'));
     // Act
     const tree = await installer.install(request);
     const local = await installPython(plainSite(localSite, join(localSite, 'cache'), 60_000), request, python);
+    // The same store: the local tree, named as the local installer names it, is found there already.
+    const localTree = await storeTree(createS3BlobStore({ ...moto.clientConfig, forcePathStyle: true }, bucket), 'python3.11', local.tree, local.lock, maxBytes);
     // Assess
-    expect(tree).toEqual({ resolved: { tinyhelper: '1.0.0' }, lockHash: lockHashOf('python3.11', local.lock), sizeBytes: expect.any(Number), added: true });
+    expect(tree).toEqual({ resolved: { tinyhelper: '1.0.0' }, lockHash: localTree.lockHash, sizeBytes: localTree.sizeBytes, added: true });
+    expect(localTree.added).toBe(false);
     expect(await storedFiles(archiveKey(tree.lockHash))).toContain('python/tinyhelper/__init__.py');
     expect(lambdaApi.invoked.at(-1)).toBe(functions.pip);
   }, 120_000);
 
-  it('refuses a native wheel, a missing one and a tree past its size by name or size, storing nothing', async () => {
+  it('refuses a native wheel, a missing one (saying it does not exist) and a tree past its size by name or size, storing nothing', async () => {
     // Prepare
     const before = await storedKeys();
     const registry = { ...pypi, url: index.url };
@@ -134,7 +137,7 @@ describe('aws adapter: package installer functions', () => {
     expect(native).toBeInstanceOf(PackageRefusedError);
     expect(native).toMatchObject({ packageName: 'nativepkg', message: expect.stringContaining('native code') });
     expect(missing).toBeInstanceOf(PackageResolutionError);
-    expect(missing).toMatchObject({ packageName: 'nosuchwheel' });
+    expect(missing).toMatchObject({ packageName: 'nosuchwheel', message: `package nosuchwheel does not exist in the package index ${index.url}` });
     expect(large).toBeInstanceOf(PackageTooLargeError);
     expect((large as PackageTooLargeError).sizeBytes).toBeGreaterThan(10);
     expect(JSON.stringify([native, missing].map((error) => error!.message))).not.toContain(token);

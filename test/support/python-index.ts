@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { strToU8, zipSync } from 'fflate';
 
 export interface Wheel {
@@ -12,6 +13,8 @@ export interface Wheel {
   files: Record<string, string | Uint8Array>;
   /** Wheel tag; default `py3-none-any` (pure Python). */
   tag?: string;
+  /** Published as a source archive only (`<name>-<version>.tar.gz`), no wheel. */
+  sourceOnly?: boolean;
 }
 
 const recordHash = (bytes: Uint8Array) => `sha256=${createHash('sha256').update(bytes).digest('base64url')}`;
@@ -38,7 +41,10 @@ export interface PythonIndex {
 }
 
 export async function startPythonIndex(wheels: Wheel[], token: string): Promise<PythonIndex> {
-  const built = wheels.map((wheel) => ({ project: wheel.name.toLowerCase().replace(/[-_.]+/g, '-'), ...buildWheel(wheel) }));
+  const built = wheels.map((wheel) => ({
+    project: wheel.name.toLowerCase().replace(/[-_.]+/g, '-'),
+    ...(wheel.sourceOnly ? { fileName: `${wheel.name}-${wheel.version}.tar.gz`, bytes: gzipSync(Buffer.alloc(1024)) } : buildWheel(wheel)),
+  }));
   const expected = `Basic ${Buffer.from(`__token__:${token}`).toString('base64')}`;
   const state = { refused: 0 };
   const server: Server = createServer((request, response) => {

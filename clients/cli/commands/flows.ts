@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { type PlatformClient, unwrap } from '../../typescript/src/index.js';
-import { UsageError, clientFor, optionsOf, output, parseJsonOption } from '../context.js';
+import { UsageError, clientFor, exitCodes, failedRun, optionsOf, output, parseJsonOption } from '../context.js';
 
 /** A flow run still going past the platform's synchronous wait (HTTP 202): its result, once the flow's history has it. */
 async function flowRunEnd(client: PlatformClient, flowId: string, executionId: string): Promise<Record<string, unknown>> {
@@ -68,6 +68,7 @@ export function registerFlowCommands(program: Command): void {
         let answer = (await unwrap(client.POST(`/api/sdk/v1/flows/${operation}`, { body: { flowId } }))) as Record<string, unknown>;
         if (operation === 'runFlow' && answer.status === 'running') answer = await flowRunEnd(client, flowId, String(answer.executionId));
         output(options, answer, () => `${verb} flow ${flowId}${answer.status ? `: ${String(answer.status)}` : ''}`);
+        if (operation === 'runFlow' && failedRun(answer.status)) process.exitCode = exitCodes.runFailed;
       });
   }
 

@@ -3,8 +3,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { type PlatformClient, unwrap } from '../../typescript/src/index.js';
-import { type GlobalOptions, UsageError, clientFor, optionsOf, output, parseJsonOption } from '../context.js';
+import { type PlatformClient, scriptStateLabel, unwrap, versionLabel } from '../../typescript/src/index.js';
+import { type GlobalOptions, UsageError, clientFor, exitCodes, failedRun, optionsOf, output, parseJsonOption } from '../context.js';
 
 /** `script.json` in the folder: `name` is required; `main` defaults to index.js (node) or main.py (python). */
 interface Manifest {
@@ -79,7 +79,7 @@ export function registerScriptCommands(program: Command): void {
         created = true;
       }
       const deployment = await unwrap(client.POST('/api/sdk/v1/scripts/deployScript', { body: { scriptId } }));
-      output(options, { scriptId, created, deployment }, () => `${created ? 'created' : 'updated'} script ${manifest.name} (${scriptId}), deployed version ${deployment.data.version}`);
+      output(options, { scriptId, created, deployment }, () => `${created ? 'created' : 'updated'} script ${manifest.name} (${scriptId}), deployed ${versionLabel(deployment.version, deployment.semver)}`);
     });
 
   scripts
@@ -98,6 +98,7 @@ export function registerScriptCommands(program: Command): void {
         run.error ? `${run.error.code}: ${run.error.message}` : JSON.stringify(run.output, null, 2),
         ...run.logs.map((line) => `| ${line}`),
       ]);
+      if (failedRun(run.status)) process.exitCode = exitCodes.runFailed;
     });
 
   scripts
@@ -106,7 +107,7 @@ export function registerScriptCommands(program: Command): void {
     .action(async (_local: unknown, command: Command) => {
       const options = optionsOf(command);
       const list = await unwrap(clientFor(options).GET('/api/sdk/v1/scripts', { params: { query: { limit: 100 } } }));
-      output(options, list, () => (list.scripts.length ? list.scripts.map((script) => `${script.id}  ${script.status.padEnd(9)}  ${script.name}`) : 'no scripts yet'));
+      output(options, list, () => (list.scripts.length ? list.scripts.map((script) => `${script.id}  ${scriptStateLabel({ ...script, activeVersion: script.activeVersionNumber, activeSemver: script.activeVersion }).padEnd(32)}  ${script.name}`) : 'no scripts yet'));
     });
 
   program

@@ -35,6 +35,24 @@ export class PaymentRequiredError extends PlatformError {
   }
 }
 
+/** No answer at all: the platform could not be reached (refused, unknown host, reset), with the URL and the cause. */
+export class UnreachableError extends Error {
+  constructor(
+    readonly url: string,
+    readonly cause: unknown,
+  ) {
+    super(`cannot reach ${url}: ${causeOf(cause)}`);
+    this.name = 'UnreachableError';
+  }
+}
+
+/** fetch's own "fetch failed" says nothing; the system error under it does (`connect ECONNREFUSED 127.0.0.1:3999`). */
+function causeOf(error: unknown): string {
+  const inner = (error as { cause?: unknown })?.cause;
+  if (inner instanceof Error) return inner.message || String((inner as { code?: string }).code);
+  return error instanceof Error ? error.message : String(error);
+}
+
 export interface ClientOptions {
   /** The platform's origin, e.g. http://127.0.0.1:3000 (the `baseUrl` of .data/dev.json locally). */
   baseUrl: string;
@@ -50,7 +68,16 @@ export function createPlatformClient(options: ClientOptions): PlatformClient {
   const headers: Record<string, string> = {};
   if (options.apiKey) headers['X-API-Key'] = options.apiKey;
   if (options.adminKey) headers['X-Admin-Key'] = options.adminKey;
-  return createFetchClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), headers, ...(options.fetch && { fetch: options.fetch }) });
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const fetch = async (request: Request) => {
+    try {
+      return await (options.fetch ?? globalThis.fetch)(request);
+    } catch (error) {
+      if ((error as Error)?.name === 'AbortError') throw error;
+      throw new UnreachableError(baseUrl, error);
+    }
+  };
+  return createFetchClient<paths>({ baseUrl, headers, fetch });
 }
 
 type Answer = { data?: unknown; error?: unknown; response: Response };
@@ -75,4 +102,14 @@ export async function unwrap<A extends Answer>(answer: Promise<A> | A): Promise<
   if (error !== undefined || !response.ok) throw errorOf(response.status, error ?? data, response.headers.get('x-request-id'));
   const body = data as { data?: unknown } | undefined;
   return (body && typeof body === 'object' && 'data' in body ? body.data : body) as DataOf<A>;
+}
+
+/** How every client names a script version: its integer and, where known, its semver ("version 3 (1.0.2)"). */
+export const versionLabel = (version: number | null | undefined, semver?: string | null) =>
+  version === null || version === undefined ? 'no version' : `version ${version}${semver ? ` (${semver})` : ''}`;
+
+/** A script's state in the interface's words: its status, and whether (and which version) is deployed. */
+export function scriptStateLabel(script: { status: string; deploymentStatus: string; activeVersion?: number | null; activeSemver?: string | null }): string {
+  const deployment = script.deploymentStatus === 'deployed' ? `deployed ${versionLabel(script.activeVersion, script.activeSemver)}` : script.deploymentStatus;
+  return `${script.status}, ${deployment}`;
 }

@@ -14392,6 +14392,9 @@ export interface operations {
                      *             "name": "string",
                      *             "runtime": "nodejs18",
                      *             "status": "draft",
+                     *             "deploymentStatus": "pending",
+                     *             "activeVersion": "string",
+                     *             "activeVersionNumber": 0,
                      *             "createdAt": "2019-08-24T14:15:22Z",
                      *             "lastExecutedAt": "2019-08-24T14:15:22Z"
                      *           }
@@ -14408,8 +14411,14 @@ export interface operations {
                             limit: number;
                             offset: number;
                             scripts: {
+                                /** @description semver of the deployed version; null before the first deploy */
+                                activeVersion: string | null;
+                                /** @description integer number of the deployed version (the SDK's `activeVersion`); null before the first deploy */
+                                activeVersionNumber: number | null;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @enum {string} */
+                                deploymentStatus: "pending" | "deploying" | "deployed" | "failed";
                                 id: string;
                                 /** Format: date-time */
                                 lastExecutedAt: string | null;
@@ -14612,6 +14621,7 @@ export interface operations {
                      *         "name": "string",
                      *         "runtime": "nodejs18",
                      *         "status": "draft",
+                     *         "deploymentStatus": "pending",
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "apiKey": "string"
                      *       },
@@ -14623,6 +14633,8 @@ export interface operations {
                             apiKey: string;
                             /** Format: date-time */
                             createdAt: string;
+                            /** @enum {string} */
+                            deploymentStatus: "pending" | "deploying" | "deployed" | "failed";
                             id: string;
                             name: string;
                             /** @enum {string} */
@@ -14769,7 +14781,9 @@ export interface operations {
                      *         "status": "draft",
                      *         "deploymentStatus": "pending",
                      *         "activeVersion": "string",
+                     *         "activeVersionNumber": 0,
                      *         "latestVersion": "string",
+                     *         "latestVersionNumber": 0,
                      *         "config": {
                      *           "timeout": 0,
                      *           "memory": 0,
@@ -14813,7 +14827,10 @@ export interface operations {
                      */
                     "application/json": {
                         data?: {
+                            /** @description semver of the deployed version; null before the first deploy */
                             activeVersion: string | null;
+                            /** @description integer number of the deployed version (the SDK's `activeVersion`); null before the first deploy */
+                            activeVersionNumber: number | null;
                             category: string | null;
                             config: {
                                 allowedResources: string[];
@@ -14830,7 +14847,7 @@ export interface operations {
                                 declared: {
                                     [key: string]: string;
                                 } | string[];
-                                /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                /** @description sha256 of the lock and the installed files: versions with equal hashes share one installed tree */
                                 lockHash: string;
                                 /** @description every installed package with its exact version */
                                 resolved: {
@@ -14848,6 +14865,7 @@ export interface operations {
                             /** Format: date-time */
                             lastExecutedAt: string | null;
                             latestVersion: string;
+                            latestVersionNumber: number;
                             name: string;
                             pricing: {
                                 basePrice?: number;
@@ -15241,7 +15259,9 @@ export interface operations {
                      *         "status": "draft",
                      *         "deploymentStatus": "pending",
                      *         "activeVersion": "string",
+                     *         "activeVersionNumber": 0,
                      *         "latestVersion": "string",
+                     *         "latestVersionNumber": 0,
                      *         "config": {
                      *           "timeout": 0,
                      *           "memory": 0,
@@ -15285,7 +15305,10 @@ export interface operations {
                      */
                     "application/json": {
                         data?: {
+                            /** @description semver of the deployed version; null before the first deploy */
                             activeVersion: string | null;
+                            /** @description integer number of the deployed version (the SDK's `activeVersion`); null before the first deploy */
+                            activeVersionNumber: number | null;
                             category: string | null;
                             config: {
                                 allowedResources: string[];
@@ -15302,7 +15325,7 @@ export interface operations {
                                 declared: {
                                     [key: string]: string;
                                 } | string[];
-                                /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                /** @description sha256 of the lock and the installed files: versions with equal hashes share one installed tree */
                                 lockHash: string;
                                 /** @description every installed package with its exact version */
                                 resolved: {
@@ -15320,6 +15343,7 @@ export interface operations {
                             /** Format: date-time */
                             lastExecutedAt: string | null;
                             latestVersion: string;
+                            latestVersionNumber: number;
                             name: string;
                             pricing: {
                                 basePrice?: number;
@@ -15504,6 +15528,8 @@ export interface operations {
                      *       "data": {
                      *         "deploymentId": "string",
                      *         "versionId": "string",
+                     *         "version": "string",
+                     *         "versionNumber": 0,
                      *         "status": "deployed",
                      *         "deployedAt": "2019-08-24T14:15:22Z"
                      *       },
@@ -15517,7 +15543,9 @@ export interface operations {
                             deploymentId: string;
                             /** @enum {string} */
                             status: "deployed";
+                            version: string;
                             versionId: string;
+                            versionNumber: number;
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -18288,6 +18316,7 @@ export interface operations {
                      *           {
                      *             "versionId": "string",
                      *             "version": "string",
+                     *             "versionNumber": 0,
                      *             "changelog": "string",
                      *             "createdAt": "2019-08-24T14:15:22Z",
                      *             "dependencies": {
@@ -18322,7 +18351,7 @@ export interface operations {
                                     declared: {
                                         [key: string]: string;
                                     } | string[];
-                                    /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                    /** @description sha256 of the lock and the installed files: versions with equal hashes share one installed tree */
                                     lockHash: string;
                                     /** @description every installed package with its exact version */
                                     resolved: {
@@ -18333,6 +18362,8 @@ export interface operations {
                                 };
                                 version: string;
                                 versionId: string;
+                                /** @description the same version's integer (the SDK's `version`) */
+                                versionNumber: number;
                             }[];
                         };
                         message?: string;
@@ -18517,6 +18548,7 @@ export interface operations {
                      *       "data": {
                      *         "versionId": "string",
                      *         "version": "string",
+                     *         "versionNumber": 0,
                      *         "changelog": "string",
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "dependencies": {
@@ -18546,7 +18578,7 @@ export interface operations {
                                 declared: {
                                     [key: string]: string;
                                 } | string[];
-                                /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                /** @description sha256 of the lock and the installed files: versions with equal hashes share one installed tree */
                                 lockHash: string;
                                 /** @description every installed package with its exact version */
                                 resolved: {
@@ -18557,6 +18589,8 @@ export interface operations {
                             };
                             version: string;
                             versionId: string;
+                            /** @description the same version's integer (the SDK's `version`) */
+                            versionNumber: number;
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -19306,6 +19340,7 @@ export interface operations {
                      *         "timeout": 0,
                      *         "memory": 0,
                      *         "activeVersion": 0,
+                     *         "activeSemver": "string",
                      *         "isPublished": true,
                      *         "isPrivate": true,
                      *         "status": "draft",
@@ -19319,6 +19354,9 @@ export interface operations {
                      */
                     "application/json": {
                         data?: {
+                            /** @description semver of the deployed version; null before the first deploy */
+                            activeSemver: string | null;
+                            /** @description integer number of the deployed version (the SDK's `activeVersion`); null before the first deploy */
                             activeVersion: number | null;
                             apiKey: string;
                             /** Format: date-time */
@@ -19497,6 +19535,7 @@ export interface operations {
                      *         "id": "string",
                      *         "scriptId": "string",
                      *         "version": 0,
+                     *         "semver": "string",
                      *         "isActive": true,
                      *         "commitMessage": "string",
                      *         "codeHash": "string",
@@ -19530,7 +19569,7 @@ export interface operations {
                                 declared: {
                                     [key: string]: string;
                                 } | string[];
-                                /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                /** @description sha256 of the lock and the installed files: versions with equal hashes share one installed tree */
                                 lockHash: string;
                                 /** @description every installed package with its exact version */
                                 resolved: {
@@ -19544,6 +19583,8 @@ export interface operations {
                             id: string;
                             isActive: boolean;
                             scriptId: string;
+                            /** @description the same version's semver (REST's `version`) */
+                            semver: string;
                             version: number;
                         };
                         message?: string;
@@ -20011,30 +20052,25 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "success": true,
-                     *         "data": {
-                     *           "scriptId": "string",
-                     *           "version": 0,
-                     *           "serverlessFunctionName": "string",
-                     *           "serverlessFunctionArn": "string",
-                     *           "deployedAt": "2019-08-24T14:15:22Z"
-                     *         }
+                     *         "scriptId": "string",
+                     *         "version": 0,
+                     *         "semver": "string",
+                     *         "serverlessFunctionName": "string",
+                     *         "serverlessFunctionArn": "string",
+                     *         "deployedAt": "2019-08-24T14:15:22Z"
                      *       },
                      *       "message": "string"
                      *     }
                      */
                     "application/json": {
                         data?: {
-                            data: {
-                                /** Format: date-time */
-                                deployedAt: string;
-                                scriptId: string;
-                                serverlessFunctionArn: string;
-                                serverlessFunctionName: string;
-                                version: number;
-                            };
-                            /** @enum {boolean} */
-                            success: true;
+                            /** Format: date-time */
+                            deployedAt: string;
+                            scriptId: string;
+                            semver: string;
+                            serverlessFunctionArn: string;
+                            serverlessFunctionName: string;
+                            version: number;
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -21104,6 +21140,7 @@ export interface operations {
                      *         "timeout": 0,
                      *         "memory": 0,
                      *         "activeVersion": 0,
+                     *         "activeSemver": "string",
                      *         "isPublished": true,
                      *         "isPrivate": true,
                      *         "status": "draft",
@@ -21136,6 +21173,9 @@ export interface operations {
                      */
                     "application/json": {
                         data?: {
+                            /** @description semver of the deployed version; null before the first deploy */
+                            activeSemver: string | null;
+                            /** @description integer number of the deployed version (the SDK's `activeVersion`); null before the first deploy */
                             activeVersion: number | null;
                             /** @description duration in milliseconds */
                             avgDuration: number;
@@ -21147,7 +21187,7 @@ export interface operations {
                                 declared: {
                                     [key: string]: string;
                                 } | string[];
-                                /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                /** @description sha256 of the lock and the installed files: versions with equal hashes share one installed tree */
                                 lockHash: string;
                                 /** @description every installed package with its exact version */
                                 resolved: {
@@ -21582,6 +21622,7 @@ export interface operations {
                      *             "name": "string",
                      *             "description": "string",
                      *             "activeVersion": 0,
+                     *             "activeSemver": "string",
                      *             "isPublished": true,
                      *             "status": "draft",
                      *             "deploymentStatus": "pending",
@@ -21598,6 +21639,9 @@ export interface operations {
                             limit: number;
                             offset: number;
                             scripts: {
+                                /** @description semver of the deployed version; null before the first deploy */
+                                activeSemver: string | null;
+                                /** @description integer number of the deployed version (the SDK's `activeVersion`); null before the first deploy */
                                 activeVersion: number | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -21906,6 +21950,7 @@ export interface operations {
                      *             "name": "string",
                      *             "description": "string",
                      *             "activeVersion": 0,
+                     *             "activeSemver": "string",
                      *             "isPublished": true,
                      *             "status": "draft",
                      *             "deploymentStatus": "pending",
@@ -21921,6 +21966,9 @@ export interface operations {
                         data?: {
                             count: number;
                             scripts: {
+                                /** @description semver of the deployed version; null before the first deploy */
+                                activeSemver: string | null;
+                                /** @description integer number of the deployed version (the SDK's `activeVersion`); null before the first deploy */
                                 activeVersion: number | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -22083,6 +22131,7 @@ export interface operations {
                      *             "id": "string",
                      *             "scriptId": "string",
                      *             "version": 0,
+                     *             "semver": "string",
                      *             "isActive": true,
                      *             "commitMessage": "string",
                      *             "codeHash": "string",
@@ -22120,7 +22169,7 @@ export interface operations {
                                     declared: {
                                         [key: string]: string;
                                     } | string[];
-                                    /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                    /** @description sha256 of the lock and the installed files: versions with equal hashes share one installed tree */
                                     lockHash: string;
                                     /** @description every installed package with its exact version */
                                     resolved: {
@@ -22134,6 +22183,8 @@ export interface operations {
                                 id: string;
                                 isActive: boolean;
                                 scriptId: string;
+                                /** @description the same version's semver (REST's `version`) */
+                                semver: string;
                                 version: number;
                             }[];
                         };

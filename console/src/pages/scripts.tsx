@@ -1,6 +1,7 @@
 // My scripts: create in a code editor with lint, read each version's code and edit it into the next one, versions
 // with deploy and rollback, run with input, event subscriptions, webhooks and schedules.
 import { useState } from 'preact/hooks';
+import { scriptStateLabel, versionLabel } from '../../../clients/typescript/src/index';
 import { api, unwrap } from '../api';
 import { CodeEditor } from '../editor';
 import { NameChecklist, useInstalledResources } from '../pickers';
@@ -48,8 +49,8 @@ function CreateScript({ onCreated }: { onCreated(id: string): void }) {
 function Versions({ script, onChanged }: { script: Rec; onChanged(): void }) {
   const versions = useLoad((): Promise<Rec> => unwrap(api().POST('/api/sdk/v1/scripts/listVersions', { body: { scriptId: script.id } })), [script.id]);
   const { run, status } = useAction();
-  const deploy = async (version: number) => {
-    if (await run(`Deploying version ${version}`, () => unwrap(api().POST('/api/sdk/v1/scripts/deployScript', { body: { scriptId: script.id, version } as never })))) onChanged();
+  const deploy = async (version: number, semver: string) => {
+    if (await run(`Deploying ${versionLabel(version, semver)}`, () => unwrap(api().POST('/api/sdk/v1/scripts/deployScript', { body: { scriptId: script.id, version } as never })))) onChanged();
     versions.reload();
   };
   return <section aria-label="Versions">
@@ -57,9 +58,9 @@ function Versions({ script, onChanged }: { script: Rec; onChanged(): void }) {
     {status}
     <Loaded state={versions} label="versions">{(data) => (
       <Table caption="Versions, newest first" rows={(data.versions ?? []) as Rec[]} columns={[
-        ['Version', (version) => version.version], ['Message', (version) => text(version.commitMessage)], ['Created', (version) => when(version.createdAt)],
+        ['Version', (version) => versionLabel(version.version, version.semver)], ['Message', (version) => text(version.commitMessage)], ['Created', (version) => when(version.createdAt)],
         ['Active', (version) => (version.isActive ? <span class="badge">deployed</span> : '')],
-        ['', (version) => !version.isActive && <button type="button" onClick={() => deploy(version.version)}>{data.versions.some((other: Rec) => other.isActive && other.version > version.version) ? 'Roll back to' : 'Deploy'} v{version.version}</button>],
+        ['', (version) => !version.isActive && <button type="button" onClick={() => deploy(version.version, version.semver)}>{data.versions.some((other: Rec) => other.isActive && other.version > version.version) ? 'Roll back to' : 'Deploy'} {versionLabel(version.version, version.semver)}</button>],
       ]} />
     )}</Loaded>
   </section>;
@@ -182,9 +183,9 @@ function ScriptDetail({ scriptId }: { scriptId: string }) {
   };
   return <Loaded state={script} label="the script">{(data) => <>
     <section aria-label={`Script ${data.name}`}>
-      <h2>{data.name} <span class="badge">{data.runtime}</span> <span class="badge">{data.deploymentStatus}</span></h2>
+      <h2>{data.name} <span class="badge">{data.runtime}</span> <span class="badge">{scriptStateLabel(data as never)}</span></h2>
       <p>{data.description}</p>
-      <p>Active version {text(data.activeVersion)} · {data.totalExecutions} runs · {money(data.totalCost)} · average {Math.round(data.avgDuration ?? 0)} ms</p>
+      <p>{data.totalExecutions} runs · {money(data.totalCost)} · average {Math.round(data.avgDuration ?? 0)} ms</p>
       <StoredCode script={data} saved={saved} onEdit={(code) => setDraft({ code, started: (draft?.started ?? 0) + 1 })} />
       {draft && <form onSubmit={save} aria-label="Edit the code">
         <h3>Next version</h3>
@@ -213,8 +214,8 @@ export function ScriptsPage({ param }: { param?: string }) {
     <a href="#/scripts/new" class="button">Create a script</a>
     <Loaded state={scripts} label="your scripts">{(data) => (
       <Table caption="Your scripts" rows={(data.scripts ?? []) as Rec[]} columns={[
-        ['Name', (item) => <a href={`#/scripts/${encodeURIComponent(item.id)}`}>{item.name}</a>], ['Status', (item) => item.deploymentStatus],
-        ['Active version', (item) => text(item.activeVersion)], ['Runs', (item) => item.totalExecutions], ['Created', (item) => when(item.createdAt)],
+        ['Name', (item) => <a href={`#/scripts/${encodeURIComponent(item.id)}`}>{item.name}</a>], ['Status', (item) => scriptStateLabel(item as never)],
+        ['Runs', (item) => item.totalExecutions], ['Created', (item) => when(item.createdAt)],
       ]} />
     )}</Loaded>
   </>;

@@ -6,7 +6,6 @@ import { isIP } from 'node:net';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { type InstallRequest, type PackageInstaller, PackageRefusedError, PackageResolutionError, PackageTooLargeError } from '#functions/scripts/dependency-port.js';
 import type { InstallerAnswer } from '#functions/scripts/installer-function.js';
-import { archiveKey, lockHashOf } from '#functions/scripts/package-trees.js';
 import { envNames } from '#platform/env-names.js';
 import { isPrivateAddress, privateUpstreamsAllowed } from '#platform/outbound.js';
 import { requiredEnv } from '#platform/settings.js';
@@ -48,8 +47,9 @@ export function createLambdaPackageInstaller(lambda: () => LambdaClient): Packag
         if (answer.kind === 'tooLarge') throw new PackageTooLargeError(answer.sizeBytes);
         throw answer.kind === 'refused' ? new PackageRefusedError(answer.package, answer.message) : new PackageResolutionError(answer.package, answer.message);
       }
-      const lockHash = lockHashOf(request.runtime, answer.lock);
-      if (answer.key !== archiveKey(lockHash)) throw new Error(`the package installer ${functionName} stored the tree under ${answer.key}, not ${archiveKey(lockHash)}`);
+      // The key names the installed files (package-trees.ts), which only the installer has seen.
+      const lockHash = /^script-deps\/([0-9a-f]{64})\.zip$/.exec(answer.key)?.[1];
+      if (!lockHash) throw new Error(`the package installer ${functionName} stored the tree under ${answer.key}, not script-deps/<sha256>.zip`);
       return { resolved: answer.resolved, lockHash, sizeBytes: answer.sizeBytes, added: answer.added };
     },
   };

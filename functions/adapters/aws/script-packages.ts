@@ -1,6 +1,7 @@
-// Packages of script functions on Lambda: a version's installed dependencies become a layer named by its lock hash,
-// published once and shared by every version (of any script) with the same lock; a package past the direct-upload
-// limit (function code or layer) goes through the script-packages bucket, as Lambda requires.
+// Packages of script functions on Lambda: a version's installed dependencies become a layer named by its tree hash
+// (`lockHash`: lock and installed files), published once and shared by every version (of any script) with an equal
+// tree; a package past the direct-upload limit (function code or layer) goes through the script-packages bucket, as
+// Lambda requires.
 import { DeleteLayerVersionCommand, type LambdaClient, ListLayerVersionsCommand, PublishLayerVersionCommand, type Runtime, paginateListLayerVersions } from '@aws-sdk/client-lambda';
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { DependencyTree } from '#functions/scripts/dependencies.js';
