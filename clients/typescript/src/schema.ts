@@ -18783,7 +18783,7 @@ export interface operations {
                                 declared: {
                                     [key: string]: string;
                                 } | string[];
-                                /** @description sha256 of the lock: versions with equal hashes share one installed tree */
+                                /** @description sha256 of the lock and the installed files: versions with equal hashes share one installed tree */
                                 lockHash: string;
                                 /** @description every installed package with its exact version */
                                 resolved: {
