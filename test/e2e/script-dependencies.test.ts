@@ -295,7 +295,7 @@ describe('scripts with packages: why an install failed', () => {
     const noSuchVersion = await create(['tinyhelper==9.9.9']);
     // Assess
     for (const refused of [unreachable, missing, sourceOnly, noSuchVersion]) expect(refused.body.error.code, refused.text).toBe('VALIDATION_ERROR');
-    expect(unreachable.body.error.message).toMatch(new RegExp(`^the package index ${nowhere} could not be reached \\(Connection refused\\) while installing tinyhelper; .*setPackageRegistry`));
+    expect(unreachable.body.error.message).toMatch(new RegExp(`^the package index ${nowhere} could not be reached \\([^)]+\\) while installing tinyhelper; .*setPackageRegistry`));
     expect(missing.body.error).toMatchObject({ details: { package: 'no-such-wheel-zz' }, message: `package no-such-wheel-zz does not exist in the package index ${index.url}` });
     expect(sourceOnly.body.error).toMatchObject({ details: { package: 'sourceonly' } });
     expect(sourceOnly.body.error.message).toMatch(/^package sourceonly==1\.0\.0 has no wheel in .*, only source packages/);
@@ -321,7 +321,7 @@ describe('scripts with packages: why an install failed', () => {
       const missing = await create({ 'harbour-tide': '1.0.0', 'no-such-package-zz': '1.0.0' });
       const scripted = await create({ 'harbour-native': '1.0.0' });
       // Assess
-      expect(unreachable.body.error.message).toMatch(new RegExp(`^the npm registry ${nowhere} could not be reached \\(ECONNREFUSED\\) while installing harbour-tide; .*setPackageRegistry`));
+      expect(unreachable.body.error.message).toMatch(new RegExp(`^the npm registry ${nowhere} could not be reached \\([^)]+\\) while installing harbour-tide; .*setPackageRegistry`));
       expect(missing.body.error).toMatchObject({ details: { package: 'no-such-package-zz' }, message: `package no-such-package-zz does not exist in the npm registry ${registry.url}` });
       expect(scripted.body.error).toMatchObject({ details: { package: 'harbour-native' }, message: expect.stringContaining('runs install scripts') });
       expect((await as.post(sdk('listScripts'), {})).body.data.count).toBe(0);
