@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NpmPackage, type NpmRegistry, startNpmRegistry } from '../support/npm-registry.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { sdk } from '../support/scripts.js';
+import { printAttackSummary } from '../support/attack-summary.js';
+
+printAttackSummary('dependency trees (same name@version, other content)');
 
 let api: TestApi;
 let registry: NpmRegistry;

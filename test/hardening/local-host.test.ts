@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { type RunningPlatform, startPlatform } from '../../bin/local.js';
 import { uniqueName } from '../support/platform.js';
+import { printAttackSummary } from '../support/attack-summary.js';
+
+printAttackSummary('local host names (DNS rebinding, the dev key, framing)');
 
 let platform: RunningPlatform;
 let port: string;

@@ -60,6 +60,9 @@ describe('template builds: the build command has no network', () => {
     };
     const script = pageOf(`import { connect } from 'node:net';
 import { getPriority } from 'node:os';
+import { printAttackSummary } from '../support/attack-summary.js';
+
+printAttackSummary('template builds (network, egress, priority, queues, disk, file://, deletion)');
 const probe = ([host, port]) => new Promise((done) => {
   const socket = connect({ host, port });
   socket.once('connect', () => { socket.destroy(); done('connected'); });

@@ -5,6 +5,9 @@ import { createAccountService } from '../../functions/accounts/service.js';
 import type { AccountStore, StoredKey } from '../../functions/accounts/store.js';
 import { systemClock } from '../../functions/platform/clock.js';
 import { sha256Hex } from '../../functions/platform/ids.js';
+import { printAttackSummary } from '../support/attack-summary.js';
+
+printAttackSummary('key revocation (a lookup in flight)');
 
 const apiKey = 'amp_test-key-revocation';
 
