@@ -168,11 +168,11 @@ describe('cli: templates', () => {
     // Assess
     expect(built.code).toBe(0);
     expect(built.stdout).toContain('| built v1');
-    expect(built.stdout).toMatch(/built: http\S+\n$/);
+    expect(built.stdout).toMatch(/built: http:\/\/\S+\.localhost:\d+\/ or http:\/\/127\.0\.0\.1:\d+\/pages\/\S+\/\n$/);
     expect(installed.code).toBe(0);
     expect(installed.stdout).toMatch(/^installed \S+ as \S+ \(version [\d.]+\)$/m);
-    expect(installed.stdout).toMatch(/^page: http\S+$/m);
-    expect(installed.stdout).toMatch(/built: http\S+\n$/);
+    expect(installed.stdout).toMatch(/^page: http:\/\/\S+\.localhost:\d+\/ or http:\/\/127\.0\.0\.1:\d+\/pages\/\S+\/$/m);
+    expect(installed.stdout).toMatch(/built: http:\/\/\S+ or http:\/\/127\.0\.0\.1:\d+\/pages\/\S+\/\n$/);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^error: VALIDATION_ERROR \(400\): /);
   }, slow);

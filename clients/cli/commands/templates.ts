@@ -9,6 +9,8 @@ interface Build {
   buildStatus: 'building' | 'success' | 'failed';
   logs: string[];
   cdnUrl: string | null;
+  /** The same page under the API's own host: opens without resolving `<sub>.localhost`. */
+  cdnPathUrl?: string | null;
   reason: string | null;
 }
 
@@ -29,7 +31,10 @@ async function followBuild(options: GlobalOptions, templateId: string, first: Bu
   }
 }
 
-const ended = (build: Build) => (build.buildStatus === 'success' ? `built: ${build.cdnUrl}` : `build failed: ${build.reason ?? 'see the log above'}`);
+/** A page's URL, with its path form where the platform gives one (local mode: any client opens that). */
+const pageUrls = (url: string | null, pathUrl?: string | null) => (pathUrl && pathUrl !== url ? `${url} or ${pathUrl}` : `${url}`);
+
+const ended = (build: Build) => (build.buildStatus === 'success' ? `built: ${pageUrls(build.cdnUrl, build.cdnPathUrl)}` : `build failed: ${build.reason ?? 'see the log above'}`);
 
 /** `key=value` of --set: numbers and booleans as such, the rest as text. */
 function customizationOf(pairs: string[]): Record<string, string | number | boolean> {
@@ -75,7 +80,7 @@ export function registerTemplateCommands(program: Command): void {
       ));
       output(options, { ...installation, buildStatus: build.buildStatus }, () => [
         `installed ${templateId} as ${installation.installationId} (version ${installation.version})`,
-        `page: ${installation.pageUrl}`,
+        `page: ${pageUrls(installation.pageUrl, installation.pagePathUrl)}`,
         ended(build),
       ]);
       if (build.buildStatus === 'failed') process.exitCode = 1;
