@@ -2,8 +2,8 @@
 // rate limit, scopes, parse, validate, then the handler, then the envelope; traced and measured around it all.
 import middy from '@middy/core';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import { metrics, rateLimiter } from './wiring.js';
 import type { Caller } from './caller.js';
+import { edgePorts } from './edge.js';
 import { UnauthorizedError } from './errors.js';
 import { logger } from './logger.js';
 import { authenticate, checkScopes } from './middlewares/authenticate.js';
@@ -45,14 +45,14 @@ export function httpHandler<R extends Route>(route: R, run: (args: HandlerArgs<I
   const states = new WeakMap<HttpEvent, RequestState>();
   const handler = middy<HttpEvent, HttpResult>()
     .use(captureLambdaHandler(tracer, { captureResponse: false }))
-    .use(observeOperation(route, metrics))
+    .use(observeOperation(route, () => edgePorts().metrics()))
     .use({
       before: async (request) => {
         const state: RequestState = { route, requestId: request.event.requestContext.requestId, headers: {} };
         states.set(request.event, state);
         logger.appendKeys({ requestId: state.requestId, operation: route.operation });
         await authenticate(state, request.event);
-        await rateLimit(state, rateLimiter(), { perKey: settings.requestsPerMinute, perUser: settings.userRequestsPerMinute });
+        await rateLimit(state, edgePorts().rateLimiter(), { perKey: settings.requestsPerMinute, perUser: settings.userRequestsPerMinute });
         checkScopes(state);
       },
       onError: async (request) => {
