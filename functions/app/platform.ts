@@ -4,7 +4,7 @@
 // the local adapters (functions/adapters/local/adapters.ts) once per process; the services they start are stopped
 // and forgotten with the platform, so a platform restarted in the same process gets fresh ones. The HTTP kit's own
 // ports (metrics, rate limiter) live in ./edge.ts, which every bundle loads.
-import type { BlobStore, DocumentJobs, Embedder, GraphVectorStore } from '#functions/documents/ports.js';
+import type { DocumentJobs, Embedder, GraphVectorStore } from '#functions/documents/ports.js';
 import type { SolanaLedger } from '#functions/payments/ledger.js';
 import type { PlatformSigners } from '#functions/payments/signers.js';
 import { paymentSettings } from '#functions/payments/settings.js';
@@ -29,7 +29,7 @@ import { lambdaPythonFacts } from '#adapters/aws/python-facts.js';
 import { pythonFacts } from '#functions/scripts/python.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
-import type { BackgroundRuns, CredentialVault, EventPublisher, OneShotSchedulerPort, SchedulerPort } from '#platform/ports.js';
+import type { BackgroundRuns, BlobStore, CredentialVault, EventPublisher, OneShotSchedulerPort, SchedulerPort } from '#platform/ports.js';
 import { type LocalEdgeAdapters, installLocalEdge } from './edge.js';
 
 export { metrics, rateLimiter } from './edge.js';
