@@ -1,8 +1,7 @@
 // The HTTP kit's own ports (functions/platform/edge.ts), for the adapter of this process's mode. Every Lambda bundle
 // loads this module first (lib/bundles.ts injects it), so a handler whose area needs no other adapter, such as the
-// health check, loads only these two; locally the platform root installs the local ones.
+// health check, loads only these; locally the platform root installs the local ones.
 import { emfMetrics } from '#adapters/aws/emf-metrics.js';
-import { dynamoRateLimiter } from '#adapters/aws/rate-limiter.js';
 import { provideEdgePorts } from '#platform/edge.js';
 import type { MetricsPort, RateLimiter } from '#platform/ports.js';
 
@@ -25,6 +24,12 @@ function localEdge(): LocalEdgeAdapters {
 
 export const metrics = (): MetricsPort => (process.env.PLATFORM_MODE === 'local' ? localEdge().metrics : emfMetrics);
 
-export const rateLimiter = (): RateLimiter => (process.env.PLATFORM_MODE === 'local' ? localEdge().rateLimiter() : dynamoRateLimiter);
+let dynamoRateLimiter: Promise<RateLimiter> | undefined;
+/** Loaded on the first counted request: functions that never count one (health, OpenAPI) do without the DynamoDB client. */
+const awsRateLimiter: RateLimiter = {
+  hit: async (...args) => (await (dynamoRateLimiter ??= import('#adapters/aws/rate-limiter.js').then((module) => module.dynamoRateLimiter))).hit(...args),
+};
+
+export const rateLimiter = (): RateLimiter => (process.env.PLATFORM_MODE === 'local' ? localEdge().rateLimiter() : awsRateLimiter);
 
 provideEdgePorts({ metrics, rateLimiter });

@@ -8,6 +8,7 @@ import type { DocumentJobs, Embedder, GraphVectorStore } from '#functions/docume
 import type { SolanaLedger } from '#functions/payments/ledger.js';
 import type { PlatformSigners } from '#functions/payments/signers.js';
 import { paymentSettings } from '#functions/payments/settings.js';
+import { payoutRunnerFunction } from '#functions/payments/routes.js';
 import type { PackageInstaller } from '#functions/scripts/dependency-port.js';
 import type { ScriptRuntime } from '#functions/scripts/runtime-port.js';
 import type { BuildOutcome } from '#functions/templates/model.js';
@@ -27,7 +28,9 @@ import { lambdaScriptRuntime } from '#adapters/aws/script-functions.js';
 import { lambdaPackageInstaller } from '#adapters/aws/package-installer.js';
 import { lambdaPythonFacts } from '#adapters/aws/python-facts.js';
 import { pythonFacts } from '#functions/scripts/python.js';
+import { withGrantedTables } from '#platform/dynamo.js';
 import { envNames } from '#platform/env-names.js';
+import { routeTables } from '#platform/route.js';
 import { readEnv } from '#platform/settings.js';
 import type { BackgroundRuns, BlobStore, CredentialVault, EventPublisher, OneShotSchedulerPort, SchedulerPort } from '#platform/ports.js';
 import { type LocalEdgeAdapters, installLocalEdge } from './edge.js';
@@ -156,8 +159,11 @@ export async function platformSigners(): Promise<PlatformSigners> {
   return secretSigners({ feePayer: () => paymentSettings.feePayerSecretArn, settlement: () => paymentSettings.platformWalletSecretArn });
 }
 
+/** On AWS the payout function runs with its own grants; locally its run in this process gets the same tables. */
 export const payoutTrigger = (run: (ownerId: string, asset: string) => Promise<unknown>): ((ownerId: string, asset: string) => Promise<void>) =>
-  process.env.PLATFORM_MODE === 'local' ? localAdapters().payoutTrigger(run) : lambdaPayoutTrigger();
+  process.env.PLATFORM_MODE === 'local'
+    ? localAdapters().payoutTrigger((ownerId, asset) => withGrantedTables(payoutRunnerFunction.name, Object.keys(routeTables(payoutRunnerFunction)), () => run(ownerId, asset)))
+    : lambdaPayoutTrigger();
 
 export function solanaDevTools(): SolanaDevTools {
   if (process.env.PLATFORM_MODE !== 'local') throw new Error('the faucet and the Solana RPC endpoint exist in local mode only');
