@@ -8,7 +8,6 @@ import type { DocumentJobs, Embedder, GraphVectorStore } from '#functions/docume
 import type { SolanaLedger } from '#functions/payments/ledger.js';
 import type { PlatformSigners } from '#functions/payments/signers.js';
 import { paymentSettings } from '#functions/payments/settings.js';
-import { payoutRunnerFunction } from '#functions/payments/routes.js';
 import type { PackageInstaller } from '#functions/scripts/dependency-port.js';
 import type { ScriptRuntime } from '#functions/scripts/runtime-port.js';
 import type { BuildOutcome } from '#functions/templates/model.js';
@@ -159,10 +158,16 @@ export async function platformSigners(): Promise<PlatformSigners> {
   return secretSigners({ feePayer: () => paymentSettings.feePayerSecretArn, settlement: () => paymentSettings.platformWalletSecretArn });
 }
 
-/** On AWS the payout function runs with its own grants; locally its run in this process gets the same tables. */
+/**
+ * On AWS the payout function runs with its own grants; locally its run in this process gets the same tables. Its
+ * spec is loaded there only: a static import would bring the payments schemas into every bundle of the root.
+ */
 export const payoutTrigger = (run: (ownerId: string, asset: string) => Promise<unknown>): ((ownerId: string, asset: string) => Promise<void>) =>
   process.env.PLATFORM_MODE === 'local'
-    ? localAdapters().payoutTrigger((ownerId, asset) => withGrantedTables(payoutRunnerFunction.name, Object.keys(routeTables(payoutRunnerFunction)), () => run(ownerId, asset)))
+    ? localAdapters().payoutTrigger(async (ownerId, asset) => {
+      const { payoutRunnerFunction } = await import('#functions/payments/routes.js');
+      return withGrantedTables(payoutRunnerFunction.name, Object.keys(routeTables(payoutRunnerFunction)), () => run(ownerId, asset));
+    })
     : lambdaPayoutTrigger();
 
 export function solanaDevTools(): SolanaDevTools {
