@@ -12,13 +12,15 @@ import { onLocalShutdown, stopLocalServices } from '../functions/adapters/local/
 import { busConsumers } from '../functions/consumers.js';
 import { attachDispatcher } from '../functions/events/local-rule.js';
 import { type BusEnvelope, busEnvelope, rulePattern } from '../functions/platform/bus-envelope.js';
-import { installLocalAdapters } from '../functions/platform/wiring.js';
+import { installLocalAdapters } from '../functions/app/platform.js';
+import { withGrantedTables } from '../functions/platform/dynamo.js';
+import { routeTables } from '../functions/platform/route.js';
 import { createPagesServer } from '../functions/adapters/local/pages-server.js';
 import { createConsoleServer } from '../functions/adapters/local/console-server.js';
 import { localHosts } from '../functions/adapters/local/local-hosts.js';
 import { buildConsole } from '../console/build.js';
 import { SandboxUnavailableError, scriptSandbox, scriptSandboxStatus } from '../functions/adapters/local/script-sandbox.js';
-import { authorizerHandler, routes } from '../functions/routes.js';
+import { authorizerHandler, authorizerTables, routes } from '../functions/routes.js';
 
 const rootDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -88,7 +90,7 @@ async function attachBusConsumers(): Promise<void> {
     const pattern = rulePattern(consumer);
     const detach = attachDispatcher(
       (listener) => inProcessBus.attachRule(pattern, (envelope) => listener(envelope.detail)),
-      () => ({ handle: (event) => handler(busEnvelope(event)) }),
+      () => ({ handle: (event) => withGrantedTables(consumer.name, Object.keys(routeTables(consumer)), () => handler(busEnvelope(event))) }),
       consumer.localConcurrency,
     );
     onLocalShutdown(detach);
@@ -146,7 +148,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   let dev: DevAccount | undefined;
   const hosts = localHosts({ bindHost: host, publicBaseUrl: process.env.PUBLIC_BASE_URL });
   const webConsole = createConsoleServer({ build: () => buildConsole(join(dataDir, 'console')), devApiKey: () => dev?.apiKey, hosts });
-  const server = await createLocalApi({ routes, rootDir, authorizerHandler, hosts, pages: createPagesServer(join(dataDir, 'pages')), console: webConsole.handle });
+  const server = await createLocalApi({ routes, rootDir, authorizerHandler, authorizerTables, hosts, pages: createPagesServer(join(dataDir, 'pages')), console: webConsole.handle });
   try {
     await new Promise<void>((ready, fail) => {
       server.once('error', fail);
@@ -193,7 +195,7 @@ async function main() {
     const onProgress = (step: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${step}`);
     const platform = await startPlatform({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST, onProgress });
     onProgress('loading the embedding model (document search)');
-    const { sharedEmbedder } = await import('../functions/platform/wiring.js');
+    const { sharedEmbedder } = await import('../functions/app/platform.js');
     await sharedEmbedder().embed(['warm up']);
     onProgress('building the web console');
     await platform.buildConsole();

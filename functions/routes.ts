@@ -5,7 +5,7 @@ import { eventRoutes } from './events/routes.js';
 import { flowRoutes } from './flows/routes.js';
 import { paymentRoutes } from './payments/routes.js';
 import type { Route } from './platform/route.js';
-import { platformRoutes } from './platform/routes.js';
+import { platformRoutes } from './app/platform-routes.js';
 import { resourceRoutes } from './resources/routes.js';
 import { scriptRoutes } from './scripts/routes.js';
 import { templateRoutes } from './templates/routes.js';
@@ -18,5 +18,8 @@ export const deployedRoutes: Route[] = routes.filter((route) => !route.localOnly
 /** Resolves the caller's identity from an API key for every `apiKey` route. */
 export const authorizerHandler = 'functions/accounts/handlers/authorize-api-key.ts';
 
+/** The only table the authorizer reads (its grant on AWS, its only table locally). */
+export const authorizerTables = { apiKeys: 'read' } as const;
+
 /** API Gateway's `$default` route: unknown paths and wrong methods get the envelope. */
-export const fallbackHandler = 'functions/platform/handlers/route-fallback.ts';
+export const fallbackHandler = 'functions/app/handlers/route-fallback.ts';

@@ -30,5 +30,11 @@ export const tables = {
 
 export type TableName = keyof typeof tables;
 
+// Gives the kernel's table names (functions/platform/table-definition.ts) this list, so a misspelt table is a type error.
+type Assembled = typeof tables;
+declare module './platform/table-definition.js' {
+  interface TableRegistry extends Assembled {}
+}
+
 export const tableNames = Object.keys(tables) as TableName[];
 

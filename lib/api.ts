@@ -8,7 +8,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
 import type { Route } from '../functions/platform/route.js';
-import { authorizerHandler, fallbackHandler } from '../functions/routes.js';
+import { authorizerHandler, authorizerTables, fallbackHandler } from '../functions/routes.js';
 import { type PlatformResources, grantTables } from './grants.js';
 import { PlatformFunction } from './platform-function.js';
 
@@ -78,7 +78,7 @@ export class Api extends Construct {
       entry: authorizerHandler,
       description: 'Resolves the caller of every apiKey route from X-API-Key or Authorization: Bearer',
     });
-    grantTables(this.authorizerFunction, { apiKeys: 'read' }, props.resources);
+    grantTables(this.authorizerFunction, authorizerTables, props.resources);
     // Identity sources of an HTTP API are a conjunction and a missing one is answered with a bare 401 by
     // API Gateway itself. Two alternative headers are accepted, and every refusal must be our envelope: so no
     // identity source, no API Gateway cache (it needs identity sources as its key). The function caches in

@@ -39,6 +39,9 @@ export const platformBundling = {
   // The mode is fixed at bundling time: branches written against `process.env.PLATFORM_MODE === 'local'` (and the local
   // adapters they import) drop out of every Lambda bundle. The AWS SDK is bundled too: the version package.json pins.
   define: { 'process.env.PLATFORM_MODE': '"aws"' },
+  // The kernel's HTTP kit takes its metrics and rate limiter from the composition, which names the adapters: every
+  // function loads that small module first, whatever its own imports reach.
+  inject: ['functions/app/edge.ts'],
   logLevel: 'warning',
 } as const satisfies BuildOptions;
 

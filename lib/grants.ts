@@ -9,7 +9,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IProject } from 'aws-cdk-lib/aws-codebuild';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import type { Capability, Route, TableAccess } from '../functions/platform/route.js';
+import { type Capability, type Route, type TableAccess, routeTables } from '../functions/platform/route.js';
 import { type TableName, tableEnvVar } from '../functions/tables.js';
 import type { PlatformFunction } from './platform-function.js';
 import { envNames } from '../functions/platform/env-names.js';
@@ -67,16 +67,10 @@ export interface LlmSettings {
 
 export type TableGrants = Partial<Record<TableName, TableAccess>>;
 
+export { routeTables };
+
 /** Bedrock model the `embeddings` grant is scoped to (Titan Text Embeddings v2). */
 export const embeddingModelId = 'amazon.titan-embed-text-v2:0';
-
-/**
- * Tables a route's function touches. Every `apiKey` route also counts its caller in `rateLimits`:
- * the http middleware (functions/platform/http.ts) does that before the handler runs.
- */
-export function routeTables(route: Pick<Route, 'tables'> & { auth?: Route['auth'] }): TableGrants {
-  return route.auth === 'apiKey' ? { ...route.tables, rateLimits: 'write' } : { ...route.tables };
-}
 
 export function grantTables(fn: PlatformFunction, grants: TableGrants, resources: PlatformResources): void {
   for (const [name, access] of Object.entries(grants) as [TableName, TableAccess][]) {

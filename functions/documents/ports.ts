@@ -8,23 +8,8 @@ export interface Embedder {
   embed(texts: string[]): Promise<Float32Array[]>;
 }
 
-export interface UploadTarget {
-  url: string;
-  method: 'PUT';
-  /** Headers the PUT must carry exactly, since they are part of the signature. */
-  headers: Record<string, string>;
-}
-
-/** Originals of uploaded documents. */
-export interface BlobStore {
-  put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
-  /** Undefined when nothing is stored under `key`. */
-  get(key: string): Promise<Uint8Array | undefined>;
-  sizeOf(key: string): Promise<number | undefined>;
-  delete(key: string): Promise<void>;
-  /** A URL the client PUTs exactly `bytes` bytes of `contentType` to, valid for `expiresInSeconds`. */
-  uploadTarget(key: string, contentType: string, bytes: number, expiresInSeconds: number): Promise<UploadTarget>;
-}
+/** Originals of uploaded documents are kept in the kernel's generic blob store. */
+export type { BlobStore, UploadTarget } from '#platform/ports.js';
 
 /** Runs the processing of a document outside the request that accepted it. */
 export interface DocumentJobs {

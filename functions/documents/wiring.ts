@@ -2,7 +2,7 @@
 import { type Clock, systemClock } from '#platform/clock.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
-import { documentBlobStore, documentJobs, graphVectorStore, sharedEmbedder } from '#platform/wiring.js';
+import { documentBlobStore, documentJobs, graphVectorStore, sharedEmbedder } from '#functions/app/platform.js';
 import { type LexicalSnapshots, createGraphIndexCache, snapshotAfterChunks } from './graph-index-cache.js';
 import { type GraphService, createGraphService } from './graph-service.js';
 import { type GraphStore, createGraphStore } from './graph-store.js';

@@ -5,7 +5,7 @@ import { scriptRunner } from '#functions/scripts/wiring.js';
 import { createScriptStore } from '#functions/scripts/store.js';
 import { systemClock } from '#platform/clock.js';
 import { settings } from '#platform/settings.js';
-import { credentialVault, eventPublisher, liveScheduler, metrics } from '#platform/wiring.js';
+import { credentialVault, eventPublisher, liveScheduler, metrics } from '#functions/app/platform.js';
 import { createDeliveryStore } from './delivery-store.js';
 import { type Dispatcher, createDispatcher } from './dispatcher.js';
 import { createEventHistoryService } from './history-service.js';

@@ -28,8 +28,11 @@ const manage = ['flows:manage'];
 /** Who may run which script (FlowScriptRunner.canRun). */
 const scriptLookup: Tables = { scripts: 'read', scriptInstallations: 'read' };
 const create: Tables = { ...scriptLookup, flows: 'write', flowOwners: 'write' };
-/** An execution runs scripts and resource methods as the owner (the scripts area's run), and records itself. */
-const execution: Tables = { ...scriptRoutes.executeScript.tables, flows: 'write', flowExecutions: 'write', rateLimits: 'write' };
+/**
+ * An execution runs scripts and resource methods as the owner (the scripts area's run), and records itself; the
+ * failure policy's pause bumps the owner's revision in flowOwners, as every change of a flow does.
+ */
+const execution: Tables = { ...scriptRoutes.executeScript.tables, flows: 'write', flowOwners: 'write', flowExecutions: 'write', rateLimits: 'write' };
 const executionUses = ['scriptFunctions', 'credentialsKey', 'llm'] as const;
 
 export const flowRoutes = defineRoutes('flows', {
@@ -47,15 +50,15 @@ export const flowRoutes = defineRoutes('flows', {
   },
   updateFlow: {
     method: 'POST', path: sdk('updateFlow'), auth: 'apiKey', scopes: manage, summary: 'Change title, description, schedule, prompt, recommended tools or conditions',
-    input: UpdateFlowInput, output: UpdatedFlow, tables: { flows: 'write' }, uses: ['scheduler'],
+    input: UpdateFlowInput, output: UpdatedFlow, tables: { flows: 'write', flowOwners: 'write' }, uses: ['scheduler'],
   },
   pauseFlow: {
     method: 'POST', path: sdk('pauseFlow'), auth: 'apiKey', scopes: manage, summary: 'Pause an active flow (its schedule is disabled)', input: AssignmentInput, output: PausedFlow,
-    tables: { flows: 'write' }, uses: ['scheduler'],
+    tables: { flows: 'write', flowOwners: 'write' }, uses: ['scheduler'],
   },
   resumeFlow: {
     method: 'POST', path: sdk('resumeFlow'), auth: 'apiKey', scopes: manage, summary: 'Resume a paused flow', input: AssignmentInput, output: ResumedFlow,
-    tables: { flows: 'write' }, uses: ['scheduler'],
+    tables: { flows: 'write', flowOwners: 'write' }, uses: ['scheduler'],
   },
   deleteFlow: {
     method: 'POST', path: sdk('deleteFlow'), auth: 'apiKey', scopes: manage, summary: 'Delete a flow, its schedule, pending retries and execution history', input: AssignmentInput,
@@ -63,7 +66,7 @@ export const flowRoutes = defineRoutes('flows', {
   },
   searchFlows: {
     method: 'POST', path: sdk('searchFlows'), auth: 'apiKey', summary: "The caller's flows: variant B with query, trigger or scope (data array and meta), else variant A ({count, flows})",
-    input: SearchFlowsInput, output: SearchFlowsOutput, tables: { flows: 'read' },
+    input: SearchFlowsInput, output: SearchFlowsOutput, tables: { flows: 'read', flowOwners: 'read' },
   },
   runFlow: {
     method: 'POST', path: sdk('runFlow'), auth: 'apiKey', scopes: manage, summary: 'Run an active or paused flow now and answer its execution result',

@@ -9,7 +9,7 @@ import { limits, settledRun } from '#functions/scripts/model.js';
 import { scriptRunner } from '#functions/scripts/wiring.js';
 import { createExecutionStore as createScriptExecutionStore } from '#functions/scripts/execution-store.js';
 import { createScriptStore } from '#functions/scripts/store.js';
-import { backgroundRuns, eventPublisher, liveScheduler, oneShotScheduler, rateLimiter } from '#platform/wiring.js';
+import { backgroundRuns, eventPublisher, liveScheduler, oneShotScheduler, rateLimiter } from '#functions/app/platform.js';
 import { settings } from '#platform/settings.js';
 import { languageModel } from '#adapters/llm.js';
 import { systemClock } from '#platform/clock.js';

@@ -85,7 +85,8 @@ export const paymentRoutes = defineRoutes('payments', {
   },
   devRunPayouts: {
     method: 'POST', path: '/api/x402/dev/payouts', auth: 'public', summary: 'Local mode: run the payout schedule now', localOnly: true,
-    output: PayoutRunResult, timeoutSeconds: 300,
+    // It runs the payout function's work in the API process, so it gets that function's tables.
+    output: PayoutRunResult, tables: payoutRunTables, timeoutSeconds: 300,
   },
   devAirdrop: {
     method: 'POST', path: '/api/x402/dev/airdrop', auth: 'public', summary: 'Local mode: faucet of SOL and the local USDC', localOnly: true,

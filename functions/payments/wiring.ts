@@ -7,7 +7,7 @@ import { recordRevenue, resourceCaller, resourceService } from '#functions/resou
 import { systemClock } from '#platform/clock.js';
 import { AppError } from '#platform/errors.js';
 import { errorBody } from '#platform/http.js';
-import { metrics, payoutTrigger, platformSigners, solanaLedger } from '#platform/wiring.js';
+import { metrics, payoutTrigger, platformSigners, solanaLedger } from '#functions/app/platform.js';
 import type { ServedResponse } from './errors.js';
 import { usdToUsdc } from './networks.js';
 import { createPayoutStore } from './payout-store.js';

@@ -1,7 +1,9 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { type TableName, tableEnvVar } from '../tables.js';
+import { tableEnvVar } from './env-names.js';
 import { readEnv, settings } from './settings.js';
+import type { TableName } from './table-definition.js';
 import { traced } from './tracer.js';
 
 let client: DynamoDBDocumentClient | undefined;
@@ -38,8 +40,19 @@ export function dynamo(): DynamoDBDocumentClient {
 /** Names resolved once: the environment that decides them is fixed for a process, and reading it is not free. */
 const resolvedTableNames = new Map<TableName, string>();
 
+/**
+ * Locally every function shares one process, so the tables an invocation was granted travel with its async context
+ * (the local runtime runs each invocation in `withGrantedTables`), as each Lambda's environment carries them on AWS.
+ */
+const grantedTables = new AsyncLocalStorage<{ name: string; tables: ReadonlySet<string> }>();
+
+/** Runs one local invocation of function `name` that may touch only `tables`, as its grants would allow on AWS. */
+export const withGrantedTables = <T>(name: string, tables: Iterable<string>, run: () => T): T => grantedTables.run({ name, tables: new Set(tables) }, run);
+
 /** Physical table name: given by the stack per granted table on AWS, `platform-<name>` locally. */
 export function tableName(name: TableName): string {
+  const granted = grantedTables.getStore();
+  if (granted && !granted.tables.has(name)) throw new Error(`table ${name} is not granted to ${granted.name} (its route or function does not declare it)`);
   const resolved = resolvedTableNames.get(name);
   if (resolved) return resolved;
   const fromEnv = readEnv(tableEnvVar(name));

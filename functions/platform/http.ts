@@ -3,8 +3,8 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import { metrics, rateLimiter } from './wiring.js';
 import type { Caller } from './caller.js';
+import { edgePorts } from './edge.js';
 import { UnauthorizedError } from './errors.js';
 import { withLogKeys } from './logger.js';
 import { authenticate, checkScopes } from './middlewares/authenticate.js';
@@ -46,13 +46,13 @@ export function httpHandler<R extends Route>(route: R, run: (args: HandlerArgs<I
   const states = new WeakMap<HttpEvent, RequestState>();
   const handler = middy<HttpEvent, HttpResult>()
     .use(captureLambdaHandler(tracer, { captureResponse: false }))
-    .use(observeOperation(route, metrics))
+    .use(observeOperation(route, () => edgePorts().metrics()))
     .use({
       before: async (request) => {
         const state: RequestState = { route, requestId: request.event.requestContext.requestId, headers: {} };
         states.set(request.event, state);
         await authenticate(state, request.event);
-        await rateLimit(state, rateLimiter(), { perKey: settings.requestsPerMinute, perUser: settings.userRequestsPerMinute });
+        await rateLimit(state, edgePorts().rateLimiter(), { perKey: settings.requestsPerMinute, perUser: settings.userRequestsPerMinute });
         checkScopes(state);
       },
       onError: async (request) => {

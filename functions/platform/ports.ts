@@ -136,3 +136,21 @@ export interface BackgroundRunEvent<J = unknown> {
 
 export const isBackgroundRun = (event: unknown): event is BackgroundRunEvent =>
   typeof event === 'object' && event !== null && typeof (event as BackgroundRunEvent).backgroundRun === 'object' && (event as BackgroundRunEvent).backgroundRun !== null;
+
+export interface UploadTarget {
+  url: string;
+  method: 'PUT';
+  /** Headers the PUT must carry exactly, since they are part of the signature. */
+  headers: Record<string, string>;
+}
+
+/** Bytes under keys (documents' originals, scripts' code and installed trees), with direct uploads. */
+export interface BlobStore {
+  put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  /** Undefined when nothing is stored under `key`. */
+  get(key: string): Promise<Uint8Array | undefined>;
+  sizeOf(key: string): Promise<number | undefined>;
+  delete(key: string): Promise<void>;
+  /** A URL the client PUTs exactly `bytes` bytes of `contentType` to, valid for `expiresInSeconds`. */
+  uploadTarget(key: string, contentType: string, bytes: number, expiresInSeconds: number): Promise<UploadTarget>;
+}

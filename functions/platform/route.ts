@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { TableName } from '../tables.js';
+import type { TableName } from './table-definition.js';
 import { defaultScopes } from './scopes.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -78,14 +78,25 @@ export interface Route extends RouteSpec {
 
 const kebab = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 
-/** The handler of operation `pauseFlow` in area `flows` lives in `functions/flows/handlers/pause-flow.ts`. */
-export function defineRoutes<const T extends Record<string, RouteSpec>>(area: string, specs: T): { [K in keyof T]: Route & T[K] } {
+/**
+ * The handler of operation `pauseFlow` in area `flows` lives in `functions/flows/handlers/pause-flow.ts`, or under
+ * `handlers` when given (the platform's own operations live with the route table they read).
+ */
+export function defineRoutes<const T extends Record<string, RouteSpec>>(area: string, specs: T, handlers = `functions/${area}/handlers`): { [K in keyof T]: Route & T[K] } {
   const routes = {} as { [K in keyof T]: Route & T[K] };
   for (const [operation, spec] of Object.entries(specs)) {
     const scopes = spec.scopes ?? (spec.auth === 'apiKey' ? defaultScopes(area, operation, spec.method) : undefined);
-    routes[operation as keyof T] = { ...spec, ...(scopes && { scopes }), operation, area, handler: `functions/${area}/handlers/${kebab(operation)}.ts` } as Route & T[keyof T];
+    routes[operation as keyof T] = { ...spec, ...(scopes && { scopes }), operation, area, handler: `${handlers}/${kebab(operation)}.ts` } as Route & T[keyof T];
   }
   return routes;
+}
+
+/**
+ * Tables a route's function may touch, as lib/ grants them on AWS and the local runtime enforces them. Every `apiKey`
+ * route also counts its caller in `rateLimits`: the http middleware (functions/platform/http.ts) does that first.
+ */
+export function routeTables(route: { tables?: Partial<Record<TableName, TableAccess>>; auth?: AuthMode }): Partial<Record<TableName, TableAccess>> {
+  return route.auth === 'apiKey' ? { ...route.tables, rateLimits: 'write' } : { ...route.tables };
 }
 
 /** A function that is not behind an HTTP route: what lib/ needs to build it and grant it what it declares. */

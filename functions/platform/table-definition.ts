@@ -13,5 +13,13 @@ export interface TableDefinition {
   description: string;
 }
 
+/**
+ * The platform's tables by name, filled by the assembly (functions/tables.ts) through declaration merging: the kernel
+ * checks table names at compile time without knowing which tables exist.
+ */
+export interface TableRegistry {}
+
+export type TableName = keyof TableRegistry & string;
+
 export const keyName = (attribute: KeyAttribute) => (typeof attribute === 'string' ? attribute : attribute.name);
 export const keyType = (attribute: KeyAttribute): 'S' | 'N' => (typeof attribute === 'string' ? 'S' : 'N');

@@ -5,7 +5,7 @@ import type { ReviewTarget } from '#functions/marketplace/reviews.js';
 import { systemClock } from '#platform/clock.js';
 import { outboundRequest } from '#platform/outbound.js';
 import type { ResourceCaller } from '#platform/ports.js';
-import { credentialVault, eventPublisher, rateLimiter } from '#platform/wiring.js';
+import { credentialVault, eventPublisher, rateLimiter } from '#functions/app/platform.js';
 import { createAccess } from './access.js';
 import { type CallService, createCallService } from './call-service.js';
 import { type InstallationService, createInstallationService } from './installation-service.js';

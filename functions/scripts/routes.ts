@@ -108,7 +108,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     input: input.SdkDeployInput, output: out.SdkDeployment, tables: edit, uses: ['scriptFunctions'],
   },
   executeScript: { method: 'POST', path: sdk('executeScript'), auth: 'apiKey', summary: 'SDK: run the script', input: input.SdkExecuteInput, output: out.SdkExecution, ...runs },
-  getScript: { method: 'POST', path: sdk('getScript'), auth: 'apiKey', summary: 'SDK: one script', input: input.ScriptIdInput, output: out.SdkScript, tables: read },
+  getScript: { method: 'POST', path: sdk('getScript'), auth: 'apiKey', summary: 'SDK: one script', input: input.ScriptIdInput, output: out.SdkScript, tables: { ...read, scriptVersions: 'read' } },
   listScripts: { method: 'POST', path: sdk('listScripts'), auth: 'apiKey', summary: "SDK: the caller's scripts", input: input.SdkListScriptsInput, output: out.SdkList, tables: read },
   getExecutions: { method: 'POST', path: sdk('getExecutions'), auth: 'apiKey', summary: "SDK: the caller's runs", input: input.SdkExecutionsInput, output: out.SdkExecutions, tables: history },
   getExecution: { method: 'POST', path: sdk('getExecution'), auth: 'apiKey', summary: 'SDK: one run with logs', input: input.ExecutionIdInput, output: out.SdkExecution, tables: history },
@@ -130,7 +130,7 @@ export const scriptRoutes = defineRoutes('scripts', {
   getFlowScript: { method: 'POST', path: sdk('getFlowScript'), auth: 'apiKey', summary: "SDK: the code a flow runs", input: input.GetFlowScriptInput, output: out.FlowScript, tables: { ...edit, flows: 'read' }, uses: ['scriptPackages'] },
   modifyFlowScript: {
     method: 'POST', path: sdk('modifyFlowScript'), auth: 'apiKey', scopes: manage, summary: "SDK: change a flow's code (copy-on-write for others' scripts)",
-    input: input.ModifyFlowScriptInput, output: out.FlowScriptModified, tables: { ...create, flows: 'write' }, ...installs, uses: ['scriptFunctions', ...installs.uses!],
+    input: input.ModifyFlowScriptInput, output: out.FlowScriptModified, tables: { ...create, flows: 'write', flowOwners: 'write' }, ...installs, uses: ['scriptFunctions', ...installs.uses!],
   },
   lintScript: {
     method: 'POST', path: sdk('lintScript'), auth: 'apiKey', summary: 'SDK: check code before create or modify', input: input.LintInput, output: out.LintResult,

@@ -14,7 +14,7 @@ import { systemClock } from '#platform/clock.js';
 import { envNames } from '#platform/env-names.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { settings } from '#platform/settings.js';
-import { backgroundRuns, credentialVault, metrics, packageInstaller, pythonCodeFacts, rateLimiter, scriptPackageStore, scriptRuntime } from '#platform/wiring.js';
+import { backgroundRuns, credentialVault, metrics, packageInstaller, pythonCodeFacts, rateLimiter, scriptPackageStore, scriptRuntime } from '#functions/app/platform.js';
 import { type Authoring, createAuthoring } from './authoring.js';
 import { type DependencyService, createDependencyService } from './dependencies.js';
 import { createNpmInstallerFunction } from './installer-function.js';

@@ -7,7 +7,7 @@ import { type CodeBuildStateChange, createCodeBuildTemplateBuilder, outcomeOfSta
 import { systemClock } from '#platform/clock.js';
 import { envNames } from '#platform/env-names.js';
 import { settings as platformSettings, readEnv } from '#platform/settings.js';
-import { templateBuilder, templatePagesHost } from '#platform/wiring.js';
+import { templateBuilder, templatePagesHost } from '#functions/app/platform.js';
 import { dynamo, tableName } from '#platform/dynamo.js';
 import { ConflictError } from '#platform/errors.js';
 import { type BuildService, createBuildService } from './builds.js';

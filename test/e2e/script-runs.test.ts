@@ -1,7 +1,7 @@
 // Running scripts over HTTP in real node and python3 worker processes: results, logs, the handler convention,
 // failures that are recorded while the platform keeps serving, limits, history and metrics.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { rateLimiter } from '../../functions/platform/wiring.js';
+import { rateLimiter } from '../../functions/app/platform.js';
 import { manualRunsBucket } from '../../functions/scripts/runner.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { type Upstream, givenInstalled, givenPublishedResource, startUpstream } from '../support/resources.js';

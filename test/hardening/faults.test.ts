@@ -7,7 +7,7 @@ import { localAdapters } from '../../functions/adapters/local/adapters.js';
 import { createPaymentHeader, selectOffer } from '../../functions/payments/client.js';
 import type { SolanaLedger } from '../../functions/payments/ledger.js';
 import { dynamo } from '../../functions/platform/dynamo.js';
-import { installLocalAdapters } from '../../functions/platform/wiring.js';
+import { installLocalAdapters } from '../../functions/app/platform.js';
 import { type ApiResponse, type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { givenPayer, solanaConnection } from '../support/payments.js';
 import { type Upstream, givenInstalled, givenPublishedResource, json, startUpstream } from '../support/resources.js';

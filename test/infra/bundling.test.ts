@@ -79,6 +79,18 @@ describe('infra: one esbuild pass bundles every handler', () => {
     expect(paths.filter((path) => localOnly.includes(path))).toEqual([]);
   });
 
+  it('gives the health handler a bundle without script, document or payment modules', () => {
+    // Prepare: the source modules each output file holds
+    const inputsOf = (file: string) => Object.keys(pass.metafile.outputs[Object.keys(pass.metafile.outputs).find((key) => key.endsWith(file))!]!.inputs);
+    const areaModule = /^functions\/(scripts|documents|payments)\//;
+    // Act
+    const inputs = closureOf(pass, health.handler).flatMap(inputsOf);
+    // Assess: the kernel and the edge's two adapters are there, no area's code
+    expect(inputs).toContain('functions/platform/http.ts');
+    expect(inputs).toContain('functions/app/edge.ts');
+    expect(inputs.filter((input) => areaModule.test(input))).toEqual([]);
+  });
+
   it('keeps local-only code out of every bundle of the pass, and defines PLATFORM_MODE as aws in each', () => {
     // Act
     const offenders = platformEntries().flatMap((entry) => closureOf(pass, entry).flatMap((file) =>

@@ -30,7 +30,7 @@ describe('shape of functions/', () => {
 
   it('imports adapters only from adapters themselves and the composition modules', () => {
     // Prepare: the calibration fit is an offline tool run by hand with a chosen embedder, never deployed
-    const composition = (path: string) => path === 'functions/platform/wiring.ts' || /^functions\/[\w-]+\/wiring\.ts$/.test(path) || path.startsWith('functions/documents/eval/');
+    const composition = (path: string) => /^functions\/app\/[\w-]+\.ts$/.test(path) || /^functions\/[\w-]+\/wiring\.ts$/.test(path) || path.startsWith('functions/documents/eval/');
     // Act
     const importers = modules()
       .filter((module) => !module.source.startsWith('functions/adapters/') && !composition(module.source))
@@ -51,14 +51,27 @@ describe('shape of functions/', () => {
     expect(importers).toEqual([]);
   });
 
-  it('reads the environment only in the settings module and in the mode switch of the platform root', () => {
+  it('reads the environment only in the settings module and in the mode switches of the platform root', () => {
     // Prepare
+    const roots = ['functions/app/platform.ts', 'functions/app/edge.ts'];
     const readers = modules().filter((module) => /process\.env\b/.test(sourceOf(module.source))).map((module) => module.source);
     // Act
-    const outside = readers.filter((path) => path !== 'functions/platform/settings.ts' && path !== 'functions/platform/wiring.ts');
-    const rootReads = sourceOf('functions/platform/wiring.ts').match(/process\.env\.\w+/g) ?? [];
+    const outside = readers.filter((path) => path !== 'functions/platform/settings.ts' && !roots.includes(path));
+    const rootReads = roots.flatMap((path) => sourceOf(path).match(/process\.env\.\w+/g) ?? []);
     // Assess
     expect(outside).toEqual([]);
     expect(new Set(rootReads)).toEqual(new Set(['process.env.PLATFORM_MODE']));
+  });
+
+  it('keeps the kernel free of the rest: functions/platform/ imports nothing outside itself', () => {
+    // Prepare: packages and Node's own modules resolve outside functions/
+    const kernel = (path: string) => path.startsWith('functions/platform/');
+    // Act
+    const outward = modules()
+      .filter((module) => kernel(module.source))
+      .flatMap((module) => module.dependencies.filter((dependency) => dependency.resolved.startsWith('functions/') && !kernel(dependency.resolved)).map((dependency) => `${module.source} -> ${dependency.resolved}`));
+    // Assess
+    expect(modules().filter((module) => kernel(module.source)).length).toBeGreaterThan(30);
+    expect(outward).toEqual([]);
   });
 });

@@ -1,10 +1,10 @@
-// The local adapter of each port, installed into the platform root (functions/platform/wiring.ts) by the local
+// The local adapter of each port, installed into the platform root (functions/app/platform.ts) by the local
 // runtime. Services that hold processes or timers start on first use and stop with the platform.
 import { join } from 'node:path';
 import type { Embedder } from '#functions/documents/ports.js';
 import { envNames } from '#platform/env-names.js';
 import { settings } from '#platform/settings.js';
-import type { LocalAdapters } from '#platform/wiring.js';
+import type { LocalAdapters } from '#functions/app/platform.js';
 import { createBackgroundJobs, createBackgroundRuns } from './background-jobs.js';
 import { childProcessRunner, stopRunningBuilds } from './build-runner.js';
 import { localCredentialVault } from './credential-vault.js';

@@ -8,9 +8,10 @@ import type { APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
 import { AppError, PayloadTooLargeError } from '#platform/errors.js';
 import { logger, withLogKeys } from '#platform/logger.js';
 import { type HttpEvent, type HttpResult, errorResult, maxBodyBytes } from '#platform/http.js';
-import type { Route } from '#platform/route.js';
+import { type Route, type TableAccess, routeTables } from '#platform/route.js';
+import { withGrantedTables } from '#platform/dynamo.js';
+import { routeFallback } from '#platform/fallback.js';
 import { createRouteMatcher } from '#platform/route-match.js';
-import { fallbackResult } from '#platform/handlers/route-fallback.js';
 import { boundedEcho } from '#platform/json-bounds.js';
 import type { LocalHosts } from './local-hosts.js';
 
@@ -23,6 +24,8 @@ export interface LocalApiOptions {
   authorizerHandler: string;
   /** The names this server answers; any other `Host` gets 421 before anything else looks at the request. */
   hosts: LocalHosts;
+  /** The tables the authorizer is granted; each handler gets its route's (routeTables), as on AWS. */
+  authorizerTables: Record<string, TableAccess>;
   /** Answers requests for template sites (`<sub>.localhost`, `/pages/<sub>/`) before routing; true when it did. */
   pages?: (request: IncomingMessage, response: ServerResponse) => boolean;
   /** Answers the web console's static files (paths outside the API's) after template sites; true when it did. */
@@ -99,6 +102,7 @@ function send(response: ServerResponse, result: HttpResult) {
 
 export async function createLocalApi(options: LocalApiOptions): Promise<Server> {
   const match = createRouteMatcher(options.routes);
+  const fallbackResult = routeFallback(options.routes);
   const handlers = new Map<Route, Handler>();
   for (const route of options.routes) handlers.set(route, await load<Handler>(options.rootDir, route.handler));
   const authorize = await load<Authorizer>(options.rootDir, options.authorizerHandler);
@@ -158,7 +162,7 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
       isBase64Encoded: !isText,
     };
     if (route.auth === 'apiKey') {
-      const verdict = await authorize({
+      const verdict = await withGrantedTables('the API key authorizer', Object.keys(options.authorizerTables), () => authorize({
         version: '2.0',
         type: 'REQUEST',
         routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${route.method}${route.path}`,
@@ -170,11 +174,12 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
         queryStringParameters: query,
         pathParameters: event.pathParameters,
         requestContext: event.requestContext,
-      } as unknown as APIGatewayRequestAuthorizerEventV2);
+      } as unknown as APIGatewayRequestAuthorizerEventV2));
       event.requestContext.authorizer = { lambda: verdict.context ?? {} };
     }
     const handler = handlers.get(route)!;
-    send(response, await handler(event, lambdaContext(route.operation, requestId, route.timeoutSeconds ?? 29)));
+    const context = lambdaContext(route.operation, requestId, route.timeoutSeconds ?? 29);
+    send(response, await withGrantedTables(route.operation, Object.keys(routeTables(route)), () => handler(event, context)));
   }
 
   return createServer({ keepAliveTimeout: 65_000 }, (request, response) => {

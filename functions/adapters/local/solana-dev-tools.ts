@@ -2,7 +2,7 @@
 // bank, served to the payments area through the platform root. The bank is imported on first use: litesvm and the SPL
 // libraries add seconds to `npm start` for runs that never pay.
 import { solDecimals } from '#functions/payments/networks.js';
-import type { SolanaDevTools } from '#platform/wiring.js';
+import type { SolanaDevTools } from '#functions/app/platform.js';
 import type { JsonRpcCall } from './solana-rpc.js';
 
 /** What one faucet call gives when no amount is named. */

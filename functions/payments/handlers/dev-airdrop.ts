@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
-import { solanaDevTools } from '#platform/wiring.js';
+import { solanaDevTools } from '#functions/app/platform.js';
 import { paymentRoutes } from '../routes.js';
 
 export const handler = httpHandler(paymentRoutes.devAirdrop, async ({ input }) => solanaDevTools().airdrop(input));

@@ -1,5 +1,5 @@
-import { settings } from '../settings.js';
-import { httpHandler } from '../http.js';
-import { platformRoutes } from '../routes.js';
+import { httpHandler } from '#platform/http.js';
+import { settings } from '#platform/settings.js';
+import { platformRoutes } from '../platform-routes.js';
 
 export const handler = httpHandler(platformRoutes.getHealth, async () => ({ status: 'ok' as const, version: settings.version, time: new Date().toISOString() }));

@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { defineRoutes } from './route.js';
+import { defineRoutes } from '#platform/route.js';
 
+// The platform's own operations. Their handlers live in functions/app/handlers/: the OpenAPI document reads the whole
+// route table, which the kernel does not know.
 export const platformRoutes = defineRoutes('platform', {
   getHealth: {
     method: 'GET', path: '/api/sdk/v1/health', auth: 'public', summary: 'Liveness and version',
@@ -9,4 +11,4 @@ export const platformRoutes = defineRoutes('platform', {
   getOpenApiDocument: {
     method: 'GET', path: '/api/sdk/v1/openapi.json', auth: 'public', summary: 'This OpenAPI 3 document, generated from the route table',
   },
-});
+}, 'functions/app/handlers');

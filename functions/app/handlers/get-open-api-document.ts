@@ -1,8 +1,8 @@
+import { Reply, httpHandler } from '#platform/http.js';
+import { buildOpenApiDocument } from '#platform/openapi.js';
+import { settings } from '#platform/settings.js';
 import { deployedRoutes, routes } from '../../routes.js';
-import { settings } from '../settings.js';
-import { Reply, httpHandler } from '../http.js';
-import { buildOpenApiDocument } from '../openapi.js';
-import { platformRoutes } from '../routes.js';
+import { platformRoutes } from '../platform-routes.js';
 
 let document: string | undefined;
 

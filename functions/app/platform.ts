@@ -1,9 +1,10 @@
-// The platform root: for each port, the adapter of this process's mode. On AWS the bundler fixes the mode
+// The platform root (the composition above the kernel): for each port, the adapter of this process's mode. On AWS the bundler fixes the mode
 // (lib/bundles.ts defines `process.env.PLATFORM_MODE` as "aws"), so every local branch below folds away
 // and no local adapter reaches a Lambda bundle. Locally the runtime (bin/local.ts, or a test's setup file) installs
 // the local adapters (functions/adapters/local/adapters.ts) once per process; the services they start are stopped
-// and forgotten with the platform, so a platform restarted in the same process gets fresh ones.
-import type { BlobStore, DocumentJobs, Embedder, GraphVectorStore } from '#functions/documents/ports.js';
+// and forgotten with the platform, so a platform restarted in the same process gets fresh ones. The HTTP kit's own
+// ports (metrics, rate limiter) live in ./edge.ts, which every bundle loads.
+import type { DocumentJobs, Embedder, GraphVectorStore } from '#functions/documents/ports.js';
 import type { SolanaLedger } from '#functions/payments/ledger.js';
 import type { PlatformSigners } from '#functions/payments/signers.js';
 import { paymentSettings } from '#functions/payments/settings.js';
@@ -19,25 +20,27 @@ import { createLambdaBackgroundRuns, createLambdaSelfInvoke } from '#adapters/aw
 import { eventBridgeOneShots } from '#adapters/aws/one-shot-scheduler.js';
 import { cloudFrontPagesHost } from '#adapters/aws/pages-host.js';
 import { lambdaPayoutTrigger } from '#adapters/aws/payout-trigger.js';
-import { dynamoRateLimiter } from '#adapters/aws/rate-limiter.js';
 import { createS3BlobStore } from '#adapters/aws/s3-blob-store.js';
 import { createS3VectorsStore } from '#adapters/aws/s3-vectors-store.js';
 import { eventBridgeScheduler } from '#adapters/aws/scheduler.js';
-import { emfMetrics } from '#adapters/aws/emf-metrics.js';
 import { lambdaScriptRuntime } from '#adapters/aws/script-functions.js';
 import { lambdaPackageInstaller } from '#adapters/aws/package-installer.js';
 import { lambdaPythonFacts } from '#adapters/aws/python-facts.js';
 import { pythonFacts } from '#functions/scripts/python.js';
-import { envNames } from './env-names.js';
-import { readEnv } from './settings.js';
-import type { BackgroundRuns, CredentialVault, EventPublisher, MetricsPort, OneShotSchedulerPort, RateLimiter, SchedulerPort } from './ports.js';
+import { withGrantedTables } from '#platform/dynamo.js';
+import { envNames } from '#platform/env-names.js';
+import { routeTables } from '#platform/route.js';
+import { readEnv } from '#platform/settings.js';
+import type { BackgroundRuns, BlobStore, CredentialVault, EventPublisher, OneShotSchedulerPort, SchedulerPort } from '#platform/ports.js';
+import { type LocalEdgeAdapters, installLocalEdge } from './edge.js';
+
+export { metrics, rateLimiter } from './edge.js';
 
 /** What the local runtime provides for each port; functions where the service starts on first use. */
-export interface LocalAdapters {
+export interface LocalAdapters extends LocalEdgeAdapters {
   eventBus: EventPublisher;
   scheduler(): SchedulerPort;
   oneShots(): OneShotSchedulerPort;
-  rateLimiter(): RateLimiter;
   credentialVault: CredentialVault;
   blobStore(): BlobStore;
   documentJobs(run: (documentId: string) => Promise<void>): DocumentJobs;
@@ -49,7 +52,6 @@ export interface LocalAdapters {
   solanaLedger(): Promise<SolanaLedger>;
   platformSigners(): Promise<PlatformSigners>;
   payoutTrigger(run: (ownerId: string, asset: string) => Promise<unknown>): (ownerId: string, asset: string) => Promise<void>;
-  metrics: MetricsPort;
   templateBuilder(options: TemplateBuilderOptions): TemplateBuilder;
   pagesHost: PagesHost;
   solanaDevTools: SolanaDevTools;
@@ -71,6 +73,7 @@ let local: LocalAdapters | undefined;
 
 export function installLocalAdapters(adapters: LocalAdapters): void {
   local = adapters;
+  installLocalEdge(adapters);
 }
 
 function localAdapters(): LocalAdapters {
@@ -80,16 +83,12 @@ function localAdapters(): LocalAdapters {
 
 export const eventPublisher = (): EventPublisher => (process.env.PLATFORM_MODE === 'local' ? localAdapters().eventBus : eventBridgePublisher);
 
-export const metrics = (): MetricsPort => (process.env.PLATFORM_MODE === 'local' ? localAdapters().metrics : emfMetrics);
-
 export const scheduler = (): SchedulerPort => (process.env.PLATFORM_MODE === 'local' ? localAdapters().scheduler() : eventBridgeScheduler);
 
 /** Resolves the scheduler on each call: services built once keep it, and the local one restarts with the platform. */
 export const liveScheduler: SchedulerPort = { put: (schedule) => scheduler().put(schedule), remove: (name) => scheduler().remove(name) };
 
 export const oneShotScheduler = (): OneShotSchedulerPort => (process.env.PLATFORM_MODE === 'local' ? localAdapters().oneShots() : eventBridgeOneShots);
-
-export const rateLimiter = (): RateLimiter => (process.env.PLATFORM_MODE === 'local' ? localAdapters().rateLimiter() : dynamoRateLimiter);
 
 export const credentialVault = (): CredentialVault => (process.env.PLATFORM_MODE === 'local' ? localAdapters().credentialVault : kmsCredentialVault);
 
@@ -159,8 +158,17 @@ export async function platformSigners(): Promise<PlatformSigners> {
   return secretSigners({ feePayer: () => paymentSettings.feePayerSecretArn, settlement: () => paymentSettings.platformWalletSecretArn });
 }
 
+/**
+ * On AWS the payout function runs with its own grants; locally its run in this process gets the same tables. Its
+ * spec is loaded there only: a static import would bring the payments schemas into every bundle of the root.
+ */
 export const payoutTrigger = (run: (ownerId: string, asset: string) => Promise<unknown>): ((ownerId: string, asset: string) => Promise<void>) =>
-  process.env.PLATFORM_MODE === 'local' ? localAdapters().payoutTrigger(run) : lambdaPayoutTrigger();
+  process.env.PLATFORM_MODE === 'local'
+    ? localAdapters().payoutTrigger(async (ownerId, asset) => {
+      const { payoutRunnerFunction } = await import('#functions/payments/routes.js');
+      return withGrantedTables(payoutRunnerFunction.name, Object.keys(routeTables(payoutRunnerFunction)), () => run(ownerId, asset));
+    })
+    : lambdaPayoutTrigger();
 
 export function solanaDevTools(): SolanaDevTools {
   if (process.env.PLATFORM_MODE !== 'local') throw new Error('the faucet and the Solana RPC endpoint exist in local mode only');
