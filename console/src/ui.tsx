@@ -52,6 +52,7 @@ export function Loaded<T>({ state, label, children }: { state: { data?: T; error
 }
 
 export function Field({ label, children, hint }: { label: string; children: ComponentChildren; hint?: string }) {
+  // biome-ignore lint/a11y/noLabelWithoutControl: every caller passes its control as children
   return <label class="field"><span>{label}</span>{children}{hint && <small>{hint}</small>}</label>;
 }
 
@@ -108,4 +109,5 @@ export function usePolling(tick: () => Promise<boolean>, ms: number, deps: unkno
 
 /** API records as the pages render them: fields read by name, shapes owned by the typed client. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: API answers are read loosely, the typed client checks the requests
 export type Rec = Record<string, any>;
