@@ -52,8 +52,10 @@ export function Loaded<T>({ state, label, children }: { state: { data?: T; error
 }
 
 export function Field({ label, children, hint }: { label: string; children: ComponentChildren; hint?: string }) {
-  // biome-ignore lint/a11y/noLabelWithoutControl: every caller passes its control as children
-  return <label class="field"><span>{label}</span>{children}{hint && <small>{hint}</small>}</label>;
+  return (
+    // biome-ignore lint/a11y/noLabelWithoutControl: every caller passes its control as children
+    <label class="field"><span>{label}</span>{children}{hint && <small>{hint}</small>}</label>
+  );
 }
 
 export function Table<T>({ caption, rows, columns, empty = 'Nothing yet.' }: {
