@@ -26,7 +26,7 @@ const objects = ['delivery times', 'operating costs', 'the number of complaints'
 function pageText(page: number): string[] {
   const topic = topics[page % topics.length]!;
   const sentence = (i: number) => `In quarter ${(i % 4) + 1}, ${topic} ${verbs[(page + i) % verbs.length]} ${objects[(page * 3 + i) % objects.length]} by ${5 + ((page * 7 + i * 3) % 40)} percent.`;
-  const paragraph = (start: number) => [0, 1, 2].map((i) => sentence(start + i)).join(' ') + ` The team in charge of ${topic} expects the trend to continue next year.`;
+  const paragraph = (start: number) => `${[0, 1, 2].map((i) => sentence(start + i)).join(' ')} The team in charge of ${topic} expects the trend to continue next year.`;
   return [`Section ${page + 1}: ${topic}`, paragraph(0), paragraph(3), paragraph(6)];
 }
 

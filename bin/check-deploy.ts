@@ -16,6 +16,7 @@ import { strToU8, zipSync } from 'fflate';
 import { PlatformStack } from '../lib/platform-stack.js';
 import { startMoto } from '../test/support/moto.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: a synthesized CloudFormation template, walked loosely
 type Json = Record<string, any>;
 
 const account = '123456789012';
@@ -80,7 +81,10 @@ const standInParameter = (name: string) => ({ ParameterKey: name, ParameterValue
 function assetKeys(template: Json): string[] {
   const keys = new Set<string>();
   const visit = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(visit);
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      return;
+    }
     if (!value || typeof value !== 'object') return;
     for (const [key, item] of Object.entries(value as Json)) {
       if ((key === 'S3Key' || key === 'S3ObjectKey') && typeof item === 'string') keys.add(item);

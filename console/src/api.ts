@@ -50,7 +50,7 @@ function progressFetch(onProgress: (percent: number) => void): typeof fetch {
     const request = input instanceof Request ? input : new Request(input, init);
     const xhr = new XMLHttpRequest();
     xhr.open(request.method, request.url);
-    request.headers.forEach((value, name) => xhr.setRequestHeader(name, value));
+    request.headers.forEach((value, name) => { xhr.setRequestHeader(name, value); });
     xhr.upload.onprogress = (event) => event.lengthComputable && onProgress(Math.round((event.loaded / event.total) * 100));
     xhr.onload = () => resolve(new Response(xhr.responseText, {
       status: xhr.status,

@@ -52,7 +52,10 @@ export function Loaded<T>({ state, label, children }: { state: { data?: T; error
 }
 
 export function Field({ label, children, hint }: { label: string; children: ComponentChildren; hint?: string }) {
-  return <label class="field"><span>{label}</span>{children}{hint && <small>{hint}</small>}</label>;
+  return (
+    // biome-ignore lint/a11y/noLabelWithoutControl: every caller passes its control as children
+    <label class="field"><span>{label}</span>{children}{hint && <small>{hint}</small>}</label>
+  );
 }
 
 export function Table<T>({ caption, rows, columns, empty = 'Nothing yet.' }: {
@@ -108,4 +111,5 @@ export function usePolling(tick: () => Promise<boolean>, ms: number, deps: unkno
 
 /** API records as the pages render them: fields read by name, shapes owned by the typed client. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: API answers are read loosely, the typed client checks the requests
 export type Rec = Record<string, any>;

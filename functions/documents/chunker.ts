@@ -51,7 +51,7 @@ export function isHeading(paragraph: string): boolean {
   return text.length > 0 && text.length <= 100 && !text.includes('\n') && /\p{L}/u.test(text) && !/[.!?;,:…]["'”’)]*$/u.test(text) && !/^[\w.[\]-]+: /.test(text) && !/^[-*•+>|]/.test(text) && text.split(/\s+/).length <= 14;
 }
 
-const sentenceEnd = /(?<=[.!?…])["'”’)\]]*\s+(?=["'“‘(\[]?[\p{Lu}\p{N}])/gu;
+const sentenceEnd = /(?<=[.!?…])["'”’)\]]*\s+(?=["'“‘([]?[\p{Lu}\p{N}])/gu;
 
 /** Pieces of at most `max` characters, cut at line breaks, then at spaces, then anywhere. */
 function hardSplit(text: string, offset: number, max: number): Array<{ text: string; offset: number }> {

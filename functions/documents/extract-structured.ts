@@ -56,7 +56,7 @@ export function csvToText(text: string): string {
 }
 
 function jsonLines(value: unknown, path: string, lines: string[]): void {
-  if (Array.isArray(value)) value.forEach((item, index) => jsonLines(item, `${path}[${index}]`, lines));
+  if (Array.isArray(value)) value.forEach((item, index) => { jsonLines(item, `${path}[${index}]`, lines); });
   else if (value !== null && typeof value === 'object') {
     for (const [key, inner] of Object.entries(value)) jsonLines(inner, path ? `${path}.${key}` : key, lines);
   } else lines.push(`${path || 'value'}: ${String(value)}`);

@@ -42,7 +42,7 @@ export function createTermStore() {
         new QueryCommand({ TableName: termsTable(), KeyConditionExpression: 'graphTerm = :term', ExpressionAttributeValues: { ':term': partitionOf(graphId, term) }, ExclusiveStartKey }),
       );
       for (const item of (page.Items ?? []) as TermItem[]) {
-        item.positions.forEach((position, at) => postings.push({ documentId: item.documentId, position, count: item.counts[at]!, length: item.lengths[at]! }));
+        item.positions.forEach((position, at) => { postings.push({ documentId: item.documentId, position, count: item.counts[at]!, length: item.lengths[at]! }); });
       }
       if (postings.length > limit) return { common: postings.length };
       ExclusiveStartKey = page.LastEvaluatedKey;

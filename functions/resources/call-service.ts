@@ -6,7 +6,7 @@ import type { Clock } from '#platform/clock.js';
 import { AppError, ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
 import { logger } from '#platform/logger.js';
-import { type OutboundResponse, defaultOutboundTimeoutMs, outboundRequest, responseData } from '#platform/outbound.js';
+import { type OutboundResponse, defaultOutboundTimeoutMs, type outboundRequest, responseData } from '#platform/outbound.js';
 import type { CredentialVault, RateLimiter, ResourceCallRequest, ResourceCallResult } from '#platform/ports.js';
 import type { Access } from './access.js';
 import { type OAuth2Credentials, type StoredCredentials, credentialContext, openCredentials } from './credentials.js';

@@ -7,7 +7,7 @@ import { type BoundedWaitOptions, waitBounded } from '#platform/bounded-wait.js'
 import type { BackgroundRuns } from '#platform/ports.js';
 import type { ExecutionStore } from './execution-store.js';
 import { type Execution, settledRun } from './model.js';
-import { type AdmittedRun, type ExecuteRequest, type ExecutionResult, type ScriptRunner } from './runner.js';
+import type { AdmittedRun, ExecuteRequest, ExecutionResult, ScriptRunner } from './runner.js';
 
 /** The end of a run, or its record while it still runs past the bound. */
 export type ApiRun = { ended: ExecutionResult } | { running: Execution };

@@ -4,6 +4,7 @@
 import { type Node, type Program, parse } from 'acorn';
 import { ValidationError } from '#platform/errors.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: acorn nodes carry type-specific fields its Node type does not declare
 type Ranged = Node & Record<string, any>;
 
 export class CodeSyntaxError extends ValidationError {

@@ -94,7 +94,7 @@ export function createBuildService(deps: BuildServiceDeps) {
     /** Records a build's end once (a repeated delivery changes nothing) and moves its template or installation on. */
     async finish(outcome: BuildOutcome & { logs?: string[] }): Promise<BuildRecord | undefined> {
       const running = await store.getBuild(outcome.buildId);
-      if (!running || running.status !== 'building') return undefined;
+      if (running?.status !== 'building') return undefined;
       const logs = capLogs(outcome.logs ?? (await builder.logs(running)) ?? running.logs);
       const success = outcome.status === 'success';
       const buildOutput = success ? `${outcome.fileCount ?? 0} files, ${outcome.bytes ?? 0} bytes published to ${running.subdomain}` : null;

@@ -2,7 +2,7 @@
 // signer) and @x402/fetch 2.x with @x402/svm. Each takes the payout offer (first in accepts): full price to the
 // settlement account, the platform's fee payer co-signing. The owner's 90% is then paid out in a batch.
 import { createKeyPairSignerFromBytes } from '@solana/kit';
-import { Keypair } from '@solana/web3.js';
+import type { Keypair } from '@solana/web3.js';
 import { x402Client, wrapFetchWithPayment as wrapFetchV2 } from '@x402/fetch';
 import { ExactSvmScheme, toClientSvmSigner } from '@x402/svm';
 import bs58 from 'bs58';

@@ -13,7 +13,7 @@ let dataDir: string;
 let user: TestUser;
 
 /** The bash blocks between the quickstart markers of README.md. */
-export function quickstartScript(readme: string): string {
+function quickstartScript(readme: string): string {
   const section = /<!-- quickstart:start -->([\s\S]*?)<!-- quickstart:end -->/.exec(readme)?.[1];
   if (!section) throw new Error('README.md has no quickstart section');
   return [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((block) => block[1]).join('\n');

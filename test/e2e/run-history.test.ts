@@ -140,7 +140,7 @@ describe('event history', () => {
   it.each([
     ['?limit=101', 'limit'],
     ['?offset=1001', 'offset'],
-    ['?type=' + 'x'.repeat(101), 'type'],
+    [`?type=${'x'.repeat(101)}`, 'type'],
     ['?startDate=2026-02-01&endDate=2026-01-01', 'endDate'],
     ['?userId=usr_other', 'userId'],
   ])('refuses %s with VALIDATION_ERROR naming %s', async (query, field) => {
@@ -176,7 +176,7 @@ describe('following a run\u2019s logs', () => {
     // Act
     const whileHeld = await follow(user, executionId, '?wait=20');
     const rest = follow(user, executionId, `?after=${whileHeld.body.data.next}&wait=20`);
-    held.forEach((release) => release());
+    held.forEach((release) => { release(); });
     const lines = [...whileHeld.body.data.lines];
     let page = (await rest).body.data;
     lines.push(...page.lines);

@@ -160,7 +160,7 @@ describe('scripts: isolation between users', () => {
     const answers = await Promise.all(calls.map(([, call]) => call()));
     const othersList = await as.post(sdk('listScripts'), {});
     // Assess
-    answers.forEach((answer, i) => expect([calls[i]![0], answer.status, answer.body.error?.code]).toEqual([calls[i]![0], 404, 'NOT_FOUND']));
+    answers.forEach((answer, i) => { expect([calls[i]![0], answer.status, answer.body.error?.code]).toEqual([calls[i]![0], 404, 'NOT_FOUND']); });
     expect(othersList.body.data.scripts.map((item: { id: string }) => item.id)).not.toContain(id);
     expect(await getScript(api, owner, id)).toMatchObject({ description: 'a test script', activeVersion: null, status: 'draft', totalExecutions: 1 });
     expect((await api.as(owner.apiKey).post(sdk('listVersions'), { scriptId: id })).body.data.count).toBe(1);

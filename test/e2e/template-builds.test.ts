@@ -85,7 +85,7 @@ describe('template builds: failures keep the previous good build serving', () =>
     ['an output directory that is not there', { 'template.json': JSON.stringify(manifest({}, { buildCommand: 'true', outputDirectory: 'nowhere' })) }, /outputDirectory nowhere does not exist/],
     ['template.json symlinked outside the checkout', { 'template.json': { symlink: join(outside, 'template.json') } }, /template\.json at template\.json leads outside the repository checkout/],
     ['an output directory symlinked outside', { 'template.json': JSON.stringify(manifest({}, { buildCommand: 'true', outputDirectory: 'site' })), site: { symlink: outside } }, /outputDirectory site leads outside/],
-    ['an output file symlinked outside', { 'template.json': JSON.stringify(manifest({}, { buildCommand: 'mkdir -p dist && ln -sf ' + join(outside, 'index.html') + ' dist/index.html' })) }, /output file index\.html: its symlink .* leads outside/],
+    ['an output file symlinked outside', { 'template.json': JSON.stringify(manifest({}, { buildCommand: `mkdir -p dist && ln -sf ${join(outside, 'index.html')} dist/index.html` })) }, /output file index\.html: its symlink .* leads outside/],
     ['a path in template.json escaping with ..', { 'template.json': JSON.stringify(manifest({}, { outputDirectory: '../dist' })) }, /template\.json build\.outputDirectory: must be a relative path inside the repository/],
   ])('records %s as a failed build with the reason and its logs', async (_label, files, reason) => {
     // Prepare

@@ -2,8 +2,8 @@
 // resource-call function in its environment, a published version per deploy, the `live` alias moved on deploy and
 // rollback; each function's log group with retention and own role under the boundary, removed with it, and old
 // versions pruned; and a run's lease (DynamoDB Local), signed grant and tallied resource calls around the invocation.
-import { CloudWatchLogsClient, DescribeLogGroupsCommand } from '@aws-sdk/client-cloudwatch-logs';
-import { GetRoleCommand, GetRolePolicyCommand, IAMClient } from '@aws-sdk/client-iam';
+import { type CloudWatchLogsClient, DescribeLogGroupsCommand } from '@aws-sdk/client-cloudwatch-logs';
+import { GetRoleCommand, GetRolePolicyCommand, type IAMClient } from '@aws-sdk/client-iam';
 import { GetAliasCommand, GetFunctionConfigurationCommand, LambdaClient, ListVersionsByFunctionCommand, PublishLayerVersionCommand } from '@aws-sdk/client-lambda';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';

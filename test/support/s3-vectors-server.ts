@@ -22,7 +22,7 @@ const cosine = (a: number[], b: number[]) => {
   let dot = 0;
   let normA = 0;
   let normB = 0;
-  a.forEach((value, at) => ((dot += value * b[at]!), (normA += value * value), (normB += b[at]! * b[at]!)));
+  a.forEach((value, at) => { dot += value * b[at]!; normA += value * value; normB += b[at]! * b[at]!; });
   return dot / Math.sqrt(normA * normB);
 };
 

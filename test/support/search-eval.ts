@@ -56,7 +56,7 @@ export async function prepareSet(embedder: Embedder, documents: EvalDocument[], 
     const drafts = chunkPages(await extractPages(await renderDocument(document), document.mimeType));
     const vectors = await embedder.embed(drafts.map(embeddingText));
     const block = new Float32Array(drafts.length * embedder.dims);
-    vectors.forEach((vector, row) => block.set(vector, row * embedder.dims));
+    vectors.forEach((vector, row) => { block.set(vector, row * embedder.dims); });
     index.vectors.put(document.id, block);
     index.lexical.put(document.id, drafts);
     for (const draft of drafts) chunks.set(keyOf(document.id, draft.position), { documentId: document.id, position: draft.position, content: draft.content, heading: draft.heading });

@@ -249,7 +249,7 @@ describe('documents: vectors', () => {
     // Assess
     expect(index.size).toBe([...kept.values()].reduce((sum, block) => sum + block.length / dims, 0));
     expect(top.map(({ documentId, position }) => `${documentId}:${position}`)).toEqual(expected.map(({ documentId, position }) => `${documentId}:${position}`));
-    top.forEach((hit, rank) => expect(hit.similarity).toBeCloseTo(expected[rank]!.similarity, 5));
+    top.forEach((hit, rank) => { expect(hit.similarity).toBeCloseTo(expected[rank]!.similarity, 5); });
   });
 });
 

@@ -52,7 +52,7 @@ describe('documents: WASM kernels of the embedding worker', () => {
     // Assess
     const [expected] = before.get(test.name)!;
     expect(after[0]!.shape).toEqual(expected!.shape);
-    after[0]!.data.forEach((value, index) => expect(value).toBeCloseTo(expected!.data[index]!, 5));
+    after[0]!.data.forEach((value, index) => { expect(value).toBeCloseTo(expected!.data[index]!, 5); });
   });
 
   it.each(splits.map((test) => [test.name, test] as const))('makes a %s bit for bit as the backend does', (_, test) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { hasScope } from '../../functions/platform/caller.js';
-import { AppError, ValidationError } from '../../functions/platform/errors.js';
+import { type AppError, ValidationError } from '../../functions/platform/errors.js';
 import { authenticate, checkScopes } from '../../functions/platform/middlewares/authenticate.js';
 import { Reply, envelope, errorResult } from '../../functions/platform/middlewares/envelope.js';
 import { maxBodyBytes, parseJson, readBody } from '../../functions/platform/middlewares/parse.js';

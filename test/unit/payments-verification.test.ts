@@ -1,4 +1,4 @@
-import { Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
+import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { createSetAuthorityInstruction, AuthorityType, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { describe, expect, it } from 'vitest';
 import { createPaymentHeader, encodePaymentHeader, paymentInstructions, paymentTransaction, selectOffer } from '../../functions/payments/client.js';

@@ -9,7 +9,7 @@ const maxDepth = 5;
 export const newLeaf = (): ConditionNode => ({ field: 'text', operator: 'contains', value: '' });
 
 function Leaf({ node, onChange, onRemove, path }: { node: Rec; onChange(node: ConditionNode): void; onRemove(): void; path: string }) {
-  return <div class="row" role="group" aria-label={`Condition ${path}`}>
+  return <fieldset class="row" aria-label={`Condition ${path}`}>
     <Field label="Field"><input value={node.field} onInput={(event) => onChange({ ...(node as ConditionNode & Rec), field: event.currentTarget.value })} /></Field>
     <Field label="Operator"><select value={node.operator} onChange={(event) => {
       const operator = event.currentTarget.value;
@@ -22,7 +22,7 @@ function Leaf({ node, onChange, onRemove, path }: { node: Rec; onChange(node: Co
         onChange({ field: node.field, operator: node.operator, value: ['greaterThan', 'lessThan'].includes(node.operator) && raw !== '' && !Number.isNaN(Number(raw)) ? Number(raw) : raw });
       }} /></Field>}
     <button type="button" class="secondary" onClick={onRemove} aria-label={`Remove condition ${path}`}>Remove</button>
-  </div>;
+  </fieldset>;
 }
 
 export function ConditionGroup({ node, onChange, onRemove, depth = 1, path = '1' }: {

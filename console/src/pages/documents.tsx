@@ -86,7 +86,7 @@ function Search({ graphId }: { graphId: string }) {
     const answer: Rec | undefined = await run('Searching', () => unwrap(api().POST('/api/sdk/v1/documents/search', { body: { query, threshold: Number(threshold), limit: 10, ...(graphId && { graphId }) } as never })));
     if (answer) setResults({ query, items: answer.results });
   };
-  return <form class="card" onSubmit={search} aria-label="Search documents" role="search">
+  return <search><form class="card" onSubmit={search} aria-label="Search documents">
     <h2>Search</h2>
     <div class="row">
       <Field label="Question or words"><input type="search" name="query" required value={query} onInput={(event) => setQuery(event.currentTarget.value)} /></Field>
@@ -98,7 +98,7 @@ function Search({ graphId }: { graphId: string }) {
       ['Score', (item) => item.score.toFixed(3)], ['Document', (item) => <a href={`#/documents/${encodeURIComponent(item.documentId)}`}>{item.documentName ?? item.documentId}</a>], ['Page', (item) => text(item.pageNumber)],
       ['Passage', (item) => <Highlighted content={item.content} query={results.query} />],
     ]} />}
-  </form>;
+  </form></search>;
 }
 
 function DocumentGraphs({ documentId, graphs }: { documentId: string; graphs: Rec[] }) {

@@ -75,10 +75,10 @@ function FlowDetail({ flowId }: { flowId: string }) {
       {warnings.length > 0 && <ul class="warnings" aria-label="Warnings">{warnings.map((warning) => <li>{warning}</li>)}</ul>}
       <dl>
         <dt>Trigger</dt><dd>{trigger.type === 'time' ? `time, cron ${trigger.config?.cronExpression} (UTC)` : `event ${text(trigger.config?.eventType)}`}</dd>
-        {trigger.type === 'event' && <><dt>Conditions</dt><dd><pre aria-label="Conditions">{JSON.stringify(trigger.config?.rootCondition ?? trigger.config?.conditions, null, 2)}</pre></dd></>}
+        {trigger.type === 'event' && <><dt>Conditions</dt><dd><pre role="document" aria-label="Conditions">{JSON.stringify(trigger.config?.rootCondition ?? trigger.config?.conditions, null, 2)}</pre></dd></>}
         <dt>Execution</dt><dd>{text(record.executionType)}</dd>
         <dt>Script</dt><dd>{record.scriptId ? <a href={`#/scripts/${encodeURIComponent(record.scriptId)}`}>{nameOf(scripts.data, record.scriptId)}</a> : '–'}</dd>
-        {record.prompt && <><dt>Prompt</dt><dd><pre aria-label="Prompt">{record.prompt}</pre></dd></>}
+        {record.prompt && <><dt>Prompt</dt><dd><pre role="document" aria-label="Prompt">{record.prompt}</pre></dd></>}
         {(record.recommendedTools ?? []).length > 0 && <><dt>Recommended tools</dt><dd>{record.recommendedTools.join(', ')}</dd></>}
         <dt>Runs</dt><dd>{record.executionCount ?? 0}, last {when(record.lastExecutedAt)}</dd>
         <dt>Created</dt><dd>{when(record.createdAt)}</dd>

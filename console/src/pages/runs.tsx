@@ -38,9 +38,9 @@ function RunDetail({ executionId }: { executionId: string }) {
         <dt>Started</dt><dd>{when(run.createdAt)}</dd>
       </dl>
       <h3>Logs</h3>
-      <pre class="logs" aria-label="Logs" aria-live="polite">{(run.logs as string[]).join('\n') || '(no log lines)'}</pre>
+      <pre class="logs" role="log" aria-label="Logs" aria-live="polite">{(run.logs as string[]).join('\n') || '(no log lines)'}</pre>
       <h3>Output</h3>
-      <pre aria-label="Output">{JSON.stringify(run.error ?? run.output, null, 2)}</pre>
+      <pre role="document" aria-label="Output">{JSON.stringify(run.error ?? run.output, null, 2)}</pre>
     </>}
     <a href="#/runs">All runs</a>
   </section>;

@@ -83,7 +83,7 @@ function Run({ script, onChanged }: { script: Rec; onChanged(): void }) {
     {status}
     {result && <div role="status">
       <p>Run <a href={`#/runs/${result.executionId}`}>{result.executionId}</a>: {result.status} in {result.duration} ms</p>
-      <pre aria-label="Output">{JSON.stringify(result.output ?? result.error, null, 2)}</pre>
+      <pre role="document" aria-label="Output">{JSON.stringify(result.output ?? result.error, null, 2)}</pre>
     </div>}
   </form>;
 }

@@ -45,7 +45,7 @@ function BuildLogs({ templateId, buildId, onEnd }: { templateId: string; buildId
   return <div>
     {(!build || build.buildStatus === 'building') && <Busy label="Building" />}
     {build && build.buildStatus !== 'building' && <p role="status">Build {build.buildStatus}{build.cdnUrl && <> · <a href={build.cdnUrl} target="_blank" rel="noreferrer">preview</a></>}</p>}
-    <pre class="logs" aria-label="Build logs" aria-live="polite">{((build?.logs ?? []) as string[]).join('\n') || '(waiting for the first log line)'}</pre>
+    <pre class="logs" role="log" aria-label="Build logs" aria-live="polite">{((build?.logs ?? []) as string[]).join('\n') || '(waiting for the first log line)'}</pre>
   </div>;
 }
 

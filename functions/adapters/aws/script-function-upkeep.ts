@@ -2,11 +2,11 @@
 // own log group with a retention (created before the function, removed with it), its own execution role inside the
 // stack's permissions boundary (one script cannot write another's logs), and old published versions pruned.
 import {
-  CloudWatchLogsClient, CreateLogGroupCommand, DeleteLogGroupCommand, PutRetentionPolicyCommand, ResourceAlreadyExistsException, ResourceNotFoundException as LogsNotFound,
+  type CloudWatchLogsClient, CreateLogGroupCommand, DeleteLogGroupCommand, PutRetentionPolicyCommand, ResourceAlreadyExistsException, ResourceNotFoundException as LogsNotFound,
   paginateDescribeLogGroups,
 } from '@aws-sdk/client-cloudwatch-logs';
-import { CreateRoleCommand, DeleteRoleCommand, DeleteRolePolicyCommand, EntityAlreadyExistsException, GetRoleCommand, IAMClient, NoSuchEntityException, PutRolePolicyCommand, paginateListRoles } from '@aws-sdk/client-iam';
-import { DeleteFunctionCommand, GetFunctionConfigurationCommand, LambdaClient, ListAliasesCommand, ListVersionsByFunctionCommand, ResourceNotFoundException, paginateListFunctions } from '@aws-sdk/client-lambda';
+import { CreateRoleCommand, DeleteRoleCommand, DeleteRolePolicyCommand, EntityAlreadyExistsException, GetRoleCommand, type IAMClient, NoSuchEntityException, PutRolePolicyCommand, paginateListRoles } from '@aws-sdk/client-iam';
+import { DeleteFunctionCommand, GetFunctionConfigurationCommand, type LambdaClient, ListAliasesCommand, ListVersionsByFunctionCommand, ResourceNotFoundException, paginateListFunctions } from '@aws-sdk/client-lambda';
 
 export interface ScriptFunctionUpkeepOptions {
   lambda: LambdaClient;

@@ -103,7 +103,7 @@ export function createUseEmbedder(workers = Number(readEnv(envNames.embeddingWor
       }
       const sorted = (await Promise.all(batches)).flat();
       const vectors = new Array<Float32Array>(texts.length);
-      order.forEach((index, rank) => (vectors[index] = normalise(sorted[rank]!)));
+      order.forEach((index, rank) => { vectors[index] = normalise(sorted[rank]!); });
       return vectors;
     },
     stop,

@@ -63,7 +63,7 @@ export function fitLogistic(samples: Array<{ x: number[]; y: 0 | 1 }>, ridge = 1
       const p = 1 / (1 + Math.exp(-inputs.reduce((sum, value, at) => sum + value * weights[at]!, 0)));
       inputs.forEach((value, row) => {
         gradient[row]! += (p - y) * value;
-        inputs.forEach((other, column) => (hessian[row]![column]! += p * (1 - p) * value * other));
+        inputs.forEach((other, column) => { hessian[row]![column]! += p * (1 - p) * value * other; });
       });
     }
     const step = solve(hessian, gradient);

@@ -9,10 +9,10 @@ export interface Ticker {
 
 const confidence = { knownCashtag: 0.95, unknownCashtag: 0.7, cryptoName: 0.7, cryptoSymbol: 0.75, stockSymbol: 0.6, companyName: 0.5 };
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const notWordBefore = '(?<![\\p{L}\\p{N}])';
 const notWordAfter = '(?![\\p{L}\\p{N}])';
-const alternation = (names: string[]) => names.sort((a, b) => b.length - a.length).map(escape).join('|');
+const alternation = (names: string[]) => names.sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
 
 const cashtag = /(?<![\p{L}\p{N}$])\$([A-Za-z]{1,6}(?:\.[A-Za-z])?)(?![\p{L}\p{N}])/gu;
 const upperWord = /(?<![\p{L}\p{N}$.])([A-Z]{3,6}(?:\.[A-Z])?)(?![\p{L}\p{N}])/gu;

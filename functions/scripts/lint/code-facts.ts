@@ -17,6 +17,7 @@ export interface CodeFacts {
   imports: Array<{ line: number; module: string }>;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: acorn nodes carry type-specific fields its Node type does not declare
 type AnyNode = Node & Record<string, any>;
 
 const sdkRoots = new Set(['mirra', 'sdk']);
@@ -48,7 +49,7 @@ function findHandler(body: AnyNode[]): AnyNode | undefined {
   const resolve = (value: AnyNode | undefined) => (value?.type === 'Identifier' ? topLevel.get(value.name) : isFunction(value) ? value : undefined);
   for (const statement of body) {
     const assignment = statement.type === 'ExpressionStatement' && statement.expression.type === 'AssignmentExpression' ? statement.expression : undefined;
-    if (!assignment || assignment.left.type !== 'MemberExpression') continue;
+    if (assignment?.left.type !== 'MemberExpression') continue;
     const { root, keys } = chainOf(assignment.left);
     const path = [root, ...keys].join('.');
     if (path === 'exports.handler' || path === 'module.exports.handler') return resolve(assignment.right);

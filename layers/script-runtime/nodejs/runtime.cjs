@@ -87,7 +87,7 @@ const describe = (code, error, scriptFile) => {
 function loadHandler(scriptPath, resources) {
   globalThis.resources = resources;
   const exported = require(scriptPath);
-  const handler = typeof exported === 'function' ? exported : exported && exported.handler;
+  const handler = typeof exported === 'function' ? exported : exported?.handler;
   if (typeof handler !== 'function') throw new Error('the script defines no handler(event, context) function');
   return handler;
 }
