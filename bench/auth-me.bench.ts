@@ -14,7 +14,13 @@ const targetRequestsPerSecond = 1000;
 const targetP50Ms = (connections * 1000) / targetRequestsPerSecond;
 
 const metrics = [
-  { key: 'requests_per_second', unit: 'requests/s', target: targetRequestsPerSecond, better: 'higher', of: (r: LoadTestResult) => Math.round(r.requestsPerSecond) },
+  {
+    key: 'requests_per_second',
+    unit: 'requests/s',
+    target: targetRequestsPerSecond,
+    better: 'higher',
+    of: (r: LoadTestResult) => Math.round(r.requestsPerSecond),
+  },
   { key: 'p50_ms', unit: 'ms', target: targetP50Ms, better: 'lower', of: (r: LoadTestResult) => round2(r.p50Ms) },
   { key: 'p99_ms', unit: 'ms', target: 50, better: 'lower', of: (r: LoadTestResult) => round2(r.p99Ms) },
 ] as const;
@@ -60,15 +66,19 @@ export async function run(): Promise<BenchFigure[]> {
     const measured = await measure('platform GET /me', { url, headers, connections });
     const baseline = await measure('bare node:http', { url: bare.url, headers, connections });
 
-    const platformFigures = metrics.map(({ key, unit, target, better, of }): BenchFigure => ({
-      name: `${name}.${key}`,
-      value: of(measured),
-      unit,
-      target,
-      better,
-      baseline: { name: `${name}.bare-http.${key}`, value: of(baseline) },
-    }));
-    const bareFigures = metrics.map(({ key, unit, target, better, of }): BenchFigure => ({ name: `${name}.bare-http.${key}`, value: of(baseline), unit, target, better }));
+    const platformFigures = metrics.map(
+      ({ key, unit, target, better, of }): BenchFigure => ({
+        name: `${name}.${key}`,
+        value: of(measured),
+        unit,
+        target,
+        better,
+        baseline: { name: `${name}.bare-http.${key}`, value: of(baseline) },
+      }),
+    );
+    const bareFigures = metrics.map(
+      ({ key, unit, target, better, of }): BenchFigure => ({ name: `${name}.bare-http.${key}`, value: of(baseline), unit, target, better }),
+    );
     return [...platformFigures, ...bareFigures];
   } finally {
     if (bare) await closeServer(bare.server);

@@ -35,7 +35,9 @@ export async function run(): Promise<BenchFigure[]> {
         // Signed in already, as a second tab of a signed-in user would be; the sign-in itself is one GET /me.
         await page.addInitScript(`sessionStorage.setItem('platform.apiKey', ${JSON.stringify(platform.dev.apiKey)})`);
         const scripts: string[] = [];
-        page.on('response', (response) => { if (response.url().endsWith('.js')) scripts.push(response.url()); });
+        page.on('response', (response) => {
+          if (response.url().endsWith('.js')) scripts.push(response.url());
+        });
         const started = performance.now();
         await page.goto(`${platform.baseUrl}/`);
         await page.getByRole('table', { name: 'Published resources' }).or(page.getByText('Nothing yet.')).waitFor();
@@ -46,7 +48,9 @@ export async function run(): Promise<BenchFigure[]> {
       }
     }
     times.sort((a, b) => a - b);
-    console.log(`  cold loads: ${times.map((ms) => Math.round(ms)).join(', ')} ms; JavaScript: ${firstLoadJsKb} KB gzipped on first load, ${totalJsKb} KB in all`);
+    console.log(
+      `  cold loads: ${times.map((ms) => Math.round(ms)).join(', ')} ms; JavaScript: ${firstLoadJsKb} KB gzipped on first load, ${totalJsKb} KB in all`,
+    );
     return [
       { name: 'console.first_load_p50_ms', value: Math.round(percentile(times, 50)), unit: 'ms', target: targetFirstLoadMs, better: 'lower' },
       { name: 'console.first_load_js_gzip_kb', value: firstLoadJsKb, unit: 'KB', target: targetJsKb, better: 'lower' },

@@ -18,7 +18,13 @@ const importTargetMs = 200;
 /** Milliseconds a fresh Node process spends importing `file`, measured inside that process. */
 function importMs(file: string): number {
   const script = `const started = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write(String(performance.now() - started));`;
-  return Number(execFileSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], { cwd: '/', env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1' }, encoding: 'utf8' }));
+  return Number(
+    execFileSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], {
+      cwd: '/',
+      env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1' },
+      encoding: 'utf8',
+    }),
+  );
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;
@@ -30,7 +36,9 @@ export async function run(): Promise<BenchFigure[]> {
   const synthSeconds = (performance.now() - started) / 1000;
 
   const pass = platformPass();
-  const imports = platformEntries().map((entry) => importMs(join(assetDirectory(pass, entry), 'index.mjs'))).sort((a, b) => a - b);
+  const imports = platformEntries()
+    .map((entry) => importMs(join(assetDirectory(pass, entry), 'index.mjs')))
+    .sort((a, b) => a - b);
   const minimal = join(mkdtempSync(join(tmpdir(), 'bench-minimal-')), 'index.mjs');
   writeFileSync(minimal, 'export const handler = async () => ({ statusCode: 200, body: "ok" });\n');
   const baseline = { name: `${name}.minimal_handler_import_ms`, value: round(importMs(minimal)) };

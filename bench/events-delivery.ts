@@ -18,7 +18,11 @@ interface Tools {
 }
 
 async function call(platform: BarePlatform, method: string, path: string, body: unknown) {
-  const response = await fetch(`${platform.baseUrl}${path}`, { method, headers: { 'content-type': 'application/json', 'x-api-key': platform.dev.apiKey }, body: JSON.stringify(body) });
+  const response = await fetch(`${platform.baseUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-api-key': platform.dev.apiKey },
+    body: JSON.stringify(body),
+  });
   const parsed = (await response.json()) as { success: boolean; data: Record<string, any> };
   if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(parsed)}`);
   return parsed.data;
@@ -28,7 +32,10 @@ async function call(platform: BarePlatform, method: string, path: string, body: 
 async function givenSubscribedScript(platform: BarePlatform): Promise<string> {
   const script = await call(platform, 'POST', '/api/sdk/v1/scripts', { name: 'events-bench', code, config: { maxExecutionsPerDay: 1_000_000 } });
   await call(platform, 'POST', '/api/sdk/v1/scripts/deployScript', { scriptId: script.id });
-  await call(platform, 'POST', `/api/sdk/v1/scripts/${script.id}/subscriptions`, { eventType, conditions: [{ field: 'data.batch', operator: 'equals', value: 'bench' }] });
+  await call(platform, 'POST', `/api/sdk/v1/scripts/${script.id}/subscriptions`, {
+    eventType,
+    conditions: [{ field: 'data.batch', operator: 'equals', value: 'bench' }],
+  });
   return script.id as string;
 }
 
@@ -59,7 +66,9 @@ export async function runDeliveryLoad(platform: BarePlatform, tools: Tools): Pro
     const measured = await tools.loadTest({ ...load, durationSeconds });
     tools.assertAllOk(measured, 'POST /events');
     const ingestEnded = Date.now();
-    console.log(`  ingested ${Math.round(measured.requestsPerSecond)} events/s (p99 ${measured.p99Ms.toFixed(1)} ms); ${accepted.size} accepted in all, draining deliveries`);
+    console.log(
+      `  ingested ${Math.round(measured.requestsPerSecond)} events/s (p99 ${measured.p99Ms.toFixed(1)} ms); ${accepted.size} accepted in all, draining deliveries`,
+    );
 
     let runs = await runsOf();
     let lastProgress = Date.now();
@@ -75,13 +84,23 @@ export async function runDeliveryLoad(platform: BarePlatform, tools: Tools): Pro
     const lost = accepted.size - distinct.size;
     const twice = ids.length - new Set(ids).size;
     const failed = runs.filter((run) => run.status !== 'success').length;
-    console.log(`  ${accepted.size} events accepted, ${runs.length} runs, ${distinct.size} distinct events run, ${lost} lost, ${twice} run twice, ${failed} failed runs`);
+    console.log(
+      `  ${accepted.size} events accepted, ${runs.length} runs, ${distinct.size} distinct events run, ${lost} lost, ${twice} run twice, ${failed} failed runs`,
+    );
     // Delivery speed is the script runtime's (one run of a warm script, its limits and its record), shown for context.
     const deliverySeconds = (deliveredAt - started) / 1000;
-    console.log(`  delivered ${Math.round(accepted.size / deliverySeconds)} runs/s; the last ${((deliveredAt - ingestEnded) / 1000).toFixed(1)} s after ingestion stopped`);
+    console.log(
+      `  delivered ${Math.round(accepted.size / deliverySeconds)} runs/s; the last ${((deliveredAt - ingestEnded) / 1000).toFixed(1)} s after ingestion stopped`,
+    );
     return [
       { name: 'events.ingest_requests_per_second', value: Math.round(measured.requestsPerSecond), unit: 'events/s', target: 1000, better: 'higher' },
-      { name: 'events.ingest_unsubscribed_requests_per_second', value: Math.round(unsubscribed.requestsPerSecond), unit: 'events/s', target: 1000, better: 'higher' },
+      {
+        name: 'events.ingest_unsubscribed_requests_per_second',
+        value: Math.round(unsubscribed.requestsPerSecond),
+        unit: 'events/s',
+        target: 1000,
+        better: 'higher',
+      },
       { name: 'events.ingest_p99_ms', value: Math.round(measured.p99Ms * 100) / 100, unit: 'ms', target: 100, better: 'lower' },
       { name: 'events.lost', value: lost, unit: 'events', target: 0, better: 'lower' },
       { name: 'events.run_twice', value: twice, unit: 'runs', target: 0, better: 'lower' },

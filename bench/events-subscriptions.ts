@@ -13,22 +13,51 @@ const eventType = 'chatapp.message';
 /** Together these use all fourteen operators of the interface, and `and` / `or` groups two levels deep. */
 const templates: unknown[][] = [
   [{ field: 'content.text', operator: 'contains', value: 'AAPL' }],
-  [{ field: 'actor.name', operator: 'equals', value: 'Dana Whitfield' }, { field: 'chatapp.isGroupChat', operator: 'equals', value: true }],
+  [
+    { field: 'actor.name', operator: 'equals', value: 'Dana Whitfield' },
+    { field: 'chatapp.isGroupChat', operator: 'equals', value: true },
+  ],
   [{ field: 'enrichment.sentiment.score', operator: 'greater_than', value: 0.2 }],
-  [{ field: 'enrichment.tickers.length', operator: 'greater_than_or_equal', value: 1 }, { field: 'enrichment.tickers.0.symbol', operator: 'in', value: ['AAPL', 'BTC', 'TSLA'] }],
-  [{ operator: 'or', conditions: [{ field: 'content.text', operator: 'starts_with', value: 'Great' }, { field: 'content.text', operator: 'ends_with', value: '!' }] }],
-  [{ field: 'mailapp', operator: 'not_exists' }, { field: 'context.channelType', operator: 'not_equals', value: 'direct_message' }],
-  [{ field: 'content.text', operator: 'not_contains', value: 'spam' }, { field: 'enrichment.sentiment.label', operator: 'not_in', value: ['negative'] }],
+  [
+    { field: 'enrichment.tickers.length', operator: 'greater_than_or_equal', value: 1 },
+    { field: 'enrichment.tickers.0.symbol', operator: 'in', value: ['AAPL', 'BTC', 'TSLA'] },
+  ],
+  [
+    {
+      operator: 'or',
+      conditions: [
+        { field: 'content.text', operator: 'starts_with', value: 'Great' },
+        { field: 'content.text', operator: 'ends_with', value: '!' },
+      ],
+    },
+  ],
+  [
+    { field: 'mailapp', operator: 'not_exists' },
+    { field: 'context.channelType', operator: 'not_equals', value: 'direct_message' },
+  ],
+  [
+    { field: 'content.text', operator: 'not_contains', value: 'spam' },
+    { field: 'enrichment.sentiment.label', operator: 'not_in', value: ['negative'] },
+  ],
   [
     {
       operator: 'and',
       conditions: [
         { field: 'enrichment.sentiment.score', operator: 'less_than', value: 0 },
-        { operator: 'or', conditions: [{ field: 'enrichment.topics', operator: 'contains', value: 'finance' }, { field: 'enrichment.topics', operator: 'contains', value: 'crypto' }] },
+        {
+          operator: 'or',
+          conditions: [
+            { field: 'enrichment.topics', operator: 'contains', value: 'finance' },
+            { field: 'enrichment.topics', operator: 'contains', value: 'crypto' },
+          ],
+        },
       ],
     },
   ],
-  [{ field: 'chatapp.chatId', operator: 'exists' }, { field: 'crypto.priceUsd', operator: 'less_than_or_equal', value: 100 }],
+  [
+    { field: 'chatapp.chatId', operator: 'exists' },
+    { field: 'crypto.priceUsd', operator: 'less_than_or_equal', value: 100 },
+  ],
   [],
 ];
 

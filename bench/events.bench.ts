@@ -8,7 +8,8 @@ import { runDeliveryLoad } from './events-delivery.js';
 import { subscriptionLoad } from './events-subscriptions.js';
 
 export const name = 'events';
-export const description = 'dispatcher lookup + match over 10,000 subscriptions (every operator) of 1,000 users; sustained POST /events with every delivery counted';
+export const description =
+  'dispatcher lookup + match over 10,000 subscriptions (every operator) of 1,000 users; sustained POST /events with every delivery counted';
 
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
 const timed = (sortedMs: Float64Array) => ({ p50: round3(percentile(sortedMs, 50)), p99: round3(percentile(sortedMs, 99)) });
@@ -37,7 +38,9 @@ async function measureMatching(): Promise<BenchFigure[]> {
       enrichAndMatch[index] = done - started;
     }
   }
-  console.log(`  ${load.subscriptions} subscriptions over ${load.users} users; ${(matched / 2 / samples).toFixed(2)} of ${load.perUser} subscriptions matched per event`);
+  console.log(
+    `  ${load.subscriptions} subscriptions over ${load.users} users; ${(matched / 2 / samples).toFixed(2)} of ${load.perUser} subscriptions matched per event`,
+  );
   const match = timed(matchOnly.sort());
   const full = timed(enrichAndMatch.sort());
   const indexed = timed(lookup.sort());

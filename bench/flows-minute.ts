@@ -16,7 +16,11 @@ const code = 'async function handler(event) { return { success: true, at: event.
 const finishTimeoutMs = 300_000;
 
 async function call(platform: BarePlatform, apiKey: string, path: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${platform.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey, ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(`${platform.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey, ...headers },
+    body: JSON.stringify(body),
+  });
   const parsed = (await response.json()) as { data: Record<string, any> };
   if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${JSON.stringify(parsed)}`);
   return parsed.data;
@@ -24,14 +28,25 @@ async function call(platform: BarePlatform, apiKey: string, path: string, body: 
 
 /** A user with a deployed script and a hundred time flows on it, due only on 1 January at midnight. */
 async function givenUserWithFlows(platform: BarePlatform, index: number): Promise<{ userId: string; flowIds: string[] }> {
-  const user = await call(platform, '', '/api/admin/v1/users', { username: `flows-bench-${index}-${Date.now().toString(36)}` }, { 'x-admin-key': platform.adminKey });
+  const user = await call(
+    platform,
+    '',
+    '/api/admin/v1/users',
+    { username: `flows-bench-${index}-${Date.now().toString(36)}` },
+    { 'x-admin-key': platform.adminKey },
+  );
   const script = await call(platform, user.apiKey, '/api/sdk/v1/scripts', { name: `minute-${index}`, code, config: { maxExecutionsPerDay: 1_000_000 } });
   await call(platform, user.apiKey, '/api/sdk/v1/scripts/deployScript', { scriptId: script.id });
   const flowIds: string[] = [];
   for (let batch = 0; batch < flowsPerUser; batch += 10) {
     const created = await Promise.all(
       Array.from({ length: 10 }, (_, offset) =>
-        call(platform, user.apiKey, '/api/sdk/v1/flows/createTimeFlow', { title: `report ${batch + offset}`, description: 'new year report', schedule: '0 0 1 1 *', scriptId: script.id }),
+        call(platform, user.apiKey, '/api/sdk/v1/flows/createTimeFlow', {
+          title: `report ${batch + offset}`,
+          description: 'new year report',
+          schedule: '0 0 1 1 *',
+          scriptId: script.id,
+        }),
       ),
     );
     flowIds.push(...created.map((flow) => flow.id as string));
@@ -46,7 +61,11 @@ export async function measureMinute(platform: BarePlatform): Promise<BenchFigure
   console.log(`  ${all.length} time flows of ${users} users created`);
 
   let now = Date.parse(minute) - 60_000;
-  const scheduler = createLocalScheduler({ clock: { now: () => now, nowIso: () => new Date(now).toISOString() }, publish: (event) => inProcessBus.publish(event), heartbeat: false });
+  const scheduler = createLocalScheduler({
+    clock: { now: () => now, nowIso: () => new Date(now).toISOString() },
+    publish: (event) => inProcessBus.publish(event),
+    heartbeat: false,
+  });
   for (const flow of all) await scheduler.put(flowSchedule({ ...flow, cronExpression: '0 0 1 1 *' }, true));
   await scheduler.tick();
   now = Date.parse(minute);
@@ -66,11 +85,15 @@ export async function measureMinute(platform: BarePlatform): Promise<BenchFigure
 
   // The first execution of each flow is the one this minute started (a failure's retry comes a minute later).
   const executions = createExecutionStore();
-  const firsts = (await Promise.all(all.map(async ({ flowId }) => (await executions.listResults(flowId, Date.now())).at(-1)))).filter((result) => result !== undefined);
+  const firsts = (await Promise.all(all.map(async ({ flowId }) => (await executions.listResults(flowId, Date.now())).at(-1)))).filter(
+    (result) => result !== undefined,
+  );
   const failures = firsts.filter((result) => result.status !== 'success').map((result) => result.error?.code ?? 'unknown');
   const offsets = Float64Array.from(firsts.map((result) => Date.parse(result.timestamp) - tickedAt)).sort();
   const notStarted = all.length - offsets.length;
-  console.log(`  tick fired ${fired} schedules (published in ${publishedMs} ms); ${offsets.length} started, ${finished} finished in ${(finishedMs / 1000).toFixed(1)} s`);
+  console.log(
+    `  tick fired ${fired} schedules (published in ${publishedMs} ms); ${offsets.length} started, ${finished} finished in ${(finishedMs / 1000).toFixed(1)} s`,
+  );
   if (failures.length) console.log(`  failed first runs: ${failures.length} (${[...new Set(failures)].join(', ')})`);
   return [
     { name: 'flows.minute_start_max_ms', value: offsets.length ? offsets[offsets.length - 1]! : Number.NaN, unit: 'ms', target: 2000, better: 'lower' },

@@ -15,8 +15,14 @@ async function givenThousandFlows(platform: BarePlatform): Promise<void> {
   const clock = { now: () => now, nowIso: () => new Date(now).toISOString() };
   const noSchedules = { put: async () => undefined, remove: async () => undefined };
   const service = createFlowService({
-    flows: createFlowStore(), executions: createExecutionStore(), scripts: flowScriptRunner(), scheduler: noSchedules,
-    oneShots: { putOnce: async () => undefined, cancel: async () => undefined }, longRuns: flowLongRuns(), clock, llmConfigured: () => true,
+    flows: createFlowStore(),
+    executions: createExecutionStore(),
+    scripts: flowScriptRunner(),
+    scheduler: noSchedules,
+    oneShots: { putOnce: async () => undefined, cancel: async () => undefined },
+    longRuns: flowLongRuns(),
+    clock,
+    llmConfigured: () => true,
   });
   const caller = { userId: platform.dev.userId, keyId: 'bench', scopes: ['*'] };
   for (let index = 0; index < flowCount; index++) {
@@ -24,9 +30,14 @@ async function givenThousandFlows(platform: BarePlatform): Promise<void> {
     now += 1000;
     const word = words[index % words.length]!;
     const flow = await service.createEventFlow(caller, {
-      title: `${word} flow ${index}`, description: `Handles ${word} messages for team ${index % 7}`, eventType: index % 2 ? 'chatapp.message' : 'mailapp.email_received',
-      conditions: { operator: 'AND', conditions: [{ field: index % 2 ? 'text' : 'subject', operator: 'contains', value: word }] }, prompt: `When a ${word} message arrives, summarise it and file it. `.repeat(5),
-      recommendedTools: ['mailer.send'], scope: index % 3 ? 'user' : 'team', executionType: 'llm',
+      title: `${word} flow ${index}`,
+      description: `Handles ${word} messages for team ${index % 7}`,
+      eventType: index % 2 ? 'chatapp.message' : 'mailapp.email_received',
+      conditions: { operator: 'AND', conditions: [{ field: index % 2 ? 'text' : 'subject', operator: 'contains', value: word }] },
+      prompt: `When a ${word} message arrives, summarise it and file it. `.repeat(5),
+      recommendedTools: ['mailer.send'],
+      scope: index % 3 ? 'user' : 'team',
+      executionType: 'llm',
     });
     if (index % 4 === 0) await service.pause(caller, flow.id);
   }
@@ -35,7 +46,11 @@ async function givenThousandFlows(platform: BarePlatform): Promise<void> {
 export async function measureSearch(platform: BarePlatform): Promise<BenchFigure[]> {
   await givenThousandFlows(platform);
   const request = (body: unknown) => ({
-    url: `${platform.baseUrl}/api/sdk/v1/flows/searchFlows`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': platform.dev.apiKey }, body: JSON.stringify(body), connections: 1,
+    url: `${platform.baseUrl}/api/sdk/v1/flows/searchFlows`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': platform.dev.apiKey },
+    body: JSON.stringify(body),
+    connections: 1,
   });
   const variants = [
     ['a', { detail: 'summary', status: 'active', limit: 20 }],
@@ -46,7 +61,9 @@ export async function measureSearch(platform: BarePlatform): Promise<BenchFigure
     await loadTest({ ...request(body), durationSeconds: 2 });
     const measured = await loadTest({ ...request(body), durationSeconds: 6 });
     assertAllOk(measured, `searchFlows variant ${variant}`);
-    console.log(`  searchFlows ${variant.toUpperCase()} over ${flowCount} flows: p50 ${measured.p50Ms.toFixed(2)} ms, p99 ${measured.p99Ms.toFixed(2)} ms, ${Math.round(measured.requestsPerSecond)} requests/s`);
+    console.log(
+      `  searchFlows ${variant.toUpperCase()} over ${flowCount} flows: p50 ${measured.p50Ms.toFixed(2)} ms, p99 ${measured.p99Ms.toFixed(2)} ms, ${Math.round(measured.requestsPerSecond)} requests/s`,
+    );
     figures.push(
       { name: `flows.search_${variant}_p50_ms`, value: round2(measured.p50Ms), unit: 'ms', target: 20, better: 'lower' },
       { name: `flows.search_${variant}_p99_ms`, value: round2(measured.p99Ms), unit: 'ms', target: 50, better: 'lower' },

@@ -14,4 +14,18 @@ import * as scripts from './scripts.bench.js';
 import * as templates from './templates.bench.js';
 import type { Bench } from './support.js';
 
-export const benches: Bench[] = [authMe, resourceCall, payments, documents, events, scripts, scriptNeighbours, scriptDependencies, flows, templates, runHistory, deploy, webConsole];
+export const benches: Bench[] = [
+  authMe,
+  resourceCall,
+  payments,
+  documents,
+  events,
+  scripts,
+  scriptNeighbours,
+  scriptDependencies,
+  flows,
+  templates,
+  runHistory,
+  deploy,
+  webConsole,
+];

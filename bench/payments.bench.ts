@@ -74,7 +74,11 @@ export async function run(): Promise<BenchFigure[]> {
         name: 'bench-weather',
         description: 'Forecasts',
         resourceType: 'api',
-        openApiSpec: { openapi: '3.0.3', info: { title: 'Weather', version: '1.0.0' }, paths: { '/forecast': { get: { responses: { '200': { description: 'ok' } } } } } },
+        openApiSpec: {
+          openapi: '3.0.3',
+          info: { title: 'Weather', version: '1.0.0' },
+          paths: { '/forecast': { get: { responses: { '200': { description: 'ok' } } } } },
+        },
         pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' },
         endpoint: { baseUrl: upstream.baseUrl, authentication: 'none', methods: [{ name: 'forecast', httpMethod: 'GET', path: '/forecast' }] },
       }),
@@ -89,12 +93,21 @@ export async function run(): Promise<BenchFigure[]> {
     const offer = selectOffer(required.body, 'USDC');
     const payer = Keypair.generate();
     for (const asset of ['SOL', 'USDC'] as const) {
-      await call(`${baseUrl}/api/x402/dev/airdrop`, { method: 'POST', headers, body: JSON.stringify({ address: payer.publicKey.toBase58(), asset, amount: asset === 'SOL' ? 10 : 100 }) });
+      await call(`${baseUrl}/api/x402/dev/airdrop`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ address: payer.publicKey.toBase58(), asset, amount: asset === 'SOL' ? 10 : 100 }),
+      });
     }
     const connection = new Connection(`${baseUrl}/solana`, 'confirmed');
     const { blockhash } = await connection.getLatestBlockhash();
 
-    const verifications = verificationsPerSecond(required.body.accepts, createPaymentHeader(offer, payer, blockhash), 'solana-devnet', offer.extra.serverWalletAddress);
+    const verifications = verificationsPerSecond(
+      required.body.accepts,
+      createPaymentHeader(offer, payer, blockhash),
+      'solana-devnet',
+      offer.extra.serverWalletAddress,
+    );
     console.log(`  verifications: ${Math.round(verifications.cpu)} per CPU second, ${Math.round(verifications.wall)} per wall-clock second`);
 
     const latencies: number[] = [];
@@ -132,15 +145,41 @@ export async function run(): Promise<BenchFigure[]> {
     const payouts = await payoutBatch(platform, payoutOffer.payTo, owedPayments);
     console.log(`  payouts: ${payouts.paid} owed payments to ${payouts.owners}+ owners paid in ${round2(payouts.seconds)} s`);
     return [
-      { name: `${name}.verifications_per_second`, value: Math.round(verifications.cpu), unit: 'verifications/CPU-s', target: targetVerificationsPerSecond, better: 'higher' },
+      {
+        name: `${name}.verifications_per_second`,
+        value: Math.round(verifications.cpu),
+        unit: 'verifications/CPU-s',
+        target: targetVerificationsPerSecond,
+        better: 'higher',
+      },
       { name: `${name}.paid_call_p50_ms`, value: round2(percentile(latencies, 50)), unit: 'ms', target: targetSettleP50Ms, better: 'lower' },
       { name: `${name}.paid_call_p99_ms`, value: round2(percentile(latencies, 99)), unit: 'ms', target: 4 * targetSettleP50Ms, better: 'lower' },
       // One caller at a time: the rate follows from the latency target.
       { name: `${name}.paid_calls_per_second`, value: round2(paidCalls / elapsedSeconds), unit: 'calls/s', target: 1000 / targetSettleP50Ms, better: 'higher' },
       // Same run, same machine: the payout offer co-signs and simulates besides what the split does.
-      { name: `${name}.reference_client_paid_call_p50_ms`, value: round2(percentile(referenceLatencies, 50)), unit: 'ms', target: targetSettleP50Ms, better: 'lower', baseline: { name: `${name}.paid_call_p50_ms`, value: round2(percentile(latencies, 50)) } },
-      { name: `${name}.reference_client_paid_call_p99_ms`, value: round2(percentile(referenceLatencies, 99)), unit: 'ms', target: 4 * targetSettleP50Ms, better: 'lower', baseline: { name: `${name}.paid_call_p99_ms`, value: round2(percentile(latencies, 99)) } },
-      { name: `${name}.payouts_per_second`, value: round2(payouts.paid / payouts.seconds), unit: 'payments/s', target: targetPayoutsPerSecond, better: 'higher' },
+      {
+        name: `${name}.reference_client_paid_call_p50_ms`,
+        value: round2(percentile(referenceLatencies, 50)),
+        unit: 'ms',
+        target: targetSettleP50Ms,
+        better: 'lower',
+        baseline: { name: `${name}.paid_call_p50_ms`, value: round2(percentile(latencies, 50)) },
+      },
+      {
+        name: `${name}.reference_client_paid_call_p99_ms`,
+        value: round2(percentile(referenceLatencies, 99)),
+        unit: 'ms',
+        target: 4 * targetSettleP50Ms,
+        better: 'lower',
+        baseline: { name: `${name}.paid_call_p99_ms`, value: round2(percentile(latencies, 99)) },
+      },
+      {
+        name: `${name}.payouts_per_second`,
+        value: round2(payouts.paid / payouts.seconds),
+        unit: 'payments/s',
+        target: targetPayoutsPerSecond,
+        better: 'higher',
+      },
     ];
   } finally {
     await new Promise<void>((closed) => {

@@ -16,16 +16,28 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
 }
 
 /** `settlementAccount`: the payout offer's payTo, which holds what the owners are owed. */
-export async function payoutBatch(platform: { baseUrl: string; adminKey: string }, settlementAccount: string, payments: number): Promise<{ owners: number; seconds: number; paid: number }> {
+export async function payoutBatch(
+  platform: { baseUrl: string; adminKey: string },
+  settlementAccount: string,
+  payments: number,
+): Promise<{ owners: number; seconds: number; paid: number }> {
   const { baseUrl, adminKey } = platform;
   const sellers = await Promise.all(
     Array.from({ length: owners }, async (_, index) => {
       const walletAddress = Keypair.generate().publicKey.toBase58();
-      const user = await post(`${baseUrl}/api/admin/v1/users`, { username: `bench-payee-${Date.now().toString(36)}-${index}`, walletAddress }, { 'x-admin-key': adminKey });
+      const user = await post(
+        `${baseUrl}/api/admin/v1/users`,
+        { username: `bench-payee-${Date.now().toString(36)}-${index}`, walletAddress },
+        { 'x-admin-key': adminKey },
+      );
       return user.data.userId as string;
     }),
   );
-  const settlement = await post(`${baseUrl}/api/x402/dev/airdrop`, { address: settlementAccount, asset: 'USDC', amount: Number(amountPerPayment * BigInt(payments)) / 1e6 });
+  const settlement = await post(`${baseUrl}/api/x402/dev/airdrop`, {
+    address: settlementAccount,
+    asset: 'USDC',
+    amount: Number(amountPerPayment * BigInt(payments)) / 1e6,
+  });
   const usdcMint = settlement.data.mint as string;
   const now = Date.now();
   for (let index = 0; index < payments; index += 25) {
@@ -33,8 +45,14 @@ export async function payoutBatch(platform: { baseUrl: string; adminKey: string 
       Array.from({ length: Math.min(25, payments - index) }, (_, offset) => {
         const ownerId = sellers[(index + offset) % owners]!;
         const entry: PayoutEntry = {
-          txHash: `bench${now}${index + offset}`, ownerId, asset: usdcMint, amount: amountPerPayment.toString(), payoutStatus: 'owed', owedOwner: ownerId,
-          createdAt: new Date(now + index + offset).toISOString(), attempts: 0,
+          txHash: `bench${now}${index + offset}`,
+          ownerId,
+          asset: usdcMint,
+          amount: amountPerPayment.toString(),
+          payoutStatus: 'owed',
+          owedOwner: ownerId,
+          createdAt: new Date(now + index + offset).toISOString(),
+          attempts: 0,
         };
         return dynamo().send(new PutCommand({ TableName: tableName('payouts'), Item: entry }));
       }),
@@ -48,4 +66,3 @@ export async function payoutBatch(platform: { baseUrl: string; adminKey: string 
   if (paid < payments) throw new Error(`the payout run paid ${paid} of ${payments} payments: ${JSON.stringify(run.data.failed)}`);
   return { owners, seconds, paid };
 }
-

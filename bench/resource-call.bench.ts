@@ -36,13 +36,22 @@ async function startUpstream(): Promise<{ baseUrl: string; child: ChildProcess }
 }
 
 async function request(url: string, init: { method: string; apiKey: string; body?: unknown }) {
-  const response = await fetch(url, { method: init.method, headers: { 'x-api-key': init.apiKey, 'content-type': 'application/json' }, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const response = await fetch(url, {
+    method: init.method,
+    headers: { 'x-api-key': init.apiKey, 'content-type': 'application/json' },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   const text = await response.text();
   if (!response.ok) throw new Error(`${init.method} ${url} answered ${response.status}: ${text}`);
   return JSON.parse(text) as { data: Record<string, unknown> };
 }
 
-async function measure(label: string, load: Omit<LoadTestOptions, 'durationSeconds' | 'connections'>, connections: number, seconds: number): Promise<LoadTestResult> {
+async function measure(
+  label: string,
+  load: Omit<LoadTestOptions, 'durationSeconds' | 'connections'>,
+  connections: number,
+  seconds: number,
+): Promise<LoadTestResult> {
   const rounds = await warmUp({ ...load, connections });
   console.log(`  ${label} warm-up (${connections} conn): ${rounds.map((rate) => Math.round(rate)).join(' -> ')} requests/s`);
   const result = await loadTest({ ...load, connections, durationSeconds: seconds });
@@ -63,8 +72,16 @@ export async function run(): Promise<BenchFigure[]> {
         name: 'bench-weather',
         description: 'Forecasts for the bench',
         resourceType: 'api',
-        openApiSpec: { openapi: '3.0.3', info: { title: 'Weather', version: '1' }, paths: { '/forecast/{city}': { get: { responses: { '200': { description: 'ok' } } } } } },
-        endpoint: { baseUrl: upstream.baseUrl, authentication: 'api_key', methods: [{ name: 'getForecast', httpMethod: 'GET', path: '/forecast/{city}', parameters: { city: { type: 'string', required: true } } }] },
+        openApiSpec: {
+          openapi: '3.0.3',
+          info: { title: 'Weather', version: '1' },
+          paths: { '/forecast/{city}': { get: { responses: { '200': { description: 'ok' } } } } },
+        },
+        endpoint: {
+          baseUrl: upstream.baseUrl,
+          authentication: 'api_key',
+          methods: [{ name: 'getForecast', httpMethod: 'GET', path: '/forecast/{city}', parameters: { city: { type: 'string', required: true } } }],
+        },
         pricing: { model: 'pay-per-call', basePrice: 0.001 },
       },
     });
@@ -93,10 +110,31 @@ export async function run(): Promise<BenchFigure[]> {
 
     const baseline = (key: string, value: number) => ({ name: `${name}.direct.${key}`, value });
     return [
-      { name: `${name}.added_p50_ms`, value: round2(platformLatency.p50Ms - directLatency.p50Ms), unit: 'ms', target: 5, better: 'lower', baseline: baseline('p50_ms', round2(directLatency.p50Ms)) },
-      { name: `${name}.added_p99_ms`, value: round2(platformLatency.p99Ms - directLatency.p99Ms), unit: 'ms', target: 20, better: 'lower', baseline: baseline('p99_ms', round2(directLatency.p99Ms)) },
+      {
+        name: `${name}.added_p50_ms`,
+        value: round2(platformLatency.p50Ms - directLatency.p50Ms),
+        unit: 'ms',
+        target: 5,
+        better: 'lower',
+        baseline: baseline('p50_ms', round2(directLatency.p50Ms)),
+      },
+      {
+        name: `${name}.added_p99_ms`,
+        value: round2(platformLatency.p99Ms - directLatency.p99Ms),
+        unit: 'ms',
+        target: 20,
+        better: 'lower',
+        baseline: baseline('p99_ms', round2(directLatency.p99Ms)),
+      },
       { name: `${name}.p50_ms`, value: round2(platformLatency.p50Ms), unit: 'ms', target: 10, better: 'lower' },
-      { name: `${name}.calls_per_second`, value: Math.round(platformLoad.requestsPerSecond), unit: 'calls/s', target: 500, better: 'higher', baseline: baseline('requests_per_second', Math.round(directLoad.requestsPerSecond)) },
+      {
+        name: `${name}.calls_per_second`,
+        value: Math.round(platformLoad.requestsPerSecond),
+        unit: 'calls/s',
+        target: 500,
+        better: 'higher',
+        baseline: baseline('requests_per_second', Math.round(directLoad.requestsPerSecond)),
+      },
       { name: `${name}.direct.p50_ms`, value: round2(directLatency.p50Ms), unit: 'ms', target: 5, better: 'lower' },
       { name: `${name}.direct.p99_ms`, value: round2(directLatency.p99Ms), unit: 'ms', target: 20, better: 'lower' },
       { name: `${name}.direct.requests_per_second`, value: Math.round(directLoad.requestsPerSecond), unit: 'requests/s', target: 500, better: 'higher' },

@@ -21,11 +21,15 @@ export async function run(): Promise<BenchFigure[]> {
     };
     const scripts = [];
     for (const label of ['a', 'b']) {
-      const script = await post('/api/sdk/v1/scripts/createScript', { name: `history-${label}`, code: 'async function handler(event) { return { success: true, n: event.data.n } }' });
+      const script = await post('/api/sdk/v1/scripts/createScript', {
+        name: `history-${label}`,
+        code: 'async function handler(event) { return { success: true, n: event.data.n } }',
+      });
       await post('/api/sdk/v1/scripts/deployScript', { scriptId: script.id });
       scripts.push(script.id as string);
     }
-    for (let index = 0; index < 10; index++) await post('/api/sdk/v1/flows/createTimeFlow', { title: `flow ${index}`, description: 'bench', schedule: '0 3 * * *', scriptId: scripts[0] });
+    for (let index = 0; index < 10; index++)
+      await post('/api/sdk/v1/flows/createTimeFlow', { title: `flow ${index}`, description: 'bench', schedule: '0 3 * * *', scriptId: scripts[0] });
     for (let index = 0; index < 200; index++) await post('/api/sdk/v1/scripts/executeScript', { scriptId: scripts[index % 2], data: { n: index } });
 
     const measure = async (label: string, url: string): Promise<LoadTestResult> => {
@@ -37,8 +41,22 @@ export async function run(): Promise<BenchFigure[]> {
     const me = await measure('me', `${baseUrl}/api/sdk/v1/me`);
     const history = await measure('history', `${baseUrl}/api/sdk/v1/executions?limit=20`);
     return [
-      { name: 'run-history.requests_per_second', value: Math.round(history.requestsPerSecond), unit: 'requests/s', target: 100, better: 'higher', baseline: { name: 'GET /me', value: Math.round(me.requestsPerSecond) } },
-      { name: 'run-history.p50_ms', value: round2(history.p50Ms), unit: 'ms', target: 100, better: 'lower', baseline: { name: 'GET /me', value: round2(me.p50Ms) } },
+      {
+        name: 'run-history.requests_per_second',
+        value: Math.round(history.requestsPerSecond),
+        unit: 'requests/s',
+        target: 100,
+        better: 'higher',
+        baseline: { name: 'GET /me', value: Math.round(me.requestsPerSecond) },
+      },
+      {
+        name: 'run-history.p50_ms',
+        value: round2(history.p50Ms),
+        unit: 'ms',
+        target: 100,
+        better: 'lower',
+        baseline: { name: 'GET /me', value: round2(me.p50Ms) },
+      },
     ];
   } finally {
     await platform.stop();

@@ -38,9 +38,15 @@ function printTable(figures: BenchFigure[]) {
     met(figure) ? 'PASS' : 'MISS',
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   console.log(['', line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n'));
-  console.log(`\nNote: the per-key rate limit is raised to ${benchRateLimitPerMinute} requests/minute (RATE_LIMIT_PER_MINUTE) so benches measure throughput, not the limiter.`);
+  console.log(
+    `\nNote: the per-key rate limit is raised to ${benchRateLimitPerMinute} requests/minute (RATE_LIMIT_PER_MINUTE) so benches measure throughput, not the limiter.`,
+  );
 }
 
 /** Entries in registry order: fresh ones for benches that ran, the previous ones for the rest (and for crashed benches). */
@@ -48,7 +54,14 @@ function mergeResults(fresh: Map<string, BenchFigure[]>): BenchFigure[] {
   const previous = existsSync(resultsPath) ? (JSON.parse(readFileSync(resultsPath, 'utf8')) as BenchFigure[]) : [];
   return benches
     .flatMap((bench) => fresh.get(bench.name) ?? previous.filter((figure) => ownedBy(bench, figure.name)))
-    .map(({ name, value, unit, target, better, baseline }) => ({ name, value, unit, target, better, ...(baseline && { baseline: { name: baseline.name, value: baseline.value } }) }));
+    .map(({ name, value, unit, target, better, baseline }) => ({
+      name,
+      value,
+      unit,
+      target,
+      better,
+      ...(baseline && { baseline: { name: baseline.name, value: baseline.value } }),
+    }));
 }
 
 async function main(): Promise<number> {

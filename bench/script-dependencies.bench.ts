@@ -40,12 +40,25 @@ export async function run(): Promise<BenchFigure[]> {
       warm.push(deployed.ms);
       firstRuns.push(await firstRun(deployed.scriptId));
     }
-    const warmP50 = percentile(warm.sort((a, b) => a - b), 50);
-    const firstRunP50 = percentile(firstRuns.sort((a, b) => a - b), 50);
+    const warmP50 = percentile(
+      warm.sort((a, b) => a - b),
+      50,
+    );
+    const firstRunP50 = percentile(
+      firstRuns.sort((a, b) => a - b),
+      50,
+    );
     console.log(`  create+deploy: cold cache ${round(cold.ms)} ms, warm cache p50 ${round(warmP50)} ms; first run p50 ${round(firstRunP50)} ms`);
     return [
       { name: `${name}.create_deploy.cold_cache_ms`, value: round(cold.ms), unit: 'ms', target: 20_000, better: 'lower' },
-      { name: `${name}.create_deploy.warm_cache_p50_ms`, value: round(warmP50), unit: 'ms', target: 5_000, better: 'lower', baseline: { name: `${name}.create_deploy.cold_cache_ms`, value: round(cold.ms) } },
+      {
+        name: `${name}.create_deploy.warm_cache_p50_ms`,
+        value: round(warmP50),
+        unit: 'ms',
+        target: 5_000,
+        better: 'lower',
+        baseline: { name: `${name}.create_deploy.cold_cache_ms`, value: round(cold.ms) },
+      },
       { name: `${name}.first_run_p50_ms`, value: round(firstRunP50), unit: 'ms', target: 1_000, better: 'lower' },
     ];
   } finally {

@@ -18,7 +18,10 @@ const round2 = (value: number) => Math.round(value * 100) / 100;
 const hogs: Array<[RuntimeLabel, string]> = [
   ['nodejs18', 'export async function handler() { const end = Date.now() + 5000; while (Date.now() < end); return null; }'],
   ['python3.11', 'def handler(event, context):\n    hold = []\n    while True:\n        hold.append(bytearray(16 * 1024 * 1024))\n'],
-  ['python3.11', 'import os\ndef handler(event, context):\n    for _ in range(100000):\n        try:\n            os.fork()\n        except Exception:\n            pass\n'],
+  [
+    'python3.11',
+    'import os\ndef handler(event, context):\n    for _ in range(100000):\n        try:\n            os.fork()\n        except Exception:\n            pass\n',
+  ],
 ];
 
 export async function run(): Promise<BenchFigure[]> {
@@ -32,7 +35,10 @@ export async function run(): Promise<BenchFigure[]> {
         await pool.invoke(benign);
         latencies.push(performance.now() - started);
       }
-      return percentile(latencies.sort((a, b) => a - b), 50);
+      return percentile(
+        latencies.sort((a, b) => a - b),
+        50,
+      );
     };
     for (let i = 0; i < 50; i++) await pool.invoke(benign);
     const quiet = await p50();
@@ -54,7 +60,14 @@ export async function run(): Promise<BenchFigure[]> {
     console.log(`  benign p50: quiet ${round2(quiet)} ms, beside hogs ${round2(beside)} ms (${round2(beside / quiet)}x)`);
     return [
       { name: `${name}.benign_p50.quiet_ms`, value: round2(quiet), unit: 'ms', target: 10, better: 'lower' },
-      { name: `${name}.benign_p50.beside_hogs_ms`, value: round2(beside), unit: 'ms', target: round2(2 * quiet), better: 'lower', baseline: { name: `${name}.benign_p50.quiet_ms`, value: round2(quiet) } },
+      {
+        name: `${name}.benign_p50.beside_hogs_ms`,
+        value: round2(beside),
+        unit: 'ms',
+        target: round2(2 * quiet),
+        better: 'lower',
+        baseline: { name: `${name}.benign_p50.quiet_ms`, value: round2(quiet) },
+      },
       { name: `${name}.beside_hogs_over_quiet`, value: round2(beside / quiet), unit: 'x', target: 2, better: 'lower' },
     ];
   } finally {

@@ -45,7 +45,13 @@ export async function run(): Promise<BenchFigure[]> {
     for (const [runtime, source] of sources) {
       const scriptId = await deployed(runtime, source);
       // Load until throughput settles: DynamoDB Local's JVM needs it before its per-request cost stops falling (support.ts).
-      const rounds = await warmUp({ url: `${platform.baseUrl}/api/sdk/v1/scripts/executeScript`, method: 'POST', headers, body: JSON.stringify({ scriptId }), connections: 4 });
+      const rounds = await warmUp({
+        url: `${platform.baseUrl}/api/sdk/v1/scripts/executeScript`,
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ scriptId }),
+        connections: 4,
+      });
       console.log(`  ${runtime} warm-up: ${rounds.map((rate) => Math.round(rate)).join(' -> ')} runs/s`);
       scriptIds.push(scriptId);
     }
@@ -60,7 +66,10 @@ export async function run(): Promise<BenchFigure[]> {
   async function coldFirstRun(runtime: string, source: string) {
     const samples: number[] = [];
     for (let i = 0; i < coldSamples; i++) samples.push(await timed(await deployed(runtime, source)));
-    return percentile(samples.sort((a, b) => a - b), 50);
+    return percentile(
+      samples.sort((a, b) => a - b),
+      50,
+    );
   }
 
   async function fortyFib(runtime: string, source: string) {
@@ -71,7 +80,10 @@ export async function run(): Promise<BenchFigure[]> {
   }
 
   try {
-    const [nodeWarm, pythonWarm] = await warmP50s([['nodejs18', code.nodeNoop], ['python3.11', code.pythonNoop]]);
+    const [nodeWarm, pythonWarm] = await warmP50s([
+      ['nodejs18', code.nodeNoop],
+      ['python3.11', code.pythonNoop],
+    ]);
     const nodeCold = await coldFirstRun('nodejs18', code.nodeNoop);
     const pythonCold = await coldFirstRun('python3.11', code.pythonNoop);
     const nodeFib = await fortyFib('nodejs18', code.nodeFib);

@@ -16,7 +16,11 @@ const connections = 32;
 const durationSeconds = 8;
 
 async function post(baseUrl: string, apiKey: string, path: string, body: unknown) {
-  const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify(body) });
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+    body: JSON.stringify(body),
+  });
   const parsed = (await response.json()) as { data: Record<string, any> };
   if (!response.ok) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(parsed)}`);
   return parsed.data;
@@ -59,7 +63,13 @@ export async function run(): Promise<BenchFigure[]> {
     for (let round = 0; round < rounds; round++) {
       const { repo, gitHash } = givenSiteRepo();
       const started = performance.now();
-      const created = await post(platform.baseUrl, apiKey, templatesPath, { repository: repo.url, gitHash, name: 'Bench site', description: 'bench', category: 'bench' });
+      const created = await post(platform.baseUrl, apiKey, templatesPath, {
+        repository: repo.url,
+        gitHash,
+        name: 'Bench site',
+        description: 'bench',
+        category: 'bench',
+      });
       const built = await post(platform.baseUrl, apiKey, `${templatesPath}/${created.id}/build`, {});
       if (built.buildStatus !== 'success') throw new Error(`build ended ${built.buildStatus}: ${built.reason}`);
       const installed = await post(platform.baseUrl, apiKey, `${templatesPath}/${created.id}/install`, { customization: { 'hero.title': 'Bench' } });
@@ -69,7 +79,10 @@ export async function run(): Promise<BenchFigure[]> {
       subdomain = installed.subdomain;
       repo.remove();
     }
-    const createToServed = percentile(timings.sort((a, b) => a - b), 50);
+    const createToServed = percentile(
+      timings.sort((a, b) => a - b),
+      50,
+    );
     console.log(`  create-to-served: ${timings.map((ms) => Math.round(ms)).join(', ')} ms`);
 
     bare = await startBareStatic(join(process.env.DATA_DIR!, 'pages', subdomain));
@@ -79,7 +92,14 @@ export async function run(): Promise<BenchFigure[]> {
     const bareRate = Math.round(baseline.requestsPerSecond);
     return [
       { name: `${name}.create_to_served_ms`, value: Math.round(createToServed), unit: 'ms', target: 15_000, better: 'lower' },
-      { name: `${name}.page_requests_per_second`, value: servedRate, unit: 'requests/s', target: Math.round(bareRate / 2), better: 'higher', baseline: { name: `${name}.bare-static.requests_per_second`, value: bareRate } },
+      {
+        name: `${name}.page_requests_per_second`,
+        value: servedRate,
+        unit: 'requests/s',
+        target: Math.round(bareRate / 2),
+        better: 'higher',
+        baseline: { name: `${name}.bare-static.requests_per_second`, value: bareRate },
+      },
       { name: `${name}.bare-static.requests_per_second`, value: bareRate, unit: 'requests/s', target: bareRate, better: 'higher' },
     ];
   } finally {

@@ -21,8 +21,12 @@ new PlatformStack(app, stage ? `PlatformStack-${stage}` : 'PlatformStack', {
   pagesCertificateArn: context('pagesCertificateArn'),
   allowPrivateUpstreams: context('allowPrivateUpstreams') === 'true',
   solana: {
-    network: context('solanaNetwork'), rpcUrl: context('solanaRpcUrl'), solPriceUsd: context('solPriceUsd'),
-    platformWalletAddress: context('platformWalletAddress'), feePayerAddress: context('feePayerAddress'), payoutThresholdUsdc: context('payoutThresholdUsdc'),
+    network: context('solanaNetwork'),
+    rpcUrl: context('solanaRpcUrl'),
+    solPriceUsd: context('solPriceUsd'),
+    platformWalletAddress: context('platformWalletAddress'),
+    feePayerAddress: context('feePayerAddress'),
+    payoutThresholdUsdc: context('payoutThresholdUsdc'),
   },
   llm: {
     provider: context('llmProvider') === 'openai' ? 'openai' : undefined,

@@ -13,7 +13,9 @@ interface WasmSource {
   exportName: string;
 }
 
-export const wasmSources: WasmSource[] = [{ source: 'functions/documents/dot-scan.wat', output: 'functions/documents/dot-scan-wasm.ts', exportName: 'dotScanWasm' }];
+export const wasmSources: WasmSource[] = [
+  { source: 'functions/documents/dot-scan.wat', output: 'functions/documents/dot-scan-wasm.ts', exportName: 'dotScanWasm' },
+];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 

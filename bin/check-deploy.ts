@@ -8,7 +8,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CloudFormationClient, CreateStackCommand, DescribeStackEventsCommand, DescribeStacksCommand, ListStackResourcesCommand } from '@aws-sdk/client-cloudformation';
+import {
+  CloudFormationClient,
+  CreateStackCommand,
+  DescribeStackEventsCommand,
+  DescribeStacksCommand,
+  ListStackResourcesCommand,
+} from '@aws-sdk/client-cloudformation';
 import { CreateEventBusCommand, EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { App } from 'aws-cdk-lib';
@@ -45,7 +51,13 @@ function lint(templates: string[]): void {
 
 /** The resource types moto_server's CloudFormation creates, from moto itself (the python3 that runs moto_server). */
 const modelledTypes = (): Set<string> =>
-  new Set(JSON.parse(execFileSync('python3', ['-c', 'import json; from moto.cloudformation.parsing import get_model_map; print(json.dumps(sorted(get_model_map())))'], { encoding: 'utf8' })) as string[]);
+  new Set(
+    JSON.parse(
+      execFileSync('python3', ['-c', 'import json; from moto.cloudformation.parsing import get_model_map; print(json.dumps(sorted(get_model_map())))'], {
+        encoding: 'utf8',
+      }),
+    ) as string[],
+  );
 
 /** Replaces `{Ref: standIn}` and `{Fn::GetAtt: [standIn, attr]}` anywhere in `value` by ARN-shaped literals (IAM policies take them). */
 function replaceAttributes(value: unknown, standIns: Set<string>): unknown {
@@ -66,12 +78,24 @@ function forMoto(template: Json, modelled: Set<string>): { template: Json; stand
   const resources = template.Resources as Record<string, Json>;
   // Nested stacks are created on their own; moto would fetch their templates from the asset bucket.
   const standIns = new Set(Object.keys(resources).filter((id) => !modelled.has(resources[id]!.Type) || resources[id]!.Type === 'AWS::CloudFormation::Stack'));
-  const replaced = Object.fromEntries(Object.entries(resources).map(([id, resource]) => [id, standIns.has(id)
-    ? { Type: 'AWS::SSM::Parameter', Properties: { Name: { 'Fn::Sub': `/stand-in/\${AWS::StackName}/${id}` }, Type: 'String', Value: `stand-in for ${resource.Type}` }, ...(resource.DependsOn && { DependsOn: resource.DependsOn }) }
-    : resource]));
+  const replaced = Object.fromEntries(
+    Object.entries(resources).map(([id, resource]) => [
+      id,
+      standIns.has(id)
+        ? {
+            Type: 'AWS::SSM::Parameter',
+            Properties: { Name: { 'Fn::Sub': `/stand-in/\${AWS::StackName}/${id}` }, Type: 'String', Value: `stand-in for ${resource.Type}` },
+            ...(resource.DependsOn && { DependsOn: resource.DependsOn }),
+          }
+        : resource,
+    ]),
+  );
   const { Rules: _rules, Parameters: parameters = {}, ...rest } = template;
   const { BootstrapVersion: _bootstrap, ...kept } = parameters as Json;
-  return { template: replaceAttributes({ ...rest, Parameters: kept, Resources: replaced }, standIns) as Json, standIns: [...standIns].map((id) => resources[id]!.Type) };
+  return {
+    template: replaceAttributes({ ...rest, Parameters: kept, Resources: replaced }, standIns) as Json,
+    standIns: [...standIns].map((id) => resources[id]!.Type),
+  };
 }
 
 /** What a parent would pass, ARN-shaped: names and ids pass as strings, and IAM policies only take ARNs. */
@@ -108,14 +132,25 @@ async function standInBuses(events: EventBridgeClient, template: Json): Promise<
 }
 
 async function create(cloudFormation: CloudFormationClient, name: string, template: Json, given: Map<string, string>): Promise<number> {
-  const parameters = Object.keys(template.Parameters ?? {}).map((key) => (given.has(key) ? { ParameterKey: key, ParameterValue: given.get(key) } : standInParameter(key)));
-  await cloudFormation.send(new CreateStackCommand({ StackName: name, TemplateBody: JSON.stringify(template), Parameters: parameters, Capabilities: ['CAPABILITY_IAM', 'CAPABILITY_NAMED_IAM', 'CAPABILITY_AUTO_EXPAND'] }));
+  const parameters = Object.keys(template.Parameters ?? {}).map((key) =>
+    given.has(key) ? { ParameterKey: key, ParameterValue: given.get(key) } : standInParameter(key),
+  );
+  await cloudFormation.send(
+    new CreateStackCommand({
+      StackName: name,
+      TemplateBody: JSON.stringify(template),
+      Parameters: parameters,
+      Capabilities: ['CAPABILITY_IAM', 'CAPABILITY_NAMED_IAM', 'CAPABILITY_AUTO_EXPAND'],
+    }),
+  );
   for (;;) {
     const [stack] = (await cloudFormation.send(new DescribeStacksCommand({ StackName: name }))).Stacks ?? [];
     if (stack?.StackStatus === 'CREATE_COMPLETE') break;
     if (!stack?.StackStatus?.endsWith('IN_PROGRESS')) {
       const events = (await cloudFormation.send(new DescribeStackEventsCommand({ StackName: name }))).StackEvents ?? [];
-      const failed = events.filter((event) => event.ResourceStatus?.endsWith('FAILED')).map((event) => `${event.LogicalResourceId}: ${event.ResourceStatusReason}`);
+      const failed = events
+        .filter((event) => event.ResourceStatus?.endsWith('FAILED'))
+        .map((event) => `${event.LogicalResourceId}: ${event.ResourceStatusReason}`);
       throw new Error(`${name}: ${stack?.StackStatus} ${stack?.StackStatusReason ?? ''}\n${failed.join('\n')}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -131,7 +166,9 @@ async function create(cloudFormation: CloudFormationClient, name: string, templa
 }
 
 const outdir = synthesize();
-const templates = readdirSync(outdir).filter((name) => name.endsWith('.template.json')).map((name) => join(outdir, name));
+const templates = readdirSync(outdir)
+  .filter((name) => name.endsWith('.template.json'))
+  .map((name) => join(outdir, name));
 lint(templates);
 
 const moto = await startMoto();
@@ -142,7 +179,10 @@ try {
   const s3 = new S3Client({ ...config, forcePathStyle: true });
   const events = new EventBridgeClient(config);
   const modelled = modelledTypes();
-  const placeholderZip = zipSync({ 'index.mjs': strToU8('export const handler = async () => ({});\n'), 'python_facts.py': strToU8('def handler(event, context):\n    return {}\n') });
+  const placeholderZip = zipSync({
+    'index.mjs': strToU8('export const handler = async () => ({});\n'),
+    'python_facts.py': strToU8('def handler(event, context):\n    return {}\n'),
+  });
   const bucket = `cdk-hnb659fds-assets-${account}-${region}`;
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   let total = 0;
@@ -150,7 +190,11 @@ try {
     const synthesized = JSON.parse(readFileSync(file, 'utf8')) as Json;
     for (const key of assetKeys(synthesized)) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: placeholderZip }));
     const { template, standIns } = forMoto(synthesized, modelled);
-    const name = file.split('/').at(-1)!.replace(/\.(nested\.)?template\.json$/, '').replace(/[^A-Za-z0-9-]/g, '-');
+    const name = file
+      .split('/')
+      .at(-1)!
+      .replace(/\.(nested\.)?template\.json$/, '')
+      .replace(/[^A-Za-z0-9-]/g, '-');
     const created = await create(cloudFormation, name, template, await standInBuses(events, template));
     total += created;
     const kinds = [...new Set(standIns)].sort();

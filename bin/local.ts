@@ -54,7 +54,11 @@ const ensurePortFree = (port: number, host: string) =>
   new Promise<void>((free, taken) => {
     const probe = createServer();
     probe.once('error', (error: NodeJS.ErrnoException) =>
-      taken(error.code === 'EADDRINUSE' ? new PortInUseError(`port ${port} on ${host} is already in use (another npm start?): stop that process or set PORT=<another port>`) : error),
+      taken(
+        error.code === 'EADDRINUSE'
+          ? new PortInUseError(`port ${port} on ${host} is already in use (another npm start?): stop that process or set PORT=<another port>`)
+          : error,
+      ),
     );
     probe.listen(port, host, () => probe.close(() => free()));
   });
@@ -148,7 +152,15 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   let dev: DevAccount | undefined;
   const hosts = localHosts({ bindHost: host, publicBaseUrl: process.env.PUBLIC_BASE_URL });
   const webConsole = createConsoleServer({ build: () => buildConsole(join(dataDir, 'console')), devApiKey: () => dev?.apiKey, hosts });
-  const server = await createLocalApi({ routes, rootDir, authorizerHandler, authorizerTables, hosts, pages: createPagesServer(join(dataDir, 'pages')), console: webConsole.handle });
+  const server = await createLocalApi({
+    routes,
+    rootDir,
+    authorizerHandler,
+    authorizerTables,
+    hosts,
+    pages: createPagesServer(join(dataDir, 'pages')),
+    console: webConsole.handle,
+  });
   try {
     await new Promise<void>((ready, fail) => {
       server.once('error', fail);
@@ -158,7 +170,9 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
     // Lost the port between the probe and now: leave nothing running either way.
     await stopLocalServices();
     await dynamo.stop();
-    throw (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? new PortInUseError(`port ${requestedPort} on ${host} is already in use: set PORT=<another port>`) : error;
+    throw (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+      ? new PortInUseError(`port ${requestedPort} on ${host} is already in use: set PORT=<another port>`)
+      : error;
   }
   const { port } = server.address() as { port: number };
   const baseUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;

@@ -10,5 +10,8 @@ if (!stackName) {
   console.error('usage: npm run teardown:scripts -- <stack name, e.g. PlatformStack or PlatformStack-<stage>>');
   process.exit(2);
 }
-const removed = await teardownScriptFunctions({ lambda: new LambdaClient({}), logs: new CloudWatchLogsClient({}), iam: new IAMClient({}) }, `${stackName}-script-`);
+const removed = await teardownScriptFunctions(
+  { lambda: new LambdaClient({}), logs: new CloudWatchLogsClient({}), iam: new IAMClient({}) },
+  `${stackName}-script-`,
+);
 console.log(removed.length ? `removed ${removed.length} script functions:\n${removed.join('\n')}` : 'no script functions left');

@@ -8,9 +8,22 @@ import type { BusConsumer, ServiceEventConsumer } from './platform/route.js';
 import { buildStateFunction } from './templates/routes.js';
 
 export const busConsumers: BusConsumer[] = [
-  { name: 'dispatchEvent', summary: 'Runs the scripts whose subscriptions match an event', sourcePrefix: 'platform.', internalTypes: [scheduleFiringType, webhookDeliveryType], ...dispatcherFunction },
+  {
+    name: 'dispatchEvent',
+    summary: 'Runs the scripts whose subscriptions match an event',
+    sourcePrefix: 'platform.',
+    internalTypes: [scheduleFiringType, webhookDeliveryType],
+    ...dispatcherFunction,
+  },
   // A minute's time flows start side by side (each run of a script still waits for one of its 10 slots).
-  { name: 'runFlows', summary: 'Runs the flows an event or a schedule firing is for', sourcePrefix: 'platform.', internalTypes: [flowScheduleType, flowRetryType], localConcurrency: 1000, ...flowRunnerFunction },
+  {
+    name: 'runFlows',
+    summary: 'Runs the flows an event or a schedule firing is for',
+    sourcePrefix: 'platform.',
+    internalTypes: [flowScheduleType, flowRetryType],
+    localConcurrency: 1000,
+    ...flowRunnerFunction,
+  },
 ];
 
 /** CodeBuild's state changes of template builds, on the default bus: read by lib/templates.ts (no local counterpart, the local builder reports itself). */

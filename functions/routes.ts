@@ -10,7 +10,17 @@ import { resourceRoutes } from './resources/routes.js';
 import { scriptRoutes } from './scripts/routes.js';
 import { templateRoutes } from './templates/routes.js';
 
-export const routes: Route[] = [...Object.values(platformRoutes), ...Object.values(accountRoutes), ...Object.values(documentRoutes), ...Object.values(eventRoutes), ...Object.values(flowRoutes), ...Object.values(paymentRoutes), ...Object.values(resourceRoutes), ...Object.values(scriptRoutes), ...Object.values(templateRoutes)];
+export const routes: Route[] = [
+  ...Object.values(platformRoutes),
+  ...Object.values(accountRoutes),
+  ...Object.values(documentRoutes),
+  ...Object.values(eventRoutes),
+  ...Object.values(flowRoutes),
+  ...Object.values(paymentRoutes),
+  ...Object.values(resourceRoutes),
+  ...Object.values(scriptRoutes),
+  ...Object.values(templateRoutes),
+];
 
 /** What API Gateway serves: every route but the local-mode stand-ins. */
 export const deployedRoutes: Route[] = routes.filter((route) => !route.localOnly);

@@ -37,4 +37,3 @@ declare module './platform/table-definition.js' {
 }
 
 export const tableNames = Object.keys(tables) as TableName[];
-

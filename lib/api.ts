@@ -96,9 +96,12 @@ export class Api extends Construct {
    */
   throttlePublicRoutes(routes: Route[], routeOwners: IDependable[]): void {
     const publicRoutes = routes.filter((route) => route.auth === 'public');
-    (this.stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(publicRoutes.map((route) => [
-      `${route.method} ${route.path}`, { ThrottlingRateLimit: publicRouteThrottle.rateLimit, ThrottlingBurstLimit: publicRouteThrottle.burstLimit },
-    ]));
+    (this.stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
+      publicRoutes.map((route) => [
+        `${route.method} ${route.path}`,
+        { ThrottlingRateLimit: publicRouteThrottle.rateLimit, ThrottlingBurstLimit: publicRouteThrottle.burstLimit },
+      ]),
+    );
     for (const owner of routeOwners) this.stage.node.addDependency(owner);
   }
 }

@@ -14,11 +14,18 @@ import { npmInstallerFunction, scriptResourceCallFunction } from '../functions/s
 export const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 
 /** Every handler module the stack deploys: routes, bus consumers and the functions outside the route table. */
-export const platformEntries = (): string[] => [...new Set([
-  ...deployedRoutes.map((route) => route.handler),
-  ...busConsumers.map((consumer) => consumer.handler),
-  templateBuildStateConsumer.handler, scriptResourceCallFunction.handler, npmInstallerFunction.handler, payoutRunnerFunction.handler, authorizerHandler, fallbackHandler,
-])];
+export const platformEntries = (): string[] => [
+  ...new Set([
+    ...deployedRoutes.map((route) => route.handler),
+    ...busConsumers.map((consumer) => consumer.handler),
+    templateBuildStateConsumer.handler,
+    scriptResourceCallFunction.handler,
+    npmInstallerFunction.handler,
+    payoutRunnerFunction.handler,
+    authorizerHandler,
+    fallbackHandler,
+  ]),
+];
 
 /** esbuild settings of every function; exported so the bundling test checks these, not a copy. */
 export const platformBundling = {
@@ -53,7 +60,11 @@ export interface BundlePass {
   outputs: Map<string, string>;
 }
 
-const outName = (entry: string) => entry.replace(/^functions\//, '').replace(/\.ts$/, '').replace(/[^A-Za-z0-9]+/g, '-');
+const outName = (entry: string) =>
+  entry
+    .replace(/^functions\//, '')
+    .replace(/\.ts$/, '')
+    .replace(/[^A-Za-z0-9]+/g, '-');
 
 /** Bundles `entries` in one esbuild call into a fresh directory. */
 export function bundleAll(entries: string[], outdir = mkdtempSync(join(tmpdir(), 'platform-bundles-'))): BundlePass {
@@ -80,7 +91,8 @@ export function closureOf(pass: BundlePass, entry: string): string[] {
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const imported of pass.metafile.outputs[metaKey(file)]!.imports) if (!imported.external) visit(relative(pass.outdir, join(repositoryRoot, imported.path)));
+    for (const imported of pass.metafile.outputs[metaKey(file)]!.imports)
+      if (!imported.external) visit(relative(pass.outdir, join(repositoryRoot, imported.path)));
   };
   visit(pass.outputs.get(entry)!);
   return [...seen];

@@ -3,8 +3,17 @@
 // on its own origin (no CORS). A nested stack of its own: the deployment's copy function stays out of the parent.
 import { Duration, DockerImage, Fn, NestedStack, RemovalPolicy } from 'aws-cdk-lib';
 import {
-  AllowedMethods, CachePolicy, Distribution, HeadersFrameOption, HeadersReferrerPolicy, HttpVersion, OriginProtocolPolicy, OriginRequestPolicy, PriceClass,
-  ResponseHeadersPolicy, ViewerProtocolPolicy,
+  AllowedMethods,
+  CachePolicy,
+  Distribution,
+  HeadersFrameOption,
+  HeadersReferrerPolicy,
+  HttpVersion,
+  OriginProtocolPolicy,
+  OriginRequestPolicy,
+  PriceClass,
+  ResponseHeadersPolicy,
+  ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
@@ -39,7 +48,10 @@ export class Console extends NestedStack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.bucket = new Bucket(this, 'Files', {
-      ...privateBucket, serverAccessLogsBucket: this.logsBucket, serverAccessLogsPrefix: 'files/', removalPolicy: RemovalPolicy.RETAIN,
+      ...privateBucket,
+      serverAccessLogsBucket: this.logsBucket,
+      serverAccessLogsPrefix: 'files/',
+      removalPolicy: RemovalPolicy.RETAIN,
     });
     const apiDomain = Fn.select(2, Fn.split('/', props.apiUrl));
     // The managed SecurityHeadersPolicy allows same-origin framing; the console is framed by no page at all.
@@ -80,14 +92,21 @@ export class Console extends NestedStack {
     });
     this.deployment = new BucketDeployment(this, 'Deploy', {
       destinationBucket: this.bucket,
-      sources: [Source.asset(consoleDir, {
-        exclude: ['dist'],
-        bundling: {
-          // Only used when local bundling is impossible; esbuild runs in this process otherwise.
-          image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:20'),
-          local: { tryBundle: (outputDir) => { buildConsoleSync(outputDir); return true; } },
-        },
-      })],
+      sources: [
+        Source.asset(consoleDir, {
+          exclude: ['dist'],
+          bundling: {
+            // Only used when local bundling is impossible; esbuild runs in this process otherwise.
+            image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:20'),
+            local: {
+              tryBundle: (outputDir) => {
+                buildConsoleSync(outputDir);
+                return true;
+              },
+            },
+          },
+        }),
+      ],
       distribution: this.distribution,
       distributionPaths: ['/*'],
       memoryLimit: 256,
@@ -98,19 +117,30 @@ export class Console extends NestedStack {
 
   private suppressNagFindings() {
     NagSuppressions.addResourceSuppressions(this.logsBucket, [
-      { id: 'AwsSolutions-S1', reason: 'This bucket receives the console\'s access logs; logging it into itself would loop.' },
+      { id: 'AwsSolutions-S1', reason: "This bucket receives the console's access logs; logging it into itself would loop." },
     ]);
     NagSuppressions.addResourceSuppressions(this.distribution, [
       { id: 'AwsSolutions-CFR1', reason: 'The console is for users worldwide; no country is excluded.' },
-      { id: 'AwsSolutions-CFR2', reason: 'Static files plus the HTTP API, whose every route authenticates and rate-limits; a WAF web ACL is left to the deployment.' },
+      {
+        id: 'AwsSolutions-CFR2',
+        reason: 'Static files plus the HTTP API, whose every route authenticates and rate-limits; a WAF web ACL is left to the deployment.',
+      },
       { id: 'AwsSolutions-CFR4', reason: 'The default *.cloudfront.net certificate, whose minimum protocol CloudFront fixes.' },
     ]);
     // The copy function belongs to CDK's BucketDeployment: its runtime, managed policy and object wildcards are CDK's.
     const copier = this.node.findAll().filter((construct) => construct.node.id.startsWith('Custom::CDKBucketDeployment'));
-    NagSuppressions.addResourceSuppressions(copier, [
-      { id: 'AwsSolutions-IAM4', reason: 'CDK BucketDeployment\'s function uses AWSLambdaBasicExecutionRole for its logs.' },
-      { id: 'AwsSolutions-IAM5', reason: 'CDK BucketDeployment copies every object of the asset into the console bucket and invalidates the distribution: object and prefix wildcards of those two buckets only.' },
-      { id: 'AwsSolutions-L1', reason: 'The runtime of CDK BucketDeployment\'s function is chosen by aws-cdk-lib.' },
-    ], true);
+    NagSuppressions.addResourceSuppressions(
+      copier,
+      [
+        { id: 'AwsSolutions-IAM4', reason: "CDK BucketDeployment's function uses AWSLambdaBasicExecutionRole for its logs." },
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'CDK BucketDeployment copies every object of the asset into the console bucket and invalidates the distribution: object and prefix wildcards of those two buckets only.',
+        },
+        { id: 'AwsSolutions-L1', reason: "The runtime of CDK BucketDeployment's function is chosen by aws-cdk-lib." },
+      ],
+      true,
+    );
   }
 }

@@ -85,7 +85,9 @@ const arn = (fn: PlatformFunction, parts: ArnComponents) => Stack.of(fn).formatA
 
 /** iam:PassRole, and only towards the service that is meant to assume the role. */
 const passRole = (fn: PlatformFunction, role: IRole, service: string) =>
-  fn.addToRolePolicy(new PolicyStatement({ actions: ['iam:PassRole'], resources: [role.roleArn], conditions: { StringEquals: { 'iam:PassedToService': service } } }));
+  fn.addToRolePolicy(
+    new PolicyStatement({ actions: ['iam:PassRole'], resources: [role.roleArn], conditions: { StringEquals: { 'iam:PassedToService': service } } }),
+  );
 
 /**
  * Around each script function (functions/adapters/aws/script-function-upkeep.ts): its log group with retention, its
@@ -96,9 +98,23 @@ function scriptFunctionUpkeep(fn: PlatformFunction, r: PlatformResources) {
   const boundary = { StringEquals: { 'iam:PermissionsBoundary': r.scriptRoleBoundary.managedPolicyArn } };
   fn.addToRolePolicy(new PolicyStatement({ actions: ['iam:CreateRole', 'iam:PutRolePolicy'], resources: [roles], conditions: boundary }));
   fn.addToRolePolicy(new PolicyStatement({ actions: ['iam:GetRole', 'iam:DeleteRolePolicy', 'iam:DeleteRole'], resources: [roles] }));
-  fn.addToRolePolicy(new PolicyStatement({ actions: ['iam:PassRole'], resources: [roles], conditions: { StringEquals: { 'iam:PassedToService': 'lambda.amazonaws.com' } } }));
-  fn.addToRolePolicy(new PolicyStatement({ actions: ['logs:CreateLogGroup', 'logs:PutRetentionPolicy', 'logs:DeleteLogGroup'], resources: [arn(fn, { service: 'logs', resource: 'log-group', resourceName: `/aws/lambda/${r.scriptFunctionPrefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })] }));
-  fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:ListVersionsByFunction', 'lambda:ListAliases'], resources: [arn(fn, { service: 'lambda', resource: 'function', resourceName: `${r.scriptFunctionPrefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })] }));
+  fn.addToRolePolicy(
+    new PolicyStatement({ actions: ['iam:PassRole'], resources: [roles], conditions: { StringEquals: { 'iam:PassedToService': 'lambda.amazonaws.com' } } }),
+  );
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['logs:CreateLogGroup', 'logs:PutRetentionPolicy', 'logs:DeleteLogGroup'],
+      resources: [
+        arn(fn, { service: 'logs', resource: 'log-group', resourceName: `/aws/lambda/${r.scriptFunctionPrefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+      ],
+    }),
+  );
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['lambda:ListVersionsByFunction', 'lambda:ListAliases'],
+      resources: [arn(fn, { service: 'lambda', resource: 'function', resourceName: `${r.scriptFunctionPrefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+    }),
+  );
   fn.addEnvironment(envNames.scriptRoleBoundaryArn, r.scriptRoleBoundary.managedPolicyArn);
 }
 
@@ -142,10 +158,12 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
     fn.addEnvironment(envNames.eventBusName, r.eventBus.eventBusName);
   },
   scheduler(fn, r) {
-    fn.addToRolePolicy(new PolicyStatement({
-      actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule'],
-      resources: [arn(fn, { service: 'scheduler', resource: 'schedule', resourceName: `${r.scheduleGroupName}/*` })],
-    }));
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule'],
+        resources: [arn(fn, { service: 'scheduler', resource: 'schedule', resourceName: `${r.scheduleGroupName}/*` })],
+      }),
+    );
     passRole(fn, r.schedulerRole, 'scheduler.amazonaws.com');
     fn.addEnvironment(envNames.scheduleGroupName, r.scheduleGroupName);
     fn.addEnvironment(envNames.schedulerRoleArn, r.schedulerRole.roleArn);
@@ -156,10 +174,12 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
   },
   documentVectors(fn, r) {
     // QueryVectors with metadata also needs GetVectors.
-    fn.addToRolePolicy(new PolicyStatement({
-      actions: ['s3vectors:PutVectors', 's3vectors:GetVectors', 's3vectors:QueryVectors', 's3vectors:DeleteVectors'],
-      resources: [r.documentVectorIndexArn],
-    }));
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3vectors:PutVectors', 's3vectors:GetVectors', 's3vectors:QueryVectors', 's3vectors:DeleteVectors'],
+        resources: [r.documentVectorIndexArn],
+      }),
+    );
     fn.addEnvironment(envNames.documentVectorIndexArn, r.documentVectorIndexArn);
   },
   pagesBucket(fn, r) {
@@ -169,25 +189,37 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
     if (r.pagesDomain) fn.addEnvironment(envNames.pagesDomain, r.pagesDomain);
   },
   scriptFunctions(fn, r) {
-    fn.addToRolePolicy(new PolicyStatement({
-      actions: [
-        'lambda:CreateFunction', 'lambda:UpdateFunctionCode', 'lambda:UpdateFunctionConfiguration', 'lambda:PublishVersion',
-        'lambda:CreateAlias', 'lambda:UpdateAlias', 'lambda:GetAlias', 'lambda:InvokeFunction', 'lambda:DeleteFunction',
-        'lambda:GetFunction', 'lambda:GetFunctionConfiguration',
-      ],
-      // The wildcard also covers `:version` and `:alias` qualifiers of each script function.
-      resources: [arn(fn, { service: 'lambda', resource: 'function', resourceName: `${r.scriptFunctionPrefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
-    }));
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: [
+          'lambda:CreateFunction',
+          'lambda:UpdateFunctionCode',
+          'lambda:UpdateFunctionConfiguration',
+          'lambda:PublishVersion',
+          'lambda:CreateAlias',
+          'lambda:UpdateAlias',
+          'lambda:GetAlias',
+          'lambda:InvokeFunction',
+          'lambda:DeleteFunction',
+          'lambda:GetFunction',
+          'lambda:GetFunctionConfiguration',
+        ],
+        // The wildcard also covers `:version` and `:alias` qualifiers of each script function.
+        resources: [arn(fn, { service: 'lambda', resource: 'function', resourceName: `${r.scriptFunctionPrefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+      }),
+    );
     fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:GetLayerVersion'], resources: [r.scriptRuntimeLayerArn] }));
     // Dependency layers, one per lock hash, named under the same prefix (functions/adapters/aws/script-packages.ts),
     // deleted with the last version using their tree.
-    fn.addToRolePolicy(new PolicyStatement({
-      actions: ['lambda:PublishLayerVersion', 'lambda:ListLayerVersions', 'lambda:GetLayerVersion', 'lambda:DeleteLayerVersion'],
-      resources: [
-        arn(fn, { service: 'lambda', resource: 'layer', resourceName: `${r.scriptFunctionPrefix}deps-*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
-        arn(fn, { service: 'lambda', resource: 'layer', resourceName: `${r.scriptFunctionPrefix}deps-*:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
-      ],
-    }));
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['lambda:PublishLayerVersion', 'lambda:ListLayerVersions', 'lambda:GetLayerVersion', 'lambda:DeleteLayerVersion'],
+        resources: [
+          arn(fn, { service: 'lambda', resource: 'layer', resourceName: `${r.scriptFunctionPrefix}deps-*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+          arn(fn, { service: 'lambda', resource: 'layer', resourceName: `${r.scriptFunctionPrefix}deps-*:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+        ],
+      }),
+    );
     grantScriptPackages(fn, r);
     scriptFunctionUpkeep(fn, r);
     fn.addEnvironment(envNames.scriptRuntimeLayerArn, r.scriptRuntimeLayerArn);
@@ -201,7 +233,9 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
   scriptPackages: grantScriptPackages,
   packageInstallers(fn, r) {
     // The functions themselves, not grantInvoke's `:*` of every version and alias.
-    fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [r.packageInstallers.npm.functionArn, r.packageInstallers.pip.functionArn] }));
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [r.packageInstallers.npm.functionArn, r.packageInstallers.pip.functionArn] }),
+    );
     fn.addEnvironment(envNames.npmInstallerFunction, r.packageInstallers.npm.functionName);
     fn.addEnvironment(envNames.pipInstallerFunction, r.packageInstallers.pip.functionName);
   },
@@ -219,10 +253,12 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
     fn.addEnvironment('PAYOUT_FUNCTION_NAME', r.payoutFunction.functionName);
   },
   embeddings(fn) {
-    fn.addToRolePolicy(new PolicyStatement({
-      actions: ['bedrock:InvokeModel'],
-      resources: [arn(fn, { service: 'bedrock', account: '', resource: 'foundation-model', resourceName: embeddingModelId })],
-    }));
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['bedrock:InvokeModel'],
+        resources: [arn(fn, { service: 'bedrock', account: '', resource: 'foundation-model', resourceName: embeddingModelId })],
+      }),
+    );
     fn.addEnvironment(envNames.embeddingModelId, embeddingModelId);
   },
   llm(fn, r) {
@@ -236,16 +272,21 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
       [envNames.llmOutputUsdPerMTok]: settings.outputUsdPerMTok,
     };
     for (const [name, value] of Object.entries(environment)) if (value) fn.addEnvironment(name, value);
-    if (settings.apiKeySecretArn) fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [settings.apiKeySecretArn] }));
+    if (settings.apiKeySecretArn)
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [settings.apiKeySecretArn] }));
     if ((settings.provider ?? 'bedrock') === 'bedrock' && settings.model) {
       // Converse and ConverseStream authorize as InvokeModel and InvokeModelWithResponseStream; there is no bedrock:Converse action.
-      fn.addToRolePolicy(new PolicyStatement({ actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'], resources: bedrockModelArns(fn, settings.model) }));
+      fn.addToRolePolicy(
+        new PolicyStatement({ actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'], resources: bedrockModelArns(fn, settings.model) }),
+      );
     }
   },
   templateBuilds(fn, r) {
     capabilityGrants.pagesBucket(fn, r);
     fn.addToRolePolicy(new PolicyStatement({ actions: ['codebuild:StartBuild'], resources: [r.templateBuilds.project.projectArn] }));
-    fn.addToRolePolicy(new PolicyStatement({ actions: ['logs:GetLogEvents'], resources: [`${r.templateBuilds.logGroup.logGroupArn.replace(/:\*$/, '')}:log-stream:*`] }));
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['logs:GetLogEvents'], resources: [`${r.templateBuilds.logGroup.logGroupArn.replace(/:\*$/, '')}:log-stream:*`] }),
+    );
     fn.addEnvironment(envNames.templateBuildProject, r.templateBuilds.project.projectName);
     fn.addEnvironment(envNames.templateBuildLogGroup, r.templateBuilds.logGroup.logGroupName);
   },
@@ -260,7 +301,11 @@ const capabilityGrants: Record<Capability, (fn: PlatformFunction, r: PlatformRes
 };
 
 /** Grants a function exactly what its route or bus consumer declares. */
-export function grantFunction(fn: PlatformFunction, declared: Pick<Route, 'tables'> & { auth?: Route['auth']; uses?: readonly Capability[] }, resources: PlatformResources): void {
+export function grantFunction(
+  fn: PlatformFunction,
+  declared: Pick<Route, 'tables'> & { auth?: Route['auth']; uses?: readonly Capability[] },
+  resources: PlatformResources,
+): void {
   grantTables(fn, routeTables(declared), resources);
   for (const capability of new Set(declared.uses ?? [])) capabilityGrants[capability](fn, resources);
 }

@@ -14,7 +14,11 @@ export class Payouts extends Construct {
   constructor(scope: Construct, id: string, props: { environment: Record<string, string> }) {
     super(scope, id);
     this.fn = PlatformFunction.fromSpec(this, payoutRunnerFunction, props.environment);
-    new Rule(this, 'Schedule', { description: 'Pays owners what reference-client payments owe them', schedule: Schedule.rate(Duration.hours(1)), targets: [new LambdaFunction(this.fn)] });
+    new Rule(this, 'Schedule', {
+      description: 'Pays owners what reference-client payments owe them',
+      schedule: Schedule.rate(Duration.hours(1)),
+      targets: [new LambdaFunction(this.fn)],
+    });
   }
 
   /** Granted once the platform's resources exist: its grants name tables and secrets built after it. */

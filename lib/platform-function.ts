@@ -1,7 +1,17 @@
 // The one place for settings every platform Lambda shares; routes only vary entry, memory, timeout and grants.
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, Code, Function as LambdaFunction, LoggingFormat, Runtime, RuntimeFamily, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  Code,
+  Function as LambdaFunction,
+  LoggingFormat,
+  Runtime,
+  RuntimeFamily,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { FunctionSpec } from '../functions/platform/route.js';
@@ -35,7 +45,11 @@ export class PlatformFunction extends LambdaFunction {
   /** A function declared outside the route table (bus consumers, the scripts' resource-call function). */
   static fromSpec(scope: Construct, spec: FunctionSpec, environment: Record<string, string>): PlatformFunction {
     return new PlatformFunction(scope, spec.name, {
-      entry: spec.handler, description: `${spec.name}: ${spec.summary}`, memoryMb: spec.memoryMb, timeoutSeconds: spec.timeoutSeconds, environment,
+      entry: spec.handler,
+      description: `${spec.name}: ${spec.summary}`,
+      memoryMb: spec.memoryMb,
+      timeoutSeconds: spec.timeoutSeconds,
+      environment,
     });
   }
 

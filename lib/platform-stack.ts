@@ -124,13 +124,25 @@ export class PlatformStack extends Stack {
     this.payouts.grant(resources);
     this.api = new Api(this, 'Api', { resources });
     const routeTable = props.routes ?? deployedRoutes;
-    this.areas = routesByArea(routeTable).map(([area, slice]) => new AreaRoutes(this, `${pascal(area)}Routes`, {
-      area, routes: slice, httpApi: this.api.httpApi, apiKeyAuthorizer: this.api.authorizer, resources, environment,
-    }));
+    this.areas = routesByArea(routeTable).map(
+      ([area, slice]) =>
+        new AreaRoutes(this, `${pascal(area)}Routes`, {
+          area,
+          routes: slice,
+          httpApi: this.api.httpApi,
+          apiKeyAuthorizer: this.api.authorizer,
+          resources,
+          environment,
+        }),
+    );
     this.api.throttlePublicRoutes(routeTable, this.areas);
 
     this.consumers = new BusConsumers(this, 'BusConsumers', {
-      consumers: busConsumers, bus: this.events.bus, deadLetterQueue: this.events.deadLetterQueue, resources, environment,
+      consumers: busConsumers,
+      bus: this.events.bus,
+      deadLetterQueue: this.events.deadLetterQueue,
+      resources,
+      environment,
     });
 
     this.templateBuilds.routeStateChanges(templateBuildStateConsumer, resources, environment, this.events.deadLetterQueue);
@@ -139,7 +151,10 @@ export class PlatformStack extends Stack {
 
     new CfnOutput(this, 'ConsoleUrl', { value: this.console.url, description: 'The web console (CloudFront; /api/* reaches the HTTP API)' });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
-    new CfnOutput(this, 'PagesUrl', { value: `https://${this.storage.distribution.distributionDomainName}`, description: 'CloudFront URL of template pages (/pages/<sub>/)' });
+    new CfnOutput(this, 'PagesUrl', {
+      value: `https://${this.storage.distribution.distributionDomainName}`,
+      description: 'CloudFront URL of template pages (/pages/<sub>/)',
+    });
     new CfnOutput(this, 'AdminKeySecretArn', { value: this.security.adminKeySecret.secretArn, description: 'Secret holding the X-Admin-Key value' });
     new CfnOutput(this, 'EventBusName', { value: this.events.bus.eventBusName });
 

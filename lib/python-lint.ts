@@ -49,7 +49,10 @@ export class PythonLint extends Construct {
     super(scope, id);
     // No platform resource at all: it only reads the code it is handed.
     this.fn = pythonFunction(this, {
-      description: 'lintScript: reads Python script code with Python\'s ast', module: 'functions/scripts/lint/python_facts.py', memoryMb: 256, timeoutSeconds: 10,
+      description: "lintScript: reads Python script code with Python's ast",
+      module: 'functions/scripts/lint/python_facts.py',
+      memoryMb: 256,
+      timeoutSeconds: 10,
     });
   }
 }

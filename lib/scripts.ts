@@ -32,7 +32,8 @@ export class Scripts extends Construct {
     const stack = Stack.of(this);
     // Named after the stack so stages keep apart; Lambda names stop at 64 characters and script ids take 20.
     this.functionPrefix = `${stack.stackName}-script-`;
-    if (this.functionPrefix.length > maxFunctionPrefix) throw new Error(`stack name ${stack.stackName} is too long for script function names: at most ${maxFunctionPrefix - 8} characters`);
+    if (this.functionPrefix.length > maxFunctionPrefix)
+      throw new Error(`stack name ${stack.stackName} is too long for script function names: at most ${maxFunctionPrefix - 8} characters`);
     this.runtimeLayer = new LayerVersion(this, 'RuntimeLayer', {
       code: Code.fromAsset(fileURLToPath(new URL('../layers/script-runtime', import.meta.url))),
       compatibleRuntimes: [Runtime.NODEJS_LATEST, pythonLambdaRuntime],
@@ -44,7 +45,14 @@ export class Scripts extends Construct {
       statements: [
         new PolicyStatement({
           actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-          resources: [stack.formatArn({ service: 'logs', resource: 'log-group', resourceName: `/aws/lambda/${this.functionPrefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+          resources: [
+            stack.formatArn({
+              service: 'logs',
+              resource: 'log-group',
+              resourceName: `/aws/lambda/${this.functionPrefix}*`,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          ],
         }),
       ],
     });
@@ -76,12 +84,20 @@ export class PackageInstallers extends Construct {
       [envNames.packageInstallTimeoutSeconds]: String(installerTimeLimitSeconds),
     };
     this.npm = new PlatformFunction(this, npmInstallerFunction.name, {
-      entry: npmInstallerFunction.handler, description: `${npmInstallerFunction.name}: ${npmInstallerFunction.summary}`, memoryMb: npmInstallerFunction.memoryMb,
-      timeoutSeconds: npmInstallerFunction.timeoutSeconds, environment, reservedConcurrency: installerConcurrency,
+      entry: npmInstallerFunction.handler,
+      description: `${npmInstallerFunction.name}: ${npmInstallerFunction.summary}`,
+      memoryMb: npmInstallerFunction.memoryMb,
+      timeoutSeconds: npmInstallerFunction.timeoutSeconds,
+      environment,
+      reservedConcurrency: installerConcurrency,
     });
     this.pip = pythonFunction(new Construct(this, 'PipInstaller'), {
-      description: "PipInstaller: installs a script version's pure-Python wheels and stores the tree", module: 'functions/scripts/installer/pip_installer.py',
-      memoryMb: npmInstallerFunction.memoryMb!, timeoutSeconds: npmInstallerFunction.timeoutSeconds!, environment, reservedConcurrency: installerConcurrency,
+      description: "PipInstaller: installs a script version's pure-Python wheels and stores the tree",
+      module: 'functions/scripts/installer/pip_installer.py',
+      memoryMb: npmInstallerFunction.memoryMb!,
+      timeoutSeconds: npmInstallerFunction.timeoutSeconds!,
+      environment,
+      reservedConcurrency: installerConcurrency,
     });
     for (const fn of [this.npm, this.pip]) {
       fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.packagesBucket.arnForObjects('script-deps/*')] }));

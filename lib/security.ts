@@ -18,7 +18,7 @@ export class Security extends Construct {
   constructor(scope: Construct, id: string) {
     super(scope, id);
     this.credentialsKey = new Key(this, 'CredentialsKey', {
-      description: 'Encrypts data keys for users\' stored resource credentials',
+      description: "Encrypts data keys for users' stored resource credentials",
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });

@@ -2,8 +2,16 @@
 import { Annotations, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
-  CachePolicy, Distribution, Function as CloudFrontFunction, FunctionCode, FunctionEventType, FunctionRuntime, HttpVersion, PriceClass,
-  SecurityPolicyProtocol, ViewerProtocolPolicy,
+  CachePolicy,
+  Distribution,
+  Function as CloudFrontFunction,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
+  HttpVersion,
+  PriceClass,
+  SecurityPolicyProtocol,
+  ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { BlockPublicAccess, Bucket, type BucketProps, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
@@ -43,13 +51,19 @@ export class Storage extends Construct {
       lifecycleRules: [{ expiration: Duration.days(90) }],
     });
     this.documentsBucket = new Bucket(this, 'Documents', {
-      ...privateBucket, serverAccessLogsBucket: this.accessLogsBucket, serverAccessLogsPrefix: 'documents/',
+      ...privateBucket,
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: 'documents/',
     });
     this.scriptPackagesBucket = new Bucket(this, 'ScriptPackages', {
-      ...privateBucket, serverAccessLogsBucket: this.accessLogsBucket, serverAccessLogsPrefix: 'script-packages/',
+      ...privateBucket,
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: 'script-packages/',
     });
     this.pagesBucket = new Bucket(this, 'Pages', {
-      ...privateBucket, serverAccessLogsBucket: this.accessLogsBucket, serverAccessLogsPrefix: 'pages/',
+      ...privateBucket,
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: 'pages/',
     });
 
     const router = new CloudFrontFunction(this, 'PagesRouter', {
@@ -60,7 +74,10 @@ export class Storage extends Construct {
     const domain = props.pagesDomain && props.pagesCertificateArn ? props.pagesDomain : undefined;
     this.hasCustomCertificate = domain !== undefined;
     if (props.pagesDomain && !domain) {
-      Annotations.of(this).addWarningV2('platform:pagesDomainWithoutCertificate', `pagesDomain ${props.pagesDomain} is set without pagesCertificateArn: only /pages/<sub>/ answers until a certificate for *.${props.pagesDomain} is given`);
+      Annotations.of(this).addWarningV2(
+        'platform:pagesDomainWithoutCertificate',
+        `pagesDomain ${props.pagesDomain} is set without pagesCertificateArn: only /pages/<sub>/ answers until a certificate for *.${props.pagesDomain} is given`,
+      );
     }
     this.distribution = new Distribution(this, 'PagesDistribution', {
       comment: 'Template pages',

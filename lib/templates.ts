@@ -97,7 +97,10 @@ export class TemplateBuilds extends Construct {
     this.logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     // The project's own role: logs only (CodeBuild adds them) and assuming the publish role.
     const projectRole = new Role(this, 'ProjectRole', { assumedBy: new ServicePrincipal('codebuild.amazonaws.com') });
-    this.publishRole = new Role(this, 'PublishRole', { assumedBy: projectRole, description: 'Publishes one template build into the pages bucket, scoped per build by a session policy' });
+    this.publishRole = new Role(this, 'PublishRole', {
+      assumedBy: projectRole,
+      description: 'Publishes one template build into the pages bucket, scoped per build by a session policy',
+    });
     props.pagesBucket.grantReadWrite(this.publishRole);
     this.project = new Project(this, 'Project', {
       description: 'Builds template pages from a repository commit into the pages bucket',
@@ -106,8 +109,10 @@ export class TemplateBuilds extends Construct {
       // Privileged for the Docker daemon the build command's container needs.
       environment: { buildImage: LinuxBuildImage.STANDARD_7_0, computeType: ComputeType.SMALL, privileged: true },
       environmentVariables: {
-        PAGES_BUCKET: { value: props.pagesBucket.bucketName }, PAGES_BUCKET_ARN: { value: props.pagesBucket.bucketArn },
-        PUBLISH_ROLE_ARN: { value: this.publishRole.roleArn }, BUILD_IMAGE: { value: buildCommandImage },
+        PAGES_BUCKET: { value: props.pagesBucket.bucketName },
+        PAGES_BUCKET_ARN: { value: props.pagesBucket.bucketArn },
+        PUBLISH_ROLE_ARN: { value: this.publishRole.roleArn },
+        BUILD_IMAGE: { value: buildCommandImage },
       },
       timeout: props.timeout ?? Duration.minutes(10),
       logging: { cloudWatch: { logGroup: this.logGroup } },
@@ -115,7 +120,12 @@ export class TemplateBuilds extends Construct {
   }
 
   /** The function that records build ends, behind a rule for this project's final states. */
-  routeStateChanges(consumer: ServiceEventConsumer, resources: PlatformResources, environment: Record<string, string>, deadLetterQueue: IQueue): PlatformFunction {
+  routeStateChanges(
+    consumer: ServiceEventConsumer,
+    resources: PlatformResources,
+    environment: Record<string, string>,
+    deadLetterQueue: IQueue,
+  ): PlatformFunction {
     const fn = PlatformFunction.fromSpec(this, consumer, environment);
     grantFunction(fn, consumer, resources);
     new Rule(this, 'BuildStateRule', {

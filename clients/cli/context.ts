@@ -38,7 +38,10 @@ export function settings(options: GlobalOptions): Settings {
   ];
   const baseUrl = layers.find(([, layer]) => layer.baseUrl)?.[1].baseUrl;
   const keyLayer = layers.find(([, layer]) => layer.apiKey);
-  if (!baseUrl) throw new UsageError('no base URL: run `platform configure --base-url <url> --api-key <key>`, set PLATFORM_BASE_URL, or start the local platform (`npm start` writes .data/dev.json)');
+  if (!baseUrl)
+    throw new UsageError(
+      'no base URL: run `platform configure --base-url <url> --api-key <key>`, set PLATFORM_BASE_URL, or start the local platform (`npm start` writes .data/dev.json)',
+    );
   return { baseUrl, apiKey: keyLayer?.[1].apiKey, source: keyLayer?.[0] ?? 'none' };
 }
 

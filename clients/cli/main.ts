@@ -28,7 +28,10 @@ program
       return;
     }
     const current = settings(options);
-    output(options, { baseUrl: current.baseUrl, keyFrom: current.source, configFile: configFile() }, () => [`base URL: ${current.baseUrl}`, `key from: ${current.source}`]);
+    output(options, { baseUrl: current.baseUrl, keyFrom: current.source, configFile: configFile() }, () => [
+      `base URL: ${current.baseUrl}`,
+      `key from: ${current.source}`,
+    ]);
   });
 
 program

@@ -46,19 +46,32 @@ export { unwrap };
 
 /** XMLHttpRequest behind fetch's signature: fetch cannot report how much of a request body is sent. */
 function progressFetch(onProgress: (percent: number) => void): typeof fetch {
-  return (input, init) => new Promise<Response>((resolve, reject) => {
-    const request = input instanceof Request ? input : new Request(input, init);
-    const xhr = new XMLHttpRequest();
-    xhr.open(request.method, request.url);
-    request.headers.forEach((value, name) => { xhr.setRequestHeader(name, value); });
-    xhr.upload.onprogress = (event) => event.lengthComputable && onProgress(Math.round((event.loaded / event.total) * 100));
-    xhr.onload = () => resolve(new Response(xhr.responseText, {
-      status: xhr.status,
-      headers: Object.fromEntries(xhr.getAllResponseHeaders().trim().split(/\r?\n/).filter(Boolean).map((line) => line.split(/:\s*/, 2) as [string, string])),
-    }));
-    xhr.onerror = () => reject(new TypeError('network error during the upload'));
-    void request.text().then((body) => xhr.send(body), reject);
-  });
+  return (input, init) =>
+    new Promise<Response>((resolve, reject) => {
+      const request = input instanceof Request ? input : new Request(input, init);
+      const xhr = new XMLHttpRequest();
+      xhr.open(request.method, request.url);
+      request.headers.forEach((value, name) => {
+        xhr.setRequestHeader(name, value);
+      });
+      xhr.upload.onprogress = (event) => event.lengthComputable && onProgress(Math.round((event.loaded / event.total) * 100));
+      xhr.onload = () =>
+        resolve(
+          new Response(xhr.responseText, {
+            status: xhr.status,
+            headers: Object.fromEntries(
+              xhr
+                .getAllResponseHeaders()
+                .trim()
+                .split(/\r?\n/)
+                .filter(Boolean)
+                .map((line) => line.split(/:\s*/, 2) as [string, string]),
+            ),
+          }),
+        );
+      xhr.onerror = () => reject(new TypeError('network error during the upload'));
+      void request.text().then((body) => xhr.send(body), reject);
+    });
 }
 
 /** The typed client for one upload, reporting the share of the body sent. */

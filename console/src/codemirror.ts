@@ -20,18 +20,28 @@ async function lint(view: EditorView, runtime: string): Promise<Diagnostic[]> {
 }
 
 /** `readOnly`: shows code without editing or linting it (a stored version). */
-export function createEditor(options: { parent: HTMLElement; doc: string; runtime: string; label: string; readOnly?: boolean; onChange(code: string): void }): { destroy(): void } {
+export function createEditor(options: { parent: HTMLElement; doc: string; runtime: string; label: string; readOnly?: boolean; onChange(code: string): void }): {
+  destroy(): void;
+} {
   return new EditorView({
     parent: options.parent,
     state: EditorState.create({
       doc: options.doc,
       extensions: [
-        lineNumbers(), history(), indentOnInput(), highlightActiveLine(), syntaxHighlighting(defaultHighlightStyle),
+        lineNumbers(),
+        history(),
+        indentOnInput(),
+        highlightActiveLine(),
+        syntaxHighlighting(defaultHighlightStyle),
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
         StreamLanguage.define(options.runtime.startsWith('python') ? python : javascript),
-        options.readOnly ? [EditorState.readOnly.of(true), EditorView.editable.of(false)] : [lintGutter(), linter((view) => lint(view, options.runtime), { delay: 600 })],
+        options.readOnly
+          ? [EditorState.readOnly.of(true), EditorView.editable.of(false)]
+          : [lintGutter(), linter((view) => lint(view, options.runtime), { delay: 600 })],
         EditorView.contentAttributes.of({ 'aria-label': options.label }),
-        EditorView.updateListener.of((update) => { if (update.docChanged) options.onChange(update.state.doc.toString()); }),
+        EditorView.updateListener.of((update) => {
+          if (update.docChanged) options.onChange(update.state.doc.toString());
+        }),
       ],
     }),
   });

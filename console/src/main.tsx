@@ -34,22 +34,26 @@ const route = (): { page: PageName; param?: string } => {
 function SignIn({ onSignedIn }: { onSignedIn(user: string): void }) {
   const [key, setKey] = useState('');
   const { run, status } = useAction();
-  useEffect(() => { void devApiKey().then((found) => found && setKey((typed) => typed || found)); }, []);
+  useEffect(() => {
+    void devApiKey().then((found) => found && setKey((typed) => typed || found));
+  }, []);
   const submit = async (event: Event) => {
     event.preventDefault();
     const me = await run('Signing in', () => signIn(key.trim()));
     if (me) onSignedIn(me.username ?? me.userId);
   };
-  return <main class="signin">
-    <h1>Automation platform</h1>
-    <form onSubmit={submit} aria-label="Sign in">
-      <Field label="API key" hint="Kept in this tab's session storage only.">
-        <input type="password" name="apiKey" autocomplete="off" required value={key} onInput={(event) => setKey(event.currentTarget.value)} />
-      </Field>
-      <button type="submit">Sign in</button>
-      {status}
-    </form>
-  </main>;
+  return (
+    <main class="signin">
+      <h1>Automation platform</h1>
+      <form onSubmit={submit} aria-label="Sign in">
+        <Field label="API key" hint="Kept in this tab's session storage only.">
+          <input type="password" name="apiKey" autocomplete="off" required value={key} onInput={(event) => setKey(event.currentTarget.value)} />
+        </Field>
+        <button type="submit">Sign in</button>
+        {status}
+      </form>
+    </main>
+  );
 }
 
 function App() {
@@ -60,29 +64,49 @@ function App() {
     const follow = () => setWhere(route());
     addEventListener('hashchange', follow);
     const key = storedKey();
-    if (key) signIn(key).then((me) => setUser(me.username ?? me.userId), () => signOut()).finally(() => setChecking(false));
+    if (key)
+      signIn(key)
+        .then(
+          (me) => setUser(me.username ?? me.userId),
+          () => signOut(),
+        )
+        .finally(() => setChecking(false));
     return () => removeEventListener('hashchange', follow);
   }, []);
   if (checking) return <p role="status">Signing in…</p>;
   if (!user) return <SignIn onSignedIn={setUser} />;
   const [title, Page] = pages[where.page];
-  return <>
-    <header>
-      <a class="skip" href="#content">Skip to content</a>
-      <strong>Automation platform</strong>
-      <nav aria-label="Console">
-        {Object.entries(pages).map(([name, [label]]) => (
-          <a href={`#/${name}`} aria-current={name === where.page ? 'page' : undefined}>{label}</a>
-        ))}
-      </nav>
-      <span class="user">Signed in as {user}</span>
-      <button type="button" onClick={() => { signOut(); setUser(undefined); }}>Sign out</button>
-    </header>
-    <main id="content" tabIndex={-1}>
-      <h1>{title}</h1>
-      <Page param={where.param} />
-    </main>
-  </>;
+  return (
+    <>
+      <header>
+        <a class="skip" href="#content">
+          Skip to content
+        </a>
+        <strong>Automation platform</strong>
+        <nav aria-label="Console">
+          {Object.entries(pages).map(([name, [label]]) => (
+            <a href={`#/${name}`} aria-current={name === where.page ? 'page' : undefined}>
+              {label}
+            </a>
+          ))}
+        </nav>
+        <span class="user">Signed in as {user}</span>
+        <button
+          type="button"
+          onClick={() => {
+            signOut();
+            setUser(undefined);
+          }}
+        >
+          Sign out
+        </button>
+      </header>
+      <main id="content" tabIndex={-1}>
+        <h1>{title}</h1>
+        <Page param={where.param} />
+      </main>
+    </>
+  );
 }
 
 const root = document.getElementById('app')!;

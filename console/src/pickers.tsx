@@ -3,7 +3,10 @@
 import { api, unwrap } from './api';
 import { ErrorMessage, Field, type Rec, useLoad } from './ui';
 
-export interface Named { id: string; name: string }
+export interface Named {
+  id: string;
+  name: string;
+}
 
 export const useScripts = () =>
   useLoad(async (): Promise<Named[]> => {
@@ -25,35 +28,74 @@ export const useInstalledResources = () =>
   });
 
 /** The name of `id` among `items`, or the id itself while the list loads or when it is not there (another user's). */
-export const nameOf = (items: Named[] | undefined, id: string | null | undefined) => (id ? items?.find((item) => item.id === id)?.name ?? id : undefined);
+export const nameOf = (items: Named[] | undefined, id: string | null | undefined) => (id ? (items?.find((item) => item.id === id)?.name ?? id) : undefined);
 
 /** A select of names whose value is the chosen id; `empty` labels the no-choice option. Equal names show their id. */
-export function NamePicker({ label, hint, items, value, onChange, empty, required }: {
-  label: string; hint?: string; items: { data?: Named[]; error?: unknown; loading: boolean }; value: string; onChange(id: string): void; empty: string; required?: boolean;
+export function NamePicker({
+  label,
+  hint,
+  items,
+  value,
+  onChange,
+  empty,
+  required,
+}: {
+  label: string;
+  hint?: string;
+  items: { data?: Named[]; error?: unknown; loading: boolean };
+  value: string;
+  onChange(id: string): void;
+  empty: string;
+  required?: boolean;
 }) {
   const list = items.data ?? [];
   const twice = new Set(list.filter((item, index) => list.findIndex((other) => other.name === item.name) !== index).map((item) => item.name));
-  return <>
-    <Field label={label} hint={hint}>
-      <select value={value} required={required} disabled={items.loading} onChange={(event) => onChange(event.currentTarget.value)}>
-        <option value="">{items.loading ? 'loading…' : empty}</option>
-        {list.map((item) => <option value={item.id}>{twice.has(item.name) ? `${item.name} (${item.id})` : item.name}</option>)}
-      </select>
-    </Field>
-    <ErrorMessage error={items.error} />
-  </>;
+  return (
+    <>
+      <Field label={label} hint={hint}>
+        <select value={value} required={required} disabled={items.loading} onChange={(event) => onChange(event.currentTarget.value)}>
+          <option value="">{items.loading ? 'loading…' : empty}</option>
+          {list.map((item) => (
+            <option value={item.id}>{twice.has(item.name) ? `${item.name} (${item.id})` : item.name}</option>
+          ))}
+        </select>
+      </Field>
+      <ErrorMessage error={items.error} />
+    </>
+  );
 }
 
 /** Checkboxes of names (several may be chosen); `chosen` holds names, as the API takes them. */
-export function NameChecklist({ legend, items, chosen, onChange, empty }: {
-  legend: string; items: { data?: Named[]; error?: unknown; loading: boolean }; chosen: string[]; onChange(names: string[]): void; empty: string;
+export function NameChecklist({
+  legend,
+  items,
+  chosen,
+  onChange,
+  empty,
+}: {
+  legend: string;
+  items: { data?: Named[]; error?: unknown; loading: boolean };
+  chosen: string[];
+  onChange(names: string[]): void;
+  empty: string;
 }) {
   const names = [...new Set((items.data ?? []).map((item) => item.name))];
-  return <fieldset class="row">
-    <legend>{legend}</legend>
-    {items.loading && <span>loading…</span>}
-    {!items.loading && names.length === 0 && <span class="empty">{empty}</span>}
-    {names.map((name) => <label><input type="checkbox" checked={chosen.includes(name)} onChange={(event) => onChange(event.currentTarget.checked ? [...chosen, name] : chosen.filter((other) => other !== name))} /> {name}</label>)}
-    <ErrorMessage error={items.error} />
-  </fieldset>;
+  return (
+    <fieldset class="row">
+      <legend>{legend}</legend>
+      {items.loading && <span>loading…</span>}
+      {!items.loading && names.length === 0 && <span class="empty">{empty}</span>}
+      {names.map((name) => (
+        <label>
+          <input
+            type="checkbox"
+            checked={chosen.includes(name)}
+            onChange={(event) => onChange(event.currentTarget.checked ? [...chosen, name] : chosen.filter((other) => other !== name))}
+          />{' '}
+          {name}
+        </label>
+      ))}
+      <ErrorMessage error={items.error} />
+    </fieldset>
+  );
 }

@@ -5,11 +5,19 @@ import { describeError } from './api';
 
 export function ErrorMessage({ error }: { error: unknown }) {
   if (error === undefined) return null;
-  return <p class="error" role="alert">{describeError(error)}</p>;
+  return (
+    <p class="error" role="alert">
+      {describeError(error)}
+    </p>
+  );
 }
 
 export function Busy({ label }: { label: string }) {
-  return <p class="busy" role="status" aria-live="polite"><progress aria-label={label} /> {label}…</p>;
+  return (
+    <p class="busy" role="status" aria-live="polite">
+      <progress aria-label={label} /> {label}…
+    </p>
+  );
 }
 
 /** Loads on mount and when `deps` change; `reload` loads again. */
@@ -17,7 +25,10 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
   const reload = useCallback(() => {
     setState((previous) => ({ ...previous, loading: true }));
-    load().then((data) => setState({ data, loading: false }), (error: unknown) => setState({ error, loading: false }));
+    load().then(
+      (data) => setState({ data, loading: false }),
+      (error: unknown) => setState({ error, loading: false }),
+    );
   }, deps);
   useEffect(reload, [reload]);
   return { ...state, reload };
@@ -39,46 +50,92 @@ export function useAction() {
       setBusy(undefined);
     }
   }
-  const status = <>{busy && <Busy label={busy} />}<ErrorMessage error={error} /></>;
+  const status = (
+    <>
+      {busy && <Busy label={busy} />}
+      <ErrorMessage error={error} />
+    </>
+  );
   return { run, busy, status };
 }
 
-export function Loaded<T>({ state, label, children }: { state: { data?: T; error?: unknown; loading: boolean }; label: string; children: (data: T) => ComponentChildren }) {
-  return <>
-    {state.loading && <Busy label={`Loading ${label}`} />}
-    <ErrorMessage error={state.error} />
-    {state.data !== undefined && children(state.data)}
-  </>;
+export function Loaded<T>({
+  state,
+  label,
+  children,
+}: {
+  state: { data?: T; error?: unknown; loading: boolean };
+  label: string;
+  children: (data: T) => ComponentChildren;
+}) {
+  return (
+    <>
+      {state.loading && <Busy label={`Loading ${label}`} />}
+      <ErrorMessage error={state.error} />
+      {state.data !== undefined && children(state.data)}
+    </>
+  );
 }
 
 export function Field({ label, children, hint }: { label: string; children: ComponentChildren; hint?: string }) {
   return (
     // biome-ignore lint/a11y/noLabelWithoutControl: every caller passes its control as children
-    <label class="field"><span>{label}</span>{children}{hint && <small>{hint}</small>}</label>
+    <label class="field">
+      <span>{label}</span>
+      {children}
+      {hint && <small>{hint}</small>}
+    </label>
   );
 }
 
-export function Table<T>({ caption, rows, columns, empty = 'Nothing yet.' }: {
+export function Table<T>({
+  caption,
+  rows,
+  columns,
+  empty = 'Nothing yet.',
+}: {
   caption: string;
   rows: T[];
   columns: [string, (row: T) => ComponentChildren][];
   empty?: string;
 }) {
   if (rows.length === 0) return <p class="empty">{empty}</p>;
-  return <table>
-    <caption>{caption}</caption>
-    <thead><tr>{columns.map(([title]) => <th scope="col">{title}</th>)}</tr></thead>
-    <tbody>{rows.map((row) => <tr>{columns.map(([, cell]) => <td>{cell(row)}</td>)}</tr>)}</tbody>
-  </table>;
+  return (
+    <table>
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          {columns.map(([title]) => (
+            <th scope="col">{title}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <tr>
+            {columns.map(([, cell]) => (
+              <td>{cell(row)}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
 }
 
 export function Pager({ offset, limit, total, onPage }: { offset: number; limit: number; total?: number; onPage(offset: number): void }) {
   const last = total === undefined ? undefined : Math.max(0, total - 1);
-  return <nav class="pager" aria-label="Pages">
-    <button type="button" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - limit))}>Previous</button>
-    <span>{total === undefined ? `from ${offset + 1}` : `${Math.min(offset + 1, total)}–${Math.min(offset + limit, total)} of ${total}`}</span>
-    <button type="button" disabled={last !== undefined && offset + limit > last} onClick={() => onPage(offset + limit)}>Next</button>
-  </nav>;
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button type="button" disabled={offset === 0} onClick={() => onPage(Math.max(0, offset - limit))}>
+        Previous
+      </button>
+      <span>{total === undefined ? `from ${offset + 1}` : `${Math.min(offset + 1, total)}–${Math.min(offset + limit, total)} of ${total}`}</span>
+      <button type="button" disabled={last !== undefined && offset + limit > last} onClick={() => onPage(offset + limit)}>
+        Next
+      </button>
+    </nav>
+  );
 }
 
 /** Parses a JSON text field, naming the field when it is not JSON. */
@@ -105,7 +162,10 @@ export function usePolling(tick: () => Promise<boolean>, ms: number, deps: unkno
       if (!stopped && !done) timer = setTimeout(step, ms);
     };
     void step();
-    return () => { stopped = true; clearTimeout(timer); };
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
   }, deps);
 }
 

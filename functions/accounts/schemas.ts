@@ -3,11 +3,9 @@ import { IsoDate, OpaqueId, SolanaAddress, pagination } from '#platform/schemas.
 
 import { baseScopes, objectScopePatterns } from '#platform/scopes.js';
 
-export const Scope = z
-  .string()
-  .refine((s) => (baseScopes as readonly string[]).includes(s) || objectScopePatterns.some((pattern) => pattern.test(s)), {
-    message: `must be one of ${baseScopes.join(', ')}, resources:<resourceId>:call or scripts:<scriptId>:execute`,
-  });
+export const Scope = z.string().refine((s) => (baseScopes as readonly string[]).includes(s) || objectScopePatterns.some((pattern) => pattern.test(s)), {
+  message: `must be one of ${baseScopes.join(', ')}, resources:<resourceId>:call or scripts:<scriptId>:execute`,
+});
 
 export const Username = z
   .string()

@@ -48,7 +48,14 @@ export function createAccountStore() {
       await db.send(
         new TransactWriteCommand({
           TransactItems: [
-            { Put: { TableName: tableName('users'), Item: next, ConditionExpression: 'updatedAt = :seen', ExpressionAttributeValues: { ':seen': current.updatedAt } } },
+            {
+              Put: {
+                TableName: tableName('users'),
+                Item: next,
+                ConditionExpression: 'updatedAt = :seen',
+                ExpressionAttributeValues: { ':seen': current.updatedAt },
+              },
+            },
             ...(renamed
               ? [
                   {
@@ -79,7 +86,11 @@ export function createAccountStore() {
     },
 
     async putKey(key: StoredKey): Promise<void> {
-      await db.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: tableName('apiKeys'), Item: key, ConditionExpression: 'attribute_not_exists(keyHash)' } }] }));
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [{ Put: { TableName: tableName('apiKeys'), Item: key, ConditionExpression: 'attribute_not_exists(keyHash)' } }],
+        }),
+      );
     },
 
     async getKeyByHash(keyHash: string): Promise<StoredKey | undefined> {

@@ -19,7 +19,13 @@ const price = (name: EnvName) => {
 let cached: { key: string; model: LanguageModel | undefined } | undefined;
 
 export function languageModel(): LanguageModel | undefined {
-  const [provider, baseUrl, plainKey, keySecretArn, model] = [envNames.llmProvider, envNames.llmBaseUrl, envNames.llmApiKey, envNames.llmApiKeySecretArn, envNames.llmModel].map(readEnv);
+  const [provider, baseUrl, plainKey, keySecretArn, model] = [
+    envNames.llmProvider,
+    envNames.llmBaseUrl,
+    envNames.llmApiKey,
+    envNames.llmApiKeySecretArn,
+    envNames.llmModel,
+  ].map(readEnv);
   const pricing = { inputPerMTok: price(envNames.llmInputUsdPerMTok), outputPerMTok: price(envNames.llmOutputUsdPerMTok) };
   const key = JSON.stringify([provider, baseUrl, plainKey, keySecretArn, model, pricing]);
   if (cached?.key === key) return cached.model;

@@ -68,7 +68,11 @@ export function createOpenAiModel(settings: OpenAiSettings): LanguageModel {
       if (!message) throw new AppError('LLM_ERROR', 502, 'the language model answered without a message');
       return {
         content: message.content ?? '',
-        toolCalls: (message.tool_calls ?? []).map((call, index) => ({ id: call.id ?? `call_${index}`, name: call.function?.name ?? '', argumentsJson: call.function?.arguments ?? '{}' })),
+        toolCalls: (message.tool_calls ?? []).map((call, index) => ({
+          id: call.id ?? `call_${index}`,
+          name: call.function?.name ?? '',
+          argumentsJson: call.function?.arguments ?? '{}',
+        })),
         usage: { inputTokens: data.usage?.prompt_tokens ?? 0, outputTokens: data.usage?.completion_tokens ?? 0 },
       };
     },

@@ -59,7 +59,11 @@ export interface LocalAdapters extends LocalEdgeAdapters {
 
 /** Local mode's faucet and Solana JSON-RPC endpoint over the embedded bank (localOnly routes, never on AWS). */
 export interface SolanaDevTools {
-  airdrop(input: { address: string; asset: 'SOL' | 'USDC'; amount?: number }): Promise<{ address: string; asset: string; mint: string; amount: number; atomicAmount: string; balance: string }>;
+  airdrop(input: {
+    address: string;
+    asset: 'SOL' | 'USDC';
+    amount?: number;
+  }): Promise<{ address: string; asset: string; mint: string; amount: number; atomicAmount: string; balance: string }>;
   solanaRpc(call: { id?: string | number | null; method: string; params?: unknown[] }): Promise<unknown>;
 }
 
@@ -111,10 +115,12 @@ export const backgroundRuns = <J, R>(run: (job: J) => Promise<R>): BackgroundRun
 
 let bedrockEmbedder: Embedder | undefined;
 /** One embedder per process: the local model loads once, lazily, on the first text. */
-export const sharedEmbedder = (): Embedder => (process.env.PLATFORM_MODE === 'local' ? localAdapters().embedder() : (bedrockEmbedder ??= createBedrockEmbedder()));
+export const sharedEmbedder = (): Embedder =>
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().embedder() : (bedrockEmbedder ??= createBedrockEmbedder());
 
 /** Reads Python code with Python's `ast`: this machine's python3 locally, the stack's Python function on AWS. */
-export const pythonCodeFacts = <T>(code: string): Promise<T | undefined> => (process.env.PLATFORM_MODE === 'local' ? pythonFacts<T>(code) : lambdaPythonFacts<T>(code));
+export const pythonCodeFacts = <T>(code: string): Promise<T | undefined> =>
+  process.env.PLATFORM_MODE === 'local' ? pythonFacts<T>(code) : lambdaPythonFacts<T>(code);
 
 export const scriptRuntime = (): ScriptRuntime => (process.env.PLATFORM_MODE === 'local' ? localAdapters().scriptRuntime() : lambdaScriptRuntime());
 
@@ -131,7 +137,10 @@ export async function solanaLedger(): Promise<SolanaLedger> {
   const key = `${network} ${rpcUrl}`;
   if (remoteLedger?.key !== key) {
     // Loaded on first use: the Solana client weighs on the cold start of every function that never pays.
-    const [{ rpcLedger }, { platformWalletAddress }] = await Promise.all([import('#adapters/aws/solana-ledger.js'), import('#adapters/aws/platform-wallet.js')]);
+    const [{ rpcLedger }, { platformWalletAddress }] = await Promise.all([
+      import('#adapters/aws/solana-ledger.js'),
+      import('#adapters/aws/platform-wallet.js'),
+    ]);
     remoteLedger = { key, ledger: rpcLedger({ rpcUrl, network, platformWallet: platformWalletAddress, feePayer: feePayerAddress }) };
   }
   return remoteLedger.ledger;
@@ -165,9 +174,9 @@ export async function platformSigners(): Promise<PlatformSigners> {
 export const payoutTrigger = (run: (ownerId: string, asset: string) => Promise<unknown>): ((ownerId: string, asset: string) => Promise<void>) =>
   process.env.PLATFORM_MODE === 'local'
     ? localAdapters().payoutTrigger(async (ownerId, asset) => {
-      const { payoutRunnerFunction } = await import('#functions/payments/routes.js');
-      return withGrantedTables(payoutRunnerFunction.name, Object.keys(routeTables(payoutRunnerFunction)), () => run(ownerId, asset));
-    })
+        const { payoutRunnerFunction } = await import('#functions/payments/routes.js');
+        return withGrantedTables(payoutRunnerFunction.name, Object.keys(routeTables(payoutRunnerFunction)), () => run(ownerId, asset));
+      })
     : lambdaPayoutTrigger();
 
 export function solanaDevTools(): SolanaDevTools {

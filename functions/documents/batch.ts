@@ -37,4 +37,3 @@ export async function batchGet<T>(table: string, keys: Item[]): Promise<T[]> {
   }
   return items;
 }
-

@@ -48,7 +48,16 @@ const sentenceCeiling = 3;
  */
 export function isHeading(paragraph: string): boolean {
   const text = paragraph.trim();
-  return text.length > 0 && text.length <= 100 && !text.includes('\n') && /\p{L}/u.test(text) && !/[.!?;,:…]["'”’)]*$/u.test(text) && !/^[\w.[\]-]+: /.test(text) && !/^[-*•+>|]/.test(text) && text.split(/\s+/).length <= 14;
+  return (
+    text.length > 0 &&
+    text.length <= 100 &&
+    !text.includes('\n') &&
+    /\p{L}/u.test(text) &&
+    !/[.!?;,:…]["'”’)]*$/u.test(text) &&
+    !/^[\w.[\]-]+: /.test(text) &&
+    !/^[-*•+>|]/.test(text) &&
+    text.split(/\s+/).length <= 14
+  );
 }
 
 const sentenceEnd = /(?<=[.!?…])["'”’)\]]*\s+(?=["'“‘([]?[\p{Lu}\p{N}])/gu;
@@ -75,7 +84,8 @@ function sentences(paragraph: string, offset: number, max: number, heading: stri
   const push = (end: number) => {
     const raw = paragraph.slice(start, end);
     const lead = raw.length - raw.trimStart().length;
-    for (const piece of hardSplit(raw.trim(), offset + start + lead, max * sentenceCeiling)) units.push({ ...piece, heading, startsParagraph: units.length === 0, paragraphLength: paragraph.length });
+    for (const piece of hardSplit(raw.trim(), offset + start + lead, max * sentenceCeiling))
+      units.push({ ...piece, heading, startsParagraph: units.length === 0, paragraphLength: paragraph.length });
   };
   for (const match of paragraph.matchAll(sentenceEnd)) {
     push(match.index);
@@ -94,7 +104,13 @@ interface Paragraph {
 /** Paragraphs (blank-line separated) of one page, runs of spaces shrunk: offsets stay close enough to locate them. */
 function paragraphsOf(text: string): Paragraph[] {
   const found = /\S[\s\S]*?(?=\n[ \t]*\n|$(?![\s\S]))/g;
-  return [...text.matchAll(found)].map((match) => ({ text: match[0].replace(/[ \t]+/g, ' ').replace(/ ?\n ?/g, '\n').trimEnd(), offset: match.index }));
+  return [...text.matchAll(found)].map((match) => ({
+    text: match[0]
+      .replace(/[ \t]+/g, ' ')
+      .replace(/ ?\n ?/g, '\n')
+      .trimEnd(),
+    offset: match.index,
+  }));
 }
 
 export function chunkPages(pages: Page[], sizes: ChunkSizes = chunking): ChunkDraft[] {
@@ -116,7 +132,13 @@ export function chunkPages(pages: Page[], sizes: ChunkSizes = chunking): ChunkDr
         return;
       }
       const content = current.map((unit, index) => (index === 0 ? '' : unit.startsParagraph ? '\n\n' : ' ') + unit.text).join('');
-      chunks.push({ position: chunks.length, pageNumber: page.pageNumber, charOffset: pageStart + current[0]!.offset, content, heading: current.find((unit) => unit !== carried)!.heading });
+      chunks.push({
+        position: chunks.length,
+        pageNumber: page.pageNumber,
+        charOffset: pageStart + current[0]!.offset,
+        content,
+        heading: current.find((unit) => unit !== carried)!.heading,
+      });
       const last = current.at(-1)!;
       carried = next && !next.startsParagraph && last.text.length <= sizes.overlapChars ? last : undefined;
       current = carried ? [carried] : [];
@@ -131,7 +153,8 @@ export function chunkPages(pages: Page[], sizes: ChunkSizes = chunking): ChunkDr
         const length = lengthOf(current);
         const full = length + 1 + unit.text.length > sizes.maxChars;
         // At a paragraph start, end the chunk if it is big enough, or half so and the paragraph would not fit whole.
-        const atBoundary = unit.startsParagraph && (length >= sizes.targetChars || (length >= sizes.targetChars / 2 && length + 2 + unit.paragraphLength > sizes.maxChars));
+        const atBoundary =
+          unit.startsParagraph && (length >= sizes.targetChars || (length >= sizes.targetChars / 2 && length + 2 + unit.paragraphLength > sizes.maxChars));
         if (current.length && (full || atBoundary)) flush(unit);
         current.push(unit);
       }

@@ -6,7 +6,10 @@ export class ExtractionError extends Error {}
 
 export function decodeUtf8(bytes: Uint8Array): string {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+    return new TextDecoder('utf-8', { fatal: true })
+      .decode(bytes)
+      .replace(/^\uFEFF/, '')
+      .replace(/\r\n?/g, '\n');
   } catch {
     throw new ExtractionError('the file is not valid UTF-8 text');
   }
@@ -56,7 +59,10 @@ export function csvToText(text: string): string {
 }
 
 function jsonLines(value: unknown, path: string, lines: string[]): void {
-  if (Array.isArray(value)) value.forEach((item, index) => { jsonLines(item, `${path}[${index}]`, lines); });
+  if (Array.isArray(value))
+    value.forEach((item, index) => {
+      jsonLines(item, `${path}[${index}]`, lines);
+    });
   else if (value !== null && typeof value === 'object') {
     for (const [key, inner] of Object.entries(value)) jsonLines(inner, path ? `${path}.${key}` : key, lines);
   } else lines.push(`${path || 'value'}: ${String(value)}`);

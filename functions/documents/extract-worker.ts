@@ -52,7 +52,10 @@ function startWorker(job: Job, caps: WorkerCaps): Worker {
   if (!moduleUrl.endsWith('.ts')) return new Worker(new URL(moduleUrl), options);
   // Resolved here: an eval worker resolves packages from the working directory, which need not be the repository.
   const tsx = import.meta.resolve('tsx/esm/api');
-  return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(moduleUrl)}); })`, { ...options, eval: true });
+  return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(moduleUrl)}); })`, {
+    ...options,
+    eval: true,
+  });
 }
 
 /** Extractions whose worker is running, each stoppable with the error its caller gets. */
@@ -80,9 +83,10 @@ function runWorker(bytes: Uint8Array, mimeType: SupportedMimeType, caps: WorkerC
       void worker.terminate();
     });
     worker.once('error', (error: Error & { code?: string }) => {
-      outcome ??= error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-        ? new ExtractionError(`reading the file needs more than ${caps.workerHeapMb} MB of memory; the limit is ${caps.workerHeapMb} MB`)
-        : error;
+      outcome ??=
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new ExtractionError(`reading the file needs more than ${caps.workerHeapMb} MB of memory; the limit is ${caps.workerHeapMb} MB`)
+          : error;
     });
     worker.once('exit', () => {
       clearTimeout(timer);

@@ -77,12 +77,18 @@ function pdfPageText(items: StructuredTextItem[]): string {
     text += item.str;
     if (item.hasEOL || item === items.at(-1)) lines.push({ y: item.y, text }), (text = '');
   }
-  const gaps = lines.slice(1).map((line, index) => lines[index]!.y - line.y).filter((gap) => gap > 0).sort((a, b) => a - b);
+  const gaps = lines
+    .slice(1)
+    .map((line, index) => lines[index]!.y - line.y)
+    .filter((gap) => gap > 0)
+    .sort((a, b) => a - b);
   const usual = gaps[Math.floor(gaps.length / 2)] ?? 0;
-  return lines.map((line, index) => {
-    const gap = index === 0 ? 0 : lines[index - 1]!.y - line.y;
-    return (index === 0 ? '' : gap > usual * 1.4 || gap < 0 ? '\n\n' : ' ') + line.text;
-  }).join('');
+  return lines
+    .map((line, index) => {
+      const gap = index === 0 ? 0 : lines[index - 1]!.y - line.y;
+      return (index === 0 ? '' : gap > usual * 1.4 || gap < 0 ? '\n\n' : ' ') + line.text;
+    })
+    .join('');
 }
 
 async function pdfPages(bytes: Uint8Array): Promise<Page[]> {

@@ -47,7 +47,12 @@ export async function readLexicalSnapshot(snapshots: LexicalSnapshots | undefine
   }
 }
 
-export function createGraphIndexCache(deps: { source: IndexSource; embedder: Pick<Embedder, 'modelId' | 'dims'>; maxVectors: number; snapshots?: LexicalSnapshots }) {
+export function createGraphIndexCache(deps: {
+  source: IndexSource;
+  embedder: Pick<Embedder, 'modelId' | 'dims'>;
+  maxVectors: number;
+  snapshots?: LexicalSnapshots;
+}) {
   const { source, embedder, maxVectors, snapshots } = deps;
   const cache = new Map<string, Cached>();
   const loading = new Map<string, Promise<Cached>>();

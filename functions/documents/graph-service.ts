@@ -51,7 +51,8 @@ export function createGraphService(deps: { graphs: GraphStore; clock: Clock }) {
   }
 
   function requireGroup(graphId: string) {
-    if (graphTypeOf(graphId) === 'personal') throw new ValidationError('graphId', graphId, 'a personal graph has no members; create a group graph to share with others');
+    if (graphTypeOf(graphId) === 'personal')
+      throw new ValidationError('graphId', graphId, 'a personal graph has no members; create a group graph to share with others');
   }
 
   /** Type and name of each graph, for graph entries. */

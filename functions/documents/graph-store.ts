@@ -66,12 +66,17 @@ export function createGraphStore() {
     },
 
     async getGroups(graphIds: string[]): Promise<StoredGroup[]> {
-      return batchGet<StoredGroup>(tableName('graphs'), graphIds.map((graphId) => ({ graphId })));
+      return batchGet<StoredGroup>(
+        tableName('graphs'),
+        graphIds.map((graphId) => ({ graphId })),
+      );
     },
 
     /** Zeros for a graph that never changed. Read strongly: a search must see the write it follows. */
     async state(graphId: string): Promise<GraphState> {
-      const { Item } = await db.send(new GetCommand({ TableName: tableName('graphs'), Key: { graphId }, ConsistentRead: true, ProjectionExpression: 'version, chunkCount, termCount' }));
+      const { Item } = await db.send(
+        new GetCommand({ TableName: tableName('graphs'), Key: { graphId }, ConsistentRead: true, ProjectionExpression: 'version, chunkCount, termCount' }),
+      );
       return { version: Number(Item?.version ?? 0), chunkCount: Number(Item?.chunkCount ?? 0), termCount: Number(Item?.termCount ?? 0) };
     },
 
@@ -81,10 +86,20 @@ export function createGraphStore() {
     },
 
     listMembers: (graphId: string) =>
-      queryAll<StoredMember>({ TableName: tableName('graphMembers'), KeyConditionExpression: 'graphId = :graphId', ExpressionAttributeValues: { ':graphId': graphId }, ConsistentRead: true }),
+      queryAll<StoredMember>({
+        TableName: tableName('graphMembers'),
+        KeyConditionExpression: 'graphId = :graphId',
+        ExpressionAttributeValues: { ':graphId': graphId },
+        ConsistentRead: true,
+      }),
 
     groupsOf: (userId: string) =>
-      queryAll<StoredMember>({ TableName: tableName('graphMembers'), IndexName: 'byUser', KeyConditionExpression: 'userId = :userId', ExpressionAttributeValues: { ':userId': userId } }),
+      queryAll<StoredMember>({
+        TableName: tableName('graphMembers'),
+        IndexName: 'byUser',
+        KeyConditionExpression: 'userId = :userId',
+        ExpressionAttributeValues: { ':userId': userId },
+      }),
 
     /** Fails the condition when the user is a member already. */
     async addMember(member: StoredMember): Promise<void> {

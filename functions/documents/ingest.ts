@@ -16,14 +16,22 @@ import type { SnapshotKeeper } from './snapshot-keeper.js';
 import type { DocumentStore, StoredChunk, StoredDocument } from './store.js';
 
 /** What the model reads of a chunk: its section heading, then its text. Line breaks matter to a reader, not to the model. */
-export const embeddingText = (chunk: { content: string; heading?: string | null }) => (chunk.heading ? `${chunk.heading}. ${chunk.content}` : chunk.content).replace(/\s+/g, ' ');
+export const embeddingText = (chunk: { content: string; heading?: string | null }) =>
+  (chunk.heading ? `${chunk.heading}. ${chunk.content}` : chunk.content).replace(/\s+/g, ' ');
 
 export const chunkIdOf = (documentId: string, position: number) => `chk_${documentId.slice(4)}_${position}`;
 
 /** Rounds of completing a document whose graphs change meanwhile (each share or unshare moves its revision). */
 const completeAttempts = 5;
 
-export function createIngest(deps: { store: DocumentStore; blobs: BlobStore; embedder: Embedder; clock: Clock; largeGraphs?: LargeGraphIndex; snapshots?: SnapshotKeeper }) {
+export function createIngest(deps: {
+  store: DocumentStore;
+  blobs: BlobStore;
+  embedder: Embedder;
+  clock: Clock;
+  largeGraphs?: LargeGraphIndex;
+  snapshots?: SnapshotKeeper;
+}) {
   const { store, blobs, embedder, clock, largeGraphs, snapshots } = deps;
 
   async function fail(document: StoredDocument, startedAt: number, reason: string) {
@@ -59,8 +67,18 @@ export function createIngest(deps: { store: DocumentStore; blobs: BlobStore; emb
       const missing = largeGraphs ? current.graphIds.filter((graphId) => !written.has(graphId)) : [];
       await Promise.all(missing.map((graphId) => largeGraphs!.add(graphId, documentId, chunks, vectors).then(() => written.add(graphId))));
       try {
-        const done = { status: 'completed' as const, chunkCount: chunks.length, termCount, processingTimeMs: clock.now() - startedAt, embeddingModel: embedder.modelId };
-        await store.setStatus(documentId, 'processing', done, { graphIds: current.graphIds, revision: current.revision, change: { chunks: chunks.length, terms: termCount } });
+        const done = {
+          status: 'completed' as const,
+          chunkCount: chunks.length,
+          termCount,
+          processingTimeMs: clock.now() - startedAt,
+          embeddingModel: embedder.modelId,
+        };
+        await store.setStatus(documentId, 'processing', done, {
+          graphIds: current.graphIds,
+          revision: current.revision,
+          change: { chunks: chunks.length, terms: termCount },
+        });
         completed = true;
         break;
       } catch (error) {

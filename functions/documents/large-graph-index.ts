@@ -23,16 +23,29 @@ export function createLargeGraphIndex(deps: { vectors: GraphVectorStore; terms: 
 
     async rank(graphId: string, state: GraphState, input: RankInput): Promise<RankedHit[]> {
       const questionTerms = questionTermsOf(input.question).slice(0, maxQuestionTerms);
-      const [byEmbedding, postings] = await Promise.all([vectors.query(graphId, input.query, candidatePool), terms.postings(graphId, questionTerms, state.chunkCount)]);
+      const [byEmbedding, postings] = await Promise.all([
+        vectors.query(graphId, input.query, candidatePool),
+        terms.postings(graphId, questionTerms, state.chunkCount),
+      ]);
       const byWords = scorePostings(input.question, postings, { chunks: state.chunkCount, terms: state.termCount });
       const lexicalOf = new Map(byWords.map((hit) => [candidateKey(hit.documentId, hit.position), hit]));
       const candidates = new Map<string, Candidate>();
       for (const { documentId, position, similarity } of byEmbedding) {
-        candidates.set(candidateKey(documentId, position), { documentId, position, similarity, coverage: lexicalOf.get(candidateKey(documentId, position))?.coverage ?? 0 });
+        candidates.set(candidateKey(documentId, position), {
+          documentId,
+          position,
+          similarity,
+          coverage: lexicalOf.get(candidateKey(documentId, position))?.coverage ?? 0,
+        });
       }
       const wordsOnly = byWords.slice(0, candidatePool).filter((hit) => !candidates.has(candidateKey(hit.documentId, hit.position)));
       for (const { documentId, position, similarity } of await vectors.similarities(graphId, input.query, wordsOnly)) {
-        candidates.set(candidateKey(documentId, position), { documentId, position, similarity, coverage: lexicalOf.get(candidateKey(documentId, position))!.coverage });
+        candidates.set(candidateKey(documentId, position), {
+          documentId,
+          position,
+          similarity,
+          coverage: lexicalOf.get(candidateKey(documentId, position))!.coverage,
+        });
       }
       return fuse(candidates.values(), input);
     },

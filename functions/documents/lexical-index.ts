@@ -36,12 +36,20 @@ const wordsOf = (text: string) => [...text.toLowerCase().matchAll(wordPattern)].
 
 /** The terms of a text as the index sees them. */
 export function termsOf(text: string): string[] {
-  return wordsOf(text).filter((word) => !stopWords.has(word)).map(stemmer);
+  return wordsOf(text)
+    .filter((word) => !stopWords.has(word))
+    .map(stemmer);
 }
 
 /** The distinct terms of a question that a chunk answering it may hold: its terms less the words that only ask. */
 export function questionTermsOf(question: string): string[] {
-  return [...new Set(wordsOf(question).filter((word) => !stopWords.has(word) && !askingWords.has(word)).map(stemmer))];
+  return [
+    ...new Set(
+      wordsOf(question)
+        .filter((word) => !stopWords.has(word) && !askingWords.has(word))
+        .map(stemmer),
+    ),
+  ];
 }
 
 /** The text of a chunk as both lexical indexes read it: its heading, then its content. */
@@ -137,11 +145,13 @@ export class LexicalIndex {
     this.remove(documentId);
     // Each chunk is split into terms once, for MiniSearch (given them joined, see engineOptions) and for the counts.
     const terms = new Map<string, number>();
-    this.engine.addAll(chunks.map((chunk) => {
-      const words = termsOf(indexedText(chunk));
-      for (const term of new Set(words)) terms.set(term, (terms.get(term) ?? 0) + 1);
-      return { id: keyOf(documentId, chunk.position), text: words.join(' ') };
-    }));
+    this.engine.addAll(
+      chunks.map((chunk) => {
+        const words = termsOf(indexedText(chunk));
+        for (const term of new Set(words)) terms.set(term, (terms.get(term) ?? 0) + 1);
+        return { id: keyOf(documentId, chunk.position), text: words.join(' ') };
+      }),
+    );
     this.positions.set(documentId, chunks.length ? Math.max(...chunks.map((chunk) => chunk.position)) + 1 : 0);
     for (const [term, count] of terms) this.chunkCounts.set(term, (this.chunkCounts.get(term) ?? 0) + count);
     this.documentTerms.set(documentId, terms);

@@ -25,7 +25,11 @@ export interface GraphVectorStore {
   /** The `topK` nearest chunks of the graph, best first, with their cosine similarity. */
   query(graphId: string, vector: Float32Array, topK: number): Promise<Array<{ documentId: string; position: number; similarity: number }>>;
   /** Cosine similarities of `vector` with the given chunks of the graph; chunks it does not hold are left out. */
-  similarities(graphId: string, vector: Float32Array, chunks: Array<{ documentId: string; position: number }>): Promise<Array<{ documentId: string; position: number; similarity: number }>>;
+  similarities(
+    graphId: string,
+    vector: Float32Array,
+    chunks: Array<{ documentId: string; position: number }>,
+  ): Promise<Array<{ documentId: string; position: number; similarity: number }>>;
   /** Removes the document's `count` vectors from the graph. */
   remove(graphId: string, documentId: string, count: number): Promise<void>;
 }

@@ -21,7 +21,14 @@ export interface LargeGraphs {
   fromChunks: number;
 }
 
-export function createSearch(deps: { store: DocumentStore; graphs: GraphService; embedder: Embedder; indexes: GraphIndexCache; state: (graphId: string) => Promise<GraphState>; largeGraphs?: LargeGraphs }) {
+export function createSearch(deps: {
+  store: DocumentStore;
+  graphs: GraphService;
+  embedder: Embedder;
+  indexes: GraphIndexCache;
+  state: (graphId: string) => Promise<GraphState>;
+  largeGraphs?: LargeGraphs;
+}) {
   const { store, graphs, embedder, indexes, largeGraphs } = deps;
 
   return async function search(caller: Caller, input: SearchInput) {
@@ -30,9 +37,10 @@ export function createSearch(deps: { store: DocumentStore; graphs: GraphService;
     await graphs.requireMember(caller, graphId);
     const [state, [query]] = await Promise.all([deps.state(graphId), embedder.embed([input.query])]);
     const rankInput = { query: query!, question: input.query, calibration, limit: input.limit, threshold: input.threshold };
-    const ranked = largeGraphs && state.chunkCount > largeGraphs.fromChunks
-      ? await largeGraphs.index.rank(graphId, state, rankInput)
-      : rankHybrid(await indexes.indexFor(graphId, state.version), rankInput);
+    const ranked =
+      largeGraphs && state.chunkCount > largeGraphs.fromChunks
+        ? await largeGraphs.index.rank(graphId, state, rankInput)
+        : rankHybrid(await indexes.indexFor(graphId, state.version), rankInput);
     const hits = ranked.map((hit) => ({ ...hit, score: round4(hit.score) })).filter((hit) => hit.score >= input.threshold);
     const [chunks, documents] = await Promise.all([
       store.getChunks(hits.map(({ documentId, position }) => ({ documentId, position }))),
@@ -40,12 +48,25 @@ export function createSearch(deps: { store: DocumentStore; graphs: GraphService;
     ]);
     const chunkByKey = new Map(chunks.map((chunk) => [chunkIdOf(chunk.documentId, chunk.position), chunk]));
     // A document deleted or taken out of the graph since it was indexed drops out here.
-    const nameOf = new Map(documents.filter((document) => document.graphIds.includes(graphId)).map((document) => [document.documentId, document.title || document.filename]));
+    const nameOf = new Map(
+      documents.filter((document) => document.graphIds.includes(graphId)).map((document) => [document.documentId, document.title || document.filename]),
+    );
     const results = hits.flatMap((hit) => {
       const chunk = chunkByKey.get(chunkIdOf(hit.documentId, hit.position));
       const documentName = nameOf.get(hit.documentId);
       if (!chunk || documentName === undefined) return [];
-      return [{ chunkId: chunk.chunkId, documentId: hit.documentId, documentName, content: chunk.content, score: hit.score, position: chunk.position, pageNumber: chunk.pageNumber, heading: chunk.heading ?? null }];
+      return [
+        {
+          chunkId: chunk.chunkId,
+          documentId: hit.documentId,
+          documentName,
+          content: chunk.content,
+          score: hit.score,
+          position: chunk.position,
+          pageNumber: chunk.pageNumber,
+          heading: chunk.heading ?? null,
+        },
+      ];
     });
     return { results, count: results.length };
   };

@@ -82,15 +82,34 @@ export function createDocumentService(deps: DocumentServiceDeps) {
     return graphIds.filter((_, index) => roles[index]);
   }
 
-  async function create(caller: Caller, input: NewDocument, sizeBytes: number, status: DocumentStatus): Promise<{ document: StoredDocument; entry: StoredEntry }> {
+  async function create(
+    caller: Caller,
+    input: NewDocument,
+    sizeBytes: number,
+    status: DocumentStatus,
+  ): Promise<{ document: StoredDocument; entry: StoredEntry }> {
     const graphId = input.graphId ?? personalGraphId(caller.userId);
     await graphs.requireWritable(caller, graphId);
     const documentId = newId('doc');
     const now = clock.now();
     const document: StoredDocument = {
-      documentId, ownerId: caller.userId, filename: input.filename, title: input.title ?? input.filename, author: input.author ?? null,
-      mimeType: input.mimeType, sizeBytes, productTags: input.productTags, status, uploadedAt: now, chunkCount: 0, graphIds: [graphId],
-      revision: 0, blobKey: `originals/${documentId}`, processingTimeMs: null, failureReason: null, embeddingModel: null,
+      documentId,
+      ownerId: caller.userId,
+      filename: input.filename,
+      title: input.title ?? input.filename,
+      author: input.author ?? null,
+      mimeType: input.mimeType,
+      sizeBytes,
+      productTags: input.productTags,
+      status,
+      uploadedAt: now,
+      chunkCount: 0,
+      graphIds: [graphId],
+      revision: 0,
+      blobKey: `originals/${documentId}`,
+      processingTimeMs: null,
+      failureReason: null,
+      embeddingModel: null,
     };
     return { document, entry: { graphId, documentId, isPrimary: true, sharedAt: now, sharedByUserId: caller.userId, shareReason: null } };
   }
@@ -102,7 +121,11 @@ export function createDocumentService(deps: DocumentServiceDeps) {
   async function snapshotJob(documentId: string, graphIds: string[]) {
     if (!(await ingest.snapshotsDue(graphIds))) return;
     await jobs.enqueue(documentId).catch((error: unknown) =>
-      logger.warn('could not start the BM25 snapshot update; a cold load indexes the document from its chunks', { documentId, error: (error as Error).message }));
+      logger.warn('could not start the BM25 snapshot update; a cold load indexes the document from its chunks', {
+        documentId,
+        error: (error as Error).message,
+      }),
+    );
   }
 
   /** Small files finish within the request; larger ones go to a job and answer `processing`. */
@@ -113,7 +136,11 @@ export function createDocumentService(deps: DocumentServiceDeps) {
     } else {
       await jobs.enqueue(document.documentId).catch(async (error: unknown) => {
         logger.error('could not start document processing', { documentId: document.documentId, error: (error as Error).message });
-        const failed = { status: 'failed' as const, failureReason: 'processing could not start; upload the file again', processingTimeMs: clock.now() - startedAt };
+        const failed = {
+          status: 'failed' as const,
+          failureReason: 'processing could not start; upload the file again',
+          processingTimeMs: clock.now() - startedAt,
+        };
         await store.setStatus(document.documentId, 'processing', failed);
       });
     }
@@ -145,8 +172,13 @@ export function createDocumentService(deps: DocumentServiceDeps) {
       const target = await blobs.uploadTarget(document.blobKey, document.mimeType, input.size, uploadUrlTtlSeconds);
       await store.createDocument(document, entry);
       return {
-        documentId: document.documentId, status: document.status, uploadUrl: target.url, method: target.method, headers: target.headers,
-        expiresAt: document.uploadedAt + uploadUrlTtlSeconds * 1000, maxBytes: input.size,
+        documentId: document.documentId,
+        status: document.status,
+        uploadUrl: target.url,
+        method: target.method,
+        headers: target.headers,
+        expiresAt: document.uploadedAt + uploadUrlTtlSeconds * 1000,
+        maxBytes: input.size,
       };
     },
 
@@ -177,7 +209,13 @@ export function createDocumentService(deps: DocumentServiceDeps) {
     async chunks(caller: Caller, documentId: string) {
       await readable(caller, documentId);
       const chunks = (await store.listChunks(documentId)).map(({ chunkId, content, position, pageNumber, charOffset, heading }) => ({
-        chunkId, documentId, content, position, pageNumber, charOffset, heading: heading ?? null,
+        chunkId,
+        documentId,
+        content,
+        position,
+        pageNumber,
+        charOffset,
+        heading: heading ?? null,
       }));
       return { chunks, count: chunks.length };
     },
@@ -197,7 +235,14 @@ export function createDocumentService(deps: DocumentServiceDeps) {
       await graphs.requireWritable(caller, input.targetGraphId, 'targetGraphId');
       if (document.graphIds.includes(input.targetGraphId)) throw new ConflictError(`document ${input.documentId} is already in ${input.targetGraphId}`);
       if (document.graphIds.length >= maxGraphsPerDocument) throw new ConflictError(`a document is in at most ${maxGraphsPerDocument} graphs`);
-      const entry = { graphId: input.targetGraphId, documentId: document.documentId, isPrimary: false, sharedAt: clock.now(), sharedByUserId: caller.userId, shareReason: input.shareReason ?? null };
+      const entry = {
+        graphId: input.targetGraphId,
+        documentId: document.documentId,
+        isPrimary: false,
+        sharedAt: clock.now(),
+        sharedByUserId: caller.userId,
+        shareReason: input.shareReason ?? null,
+      };
       await store.share(document, entry).catch(conflictOnRace('sharing it'));
       if (largeGraphs) await addToLargeGraph(largeGraphs, entry.graphId, document.documentId);
       if (document.status === 'completed') await snapshotJob(document.documentId, [entry.graphId]);
@@ -214,11 +259,19 @@ export function createDocumentService(deps: DocumentServiceDeps) {
       if (!(await visibleGraphIds(caller, document)).includes(graphId)) throw new NotFoundError('graphId', graphId, 'graph');
       if (graphId === document.graphIds[0]) throw new ConflictError(`${graphId} is the primary graph of document ${documentId}; delete the document instead`);
       const [entry] = await store.getEntries(documentId, [graphId]);
-      const allowed = document.ownerId === caller.userId || entry?.sharedByUserId === caller.userId || (await graphs.roleIn(caller.userId, graphId)) === 'owner';
+      const allowed =
+        document.ownerId === caller.userId || entry?.sharedByUserId === caller.userId || (await graphs.roleIn(caller.userId, graphId)) === 'owner';
       if (!allowed) throw new ForbiddenError(`only the document's owner, the one who shared it, or the owner of ${graphId} may unshare it`);
       await store.unshare(document, graphId).catch(conflictOnRace('unsharing it'));
       if (largeGraphs) await removeFromLargeGraphs(largeGraphs, [graphId], documentId);
-      return { documentId, graphIds: await visibleGraphIds(caller, document, document.graphIds.filter((id) => id !== graphId)) };
+      return {
+        documentId,
+        graphIds: await visibleGraphIds(
+          caller,
+          document,
+          document.graphIds.filter((id) => id !== graphId),
+        ),
+      };
     },
 
     async graphsOf(caller: Caller, documentId: string) {
@@ -231,7 +284,16 @@ export function createDocumentService(deps: DocumentServiceDeps) {
         graphs: graphIds.flatMap((graphId) => {
           const entry = entryOf.get(graphId);
           if (!entry) return [];
-          return [{ graphId, ...described.get(graphId)!, isPrimary: entry.isPrimary, sharedAt: entry.sharedAt, sharedByUserId: entry.sharedByUserId, shareReason: entry.shareReason }];
+          return [
+            {
+              graphId,
+              ...described.get(graphId)!,
+              isPrimary: entry.isPrimary,
+              sharedAt: entry.sharedAt,
+              sharedByUserId: entry.sharedByUserId,
+              shareReason: entry.shareReason,
+            },
+          ];
         }),
       };
     },

@@ -66,7 +66,10 @@ const chunksTable = () => tableName('documentChunks');
 const vectorsTable = () => tableName('documentVectors');
 
 /** What the document adds to each graph holding it. */
-export const sizeOf = (document: Pick<StoredDocument, 'chunkCount' | 'termCount'>, sign = 1): GraphChange => ({ chunks: sign * document.chunkCount, terms: sign * (document.termCount ?? 0) });
+export const sizeOf = (document: Pick<StoredDocument, 'chunkCount' | 'termCount'>, sign = 1): GraphChange => ({
+  chunks: sign * document.chunkCount,
+  terms: sign * (document.termCount ?? 0),
+});
 
 const sameRevision = (revision: number) => ({ ConditionExpression: 'revision = :seen', ExpressionAttributeValues: { ':seen': revision } });
 
@@ -98,13 +101,22 @@ export function createDocumentStore() {
       return Item as StoredDocument | undefined;
     },
 
-    getDocuments: (documentIds: string[]) => batchGet<StoredDocument>(documentsTable(), [...new Set(documentIds)].map((documentId) => ({ documentId }))),
+    getDocuments: (documentIds: string[]) =>
+      batchGet<StoredDocument>(
+        documentsTable(),
+        [...new Set(documentIds)].map((documentId) => ({ documentId })),
+      ),
 
     /**
      * `expected` -> `next`; fails the condition if the document moved on meanwhile (or is gone). `graphs`, when given,
      * are the graphs it is in at `revision` (the condition checks that too), each bumped by `change`.
      */
-    async setStatus(documentId: string, expected: DocumentStatus, next: Partial<StoredDocument> & { status: DocumentStatus }, graphs?: { graphIds: string[]; revision: number; change: GraphChange }) {
+    async setStatus(
+      documentId: string,
+      expected: DocumentStatus,
+      next: Partial<StoredDocument> & { status: DocumentStatus },
+      graphs?: { graphIds: string[]; revision: number; change: GraphChange },
+    ) {
       const { expression, names, values } = updateExpression(next);
       await transact([
         {
@@ -130,7 +142,10 @@ export function createDocumentStore() {
 
     unshare: (document: StoredDocument, graphId: string) =>
       transact([
-        setGraphIds(document, document.graphIds.filter((id) => id !== graphId)),
+        setGraphIds(
+          document,
+          document.graphIds.filter((id) => id !== graphId),
+        ),
         { Delete: { TableName: entriesTable(), Key: { graphId, documentId: document.documentId } } },
         bumpVersion(graphId, sizeOf(document, -1)),
       ]),
@@ -139,18 +154,39 @@ export function createDocumentStore() {
     remove: (document: StoredDocument) =>
       transact([
         { Delete: { TableName: documentsTable(), Key: { documentId: document.documentId }, ...sameRevision(document.revision) } },
-        ...document.graphIds.flatMap((graphId) => [{ Delete: { TableName: entriesTable(), Key: { graphId, documentId: document.documentId } } }, bumpVersion(graphId, sizeOf(document, -1))]),
+        ...document.graphIds.flatMap((graphId) => [
+          { Delete: { TableName: entriesTable(), Key: { graphId, documentId: document.documentId } } },
+          bumpVersion(graphId, sizeOf(document, -1)),
+        ]),
       ]),
 
-    getEntries: (documentId: string, graphIds: string[]) => batchGet<StoredEntry>(entriesTable(), graphIds.map((graphId) => ({ graphId, documentId }))),
+    getEntries: (documentId: string, graphIds: string[]) =>
+      batchGet<StoredEntry>(
+        entriesTable(),
+        graphIds.map((graphId) => ({ graphId, documentId })),
+      ),
 
     listEntries: (graphId: string) =>
-      queryAll<StoredEntry>({ TableName: entriesTable(), KeyConditionExpression: 'graphId = :graphId', ExpressionAttributeValues: { ':graphId': graphId }, ConsistentRead: true }),
+      queryAll<StoredEntry>({
+        TableName: entriesTable(),
+        KeyConditionExpression: 'graphId = :graphId',
+        ExpressionAttributeValues: { ':graphId': graphId },
+        ConsistentRead: true,
+      }),
 
-    putChunks: (chunks: StoredChunk[]) => batchWrite(chunksTable(), chunks.map((Item) => ({ PutRequest: { Item: { ...Item } } }))),
+    putChunks: (chunks: StoredChunk[]) =>
+      batchWrite(
+        chunksTable(),
+        chunks.map((Item) => ({ PutRequest: { Item: { ...Item } } })),
+      ),
 
     listChunks: (documentId: string) =>
-      queryAll<StoredChunk>({ TableName: chunksTable(), KeyConditionExpression: 'documentId = :documentId', ExpressionAttributeValues: { ':documentId': documentId }, ConsistentRead: true }),
+      queryAll<StoredChunk>({
+        TableName: chunksTable(),
+        KeyConditionExpression: 'documentId = :documentId',
+        ExpressionAttributeValues: { ':documentId': documentId },
+        ConsistentRead: true,
+      }),
 
     getChunks: (keys: Array<{ documentId: string; position: number }>) => batchGet<StoredChunk>(chunksTable(), keys),
 
@@ -182,12 +218,30 @@ export function createDocumentStore() {
     async purgeContent(documentId: string): Promise<number> {
       const keyOf = { ':documentId': documentId };
       const [chunks, segments] = await Promise.all([
-        queryAll<{ position: number }>({ TableName: chunksTable(), KeyConditionExpression: 'documentId = :documentId', ExpressionAttributeValues: keyOf, ProjectionExpression: '#p', ExpressionAttributeNames: { '#p': 'position' } }),
-        queryAll<{ segment: number }>({ TableName: vectorsTable(), KeyConditionExpression: 'documentId = :documentId', ExpressionAttributeValues: keyOf, ProjectionExpression: '#s', ExpressionAttributeNames: { '#s': 'segment' } }),
+        queryAll<{ position: number }>({
+          TableName: chunksTable(),
+          KeyConditionExpression: 'documentId = :documentId',
+          ExpressionAttributeValues: keyOf,
+          ProjectionExpression: '#p',
+          ExpressionAttributeNames: { '#p': 'position' },
+        }),
+        queryAll<{ segment: number }>({
+          TableName: vectorsTable(),
+          KeyConditionExpression: 'documentId = :documentId',
+          ExpressionAttributeValues: keyOf,
+          ProjectionExpression: '#s',
+          ExpressionAttributeNames: { '#s': 'segment' },
+        }),
       ]);
       await Promise.all([
-        batchWrite(chunksTable(), chunks.map(({ position }) => ({ DeleteRequest: { Key: { documentId, position } } }))),
-        batchWrite(vectorsTable(), segments.map(({ segment }) => ({ DeleteRequest: { Key: { documentId, segment } } }))),
+        batchWrite(
+          chunksTable(),
+          chunks.map(({ position }) => ({ DeleteRequest: { Key: { documentId, position } } })),
+        ),
+        batchWrite(
+          vectorsTable(),
+          segments.map(({ segment }) => ({ DeleteRequest: { Key: { documentId, segment } } })),
+        ),
       ]);
       return chunks.length;
     },

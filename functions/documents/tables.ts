@@ -27,7 +27,7 @@ export const documentTables = {
   },
   graphs: {
     partitionKey: 'graphId',
-    description: 'Group graphs (name, owner) and every graph\'s content version, bumped on each change so warm search indexes reload.',
+    description: "Group graphs (name, owner) and every graph's content version, bumped on each change so warm search indexes reload.",
   },
   graphMembers: {
     partitionKey: 'graphId',

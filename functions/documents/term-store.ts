@@ -39,10 +39,17 @@ export function createTermStore() {
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
       const page = await dynamo().send(
-        new QueryCommand({ TableName: termsTable(), KeyConditionExpression: 'graphTerm = :term', ExpressionAttributeValues: { ':term': partitionOf(graphId, term) }, ExclusiveStartKey }),
+        new QueryCommand({
+          TableName: termsTable(),
+          KeyConditionExpression: 'graphTerm = :term',
+          ExpressionAttributeValues: { ':term': partitionOf(graphId, term) },
+          ExclusiveStartKey,
+        }),
       );
       for (const item of (page.Items ?? []) as TermItem[]) {
-        item.positions.forEach((position, at) => { postings.push({ documentId: item.documentId, position, count: item.counts[at]!, length: item.lengths[at]! }); });
+        item.positions.forEach((position, at) => {
+          postings.push({ documentId: item.documentId, position, count: item.counts[at]!, length: item.lengths[at]! });
+        });
       }
       if (postings.length > limit) return { common: postings.length };
       ExclusiveStartKey = page.LastEvaluatedKey;
@@ -53,10 +60,16 @@ export function createTermStore() {
   return {
     /** Writes the document's chunks into the graph's index; writing them again changes nothing. */
     put: (graphId: string, documentId: string, chunks: LexicalChunk[]) =>
-      batchWrite(termsTable(), itemsOf(graphId, documentId, chunks).map((Item) => ({ PutRequest: { Item: { ...Item } } }))),
+      batchWrite(
+        termsTable(),
+        itemsOf(graphId, documentId, chunks).map((Item) => ({ PutRequest: { Item: { ...Item } } })),
+      ),
 
     remove: (graphId: string, documentId: string, chunks: LexicalChunk[]) =>
-      batchWrite(termsTable(), itemsOf(graphId, documentId, chunks).map(({ graphTerm }) => ({ DeleteRequest: { Key: { graphTerm, documentId } } }))),
+      batchWrite(
+        termsTable(),
+        itemsOf(graphId, documentId, chunks).map(({ graphTerm }) => ({ DeleteRequest: { Key: { graphTerm, documentId } } })),
+      ),
 
     /** The postings of each term, read in parallel. */
     async postings(graphId: string, terms: string[], graphChunks: number): Promise<Map<string, Posting[] | { common: number }>> {

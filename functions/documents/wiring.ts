@@ -44,7 +44,8 @@ function snapshotKeeper(deps: { store: DocumentStore; graphStore: GraphStore; bl
   const source = {
     chunkCount: async (graphId: string) => (await graphStore.state(graphId)).chunkCount,
     documentIds: documentIdsOf(store),
-    completed: async (documentIds: string[]) => (await store.getDocuments(documentIds)).filter((document) => document.status === 'completed').map((document) => document.documentId),
+    completed: async (documentIds: string[]) =>
+      (await store.getDocuments(documentIds)).filter((document) => document.status === 'completed').map((document) => document.documentId),
     chunks: store.listChunks,
   };
   return createSnapshotKeeper({ source, snapshots: lexicalSnapshots(blobs), fromChunks, upToChunks });
@@ -54,7 +55,10 @@ function snapshotKeeper(deps: { store: DocumentStore; graphStore: GraphStore; bl
  * `large.fromChunks`: chunks past which a graph is searched outside the process; `large.snapshotFromChunks`: chunks from
  * which the processing job keeps a graph's BM25 snapshot (both lowered by tests).
  */
-export function productionDeps(clock: Clock = systemClock, large: { vectorStore?: GraphVectorStore; fromChunks?: number; snapshotFromChunks?: number } = {}): DocumentServiceDeps {
+export function productionDeps(
+  clock: Clock = systemClock,
+  large: { vectorStore?: GraphVectorStore; fromChunks?: number; snapshotFromChunks?: number } = {},
+): DocumentServiceDeps {
   const store = createDocumentStore();
   const graphStore = createGraphStore();
   const graphs = createGraphService({ graphs: graphStore, clock });
@@ -63,7 +67,13 @@ export function productionDeps(clock: Clock = systemClock, large: { vectorStore?
   const vectorStore = large.vectorStore ?? graphVectorStore();
   const largeGraphs = vectorStore && createLargeGraphIndex({ vectors: vectorStore, terms: createTermStore() });
   const fromChunks = large.fromChunks ?? largeGraphChunks;
-  const snapshots = snapshotKeeper({ store, graphStore, blobs, fromChunks: large.snapshotFromChunks ?? snapshotAfterChunks, upToChunks: largeGraphs && fromChunks });
+  const snapshots = snapshotKeeper({
+    store,
+    graphStore,
+    blobs,
+    fromChunks: large.snapshotFromChunks ?? snapshotAfterChunks,
+    upToChunks: largeGraphs && fromChunks,
+  });
   const ingest = createIngest({ store, blobs, embedder, clock, largeGraphs, snapshots });
   const indexes = graphIndexes({ store, graphStore, blobs, embedder });
   const search = createSearch({ store, graphs, embedder, indexes, state: graphStore.state, largeGraphs: largeGraphs && { index: largeGraphs, fromChunks } });

@@ -65,13 +65,21 @@ export function createDeliveryStore(clock: Clock): DeliveryLedger {
         if (!isConditionFailure(error)) throw error;
         const entry = await current(deliveryId);
         if (entry?.token === token && entry.status === 'done') return;
-        throw new Error(`the claim on delivery ${deliveryId} was lost before it completed (${entry ? 'another worker took it over past its lease' : 'it was released'})`);
+        throw new Error(
+          `the claim on delivery ${deliveryId} was lost before it completed (${entry ? 'another worker took it over past its lease' : 'it was released'})`,
+        );
       }
     },
     async release(deliveryId, token) {
       try {
         await db.send(
-          new DeleteCommand({ TableName: table(), Key: { deliveryId }, ConditionExpression: '#token = :token', ExpressionAttributeNames: { '#token': 'token' }, ExpressionAttributeValues: { ':token': token } }),
+          new DeleteCommand({
+            TableName: table(),
+            Key: { deliveryId },
+            ConditionExpression: '#token = :token',
+            ExpressionAttributeNames: { '#token': 'token' },
+            ExpressionAttributeValues: { ':token': token },
+          }),
         );
       } catch (error) {
         if (!isConditionFailure(error)) throw error;

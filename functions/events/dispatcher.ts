@@ -13,7 +13,16 @@ import { enrichEvent } from './enrichment/enrich.js';
 import { type EventObject, normalizeEvent } from './event-object.js';
 import { type DispatchReport, deliverAll, emptyReport } from './deliveries.js';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from './internal-events.js';
-import type { ActiveSubscription, DeliveryLedger, DeliveryOutcome, EventHistory, ScriptPort, ScriptTrigger, SubscriptionIndex, TriggerLookup } from './ports.js';
+import type {
+  ActiveSubscription,
+  DeliveryLedger,
+  DeliveryOutcome,
+  EventHistory,
+  ScriptPort,
+  ScriptTrigger,
+  SubscriptionIndex,
+  TriggerLookup,
+} from './ports.js';
 import type { MetricsPort } from '#platform/ports.js';
 
 export interface DispatcherDeps {
@@ -25,7 +34,6 @@ export interface DispatcherDeps {
   clock: Clock;
   metrics: MetricsPort;
 }
-
 
 /** Runs of one event at a time; the interface allows 10 concurrent executions per script. */
 const deliveryConcurrency = 10;
@@ -44,7 +52,6 @@ interface Delivery {
   /** The user event this delivery is of, for its history. */
   event?: EventObject;
 }
-
 
 export function createDispatcher(deps: DispatcherDeps) {
   const predicates = new Map<string, { revision: string; test: Predicate }>();
@@ -87,9 +94,14 @@ export function createDispatcher(deps: DispatcherDeps) {
     await deps.ledger.complete(delivery.deliveryId, token, outcome);
     if (delivery.event) {
       await deps.history.recordDelivery(delivery.event, {
-        subscriptionId: delivery.trigger.source, scriptId: delivery.scriptId, result: outcome.result,
-        executionId: outcome.result === 'executed' ? outcome.executionId : null, status: outcome.result === 'executed' ? outcome.status : null,
-        code: outcome.result === 'refused' ? outcome.code : null, reason: outcome.result === 'executed' ? null : outcome.reason, at: deps.clock.nowIso(),
+        subscriptionId: delivery.trigger.source,
+        scriptId: delivery.scriptId,
+        result: outcome.result,
+        executionId: outcome.result === 'executed' ? outcome.executionId : null,
+        status: outcome.result === 'executed' ? outcome.status : null,
+        code: outcome.result === 'refused' ? outcome.code : null,
+        reason: outcome.result === 'executed' ? null : outcome.reason,
+        at: deps.clock.nowIso(),
       });
     }
     return outcome;
@@ -142,7 +154,13 @@ export function createDispatcher(deps: DispatcherDeps) {
     const webhook = await deps.triggers.getWebhook(String(detail.webhookId));
     if (!webhook?.enabled || webhook.userId !== detail.userId) return { ...emptyReport(), skipped: 1 };
     return deliverEach([
-      { deliveryId: String(detail.deliveryId), userId: webhook.userId, scriptId: webhook.scriptId, data: detail.body, trigger: { type: 'webhook', source: webhook.webhookId } },
+      {
+        deliveryId: String(detail.deliveryId),
+        userId: webhook.userId,
+        scriptId: webhook.scriptId,
+        data: detail.body,
+        trigger: { type: 'webhook', source: webhook.webhookId },
+      },
     ]);
   }
 

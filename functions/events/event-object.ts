@@ -15,7 +15,11 @@ const serverSet = z.never({ error: 'is set by the server' }).optional();
 const integrations = {
   chatapp: z.looseObject({ chatId: z.string().max(500).optional(), isGroupChat: z.boolean().optional() }).optional(),
   mailapp: z
-    .looseObject({ subject: z.string().max(2000).optional(), from: z.looseObject({ email: z.string().max(500).optional() }).optional(), hasAttachments: z.boolean().optional() })
+    .looseObject({
+      subject: z.string().max(2000).optional(),
+      from: z.looseObject({ email: z.string().max(500).optional() }).optional(),
+      hasAttachments: z.boolean().optional(),
+    })
     .optional(),
   calendarapp: z.looseObject({}).optional(),
   // The interface lists no docsapp object, but its docsapp.document_updated events need somewhere to put document fields.
@@ -33,9 +37,7 @@ export const EventInput = z.strictObject({
   type: EventType,
   source: z.string().min(1).max(100).optional(),
   timestamp: IsoDate.optional(),
-  content: z
-    .strictObject({ text: z.string().max(100_000).optional(), contentType: z.enum(contentTypes).optional(), timestamp: IsoDate.optional() })
-    .optional(),
+  content: z.strictObject({ text: z.string().max(100_000).optional(), contentType: z.enum(contentTypes).optional(), timestamp: IsoDate.optional() }).optional(),
   actor: z.strictObject({ id: shortText.optional(), name: shortText.optional(), actorType: z.enum(actorTypes).optional() }).optional(),
   context: z
     .strictObject({ channelId: shortText.optional(), channelName: shortText.optional(), channelType: z.enum(channelTypes).optional() })

@@ -38,7 +38,8 @@ export function eventTypeProblem(type: string): string | undefined {
   if (named.has(type)) return undefined;
   if (type.startsWith('custom.')) return customType.test(type) ? undefined : 'a custom event type is custom.<name> (letters, digits, _ . : -)';
   const namespace = type.split('.')[0]!;
-  if (reservedNamespaces.has(namespace)) return `${namespace}. holds only the event types ${namedEventTypes.filter((name) => name.startsWith(`${namespace}.`)).join(', ') || 'none'}`;
+  if (reservedNamespaces.has(namespace))
+    return `${namespace}. holds only the event types ${namedEventTypes.filter((name) => name.startsWith(`${namespace}.`)).join(', ') || 'none'}`;
   if (webhookType.test(type)) return undefined;
   return `unknown event type: use one of ${namedEventTypes.join(', ')}, a webhook event name such as payment.completed, or custom.<name>`;
 }

@@ -2,7 +2,9 @@
 import type { Caller } from '#platform/caller.js';
 import type { HistoryEvent, HistoryQuery } from './history-store.js';
 
-export function createEventHistoryService(deps: { store: { list(userId: string, query: HistoryQuery): Promise<{ events: HistoryEvent[]; hasMore: boolean }> } }) {
+export function createEventHistoryService(deps: {
+  store: { list(userId: string, query: HistoryQuery): Promise<{ events: HistoryEvent[]; hasMore: boolean }> };
+}) {
   return {
     async list(caller: Caller, query: HistoryQuery) {
       const { events, hasMore } = await deps.store.list(caller.userId, query);

@@ -57,7 +57,12 @@ export function createEventHistoryStore(): EventHistory & { list(userId: string,
       await db.send(new PutCommand({ TableName: table(), Item: { ...common(event), historyKey: eventKey(event), kind: 'event', event } }));
     },
     async recordDelivery(event, delivery) {
-      await db.send(new PutCommand({ TableName: table(), Item: { ...common(event), historyKey: `${eventKey(event)}#${delivery.subscriptionId}`, kind: 'delivery', delivery } }));
+      await db.send(
+        new PutCommand({
+          TableName: table(),
+          Item: { ...common(event), historyKey: `${eventKey(event)}#${delivery.subscriptionId}`, kind: 'delivery', delivery },
+        }),
+      );
     },
     async list(userId, query) {
       const range =
@@ -77,7 +82,12 @@ export function createEventHistoryStore(): EventHistory & { list(userId: string,
             KeyConditionExpression: `userId = :user${range.condition}`,
             ...(filters.length && { FilterExpression: filters.join(' AND ') }),
             ...(filters.length && { ExpressionAttributeNames: { ...(query.type && { '#type': 'type' }), ...(query.source && { '#source': 'source' }) } }),
-            ExpressionAttributeValues: { ':user': userId, ...range.values, ...(query.type && { ':type': query.type }), ...(query.source && { ':source': query.source }) },
+            ExpressionAttributeValues: {
+              ':user': userId,
+              ...range.values,
+              ...(query.type && { ':type': query.type }),
+              ...(query.source && { ':source': query.source }),
+            },
             ScanIndexForward: false,
             ExclusiveStartKey: startKey,
           }),
@@ -87,7 +97,11 @@ export function createEventHistoryStore(): EventHistory & { list(userId: string,
           if (item.kind !== 'event' || !item.event) continue;
           const event = item.event as unknown as EventObject;
           events.push({
-            eventId: item.eventId, type: event.type, source: event.source, timestamp: event.timestamp, event: item.event,
+            eventId: item.eventId,
+            type: event.type,
+            source: event.source,
+            timestamp: event.timestamp,
+            event: item.event,
             deliveries: pending.sort((a, b) => a.at.localeCompare(b.at)),
           });
           pending = [];

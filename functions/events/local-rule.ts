@@ -13,7 +13,11 @@ export const retryDelaysMs = [1_000, 5_000, 15_000, 60_000];
 const maxConcurrentDispatches = 8;
 
 /** Subscribes the dispatcher (or another rule target, such as the flow runner); returns what detaches it and drops pending work. */
-export function attachDispatcher(subscribe: Subscribe, dispatcher: () => { handle(event: BusEvent): Promise<unknown> }, maxConcurrent = maxConcurrentDispatches): () => void {
+export function attachDispatcher(
+  subscribe: Subscribe,
+  dispatcher: () => { handle(event: BusEvent): Promise<unknown> },
+  maxConcurrent = maxConcurrentDispatches,
+): () => void {
   const timers = new Set<NodeJS.Timeout>();
   const waiting: Array<{ event: BusEvent; retry: number }> = [];
   let running = 0;

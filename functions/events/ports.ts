@@ -53,7 +53,16 @@ export interface EventHistory {
   recordEvent(event: EventObject): Promise<void>;
   recordDelivery(
     event: EventObject,
-    delivery: { subscriptionId: string; scriptId: string; result: DeliveryOutcome['result']; executionId: string | null; status: string | null; code: string | null; reason: string | null; at: string },
+    delivery: {
+      subscriptionId: string;
+      scriptId: string;
+      result: DeliveryOutcome['result'];
+      executionId: string | null;
+      status: string | null;
+      code: string | null;
+      reason: string | null;
+      at: string;
+    },
   ): Promise<void>;
 }
 

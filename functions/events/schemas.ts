@@ -88,7 +88,9 @@ export const ListEventsInput = z
 const HistoryDelivery = z.object({
   subscriptionId: z.string(),
   scriptId: z.string(),
-  result: z.enum(['executed', 'skipped', 'refused']).describe('executed: the script ran (see status); skipped: script gone, not deployed or no longer yours; refused: a limit said no (see code)'),
+  result: z
+    .enum(['executed', 'skipped', 'refused'])
+    .describe('executed: the script ran (see status); skipped: script gone, not deployed or no longer yours; refused: a limit said no (see code)'),
   executionId: z.string().nullable().describe('the run, for getExecution and GET /api/sdk/v1/executions'),
   status: z.string().nullable(),
   code: z.string().nullable(),

@@ -65,14 +65,24 @@ export function createSubscriptionService(deps: { store: SubscriptionStore; scri
         updatedAt: now,
       };
       await store.create(subscription);
-      return { subscriptionId: subscription.subscriptionId, eventType: subscription.eventType, enabled: subscription.enabled, createdAt: subscription.createdAt };
+      return {
+        subscriptionId: subscription.subscriptionId,
+        eventType: subscription.eventType,
+        enabled: subscription.enabled,
+        createdAt: subscription.createdAt,
+      };
     },
 
     async list(caller: Caller, input: { scriptId: string; limit: number; offset: number }) {
       await requireOwnScript(scripts, caller, input.scriptId);
       const all = (await store.list(input.scriptId)).filter((subscription) => subscription.userId === caller.userId);
       all.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.subscriptionId.localeCompare(b.subscriptionId));
-      return { subscriptions: all.slice(input.offset, input.offset + input.limit).map(toSubscription), total: all.length, limit: input.limit, offset: input.offset };
+      return {
+        subscriptions: all.slice(input.offset, input.offset + input.limit).map(toSubscription),
+        total: all.length,
+        limit: input.limit,
+        offset: input.offset,
+      };
     },
 
     async update(caller: Caller, input: { scriptId: string; subscriptionId: string; enabled?: boolean; conditions?: unknown[] }) {

@@ -35,7 +35,10 @@ export function createSubscriptionStore() {
     async create(subscription: StoredSubscription): Promise<void> {
       await db.send(
         new TransactWriteCommand({
-          TransactItems: [{ Put: { TableName: table(), Item: subscription, ConditionExpression: 'attribute_not_exists(subscriptionId)' } }, indexWrite(subscription)],
+          TransactItems: [
+            { Put: { TableName: table(), Item: subscription, ConditionExpression: 'attribute_not_exists(subscriptionId)' } },
+            indexWrite(subscription),
+          ],
         }),
       );
       forget(subscription);
@@ -48,7 +51,12 @@ export function createSubscriptionStore() {
 
     /** Every subscription of a script (a script holds at most a hundred). */
     list(scriptId: string): Promise<StoredSubscription[]> {
-      return queryAll<StoredSubscription>({ TableName: table(), KeyConditionExpression: 'scriptId = :scriptId', ExpressionAttributeValues: { ':scriptId': scriptId }, ConsistentRead: true });
+      return queryAll<StoredSubscription>({
+        TableName: table(),
+        KeyConditionExpression: 'scriptId = :scriptId',
+        ExpressionAttributeValues: { ':scriptId': scriptId },
+        ConsistentRead: true,
+      });
     },
 
     /** Optimistic: fails with a condition failure if the subscription changed since `current` was read. */
@@ -83,7 +91,12 @@ export type SubscriptionStore = ReturnType<typeof createSubscriptionStore>;
 
 export function createSubscriptionIndex(options: { cached: boolean }): SubscriptionIndex {
   const query = (key: string) =>
-    queryAll<ActiveSubscription>({ TableName: tableName('subscriptionIndex'), KeyConditionExpression: 'dispatchKey = :key', ExpressionAttributeValues: { ':key': key }, ConsistentRead: true });
+    queryAll<ActiveSubscription>({
+      TableName: tableName('subscriptionIndex'),
+      KeyConditionExpression: 'dispatchKey = :key',
+      ExpressionAttributeValues: { ':key': key },
+      ConsistentRead: true,
+    });
   return {
     active(userId, eventType) {
       const key = dispatchKey(userId, eventType);

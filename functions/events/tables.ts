@@ -10,7 +10,8 @@ export const eventTables = {
   eventDeliveries: {
     partitionKey: 'deliveryId',
     ttlAttribute: 'expiresAt',
-    description: 'One claim per (event, subscription), (schedule, minute) or webhook request: the conditional write that keeps a retried delivery from running a script twice.',
+    description:
+      'One claim per (event, subscription), (schedule, minute) or webhook request: the conditional write that keeps a retried delivery from running a script twice.',
   },
   eventHistory: {
     partitionKey: 'userId',

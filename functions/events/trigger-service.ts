@@ -39,7 +39,15 @@ export function createTriggerService(deps: TriggerDeps) {
       const webhookId = newId('whk');
       const webhookSecret = newSecret('whsec');
       const secret = await vault.encrypt({ webhookSecret }, secretContext(webhookId));
-      await store.putWebhook({ webhookId, scriptId: input.scriptId, userId: caller.userId, name: input.name, enabled: input.enabled, createdAt: clock.nowIso(), secret });
+      await store.putWebhook({
+        webhookId,
+        scriptId: input.scriptId,
+        userId: caller.userId,
+        name: input.name,
+        enabled: input.enabled,
+        createdAt: clock.nowIso(),
+        secret,
+      });
       return { scriptId: input.scriptId, webhookUrl: `${baseUrl}/api/webhooks/${webhookId}`, webhookSecret, name: input.name, enabled: input.enabled };
     },
 
@@ -55,7 +63,14 @@ export function createTriggerService(deps: TriggerDeps) {
       // The same signed request sent twice is one delivery: the ledger runs it once.
       const deliveryId = `${webhook.webhookId}#${sha256Hex(signature).slice(0, 32)}`;
       const body: unknown = input.rawBody.trim() ? parseBoundedJson(input.rawBody, 'body') : {};
-      await deps.publisher.publish({ type: webhookDeliveryType, source: webhookDeliverySource, userId: webhook.userId, webhookId: webhook.webhookId, deliveryId, body });
+      await deps.publisher.publish({
+        type: webhookDeliveryType,
+        source: webhookDeliverySource,
+        userId: webhook.userId,
+        webhookId: webhook.webhookId,
+        deliveryId,
+        body,
+      });
       return { deliveryId };
     },
 

@@ -23,12 +23,17 @@ export function verifyWebhookSignature(input: { secret: string; headers: Record<
   if (timestampText !== undefined) {
     if (!/^\d{1,12}$/.test(timestampText)) throw new UnauthorizedError(`malformed ${timestampHeader} header (Unix time in seconds)`);
     const age = input.nowMs / 1000 - Number(timestampText);
-    if (Math.abs(age) > replayWindowSeconds) throw new UnauthorizedError(`${timestampHeader} is more than ${replayWindowSeconds} seconds from the server's time; the request is refused as a possible replay`);
+    if (Math.abs(age) > replayWindowSeconds)
+      throw new UnauthorizedError(
+        `${timestampHeader} is more than ${replayWindowSeconds} seconds from the server's time; the request is refused as a possible replay`,
+      );
   }
   const expected = Buffer.from(signWebhook(input.secret, input.rawBody, timestampText));
   const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new UnauthorizedError(timestampText === undefined ? 'webhook signature does not match the body' : `webhook signature does not match "<${timestampHeader}>.<body>"`);
+    throw new UnauthorizedError(
+      timestampText === undefined ? 'webhook signature does not match the body' : `webhook signature does not match "<${timestampHeader}>.<body>"`,
+    );
   }
   return signature;
 }

@@ -9,13 +9,28 @@ import { compileRegex, regexProblem } from './regex-safety.js';
 export const fieldAliases: Record<string, Record<string, string>> = {
   'chatapp.message': { text: 'content.text', sender: 'actor.name', chatId: 'chatapp.chatId', isGroupChat: 'chatapp.isGroupChat', timestamp: 'timestamp' },
   'mailapp.email_received': {
-    subject: 'mailapp.subject', from: 'mailapp.from.email', to: 'mailapp.to', body: 'content.text', hasAttachment: 'mailapp.hasAttachments', timestamp: 'timestamp',
+    subject: 'mailapp.subject',
+    from: 'mailapp.from.email',
+    to: 'mailapp.to',
+    body: 'content.text',
+    hasAttachment: 'mailapp.hasAttachments',
+    timestamp: 'timestamp',
   },
   'calendarapp.event_created': {
-    summary: 'calendarapp.summary', description: 'calendarapp.description', location: 'calendarapp.location', attendees: 'calendarapp.attendees',
-    startTime: 'calendarapp.startTime', endTime: 'calendarapp.endTime',
+    summary: 'calendarapp.summary',
+    description: 'calendarapp.description',
+    location: 'calendarapp.location',
+    attendees: 'calendarapp.attendees',
+    startTime: 'calendarapp.startTime',
+    endTime: 'calendarapp.endTime',
   },
-  'voice.call_ended': { duration: 'call.durationSeconds', participants: 'call.participants', summary: 'call.summary', transcript: 'call.transcript', timestamp: 'timestamp' },
+  'voice.call_ended': {
+    duration: 'call.durationSeconds',
+    participants: 'call.participants',
+    summary: 'call.summary',
+    transcript: 'call.transcript',
+    timestamp: 'timestamp',
+  },
 };
 
 const lower = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value);
@@ -40,7 +55,8 @@ const stringTest = (test: (actual: string, value: string) => boolean): OperatorS
 /** Numbers (numeric strings too), or ISO 8601 times when the value is one: `timestamp greaterThan "2026-01-01T00:00:00Z"`. */
 const compare = (test: (difference: number) => boolean): OperatorSpec => ({
   value: 'scalar',
-  check: (value: Scalar) => (typeof value === 'number' || (typeof value === 'string' && !Number.isNaN(Date.parse(value))) ? undefined : 'needs a number or an ISO 8601 time'),
+  check: (value: Scalar) =>
+    typeof value === 'number' || (typeof value === 'string' && !Number.isNaN(Date.parse(value))) ? undefined : 'needs a number or an ISO 8601 time',
   build: (value: number | string) => {
     if (typeof value === 'number') {
       return (actual) => {
@@ -91,15 +107,25 @@ export function flowDialect(eventType: string): Dialect {
   let dialect = dialects.get(eventType);
   if (!dialect) {
     const aliases = fieldAliases[eventType] ?? {};
-    dialect = { name: 'flow', groups: { AND: 'and', OR: 'or', and: 'and', or: 'or' }, operators: flowOperators, field: (name) => (Object.hasOwn(aliases, name) ? aliases[name]! : name) };
+    dialect = {
+      name: 'flow',
+      groups: { AND: 'and', OR: 'or', and: 'and', or: 'or' },
+      operators: flowOperators,
+      field: (name) => (Object.hasOwn(aliases, name) ? aliases[name]! : name),
+    };
     dialects.set(eventType, dialect);
   }
   return dialect;
 }
 
 const isEmptyGroup = (root: unknown) =>
-  root !== null && typeof root === 'object' && !Array.isArray(root) && Object.keys(root).length === 2 && Array.isArray((root as { conditions?: unknown }).conditions) &&
-  (root as { conditions: unknown[] }).conditions.length === 0 && ['AND', 'OR'].includes((root as { operator?: unknown }).operator as string);
+  root !== null &&
+  typeof root === 'object' &&
+  !Array.isArray(root) &&
+  Object.keys(root).length === 2 &&
+  Array.isArray((root as { conditions?: unknown }).conditions) &&
+  (root as { conditions: unknown[] }).conditions.length === 0 &&
+  ['AND', 'OR'].includes((root as { operator?: unknown }).operator as string);
 
 /**
  * Validates and compiles a flow's `conditions` (VALIDATION_ERROR with the offending field and value).

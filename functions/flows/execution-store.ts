@@ -42,7 +42,14 @@ export function createExecutionStore() {
     /** `executionNumber` is the flow's executionCount when this execution started (1 for the first). */
     async putResult(flowId: string, executionNumber: number, result: ExecutionResult): Promise<void> {
       const started = Math.floor(Date.parse(result.timestamp) / 1000);
-      const item: StoredResult = { ...result, flowId, entry: slotEntry(executionNumber), sequence: executionNumber, logsUntil: started + retention.logsSeconds, expiresAt: started + retention.resultsSeconds };
+      const item: StoredResult = {
+        ...result,
+        flowId,
+        entry: slotEntry(executionNumber),
+        sequence: executionNumber,
+        logsUntil: started + retention.logsSeconds,
+        expiresAt: started + retention.resultsSeconds,
+      };
       await db.send(new PutCommand({ TableName: table(), Item: item }));
     },
 
@@ -57,13 +64,19 @@ export function createExecutionStore() {
     /** The kept results, newest first; logs older than 30 days are left out. */
     async listResults(flowId: string, nowMs: number): Promise<ExecutionResult[]> {
       const items = await queryAll<StoredResult>({
-        TableName: table(), KeyConditionExpression: 'flowId = :flowId AND begins_with(#entry, :run)', ExpressionAttributeNames: { '#entry': 'entry' }, ExpressionAttributeValues: { ':flowId': flowId, ':run': 'run#' },
+        TableName: table(),
+        KeyConditionExpression: 'flowId = :flowId AND begins_with(#entry, :run)',
+        ExpressionAttributeNames: { '#entry': 'entry' },
+        ExpressionAttributeValues: { ':flowId': flowId, ':run': 'run#' },
       });
       const now = nowMs / 1000;
       return items
         .filter((item) => item.expiresAt > now)
         .sort((a, b) => b.sequence - a.sequence)
-        .map(({ flowId: _flow, entry: _entry, sequence: _sequence, logsUntil, expiresAt: _expires, ...result }) => ({ ...result, logs: logsUntil > now ? result.logs : [] }));
+        .map(({ flowId: _flow, entry: _entry, sequence: _sequence, logsUntil, expiresAt: _expires, ...result }) => ({
+          ...result,
+          logs: logsUntil > now ? result.logs : [],
+        }));
     },
 
     async putRetry(retry: PendingRetry): Promise<void> {
@@ -79,20 +92,30 @@ export function createExecutionStore() {
       return retry as PendingRetry;
     },
 
-    deleteRetry: async (flowId: string, originId: string) => void (await db.send(new DeleteCommand({ TableName: table(), Key: { flowId, entry: retryEntry(originId) } }))),
+    deleteRetry: async (flowId: string, originId: string) =>
+      void (await db.send(new DeleteCommand({ TableName: table(), Key: { flowId, entry: retryEntry(originId) } }))),
 
     /** Pending retries of a flow, to cancel their firings when it is deleted. */
     async listRetries(flowId: string): Promise<PendingRetry[]> {
-      const { Items = [] } = await db.send(new QueryCommand({
-        TableName: table(), KeyConditionExpression: 'flowId = :flowId AND begins_with(#entry, :retry)', ExpressionAttributeNames: { '#entry': 'entry' }, ExpressionAttributeValues: { ':flowId': flowId, ':retry': 'retry#' },
-      }));
+      const { Items = [] } = await db.send(
+        new QueryCommand({
+          TableName: table(),
+          KeyConditionExpression: 'flowId = :flowId AND begins_with(#entry, :retry)',
+          ExpressionAttributeNames: { '#entry': 'entry' },
+          ExpressionAttributeValues: { ':flowId': flowId, ':retry': 'retry#' },
+        }),
+      );
       return Items as PendingRetry[];
     },
 
     /** Everything the flow has here: its history and its pending retries. */
     async removeAll(flowId: string): Promise<void> {
       const keys = await queryAll<{ flowId: string; entry: string }>({
-        TableName: table(), KeyConditionExpression: 'flowId = :flowId', ExpressionAttributeValues: { ':flowId': flowId }, ProjectionExpression: 'flowId, #entry', ExpressionAttributeNames: { '#entry': 'entry' },
+        TableName: table(),
+        KeyConditionExpression: 'flowId = :flowId',
+        ExpressionAttributeValues: { ':flowId': flowId },
+        ProjectionExpression: 'flowId, #entry',
+        ExpressionAttributeNames: { '#entry': 'entry' },
       });
       for (let index = 0; index < keys.length; index += 25) {
         let pending: Record<string, unknown>[] | undefined = keys.slice(index, index + 25).map((key) => ({ DeleteRequest: { Key: key } }));

@@ -50,7 +50,13 @@ export interface RunInput {
 
 type Outcome = Pick<ExecutionResult, 'status' | 'result' | 'logs' | 'cost' | 'error'>;
 
-const failed = (code: string, message: string, logs: string[] = [], cost = 0): Outcome => ({ status: 'failed', result: null, error: { code, message }, logs, cost });
+const failed = (code: string, message: string, logs: string[] = [], cost = 0): Outcome => ({
+  status: 'failed',
+  result: null,
+  error: { code, message },
+  logs,
+  cost,
+});
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
@@ -93,10 +99,16 @@ export function createExecutor(deps: ExecutorDeps) {
     const offered = flow.scriptId && !flow.recommendedTools.includes(flow.scriptId) ? [flow.scriptId, ...flow.recommendedTools] : flow.recommendedTools;
     const { tools, unknown } = await deps.tools.resolve(flow.userId, offered, flow.flowId);
     const outcome = await runAgent({
-      model, prompt: flow.prompt ?? '', trigger: data, tools, unknownTools: unknown,
+      model,
+      prompt: flow.prompt ?? '',
+      trigger: data,
+      tools,
+      unknownTools: unknown,
       remainingMs: () => deadlineMs - deps.clock.now(),
     });
-    return outcome.ok ? { status: 'success', result: outcome.result, logs: outcome.logs, cost: outcome.cost } : failed(outcome.error!.code, outcome.error!.message, outcome.logs, outcome.cost);
+    return outcome.ok
+      ? { status: 'success', result: outcome.result, logs: outcome.logs, cost: outcome.cost }
+      : failed(outcome.error!.code, outcome.error!.message, outcome.logs, outcome.cost);
   }
 
   return {
@@ -121,7 +133,13 @@ export function createExecutor(deps: ExecutorDeps) {
       }
       const { status, result, logs, cost, error } = outcome;
       return {
-        executionId: input.executionId, timestamp: input.startedAt, status, duration: round(performance.now() - started, 2), cost: round(cost, 6), logs: logs.slice(0, 200).map((line) => line.slice(0, 2000)), result,
+        executionId: input.executionId,
+        timestamp: input.startedAt,
+        status,
+        duration: round(performance.now() - started, 2),
+        cost: round(cost, 6),
+        logs: logs.slice(0, 200).map((line) => line.slice(0, 2000)),
+        result,
         ...(error && { error }),
       };
     },

@@ -55,23 +55,32 @@ export function createFlowRuns(deps: FlowRunsDeps) {
     const now = clock.now();
     const window = await deps.limiter().hit(`flow-runs:${ref.flowId}`, flowLimits.executionsPerDay, dayMs / 1000, now);
     if (!window.allowed) {
-      throw new TooManyRequestsError('DAILY_LIMIT_EXCEEDED', `flow ${ref.flowId} has used its ${flowLimits.executionsPerDay} executions for today (UTC)`, Math.max(1, window.resetAt - Math.floor(now / 1000)), {
-        assignmentId: ref.flowId,
-      });
+      throw new TooManyRequestsError(
+        'DAILY_LIMIT_EXCEEDED',
+        `flow ${ref.flowId} has used its ${flowLimits.executionsPerDay} executions for today (UTC)`,
+        Math.max(1, window.resetAt - Math.floor(now / 1000)),
+        {
+          assignmentId: ref.flowId,
+        },
+      );
     }
     const statuses = trigger.type === 'manual' ? ['active', 'paused'] : ['active'];
     const start = () => flows.startRun(ref, { executionId, startedAt, statuses, firing: trigger.firing });
     let started = await start();
     if (started === 'busy') {
       const current = await flows.get(ref.flowId);
-      const stale = Object.entries(current?.runs ?? {}).filter(([, at]) => at < clock.now() - staleRunMs).map(([id]) => id);
+      const stale = Object.entries(current?.runs ?? {})
+        .filter(([, at]) => at < clock.now() - staleRunMs)
+        .map(([id]) => id);
       if (stale.length) {
         await flows.finishRun(ref.flowId, stale);
         started = await start();
       }
     }
     if (started === 'busy') {
-      throw new TooManyRequestsError('CONCURRENCY_LIMIT', `flow ${ref.flowId} already runs ${flowLimits.concurrentExecutions} executions`, 5, { assignmentId: ref.flowId });
+      throw new TooManyRequestsError('CONCURRENCY_LIMIT', `flow ${ref.flowId} already runs ${flowLimits.concurrentExecutions} executions`, 5, {
+        assignmentId: ref.flowId,
+      });
     }
     if (started === 'gone') throw new NotFoundError('assignmentId', ref.flowId, 'flow');
     if (started === 'not_runnable') throw new ConflictError(`flow ${ref.flowId} is not active`, { assignmentId: ref.flowId });
@@ -83,7 +92,8 @@ export function createFlowRuns(deps: FlowRunsDeps) {
     const pausedAt = clock.nowIso();
     if (!(await flows.pauseActive(flow, pausedAt))) return;
     if (flow.trigger.type === 'time') await deps.scheduler.put(flowSchedule({ ...flow, cronExpression: flow.trigger.config.cronExpression }, false));
-    const why = reason === 'script_failures' ? `its script failed ${scriptFailuresToPause} times in a row` : `it failed again after ${retryDelaysMs.length} retries`;
+    const why =
+      reason === 'script_failures' ? `its script failed ${scriptFailuresToPause} times in a row` : `it failed again after ${retryDelaysMs.length} retries`;
     await deps.publisher.publish({
       type: flowPausedType,
       source: 'flows',
@@ -96,8 +106,20 @@ export function createFlowRuns(deps: FlowRunsDeps) {
 
   async function scheduleRetry(flow: FlowItem, trigger: RunTrigger, originId: string, attempt: number) {
     const dueAt = new Date(clock.now() + retryDelaysMs[attempt - 1]!).toISOString();
-    await deps.executions.putRetry({ flowId: flow.flowId, originId, userId: flow.userId, attempt, trigger: { type: trigger.type, eventType: trigger.eventType }, data: trigger.data, dueAt });
-    await deps.oneShots.putOnce({ name: retryName(originId, attempt), at: dueAt, event: { type: flowRetryType, userId: flow.userId, detail: { flowId: flow.flowId, originId, attempt } } });
+    await deps.executions.putRetry({
+      flowId: flow.flowId,
+      originId,
+      userId: flow.userId,
+      attempt,
+      trigger: { type: trigger.type, eventType: trigger.eventType },
+      data: trigger.data,
+      dueAt,
+    });
+    await deps.oneShots.putOnce({
+      name: retryName(originId, attempt),
+      at: dueAt,
+      event: { type: flowRetryType, userId: flow.userId, detail: { flowId: flow.flowId, originId, attempt } },
+    });
   }
 
   /** What a finished execution means for the flow. Manual runs are recorded but never retried or counted. */

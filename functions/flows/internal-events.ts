@@ -15,5 +15,10 @@ export const retryName = (originId: string, attempt: number) => `flow-retry-${or
 
 /** The schedule of a time flow as the SchedulerPort takes it. */
 export function flowSchedule(flow: { flowId: string; userId: string; cronExpression: string }, enabled: boolean): ScheduleDefinition {
-  return { name: flowScheduleName(flow.flowId), cronExpression: flow.cronExpression, enabled, event: { type: flowScheduleType, userId: flow.userId, detail: { flowId: flow.flowId } } };
+  return {
+    name: flowScheduleName(flow.flowId),
+    cronExpression: flow.cronExpression,
+    enabled,
+    event: { type: flowScheduleType, userId: flow.userId, detail: { flowId: flow.flowId } },
+  };
 }

@@ -18,8 +18,8 @@ export interface AgentOutcome {
 }
 
 const systemPrompt = [
-  'You run an automation on behalf of its owner. Follow the automation\'s instructions for the triggering event below.',
-  'Use the provided tools when the instructions need an action or data; every tool acts with the owner\'s permissions.',
+  "You run an automation on behalf of its owner. Follow the automation's instructions for the triggering event below.",
+  "Use the provided tools when the instructions need an action or data; every tool acts with the owner's permissions.",
   'When you are done, answer with a short summary of what you did.',
 ].join(' ');
 

@@ -48,7 +48,10 @@ export function createFlowLongRuns(deps: FlowLongRunsDeps) {
 
     /** Ownership is the caller's to check (FlowService.run). */
     async run(caller: Caller, flowId: string): Promise<ApiFlowRun> {
-      const admitted = await deps.runs.admit({ flowId, userId: caller.userId }, { type: 'manual', data: { flowId, manual: true, requestedAt: deps.clock.nowIso() }, attempt: 0 });
+      const admitted = await deps.runs.admit(
+        { flowId, userId: caller.userId },
+        { type: 'manual', data: { flowId, manual: true, requestedAt: deps.clock.nowIso() }, attempt: 0 },
+      );
       let started;
       try {
         started = await jobs.start(admitted);
@@ -57,7 +60,10 @@ export function createFlowLongRuns(deps: FlowLongRunsDeps) {
         throw error;
       }
       const waited = await waitBounded({
-        started, boundMs: deps.boundMs(), pause: deps.pause, now: deps.clock.now,
+        started,
+        boundMs: deps.boundMs(),
+        pause: deps.pause,
+        now: deps.clock.now,
         read: () => deps.executions.getResult(flowId, admitted.flow.executionCount, admitted.executionId),
       });
       return waited.ended && waited.value ? { ended: waited.value } : { running: { executionId: admitted.executionId } };

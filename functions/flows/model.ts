@@ -32,12 +32,12 @@ export const configureModelHint = 'set LLM_BASE_URL and LLM_MODEL (any OpenAI-co
 /** What getFlow and the create operations warn about: an llm flow while no model is configured runs, and fails every run. */
 export function flowWarnings(flow: Pick<FlowItem, 'executionType'>, llmConfigured: boolean): string[] {
   if (flow.executionType !== 'llm' || llmConfigured) return [];
-  return [`no language model is configured on this platform: every run of this llm flow fails with LLM_NOT_CONFIGURED until the operator ${configureModelHint}`];
+  return [
+    `no language model is configured on this platform: every run of this llm flow fails with LLM_NOT_CONFIGURED until the operator ${configureModelHint}`,
+  ];
 }
 
-export type FlowTrigger =
-  | { type: 'time'; config: { cronExpression: string } }
-  | { type: 'event'; config: { eventType: string; rootCondition: unknown } };
+export type FlowTrigger = { type: 'time'; config: { cronExpression: string } } | { type: 'event'; config: { eventType: string; rootCondition: unknown } };
 
 export interface FlowItem {
   flowId: string;

@@ -42,14 +42,31 @@ export interface RunHistoryDeps {
 const flowConcurrency = 10;
 
 const fromScript = (run: Execution): HistoryItem => ({
-  executionId: run.executionId, kind: 'script', scriptId: run.scriptId, flowId: run.trigger.type === 'flow' ? (run.trigger.source ?? null) : null,
-  status: run.status === 'running' ? 'running' : run.status === 'success' ? 'success' : 'failed', trigger: run.trigger.type, source: run.trigger.source ?? null,
-  startedAt: run.createdAt, duration: run.duration, cost: run.cost, error: run.error && { code: run.error.code, message: run.error.message },
+  executionId: run.executionId,
+  kind: 'script',
+  scriptId: run.scriptId,
+  flowId: run.trigger.type === 'flow' ? (run.trigger.source ?? null) : null,
+  status: run.status === 'running' ? 'running' : run.status === 'success' ? 'success' : 'failed',
+  trigger: run.trigger.type,
+  source: run.trigger.source ?? null,
+  startedAt: run.createdAt,
+  duration: run.duration,
+  cost: run.cost,
+  error: run.error && { code: run.error.code, message: run.error.message },
 });
 
 const fromFlow = (flow: Pick<FlowItem, 'flowId' | 'scriptId' | 'trigger'>, result: ExecutionResult): HistoryItem => ({
-  executionId: result.executionId, kind: 'flow', scriptId: flow.scriptId, flowId: flow.flowId, status: result.status, trigger: flow.trigger.type === 'time' ? 'schedule' : 'event',
-  source: null, startedAt: result.timestamp, duration: result.duration, cost: result.cost, error: result.error ?? null,
+  executionId: result.executionId,
+  kind: 'flow',
+  scriptId: flow.scriptId,
+  flowId: flow.flowId,
+  status: result.status,
+  trigger: flow.trigger.type === 'time' ? 'schedule' : 'event',
+  source: null,
+  startedAt: result.timestamp,
+  duration: result.duration,
+  cost: result.cost,
+  error: result.error ?? null,
 });
 
 async function inBatches<T, R>(items: T[], size: number, work: (item: T) => Promise<R>): Promise<R[]> {
@@ -67,7 +84,9 @@ export function createRunHistory(deps: RunHistoryDeps) {
         wantFlows
           ? deps.flows(userId).then(async (flows) => {
               const chosen = flows.filter((flow) => !query.flowId || flow.flowId === query.flowId);
-              return (await inBatches(chosen, flowConcurrency, async (flow) => (await deps.flowResults(flow.flowId)).map((result) => fromFlow(flow, result)))).flat();
+              return (
+                await inBatches(chosen, flowConcurrency, async (flow) => (await deps.flowResults(flow.flowId)).map((result) => fromFlow(flow, result)))
+              ).flat();
             })
           : [],
       ]);

@@ -40,7 +40,6 @@ interface Delivery {
   trigger: RunTrigger;
 }
 
-
 export function createFlowRunner(deps: FlowRunnerDeps) {
   const { flows, ledger } = deps;
   const predicates = new Map<string, { revision: string; test: Predicate }>();
@@ -69,7 +68,9 @@ export function createFlowRunner(deps: FlowRunnerDeps) {
       return { result: 'executed', executionId: result.executionId, status: result.status };
     } catch (error) {
       if (!(error instanceof AppError) || transientCodes.has(error.code)) throw error;
-      return error.code === 'NOT_FOUND' || error.code === 'CONFLICT' ? { result: 'skipped', reason: error.message } : { result: 'refused', code: error.code, reason: error.message };
+      return error.code === 'NOT_FOUND' || error.code === 'CONFLICT'
+        ? { result: 'skipped', reason: error.message }
+        : { result: 'refused', code: error.code, reason: error.message };
     }
   }
 
@@ -96,14 +97,28 @@ export function createFlowRunner(deps: FlowRunnerDeps) {
     if (!firingIsDue(detail)) return emptyReport();
     const flow = { flowId: String(detail.flowId), userId: String(detail.userId) };
     const scheduledTime = String(detail.scheduledTime);
-    return deliverEach([{ deliveryId: `flow#${flow.flowId}@${scheduledTime}`, flow, trigger: { type: 'time', data: { flowId: flow.flowId, scheduledTime }, attempt: 0, firing: scheduledTime } }]);
+    return deliverEach([
+      {
+        deliveryId: `flow#${flow.flowId}@${scheduledTime}`,
+        flow,
+        trigger: { type: 'time', data: { flowId: flow.flowId, scheduledTime }, attempt: 0, firing: scheduledTime },
+      },
+    ]);
   }
 
   async function runRetry(detail: Record<string, unknown>): Promise<FlowDispatchReport> {
     const retry = await deps.executions.getRetry(String(detail.flowId), String(detail.originId));
     if (!retry || retry.attempt !== detail.attempt || retry.userId !== detail.userId) return { ...emptyReport(), skipped: 1 };
-    const trigger: RunTrigger = { type: retry.trigger.type, eventType: retry.trigger.eventType, data: retry.data, attempt: retry.attempt, originId: retry.originId };
-    const report = await deliverEach([{ deliveryId: `flow-retry#${retry.originId}#${retry.attempt}`, flow: { flowId: retry.flowId, userId: retry.userId }, trigger }]);
+    const trigger: RunTrigger = {
+      type: retry.trigger.type,
+      eventType: retry.trigger.eventType,
+      data: retry.data,
+      attempt: retry.attempt,
+      originId: retry.originId,
+    };
+    const report = await deliverEach([
+      { deliveryId: `flow-retry#${retry.originId}#${retry.attempt}`, flow: { flowId: retry.flowId, userId: retry.userId }, trigger },
+    ]);
     // Paused or deleted meanwhile: the retries end here.
     if (report.skipped) await deps.executions.deleteRetry(retry.flowId, retry.originId);
     return report;
@@ -118,7 +133,11 @@ export function createFlowRunner(deps: FlowRunnerDeps) {
     return deliverEach(
       candidates
         .filter((flow) => predicateOf(flow)(event))
-        .map((flow) => ({ deliveryId: `${event.id}#${flow.flowId}`, flow: { flowId: flow.flowId, userId: flow.userId }, trigger: { type: 'event', eventType: event.type, data: event, attempt: 0 } })),
+        .map((flow) => ({
+          deliveryId: `${event.id}#${flow.flowId}`,
+          flow: { flowId: flow.flowId, userId: flow.userId },
+          trigger: { type: 'event', eventType: event.type, data: event, attempt: 0 },
+        })),
     );
   }
 

@@ -25,7 +25,10 @@ documentConditionTree(
 const ConditionTree = componentRef('FlowCondition');
 
 /** The condition engine checks the tree (operators, values, depth, count, sizes) with the flow's event type. */
-const Conditions = z.unknown().refine((value) => value !== undefined, 'conditions is required').meta(ConditionTree);
+const Conditions = z
+  .unknown()
+  .refine((value) => value !== undefined, 'conditions is required')
+  .meta(ConditionTree);
 
 /**
  * The interface names a script for every time flow. Without `executionType` it is `direct` (runs the script), unless a
@@ -58,12 +61,16 @@ export const CreateEventFlowInput = z.strictObject({
 const FlowRef = { assignmentId: FlowId.optional().describe("the flow's id"), flowId: FlowId.optional().describe('the same as assignmentId') };
 
 function namesOneFlow(input: { assignmentId?: string; flowId?: string }, ctx: z.RefinementCtx) {
-  if (input.assignmentId === undefined && input.flowId === undefined) ctx.addIssue({ code: 'custom', path: ['assignmentId'], message: "assignmentId (or flowId: the flow's id) is required" });
+  if (input.assignmentId === undefined && input.flowId === undefined)
+    ctx.addIssue({ code: 'custom', path: ['assignmentId'], message: "assignmentId (or flowId: the flow's id) is required" });
   else if (input.assignmentId !== undefined && input.flowId !== undefined && input.assignmentId !== input.flowId)
     ctx.addIssue({ code: 'custom', path: ['flowId'], input: input.flowId, message: 'assignmentId and flowId name different flows: give one of them' });
 }
 
-const asAssignment = <T extends { assignmentId?: string; flowId?: string }>({ flowId, ...rest }: T) => ({ ...rest, assignmentId: (rest.assignmentId ?? flowId) as string });
+const asAssignment = <T extends { assignmentId?: string; flowId?: string }>({ flowId, ...rest }: T) => ({
+  ...rest,
+  assignmentId: (rest.assignmentId ?? flowId) as string,
+});
 
 export const AssignmentInput = z.strictObject(FlowRef).superRefine(namesOneFlow).transform(asAssignment);
 
@@ -83,26 +90,36 @@ export const UpdateFlowInput = z
   .superRefine(namesOneFlow)
   .transform(asAssignment);
 
-const TriggerFilter = z.strictObject({ type: z.enum(['time', 'event']).optional(), eventType: z.string().max(100).optional(), cronExpression: z.string().max(200).optional() });
+const TriggerFilter = z.strictObject({
+  type: z.enum(['time', 'event']).optional(),
+  eventType: z.string().max(100).optional(),
+  cronExpression: z.string().max(200).optional(),
+});
 
 /** Both variants of searchFlows; variant B when any of `query`, `trigger`, `scope` is given. */
-export const SearchFlowsInput = z.strictObject({
-  status: z.enum(flowStatuses).optional(),
-  triggerType: z.enum(['time', 'event']).optional(),
-  detail: z.enum(['minimal', 'summary']).optional(),
-  query: z.string().max(200).optional(),
-  trigger: TriggerFilter.optional(),
-  scope: Scope.optional(),
-  limit: z.coerce.number().int().min(1).max(100).optional(),
-  offset: z.coerce.number().int().min(0).default(0),
-}).superRefine((input, context) => {
-  if (input.query === undefined && input.trigger === undefined && input.scope === undefined) return;
-  for (const field of ['detail', 'triggerType'] as const) {
-    if (input[field] !== undefined) {
-      context.addIssue({ code: 'custom', path: [field], message: `${field} belongs to the variant without query, trigger and scope; with those, filter by trigger.type` });
+export const SearchFlowsInput = z
+  .strictObject({
+    status: z.enum(flowStatuses).optional(),
+    triggerType: z.enum(['time', 'event']).optional(),
+    detail: z.enum(['minimal', 'summary']).optional(),
+    query: z.string().max(200).optional(),
+    trigger: TriggerFilter.optional(),
+    scope: Scope.optional(),
+    limit: z.coerce.number().int().min(1).max(100).optional(),
+    offset: z.coerce.number().int().min(0).default(0),
+  })
+  .superRefine((input, context) => {
+    if (input.query === undefined && input.trigger === undefined && input.scope === undefined) return;
+    for (const field of ['detail', 'triggerType'] as const) {
+      if (input[field] !== undefined) {
+        context.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `${field} belongs to the variant without query, trigger and scope; with those, filter by trigger.type`,
+        });
+      }
     }
-  }
-});
+  });
 export type SearchFlowsInput = z.output<typeof SearchFlowsInput>;
 
 const Trigger = z.union([
@@ -110,7 +127,9 @@ const Trigger = z.union([
   z.object({ type: z.literal('event'), config: z.object({ eventType: z.string(), rootCondition: z.unknown().meta(ConditionTree) }) }),
 ]);
 
-const Warnings = z.array(z.string()).describe('what keeps the flow from running as asked, e.g. an llm flow while no language model is configured; empty when nothing does');
+const Warnings = z
+  .array(z.string())
+  .describe('what keeps the flow from running as asked, e.g. an llm flow while no language model is configured; empty when nothing does');
 
 export const ExecutionResultOutput = z.object({
   executionId: z.string(),
@@ -150,13 +169,31 @@ export const PausedFlow = z.object({ id: z.string(), status: z.literal('paused')
 export const ResumedFlow = z.object({ id: z.string(), status: z.literal('active'), resumedAt: IsoDate });
 export const DeletedFlow = z.object({ id: z.string(), deleted: z.literal(true), deletedAt: IsoDate });
 
-const MinimalItem = z.object({ id: z.string(), title: z.string(), status: z.enum(flowStatuses), triggerType: z.enum(['time', 'event']), isActive: z.boolean() });
+const MinimalItem = z.object({
+  id: z.string(),
+  title: z.string(),
+  status: z.enum(flowStatuses),
+  triggerType: z.enum(['time', 'event']),
+  isActive: z.boolean(),
+});
 const SummaryItem = MinimalItem.extend({
-  description: z.string(), cronExpression: z.string().nullable(), scriptId: z.string().nullable(), executionCount: z.number(), lastExecutedAt: IsoDate.nullable(), createdAt: IsoDate,
+  description: z.string(),
+  cronExpression: z.string().nullable(),
+  scriptId: z.string().nullable(),
+  executionCount: z.number(),
+  lastExecutedAt: IsoDate.nullable(),
+  createdAt: IsoDate,
   warnings: Warnings,
 });
 const VariantBItem = z.object({
-  id: z.string(), title: z.string(), description: z.string(), status: z.enum(flowStatuses), trigger: Trigger, executionCount: z.number(), lastExecutedAt: IsoDate.nullable(), warnings: Warnings,
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  status: z.enum(flowStatuses),
+  trigger: Trigger,
+  executionCount: z.number(),
+  lastExecutedAt: IsoDate.nullable(),
+  warnings: Warnings,
 });
 /** Variant A's `data`; variant B answers an array of VariantBItem with `meta {total, limit, offset}` beside `data`. */
 export const SearchFlowsOutput = z.union([z.object({ count: z.number(), flows: z.array(z.union([SummaryItem, MinimalItem])) }), z.array(VariantBItem)]);

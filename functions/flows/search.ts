@@ -23,11 +23,18 @@ function matchesB(flow: SearchedFlow, input: SearchFlowsInput, query: string | u
   if (query && !flow.title.toLowerCase().includes(query) && !flow.description.toLowerCase().includes(query)) return false;
   if (trigger?.type && flow.trigger.type !== trigger.type) return false;
   if (trigger?.eventType && (flow.trigger.type !== 'event' || flow.trigger.config.eventType !== trigger.eventType)) return false;
-  if (trigger?.cronExpression && (flow.trigger.type !== 'time' || flow.trigger.config.cronExpression !== trigger.cronExpression.trim().split(/\s+/).join(' '))) return false;
+  if (trigger?.cronExpression && (flow.trigger.type !== 'time' || flow.trigger.config.cronExpression !== trigger.cronExpression.trim().split(/\s+/).join(' ')))
+    return false;
   return true;
 }
 
-const minimal = (flow: SearchedFlow) => ({ id: flow.flowId, title: flow.title, status: flow.status, triggerType: flow.trigger.type, isActive: flow.status === 'active' });
+const minimal = (flow: SearchedFlow) => ({
+  id: flow.flowId,
+  title: flow.title,
+  status: flow.status,
+  triggerType: flow.trigger.type,
+  isActive: flow.status === 'active',
+});
 
 /** `llmConfigured`: read per search, as getFlow does, for the warnings of the summary and variant B items. */
 export function createFlowSearch(flows: Pick<FlowStore, 'getOwner' | 'listByUser' | 'counters'>, llmConfigured: () => boolean) {
@@ -61,18 +68,31 @@ export function createFlowSearch(flows: Pick<FlowStore, 'getOwner' | 'listByUser
         const counters = await countersOf(page);
         const configured = llmConfigured();
         const data = page.map((flow) => ({
-          id: flow.flowId, title: flow.title, description: flow.description, status: flow.status, trigger: flow.trigger, ...counters(flow), warnings: flowWarnings(flow, configured),
+          id: flow.flowId,
+          title: flow.title,
+          description: flow.description,
+          status: flow.status,
+          trigger: flow.trigger,
+          ...counters(flow),
+          warnings: flowWarnings(flow, configured),
         }));
         return { variant: 'B' as const, data, meta: { total: matching.length, limit, offset: input.offset } };
       }
-      const matching = mine.filter((flow) => (!input.status || flow.status === input.status) && (!input.triggerType || flow.trigger.type === input.triggerType));
+      const matching = mine.filter(
+        (flow) => (!input.status || flow.status === input.status) && (!input.triggerType || flow.trigger.type === input.triggerType),
+      );
       const page = matching.slice(input.offset, input.offset + (input.limit ?? defaultLimit.A));
       if (input.detail !== 'summary') return { variant: 'A' as const, data: { count: matching.length, flows: page.map(minimal) } };
       const counters = await countersOf(page);
       const configured = llmConfigured();
       const flowsOut = page.map((flow) => ({
-        ...minimal(flow), description: flow.description, cronExpression: flow.trigger.type === 'time' ? flow.trigger.config.cronExpression : null, scriptId: flow.scriptId,
-        ...counters(flow), createdAt: flow.createdAt, warnings: flowWarnings(flow, configured),
+        ...minimal(flow),
+        description: flow.description,
+        cronExpression: flow.trigger.type === 'time' ? flow.trigger.config.cronExpression : null,
+        scriptId: flow.scriptId,
+        ...counters(flow),
+        createdAt: flow.createdAt,
+        warnings: flowWarnings(flow, configured),
       }));
       return { variant: 'A' as const, data: { count: matching.length, flows: flowsOut } };
     },

@@ -12,7 +12,17 @@ import { compileFlowConditions } from './conditions.js';
 import type { ExecutionStore } from './execution-store.js';
 import type { FlowLongRuns } from './long-runs.js';
 import { flowSchedule, flowScheduleName, retryName } from './internal-events.js';
-import { type ExecutionResult, type ExecutionType, type FlowItem, type FlowTrigger, eventKeyOf, flowLimits, flowView, flowWarnings, nextRevision } from './model.js';
+import {
+  type ExecutionResult,
+  type ExecutionType,
+  type FlowItem,
+  type FlowTrigger,
+  eventKeyOf,
+  flowLimits,
+  flowView,
+  flowWarnings,
+  nextRevision,
+} from './model.js';
 import type { FlowScriptRunner } from './ports.js';
 import type { CreateEventFlowInput, CreateTimeFlowInput, SearchFlowsInput, UpdateFlowInput } from './schemas.js';
 import { createFlowSearch } from './search.js';
@@ -52,7 +62,8 @@ export function createFlowService(deps: FlowServiceDeps) {
   const view = (flow: FlowItem, results: ExecutionResult[]) => flowView(flow, results, flowWarnings(flow, deps.llmConfigured()));
 
   function requirePromptForLlm(executionType: ExecutionType, prompt: string | undefined) {
-    if (executionType === 'llm' && prompt === undefined) throw new ValidationError('prompt', null, 'an llm flow follows its prompt: give one, or use executionType "direct" to run the script alone');
+    if (executionType === 'llm' && prompt === undefined)
+      throw new ValidationError('prompt', null, 'an llm flow follows its prompt: give one, or use executionType "direct" to run the script alone');
   }
 
   async function requireRunnable(userId: string, scriptId: string) {
@@ -67,20 +78,35 @@ export function createFlowService(deps: FlowServiceDeps) {
       const owner = await flows.getOwner(flow.userId);
       const startsDay = owner?.createdDay !== today;
       const createdOnDay = owner && !startsDay ? owner.createdOnDay : 0;
-      if ((owner?.flowCount ?? 0) >= flowLimits.flowsPerUser) throw new ConflictError(`a user has at most ${flowLimits.flowsPerUser} flows; delete one first`, { limit: flowLimits.flowsPerUser });
+      if ((owner?.flowCount ?? 0) >= flowLimits.flowsPerUser)
+        throw new ConflictError(`a user has at most ${flowLimits.flowsPerUser} flows; delete one first`, { limit: flowLimits.flowsPerUser });
       if (createdOnDay >= flowLimits.createdPerDay) {
         const retryAfter = Math.ceil((Math.floor(now / dayMs) * dayMs + dayMs - now) / 1000);
-        throw new TooManyRequestsError('DAILY_LIMIT_EXCEEDED', `at most ${flowLimits.createdPerDay} flows can be created per day (UTC)`, retryAfter, { limit: flowLimits.createdPerDay });
+        throw new TooManyRequestsError('DAILY_LIMIT_EXCEEDED', `at most ${flowLimits.createdPerDay} flows can be created per day (UTC)`, retryAfter, {
+          limit: flowLimits.createdPerDay,
+        });
       }
       if (await flows.create(flow, today, startsDay, { flows: flowLimits.flowsPerUser, perDay: flowLimits.createdPerDay })) return;
     }
     throw new ConflictError('flows of this user changed meanwhile; try again');
   }
 
-  function newFlow(caller: Caller, fields: Pick<FlowItem, 'title' | 'description' | 'scope' | 'trigger' | 'scriptId' | 'executionType' | 'prompt' | 'recommendedTools'>): FlowItem {
+  function newFlow(
+    caller: Caller,
+    fields: Pick<FlowItem, 'title' | 'description' | 'scope' | 'trigger' | 'scriptId' | 'executionType' | 'prompt' | 'recommendedTools'>,
+  ): FlowItem {
     const now = clock.nowIso();
     const flow: FlowItem = {
-      flowId: newId('flw'), userId: caller.userId, status: 'active', ...fields, executionCount: 0, lastExecutedAt: null, createdAt: now, updatedAt: now, runs: {}, scriptFailures: 0,
+      flowId: newId('flw'),
+      userId: caller.userId,
+      status: 'active',
+      ...fields,
+      executionCount: 0,
+      lastExecutedAt: null,
+      createdAt: now,
+      updatedAt: now,
+      runs: {},
+      scriptFailures: 0,
     };
     if (fields.trigger.type === 'event') flow.eventKey = eventKeyOf(caller.userId, fields.trigger.config.eventType);
     return flow;
@@ -101,11 +127,18 @@ export function createFlowService(deps: FlowServiceDeps) {
       const executionType = input.executionType ?? (input.prompt === undefined ? 'direct' : 'llm');
       requirePromptForLlm(executionType, input.prompt);
       const recommendedTools = input.recommendedTools ?? [];
-      if (executionType === 'direct' && recommendedTools.length) throw new ValidationError('recommendedTools', input.recommendedTools, 'only llm flows offer tools to a model');
+      if (executionType === 'direct' && recommendedTools.length)
+        throw new ValidationError('recommendedTools', input.recommendedTools, 'only llm flows offer tools to a model');
       await requireRunnable(caller.userId, input.scriptId);
       const flow = newFlow(caller, {
-        title: input.title, description: input.description, scope: input.scope, trigger: { type: 'time', config: { cronExpression: cron.expression } },
-        scriptId: input.scriptId, executionType, prompt: input.prompt ?? null, recommendedTools,
+        title: input.title,
+        description: input.description,
+        scope: input.scope,
+        trigger: { type: 'time', config: { cronExpression: cron.expression } },
+        scriptId: input.scriptId,
+        executionType,
+        prompt: input.prompt ?? null,
+        recommendedTools,
       });
       await admit(flow);
       try {
@@ -120,12 +153,19 @@ export function createFlowService(deps: FlowServiceDeps) {
     async createEventFlow(caller: Caller, input: z.output<typeof CreateEventFlowInput>) {
       compileFlowConditions(input.conditions, input.eventType);
       if (input.executionType === 'direct' && !input.scriptId) throw new ValidationError('scriptId', null, 'a direct flow names the scriptId it runs');
-      if (input.executionType === 'llm' && input.scriptId) throw new ValidationError('scriptId', input.scriptId, 'an llm flow runs no script of its own; name scripts in recommendedTools');
+      if (input.executionType === 'llm' && input.scriptId)
+        throw new ValidationError('scriptId', input.scriptId, 'an llm flow runs no script of its own; name scripts in recommendedTools');
       requirePromptForLlm(input.executionType, input.prompt);
       if (input.scriptId) await requireRunnable(caller.userId, input.scriptId);
       const flow = newFlow(caller, {
-        title: input.title, description: input.description, scope: input.scope, trigger: { type: 'event', config: { eventType: input.eventType, rootCondition: input.conditions } },
-        scriptId: input.scriptId ?? null, executionType: input.executionType, prompt: input.prompt ?? null, recommendedTools: input.recommendedTools,
+        title: input.title,
+        description: input.description,
+        scope: input.scope,
+        trigger: { type: 'event', config: { eventType: input.eventType, rootCondition: input.conditions } },
+        scriptId: input.scriptId ?? null,
+        executionType: input.executionType,
+        prompt: input.prompt ?? null,
+        recommendedTools: input.recommendedTools,
       });
       await admit(flow);
       return view(flow, []);
@@ -139,7 +179,10 @@ export function createFlowService(deps: FlowServiceDeps) {
     async update(caller: Caller, input: z.output<typeof UpdateFlowInput>) {
       const cron = input.schedule === undefined ? undefined : parseCron(input.schedule, 'schedule');
       return changeOwned(caller, input.assignmentId, async (flow) => {
-        const patch: Partial<FlowItem> = { ...(input.title !== undefined && { title: input.title }), ...(input.description !== undefined && { description: input.description }) };
+        const patch: Partial<FlowItem> = {
+          ...(input.title !== undefined && { title: input.title }),
+          ...(input.description !== undefined && { description: input.description }),
+        };
         if (cron) {
           if (flow.trigger.type !== 'time') throw new ValidationError('schedule', input.schedule, 'only time flows have a schedule');
           patch.trigger = { type: 'time', config: { cronExpression: cron.expression } };
@@ -149,9 +192,11 @@ export function createFlowService(deps: FlowServiceDeps) {
           compileFlowConditions(input.conditions, flow.trigger.config.eventType);
           patch.trigger = { type: 'event', config: { eventType: flow.trigger.config.eventType, rootCondition: input.conditions } };
         }
-        if (input.prompt !== undefined && flow.trigger.type === 'time' && flow.executionType === 'direct') throw new ValidationError('prompt', input.prompt, 'a direct time flow runs its script and follows no prompt');
+        if (input.prompt !== undefined && flow.trigger.type === 'time' && flow.executionType === 'direct')
+          throw new ValidationError('prompt', input.prompt, 'a direct time flow runs its script and follows no prompt');
         if (input.prompt !== undefined) patch.prompt = input.prompt;
-        if (input.recommendedTools !== undefined && flow.executionType !== 'llm') throw new ValidationError('recommendedTools', input.recommendedTools, 'only llm flows offer tools to a model');
+        if (input.recommendedTools !== undefined && flow.executionType !== 'llm')
+          throw new ValidationError('recommendedTools', input.recommendedTools, 'only llm flows offer tools to a model');
         if (input.recommendedTools !== undefined) patch.recommendedTools = input.recommendedTools;
         patch.updatedAt = after(flow.updatedAt);
         if (!(await flows.update(flow, patch))) return undefined;
@@ -186,7 +231,13 @@ export function createFlowService(deps: FlowServiceDeps) {
         if (flow.trigger.type === 'time') await deps.scheduler.put(flowSchedule({ ...flow, cronExpression: flow.trigger.config.cronExpression }, true));
         const resumedAt = after(flow.updatedAt);
         const trigger: FlowTrigger = flow.trigger;
-        const patch: Partial<FlowItem> = { status: 'active', resumedAt, updatedAt: resumedAt, scriptFailures: 0, ...(trigger.type === 'event' && { eventKey: eventKeyOf(flow.userId, trigger.config.eventType) }) };
+        const patch: Partial<FlowItem> = {
+          status: 'active',
+          resumedAt,
+          updatedAt: resumedAt,
+          scriptFailures: 0,
+          ...(trigger.type === 'event' && { eventKey: eventKeyOf(flow.userId, trigger.config.eventType) }),
+        };
         if (!(await flows.update(flow, patch))) return undefined;
         return { id: flowId, status: 'active' as const, resumedAt };
       });

@@ -94,12 +94,14 @@ export function createFlowStore() {
           };
       return addingEventKey(flow.eventKey, () =>
         conditional(() =>
-          db.send(new TransactWriteCommand({
-            TransactItems: [
-              { Put: { TableName: flows(), Item: flow, ConditionExpression: 'attribute_not_exists(flowId)' } },
-              { Update: { TableName: owners(), Key: { userId: flow.userId }, ...owner } },
-            ],
-          })),
+          db.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                { Put: { TableName: flows(), Item: flow, ConditionExpression: 'attribute_not_exists(flowId)' } },
+                { Update: { TableName: owners(), Key: { userId: flow.userId }, ...owner } },
+              ],
+            }),
+          ),
         ),
       );
     },
@@ -111,7 +113,11 @@ export function createFlowStore() {
     /** Every flow of a user, newest first; `fields` keeps only those attributes. */
     listByUser(userId: string, fields?: readonly string[]): Promise<FlowItem[]> {
       return queryAll<FlowItem>({
-        TableName: flows(), IndexName: 'byUser', KeyConditionExpression: 'userId = :userId', ExpressionAttributeValues: { ':userId': userId }, ScanIndexForward: false,
+        TableName: flows(),
+        IndexName: 'byUser',
+        KeyConditionExpression: 'userId = :userId',
+        ExpressionAttributeValues: { ':userId': userId },
+        ScanIndexForward: false,
         ...(fields && projection(fields)),
       });
     },
@@ -122,9 +128,11 @@ export function createFlowStore() {
       const found: FlowCounters[] = [];
       let keys: Array<Record<string, unknown>> | undefined = flowIds.map((flowId) => ({ flowId }));
       while (keys?.length) {
-        const answer: BatchGetCommandOutput = await db.send(new BatchGetCommand({
-          RequestItems: { [flows()]: { Keys: keys, ConsistentRead: true, ...projection(['flowId', 'executionCount', 'lastExecutedAt']) } },
-        }));
+        const answer: BatchGetCommandOutput = await db.send(
+          new BatchGetCommand({
+            RequestItems: { [flows()]: { Keys: keys, ConsistentRead: true, ...projection(['flowId', 'executionCount', 'lastExecutedAt']) } },
+          }),
+        );
         found.push(...((answer.Responses?.[flows()] ?? []) as FlowCounters[]));
         keys = answer.UnprocessedKeys?.[flows()]?.Keys;
       }
@@ -137,7 +145,12 @@ export function createFlowStore() {
       const remember = settings.mode === 'local';
       if (remember && withoutEventFlows.has(key)) return [];
       const writesBefore = eventFlowWrites;
-      const found = await queryAll<FlowItem>({ TableName: flows(), IndexName: 'byEventTrigger', KeyConditionExpression: 'eventKey = :key', ExpressionAttributeValues: { ':key': key } });
+      const found = await queryAll<FlowItem>({
+        TableName: flows(),
+        IndexName: 'byEventTrigger',
+        KeyConditionExpression: 'eventKey = :key',
+        ExpressionAttributeValues: { ':key': key },
+      });
       if (remember && found.length === 0 && writesBefore === eventFlowWrites) {
         if (withoutEventFlows.size >= maxRememberedEmpty) withoutEventFlows.clear();
         withoutEventFlows.add(key);
@@ -150,10 +163,16 @@ export function createFlowStore() {
       const { expression, names, values } = updateExpression(patch, remove);
       const done = await addingEventKey(patch.eventKey, () =>
         conditional(() =>
-          db.send(new UpdateCommand({
-            TableName: flows(), Key: { flowId: seen.flowId }, UpdateExpression: expression, ConditionExpression: '#seen = :seen',
-            ExpressionAttributeNames: { ...names, '#seen': 'updatedAt' }, ExpressionAttributeValues: { ...values, ':seen': seen.updatedAt },
-          })),
+          db.send(
+            new UpdateCommand({
+              TableName: flows(),
+              Key: { flowId: seen.flowId },
+              UpdateExpression: expression,
+              ConditionExpression: '#seen = :seen',
+              ExpressionAttributeNames: { ...names, '#seen': 'updatedAt' },
+              ExpressionAttributeValues: { ...values, ':seen': seen.updatedAt },
+            }),
+          ),
         ),
       );
       if (done) await touchOwner(seen.userId);
@@ -163,12 +182,28 @@ export function createFlowStore() {
     /** Removes the flow and counts it off its owner; false when it changed since it was read. */
     remove(flow: FlowItem): Promise<boolean> {
       return conditional(() =>
-        db.send(new TransactWriteCommand({
-          TransactItems: [
-            { Delete: { TableName: flows(), Key: { flowId: flow.flowId }, ConditionExpression: 'updatedAt = :seen', ExpressionAttributeValues: { ':seen': flow.updatedAt } } },
-            { Update: { TableName: owners(), Key: { userId: flow.userId }, UpdateExpression: 'ADD flowCount :minus, revision :one', ExpressionAttributeValues: { ':minus': -1, ':one': 1 } } },
-          ],
-        })),
+        db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Delete: {
+                  TableName: flows(),
+                  Key: { flowId: flow.flowId },
+                  ConditionExpression: 'updatedAt = :seen',
+                  ExpressionAttributeValues: { ':seen': flow.updatedAt },
+                },
+              },
+              {
+                Update: {
+                  TableName: owners(),
+                  Key: { userId: flow.userId },
+                  UpdateExpression: 'ADD flowCount :minus, revision :one',
+                  ExpressionAttributeValues: { ':minus': -1, ':one': 1 },
+                },
+              },
+            ],
+          }),
+        ),
       );
     },
 
@@ -179,16 +214,29 @@ export function createFlowStore() {
      */
     async startRun(ref: FlowRef, run: { executionId: string; startedAt: string; statuses: string[]; firing?: string }): Promise<FlowItem | RunRefusal> {
       const allowed = Object.fromEntries(run.statuses.map((status, index) => [`:status${index}`, status]));
-      const firing = run.firing ? { set: ', lastFiring = :firing', condition: ' AND (attribute_not_exists(lastFiring) OR lastFiring < :firing)', values: { ':firing': run.firing } } : undefined;
+      const firing = run.firing
+        ? { set: ', lastFiring = :firing', condition: ' AND (attribute_not_exists(lastFiring) OR lastFiring < :firing)', values: { ':firing': run.firing } }
+        : undefined;
       try {
-        const { Attributes } = await db.send(new UpdateCommand({
-          TableName: flows(), Key: { flowId: ref.flowId },
-          UpdateExpression: `SET #runs.#execution = :started, lastExecutedAt = :at${firing?.set ?? ''} ADD executionCount :one`,
-          ConditionExpression: `userId = :userId AND #status IN (${Object.keys(allowed).join(', ')}) AND size(#runs) < :max${firing?.condition ?? ''}`,
-          ExpressionAttributeNames: { '#runs': 'runs', '#execution': run.executionId, '#status': 'status' },
-          ExpressionAttributeValues: { ...allowed, ...firing?.values, ':userId': ref.userId, ':started': Date.parse(run.startedAt), ':at': run.startedAt, ':one': 1, ':max': flowLimits.concurrentExecutions },
-          ReturnValues: 'ALL_NEW',
-        }));
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName: flows(),
+            Key: { flowId: ref.flowId },
+            UpdateExpression: `SET #runs.#execution = :started, lastExecutedAt = :at${firing?.set ?? ''} ADD executionCount :one`,
+            ConditionExpression: `userId = :userId AND #status IN (${Object.keys(allowed).join(', ')}) AND size(#runs) < :max${firing?.condition ?? ''}`,
+            ExpressionAttributeNames: { '#runs': 'runs', '#execution': run.executionId, '#status': 'status' },
+            ExpressionAttributeValues: {
+              ...allowed,
+              ...firing?.values,
+              ':userId': ref.userId,
+              ':started': Date.parse(run.startedAt),
+              ':at': run.startedAt,
+              ':one': 1,
+              ':max': flowLimits.concurrentExecutions,
+            },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
         return Attributes as FlowItem;
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
@@ -204,13 +252,23 @@ export function createFlowStore() {
      * over after a success. Returns the count after the write (undefined when the flow is gone).
      */
     async finishRun(flowId: string, executionIds: string[], scriptFailures?: 'count' | 'reset'): Promise<number | undefined> {
-      const { expression, names, values } = updateExpression(scriptFailures === 'reset' ? { scriptFailures: 0 } : {}, executionIds.map((id) => ['runs', id]));
+      const { expression, names, values } = updateExpression(
+        scriptFailures === 'reset' ? { scriptFailures: 0 } : {},
+        executionIds.map((id) => ['runs', id]),
+      );
       const counting = scriptFailures === 'count';
       try {
-        const { Attributes } = await db.send(new UpdateCommand({
-          TableName: flows(), Key: { flowId }, UpdateExpression: (counting ? `${expression} ADD scriptFailures :one` : expression).trim(), ConditionExpression: 'attribute_exists(flowId)',
-          ExpressionAttributeNames: names, ExpressionAttributeValues: counting ? { ...values, ':one': 1 } : values, ReturnValues: 'ALL_NEW',
-        }));
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName: flows(),
+            Key: { flowId },
+            UpdateExpression: (counting ? `${expression} ADD scriptFailures :one` : expression).trim(),
+            ConditionExpression: 'attribute_exists(flowId)',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: counting ? { ...values, ':one': 1 } : values,
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
         return (Attributes as FlowItem).scriptFailures;
       } catch (error) {
         // Deleted while it ran: nothing left to update.
@@ -222,10 +280,16 @@ export function createFlowStore() {
     /** Pauses an active flow (the failure policy); false when it is no longer active. */
     async pauseActive(flow: FlowRef, at: string): Promise<boolean> {
       const done = await conditional(() =>
-        db.send(new UpdateCommand({
-          TableName: flows(), Key: { flowId: flow.flowId }, UpdateExpression: 'SET #status = :paused, pausedAt = :at, updatedAt = :at REMOVE eventKey',
-          ConditionExpression: '#status = :active', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':paused': 'paused', ':active': 'active', ':at': at },
-        })),
+        db.send(
+          new UpdateCommand({
+            TableName: flows(),
+            Key: { flowId: flow.flowId },
+            UpdateExpression: 'SET #status = :paused, pausedAt = :at, updatedAt = :at REMOVE eventKey',
+            ConditionExpression: '#status = :active',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':paused': 'paused', ':active': 'active', ':at': at },
+          }),
+        ),
       );
       if (done) await touchOwner(flow.userId);
       return done;

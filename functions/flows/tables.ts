@@ -12,7 +12,8 @@ export const flowTables = {
   },
   flowOwners: {
     partitionKey: 'userId',
-    description: "Per user: how many flows exist and how many were created on the current UTC day (the interface's 1,000 and 100 per day), updated with each create and delete.",
+    description:
+      "Per user: how many flows exist and how many were created on the current UTC day (the interface's 1,000 and 100 per day), updated with each create and delete.",
   },
   flowExecutions: {
     partitionKey: 'flowId',

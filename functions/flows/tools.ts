@@ -18,7 +18,11 @@ export interface ToolSources {
 }
 
 /** OpenAI and Bedrock both want `^[a-zA-Z0-9_-]{1,64}$`. */
-const toolName = (...parts: string[]) => parts.map((part) => part.replace(/[^A-Za-z0-9_-]+/g, '_')).join('__').slice(0, 64);
+const toolName = (...parts: string[]) =>
+  parts
+    .map((part) => part.replace(/[^A-Za-z0-9_-]+/g, '_'))
+    .join('__')
+    .slice(0, 64);
 
 /** A method parameter type (`string`, `integer`, `string[]`...) as JSON Schema. */
 function schemaOf(type: string): Record<string, unknown> {
@@ -27,7 +31,12 @@ function schemaOf(type: string): Record<string, unknown> {
 }
 
 function methodParameters(method: Method): Record<string, unknown> {
-  const properties = Object.fromEntries(method.parameters.map((parameter) => [parameter.name, { ...schemaOf(parameter.type), ...(parameter.description && { description: parameter.description }) }]));
+  const properties = Object.fromEntries(
+    method.parameters.map((parameter) => [
+      parameter.name,
+      { ...schemaOf(parameter.type), ...(parameter.description && { description: parameter.description }) },
+    ]),
+  );
   const required = method.parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name);
   return { type: 'object', properties, ...(required.length > 0 && { required }) };
 }
@@ -41,12 +50,17 @@ export function createToolCatalog(sources: ToolSources): ToolCatalog {
       const unknown: string[] = [];
       const add = (definition: ToolDefinition, invoke: BoundTool['invoke']) => {
         let name = definition.name;
-        for (let copy = 2; tools.has(name) && tools.get(name)!.definition.description !== definition.description; copy++) name = `${definition.name.slice(0, 60)}_${copy}`;
+        for (let copy = 2; tools.has(name) && tools.get(name)!.definition.description !== definition.description; copy++)
+          name = `${definition.name.slice(0, 60)}_${copy}`;
         tools.set(name, { definition: { ...definition, name }, invoke });
       };
       const addMethod = (resource: (typeof resources)[number], method: Method) =>
         add(
-          { name: toolName(resource.name, method.name), description: `${resource.name}: ${method.description ?? method.name}`.slice(0, 1000), parameters: methodParameters(method) },
+          {
+            name: toolName(resource.name, method.name),
+            description: `${resource.name}: ${method.description ?? method.name}`.slice(0, 1000),
+            parameters: methodParameters(method),
+          },
           async (args) => {
             const call = await sources.resources().call({ userId, resource: resource.resourceId, method: method.name, params: args, source: 'flow' });
             return { output: { success: call.success, status: call.status, data: call.data }, cost: call.cost };

@@ -59,7 +59,13 @@ function toolCatalog(scripts: FlowScriptRunner) {
   return createToolCatalog({
     async installedResources(userId) {
       const installed = await installations.listByUser(userId);
-      return Promise.all(installed.map(async (item) => ({ resourceId: item.resourceId, name: item.resourceName, methods: (await versions.get(item.resourceId, item.version)).endpoint.methods })));
+      return Promise.all(
+        installed.map(async (item) => ({
+          resourceId: item.resourceId,
+          name: item.resourceName,
+          methods: (await versions.get(item.resourceId, item.version)).endpoint.methods,
+        })),
+      );
     },
     ownedScripts: async (userId) => (await scriptStore.listByOwner(userId)).map(({ scriptId, name, description }) => ({ scriptId, name, description })),
     resources: resourceCaller,
@@ -92,7 +98,12 @@ export const flowRuns = (): FlowRuns => {
 let longRuns: FlowLongRuns | undefined;
 export const flowLongRuns = (): FlowLongRuns =>
   (longRuns ??= createFlowLongRuns({
-    runs: flowRuns(), executions: createExecutionStore(), ledger: createDeliveryStore(systemClock), background: backgroundRuns, boundMs: () => settings.runWaitMs, clock: systemClock,
+    runs: flowRuns(),
+    executions: createExecutionStore(),
+    ledger: createDeliveryStore(systemClock),
+    background: backgroundRuns,
+    boundMs: () => settings.runWaitMs,
+    clock: systemClock,
   }));
 
 let service: FlowService | undefined;
@@ -111,7 +122,13 @@ export const flowService = (): FlowService =>
 let runner: FlowRunner | undefined;
 /** The bus consumer: the Lambda target of the flows rule on AWS, a listener of the in-process bus locally. */
 export const flowRunner = (): FlowRunner =>
-  (runner ??= createFlowRunner({ flows: createFlowStore(), executions: createExecutionStore(), runs: flowRuns(), ledger: createDeliveryStore(systemClock), clock: systemClock }));
+  (runner ??= createFlowRunner({
+    flows: createFlowStore(),
+    executions: createExecutionStore(),
+    runs: flowRuns(),
+    ledger: createDeliveryStore(systemClock),
+    clock: systemClock,
+  }));
 
 let history: ReturnType<typeof createRunHistory> | undefined;
 /** The run history reads the scripts area's runs beside the flows' own results. */

@@ -24,7 +24,8 @@ export function createReviewService(deps: { store: ReviewStore; clock: Clock }) 
     async add(target: ReviewTarget, userId: string, itemId: string, input: { rating: number; comment?: string }): Promise<Review> {
       const ownerId = await target.visibleOwner(userId, itemId);
       if (ownerId === userId) throw new ForbiddenError(`the creator of a ${target.itemType} cannot review it`, { [`${target.itemType}Id`]: itemId });
-      if (!(await target.isInstaller(userId, itemId))) throw new ForbiddenError(`only users who installed this ${target.itemType} can review it`, { [`${target.itemType}Id`]: itemId });
+      if (!(await target.isInstaller(userId, itemId)))
+        throw new ForbiddenError(`only users who installed this ${target.itemType} can review it`, { [`${target.itemType}Id`]: itemId });
       const review: ReviewRecord = {
         itemKey: `${target.itemType}#${itemId}`,
         reviewId: newId('rev'),
@@ -46,7 +47,13 @@ export function createReviewService(deps: { store: ReviewStore; clock: Clock }) 
       await target.visibleOwner(userId, itemId);
       const all = (await deps.store.list(`${target.itemType}#${itemId}`)).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
       const ratingSum = all.reduce((sum, review) => sum + review.rating, 0);
-      return { reviews: all.slice(page.offset, page.offset + page.limit).map(reviewView), rating: averageRating(ratingSum, all.length), reviewCount: all.length, total: all.length, ...page };
+      return {
+        reviews: all.slice(page.offset, page.offset + page.limit).map(reviewView),
+        rating: averageRating(ratingSum, all.length),
+        reviewCount: all.length,
+        total: all.length,
+        ...page,
+      };
     },
   };
 }

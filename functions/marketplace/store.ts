@@ -44,7 +44,11 @@ export function createReviewStore() {
     },
 
     list: (itemKey: string) =>
-      queryAll<ReviewRecord>({ TableName: tableName('reviews'), KeyConditionExpression: 'itemKey = :itemKey', ExpressionAttributeValues: { ':itemKey': itemKey } }),
+      queryAll<ReviewRecord>({
+        TableName: tableName('reviews'),
+        KeyConditionExpression: 'itemKey = :itemKey',
+        ExpressionAttributeValues: { ':itemKey': itemKey },
+      }),
   };
 }
 

@@ -7,7 +7,15 @@
 //   const paid = await fetch(url, { headers: { 'X-PAYMENT': createPaymentHeader(offer, payer, blockhash) } });
 //   decodePaymentResponse(paid.headers.get('X-PAYMENT-RESPONSE')!);  // { success, transaction, blockHeight, network }
 import { randomBytes } from 'node:crypto';
-import { ComputeBudgetProgram, type Keypair, PublicKey, SystemProgram, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
+import {
+  ComputeBudgetProgram,
+  type Keypair,
+  PublicKey,
+  SystemProgram,
+  TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from '@solana/web3.js';
 import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import type { SettlementProof } from './errors.js';
 import { type X402Version, nativeSolMint, programIds, splitAmount } from './networks.js';
@@ -38,7 +46,8 @@ export function paymentInstructions(offer: PaymentRequirement, payer: PublicKey,
   const platform = new PublicKey(offer.extra.serverWalletAddress);
   const instructions: TransactionInstruction[] = [];
   if (options.computeUnitLimit !== undefined) instructions.push(ComputeBudgetProgram.setComputeUnitLimit({ units: options.computeUnitLimit }));
-  if (options.computeUnitPriceMicroLamports !== undefined) instructions.push(ComputeBudgetProgram.setComputeUnitPrice({ microLamports: options.computeUnitPriceMicroLamports }));
+  if (options.computeUnitPriceMicroLamports !== undefined)
+    instructions.push(ComputeBudgetProgram.setComputeUnitPrice({ microLamports: options.computeUnitPriceMicroLamports }));
   const shares = [
     { to: owner, amount: agentOwnerAmount },
     { to: platform, amount: serverFeeAmount },
@@ -77,7 +86,12 @@ export function encodePaymentHeader(transaction: VersionedTransaction, offer: Pa
 }
 
 /** Builds, signs with `payer` and encodes the payment for `offer`. */
-export function createPaymentHeader(offer: PaymentRequirement, payer: Keypair, recentBlockhash: string, options: PaymentOptions & { version?: X402Version } = {}): string {
+export function createPaymentHeader(
+  offer: PaymentRequirement,
+  payer: Keypair,
+  recentBlockhash: string,
+  options: PaymentOptions & { version?: X402Version } = {},
+): string {
   const transaction = paymentTransaction(offer, payer.publicKey, recentBlockhash, options);
   transaction.sign([payer]);
   return encodePaymentHeader(transaction, offer, options.version);

@@ -61,7 +61,10 @@ function conditional(fields: Record<string, unknown>, expected: Record<string, u
     ...update,
     ConditionExpression: conditions.join(' AND '),
     ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...Object.fromEntries(Object.keys(expected).map((name) => [`#c_${name}`, name])) },
-    ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...Object.fromEntries(Object.entries(expected).map(([name, value]) => [`:c_${name}`, value])) },
+    ExpressionAttributeValues: {
+      ...update.ExpressionAttributeValues,
+      ...Object.fromEntries(Object.entries(expected).map(([name, value]) => [`:c_${name}`, value])),
+    },
   };
 }
 
@@ -83,7 +86,13 @@ export function createPayoutStore() {
         db.send(
           new TransactWriteCommand({
             TransactItems: [
-              { Update: { TableName: tableName('payments'), Key: { txHash }, ...conditional({ ...confirmed, settlementStatus: 'confirmed' }, { settlementStatus: 'pending' }) } },
+              {
+                Update: {
+                  TableName: tableName('payments'),
+                  Key: { txHash },
+                  ...conditional({ ...confirmed, settlementStatus: 'confirmed' }, { settlementStatus: 'pending' }),
+                },
+              },
               { Put: { TableName: entries(), Item: entry, ConditionExpression: 'attribute_not_exists(txHash)' } },
             ],
           }),
@@ -91,20 +100,44 @@ export function createPayoutStore() {
       );
     },
 
-    getEntry: async (txHash: string) => (await db.send(new GetCommand({ TableName: entries(), Key: { txHash }, ConsistentRead: true }))).Item as PayoutEntry | undefined,
+    getEntry: async (txHash: string) =>
+      (await db.send(new GetCommand({ TableName: entries(), Key: { txHash }, ConsistentRead: true }))).Item as PayoutEntry | undefined,
 
     entriesIn: (payoutStatus: PayoutEntryStatus) =>
-      queryAll<PayoutEntry>({ TableName: entries(), IndexName: 'byStatus', KeyConditionExpression: 'payoutStatus = :status', ExpressionAttributeValues: { ':status': payoutStatus } }),
+      queryAll<PayoutEntry>({
+        TableName: entries(),
+        IndexName: 'byStatus',
+        KeyConditionExpression: 'payoutStatus = :status',
+        ExpressionAttributeValues: { ':status': payoutStatus },
+      }),
 
-    owedTo: (ownerId: string) => queryAll<PayoutEntry>({ TableName: entries(), IndexName: 'owedByOwner', KeyConditionExpression: 'owedOwner = :owner', ExpressionAttributeValues: { ':owner': ownerId } }),
+    owedTo: (ownerId: string) =>
+      queryAll<PayoutEntry>({
+        TableName: entries(),
+        IndexName: 'owedByOwner',
+        KeyConditionExpression: 'owedOwner = :owner',
+        ExpressionAttributeValues: { ':owner': ownerId },
+      }),
 
     /** owed -> batched; false when another run took it first. */
     claim: (txHash: string, batchId: string, batchedAt: string) =>
-      applied(db.send(new UpdateCommand({ TableName: entries(), Key: { txHash }, ...conditional({ payoutStatus: 'batched', batchId, batchedAt }, { payoutStatus: 'owed' }, ['owedOwner']) }))),
+      applied(
+        db.send(
+          new UpdateCommand({
+            TableName: entries(),
+            Key: { txHash },
+            ...conditional({ payoutStatus: 'batched', batchId, batchedAt }, { payoutStatus: 'owed' }, ['owedOwner']),
+          }),
+        ),
+      ),
 
     /** batched -> paid, only by the batch that claimed it. */
     markPaid: (txHash: string, batchId: string, paidAt: string) =>
-      applied(db.send(new UpdateCommand({ TableName: entries(), Key: { txHash }, ...conditional({ payoutStatus: 'paid', paidAt }, { payoutStatus: 'batched', batchId }) }))),
+      applied(
+        db.send(
+          new UpdateCommand({ TableName: entries(), Key: { txHash }, ...conditional({ payoutStatus: 'paid', paidAt }, { payoutStatus: 'batched', batchId }) }),
+        ),
+      ),
 
     /** batched -> owed again (its batch failed or never existed), counting the attempt. */
     release: (entry: PayoutEntry, batchId: string, failure: string) =>
@@ -113,25 +146,43 @@ export function createPayoutStore() {
           new UpdateCommand({
             TableName: entries(),
             Key: { txHash: entry.txHash },
-            ...conditional({ payoutStatus: 'owed', owedOwner: entry.ownerId, attempts: entry.attempts + 1, lastFailure: failure }, { payoutStatus: 'batched', batchId }, ['batchId', 'batchedAt']),
+            ...conditional(
+              { payoutStatus: 'owed', owedOwner: entry.ownerId, attempts: entry.attempts + 1, lastFailure: failure },
+              { payoutStatus: 'batched', batchId },
+              ['batchId', 'batchedAt'],
+            ),
           }),
         ),
       ),
 
     putBatch: (batch: PayoutBatch) => db.send(new PutCommand({ TableName: batches(), Item: batch, ConditionExpression: 'attribute_not_exists(batchId)' })),
 
-    getBatch: async (batchId: string) => (await db.send(new GetCommand({ TableName: batches(), Key: { batchId }, ConsistentRead: true }))).Item as PayoutBatch | undefined,
+    getBatch: async (batchId: string) =>
+      (await db.send(new GetCommand({ TableName: batches(), Key: { batchId }, ConsistentRead: true }))).Item as PayoutBatch | undefined,
 
     /** submitted -> paid or failed; false when another run concluded it first. */
-    concludeBatch: (batchId: string, outcome: { batchStatus: 'paid'; blockHeight: number; concludedAt: string } | { batchStatus: 'failed'; failureReason: string; concludedAt: string }) =>
-      applied(db.send(new UpdateCommand({ TableName: batches(), Key: { batchId }, ...conditional(outcome, { batchStatus: 'submitted' }) }))),
+    concludeBatch: (
+      batchId: string,
+      outcome: { batchStatus: 'paid'; blockHeight: number; concludedAt: string } | { batchStatus: 'failed'; failureReason: string; concludedAt: string },
+    ) => applied(db.send(new UpdateCommand({ TableName: batches(), Key: { batchId }, ...conditional(outcome, { batchStatus: 'submitted' }) }))),
 
     batchesIn: (batchStatus: PayoutBatchStatus) =>
-      queryAll<PayoutBatch>({ TableName: batches(), IndexName: 'byStatus', KeyConditionExpression: 'batchStatus = :status', ExpressionAttributeValues: { ':status': batchStatus } }),
+      queryAll<PayoutBatch>({
+        TableName: batches(),
+        IndexName: 'byStatus',
+        KeyConditionExpression: 'batchStatus = :status',
+        ExpressionAttributeValues: { ':status': batchStatus },
+      }),
 
     /** An owner's payouts, newest first. */
     batchesOf: (ownerId: string) =>
-      queryAll<PayoutBatch>({ TableName: batches(), IndexName: 'byOwner', KeyConditionExpression: 'ownerId = :owner', ExpressionAttributeValues: { ':owner': ownerId }, ScanIndexForward: false }),
+      queryAll<PayoutBatch>({
+        TableName: batches(),
+        IndexName: 'byOwner',
+        KeyConditionExpression: 'ownerId = :owner',
+        ExpressionAttributeValues: { ':owner': ownerId },
+        ScanIndexForward: false,
+      }),
 
     async splitOfferOnly(userId: string): Promise<boolean> {
       const { Item } = await db.send(new GetCommand({ TableName: settings(), Key: { userId } }));

@@ -28,7 +28,9 @@ export async function signedPayout(order: PayoutOrder, signers: PlatformSigners)
     // The batch id on chain lets anyone reconcile a transfer with the ledger.
     new TransactionInstruction({ programId: new PublicKey(programIds.memo), keys: [], data: Buffer.from(`x402 payout ${order.batchId}`, 'utf8') }),
   ];
-  const transaction = new VersionedTransaction(new TransactionMessage({ payerKey: feePayer, recentBlockhash: order.blockhash, instructions }).compileToV0Message());
+  const transaction = new VersionedTransaction(
+    new TransactionMessage({ payerKey: feePayer, recentBlockhash: order.blockhash, instructions }).compileToV0Message(),
+  );
   const message = transaction.message.serialize();
   const [feePayerSignature, settlementSignature] = await Promise.all([signers.signAsFeePayer(message), signers.signAsSettlement(message)]);
   transaction.signatures[0] = feePayerSignature;

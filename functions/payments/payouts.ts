@@ -59,7 +59,9 @@ export function createPayoutService(deps: PayoutDeps) {
     const concludedAt = clock.nowIso();
     await store.concludeBatch(
       batch.batchId,
-      landed.status === 'confirmed' ? { batchStatus: 'paid', blockHeight: landed.blockHeight, concludedAt } : { batchStatus: 'failed', failureReason: landed.reason, concludedAt },
+      landed.status === 'confirmed'
+        ? { batchStatus: 'paid', blockHeight: landed.blockHeight, concludedAt }
+        : { batchStatus: 'failed', failureReason: landed.reason, concludedAt },
     );
     const current = (await store.getBatch(batch.batchId)) ?? batch;
     await inGroups(current.txHashes, claimConcurrency, async (txHash) => {
@@ -80,8 +82,15 @@ export function createPayoutService(deps: PayoutDeps) {
     }
     for (const entry of await store.entriesIn('batched')) {
       const batch = await store.getBatch(entry.batchId!);
-      if (batch && batch.batchStatus !== 'submitted') await conclude(batch, batch.batchStatus === 'paid' ? { status: 'confirmed', blockHeight: batch.blockHeight ?? 0 } : { status: 'failed', reason: batch.failureReason ?? 'payout failed' });
-      else if (!batch && Date.parse(entry.batchedAt ?? '') + orphanAfterMs < clock.now()) await store.release(entry, entry.batchId!, 'its payout was never sent');
+      if (batch && batch.batchStatus !== 'submitted')
+        await conclude(
+          batch,
+          batch.batchStatus === 'paid'
+            ? { status: 'confirmed', blockHeight: batch.blockHeight ?? 0 }
+            : { status: 'failed', reason: batch.failureReason ?? 'payout failed' },
+        );
+      else if (!batch && Date.parse(entry.batchedAt ?? '') + orphanAfterMs < clock.now())
+        await store.release(entry, entry.batchId!, 'its payout was never sent');
     }
     return reconciled;
   }
@@ -97,13 +106,29 @@ export function createPayoutService(deps: PayoutDeps) {
     if (!walletAddress) return;
     const batchId = newId('pyo');
     const batchedAt = clock.nowIso();
-    const claimed = (await inGroups(owed, claimConcurrency, async (entry) => ((await store.claim(entry.txHash, batchId, batchedAt)) ? entry : undefined))).filter((entry) => entry !== undefined);
+    const claimed = (
+      await inGroups(owed, claimConcurrency, async (entry) => ((await store.claim(entry.txHash, batchId, batchedAt)) ? entry : undefined))
+    ).filter((entry) => entry !== undefined);
     if (claimed.length === 0) return;
     const info = await ledger.info();
     const amount = sum(claimed);
     const blockhash = await ledger.latestBlockhash();
-    const { wire, signature } = await signedPayout({ batchId, asset, walletAddress, amount, feePayer: info.feePayer, settlementAccount: info.platformWallet, blockhash }, signers);
-    const batch: PayoutBatch = { batchId, ownerId, asset, walletAddress, amount: amount.toString(), txHashes: claimed.map((entry) => entry.txHash), signature, blockhash, batchStatus: 'submitted', createdAt: batchedAt };
+    const { wire, signature } = await signedPayout(
+      { batchId, asset, walletAddress, amount, feePayer: info.feePayer, settlementAccount: info.platformWallet, blockhash },
+      signers,
+    );
+    const batch: PayoutBatch = {
+      batchId,
+      ownerId,
+      asset,
+      walletAddress,
+      amount: amount.toString(),
+      txHashes: claimed.map((entry) => entry.txHash),
+      signature,
+      blockhash,
+      batchStatus: 'submitted',
+      createdAt: batchedAt,
+    };
     await store.putBatch(batch);
     const outcome = await ledger.settle(wire, signature, deps.confirmTimeoutMs);
     if (outcome.status === 'timeout') {

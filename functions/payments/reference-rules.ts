@@ -47,7 +47,10 @@ const refuse = (reason: string, message: string, code?: PaymentErrorCode): never
 const u64 = (data: Uint8Array, offset: number) => new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(offset, true);
 
 function associatedTokenAddressUnder(owner: string, mint: string, tokenProgram: string): string {
-  const [pda] = PublicKey.findProgramAddressSync([new PublicKey(owner).toBuffer(), new PublicKey(tokenProgram).toBuffer(), new PublicKey(mint).toBuffer()], new PublicKey(programIds.associatedToken));
+  const [pda] = PublicKey.findProgramAddressSync(
+    [new PublicKey(owner).toBuffer(), new PublicKey(tokenProgram).toBuffer(), new PublicKey(mint).toBuffer()],
+    new PublicKey(programIds.associatedToken),
+  );
   return pda.toBase58();
 }
 
@@ -66,26 +69,39 @@ const lamportsWorth = (amount: bigint, solPriceUsd: number) => (amount * 10n ** 
 function checkFee(transaction: DecodedTransaction, limit: DecodedInstruction, price: DecodedInstruction, terms: ReferenceTerms, amount: bigint): void {
   const unitLimit = new DataView(limit.data.buffer, limit.data.byteOffset, limit.data.byteLength).getUint32(1, true);
   if (unitLimit > maxReferenceComputeUnitLimit) {
-    refuse('transaction_instructions_compute_limit_instruction_too_high', `the compute unit limit ${unitLimit} is above ${maxReferenceComputeUnitLimit}: the platform's fee payer pays for it`);
+    refuse(
+      'transaction_instructions_compute_limit_instruction_too_high',
+      `the compute unit limit ${unitLimit} is above ${maxReferenceComputeUnitLimit}: the platform's fee payer pays for it`,
+    );
   }
   const fee = referenceFeeLamports(transaction.signers.length, unitLimit, u64(price.data, 1));
   if (fee > maxReferenceFeeLamports) {
-    refuse('transaction_fee_too_high', `the transaction's fee is ${fee} lamports (signatures and compute unit limit x price); the platform's fee payer pays at most ${maxReferenceFeeLamports}`);
+    refuse(
+      'transaction_fee_too_high',
+      `the transaction's fee is ${fee} lamports (signatures and compute unit limit x price); the platform's fee payer pays at most ${maxReferenceFeeLamports}`,
+    );
   }
   if (lamportsWorth(amount, terms.solPriceUsd) < fee) {
-    refuse('amount_below_fee', `${amount} atomic units do not cover the ${fee} lamports of fee the platform's fee payer would pay; pay the split offer instead`, 'INSUFFICIENT_AMOUNT');
+    refuse(
+      'amount_below_fee',
+      `${amount} atomic units do not cover the ${fee} lamports of fee the platform's fee payer would pay; pay the split offer instead`,
+      'INSUFFICIENT_AMOUNT',
+    );
   }
 }
 
 function checkComputeBudget(limit: DecodedInstruction, price: DecodedInstruction): void {
   if (limit.programId !== programIds.computeBudget || limit.data[0] !== 2 || limit.data.length !== 5) {
-    refuse('transaction_instructions_compute_limit_instruction', 'the first instruction must be the compute budget\'s SetComputeUnitLimit');
+    refuse('transaction_instructions_compute_limit_instruction', "the first instruction must be the compute budget's SetComputeUnitLimit");
   }
   if (price.programId !== programIds.computeBudget || price.data[0] !== 3 || price.data.length !== 9) {
-    refuse('transaction_instructions_compute_price_instruction', 'the second instruction must be the compute budget\'s SetComputeUnitPrice');
+    refuse('transaction_instructions_compute_price_instruction', "the second instruction must be the compute budget's SetComputeUnitPrice");
   }
   if (u64(price.data, 1) > maxComputeUnitPriceMicroLamports) {
-    refuse('transaction_instructions_compute_price_instruction_too_high', `the compute unit price is above ${maxComputeUnitPriceMicroLamports} micro-lamports (5 lamports)`);
+    refuse(
+      'transaction_instructions_compute_price_instruction_too_high',
+      `the compute unit price is above ${maxComputeUnitPriceMicroLamports} micro-lamports (5 lamports)`,
+    );
   }
 }
 
@@ -110,8 +126,10 @@ export function checkReferenceRules(transaction: DecodedTransaction, terms: Refe
   const { instructions } = transaction;
   let payer = '';
   try {
-    if (transaction.signers[0] !== terms.feePayer) refuse('fee_payer_mismatch', `the transaction's fee payer must be ${terms.feePayer}, as the offer's extra.feePayer says`);
-    if (instructions.length < 3 || instructions.length > 6) refuse('transaction_instructions_length', `a payment has 3 to 6 instructions, not ${instructions.length}`);
+    if (transaction.signers[0] !== terms.feePayer)
+      refuse('fee_payer_mismatch', `the transaction's fee payer must be ${terms.feePayer}, as the offer's extra.feePayer says`);
+    if (instructions.length < 3 || instructions.length > 6)
+      refuse('transaction_instructions_length', `a payment has 3 to 6 instructions, not ${instructions.length}`);
     checkComputeBudget(instructions[0]!, instructions[1]!);
     const transfer = readTransfer(instructions[2]!);
     payer = transfer.authority;
@@ -122,12 +140,19 @@ export function checkReferenceRules(transaction: DecodedTransaction, terms: Refe
     }
     const required = BigInt(terms.maxAmountRequired);
     if (transfer.amount !== required) {
-      refuse('amount_mismatch', `the transfer must be of exactly ${required} atomic units, not ${transfer.amount}`, transfer.amount < required ? 'INSUFFICIENT_AMOUNT' : 'INVALID_PAYMENT');
+      refuse(
+        'amount_mismatch',
+        `the transfer must be of exactly ${required} atomic units, not ${transfer.amount}`,
+        transfer.amount < required ? 'INSUFFICIENT_AMOUNT' : 'INVALID_PAYMENT',
+      );
     }
     checkFee(transaction, instructions[0]!, instructions[1]!, terms, transfer.amount);
     instructions.slice(3).forEach((instruction, index) => {
       if (instruction.programId !== lighthouseProgram && instruction.programId !== programIds.memo) {
-        refuse(optionalInstructionReasons[index]!, `instruction ${index + 4} may only be a Lighthouse or Memo instruction, not one of ${instruction.programId}`);
+        refuse(
+          optionalInstructionReasons[index]!,
+          `instruction ${index + 4} may only be a Lighthouse or Memo instruction, not one of ${instruction.programId}`,
+        );
       }
     });
     if (instructions.some((instruction) => instruction.accounts.includes(terms.feePayer))) {

@@ -1,6 +1,16 @@
 // The interface's payment requirements for one method of one resource: one offer per asset, USDC first.
 import type { LedgerInfo } from './ledger.js';
-import { type SolanaNetwork, nativeSolMint, networkName, serverFeePercentage, solDecimals, splitAmount, usdToLamports, usdToUsdc, usdcDecimals } from './networks.js';
+import {
+  type SolanaNetwork,
+  nativeSolMint,
+  networkName,
+  serverFeePercentage,
+  solDecimals,
+  splitAmount,
+  usdToLamports,
+  usdToUsdc,
+  usdcDecimals,
+} from './networks.js';
 import type { MethodForSale, ResourceForSale } from './resources-port.js';
 import type { PaymentRequirement } from './schemas.js';
 import { maxTimeoutSeconds } from './settings.js';
@@ -37,7 +47,17 @@ export interface OfferContext {
  * the payout offer in USDC (unless the owner opted out), then the interface's split offers in USDC and, when the owner's
  * wallet stays rent-exempt after receiving its share, SOL. Reference clients pay SPL tokens only, so SOL has no payout offer.
  */
-export function buildRequirements({ resource, method, seller, baseUrl, ledger, solPriceUsd, payoutOffer, ownerLamports, rentExemptMinimum }: OfferContext): PaymentRequirement[] {
+export function buildRequirements({
+  resource,
+  method,
+  seller,
+  baseUrl,
+  ledger,
+  solPriceUsd,
+  payoutOffer,
+  ownerLamports,
+  rentExemptMinimum,
+}: OfferContext): PaymentRequirement[] {
   const common = {
     scheme: 'exact' as const,
     network: ledger.network,
@@ -56,11 +76,21 @@ export function buildRequirements({ resource, method, seller, baseUrl, ledger, s
   const lamports = usdToLamports(method.priceUsd, solPriceUsd);
   const offers: PaymentRequirement[] = [];
   if (payoutOffer) {
-    offers.push({ ...common, ...usdc, payTo: ledger.platformWallet, extra: { ...extra, decimals: usdcDecimals, symbol: 'USDC', settlement: 'payout', feePayer: ledger.feePayer } });
+    offers.push({
+      ...common,
+      ...usdc,
+      payTo: ledger.platformWallet,
+      extra: { ...extra, decimals: usdcDecimals, symbol: 'USDC', settlement: 'payout', feePayer: ledger.feePayer },
+    });
   }
   offers.push({ ...common, ...usdc, extra: { ...extra, decimals: usdcDecimals, symbol: 'USDC', settlement: 'split' } });
   if (ownerLamports + splitAmount(lamports).agentOwnerAmount >= rentExemptMinimum) {
-    offers.push({ ...common, maxAmountRequired: lamports.toString(), asset: nativeSolMint, extra: { ...extra, decimals: solDecimals, symbol: 'SOL', settlement: 'split' } });
+    offers.push({
+      ...common,
+      maxAmountRequired: lamports.toString(),
+      asset: nativeSolMint,
+      extra: { ...extra, decimals: solDecimals, symbol: 'SOL', settlement: 'split' },
+    });
   }
   return offers;
 }
@@ -79,4 +109,9 @@ export const toV2Requirement = (offer: PaymentRequirement) => ({
 export const resourceInfo = (offer: PaymentRequirement) => ({ url: offer.resource, description: offer.description, mimeType: offer.mimeType });
 
 /** The offers as x402 v2's PAYMENT-REQUIRED header carries them. */
-export const toV2PaymentRequired = (accepts: PaymentRequirement[], error: string) => ({ x402Version: 2, error, resource: resourceInfo(accepts[0]!), accepts: accepts.map(toV2Requirement) });
+export const toV2PaymentRequired = (accepts: PaymentRequirement[], error: string) => ({
+  x402Version: 2,
+  error,
+  resource: resourceInfo(accepts[0]!),
+  accepts: accepts.map(toV2Requirement),
+});

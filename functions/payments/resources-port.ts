@@ -42,7 +42,8 @@ export function paramsFromQuery(method: MethodForSale, query: Record<string, str
   for (const parameter of method.definition.parameters) {
     const text = query[parameter.name];
     if (text === undefined) continue;
-    if ((parameter.type === 'number' || parameter.type === 'integer') && text.trim() !== '' && Number.isFinite(Number(text))) params[parameter.name] = Number(text);
+    if ((parameter.type === 'number' || parameter.type === 'integer') && text.trim() !== '' && Number.isFinite(Number(text)))
+      params[parameter.name] = Number(text);
     else if (parameter.type === 'boolean' && (text === 'true' || text === 'false')) params[parameter.name] = text === 'true';
     else if (parameter.type === 'object' || parameter.type === 'array' || parameter.type.endsWith('[]')) {
       try {

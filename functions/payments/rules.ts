@@ -157,6 +157,7 @@ export function checkPaymentRules(transaction: DecodedTransaction, requirement: 
       payer,
     );
   }
-  if (counted.length !== transfers.length) return fail('INVALID_PAYMENT', 'a payment may only transfer the required asset to payTo and the platform wallet', payer);
+  if (counted.length !== transfers.length)
+    return fail('INVALID_PAYMENT', 'a payment may only transfer the required asset to payTo and the platform wallet', payer);
   return { ok: true, payer, paid };
 }

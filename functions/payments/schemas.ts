@@ -49,20 +49,22 @@ export const PaymentRequiredSchema = z.object({
   x402Version: z.literal(1),
   error: z.string().nullable().describe('null when the request only lacks a payment; otherwise the code of the refused payment, e.g. INSUFFICIENT_AMOUNT'),
   message: z.string().optional(),
-  accepts: z.array(
-    z.object({
-      scheme: z.literal('exact'),
-      network: z.string().describe('solana or solana-devnet'),
-      maxAmountRequired: z.string().describe('price in atomic units of `asset` (USDC: 6 decimals, SOL: 9), as a string'),
-      resource: z.string().describe('the URL to repeat with the payment'),
-      description: z.string(),
-      mimeType: z.string(),
-      payTo: z.string().describe('Solana address that receives the amount'),
-      maxTimeoutSeconds: z.number().describe('seconds the offer stays valid'),
-      asset: z.string().describe('mint address, or the native coin'),
-      extra: z.object({ decimals: z.number(), symbol: z.enum(['USDC', 'SOL']), feePayer: z.string().optional() }).passthrough(),
-    }),
-  ).describe('offers, most compatible first: pay one of them'),
+  accepts: z
+    .array(
+      z.object({
+        scheme: z.literal('exact'),
+        network: z.string().describe('solana or solana-devnet'),
+        maxAmountRequired: z.string().describe('price in atomic units of `asset` (USDC: 6 decimals, SOL: 9), as a string'),
+        resource: z.string().describe('the URL to repeat with the payment'),
+        description: z.string(),
+        mimeType: z.string(),
+        payTo: z.string().describe('Solana address that receives the amount'),
+        maxTimeoutSeconds: z.number().describe('seconds the offer stays valid'),
+        asset: z.string().describe('mint address, or the native coin'),
+        extra: z.object({ decimals: z.number(), symbol: z.enum(['USDC', 'SOL']), feePayer: z.string().optional() }).passthrough(),
+      }),
+    )
+    .describe('offers, most compatible first: pay one of them'),
 });
 
 const SchemePayload = z.object({ transaction: z.string().min(1).max(8_000) });
@@ -93,7 +95,10 @@ export const FacilitatorRequirement = z
     asset: SolanaAddress,
     extra: z.looseObject({ agentOwner: z.looseObject({ userId: z.string().max(100) }).optional() }).optional(),
   })
-  .refine((requirement) => (requirement.maxAmountRequired ?? requirement.amount) !== undefined, { message: 'give maxAmountRequired (v1) or amount (v2)', path: ['maxAmountRequired'] });
+  .refine((requirement) => (requirement.maxAmountRequired ?? requirement.amount) !== undefined, {
+    message: 'give maxAmountRequired (v1) or amount (v2)',
+    path: ['maxAmountRequired'],
+  });
 export type FacilitatorRequirement = z.infer<typeof FacilitatorRequirement>;
 
 export const FacilitatorInput = z.object({
@@ -102,7 +107,6 @@ export const FacilitatorInput = z.object({
   paymentRequirements: FacilitatorRequirement,
 });
 export type FacilitatorInput = z.infer<typeof FacilitatorInput>;
-
 
 export const PaidCallInput = z.object({
   resourceId: OpaqueId,
@@ -148,7 +152,14 @@ export const AirdropInput = z.object({
   /** In whole units of the asset (1.5 SOL, 20 USDC). */
   amount: z.number().positive().max(1_000_000).optional(),
 });
-export const AirdropResult = z.object({ address: z.string(), asset: z.string(), mint: z.string(), amount: z.number(), atomicAmount: z.string(), balance: z.string() });
+export const AirdropResult = z.object({
+  address: z.string(),
+  asset: z.string(),
+  mint: z.string(),
+  amount: z.number(),
+  atomicAmount: z.string(),
+  balance: z.string(),
+});
 
 /** JSON-RPC 2.0 request; batches are not served (the platform's body parser takes objects only). */
 export const JsonRpcRequest = z.looseObject({

@@ -48,7 +48,10 @@ export type PaidCallOutcome =
   | { kind: 'payment-required'; accepts: PaymentRequirement[]; version: X402Version; error?: PaymentError }
   | { kind: 'served'; response: ServedResponse; settlement: SettlementProof; version: X402Version };
 
-const toRecord = ({ response: _response, x402Version: _version, confirmedAt: _confirmedAt, ...record }: StoredPayment): PaymentRecord => ({ ...record, settlement: record.settlement ?? 'split' });
+const toRecord = ({ response: _response, x402Version: _version, confirmedAt: _confirmedAt, ...record }: StoredPayment): PaymentRecord => ({
+  ...record,
+  settlement: record.settlement ?? 'split',
+});
 
 export function createPaymentService(deps: PaymentServiceDeps) {
   const { store, resources, clock, metrics } = deps;
@@ -65,31 +68,56 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     const method = resource.methods.find((candidate) => candidate.name === methodName);
     if (!method) throw new NotFoundError('methodName', methodName, 'method');
     if (method.priceUsd <= 0) {
-      throw new ConflictError(`method ${methodName} of resource ${resourceId} is free, so it is not sold through x402: install the resource and call it with an API key`, { resourceId, reason: 'free' });
+      throw new ConflictError(
+        `method ${methodName} of resource ${resourceId} is free, so it is not sold through x402: install the resource and call it with an API key`,
+        { resourceId, reason: 'free' },
+      );
     }
     const seller = await resources.seller(resource.ownerId);
     if (!seller?.walletAddress) {
-      throw new ConflictError(`resource ${resourceId} cannot be sold: its owner has no wallet address to receive payments (PATCH /api/sdk/v1/me with walletAddress)`, {
-        resourceId,
-        reason: 'owner_without_wallet',
-      });
+      throw new ConflictError(
+        `resource ${resourceId} cannot be sold: its owner has no wallet address to receive payments (PATCH /api/sdk/v1/me with walletAddress)`,
+        {
+          resourceId,
+          reason: 'owner_without_wallet',
+        },
+      );
     }
-    const [splitOfferOnly, ownerLamports, rentExemptMinimum] = await Promise.all([deps.payoutStore.splitOfferOnly(seller.userId), ledger.lamports(seller.walletAddress), ledger.rentExemptMinimum()]);
+    const [splitOfferOnly, ownerLamports, rentExemptMinimum] = await Promise.all([
+      deps.payoutStore.splitOfferOnly(seller.userId),
+      ledger.lamports(seller.walletAddress),
+      ledger.rentExemptMinimum(),
+    ]);
     const accepts = buildRequirements({
-      resource, method, seller: { ...seller, walletAddress: seller.walletAddress }, baseUrl, ledger: info, solPriceUsd: deps.solPriceUsd(), payoutOffer: !splitOfferOnly, ownerLamports, rentExemptMinimum,
+      resource,
+      method,
+      seller: { ...seller, walletAddress: seller.walletAddress },
+      baseUrl,
+      ledger: info,
+      solPriceUsd: deps.solPriceUsd(),
+      payoutOffer: !splitOfferOnly,
+      ownerLamports,
+      rentExemptMinimum,
     });
     return { resource, method, seller, accepts };
   }
 
   /** The terms and sale of a facilitator request: one of our paid calls is priced by us, anything else as given. */
-  async function facilitatorTerms(requirement: FacilitatorInput['paymentRequirements'], { ledger, info }: { ledger: SolanaLedger; info: LedgerInfo }): Promise<{ terms: PaymentTerms; sale: Omit<SaleContext, 'network' | 'x402Version'> }> {
+  async function facilitatorTerms(
+    requirement: FacilitatorInput['paymentRequirements'],
+    { ledger, info }: { ledger: SolanaLedger; info: LedgerInfo },
+  ): Promise<{ terms: PaymentTerms; sale: Omit<SaleContext, 'network' | 'x402Version'> }> {
     if (requirement.scheme !== 'exact') throw new PaymentError('INVALID_PAYMENT', `scheme ${requirement.scheme} is not supported; use exact`);
-    if (toNetwork(requirement.network) !== info.network) throw new PaymentError('NETWORK_MISMATCH', `this facilitator settles on ${info.network}, not ${requirement.network}`);
+    if (toNetwork(requirement.network) !== info.network)
+      throw new PaymentError('NETWORK_MISMATCH', `this facilitator settles on ${info.network}, not ${requirement.network}`);
     const serverWallet = requirement.extra?.serverWalletAddress;
-    if (serverWallet !== undefined && serverWallet !== info.platformWallet) throw new PaymentError('INVALID_PAYMENT', `the platform's 10% goes to ${info.platformWallet}, not ${String(serverWallet)}`);
+    if (serverWallet !== undefined && serverWallet !== info.platformWallet)
+      throw new PaymentError('INVALID_PAYMENT', `the platform's 10% goes to ${info.platformWallet}, not ${String(serverWallet)}`);
     const feePayer = requirement.extra?.feePayer;
     if (feePayer !== undefined && feePayer !== info.feePayer) {
-      throw new PaymentError('INVALID_PAYMENT', `this facilitator's fee payer is ${info.feePayer}, not ${String(feePayer)}`, { reason: 'fee_payer_not_managed_by_facilitator' });
+      throw new PaymentError('INVALID_PAYMENT', `this facilitator's fee payer is ${info.feePayer}, not ${String(feePayer)}`, {
+        reason: 'fee_payer_not_managed_by_facilitator',
+      });
     }
     const timeoutMs = Math.min(requirement.maxTimeoutSeconds, maxTimeoutSeconds) * 1000;
     const paidCall = parsePaidCallUrl(requirement.resource ?? '');
@@ -101,11 +129,24 @@ export function createPaymentService(deps: PaymentServiceDeps) {
         if (error instanceof AppError && !(error instanceof PaymentError)) throw new PaymentError('INVALID_PAYMENT', error.message);
         throw error;
       }
-      const offer = sold.accepts.find((candidate) => candidate.asset === requirement.asset && candidate.payTo === requirement.payTo) ?? sold.accepts.find((candidate) => candidate.asset === requirement.asset && !candidate.extra.feePayer);
+      const offer =
+        sold.accepts.find((candidate) => candidate.asset === requirement.asset && candidate.payTo === requirement.payTo) ??
+        sold.accepts.find((candidate) => candidate.asset === requirement.asset && !candidate.extra.feePayer);
       if (!offer) throw new PaymentError('INVALID_PAYMENT', `resource ${paidCall.resourceId} is not sold for asset ${requirement.asset}`);
-      return { terms: offer, sale: { agentOwnerId: sold.seller.userId, resource: offer.resource, resourceId: paidCall.resourceId, methodName: paidCall.methodName, amountUsd: sold.method.priceUsd, timeoutMs } };
+      return {
+        terms: offer,
+        sale: {
+          agentOwnerId: sold.seller.userId,
+          resource: offer.resource,
+          resourceId: paidCall.resourceId,
+          methodName: paidCall.methodName,
+          amountUsd: sold.method.priceUsd,
+          timeoutMs,
+        },
+      };
     }
-    if (requirement.asset !== info.usdcMint && requirement.asset !== nativeSolMint) throw new PaymentError('INVALID_PAYMENT', `asset ${requirement.asset} is not supported: use ${info.usdcMint} (USDC) or ${nativeSolMint} (SOL)`);
+    if (requirement.asset !== info.usdcMint && requirement.asset !== nativeSolMint)
+      throw new PaymentError('INVALID_PAYMENT', `asset ${requirement.asset} is not supported: use ${info.usdcMint} (USDC) or ${nativeSolMint} (SOL)`);
     const sellerId = requirement.extra?.agentOwner?.userId;
     const seller = sellerId ? await resources.seller(sellerId) : undefined;
     // payTo the settlement account: the reference scheme, the owner paid out later; else the interface's split to the owner.
@@ -113,8 +154,16 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     if (!seller || (!payout && seller.walletAddress !== requirement.payTo)) {
       throw new PaymentError('INVALID_PAYMENT', 'payTo must be the platform wallet (USDC) or the wallet of the platform user named in extra.agentOwner.userId');
     }
-    const terms = { payTo: requirement.payTo, asset: requirement.asset, maxAmountRequired: (requirement.maxAmountRequired ?? requirement.amount)!, ...(payout && { extra: { feePayer: info.feePayer } }) };
-    return { terms, sale: { agentOwnerId: seller.userId, resource: requirement.resource ?? '', resourceId: null, methodName: null, amountUsd: null, timeoutMs } };
+    const terms = {
+      payTo: requirement.payTo,
+      asset: requirement.asset,
+      maxAmountRequired: (requirement.maxAmountRequired ?? requirement.amount)!,
+      ...(payout && { extra: { feePayer: info.feePayer } }),
+    };
+    return {
+      terms,
+      sale: { agentOwnerId: seller.userId, resource: requirement.resource ?? '', resourceId: null, methodName: null, amountUsd: null, timeoutMs },
+    };
   }
 
   /** The facilitator's verification: the rules, not yet settled, and the network would take it now. */
@@ -138,7 +187,10 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   async function simulated(ledger: SolanaLedger, verified: VerifiedPayment<PaymentTerms>): Promise<void> {
     const outcome = await ledger.simulate(verified.transaction.wire);
     if (!outcome.ok) {
-      throw new PaymentError('SETTLEMENT_FAILED', `the network would reject the transaction: ${outcome.reason}`, { payer: verified.payer, ...(verified.feePayer && { reason: 'transaction_simulation_failed' }) });
+      throw new PaymentError('SETTLEMENT_FAILED', `the network would reject the transaction: ${outcome.reason}`, {
+        payer: verified.payer,
+        ...(verified.feePayer && { reason: 'transaction_simulation_failed' }),
+      });
     }
   }
 
@@ -154,7 +206,8 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
   const settlementDeps = (ledger: SolanaLedger) => ({ store, payouts: deps.payoutStore, ledger, clock, metrics, recordRevenue: resources.recordRevenue });
 
-  const networkOf = (input: FacilitatorInput) => (input.paymentPayload.x402Version === 2 ? input.paymentPayload.accepted.network : input.paymentPayload.network);
+  const networkOf = (input: FacilitatorInput) =>
+    input.paymentPayload.x402Version === 2 ? input.paymentPayload.accepted.network : input.paymentPayload.network;
 
   return {
     async paidCall(request: PaidCallRequest): Promise<PaidCallOutcome> {
@@ -165,7 +218,9 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       const params = 'query' in request.params ? paramsFromQuery(method, request.params.query) : request.params.body;
       const deadline = clock.now() + maxTimeoutSeconds * 1000;
       try {
-        const verified = await countersigned(verifyPayment(decodePaymentHeader(request.payment.value), accepts, info.network, info.platformWallet, deps.solPriceUsd()));
+        const verified = await countersigned(
+          verifyPayment(decodePaymentHeader(request.payment.value), accepts, info.network, info.platformWallet, deps.solPriceUsd()),
+        );
         resources.checkParams(method, params);
         if (verified.feePayer && !(await store.get(verified.transaction.signature))) await simulated(ledger, verified);
         const payment = await settleVerified(settlementDeps(ledger), verified, {
@@ -178,7 +233,12 @@ export function createPaymentService(deps: PaymentServiceDeps) {
           x402Version: version,
           timeoutMs: deadline - clock.now(),
         });
-        const response = await resources.call({ resourceId: request.resourceId, method: request.methodName, params, maxTimeoutMs: Math.max(1000, deadline - clock.now()) });
+        const response = await resources.call({
+          resourceId: request.resourceId,
+          method: request.methodName,
+          params,
+          maxTimeoutMs: Math.max(1000, deadline - clock.now()),
+        });
         await store.saveResponse(payment.txHash, response);
         await payoutIfDue(payment);
         return { kind: 'served', response, settlement: proofOf(payment, version), version };
@@ -191,12 +251,19 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     async verify(input: FacilitatorInput) {
       try {
         const { ledger, verified } = await verifyForFacilitator(input);
-        if (!(await ledger.isBlockhashValid(verified.transaction.recentBlockhash))) throw new PaymentError('SETTLEMENT_FAILED', 'the transaction\'s recent blockhash has expired', { payer: verified.payer });
+        if (!(await ledger.isBlockhashValid(verified.transaction.recentBlockhash)))
+          throw new PaymentError('SETTLEMENT_FAILED', "the transaction's recent blockhash has expired", { payer: verified.payer });
         await simulated(ledger, verified);
         return { isValid: true, invalidReason: null, payer: verified.payer };
       } catch (error) {
         if (!(error instanceof PaymentError)) throw error;
-        return { isValid: false, invalidReason: error.code, invalidMessage: error.message, payer: error.extras.payer ?? '', ...(error.extras.reason && { reason: error.extras.reason }) };
+        return {
+          isValid: false,
+          invalidReason: error.code,
+          invalidMessage: error.message,
+          payer: error.extras.payer ?? '',
+          ...(error.extras.reason && { reason: error.extras.reason }),
+        };
       }
     },
 
@@ -211,7 +278,12 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       } catch (error) {
         if (!(error instanceof PaymentError)) throw error;
         return {
-          success: false, errorReason: error.code, errorMessage: error.message, transaction: error.extras.settlement?.transaction ?? '', network, payer: error.extras.payer ?? '',
+          success: false,
+          errorReason: error.code,
+          errorMessage: error.message,
+          transaction: error.extras.settlement?.transaction ?? '',
+          network,
+          payer: error.extras.payer ?? '',
           ...(error.extras.reason && { reason: error.extras.reason }),
         };
       }
@@ -251,7 +323,12 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       const payments = (await store.listByOwner(caller.userId)).filter(
         (payment) => (!filter.resourceId || payment.resourceId === filter.resourceId) && (!filter.status || payment.settlementStatus === filter.status),
       );
-      return { payments: payments.slice(filter.offset, filter.offset + filter.limit).map(toRecord), total: payments.length, limit: filter.limit, offset: filter.offset };
+      return {
+        payments: payments.slice(filter.offset, filter.offset + filter.limit).map(toRecord),
+        total: payments.length,
+        limit: filter.limit,
+        offset: filter.offset,
+      };
     },
   };
 }

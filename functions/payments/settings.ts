@@ -44,7 +44,8 @@ export const paymentSettings = {
   /** Owed USDC of one owner that is paid out at once rather than at the next scheduled run. */
   get payoutThresholdUsdc(): number {
     const threshold = Number(readEnv(envNames.payoutThresholdUsdc) ?? defaultPayoutThresholdUsdc);
-    if (!Number.isFinite(threshold) || threshold <= 0) throw new Error(`PAYOUT_THRESHOLD_USDC must be a positive number, not ${readEnv(envNames.payoutThresholdUsdc)}`);
+    if (!Number.isFinite(threshold) || threshold <= 0)
+      throw new Error(`PAYOUT_THRESHOLD_USDC must be a positive number, not ${readEnv(envNames.payoutThresholdUsdc)}`);
     return threshold;
   },
   /** The payout function a threshold crossing invokes on AWS. */

@@ -48,7 +48,11 @@ export function alreadySettled(existing: StoredPayment, version: X402Version): P
     done
       ? `transaction ${existing.txHash} already paid for a call${existing.response ? '; its response is in earlierResponse' : ''}`
       : `transaction ${existing.txHash} is being settled by another request`,
-    { payer: existing.payer, ...(done && { settlement: proofOf(existing, version) }), ...(done && existing.response && { earlierResponse: existing.response }) },
+    {
+      payer: existing.payer,
+      ...(done && { settlement: proofOf(existing, version) }),
+      ...(done && existing.response && { earlierResponse: existing.response }),
+    },
   );
 }
 
@@ -63,7 +67,16 @@ async function conclude(deps: SettlementDeps, payment: StoredPayment, outcome: L
       ? { ...payment, settlementStatus: 'failed', failureReason: outcome.reason }
       : { ...payment, settlementStatus: 'confirmed', blockHeight: outcome.blockHeight, confirmedAt: deps.clock.nowIso() };
   if (outcome.status === 'confirmed' && payment.settlement === 'payout') {
-    const owed = { txHash, ownerId: payment.agentOwnerId, asset: payment.asset, amount: payment.agentOwnerAmount, payoutStatus: 'owed' as const, owedOwner: payment.agentOwnerId, createdAt: concluded.confirmedAt!, attempts: 0 };
+    const owed = {
+      txHash,
+      ownerId: payment.agentOwnerId,
+      asset: payment.asset,
+      amount: payment.agentOwnerAmount,
+      payoutStatus: 'owed' as const,
+      owedOwner: payment.agentOwnerId,
+      createdAt: concluded.confirmedAt!,
+      attempts: 0,
+    };
     if (!(await deps.payouts.confirmOwed(txHash, { blockHeight: outcome.blockHeight, confirmedAt: concluded.confirmedAt! }, owed))) {
       throw alreadySettled((await deps.store.get(txHash)) ?? payment, version);
     }
@@ -81,13 +94,18 @@ async function conclude(deps: SettlementDeps, payment: StoredPayment, outcome: L
     }
   }
   if (outcome.status === 'failed') {
-    throw new PaymentError('SETTLEMENT_FAILED', `the network rejected transaction ${txHash}: ${outcome.reason}`, { payer: payment.payer, settlement: proofOf(concluded, version) });
+    throw new PaymentError('SETTLEMENT_FAILED', `the network rejected transaction ${txHash}: ${outcome.reason}`, {
+      payer: payment.payer,
+      settlement: proofOf(concluded, version),
+    });
   }
   deps.metrics.record('PaymentsSettled', 'Count', 1, { network: payment.network });
   const { resourceId, amountUsd } = payment;
   if (resourceId && amountUsd) {
     // The payment stands whatever happens to the counter; a missing resource is logged, not charged back.
-    await deps.recordRevenue(resourceId, amountUsd).catch((error: unknown) => logger.warn('revenue not recorded', { txHash, resourceId, error: String(error) }));
+    await deps
+      .recordRevenue(resourceId, amountUsd)
+      .catch((error: unknown) => logger.warn('revenue not recorded', { txHash, resourceId, error: String(error) }));
   }
   return concluded;
 }
@@ -109,7 +127,11 @@ export async function settleVerified(deps: SettlementDeps, verified: VerifiedPay
   // A replay is ALREADY_SETTLED even once its blockhash has expired.
   if (existing && existing.settlementStatus !== 'failed') throw alreadySettled(existing, sale.x402Version);
   if (!fresh) {
-    throw new PaymentError('SETTLEMENT_FAILED', 'the transaction\'s recent blockhash has expired, so the network would reject it: build and sign the payment again', { payer: verified.payer });
+    throw new PaymentError(
+      'SETTLEMENT_FAILED',
+      "the transaction's recent blockhash has expired, so the network would reject it: build and sign the payment again",
+      { payer: verified.payer },
+    );
   }
 
   const total = verified.paid.agentOwnerAmount + verified.paid.serverFeeAmount;
@@ -142,9 +164,13 @@ export async function settleVerified(deps: SettlementDeps, verified: VerifiedPay
   });
   if (outcome.status === 'timeout') {
     // It may still land: the record stays pending, so the same transaction is never accepted twice.
-    throw new PaymentError('SETTLEMENT_FAILED', `transaction ${txHash} was not confirmed within ${Math.round(sale.timeoutMs / 1000)} s; it may still land: send the same payment again later to learn how it ended`, {
-      payer: verified.payer,
-    });
+    throw new PaymentError(
+      'SETTLEMENT_FAILED',
+      `transaction ${txHash} was not confirmed within ${Math.round(sale.timeoutMs / 1000)} s; it may still land: send the same payment again later to learn how it ended`,
+      {
+        payer: verified.payer,
+      },
+    );
   }
   return conclude(deps, payment, outcome, sale.x402Version);
 }

@@ -45,7 +45,10 @@ export function createPaymentStore() {
     },
 
     /** pending -> confirmed or failed; refused from any other state. */
-    async settle(txHash: string, outcome: { settlementStatus: 'confirmed'; blockHeight: number; confirmedAt: string } | { settlementStatus: 'failed'; failureReason: string }): Promise<void> {
+    async settle(
+      txHash: string,
+      outcome: { settlementStatus: 'confirmed'; blockHeight: number; confirmedAt: string } | { settlementStatus: 'failed'; failureReason: string },
+    ): Promise<void> {
       const { expression, names, values } = updateExpression(outcome);
       await db.send(
         new UpdateCommand({
@@ -61,12 +64,26 @@ export function createPaymentStore() {
 
     async saveResponse(txHash: string, response: ServedResponse): Promise<void> {
       if (Buffer.byteLength(response.body) > maxStoredResponseBytes) return;
-      await db.send(new UpdateCommand({ TableName: table(), Key: { txHash }, UpdateExpression: 'SET #response = :response', ExpressionAttributeNames: { '#response': 'response' }, ExpressionAttributeValues: { ':response': response } }));
+      await db.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: { txHash },
+          UpdateExpression: 'SET #response = :response',
+          ExpressionAttributeNames: { '#response': 'response' },
+          ExpressionAttributeValues: { ':response': response },
+        }),
+      );
     },
 
     /** A seller's payments, newest first. */
     listByOwner: (agentOwnerId: string) =>
-      queryAll<StoredPayment>({ TableName: table(), IndexName: 'byOwner', KeyConditionExpression: 'agentOwnerId = :owner', ExpressionAttributeValues: { ':owner': agentOwnerId }, ScanIndexForward: false }),
+      queryAll<StoredPayment>({
+        TableName: table(),
+        IndexName: 'byOwner',
+        KeyConditionExpression: 'agentOwnerId = :owner',
+        ExpressionAttributeValues: { ':owner': agentOwnerId },
+        ScanIndexForward: false,
+      }),
   };
 }
 

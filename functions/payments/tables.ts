@@ -17,7 +17,7 @@ export const paymentTables = {
     },
     description:
       "The payout ledger: one entry per reference-client payment, the owner's share (agentOwnerAmount) owed -> batched -> paid, " +
-      'back to owed when its batch fails; written with the payment\'s confirmation in one transaction.',
+      "back to owed when its batch fails; written with the payment's confirmation in one transaction.",
   },
   payoutBatches: {
     partitionKey: 'batchId',

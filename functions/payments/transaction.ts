@@ -57,7 +57,8 @@ export function decodeTransaction(wire: Uint8Array): DecodedTransaction {
   };
   // v0 messages start with 0x80 | version; legacy ones with the signer count, which is below 128.
   const versioned = (wire[offset]! & 0x80) !== 0;
-  if (versioned && wire[need(1)] !== 0x80) throw new MalformedTransactionError(`transaction version ${wire[offset - 1]! & 0x7f} is not accepted; use legacy or v0`);
+  if (versioned && wire[need(1)] !== 0x80)
+    throw new MalformedTransactionError(`transaction version ${wire[offset - 1]! & 0x7f} is not accepted; use legacy or v0`);
   const header = need(3);
   if (wire[header] !== signatureCount) throw new MalformedTransactionError('signature count differs from the signer count');
   const accounts = Array.from({ length: readLength() }, () => bs58.encode(wire.subarray(need(32), offset)));

@@ -21,7 +21,8 @@ export interface VerifiedPayment<T extends PaymentTerms> {
 function chosenOffer<T extends PaymentTerms>(payload: PaymentPayload, transaction: DecodedTransaction, offers: T[], platformWallet: string): T {
   if (payload.x402Version === 2) {
     const { asset, payTo } = payload.accepted;
-    const named = offers.find((offer) => offer.asset === asset && (payTo === undefined || offer.payTo === payTo)) ?? offers.find((offer) => offer.asset === asset);
+    const named =
+      offers.find((offer) => offer.asset === asset && (payTo === undefined || offer.payTo === payTo)) ?? offers.find((offer) => offer.asset === asset);
     if (named) return named;
   }
   const feePayer = transaction.signers[0];
@@ -36,7 +37,8 @@ function touchesAsset(transaction: DecodedTransaction, offer: PaymentTerms, plat
   if (offer.asset === nativeSolMint) return transaction.instructions.some((instruction) => instruction.programId === programIds.system);
   const accounts = [associatedTokenAddress(offer.payTo, offer.asset), associatedTokenAddress(platformWallet, offer.asset)];
   return transaction.instructions.some(
-    (instruction) => instruction.programId === programIds.token && instruction.accounts.some((account) => account === offer.asset || accounts.includes(account)),
+    (instruction) =>
+      instruction.programId === programIds.token && instruction.accounts.some((account) => account === offer.asset || accounts.includes(account)),
   );
 }
 
@@ -45,27 +47,41 @@ function touchesAsset(transaction: DecodedTransaction, offer: PaymentTerms, plat
  * code: NETWORK_MISMATCH, INVALID_PAYMENT (malformed, bad signature, forbidden instruction, a fee the platform's fee payer
  * would not pay), INSUFFICIENT_AMOUNT. `solPriceUsd` values the fee a reference payment asks the fee payer to pay.
  */
-export function verifyPayment<T extends PaymentTerms>(payload: PaymentPayload, offers: T[], network: SolanaNetwork, platformWallet: string, solPriceUsd: number): VerifiedPayment<T> {
+export function verifyPayment<T extends PaymentTerms>(
+  payload: PaymentPayload,
+  offers: T[],
+  network: SolanaNetwork,
+  platformWallet: string,
+  solPriceUsd: number,
+): VerifiedPayment<T> {
   const chosen = payload.x402Version === 2 ? payload.accepted : payload;
   if (chosen.scheme !== 'exact') throw new PaymentError('INVALID_PAYMENT', `scheme ${chosen.scheme} is not supported; use exact`);
-  if (toNetwork(chosen.network) !== network) throw new PaymentError('NETWORK_MISMATCH', `this payment is for ${chosen.network}; this resource is paid on ${network}`);
+  if (toNetwork(chosen.network) !== network)
+    throw new PaymentError('NETWORK_MISMATCH', `this payment is for ${chosen.network}; this resource is paid on ${network}`);
 
   let transaction: DecodedTransaction;
   try {
     transaction = decodeTransaction(decodeBase64(payload.payload.transaction, 'payload.transaction'));
   } catch (error) {
-    if (error instanceof MalformedTransactionError) throw new PaymentError('INVALID_PAYMENT', `payload.transaction is not a Solana transaction: ${error.message}`);
+    if (error instanceof MalformedTransactionError)
+      throw new PaymentError('INVALID_PAYMENT', `payload.transaction is not a Solana transaction: ${error.message}`);
     throw error;
   }
 
   const offer = chosenOffer(payload, transaction, offers, platformWallet);
   const feePayer = offer.extra?.feePayer;
-  if (!feePayer && !hasValidSignatures(transaction)) throw new PaymentError('INVALID_PAYMENT', 'a required signature of the transaction does not verify', { payer: transaction.signers[0] });
-  const verdict: RuleVerdict & { reason?: string } = feePayer ? checkReferenceRules(transaction, { ...offer, feePayer, solPriceUsd }) : checkPaymentRules(transaction, offer, platformWallet);
+  if (!feePayer && !hasValidSignatures(transaction))
+    throw new PaymentError('INVALID_PAYMENT', 'a required signature of the transaction does not verify', { payer: transaction.signers[0] });
+  const verdict: RuleVerdict & { reason?: string } = feePayer
+    ? checkReferenceRules(transaction, { ...offer, feePayer, solPriceUsd })
+    : checkPaymentRules(transaction, offer, platformWallet);
   if (!verdict.ok) throw new PaymentError(verdict.code, verdict.message, { payer: verdict.payer, reason: verdict.reason });
   // The fee payer's slot is still empty in a reference payment: the platform signs it only after these checks.
   if (feePayer && !hasValidSignatures(transaction, feePayer)) {
-    throw new PaymentError('INVALID_PAYMENT', 'a required signature of the transaction does not verify', { payer: verdict.payer, reason: feePayer && 'invalid_exact_svm_payload_transaction_signature' });
+    throw new PaymentError('INVALID_PAYMENT', 'a required signature of the transaction does not verify', {
+      payer: verdict.payer,
+      reason: feePayer && 'invalid_exact_svm_payload_transaction_signature',
+    });
   }
   return { transaction, offer, payer: verdict.payer, paid: verdict.paid, ...(feePayer && { feePayer }) };
 }

@@ -18,7 +18,8 @@ import { maxTimeoutSeconds, paymentSettings } from './settings.js';
 import { createPaymentStore } from './store.js';
 
 /** Method `cost`, else the resource's `basePrice`; the `free` model costs nothing (the resources area prices calls alike). */
-const priceOf = (pricing: { model: string; basePrice?: number }, methodCost: number | undefined) => (pricing.model === 'free' ? 0 : (methodCost ?? pricing.basePrice ?? 0));
+const priceOf = (pricing: { model: string; basePrice?: number }, methodCost: number | undefined) =>
+  pricing.model === 'free' ? 0 : (methodCost ?? pricing.basePrice ?? 0);
 
 const served = (status: number, body: unknown): ServedResponse =>
   typeof body === 'string'
@@ -36,7 +37,12 @@ function productionResources(): PaymentResources {
         description: resource.description,
         published: resource.status === 'published',
         ownerId: resource.ownerId,
-        methods: resource.methods.map((method) => ({ name: method.name, description: method.description, priceUsd: priceOf(resource.pricing, method.cost), definition: method })),
+        methods: resource.methods.map((method) => ({
+          name: method.name,
+          description: method.description,
+          priceUsd: priceOf(resource.pricing, method.cost),
+          definition: method,
+        })),
       };
     },
     checkParams: (method, params) => checkParams(method.definition, params),

@@ -25,7 +25,9 @@ export function paidCallReply(outcome: PaidCallOutcome): Reply {
     ...(error?.extras.earlierResponse && { earlierResponse: error.extras.earlierResponse }),
   };
   const headers: Record<string, string> = {
-    [x402Headers[2].required]: encodeHeader(toV2PaymentRequired(accepts, error?.message ?? 'payment required: send PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (v1)')),
+    [x402Headers[2].required]: encodeHeader(
+      toV2PaymentRequired(accepts, error?.message ?? 'payment required: send PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (v1)'),
+    ),
   };
   if (error?.extras.settlement) headers[x402Headers[outcome.version].response] = encodeHeader(error.extras.settlement);
   return new Reply(402, body, headers);
@@ -35,6 +37,9 @@ export function paidCallReply(outcome: PaidCallOutcome): Reply {
 export const paidCallHandler = (route: typeof paymentRoutes.getPaidResource | typeof paymentRoutes.callPaidResource) =>
   httpHandler(route, async ({ input, baseUrl, headers, event, rawBody }) => {
     const { resourceId, methodName } = input;
-    const params = route.method === 'GET' ? { query: { ...event.queryStringParameters } as Record<string, string> } : { body: rawBody.trim() ? (JSON.parse(rawBody) as Record<string, unknown>) : {} };
+    const params =
+      route.method === 'GET'
+        ? { query: { ...event.queryStringParameters } as Record<string, string> }
+        : { body: rawBody.trim() ? (JSON.parse(rawBody) as Record<string, unknown>) : {} };
     return paidCallReply(await paymentService().paidCall({ resourceId, methodName, baseUrl, params, payment: readPaymentHeader(headers) }));
   });

@@ -14,7 +14,9 @@ function loadAdminKey(): Promise<string> {
   if (localKey) return Promise.resolve(localKey);
   const secretArn = readEnv(envNames.adminKeySecretArn);
   if (!secretArn) return Promise.reject(new Error('neither ADMIN_API_KEY nor ADMIN_KEY_SECRET_ARN is set'));
-  return traced(new SecretsManagerClient({})).send(new GetSecretValueCommand({ SecretId: secretArn })).then((secret) => secret.SecretString ?? '');
+  return traced(new SecretsManagerClient({}))
+    .send(new GetSecretValueCommand({ SecretId: secretArn }))
+    .then((secret) => secret.SecretString ?? '');
 }
 
 export async function checkAdminKey(presented: string | undefined): Promise<void> {

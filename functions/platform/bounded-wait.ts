@@ -22,7 +22,8 @@ export async function waitBounded<R>(options: BoundedWaitOptions<R>): Promise<Wa
   const pause = options.pause ?? realPause;
   const now = options.now ?? Date.now;
   if (started.ended && !started.detached) return { ended: true, value: await started.ended };
-  if (started.ended) return Promise.race([started.ended.then((value) => ({ ended: true as const, value })), pause(boundMs).then(() => ({ ended: false as const }))]);
+  if (started.ended)
+    return Promise.race([started.ended.then((value) => ({ ended: true as const, value })), pause(boundMs).then(() => ({ ended: false as const }))]);
   const deadline = now() + boundMs;
   for (let interval = 25; ; interval = Math.min(interval * 2, 500)) {
     const value = await options.read();

@@ -32,5 +32,13 @@ export const matchesRule = (pattern: BusRulePattern, envelope: Pick<BusEnvelope,
 
 /** The envelope EventBridge builds from a PutEvents entry with Source `platform.<source>` and DetailType `<type>`. */
 export const busEnvelope = (event: BusEvent, time = new Date().toISOString()): BusEnvelope => ({
-  version: '0', id: event.id, 'detail-type': event.type, source: `platform.${event.source}`, account: '000000000000', time, region: 'local', resources: [], detail: event,
+  version: '0',
+  id: event.id,
+  'detail-type': event.type,
+  source: `platform.${event.source}`,
+  account: '000000000000',
+  time,
+  region: 'local',
+  resources: [],
+  detail: event,
 });

@@ -7,4 +7,5 @@ export interface Caller {
 }
 
 /** `*` holds every scope; otherwise any one of `wanted` suffices. */
-export const hasScope = (caller: Pick<Caller, 'scopes'>, wanted: string[]) => caller.scopes.includes('*') || wanted.some((scope) => caller.scopes.includes(scope));
+export const hasScope = (caller: Pick<Caller, 'scopes'>, wanted: string[]) =>
+  caller.scopes.includes('*') || wanted.some((scope) => caller.scopes.includes(scope));

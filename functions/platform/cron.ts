@@ -35,7 +35,7 @@ function parseField(input: { field: string; expression: string }, text: string, 
     const [, base, stepText] = match;
     const step = stepText === undefined ? 1 : Number(stepText);
     if (step === 0) refuse(input, spec.name, part, `${spec.name} "${part}" has step 0`);
-    let [from, to] = base === '*' ? [spec.min, spec.max] : base!.split('-').map(Number) as [number, number?];
+    let [from, to] = base === '*' ? [spec.min, spec.max] : (base!.split('-').map(Number) as [number, number?]);
     // `n/step` runs from n to the end of the field, as in Vixie cron and AWS.
     to ??= stepText === undefined ? from : spec.max;
     for (const bound of [from, to]) {
@@ -53,9 +53,14 @@ export function parseCron(expression: unknown, field = 'cronExpression'): CronSc
   const input = { field, expression };
   const parts = expression.trim().split(/\s+/);
   if (parts.length !== 5) {
-    throw new ValidationError(field, expression, `${field}: a cron expression has exactly 5 fields (minute hour day-of-month month day-of-week), got ${expression.trim() ? parts.length : 0}`, {
-      cronExpression: expression,
-    });
+    throw new ValidationError(
+      field,
+      expression,
+      `${field}: a cron expression has exactly 5 fields (minute hour day-of-month month day-of-week), got ${expression.trim() ? parts.length : 0}`,
+      {
+        cronExpression: expression,
+      },
+    );
   }
   const values = {} as Record<CronFieldName, number[]>;
   const restricted = {} as Record<CronFieldName, boolean>;

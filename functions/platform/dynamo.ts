@@ -25,13 +25,15 @@ async function localEndpoint() {
 
 export function dynamo(): DynamoDBDocumentClient {
   client ??= DynamoDBDocumentClient.from(
-    traced(new DynamoDBClient({
-      region: settings.region,
-      ...(settings.dynamoEndpoint && {
-        endpoint: localEndpoint,
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    traced(
+      new DynamoDBClient({
+        region: settings.region,
+        ...(settings.dynamoEndpoint && {
+          endpoint: localEndpoint,
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        }),
       }),
-    })),
+    ),
     { marshallOptions: { removeUndefinedValues: true } },
   );
   return client;

@@ -25,7 +25,8 @@ class RequestLogger extends Logger {
 
 export const logger: Logger = new RequestLogger({ serviceName: readEnv(envNames.serviceName) ?? 'platform' });
 
-const secretKey = /^(api[-_]?key|x-api-key|x-admin-key|authorization|password|secret|token|access[-_]?token|refresh[-_]?token|client[-_]?secret|credentials?|x-payment|payment-signature|webhook[-_]?secret)$/i;
+const secretKey =
+  /^(api[-_]?key|x-api-key|x-admin-key|authorization|password|secret|token|access[-_]?token|refresh[-_]?token|client[-_]?secret|credentials?|x-payment|payment-signature|webhook[-_]?secret)$/i;
 
 /** Copies a value for logging with every secret-looking field replaced; log lines never carry keys or credentials. */
 export function redact(value: unknown, depth = 0): unknown {

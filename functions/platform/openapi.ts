@@ -14,11 +14,17 @@ const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
 
 /** The named shapes the areas registered (condition trees); `$id` is JSON Schema, not OpenAPI 3.0. */
 function componentSchemas(): Record<string, JsonSchema> {
-  const { schemas } = z.toJSONSchema(openApiComponents, { target: 'openapi-3.0', io: 'input', unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` }) as { schemas: Record<string, JsonSchema> };
+  const { schemas } = z.toJSONSchema(openApiComponents, {
+    target: 'openapi-3.0',
+    io: 'input',
+    unrepresentable: 'any',
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, JsonSchema> };
   return Object.fromEntries(Object.entries(schemas).map(([id, { $id: _ignored, ...schema }]) => [id, schema]));
 }
 
-const exampleOf = (schema: JsonSchema, components: Record<string, JsonSchema>): unknown => sample(schema as never, { skipReadOnly: true, quiet: true }, { components: { schemas: components } } as never);
+const exampleOf = (schema: JsonSchema, components: Record<string, JsonSchema>): unknown =>
+  sample(schema as never, { skipReadOnly: true, quiet: true }, { components: { schemas: components } } as never);
 
 const errorEnvelope: JsonSchema = {
   type: 'object',
@@ -44,7 +50,8 @@ const security: Record<Route['auth'], Array<Record<string, string[]>>> = {
 };
 
 const authText: Record<Route['auth'], string> = {
-  apiKey: 'Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.',
+  apiKey:
+    'Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.',
   admin: 'Authenticated with the admin key (`X-Admin-Key`).',
   public: 'No authentication.',
 };
@@ -52,30 +59,62 @@ const authText: Record<Route['auth'], string> = {
 function errorResponse(code: string, description: string, message: string, details?: Record<string, unknown>) {
   return {
     description,
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' }, example: { success: false, error: { code, message, ...(details && { details }) } } } },
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/ErrorEnvelope' },
+        example: { success: false, error: { code, message, ...(details && { details }) } },
+      },
+    },
   };
 }
 
 /** The error answers a route can give, from what it declares: input, authentication, scopes, path parameters. */
 function errorResponses(route: Route, pathParams: string[], components: Record<string, JsonSchema>) {
   const responses: Record<string, unknown> = {};
-  if (route.input) responses['400'] = errorResponse('VALIDATION_ERROR', 'invalid input: `details.field` names it, nothing was changed', 'name: Too small: expected string to have >=1 characters', { field: 'name', value: '' });
+  if (route.input)
+    responses['400'] = errorResponse(
+      'VALIDATION_ERROR',
+      'invalid input: `details.field` names it, nothing was changed',
+      'name: Too small: expected string to have >=1 characters',
+      { field: 'name', value: '' },
+    );
   if (route.auth !== 'public') responses['401'] = errorResponse('UNAUTHORIZED', 'missing, unknown or revoked key', 'a valid API key is required');
   if (route.scopes?.length) {
-    responses['403'] = errorResponse('FORBIDDEN', `the key holds neither \`*\` nor ${route.scopes.map((scope) => `\`${scope}\``).join(' or ')}`, `this API key lacks the scope ${route.scopes.join(' or ')}`, { requiredScopes: route.scopes });
+    responses['403'] = errorResponse(
+      'FORBIDDEN',
+      `the key holds neither \`*\` nor ${route.scopes.map((scope) => `\`${scope}\``).join(' or ')}`,
+      `this API key lacks the scope ${route.scopes.join(' or ')}`,
+      { requiredScopes: route.scopes },
+    );
   }
-  if (pathParams.length) responses['404'] = errorResponse('NOT_FOUND', "no such object, or another user's private one", `${pathParams[0]} not found`, { [pathParams[0]!]: 'x' });
+  if (pathParams.length)
+    responses['404'] = errorResponse('NOT_FOUND', "no such object, or another user's private one", `${pathParams[0]} not found`, { [pathParams[0]!]: 'x' });
   if (route.paymentRequired) {
     const schema = toSchema(route.paymentRequired, 'output');
-    responses['402'] = { description: 'payment required: pay one of `accepts` and repeat the request with `X-PAYMENT`', content: { 'application/json': { schema, example: exampleOf(schema, components) } } };
+    responses['402'] = {
+      description: 'payment required: pay one of `accepts` and repeat the request with `X-PAYMENT`',
+      content: { 'application/json': { schema, example: exampleOf(schema, components) } },
+    };
   }
-  if (route.auth === 'apiKey') responses['429'] = errorResponse('RATE_LIMITED', 'too many requests: wait `Retry-After` seconds', 'rate limit of 1000 requests per minute exceeded', { limit: 1000, retryAfter: 12 });
-  responses['500'] = errorResponse('INTERNAL_ERROR', 'unexpected failure: quote the `X-Request-Id` response header', 'internal error; quote the X-Request-Id response header to support');
+  if (route.auth === 'apiKey')
+    responses['429'] = errorResponse('RATE_LIMITED', 'too many requests: wait `Retry-After` seconds', 'rate limit of 1000 requests per minute exceeded', {
+      limit: 1000,
+      retryAfter: 12,
+    });
+  responses['500'] = errorResponse(
+    'INTERNAL_ERROR',
+    'unexpected failure: quote the `X-Request-Id` response header',
+    'internal error; quote the X-Request-Id response header to support',
+  );
   return responses;
 }
 
 function describe(route: Route): string {
-  const scopes = route.scopes?.length ? `Required scope: \`*\` or ${route.scopes.map((scope) => `\`${scope}\``).join(' or ')}.` : route.auth === 'apiKey' ? 'Any scope.' : '';
+  const scopes = route.scopes?.length
+    ? `Required scope: \`*\` or ${route.scopes.map((scope) => `\`${scope}\``).join(' or ')}.`
+    : route.auth === 'apiKey'
+      ? 'Any scope.'
+      : '';
   return [route.description ?? `${route.summary}.`, authText[route.auth], scopes].filter(Boolean).join('\n\n');
 }
 
@@ -93,8 +132,16 @@ function operation(route: Route, components: Record<string, JsonSchema>) {
   const bodySchema = { type: 'object', properties: bodyProperties, ...(bodyRequired.length && { required: bodyRequired }) };
   const success = String(route.successStatus ?? 200);
   const data = route.output ? toSchema(route.output, 'output') : { type: 'object', additionalProperties: true };
-  const successSchema = { type: 'object', required: ['success'], properties: { success: { type: 'boolean', enum: [true] }, data, message: { type: 'string' } } };
-  const acceptedSchema = route.accepted && { type: 'object', required: ['success', 'data'], properties: { success: { type: 'boolean', enum: [true] }, data: toSchema(route.accepted.output, 'output') } };
+  const successSchema = {
+    type: 'object',
+    required: ['success'],
+    properties: { success: { type: 'boolean', enum: [true] }, data, message: { type: 'string' } },
+  };
+  const acceptedSchema = route.accepted && {
+    type: 'object',
+    required: ['success', 'data'],
+    properties: { success: { type: 'boolean', enum: [true] }, data: toSchema(route.accepted.output, 'output') },
+  };
   return {
     operationId: route.operation,
     summary: route.summary,
@@ -110,7 +157,12 @@ function operation(route: Route, components: Record<string, JsonSchema>) {
       }),
     responses: {
       [success]: { description: 'success', content: { 'application/json': { schema: successSchema, example: exampleOf(successSchema, components) } } },
-      ...(acceptedSchema && { '202': { description: route.accepted!.description, content: { 'application/json': { schema: acceptedSchema, example: exampleOf(acceptedSchema, components) } } } }),
+      ...(acceptedSchema && {
+        '202': {
+          description: route.accepted!.description,
+          content: { 'application/json': { schema: acceptedSchema, example: exampleOf(acceptedSchema, components) } },
+        },
+      }),
       ...errorResponses(route, pathParams, components),
     },
   };

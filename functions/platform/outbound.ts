@@ -42,10 +42,27 @@ const systemResolver: Resolver = (hostname) => dns.lookup(hostname, { all: true,
 
 const blocked = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) blocked.addSubnet(network, prefix, 'ipv6');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  blocked.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  blocked.addSubnet(network, prefix, 'ipv6');
 
 /** Loopback, link-local (cloud metadata at 169.254.169.254), private, shared, multicast or unspecified; IPv4-mapped IPv6 included. */
 export function isPrivateAddress(address: string): boolean {
@@ -158,7 +175,10 @@ function checkedUrl(raw: string | URL, allowPrivate: boolean): URL {
     throw new UpstreamError('the upstream URL is not valid', { reason: 'invalid_url' });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ForbiddenError(`outbound call refused: only http and https are allowed, not ${url.protocol.replace(':', '')}`, { reason: 'scheme', scheme: url.protocol.replace(':', '') });
+    throw new ForbiddenError(`outbound call refused: only http and https are allowed, not ${url.protocol.replace(':', '')}`, {
+      reason: 'scheme',
+      scheme: url.protocol.replace(':', ''),
+    });
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivate && isIP(host) && isPrivateAddress(host)) throw refused(host, host);
@@ -179,7 +199,9 @@ export async function outboundRequest(request: OutboundRequest, resolve: Resolve
     const failWith = (error: Error) => {
       clearTimeout(timer);
       const code = (error as NodeJS.ErrnoException).code;
-      fail(error instanceof AppError ? error : new UpstreamError(`the upstream could not be reached: ${code ?? error.message}`, { reason: 'unreachable', code }));
+      fail(
+        error instanceof AppError ? error : new UpstreamError(`the upstream could not be reached: ${code ?? error.message}`, { reason: 'unreachable', code }),
+      );
     };
     let req: http.ClientRequest;
     try {

@@ -135,7 +135,10 @@ export interface BackgroundRunEvent<J = unknown> {
 }
 
 export const isBackgroundRun = (event: unknown): event is BackgroundRunEvent =>
-  typeof event === 'object' && event !== null && typeof (event as BackgroundRunEvent).backgroundRun === 'object' && (event as BackgroundRunEvent).backgroundRun !== null;
+  typeof event === 'object' &&
+  event !== null &&
+  typeof (event as BackgroundRunEvent).backgroundRun === 'object' &&
+  (event as BackgroundRunEvent).backgroundRun !== null;
 
 export interface UploadTarget {
   url: string;

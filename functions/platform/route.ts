@@ -82,7 +82,11 @@ const kebab = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLo
  * The handler of operation `pauseFlow` in area `flows` lives in `functions/flows/handlers/pause-flow.ts`, or under
  * `handlers` when given (the platform's own operations live with the route table they read).
  */
-export function defineRoutes<const T extends Record<string, RouteSpec>>(area: string, specs: T, handlers = `functions/${area}/handlers`): { [K in keyof T]: Route & T[K] } {
+export function defineRoutes<const T extends Record<string, RouteSpec>>(
+  area: string,
+  specs: T,
+  handlers = `functions/${area}/handlers`,
+): { [K in keyof T]: Route & T[K] } {
   const routes = {} as { [K in keyof T]: Route & T[K] };
   for (const [operation, spec] of Object.entries(specs)) {
     const scopes = spec.scopes ?? (spec.auth === 'apiKey' ? defaultScopes(area, operation, spec.method) : undefined);

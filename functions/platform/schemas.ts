@@ -15,11 +15,7 @@ export const isSolanaAddress = (value: string): boolean => {
   }
 };
 
-export const SolanaAddress = z
-  .string()
-  .min(32)
-  .max(44)
-  .refine(isSolanaAddress, 'must be a base58-encoded 32-byte Solana address');
+export const SolanaAddress = z.string().min(32).max(44).refine(isSolanaAddress, 'must be a base58-encoded 32-byte Solana address');
 
 /**
  * An object's identifier in a path: opaque to clients (the interface gives no format), so one that names nothing is

@@ -17,6 +17,7 @@ export interface TableDefinition {
  * The platform's tables by name, filled by the assembly (functions/tables.ts) through declaration merging: the kernel
  * checks table names at compile time without knowing which tables exist.
  */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging above the kernel, which a type alias cannot take
 export interface TableRegistry {}
 
 export type TableName = keyof TableRegistry & string;

@@ -12,7 +12,11 @@ export interface UpdateParts {
  * `SET` for each field of `set` whose value is defined, `REMOVE` for each path of `remove` (a field, or a path as its
  * segments). With `removeUndefined`, a field set to undefined is removed instead of skipped.
  */
-export function updateExpression(set: Record<string, unknown>, remove: Array<string | string[]> = [], options: { removeUndefined?: boolean } = {}): UpdateParts {
+export function updateExpression(
+  set: Record<string, unknown>,
+  remove: Array<string | string[]> = [],
+  options: { removeUndefined?: boolean } = {},
+): UpdateParts {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const removals = [...remove.map((path) => (typeof path === 'string' ? [path] : path))];
@@ -35,6 +39,8 @@ export function updateExpression(set: Record<string, unknown>, remove: Array<str
       })
       .join('.'),
   );
-  const expression = [assignments.length ? `SET ${assignments.join(', ')}` : '', removed.length ? `REMOVE ${removed.join(', ')}` : ''].filter(Boolean).join(' ');
+  const expression = [assignments.length ? `SET ${assignments.join(', ')}` : '', removed.length ? `REMOVE ${removed.join(', ')}` : '']
+    .filter(Boolean)
+    .join(' ');
   return { expression, names, values: assignments.length ? values : undefined };
 }

@@ -28,7 +28,10 @@ export function createAccess(deps: { resources: ResourceStore; installations: In
       const installation = await deps.installations.get(userId, resourceId, maxAgeMs);
       if (installation) return installation;
       await visible(userId, resourceId);
-      throw new ConflictError(`resource ${resourceId} is not installed: install it first (POST /api/sdk/v1/resources/${resourceId}/install)`, { resourceId, reason: 'not_installed' });
+      throw new ConflictError(`resource ${resourceId} is not installed: install it first (POST /api/sdk/v1/resources/${resourceId}/install)`, {
+        resourceId,
+        reason: 'not_installed',
+      });
     },
 
     async ownInstallation(userId: string, installationId: string): Promise<InstallationItem> {

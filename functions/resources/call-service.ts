@@ -57,13 +57,15 @@ interface CallPlan {
 }
 
 /** Method `cost`, else pricing `basePrice`; free resources cost nothing. */
-const priceOf = (definition: ResourceVersion, methodCost: number | undefined) => (definition.pricing.model === 'free' ? 0 : (methodCost ?? definition.pricing.basePrice ?? 0));
+const priceOf = (definition: ResourceVersion, methodCost: number | undefined) =>
+  definition.pricing.model === 'free' ? 0 : (methodCost ?? definition.pricing.basePrice ?? 0);
 
 export function createCallService(deps: CallDeps) {
   const { installations, versions, access, vault, clock } = deps;
 
   function methodOf(definition: ResourceVersion, resourceId: string, name: string): MethodDefinition {
-    if (definition.resourceType === 'webhook') throw new ConflictError(`resource ${resourceId} is a webhook resource: it receives events and has no methods to call`, { resourceId });
+    if (definition.resourceType === 'webhook')
+      throw new ConflictError(`resource ${resourceId} is a webhook resource: it receives events and has no methods to call`, { resourceId });
     const method = definition.endpoint.methods.find((candidate) => candidate.name === name);
     if (!method) {
       const known = definition.endpoint.methods.map((candidate) => candidate.name);
@@ -76,22 +78,35 @@ export function createCallService(deps: CallDeps) {
   async function enforceRateLimits(definition: ResourceVersion, resourceId: string, userId: string) {
     if (definition.rateLimits.length === 0) return;
     const windows = await Promise.all(
-      definition.rateLimits.map(async (rule) => ({ rule, window: await deps.limiter().hit(`resource:${resourceId}:${userId}:${rule.window}`, rule.limit, rateWindowSeconds[rule.window], clock.now()) })),
+      definition.rateLimits.map(async (rule) => ({
+        rule,
+        window: await deps.limiter().hit(`resource:${resourceId}:${userId}:${rule.window}`, rule.limit, rateWindowSeconds[rule.window], clock.now()),
+      })),
     );
     const exceeded = windows.find(({ window }) => !window.allowed);
     if (!exceeded) return;
     const { rule, window } = exceeded;
     const retryAfter = Math.max(1, window.resetAt - Math.floor(clock.now() / 1000));
-    throw new TooManyRequestsError('RATE_LIMITED', `resource ${resourceId} allows ${rule.limit} calls per ${rule.window} per user`, retryAfter, { resourceId, window: rule.window, limit: rule.limit }, {
-      'X-RateLimit-Limit': String(window.limit),
-      'X-RateLimit-Remaining': '0',
-      'X-RateLimit-Reset': String(window.resetAt),
-    });
+    throw new TooManyRequestsError(
+      'RATE_LIMITED',
+      `resource ${resourceId} allows ${rule.limit} calls per ${rule.window} per user`,
+      retryAfter,
+      { resourceId, window: rule.window, limit: rule.limit },
+      {
+        'X-RateLimit-Limit': String(window.limit),
+        'X-RateLimit-Remaining': '0',
+        'X-RateLimit-Reset': String(window.resetAt),
+      },
+    );
   }
 
   async function refreshed(installation: InstallationItem, definition: ResourceVersion, credentials: OAuth2Credentials): Promise<OAuth2Credentials> {
     const tokenUrl = definition.endpoint.authConfig?.tokenUrl;
-    if (!tokenUrl) throw new ConflictError('the access token expired and this resource has no authConfig.tokenUrl to refresh it', { resourceId: installation.resourceId, reason: 'no_token_url' });
+    if (!tokenUrl)
+      throw new ConflictError('the access token expired and this resource has no authConfig.tokenUrl to refresh it', {
+        resourceId: installation.resourceId,
+        reason: 'no_token_url',
+      });
     const next = await refreshTokens(tokenUrl, credentials, clock.now());
     const sealed = await vault.encrypt(next, credentialContext(installation));
     await installations.update(installation, { credentials: sealed, authenticatedAt: clock.nowIso() });
@@ -101,14 +116,21 @@ export function createCallService(deps: CallDeps) {
   async function record(plan: CallPlan, outcome: { success: boolean; durationMs: number }) {
     if (!plan.installation) return deps.resources.countRetiredCall(plan.resourceId, { success: outcome.success });
     const cost = outcome.success ? plan.chargeUsd : 0;
-    await installations.recordCall(plan.installation, { timestamp: clock.nowIso(), method: plan.method.name, cost, duration: outcome.durationMs, success: outcome.success });
+    await installations.recordCall(plan.installation, {
+      timestamp: clock.nowIso(),
+      method: plan.method.name,
+      cost,
+      duration: outcome.durationMs,
+      success: outcome.success,
+    });
   }
 
   async function execute(plan: CallPlan): Promise<ResourceCallResult> {
     const { definition, method } = plan;
     const timeoutMs = Math.min((definition.endpoint.timeoutSeconds ?? defaultOutboundTimeoutMs / 1000) * 1000, plan.maxTimeoutMs ?? Number.POSITIVE_INFINITY);
     let credentials = plan.credentials;
-    const canRefresh = (value?: StoredCredentials): value is OAuth2Credentials => value?.type === 'oauth2' && Boolean(value.refreshToken) && Boolean(plan.installation);
+    const canRefresh = (value?: StoredCredentials): value is OAuth2Credentials =>
+      value?.type === 'oauth2' && Boolean(value.refreshToken) && Boolean(plan.installation);
     if (canRefresh(credentials) && needsRefresh(credentials, clock.now())) credentials = await refreshed(plan.installation!, definition, credentials);
     const send = () => deps.send({ ...buildUpstreamRequest(definition.endpoint, method, plan.params, credentials), timeoutMs });
 
@@ -141,17 +163,31 @@ export function createCallService(deps: CallDeps) {
     const definition = await versions.get(installation.resourceId, installation.version);
     const method = methodOf(definition, installation.resourceId, request.method);
     if (definition.endpoint.authentication !== 'none' && !installation.isAuthenticated) {
-      throw new ConflictError(`resource ${installation.resourceId} uses ${definition.endpoint.authentication} credentials: authenticate it first (POST /api/sdk/v1/resources/${installation.resourceId}/authenticate)`, {
-        resourceId: installation.resourceId,
-        reason: 'not_authenticated',
-      });
+      throw new ConflictError(
+        `resource ${installation.resourceId} uses ${definition.endpoint.authentication} credentials: authenticate it first (POST /api/sdk/v1/resources/${installation.resourceId}/authenticate)`,
+        {
+          resourceId: installation.resourceId,
+          reason: 'not_authenticated',
+        },
+      );
     }
     checkParams(method, request.params);
     await enforceRateLimits(definition, installation.resourceId, installation.userId);
     const credentials = definition.endpoint.authentication === 'none' ? undefined : await openCredentials(vault, installation);
     // Creators call their own resources for free.
     const price = installation.userId === installation.resourceOwnerId ? 0 : priceOf(definition, method.cost);
-    return execute({ resourceId: installation.resourceId, definition, method, params: request.params, source: request.source, installation, credentials, chargeUsd: price, priceUsd: price, maxTimeoutMs });
+    return execute({
+      resourceId: installation.resourceId,
+      definition,
+      method,
+      params: request.params,
+      source: request.source,
+      installation,
+      credentials,
+      chargeUsd: price,
+      priceUsd: price,
+      maxTimeoutMs,
+    });
   }
 
   /** `resources[name]` in scripts: the resource id, or the resource's name among the user's installations. */
@@ -160,7 +196,10 @@ export function createCallService(deps: CallDeps) {
     const named = (await installations.listByUser(userId)).filter((item) => item.resourceName === resource);
     if (named.length === 0) throw new NotFoundError('resource', resource, 'installed resource');
     if (named.length > 1) {
-      throw new ConflictError(`${named.length} installed resources are named ${resource}: call it by its resource id`, { resource, resourceIds: named.map((item) => item.resourceId) });
+      throw new ConflictError(`${named.length} installed resources are named ${resource}: call it by its resource id`, {
+        resource,
+        resourceIds: named.map((item) => item.resourceId),
+      });
     }
     return named[0]!;
   }
@@ -187,7 +226,8 @@ export function createCallService(deps: CallDeps) {
     async callAsOwner(request: { resourceId: string; method: string; params: Record<string, unknown>; maxTimeoutMs?: number }): Promise<ResourceCallResult> {
       const resource = await deps.resources.get(request.resourceId);
       if (!resource) throw new NotFoundError('resourceId', request.resourceId, 'resource');
-      if (resource.status !== 'published') throw new ConflictError(`resource ${request.resourceId} is not published`, { resourceId: request.resourceId, status: resource.status });
+      if (resource.status !== 'published')
+        throw new ConflictError(`resource ${request.resourceId} is not published`, { resourceId: request.resourceId, status: resource.status });
       const installation = await installations.get(resource.ownerId, resource.resourceId);
       const useOwnerCredentials = installation?.isAuthenticated === true;
       const definition = await versions.get(resource.resourceId, useOwnerCredentials ? installation.version : resource.version);

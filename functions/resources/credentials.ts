@@ -59,7 +59,11 @@ export async function openCredentials(vault: CredentialVault, installation: Inst
 }
 
 /** Puts the credentials where the resource expects them. */
-export function injectCredentials(endpoint: Endpoint, credentials: StoredCredentials, target: { headers: Record<string, string>; query: URLSearchParams }): void {
+export function injectCredentials(
+  endpoint: Endpoint,
+  credentials: StoredCredentials,
+  target: { headers: Record<string, string>; query: URLSearchParams },
+): void {
   switch (credentials.type) {
     case 'api_key':
       if (endpoint.authConfig?.queryParam) target.query.set(endpoint.authConfig.queryParam, credentials.apiKey);
@@ -72,7 +76,10 @@ export function injectCredentials(endpoint: Endpoint, credentials: StoredCredent
       target.headers.Authorization = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
       return;
     case 'oauth2':
-      if (!credentials.accessToken) throw new ConflictError('this installation has no OAuth2 access token yet: complete the authorization first (POST .../oauth/authorize)', { reason: 'not_authorized' });
+      if (!credentials.accessToken)
+        throw new ConflictError('this installation has no OAuth2 access token yet: complete the authorization first (POST .../oauth/authorize)', {
+          reason: 'not_authorized',
+        });
       target.headers.Authorization = `Bearer ${credentials.accessToken}`;
   }
 }

@@ -35,9 +35,13 @@ export function createInstallationService(deps: InstallationDeps) {
   async function beginAuthorization(installation: InstallationItem, credentials: OAuth2Credentials, baseUrl: string) {
     const { endpoint } = await versions.get(installation.resourceId, installation.version);
     const authUrl = endpoint.authConfig?.authUrl;
-    if (!authUrl || !endpoint.authConfig?.tokenUrl) throw new ConflictError('this resource has no authConfig.authUrl and tokenUrl for the OAuth2 flow', { resourceId: installation.resourceId });
+    if (!authUrl || !endpoint.authConfig?.tokenUrl)
+      throw new ConflictError('this resource has no authConfig.authUrl and tokenUrl for the OAuth2 flow', { resourceId: installation.resourceId });
     if (!credentials.clientId || !credentials.clientSecret) {
-      throw new ConflictError('authenticate with type oauth2 and credentials {clientId, clientSecret} before authorizing', { resourceId: installation.resourceId, reason: 'no_client' });
+      throw new ConflictError('authenticate with type oauth2 and credentials {clientId, clientSecret} before authorizing', {
+        resourceId: installation.resourceId,
+        reason: 'no_client',
+      });
     }
     const state = newState();
     const codeVerifier = newCodeVerifier();
@@ -53,7 +57,10 @@ export function createInstallationService(deps: InstallationDeps) {
       createdAt: clock.nowIso(),
       expiresAt: Math.floor(nowMs / 1000) + oauthStateTtlSeconds,
     });
-    return { authorizationUrl: authorizationUrl({ authUrl, clientId: credentials.clientId, redirectUri, scopes: endpoint.authConfig.scopes, state, codeVerifier }), state };
+    return {
+      authorizationUrl: authorizationUrl({ authUrl, clientId: credentials.clientId, redirectUri, scopes: endpoint.authConfig.scopes, state, codeVerifier }),
+      state,
+    };
   }
 
   async function storeCredentials(installation: InstallationItem, credentials: Record<string, unknown> & { type: CredentialType }, isAuthenticated: boolean) {
@@ -67,7 +74,8 @@ export function createInstallationService(deps: InstallationDeps) {
   return {
     async install(caller: Caller, resourceId: string, baseUrl: string) {
       const resource = await access.visible(caller.userId, resourceId);
-      if (resource.status !== 'published') throw new ConflictError(`resource ${resourceId} is not published; only published resources can be installed`, { resourceId, status: resource.status });
+      if (resource.status !== 'published')
+        throw new ConflictError(`resource ${resourceId} is not published; only published resources can be installed`, { resourceId, status: resource.status });
       const item: InstallationItem = {
         userId: caller.userId,
         resourceId,
@@ -89,7 +97,8 @@ export function createInstallationService(deps: InstallationDeps) {
       if (webhookSecret) item.webhookSecret = await vault.encrypt({ secret: webhookSecret }, webhookSecretContext(item));
       const refusal = await installations.install(item);
       if (refusal === 'already_installed') throw new ConflictError(`resource ${resourceId} is already installed`, { resourceId, reason: refusal });
-      if (refusal) throw new ConflictError(`resource ${resourceId} is not published; only published resources can be installed`, { resourceId, reason: refusal });
+      if (refusal)
+        throw new ConflictError(`resource ${resourceId} is not published; only published resources can be installed`, { resourceId, reason: refusal });
       return {
         ...installationView(item),
         ...(webhookSecret && { webhookUrl: `${baseUrl}${webhookReceivePath(item.installationId)}`, webhookSecret }),
@@ -109,9 +118,13 @@ export function createInstallationService(deps: InstallationDeps) {
       const installation = await access.installation(caller.userId, input.resourceId);
       const { endpoint } = await versions.get(installation.resourceId, installation.version);
       if (endpoint.authentication === 'none' || endpoint.authentication === 'signature') {
-        throw new ConflictError(`resource ${input.resourceId} uses authentication ${endpoint.authentication} and takes no credentials`, { resourceId: input.resourceId, authentication: endpoint.authentication });
+        throw new ConflictError(`resource ${input.resourceId} uses authentication ${endpoint.authentication} and takes no credentials`, {
+          resourceId: input.resourceId,
+          authentication: endpoint.authentication,
+        });
       }
-      if (input.type !== endpoint.authentication) throw new ValidationError('type', input.type, `resource ${input.resourceId} uses authentication ${endpoint.authentication}`);
+      if (input.type !== endpoint.authentication)
+        throw new ValidationError('type', input.type, `resource ${input.resourceId} uses authentication ${endpoint.authentication}`);
       const credentials = parseCredentials(input.type, input.credentials);
       // oauth2 with a client only is half way: the tokens come from the authorization-code flow.
       const needsAuthorization = credentials.type === 'oauth2' && !credentials.accessToken;
@@ -130,24 +143,49 @@ export function createInstallationService(deps: InstallationDeps) {
     async authorize(caller: Caller, resourceId: string, baseUrl: string) {
       const installation = await access.installation(caller.userId, resourceId);
       const credentials = await openCredentials(vault, installation);
-      if (credentials?.type !== 'oauth2') throw new ConflictError('authenticate with type oauth2 and credentials {clientId, clientSecret} before authorizing', { resourceId, reason: 'no_client' });
+      if (credentials?.type !== 'oauth2')
+        throw new ConflictError('authenticate with type oauth2 and credentials {clientId, clientSecret} before authorizing', {
+          resourceId,
+          reason: 'no_client',
+        });
       return beginAuthorization(installation, credentials, baseUrl);
     },
 
     /** The provider redirects the user here; the code becomes tokens, stored sealed. */
     async completeAuthorization(input: { state: string; code?: string; error?: string; error_description?: string }) {
       const pending = await installations.takeOAuthState(sha256Hex(input.state));
-      if (!pending || pending.expiresAt * 1000 < clock.now()) throw new ValidationError('state', input.state, 'unknown, used or expired OAuth2 state: start the authorization again');
-      if (input.error) throw new ValidationError('error', input.error, `the provider refused the authorization: ${input.error}${input.error_description ? ` (${input.error_description})` : ''}`);
+      if (!pending || pending.expiresAt * 1000 < clock.now())
+        throw new ValidationError('state', input.state, 'unknown, used or expired OAuth2 state: start the authorization again');
+      if (input.error)
+        throw new ValidationError(
+          'error',
+          input.error,
+          `the provider refused the authorization: ${input.error}${input.error_description ? ` (${input.error_description})` : ''}`,
+        );
       if (!input.code) throw new ValidationError('code', null, 'the callback carries no code');
       const installation = await installations.get(pending.userId, pending.resourceId);
-      if (installation?.installationId !== pending.installationId) throw new ConflictError('the installation this authorization was for no longer exists', { resourceId: pending.resourceId });
+      if (installation?.installationId !== pending.installationId)
+        throw new ConflictError('the installation this authorization was for no longer exists', { resourceId: pending.resourceId });
       const credentials = await openCredentials(vault, installation);
       const { endpoint } = await versions.get(installation.resourceId, installation.version);
-      if (credentials?.type !== 'oauth2' || !endpoint.authConfig?.tokenUrl) throw new ConflictError('the installation has no OAuth2 client any more', { resourceId: pending.resourceId });
-      const tokens = await exchangeCode({ tokenUrl: endpoint.authConfig.tokenUrl, credentials, code: input.code, redirectUri: pending.redirectUri, codeVerifier: pending.codeVerifier, nowMs: clock.now() });
+      if (credentials?.type !== 'oauth2' || !endpoint.authConfig?.tokenUrl)
+        throw new ConflictError('the installation has no OAuth2 client any more', { resourceId: pending.resourceId });
+      const tokens = await exchangeCode({
+        tokenUrl: endpoint.authConfig.tokenUrl,
+        credentials,
+        code: input.code,
+        redirectUri: pending.redirectUri,
+        codeVerifier: pending.codeVerifier,
+        nowMs: clock.now(),
+      });
       const authenticatedAt = await storeCredentials(installation, tokens, true);
-      return { installationId: installation.installationId, resourceId: installation.resourceId, isAuthenticated: true, authenticatedAt, expiresAt: tokens.expiresAt ?? null };
+      return {
+        installationId: installation.installationId,
+        resourceId: installation.resourceId,
+        isAuthenticated: true,
+        authenticatedAt,
+        expiresAt: tokens.expiresAt ?? null,
+      };
     },
 
     async list(caller: Caller, page: { limit: number; offset: number }) {
@@ -192,13 +230,20 @@ export function createInstallationService(deps: InstallationDeps) {
     async upgrade(caller: Caller, installationId: string) {
       const item = await access.ownInstallation(caller.userId, installationId);
       const resource = await access.visible(caller.userId, item.resourceId);
-      if (resource.status !== 'published') throw new ConflictError(`resource ${item.resourceId} is not published; its current version cannot be installed`, { resourceId: item.resourceId });
-      if (item.version >= resource.version) throw new ConflictError(`installation ${installationId} is already on the latest version ${item.version}`, { installationId, version: item.version });
+      if (resource.status !== 'published')
+        throw new ConflictError(`resource ${item.resourceId} is not published; its current version cannot be installed`, { resourceId: item.resourceId });
+      if (item.version >= resource.version)
+        throw new ConflictError(`installation ${installationId} is already on the latest version ${item.version}`, { installationId, version: item.version });
       const { endpoint } = await versions.get(item.resourceId, resource.version);
       const keepsCredentials = item.credentialType !== undefined && item.credentialType === endpoint.authentication;
       const next: InstallationItem = { ...item, version: resource.version, isAuthenticated: keepsCredentials && item.isAuthenticated };
       const dropped: Array<keyof InstallationItem> = keepsCredentials ? [] : ['credentials', 'credentialType', 'authenticatedAt'];
-      if (!(await installations.update(item, { version: next.version, isAuthenticated: next.isAuthenticated }, dropped, { field: 'version', equals: item.version }))) {
+      if (
+        !(await installations.update(item, { version: next.version, isAuthenticated: next.isAuthenticated }, dropped, {
+          field: 'version',
+          equals: item.version,
+        }))
+      ) {
         throw new ConflictError(`installation ${installationId} changed meanwhile; read it again and retry`, { installationId });
       }
       return { ...installationView(next), previousVersion: item.version };

@@ -25,7 +25,9 @@ export type InstallRefusal = 'already_installed' | 'not_published';
 
 /** Which condition of a cancelled transaction failed, by position. */
 const failedAt = (error: unknown): number[] =>
-  ((error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
+  ((error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).flatMap((reason, index) =>
+    reason.Code === 'ConditionalCheckFailed' ? [index] : [],
+  );
 
 export function createInstallationStore() {
   const db = dynamo();
@@ -156,7 +158,12 @@ export function createInstallationStore() {
       }),
 
     /** Changes the installation that has this id; false when it was uninstalled meanwhile. */
-    async update(item: InstallationItem, set: Partial<InstallationItem>, remove: Array<keyof InstallationItem> = [], extraCondition?: { field: keyof InstallationItem; equals: unknown }): Promise<boolean> {
+    async update(
+      item: InstallationItem,
+      set: Partial<InstallationItem>,
+      remove: Array<keyof InstallationItem> = [],
+      extraCondition?: { field: keyof InstallationItem; equals: unknown },
+    ): Promise<boolean> {
       const { expression, names, values } = updateExpression(set, remove);
       installationReads.forget(item.userId, item.resourceId);
       try {
@@ -198,7 +205,14 @@ export function createInstallationStore() {
             ConditionExpression: 'installationId = :installationId',
             ExpressionAttributeNames: { '#today': today, ...Object.fromEntries(staleDays.map((day, index) => [`#stale${index}`, day])) },
             ExpressionAttributeValues: {
-              ':one': 1, ':zero': 0, ':failed': call.success ? 0 : 1, ':cost': call.cost, ':now': call.timestamp, ':none': [], ':call': [call], ':installationId': item.installationId,
+              ':one': 1,
+              ':zero': 0,
+              ':failed': call.success ? 0 : 1,
+              ':cost': call.cost,
+              ':now': call.timestamp,
+              ':none': [],
+              ':call': [call],
+              ':installationId': item.installationId,
             },
           }),
         );
@@ -219,7 +233,12 @@ export function createInstallationStore() {
     async takeOAuthState(stateHash: string): Promise<OAuthStateItem | undefined> {
       try {
         const { Attributes } = await db.send(
-          new DeleteCommand({ TableName: tableName('resourceOAuthStates'), Key: { stateHash }, ConditionExpression: 'attribute_exists(stateHash)', ReturnValues: 'ALL_OLD' }),
+          new DeleteCommand({
+            TableName: tableName('resourceOAuthStates'),
+            Key: { stateHash },
+            ConditionExpression: 'attribute_exists(stateHash)',
+            ReturnValues: 'ALL_OLD',
+          }),
         );
         return Attributes as OAuthStateItem | undefined;
       } catch (error) {

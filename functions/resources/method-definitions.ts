@@ -36,9 +36,7 @@ export interface MethodInputShape {
 
 /** `httpMethod` or `method` (GET when neither), parameters as a map or an array: one shape out. */
 export function normalizeMethod(input: MethodInputShape): MethodDefinition {
-  const parameters = Array.isArray(input.parameters)
-    ? input.parameters
-    : Object.entries(input.parameters ?? {}).map(([name, spec]) => ({ name, ...spec }));
+  const parameters = Array.isArray(input.parameters) ? input.parameters : Object.entries(input.parameters ?? {}).map(([name, spec]) => ({ name, ...spec }));
   return {
     name: input.name,
     httpMethod: input.httpMethod ?? input.method ?? 'GET',
@@ -76,7 +74,11 @@ export function methodProblems(methods: MethodDefinition[], fieldPrefix = 'endpo
   const seen = new Set<string>();
   methods.forEach((method, index) => {
     const at = `${fieldPrefix}.${index}`;
-    if (!methodName.test(method.name)) problems.push({ field: `${at}.name`, message: `method name ${JSON.stringify(method.name)} must start with a letter, _ or $ and hold letters, digits, _ $ . - only` });
+    if (!methodName.test(method.name))
+      problems.push({
+        field: `${at}.name`,
+        message: `method name ${JSON.stringify(method.name)} must start with a letter, _ or $ and hold letters, digits, _ $ . - only`,
+      });
     if (seen.has(method.name)) problems.push({ field: `${at}.name`, message: `method name ${method.name} is used twice` });
     seen.add(method.name);
     if (!method.path.startsWith('/')) problems.push({ field: `${at}.path`, message: 'path must start with /' });
@@ -86,9 +88,13 @@ export function methodProblems(methods: MethodDefinition[], fieldPrefix = 'endpo
       if (names.has(parameter.name)) problems.push({ field: where, message: `parameter ${parameter.name} is declared twice` });
       names.add(parameter.name);
       if (!isKnownType(parameter.type)) {
-        problems.push({ field: `${where}.type`, message: `type ${JSON.stringify(parameter.type)} is not one of ${scalarTypes.join(', ')} or <type>[] (parameter ${position + 1})` });
+        problems.push({
+          field: `${where}.type`,
+          message: `type ${JSON.stringify(parameter.type)} is not one of ${scalarTypes.join(', ')} or <type>[] (parameter ${position + 1})`,
+        });
       }
-      if (parameter.in === 'header' && !headerName.test(parameter.name)) problems.push({ field: `${where}.name`, message: `header parameter ${parameter.name} is not an HTTP header name` });
+      if (parameter.in === 'header' && !headerName.test(parameter.name))
+        problems.push({ field: `${where}.name`, message: `header parameter ${parameter.name} is not an HTTP header name` });
       if (parameter.in === 'path' && !pathPlaceholders(method.path).includes(parameter.name)) {
         problems.push({ field: `${where}.in`, message: `path parameter ${parameter.name} has no {${parameter.name}} in the path` });
       }

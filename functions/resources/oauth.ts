@@ -13,7 +13,14 @@ export const newState = () => randomBytes(24).toString('base64url');
 export const newCodeVerifier = () => randomBytes(32).toString('base64url');
 const codeChallenge = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
-export function authorizationUrl(options: { authUrl: string; clientId: string; redirectUri: string; scopes?: string[]; state: string; codeVerifier: string }): string {
+export function authorizationUrl(options: {
+  authUrl: string;
+  clientId: string;
+  redirectUri: string;
+  scopes?: string[];
+  state: string;
+  codeVerifier: string;
+}): string {
   const url = new URL(options.authUrl);
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('client_id', options.clientId);
@@ -64,7 +71,14 @@ async function requestTokens(tokenUrl: string, form: Record<string, string | und
   };
 }
 
-export async function exchangeCode(options: { tokenUrl: string; credentials: OAuth2Credentials; code: string; redirectUri: string; codeVerifier: string; nowMs: number }): Promise<OAuth2Credentials> {
+export async function exchangeCode(options: {
+  tokenUrl: string;
+  credentials: OAuth2Credentials;
+  code: string;
+  redirectUri: string;
+  codeVerifier: string;
+  nowMs: number;
+}): Promise<OAuth2Credentials> {
   const tokens = await requestTokens(
     options.tokenUrl,
     {

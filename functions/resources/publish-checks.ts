@@ -25,7 +25,8 @@ export interface PublishCandidate {
 /** swagger-parser is loaded on first use: only publish and PATCH of a published resource need it. */
 async function openApiProblem(spec: Record<string, unknown> | undefined): Promise<string | undefined> {
   if (!spec) return 'an OpenAPI 3.0 document (openApiSpec) is required to publish';
-  if (typeof spec.openapi !== 'string' || !/^3\.0\.\d+$/.test(spec.openapi)) return `openapi must be a 3.0.x version string, not ${JSON.stringify(spec.openapi ?? null)}`;
+  if (typeof spec.openapi !== 'string' || !/^3\.0\.\d+$/.test(spec.openapi))
+    return `openapi must be a 3.0.x version string, not ${JSON.stringify(spec.openapi ?? null)}`;
   const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
   try {
     // A copy: the parser dereferences in place. No external $refs: a document must not make the platform read files or URLs.
@@ -41,7 +42,8 @@ function endpointProblems(candidate: PublishCandidate): PublishFailure[] {
   const failures: PublishFailure[] = [];
   const fail = (field: string, value: unknown, message: string) => failures.push({ check: 'endpoint', field, value, message });
   if (candidate.resourceType === 'webhook') {
-    if (endpoint.authentication !== 'signature') fail('endpoint.authentication', endpoint.authentication, 'webhook resources authenticate events with authentication "signature"');
+    if (endpoint.authentication !== 'signature')
+      fail('endpoint.authentication', endpoint.authentication, 'webhook resources authenticate events with authentication "signature"');
     if (!endpoint.signatureHeader) fail('endpoint.signatureHeader', null, 'webhook resources name the header carrying the HMAC signature (signatureHeader)');
     return failures;
   }
@@ -57,19 +59,26 @@ function endpointProblems(candidate: PublishCandidate): PublishFailure[] {
 export async function publishFailures(candidate: PublishCandidate): Promise<PublishFailure[]> {
   const failures: PublishFailure[] = [];
   if (!candidate.name.trim()) failures.push({ check: 'name', field: 'name', value: candidate.name, message: 'a name is required' });
-  if (!candidate.description.trim()) failures.push({ check: 'description', field: 'description', value: candidate.description, message: 'a description is required' });
+  if (!candidate.description.trim())
+    failures.push({ check: 'description', field: 'description', value: candidate.description, message: 'a description is required' });
   const isWebhook = candidate.resourceType === 'webhook';
   if (isWebhook ? !candidate.endpoint.events?.length : candidate.endpoint.methods.length === 0) {
     failures.push(
       isWebhook
-        ? { check: 'methods', field: 'endpoint.events', value: candidate.endpoint.events ?? [], message: 'a webhook resource needs at least one event in endpoint.events' }
+        ? {
+            check: 'methods',
+            field: 'endpoint.events',
+            value: candidate.endpoint.events ?? [],
+            message: 'a webhook resource needs at least one event in endpoint.events',
+          }
         : { check: 'methods', field: 'endpoint.methods', value: [], message: 'at least one method is required' },
     );
   }
   failures.push(...endpointProblems(candidate));
   const openApi = await openApiProblem(candidate.openApiSpec);
   if (openApi) failures.push({ check: 'openApiSpec', field: 'openApiSpec', value: candidate.openApiSpec?.openapi ?? null, message: openApi });
-  for (const problem of methodProblems(candidate.endpoint.methods)) failures.push({ check: 'methodSchemas', field: problem.field, value: null, message: problem.message });
+  for (const problem of methodProblems(candidate.endpoint.methods))
+    failures.push({ check: 'methodSchemas', field: problem.field, value: null, message: problem.message });
   return failures;
 }
 

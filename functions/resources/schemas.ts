@@ -51,7 +51,9 @@ export const MethodInput = z
     method: HttpVerb.optional(),
     path: z.string().max(2000).default('/'),
     description: z.string().max(2000).optional(),
-    parameters: z.union([z.array(z.object({ name: ParameterName, ...parameterFields })).max(50), z.record(ParameterName, z.object(parameterFields))]).optional(),
+    parameters: z
+      .union([z.array(z.object({ name: ParameterName, ...parameterFields })).max(50), z.record(ParameterName, z.object(parameterFields))])
+      .optional(),
     response: z.record(z.string(), z.unknown()).optional(),
     cost: z.number().min(0).max(1_000_000).optional(),
   })
@@ -138,7 +140,13 @@ export const PublishResourceInput = z.object({ resourceId: ResourceId, pricing: 
 
 /** API Gateway joins a repeated query parameter with commas, so `tags=a&tags=b` and `tags=a,b` arrive alike. */
 const TagsQuery = z.preprocess(
-  (value) => (value === undefined ? undefined : (Array.isArray(value) ? value : [value]).flatMap((tag) => String(tag).split(',')).map((tag) => tag.trim()).filter(Boolean)),
+  (value) =>
+    value === undefined
+      ? undefined
+      : (Array.isArray(value) ? value : [value])
+          .flatMap((tag) => String(tag).split(','))
+          .map((tag) => tag.trim())
+          .filter(Boolean),
   z.array(z.string().max(40)).max(20).optional(),
 );
 

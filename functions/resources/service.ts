@@ -17,7 +17,11 @@ const freePricing: Pricing = { model: 'free', basePrice: 0, currency: 'USDC' };
 
 const definedOnly = <T extends object>(value: T) => Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== undefined)) as Partial<T>;
 
-const endpointFrom = (input: EndpointInput): Endpoint => ({ ...definedOnly(input), authentication: input.authentication ?? 'none', methods: input.methods ?? [] });
+const endpointFrom = (input: EndpointInput): Endpoint => ({
+  ...definedOnly(input),
+  authentication: input.authentication ?? 'none',
+  methods: input.methods ?? [],
+});
 
 const definitionOf = (item: ResourceDefinition): ResourceDefinition => ({
   resourceType: item.resourceType,
@@ -27,7 +31,12 @@ const definitionOf = (item: ResourceDefinition): ResourceDefinition => ({
   rateLimits: item.rateLimits,
 });
 
-const snapshotOf = (resourceId: string, version: number, definition: ResourceDefinition, createdAt: string): ResourceVersion => ({ resourceId, version, ...definition, createdAt });
+const snapshotOf = (resourceId: string, version: number, definition: ResourceDefinition, createdAt: string): ResourceVersion => ({
+  resourceId,
+  version,
+  ...definition,
+  createdAt,
+});
 
 const round = (value: number, digits = 6) => Math.round(value * 10 ** digits) / 10 ** digits;
 
@@ -38,7 +47,8 @@ export function createResourceService(deps: { resources: ResourceStore; installa
     try {
       await resources.update(current.resourceId, { version: current.version, status: current.status }, change);
     } catch (error) {
-      if (isConditionFailure(error)) throw new ConflictError(`resource ${current.resourceId} changed meanwhile; read it again and retry`, { resourceId: current.resourceId });
+      if (isConditionFailure(error))
+        throw new ConflictError(`resource ${current.resourceId} changed meanwhile; read it again and retry`, { resourceId: current.resourceId });
       throw error;
     }
   }
@@ -100,7 +110,14 @@ export function createResourceService(deps: { resources: ResourceStore; installa
       const now = clock.nowIso();
       const next: ResourceItem = {
         ...current,
-        ...definedOnly({ description: input.description, category: input.category, tags: input.tags, pricing: input.pricing, openApiSpec: input.openApiSpec, rateLimits: input.rateLimits }),
+        ...definedOnly({
+          description: input.description,
+          category: input.category,
+          tags: input.tags,
+          pricing: input.pricing,
+          openApiSpec: input.openApiSpec,
+          rateLimits: input.rateLimits,
+        }),
         endpoint,
         version: definitionChanged ? current.version + 1 : current.version,
         updatedAt: now,
@@ -116,13 +133,30 @@ export function createResourceService(deps: { resources: ResourceStore; installa
 
     async publish(caller: Caller, input: { resourceId: string; pricing?: Pricing; category?: string; tags?: string[] }) {
       const current = await access.owned(caller.userId, input.resourceId, 'publish');
-      if (current.status === 'published') throw new ConflictError(`resource ${current.resourceId} is already published`, { resourceId: current.resourceId, status: current.status });
+      if (current.status === 'published')
+        throw new ConflictError(`resource ${current.resourceId} is already published`, { resourceId: current.resourceId, status: current.status });
       const now = clock.nowIso();
       const version = input.pricing ? current.version + 1 : current.version;
-      const next: ResourceItem = { ...current, ...definedOnly({ category: input.category, tags: input.tags, pricing: input.pricing }), version, status: 'published', listing: 'published', publishedAt: now, updatedAt: now };
+      const next: ResourceItem = {
+        ...current,
+        ...definedOnly({ category: input.category, tags: input.tags, pricing: input.pricing }),
+        version,
+        status: 'published',
+        listing: 'published',
+        publishedAt: now,
+        updatedAt: now,
+      };
       await assertPublishable(next);
       await save(current, {
-        set: { status: 'published', listing: 'published', publishedAt: now, updatedAt: now, category: next.category, tags: next.tags, ...(input.pricing && { pricing: next.pricing, version }) },
+        set: {
+          status: 'published',
+          listing: 'published',
+          publishedAt: now,
+          updatedAt: now,
+          category: next.category,
+          tags: next.tags,
+          ...(input.pricing && { pricing: next.pricing, version }),
+        },
         ...(input.pricing && { snapshot: snapshotOf(current.resourceId, version, definitionOf(next), now) }),
       });
       return { id: current.resourceId, status: next.status, publishedAt: now };
@@ -139,7 +173,10 @@ export function createResourceService(deps: { resources: ResourceStore; installa
     async delete(caller: Caller, resourceId: string) {
       const current = await access.owned(caller.userId, resourceId, 'delete');
       const refuse = (count: number) =>
-        new ConflictError(`resource ${resourceId} has ${count} active installation${count === 1 ? '' : 's'}; it can be deleted once they are uninstalled`, { resourceId, activeInstallations: count });
+        new ConflictError(`resource ${resourceId} has ${count} active installation${count === 1 ? '' : 's'}; it can be deleted once they are uninstalled`, {
+          resourceId,
+          activeInstallations: count,
+        });
       if (current.installCount > 0) throw refuse(current.installCount);
       try {
         await resources.delete(resourceId);
@@ -163,7 +200,12 @@ export function createResourceService(deps: { resources: ResourceStore; installa
           (tags.length === 0 || item.tags.some((tag) => tags.includes(tag.toLowerCase()))) &&
           (!search || item.name.toLowerCase().includes(search) || item.description.toLowerCase().includes(search)),
       );
-      return { resources: matching.slice(query.offset, query.offset + query.limit).map(marketplaceView), total: matching.length, limit: query.limit, offset: query.offset };
+      return {
+        resources: matching.slice(query.offset, query.offset + query.limit).map(marketplaceView),
+        total: matching.length,
+        limit: query.limit,
+        offset: query.offset,
+      };
     },
 
     /**

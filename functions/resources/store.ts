@@ -85,10 +85,7 @@ export function createResourceStore() {
       if (!snapshot) return void (await db.send(new UpdateCommand(update)));
       await db.send(
         new TransactWriteCommand({
-          TransactItems: [
-            { Update: update },
-            { Put: { TableName: versions(), Item: snapshot, ConditionExpression: 'attribute_not_exists(resourceId)' } },
-          ],
+          TransactItems: [{ Update: update }, { Put: { TableName: versions(), Item: snapshot, ConditionExpression: 'attribute_not_exists(resourceId)' } }],
         }),
       );
     },

@@ -11,7 +11,20 @@ const bodiless = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
  * Headers a caller's params may not set: credentials are the platform's to inject, `X-Amz-*` would sign or steer
  * an AWS API, and Host and the hop-by-hop headers would re-route or re-frame the request.
  */
-const reservedHeaders = new Set(['authorization', 'proxy-authorization', 'host', 'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'expect']);
+const reservedHeaders = new Set([
+  'authorization',
+  'proxy-authorization',
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+  'expect',
+]);
 const isReservedHeader = (name: string) => reservedHeaders.has(name.toLowerCase()) || name.toLowerCase().startsWith('x-amz-');
 
 const queryValue = (value: unknown) => (typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value));
@@ -25,7 +38,11 @@ function checkWithinDeclaredPath(url: URL, base: string, methodPath: string): vo
   const fixedStart = new URL(`${base}${methodPath.slice(0, methodPath.search(/\{|$/))}`).pathname;
   const declaredSegments = new URL(`${base}${methodPath.replace(/\{[^{}]+\}/g, 'p')}`).pathname.split('/').length;
   if (!url.pathname.startsWith(basePath) || !url.pathname.startsWith(fixedStart) || url.pathname.split('/').length !== declaredSegments) {
-    throw new ValidationError('params', url.pathname, `the path parameters lead to ${url.pathname}, outside the method path ${methodPath} under the resource's base URL`);
+    throw new ValidationError(
+      'params',
+      url.pathname,
+      `the path parameters lead to ${url.pathname}, outside the method path ${methodPath} under the resource's base URL`,
+    );
   }
 }
 
@@ -33,7 +50,12 @@ function checkWithinDeclaredPath(url: URL, base: string, methodPath: string): vo
  * Path placeholders take their params; the rest go where the parameter's `in` says, else to the query string
  * for GET, HEAD, DELETE and OPTIONS and to a JSON body otherwise. Undeclared params pass through the same way.
  */
-export function buildUpstreamRequest(endpoint: Endpoint, method: MethodDefinition, params: Record<string, unknown>, credentials?: StoredCredentials): OutboundRequest & { url: URL } {
+export function buildUpstreamRequest(
+  endpoint: Endpoint,
+  method: MethodDefinition,
+  params: Record<string, unknown>,
+  credentials?: StoredCredentials,
+): OutboundRequest & { url: URL } {
   if (!endpoint.baseUrl) throw new ValidationError('endpoint.baseUrl', null, 'this resource has no endpoint.baseUrl to call');
   const placeholders = pathPlaceholders(method.path);
   const path = method.path.replace(/\{([^{}]+)\}/g, (_whole, name: string) => {
@@ -55,8 +77,7 @@ export function buildUpstreamRequest(endpoint: Endpoint, method: MethodDefinitio
     if (location === 'header') {
       if (isReservedHeader(name)) throw new ValidationError(`params.${name}`, name, `the ${name} header is set by the platform; resource calls cannot set it`);
       headers[name] = queryValue(value);
-    }
-    else if (location === 'body' && !bodiless.has(method.httpMethod)) body[name] = value;
+    } else if (location === 'body' && !bodiless.has(method.httpMethod)) body[name] = value;
     else if (Array.isArray(value)) for (const item of value) url.searchParams.append(name, queryValue(item));
     else url.searchParams.set(name, queryValue(value));
   }

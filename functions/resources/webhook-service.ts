@@ -26,13 +26,20 @@ function parseBody(rawBody: Buffer): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-export function createWebhookService(deps: { installations: InstallationStore; versions: VersionCache; vault: CredentialVault; publisher: () => EventPublisher; clock: Clock }) {
+export function createWebhookService(deps: {
+  installations: InstallationStore;
+  versions: VersionCache;
+  vault: CredentialVault;
+  publisher: () => EventPublisher;
+  clock: Clock;
+}) {
   const { installations, versions, vault, clock } = deps;
   return {
     async receive(installationId: string, headers: Record<string, string | undefined>, rawBody: Buffer) {
       const installation = await installations.getById(installationId);
       const definition = installation && (await versions.get(installation.resourceId, installation.version));
-      if (!installation?.webhookSecret || definition?.resourceType !== 'webhook') throw new NotFoundError('installationId', installationId, 'webhook installation');
+      if (!installation?.webhookSecret || definition?.resourceType !== 'webhook')
+        throw new NotFoundError('installationId', installationId, 'webhook installation');
       const header = (definition.endpoint.signatureHeader ?? 'x-webhook-signature').toLowerCase();
       const { secret } = (await vault.decrypt(installation.webhookSecret, webhookSecretContext(installation))) as { secret: string };
       if (!signatureMatches(rawBody, secret, headers[header])) throw new UnauthorizedError(`the ${header} signature is missing or does not match the body`);
@@ -41,7 +48,8 @@ export function createWebhookService(deps: { installations: InstallationStore; v
       const fromHeader = eventTypeHeaders.map((name) => headers[name]).find(Boolean);
       const type = fromHeader ?? eventTypeFields.map((field) => body[field]).find((value): value is string => typeof value === 'string');
       const events = definition.endpoint.events ?? [];
-      if (!type || !events.includes(type)) throw new ValidationError('type', type ?? null, `the event type must be one of ${events.join(', ')} (body field type/event or header X-Event-Type)`);
+      if (!type || !events.includes(type))
+        throw new ValidationError('type', type ?? null, `the event type must be one of ${events.join(', ')} (body field type/event or header X-Event-Type)`);
 
       const { eventId } = await deps.publisher().publish({
         type,

@@ -29,7 +29,14 @@ export function createAuthoring(deps: {
       const script = await flowScript(userId, flowId);
       const version = await deps.store.getVersion(script.scriptId, script.activeVersion ?? script.latestVersion);
       if (!version) throw new NotFoundError('scriptId', script.scriptId, 'script version');
-      return { code: await deps.code.read(version), version: version.version, scriptId: script.scriptId, scriptName: script.name, description: script.description, isOwned: script.ownerId === userId };
+      return {
+        code: await deps.code.read(version),
+        version: version.version,
+        scriptId: script.scriptId,
+        scriptName: script.name,
+        description: script.description,
+        isOwned: script.ownerId === userId,
+      };
     },
 
     /** The owner's script gets a new deployed version; someone else's is copied to the caller first, and the flow moves to the copy. */
@@ -44,8 +51,15 @@ export function createAuthoring(deps: {
       // The copy declares the packages the flow ran with; they are installed again for the caller.
       const packages = await scripts.dependenciesOf(script);
       const copy = await scripts.create(userId, {
-        name: `${script.name} (copy)`.slice(0, 100), description: script.description, runtime: script.runtime, code: input.newCode,
-        config: script.config, category: script.category ?? undefined, tags: script.tags, private: true, ...(packages && { dependencies: packages.declared }),
+        name: `${script.name} (copy)`.slice(0, 100),
+        description: script.description,
+        runtime: script.runtime,
+        code: input.newCode,
+        config: script.config,
+        category: script.category ?? undefined,
+        tags: script.tags,
+        private: true,
+        ...(packages && { dependencies: packages.declared }),
       });
       await scripts.deploy(userId, copy.script.scriptId, { version: copy.version.version });
       await deps.flows.repoint(userId, input.flowId, copy.script.scriptId);

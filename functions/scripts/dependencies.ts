@@ -7,7 +7,14 @@ import type { BlobStore } from '#functions/documents/ports.js';
 import type { Clock } from '#platform/clock.js';
 import { ConflictError, ValidationError } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
-import { type InstallRequest, type PackageInstaller, type PackageRegistry, PackageRefusedError, PackageResolutionError, PackageTooLargeError } from './dependency-port.js';
+import {
+  type InstallRequest,
+  type PackageInstaller,
+  type PackageRegistry,
+  PackageRefusedError,
+  PackageResolutionError,
+  PackageTooLargeError,
+} from './dependency-port.js';
 import { type DeclaredDependencies, type RuntimeLabel, type ScriptVersion, type VersionDependencies, maxPackageBytes } from './model.js';
 import { archiveKey } from './package-trees.js';
 import type { TreeRefStore } from './tree-ref-store.js';
@@ -30,7 +37,8 @@ function checkShape(runtime: RuntimeLabel, declared: DeclaredDependencies, lockf
   if (runtime === 'python3.11' && !Array.isArray(declared)) {
     throw new ValidationError('dependencies', declared, 'a python script declares dependencies as a list of requirements, e.g. ["requests==2.32.3"]');
   }
-  if (lockfile !== undefined && runtime !== 'nodejs18') throw new ValidationError('lockfile', '(lockfile)', 'a lockfile (package-lock.json) is for node scripts only');
+  if (lockfile !== undefined && runtime !== 'nodejs18')
+    throw new ValidationError('lockfile', '(lockfile)', 'a lockfile (package-lock.json) is for node scripts only');
 }
 
 const isEmpty = (declared: DeclaredDependencies) => (Array.isArray(declared) ? declared.length === 0 : Object.keys(declared).length === 0);
@@ -103,10 +111,22 @@ export function createDependencyService(deps: {
      * is not written); undefined when nothing is declared. Refuses with VALIDATION_ERROR naming the package that cannot
      * be resolved or is not installable, or the size of code and packages past 50 MB.
      */
-    async lock(userId: string, runtime: RuntimeLabel, codeBytes: number, declared: DeclaredDependencies, lockfile?: string): Promise<VersionDependencies | undefined> {
+    async lock(
+      userId: string,
+      runtime: RuntimeLabel,
+      codeBytes: number,
+      declared: DeclaredDependencies,
+      lockfile?: string,
+    ): Promise<VersionDependencies | undefined> {
       checkShape(runtime, declared, lockfile);
       if (isEmpty(declared)) return undefined;
-      const request: InstallRequest = { runtime, declared, lockfile, registry: await deps.registryOf(userId, ecosystemOf(runtime)), maxBytes: maxPackageBytes - codeBytes };
+      const request: InstallRequest = {
+        runtime,
+        declared,
+        lockfile,
+        registry: await deps.registryOf(userId, ecosystemOf(runtime)),
+        maxBytes: maxPackageBytes - codeBytes,
+      };
       try {
         const tree = await deps.installer().install(request);
         // The installer stores the tree; a removal finishing in between takes it away again, and then it is reinstalled.
@@ -118,9 +138,15 @@ export function createDependencyService(deps: {
         }
         if (error instanceof PackageTooLargeError) {
           const total = error.sizeBytes + codeBytes;
-          throw new ValidationError('dependencies', declared, `code and installed dependencies come to ${megabytes(total)} MB (${total} bytes); the limit is 50 MB`, {
-            sizeBytes: total, limitBytes: maxPackageBytes,
-          });
+          throw new ValidationError(
+            'dependencies',
+            declared,
+            `code and installed dependencies come to ${megabytes(total)} MB (${total} bytes); the limit is 50 MB`,
+            {
+              sizeBytes: total,
+              limitBytes: maxPackageBytes,
+            },
+          );
         }
         throw error;
       }

@@ -69,7 +69,11 @@ export function createDeployer(deps: { store: ScriptStore; runtime: () => Script
       }
       const checked = await check(script, version);
       try {
-        await store.update(script.scriptId, { deploymentStatus: 'deploying', deployingSince: startedAt, updatedAt: startedAt }, { updatedAt: script.updatedAt });
+        await store.update(
+          script.scriptId,
+          { deploymentStatus: 'deploying', deployingSince: startedAt, updatedAt: startedAt },
+          { updatedAt: script.updatedAt },
+        );
       } catch (error) {
         if (isConditionFailure(error)) throw new ConflictError(`script ${script.scriptId} changed while deploying; try again`, { scriptId: script.scriptId });
         throw error;
@@ -78,8 +82,15 @@ export function createDeployer(deps: { store: ScriptStore; runtime: () => Script
       try {
         deployment = await build(script, version, true, checked);
       } catch (error) {
-        await store.update(script.scriptId, { deploymentStatus: 'failed', deployingSince: undefined, updatedAt: after(clock.nowIso(), startedAt) }, { deployingSince: startedAt });
-        throw new UpstreamError(`deploying version ${version.version} failed: ${(error as Error).message}`, { scriptId: script.scriptId, version: version.version });
+        await store.update(
+          script.scriptId,
+          { deploymentStatus: 'failed', deployingSince: undefined, updatedAt: after(clock.nowIso(), startedAt) },
+          { deployingSince: startedAt },
+        );
+        throw new UpstreamError(`deploying version ${version.version} failed: ${(error as Error).message}`, {
+          scriptId: script.scriptId,
+          version: version.version,
+        });
       }
       const deployedAt = after(clock.nowIso(), startedAt);
       await store.setArtifact(script.scriptId, version.version, deployment.artifact, deployedAt);

@@ -25,14 +25,16 @@ export function createExecutionStore() {
     /** A background run takes its running record once: a repeated delivery of its job finds it taken and runs nothing. */
     async claim(executionId: string, at: string): Promise<boolean> {
       try {
-        await db.send(new UpdateCommand({
-          TableName: executions(),
-          Key: { executionId },
-          UpdateExpression: 'SET claimedAt = :at',
-          ConditionExpression: '#status = :running AND attribute_not_exists(claimedAt)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':at': at, ':running': 'running' },
-        }));
+        await db.send(
+          new UpdateCommand({
+            TableName: executions(),
+            Key: { executionId },
+            UpdateExpression: 'SET claimedAt = :at',
+            ConditionExpression: '#status = :running AND attribute_not_exists(claimedAt)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':at': at, ':running': 'running' },
+          }),
+        );
         return true;
       } catch (error) {
         if (isConditionFailure(error)) return false;
@@ -42,10 +44,15 @@ export function createExecutionStore() {
 
     /** The finished record and its logs (if it printed anything) in one request. */
     async putFinished(execution: Execution, lines: string[]): Promise<void> {
-      const logsItem = { executionId: execution.executionId, logs: lines, expiresAt: Math.floor(Date.parse(execution.createdAt) / 1000) + retention.logsSeconds };
+      const logsItem = {
+        executionId: execution.executionId,
+        logs: lines,
+        expiresAt: Math.floor(Date.parse(execution.createdAt) / 1000) + retention.logsSeconds,
+      };
       const items = { [executions()]: [{ PutRequest: { Item: execution } }], ...(lines.length && { [logs()]: [{ PutRequest: { Item: logsItem } }] }) };
       let unprocessed: typeof items | undefined = items;
-      while (unprocessed && Object.keys(unprocessed).length) unprocessed = (await db.send(new BatchWriteCommand({ RequestItems: unprocessed }))).UnprocessedItems as typeof items | undefined;
+      while (unprocessed && Object.keys(unprocessed).length)
+        unprocessed = (await db.send(new BatchWriteCommand({ RequestItems: unprocessed }))).UnprocessedItems as typeof items | undefined;
     },
 
     /** Lines of a run still going, after those appended before; the finished run's logs replace them. */
@@ -92,25 +99,27 @@ export function createExecutionStore() {
 
     /** The script's running totals, which outlive the 90-day records they summarize. */
     async addToTotals(scriptId: string, run: { succeeded: boolean; duration: number; cost: number; at: string; version: number }): Promise<void> {
-      await db.send(
-        new UpdateCommand({
-          TableName: tableName('scripts'),
-          Key: { scriptId },
-          UpdateExpression: `ADD totalExecutions :one, successCount :success, totalDuration :duration, totalCost :cost${run.succeeded ? ', testedVersions :version' : ''} SET lastExecutedAt = :at`,
-          ConditionExpression: 'attribute_exists(scriptId)',
-          ExpressionAttributeValues: {
-            ':one': 1,
-            ':success': run.succeeded ? 1 : 0,
-            ':duration': run.duration,
-            ':cost': run.cost,
-            ':at': run.at,
-            ...(run.succeeded && { ':version': new Set([run.version]) }),
-          },
-        }),
-      ).catch((error: unknown) => {
-        // The script was deleted while it ran: its totals went with it.
-        if (!isConditionFailure(error)) throw error;
-      });
+      await db
+        .send(
+          new UpdateCommand({
+            TableName: tableName('scripts'),
+            Key: { scriptId },
+            UpdateExpression: `ADD totalExecutions :one, successCount :success, totalDuration :duration, totalCost :cost${run.succeeded ? ', testedVersions :version' : ''} SET lastExecutedAt = :at`,
+            ConditionExpression: 'attribute_exists(scriptId)',
+            ExpressionAttributeValues: {
+              ':one': 1,
+              ':success': run.succeeded ? 1 : 0,
+              ':duration': run.duration,
+              ':cost': run.cost,
+              ':at': run.at,
+              ...(run.succeeded && { ':version': new Set([run.version]) }),
+            },
+          }),
+        )
+        .catch((error: unknown) => {
+          // The script was deleted while it ran: its totals went with it.
+          if (!isConditionFailure(error)) throw error;
+        });
     },
 
     /** What a run needs to know, in one request: the script, the runner's installation and the month's spend so far. */
@@ -149,7 +158,15 @@ export function createExecutionStore() {
     },
 
     async releaseDailyRun(counter: string): Promise<void> {
-      await db.send(new UpdateCommand({ TableName: counters(), Key: { counter }, UpdateExpression: 'ADD #count :minus', ExpressionAttributeNames: { '#count': 'count' }, ExpressionAttributeValues: { ':minus': -1 } }));
+      await db.send(
+        new UpdateCommand({
+          TableName: counters(),
+          Key: { counter },
+          UpdateExpression: 'ADD #count :minus',
+          ExpressionAttributeNames: { '#count': 'count' },
+          ExpressionAttributeValues: { ':minus': -1 },
+        }),
+      );
     },
 
     async readDailyRuns(counter: string): Promise<number> {
@@ -159,7 +176,14 @@ export function createExecutionStore() {
 
     async addSpend(counter: string, amountUsd: number, expiresAt: number): Promise<void> {
       if (amountUsd <= 0) return;
-      await db.send(new UpdateCommand({ TableName: counters(), Key: { counter }, UpdateExpression: 'ADD amountUsd :amount SET expiresAt = :expiresAt', ExpressionAttributeValues: { ':amount': amountUsd, ':expiresAt': expiresAt } }));
+      await db.send(
+        new UpdateCommand({
+          TableName: counters(),
+          Key: { counter },
+          UpdateExpression: 'ADD amountUsd :amount SET expiresAt = :expiresAt',
+          ExpressionAttributeValues: { ':amount': amountUsd, ':expiresAt': expiresAt },
+        }),
+      );
     },
 
     async remove(executionId: string): Promise<void> {

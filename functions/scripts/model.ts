@@ -174,7 +174,12 @@ export interface Execution {
 /** How a run reads: one still `running` past `runningUntil` lost its process (a Lambda killed, a restart) and timed out. */
 export function settledRun(execution: Execution, nowIso: string): Execution {
   if (execution.status !== 'running' || !execution.runningUntil || nowIso <= execution.runningUntil) return execution;
-  return { ...execution, status: 'timeout', error: { code: 'TIMEOUT', message: 'the run stopped without recording its end' }, finishedAt: execution.runningUntil };
+  return {
+    ...execution,
+    status: 'timeout',
+    error: { code: 'TIMEOUT', message: 'the run stopped without recording its end' },
+    finishedAt: execution.runningUntil,
+  };
 }
 
 export interface Installation {

@@ -57,7 +57,8 @@ function importToRequire(node: Ranged): string {
   const named: string[] = [];
   for (const specifier of node.specifiers as Ranged[]) {
     if (specifier.type === 'ImportNamespaceSpecifier') parts.push(`const ${specifier.local.name} = ${source};`);
-    else if (specifier.type === 'ImportDefaultSpecifier') parts.push(`const ${specifier.local.name} = ((m) => (m && m.__esModule ? m.default : m))(${source});`);
+    else if (specifier.type === 'ImportDefaultSpecifier')
+      parts.push(`const ${specifier.local.name} = ((m) => (m && m.__esModule ? m.default : m))(${source});`);
     else named.push(specifier.imported.name === specifier.local.name ? specifier.local.name : `${specifier.imported.name}: ${specifier.local.name}`);
   }
   if (named.length) parts.push(`const { ${named.join(', ')} } = ${source};`);
@@ -67,9 +68,7 @@ function importToRequire(node: Ranged): string {
 /** The code the wrapper `require`s: ES module syntax rewritten to CommonJS, and a top-level `handler` exported. */
 export function toCommonJs(code: string): string {
   const { program, isModule } = parseNode(code);
-  const footer = [
-    "if (typeof handler === 'function' && typeof module.exports.handler !== 'function') module.exports.handler = handler;",
-  ];
+  const footer = ["if (typeof handler === 'function' && typeof module.exports.handler !== 'function') module.exports.handler = handler;"];
   if (!isModule) return `${code}\n;${footer.join(' ')}\n`;
   const edits: Array<{ start: number; end: number; text: string }> = [];
   const exported: string[] = [];
@@ -82,7 +81,9 @@ export function toCommonJs(code: string): string {
       else exported.push(declaration.id.name);
     } else if (node.type === 'ExportNamedDeclaration') {
       const from = node.source ? requireOf(node.source) : undefined;
-      const assignments = (node.specifiers as Ranged[]).map((specifier) => `module.exports.${specifier.exported.name} = ${from ? `${from}.${specifier.local.name}` : specifier.local.name};`);
+      const assignments = (node.specifiers as Ranged[]).map(
+        (specifier) => `module.exports.${specifier.exported.name} = ${from ? `${from}.${specifier.local.name}` : specifier.local.name};`,
+      );
       if (from) edits.push({ start: node.start, end: node.end, text: assignments.join(' ') });
       else {
         edits.push({ start: node.start, end: node.end, text: '' });
@@ -95,7 +96,11 @@ export function toCommonJs(code: string): string {
         footer.unshift(`module.exports.default = ${declaration.id.name};`);
       } else edits.push({ start: node.start, end: declaration.start, text: 'module.exports.default = ' });
     } else if (node.type === 'ExportAllDeclaration') {
-      edits.push({ start: node.start, end: node.end, text: node.exported ? `module.exports.${node.exported.name} = ${requireOf(node.source)};` : `Object.assign(module.exports, ${requireOf(node.source)});` });
+      edits.push({
+        start: node.start,
+        end: node.end,
+        text: node.exported ? `module.exports.${node.exported.name} = ${requireOf(node.source)};` : `Object.assign(module.exports, ${requireOf(node.source)});`,
+      });
     }
   }
   footer.unshift(...exported.map((name) => `module.exports.${name} = ${name};`));

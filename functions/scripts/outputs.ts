@@ -11,7 +11,9 @@ const Pricing = z.object({ model: z.string(), basePrice: z.number().optional(), 
 
 const Packages = z
   .object({
-    declared: z.union([z.record(z.string(), z.string()), z.array(z.string())]).describe('what the version declared: npm package to semver range, or pip requirements'),
+    declared: z
+      .union([z.record(z.string(), z.string()), z.array(z.string())])
+      .describe('what the version declared: npm package to semver range, or pip requirements'),
     resolved: z.record(z.string(), z.string()).describe('every installed package with its exact version'),
     lockHash: z.string().describe('sha256 of the lock and the installed files: versions with equal hashes share one installed tree'),
     sizeBytes: z.number().describe('installed bytes, unpacked'),
@@ -20,70 +22,196 @@ const Packages = z
   .describe('installed packages of the version; absent when it declares none');
 
 const ActiveSemver = Nullable(z.string()).describe('semver of the deployed version; null before the first deploy');
-const ActiveNumber = Nullable(z.number()).describe('integer number of the deployed version (the SDK\'s `activeVersion`); null before the first deploy');
-export const RestCreated = z.object({ id: z.string(), name: z.string(), runtime: Runtime, status: Status, deploymentStatus: DeploymentStatus, createdAt: IsoDate, apiKey: z.string() });
+const ActiveNumber = Nullable(z.number()).describe("integer number of the deployed version (the SDK's `activeVersion`); null before the first deploy");
+export const RestCreated = z.object({
+  id: z.string(),
+  name: z.string(),
+  runtime: Runtime,
+  status: Status,
+  deploymentStatus: DeploymentStatus,
+  createdAt: IsoDate,
+  apiKey: z.string(),
+});
 const RestListItem = z.object({
-  id: z.string(), name: z.string(), runtime: Runtime, status: Status, deploymentStatus: DeploymentStatus, activeVersion: ActiveSemver, activeVersionNumber: ActiveNumber,
-  createdAt: IsoDate, lastExecutedAt: Nullable(IsoDate),
+  id: z.string(),
+  name: z.string(),
+  runtime: Runtime,
+  status: Status,
+  deploymentStatus: DeploymentStatus,
+  activeVersion: ActiveSemver,
+  activeVersionNumber: ActiveNumber,
+  createdAt: IsoDate,
+  lastExecutedAt: Nullable(IsoDate),
 });
 export const RestList = z.object({ scripts: z.array(RestListItem), total: z.number(), limit: z.number(), offset: z.number() });
 export const RestScript = z.object({
-  id: z.string(), name: z.string(), description: z.string(), runtime: Runtime, status: Status, deploymentStatus: DeploymentStatus, activeVersion: ActiveSemver,
-  activeVersionNumber: ActiveNumber, latestVersion: z.string(), latestVersionNumber: z.number(), config: z.object({ timeout: z.number(), memory: z.number(), maxCostPerExecution: z.number(), maxExecutionsPerDay: z.number(), allowedResources: z.array(z.string()) }),
-  category: Nullable(z.string()), tags: z.array(z.string()), private: z.boolean(), pricing: Nullable(Pricing), createdAt: IsoDate, updatedAt: IsoDate,
-  deployedAt: Nullable(IsoDate), publishedAt: Nullable(IsoDate), lastExecutedAt: Nullable(IsoDate), dependencies: Packages,
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  runtime: Runtime,
+  status: Status,
+  deploymentStatus: DeploymentStatus,
+  activeVersion: ActiveSemver,
+  activeVersionNumber: ActiveNumber,
+  latestVersion: z.string(),
+  latestVersionNumber: z.number(),
+  config: z.object({
+    timeout: z.number(),
+    memory: z.number(),
+    maxCostPerExecution: z.number(),
+    maxExecutionsPerDay: z.number(),
+    allowedResources: z.array(z.string()),
+  }),
+  category: Nullable(z.string()),
+  tags: z.array(z.string()),
+  private: z.boolean(),
+  pricing: Nullable(Pricing),
+  createdAt: IsoDate,
+  updatedAt: IsoDate,
+  deployedAt: Nullable(IsoDate),
+  publishedAt: Nullable(IsoDate),
+  lastExecutedAt: Nullable(IsoDate),
+  dependencies: Packages,
 });
-export const RestVersion = z.object({ versionId: z.string(), version: z.string(), versionNumber: z.number().describe('the same version\'s integer (the SDK\'s `version`)'), changelog: Nullable(z.string()), createdAt: IsoDate, dependencies: Packages });
+export const RestVersion = z.object({
+  versionId: z.string(),
+  version: z.string(),
+  versionNumber: z.number().describe("the same version's integer (the SDK's `version`)"),
+  changelog: Nullable(z.string()),
+  createdAt: IsoDate,
+  dependencies: Packages,
+});
 export const RestVersions = z.object({ versions: z.array(RestVersion), count: z.number() });
 export const RestDeployment = z.object({
-  deploymentId: z.string(), versionId: z.string(), version: z.string(), versionNumber: z.number(), status: z.literal('deployed'), deployedAt: IsoDate,
+  deploymentId: z.string(),
+  versionId: z.string(),
+  version: z.string(),
+  versionNumber: z.number(),
+  status: z.literal('deployed'),
+  deployedAt: IsoDate,
 });
 export const RestExecuted = z.object({ executionId: z.string(), result: z.unknown(), duration: DurationMs, memoryUsed: MemoryMb, cost: CostUsd });
 const RestExecution = z.object({
-  executionId: z.string(), status: z.enum(['running', 'success', 'error', 'timeout']), duration: DurationMs, memoryUsed: MemoryMb, cost: CostUsd, timestamp: IsoDate, trigger: z.string(),
+  executionId: z.string(),
+  status: z.enum(['running', 'success', 'error', 'timeout']),
+  duration: DurationMs,
+  memoryUsed: MemoryMb,
+  cost: CostUsd,
+  timestamp: IsoDate,
+  trigger: z.string(),
 });
 export const RestExecutions = z.object({ executions: z.array(RestExecution), total: z.number(), limit: z.number(), offset: z.number() });
 export const RestExecutionDetail = RestExecution.extend({ result: z.unknown(), logs: z.array(z.string()), error: Nullable(ExecError) });
 export const RestMetrics = z.object({
-  totalExecutions: z.number(), successRate: z.number(), averageDuration: DurationMs, totalCost: CostUsd, executionsToday: z.number(), lastExecutedAt: Nullable(IsoDate),
+  totalExecutions: z.number(),
+  successRate: z.number(),
+  averageDuration: DurationMs,
+  totalCost: CostUsd,
+  executionsToday: z.number(),
+  lastExecutedAt: Nullable(IsoDate),
 });
 export const RestPublished = z.object({ id: z.string(), status: z.literal('published'), publishedAt: IsoDate });
 export const RestUnpublished = z.object({ id: z.string(), status: z.literal('draft') });
 const RestMarketplaceItem = z.object({
-  id: z.string(), name: z.string(), description: z.string(), runtime: Runtime, category: Nullable(z.string()), pricing: z.object({ model: z.string(), basePrice: z.number() }),
-  rating: z.number(), installCount: z.number(),
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  runtime: Runtime,
+  category: Nullable(z.string()),
+  pricing: z.object({ model: z.string(), basePrice: z.number() }),
+  rating: z.number(),
+  installCount: z.number(),
 });
 export const RestMarketplace = z.object({ scripts: z.array(RestMarketplaceItem), total: z.number(), limit: z.number(), offset: z.number() });
 
 const SdkBase = z.object({
-  id: z.string(), name: z.string(), description: z.string(), runtime: Runtime, timeout: z.number(), memory: z.number(), activeVersion: ActiveNumber, activeSemver: ActiveSemver,
-  isPublished: z.boolean(), isPrivate: z.boolean(), status: Status, deploymentStatus: DeploymentStatus,
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  runtime: Runtime,
+  timeout: z.number(),
+  memory: z.number(),
+  activeVersion: ActiveNumber,
+  activeSemver: ActiveSemver,
+  isPublished: z.boolean(),
+  isPrivate: z.boolean(),
+  status: Status,
+  deploymentStatus: DeploymentStatus,
 });
 export const SdkCreated = SdkBase.extend({ apiKey: z.string(), installationId: z.string(), createdAt: IsoDate });
 export const SdkScript = SdkBase.extend({
-  serverlessFunctionName: Nullable(z.string()), serverlessFunctionArn: Nullable(z.string()), totalExecutions: z.number(), totalCost: CostUsd, avgDuration: DurationMs,
-  errorRate: z.number(), createdAt: IsoDate, deployedAt: Nullable(IsoDate), publishedAt: Nullable(IsoDate), lastExecutedAt: Nullable(IsoDate), dependencies: Packages,
+  serverlessFunctionName: Nullable(z.string()),
+  serverlessFunctionArn: Nullable(z.string()),
+  totalExecutions: z.number(),
+  totalCost: CostUsd,
+  avgDuration: DurationMs,
+  errorRate: z.number(),
+  createdAt: IsoDate,
+  deployedAt: Nullable(IsoDate),
+  publishedAt: Nullable(IsoDate),
+  lastExecutedAt: Nullable(IsoDate),
+  dependencies: Packages,
 });
 const SdkListItem = z.object({
-  id: z.string(), name: z.string(), description: z.string(), activeVersion: ActiveNumber, activeSemver: ActiveSemver, isPublished: z.boolean(), status: Status,
-  deploymentStatus: DeploymentStatus, totalExecutions: z.number(), createdAt: IsoDate,
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  activeVersion: ActiveNumber,
+  activeSemver: ActiveSemver,
+  isPublished: z.boolean(),
+  status: Status,
+  deploymentStatus: DeploymentStatus,
+  totalExecutions: z.number(),
+  createdAt: IsoDate,
 });
 export const SdkList = z.object({ count: z.number(), scripts: z.array(SdkListItem) });
 export const SdkMarketplace = z.object({ total: z.number(), limit: z.number(), offset: z.number(), scripts: z.array(SdkListItem) });
-export const SdkDeleted = z.object({ deleted: z.literal(true), scriptId: z.string(), hardDeleted: z.boolean(), installationsRemoved: z.number(), preservedInstallations: z.number() });
+export const SdkDeleted = z.object({
+  deleted: z.literal(true),
+  scriptId: z.string(),
+  hardDeleted: z.boolean(),
+  installationsRemoved: z.number(),
+  preservedInstallations: z.number(),
+});
 export const SdkVersion = z.object({
-  id: z.string(), scriptId: z.string(), version: z.number(), semver: z.string().describe('the same version\'s semver (REST\'s `version`)'), isActive: z.boolean(), commitMessage: Nullable(z.string()), codeHash: z.string(), createdAt: IsoDate, deployedAt: Nullable(IsoDate),
+  id: z.string(),
+  scriptId: z.string(),
+  version: z.number(),
+  semver: z.string().describe("the same version's semver (REST's `version`)"),
+  isActive: z.boolean(),
+  commitMessage: Nullable(z.string()),
+  codeHash: z.string(),
+  createdAt: IsoDate,
+  deployedAt: Nullable(IsoDate),
   dependencies: Packages,
 });
 export const SdkVersions = z.object({ count: z.number(), versions: z.array(SdkVersion) });
 export const SdkDeployment = z.object({
-  scriptId: z.string(), version: z.number(), semver: z.string(), serverlessFunctionName: z.string(), serverlessFunctionArn: z.string(), deployedAt: IsoDate,
+  scriptId: z.string(),
+  version: z.number(),
+  semver: z.string(),
+  serverlessFunctionName: z.string(),
+  serverlessFunctionArn: z.string(),
+  deployedAt: IsoDate,
 });
 export const SdkExecution = z.object({
-  executionId: z.string(), scriptId: z.string(), status: z.enum(['completed', 'failed', 'running']), output: z.unknown(), duration: DurationMs, logs: z.array(z.string()),
-  error: Nullable(ExecError), createdAt: IsoDate,
+  executionId: z.string(),
+  scriptId: z.string(),
+  status: z.enum(['completed', 'failed', 'running']),
+  output: z.unknown(),
+  duration: DurationMs,
+  logs: z.array(z.string()),
+  error: Nullable(ExecError),
+  createdAt: IsoDate,
 });
-const SdkExecutionItem = z.object({ executionId: z.string(), scriptId: z.string(), status: z.enum(['completed', 'failed', 'running']), duration: DurationMs, createdAt: IsoDate, hasError: z.boolean() });
+const SdkExecutionItem = z.object({
+  executionId: z.string(),
+  scriptId: z.string(),
+  status: z.enum(['completed', 'failed', 'running']),
+  duration: DurationMs,
+  createdAt: IsoDate,
+  hasError: z.boolean(),
+});
 export const LiveLogs = z.object({
   executionId: z.string(),
   status: z.enum(['running', 'success', 'error', 'timeout']),
@@ -95,27 +223,58 @@ export const SdkExecutions = z.object({ scriptId: z.string(), count: z.number(),
 export const SdkPublished = z.object({ scriptId: z.string(), isPublished: z.boolean(), status: Status, publishedAt: IsoDate });
 export const SdkUnpublished = z.object({ scriptId: z.string(), unpublished: z.literal(true) });
 export const SdkMetrics = z.object({
-  scriptId: z.string(), totalExecutions: z.number(), totalCost: CostUsd, avgDuration: DurationMs, successRate: z.number(), errorRate: z.number(), lastExecutedAt: Nullable(IsoDate),
+  scriptId: z.string(),
+  totalExecutions: z.number(),
+  totalCost: CostUsd,
+  avgDuration: DurationMs,
+  successRate: z.number(),
+  errorRate: z.number(),
+  lastExecutedAt: Nullable(IsoDate),
 });
-export const FlowScript = z.object({ code: z.string(), version: z.number(), scriptId: z.string(), scriptName: z.string(), description: z.string(), isOwned: z.boolean() });
+export const FlowScript = z.object({
+  code: z.string(),
+  version: z.number(),
+  scriptId: z.string(),
+  scriptName: z.string(),
+  description: z.string(),
+  isOwned: z.boolean(),
+});
 export const FlowScriptModified = z.object({ copied: z.boolean(), scriptId: z.string(), versionId: z.string(), version: z.number() });
 export const LintResult = z.object({
-  valid: z.boolean(), issueCount: z.number(),
+  valid: z.boolean(),
+  issueCount: z.number(),
   issues: z.array(z.object({ severity: z.enum(['error', 'warning']), message: z.string(), line: z.number(), suggestion: z.string() })),
-  callAdapterCallsCount: z.number(), mirraSDKCallsCount: z.number(),
+  callAdapterCallsCount: z.number(),
+  mirraSDKCallsCount: z.number(),
   suggestedDependencies: z
     .union([z.record(z.string(), z.string()), z.array(z.string())])
     .describe('packages the code imports that are not declared: a dependencies value to give createScript or createVersion')
     .optional(),
 });
 const Registry = z.object({
-  ecosystem: z.enum(['npm', 'pypi']), url: z.string(), hasToken: z.boolean().describe('a token is stored (sealed; it is never returned)'), updatedAt: IsoDate,
+  ecosystem: z.enum(['npm', 'pypi']),
+  url: z.string(),
+  hasToken: z.boolean().describe('a token is stored (sealed; it is never returned)'),
+  updatedAt: IsoDate,
 });
 export const RegistrySet = Registry;
 export const RegistryList = z.object({ registries: z.array(Registry) });
 export const RegistryCleared = z.object({ ecosystem: z.enum(['npm', 'pypi']), cleared: z.boolean() });
-export const ScriptInstallation = z.object({ installationId: z.string(), scriptId: z.string(), userId: z.string(), status: z.literal('active'), installedAt: IsoDate });
+export const ScriptInstallation = z.object({
+  installationId: z.string(),
+  scriptId: z.string(),
+  userId: z.string(),
+  status: z.literal('active'),
+  installedAt: IsoDate,
+});
 export const ScriptCode = z.object({
-  scriptId: z.string(), versionId: z.string(), version: z.number().describe('the version number (SDK)'), semver: z.string().describe('its semantic version (REST)'),
-  runtime: Runtime, code: z.string(), codeHash: z.string().describe('sha256 of the code'), createdAt: IsoDate, dependencies: Packages,
+  scriptId: z.string(),
+  versionId: z.string(),
+  version: z.number().describe('the version number (SDK)'),
+  semver: z.string().describe('its semantic version (REST)'),
+  runtime: Runtime,
+  code: z.string(),
+  codeHash: z.string().describe('sha256 of the code'),
+  createdAt: IsoDate,
+  dependencies: Packages,
 });

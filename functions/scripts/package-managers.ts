@@ -65,7 +65,11 @@ export function spawnLimited(file: string, args: string[], env: Record<string, s
 
 /** A site without a sandbox around the package manager: it sees the directories as this process does. */
 export const plainSite = (dir: string, cache: string, timeoutMs: number): InstallSite => ({
-  dir, seenAs: dir, cache, timeoutMs, run: (command, env) => spawnLimited(command[0]!, command.slice(1), env, timeoutMs),
+  dir,
+  seenAs: dir,
+  cache,
+  timeoutMs,
+  run: (command, env) => spawnLimited(command[0]!, command.slice(1), env, timeoutMs),
 });
 
 /** The token never appears in what is reported back. */
@@ -76,7 +80,10 @@ function names(declared: DeclaredDependencies): string[] {
 }
 
 const tooSlow = (declared: string[], timeoutMs: number) =>
-  new PackageResolutionError(declared.join(', '), `installing ${declared.join(', ')} took longer than ${timeoutMs / 1000} s, the time limit of a package install`);
+  new PackageResolutionError(
+    declared.join(', '),
+    `installing ${declared.join(', ')} took longer than ${timeoutMs / 1000} s, the time limit of a package install`,
+  );
 
 /** What to do when the registry is not the one the packages are in. */
 const registryHint = (ecosystem: 'npm' | 'pypi') => `check the URL, or choose the account's registry with setPackageRegistry (ecosystem "${ecosystem}")`;
@@ -85,9 +92,19 @@ const registryHint = (ecosystem: 'npm' | 'pypi') => `check the URL, or choose th
 function npmFailure(output: string, declared: string[], registry: string): PackageResolutionError {
   const all = declared.join(', ');
   const unreachable = /(ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|ECONNRESET|EHOSTUNREACH|CERT_\w+|UNABLE_TO_\w+)/.exec(output)?.[1];
-  if (unreachable) return new PackageResolutionError(all, `the npm registry ${registry} could not be reached (${unreachable}) while installing ${all}; ${registryHint('npm')}`);
-  if (/\bE401\b|\bE403\b/.test(output)) return new PackageResolutionError(all, `the npm registry ${registry} refused access while installing ${all} (wrong or missing token); ${registryHint('npm')}`);
-  const missing = /'(@?[^@'\s]+)@[^']*' is not in this registry/.exec(output)?.[1] ?? /404 Not Found - GET \S+\/(@[^/\s]+%2f[^/\s]+|[^/\s]+)/.exec(output)?.[1]?.replace('%2f', '/');
+  if (unreachable)
+    return new PackageResolutionError(
+      all,
+      `the npm registry ${registry} could not be reached (${unreachable}) while installing ${all}; ${registryHint('npm')}`,
+    );
+  if (/\bE401\b|\bE403\b/.test(output))
+    return new PackageResolutionError(
+      all,
+      `the npm registry ${registry} refused access while installing ${all} (wrong or missing token); ${registryHint('npm')}`,
+    );
+  const missing =
+    /'(@?[^@'\s]+)@[^']*' is not in this registry/.exec(output)?.[1] ??
+    /404 Not Found - GET \S+\/(@[^/\s]+%2f[^/\s]+|[^/\s]+)/.exec(output)?.[1]?.replace('%2f', '/');
   if (missing) return new PackageResolutionError(missing, `package ${missing} does not exist in the npm registry ${registry}`);
   const target = /No matching version found for (@?[^@\s]+)@(\S+?)\.?$/m.exec(output);
   if (target) return new PackageResolutionError(target[1]!, `no version of ${target[1]} matches ${target[2]} in the npm registry ${registry}`);
@@ -100,11 +117,20 @@ function npmFailure(output: string, declared: string[], registry: string): Packa
  */
 function pipFailure(output: string, declared: string[], index: string): PackageResolutionError {
   const all = declared.join(', ');
-  if (/Could not fetch URL \S+: connection error|Failed to establish a new connection|Name or service not known|Temporary failure in name resolution|Read timed out|SSLError/.test(output)) {
-    const cause = /\[Errno -?\d+\] ([^'"\\)]+)/.exec(output)?.[1]?.trim() ?? /(Read timed out|SSLError|Name or service not known)/.exec(output)?.[1] ?? 'connection error';
+  if (
+    /Could not fetch URL \S+: connection error|Failed to establish a new connection|Name or service not known|Temporary failure in name resolution|Read timed out|SSLError/.test(
+      output,
+    )
+  ) {
+    const cause =
+      /\[Errno -?\d+\] ([^'"\\)]+)/.exec(output)?.[1]?.trim() ?? /(Read timed out|SSLError|Name or service not known)/.exec(output)?.[1] ?? 'connection error';
     return new PackageResolutionError(all, `the package index ${index} could not be reached (${cause}) while installing ${all}; ${registryHint('pypi')}`);
   }
-  if (/Could not fetch URL \S+: 40[13] /.test(output)) return new PackageResolutionError(all, `the package index ${index} refused access while installing ${all} (wrong or missing token); ${registryHint('pypi')}`);
+  if (/Could not fetch URL \S+: 40[13] /.test(output))
+    return new PackageResolutionError(
+      all,
+      `the package index ${index} refused access while installing ${all} (wrong or missing token); ${registryHint('pypi')}`,
+    );
   const failed = /No matching distribution found for ([A-Za-z0-9._-]+)(\S*)/.exec(output);
   if (!failed) return new PackageResolutionError(all, `pip could not install ${all}: ${output.trim().split('\n').slice(-3).join(' ').slice(0, 400)}`);
   const name = failed[1]!;
@@ -114,11 +140,18 @@ function pipFailure(output: string, declared: string[], index: string): PackageR
     return new PackageResolutionError(name, `package ${name} does not exist in the package index ${index}`);
   }
   const versions = new RegExp(`requirement ${name.replace(/[.]/g, '\\.')}\\S* \\(from versions: ([^)]*)\\)`).exec(output)?.[1];
-  if (versions && versions !== 'none') return new PackageResolutionError(name, `no release of ${name} matches ${spec} in the package index ${index} (it has ${versions})`);
+  if (versions && versions !== 'none')
+    return new PackageResolutionError(name, `no release of ${name} matches ${spec} in the package index ${index} (it has ${versions})`);
   if (/none of the wheel's tags .* are compatible|is not a supported wheel on this platform/.test(output)) {
-    return new PackageResolutionError(name, `package ${name}${spec} has wheels only for other platforms (native code) in ${index}; only pure-Python wheels (py3-none-any) are installed`);
+    return new PackageResolutionError(
+      name,
+      `package ${name}${spec} has wheels only for other platforms (native code) in ${index}; only pure-Python wheels (py3-none-any) are installed`,
+    );
   }
-  return new PackageResolutionError(name, `package ${name}${spec} has no wheel in ${index}, only source packages, which the platform does not build; choose a release that ships a pure-Python wheel`);
+  return new PackageResolutionError(
+    name,
+    `package ${name}${spec} has no wheel in ${index}, only source packages, which the platform does not build; choose a release that ships a pure-Python wheel`,
+  );
 }
 
 interface NpmLock {
@@ -133,7 +166,8 @@ function checkedLockfile(lockfile: string, registryUrl: string): string {
   } catch {
     throw new PackageRefusedError('lockfile', 'the lockfile is not valid JSON');
   }
-  if (!lock || typeof lock !== 'object' || ![2, 3].includes(lock.lockfileVersion ?? 0)) throw new PackageRefusedError('lockfile', 'the lockfile must be a package-lock.json of lockfileVersion 2 or 3');
+  if (!lock || typeof lock !== 'object' || ![2, 3].includes(lock.lockfileVersion ?? 0))
+    throw new PackageRefusedError('lockfile', 'the lockfile must be a package-lock.json of lockfileVersion 2 or 3');
   const origin = new URL(registryUrl).origin;
   for (const [path, entry] of Object.entries(lock.packages ?? {})) {
     if (!path) continue;
@@ -148,17 +182,34 @@ export async function installNode(site: InstallSite, request: InstallRequest): P
   const registry = request.registry?.url ?? publicRegistry.npm;
   const project = join(site.dir, 'project');
   await mkdir(project);
-  await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'script-dependencies', version: '1.0.0', private: true, dependencies: request.declared }));
+  await writeFile(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'script-dependencies', version: '1.0.0', private: true, dependencies: request.declared }),
+  );
   if (request.lockfile !== undefined) await writeFile(join(project, 'package-lock.json'), checkedLockfile(request.lockfile, registry));
   const host = new URL(registry);
   const auth = request.registry?.token ? `//${host.host}${host.pathname.replace(/\/?$/, '/')}:_authToken=${request.registry.token}\n` : '';
   await writeFile(join(project, '.npmrc'), `registry=${registry}\n${auth}`);
   const prefix = `${site.seenAs}/project`;
   const command = [
-    process.execPath, npmCli, request.lockfile === undefined ? 'install' : 'ci', '--prefix', prefix, '--ignore-scripts', '--omit=dev', '--no-audit', '--no-fund',
-    '--no-update-notifier', '--cache', `${site.cache}/npm`, '--userconfig', `${prefix}/.npmrc`,
+    process.execPath,
+    npmCli,
+    request.lockfile === undefined ? 'install' : 'ci',
+    '--prefix',
+    prefix,
+    '--ignore-scripts',
+    '--omit=dev',
+    '--no-audit',
+    '--no-fund',
+    '--no-update-notifier',
+    '--cache',
+    `${site.cache}/npm`,
+    '--userconfig',
+    `${prefix}/.npmrc`,
     // One quick retry: npm's default (two, 10 s and more apart) keeps an unreachable registry's refusal waiting over a minute.
-    '--fetch-retries=1', '--fetch-retry-mintimeout=1000', '--fetch-retry-maxtimeout=5000',
+    '--fetch-retries=1',
+    '--fetch-retry-mintimeout=1000',
+    '--fetch-retry-maxtimeout=5000',
   ];
   const env = { PATH: '/usr/bin:/bin', HOME: '/tmp', LANG: 'C.UTF-8', ...(trustsSystem() && { NODE_EXTRA_CA_CERTS: systemCaBundle }) };
   const outcome = await site.run(command, env);
@@ -170,7 +221,10 @@ export async function installNode(site: InstallSite, request: InstallRequest): P
   const scripted = entries.find(([, entry]) => entry.hasInstallScript);
   if (scripted) {
     const name = scripted[0].replace(/^.*node_modules\//, '');
-    throw new PackageRefusedError(name, `package ${name} runs install scripts (to build native code or fetch files), which the platform does not run; choose a package without them`);
+    throw new PackageRefusedError(
+      name,
+      `package ${name} runs install scripts (to build native code or fetch files), which the platform does not run; choose a package without them`,
+    );
   }
   const tree = join(site.dir, 'tree');
   await mkdir(join(tree, 'nodejs'), { recursive: true });
@@ -181,7 +235,10 @@ export async function installNode(site: InstallSite, request: InstallRequest): P
 }
 
 interface PipReport {
-  install?: Array<{ metadata: { name: string; version: string }; download_info?: { url?: string; archive_info?: { hash?: string; hashes?: Record<string, string> } } }>;
+  install?: Array<{
+    metadata: { name: string; version: string };
+    download_info?: { url?: string; archive_info?: { hash?: string; hashes?: Record<string, string> } };
+  }>;
 }
 
 /** The registry URL with the token as basic-auth password (`__token__`), as PyPI-compatible indexes take it. */
@@ -200,9 +257,34 @@ export async function installPython(site: InstallSite, request: InstallRequest, 
   await mkdir(join(site.dir, 'tmp'));
   const command = [
     // -vv: the lines that tell an unreachable index, a missing project and one without wheels apart (pipFailure).
-    python, '-E', '-s', '-m', 'pip', 'install', '-vv', '--retries', '1', '--isolated', '--no-input', '--disable-pip-version-check', '--progress-bar', 'off', '--no-compile',
-    '--only-binary', ':all:', '--target', `${site.seenAs}/tree/python`, '--index-url', pipIndex(request.registry), '--cache-dir', `${site.cache}/pip`,
-    '--report', `${site.seenAs}/report.json`, '-r', `${site.seenAs}/requirements.txt`, ...(trustsSystem() ? ['--cert', systemCaBundle] : []),
+    python,
+    '-E',
+    '-s',
+    '-m',
+    'pip',
+    'install',
+    '-vv',
+    '--retries',
+    '1',
+    '--isolated',
+    '--no-input',
+    '--disable-pip-version-check',
+    '--progress-bar',
+    'off',
+    '--no-compile',
+    '--only-binary',
+    ':all:',
+    '--target',
+    `${site.seenAs}/tree/python`,
+    '--index-url',
+    pipIndex(request.registry),
+    '--cache-dir',
+    `${site.cache}/pip`,
+    '--report',
+    `${site.seenAs}/report.json`,
+    '-r',
+    `${site.seenAs}/requirements.txt`,
+    ...(trustsSystem() ? ['--cert', systemCaBundle] : []),
   ];
   const env = { PATH: '/usr/bin:/bin', HOME: '/tmp', LANG: 'C.UTF-8', TMPDIR: `${site.seenAs}/tmp` };
   const outcome = await site.run(command, env);
@@ -214,14 +296,22 @@ export async function installPython(site: InstallSite, request: InstallRequest, 
   for (const item of installed) {
     const file = decodeURIComponent(item.download_info?.url?.split('/').pop()?.split('#')[0] ?? '');
     // name-version(-build)?-python-abi-platform.whl: only abi `none` and platform `any` are pure Python.
-    const tags = file.replace(/\.whl$/, '').split('-').slice(-2);
+    const tags = file
+      .replace(/\.whl$/, '')
+      .split('-')
+      .slice(-2);
     if (tags[0] !== 'none' || tags[1] !== 'any') {
-      throw new PackageRefusedError(item.metadata.name, `package ${item.metadata.name} ${item.metadata.version} ships native code (${file}); only pure-Python wheels are installed`);
+      throw new PackageRefusedError(
+        item.metadata.name,
+        `package ${item.metadata.name} ${item.metadata.version} ships native code (${file}); only pure-Python wheels are installed`,
+      );
     }
   }
   const tree = join(site.dir, 'tree');
   await mkdir(join(tree, 'python'), { recursive: true });
   const resolved = Object.fromEntries(installed.map((item) => [item.metadata.name, item.metadata.version]));
-  const canonical = installed.map((item) => `${item.metadata.name.toLowerCase()}==${item.metadata.version} ${item.download_info?.archive_info?.hash ?? ''}`).sort();
+  const canonical = installed
+    .map((item) => `${item.metadata.name.toLowerCase()}==${item.metadata.version} ${item.download_info?.archive_info?.hash ?? ''}`)
+    .sort();
   return { tree, resolved, lock: canonical.join('\n') };
 }

@@ -45,7 +45,13 @@ const zipOf = (files: Array<{ path: string; bytes: Uint8Array }>) =>
   zipSync(Object.fromEntries(files.map((file) => [file.path, file.bytes])), { level: 6, mtime: new Date('2020-01-01T00:00:00Z') });
 
 /** Zips the tree under `root` into `blobs` unless an equal tree is stored already (`added` says which); past `maxBytes` unpacked, nothing is stored. */
-export async function storeTree(blobs: BlobStore, runtime: RuntimeLabel, root: string, lock: string, maxBytes: number): Promise<{ lockHash: string; sizeBytes: number; added: boolean }> {
+export async function storeTree(
+  blobs: BlobStore,
+  runtime: RuntimeLabel,
+  root: string,
+  lock: string,
+  maxBytes: number,
+): Promise<{ lockHash: string; sizeBytes: number; added: boolean }> {
   const files = await filesUnder(root);
   const sizeBytes = files.reduce((sum, file) => sum + file.bytes.byteLength, 0);
   if (sizeBytes > maxBytes) throw new PackageTooLargeError(sizeBytes);

@@ -24,7 +24,8 @@ export function createRegistryStore() {
       const { Item } = await db.send(new GetCommand({ TableName: table(), Key: { userId, ecosystem } }));
       return Item as RegistryItem | undefined;
     },
-    list: (userId: string) => queryAll<RegistryItem>({ TableName: table(), KeyConditionExpression: 'userId = :userId', ExpressionAttributeValues: { ':userId': userId } }),
+    list: (userId: string) =>
+      queryAll<RegistryItem>({ TableName: table(), KeyConditionExpression: 'userId = :userId', ExpressionAttributeValues: { ':userId': userId } }),
     put: async (item: RegistryItem) => void (await db.send(new PutCommand({ TableName: table(), Item: item }))),
     /** True when there was one to delete. */
     async remove(userId: string, ecosystem: Ecosystem): Promise<boolean> {
@@ -39,7 +40,12 @@ export type RegistryStore = ReturnType<typeof createRegistryStore>;
 /** The vault binds each token to its account and ecosystem. */
 const vaultContext = (userId: string, ecosystem: Ecosystem) => `package-registry:${userId}:${ecosystem}`;
 
-export const registryView = (item: RegistryItem) => ({ ecosystem: item.ecosystem, url: item.url, hasToken: item.token !== undefined, updatedAt: item.updatedAt });
+export const registryView = (item: RegistryItem) => ({
+  ecosystem: item.ecosystem,
+  url: item.url,
+  hasToken: item.token !== undefined,
+  updatedAt: item.updatedAt,
+});
 
 export function createRegistryService(deps: { store: RegistryStore; vault: () => CredentialVault; clock: Clock }) {
   return {

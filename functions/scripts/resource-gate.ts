@@ -50,7 +50,8 @@ export function memoryTally(): RunTally & { usage(): RunUsage } {
 export function resourceGate(deps: { grant: RunGrant; tally: RunTally; caller: ResourceCaller; elapsedMs: () => number }): ResourceCallHandler {
   const { grant, tally } = deps;
   return async (name, method, params) => {
-    if (!grant.allowedResources.includes(name)) throw new CodedError('RESOURCE_NOT_ALLOWED', `resource ${name} is not in this script's config.allowedResources`);
+    if (!grant.allowedResources.includes(name))
+      throw new CodedError('RESOURCE_NOT_ALLOWED', `resource ${name} is not in this script's config.allowedResources`);
     const computeUsd = computeCostUsd(deps.elapsedMs(), grant.memoryMb);
     if (computeUsd + (await tally.spent()) >= grant.limitUsd) {
       await tally.stopForCost();

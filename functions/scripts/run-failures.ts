@@ -4,7 +4,12 @@
 import { AppError, BudgetExceededError, CostLimitExceededError, TimeoutError } from '#platform/errors.js';
 import type { Execution } from './model.js';
 
-const detailsOf = (execution: Execution) => ({ executionId: execution.executionId, scriptId: execution.scriptId, cost: execution.cost, error: execution.error });
+const detailsOf = (execution: Execution) => ({
+  executionId: execution.executionId,
+  scriptId: execution.scriptId,
+  cost: execution.cost,
+  error: execution.error,
+});
 
 export function throwIfStoppedByLimit(execution: Execution): void {
   if (execution.error?.code === 'COST_LIMIT_EXCEEDED') throw new CostLimitExceededError(execution.error.message, detailsOf(execution));

@@ -21,8 +21,16 @@ export interface LeaseScope {
   name: string;
 }
 
-export const scriptScope: LeaseScope = { counter: runLeaseCounter, refusal: (scriptId, message) => new TooManyRequestsError('CONCURRENCY_LIMIT', message, 1, { scriptId }), name: 'script' };
-export const userScope: LeaseScope = { counter: (userId) => `running-user#${userId}`, refusal: (userId, message) => new TooManyRequestsError('CONCURRENCY_LIMIT', message, 1, { userId }), name: 'user' };
+export const scriptScope: LeaseScope = {
+  counter: runLeaseCounter,
+  refusal: (scriptId, message) => new TooManyRequestsError('CONCURRENCY_LIMIT', message, 1, { scriptId }),
+  name: 'script',
+};
+export const userScope: LeaseScope = {
+  counter: (userId) => `running-user#${userId}`,
+  refusal: (userId, message) => new TooManyRequestsError('CONCURRENCY_LIMIT', message, 1, { userId }),
+  name: 'user',
+};
 
 /** Runs starting together retry the conditional write; each round lets at least one of them in. */
 const maxAttempts = 25;
@@ -47,12 +55,14 @@ export function createRunLeases(options: { limit?: number; clock?: Clock; scope?
         const runs = { ...Object.fromEntries(live), [executionId]: now + holdMs };
         const revision = Number(Item?.revision ?? 0);
         try {
-          await db.send(new PutCommand({
-            TableName: table(),
-            Item: { ...Key, runs, revision: revision + 1, expiresAt: Math.ceil(Math.max(...Object.values(runs)) / 1000) + 86_400 },
-            ConditionExpression: Item ? 'revision = :seen' : 'attribute_not_exists(#counter)',
-            ...(Item ? { ExpressionAttributeValues: { ':seen': revision } } : { ExpressionAttributeNames: { '#counter': 'counter' } }),
-          }));
+          await db.send(
+            new PutCommand({
+              TableName: table(),
+              Item: { ...Key, runs, revision: revision + 1, expiresAt: Math.ceil(Math.max(...Object.values(runs)) / 1000) + 86_400 },
+              ConditionExpression: Item ? 'revision = :seen' : 'attribute_not_exists(#counter)',
+              ...(Item ? { ExpressionAttributeValues: { ':seen': revision } } : { ExpressionAttributeNames: { '#counter': 'counter' } }),
+            }),
+          );
           return;
         } catch (error) {
           if (!isConditionFailure(error)) throw error;
@@ -65,14 +75,16 @@ export function createRunLeases(options: { limit?: number; clock?: Clock; scope?
     /** Gives the place back; the revision moves so a concurrent acquire cannot write the run back in. */
     async release(id: string, executionId: string): Promise<void> {
       try {
-        await db.send(new UpdateCommand({
-          TableName: table(),
-          Key: { counter: scope.counter(id) },
-          UpdateExpression: 'REMOVE runs.#run ADD revision :one',
-          ConditionExpression: 'attribute_exists(runs.#run)',
-          ExpressionAttributeNames: { '#run': executionId },
-          ExpressionAttributeValues: { ':one': 1 },
-        }));
+        await db.send(
+          new UpdateCommand({
+            TableName: table(),
+            Key: { counter: scope.counter(id) },
+            UpdateExpression: 'REMOVE runs.#run ADD revision :one',
+            ConditionExpression: 'attribute_exists(runs.#run)',
+            ExpressionAttributeNames: { '#run': executionId },
+            ExpressionAttributeValues: { ':one': 1 },
+          }),
+        );
       } catch (error) {
         // Pruned after its lease lapsed: nothing to give back.
         if (!isConditionFailure(error)) throw error;

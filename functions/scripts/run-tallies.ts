@@ -23,14 +23,16 @@ export function createRunTallies() {
   const expiresAt = () => Math.floor(Date.now() / 1000) + keptSeconds;
 
   const update = (executionId: string, expression: string, values: Record<string, unknown>, extra: { condition?: string; returnAll?: boolean } = {}) =>
-    db.send(new UpdateCommand({
-      TableName: table(),
-      Key: { counter: runTallyCounter(executionId) },
-      UpdateExpression: expression,
-      ExpressionAttributeValues: { ...values, ':expiresAt': expiresAt() },
-      ...(extra.condition && { ConditionExpression: extra.condition }),
-      ...(extra.returnAll && { ReturnValues: 'ALL_NEW' as const }),
-    }));
+    db.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { counter: runTallyCounter(executionId) },
+        UpdateExpression: expression,
+        ExpressionAttributeValues: { ...values, ':expiresAt': expiresAt() },
+        ...(extra.condition && { ConditionExpression: extra.condition }),
+        ...(extra.returnAll && { ReturnValues: 'ALL_NEW' as const }),
+      }),
+    );
 
   return {
     forRun(executionId: string): RunTally {
@@ -58,7 +60,12 @@ export function createRunTallies() {
 
     /** Ends the run's calls (later ones are refused) and answers what they came to. */
     async close(executionId: string): Promise<RunUsage> {
-      const { Attributes } = await update(executionId, 'SET closedAt = :now, expiresAt = :expiresAt', { ':now': new Date().toISOString() }, { returnAll: true });
+      const { Attributes } = await update(
+        executionId,
+        'SET closedAt = :now, expiresAt = :expiresAt',
+        { ':now': new Date().toISOString() },
+        { returnAll: true },
+      );
       return usageOf(Attributes);
     },
   };

@@ -9,7 +9,17 @@ import { computeCostUsd, msAffordable, roundUsd } from './cost.js';
 import type { Deployer, PackageTrees } from './deployer.js';
 import { type ExecutionStore, retention } from './execution-store.js';
 import { createLiveLog } from './live-logs.js';
-import { type Execution, type ExecutionError, type Installation, type RuntimeLabel, type Script, type ScriptConfig, type ScriptVersion, type Trigger, limits } from './model.js';
+import {
+  type Execution,
+  type ExecutionError,
+  type Installation,
+  type RuntimeLabel,
+  type Script,
+  type ScriptConfig,
+  type ScriptVersion,
+  type Trigger,
+  limits,
+} from './model.js';
 import type { BudgetSource } from './ports.js';
 import { prepareCode } from './prepare.js';
 import { memoryTally, resourceGate } from './resource-gate.js';
@@ -148,9 +158,18 @@ export function createScriptRunner(deps: {
       const { maxExecutionsPerDay } = script.config;
       if (runsToday > maxExecutionsPerDay) {
         const retryAfter = Math.ceil((nextUtcMidnight(now) - now) / 1000);
-        throw new TooManyRequestsError('DAILY_LIMIT_EXCEEDED', `script ${script.scriptId} has used its ${maxExecutionsPerDay} executions for today (UTC)`, retryAfter, { scriptId: script.scriptId, maxExecutionsPerDay });
+        throw new TooManyRequestsError(
+          'DAILY_LIMIT_EXCEEDED',
+          `script ${script.scriptId} has used its ${maxExecutionsPerDay} executions for today (UTC)`,
+          retryAfter,
+          { scriptId: script.scriptId, maxExecutionsPerDay },
+        );
       }
-      if (spent >= budget) throw new BudgetExceededError(`this month's script spend of ${roundUsd(spent)} USD has reached the monthly budget of ${budget} USD`, { monthlyBudgetUsd: budget, spentUsd: roundUsd(spent) });
+      if (spent >= budget)
+        throw new BudgetExceededError(`this month's script spend of ${roundUsd(spent)} USD has reached the monthly budget of ${budget} USD`, {
+          monthlyBudgetUsd: budget,
+          spentUsd: roundUsd(spent),
+        });
       version = await versionOf(script.scriptId, script.activeVersion ?? script.latestVersion);
       if (script.activeVersion === null) {
         const artifact = await deps.deployer.testBuild(script, version);
@@ -168,15 +187,39 @@ export function createScriptRunner(deps: {
     const timeoutMs = Math.min(config.timeout * 1000, msAffordable(limitUsd, config.memory));
     const createdAt = clock.nowIso();
     const running: Execution = {
-      executionId: newId('exe'), scriptId: script.scriptId, userId: request.userId, scriptUser: `${script.scriptId}#${request.userId}`, version: version.version,
-      trigger: storedTrigger(request.trigger), status: 'running', output: null, error: null, duration: 0, memoryUsed: 0, cost: 0, resourceCalls: 0,
-      createdAt, finishedAt: null, expiresAt: Math.floor(Date.parse(createdAt) / 1000) + retention.resultsSeconds,
+      executionId: newId('exe'),
+      scriptId: script.scriptId,
+      userId: request.userId,
+      scriptUser: `${script.scriptId}#${request.userId}`,
+      version: version.version,
+      trigger: storedTrigger(request.trigger),
+      status: 'running',
+      output: null,
+      error: null,
+      duration: 0,
+      memoryUsed: 0,
+      cost: 0,
+      resourceCalls: 0,
+      createdAt,
+      finishedAt: null,
+      expiresAt: Math.floor(Date.parse(createdAt) / 1000) + retention.resultsSeconds,
       runningUntil: new Date(Date.parse(createdAt) + timeoutMs + runGraceMs).toISOString(),
     };
     return {
-      running, data: request.data, trigger: request.trigger, runtime: script.runtime, config, qualifier, customization: installation?.customization ?? {},
-      budget, limitUsd, limitedBy: config.maxCostPerExecution <= remaining ? 'cost' : 'budget',
-      timeoutMs, dailyCounter, spendCounter, admittedAt: now,
+      running,
+      data: request.data,
+      trigger: request.trigger,
+      runtime: script.runtime,
+      config,
+      qualifier,
+      customization: installation?.customization ?? {},
+      budget,
+      limitUsd,
+      limitedBy: config.maxCostPerExecution <= remaining ? 'cost' : 'budget',
+      timeoutMs,
+      dailyCounter,
+      spendCounter,
+      admittedAt: now,
     };
   }
 
@@ -193,24 +236,41 @@ export function createScriptRunner(deps: {
     let runningWritten: Promise<void> | undefined;
     const runningTimer = background ? undefined : setTimeout(() => (runningWritten = executions.putRunning(running)), showRunningAfterMs);
     const grant: RunGrant = {
-      executionId, userId: running.userId, scriptId: running.scriptId, allowedResources: config.allowedResources, limitUsd, limitedBy, memoryMb: config.memory, startedAt: clock.now(),
+      executionId,
+      userId: running.userId,
+      scriptId: running.scriptId,
+      allowedResources: config.allowedResources,
+      limitUsd,
+      limitedBy,
+      memoryMb: config.memory,
+      startedAt: clock.now(),
     };
     const tally = memoryTally();
     const started = performance.now();
     const caller: ResourceCaller = { call: (call) => deps.resources().call(call) };
     const callResource = resourceGate({ grant, tally, caller, elapsedMs: () => performance.now() - started });
-    const liveLog = createLiveLog((lines) => executions.appendLogs(executionId, lines, Math.floor(Date.parse(running.createdAt) / 1000) + retention.logsSeconds));
+    const liveLog = createLiveLog((lines) =>
+      executions.appendLogs(executionId, lines, Math.floor(Date.parse(running.createdAt) / 1000) + retention.logsSeconds),
+    );
 
     let outcome;
     try {
       const version = await versionOf(running.scriptId, running.version);
       outcome = await deps.runtime().invoke({
-        scriptId: running.scriptId, version: version.version, runtime: admitted.runtime, codeHash: version.codeHash, qualifier: admitted.qualifier,
+        scriptId: running.scriptId,
+        version: version.version,
+        runtime: admitted.runtime,
+        codeHash: version.codeHash,
+        qualifier: admitted.qualifier,
         // Called only where no staged or deployed copy exists (a cold local worker): warm runs read no blob.
         code: async () => prepareCode(admitted.runtime, await deps.code.read(version)),
         dependencies: deps.packages().treeOf(version),
-        memoryMb: config.memory, timeoutMs,
-        event: { data: admitted.data, trigger: { type: admitted.trigger.type, source: admitted.trigger.source ?? null, event: admitted.trigger.event ?? null } },
+        memoryMb: config.memory,
+        timeoutMs,
+        event: {
+          data: admitted.data,
+          trigger: { type: admitted.trigger.type, source: admitted.trigger.source ?? null, event: admitted.trigger.event ?? null },
+        },
         context: { scriptId: running.scriptId, executionId, userId: running.userId, customization: admitted.customization },
         callResource,
         onLog: liveLog.push,
@@ -221,7 +281,9 @@ export function createScriptRunner(deps: {
       await liveLog.close();
       await runningWritten;
       await Promise.all([
-        background ? executions.putFinished({ ...ended, status: 'error', error: failureOf(error), finishedAt: clock.nowIso() }, []) : runningWritten && executions.remove(executionId),
+        background
+          ? executions.putFinished({ ...ended, status: 'error', error: failureOf(error), finishedAt: clock.nowIso() }, [])
+          : runningWritten && executions.remove(executionId),
         executions.releaseDailyRun(admitted.dailyCounter),
       ]);
       throw error;
@@ -255,7 +317,13 @@ export function createScriptRunner(deps: {
     await runningWritten;
     await Promise.all([
       executions.putFinished(finished, storedLogs(outcome.logs)),
-      executions.addToTotals(running.scriptId, { succeeded: finished.status === 'success', duration: finished.duration, cost, at: finishedAt, version: running.version }),
+      executions.addToTotals(running.scriptId, {
+        succeeded: finished.status === 'success',
+        duration: finished.duration,
+        cost,
+        at: finishedAt,
+        version: running.version,
+      }),
       executions.addSpend(admitted.spendCounter, cost, Math.floor(admitted.admittedAt / 1000) + 400 * 86_400),
     ]);
     deps.metrics().record('ScriptRuns', 'Count', 1, { status: finished.status });

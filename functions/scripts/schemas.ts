@@ -15,7 +15,10 @@ const Code = z
   .min(1, 'must not be empty')
   .refine((code) => Buffer.byteLength(code) <= maxPackageBytes, `must be at most ${maxPackageBytes} bytes`)
   .describe('The script source. With its installed dependencies up to 50 MB; one request body carries at most 6 MB (413 past it).');
-const PackageName = z.string().max(214).regex(/^(@[a-z0-9~][a-z0-9._~-]*\/)?[a-z0-9~][a-z0-9._~-]*$/, 'must be an npm package name');
+const PackageName = z
+  .string()
+  .max(214)
+  .regex(/^(@[a-z0-9~][a-z0-9._~-]*\/)?[a-z0-9~][a-z0-9._~-]*$/, 'must be an npm package name');
 const SemverRange = z
   .string()
   .min(1)
@@ -31,17 +34,15 @@ const Requirement = z
     'must be a requirement such as requests==2.32.3 (options, URLs and paths are not installed)',
   );
 /** A map of npm packages to semver ranges (node), or a list of pip requirements (python); `{}` / `[]` declares none. */
-export const Dependencies = z.union(
-  [
-    z.array(Requirement).max(100),
-    z.record(PackageName, SemverRange).refine((map) => Object.keys(map).length <= 100, 'at most 100 packages'),
-  ],
-  { error: 'must be a map {"<package>": "<semver range>"} for node or a list of requirements for python' },
-).describe(
-  'Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). ' +
-    'Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. ' +
-    'Left out, a new version keeps the previous version\'s; {} or [] declares none.',
-);
+export const Dependencies = z
+  .union([z.array(Requirement).max(100), z.record(PackageName, SemverRange).refine((map) => Object.keys(map).length <= 100, 'at most 100 packages')], {
+    error: 'must be a map {"<package>": "<semver range>"} for node or a list of requirements for python',
+  })
+  .describe(
+    'Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). ' +
+      'Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. ' +
+      "Left out, a new version keeps the previous version's; {} or [] declares none.",
+  );
 /** A package-lock.json (lockfileVersion 2 or 3) for node dependencies, installed exactly with `npm ci`. */
 const Lockfile = z.string().min(1).max(2_000_000).describe('package-lock.json (lockfileVersion 2 or 3) of node dependencies, installed exactly with npm ci');
 const packages = { dependencies: Dependencies.optional(), lockfile: Lockfile.optional() };
@@ -100,7 +101,10 @@ export const UpdateScriptInput = z
     ...packages,
   })
   .refine(({ scriptId: _id, changelog: _changelog, ...patch }) => Object.keys(patch).length > 0, { message: 'give at least one field to change' })
-  .refine((patch) => patch.lockfile === undefined || patch.dependencies !== undefined, { message: 'a lockfile comes with the dependencies it locks', path: ['lockfile'] });
+  .refine((patch) => patch.lockfile === undefined || patch.dependencies !== undefined, {
+    message: 'a lockfile comes with the dependencies it locks',
+    path: ['lockfile'],
+  });
 
 export const RestListScriptsInput = z.strictObject({ ...pagination(10), status: z.enum(['draft', 'deployed', 'published']).optional() });
 export const SdkListScriptsInput = z.strictObject({});
@@ -127,7 +131,9 @@ export const SdkDeployInput = z.strictObject({ ...byId, version: z.number().int(
  * last as endDate), as UTC timestamps: the form runs are stored in, so the range compares as instants do.
  */
 const DateBound = (endOfDay: boolean) =>
-  z.union([IsoDate, z.iso.date()]).transform((value) => (value.length === 10 ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : new Date(value).toISOString()));
+  z
+    .union([IsoDate, z.iso.date()])
+    .transform((value) => (value.length === 10 ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : new Date(value).toISOString()));
 export const dateRange = { startDate: DateBound(false).optional(), endDate: DateBound(true).optional() };
 export const ordered = (range: { startDate?: string; endDate?: string }) => !range.startDate || !range.endDate || range.startDate <= range.endDate;
 export const orderedRange = { message: 'endDate must not be before startDate', path: ['endDate'] };
@@ -161,7 +167,12 @@ export const SdkPublishInput = RestPublishInput;
 /** API Gateway joins repeated query parameters with commas; both `tags=a,b` and `tags=a&tags=b` arrive as `a,b`. */
 const QueryList = z.preprocess((value) => (typeof value === 'string' ? value.split(',').filter(Boolean) : value), z.array(z.string().min(1).max(50)).max(20));
 
-export const RestMarketplaceInput = z.strictObject({ ...pagination(10), category: Category.optional(), tags: QueryList.optional(), search: z.string().max(200).optional() });
+export const RestMarketplaceInput = z.strictObject({
+  ...pagination(10),
+  category: Category.optional(),
+  tags: QueryList.optional(),
+  search: z.string().max(200).optional(),
+});
 export const SdkMarketplaceInput = z.strictObject({
   name: z.string().max(100).optional(),
   system: z.boolean().optional(),
@@ -205,7 +216,12 @@ export const SetRegistryInput = z.strictObject({
     .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
     .max(500)
     .refine((url) => !new URL(url).username && !new URL(url).password, 'must not carry credentials: give them as token'),
-  token: z.string().min(1).max(4000).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
+  token: z
+    .string()
+    .min(1)
+    .max(4000)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+    .optional(),
 });
 export const ClearRegistryInput = z.strictObject({ ecosystem: Ecosystem });
 export const ListRegistriesInput = z.strictObject({});

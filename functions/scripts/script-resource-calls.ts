@@ -19,7 +19,12 @@ export const ScriptResourceCallInput = z.object({
 /** What the wrappers turn back into the value, or the coded error, the local worker gives a script. */
 export type ScriptResourceCallAnswer = { ok: true; data: unknown } | { ok: false; error: { code: string; message: string } };
 
-export function createScriptResourceCalls(deps: { key: () => Promise<Uint8Array>; tallies: { forRun(executionId: string): RunTally }; caller: () => ResourceCaller; clock: Clock }) {
+export function createScriptResourceCalls(deps: {
+  key: () => Promise<Uint8Array>;
+  tallies: { forRun(executionId: string): RunTally };
+  caller: () => ResourceCaller;
+  clock: Clock;
+}) {
   const { clock } = deps;
   return {
     async call(event: unknown): Promise<ScriptResourceCallAnswer> {
@@ -31,7 +36,12 @@ export function createScriptResourceCalls(deps: { key: () => Promise<Uint8Array>
       const { token, resource, method, params } = input.data;
       try {
         const grant = verifyGrant(token, await deps.key(), clock.now());
-        const gate = resourceGate({ grant, tally: deps.tallies.forRun(grant.executionId), caller: deps.caller(), elapsedMs: () => clock.now() - grant.startedAt });
+        const gate = resourceGate({
+          grant,
+          tally: deps.tallies.forRun(grant.executionId),
+          caller: deps.caller(),
+          elapsedMs: () => clock.now() - grant.startedAt,
+        });
         return { ok: true, data: (await gate(resource, method, params)) ?? null };
       } catch (error) {
         if (error instanceof CodedError || error instanceof AppError) return { ok: false, error: { code: error.code, message: error.message } };

@@ -8,7 +8,16 @@ import { logger } from '#platform/logger.js';
 import { scriptExecuteScope } from '#platform/scopes.js';
 import type { DependencyService } from './dependencies.js';
 import { type Deployer, after } from './deployer.js';
-import { type DeclaredDependencies, type Installation, type Pricing, type Script, type ScriptConfig, type ScriptVersion, type VersionDependencies, limits } from './model.js';
+import {
+  type DeclaredDependencies,
+  type Installation,
+  type Pricing,
+  type Script,
+  type ScriptConfig,
+  type ScriptVersion,
+  type VersionDependencies,
+  limits,
+} from './model.js';
 import type { KeyIssuer } from './ports.js';
 import { prepareCode } from './prepare.js';
 import type { ScriptRuntime } from './runtime-port.js';
@@ -94,7 +103,8 @@ export function createScriptService(deps: {
     try {
       await store.update(script.scriptId, { ...patch, updatedAt }, { updatedAt: script.updatedAt });
     } catch (error) {
-      if (isConditionFailure(error)) throw new ConflictError(`script ${script.scriptId} changed meanwhile; read it again and retry`, { scriptId: script.scriptId });
+      if (isConditionFailure(error))
+        throw new ConflictError(`script ${script.scriptId} changed meanwhile; read it again and retry`, { scriptId: script.scriptId });
       throw error;
     }
     return { ...script, ...patch, updatedAt };
@@ -117,7 +127,8 @@ export function createScriptService(deps: {
     try {
       await store.addVersion(script, version);
     } catch (error) {
-      if (isConditionFailure(error)) throw new ConflictError(`another version of script ${script.scriptId} was created meanwhile; try again`, { scriptId: script.scriptId });
+      if (isConditionFailure(error))
+        throw new ConflictError(`another version of script ${script.scriptId} was created meanwhile; try again`, { scriptId: script.scriptId });
       throw error;
     }
     return version;
@@ -154,15 +165,49 @@ export function createScriptService(deps: {
     const code = await deps.code.put(scriptId, input.code);
     const key = await deps.keys.issue(userId, `script ${scriptId}`, [scriptExecuteScope(scriptId)]);
     const script: Script = {
-      scriptId, ownerId: userId, name: input.name, description: input.description ?? '', runtime: input.runtime,
-      config: { ...defaultConfig, ...input.config }, category: input.category ?? null, tags: input.tags ?? [], isPrivate, pricing: null,
-      status: 'draft', deploymentStatus: 'pending', activeVersion: null, latestVersion: 1, latestSemver: '1.0.0', deploymentId: null,
-      serverlessFunctionName: null, serverlessFunctionArn: null, apiKeyId: key.keyId, installCount: 0, ratingSum: 0, reviewCount: 0,
-      staffPick: false, system: false, totalExecutions: 0, successCount: 0, totalDuration: 0, totalCost: 0,
-      createdAt: now, updatedAt: now, deployedAt: null, publishedAt: null, lastExecutedAt: null,
+      scriptId,
+      ownerId: userId,
+      name: input.name,
+      description: input.description ?? '',
+      runtime: input.runtime,
+      config: { ...defaultConfig, ...input.config },
+      category: input.category ?? null,
+      tags: input.tags ?? [],
+      isPrivate,
+      pricing: null,
+      status: 'draft',
+      deploymentStatus: 'pending',
+      activeVersion: null,
+      latestVersion: 1,
+      latestSemver: '1.0.0',
+      deploymentId: null,
+      serverlessFunctionName: null,
+      serverlessFunctionArn: null,
+      apiKeyId: key.keyId,
+      installCount: 0,
+      ratingSum: 0,
+      reviewCount: 0,
+      staffPick: false,
+      system: false,
+      totalExecutions: 0,
+      successCount: 0,
+      totalDuration: 0,
+      totalCost: 0,
+      createdAt: now,
+      updatedAt: now,
+      deployedAt: null,
+      publishedAt: null,
+      lastExecutedAt: null,
     };
     const version: ScriptVersion = {
-      scriptId, version: 1, versionId: newId('ver'), semver: '1.0.0', ...code, message: 'initial version', createdAt: now, deployedAt: null,
+      scriptId,
+      version: 1,
+      versionId: newId('ver'),
+      semver: '1.0.0',
+      ...code,
+      message: 'initial version',
+      createdAt: now,
+      deployedAt: null,
       ...(dependencies && { dependencies }),
     };
     const installation: Installation = { scriptId, userId, installationId: newId('sin'), status: 'active', installedAt: now, customization: {} };
@@ -216,7 +261,8 @@ export function createScriptService(deps: {
       }
       // Lambda freezes timeout and memory into each published version: the active one is rebuilt with the new values.
       const runtimeChanged = config.timeout !== script.config.timeout || config.memory !== script.config.memory;
-      if (runtimeChanged && updated.activeVersion !== null) updated = await deployer.deploy(updated, await versionOf(updated, { version: updated.activeVersion }));
+      if (runtimeChanged && updated.activeVersion !== null)
+        updated = await deployer.deploy(updated, await versionOf(updated, { version: updated.activeVersion }));
       return { script: updated, version };
     },
 
@@ -225,13 +271,22 @@ export function createScriptService(deps: {
       const [installations, subscriptions] = await Promise.all([store.listInstallations(scriptId), store.countEnabledSubscriptions(scriptId)]);
       const others = installations.filter((installation) => installation.userId !== userId);
       if (others.length || subscriptions) {
-        throw new ConflictError(`script ${scriptId} has ${others.length} active installations by other users and ${subscriptions} active subscriptions; remove them first`, {
-          scriptId, activeInstallations: others.length, activeSubscriptions: subscriptions,
-        });
+        throw new ConflictError(
+          `script ${scriptId} has ${others.length} active installations by other users and ${subscriptions} active subscriptions; remove them first`,
+          {
+            scriptId,
+            activeInstallations: others.length,
+            activeSubscriptions: subscriptions,
+          },
+        );
       }
       const versions = await store.listVersions(scriptId);
       await deps.runtime().remove(scriptId);
-      await store.remove(scriptId, versions.map((version) => version.version), installations.map((installation) => installation.userId));
+      await store.remove(
+        scriptId,
+        versions.map((version) => version.version),
+        installations.map((installation) => installation.userId),
+      );
       if (script.apiKeyId) await deps.keys.revoke(userId, script.apiKeyId);
       await removeBlobs(versions);
       // Other users' installations refuse the delete, so none is ever left behind.
@@ -254,7 +309,10 @@ export function createScriptService(deps: {
     /** One version's code for the owner only: a user who may see or installed the script gets FORBIDDEN, anyone else NOT_FOUND. */
     async versionCode(userId: string, scriptId: string, selector: number | string) {
       const script = await owned(userId, scriptId);
-      const version = typeof selector === 'number' ? await store.getVersion(scriptId, selector) : (await store.listVersions(scriptId)).find((item) => item.semver === selector);
+      const version =
+        typeof selector === 'number'
+          ? await store.getVersion(scriptId, selector)
+          : (await store.listVersions(scriptId)).find((item) => item.semver === selector);
       if (!version) throw new NotFoundError('version', String(selector));
       return { script, version, code: await deps.code.read(version) };
     },
@@ -273,7 +331,8 @@ export function createScriptService(deps: {
     /** The interface publish requirements; deploys first when needed and publishes only if that succeeds. */
     async publish(userId: string, scriptId: string, input: { pricing?: Pricing; category?: string; tags?: string[] }) {
       let script = await owned(userId, scriptId);
-      if (script.status !== 'draft') throw new ConflictError(`script ${scriptId} is ${script.status}; only a draft can be published`, { scriptId, status: script.status });
+      if (script.status !== 'draft')
+        throw new ConflictError(`script ${scriptId} is ${script.status}; only a draft can be published`, { scriptId, status: script.status });
       if (!script.description.trim()) throw new ValidationError('description', script.description, 'publishing needs a description: set one with PATCH first');
       const candidate = script.activeVersion ?? script.latestVersion;
       if (!script.testedVersions?.has(candidate)) {

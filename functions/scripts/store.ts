@@ -49,16 +49,30 @@ export function createScriptStore() {
           ...update,
           ConditionExpression: ['attribute_exists(scriptId)', ...conditions].join(' AND '),
           ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...Object.fromEntries(Object.keys(expect).map((key) => [`#expect_${key}`, key])) },
-          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...Object.fromEntries(Object.entries(expect).map(([key, value]) => [`:expect_${key}`, value])) },
+          ExpressionAttributeValues: {
+            ...update.ExpressionAttributeValues,
+            ...Object.fromEntries(Object.entries(expect).map(([key, value]) => [`:expect_${key}`, value])),
+          },
         }),
       );
     },
 
     listByOwner: (ownerId: string) =>
-      queryAll<Script>({ TableName: scripts(), IndexName: 'byOwner', KeyConditionExpression: 'ownerId = :ownerId', ExpressionAttributeValues: { ':ownerId': ownerId }, ScanIndexForward: false }),
+      queryAll<Script>({
+        TableName: scripts(),
+        IndexName: 'byOwner',
+        KeyConditionExpression: 'ownerId = :ownerId',
+        ExpressionAttributeValues: { ':ownerId': ownerId },
+        ScanIndexForward: false,
+      }),
 
     listListed: () =>
-      queryAll<Script>({ TableName: scripts(), IndexName: 'byListing', KeyConditionExpression: 'listed = :public', ExpressionAttributeValues: { ':public': 'public' } }),
+      queryAll<Script>({
+        TableName: scripts(),
+        IndexName: 'byListing',
+        KeyConditionExpression: 'listed = :public',
+        ExpressionAttributeValues: { ':public': 'public' },
+      }),
 
     /** The next version, moving the script's latest pointers only if nobody added one meanwhile. */
     async addVersion(script: Script, version: ScriptVersion): Promise<void> {
@@ -72,7 +86,12 @@ export function createScriptStore() {
                 Key: { scriptId: script.scriptId },
                 UpdateExpression: 'SET latestVersion = :version, latestSemver = :semver, updatedAt = :now',
                 ConditionExpression: 'latestVersion = :previous',
-                ExpressionAttributeValues: { ':version': version.version, ':semver': version.semver, ':now': version.createdAt, ':previous': script.latestVersion },
+                ExpressionAttributeValues: {
+                  ':version': version.version,
+                  ':semver': version.semver,
+                  ':now': version.createdAt,
+                  ':previous': script.latestVersion,
+                },
               },
             },
           ],
@@ -98,7 +117,11 @@ export function createScriptStore() {
     },
 
     listInstallations: (scriptId: string) =>
-      queryAll<Installation>({ TableName: installations(), KeyConditionExpression: 'scriptId = :scriptId', ExpressionAttributeValues: { ':scriptId': scriptId } }),
+      queryAll<Installation>({
+        TableName: installations(),
+        KeyConditionExpression: 'scriptId = :scriptId',
+        ExpressionAttributeValues: { ':scriptId': scriptId },
+      }),
 
     /** The installation and the script's installCount together; fails if the user has one already. */
     async install(installation: Installation, countsForMarketplace: boolean): Promise<void> {
@@ -124,8 +147,21 @@ export function createScriptStore() {
       await db.send(
         new TransactWriteCommand({
           TransactItems: [
-            { Delete: { TableName: installations(), Key: { scriptId: installation.scriptId, userId: installation.userId }, ConditionExpression: 'attribute_exists(userId)' } },
-            { Update: { TableName: scripts(), Key: { scriptId: installation.scriptId }, UpdateExpression: 'ADD installCount :delta', ExpressionAttributeValues: { ':delta': countsForMarketplace ? -1 : 0 } } },
+            {
+              Delete: {
+                TableName: installations(),
+                Key: { scriptId: installation.scriptId, userId: installation.userId },
+                ConditionExpression: 'attribute_exists(userId)',
+              },
+            },
+            {
+              Update: {
+                TableName: scripts(),
+                Key: { scriptId: installation.scriptId },
+                UpdateExpression: 'ADD installCount :delta',
+                ExpressionAttributeValues: { ':delta': countsForMarketplace ? -1 : 0 },
+              },
+            },
           ],
         }),
       );
@@ -133,7 +169,11 @@ export function createScriptStore() {
 
     /** Subscriptions are written by the events area into this area's scriptSubscriptions table. */
     async countEnabledSubscriptions(scriptId: string): Promise<number> {
-      const items = await queryAll<{ enabled?: boolean }>({ TableName: tableName('scriptSubscriptions'), KeyConditionExpression: 'scriptId = :scriptId', ExpressionAttributeValues: { ':scriptId': scriptId } });
+      const items = await queryAll<{ enabled?: boolean }>({
+        TableName: tableName('scriptSubscriptions'),
+        KeyConditionExpression: 'scriptId = :scriptId',
+        ExpressionAttributeValues: { ':scriptId': scriptId },
+      });
       return items.filter((item) => item.enabled !== false).length;
     },
 

@@ -31,7 +31,8 @@ export function storedLogs(lines: string[]): string[] {
   let bytes = 0;
   for (const line of lines) {
     bytes += Buffer.byteLength(line) + 1;
-    if (bytes > storedLogBytes) return [...kept, `[${lines.length - kept.length} more log lines not kept: the stored log is limited to ${storedLogBytes} bytes]`];
+    if (bytes > storedLogBytes)
+      return [...kept, `[${lines.length - kept.length} more log lines not kept: the stored log is limited to ${storedLogBytes} bytes]`];
     kept.push(line);
   }
   return kept;

@@ -45,6 +45,7 @@ export const scriptTables = {
   scriptCounters: {
     partitionKey: 'counter',
     ttlAttribute: 'expiresAt',
-    description: 'Runs per script per UTC day (daily limit), spend per user per month (budget), and on AWS each run\'s resource-call tally and each script\'s concurrency lease.',
+    description:
+      "Runs per script per UTC day (daily limit), spend per user per month (budget), and on AWS each run's resource-call tally and each script's concurrency lease.",
   },
 } as const satisfies Record<string, TableDefinition>;

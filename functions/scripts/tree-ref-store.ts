@@ -30,7 +30,9 @@ export function createTreeRefStore() {
     },
 
     async pin(lockHash: string): Promise<void> {
-      await db.send(new UpdateCommand({ TableName: table(), Key: keyOf(lockHash), UpdateExpression: 'SET pinned = :yes', ExpressionAttributeValues: { ':yes': true } }));
+      await db.send(
+        new UpdateCommand({ TableName: table(), Key: keyOf(lockHash), UpdateExpression: 'SET pinned = :yes', ExpressionAttributeValues: { ':yes': true } }),
+      );
     },
 
     /** `count` fewer versions use the tree; true when none does any more and it may be removed. A tree never counted stays. */
@@ -54,7 +56,16 @@ export function createTreeRefStore() {
 
     /** Drops the count once its tree is gone, unless a holder took the stale removal over meanwhile. */
     async forget(lockHash: string, collectingAt: string): Promise<void> {
-      await unlessConditionFails(db.send(new DeleteCommand({ TableName: table(), Key: keyOf(lockHash), ConditionExpression: 'collecting = :at', ExpressionAttributeValues: { ':at': collectingAt } })));
+      await unlessConditionFails(
+        db.send(
+          new DeleteCommand({
+            TableName: table(),
+            Key: keyOf(lockHash),
+            ConditionExpression: 'collecting = :at',
+            ExpressionAttributeValues: { ':at': collectingAt },
+          }),
+        ),
+      );
     },
   };
 }

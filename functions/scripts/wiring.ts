@@ -14,7 +14,16 @@ import { systemClock } from '#platform/clock.js';
 import { envNames } from '#platform/env-names.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { settings } from '#platform/settings.js';
-import { backgroundRuns, credentialVault, metrics, packageInstaller, pythonCodeFacts, rateLimiter, scriptPackageStore, scriptRuntime } from '#functions/app/platform.js';
+import {
+  backgroundRuns,
+  credentialVault,
+  metrics,
+  packageInstaller,
+  pythonCodeFacts,
+  rateLimiter,
+  scriptPackageStore,
+  scriptRuntime,
+} from '#functions/app/platform.js';
 import { type Authoring, createAuthoring } from './authoring.js';
 import { type DependencyService, createDependencyService } from './dependencies.js';
 import { createNpmInstallerFunction } from './installer-function.js';
@@ -81,7 +90,11 @@ export const scriptDependencies = (): DependencyService =>
 let npmInstaller: ReturnType<typeof createNpmInstallerFunction> | undefined;
 /** The npm installer function's work (AWS): each install in a fresh directory under /tmp, the tree to the script-packages bucket. */
 export const npmInstall = () =>
-  (npmInstaller ??= createNpmInstallerFunction({ blobs: scriptPackageStore, workDir: tmpdir(), timeoutMs: settings.numberOr(envNames.packageInstallTimeoutSeconds, 20) * 1000 }));
+  (npmInstaller ??= createNpmInstallerFunction({
+    blobs: scriptPackageStore,
+    workDir: tmpdir(),
+    timeoutMs: settings.numberOr(envNames.packageInstallTimeoutSeconds, 20) * 1000,
+  }));
 
 /** Versions' code, in the same blob store as their packages. */
 export const scriptCode: VersionCode = createVersionCode(scriptPackageStore);
@@ -91,14 +104,21 @@ let resourceCalls: ReturnType<typeof createScriptResourceCalls> | undefined;
 export const scriptResourceCalls = () =>
   (resourceCalls ??= createScriptResourceCalls({ key: scriptGrantKey, tallies: createRunTallies(), caller: callService, clock: systemClock }));
 
-const deployerOf = (store: ScriptStore): Deployer => createDeployer({ store, runtime: scriptRuntime, packages: scriptDependencies, code: scriptCode, clock: systemClock });
+const deployerOf = (store: ScriptStore): Deployer =>
+  createDeployer({ store, runtime: scriptRuntime, packages: scriptDependencies, code: scriptCode, clock: systemClock });
 
 let service: ScriptService | undefined;
 export const scriptService = (): ScriptService => {
   if (!service) {
     const store = createScriptStore();
     service = createScriptService({
-      store, deployer: deployerOf(store), runtime: scriptRuntime, keys: accountKeys, clock: systemClock, packages: scriptDependencies, code: scriptCode,
+      store,
+      deployer: deployerOf(store),
+      runtime: scriptRuntime,
+      keys: accountKeys,
+      clock: systemClock,
+      packages: scriptDependencies,
+      code: scriptCode,
     });
   }
   return service;
@@ -128,11 +148,24 @@ export const scriptRunner = (): ScriptRunner => {
 
 let longRuns: LongRuns | undefined;
 export const scriptLongRuns = (): LongRuns =>
-  (longRuns ??= createLongRuns({ runner: scriptRunner(), executions: createExecutionStore(), background: backgroundRuns, boundMs: () => settings.runWaitMs, clock: systemClock }));
+  (longRuns ??= createLongRuns({
+    runner: scriptRunner(),
+    executions: createExecutionStore(),
+    background: backgroundRuns,
+    boundMs: () => settings.runWaitMs,
+    clock: systemClock,
+  }));
 
 let authoring: Authoring | undefined;
 export const scriptAuthoring = (): Authoring =>
-  (authoring ??= createAuthoring({ flows: flowScripts(), scripts: scriptService(), store: createScriptStore(), code: scriptCode, catalog: installedResources(), pythonFacts: pythonCodeFacts }));
+  (authoring ??= createAuthoring({
+    flows: flowScripts(),
+    scripts: scriptService(),
+    store: createScriptStore(),
+    code: scriptCode,
+    catalog: installedResources(),
+    pythonFacts: pythonCodeFacts,
+  }));
 
 let insights: Insights | undefined;
 export const scriptInsights = (): Insights =>

@@ -101,17 +101,30 @@ export function createBuildService(deps: BuildServiceDeps) {
       const now = clock.nowIso();
       const movesOn = running.installationId
         ? {
-          buildId: running.buildId, buildStatus: outcome.status, updatedAt: now,
-          // An upgrade moves the installation only when its new page is built; a failed one leaves it pinned.
-          ...(success && { version: running.version, gitHash: running.gitHash }),
-        }
+            buildId: running.buildId,
+            buildStatus: outcome.status,
+            updatedAt: now,
+            // An upgrade moves the installation only when its new page is built; a failed one leaves it pinned.
+            ...(success && { version: running.version, gitHash: running.gitHash }),
+          }
         : {
-          buildId: running.buildId, buildStatus: outcome.status, updatedAt: now,
-          ...(success && { builtVersion: running.version, buildOutput, manifest: outcome.manifest ?? null }),
-        };
-      const build = await store.finishBuild(running, {
-        status: outcome.status, reason: success ? null : (outcome.reason ?? 'the build failed'), buildOutput, manifest: outcome.manifest ?? null, logs, finishedAt: now,
-      }, movesOn);
+            buildId: running.buildId,
+            buildStatus: outcome.status,
+            updatedAt: now,
+            ...(success && { builtVersion: running.version, buildOutput, manifest: outcome.manifest ?? null }),
+          };
+      const build = await store.finishBuild(
+        running,
+        {
+          status: outcome.status,
+          reason: success ? null : (outcome.reason ?? 'the build failed'),
+          buildOutput,
+          manifest: outcome.manifest ?? null,
+          logs,
+          finishedAt: now,
+        },
+        movesOn,
+      );
       return build;
     },
   };

@@ -26,7 +26,8 @@ function checked(field: CustomizationField, value: CustomizationValue): Customiz
       if (field.step !== undefined) {
         const steps = (value - (field.min ?? 0)) / field.step;
         // Tolerance for binary fractions: 0.3 / 0.1 is 2.9999999999999996.
-        if (Math.abs(steps - Math.round(steps)) > 1e-9) refuse(field, value, `must be a multiple of ${field.step}${field.min !== undefined ? ` from ${field.min}` : ''}`);
+        if (Math.abs(steps - Math.round(steps)) > 1e-9)
+          refuse(field, value, `must be a multiple of ${field.step}${field.min !== undefined ? ` from ${field.min}` : ''}`);
       }
       return value;
     }

@@ -49,8 +49,15 @@ export function createInstallationService(deps: InstallationServiceDeps) {
   /** Builds the installation's page at `version` and answers when it ends or at the wait bound. */
   async function buildPage(installation: TemplateInstallation, template: TemplateItem, version: { version: string; gitHash: string }, apiBaseUrl: string) {
     const started = await builds.start({
-      templateId: template.templateId, userId: installation.userId, installationId: installation.installationId, version: version.version, gitHash: version.gitHash,
-      repository: template.repository, templatePath: template.templatePath, subdomain: installation.subdomain, publicEnv: publicEnv(installation.customization),
+      templateId: template.templateId,
+      userId: installation.userId,
+      installationId: installation.installationId,
+      version: version.version,
+      gitHash: version.gitHash,
+      repository: template.repository,
+      templatePath: template.templatePath,
+      subdomain: installation.subdomain,
+      publicEnv: publicEnv(installation.customization),
     });
     await store.updateInstallation(installation.installationId, { buildId: started.buildId, buildStatus: 'building', updatedAt: clock.nowIso() });
     const build = await builds.view(await builds.awaitEnd(started.buildId), apiBaseUrl);
@@ -84,11 +91,16 @@ export function createInstallationService(deps: InstallationServiceDeps) {
 
     async install(caller: Caller, input: { templateId: string; customization: Record<string, CustomizationValue> }, apiBaseUrl: string) {
       const template = await templates.find(caller.userId, input.templateId, true);
-      if (!template.builtVersion || !template.manifest) throw new ConflictError(`template ${template.templateId} has no successful build to install`, { templateId: template.templateId });
+      if (!template.builtVersion || !template.manifest)
+        throw new ConflictError(`template ${template.templateId} has no successful build to install`, { templateId: template.templateId });
       const customization = resolveCustomization(template.manifest.customization, input.customization);
       const { missingResources, missingScripts } = await requirementsOf(caller.userId, template);
       if (missingResources.length || missingScripts.length) {
-        throw new ConflictError('the template needs scripts or resources that are not available to you', { templateId: template.templateId, missingResources, missingScripts });
+        throw new ConflictError('the template needs scripts or resources that are not available to you', {
+          templateId: template.templateId,
+          missingResources,
+          missingScripts,
+        });
       }
       const version = (await store.getVersion(template.templateId, template.builtVersion))!;
       const wanted = template.manifest.dependencies;
@@ -107,9 +119,22 @@ export function createInstallationService(deps: InstallationServiceDeps) {
         }
         for (let attempt = 0; attempt < 3 && !installation; attempt++) {
           const candidate: TemplateInstallation = {
-            installationId: newId('tin'), templateId: template.templateId, templateName: template.name, userId: caller.userId, version: version.version, gitHash: version.gitHash,
-            subdomain: newSubdomain(template.name), customization, installedScripts: wanted.scripts, installedResources: wanted.resources, preexisting,
-            status: 'active', buildId: '', buildStatus: 'building', installedAt: now, updatedAt: now,
+            installationId: newId('tin'),
+            templateId: template.templateId,
+            templateName: template.name,
+            userId: caller.userId,
+            version: version.version,
+            gitHash: version.gitHash,
+            subdomain: newSubdomain(template.name),
+            customization,
+            installedScripts: wanted.scripts,
+            installedResources: wanted.resources,
+            preexisting,
+            status: 'active',
+            buildId: '',
+            buildStatus: 'building',
+            installedAt: now,
+            updatedAt: now,
           };
           if (await store.install(candidate)) installation = candidate;
         }
@@ -123,7 +148,12 @@ export function createInstallationService(deps: InstallationServiceDeps) {
 
     async list(userId: string, input: { limit: number; offset: number }, apiBaseUrl: string) {
       const all = await store.listInstallationsByUser(userId);
-      return { installations: all.slice(input.offset, input.offset + input.limit).map((installation) => view(installation, apiBaseUrl)), total: all.length, limit: input.limit, offset: input.offset };
+      return {
+        installations: all.slice(input.offset, input.offset + input.limit).map((installation) => view(installation, apiBaseUrl)),
+        total: all.length,
+        limit: input.limit,
+        offset: input.offset,
+      };
     },
 
     async get(userId: string, installationId: string, apiBaseUrl: string) {
@@ -134,7 +164,11 @@ export function createInstallationService(deps: InstallationServiceDeps) {
       const installation = await mine(caller.userId, installationId);
       await store.uninstall(installation);
       const keep = installation.preexisting;
-      await removeDependencies(caller, installation.installedScripts.filter((id) => !keep.scripts.includes(id)), installation.installedResources.filter((id) => !keep.resources.includes(id)));
+      await removeDependencies(
+        caller,
+        installation.installedScripts.filter((id) => !keep.scripts.includes(id)),
+        installation.installedResources.filter((id) => !keep.resources.includes(id)),
+      );
       await builder.removeSite(installation.subdomain);
       return `template installation ${installationId} uninstalled; its page at ${installation.subdomain} is no longer served`;
     },
@@ -142,19 +176,30 @@ export function createInstallationService(deps: InstallationServiceDeps) {
     /** Moves the installation to `version` (default the template's newest built one) by rebuilding its page. */
     async upgrade(caller: Caller, input: { installationId: string; version?: string }, apiBaseUrl: string) {
       const installation = await mine(caller.userId, input.installationId);
-      if (installation.buildStatus === 'building') throw new ConflictError(`installation ${installation.installationId} is being built; wait for the build to end`, { installationId: installation.installationId });
+      if (installation.buildStatus === 'building')
+        throw new ConflictError(`installation ${installation.installationId} is being built; wait for the build to end`, {
+          installationId: installation.installationId,
+        });
       const template = await store.get(installation.templateId);
       if (!template) throw new NotFoundError('templateId', installation.templateId, 'template');
       const target = input.version ?? template.builtVersion ?? template.version;
       if (compareSemver(target, installation.version) <= 0) {
-        throw new ValidationError('version', target, `an upgrade needs a version newer than the installed ${installation.version}`, { installed: installation.version });
+        throw new ValidationError('version', target, `an upgrade needs a version newer than the installed ${installation.version}`, {
+          installed: installation.version,
+        });
       }
       const version = await store.getVersion(template.templateId, target);
       if (!version) throw new NotFoundError('version', target, 'template version');
       // Fields the new version dropped go, new ones take their defaults; only the newest build's fields are known.
-      const customization = target === template.builtVersion && template.manifest
-        ? resolveCustomization(template.manifest.customization, Object.fromEntries(Object.entries(installation.customization).filter(([key]) => template.manifest!.customization.some((field) => field.key === key))))
-        : installation.customization;
+      const customization =
+        target === template.builtVersion && template.manifest
+          ? resolveCustomization(
+              template.manifest.customization,
+              Object.fromEntries(
+                Object.entries(installation.customization).filter(([key]) => template.manifest!.customization.some((field) => field.key === key)),
+              ),
+            )
+          : installation.customization;
       const updated = (await store.updateInstallation(installation.installationId, { customization, updatedAt: clock.nowIso() })) ?? installation;
       return buildPage(updated, template, version, apiBaseUrl);
     },

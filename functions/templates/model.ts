@@ -105,7 +105,12 @@ export interface BuildOutcome {
 }
 
 export const summaryView = (item: TemplateItem) => ({
-  id: item.templateId, name: item.name, status: item.status, version: item.version, installCount: item.installCount, createdAt: item.createdAt,
+  id: item.templateId,
+  name: item.name,
+  status: item.status,
+  version: item.version,
+  installCount: item.installCount,
+  createdAt: item.createdAt,
 });
 
 export const averageRating = (item: TemplateItem) => (item.reviewCount ? Math.round((item.ratingSum / item.reviewCount) * 100) / 100 : 0);

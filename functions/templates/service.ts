@@ -22,7 +22,10 @@ export interface TemplateServiceDeps {
   clock: Clock;
 }
 
-const page = <T>(items: T[], input: { limit: number; offset: number }) => ({ items: items.slice(input.offset, input.offset + input.limit), total: items.length });
+const page = <T>(items: T[], input: { limit: number; offset: number }) => ({
+  items: items.slice(input.offset, input.offset + input.limit),
+  total: items.length,
+});
 
 export function createTemplateService(deps: TemplateServiceDeps) {
   const { store, builds, builder, pages, dependencies, settings, clock } = deps;
@@ -30,7 +33,8 @@ export function createTemplateService(deps: TemplateServiceDeps) {
   /** The owner's template; anyone else's (or none) is NOT_FOUND, unless it is published and `visibleIfPublished`. */
   async function find(userId: string, templateId: string, visibleIfPublished = false): Promise<TemplateItem> {
     const template = await store.get(templateId);
-    if (!template || (template.ownerId !== userId && !(visibleIfPublished && template.status === 'published'))) throw new NotFoundError('templateId', templateId, 'template');
+    if (!template || (template.ownerId !== userId && !(visibleIfPublished && template.status === 'published')))
+      throw new NotFoundError('templateId', templateId, 'template');
     return template;
   }
 
@@ -48,7 +52,12 @@ export function createTemplateService(deps: TemplateServiceDeps) {
   });
 
   function checkRepository(repository: string) {
-    if (repository.startsWith('file:') && !settings.allowFileRepositories()) throw new ValidationError('repository', repository, 'file:// repositories are accepted only in local mode with TEMPLATE_FILE_REPOSITORIES=true; use an https:// URL');
+    if (repository.startsWith('file:') && !settings.allowFileRepositories())
+      throw new ValidationError(
+        'repository',
+        repository,
+        'file:// repositories are accepted only in local mode with TEMPLATE_FILE_REPOSITORIES=true; use an https:// URL',
+      );
   }
 
   return {
@@ -62,13 +71,40 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       const templateId = newId('tpl');
       for (let attempt = 0; attempt < 3; attempt++) {
         const template: TemplateItem = {
-          templateId, ownerId: userId, name: input.name, description: input.description, category: input.category ?? null, tags: input.tags,
-          repository: input.repository, templatePath: input.templatePath, version: input.version, gitHash: input.gitHash, status: 'draft', pricing: null,
-          previewSubdomain: newSubdomain(input.name), builtVersion: null, buildId: null, buildStatus: null, buildOutput: null, manifest: null,
-          installCount: 0, ratingSum: 0, reviewCount: 0, createdAt: now, updatedAt: now,
+          templateId,
+          ownerId: userId,
+          name: input.name,
+          description: input.description,
+          category: input.category ?? null,
+          tags: input.tags,
+          repository: input.repository,
+          templatePath: input.templatePath,
+          version: input.version,
+          gitHash: input.gitHash,
+          status: 'draft',
+          pricing: null,
+          previewSubdomain: newSubdomain(input.name),
+          builtVersion: null,
+          buildId: null,
+          buildStatus: null,
+          buildOutput: null,
+          manifest: null,
+          installCount: 0,
+          ratingSum: 0,
+          reviewCount: 0,
+          createdAt: now,
+          updatedAt: now,
         };
-        const version: TemplateVersion = { templateId, version: input.version, versionId: newId('tvr'), gitHash: input.gitHash, changelog: 'initial version', createdAt: now };
-        if (await store.create(template, version)) return { id: templateId, name: template.name, status: template.status, version: template.version, createdAt: now };
+        const version: TemplateVersion = {
+          templateId,
+          version: input.version,
+          versionId: newId('tvr'),
+          gitHash: input.gitHash,
+          changelog: 'initial version',
+          createdAt: now,
+        };
+        if (await store.create(template, version))
+          return { id: templateId, name: template.name, status: template.status, version: template.version, createdAt: now };
       }
       throw new ConflictError('could not allocate a unique subdomain; try again');
     },
@@ -85,7 +121,10 @@ export function createTemplateService(deps: TemplateServiceDeps) {
         (template) =>
           (!input.category || template.category?.toLowerCase() === input.category.toLowerCase()) &&
           (!input.tags?.length || input.tags.every((tag) => template.tags.some((own) => own.toLowerCase() === tag.toLowerCase()))) &&
-          (!search || template.name.toLowerCase().includes(search) || template.description.toLowerCase().includes(search) || template.tags.some((tag) => tag.toLowerCase().includes(search))),
+          (!search ||
+            template.name.toLowerCase().includes(search) ||
+            template.description.toLowerCase().includes(search) ||
+            template.tags.some((tag) => tag.toLowerCase().includes(search))),
       );
       const { items, total } = page(matching, input);
       return { templates: items.map(marketplaceView), total, limit: input.limit, offset: input.offset };
@@ -102,9 +141,21 @@ export function createTemplateService(deps: TemplateServiceDeps) {
 
     async addVersion(userId: string, input: { templateId: string; version: string; gitHash: string; changelog?: string }) {
       const template = await owned(userId, input.templateId);
-      const latest = (await store.listVersions(template.templateId)).map((version) => version.version).sort(compareSemver).at(-1) ?? template.version;
-      if (compareSemver(input.version, latest) <= 0) throw new ValidationError('version', input.version, `version must be greater than the latest, ${latest}`, { latest });
-      const version: TemplateVersion = { templateId: template.templateId, version: input.version, versionId: newId('tvr'), gitHash: input.gitHash, changelog: input.changelog ?? null, createdAt: clock.nowIso() };
+      const latest =
+        (await store.listVersions(template.templateId))
+          .map((version) => version.version)
+          .sort(compareSemver)
+          .at(-1) ?? template.version;
+      if (compareSemver(input.version, latest) <= 0)
+        throw new ValidationError('version', input.version, `version must be greater than the latest, ${latest}`, { latest });
+      const version: TemplateVersion = {
+        templateId: template.templateId,
+        version: input.version,
+        versionId: newId('tvr'),
+        gitHash: input.gitHash,
+        changelog: input.changelog ?? null,
+        createdAt: clock.nowIso(),
+      };
       if (!(await store.addVersion(version, { version: input.version, gitHash: input.gitHash, updatedAt: version.createdAt }))) {
         throw new ConflictError(`version ${input.version} exists already`, { version: input.version });
       }
@@ -123,8 +174,15 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       const version = await store.getVersion(template.templateId, input.version ?? template.version);
       if (!version) throw new NotFoundError('version', input.version ?? template.version, 'template version');
       const started = await builds.start({
-        templateId: template.templateId, userId, installationId: null, version: version.version, gitHash: version.gitHash,
-        repository: template.repository, templatePath: template.templatePath, subdomain: template.previewSubdomain, publicEnv: {},
+        templateId: template.templateId,
+        userId,
+        installationId: null,
+        version: version.version,
+        gitHash: version.gitHash,
+        repository: template.repository,
+        templatePath: template.templatePath,
+        subdomain: template.previewSubdomain,
+        publicEnv: {},
       });
       await store.update(template.templateId, { buildId: started.buildId, buildStatus: 'building', updatedAt: clock.nowIso() });
       return builds.view(await builds.awaitEnd(started.buildId, builds.waitWithin(input.wait === undefined ? undefined : input.wait * 1000)), apiBaseUrl);
@@ -140,7 +198,11 @@ export function createTemplateService(deps: TemplateServiceDeps) {
 
     async publish(userId: string, input: { templateId: string; pricing: TemplatePricing }) {
       const template = await owned(userId, input.templateId);
-      if (template.status !== 'draft') throw new ConflictError(`template ${template.templateId} is ${template.status}, not draft`, { templateId: template.templateId, status: template.status });
+      if (template.status !== 'draft')
+        throw new ConflictError(`template ${template.templateId} is ${template.status}, not draft`, {
+          templateId: template.templateId,
+          status: template.status,
+        });
       const problems: string[] = [];
       if (!template.builtVersion || !template.manifest) problems.push('it needs a successful build with a CDN address');
       if (!template.description.trim()) problems.push('it needs a description');
@@ -148,16 +210,26 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       const wanted = template.manifest?.dependencies.resources ?? [];
       const unavailable = (await dependencies.resources(userId, wanted)).filter((resource) => !resource.available).map((resource) => resource.id);
       if (unavailable.length) problems.push(`resources not published in the marketplace: ${unavailable.join(', ')}`);
-      if (problems.length) throw new ValidationError('templateId', template.templateId, `template cannot be published: ${problems.join('; ')}`, { problems, missingResources: unavailable });
+      if (problems.length)
+        throw new ValidationError('templateId', template.templateId, `template cannot be published: ${problems.join('; ')}`, {
+          problems,
+          missingResources: unavailable,
+        });
       const now = clock.nowIso();
-      const updated = await store.update(template.templateId, { status: 'published', listing: 'published', pricing: input.pricing, publishedAt: now, updatedAt: now }, [], 'draft');
+      const updated = await store.update(
+        template.templateId,
+        { status: 'published', listing: 'published', pricing: input.pricing, publishedAt: now, updatedAt: now },
+        [],
+        'draft',
+      );
       if (!updated) throw new ConflictError(`template ${template.templateId} changed meanwhile; read it again and retry`, { templateId: template.templateId });
       return { id: updated.templateId, status: updated.status, version: updated.builtVersion, pricing: updated.pricing, publishedAt: now };
     },
 
     async unpublish(userId: string, templateId: string) {
       const template = await owned(userId, templateId);
-      if (template.status !== 'published') throw new ConflictError(`template ${templateId} is ${template.status}, not published`, { templateId, status: template.status });
+      if (template.status !== 'published')
+        throw new ConflictError(`template ${templateId} is ${template.status}, not published`, { templateId, status: template.status });
       const updated = await store.update(templateId, { status: 'draft', updatedAt: clock.nowIso() }, ['listing'], 'published');
       if (!updated) throw new ConflictError(`template ${templateId} changed meanwhile; read it again and retry`, { templateId });
       return { id: templateId, status: updated.status };
@@ -166,7 +238,11 @@ export function createTemplateService(deps: TemplateServiceDeps) {
     async remove(userId: string, templateId: string) {
       const template = await owned(userId, templateId);
       const active = (await store.listInstallationsByTemplate(templateId)).length;
-      if (active) throw new ConflictError(`template ${templateId} has ${active} active installations; they must be uninstalled first`, { templateId, activeInstallations: active });
+      if (active)
+        throw new ConflictError(`template ${templateId} has ${active} active installations; they must be uninstalled first`, {
+          templateId,
+          activeInstallations: active,
+        });
       await store.remove(template, await store.listVersions(templateId));
       // Its preview page goes with it (installations' pages went when they were uninstalled).
       await builder.removeSite(template.previewSubdomain);

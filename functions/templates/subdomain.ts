@@ -7,7 +7,14 @@ const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
 export const dnsLabel = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export function newSubdomain(name: string): string {
-  const slug = name.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
+  const slug = name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
   const suffix = [...randomBytes(10)].map((byte) => alphabet[byte % alphabet.length]).join('');
   return slug ? `${slug}-${suffix}` : `site-${suffix}`;
 }

@@ -17,7 +17,6 @@ import { createTemplateReviewTarget } from './reviews.js';
 import { type TemplateService, createTemplateService } from './service.js';
 import { createTemplateStore } from './store.js';
 
-
 const settings: TemplateSettings & { buildTimeoutMs(): number } = {
   // Below API Gateway's 30 s on AWS; locally a build usually ends within the wait.
   buildWaitMs: () => platformSettings.numberOr(envNames.templateBuildWaitSeconds, platformSettings.mode === 'local' ? 120 : 25) * 1000,
@@ -41,14 +40,22 @@ function dependencies(): TemplateDependencies {
       return ids.map((id) => ({ id, name: found.get(id)?.name ?? null, available: found.get(id)?.status === 'published' }));
     },
     async scripts(userId, ids) {
-      return Promise.all(ids.map(async (id) => {
-        const script = await scripts.get(id);
-        return { id, name: script?.name ?? null, available: Boolean(script && (script.ownerId === userId || script.listed)) };
-      }));
+      return Promise.all(
+        ids.map(async (id) => {
+          const script = await scripts.get(id);
+          return { id, name: script?.name ?? null, available: Boolean(script && (script.ownerId === userId || script.listed)) };
+        }),
+      );
     },
-    installResource: (caller, resourceId, baseUrl) => resourceInstallations().install(caller, resourceId, baseUrl).then(() => 'installed' as const, alreadyInstalled),
+    installResource: (caller, resourceId, baseUrl) =>
+      resourceInstallations()
+        .install(caller, resourceId, baseUrl)
+        .then(() => 'installed' as const, alreadyInstalled),
     uninstallResource: async (caller, resourceId) => void (await resourceInstallations().uninstall(caller, resourceId)),
-    installScript: (userId, scriptId, customization) => scriptService().install(userId, scriptId, customization).then(() => 'installed' as const, alreadyInstalled),
+    installScript: (userId, scriptId, customization) =>
+      scriptService()
+        .install(userId, scriptId, customization)
+        .then(() => 'installed' as const, alreadyInstalled),
     uninstallScript: (userId, scriptId) => scriptService().uninstall(userId, scriptId),
   };
 }

@@ -30,7 +30,11 @@ describe('client: typed calls', () => {
     const client = createPlatformClient({ baseUrl: `${api.baseUrl}/`, apiKey: user.apiKey });
     // Act
     const me = await unwrap(client.GET('/api/sdk/v1/me'));
-    const created = await unwrap(client.POST('/api/sdk/v1/scripts/createScript', { body: { name: 'client-echo', code: 'async function handler(event) { return { success: true, got: event.data } }' } }));
+    const created = await unwrap(
+      client.POST('/api/sdk/v1/scripts/createScript', {
+        body: { name: 'client-echo', code: 'async function handler(event) { return { success: true, got: event.data } }' },
+      }),
+    );
     await unwrap(client.POST('/api/sdk/v1/scripts/deployScript', { body: { scriptId: created.id } }));
     const run = await unwrap(client.POST('/api/sdk/v1/scripts/executeScript', { body: { scriptId: created.id, data: { n: 1 } } }));
     const listed = await unwrap(client.GET('/api/sdk/v1/scripts/{scriptId}', { params: { path: { scriptId: created.id } } }));
@@ -56,11 +60,18 @@ describe('client: typed calls', () => {
   it('throws PaymentRequiredError with the offers of a paid route', async () => {
     // Prepare
     const seller = await api.givenUser({ walletAddress: Keypair.generate().publicKey.toBase58() });
-    const resourceId = await givenPublishedResource(api, seller, { pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' } }, { baseUrl: upstream.baseUrl });
+    const resourceId = await givenPublishedResource(
+      api,
+      seller,
+      { pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' } },
+      { baseUrl: upstream.baseUrl },
+    );
     const client = createPlatformClient({ baseUrl: api.baseUrl });
     // Act
     const refused = await unwrap(
-      client.GET('/api/x402/resources/{resourceId}/{methodName}', { params: { path: { resourceId, methodName: 'getForecast' }, query: { city: 'Oslo' } as never } }),
+      client.GET('/api/x402/resources/{resourceId}/{methodName}', {
+        params: { path: { resourceId, methodName: 'getForecast' }, query: { city: 'Oslo' } as never },
+      }),
     ).catch((error: unknown) => error);
     // Assess
     expect(refused).toBeInstanceOf(PaymentRequiredError);
@@ -96,7 +107,9 @@ describe('client: README example and failures without an answer', () => {
     // Act
     const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
       const child = spawn(process.execPath, ['--import', 'tsx', file], {
-        cwd: root, env: { ...process.env, PLATFORM_BASE_URL: api.baseUrl, PLATFORM_API_KEY: user.apiKey }, stdio: ['ignore', 'pipe', 'pipe'],
+        cwd: root,
+        env: { ...process.env, PLATFORM_BASE_URL: api.baseUrl, PLATFORM_API_KEY: user.apiKey },
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));

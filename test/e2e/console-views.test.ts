@@ -48,7 +48,8 @@ describe('console: every object has its own URL', () => {
     await api.as(user.apiKey).post(sdk('createVersion'), { scriptId: script.id, code: handlerReturning('second-marker'), commitMessage: 'second' });
     const executionId = (await execute(api, user, script.id)).body.data.executionId as string;
     const flow = await givenTimeFlow(api, user, script.id, { title: uniqueName('Morning report') });
-    const documentId = (await upload(api, user, { bytes: 'The frame warranty lasts ten years.', filename: 'notes.txt', mimeType: mime.text })).body.data.documentId as string;
+    const documentId = (await upload(api, user, { bytes: 'The frame warranty lasts ten years.', filename: 'notes.txt', mimeType: mime.text })).body.data
+      .documentId as string;
     await settled(api, user, documentId);
     const resource = resourceInput({ name: uniqueName('weather') });
     const resourceId = (await api.as(user.apiKey).post('/api/sdk/v1/resources', resource)).body.data.id as string;
@@ -179,7 +180,11 @@ describe('console: flow warnings', () => {
     // Prepare: an llm flow on a platform without a language model.
     const title = uniqueName('Summaries');
     const created = await api.as(user.apiKey).post(flowsPath('createEventFlow'), {
-      title, description: 'Summarises mail', eventType: 'mailapp.email_received', executionType: 'llm', prompt: 'Summarise it.',
+      title,
+      description: 'Summarises mail',
+      eventType: 'mailapp.email_received',
+      executionType: 'llm',
+      prompt: 'Summarise it.',
       conditions: { operator: 'AND', conditions: [{ field: 'from', operator: 'equals', value: 'boss@acme.example' }] },
     });
     // Until the flows area accepts llm flows without a model (and warns), it refuses them: nothing to show yet.

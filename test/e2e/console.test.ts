@@ -29,20 +29,27 @@ afterAll(async () => {
 });
 
 /** A GET whose path is sent as written: fetch would resolve its dot segments first. */
-const rawGet = (path: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
-  const { hostname, port } = new URL(api.baseUrl);
-  request({ hostname, port, path, method: 'GET' }, (response) => {
-    let body = '';
-    response.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
-    response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-  }).on('error', reject).end();
-});
+const rawGet = (path: string) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const { hostname, port } = new URL(api.baseUrl);
+    request({ hostname, port, path, method: 'GET' }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => {
+        body += chunk.toString('utf8');
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    })
+      .on('error', reject)
+      .end();
+  });
 
 describe('console: served by the local server', () => {
   it('answers the console at / and leaves API paths to the API', async () => {
     // Act
     const [home, unknownApi, devAccount] = await Promise.all([
-      fetch(`${api.baseUrl}/`), fetch(`${api.baseUrl}/api/sdk/v1/no-such-operation`), fetch(`${api.baseUrl}/console/dev-account.json`),
+      fetch(`${api.baseUrl}/`),
+      fetch(`${api.baseUrl}/api/sdk/v1/no-such-operation`),
+      fetch(`${api.baseUrl}/console/dev-account.json`),
     ]);
     // Assess
     expect(home.status).toBe(200);
@@ -127,7 +134,10 @@ describe('console: a user journey through every page', () => {
     const newScript = form('Create a script');
     const scriptName = uniqueName('forecaster');
     await newScript.getByLabel('Name', { exact: true }).fill(scriptName);
-    await newScript.getByRole('group', { name: /^Allowed resources/ }).getByRole('checkbox', { name: resourceName }).check();
+    await newScript
+      .getByRole('group', { name: /^Allowed resources/ })
+      .getByRole('checkbox', { name: resourceName })
+      .check();
     const code = (method: string) =>
       `export async function handler(event) {\n  const city = event.data?.city ?? 'Lisbon';\n  console.log('calling forecast for', city);\n  return await resources['${resourceName}'].${method}({ city });\n}\n`;
     const typeCode = async (text: string) => {
@@ -180,10 +190,12 @@ describe('console: a user journey through every page', () => {
 
     // Documents: upload with progress and status, then search with scores and highlighted passages.
     await page.goto(`${api.baseUrl}/#/documents`);
-    await page.getByLabel(/^File/).setInputFiles({ name: 'handbook.txt', mimeType: 'text/plain', buffer: Buffer.from(handbookPages.map((lines) => lines.join(' ')).join('\n\n')) });
+    await page
+      .getByLabel(/^File/)
+      .setInputFiles({ name: 'handbook.txt', mimeType: 'text/plain', buffer: Buffer.from(handbookPages.map((lines) => lines.join(' ')).join('\n\n')) });
     await form('Upload a document').getByRole('button', { name: 'Upload' }).click();
     await until(() => page.getByText(/completed, \d+ chunks/).count(), 60_000).toBe(1);
-    expect(await page.getByLabel('Minimum score').inputValue()).toBe('0.7');   // the API's default threshold
+    expect(await page.getByLabel('Minimum score').inputValue()).toBe('0.7'); // the API's default threshold
     await page.getByLabel('Question or words').fill('how long is the warranty on a bicycle frame');
     await page.getByRole('button', { name: 'Search' }).click();
     await until(() => page.locator('table mark').count()).toBeGreaterThan(0);
@@ -236,7 +248,12 @@ describe('console: templates', () => {
 
       // Publish, then install from the marketplace through the form its template.json fields describe.
       await page.getByRole('button', { name: 'Publish' }).click();
-      await until(() => page.getByRole('region', { name: `Template ${name}` }).getByText('published', { exact: true }).count()).toBe(1);
+      await until(() =>
+        page
+          .getByRole('region', { name: `Template ${name}` })
+          .getByText('published', { exact: true })
+          .count(),
+      ).toBe(1);
       await page.goto(`${api.baseUrl}/#/marketplace`);
       await page.getByRole('tab', { name: 'Templates' }).click();
       await page.getByRole('link', { name }).click();

@@ -34,7 +34,14 @@ describe('graphs: group graphs and their members', () => {
     const detail = await api.as(owner.apiKey).get(`/api/sdk/v1/graphs/${encodedGraph(created.body.data.graphId)}`);
     // Assess
     expect(created.status).toBe(201);
-    expect(created.body.data).toEqual({ graphId: expect.stringMatching(/^group:grp_/), graphType: 'group', graphName: 'Research', ownerId: owner.userId, role: 'owner', createdAt: expect.any(Number) });
+    expect(created.body.data).toEqual({
+      graphId: expect.stringMatching(/^group:grp_/),
+      graphType: 'group',
+      graphName: 'Research',
+      ownerId: owner.userId,
+      role: 'owner',
+      createdAt: expect.any(Number),
+    });
     expect(listed.body.data.graphs[0]).toMatchObject({ graphId: `user:${owner.userId}`, graphType: 'personal', role: 'owner' });
     expect(listed.body.data.graphs.map((graph: { graphId: string }) => graph.graphId)).toContain(created.body.data.graphId);
     expect(detail.body.data.members).toEqual([{ userId: owner.userId, role: 'owner', addedAt: expect.any(Number) }]);
@@ -97,12 +104,24 @@ describe('documents: sharing between graphs', () => {
     // Assess
     expect(memberBefore.status).toBe(404);
     expect(shared.status).toBe(200);
-    expect(shared.body.data).toEqual({ documentId, graphIds: [`user:${owner.userId}`, group], shareEvent: { sharedAt: expect.any(Number), sharedBy: owner.userId, reason: 'for the visit' } });
+    expect(shared.body.data).toEqual({
+      documentId,
+      graphIds: [`user:${owner.userId}`, group],
+      shareEvent: { sharedAt: expect.any(Number), sharedBy: owner.userId, reason: 'for the visit' },
+    });
     expect(memberRead.status).toBe(200);
     expect(memberSearch.body.data.results[0]).toMatchObject({ documentId, documentName: 'lighthouse.txt', pageNumber: null });
     expect(memberList.body.data.documents.map((document: { documentId: string }) => document.documentId)).toEqual([documentId]);
     expect([outsiderRead.status, outsiderSearch.status]).toEqual([404, 404]);
-    expect(graphs.body.data.graphs[1]).toEqual({ graphId: group, graphType: 'group', graphName: 'Team', isPrimary: false, sharedAt: shared.body.data.shareEvent.sharedAt, sharedByUserId: owner.userId, shareReason: 'for the visit' });
+    expect(graphs.body.data.graphs[1]).toEqual({
+      graphId: group,
+      graphType: 'group',
+      graphName: 'Team',
+      isPrimary: false,
+      sharedAt: shared.body.data.shareEvent.sharedAt,
+      sharedByUserId: owner.userId,
+      shareReason: 'for the visit',
+    });
   });
 
   it('lets members upload into a group graph and refuses a non-member, creating nothing', async () => {
@@ -165,8 +184,20 @@ describe('documents: bad input gets VALIDATION_ERROR and changes nothing', () =>
     ['upload with a path as file name', '/api/sdk/v1/documents/upload', { ...file, filename: '../etc/passwd' }, 'filename', '../etc/passwd'],
     ['upload into a malformed graph', '/api/sdk/v1/documents/upload', { ...file, graphId: 'team' }, 'graphId', 'team'],
     ['upload with an unknown field', '/api/sdk/v1/documents/upload', { ...file, colour: 'red' }, 'colour', 'red'],
-    ['upload URL over the size limit', '/api/sdk/v1/documents/upload-url', { filename: 'big.pdf', mimeType: mime.pdf, size: 21 * 1024 * 1024 }, 'size', 21 * 1024 * 1024],
-    ['upload URL of an unsupported type', '/api/sdk/v1/documents/upload-url', { filename: 'a.exe', mimeType: 'application/x-msdownload', size: 10 }, 'mimeType', 'application/x-msdownload'],
+    [
+      'upload URL over the size limit',
+      '/api/sdk/v1/documents/upload-url',
+      { filename: 'big.pdf', mimeType: mime.pdf, size: 21 * 1024 * 1024 },
+      'size',
+      21 * 1024 * 1024,
+    ],
+    [
+      'upload URL of an unsupported type',
+      '/api/sdk/v1/documents/upload-url',
+      { filename: 'a.exe', mimeType: 'application/x-msdownload', size: 10 },
+      'mimeType',
+      'application/x-msdownload',
+    ],
     ['search without a query', '/api/sdk/v1/documents/search', { query: '  ' }, 'query', '  '],
     ['search with limit 0', '/api/sdk/v1/documents/search', { query: 'x', limit: 0 }, 'limit', 0],
     ['search with a threshold above 1', '/api/sdk/v1/documents/search', { query: 'x', threshold: 1.5 }, 'threshold', 1.5],
@@ -188,7 +219,13 @@ describe('documents: bad input gets VALIDATION_ERROR and changes nothing', () =>
     ['list with limit 1000', 'GET', '/api/sdk/v1/documents?limit=1000', 'limit', '1000'],
     ['list of a malformed graph', 'GET', '/api/sdk/v1/documents?graphId=team', 'graphId', 'team'],
     ['get a malformed graph', 'GET', '/api/sdk/v1/graphs/team', 'graphId', 'team'],
-    ['remove a member by an id past 200 characters', 'DELETE', `/api/sdk/v1/graphs/${encodedGraph('group:grp_x')}/members/${'u'.repeat(201)}`, 'userId', 'u'.repeat(201)],
+    [
+      'remove a member by an id past 200 characters',
+      'DELETE',
+      `/api/sdk/v1/graphs/${encodedGraph('group:grp_x')}/members/${'u'.repeat(201)}`,
+      'userId',
+      'u'.repeat(201),
+    ],
   ])('%s', async (_, method, path, field, value) => {
     // Act
     const response = await api.request(method, path, { headers: { 'x-api-key': outsider.apiKey }, ...(method === 'POST' && { body: {} }) });
@@ -242,7 +279,10 @@ describe('documents: ids that name nothing', () => {
     ['share', 'POST', `/api/sdk/v1/documents/${unknownDocumentId}/share`],
   ])('%s of a document id that names nothing, whatever its shape: NOT_FOUND with the id', async (_, method, path) => {
     // Act
-    const response = await api.request(method, path, { headers: { 'x-api-key': outsider.apiKey }, ...(method === 'POST' && { body: { targetGraphId: `user:${outsider.userId}` } }) });
+    const response = await api.request(method, path, {
+      headers: { 'x-api-key': outsider.apiKey },
+      ...(method === 'POST' && { body: { targetGraphId: `user:${outsider.userId}` } }),
+    });
     // Assess
     expect(response.status).toBe(404);
     expect(response.body.error).toEqual({ code: 'NOT_FOUND', message: expect.any(String), details: { documentId: unknownDocumentId } });

@@ -10,7 +10,11 @@ import { renderDocument } from '../support/search-eval.js';
 let api: TestApi;
 let owner: TestUser;
 
-const harbour = { bytes: 'The harbour master opens the northern lock at dawn.\nFishing boats leave before the ferries.\n', filename: 'harbour.txt', mimeType: 'text/plain' };
+const harbour = {
+  bytes: 'The harbour master opens the northern lock at dawn.\nFishing boats leave before the ferries.\n',
+  filename: 'harbour.txt',
+  mimeType: 'text/plain',
+};
 const [leavePolicy, ...others] = workplaceDocuments;
 const leaveQuestion = workplaceQuestions.find((question) => question.documentId === leavePolicy!.id) as AnswerableQuestion;
 
@@ -23,7 +27,11 @@ async function uploadInto(graphId: string, file: { bytes: Uint8Array | string; f
   expect(uploaded.body.data?.status, JSON.stringify(uploaded.body)).toBe('completed');
 }
 
-const asFile = async (document: (typeof workplaceDocuments)[number]) => ({ bytes: await renderDocument(document), filename: document.filename, mimeType: document.mimeType });
+const asFile = async (document: (typeof workplaceDocuments)[number]) => ({
+  bytes: await renderDocument(document),
+  filename: document.filename,
+  mimeType: document.mimeType,
+});
 
 /** The score of the best result holding `phrase`, searched at threshold 0 so that every score shows. */
 async function scoreOf(graphId: string, query: string, phrase: string): Promise<number> {
@@ -50,8 +58,14 @@ describe('documents: search scores do not depend on the rest of the graph', () =
     await uploadInto(crowded, await asFile(leavePolicy!));
     for (const document of others.slice(0, 10)) await uploadInto(crowded, await asFile(document));
     // Act
-    const harbourScores = [await scoreOf(harbourAlone, 'when does the lock open', 'northern lock'), await scoreOf(crowded, 'when does the lock open', 'northern lock')];
-    const leaveScores = [await scoreOf(leaveAlone, leaveQuestion.question, leaveQuestion.answer), await scoreOf(crowded, leaveQuestion.question, leaveQuestion.answer)];
+    const harbourScores = [
+      await scoreOf(harbourAlone, 'when does the lock open', 'northern lock'),
+      await scoreOf(crowded, 'when does the lock open', 'northern lock'),
+    ];
+    const leaveScores = [
+      await scoreOf(leaveAlone, leaveQuestion.question, leaveQuestion.answer),
+      await scoreOf(crowded, leaveQuestion.question, leaveQuestion.answer),
+    ];
     // Assess
     expect(Math.abs(harbourScores[0]! - harbourScores[1]!)).toBeLessThanOrEqual(0.05);
     expect(Math.abs(leaveScores[0]! - leaveScores[1]!)).toBeLessThanOrEqual(0.05);
@@ -69,7 +83,9 @@ describe('documents: search scores do not depend on the rest of the graph', () =
     // Beside the office guide ("the locked storage room ... your badge opens it") the harbour need not come first.
     for (const response of found) {
       expect(response.status).toBe(200);
-      const answer = (response.body.data.results as Array<{ documentName: string; content: string; score: number }>).find((result) => result.documentName === 'harbour.txt');
+      const answer = (response.body.data.results as Array<{ documentName: string; content: string; score: number }>).find(
+        (result) => result.documentName === 'harbour.txt',
+      );
       expect(answer, JSON.stringify(response.body)).toMatchObject({ content: expect.stringContaining('northern lock') });
       expect(answer!.score).toBeGreaterThanOrEqual(0.7);
     }

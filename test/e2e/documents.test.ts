@@ -11,7 +11,12 @@ let handbook: { documentId: string; chunkCount: number };
 beforeAll(async () => {
   api = await startTestPlatform();
   [owner, stranger] = await Promise.all([api.givenUser(), api.givenUser()]);
-  const uploaded = await upload(api, owner, { bytes: await buildPdf(handbookPages), filename: 'handbook.pdf', mimeType: mime.pdf }, { title: 'Northwind handbook', author: 'Ops', productTags: ['bikes'] });
+  const uploaded = await upload(
+    api,
+    owner,
+    { bytes: await buildPdf(handbookPages), filename: 'handbook.pdf', mimeType: mime.pdf },
+    { title: 'Northwind handbook', author: 'Ops', productTags: ['bikes'] },
+  );
   handbook = uploaded.body.data;
 });
 afterAll(() => api.stop());
@@ -55,7 +60,8 @@ describe('documents: upload and extraction', () => {
 
   it('keeps HTML headings and table rows readable, and Markdown without its markup, with no page numbers', async () => {
     // Prepare
-    const html = '<html><body><nav>Home | About</nav><h1>Price list</h1><p>Our plans for teams.</p><table><tr><th>Plan</th><th>Price</th></tr><tr><td>Basic</td><td>10 USD</td></tr><tr><td>Pro</td><td>30 USD</td></tr></table></body></html>';
+    const html =
+      '<html><body><nav>Home | About</nav><h1>Price list</h1><p>Our plans for teams.</p><table><tr><th>Plan</th><th>Price</th></tr><tr><td>Basic</td><td>10 USD</td></tr><tr><td>Pro</td><td>30 USD</td></tr></table></body></html>';
     const markdown = '# Release notes\n\nVersion **2.0** adds [dark mode](https://example.test/dark) and faster sync.\n\n## Fixes\n\n- Crash on start fixed.';
     // Act
     const fromHtml = await upload(api, owner, { bytes: html, filename: 'prices.html', mimeType: 'text/html; charset=utf-8' });
@@ -167,7 +173,12 @@ describe('documents: search', () => {
     // Prepare: a graph holding only a titled handbook (the personal graph also holds untitled copies of its pages,
     // whose chunks score exactly the same)
     const graph = await api.as(owner.apiKey).post('/api/sdk/v1/graphs', { name: 'Handbook only' });
-    await upload(api, owner, { bytes: await buildPdf(handbookPages), filename: 'handbook.pdf', mimeType: mime.pdf }, { title: 'Northwind handbook', graphId: graph.body.data.graphId });
+    await upload(
+      api,
+      owner,
+      { bytes: await buildPdf(handbookPages), filename: 'handbook.pdf', mimeType: mime.pdf },
+      { title: 'Northwind handbook', graphId: graph.body.data.graphId },
+    );
     // Act
     const response = await search(api, owner, { query: 'bicycle repairs and warranty', graphId: graph.body.data.graphId, limit: 2, threshold: 0 });
     // Assess
@@ -186,13 +197,25 @@ describe('documents: graphs, unshare and delete', () => {
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('CONFLICT');
     expect(graphs.body.data.graphs).toEqual([
-      { graphId: `user:${owner.userId}`, graphType: 'personal', graphName: 'Personal', isPrimary: true, sharedAt: expect.any(Number), sharedByUserId: owner.userId, shareReason: null },
+      {
+        graphId: `user:${owner.userId}`,
+        graphType: 'personal',
+        graphName: 'Personal',
+        isPrimary: true,
+        sharedAt: expect.any(Number),
+        sharedByUserId: owner.userId,
+        shareReason: null,
+      },
     ]);
   });
 
   it('deletes a shared document from every graph and from every search', async () => {
     // Prepare
-    const uploaded = await upload(api, owner, { bytes: 'Our cafeteria serves vegetarian lasagne every Thursday at noon.', filename: 'menu.txt', mimeType: mime.text });
+    const uploaded = await upload(api, owner, {
+      bytes: 'Our cafeteria serves vegetarian lasagne every Thursday at noon.',
+      filename: 'menu.txt',
+      mimeType: mime.text,
+    });
     const { documentId, chunkCount } = uploaded.body.data;
     const group = (await api.as(owner.apiKey).post('/api/sdk/v1/graphs', { name: 'Kitchen' })).body.data.graphId;
     await api.as(owner.apiKey).post(`/api/sdk/v1/documents/${documentId}/share`, { targetGraphId: group, shareReason: 'menu for the team' });
@@ -220,8 +243,14 @@ describe('documents: graphs, unshare and delete', () => {
     expect(first.body.data).toMatchObject({ count: 2, limit: 2, offset: 0 });
     expect(first.body.data.total).toBeGreaterThan(3);
     expect(first.body.data.documents[0]).toEqual({
-      documentId: expect.any(String), filename: expect.any(String), title: expect.any(String), author: null, chunkCount: expect.any(Number),
-      uploadedAt: expect.any(Number), productTags: [], status: expect.any(String),
+      documentId: expect.any(String),
+      filename: expect.any(String),
+      title: expect.any(String),
+      author: null,
+      chunkCount: expect.any(Number),
+      uploadedAt: expect.any(Number),
+      productTags: [],
+      status: expect.any(String),
     });
     expect(first.body.data.documents[0].uploadedAt).toBeGreaterThanOrEqual(first.body.data.documents[1].uploadedAt);
     expect(second.body.data.documents.map((document: { documentId: string }) => document.documentId)).not.toContain(first.body.data.documents[0].documentId);

@@ -30,7 +30,10 @@ describe('events: delivery to subscribed scripts', () => {
     // Prepare
     const user = await api.givenUser();
     const scriptId = await scripts.givenScript(user);
-    const subscriptionId = await subscribe(user, scriptId, { eventType: 'chatapp.message', conditions: [{ field: 'enrichment.tickers.0.symbol', operator: 'equals', value: 'AAPL' }] });
+    const subscriptionId = await subscribe(user, scriptId, {
+      eventType: 'chatapp.message',
+      conditions: [{ field: 'enrichment.tickers.0.symbol', operator: 'equals', value: 'AAPL' }],
+    });
     // Act
     const eventId = await publish(user, sampleInput('chatapp.message'));
     const [run] = await scripts.waitForRuns(user, scriptId, 1);
@@ -43,7 +46,11 @@ describe('events: delivery to subscribed scripts', () => {
       type: 'chatapp.message',
       messageText: expect.stringContaining('$AAPL'),
       senderName: 'Dana Whitfield',
-      enrichment: { tickers: expect.arrayContaining([{ symbol: 'AAPL', confidence: 0.95 }]), sentiment: { label: 'positive' }, stream: { processingVersion: '1.0.0' } },
+      enrichment: {
+        tickers: expect.arrayContaining([{ symbol: 'AAPL', confidence: 0.95 }]),
+        sentiment: { label: 'positive' },
+        stream: { processingVersion: '1.0.0' },
+      },
     });
   });
 
@@ -58,7 +65,10 @@ describe('events: delivery to subscribed scripts', () => {
       scripts.givenScript(other),
     ]);
     await subscribe(user, control, { eventType: 'mailapp.email_received' });
-    await subscribe(user, unmatched, { eventType: 'mailapp.email_received', conditions: [{ field: 'mailapp.hasAttachments', operator: 'equals', value: false }] });
+    await subscribe(user, unmatched, {
+      eventType: 'mailapp.email_received',
+      conditions: [{ field: 'mailapp.hasAttachments', operator: 'equals', value: false }],
+    });
     await subscribe(user, disabled, { eventType: 'mailapp.email_received', enabled: false });
     await subscribe(user, draft, { eventType: 'mailapp.email_received' });
     await subscribe(other, othersScript, { eventType: 'mailapp.email_received' });
@@ -96,7 +106,9 @@ describe('events: delivery to subscribed scripts', () => {
     // Prepare
     const user = await api.givenUser();
     const scriptId = await scripts.givenScript(user);
-    const created = await api.as(user.apiKey).post('/api/sdk/v1/scripts/createSchedule', { scriptId, name: 'nightly', cronExpression: '0  3 * * *', data: { report: 'nightly' } });
+    const created = await api
+      .as(user.apiKey)
+      .post('/api/sdk/v1/scripts/createSchedule', { scriptId, name: 'nightly', cronExpression: '0  3 * * *', data: { report: 'nightly' } });
     const { scheduleId } = created.body.data;
     const firing = { type: scheduleFiringType, source: 'scheduler', userId: user.userId, scheduleId, scheduledTime: '2026-03-03T03:00:00.000Z' };
     // Act
@@ -106,7 +118,11 @@ describe('events: delivery to subscribed scripts', () => {
     // Assess
     expect(created.status).toBe(200);
     expect(created.body.data).toEqual({ scheduleId: expect.stringMatching(/^sch_/), scriptId, name: 'nightly', cronExpression: '0 3 * * *', enabled: true });
-    expect(run).toMatchObject({ status: 'success', trigger: 'schedule', result: { trigger: { type: 'schedule', source: scheduleId }, data: { report: 'nightly' } } });
+    expect(run).toMatchObject({
+      status: 'success',
+      trigger: 'schedule',
+      result: { trigger: { type: 'schedule', source: scheduleId }, data: { report: 'nightly' } },
+    });
     expect(await scripts.runsOf(user, scriptId)).toHaveLength(1);
   });
 });

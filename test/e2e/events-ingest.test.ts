@@ -64,7 +64,9 @@ describe('events: POST /api/sdk/v1/events', () => {
 
   it('takes an event object copied whole, with the null enrichment of an unprocessed event', async () => {
     // Act
-    const response = await api.as(user.apiKey).post('/api/sdk/v1/events', { type: 'custom.copied', context: null, graphId: null, entity: {}, enrichment: null });
+    const response = await api
+      .as(user.apiKey)
+      .post('/api/sdk/v1/events', { type: 'custom.copied', context: null, graphId: null, entity: {}, enrichment: null });
     // Assess
     expect(response.status).toBe(202);
     const event = await onBus(response.body.data.eventId);
@@ -82,7 +84,7 @@ describe('events: POST /api/sdk/v1/events', () => {
     ['a missing type', { source: 'x' }, 'type', null],
     ['an unknown type', { type: 'chatapp.reaction' }, 'type', 'chatapp.reaction'],
     ['a type that is not a string', { type: 5 }, 'type', 5],
-    ['the platform\'s own namespace', { type: 'platform.script_schedule' }, 'type', 'platform.script_schedule'],
+    ["the platform's own namespace", { type: 'platform.script_schedule' }, 'type', 'platform.script_schedule'],
     ['an id set by the client', { type: 'custom.x', id: 'evt_mine' }, 'id', 'evt_mine'],
     ['a userId set by the client', { type: 'custom.x', userId: 'usr_other' }, 'userId', 'usr_other'],
     ['enrichment set by the client', { type: 'chatapp.message', enrichment: { tickers: [] } }, 'enrichment', { tickers: [] }],

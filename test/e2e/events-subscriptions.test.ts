@@ -34,8 +34,17 @@ describe('events: subscriptions', () => {
     const response = await api.as(owner.apiKey).post(path(), { eventType: 'chatapp.message', conditions: tickerCondition });
     // Assess
     expect(response.status).toBe(201);
-    expect(response.body.data).toEqual({ subscriptionId: expect.stringMatching(/^sub_/), eventType: 'chatapp.message', enabled: true, createdAt: expect.any(String) });
-    expect(await findListed(response.body.data.subscriptionId)).toEqual({ ...response.body.data, conditions: tickerCondition, updatedAt: response.body.data.createdAt });
+    expect(response.body.data).toEqual({
+      subscriptionId: expect.stringMatching(/^sub_/),
+      eventType: 'chatapp.message',
+      enabled: true,
+      createdAt: expect.any(String),
+    });
+    expect(await findListed(response.body.data.subscriptionId)).toEqual({
+      ...response.body.data,
+      conditions: tickerCondition,
+      updatedAt: response.body.data.createdAt,
+    });
   });
 
   it('lists a script\u2019s subscriptions with pagination', async () => {
@@ -55,7 +64,15 @@ describe('events: subscriptions', () => {
   it('patches enabled and conditions and answers the whole subscription', async () => {
     // Prepare
     const subscription = await givenSubscription();
-    const conditions = [{ operator: 'or', conditions: [{ field: 'actor.name', operator: 'starts_with', value: 'Dana' }, { field: 'type', operator: 'in', value: ['chatapp.message'] }] }];
+    const conditions = [
+      {
+        operator: 'or',
+        conditions: [
+          { field: 'actor.name', operator: 'starts_with', value: 'Dana' },
+          { field: 'type', operator: 'in', value: ['chatapp.message'] },
+        ],
+      },
+    ];
     // Act
     const disabled = await api.as(owner.apiKey).patch(`${path()}/${subscription.subscriptionId}`, { enabled: false });
     const changed = await api.as(owner.apiKey).patch(`${path()}/${subscription.subscriptionId}`, { conditions });
@@ -97,7 +114,12 @@ describe('events: subscriptions refuse bad input and change nothing', () => {
     ['an unknown eventType', { eventType: 'chatapp.reaction' }, 'eventType', 'chatapp.reaction'],
     ['conditions that are not a list', { eventType: 'call.ended', conditions: 'type = x' }, 'conditions', 'type = x'],
     ['an unknown operator', { eventType: 'call.ended', conditions: [{ field: 'type', operator: 'like', value: 'x' }] }, 'conditions.0.operator', 'like'],
-    ['a value of the wrong type', { eventType: 'call.ended', conditions: [{ field: 'call.durationSeconds', operator: 'greater_than', value: 'long' }] }, 'conditions.0.value', 'long'],
+    [
+      'a value of the wrong type',
+      { eventType: 'call.ended', conditions: [{ field: 'call.durationSeconds', operator: 'greater_than', value: 'long' }] },
+      'conditions.0.value',
+      'long',
+    ],
     ['enabled that is not a boolean', { eventType: 'call.ended', enabled: 'yes' }, 'enabled', 'yes'],
     ['an unknown field', { eventType: 'call.ended', filter: {} }, 'filter', {}],
   ])('create with %s', async (_name, body, field, value) => {

@@ -33,7 +33,9 @@ const now = () => Math.floor(Date.now() / 1000);
 /** What a refused creation must not have written: webhook and schedule records of the script, and local schedules. */
 async function triggersOf(scriptId: string) {
   const scan = (table: 'scriptWebhooks' | 'scriptSchedules') =>
-    dynamo().send(new ScanCommand({ TableName: tableName(table), FilterExpression: 'scriptId = :scriptId', ExpressionAttributeValues: { ':scriptId': scriptId } }));
+    dynamo().send(
+      new ScanCommand({ TableName: tableName(table), FilterExpression: 'scriptId = :scriptId', ExpressionAttributeValues: { ':scriptId': scriptId } }),
+    );
   const [webhooks, schedules] = await Promise.all([scan('scriptWebhooks'), scan('scriptSchedules')]);
   const file = join(process.env.DATA_DIR!, 'schedules.json');
   const local = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as unknown[]) : [];
@@ -44,7 +46,10 @@ function send(webhookUrl: string, rawBody: string, headers: Record<string, strin
   return api.request('POST', new URL(webhookUrl).pathname, { rawBody, headers: { 'content-type': 'application/json', ...headers } });
 }
 
-const signed = (secret: string, rawBody: string, timestamp = now()) => ({ 'x-webhook-timestamp': String(timestamp), 'x-webhook-signature': signWebhook(secret, rawBody, timestamp) });
+const signed = (secret: string, rawBody: string, timestamp = now()) => ({
+  'x-webhook-timestamp': String(timestamp),
+  'x-webhook-signature': signWebhook(secret, rawBody, timestamp),
+});
 
 describe('events: script webhooks', () => {
   it('creates a webhook with its URL and a secret shown once', async () => {
@@ -80,7 +85,11 @@ describe('events: script webhooks', () => {
     expect(accepted.status).toBe(202);
     expect(accepted.body.data).toEqual({ deliveryId: expect.any(String) });
     expect(resent.body.data.deliveryId).toBe(accepted.body.data.deliveryId);
-    expect(run).toMatchObject({ status: 'success', trigger: 'webhook', result: { trigger: { type: 'webhook' }, data: { event: 'payment.completed', amount: 42 } } });
+    expect(run).toMatchObject({
+      status: 'success',
+      trigger: 'webhook',
+      result: { trigger: { type: 'webhook' }, data: { event: 'payment.completed', amount: 42 } },
+    });
     expect(runs.map((item) => item.result!.data.amount)).toEqual([42, 43]);
   });
 
@@ -194,10 +203,18 @@ describe('events: script schedules', () => {
     // Prepare
     const scriptId = await scripts.givenScript(owner, { deploy: false });
     // Act
-    const response = await api.as(owner.apiKey).post('/api/sdk/v1/scripts/createSchedule', { scriptId, name: 'paused', cronExpression: '*/10 * * * 1-5', enabled: false });
+    const response = await api
+      .as(owner.apiKey)
+      .post('/api/sdk/v1/scripts/createSchedule', { scriptId, name: 'paused', cronExpression: '*/10 * * * 1-5', enabled: false });
     // Assess
     expect(response.status).toBe(200);
-    expect(response.body.data).toEqual({ scheduleId: expect.stringMatching(/^sch_/), scriptId, name: 'paused', cronExpression: '*/10 * * * 1-5', enabled: false });
+    expect(response.body.data).toEqual({
+      scheduleId: expect.stringMatching(/^sch_/),
+      scriptId,
+      name: 'paused',
+      cronExpression: '*/10 * * * 1-5',
+      enabled: false,
+    });
     const local = JSON.parse(readFileSync(join(process.env.DATA_DIR!, 'schedules.json'), 'utf8')) as Array<{ name: string }>;
     expect(local).toContainEqual({
       name: `script-${response.body.data.scheduleId}`,
@@ -248,7 +265,13 @@ describe('events: script schedules', () => {
     const deleted = await api.as(owner.apiKey).post('/api/sdk/v1/scripts/deleteScript', { scriptId });
     const left = await triggersOf(scriptId);
     // Act
-    await inProcessBus.publish({ type: scheduleFiringType, source: 'scheduler', userId: owner.userId, scheduleId: created.body.data.scheduleId, scheduledTime: '2026-03-03T03:00:00.000Z' });
+    await inProcessBus.publish({
+      type: scheduleFiringType,
+      source: 'scheduler',
+      userId: owner.userId,
+      scheduleId: created.body.data.scheduleId,
+      scheduledTime: '2026-03-03T03:00:00.000Z',
+    });
     // Assess
     expect([created.status, deleted.status]).toEqual([200, 200]);
     expect(left.schedules).toBe(1);

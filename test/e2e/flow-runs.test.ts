@@ -41,16 +41,35 @@ describe('flows: event flows run their script', () => {
     const user = await api.givenUser();
     const scriptId = await scripts.givenScript(user);
     const direct = { executionType: 'direct', scriptId };
-    const matching = await givenEventFlow(api, user, { ...direct, conditions: { operator: 'AND', conditions: [{ field: 'from', operator: 'endsWith', value: '@globex.example' }, { field: 'subject', operator: 'contains', value: 'urgent' }] } });
+    const matching = await givenEventFlow(api, user, {
+      ...direct,
+      conditions: {
+        operator: 'AND',
+        conditions: [
+          { field: 'from', operator: 'endsWith', value: '@globex.example' },
+          { field: 'subject', operator: 'contains', value: 'urgent' },
+        ],
+      },
+    });
     const unmatched = await givenEventFlow(api, user, { ...direct, conditions: { field: 'from', operator: 'equals', value: 'boss@acme.example' } });
     // Act
     await publish(user, sampleInput('mailapp.email_received'));
     const ran = await waitForExecutions(api, user, matching.id, 1);
     // Assess
     const [result] = ran.executionResults;
-    expect(result).toMatchObject({ executionId: expect.stringMatching(/^exe_/), status: 'success', duration: expect.any(Number), cost: expect.any(Number), logs: expect.any(Array) });
+    expect(result).toMatchObject({
+      executionId: expect.stringMatching(/^exe_/),
+      status: 'success',
+      duration: expect.any(Number),
+      cost: expect.any(Number),
+      logs: expect.any(Array),
+    });
     expect(result.result.trigger).toEqual({ type: 'flow', source: matching.id, event: 'mailapp.email_received' });
-    expect(result.result.data).toMatchObject({ type: 'mailapp.email_received', userId: user.userId, mailapp: { subject: 'URGENT: overdue invoice from Globex Corporation' } });
+    expect(result.result.data).toMatchObject({
+      type: 'mailapp.email_received',
+      userId: user.userId,
+      mailapp: { subject: 'URGENT: overdue invoice from Globex Corporation' },
+    });
     expect(ran).toMatchObject({ executionCount: 1, lastExecutedAt: result.timestamp });
     expect((await getFlow(api, user, unmatched.id)).executionCount).toBe(0);
     expect(await scripts.runsOf(user, scriptId)).toHaveLength(1);
@@ -66,8 +85,17 @@ describe('flows: event flows run their script', () => {
     // Assess
     expect(run.status).toBe(200);
     expect(run.body.data).toEqual({
-      executionId: expect.stringMatching(/^exe_/), timestamp: expect.any(String), status: 'success', duration: expect.any(Number), cost: expect.any(Number), logs: expect.any(Array),
-      result: { success: true, trigger: { type: 'flow', source: flow.id, event: null }, data: { flowId: flow.id, manual: true, requestedAt: expect.any(String) } },
+      executionId: expect.stringMatching(/^exe_/),
+      timestamp: expect.any(String),
+      status: 'success',
+      duration: expect.any(Number),
+      cost: expect.any(Number),
+      logs: expect.any(Array),
+      result: {
+        success: true,
+        trigger: { type: 'flow', source: flow.id, event: null },
+        data: { flowId: flow.id, manual: true, requestedAt: expect.any(String) },
+      },
     });
     const after = await getFlow(api, user, flow.id);
     expect(after.executionResults).toEqual([run.body.data]);
@@ -87,7 +115,13 @@ describe('flows: llm execution', () => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ city: request.url.split('/').pop(), forecast: 'sunny' }));
     });
-    Object.assign(process.env, { LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'test-model', LLM_API_KEY: 'sk-test', LLM_INPUT_USD_PER_MTOK: '3', LLM_OUTPUT_USD_PER_MTOK: '15' });
+    Object.assign(process.env, {
+      LLM_BASE_URL: llm.baseUrl,
+      LLM_MODEL: 'test-model',
+      LLM_API_KEY: 'sk-test',
+      LLM_INPUT_USD_PER_MTOK: '3',
+      LLM_OUTPUT_USD_PER_MTOK: '15',
+    });
     llm.script([
       (request) => {
         const names = request.tools!.map((tool) => tool.function.name);
@@ -101,7 +135,9 @@ describe('flows: llm execution', () => {
       () => ({ content: 'Sent the Paris forecast.' }),
     ]);
     const flow = await givenEventFlow(api, user, {
-      eventType: 'chatapp.message', conditions: { field: 'text', operator: 'contains', value: 'weather' }, prompt: 'Look up the forecast for the city in the message and log it with the script.',
+      eventType: 'chatapp.message',
+      conditions: { field: 'text', operator: 'contains', value: 'weather' },
+      prompt: 'Look up the forecast for the city in the message and log it with the script.',
       recommendedTools: [`${resourceName}.getForecast`, scriptId, 'calendar.createEvent'],
     });
     // Act
@@ -110,7 +146,7 @@ describe('flows: llm execution', () => {
     // Assess
     const [result] = ran.executionResults;
     expect(result).toMatchObject({ status: 'success', result: { output: 'Sent the Paris forecast.', steps: 2, toolCalls: 2 } });
-    const tokens = 2 * (1000 * 3 + 200 * 15) / 1_000_000;
+    const tokens = (2 * (1000 * 3 + 200 * 15)) / 1_000_000;
     expect(result.cost).toBeGreaterThanOrEqual(tokens);
     expect(result.cost).toBeLessThan(tokens + 0.001);
     expect(result.logs.join('\n')).toContain('calendar.createEvent');
@@ -120,14 +156,19 @@ describe('flows: llm execution', () => {
     expect(toolNames).toHaveLength(2);
     expect(toolNames).toEqual(expect.arrayContaining([`${resourceName}__getForecast`, expect.stringMatching(/^script__events-/)]));
     expect(first!.tools!.find((tool) => tool.function.name.endsWith('__getForecast'))!.function.parameters).toEqual({
-      type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'],
+      type: 'object',
+      properties: { city: { type: 'string' }, days: { type: 'integer' } },
+      required: ['city'],
     });
     expect(first!.messages[1]!.content).toContain('Look up the forecast');
     expect(first!.messages[1]!.content).toContain('What is the weather in Paris?');
     const toolMessages = second!.messages.filter((message) => message.role === 'tool');
     expect(toolMessages.map((message) => message.tool_call_id)).toEqual(['call_1_0', 'call_1_1']);
     expect(JSON.parse(toolMessages[0]!.content!)).toEqual({ success: true, status: 200, data: { city: 'Paris', forecast: 'sunny' } });
-    expect(JSON.parse(toolMessages[1]!.content!)).toMatchObject({ status: 'success', output: { success: true, trigger: { type: 'flow', source: flow.id }, data: { note: 'from the model' } } });
+    expect(JSON.parse(toolMessages[1]!.content!)).toMatchObject({
+      status: 'success',
+      output: { success: true, trigger: { type: 'flow', source: flow.id }, data: { note: 'from the model' } },
+    });
     expect(upstream.received.map((request) => `${request.method} ${request.url}`)).toContain('GET /forecast/Paris');
   });
 
@@ -136,7 +177,10 @@ describe('flows: llm execution', () => {
     const user = await api.givenUser();
     const scriptId = await scripts.givenScript(user);
     const requestsBefore = llm.requests.length;
-    const eventFlow = await givenEventFlow(api, user, { conditions: { field: 'subject', operator: 'contains', value: 'urgent' }, recommendedTools: [scriptId] });
+    const eventFlow = await givenEventFlow(api, user, {
+      conditions: { field: 'subject', operator: 'contains', value: 'urgent' },
+      recommendedTools: [scriptId],
+    });
     const timeFlow = await givenTimeFlow(api, user, scriptId, { executionType: 'llm', prompt: 'Run the script and report' });
     // Act
     await publish(user, sampleInput('mailapp.email_received'));
@@ -148,7 +192,9 @@ describe('flows: llm execution', () => {
     expect(eventFlow.warnings).toEqual([expect.stringContaining('LLM_NOT_CONFIGURED')]);
     expect(ranOnEvent.executionResults).toEqual([expect.objectContaining(notConfigured)]);
     expect(ranNow.body.data).toMatchObject(notConfigured);
-    expect(history.body.data.executions).toEqual([expect.objectContaining({ kind: 'flow', flowId: eventFlow.id, status: 'failed', error: notConfigured.error })]);
+    expect(history.body.data.executions).toEqual([
+      expect.objectContaining({ kind: 'flow', flowId: eventFlow.id, status: 'failed', error: notConfigured.error }),
+    ]);
     expect(llm.requests).toHaveLength(requestsBefore);
     expect(await scripts.runsOf(user, scriptId)).toHaveLength(0);
   });
@@ -163,7 +209,11 @@ describe('flows: llm execution', () => {
     // Act
     const run = await post(user, 'runFlow', { assignmentId: flow.id });
     // Assess
-    expect(run.body.data).toMatchObject({ status: 'failed', result: null, error: { code: 'LLM_NOT_CONFIGURED', message: expect.stringContaining('LLM_BASE_URL') } });
+    expect(run.body.data).toMatchObject({
+      status: 'failed',
+      result: null,
+      error: { code: 'LLM_NOT_CONFIGURED', message: expect.stringContaining('LLM_BASE_URL') },
+    });
     expect((await getFlow(api, user, flow.id)).executionResults).toEqual([run.body.data]);
     expect(llm.requests).toHaveLength(requestsBefore);
   });
@@ -194,14 +244,19 @@ describe('flows: getFlowScript and modifyFlowScript', () => {
     const flow = await givenTimeFlow(api, user, listed.id);
     // Act
     const before = await api.as(user.apiKey).post(sdk('getFlowScript'), { flowId: flow.id });
-    const modified = await api.as(user.apiKey).post(sdk('modifyFlowScript'), { flowId: flow.id, newCode: 'async function handler() { return { success: true, mine: true }; }' });
+    const modified = await api
+      .as(user.apiKey)
+      .post(sdk('modifyFlowScript'), { flowId: flow.id, newCode: 'async function handler() { return { success: true, mine: true }; }' });
     const stranger = await api.as(author.apiKey).post(sdk('getFlowScript'), { flowId: flow.id });
     // Assess
     expect(before.body.data).toMatchObject({ scriptId: listed.id, isOwned: false });
     expect(modified.body.data).toMatchObject({ copied: true, version: 1 });
     expect(modified.body.data.scriptId).not.toBe(listed.id);
     expect((await getFlow(api, user, flow.id)).scriptId).toBe(modified.body.data.scriptId);
-    expect((await api.as(user.apiKey).post(sdk('getFlowScript'), { flowId: flow.id })).body.data).toMatchObject({ scriptId: modified.body.data.scriptId, isOwned: true });
+    expect((await api.as(user.apiKey).post(sdk('getFlowScript'), { flowId: flow.id })).body.data).toMatchObject({
+      scriptId: modified.body.data.scriptId,
+      isOwned: true,
+    });
     expect(stranger.status).toBe(404);
   });
 });

@@ -24,7 +24,12 @@ describe('flows: searchFlows', () => {
     const script = (await givenScript(api, user)).id;
     const daily = await givenTimeFlow(api, user, script, { title: 'Daily digest', description: 'Collects the news' });
     const mail = await givenEventFlow(api, user, { title: 'Invoice mail', description: 'Files invoices', scope: 'team' });
-    const chat = await givenEventFlow(api, user, { title: 'Chat alerts', description: 'Watches the DIGEST channel', eventType: 'chatapp.message', conditions: { field: 'text', operator: 'contains', value: 'alert' } });
+    const chat = await givenEventFlow(api, user, {
+      title: 'Chat alerts',
+      description: 'Watches the DIGEST channel',
+      eventType: 'chatapp.message',
+      conditions: { field: 'text', operator: 'contains', value: 'alert' },
+    });
     await post(user, 'pauseFlow', { assignmentId: mail.id });
     flows = [chat, mail, daily];
   });
@@ -49,8 +54,18 @@ describe('flows: searchFlows', () => {
     // Assess
     expect(summary.body.data.flows).toEqual([
       {
-        id: flows[2]!.id, title: 'Daily digest', status: 'active', triggerType: 'time', isActive: true, description: 'Collects the news', cronExpression: '0 9 * * 1-5',
-        scriptId: flows[2]!.scriptId, executionCount: 0, lastExecutedAt: null, createdAt: flows[2]!.createdAt, warnings: [],
+        id: flows[2]!.id,
+        title: 'Daily digest',
+        status: 'active',
+        triggerType: 'time',
+        isActive: true,
+        description: 'Collects the news',
+        cronExpression: '0 9 * * 1-5',
+        scriptId: flows[2]!.scriptId,
+        executionCount: 0,
+        lastExecutedAt: null,
+        createdAt: flows[2]!.createdAt,
+        warnings: [],
       },
     ]);
   });
@@ -65,7 +80,14 @@ describe('flows: searchFlows', () => {
     expect(byQuery.body).toEqual({ success: true, data: expect.any(Array), meta: { total: 2, limit: 50, offset: 0 } });
     expect(ids(byQuery.body.data)).toEqual([flows[0]!.id, flows[2]!.id]);
     expect(byQuery.body.data[1]).toEqual({
-      id: flows[2]!.id, title: 'Daily digest', description: 'Collects the news', status: 'active', trigger: flows[2]!.trigger, executionCount: 0, lastExecutedAt: null, warnings: [],
+      id: flows[2]!.id,
+      title: 'Daily digest',
+      description: 'Collects the news',
+      status: 'active',
+      trigger: flows[2]!.trigger,
+      executionCount: 0,
+      lastExecutedAt: null,
+      warnings: [],
     });
     expect(ids(byTrigger.body.data)).toEqual([flows[1]!.id]);
     expect(ids(byScope.body.data)).toEqual([flows[1]!.id]);
@@ -89,7 +111,13 @@ describe('flows: searchFlows sees every change at once', () => {
     const byQuery = await post(user, 'searchFlows', { query: 'after' });
     // Assess
     expect(first.body.data.flows[0]).toMatchObject({ title: 'Before rename', status: 'active', executionCount: 0, lastExecutedAt: null });
-    expect(second.body.data.flows[0]).toMatchObject({ title: 'After rename', status: 'paused', isActive: false, executionCount: 1, lastExecutedAt: expect.any(String) });
+    expect(second.body.data.flows[0]).toMatchObject({
+      title: 'After rename',
+      status: 'paused',
+      isActive: false,
+      executionCount: 1,
+      lastExecutedAt: expect.any(String),
+    });
     expect(byQuery.body.data).toEqual([expect.objectContaining({ id: flow.id, executionCount: 1 })]);
   });
 });

@@ -35,9 +35,25 @@ describe('flows: create and read', () => {
     // Assess
     expect(created.status).toBe(200);
     expect(created.body.data).toEqual({
-      id: expect.stringMatching(/^flw_/), userId: owner.userId, title: 'Weekday report', description: 'Sends the report every weekday at 9', status: 'active', scope: 'team',
-      trigger: { type: 'time', config: { cronExpression: '0 9 * * 1-5' } }, scriptId, executionType: 'direct', prompt: null, recommendedTools: [],
-      executionCount: 0, executionResults: [], lastExecutedAt: null, createdAt: expect.any(String), updatedAt: expect.any(String), pausedAt: null, resumedAt: null, warnings: [],
+      id: expect.stringMatching(/^flw_/),
+      userId: owner.userId,
+      title: 'Weekday report',
+      description: 'Sends the report every weekday at 9',
+      status: 'active',
+      scope: 'team',
+      trigger: { type: 'time', config: { cronExpression: '0 9 * * 1-5' } },
+      scriptId,
+      executionType: 'direct',
+      prompt: null,
+      recommendedTools: [],
+      executionCount: 0,
+      executionResults: [],
+      lastExecutedAt: null,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      pausedAt: null,
+      resumedAt: null,
+      warnings: [],
     });
     expect(read.body.data).toEqual(created.body.data);
     expect(scheduleOf(created.body.data.id)).toMatchObject({ cronExpression: '0 9 * * 1-5', enabled: true });
@@ -49,8 +65,15 @@ describe('flows: create and read', () => {
     const direct = await post(owner, 'createEventFlow', eventFlowInput({ executionType: 'direct', scriptId }));
     // Assess
     expect(llm.body.data).toMatchObject({
-      status: 'active', scope: 'user', executionType: 'llm', scriptId: null, prompt: 'Summarise the e-mail in two sentences.', recommendedTools: ['weather.getForecast'],
-      trigger: { type: 'event', config: { eventType: 'mailapp.email_received', rootCondition: eventFlowInput().conditions } }, executionCount: 0, executionResults: [],
+      status: 'active',
+      scope: 'user',
+      executionType: 'llm',
+      scriptId: null,
+      prompt: 'Summarise the e-mail in two sentences.',
+      recommendedTools: ['weather.getForecast'],
+      trigger: { type: 'event', config: { eventType: 'mailapp.email_received', rootCondition: eventFlowInput().conditions } },
+      executionCount: 0,
+      executionResults: [],
     });
     expect(direct.body.data).toMatchObject({ executionType: 'direct', scriptId });
   });
@@ -78,7 +101,13 @@ describe('flows: update, pause, resume, delete', () => {
     // Act
     const updated = await post(owner, 'updateFlow', { assignmentId: flow.id, title: 'Hourly report', schedule: '0 * * * *' });
     // Assess
-    expect(updated.body.data).toEqual({ id: flow.id, title: 'Hourly report', description: flow.description, trigger: { type: 'time', config: { cronExpression: '0 * * * *' } }, updatedAt: expect.any(String) });
+    expect(updated.body.data).toEqual({
+      id: flow.id,
+      title: 'Hourly report',
+      description: flow.description,
+      trigger: { type: 'time', config: { cronExpression: '0 * * * *' } },
+      updatedAt: expect.any(String),
+    });
     expect(updated.body.data.updatedAt > flow.updatedAt).toBe(true);
     expect(await getFlow(api, owner, flow.id)).toMatchObject({ title: 'Hourly report', trigger: { config: { cronExpression: '0 * * * *' } } });
     expect(scheduleOf(flow.id)).toMatchObject({ cronExpression: '0 * * * *', enabled: true });
@@ -87,7 +116,13 @@ describe('flows: update, pause, resume, delete', () => {
   it('changes the conditions, prompt and tools of an event flow', async () => {
     // Prepare
     const flow = await givenEventFlow(api, owner);
-    const conditions = { operator: 'OR', conditions: [{ field: 'subject', operator: 'regex', value: '^URGENT' }, { field: 'hasAttachment', operator: 'equals', value: true }] };
+    const conditions = {
+      operator: 'OR',
+      conditions: [
+        { field: 'subject', operator: 'regex', value: '^URGENT' },
+        { field: 'hasAttachment', operator: 'equals', value: true },
+      ],
+    };
     // Act
     const updated = await post(owner, 'updateFlow', { assignmentId: flow.id, conditions, prompt: 'Forward it to me', recommendedTools: ['mailer.send'] });
     // Assess
@@ -164,7 +199,14 @@ describe('flows: bad input changes nothing', () => {
     ['createEventFlow', () => eventFlowInput({ prompt: 'p'.repeat(10_001) }), 'prompt'],
     ['createEventFlow', () => eventFlowInput({ conditions: undefined }), 'conditions'],
     ['createEventFlow', () => eventFlowInput({ conditions: deep(6) }), 'conditions.conditions.0.conditions.0.conditions.0.conditions.0.conditions.0'],
-    ['createEventFlow', () => eventFlowInput({ conditions: { operator: 'OR', conditions: Array.from({ length: 51 }, () => ({ field: 'subject', operator: 'contains', value: 'x' })) } }), 'conditions.conditions.50'],
+    [
+      'createEventFlow',
+      () =>
+        eventFlowInput({
+          conditions: { operator: 'OR', conditions: Array.from({ length: 51 }, () => ({ field: 'subject', operator: 'contains', value: 'x' })) },
+        }),
+      'conditions.conditions.50',
+    ],
     ['createEventFlow', () => eventFlowInput({ conditions: { field: 'f'.repeat(101), operator: 'equals', value: 'x' } }), 'conditions.field'],
     ['createEventFlow', () => eventFlowInput({ conditions: { field: 'subject', operator: 'equals', value: 'v'.repeat(1001) } }), 'conditions.value'],
     ['createEventFlow', () => eventFlowInput({ conditions: { field: 'subject', operator: 'regex', value: '(a)\\1' } }), 'conditions.value'],
@@ -210,7 +252,15 @@ describe('flows: bad input changes nothing', () => {
   ])('%s refuses %j with VALIDATION_ERROR and leaves the flow as it was', async (operation, body, field) => {
     // Prepare
     const flow = await givenTimeFlow(api, owner, scriptId);
-    const request = body === 'EMPTY' ? { assignmentId: flow.id } : body === 'EXTRA' ? { assignmentId: flow.id, force: true } : { ...(['getFlow', 'pauseFlow', 'resumeFlow', 'deleteFlow', 'runFlow', 'searchFlows'].includes(operation) ? {} : { assignmentId: flow.id }), ...(body as object) };
+    const request =
+      body === 'EMPTY'
+        ? { assignmentId: flow.id }
+        : body === 'EXTRA'
+          ? { assignmentId: flow.id, force: true }
+          : {
+              ...(['getFlow', 'pauseFlow', 'resumeFlow', 'deleteFlow', 'runFlow', 'searchFlows'].includes(operation) ? {} : { assignmentId: flow.id }),
+              ...(body as object),
+            };
     // Act
     const refused = await post(owner, operation, request);
     // Assess
@@ -263,14 +313,23 @@ describe('flows: llm flows without a model', () => {
     const userScript = (await givenScript(api, user)).id;
     // Act
     const [event, time, readEvent, readTime] = await withoutModel(async () => {
-      const created = [await post(user, 'createEventFlow', eventFlowInput()), await post(user, 'createTimeFlow', timeFlowInput(userScript, { executionType: 'llm', prompt: 'Summarise my week' }))];
+      const created = [
+        await post(user, 'createEventFlow', eventFlowInput()),
+        await post(user, 'createTimeFlow', timeFlowInput(userScript, { executionType: 'llm', prompt: 'Summarise my week' })),
+      ];
       return [...created, ...(await Promise.all(created.map((answer) => post(user, 'getFlow', { assignmentId: answer.body.data.id }))))];
     });
     const readWithModel = await post(user, 'getFlow', { assignmentId: event!.body.data.id });
     // Assess
     expect([event!.status, time!.status]).toEqual([200, 200]);
     expect(event!.body.data).toMatchObject({ executionType: 'llm', prompt: 'Summarise the e-mail in two sentences.', scriptId: null, status: 'active' });
-    expect(time!.body.data).toMatchObject({ executionType: 'llm', prompt: 'Summarise my week', scriptId: userScript, trigger: { type: 'time' }, status: 'active' });
+    expect(time!.body.data).toMatchObject({
+      executionType: 'llm',
+      prompt: 'Summarise my week',
+      scriptId: userScript,
+      trigger: { type: 'time' },
+      status: 'active',
+    });
     for (const answer of [event!, time!, readEvent!, readTime!]) {
       expect(answer.body.data.warnings).toEqual([expect.stringMatching(/no language model is configured.*LLM_NOT_CONFIGURED.*LLM_BASE_URL and LLM_MODEL/)]);
     }
@@ -283,7 +342,10 @@ describe('flows: llm flows without a model', () => {
     const user = await api.givenUser();
     const created = (await withoutModel(() => post(user, 'createEventFlow', eventFlowInput()))).body.data;
     // Act
-    const [summary, variantB] = await withoutModel(async () => [await post(user, 'searchFlows', { detail: 'summary' }), await post(user, 'searchFlows', { query: '' })]);
+    const [summary, variantB] = await withoutModel(async () => [
+      await post(user, 'searchFlows', { detail: 'summary' }),
+      await post(user, 'searchFlows', { query: '' }),
+    ]);
     // Assess
     const warned = { id: created.id, warnings: [expect.stringContaining('LLM_NOT_CONFIGURED')] };
     expect(summary!.body.data.flows).toEqual([expect.objectContaining(warned)]);

@@ -57,7 +57,10 @@ describe('platform: bad requests get the envelope and change nothing', () => {
     // Prepare
     const user = await api.givenUser();
     // Act
-    const response = await api.request('PATCH', '/api/sdk/v1/me', { rawBody: '{"monthlyBudgetUsd": 5', headers: { 'x-api-key': user.apiKey, 'content-type': 'application/json' } });
+    const response = await api.request('PATCH', '/api/sdk/v1/me', {
+      rawBody: '{"monthlyBudgetUsd": 5',
+      headers: { 'x-api-key': user.apiKey, 'content-type': 'application/json' },
+    });
     // Assess
     expect(response.status).toBe(400);
     expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'body' } });

@@ -19,7 +19,10 @@ describe('local runtime (npm start)', () => {
     // Act
     const me = await fetch(`${dev.baseUrl}/api/sdk/v1/me`, { headers: { 'x-api-key': dev.apiKey } });
     const wrong = await fetch(`${dev.baseUrl}/api/sdk/v1/me`, { headers: { 'x-api-key': 'amp_wrong' } });
-    const [webConsole, consoleKey] = await Promise.all([fetch(`${dev.baseUrl}/`), fetch(`${dev.baseUrl}/console/dev-account.json`, { headers: { 'sec-fetch-site': 'same-origin' } })]); // as the console's page asks
+    const [webConsole, consoleKey] = await Promise.all([
+      fetch(`${dev.baseUrl}/`),
+      fetch(`${dev.baseUrl}/console/dev-account.json`, { headers: { 'sec-fetch-site': 'same-origin' } }),
+    ]); // as the console's page asks
     first.child.kill('SIGTERM');
     const firstExit = await first.exited;
     const second = startLocal(env);
@@ -30,10 +33,17 @@ describe('local runtime (npm start)', () => {
     const secondExit = await second.exited;
     // Assess
     expect(first.output()).toContain(`http://127.0.0.1:${port}/api/sdk/v1`);
-    expect(first.output()).toMatch(/starting DynamoDB Local[\s\S]*creating tables[\s\S]*loading the embedding model[\s\S]*building the web console[\s\S]*ready/);
+    expect(first.output()).toMatch(
+      /starting DynamoDB Local[\s\S]*creating tables[\s\S]*loading the embedding model[\s\S]*building the web console[\s\S]*ready/,
+    );
     expect(webConsole.status).toBe(200);
     expect(await consoleKey.json()).toEqual({ apiKey: dev.apiKey });
-    expect(dev).toEqual({ baseUrl: `http://127.0.0.1:${port}`, adminKey: expect.any(String), userId: expect.stringMatching(/^usr_/), apiKey: expect.stringMatching(/^amp_/) });
+    expect(dev).toEqual({
+      baseUrl: `http://127.0.0.1:${port}`,
+      adminKey: expect.any(String),
+      userId: expect.stringMatching(/^usr_/),
+      apiKey: expect.stringMatching(/^amp_/),
+    });
     expect(me.status).toBe(200);
     expect(((await me.json()) as { data: { userId: string } }).data.userId).toBe(dev.userId);
     expect(wrong.status).toBe(401);
@@ -80,7 +90,9 @@ describe('local runtime (npm start)', () => {
     const code = await run.exited.finally(() => holder.close());
     // Assess
     expect(code).toBe(1);
-    expect(run.output().trim().split('\n')).toEqual([`port ${port} on 127.0.0.1 is already in use (another npm start?): stop that process or set PORT=<another port>`]);
+    expect(run.output().trim().split('\n')).toEqual([
+      `port ${port} on 127.0.0.1 is already in use (another npm start?): stop that process or set PORT=<another port>`,
+    ]);
     expect(existsSync(join(dataDir, 'dynamodb'))).toBe(false);
   }, 60_000);
 });

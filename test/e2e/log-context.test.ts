@@ -56,6 +56,10 @@ describe('log context per request', () => {
     const ours = lines.filter((line) => line.requestId && expected.has(line.requestId));
     const accessLines = ours.filter((line) => line.message === 'request');
     expect(accessLines).toHaveLength(calls.length);
-    for (const line of ours) expect({ requestId: line.requestId, operation: line.operation, path: line.path }).toEqual({ requestId: line.requestId, ...expected.get(line.requestId!) });
+    for (const line of ours)
+      expect({ requestId: line.requestId, operation: line.operation, path: line.path }).toEqual({
+        requestId: line.requestId,
+        ...expected.get(line.requestId!),
+      });
   });
 });

@@ -195,9 +195,15 @@ describe('long runs: the API description', () => {
     // Act
     const document = (await api.request('GET', '/api/sdk/v1/openapi.json')).body;
     // Assess
-    for (const [path, method] of [[sdk('executeScript'), 'post'], [`${rest}/{scriptId}/execute`, 'post'], [flowsPath('runFlow'), 'post']] as const) {
+    for (const [path, method] of [
+      [sdk('executeScript'), 'post'],
+      [`${rest}/{scriptId}/execute`, 'post'],
+      [flowsPath('runFlow'), 'post'],
+    ] as const) {
       const accepted = document.paths[path][method].responses['202'];
-      expect(accepted.content['application/json'].schema.properties.data).toMatchObject({ properties: { executionId: { type: 'string' }, status: { type: 'string', enum: ['running'] } } });
+      expect(accepted.content['application/json'].schema.properties.data).toMatchObject({
+        properties: { executionId: { type: 'string' }, status: { type: 'string', enum: ['running'] } },
+      });
     }
   });
 });

@@ -82,17 +82,36 @@ describe('payments: x402 facilitator operations', () => {
     const again = await facilitator('settle', header);
     const paidCall = await api.request('GET', `/api/x402/resources/${resourceId}/getForecast?city=Rome`, { headers: { 'x-payment': header } });
     // Assess
-    expect(settled.body).toEqual({ success: true, errorReason: null, transaction: expect.any(String), network: 'solana-devnet', payer: payer.publicKey.toBase58(), blockHeight: expect.any(Number) });
+    expect(settled.body).toEqual({
+      success: true,
+      errorReason: null,
+      transaction: expect.any(String),
+      network: 'solana-devnet',
+      payer: payer.publicKey.toBase58(),
+      blockHeight: expect.any(Number),
+    });
     expect(again.body).toMatchObject({ success: false, errorReason: 'ALREADY_SETTLED', transaction: settled.body.transaction });
     expect(paidCall.body).toMatchObject({ error: 'ALREADY_SETTLED' });
     expect(await tokenBalance(connection, offer.asset, ownerWallet)).toBe(ownerBefore + 9_000n);
-    expect((await ownerPayments()).payments.find((payment: { txHash: string }) => payment.txHash === settled.body.transaction)).toMatchObject({ settlementStatus: 'confirmed', resourceId, amountUsd: 0.01 });
+    expect((await ownerPayments()).payments.find((payment: { txHash: string }) => payment.txHash === settled.body.transaction)).toMatchObject({
+      settlementStatus: 'confirmed',
+      resourceId,
+      amountUsd: 0.01,
+    });
   });
 
-  it('settles for a seller\'s own server when payTo is the wallet of the named platform user, and refuses anyone else', async () => {
+  it("settles for a seller's own server when payTo is the wallet of the named platform user, and refuses anyone else", async () => {
     // Prepare
     const payer = await givenPayer(api);
-    const external = { scheme: 'exact' as const, network: 'solana-devnet', maxAmountRequired: '5000', resource: 'https://api.seller.example/report', payTo: ownerWallet, asset: offer.asset, extra: { agentOwner: { userId: owner.userId } } };
+    const external = {
+      scheme: 'exact' as const,
+      network: 'solana-devnet',
+      maxAmountRequired: '5000',
+      resource: 'https://api.seller.example/report',
+      payTo: ownerWallet,
+      asset: offer.asset,
+      extra: { agentOwner: { userId: owner.userId } },
+    };
     const hash = await blockhash();
     const header = createPaymentHeader({ ...offer, ...external, extra: offer.extra }, payer, hash);
     const someoneElse = Keypair.generate().publicKey.toBase58();
@@ -102,12 +121,18 @@ describe('payments: x402 facilitator operations', () => {
     // Assess
     expect(settled.body).toMatchObject({ success: true });
     expect(refused.body).toMatchObject({ isValid: false, invalidReason: 'INVALID_PAYMENT' });
-    expect((await ownerPayments()).payments.find((payment: { txHash: string }) => payment.txHash === settled.body.transaction)).toMatchObject({ resourceId: null, resource: external.resource, totalAmount: '5000' });
+    expect((await ownerPayments()).payments.find((payment: { txHash: string }) => payment.txHash === settled.body.transaction)).toMatchObject({
+      resourceId: null,
+      resource: external.resource,
+      totalAmount: '5000',
+    });
   });
 
   it('refuses a malformed facilitator request with VALIDATION_ERROR', async () => {
     // Act
-    const missing = await api.request('POST', '/api/x402/verify', { body: { x402Version: 1, paymentPayload: { x402Version: 1, scheme: 'exact', network: 'solana-devnet', payload: { transaction: 'AA==' } } } });
+    const missing = await api.request('POST', '/api/x402/verify', {
+      body: { x402Version: 1, paymentPayload: { x402Version: 1, scheme: 'exact', network: 'solana-devnet', payload: { transaction: 'AA==' } } },
+    });
     const badVersion = await api.request('POST', '/api/x402/settle', { body: { x402Version: 7, paymentPayload: {}, paymentRequirements: offer } });
     // Assess
     expect(missing.status).toBe(400);
@@ -121,7 +146,9 @@ describe('payments: payment records', () => {
   it('shows a seller their payments only, filtered and paginated', async () => {
     // Prepare
     const payer = await givenPayer(api);
-    await api.request('GET', `/api/x402/resources/${resourceId}/getForecast?city=Lima`, { headers: { 'x-payment': createPaymentHeader(offer, payer, await blockhash()) } });
+    await api.request('GET', `/api/x402/resources/${resourceId}/getForecast?city=Lima`, {
+      headers: { 'x-payment': createPaymentHeader(offer, payer, await blockhash()) },
+    });
     // Act
     const mine = await ownerPayments(`?resourceId=${resourceId}&status=confirmed&limit=1`);
     const failedOnly = await ownerPayments('?status=failed');
@@ -148,7 +175,13 @@ describe('payments: payment records', () => {
     const malformed = await api.as(owner.apiKey).get('/api/sdk/v1/payments/0OIl');
     // Assess
     expect(mine.status).toBe(200);
-    expect(mine.body.data).toMatchObject({ txHash, agentOwnerId: owner.userId, settlementStatus: 'confirmed', totalAmount: '10000', payer: payer.publicKey.toBase58() });
+    expect(mine.body.data).toMatchObject({
+      txHash,
+      agentOwnerId: owner.userId,
+      settlementStatus: 'confirmed',
+      totalAmount: '10000',
+      payer: payer.publicKey.toBase58(),
+    });
     expect(theirs.status).toBe(404);
     expect(theirs.body.error).toMatchObject({ code: 'NOT_FOUND', details: { txHash } });
     expect(malformed.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'txHash', value: '0OIl' } });
@@ -170,12 +203,20 @@ describe('payments: local Solana JSON-RPC and faucet', () => {
     const sender = await givenPayer(api);
     const receiver = Keypair.generate().publicKey;
     const { blockhash: recent } = await connection.getLatestBlockhash();
-    const transfer = new VersionedTransaction(new TransactionMessage({ payerKey: sender.publicKey, recentBlockhash: recent, instructions: [SystemProgram.transfer({ fromPubkey: sender.publicKey, toPubkey: receiver, lamports: 2_000_000 })] }).compileToV0Message());
+    const transfer = new VersionedTransaction(
+      new TransactionMessage({
+        payerKey: sender.publicKey,
+        recentBlockhash: recent,
+        instructions: [SystemProgram.transfer({ fromPubkey: sender.publicKey, toPubkey: receiver, lamports: 2_000_000 })],
+      }).compileToV0Message(),
+    );
     transfer.sign([sender]);
     // Act
     const simulated = await connection.simulateTransaction(transfer);
     const signature = await connection.sendRawTransaction(transfer.serialize());
-    const { value: [status] } = await connection.getSignatureStatuses([signature]);
+    const {
+      value: [status],
+    } = await connection.getSignatureStatuses([signature]);
     // Assess
     expect(simulated.value.err).toBeNull();
     expect(status).toMatchObject({ err: null, confirmationStatus: 'finalized' });
@@ -186,11 +227,17 @@ describe('payments: local Solana JSON-RPC and faucet', () => {
     expect(await connection.getMinimumBalanceForRentExemption(0)).toBe(890_880);
   });
 
-  it('refuses a failing transaction at preflight, as a validator\'s RPC does', async () => {
+  it("refuses a failing transaction at preflight, as a validator's RPC does", async () => {
     // Prepare
     const sender = Keypair.generate();
     await fund(api, sender.publicKey.toBase58(), 'SOL', 0.01);
-    const transfer = new VersionedTransaction(new TransactionMessage({ payerKey: sender.publicKey, recentBlockhash: await blockhash(), instructions: [SystemProgram.transfer({ fromPubkey: sender.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000_000 })] }).compileToV0Message());
+    const transfer = new VersionedTransaction(
+      new TransactionMessage({
+        payerKey: sender.publicKey,
+        recentBlockhash: await blockhash(),
+        instructions: [SystemProgram.transfer({ fromPubkey: sender.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000_000 })],
+      }).compileToV0Message(),
+    );
     transfer.sign([sender]);
     // Act
     const sending = connection.sendRawTransaction(transfer.serialize());
@@ -229,7 +276,13 @@ describe('payments: local Solana JSON-RPC and faucet', () => {
 describe('payments: the RPC ledger adapter (AWS code path) against the local JSON-RPC', () => {
   it('checks blockhashes, simulates, settles with a block height, and reports a rejected transaction as failed', async () => {
     // Prepare
-    const ledger = rpcLedger({ rpcUrl: `${api.baseUrl}/solana`, network: 'solana-devnet', platformWallet: async () => offer.extra.serverWalletAddress, feePayer: async () => localSolanaBank().feePayer.publicKey.toBase58(), pollMs: 10 });
+    const ledger = rpcLedger({
+      rpcUrl: `${api.baseUrl}/solana`,
+      network: 'solana-devnet',
+      platformWallet: async () => offer.extra.serverWalletAddress,
+      feePayer: async () => localSolanaBank().feePayer.publicKey.toBase58(),
+      pollMs: 10,
+    });
     const payer = await givenPayer(api);
     const hash = await blockhash();
     const good = createPaymentHeader(offer, payer, hash);
@@ -244,7 +297,12 @@ describe('payments: the RPC ledger adapter (AWS code path) against the local JSO
     const settled = await ledger.settle(wire(good), bs58.encode(signature(good)), 5_000);
     const rejected = await ledger.settle(wire(unfunded), bs58.encode(signature(unfunded)), 5_000);
     // Assess
-    expect(info).toEqual({ network: 'solana-devnet', usdcMint: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU', platformWallet: offer.extra.serverWalletAddress, feePayer: localSolanaBank().feePayer.publicKey.toBase58() });
+    expect(info).toEqual({
+      network: 'solana-devnet',
+      usdcMint: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
+      platformWallet: offer.extra.serverWalletAddress,
+      feePayer: localSolanaBank().feePayer.publicKey.toBase58(),
+    });
     expect([valid, unknown]).toEqual([true, false]);
     expect(simulated).toEqual({ ok: true });
     expect(settled).toEqual({ status: 'confirmed', blockHeight: expect.any(Number) });

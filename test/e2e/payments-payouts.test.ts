@@ -40,7 +40,12 @@ interface Seller {
 async function givenSeller(): Promise<Seller> {
   const wallet = Keypair.generate().publicKey.toBase58();
   const user = await api.givenUser({ walletAddress: wallet });
-  const resourceId = await givenPublishedResource(api, user, { pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' } }, { baseUrl: `${upstream.baseUrl}/v1` });
+  const resourceId = await givenPublishedResource(
+    api,
+    user,
+    { pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' } },
+    { baseUrl: `${upstream.baseUrl}/v1` },
+  );
   const path = `/api/x402/resources/${resourceId}/getForecast?city=Oslo`;
   return { user, wallet, path, usdcMint: (await api.request('GET', path)).body.accepts[0].asset };
 }
@@ -48,7 +53,9 @@ async function givenSeller(): Promise<Seller> {
 /** Pays `times` calls with the unmodified x402-fetch client (it takes the payout offer). */
 async function paidCalls(seller: Seller, times: number): Promise<void> {
   const payer = await givenPayer(api);
-  const pay = wrapFetchWithPayment(fetch, await createSigner('solana-devnet', bs58.encode(payer.secretKey)), undefined, undefined, { svmConfig: { rpcUrl: `${api.baseUrl}/solana` } });
+  const pay = wrapFetchWithPayment(fetch, await createSigner('solana-devnet', bs58.encode(payer.secretKey)), undefined, undefined, {
+    svmConfig: { rpcUrl: `${api.baseUrl}/solana` },
+  });
   for (let index = 0; index < times; index++) {
     const response = await pay(`${api.baseUrl}${seller.path}&n=${index}`);
     if (response.status !== 200) throw new Error(`paid call answered ${response.status}: ${await response.text()}`);
@@ -148,7 +155,7 @@ describe('payments: payouts', () => {
     }
   });
 
-  it('creates the owner\'s token account when it is missing', async () => {
+  it("creates the owner's token account when it is missing", async () => {
     // Prepare
     const seller = await givenSeller();
     await paidCalls(seller, 1);

@@ -46,7 +46,9 @@ function recordingFetch(sent: Array<Record<string, string>>): typeof fetch {
 
 const clients = {
   'x402-fetch 1.x': async (payer: Keypair, sent: Array<Record<string, string>>) =>
-    wrapFetchV1(recordingFetch(sent), await createSigner('solana-devnet', bs58.encode(payer.secretKey)), undefined, undefined, { svmConfig: { rpcUrl: `${world.api.baseUrl}/solana` } }),
+    wrapFetchV1(recordingFetch(sent), await createSigner('solana-devnet', bs58.encode(payer.secretKey)), undefined, undefined, {
+      svmConfig: { rpcUrl: `${world.api.baseUrl}/solana` },
+    }),
   '@x402/fetch 2.x': async (payer: Keypair, sent: Array<Record<string, string>>) => {
     const signer = toClientSvmSigner(await createKeyPairSignerFromBytes(payer.secretKey));
     return wrapFetchV2(recordingFetch(sent), new x402Client().register('solana:*', new ExactSvmScheme(signer, { rpcUrl: `${world.api.baseUrl}/solana` })));
@@ -78,7 +80,14 @@ describe('payments: unmodified reference x402 clients', () => {
       expect(afterPaying.ownerUsdc).toBe(before.ownerUsdc);
       expect(afterPaying.feePayerLamports).toBeLessThan(before.feePayerLamports);
       const record = (await world.api.as(world.owner.apiKey).get(`/api/sdk/v1/payments/${proof.transaction}`)).body.data;
-      expect(record).toMatchObject({ settlement: 'payout', settlementStatus: 'confirmed', totalAmount: '10000', agentOwnerAmount: '9000', serverFeeAmount: '1000', payer: payer.publicKey.toBase58() });
+      expect(record).toMatchObject({
+        settlement: 'payout',
+        settlementStatus: 'confirmed',
+        totalAmount: '10000',
+        agentOwnerAmount: '9000',
+        serverFeeAmount: '1000',
+        payer: payer.publicKey.toBase58(),
+      });
       expect(replay.status).toBe(402);
       expect(replay.body).toMatchObject({ error: 'ALREADY_SETTLED' });
       expect(await balances(payer)).toEqual(afterPaying);
@@ -104,14 +113,22 @@ describe('payments: unmodified reference x402 clients', () => {
     expect(after.platformUsdc).toBe(before.platformUsdc - 18_000n);
     expect(after.feePayerLamports).toBeLessThan(before.feePayerLamports);
     expect(owedAfter.balances).toEqual([{ asset: usdcMint, owed: '0', inFlight: '0', paid: '18000' }]);
-    expect(owedAfter.payouts).toEqual([expect.objectContaining({ status: 'paid', amount: '18000', payments: 2, walletAddress: world.ownerWallet, transaction: run.paid[0].transaction })]);
+    expect(owedAfter.payouts).toEqual([
+      expect.objectContaining({ status: 'paid', amount: '18000', payments: 2, walletAddress: world.ownerWallet, transaction: run.paid[0].transaction }),
+    ]);
   });
 
   it('takes the split offer only when the owner turned the payout offer off', async () => {
     // Act
-    const put = await world.api.request('PUT', '/api/sdk/v1/payments/settings', { body: { splitOfferOnly: true }, headers: { 'x-api-key': world.owner.apiKey } });
+    const put = await world.api.request('PUT', '/api/sdk/v1/payments/settings', {
+      body: { splitOfferOnly: true },
+      headers: { 'x-api-key': world.owner.apiKey },
+    });
     const offers = (await world.api.request('GET', world.paidPath)).body.accepts as Array<{ extra: { settlement: string } }>;
-    const bad = await world.api.request('PUT', '/api/sdk/v1/payments/settings', { body: { splitOfferOnly: 'yes' }, headers: { 'x-api-key': world.owner.apiKey } });
+    const bad = await world.api.request('PUT', '/api/sdk/v1/payments/settings', {
+      body: { splitOfferOnly: 'yes' },
+      headers: { 'x-api-key': world.owner.apiKey },
+    });
     await world.api.request('PUT', '/api/sdk/v1/payments/settings', { body: { splitOfferOnly: false }, headers: { 'x-api-key': world.owner.apiKey } });
     // Assess
     expect(put.body.data).toEqual({ splitOfferOnly: true });

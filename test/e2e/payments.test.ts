@@ -21,7 +21,12 @@ beforeAll(async () => {
   ownerWallet = Keypair.generate().publicKey.toBase58();
   owner = await api.givenUser({ walletAddress: ownerWallet });
   upstream.respond((request, response) => json(response, 200, { forecast: 'sunny', path: request.url }));
-  resourceId = await givenPublishedResource(api, owner, { pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' } }, { baseUrl: `${upstream.baseUrl}/v1` });
+  resourceId = await givenPublishedResource(
+    api,
+    owner,
+    { pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' } },
+    { baseUrl: `${upstream.baseUrl}/v1` },
+  );
   connection = solanaConnection(api);
 });
 afterAll(async () => {
@@ -36,14 +41,17 @@ const blockhash = async () => (await connection.getLatestBlockhash()).blockhash;
 
 /** Owner, platform and payer USDC balances, to see that a refusal moved nothing. */
 async function usdcBalances(offer: PaymentRequirement, payer: Keypair) {
-  const [agentOwner, platform, paying] = await Promise.all([ownerWallet, offer.extra.serverWalletAddress, payer.publicKey.toBase58()].map((who) => tokenBalance(connection, offer.asset, who)));
+  const [agentOwner, platform, paying] = await Promise.all(
+    [ownerWallet, offer.extra.serverWalletAddress, payer.publicKey.toBase58()].map((who) => tokenBalance(connection, offer.asset, who)),
+  );
   return { agentOwner, platform, payer: paying };
 }
 
-const paymentsOfOwner = async () => (await api.as(owner.apiKey).get(`/api/sdk/v1/payments?resourceId=${resourceId}&limit=100`)).body.data.payments as Array<Record<string, any>>;
+const paymentsOfOwner = async () =>
+  (await api.as(owner.apiKey).get(`/api/sdk/v1/payments?resourceId=${resourceId}&limit=100`)).body.data.payments as Array<Record<string, any>>;
 
 describe('payments: HTTP 402 requirements', () => {
-  it('answers a call without payment with 402: the payout offer first, then the interface\'s split in USDC, and in SOL once the owner\'s wallet can hold it', async () => {
+  it("answers a call without payment with 402: the payout offer first, then the interface's split in USDC, and in SOL once the owner's wallet can hold it", async () => {
     // Act
     const response = await ask();
     await fund(api, ownerWallet, 'SOL', 0.01);
@@ -53,23 +61,57 @@ describe('payments: HTTP 402 requirements', () => {
     expect(response.body).toMatchObject({ x402Version: 1, error: null });
     const [payout, usdc] = response.body.accepts;
     expect(response.body.accepts).toHaveLength(2);
-    expect(payout).toMatchObject({ scheme: 'exact', maxAmountRequired: '10000', payTo: usdc.extra.serverWalletAddress, asset: usdc.asset, extra: { settlement: 'payout', feePayer: expect.any(String), agentOwner: { userId: owner.userId }, serverFeePercentage: 10 } });
+    expect(payout).toMatchObject({
+      scheme: 'exact',
+      maxAmountRequired: '10000',
+      payTo: usdc.extra.serverWalletAddress,
+      asset: usdc.asset,
+      extra: { settlement: 'payout', feePayer: expect.any(String), agentOwner: { userId: owner.userId }, serverFeePercentage: 10 },
+    });
     const sol = withSol.body.accepts[2];
     expect(usdc).toEqual({
-      scheme: 'exact', network: 'solana-devnet', maxAmountRequired: '10000', resource: `${api.baseUrl}/api/x402/resources/${resourceId}/getForecast`,
-      description: expect.any(String), mimeType: 'application/json', payTo: ownerWallet, maxTimeoutSeconds: 25, asset: expect.any(String),
-      extra: { agentOwner: { username: expect.any(String), userId: owner.userId, walletAddress: ownerWallet }, serverFeePercentage: 10, serverWalletAddress: expect.any(String), decimals: 6, symbol: 'USDC', settlement: 'split' },
+      scheme: 'exact',
+      network: 'solana-devnet',
+      maxAmountRequired: '10000',
+      resource: `${api.baseUrl}/api/x402/resources/${resourceId}/getForecast`,
+      description: expect.any(String),
+      mimeType: 'application/json',
+      payTo: ownerWallet,
+      maxTimeoutSeconds: 25,
+      asset: expect.any(String),
+      extra: {
+        agentOwner: { username: expect.any(String), userId: owner.userId, walletAddress: ownerWallet },
+        serverFeePercentage: 10,
+        serverWalletAddress: expect.any(String),
+        decimals: 6,
+        symbol: 'USDC',
+        settlement: 'split',
+      },
     });
     expect(sol).toMatchObject({ asset: 'So11111111111111111111111111111111111111112', maxAmountRequired: '66667', extra: { symbol: 'SOL' } });
     const v2 = JSON.parse(Buffer.from(response.headers.get('payment-required')!, 'base64').toString('utf8'));
-    expect(v2).toMatchObject({ x402Version: 2, resource: { url: usdc.resource }, accepts: [{ network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', amount: '10000', payTo: payout.payTo }, { amount: '10000', payTo: ownerWallet }] });
+    expect(v2).toMatchObject({
+      x402Version: 2,
+      resource: { url: usdc.resource },
+      accepts: [
+        { network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', amount: '10000', payTo: payout.payTo },
+        { amount: '10000', payTo: ownerWallet },
+      ],
+    });
   });
 
   it('refuses to sell a resource whose owner has no wallet, and hides unpublished and unknown resources', async () => {
     // Prepare
     const walletless = await api.givenUser();
     const unsold = await givenPublishedResource(api, walletless, {}, { baseUrl: `${upstream.baseUrl}/v1` });
-    const draft = (await api.as(owner.apiKey).post('/api/sdk/v1/resources', { name: 'draft', description: 'd', resourceType: 'api', endpoint: { baseUrl: upstream.baseUrl, authentication: 'none', methods: [{ name: 'm', path: '/' }] } })).body.data.id;
+    const draft = (
+      await api.as(owner.apiKey).post('/api/sdk/v1/resources', {
+        name: 'draft',
+        description: 'd',
+        resourceType: 'api',
+        endpoint: { baseUrl: upstream.baseUrl, authentication: 'none', methods: [{ name: 'm', path: '/' }] },
+      })
+    ).body.data.id;
     // Act
     const noWallet = await ask({}, `/api/x402/resources/${unsold}/getForecast`);
     const hidden = await ask({}, `/api/x402/resources/${draft}/m`);
@@ -96,13 +138,37 @@ describe('payments: settlement of a paid call', () => {
     expect(paid.status).toBe(200);
     expect(paid.body).toEqual({ forecast: 'sunny', path: '/v1/forecast/Oslo?days=2' });
     const proof = decodePaymentResponse(paid.headers.get('x-payment-response')!);
-    expect(proof).toEqual({ success: true, transaction: expect.any(String), blockHeight: expect.any(Number), network: 'solana-devnet', payer: payer.publicKey.toBase58() });
-    expect(await usdcBalances(offer, payer)).toEqual({ agentOwner: before.agentOwner + 9_000n, platform: before.platform + 1_000n, payer: before.payer - 10_000n });
+    expect(proof).toEqual({
+      success: true,
+      transaction: expect.any(String),
+      blockHeight: expect.any(Number),
+      network: 'solana-devnet',
+      payer: payer.publicKey.toBase58(),
+    });
+    expect(await usdcBalances(offer, payer)).toEqual({
+      agentOwner: before.agentOwner + 9_000n,
+      platform: before.platform + 1_000n,
+      payer: before.payer - 10_000n,
+    });
     expect(upstream.received.length).toBe(calls + 1);
     expect((await paymentsOfOwner()).find((payment) => payment.txHash === proof.transaction)).toEqual({
-      txHash: proof.transaction, agentOwnerId: owner.userId, network: 'solana-devnet', totalAmount: '10000', agentOwnerAmount: '9000', serverFeeAmount: '1000',
-      asset: offer.asset, resource: offer.resource, resourceId, methodName: 'getForecast', payer: payer.publicKey.toBase58(), amountUsd: 0.01,
-      timestamp: expect.any(String), settlementStatus: 'confirmed', blockHeight: proof.blockHeight, failureReason: null, settlement: 'split',
+      txHash: proof.transaction,
+      agentOwnerId: owner.userId,
+      network: 'solana-devnet',
+      totalAmount: '10000',
+      agentOwnerAmount: '9000',
+      serverFeeAmount: '1000',
+      asset: offer.asset,
+      resource: offer.resource,
+      resourceId,
+      methodName: 'getForecast',
+      payer: payer.publicKey.toBase58(),
+      amountUsd: 0.01,
+      timestamp: expect.any(String),
+      settlementStatus: 'confirmed',
+      blockHeight: proof.blockHeight,
+      failureReason: null,
+      settlement: 'split',
     });
     expect((await api.as(owner.apiKey).get(`/api/sdk/v1/resources/${resourceId}/metrics`)).body.data.totalRevenue).toBeGreaterThanOrEqual(0.01);
   });
@@ -138,7 +204,11 @@ describe('payments: settlement of a paid call', () => {
     // Assess
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 402]);
     expect(answers.find((answer) => answer.status === 402)!.body.error).toBe('ALREADY_SETTLED');
-    expect(await usdcBalances(offer, payer)).toEqual({ agentOwner: before.agentOwner + 9_000n, platform: before.platform + 1_000n, payer: before.payer - 10_000n });
+    expect(await usdcBalances(offer, payer)).toEqual({
+      agentOwner: before.agentOwner + 9_000n,
+      platform: before.platform + 1_000n,
+      payer: before.payer - 10_000n,
+    });
   });
 
   it('serves a POST method with its JSON body as params, priced by the method cost', async () => {
@@ -148,14 +218,21 @@ describe('payments: settlement of a paid call', () => {
     const offer = selectOffer((await api.request('POST', path, { body: { text: 'storm' } })).body, 'USDC');
     const before = await usdcBalances(offer, payer);
     // Act
-    const paid = await api.request('POST', path, { body: { text: 'storm', tags: ['a'] }, headers: { 'x-payment': createPaymentHeader(offer, payer, await blockhash()) } });
+    const paid = await api.request('POST', path, {
+      body: { text: 'storm', tags: ['a'] },
+      headers: { 'x-payment': createPaymentHeader(offer, payer, await blockhash()) },
+    });
     const notAnObject = await api.request('POST', path, { rawBody: '[1,2]' });
     // Assess
     expect(offer.maxAmountRequired).toBe('50000');
     expect(paid.status).toBe(200);
     expect(upstream.received.at(-1)).toMatchObject({ method: 'POST', url: '/v1/reports' });
     expect(JSON.parse(upstream.received.at(-1)!.body)).toEqual({ text: 'storm', tags: ['a'] });
-    expect(await usdcBalances(offer, payer)).toEqual({ agentOwner: before.agentOwner + 45_000n, platform: before.platform + 5_000n, payer: before.payer - 50_000n });
+    expect(await usdcBalances(offer, payer)).toEqual({
+      agentOwner: before.agentOwner + 45_000n,
+      platform: before.platform + 5_000n,
+      payer: before.payer - 50_000n,
+    });
     expect(notAnObject.status).toBe(400);
     expect(notAnObject.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'body' } });
   });
@@ -167,7 +244,10 @@ describe('payments: settlement of a paid call', () => {
     await fund(api, ownerWallet, 'SOL', 0.01);
     const offer = selectOffer({ accepts: await offersNow() }, 'SOL');
     const due = splitAmount(BigInt(offer.maxAmountRequired));
-    const [ownerBefore, platformBefore] = await Promise.all([lamportBalance(connection, ownerWallet), lamportBalance(connection, offer.extra.serverWalletAddress)]);
+    const [ownerBefore, platformBefore] = await Promise.all([
+      lamportBalance(connection, ownerWallet),
+      lamportBalance(connection, offer.extra.serverWalletAddress),
+    ]);
     // Act
     const paid = await ask({ 'PAYMENT-SIGNATURE': createPaymentHeader(offer, payer, await blockhash(), { version: 2 }) });
     // Assess
@@ -187,11 +267,36 @@ function forge(transaction: string): string {
 
 describe('payments: refused payments move nothing', () => {
   const cases: Array<[string, string, (offer: PaymentRequirement, payer: Keypair, hash: string) => string]> = [
-    ['under-payment', 'INSUFFICIENT_AMOUNT', (offer, payer, hash) => headerWith(offer, payer, hash, [tokenTransfer(payer, offer.asset, offer.payTo, 8_999n), tokenTransfer(payer, offer.asset, offer.extra.serverWalletAddress, 1_000n)])],
-    ['owner-only payment', 'INSUFFICIENT_AMOUNT', (offer, payer, hash) => headerWith(offer, payer, hash, [tokenTransfer(payer, offer.asset, offer.payTo, 10_000n)])],
-    ['wrong network', 'NETWORK_MISMATCH', (offer, payer, hash) => rewriteHeader(createPaymentHeader(offer, payer, hash), (payload) => ({ ...payload, network: 'solana' }))],
-    ['wrong mint', 'INSUFFICIENT_AMOUNT', (offer, payer, hash) => createPaymentHeader({ ...offer, asset: Keypair.generate().publicKey.toBase58() }, payer, hash)],
-    ['forged signature', 'INVALID_PAYMENT', (offer, payer, hash) => rewriteHeader(createPaymentHeader(offer, payer, hash), (payload) => ({ ...payload, payload: { transaction: forge(payload.payload.transaction) } }))],
+    [
+      'under-payment',
+      'INSUFFICIENT_AMOUNT',
+      (offer, payer, hash) =>
+        headerWith(offer, payer, hash, [
+          tokenTransfer(payer, offer.asset, offer.payTo, 8_999n),
+          tokenTransfer(payer, offer.asset, offer.extra.serverWalletAddress, 1_000n),
+        ]),
+    ],
+    [
+      'owner-only payment',
+      'INSUFFICIENT_AMOUNT',
+      (offer, payer, hash) => headerWith(offer, payer, hash, [tokenTransfer(payer, offer.asset, offer.payTo, 10_000n)]),
+    ],
+    [
+      'wrong network',
+      'NETWORK_MISMATCH',
+      (offer, payer, hash) => rewriteHeader(createPaymentHeader(offer, payer, hash), (payload) => ({ ...payload, network: 'solana' })),
+    ],
+    [
+      'wrong mint',
+      'INSUFFICIENT_AMOUNT',
+      (offer, payer, hash) => createPaymentHeader({ ...offer, asset: Keypair.generate().publicKey.toBase58() }, payer, hash),
+    ],
+    [
+      'forged signature',
+      'INVALID_PAYMENT',
+      (offer, payer, hash) =>
+        rewriteHeader(createPaymentHeader(offer, payer, hash), (payload) => ({ ...payload, payload: { transaction: forge(payload.payload.transaction) } })),
+    ],
     ['garbage header', 'INVALID_PAYMENT', () => 'bm90IGEgcGF5bWVudA=='],
   ];
 

@@ -39,7 +39,11 @@ describe('README quickstart', () => {
     writeFileSync(scriptFile, `set -euo pipefail\n${script}`);
     // Act
     const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn('bash', [scriptFile], { cwd: root, env: { ...process.env, DATA_DIR: dataDir.slice(root.length + 1) }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('bash', [scriptFile], {
+        cwd: root,
+        env: { ...process.env, DATA_DIR: dataDir.slice(root.length + 1) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -59,7 +63,9 @@ describe('README quickstart', () => {
     const flows = await api.as(user.apiKey).post('/api/sdk/v1/flows/searchFlows', {});
     expect(flows.body.data.count).toBe(0);
     const scripts = await api.as(user.apiKey).get('/api/sdk/v1/scripts?limit=100');
-    const subscriptions = await Promise.all(scripts.body.data.scripts.map((script: { id: string }) => api.as(user.apiKey).get(`/api/sdk/v1/scripts/${script.id}/subscriptions`)));
+    const subscriptions = await Promise.all(
+      scripts.body.data.scripts.map((script: { id: string }) => api.as(user.apiKey).get(`/api/sdk/v1/scripts/${script.id}/subscriptions`)),
+    );
     expect(scripts.body.data.scripts.length).toBeGreaterThan(0);
     expect(subscriptions.map((answer) => answer.body.data.subscriptions)).toEqual(scripts.body.data.scripts.map(() => []));
   }, 600_000);

@@ -7,7 +7,8 @@ import { givenInstalled, givenPublishedResource, resourceInput, resourceWorld } 
 const world = resourceWorld();
 
 const base = '/api/sdk/v1/resources';
-const givenKeyed = (overrides: Record<string, unknown> = {}) => givenPublishedResource(world.api, world.owner, overrides, { baseUrl: world.upstream.baseUrl, authentication: 'api_key' });
+const givenKeyed = (overrides: Record<string, unknown> = {}) =>
+  givenPublishedResource(world.api, world.owner, overrides, { baseUrl: world.upstream.baseUrl, authentication: 'api_key' });
 const authenticate = (who: TestUser, resourceId: string, apiKey: string) =>
   world.api.as(who.apiKey).post(`${base}/${resourceId}/authenticate`, { type: 'api_key', credentials: { apiKey } });
 
@@ -19,7 +20,13 @@ describe('resources: the ResourceCaller port', () => {
     const installation = await givenInstalled(world.api, world.user, resourceId);
     await authenticate(world.user, resourceId, 'user-key');
     // Act
-    const byName = await resourceCaller().call({ userId: world.user.userId, resource: name, method: 'getForecast', params: { city: 'Oslo' }, source: 'script' });
+    const byName = await resourceCaller().call({
+      userId: world.user.userId,
+      resource: name,
+      method: 'getForecast',
+      params: { city: 'Oslo' },
+      source: 'script',
+    });
     const byId = await resourceCaller().call({ userId: world.user.userId, resource: resourceId, method: 'report', params: { text: 'x' }, source: 'flow' });
     const usage = await world.api.as(world.user.apiKey).get(`${base}/installations/${installation.installationId}/usage`);
     // Assess
@@ -54,7 +61,13 @@ describe('resources: what payments uses', () => {
     // Act
     const read = await resourceService().getForCall(resourceId);
     // Assess
-    expect(read).toMatchObject({ resourceId, status: 'published', ownerId: world.owner.userId, pricing: { model: 'pay-per-call', basePrice: 0.01 }, authentication: 'api_key' });
+    expect(read).toMatchObject({
+      resourceId,
+      status: 'published',
+      ownerId: world.owner.userId,
+      pricing: { model: 'pay-per-call', basePrice: 0.01 },
+      authentication: 'api_key',
+    });
     expect(read.methods.map((method) => method.name)).toEqual(['getForecast', 'report']);
     await expect(resourceService().getForCall('res_missing')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });

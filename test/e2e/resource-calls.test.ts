@@ -11,22 +11,46 @@ const base = '/api/sdk/v1/resources';
 
 /** A published resource on the test world.upstream, installed by `user`. */
 async function given(authentication: string, authConfig?: Record<string, unknown>, overrides: Record<string, unknown> = {}) {
-  const resourceId = await givenPublishedResource(world.api, world.owner, overrides, { baseUrl: `${world.upstream.baseUrl}/v1`, authentication, ...(authConfig && { authConfig }) });
+  const resourceId = await givenPublishedResource(world.api, world.owner, overrides, {
+    baseUrl: `${world.upstream.baseUrl}/v1`,
+    authentication,
+    ...(authConfig && { authConfig }),
+  });
   const installation = await givenInstalled(world.api, world.user, resourceId);
   return { resourceId, installationId: installation.installationId as string };
 }
 
-const call = (resourceId: string, method: string, params: Record<string, unknown>, key = world.user.apiKey) => world.api.as(key).post(`${base}/${resourceId}/call`, { method, params });
-const authenticate = (resourceId: string, type: string, credentials: Record<string, unknown>) => world.api.as(world.user.apiKey).post(`${base}/${resourceId}/authenticate`, { type, credentials });
+const call = (resourceId: string, method: string, params: Record<string, unknown>, key = world.user.apiKey) =>
+  world.api.as(key).post(`${base}/${resourceId}/call`, { method, params });
+const authenticate = (resourceId: string, type: string, credentials: Record<string, unknown>) =>
+  world.api.as(world.user.apiKey).post(`${base}/${resourceId}/authenticate`, { type, credentials });
 const lastRequest = () => world.upstream.received.at(-1)!;
 
 describe('resource calls: request building and credential injection', () => {
   it.each([
     ['api_key in X-API-Key', 'api_key', undefined, { apiKey: 'k-123' }, (r: ReturnType<typeof lastRequest>) => r.headers['x-api-key'] === 'k-123'],
-    ['api_key in a named header', 'api_key', { headerName: 'X-Weather-Key' }, { apiKey: 'k-456' }, (r: ReturnType<typeof lastRequest>) => r.headers['x-weather-key'] === 'k-456' && !r.headers['x-api-key']],
-    ['api_key in a query parameter', 'api_key', { queryParam: 'appid' }, { apiKey: 'k-789' }, (r: ReturnType<typeof lastRequest>) => new URL(r.url, 'http://x').searchParams.get('appid') === 'k-789'],
+    [
+      'api_key in a named header',
+      'api_key',
+      { headerName: 'X-Weather-Key' },
+      { apiKey: 'k-456' },
+      (r: ReturnType<typeof lastRequest>) => r.headers['x-weather-key'] === 'k-456' && !r.headers['x-api-key'],
+    ],
+    [
+      'api_key in a query parameter',
+      'api_key',
+      { queryParam: 'appid' },
+      { apiKey: 'k-789' },
+      (r: ReturnType<typeof lastRequest>) => new URL(r.url, 'http://x').searchParams.get('appid') === 'k-789',
+    ],
     ['bearer', 'bearer', undefined, { token: 't-1' }, (r: ReturnType<typeof lastRequest>) => r.headers.authorization === 'Bearer t-1'],
-    ['basic', 'basic', undefined, { username: 'ann', password: 'p:w' }, (r: ReturnType<typeof lastRequest>) => r.headers.authorization === `Basic ${Buffer.from('ann:p:w').toString('base64')}`],
+    [
+      'basic',
+      'basic',
+      undefined,
+      { username: 'ann', password: 'p:w' },
+      (r: ReturnType<typeof lastRequest>) => r.headers.authorization === `Basic ${Buffer.from('ann:p:w').toString('base64')}`,
+    ],
   ])('injects %s and returns the upstream response', async (_label, authentication, authConfig, credentials, check) => {
     // Prepare
     const { resourceId } = await given(authentication, authConfig);
@@ -37,7 +61,13 @@ describe('resource calls: request building and credential injection', () => {
     expect(authenticated.status).toBe(200);
     expect(authenticated.body.data).toMatchObject({ resourceId, type: authentication, isAuthenticated: true });
     expect(answered.status).toBe(200);
-    expect(answered.body.data).toEqual({ status: 200, success: true, data: { ok: true, path: expect.stringContaining('/v1/forecast/S%C3%A3o%20Paulo') }, cost: 0.01, durationMs: expect.any(Number) });
+    expect(answered.body.data).toEqual({
+      status: 200,
+      success: true,
+      data: { ok: true, path: expect.stringContaining('/v1/forecast/S%C3%A3o%20Paulo') },
+      cost: 0.01,
+      durationMs: expect.any(Number),
+    });
     expect(lastRequest().method).toBe('GET');
     expect(new URL(lastRequest().url, 'http://x').searchParams.get('days')).toBe('3');
     expect(check(lastRequest())).toBe(true);
@@ -83,7 +113,9 @@ describe('resource calls: refusals', () => {
   it("refuses calling a resource that is not installed (409), and another user's draft (404)", async () => {
     // Prepare
     const resourceId = await givenPublishedResource(world.api, world.owner, {}, { baseUrl: world.upstream.baseUrl });
-    const draft = (await world.api.as(world.owner.apiKey).post(base, { name: 'd', description: 'd', resourceType: 'api', endpoint: { baseUrl: world.upstream.baseUrl } })).body.data.id;
+    const draft = (
+      await world.api.as(world.owner.apiKey).post(base, { name: 'd', description: 'd', resourceType: 'api', endpoint: { baseUrl: world.upstream.baseUrl } })
+    ).body.data.id;
     // Act
     const notInstalled = await call(resourceId, 'getForecast', { city: 'Oslo' });
     const hidden = await call(draft, 'getForecast', { city: 'Oslo' });
@@ -190,9 +222,25 @@ describe('resource calls: usage and metrics', () => {
     // Assess
     expect(usage.body.data).toMatchObject({ installationId, resourceId, totalCalls: 3, totalCost: 0.06, callsToday: 3, lastUsedAt: expect.any(String) });
     expect(usage.body.data.recentCalls).toHaveLength(3);
-    expect(usage.body.data.recentCalls[0]).toEqual({ timestamp: expect.any(String), method: 'getForecast', cost: 0, duration: expect.any(Number), success: false });
+    expect(usage.body.data.recentCalls[0]).toEqual({
+      timestamp: expect.any(String),
+      method: 'getForecast',
+      cost: 0,
+      duration: expect.any(Number),
+      success: false,
+    });
     expect(usage.body.data.recentCalls.map((entry: { method: string }) => entry.method)).toEqual(['getForecast', 'report', 'getForecast']);
-    expect(metrics.body.data).toEqual({ resourceId, totalUsers: 1, totalCalls: 3, failedCalls: 1, errorRate: 0.3333, totalRevenue: 0.06, rating: 0, reviewCount: 0, installCount: 1 });
+    expect(metrics.body.data).toEqual({
+      resourceId,
+      totalUsers: 1,
+      totalCalls: 3,
+      failedCalls: 1,
+      errorRate: 0.3333,
+      totalRevenue: 0.06,
+      rating: 0,
+      reviewCount: 0,
+      installCount: 1,
+    });
     expect(listed.body.data.installations.find((item: { resourceId: string }) => item.resourceId === resourceId).lastUsedAt).toBe(usage.body.data.lastUsedAt);
     expect(othersUsage.status).toBe(404);
   });
@@ -225,7 +273,12 @@ describe('resource calls: usage and metrics', () => {
 describe('resource calls: rate limits', () => {
   it('answers 429 past the resource limit per user, in the envelope with the rate-limit headers', async () => {
     // Prepare
-    const { resourceId } = await given('none', undefined, { rateLimits: [{ window: '1m', limit: 2 }, { window: '1d', limit: 100 }] });
+    const { resourceId } = await given('none', undefined, {
+      rateLimits: [
+        { window: '1m', limit: 2 },
+        { window: '1d', limit: 100 },
+      ],
+    });
     const neighbour = await world.api.givenUser();
     await givenInstalled(world.api, neighbour, resourceId);
     // Act

@@ -31,7 +31,9 @@ beforeEach(() => {
       if (grant.client_id !== 'client-1' || grant.client_secret !== 'shh') return json(response, 401, { error: 'invalid_client' });
       if (grant.grant_type === 'authorization_code') {
         const issued = issuedCodes.get(grant.code!);
-        const challenge = createHash('sha256').update(grant.code_verifier ?? '').digest('base64url');
+        const challenge = createHash('sha256')
+          .update(grant.code_verifier ?? '')
+          .digest('base64url');
         if (!issued || issued.challenge !== challenge || issued.redirectUri !== grant.redirect_uri) return json(response, 400, { error: 'invalid_grant' });
       } else if (refreshAnswer) {
         return json(response, refreshAnswer.status, refreshAnswer.body);
@@ -51,11 +53,16 @@ beforeEach(() => {
 const base = '/api/sdk/v1/resources';
 
 async function givenOAuthResource() {
-  const resourceId = await givenPublishedResource(api, owner, {}, {
-    baseUrl: `${provider.baseUrl}/v1`,
-    authentication: 'oauth2',
-    authConfig: { authUrl: `${provider.baseUrl}/authorize`, tokenUrl: `${provider.baseUrl}/token`, scopes: ['read', 'write'] },
-  });
+  const resourceId = await givenPublishedResource(
+    api,
+    owner,
+    {},
+    {
+      baseUrl: `${provider.baseUrl}/v1`,
+      authentication: 'oauth2',
+      authConfig: { authUrl: `${provider.baseUrl}/authorize`, tokenUrl: `${provider.baseUrl}/token`, scopes: ['read', 'write'] },
+    },
+  );
   await givenInstalled(api, user, resourceId);
   return resourceId;
 }
@@ -71,7 +78,8 @@ function approve(authorizationUrl: string): string {
   return `${callback.pathname}${callback.search}`;
 }
 
-const authenticate = (resourceId: string, credentials: Record<string, unknown>) => api.as(user.apiKey).post(`${base}/${resourceId}/authenticate`, { type: 'oauth2', credentials });
+const authenticate = (resourceId: string, credentials: Record<string, unknown>) =>
+  api.as(user.apiKey).post(`${base}/${resourceId}/authenticate`, { type: 'oauth2', credentials });
 const call = (resourceId: string) => api.as(user.apiKey).post(`${base}/${resourceId}/call`, { method: 'getForecast', params: { city: 'Oslo' } });
 const tokenRequests = () => provider.received.filter((request) => request.url === '/token').map((request) => form(request.body));
 
@@ -89,7 +97,11 @@ describe('resources: OAuth2 authorization-code flow', () => {
     const authorizationUrl = new URL(started.body.data.authorizationUrl);
     expect(`${authorizationUrl.origin}${authorizationUrl.pathname}`).toBe(`${provider.baseUrl}/authorize`);
     expect(Object.fromEntries(authorizationUrl.searchParams)).toMatchObject({
-      response_type: 'code', client_id: 'client-1', scope: 'read write', state: started.body.data.state, code_challenge_method: 'S256',
+      response_type: 'code',
+      client_id: 'client-1',
+      scope: 'read write',
+      state: started.body.data.state,
+      code_challenge_method: 'S256',
       redirect_uri: `${api.baseUrl}/api/sdk/v1/resources/oauth/callback`,
     });
     expect(blocked.status).toBe(409);
@@ -132,7 +144,13 @@ describe('resources: OAuth2 refresh', () => {
     // Prepare
     const resourceId = await givenOAuthResource();
     validTokens.add('at-old');
-    await authenticate(resourceId, { accessToken: 'at-old', refreshToken: 'rt-old', expiresAt: new Date(Date.now() + 20_000).toISOString(), clientId: 'client-1', clientSecret: 'shh' });
+    await authenticate(resourceId, {
+      accessToken: 'at-old',
+      refreshToken: 'rt-old',
+      expiresAt: new Date(Date.now() + 20_000).toISOString(),
+      clientId: 'client-1',
+      clientSecret: 'shh',
+    });
     const before = tokenRequests().length;
     // Act
     const answered = await call(resourceId);
@@ -146,7 +164,13 @@ describe('resources: OAuth2 refresh', () => {
   it('refreshes once more on a 401 and retries the call once', async () => {
     // Prepare
     const resourceId = await givenOAuthResource();
-    await authenticate(resourceId, { accessToken: 'at-revoked', refreshToken: 'rt-revoked', expiresAt: new Date(Date.now() + 3_600_000).toISOString(), clientId: 'client-1', clientSecret: 'shh' });
+    await authenticate(resourceId, {
+      accessToken: 'at-revoked',
+      refreshToken: 'rt-revoked',
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      clientId: 'client-1',
+      clientSecret: 'shh',
+    });
     const before = tokenRequests().length;
     // Act
     const answered = await call(resourceId);
@@ -158,7 +182,13 @@ describe('resources: OAuth2 refresh', () => {
   it('answers 502 UPSTREAM_ERROR when the token endpoint refuses the refresh, without repeating its body', async () => {
     // Prepare
     const resourceId = await givenOAuthResource();
-    await authenticate(resourceId, { accessToken: 'at-gone', refreshToken: 'rt-gone', expiresAt: new Date(Date.now() - 1000).toISOString(), clientId: 'client-1', clientSecret: 'shh' });
+    await authenticate(resourceId, {
+      accessToken: 'at-gone',
+      refreshToken: 'rt-gone',
+      expiresAt: new Date(Date.now() - 1000).toISOString(),
+      clientId: 'client-1',
+      clientSecret: 'shh',
+    });
     refreshAnswer = { status: 400, body: { error: 'invalid_grant', error_description: 'leaky detail' } };
     // Act
     const failed = await call(resourceId);

@@ -28,7 +28,15 @@ describe('resources: reviews', () => {
     const listed = await api.as(bob.apiKey).get(reviews(resourceId));
     // Assess
     expect(first.status).toBe(201);
-    expect(first.body.data).toEqual({ reviewId: expect.stringMatching(/^rev_/), itemType: 'resource', itemId: resourceId, userId: ann.userId, rating: 5, comment: 'great', createdAt: expect.any(String) });
+    expect(first.body.data).toEqual({
+      reviewId: expect.stringMatching(/^rev_/),
+      itemType: 'resource',
+      itemId: resourceId,
+      userId: ann.userId,
+      rating: 5,
+      comment: 'great',
+      createdAt: expect.any(String),
+    });
     expect(second.status).toBe(201);
     expect(duplicate.status).toBe(409);
     expect(resource.body.data).toMatchObject({ rating: 4.5, reviewCount: 2 });

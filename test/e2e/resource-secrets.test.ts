@@ -10,7 +10,12 @@ describe('resources: credentials never leak', () => {
   it('keeps a sentinel secret out of every response, log line and stored record, while the upstream receives it', async () => {
     // Prepare
     const sentinel = `SENTINEL-${Date.now()}-${Math.random().toString(36).slice(2)}`;
-    const resourceId = await givenPublishedResource(world.api, world.owner, {}, { baseUrl: world.upstream.baseUrl, authentication: 'api_key', authConfig: { headerName: 'X-Vendor-Key' } });
+    const resourceId = await givenPublishedResource(
+      world.api,
+      world.owner,
+      {},
+      { baseUrl: world.upstream.baseUrl, authentication: 'api_key', authConfig: { headerName: 'X-Vendor-Key' } },
+    );
     const installation = await givenInstalled(world.api, world.user, resourceId);
     const base = `/api/sdk/v1/resources/${resourceId}`;
     const as = world.api.as(world.user.apiKey);
@@ -26,7 +31,9 @@ describe('resources: credentials never leak', () => {
       answers.push(await as.post(`${base}/call`, { method: 'getForecast', params: { city: 'Oslo' } }));
       await world.upstream.close();
       answers.push(await as.post(`${base}/call`, { method: 'getForecast', params: { city: 'Oslo' } }));
-      const viaPort = await resourceCaller().call({ userId: world.user.userId, resource: resourceId, method: 'getForecast', params: { city: 'Oslo' }, source: 'script' }).catch((error: Error) => error);
+      const viaPort = await resourceCaller()
+        .call({ userId: world.user.userId, resource: resourceId, method: 'getForecast', params: { city: 'Oslo' }, source: 'script' })
+        .catch((error: Error) => error);
       answers.push(
         await as.get(base),
         await as.get('/api/sdk/v1/resources/installations?limit=100'),

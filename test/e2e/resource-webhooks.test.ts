@@ -21,7 +21,13 @@ afterAll(async () => {
   await api.stop();
 });
 
-const webhookEndpoint = { authentication: 'signature', callbackUrl: 'https://payments.example.com/hooks', events: ['payment.completed', 'payment.failed'], signatureHeader: 'X-Pay-Signature', methods: [] };
+const webhookEndpoint = {
+  authentication: 'signature',
+  callbackUrl: 'https://payments.example.com/hooks',
+  events: ['payment.completed', 'payment.failed'],
+  signatureHeader: 'X-Pay-Signature',
+  methods: [],
+};
 
 async function givenWebhookInstallation() {
   const resourceId = await givenPublishedResource(api, owner, { resourceType: 'webhook' }, webhookEndpoint);
@@ -30,7 +36,8 @@ async function givenWebhookInstallation() {
 }
 
 const sign = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('hex');
-const deliver = (path: string, body: string, headers: Record<string, string>) => api.request('POST', path, { rawBody: body, headers: { 'content-type': 'application/json', ...headers } });
+const deliver = (path: string, body: string, headers: Record<string, string>) =>
+  api.request('POST', path, { rawBody: body, headers: { 'content-type': 'application/json', ...headers } });
 const publishedFor = (installationId: string) => published.filter((event) => event.installationId === installationId);
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -61,8 +68,13 @@ describe('resources: webhook resources', () => {
     expect(accepted.body.data).toMatchObject({ eventId: expect.any(String), type: 'payment.completed' });
     expect(publishedFor(installation.installationId)).toEqual([
       expect.objectContaining({
-        id: accepted.body.data.eventId, type: 'payment.completed', source: 'webhook', userId: user.userId, resourceId,
-        content: { text: '', contentType: 'message' }, data: { type: 'payment.completed', amount: 12.5, currency: 'USDC' },
+        id: accepted.body.data.eventId,
+        type: 'payment.completed',
+        source: 'webhook',
+        userId: user.userId,
+        resourceId,
+        content: { text: '', contentType: 'message' },
+        data: { type: 'payment.completed', amount: 12.5, currency: 'USDC' },
       }),
     ]);
   });
@@ -123,7 +135,10 @@ describe('resources: webhook resources', () => {
   it('refuses to publish a webhook resource without events or signature header, saying which check', async () => {
     // Prepare
     const created = await api.as(owner.apiKey).post('/api/sdk/v1/resources', {
-      name: 'hooks', description: 'd', resourceType: 'webhook', openApiSpec: { openapi: '3.0.3', info: { title: 't', version: '1' }, paths: {} },
+      name: 'hooks',
+      description: 'd',
+      resourceType: 'webhook',
+      openApiSpec: { openapi: '3.0.3', info: { title: 't', version: '1' }, paths: {} },
       endpoint: { authentication: 'signature', events: [] },
     });
     // Act

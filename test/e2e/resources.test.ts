@@ -22,12 +22,43 @@ describe('resources: create and read', () => {
     const read = await api.as(owner.apiKey).get(`${base}/${created.body.data.id}`);
     // Assess
     expect(created.status).toBe(201);
-    expect(created.body.data).toEqual({ id: expect.stringMatching(/^res_/), name: 'Weather API', resourceType: 'api', status: 'draft', createdAt: expect.any(String) });
+    expect(created.body.data).toEqual({
+      id: expect.stringMatching(/^res_/),
+      name: 'Weather API',
+      resourceType: 'api',
+      status: 'draft',
+      createdAt: expect.any(String),
+    });
     expect(read.status).toBe(200);
-    expect(read.body.data).toMatchObject({ id: created.body.data.id, status: 'draft', version: 1, ownerId: owner.userId, rating: 0, installCount: 0, publishedAt: null });
+    expect(read.body.data).toMatchObject({
+      id: created.body.data.id,
+      status: 'draft',
+      version: 1,
+      ownerId: owner.userId,
+      rating: 0,
+      installCount: 0,
+      publishedAt: null,
+    });
     expect(read.body.data.endpoint.methods).toEqual([
-      { name: 'getForecast', httpMethod: 'GET', path: '/forecast/{city}', parameters: [{ name: 'city', type: 'string', required: true }, { name: 'days', type: 'integer', required: false }] },
-      { name: 'report', httpMethod: 'POST', path: '/reports', parameters: [{ name: 'text', type: 'string', required: true }, { name: 'tags', type: 'string[]', required: false }], cost: 0.05 },
+      {
+        name: 'getForecast',
+        httpMethod: 'GET',
+        path: '/forecast/{city}',
+        parameters: [
+          { name: 'city', type: 'string', required: true },
+          { name: 'days', type: 'integer', required: false },
+        ],
+      },
+      {
+        name: 'report',
+        httpMethod: 'POST',
+        path: '/reports',
+        parameters: [
+          { name: 'text', type: 'string', required: true },
+          { name: 'tags', type: 'string[]', required: false },
+        ],
+        cost: 0.05,
+      },
     ]);
   });
 
@@ -103,12 +134,20 @@ describe('resources: publish and unpublish', () => {
     // Prepare
     const id = (await create(owner, resourceInput())).body.data.id;
     // Act
-    const published = await api.as(owner.apiKey).post(`${base}/${id}/publish`, { pricing: { model: 'pay-per-call', basePrice: 0.02 }, category: 'weather', tags: ['rain'] });
+    const published = await api
+      .as(owner.apiKey)
+      .post(`${base}/${id}/publish`, { pricing: { model: 'pay-per-call', basePrice: 0.02 }, category: 'weather', tags: ['rain'] });
     const read = await api.as(owner.apiKey).get(`${base}/${id}`);
     // Assess
     expect(published.status).toBe(200);
     expect(published.body.data).toEqual({ id, status: 'published', publishedAt: expect.any(String) });
-    expect(read.body.data).toMatchObject({ status: 'published', category: 'weather', tags: ['rain'], pricing: { model: 'pay-per-call', basePrice: 0.02 }, version: 2 });
+    expect(read.body.data).toMatchObject({
+      status: 'published',
+      category: 'weather',
+      tags: ['rain'],
+      pricing: { model: 'pay-per-call', basePrice: 0.02 },
+      version: 2,
+    });
   });
 
   it.each([
@@ -169,7 +208,9 @@ describe('resources: PATCH and versions', () => {
     const id = await givenPublishedResource(api, owner);
     const installation = await givenInstalled(api, other, id);
     // Act
-    const patched = await api.as(owner.apiKey).patch(`${base}/${id}`, { description: 'Now with alerts', methods: [{ name: 'alerts', httpMethod: 'GET', path: '/alerts' }] });
+    const patched = await api
+      .as(owner.apiKey)
+      .patch(`${base}/${id}`, { description: 'Now with alerts', methods: [{ name: 'alerts', httpMethod: 'GET', path: '/alerts' }] });
     const before = await api.as(other.apiKey).get(`${base}/installations`);
     const upgraded = await api.as(other.apiKey).post(`${base}/installations/${installation.installationId}/upgrade`);
     const again = await api.as(other.apiKey).post(`${base}/installations/${installation.installationId}/upgrade`);
@@ -295,8 +336,17 @@ describe('resources: marketplace', () => {
     expect(searched.status).toBe(200);
     expect(searched.body.data.total).toBe(2);
     expect(searched.body.data.resources.find((item: { id: string }) => item.id === a)).toEqual({
-      id: a, name: `${marker} alpha`, description: 'Forecasts by city', resourceType: 'api', category: 'crypto', tags: ['prices', 'defi'],
-      pricing: { model: 'pay-per-call', basePrice: 0.01 }, rating: 0, reviewCount: 0, installCount: 1, publishedAt: expect.any(String),
+      id: a,
+      name: `${marker} alpha`,
+      description: 'Forecasts by city',
+      resourceType: 'api',
+      category: 'crypto',
+      tags: ['prices', 'defi'],
+      pricing: { model: 'pay-per-call', basePrice: 0.01 },
+      rating: 0,
+      reviewCount: 0,
+      installCount: 1,
+      publishedAt: expect.any(String),
     });
     expect(byCategory.body.data.resources.map((item: { id: string }) => item.id)).toEqual([a]);
     expect(byTags.body.data.resources.map((item: { id: string }) => item.id)).toEqual([b]);
@@ -326,7 +376,13 @@ describe('resources: install and uninstall', () => {
     // Assess
     expect(first.status).toBe(201);
     expect(first.body.data).toEqual({
-      installationId: expect.stringMatching(/^ins_/), resourceId: id, userId: other.userId, isAuthenticated: false, status: 'active', installedAt: expect.any(String), version: 1,
+      installationId: expect.stringMatching(/^ins_/),
+      resourceId: id,
+      userId: other.userId,
+      isAuthenticated: false,
+      status: 'active',
+      installedAt: expect.any(String),
+      version: 1,
     });
     expect(second.status).toBe(409);
     expect(listed.body.data.installations.filter((item: { resourceId: string }) => item.resourceId === id)).toEqual([

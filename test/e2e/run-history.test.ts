@@ -38,12 +38,19 @@ describe('run history', () => {
     const items = all.body.data.executions as Array<Record<string, any>>;
     expect(all.body.data).toMatchObject({ total: 4, limit: 20, offset: 0 });
     expect(items.map((item) => item.startedAt)).toEqual([...items.map((item) => item.startedAt)].sort().reverse());
-    expect(items).toEqual(expect.arrayContaining([
-      expect.objectContaining({ kind: 'script', scriptId, flowId: null, trigger: 'manual', status: 'success', duration: expect.any(Number) }),
-      expect.objectContaining({ kind: 'script', scriptId: failingId, status: 'failed', error: expect.objectContaining({ message: expect.stringContaining('boom') }) }),
-      expect.objectContaining({ kind: 'script', scriptId, flowId, trigger: 'flow', source: flowId }),
-      expect.objectContaining({ kind: 'flow', flowId, scriptId, trigger: 'schedule', status: 'success' }),
-    ]));
+    expect(items).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: 'script', scriptId, flowId: null, trigger: 'manual', status: 'success', duration: expect.any(Number) }),
+        expect.objectContaining({
+          kind: 'script',
+          scriptId: failingId,
+          status: 'failed',
+          error: expect.objectContaining({ message: expect.stringContaining('boom') }),
+        }),
+        expect.objectContaining({ kind: 'script', scriptId, flowId, trigger: 'flow', source: flowId }),
+        expect.objectContaining({ kind: 'flow', flowId, scriptId, trigger: 'schedule', status: 'success' }),
+      ]),
+    );
   });
 
   it('filters by status, trigger, script, flow and date range, and pages', async () => {
@@ -90,7 +97,8 @@ describe('run history', () => {
 
 describe('event history', () => {
   const events = (user: TestUser, query = '') => api.as(user.apiKey).get(`/api/sdk/v1/events${query}`);
-  const publish = async (user: TestUser, event: Record<string, unknown>) => (await api.as(user.apiKey).post('/api/sdk/v1/events', event)).body.data.eventId as string;
+  const publish = async (user: TestUser, event: Record<string, unknown>) =>
+    (await api.as(user.apiKey).post('/api/sdk/v1/events', event)).body.data.eventId as string;
 
   /** Delivery is asynchronous: reads the history until `done` holds. */
   async function waitForHistory(user: TestUser, done: (items: Array<Record<string, any>>) => boolean): Promise<Array<Record<string, any>>> {
@@ -114,7 +122,13 @@ describe('event history', () => {
     expect(items.map((item) => item.eventId)).toEqual([pinged, ordered]);
     expect(items[1]).toMatchObject({ type: 'custom.order', source: 'api', event: { content: { text: 'order 1' } } });
     expect(items[1]!.deliveries).toEqual([
-      expect.objectContaining({ subscriptionId: subscription.body.data.subscriptionId, scriptId: subscribedScript, result: 'executed', status: 'success', executionId: expect.stringMatching(/^exe_/) }),
+      expect.objectContaining({
+        subscriptionId: subscription.body.data.subscriptionId,
+        scriptId: subscribedScript,
+        result: 'executed',
+        status: 'success',
+        executionId: expect.stringMatching(/^exe_/),
+      }),
     ]);
     expect(items[0]!.deliveries).toEqual([]);
   });
@@ -176,7 +190,9 @@ describe('following a run\u2019s logs', () => {
     // Act
     const whileHeld = await follow(user, executionId, '?wait=20');
     const rest = follow(user, executionId, `?after=${whileHeld.body.data.next}&wait=20`);
-    held.forEach((release) => { release(); });
+    held.forEach((release) => {
+      release();
+    });
     const lines = [...whileHeld.body.data.lines];
     let page = (await rest).body.data;
     lines.push(...page.lines);

@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-const codeOf = (who: TestUser, scriptId: string, version: string) => api.as(who.apiKey).get(`${rest}/${encodeURIComponent(scriptId)}/versions/${encodeURIComponent(version)}/code`);
+const codeOf = (who: TestUser, scriptId: string, version: string) =>
+  api.as(who.apiKey).get(`${rest}/${encodeURIComponent(scriptId)}/versions/${encodeURIComponent(version)}/code`);
 const versionsOf = async (scriptId: string) => (await api.as(owner.apiKey).post(sdk('listVersions'), { scriptId })).body.data;
 
 describe('scripts: getScriptCode', () => {
@@ -28,8 +29,14 @@ describe('scripts: getScriptCode', () => {
     // Assess
     expect(first.status).toBe(200);
     expect(first.body.data).toEqual({
-      scriptId: script.id, versionId: expect.stringMatching(/^ver_/), version: 1, semver: '1.0.0', runtime: 'nodejs18', code: nodeEcho('first'),
-      codeHash: expect.stringMatching(/^[0-9a-f]{64}$/), createdAt: expect.any(String),
+      scriptId: script.id,
+      versionId: expect.stringMatching(/^ver_/),
+      version: 1,
+      semver: '1.0.0',
+      runtime: 'nodejs18',
+      code: nodeEcho('first'),
+      codeHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      createdAt: expect.any(String),
     });
     expect(second.body.data).toMatchObject({ version: 2, semver: '1.0.1', code: nodeEcho('second') });
     expect(bySemver.body.data).toEqual(second.body.data);
@@ -60,7 +67,15 @@ describe('scripts: getScriptCode', () => {
     const answers = await Promise.all(['0', 'latest', '1.0', '01', '1'.repeat(300), '2', '9.9.9'].map((version) => codeOf(owner, script.id, version)));
     const unknownScript = await codeOf(owner, 'scr_doesnotexist', '1');
     // Assess
-    const [zero, word, partial, padded, long, missing, missingSemver] = answers as [ApiResponse, ApiResponse, ApiResponse, ApiResponse, ApiResponse, ApiResponse, ApiResponse];
+    const [zero, word, partial, padded, long, missing, missingSemver] = answers as [
+      ApiResponse,
+      ApiResponse,
+      ApiResponse,
+      ApiResponse,
+      ApiResponse,
+      ApiResponse,
+      ApiResponse,
+    ];
     for (const bad of [zero, word, partial, padded, long]) {
       expect(bad.status).toBe(400);
       expect(bad.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'version' } });

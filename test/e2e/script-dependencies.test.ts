@@ -80,7 +80,12 @@ describe('script dependencies: node', () => {
     expect(created.status).toBe(200);
     expect(deployed.status).toBe(200);
     expect(run.body.data).toMatchObject({ status: 'completed', output: { millis: 7_200_000 } });
-    expect(script.dependencies).toEqual({ declared: { ms: '^2.1.0' }, resolved: { ms: expect.stringMatching(/^2\.1\.\d+$/) }, lockHash: expect.stringMatching(/^[0-9a-f]{64}$/), sizeBytes: expect.any(Number) });
+    expect(script.dependencies).toEqual({
+      declared: { ms: '^2.1.0' },
+      resolved: { ms: expect.stringMatching(/^2\.1\.\d+$/) },
+      lockHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      sizeBytes: expect.any(Number),
+    });
     expect((await versionsOf(scriptId))[0].dependencies).toEqual(script.dependencies);
   }, 120_000);
 
@@ -135,15 +140,32 @@ describe('script dependencies: node', () => {
     // Prepare
     const lock = (resolved: string) =>
       JSON.stringify({
-        name: 'script-dependencies', version: '1.0.0', lockfileVersion: 3, requires: true,
+        name: 'script-dependencies',
+        version: '1.0.0',
+        lockfileVersion: 3,
+        requires: true,
         packages: {
           '': { name: 'script-dependencies', version: '1.0.0', dependencies: { ms: '2.1.3' } },
-          'node_modules/ms': { version: '2.1.3', resolved, integrity: 'sha512-6FlzubTLZG3J2a/NVCAleEhjzq5oxgHyaCU9yYXvcLsvoVaHJq/s5xXI6/XXP6tz7R9xAOtHnSO/tXtF3WRTlA==' },
+          'node_modules/ms': {
+            version: '2.1.3',
+            resolved,
+            integrity: 'sha512-6FlzubTLZG3J2a/NVCAleEhjzq5oxgHyaCU9yYXvcLsvoVaHJq/s5xXI6/XXP6tz7R9xAOtHnSO/tXtF3WRTlA==',
+          },
         },
       });
     // Act
-    const locked = await post('createVersion', { scriptId, code: nodeCode, dependencies: { ms: '2.1.3' }, lockfile: lock('https://registry.npmjs.org/ms/-/ms-2.1.3.tgz') });
-    const elsewhere = await post('createVersion', { scriptId, code: nodeCode, dependencies: { ms: '2.1.3' }, lockfile: lock('http://127.0.0.1:9/ms-2.1.3.tgz') });
+    const locked = await post('createVersion', {
+      scriptId,
+      code: nodeCode,
+      dependencies: { ms: '2.1.3' },
+      lockfile: lock('https://registry.npmjs.org/ms/-/ms-2.1.3.tgz'),
+    });
+    const elsewhere = await post('createVersion', {
+      scriptId,
+      code: nodeCode,
+      dependencies: { ms: '2.1.3' },
+      lockfile: lock('http://127.0.0.1:9/ms-2.1.3.tgz'),
+    });
     // Assess
     expect(locked.status).toBe(200);
     expect(locked.body.data.dependencies).toMatchObject({ declared: { ms: '2.1.3' }, resolved: { ms: '2.1.3' } });
@@ -211,7 +233,10 @@ describe('script dependencies: node', () => {
 
   it('suggests the packages the code imports but does not declare', async () => {
     // Act
-    const node = await post('lintScript', { code: `import dayjs from 'dayjs';\nimport fs from 'node:fs';\nconst z = require('@scope/pkg/sub');\n${nodeCode}`, dependencies: { ms: '2.1.3' } });
+    const node = await post('lintScript', {
+      code: `import dayjs from 'dayjs';\nimport fs from 'node:fs';\nconst z = require('@scope/pkg/sub');\n${nodeCode}`,
+      dependencies: { ms: '2.1.3' },
+    });
     const python = await post('lintScript', { runtime: 'python3.11', code: `import json\nimport requests\nfrom yaml import safe_load\n${pythonCode}` });
     // Assess
     expect(node.body.data.suggestedDependencies).toEqual({ dayjs: '*', '@scope/pkg': '*' });
@@ -231,7 +256,10 @@ describe('script dependencies: python from a private index', () => {
     expect(created.status).toBe(200);
     expect(deployed.status).toBe(200);
     expect(run.body.data).toMatchObject({ status: 'completed', output: { shout: 'HEY!' } });
-    expect((await post('getScript', { scriptId })).body.data.dependencies).toMatchObject({ declared: ['tinyhelper==1.0.0'], resolved: { tinyhelper: '1.0.0' } });
+    expect((await post('getScript', { scriptId })).body.data.dependencies).toMatchObject({
+      declared: ['tinyhelper==1.0.0'],
+      resolved: { tinyhelper: '1.0.0' },
+    });
     expect(registries.body.data.registries).toEqual([{ ecosystem: 'pypi', url: index.url, hasToken: true, updatedAt: expect.any(String) }]);
     expect(registries.text).not.toContain(indexToken);
   }, 120_000);
@@ -271,7 +299,12 @@ describe('script dependencies: python from a private index', () => {
     const kept = (await post('listPackageRegistries', {})).body.data.registries;
     const cleared = await post('clearPackageRegistry', { ecosystem: 'pypi' });
     // Assess
-    expect(bad.map((answer) => [answer.status, answer.body.error.details.field])).toEqual([[400, 'ecosystem'], [400, 'url'], [400, 'url'], [400, 'token']]);
+    expect(bad.map((answer) => [answer.status, answer.body.error.details.field])).toEqual([
+      [400, 'ecosystem'],
+      [400, 'url'],
+      [400, 'url'],
+      [400, 'token'],
+    ]);
     expect(strangerCleared.body.data).toEqual({ ecosystem: 'pypi', cleared: false });
     expect(kept).toHaveLength(1);
     expect(cleared.body.data).toEqual({ ecosystem: 'pypi', cleared: true });
@@ -295,8 +328,13 @@ describe('scripts with packages: why an install failed', () => {
     const noSuchVersion = await create(['tinyhelper==9.9.9']);
     // Assess
     for (const refused of [unreachable, missing, sourceOnly, noSuchVersion]) expect(refused.body.error.code, refused.text).toBe('VALIDATION_ERROR');
-    expect(unreachable.body.error.message).toMatch(new RegExp(`^the package index ${nowhere} could not be reached \\([^)]+\\) while installing tinyhelper; .*setPackageRegistry`));
-    expect(missing.body.error).toMatchObject({ details: { package: 'no-such-wheel-zz' }, message: `package no-such-wheel-zz does not exist in the package index ${index.url}` });
+    expect(unreachable.body.error.message).toMatch(
+      new RegExp(`^the package index ${nowhere} could not be reached \\([^)]+\\) while installing tinyhelper; .*setPackageRegistry`),
+    );
+    expect(missing.body.error).toMatchObject({
+      details: { package: 'no-such-wheel-zz' },
+      message: `package no-such-wheel-zz does not exist in the package index ${index.url}`,
+    });
     expect(sourceOnly.body.error).toMatchObject({ details: { package: 'sourceonly' } });
     expect(sourceOnly.body.error.message).toMatch(/^package sourceonly==1\.0\.0 has no wheel in .*, only source packages/);
     expect(noSuchVersion.body.error.message).toBe(`no release of tinyhelper matches ==9.9.9 in the package index ${index.url} (it has 1.0.0)`);
@@ -307,7 +345,11 @@ describe('scripts with packages: why an install failed', () => {
     // Prepare
     const registry = await startNpmRegistry([
       { name: 'harbour-tide', version: '1.0.0', files: { 'index.js': 'module.exports = 1;\n' } },
-      { name: 'harbour-native', version: '1.0.0', files: { 'index.js': '', 'package.json': JSON.stringify({ name: 'harbour-native', version: '1.0.0', scripts: { install: 'node-gyp rebuild' } }) } },
+      {
+        name: 'harbour-native',
+        version: '1.0.0',
+        files: { 'index.js': '', 'package.json': JSON.stringify({ name: 'harbour-native', version: '1.0.0', scripts: { install: 'node-gyp rebuild' } }) },
+      },
     ]);
     const user = await api.givenUser();
     const as = api.as(user.apiKey);
@@ -321,8 +363,13 @@ describe('scripts with packages: why an install failed', () => {
       const missing = await create({ 'harbour-tide': '1.0.0', 'no-such-package-zz': '1.0.0' });
       const scripted = await create({ 'harbour-native': '1.0.0' });
       // Assess
-      expect(unreachable.body.error.message).toMatch(new RegExp(`^the npm registry ${nowhere} could not be reached \\([^)]+\\) while installing harbour-tide; .*setPackageRegistry`));
-      expect(missing.body.error).toMatchObject({ details: { package: 'no-such-package-zz' }, message: `package no-such-package-zz does not exist in the npm registry ${registry.url}` });
+      expect(unreachable.body.error.message).toMatch(
+        new RegExp(`^the npm registry ${nowhere} could not be reached \\([^)]+\\) while installing harbour-tide; .*setPackageRegistry`),
+      );
+      expect(missing.body.error).toMatchObject({
+        details: { package: 'no-such-package-zz' },
+        message: `package no-such-package-zz does not exist in the npm registry ${registry.url}`,
+      });
       expect(scripted.body.error).toMatchObject({ details: { package: 'harbour-native' }, message: expect.stringContaining('runs install scripts') });
       expect((await as.post(sdk('listScripts'), {})).body.data.count).toBe(0);
     } finally {
@@ -330,4 +377,3 @@ describe('scripts with packages: why an install failed', () => {
     }
   }, 240_000);
 });
-

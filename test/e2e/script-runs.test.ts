@@ -32,12 +32,23 @@ describe('scripts: executing', () => {
     // Assess
     expect(sdkRun.status).toBe(200);
     expect(sdkRun.body.data).toEqual({
-      executionId: expect.stringMatching(/^exe_/), scriptId: script.id, status: 'completed',
+      executionId: expect.stringMatching(/^exe_/),
+      scriptId: script.id,
+      status: 'completed',
       output: { label: 'node', data: { city: 'Oslo' }, trigger: 'manual', scriptId: script.id },
-      duration: expect.any(Number), logs: ['running node'], error: null, createdAt: expect.any(String),
+      duration: expect.any(Number),
+      logs: ['running node'],
+      error: null,
+      createdAt: expect.any(String),
     });
     expect(restRun.status).toBe(200);
-    expect(restRun.body.data).toEqual({ executionId: expect.stringMatching(/^exe_/), result: expect.objectContaining({ data: { city: 'Lima' } }), duration: expect.any(Number), memoryUsed: expect.any(Number), cost: expect.any(Number) });
+    expect(restRun.body.data).toEqual({
+      executionId: expect.stringMatching(/^exe_/),
+      result: expect.objectContaining({ data: { city: 'Lima' } }),
+      duration: expect.any(Number),
+      memoryUsed: expect.any(Number),
+      cost: expect.any(Number),
+    });
     expect(restRun.body.data.memoryUsed).toBeGreaterThan(0);
     expect(restRun.body.data.cost).toBeGreaterThan(0);
   });
@@ -48,7 +59,12 @@ describe('scripts: executing', () => {
     // Act
     const run = await execute(api, owner, script.id, { n: 1 });
     // Assess
-    expect(run.body.data).toMatchObject({ status: 'completed', output: { label: 'py', data: { n: 1 }, trigger: 'manual', scriptId: script.id }, logs: ['running py'], error: null });
+    expect(run.body.data).toMatchObject({
+      status: 'completed',
+      output: { label: 'py', data: { n: 1 }, trigger: 'manual', scriptId: script.id },
+      logs: ['running py'],
+      error: null,
+    });
   });
 
   it('lets the key returned at creation execute the script, and nothing else', async () => {
@@ -70,33 +86,90 @@ describe('scripts: executing', () => {
     const run = await execute(api, owner, script.id);
     // Assess
     expect(run.body.data).toMatchObject({ status: 'completed', output: { label: 'draft' } });
-    expect((await api.as(owner.apiKey).post(sdk('getScript'), { scriptId: script.id })).body.data).toMatchObject({ deploymentStatus: 'pending', activeVersion: null, totalExecutions: 1 });
+    expect((await api.as(owner.apiKey).post(sdk('getScript'), { scriptId: script.id })).body.data).toMatchObject({
+      deploymentStatus: 'pending',
+      activeVersion: null,
+      totalExecutions: 1,
+    });
   });
 });
 
 describe('scripts: the handler return convention', () => {
   it('records {success: false, noOp: true} as a successful run and {success: false, reason} as a failed one', async () => {
     // Prepare
-    const script = await givenDeployed(api, owner, { code: 'export async function handler(event) { return event.data.noOp ? { success: false, noOp: true, reason: "nothing new" } : { success: false, reason: "upstream down" }; }' });
+    const script = await givenDeployed(api, owner, {
+      code: 'export async function handler(event) { return event.data.noOp ? { success: false, noOp: true, reason: "nothing new" } : { success: false, reason: "upstream down" }; }',
+    });
     // Act
     const noOp = await execute(api, owner, script.id, { noOp: true });
     const failure = await execute(api, owner, script.id, { noOp: false });
     // Assess
     expect(noOp.body.data).toMatchObject({ status: 'completed', error: null, output: { success: false, noOp: true } });
-    expect(failure.body.data).toMatchObject({ status: 'failed', error: { code: 'SCRIPT_FAILURE', message: 'upstream down' }, output: { success: false, reason: 'upstream down' } });
-    expect((await api.as(owner.apiKey).post(sdk('getMetrics'), { scriptId: script.id })).body.data).toMatchObject({ totalExecutions: 2, successRate: 0.5, errorRate: 0.5 });
+    expect(failure.body.data).toMatchObject({
+      status: 'failed',
+      error: { code: 'SCRIPT_FAILURE', message: 'upstream down' },
+      output: { success: false, reason: 'upstream down' },
+    });
+    expect((await api.as(owner.apiKey).post(sdk('getMetrics'), { scriptId: script.id })).body.data).toMatchObject({
+      totalExecutions: 2,
+      successRate: 0.5,
+      errorRate: 0.5,
+    });
   });
 });
 
 describe('scripts: failing runs are recorded and the platform keeps serving', () => {
   const cases = [
-    { what: 'throws', runtime: 'nodejs18', code: 'export async function handler() {\n  const x = 1;\n  throw new Error("boom");\n}', status: 'failed', error: { code: 'SCRIPT_ERROR', message: 'Error: boom', line: 3 } },
-    { what: 'raises', runtime: 'python3.11', code: 'def handler(event, context):\n    x = 1\n    raise ValueError("nope")\n', status: 'failed', error: { code: 'SCRIPT_ERROR', message: 'ValueError: nope', line: 3 } },
-    { what: 'times out', runtime: 'nodejs18', code: 'async function handler() { for (;;) {} }', config: { timeout: 1 }, status: 'failed', error: { code: 'TIMEOUT' } },
-    { what: 'exceeds its memory', runtime: 'nodejs18', code: 'const kept = []; async function handler() { for (;;) kept.push(Buffer.alloc(1 << 20, 1)); }', status: 'failed', error: { code: 'MEMORY_LIMIT_EXCEEDED' } },
-    { what: 'exceeds its memory (python)', runtime: 'python3.11', code: 'kept = []\ndef handler(event, context):\n    while True:\n        kept.append(bytearray(1 << 20))\n', status: 'failed', error: { code: 'MEMORY_LIMIT_EXCEEDED' } },
-    { what: 'prints 10 MB', runtime: 'nodejs18', code: 'async function handler() { const line = "x".repeat(1000); for (let i = 0; i < 10000; i++) console.log(line); return "done"; }', status: 'failed', error: { code: 'LOG_LIMIT_EXCEEDED' } },
-    { what: 'returns more than 6 MB', runtime: 'python3.11', code: 'def handler(event, context):\n    return "x" * (7 * 1024 * 1024)\n', status: 'failed', error: { code: 'RESPONSE_TOO_LARGE' } },
+    {
+      what: 'throws',
+      runtime: 'nodejs18',
+      code: 'export async function handler() {\n  const x = 1;\n  throw new Error("boom");\n}',
+      status: 'failed',
+      error: { code: 'SCRIPT_ERROR', message: 'Error: boom', line: 3 },
+    },
+    {
+      what: 'raises',
+      runtime: 'python3.11',
+      code: 'def handler(event, context):\n    x = 1\n    raise ValueError("nope")\n',
+      status: 'failed',
+      error: { code: 'SCRIPT_ERROR', message: 'ValueError: nope', line: 3 },
+    },
+    {
+      what: 'times out',
+      runtime: 'nodejs18',
+      code: 'async function handler() { for (;;) {} }',
+      config: { timeout: 1 },
+      status: 'failed',
+      error: { code: 'TIMEOUT' },
+    },
+    {
+      what: 'exceeds its memory',
+      runtime: 'nodejs18',
+      code: 'const kept = []; async function handler() { for (;;) kept.push(Buffer.alloc(1 << 20, 1)); }',
+      status: 'failed',
+      error: { code: 'MEMORY_LIMIT_EXCEEDED' },
+    },
+    {
+      what: 'exceeds its memory (python)',
+      runtime: 'python3.11',
+      code: 'kept = []\ndef handler(event, context):\n    while True:\n        kept.append(bytearray(1 << 20))\n',
+      status: 'failed',
+      error: { code: 'MEMORY_LIMIT_EXCEEDED' },
+    },
+    {
+      what: 'prints 10 MB',
+      runtime: 'nodejs18',
+      code: 'async function handler() { const line = "x".repeat(1000); for (let i = 0; i < 10000; i++) console.log(line); return "done"; }',
+      status: 'failed',
+      error: { code: 'LOG_LIMIT_EXCEEDED' },
+    },
+    {
+      what: 'returns more than 6 MB',
+      runtime: 'python3.11',
+      code: 'def handler(event, context):\n    return "x" * (7 * 1024 * 1024)\n',
+      status: 'failed',
+      error: { code: 'RESPONSE_TOO_LARGE' },
+    },
   ];
   for (const { what, runtime, code, config, status, error } of cases) {
     it(`records a script that ${what} as failed with the reason`, async () => {
@@ -161,7 +234,10 @@ describe('scripts: limits', () => {
 
   it('fails a run that costs more than maxCostPerExecution with COST_LIMIT_EXCEEDED and records it', async () => {
     // Prepare
-    const script = await givenDeployed(api, owner, { code: 'async function handler() { const end = Date.now() + 200; while (Date.now() < end); return "done"; }', config: { maxCostPerExecution: 0.00000001 } });
+    const script = await givenDeployed(api, owner, {
+      code: 'async function handler() { const end = Date.now() + 200; while (Date.now() < end); return "done"; }',
+      config: { maxCostPerExecution: 0.00000001 },
+    });
     // Act
     const run = await execute(api, owner, script.id);
     // Assess
@@ -187,7 +263,9 @@ describe('scripts: limits', () => {
 describe('scripts: history and metrics', () => {
   it('filters history by status and dates in both shapes, newest first, with REST and SDK status names', async () => {
     // Prepare
-    const script = await givenDeployed(api, owner, { code: 'export async function handler(event) { if (event.data.fail) throw new Error("no"); return event.data.n; }' });
+    const script = await givenDeployed(api, owner, {
+      code: 'export async function handler(event) { if (event.data.fail) throw new Error("no"); return event.data.n; }',
+    });
     const first = await execute(api, owner, script.id, { n: 1 });
     const failed = await execute(api, owner, script.id, { fail: true });
     const third = await execute(api, owner, script.id, { n: 3 });
@@ -202,13 +280,27 @@ describe('scripts: history and metrics', () => {
     expect(restAll).toMatchObject({ total: 3, limit: 10, offset: 0 });
     expect(restAll.executions.map((run: { executionId: string }) => run.executionId)).toEqual([third, failed, first].map((run) => run.body.data.executionId));
     expect(restAll.executions[0]).toEqual({
-      executionId: third.body.data.executionId, status: 'success', duration: expect.any(Number), memoryUsed: expect.any(Number), cost: expect.any(Number), timestamp: third.body.data.createdAt, trigger: 'manual',
+      executionId: third.body.data.executionId,
+      status: 'success',
+      duration: expect.any(Number),
+      memoryUsed: expect.any(Number),
+      cost: expect.any(Number),
+      timestamp: third.body.data.createdAt,
+      trigger: 'manual',
     });
     expect(restErrors).toMatchObject({ total: 1, executions: [{ executionId: failed.body.data.executionId, status: 'error' }] });
     expect(restSince).toMatchObject({ total: 2, limit: 1, executions: [{ executionId: third.body.data.executionId }] });
     expect(sdkCompleted.body.data).toEqual({
-      scriptId: script.id, count: 2,
-      executions: [third, first].map((run) => ({ executionId: run.body.data.executionId, scriptId: script.id, status: 'completed', duration: expect.any(Number), createdAt: run.body.data.createdAt, hasError: false })),
+      scriptId: script.id,
+      count: 2,
+      executions: [third, first].map((run) => ({
+        executionId: run.body.data.executionId,
+        scriptId: script.id,
+        status: 'completed',
+        duration: expect.any(Number),
+        createdAt: run.body.data.createdAt,
+        hasError: false,
+      })),
     });
     expect(sdkBefore.body.data.executions.map((run: { executionId: string }) => run.executionId)).toEqual([first.body.data.executionId]);
   });
@@ -239,7 +331,9 @@ describe('scripts: history and metrics', () => {
 
   it('lists a run that is still going as running, and as completed once it ends', async () => {
     // Prepare
-    const script = await givenDeployed(api, owner, { code: 'export async function handler() { await new Promise((resolve) => setTimeout(resolve, 2500)); return "slow"; }' });
+    const script = await givenDeployed(api, owner, {
+      code: 'export async function handler() { await new Promise((resolve) => setTimeout(resolve, 2500)); return "slow"; }',
+    });
     const running = () => api.as(owner.apiKey).post(sdk('getExecutions'), { scriptId: script.id, status: 'running' });
     // Act
     const run = execute(api, owner, script.id);
@@ -265,8 +359,23 @@ describe('scripts: history and metrics', () => {
     const sdkMetrics = await api.as(owner.apiKey).post(sdk('getMetrics'), { scriptId: script.id });
     const read = await api.as(owner.apiKey).post(sdk('getScript'), { scriptId: script.id });
     // Assess
-    expect(restMetrics.body.data).toEqual({ totalExecutions: 4, successRate: 75, averageDuration: expect.any(Number), totalCost: expect.any(Number), executionsToday: 4, lastExecutedAt: expect.any(String) });
-    expect(sdkMetrics.body.data).toEqual({ scriptId: script.id, totalExecutions: 4, totalCost: restMetrics.body.data.totalCost, avgDuration: expect.any(Number), successRate: 0.75, errorRate: 0.25, lastExecutedAt: expect.any(String) });
+    expect(restMetrics.body.data).toEqual({
+      totalExecutions: 4,
+      successRate: 75,
+      averageDuration: expect.any(Number),
+      totalCost: expect.any(Number),
+      executionsToday: 4,
+      lastExecutedAt: expect.any(String),
+    });
+    expect(sdkMetrics.body.data).toEqual({
+      scriptId: script.id,
+      totalExecutions: 4,
+      totalCost: restMetrics.body.data.totalCost,
+      avgDuration: expect.any(Number),
+      successRate: 0.75,
+      errorRate: 0.25,
+      lastExecutedAt: expect.any(String),
+    });
     expect(read.body.data).toMatchObject({ totalExecutions: 4, errorRate: 0.25, totalCost: restMetrics.body.data.totalCost });
     expect(restMetrics.body.data.totalCost).toBeGreaterThan(0);
   });

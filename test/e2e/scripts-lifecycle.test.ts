@@ -30,26 +30,67 @@ describe('scripts: creating', () => {
     // Assess
     expect(created.status).toBe(201);
     expect(created.body.data).toEqual({
-      id: expect.stringMatching(/^scr_/), name: 'Greeter', runtime: 'nodejs18', status: 'draft', deploymentStatus: 'pending', createdAt: expect.any(String), apiKey: expect.stringMatching(/^amp_/),
+      id: expect.stringMatching(/^scr_/),
+      name: 'Greeter',
+      runtime: 'nodejs18',
+      status: 'draft',
+      deploymentStatus: 'pending',
+      createdAt: expect.any(String),
+      apiKey: expect.stringMatching(/^amp_/),
     });
     expect(listed.body.data.scripts[0]).toEqual({
-      id: created.body.data.id, name: 'Greeter', runtime: 'nodejs18', status: 'draft', deploymentStatus: 'pending', activeVersion: null, activeVersionNumber: null,
-      createdAt: created.body.data.createdAt, lastExecutedAt: null,
+      id: created.body.data.id,
+      name: 'Greeter',
+      runtime: 'nodejs18',
+      status: 'draft',
+      deploymentStatus: 'pending',
+      activeVersion: null,
+      activeVersionNumber: null,
+      createdAt: created.body.data.createdAt,
+      lastExecutedAt: null,
     });
-    expect(restVersions.body.data.versions).toEqual([{ versionId: expect.stringMatching(/^ver_/), version: '1.0.0', versionNumber: 1, changelog: 'initial version', createdAt: created.body.data.createdAt }]);
-    expect(await getScript(api, owner, created.body.data.id)).toMatchObject({ timeout: 30, memory: 128, activeVersion: null, isPublished: false, isPrivate: false, deploymentStatus: 'pending' });
+    expect(restVersions.body.data.versions).toEqual([
+      { versionId: expect.stringMatching(/^ver_/), version: '1.0.0', versionNumber: 1, changelog: 'initial version', createdAt: created.body.data.createdAt },
+    ]);
+    expect(await getScript(api, owner, created.body.data.id)).toMatchObject({
+      timeout: 30,
+      memory: 128,
+      activeVersion: null,
+      isPublished: false,
+      isPrivate: false,
+      deploymentStatus: 'pending',
+    });
   });
 
   it('answers createScript with the SDK record, its installation and key', async () => {
     // Prepare
-    const body = { name: 'Sdk script', description: 'sdk', runtime: 'python3.11', code: 'def handler(event, context):\n    return 1\n', config: { timeout: 10, memory: 256 } };
+    const body = {
+      name: 'Sdk script',
+      description: 'sdk',
+      runtime: 'python3.11',
+      code: 'def handler(event, context):\n    return 1\n',
+      config: { timeout: 10, memory: 256 },
+    };
     // Act
     const created = await api.as(owner.apiKey).post(sdk('createScript'), body);
     // Assess
     expect(created.status).toBe(200);
     expect(created.body.data).toEqual({
-      id: expect.stringMatching(/^scr_/), name: 'Sdk script', description: 'sdk', runtime: 'python3.11', timeout: 10, memory: 256, activeVersion: null, activeSemver: null, isPublished: false,
-      isPrivate: false, status: 'draft', deploymentStatus: 'pending', apiKey: expect.stringMatching(/^amp_/), installationId: expect.stringMatching(/^sin_/), createdAt: expect.any(String),
+      id: expect.stringMatching(/^scr_/),
+      name: 'Sdk script',
+      description: 'sdk',
+      runtime: 'python3.11',
+      timeout: 10,
+      memory: 256,
+      activeVersion: null,
+      activeSemver: null,
+      isPublished: false,
+      isPrivate: false,
+      status: 'draft',
+      deploymentStatus: 'pending',
+      apiKey: expect.stringMatching(/^amp_/),
+      installationId: expect.stringMatching(/^sin_/),
+      createdAt: expect.any(String),
     });
   });
 
@@ -88,11 +129,25 @@ describe('scripts: versions', () => {
     const listedRest = await api.as(owner.apiKey).get(`${rest}/${script.id}/versions`);
     // Assess
     expect(minor.status).toBe(201);
-    expect(minor.body.data).toEqual({ versionId: expect.stringMatching(/^ver_/), version: '1.1.0', versionNumber: 2, changelog: 'a feature', createdAt: expect.any(String) });
+    expect(minor.body.data).toEqual({
+      versionId: expect.stringMatching(/^ver_/),
+      version: '1.1.0',
+      versionNumber: 2,
+      changelog: 'a feature',
+      createdAt: expect.any(String),
+    });
     expect(lower.status).toBe(400);
     expect(lower.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'version', value: '1.0.5' } });
     expect(next.body.data).toEqual({
-      id: expect.stringMatching(/^ver_/), scriptId: script.id, version: 4, semver: '1.1.1', isActive: false, commitMessage: 'a fix', codeHash: expect.stringMatching(/^[0-9a-f]{64}$/), createdAt: expect.any(String), deployedAt: null,
+      id: expect.stringMatching(/^ver_/),
+      scriptId: script.id,
+      version: 4,
+      semver: '1.1.1',
+      isActive: false,
+      commitMessage: 'a fix',
+      codeHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      createdAt: expect.any(String),
+      deployedAt: null,
     });
     expect(preRelease.status).toBe(201);
     expect(listedRest.body.data.versions.map((version: { version: string }) => version.version)).toEqual(['1.1.1', '1.1.1-beta.1', '1.1.0', '1.0.0']);
@@ -110,13 +165,27 @@ describe('scripts: versions', () => {
     const afterRollback = await outputOf(script.id);
     // Assess
     expect(deployed.body.data).toEqual({
-      scriptId: script.id, version: 2, semver: '1.0.1', serverlessFunctionName: `platform-script-${script.id}`, serverlessFunctionArn: expect.stringContaining(`function:platform-script-${script.id}`),
+      scriptId: script.id,
+      version: 2,
+      semver: '1.0.1',
+      serverlessFunctionName: `platform-script-${script.id}`,
+      serverlessFunctionArn: expect.stringContaining(`function:platform-script-${script.id}`),
       deployedAt: expect.any(String),
     });
     expect(afterDeploy.label).toBe('v2');
-    expect(rolledBack.body.data).toEqual({ deploymentId: expect.stringMatching(/^dep_/), versionId: first.id, version: '1.0.0', versionNumber: 1, status: 'deployed', deployedAt: expect.any(String) });
+    expect(rolledBack.body.data).toEqual({
+      deploymentId: expect.stringMatching(/^dep_/),
+      versionId: first.id,
+      version: '1.0.0',
+      versionNumber: 1,
+      status: 'deployed',
+      deployedAt: expect.any(String),
+    });
     expect(afterRollback.label).toBe('v1');
-    expect((await versions(script.id)).versions.map((version: { version: number; isActive: boolean }) => [version.version, version.isActive])).toEqual([[2, false], [1, true]]);
+    expect((await versions(script.id)).versions.map((version: { version: number; isActive: boolean }) => [version.version, version.isActive])).toEqual([
+      [2, false],
+      [1, true],
+    ]);
     expect(await getScript(api, owner, script.id)).toMatchObject({ activeVersion: 1, deploymentStatus: 'deployed' });
   });
 
@@ -128,7 +197,14 @@ describe('scripts: versions', () => {
     const deployed = await api.as(owner.apiKey).post(`${rest}/${script.id}/deploy`, {});
     // Assess
     expect(deployed.status).toBe(200);
-    expect(deployed.body.data).toEqual({ deploymentId: expect.stringMatching(/^dep_/), versionId: latest.body.data.versionId, version: '1.1.0', versionNumber: 2, status: 'deployed', deployedAt: expect.any(String) });
+    expect(deployed.body.data).toEqual({
+      deploymentId: expect.stringMatching(/^dep_/),
+      versionId: latest.body.data.versionId,
+      version: '1.1.0',
+      versionNumber: 2,
+      status: 'deployed',
+      deployedAt: expect.any(String),
+    });
     expect(await outputOf(script.id)).toMatchObject({ label: 'v2' });
   });
 
@@ -151,10 +227,12 @@ describe('scripts: versions', () => {
 });
 
 describe('scripts: one vocabulary', () => {
-  it("answers every SDK script operation with its record as `data`, never an envelope inside the envelope", async () => {
+  it('answers every SDK script operation with its record as `data`, never an envelope inside the envelope', async () => {
     // Prepare
     const as = api.as(owner.apiKey);
-    const operations = routes.filter((route) => route.method === 'POST' && /^\/api\/sdk\/v1\/scripts\/[A-Za-z]+$/.test(route.path)).map((route) => route.path.split('/').pop()!);
+    const operations = routes
+      .filter((route) => route.method === 'POST' && /^\/api\/sdk\/v1\/scripts\/[A-Za-z]+$/.test(route.path))
+      .map((route) => route.path.split('/').pop()!);
     const scriptId = (await givenDeployed(api, owner, { description: 'd', tags: ['t'] })).id;
     const flow = await givenTimeFlow(api, owner, scriptId);
     const bodies: Record<string, () => Record<string, unknown>> = {
@@ -207,8 +285,10 @@ describe('scripts: one vocabulary', () => {
     const sdkVersions = (await versions(script.id)).versions;
     // Assess
     expect(deployed.body.data).toMatchObject({ version: 2, semver: '1.0.1' });
-    for (const read of [restList, restOne]) expect(read).toMatchObject({ status: 'draft', deploymentStatus: 'deployed', activeVersion: '1.0.1', activeVersionNumber: 2 });
-    for (const read of [sdkList, sdkOne]) expect(read).toMatchObject({ status: 'draft', deploymentStatus: 'deployed', activeVersion: 2, activeSemver: '1.0.1' });
+    for (const read of [restList, restOne])
+      expect(read).toMatchObject({ status: 'draft', deploymentStatus: 'deployed', activeVersion: '1.0.1', activeVersionNumber: 2 });
+    for (const read of [sdkList, sdkOne])
+      expect(read).toMatchObject({ status: 'draft', deploymentStatus: 'deployed', activeVersion: 2, activeSemver: '1.0.1' });
     expect(restDeployedOnly).toContain(script.id);
     expect(sdkVersions[0]).toMatchObject({ version: 2, semver: '1.0.1', isActive: true });
   });
@@ -219,11 +299,21 @@ describe('scripts: docs/scripts.md', () => {
     // Prepare
     const guide = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'scripts.md'), 'utf8');
     const blockOf = (language: string) => new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(guide)![1]!;
-    const scripts = await Promise.all([['nodejs18', blockOf('js')], ['python3.11', blockOf('python')]].map(([runtime, code]) => givenDeployed(api, owner, { runtime, code })));
+    const scripts = await Promise.all(
+      [
+        ['nodejs18', blockOf('js')],
+        ['python3.11', blockOf('python')],
+      ].map(([runtime, code]) => givenDeployed(api, owner, { runtime, code })),
+    );
     // Act
     const outputs = await Promise.all(scripts.map(async (script) => (await execute(api, owner, script.id, { name: 'Ada' })).body.data));
     // Assess
-    for (const output of outputs) expect(output).toMatchObject({ status: 'completed', output: { greeting: 'hello Ada', run: output.executionId }, logs: [expect.stringContaining('greeting Ada')] });
+    for (const output of outputs)
+      expect(output).toMatchObject({
+        status: 'completed',
+        output: { greeting: 'hello Ada', run: output.executionId },
+        logs: [expect.stringContaining('greeting Ada')],
+      });
   });
 });
 
@@ -239,7 +329,11 @@ describe('scripts: syntax errors', () => {
     const python = await api.as(owner.apiKey).post(rest, { name: 'broken-python', runtime: 'python3.11', code: brokenPython });
     // Assess
     expect(node.status).toBe(400);
-    expect(node.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/^syntax error at line 2, column \d+/), details: { field: 'code', line: 2, column: expect.any(Number) } });
+    expect(node.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: expect.stringMatching(/^syntax error at line 2, column \d+/),
+      details: { field: 'code', line: 2, column: expect.any(Number) },
+    });
     expect(python.status).toBe(400);
     expect(python.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'code', line: 2, column: expect.any(Number) } });
     expect((await api.as(owner.apiKey).post(sdk('listScripts'), {})).body.data.count).toBe(before);
@@ -268,12 +362,23 @@ describe('scripts: updating', () => {
     const script = await givenDeployed(api, owner);
     const before = await getScript(api, owner, script.id);
     // Act
-    const updated = await api.as(owner.apiKey).patch(`${rest}/${script.id}`, { description: 'new words', tags: ['a'], config: { memory: 256 }, code: nodeEcho('patched') });
+    const updated = await api
+      .as(owner.apiKey)
+      .patch(`${rest}/${script.id}`, { description: 'new words', tags: ['a'], config: { memory: 256 }, code: nodeEcho('patched') });
     const run = await execute(api, owner, script.id);
     // Assess
     expect(updated.status).toBe(200);
-    expect(updated.body.message).toMatch(/^the code is saved as version 1\.0\.1 \(versionId ver_\w+\) and is not deployed: POST \/api\/sdk\/v1\/scripts\/\S+\/deploy to run it$/);
-    expect(updated.body.data).toMatchObject({ id: script.id, description: 'new words', tags: ['a'], latestVersion: '1.0.1', activeVersion: '1.0.0', config: { memory: 256, timeout: 30 } });
+    expect(updated.body.message).toMatch(
+      /^the code is saved as version 1\.0\.1 \(versionId ver_\w+\) and is not deployed: POST \/api\/sdk\/v1\/scripts\/\S+\/deploy to run it$/,
+    );
+    expect(updated.body.data).toMatchObject({
+      id: script.id,
+      description: 'new words',
+      tags: ['a'],
+      latestVersion: '1.0.1',
+      activeVersion: '1.0.0',
+      config: { memory: 256, timeout: 30 },
+    });
     expect(updated.body.data.deployedAt > before.deployedAt).toBe(true);
     expect(run.body.data.output.label).toBe('v1');
     expect(await getScript(api, owner, script.id)).toMatchObject({ memory: 256 });
@@ -300,7 +405,9 @@ describe('scripts: publishing', () => {
     const early = await api.as(owner.apiKey).post(`${rest}/${script.id}/publish`, {});
     await execute(api, owner, script.id);
     // Act
-    const published = await api.as(owner.apiKey).post(`${rest}/${script.id}/publish`, { pricing: { model: 'pay-per-execution', basePrice: 0.02 }, category: 'utility' });
+    const published = await api
+      .as(owner.apiKey)
+      .post(`${rest}/${script.id}/publish`, { pricing: { model: 'pay-per-execution', basePrice: 0.02 }, category: 'utility' });
     const again = await api.as(owner.apiKey).post(sdk('publishScript'), { scriptId: script.id });
     const market = await api.as(owner.apiKey).get(`${rest}/marketplace?tags=${tag}`);
     // Assess
@@ -309,8 +416,21 @@ describe('scripts: publishing', () => {
     expect(again.status).toBe(409);
     expect(await getScript(api, owner, script.id)).toMatchObject({ isPublished: true, status: 'published', deploymentStatus: 'deployed', activeVersion: 1 });
     expect(market.body.data).toEqual({
-      scripts: [{ id: script.id, name: expect.any(String), description: 'a test script', runtime: 'nodejs18', category: 'utility', pricing: { model: 'pay-per-execution', basePrice: 0.02 }, rating: 0, installCount: 0 }],
-      total: 1, limit: 10, offset: 0,
+      scripts: [
+        {
+          id: script.id,
+          name: expect.any(String),
+          description: 'a test script',
+          runtime: 'nodejs18',
+          category: 'utility',
+          pricing: { model: 'pay-per-execution', basePrice: 0.02 },
+          rating: 0,
+          installCount: 0,
+        },
+      ],
+      total: 1,
+      limit: 10,
+      offset: 0,
     });
   });
 
@@ -354,18 +474,27 @@ describe('scripts: lint', () => {
     const code = 'async function main(event) {\n  await resources.mail.send({});\n  await mirra.flows.list();\n  return event.data.subjct;\n}';
     // Act
     const linted = await api.as(owner.apiKey).post(sdk('lintScript'), { code, scriptInputSchema: { subject: { type: 'string' } } });
-    const python = await api.as(owner.apiKey).post(sdk('lintScript'), { code: 'async def handler(event, context):\n    return event["data"]["content"]["txt"]\n', eventType: 'chatapp.message' });
+    const python = await api
+      .as(owner.apiKey)
+      .post(sdk('lintScript'), { code: 'async def handler(event, context):\n    return event["data"]["content"]["txt"]\n', eventType: 'chatapp.message' });
     const badType = await api.as(owner.apiKey).post(sdk('lintScript'), { code, eventType: 'chatapp.nope' });
     // Assess
     expect(linted.body.data).toEqual({
-      valid: false, issueCount: 3, callAdapterCallsCount: 1, mirraSDKCallsCount: 1,
+      valid: false,
+      issueCount: 3,
+      callAdapterCallsCount: 1,
+      mirraSDKCallsCount: 1,
       issues: [
         { severity: 'error', line: 1, message: 'the script has no handler(event, context) function', suggestion: expect.stringContaining('handler') },
         { severity: 'error', line: 2, message: 'no installed resource is named mail', suggestion: expect.any(String) },
         { severity: 'error', line: 4, message: 'event.data.subjct is not in scriptInputSchema', suggestion: expect.stringContaining('subject') },
       ],
     });
-    expect(python.body.data).toMatchObject({ valid: true, issueCount: 1, issues: [{ severity: 'warning', line: 2, message: expect.stringContaining('no field txt') }] });
+    expect(python.body.data).toMatchObject({
+      valid: true,
+      issueCount: 1,
+      issues: [{ severity: 'warning', line: 2, message: expect.stringContaining('no field txt') }],
+    });
     expect(badType.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'eventType', value: 'chatapp.nope' } });
   });
 });

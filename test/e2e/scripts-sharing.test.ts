@@ -23,7 +23,12 @@ describe('scripts: marketplace', () => {
   it('filters by name, tags, category, pricing model, integrations and search, and sorts as asked', async () => {
     // Prepare
     const tag = unique('market');
-    const alpha = await givenListed(api, owner, { name: `alpha ${tag}`, tags: [tag, 'mail'], category: 'notification', config: { allowedResources: ['mailer'] } });
+    const alpha = await givenListed(api, owner, {
+      name: `alpha ${tag}`,
+      tags: [tag, 'mail'],
+      category: 'notification',
+      config: { allowedResources: ['mailer'] },
+    });
     const beta = await givenListed(api, owner, { name: `beta ${tag}`, tags: [tag], category: 'reporting', description: 'weekly numbers' });
     await api.as(other.apiKey).post(`${rest}/${beta.id}/install`);
     const query = (body: Record<string, unknown>) => api.as(other.apiKey).post(sdk('listMarketplaceScripts'), { tags: [tag], ...body });
@@ -47,7 +52,16 @@ describe('scripts: marketplace', () => {
     expect(ids(byInstalls)).toEqual([beta.id, alpha.id]);
     expect(paged.body.data).toMatchObject({ total: 2, limit: 1, offset: 1, scripts: [{ id: beta.id }] });
     expect(byName.body.data.scripts[0]).toEqual({
-      id: alpha.id, name: `alpha ${tag}`, description: 'a test script', activeVersion: 1, activeSemver: '1.0.0', isPublished: true, status: 'published', deploymentStatus: 'deployed', totalExecutions: 1, createdAt: expect.any(String),
+      id: alpha.id,
+      name: `alpha ${tag}`,
+      description: 'a test script',
+      activeVersion: 1,
+      activeSemver: '1.0.0',
+      isPublished: true,
+      status: 'published',
+      deploymentStatus: 'deployed',
+      totalExecutions: 1,
+      createdAt: expect.any(String),
     });
   });
 });
@@ -69,7 +83,13 @@ describe('scripts: install, reviews and delete', () => {
     const keyAfter = await api.request('POST', sdk('executeScript'), { body: { scriptId: script.id }, headers: { 'x-api-key': script.apiKey } });
     // Assess
     expect(installed.status).toBe(201);
-    expect(installed.body.data).toEqual({ installationId: expect.stringMatching(/^sin_/), scriptId: script.id, userId: other.userId, status: 'active', installedAt: expect.any(String) });
+    expect(installed.body.data).toEqual({
+      installationId: expect.stringMatching(/^sin_/),
+      scriptId: script.id,
+      userId: other.userId,
+      status: 'active',
+      installedAt: expect.any(String),
+    });
     expect(twice.status).toBe(409);
     expect(run.body.data.output).toBe(other.userId);
     expect(review.status).toBe(201);
@@ -97,8 +117,14 @@ describe('scripts: install, reviews and delete', () => {
     // Assess
     expect(market.body.data.scripts[0]).toMatchObject({ id: script.id, rating: 5, installCount: 1 });
     expect(reviews.body.data).toEqual({
-      reviews: [{ reviewId: expect.any(String), itemType: 'script', itemId: script.id, userId: other.userId, rating: 5, comment: null, createdAt: expect.any(String) }],
-      rating: 5, reviewCount: 1, total: 1, limit: 10, offset: 0,
+      reviews: [
+        { reviewId: expect.any(String), itemType: 'script', itemId: script.id, userId: other.userId, rating: 5, comment: null, createdAt: expect.any(String) },
+      ],
+      rating: 5,
+      reviewCount: 1,
+      total: 1,
+      limit: 10,
+      offset: 0,
     });
     expect(ownerRuns.body.data.total).toBe(1);
     expect(otherRuns.body.data.total).toBe(1);
@@ -108,7 +134,12 @@ describe('scripts: install, reviews and delete', () => {
   it('refuses to delete a script with an enabled event subscription and keeps it', async () => {
     // Prepare
     const script = await givenScript(api, owner);
-    await dynamo().send(new PutCommand({ TableName: tableName('scriptSubscriptions'), Item: { scriptId: script.id, subscriptionId: 'sub_test', eventType: 'chatapp.message', enabled: true } }));
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName('scriptSubscriptions'),
+        Item: { scriptId: script.id, subscriptionId: 'sub_test', eventType: 'chatapp.message', enabled: true },
+      }),
+    );
     // Act
     const refused = await api.as(owner.apiKey).post(sdk('deleteScript'), { scriptId: script.id });
     // Assess
@@ -160,7 +191,9 @@ describe('scripts: isolation between users', () => {
     const answers = await Promise.all(calls.map(([, call]) => call()));
     const othersList = await as.post(sdk('listScripts'), {});
     // Assess
-    answers.forEach((answer, i) => { expect([calls[i]![0], answer.status, answer.body.error?.code]).toEqual([calls[i]![0], 404, 'NOT_FOUND']); });
+    answers.forEach((answer, i) => {
+      expect([calls[i]![0], answer.status, answer.body.error?.code]).toEqual([calls[i]![0], 404, 'NOT_FOUND']);
+    });
     expect(othersList.body.data.scripts.map((item: { id: string }) => item.id)).not.toContain(id);
     expect(await getScript(api, owner, id)).toMatchObject({ description: 'a test script', activeVersion: null, status: 'draft', totalExecutions: 1 });
     expect((await api.as(owner.apiKey).post(sdk('listVersions'), { scriptId: id })).body.data.count).toBe(1);
@@ -190,22 +223,38 @@ describe('scripts: the script behind a flow', () => {
   it("reads a flow's script for the flow's owner only, and copies a listed script before changing it", async () => {
     // Prepare
     const script = await givenListed(api, owner, { code: nodeEcho('shared') });
-    const flow = await api.as(owner.apiKey).post('/api/sdk/v1/flows/createTimeFlow', { title: 'nightly', description: 'runs the script', schedule: '0 3 * * *', scriptId: script.id });
+    const flow = await api
+      .as(owner.apiKey)
+      .post('/api/sdk/v1/flows/createTimeFlow', { title: 'nightly', description: 'runs the script', schedule: '0 3 * * *', scriptId: script.id });
     const flowId = flow.body.data.id;
     await api.as(other.apiKey).post(`${rest}/${script.id}/install`);
-    const othersFlow = await api.as(other.apiKey).post('/api/sdk/v1/flows/createTimeFlow', { title: 'mine', description: 'uses the shared script', schedule: '0 4 * * *', scriptId: script.id });
+    const othersFlow = await api
+      .as(other.apiKey)
+      .post('/api/sdk/v1/flows/createTimeFlow', { title: 'mine', description: 'uses the shared script', schedule: '0 4 * * *', scriptId: script.id });
     // Act
     const read = await api.as(owner.apiKey).post(sdk('getFlowScript'), { flowId });
     const stranger = await api.as(other.apiKey).post(sdk('getFlowScript'), { flowId });
     const strangerModify = await api.as(other.apiKey).post(sdk('modifyFlowScript'), { flowId, newCode: nodeEcho('hijack') });
-    const copied = await api.as(other.apiKey).post(sdk('modifyFlowScript'), { flowId: othersFlow.body.data.id, newCode: nodeEcho('mine'), commitMessage: 'my change' });
+    const copied = await api
+      .as(other.apiKey)
+      .post(sdk('modifyFlowScript'), { flowId: othersFlow.body.data.id, newCode: nodeEcho('mine'), commitMessage: 'my change' });
     // Assess
     expect(flow.status).toBe(200);
-    expect(read.body.data).toEqual({ code: nodeEcho('shared'), version: 1, scriptId: script.id, scriptName: expect.any(String), description: 'a test script', isOwned: true });
+    expect(read.body.data).toEqual({
+      code: nodeEcho('shared'),
+      version: 1,
+      scriptId: script.id,
+      scriptName: expect.any(String),
+      description: 'a test script',
+      isOwned: true,
+    });
     expect(stranger.body.error).toMatchObject({ code: 'NOT_FOUND', details: { flowId } });
     expect(strangerModify.body.error).toMatchObject({ code: 'NOT_FOUND', details: { flowId } });
     expect(copied.body.data).toEqual({ copied: true, scriptId: expect.stringMatching(/^scr_/), versionId: expect.stringMatching(/^ver_/), version: 1 });
-    expect((await api.as(other.apiKey).post(sdk('getFlowScript'), { flowId: othersFlow.body.data.id })).body.data).toMatchObject({ scriptId: copied.body.data.scriptId, isOwned: true });
+    expect((await api.as(other.apiKey).post(sdk('getFlowScript'), { flowId: othersFlow.body.data.id })).body.data).toMatchObject({
+      scriptId: copied.body.data.scriptId,
+      isOwned: true,
+    });
     expect((await api.as(owner.apiKey).post(sdk('getFlowScript'), { flowId })).body.data.code).toBe(nodeEcho('shared'));
   });
 });
@@ -253,7 +302,13 @@ describe('scripts: bad input', () => {
     // Assess
     answers.forEach((answer, i) => {
       const [what, , field, value] = cases[i]!;
-      expect([what, answer.status, answer.body.error?.code, answer.body.error?.details?.field, answer.body.error?.details?.value]).toEqual([what, 400, 'VALIDATION_ERROR', field, value]);
+      expect([what, answer.status, answer.body.error?.code, answer.body.error?.details?.field, answer.body.error?.details?.value]).toEqual([
+        what,
+        400,
+        'VALIDATION_ERROR',
+        field,
+        value,
+      ]);
     });
     expect(await getScript(api, owner, id)).toMatchObject({ status: 'draft', activeVersion: null, memory: 128, totalExecutions: 0 });
     expect((await api.as(owner.apiKey).post(sdk('listVersions'), { scriptId: id })).body.data.count).toBe(1);

@@ -9,7 +9,11 @@ import { startPlatform } from '../../bin/local.js';
 import { startLocal } from '../support/local-start.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const which = (tool: string) => process.env.PATH!.split(':').map((dir) => join(dir, tool)).find((path) => existsSync(path));
+const which = (tool: string) =>
+  process.env
+    .PATH!.split(':')
+    .map((dir) => join(dir, tool))
+    .find((path) => existsSync(path));
 
 /** A PATH directory holding the given tools of this machine and nothing else; readable by the unprivileged uid. */
 function pathWith(tools: string[]): string {
@@ -111,7 +115,12 @@ describe('platform start without a script sandbox', () => {
     process.env.PATH = pathWith(baseTools);
     process.env.SCRIPT_SANDBOX = 'none';
     // Act
-    const platform = await startPlatform({ port: 0, dataDir: mkdtempSync(join(tmpdir(), 'platform-optout-')), dynamoEndpoint: inject('dynamoEndpoint'), devAccount: false });
+    const platform = await startPlatform({
+      port: 0,
+      dataDir: mkdtempSync(join(tmpdir(), 'platform-optout-')),
+      dynamoEndpoint: inject('dynamoEndpoint'),
+      devAccount: false,
+    });
     const health = await fetch(`${platform.baseUrl}/api/sdk/v1/me`).finally(() => platform.stop());
     // Assess
     expect(health.status).toBe(401);

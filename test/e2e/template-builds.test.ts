@@ -5,7 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
-import { type FixtureRepo, buildScript, buildToEnd, fetchPage, givenRepo, givenSiteRepo, givenTemplate, manifest, templatesPath } from '../support/templates.js';
+import {
+  type FixtureRepo,
+  buildScript,
+  buildToEnd,
+  fetchPage,
+  givenRepo,
+  givenSiteRepo,
+  givenTemplate,
+  manifest,
+  templatesPath,
+} from '../support/templates.js';
 
 // Builds answer `building` almost at once here, so every test also goes through the read of a running build.
 process.env.TEMPLATE_BUILD_WAIT_SECONDS = '1';
@@ -25,14 +35,17 @@ afterAll(() => api.stop());
  * /proc: a sandboxed build has a pid namespace of its own, so it cannot tell its pids out.
  */
 function runningWith(command: string[]): number[] {
-  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).flatMap((pid) => {
-    try {
-      const running = readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `${command.join('\0')}\0` && !/^\d+ \(.*\) [ZX]/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-      return running ? [Number(pid)] : [];
-    } catch {
-      return [];
-    }
-  });
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((pid) => {
+      try {
+        const running =
+          readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `${command.join('\0')}\0` && !/^\d+ \(.*\) [ZX]/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+        return running ? [Number(pid)] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 const byId = (templateId: string, suffix = '') => `${templatesPath}/${templateId}${suffix}`;
@@ -54,8 +67,8 @@ async function buildNext(templateId: string, repo: FixtureRepo, files: Record<st
   return buildToEnd(api, owner, templateId, '1.1.0');
 }
 
-describe('template builds: the repository\'s code runs in the sandbox', () => {
-  it('sees none of the platform\'s files: a build reading a host file outside its own directory finds nothing', async () => {
+describe("template builds: the repository's code runs in the sandbox", () => {
+  it("sees none of the platform's files: a build reading a host file outside its own directory finds nothing", async () => {
     // Prepare
     const { templateId, repo, sub } = await givenServing();
     const secret = mkdtempSync(join(tmpdir(), 'host-secret-'));
@@ -78,15 +91,51 @@ describe('template builds: failures keep the previous good build serving', () =>
   it.each([
     ['no template.json', { 'template.json': null }, /template\.json at template\.json does not exist/],
     ['template.json that is not JSON', { 'template.json': '{"build": ' }, /template\.json is not valid JSON/],
-    ['template.json without a build command', { 'template.json': JSON.stringify({ build: { outputDirectory: 'dist' } }) }, /template\.json build\.buildCommand/],
-    ['customization with an invalid default', { 'template.json': JSON.stringify(manifest({ customization: [{ key: 'a', type: 'number', min: 5, default: 1 }] })) }, /default of customization a: must be at least 5/],
-    ['a build command that fails', { 'template.json': JSON.stringify(manifest({}, { buildCommand: 'echo about to fail && exit 3' })) }, /the build command failed/],
-    ['an empty output directory', { 'template.json': JSON.stringify(manifest({}, { buildCommand: 'mkdir -p out', outputDirectory: 'out' })) }, /outputDirectory out is empty/],
-    ['an output directory that is not there', { 'template.json': JSON.stringify(manifest({}, { buildCommand: 'true', outputDirectory: 'nowhere' })) }, /outputDirectory nowhere does not exist/],
-    ['template.json symlinked outside the checkout', { 'template.json': { symlink: join(outside, 'template.json') } }, /template\.json at template\.json leads outside the repository checkout/],
-    ['an output directory symlinked outside', { 'template.json': JSON.stringify(manifest({}, { buildCommand: 'true', outputDirectory: 'site' })), site: { symlink: outside } }, /outputDirectory site leads outside/],
-    ['an output file symlinked outside', { 'template.json': JSON.stringify(manifest({}, { buildCommand: `mkdir -p dist && ln -sf ${join(outside, 'index.html')} dist/index.html` })) }, /output file index\.html: its symlink .* leads outside/],
-    ['a path in template.json escaping with ..', { 'template.json': JSON.stringify(manifest({}, { outputDirectory: '../dist' })) }, /template\.json build\.outputDirectory: must be a relative path inside the repository/],
+    [
+      'template.json without a build command',
+      { 'template.json': JSON.stringify({ build: { outputDirectory: 'dist' } }) },
+      /template\.json build\.buildCommand/,
+    ],
+    [
+      'customization with an invalid default',
+      { 'template.json': JSON.stringify(manifest({ customization: [{ key: 'a', type: 'number', min: 5, default: 1 }] })) },
+      /default of customization a: must be at least 5/,
+    ],
+    [
+      'a build command that fails',
+      { 'template.json': JSON.stringify(manifest({}, { buildCommand: 'echo about to fail && exit 3' })) },
+      /the build command failed/,
+    ],
+    [
+      'an empty output directory',
+      { 'template.json': JSON.stringify(manifest({}, { buildCommand: 'mkdir -p out', outputDirectory: 'out' })) },
+      /outputDirectory out is empty/,
+    ],
+    [
+      'an output directory that is not there',
+      { 'template.json': JSON.stringify(manifest({}, { buildCommand: 'true', outputDirectory: 'nowhere' })) },
+      /outputDirectory nowhere does not exist/,
+    ],
+    [
+      'template.json symlinked outside the checkout',
+      { 'template.json': { symlink: join(outside, 'template.json') } },
+      /template\.json at template\.json leads outside the repository checkout/,
+    ],
+    [
+      'an output directory symlinked outside',
+      { 'template.json': JSON.stringify(manifest({}, { buildCommand: 'true', outputDirectory: 'site' })), site: { symlink: outside } },
+      /outputDirectory site leads outside/,
+    ],
+    [
+      'an output file symlinked outside',
+      { 'template.json': JSON.stringify(manifest({}, { buildCommand: `mkdir -p dist && ln -sf ${join(outside, 'index.html')} dist/index.html` })) },
+      /output file index\.html: its symlink .* leads outside/,
+    ],
+    [
+      'a path in template.json escaping with ..',
+      { 'template.json': JSON.stringify(manifest({}, { outputDirectory: '../dist' })) },
+      /template\.json build\.outputDirectory: must be a relative path inside the repository/,
+    ],
   ])('records %s as a failed build with the reason and its logs', async (_label, files, reason) => {
     // Prepare
     const { templateId, repo, sub } = await givenServing();
@@ -138,7 +187,8 @@ describe('template builds: failures keep the previous good build serving', () =>
     // Act
     const started = await api.as(owner.apiKey).post(byId(templateId, '/build'), { version: '1.1.0' });
     let running = started;
-    while (!running.body.data.logs.includes('started-slow-build')) running = await api.as(owner.apiKey).get(byId(templateId, `/builds/${started.body.data.buildId}?wait=1`));
+    while (!running.body.data.logs.includes('started-slow-build'))
+      running = await api.as(owner.apiKey).get(byId(templateId, `/builds/${started.body.data.buildId}?wait=1`));
     const backgroundWhileRunning = runningWith(['sleep', marker]);
     let final = running;
     while (final.body.data.buildStatus === 'building') final = await api.as(owner.apiKey).get(byId(templateId, `/builds/${started.body.data.buildId}?wait=5`));
@@ -181,7 +231,9 @@ describe('templates: create input', () => {
     // Prepare
     const before = (await api.as(owner.apiKey).get(`${templatesPath}?limit=100`)).body.data.total;
     // Act
-    const refused = await api.as(owner.apiKey).post(templatesPath, { repository: 'https://example.com/site.git', gitHash: 'c'.repeat(40), name: 'x', ...change });
+    const refused = await api
+      .as(owner.apiKey)
+      .post(templatesPath, { repository: 'https://example.com/site.git', gitHash: 'c'.repeat(40), name: 'x', ...change });
     // Assess
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });

@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { givenPublishedResource, resourceInput } from '../support/resources.js';
 import { execute, givenListed } from '../support/scripts.js';
-import { buildScript, buildToEnd, fetchPage, givenBuiltTemplate, givenSiteRepo, givenTemplate, manifest, pricing, templatesPath } from '../support/templates.js';
+import {
+  buildScript,
+  buildToEnd,
+  fetchPage,
+  givenBuiltTemplate,
+  givenSiteRepo,
+  givenTemplate,
+  manifest,
+  pricing,
+  templatesPath,
+} from '../support/templates.js';
 
 let api: TestApi;
 let owner: TestUser;
@@ -15,7 +25,8 @@ beforeAll(async () => {
 afterAll(() => api.stop());
 
 const byId = (templateId: string, suffix = '') => `${templatesPath}/${templateId}${suffix}`;
-const install = (who: TestUser, templateId: string, customization: Record<string, unknown> = {}) => api.as(who.apiKey).post(byId(templateId, '/install'), { customization });
+const install = (who: TestUser, templateId: string, customization: Record<string, unknown> = {}) =>
+  api.as(who.apiKey).post(byId(templateId, '/install'), { customization });
 /** Built and in the marketplace, so that any user may install it. */
 async function givenPublished() {
   const given = await givenBuiltTemplate(api, owner);
@@ -29,7 +40,15 @@ describe('templates: create and build', () => {
     // Prepare
     const { repo, gitHash } = givenSiteRepo();
     // Act
-    const created = await api.as(owner.apiKey).post(templatesPath, { repository: repo.url, gitHash, name: 'Landing page', description: 'A landing page', version: '1.0.0-beta.1', category: 'landing', tags: ['site'] });
+    const created = await api.as(owner.apiKey).post(templatesPath, {
+      repository: repo.url,
+      gitHash,
+      name: 'Landing page',
+      description: 'A landing page',
+      version: '1.0.0-beta.1',
+      category: 'landing',
+      tags: ['site'],
+    });
     const built = await api.as(owner.apiKey).post(byId(created.body.data.id, '/build'), {});
     const read = await api.as(owner.apiKey).get(byId(created.body.data.id, `/builds/${built.body.data.buildId}`));
     const template = await getTemplate(owner, created.body.data.id);
@@ -37,13 +56,30 @@ describe('templates: create and build', () => {
     const page = await fetchPage(api.baseUrl, sub, 'host');
     // Assess
     expect(created.status).toBe(201);
-    expect(created.body.data).toEqual({ id: expect.stringMatching(/^tpl_/), name: 'Landing page', status: 'draft', version: '1.0.0-beta.1', createdAt: expect.any(String) });
+    expect(created.body.data).toEqual({
+      id: expect.stringMatching(/^tpl_/),
+      name: 'Landing page',
+      status: 'draft',
+      version: '1.0.0-beta.1',
+      createdAt: expect.any(String),
+    });
     expect(built.status).toBe(200);
-    expect(built.body.data).toMatchObject({ buildStatus: 'success', version: '1.0.0-beta.1', gitHash, reason: null, cdnUrl: expect.stringMatching(/^http:\/\/[a-z0-9-]+\.localhost:\d+\/$/) });
+    expect(built.body.data).toMatchObject({
+      buildStatus: 'success',
+      version: '1.0.0-beta.1',
+      gitHash,
+      reason: null,
+      cdnUrl: expect.stringMatching(/^http:\/\/[a-z0-9-]+\.localhost:\d+\/$/),
+    });
     expect(built.body.data.buildOutput).toMatch(/^2 files, \d+ bytes published/);
     expect(built.body.data.logs).toEqual(expect.arrayContaining(['built v1']));
     expect(read.body.data).toEqual(built.body.data);
-    expect(template).toMatchObject({ buildStatus: 'success', builtVersion: '1.0.0-beta.1', cdnUrl: built.body.data.cdnUrl, customization: manifest().customization });
+    expect(template).toMatchObject({
+      buildStatus: 'success',
+      builtVersion: '1.0.0-beta.1',
+      cdnUrl: built.body.data.cdnUrl,
+      customization: manifest().customization,
+    });
     expect(page.status).toBe(200);
     expect(page.facts).toMatchObject({ label: 'v1', publicValues: {} });
   });
@@ -71,21 +107,34 @@ describe('templates: install', () => {
     const installed = await install(buyer, templateId, { 'theme.primaryColor': '#ff8800', 'layout.columns': 3, 'features.darkMode': true });
     const { subdomain } = installed.body.data;
     const [hostForm, pathForm, nested, redirect] = await Promise.all([
-      fetchPage(api.baseUrl, subdomain, 'host'), fetchPage(api.baseUrl, subdomain, 'path'), fetchPage(api.baseUrl, subdomain, 'host', '/about'), fetchPage(api.baseUrl, subdomain, 'host', '/missing.css'),
+      fetchPage(api.baseUrl, subdomain, 'host'),
+      fetchPage(api.baseUrl, subdomain, 'path'),
+      fetchPage(api.baseUrl, subdomain, 'host', '/about'),
+      fetchPage(api.baseUrl, subdomain, 'host', '/missing.css'),
     ]);
     const template = await getTemplate(owner, templateId);
     // Assess
     expect(installed.status).toBe(201);
     expect(installed.body.data).toMatchObject({
-      installationId: expect.stringMatching(/^tin_/), templateId, buildStatus: 'success', installedScripts: [], installedResources: [], version: '1.0.0',
+      installationId: expect.stringMatching(/^tin_/),
+      templateId,
+      buildStatus: 'success',
+      installedScripts: [],
+      installedResources: [],
+      version: '1.0.0',
       customization: { 'theme.primaryColor': '#ff8800', 'layout.columns': 3, 'features.darkMode': true, 'hero.title': 'Hello', 'layout.style': 'grid' },
-      pageUrl: `http://${subdomain}.localhost:${new URL(api.baseUrl).port}/`, pagePathUrl: `${api.baseUrl}/pages/${subdomain}/`,
+      pageUrl: `http://${subdomain}.localhost:${new URL(api.baseUrl).port}/`,
+      pagePathUrl: `${api.baseUrl}/pages/${subdomain}/`,
     });
     expect(subdomain).toMatch(/^fixture-site-[a-z0-9]{10}$/);
     for (const page of [hostForm, pathForm]) {
       expect(page.status).toBe(200);
       expect(page.facts?.publicValues).toEqual({
-        NEXT_PUBLIC_THEME_PRIMARYCOLOR: '#ff8800', NEXT_PUBLIC_LAYOUT_COLUMNS: '3', NEXT_PUBLIC_FEATURES_DARKMODE: 'true', NEXT_PUBLIC_HERO_TITLE: 'Hello', NEXT_PUBLIC_LAYOUT_STYLE: 'grid',
+        NEXT_PUBLIC_THEME_PRIMARYCOLOR: '#ff8800',
+        NEXT_PUBLIC_LAYOUT_COLUMNS: '3',
+        NEXT_PUBLIC_FEATURES_DARKMODE: 'true',
+        NEXT_PUBLIC_HERO_TITLE: 'Hello',
+        NEXT_PUBLIC_LAYOUT_STYLE: 'grid',
       });
       expect(page.facts?.envNames).not.toEqual(expect.arrayContaining(['DYNAMODB_ENDPOINT']));
       expect(page.facts?.envNames.filter((name) => /ADMIN|DATA_DIR|DYNAMO|TABLE_|AWS_/.test(name))).toEqual([]);
@@ -108,9 +157,17 @@ describe('templates: install', () => {
     const others = await api.as(buyer.apiKey).get(`${templatesPath}/installations/${installed.body.data.installationId}`);
     // Assess
     expect(requirements.body.data).toEqual({
-      canInstall: true, missingResources: [], missingScripts: [], built: true, estimatedCost: { setup: 5, monthly: 2, perUse: 0.01 }, requirements: { scripts: [], resources: [] },
+      canInstall: true,
+      missingResources: [],
+      missingScripts: [],
+      built: true,
+      estimatedCost: { setup: 5, monthly: 2, perUse: 0.01 },
+      requirements: { scripts: [], resources: [] },
     });
-    expect(listed.body.data).toMatchObject({ total: 1, installations: [expect.objectContaining({ installationId: installed.body.data.installationId, templateId })] });
+    expect(listed.body.data).toMatchObject({
+      total: 1,
+      installations: [expect.objectContaining({ installationId: installed.body.data.installationId, templateId })],
+    });
     expect(one.body.data.subdomain).toBe(installed.body.data.subdomain);
     expect(others.status).toBe(404);
   });
@@ -158,7 +215,10 @@ describe('templates: install', () => {
     const { templateId, repo } = await givenPublished();
     const someone = await api.givenUser();
     const pinned = (await install(someone, templateId, { 'hero.title': 'Mine' })).body.data;
-    const nextHash = repo.commit({ 'template.json': JSON.stringify(manifest({}, { environmentVariables: { SITE_LABEL: 'v2' } })), 'build.mjs': buildScript }, 'v2');
+    const nextHash = repo.commit(
+      { 'template.json': JSON.stringify(manifest({}, { environmentVariables: { SITE_LABEL: 'v2' } })), 'build.mjs': buildScript },
+      'v2',
+    );
     await api.as(owner.apiKey).post(byId(templateId, '/versions'), { version: '1.1.0', gitHash: nextHash, changelog: 'new label' });
     await buildToEnd(api, owner, templateId, '1.1.0');
     // Act
@@ -168,7 +228,12 @@ describe('templates: install', () => {
     const again = await api.as(someone.apiKey).post(`${templatesPath}/installations/${pinned.installationId}/upgrade`, {});
     // Assess
     expect(beforeUpgrade.facts?.label).toBe('v1');
-    expect(upgraded.body.data).toMatchObject({ version: '1.1.0', gitHash: nextHash, buildStatus: 'success', customization: expect.objectContaining({ 'hero.title': 'Mine' }) });
+    expect(upgraded.body.data).toMatchObject({
+      version: '1.1.0',
+      gitHash: nextHash,
+      buildStatus: 'success',
+      customization: expect.objectContaining({ 'hero.title': 'Mine' }),
+    });
     expect(afterUpgrade.facts).toMatchObject({ label: 'v2', publicValues: expect.objectContaining({ NEXT_PUBLIC_HERO_TITLE: 'Mine' }) });
     expect(again.status).toBe(400);
     expect(again.body.error.details).toMatchObject({ field: 'version', value: '1.1.0' });
@@ -202,7 +267,11 @@ describe('templates: scripts and resources', () => {
     const requirements = await api.as(owner.apiKey).post(byId(templateId, '/check-requirements'));
     const refused = await api.as(owner.apiKey).post(byId(templateId, '/publish'), { pricing });
     // Assess
-    expect(requirements.body.data).toMatchObject({ canInstall: false, missingResources: [draftResource], requirements: { resources: [{ id: draftResource, available: false }] } });
+    expect(requirements.body.data).toMatchObject({
+      canInstall: false,
+      missingResources: [draftResource],
+      requirements: { resources: [{ id: draftResource, available: false }] },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error.details.missingResources).toEqual([draftResource]);
     expect((await getTemplate(owner, templateId)).status).toBe('draft');
@@ -268,8 +337,22 @@ describe('templates: publish, marketplace, versions, delete', () => {
     // Assess
     expect(published.body.data).toMatchObject({ id: templateId, status: 'published', pricing: expect.objectContaining({ setupFee: 5 }) });
     expect(byTag.body.data).toEqual({
-      templates: [{ id: templateId, name: 'Fixture site', description: 'Find me by zebra', category: 'portfolio', tags: [tag, 'site'], version: '1.0.0', pricing: { setupFee: 5, monthlyFee: 2 }, rating: 0, installCount: 0 }],
-      total: 1, limit: 10, offset: 0,
+      templates: [
+        {
+          id: templateId,
+          name: 'Fixture site',
+          description: 'Find me by zebra',
+          category: 'portfolio',
+          tags: [tag, 'site'],
+          version: '1.0.0',
+          pricing: { setupFee: 5, monthlyFee: 2 },
+          rating: 0,
+          installCount: 0,
+        },
+      ],
+      total: 1,
+      limit: 10,
+      offset: 0,
     });
     expect(bySearch.body.data.templates.map((template: { id: string }) => template.id)).toContain(templateId);
     expect(emptyPage.body.data).toMatchObject({ templates: [], total: 1, offset: 1 });
@@ -290,7 +373,13 @@ describe('templates: publish, marketplace, versions, delete', () => {
     const listed = await api.as(owner.apiKey).get(byId(templateId, '/versions'));
     // Assess
     expect(beta.status).toBe(201);
-    expect(rc.body.data).toEqual({ versionId: expect.stringMatching(/^tvr_/), version: '1.1.0-rc.1', gitHash, changelog: 'candidate', createdAt: expect.any(String) });
+    expect(rc.body.data).toEqual({
+      versionId: expect.stringMatching(/^tvr_/),
+      version: '1.1.0-rc.1',
+      gitHash,
+      changelog: 'candidate',
+      createdAt: expect.any(String),
+    });
     expect(older.status).toBe(400);
     expect(older.body.error.details).toMatchObject({ field: 'version', value: '1.1.0-beta.10' });
     expect(malformed.body.error.details).toMatchObject({ field: 'version', value: 'v2' });

@@ -14,7 +14,11 @@ let registry: NpmRegistry;
 let attacker: TestUser;
 let victim: TestUser;
 
-const canary = (owner: string): NpmPackage => ({ name: 'harbour-canary', version: '1.0.0', files: { 'index.js': `module.exports = { owner: '${owner}' };\n` } });
+const canary = (owner: string): NpmPackage => ({
+  name: 'harbour-canary',
+  version: '1.0.0',
+  files: { 'index.js': `module.exports = { owner: '${owner}' };\n` },
+});
 const code = `import canary from 'harbour-canary';
 export async function handler() { return canary.owner; }
 `;
@@ -33,7 +37,9 @@ afterAll(async () => {
 });
 
 async function deployedWithCanary(user: TestUser) {
-  const created = await api.as(user.apiKey).post(sdk('createScript'), { name: `canary-${Date.now().toString(36)}`, code, dependencies: { 'harbour-canary': '1.0.0' } });
+  const created = await api
+    .as(user.apiKey)
+    .post(sdk('createScript'), { name: `canary-${Date.now().toString(36)}`, code, dependencies: { 'harbour-canary': '1.0.0' } });
   expect(created.status, created.text).toBe(200);
   const deployed = await api.as(user.apiKey).post(sdk('deployScript'), { scriptId: created.body.data.id });
   expect(deployed.status, deployed.text).toBe(200);

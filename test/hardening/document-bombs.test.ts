@@ -40,7 +40,9 @@ async function docxBomb(inflatedBytes: number): Promise<Uint8Array> {
   }
   const document = new ZipDeflate('word/document.xml', { level: 9 });
   zip.add(document);
-  document.push(strToU8('<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>'));
+  document.push(
+    strToU8('<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>'),
+  );
   pushRepeated((block) => document.push(block), 'a', inflatedBytes);
   document.push(strToU8('</w:t></w:r></w:p></w:body></w:document>'), true);
   zip.end();
@@ -119,43 +121,55 @@ async function expectNothingKept(documentId: string) {
 }
 
 describe('documents hardening: decompression bombs', () => {
-  it('refuses a DOCX inflating to 300 MB without the process swelling', async () => {
-    // Prepare
-    const bomb = await docxBomb(300 * mb);
-    const before = peakRss();
-    // Act
-    const { documentId, status } = await uploadAndSettle({ bytes: bomb, filename: 'bomb.docx', mimeType: mime.docx });
-    // Assess
-    expect(bomb.length).toBeLessThan(mb);
-    expect(status).toMatchObject({ status: 'failed', chunkCount: 0, failureReason: expect.stringMatching(/inflates to more than 32 MB/) });
-    grown.push(`DOCX +${Math.round((peakRss() - before) / mb)} MB`);
-    expect(peakRss() - before).toBeLessThan(rssBudget);
-    await expectNothingKept(documentId);
-  }, bombTimeout);
+  it(
+    'refuses a DOCX inflating to 300 MB without the process swelling',
+    async () => {
+      // Prepare
+      const bomb = await docxBomb(300 * mb);
+      const before = peakRss();
+      // Act
+      const { documentId, status } = await uploadAndSettle({ bytes: bomb, filename: 'bomb.docx', mimeType: mime.docx });
+      // Assess
+      expect(bomb.length).toBeLessThan(mb);
+      expect(status).toMatchObject({ status: 'failed', chunkCount: 0, failureReason: expect.stringMatching(/inflates to more than 32 MB/) });
+      grown.push(`DOCX +${Math.round((peakRss() - before) / mb)} MB`);
+      expect(peakRss() - before).toBeLessThan(rssBudget);
+      await expectNothingKept(documentId);
+    },
+    bombTimeout,
+  );
 
-  it('refuses a DOCX whose zip directory understates what a part inflates to', async () => {
-    // Prepare
-    const liar = withClaimedSize(await docxBomb(20 * mb), 4096);
-    // Act
-    const { documentId, status } = await uploadAndSettle({ bytes: liar, filename: 'liar.docx', mimeType: mime.docx });
-    // Assess
-    expect(status).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/inflates past its declared size/) });
-    await expectNothingKept(documentId);
-  }, bombTimeout);
+  it(
+    'refuses a DOCX whose zip directory understates what a part inflates to',
+    async () => {
+      // Prepare
+      const liar = withClaimedSize(await docxBomb(20 * mb), 4096);
+      // Act
+      const { documentId, status } = await uploadAndSettle({ bytes: liar, filename: 'liar.docx', mimeType: mime.docx });
+      // Assess
+      expect(status).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/inflates past its declared size/) });
+      await expectNothingKept(documentId);
+    },
+    bombTimeout,
+  );
 
-  it('refuses a PDF whose stream inflates to 300 MB without the process swelling', async () => {
-    // Prepare
-    const bomb = await pdfBomb(300 * mb);
-    const before = peakRss();
-    // Act
-    const { documentId, status } = await uploadAndSettle({ bytes: bomb, filename: 'bomb.pdf', mimeType: mime.pdf });
-    // Assess
-    expect(bomb.length).toBeLessThan(mb);
-    expect(status).toMatchObject({ status: 'failed', chunkCount: 0, failureReason: expect.stringMatching(/streams inflate to more than 128 MB/) });
-    grown.push(`PDF +${Math.round((peakRss() - before) / mb)} MB`);
-    expect(peakRss() - before).toBeLessThan(rssBudget);
-    await expectNothingKept(documentId);
-  }, bombTimeout);
+  it(
+    'refuses a PDF whose stream inflates to 300 MB without the process swelling',
+    async () => {
+      // Prepare
+      const bomb = await pdfBomb(300 * mb);
+      const before = peakRss();
+      // Act
+      const { documentId, status } = await uploadAndSettle({ bytes: bomb, filename: 'bomb.pdf', mimeType: mime.pdf });
+      // Assess
+      expect(bomb.length).toBeLessThan(mb);
+      expect(status).toMatchObject({ status: 'failed', chunkCount: 0, failureReason: expect.stringMatching(/streams inflate to more than 128 MB/) });
+      grown.push(`PDF +${Math.round((peakRss() - before) / mb)} MB`);
+      expect(peakRss() - before).toBeLessThan(rssBudget);
+      await expectNothingKept(documentId);
+    },
+    bombTimeout,
+  );
 });
 
 describe('documents hardening: nested HTML', () => {

@@ -16,7 +16,9 @@ const burstBeforeKill = 60;
 
 /** DynamoDB Local processes serving `dbPath` (java keeps running when its parent is killed unless the platform stops it). */
 const dynamoProcessesOf = (dbPath: string) =>
-  execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n').filter((line) => line.includes('DynamoDBLocal') && line.includes(dbPath)).length;
+  execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes('DynamoDBLocal') && line.includes(dbPath)).length;
 
 describe('hardening: durability', () => {
   it('finds every acknowledged write after kill -9 of npm start mid-burst and a restart on the same data', async () => {
@@ -35,9 +37,10 @@ describe('hardening: durability', () => {
     const writer = async (client: number) => {
       for (let n = 0; !killed; n++) {
         const name = `kill-${client}-${n}`;
-        const [path, body] = n % 4 === 0
-          ? ['/api/sdk/v1/scripts', { name, description: 'written during the burst', runtime: 'nodejs18', code: nodeEcho(name) }]
-          : ['/api/sdk/v1/resources', resourceInput({ name })];
+        const [path, body] =
+          n % 4 === 0
+            ? ['/api/sdk/v1/scripts', { name, description: 'written during the burst', runtime: 'nodejs18', code: nodeEcho(name) }]
+            : ['/api/sdk/v1/resources', resourceInput({ name })];
         attempted += 1;
         const answer = await post(path, body).catch(() => undefined);
         if (answer?.status !== 201) continue;
@@ -53,16 +56,24 @@ describe('hardening: durability', () => {
     await first.exited;
     const second = startLocal(env);
     await waitFor(() => second.output().includes('Platform running') || second.child.exitCode !== null, 'the restart');
-    const reads = await Promise.all(acknowledged.map(async ({ path, name }) => {
-      const read = await fetch(`${dev.baseUrl}${path}`, { headers: { 'x-api-key': dev.apiKey } });
-      const text = await read.text();
-      return { path, found: read.status === 200 && (JSON.parse(text) as { data: { name: string } }).data.name === name, answer: `${read.status} ${text.slice(0, 300)}` };
-    }));
+    const reads = await Promise.all(
+      acknowledged.map(async ({ path, name }) => {
+        const read = await fetch(`${dev.baseUrl}${path}`, { headers: { 'x-api-key': dev.apiKey } });
+        const text = await read.text();
+        return {
+          path,
+          found: read.status === 200 && (JSON.parse(text) as { data: { name: string } }).data.name === name,
+          answer: `${read.status} ${text.slice(0, 300)}`,
+        };
+      }),
+    );
     const lost = reads.filter((read) => !read.found).map((read) => `${read.path}: ${read.answer}`);
     const strays = dynamoProcessesOf(join(dataDir, 'dynamodb'));
     second.child.kill('SIGTERM');
     const secondExit = await second.exited;
-    console.log(`durability: kill -9 after ${acknowledged.length} acknowledged of ${attempted} attempted writes (${clients} clients); acknowledged writes lost ${lost.length}`);
+    console.log(
+      `durability: kill -9 after ${acknowledged.length} acknowledged of ${attempted} attempted writes (${clients} clients); acknowledged writes lost ${lost.length}`,
+    );
     // Assess
     expect(second.output()).toContain('Platform running');
     expect(acknowledged.length).toBeGreaterThanOrEqual(burstBeforeKill);

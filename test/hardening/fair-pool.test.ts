@@ -20,7 +20,12 @@ afterEach(async () => {
 function smallPool(): LocalScriptRuntime {
   // A wait shorter than the test's timeout: an unfair pool refuses B with CONCURRENCY_LIMIT instead of hanging.
   const pool = createLocalScriptRuntime({
-    stageDir: mkdtempSync(join(tmpdir(), 'platform-stage-')), functionPrefix: 'platform-script-', idleMs: 60_000, maxWorkers: 4, maxTotalMemoryMb: 4 * heavyMb, slotWaitMs: 20_000,
+    stageDir: mkdtempSync(join(tmpdir(), 'platform-stage-')),
+    functionPrefix: 'platform-script-',
+    idleMs: 60_000,
+    maxWorkers: 4,
+    maxTotalMemoryMb: 4 * heavyMb,
+    slotWaitMs: 20_000,
   });
   pools.push(pool);
   return pool;
@@ -46,11 +51,27 @@ async function run(tenant: string, memoryMb: number, held?: HeldRun): Promise<In
   const prepared = await prepareCode('nodejs18', code);
   const scriptId = `scr_fair${counter++}`;
   return {
-    scriptId, version: 1, runtime: 'nodejs18', codeHash: `${scriptId}hash`, qualifier: 'live', code: async () => prepared, memoryMb, timeoutMs: 120_000,
+    scriptId,
+    version: 1,
+    runtime: 'nodejs18',
+    codeHash: `${scriptId}hash`,
+    qualifier: 'live',
+    code: async () => prepared,
+    memoryMb,
+    timeoutMs: 120_000,
     event: { data: {}, trigger: { type: 'manual', source: null, event: null } },
     context: { scriptId, executionId: `exe_${scriptId}`, userId: tenant, customization: {} },
     callResource: held ? held.callResource : async () => null,
-    grant: { executionId: `exe_${scriptId}`, userId: tenant, scriptId, allowedResources: ['gate'], limitUsd: 1, limitedBy: 'cost', memoryMb, startedAt: Date.now() },
+    grant: {
+      executionId: `exe_${scriptId}`,
+      userId: tenant,
+      scriptId,
+      allowedResources: ['gate'],
+      limitUsd: 1,
+      limitedBy: 'cost',
+      memoryMb,
+      startedAt: Date.now(),
+    },
   };
 }
 
@@ -87,7 +108,10 @@ describe('hardening: a fair local run pool', () => {
     const aSleepers = Array.from({ length: 3 }, () => new HeldRun());
     const bSleepers = Array.from({ length: 2 }, () => new HeldRun());
     const sleeping: Array<Promise<unknown>> = [];
-    for (const [tenant, sleepers] of [['usr_tenant_a', aSleepers], ['usr_tenant_b', bSleepers]] as const) {
+    for (const [tenant, sleepers] of [
+      ['usr_tenant_a', aSleepers],
+      ['usr_tenant_b', bSleepers],
+    ] as const) {
       for (const held of sleepers) sleeping.push(invokeHeld(pool, await run(tenant, 128, held), held));
       await vi.waitFor(() => expect(sleepers.every((held) => held.entered)).toBe(true), { timeout: 60_000, interval: 50 });
     }

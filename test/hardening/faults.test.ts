@@ -47,7 +47,8 @@ afterAll(async () => {
 /** Every answer under a fault is counted; a 500 is allowed only where the fault outlasts the SDK's retries. */
 function seen(label: string, answer: ApiResponse, expectedInternal = false): ApiResponse {
   tally.answers += 1;
-  if (answer.status === 500 && !(expectedInternal && answer.body.error?.code === 'INTERNAL_ERROR')) tally.fiveHundreds.push(`${label}: ${answer.text.slice(0, 200)}`);
+  if (answer.status === 500 && !(expectedInternal && answer.body.error?.code === 'INTERNAL_ERROR'))
+    tally.fiveHundreds.push(`${label}: ${answer.text.slice(0, 200)}`);
   return answer;
 }
 
@@ -66,7 +67,12 @@ function injectDynamoFault(name: string, error: () => Error, shouldFail: (comman
   return () => dynamo().middlewareStack.remove(name);
 }
 
-const throttled = () => Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException', $fault: 'client', $metadata: { httpStatusCode: 400 } });
+const throttled = () =>
+  Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
+    name: 'ThrottlingException',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 400 },
+  });
 const internal = () => Object.assign(new Error('Internal server error'), { name: 'InternalServerError', $fault: 'server', $metadata: { httpStatusCode: 500 } });
 
 describe('hardening: injected faults', () => {
@@ -76,7 +82,10 @@ describe('hardening: injected faults', () => {
     const remove = injectDynamoFault('throttle-every-other', throttled, () => calls++ % 2 === 0);
     // Act
     const answers = await (async () => {
-      const created = seen('create under throttling', await api.as(user.apiKey).post(rest, { name: 'throttled', description: 'd', runtime: 'nodejs18', code: nodeEcho('t') }));
+      const created = seen(
+        'create under throttling',
+        await api.as(user.apiKey).post(rest, { name: 'throttled', description: 'd', runtime: 'nodejs18', code: nodeEcho('t') }),
+      );
       const read = seen('read under throttling', await api.as(user.apiKey).get(`${rest}/${created.body.data.id}`));
       const me = seen('me under throttling', await api.as(user.apiKey).get('/api/sdk/v1/me'));
       return [created.status, read.status, me.status];
@@ -88,16 +97,23 @@ describe('hardening: injected faults', () => {
   it('answers a write that DynamoDB keeps failing with INTERNAL_ERROR and leaves no half-created script behind', async () => {
     // Prepare: the script's key is issued (the first transaction), then every transaction fails
     let transactions = 0;
-    const liveKeys = async () => (await api.as(user.apiKey).get('/api/sdk/v1/keys?limit=100')).body.data.keys.filter((key: { revokedAt: string | null }) => key.revokedAt === null);
+    const liveKeys = async () =>
+      (await api.as(user.apiKey).get('/api/sdk/v1/keys?limit=100')).body.data.keys.filter((key: { revokedAt: string | null }) => key.revokedAt === null);
     const before = await liveKeys();
     const scriptsBefore = (await api.as(user.apiKey).get(rest)).body.data;
     const remove = injectDynamoFault('fail-transactions', internal, (commandName) => commandName === 'TransactWriteItemsCommand' && transactions++ >= 1);
     // Act
-    const refused = await api.as(user.apiKey).post(rest, { name: 'never stored', description: 'd', runtime: 'nodejs18', code: nodeEcho('x') }).finally(remove);
+    const refused = await api
+      .as(user.apiKey)
+      .post(rest, { name: 'never stored', description: 'd', runtime: 'nodejs18', code: nodeEcho('x') })
+      .finally(remove);
     seen('create while transactions fail', refused, true);
     const keysAfter = await liveKeys();
     const scriptsAfter = (await api.as(user.apiKey).get(rest)).body.data;
-    const retried = seen('create after recovery', await api.as(user.apiKey).post(rest, { name: 'stored', description: 'd', runtime: 'nodejs18', code: nodeEcho('y') }));
+    const retried = seen(
+      'create after recovery',
+      await api.as(user.apiKey).post(rest, { name: 'stored', description: 'd', runtime: 'nodejs18', code: nodeEcho('y') }),
+    );
     // Assess
     expect(refused.status).toBe(500);
     expect(refused.body.error.code).toBe('INTERNAL_ERROR');
@@ -125,7 +141,8 @@ describe('hardening: injected faults', () => {
     // Prepare
     const resourceId = await givenPublishedResource(api, user, {}, { baseUrl: upstream.baseUrl, timeoutSeconds: 1 });
     const { installationId } = await givenInstalled(api, user, resourceId);
-    const call = async (label: string) => seen(label, await api.as(user.apiKey).post(`/api/sdk/v1/resources/${resourceId}/call`, { method: 'getForecast', params: { city: 'Oslo' } }));
+    const call = async (label: string) =>
+      seen(label, await api.as(user.apiKey).post(`/api/sdk/v1/resources/${resourceId}/call`, { method: 'getForecast', params: { city: 'Oslo' } }));
     // Act
     upstream.respond(() => undefined);
     const hung = await call('hanging upstream');
@@ -141,7 +158,12 @@ describe('hardening: injected faults', () => {
 
   it('refuses a paid call when the ledger rejects or times out: SETTLEMENT_FAILED, the upstream not called, nothing settled', async () => {
     // Prepare
-    const resourceId = await givenPublishedResource(api, user, { pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' } }, { baseUrl: `${upstream.baseUrl}/v1` });
+    const resourceId = await givenPublishedResource(
+      api,
+      user,
+      { pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' } },
+      { baseUrl: `${upstream.baseUrl}/v1` },
+    );
     const paidPath = `/api/x402/resources/${resourceId}/getForecast?city=Oslo`;
     const offer = selectOffer({ accepts: (await api.request('GET', paidPath)).body.accepts }, 'USDC');
     const connection = solanaConnection(api);

@@ -7,7 +7,15 @@ import { buildOpenApiDocument } from '../../functions/platform/openapi.js';
 import { routes } from '../../functions/routes.js';
 import { type ApiResponse, type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 
-type Schema = { type?: string; minimum?: number; maximum?: number; minLength?: number; maxLength?: number; maxItems?: number; properties?: Record<string, Schema> };
+type Schema = {
+  type?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  maxItems?: number;
+  properties?: Record<string, Schema>;
+};
 interface Operation {
   method: string;
   path: string;
@@ -19,7 +27,11 @@ interface Operation {
 const runsPerOperation = 4;
 const openApi = buildOpenApiDocument(routes, 'http://local', 'test');
 const operations: Operation[] = Object.entries(openApi.paths).flatMap(([path, methods]) =>
-  Object.entries(methods as Record<string, Omit<Operation, 'method' | 'path'>>).map(([method, operation]) => ({ ...operation, method: method.toUpperCase(), path })),
+  Object.entries(methods as Record<string, Omit<Operation, 'method' | 'path'>>).map(([method, operation]) => ({
+    ...operation,
+    method: method.toUpperCase(),
+    path,
+  })),
 );
 
 const deep = (levels: number): unknown => {
@@ -32,15 +44,38 @@ const deep = (levels: number): unknown => {
 function boundaryValues(schema: Schema): unknown[] {
   const values: unknown[] = [];
   for (const bound of [schema.minimum, schema.maximum]) if (typeof bound === 'number') values.push(bound, bound - 1, bound + 1, bound + 0.5);
-  for (const length of [schema.minLength, schema.maxLength]) if (typeof length === 'number') values.push('x'.repeat(Math.max(0, length - 1)), 'é'.repeat(length), 'x'.repeat(length + 1));
+  for (const length of [schema.minLength, schema.maxLength])
+    if (typeof length === 'number') values.push('x'.repeat(Math.max(0, length - 1)), 'é'.repeat(length), 'x'.repeat(length + 1));
   if (typeof schema.maxItems === 'number') values.push(Array.from({ length: schema.maxItems + 1 }, () => 'item'));
   return values;
 }
 
 const hostileValue = (schema: Schema) =>
   fc.oneof(
-    fc.constantFrom(null, true, -1, 0, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, '', ' ', '\u0000', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ‮', '%ff', '../../etc/passwd', '__proto__', ...boundaryValues(schema)),
-    fc.constantFrom(deep(30), deep(2_000), 'z'.repeat(300_000), { __proto__: { polluted: true } }, JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}')),
+    fc.constantFrom(
+      null,
+      true,
+      -1,
+      0,
+      1e308,
+      -1e308,
+      Number.MAX_SAFE_INTEGER + 2,
+      '',
+      ' ',
+      '\u0000',
+      '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ‮',
+      '%ff',
+      '../../etc/passwd',
+      '__proto__',
+      ...boundaryValues(schema),
+    ),
+    fc.constantFrom(
+      deep(30),
+      deep(2_000),
+      'z'.repeat(300_000),
+      { __proto__: { polluted: true } },
+      JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}'),
+    ),
     fc.string({ unit: 'grapheme', maxLength: 40 }),
     fc.integer(),
     fc.double(),
@@ -56,7 +91,10 @@ const fieldsOf = (operation: Operation): Record<string, Schema> => ({
 const requestArbitrary = (operation: Operation) => {
   const fields = fieldsOf(operation);
   const record = Object.fromEntries(Object.entries(fields).map(([name, schema]) => [name, fc.option(hostileValue(schema), { nil: undefined })]));
-  return fc.record({ fields: fc.record(record), extra: fc.dictionary(fc.constantFrom('__proto__', 'constructor', 'prototype', 'extra', 'ünïcode'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 }) });
+  return fc.record({
+    fields: fc.record(record),
+    extra: fc.dictionary(fc.constantFrom('__proto__', 'constructor', 'prototype', 'extra', 'ünïcode'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 }),
+  });
 };
 
 function send(operation: Operation, values: { fields: Record<string, unknown>; extra: Record<string, unknown> }, apiKey: string): Promise<ApiResponse> {
@@ -64,14 +102,19 @@ function send(operation: Operation, values: { fields: Record<string, unknown>; e
   const body: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(values.fields)) {
     if (value === undefined) continue;
-    if (path.includes(`{${name}}`) || path.includes(`{${name}+}`)) path = path.replace(new RegExp(`\\{${name}\\+?\\}`), encodeURIComponent(typeof value === 'string' ? value : JSON.stringify(value)).slice(0, 2_000));
+    if (path.includes(`{${name}}`) || path.includes(`{${name}+}`))
+      path = path.replace(new RegExp(`\\{${name}\\+?\\}`), encodeURIComponent(typeof value === 'string' ? value : JSON.stringify(value)).slice(0, 2_000));
     else body[name] = value;
   }
   path = path.replace(/\{\w+\+?\}/g, 'missing');
   Object.defineProperties(body, Object.fromEntries(Object.entries(values.extra).map(([key, value]) => [key, { value, enumerable: true }])));
   const headers = { 'x-api-key': apiKey, 'x-admin-key': 'adm_wrong' };
   if (operation.method === 'GET' || operation.method === 'DELETE') {
-    const query = new URLSearchParams(Object.entries(body).map(([key, value]) => [key, (typeof value === 'string' ? value : JSON.stringify(value) ?? '').slice(0, 2_000)] as [string, string]));
+    const query = new URLSearchParams(
+      Object.entries(body).map(
+        ([key, value]) => [key, (typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).slice(0, 2_000)] as [string, string],
+      ),
+    );
     return api.request(operation.method, `${path}${query.size ? `?${query}` : ''}`, { headers });
   }
   return api.request(operation.method, path, { rawBody: JSON.stringify(body), headers });
@@ -123,7 +166,9 @@ describe('hardening: fuzzing every operation of the OpenAPI document', () => {
       );
     }
     const after = await holdings();
-    console.log(`fuzzing: ${operations.length} operations, ${attempts} attempts, ${accepted} accepted, 500s ${failures.filter((failure) => / 5\d\d /.test(failure)).length}, outside the envelope ${failures.length}`);
+    console.log(
+      `fuzzing: ${operations.length} operations, ${attempts} attempts, ${accepted} accepted, 500s ${failures.filter((failure) => / 5\d\d /.test(failure)).length}, outside the envelope ${failures.length}`,
+    );
     // Assess
     expect(failures).toEqual([]);
     if (accepted === 0) expect(after).toEqual(before);

@@ -39,7 +39,8 @@ const fieldsOf = (operation: Operation) => [
 ];
 const idFields = (operation: Operation) => fieldsOf(operation).filter((field) => /Id$/.test(field));
 /** Resources and templates both name their installations `installationId`. */
-const idFor = (operation: Operation, field: string) => ids[operation.path.startsWith(`${templatesPath}/`) && field === 'installationId' ? 'templateInstallationId' : field];
+const idFor = (operation: Operation, field: string) =>
+  ids[operation.path.startsWith(`${templatesPath}/`) && field === 'installationId' ? 'templateInstallationId' : field];
 const scopeless = (operation: Operation) => narrowKeys.find((key) => !(operation['x-required-scopes'] ?? []).includes(key.scope))!.apiKey;
 
 /** The request naming the owner's objects: ids in the path, the query string or the body. */
@@ -116,7 +117,8 @@ beforeAll(async () => {
   const revoked = (await as.post('/api/sdk/v1/keys', { name: 'revoked' })).body.data;
   await as.delete(`/api/sdk/v1/keys/${revoked.keyId}`);
   revokedKey = revoked.apiKey;
-  for (const scope of ['templates:install', 'payments:read']) narrowKeys.push({ scope, apiKey: (await as.post('/api/sdk/v1/keys', { name: scope, scopes: [scope] })).body.data.apiKey });
+  for (const scope of ['templates:install', 'payments:read'])
+    narrowKeys.push({ scope, apiKey: (await as.post('/api/sdk/v1/keys', { name: scope, scopes: [scope] })).body.data.apiKey });
 }, 300_000);
 afterAll(() => api.stop());
 
@@ -125,7 +127,9 @@ describe('hardening: isolation matrix from the route table', () => {
     // Prepare
     for (const [field, value] of Object.entries(ids)) expect(value, field).toBeTruthy();
     const covered = apiKeyOperations.filter((operation) => idFields(operation).length > 0 && idFields(operation).every((field) => idFor(operation, field)));
-    const uncovered = apiKeyOperations.filter((operation) => idFields(operation).some((field) => !idFor(operation, field))).map((operation) => operation.operationId);
+    const uncovered = apiKeyOperations
+      .filter((operation) => idFields(operation).some((field) => !idFor(operation, field)))
+      .map((operation) => operation.operationId);
     const before = await ownerView();
     const leaks: string[] = [];
     let attempts = 0;
@@ -141,12 +145,19 @@ describe('hardening: isolation matrix from the route table', () => {
         attempts += 1;
         const enveloped = response.body?.success === false && typeof response.body.error?.code === 'string';
         // A listing filtered by an id answers the stranger's own (empty) list: a leak only if it shows the owner's objects.
-        const ownListing = who === 'another user' && response.status === 200 && /^(list|search)/.test(operation.operationId) && !ownerIds().some((id) => response.text.includes(id));
-        if (!ownListing && (!allowed.includes(response.status) || !enveloped)) leaks.push(`${operation.operationId} as ${who}: ${response.status} ${response.text.slice(0, 200)}`);
+        const ownListing =
+          who === 'another user' &&
+          response.status === 200 &&
+          /^(list|search)/.test(operation.operationId) &&
+          !ownerIds().some((id) => response.text.includes(id));
+        if (!ownListing && (!allowed.includes(response.status) || !enveloped))
+          leaks.push(`${operation.operationId} as ${who}: ${response.status} ${response.text.slice(0, 200)}`);
       }
     }
     const after = await ownerView();
-    console.log(`isolation matrix: ${covered.length} routes × 4 attempts = ${attempts} attempts, leaks ${leaks.length}; routes naming objects not built here: ${uncovered.join(', ') || 'none'}`);
+    console.log(
+      `isolation matrix: ${covered.length} routes × 4 attempts = ${attempts} attempts, leaks ${leaks.length}; routes naming objects not built here: ${uncovered.join(', ') || 'none'}`,
+    );
     // Assess
     expect(leaks).toEqual([]);
     expect(before.filter((body) => body?.success !== true)).toEqual([]);

@@ -13,7 +13,15 @@ const apiKey = 'amp_test-key-revocation';
 
 /** One key in memory; the first read copies the record, then waits for `release`, as a slow DynamoDB read would. */
 function heldStore() {
-  const key: StoredKey = { keyHash: sha256Hex(apiKey), keyId: 'key_1', userId: 'usr_1', name: 'temp', scopes: ['*'], prefix: apiKey.slice(0, 8), createdAt: '2026-01-01T00:00:00.000Z' };
+  const key: StoredKey = {
+    keyHash: sha256Hex(apiKey),
+    keyId: 'key_1',
+    userId: 'usr_1',
+    name: 'temp',
+    scopes: ['*'],
+    prefix: apiKey.slice(0, 8),
+    createdAt: '2026-01-01T00:00:00.000Z',
+  };
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   let readStarted!: () => void;

@@ -28,17 +28,25 @@ async function burst(keys: string[], per: 'key' | 'user') {
   const windows = new Map<string, { admitted: number; refused: number }>();
   const full = () => [...windows.entries()].find(([, window]) => window.refused >= 50);
   const unexpected: string[] = [];
-  await Promise.all(Array.from({ length: 50 }, async (_, client) => {
-    while (!full()) {
-      const answer = await api.as(keys[client % keys.length]!).get('/api/sdk/v1/me');
-      const reset = answer.headers.get('x-ratelimit-reset')!;
-      const window = windows.get(reset) ?? { admitted: 0, refused: 0 };
-      windows.set(reset, window);
-      if (answer.status === 200) window.admitted += 1;
-      else if (answer.status === 429 && answer.body.error?.code === 'RATE_LIMITED' && answer.body.error.details?.per === per && answer.headers.get('retry-after')) window.refused += 1;
-      else if (answer.status !== 429) unexpected.push(`${answer.status} ${answer.text.slice(0, 200)}`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 50 }, async (_, client) => {
+      while (!full()) {
+        const answer = await api.as(keys[client % keys.length]!).get('/api/sdk/v1/me');
+        const reset = answer.headers.get('x-ratelimit-reset')!;
+        const window = windows.get(reset) ?? { admitted: 0, refused: 0 };
+        windows.set(reset, window);
+        if (answer.status === 200) window.admitted += 1;
+        else if (
+          answer.status === 429 &&
+          answer.body.error?.code === 'RATE_LIMITED' &&
+          answer.body.error.details?.per === per &&
+          answer.headers.get('retry-after')
+        )
+          window.refused += 1;
+        else if (answer.status !== 429) unexpected.push(`${answer.status} ${answer.text.slice(0, 200)}`);
+      }
+    }),
+  );
   const [reset, window] = full()!;
   return { ...window, reset, windows: [...windows.values()], unexpected };
 }
@@ -47,7 +55,9 @@ describe('hardening: load', () => {
   it('admits exactly 1,000 requests of one key in its minute from 50 clients and refuses the 1,001st', async () => {
     // Act
     const run = await burst([caller.apiKey], 'key');
-    console.log(`load: 50 clients on one key, ${run.admitted} admitted and ${run.refused} refused in the full window; unexpected answers ${run.unexpected.length}`);
+    console.log(
+      `load: 50 clients on one key, ${run.admitted} admitted and ${run.refused} refused in the full window; unexpected answers ${run.unexpected.length}`,
+    );
     // Assess
     expect(run.unexpected).toEqual([]);
     expect(run.admitted).toBe(1000);
@@ -61,7 +71,9 @@ describe('hardening: load', () => {
     // Act
     const run = await burst(keys, 'user');
     const spentOnKeys = issued.filter((answer) => answer.headers.get('x-ratelimit-reset') === run.reset).length;
-    console.log(`load: 50 clients on 3 keys of one user, ${run.admitted} admitted (+${spentOnKeys} issuing the keys) and ${run.refused} refused per user in the full window; unexpected answers ${run.unexpected.length}`);
+    console.log(
+      `load: 50 clients on 3 keys of one user, ${run.admitted} admitted (+${spentOnKeys} issuing the keys) and ${run.refused} refused per user in the full window; unexpected answers ${run.unexpected.length}`,
+    );
     // Assess
     expect(run.unexpected).toEqual([]);
     expect(run.admitted + spentOnKeys).toBe(2000);
@@ -74,10 +86,18 @@ describe('hardening: load', () => {
     const name = `held-${Date.now().toString(36)}`;
     const resourceId = await givenPublishedResource(api, runner, { name }, { baseUrl: upstream.baseUrl });
     await givenInstalled(api, runner, resourceId);
-    const script = await givenDeployed(api, runner, { config: { allowedResources: [name] }, code: `export async function handler(event) { return await resources['${name}'].getForecast({ city: String(event.data.n) }); }` });
+    const script = await givenDeployed(api, runner, {
+      config: { allowedResources: [name] },
+      code: `export async function handler(event) { return await resources['${name}'].getForecast({ city: String(event.data.n) }); }`,
+    });
     const answers: ApiResponse[] = [];
     // Act
-    const executes = Array.from({ length: 100 }, (_, n) => api.as(runner.apiKey).post(`${rest}/${script.id}/execute`, { data: { n } }).then((answer) => answers.push(answer)));
+    const executes = Array.from({ length: 100 }, (_, n) =>
+      api
+        .as(runner.apiKey)
+        .post(`${rest}/${script.id}/execute`, { data: { n } })
+        .then((answer) => answers.push(answer)),
+    );
     await waitFor(() => held.length === 10 && answers.length === 90, '10 runs held and 90 answers');
     const runningAtOnce = held.length;
     for (const response of held) json(response, 200, { ok: true });

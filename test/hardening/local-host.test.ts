@@ -24,11 +24,14 @@ interface Answer {
 /** A request with exactly these headers, Host too (none when absent); fetch would choose Host itself. */
 function raw(path: string, headers: Record<string, string>, method = 'GET', body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, setHost: false, headers: { ...(body && { 'content-type': 'application/json' }), ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path, method, setHost: false, headers: { ...(body && { 'content-type': 'application/json' }), ...headers } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -38,7 +41,12 @@ const own = () => `127.0.0.1:${port}`;
 const asConsole = () => ({ host: own(), 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' });
 
 beforeAll(async () => {
-  platform = await startPlatform({ port: 0, dataDir: mkdtempSync(join(tmpdir(), 'platform-hosts-')), dynamoEndpoint: inject('dynamoEndpoint'), adminKey: `adm_hosts_${process.pid}` });
+  platform = await startPlatform({
+    port: 0,
+    dataDir: mkdtempSync(join(tmpdir(), 'platform-hosts-')),
+    dynamoEndpoint: inject('dynamoEndpoint'),
+    adminKey: `adm_hosts_${process.pid}`,
+  });
   port = new URL(platform.baseUrl).port;
 });
 afterAll(() => platform?.stop());
@@ -77,9 +85,13 @@ describe('local mode answers only its own Host names', () => {
   it('refuses its own address on another port, no Host at all and a name that only ends like its own', async () => {
     // Act
     const answers = await Promise.all(
-      [`127.0.0.1:${Number(port) + 1}`, undefined, `evil.example.localhost.attacker.test:${port}`, `localhost.evil.example:${port}`, `a_b.localhost:${port}`].map((host) =>
-        raw('/api/sdk/v1/me', host === undefined ? {} : { host }),
-      ),
+      [
+        `127.0.0.1:${Number(port) + 1}`,
+        undefined,
+        `evil.example.localhost.attacker.test:${port}`,
+        `localhost.evil.example:${port}`,
+        `a_b.localhost:${port}`,
+      ].map((host) => raw('/api/sdk/v1/me', host === undefined ? {} : { host })),
     );
     // Assess: Node's server itself refuses an HTTP/1.1 request without Host (400)
     expect(answers.map((answer) => answer.status)).toEqual([421, 400, 421, 421, 421]);

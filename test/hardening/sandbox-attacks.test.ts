@@ -28,7 +28,18 @@ const run = async (runtime: RuntimeLabel, code: string) => pool.invoke(await att
 const leaks = (outcome: unknown) => JSON.stringify(outcome).includes(sentinel);
 const snapshot = () => [target.devFile, target.keyFile, target.dynamoFile, target.otherCode].map((file) => readFileSync(file, 'utf8'));
 
-const readTargets = () => [target.devFile, target.keyFile, target.dynamoFile, target.otherCode, `/proc/1/root${target.devFile}`, `/proc/${process.pid}/root${target.keyFile}`, `/proc/${process.pid}/environ`, '/proc/1/environ', '/proc/self/environ', `../../../../../..${target.devFile}`];
+const readTargets = () => [
+  target.devFile,
+  target.keyFile,
+  target.dynamoFile,
+  target.otherCode,
+  `/proc/1/root${target.devFile}`,
+  `/proc/${process.pid}/root${target.keyFile}`,
+  `/proc/${process.pid}/environ`,
+  '/proc/1/environ',
+  '/proc/self/environ',
+  `../../../../../..${target.devFile}`,
+];
 const writeTargets = () => [target.otherCode, target.devFile, '/var/task/script.cjs', '/usr/platform-owned', `${target.dataDir}/owned`];
 
 const attacks: Record<string, { node: () => string; python: () => string; escaped: (outcome: Awaited<ReturnType<typeof run>>) => boolean }> = {
@@ -96,7 +107,8 @@ def handler(event, context):
     escaped: (outcome) => outcome.outputJson.includes('vitest') || getPriority(process.pid) !== 0,
   },
   'call open and socket through native code': {
-    node: () => "export async function handler() { try { return process.dlopen({ exports: {} }, '/usr/lib/x86_64-linux-gnu/libc.so.6'); } catch (error) { return error.code; } }",
+    node: () =>
+      "export async function handler() { try { return process.dlopen({ exports: {} }, '/usr/lib/x86_64-linux-gnu/libc.so.6'); } catch (error) { return error.code; } }",
     python: () => `import ctypes
 def handler(event, context):
     libc = ctypes.CDLL(None)
@@ -127,14 +139,22 @@ describe('sandbox attacks', () => {
   for (const runtime of ['nodejs18', 'python3.11'] as const) {
     it(`${runtime}: forged result frames on every descriptor 3..64 do not complete the run, and cost stays positive`, async () => {
       // Prepare
-      const forged = [JSON.stringify({ type: 'result', id: 'guess', status: 'success', output: '"forged"', logs: [], duration: -1e12, memoryUsed: -1e6 }), 'not json {', JSON.stringify({ type: 'ready' })];
-      const code = runtime === 'nodejs18'
-        ? `export async function handler() { const fs = require('fs'); for (let fd = 3; fd <= 64; fd++) for (const line of ${JSON.stringify(forged)}) { try { fs.writeSync(fd, line + '\\n'); } catch {} } await new Promise((r) => setTimeout(r, 200)); return 'genuine'; }`
-        : `import os, time\ndef handler(event, context):\n    for fd in range(3, 65):\n        for line in ${JSON.stringify(forged)}:\n            try:\n                os.write(fd, (line + '\\n').encode())\n            except OSError:\n                pass\n    time.sleep(0.2)\n    return 'genuine'\n`;
+      const forged = [
+        JSON.stringify({ type: 'result', id: 'guess', status: 'success', output: '"forged"', logs: [], duration: -1e12, memoryUsed: -1e6 }),
+        'not json {',
+        JSON.stringify({ type: 'ready' }),
+      ];
+      const code =
+        runtime === 'nodejs18'
+          ? `export async function handler() { const fs = require('fs'); for (let fd = 3; fd <= 64; fd++) for (const line of ${JSON.stringify(forged)}) { try { fs.writeSync(fd, line + '\\n'); } catch {} } await new Promise((r) => setTimeout(r, 200)); return 'genuine'; }`
+          : `import os, time\ndef handler(event, context):\n    for fd in range(3, 65):\n        for line in ${JSON.stringify(forged)}:\n            try:\n                os.write(fd, (line + '\\n').encode())\n            except OSError:\n                pass\n    time.sleep(0.2)\n    return 'genuine'\n`;
       // Act
       const outcome = await run(runtime, code);
       // Assess
-      const escaped = tally.record(`${runtime}: forged frames`, outcome.outputJson === '"forged"' || outcome.duration < 0 || outcome.memoryUsed < 0 || computeCostUsd(outcome.duration, 128) < 0);
+      const escaped = tally.record(
+        `${runtime}: forged frames`,
+        outcome.outputJson === '"forged"' || outcome.duration < 0 || outcome.memoryUsed < 0 || computeCostUsd(outcome.duration, 128) < 0,
+      );
       expect(escaped, JSON.stringify(outcome)).toBe(false);
       expect(outcome.outputJson === '"genuine"' || outcome.error?.code === 'SCRIPT_CRASHED').toBe(true);
     });
@@ -149,16 +169,23 @@ describe('sandbox attacks', () => {
       await new Promise<void>((listening) => tcp.listen(0, '0.0.0.0', listening));
       const udp = createSocket('udp4').on('message', () => (received += 1));
       await new Promise<void>((bound) => udp.bind(0, '0.0.0.0', bound));
-      const hosts = ['127.0.0.1', ...Object.values(networkInterfaces()).flatMap((entries) => entries ?? []).filter((entry) => entry.family === 'IPv4' && !entry.internal).map((entry) => entry.address)];
+      const hosts = [
+        '127.0.0.1',
+        ...Object.values(networkInterfaces())
+          .flatMap((entries) => entries ?? [])
+          .filter((entry) => entry.family === 'IPv4' && !entry.internal)
+          .map((entry) => entry.address),
+      ];
       const ports = { tcp: (tcp.address() as { port: number }).port, udp: udp.address().port };
-      const code = runtime === 'nodejs18'
-        ? `export async function handler() { const net = require('net'); const dgram = require('dgram'); const found = [];
+      const code =
+        runtime === 'nodejs18'
+          ? `export async function handler() { const net = require('net'); const dgram = require('dgram'); const found = [];
             for (const host of ${JSON.stringify(hosts)}) {
               found.push(await new Promise((resolve) => net.connect(${ports.tcp}, host).on('connect', () => resolve('connected')).on('error', (error) => resolve(error.code))));
               found.push(await new Promise((resolve) => { try { const s = dgram.createSocket('udp4'); s.send('x', ${ports.udp}, host, (error) => { s.close(); resolve(error ? error.code : 'sent'); }); } catch (error) { resolve(error.code); } }));
             }
             return found; }`
-        : `import socket\ndef handler(event, context):\n    found = []\n    for host in ${JSON.stringify(hosts)}:\n        try:\n            socket.create_connection((host, ${ports.tcp}), timeout=2)\n            found.append('connected')\n        except Exception as error:\n            found.append(type(error).__name__)\n        try:\n            socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', (host, ${ports.udp}))\n            found.append('sent')\n        except Exception as error:\n            found.append(type(error).__name__)\n    return found\n`;
+          : `import socket\ndef handler(event, context):\n    found = []\n    for host in ${JSON.stringify(hosts)}:\n        try:\n            socket.create_connection((host, ${ports.tcp}), timeout=2)\n            found.append('connected')\n        except Exception as error:\n            found.append(type(error).__name__)\n        try:\n            socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', (host, ${ports.udp}))\n            found.append('sent')\n        except Exception as error:\n            found.append(type(error).__name__)\n    return found\n`;
       // Act
       const outcome = await run(runtime, code);
       tcp.close();
@@ -175,15 +202,32 @@ describe('sandbox attacks: exhaustion', () => {
   const hogs: Array<[string, RuntimeLabel, string]> = [
     ['memory', 'nodejs18', 'export async function handler() { const hold = []; for (;;) hold.push(Buffer.alloc(64 * 1024 * 1024, 1)); }'],
     ['memory', 'python3.11', 'def handler(event, context):\n    hold = []\n    while True:\n        hold.append(bytearray(64 * 1024 * 1024))\n'],
-    ['fork bomb', 'nodejs18', "export async function handler() { const cp = require('child_process'); for (;;) cp.spawn(process.execPath, ['-e', 'setInterval(() => 0, 1000)']); }"],
+    [
+      'fork bomb',
+      'nodejs18',
+      "export async function handler() { const cp = require('child_process'); for (;;) cp.spawn(process.execPath, ['-e', 'setInterval(() => 0, 1000)']); }",
+    ],
     ['fork bomb', 'python3.11', 'import os\ndef handler(event, context):\n    while True:\n        os.fork()\n'],
-    ['output flood', 'nodejs18', "export async function handler() { const fs = require('fs'); const chunk = 'x'.repeat(1 << 20); for (let i = 0; i < 64; i++) { console.log(chunk); try { fs.writeSync(1, chunk); fs.writeSync(2, chunk); } catch {} } return 'flooded'; }"],
-    ['output flood', 'python3.11', "import os\ndef handler(event, context):\n    chunk = 'x' * (1 << 20)\n    for _ in range(64):\n        print(chunk)\n        os.write(1, chunk.encode())\n        os.write(2, chunk.encode())\n    return 'flooded'\n"],
+    [
+      'output flood',
+      'nodejs18',
+      "export async function handler() { const fs = require('fs'); const chunk = 'x'.repeat(1 << 20); for (let i = 0; i < 64; i++) { console.log(chunk); try { fs.writeSync(1, chunk); fs.writeSync(2, chunk); } catch {} } return 'flooded'; }",
+    ],
+    [
+      'output flood',
+      'python3.11',
+      "import os\ndef handler(event, context):\n    chunk = 'x' * (1 << 20)\n    for _ in range(64):\n        print(chunk)\n        os.write(1, chunk.encode())\n        os.write(2, chunk.encode())\n    return 'flooded'\n",
+    ],
   ];
   for (const [what, runtime, code] of hogs) {
     it(`${runtime}: a ${what} ends in a failed run while a benign script next to it keeps working`, async () => {
       // Prepare
-      const benign = await attackRequest(runtime, runtime === 'nodejs18' ? 'export async function handler(event) { return event.data.n * 2; }' : "def handler(event, context):\n    return event['data']['n'] * 2\n");
+      const benign = await attackRequest(
+        runtime,
+        runtime === 'nodejs18'
+          ? 'export async function handler(event) { return event.data.n * 2; }'
+          : "def handler(event, context):\n    return event['data']['n'] * 2\n",
+      );
       // Act
       const hostile = run(runtime, code);
       const answers = [];

@@ -24,7 +24,12 @@ function sandboxed(code: string) {
   const mode = scriptSandbox();
   if (mode.kind !== 'bwrap') throw new Error('these tests need the bubblewrap sandbox');
   const { file, args, env, uid, gid } = sandboxedCommand(mode, {
-    systemDirs: [dirname(dirname(python))], runtimeDir: wrapperDir, taskDir: dirname(target.otherCode), addressSpaceMb: 512, env: { PATH: '/usr/bin:/bin' }, command: [python, '-c', code],
+    systemDirs: [dirname(dirname(python))],
+    runtimeDir: wrapperDir,
+    taskDir: dirname(target.otherCode),
+    addressSpaceMb: 512,
+    env: { PATH: '/usr/bin:/bin' },
+    command: [python, '-c', code],
   });
   return spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'], ...(uid !== undefined && { uid, gid }) });
 }
@@ -66,7 +71,10 @@ print(json.dumps(found))
 `);
     // Assess
     const text = JSON.stringify(found);
-    const escaped = tally.record('files, /proc and environment', text.includes(sentinel) || text.includes('vitest') || /write\d":\d/.test(text) || found.ctypesOpen !== -1);
+    const escaped = tally.record(
+      'files, /proc and environment',
+      text.includes(sentinel) || text.includes('vitest') || /write\d":\d/.test(text) || found.ctypesOpen !== -1,
+    );
     expect(escaped, text).toBe(false);
     expect(found.root).toEqual(expect.not.arrayContaining(['work', 'root', 'home']));
     expect(found.tmp).toBe(2);
@@ -95,7 +103,14 @@ os.kill(-1, signal.SIGKILL)
     neighbour.kill('SIGKILL');
     // Assess
     const text = JSON.stringify(found);
-    const escaped = tally.record('network, processes, signals and priority', text.includes('connected') || !String(found.killServer).startsWith('refused') || !String(found.reniceServer).startsWith('refused') || !neighbourAlive || readFileSync(`/proc/${process.pid}/stat`, 'utf8').split(' ')[18] !== priorityBefore);
+    const escaped = tally.record(
+      'network, processes, signals and priority',
+      text.includes('connected') ||
+        !String(found.killServer).startsWith('refused') ||
+        !String(found.reniceServer).startsWith('refused') ||
+        !neighbourAlive ||
+        readFileSync(`/proc/${process.pid}/stat`, 'utf8').split(' ')[18] !== priorityBefore,
+    );
     expect(escaped, text).toBe(false);
     expect(found.interfaces).toEqual(['lo']);
     expect(found.uid).not.toContain(0);
@@ -120,15 +135,21 @@ print(json.dumps(found), flush=True)
 os.killpg(0, signal.SIGKILL)
 `);
     const sleeper = sandboxed('import os, time\nfor _ in range(5):\n    os.fork()\ntime.sleep(60)');
-    const tree = await vi.waitFor(() => {
-      const pids = descendants(sleeper.pid!);
-      expect(pids.length).toBeGreaterThanOrEqual(32);
-      return pids;
-    }, { timeout: 20_000, interval: 100 });
+    const tree = await vi.waitFor(
+      () => {
+        const pids = descendants(sleeper.pid!);
+        expect(pids.length).toBeGreaterThanOrEqual(32);
+        return pids;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
     sleeper.kill('SIGKILL');
     await vi.waitFor(() => expect(tree.filter((pid) => existsSync(`/proc/${pid}`))).toEqual([]), { timeout: 20_000, interval: 100 });
     // Assess
-    const escaped = tally.record('process, memory and file-size limits', (found.children as number) >= 64 || typeof found.memory === 'number' || typeof found.bigFile === 'number');
+    const escaped = tally.record(
+      'process, memory and file-size limits',
+      (found.children as number) >= 64 || typeof found.memory === 'number' || typeof found.bigFile === 'number',
+    );
     expect(escaped, JSON.stringify(found)).toBe(false);
   });
 });

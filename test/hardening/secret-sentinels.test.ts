@@ -55,43 +55,88 @@ describe('hardening: secret sentinels', () => {
     const resources = '/api/sdk/v1/resources';
     // Act
     const { logs } = await capturingLogs(async () => {
-      const keyed = await givenPublishedResource(api, publisher, {}, { baseUrl: upstream.baseUrl, authentication: 'api_key', authConfig: { headerName: 'X-Vendor-Key' } });
+      const keyed = await givenPublishedResource(
+        api,
+        publisher,
+        {},
+        { baseUrl: upstream.baseUrl, authentication: 'api_key', authConfig: { headerName: 'X-Vendor-Key' } },
+      );
       const keyedName = (await as.get(`${resources}/${keyed}`)).body.data.name as string;
       await givenInstalled(api, user, keyed);
       seen('authenticate', await as.post(`${resources}/${keyed}/authenticate`, { type: 'api_key', credentials: { apiKey: secrets.credential } }));
       seen('resource call', await as.post(`${resources}/${keyed}/call`, { method: 'getForecast', params: { city: 'Oslo' } }));
 
-      const oauth = await givenPublishedResource(api, publisher, {}, {
-        baseUrl: `${upstream.baseUrl}/v1`, authentication: 'oauth2', authConfig: { authUrl: `${upstream.baseUrl}/authorize`, tokenUrl: `${upstream.baseUrl}/token`, scopes: ['read'] },
-      });
+      const oauth = await givenPublishedResource(
+        api,
+        publisher,
+        {},
+        {
+          baseUrl: `${upstream.baseUrl}/v1`,
+          authentication: 'oauth2',
+          authConfig: { authUrl: `${upstream.baseUrl}/authorize`, tokenUrl: `${upstream.baseUrl}/token`, scopes: ['read'] },
+        },
+      );
       await givenInstalled(api, user, oauth);
-      const started = seen('oauth authenticate', await as.post(`${resources}/${oauth}/authenticate`, { type: 'oauth2', credentials: { clientId: 'client-1', clientSecret: secrets.clientSecret } }));
+      const started = seen(
+        'oauth authenticate',
+        await as.post(`${resources}/${oauth}/authenticate`, { type: 'oauth2', credentials: { clientId: 'client-1', clientSecret: secrets.clientSecret } }),
+      );
       const callback = new URL(new URL(started.body.data.authorizationUrl).searchParams.get('redirect_uri')!);
       callback.searchParams.set('code', 'code-1');
       callback.searchParams.set('state', started.body.data.state);
       seen('oauth callback', await api.request('GET', `${callback.pathname}${callback.search}`));
       seen('oauth call', await as.post(`${resources}/${oauth}/call`, { method: 'getForecast', params: { city: 'Oslo' } }));
 
-      const hook = await givenPublishedResource(api, publisher, { resourceType: 'webhook' }, {
-        authentication: 'signature', callbackUrl: 'https://payments.example.com/hooks', events: ['payment.completed'], signatureHeader: 'X-Pay-Signature', methods: [],
-      });
+      const hook = await givenPublishedResource(
+        api,
+        publisher,
+        { resourceType: 'webhook' },
+        {
+          authentication: 'signature',
+          callbackUrl: 'https://payments.example.com/hooks',
+          events: ['payment.completed'],
+          signatureHeader: 'X-Pay-Signature',
+          methods: [],
+        },
+      );
       const hookInstall = seen('webhook install', await as.post(`${resources}/${hook}/install`), 'webhookSecret').body.data;
       const hookBody = JSON.stringify({ type: 'payment.completed', amount: 3 });
-      seen('resource webhook', await api.request('POST', new URL(hookInstall.webhookUrl).pathname, {
-        rawBody: hookBody, headers: { 'content-type': 'application/json', 'x-pay-signature': createHmac('sha256', hookInstall.webhookSecret).update(hookBody).digest('hex') },
-      }));
+      seen(
+        'resource webhook',
+        await api.request('POST', new URL(hookInstall.webhookUrl).pathname, {
+          rawBody: hookBody,
+          headers: { 'content-type': 'application/json', 'x-pay-signature': createHmac('sha256', hookInstall.webhookSecret).update(hookBody).digest('hex') },
+        }),
+      );
 
-      const script = await givenDeployed(api, user, { config: { allowedResources: [keyedName] }, code: `export async function handler(event) { console.log('calling'); return await resources['${keyedName}'].getForecast({ city: 'Lima' }); }` });
+      const script = await givenDeployed(api, user, {
+        config: { allowedResources: [keyedName] },
+        code: `export async function handler(event) { console.log('calling'); return await resources['${keyedName}'].getForecast({ city: 'Lima' }); }`,
+      });
       seen('script run by its key', await api.as(script.apiKey).post(`${rest}/${script.id}/execute`, { data: {} }));
-      const scriptHook = seen('script webhook', await as.post('/api/sdk/v1/scripts/createWebhook', { scriptId: script.id, name: 'hook' }), 'webhookSecret').body.data;
+      const scriptHook = seen('script webhook', await as.post('/api/sdk/v1/scripts/createWebhook', { scriptId: script.id, name: 'hook' }), 'webhookSecret').body
+        .data;
       const scriptBody = JSON.stringify({ hello: 'world' });
       const timestamp = Math.floor(Date.now() / 1000);
-      seen('script webhook delivery', await api.request('POST', new URL(scriptHook.webhookUrl).pathname, {
-        rawBody: scriptBody, headers: { 'content-type': 'application/json', 'x-webhook-timestamp': String(timestamp), 'x-webhook-signature': signWebhook(scriptHook.webhookSecret, scriptBody, timestamp) },
-      }));
+      seen(
+        'script webhook delivery',
+        await api.request('POST', new URL(scriptHook.webhookUrl).pathname, {
+          rawBody: scriptBody,
+          headers: {
+            'content-type': 'application/json',
+            'x-webhook-timestamp': String(timestamp),
+            'x-webhook-signature': signWebhook(scriptHook.webhookSecret, scriptBody, timestamp),
+          },
+        }),
+      );
       const issued = seen('key issued', await as.post('/api/sdk/v1/keys', { name: 'spare' }), 'apiKey').body.data;
 
-      const priced = await givenPublishedResource(api, publisher, { pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' } }, { baseUrl: `${upstream.baseUrl}/v1` });
+      const priced = await givenPublishedResource(
+        api,
+        publisher,
+        { pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' } },
+        { baseUrl: `${upstream.baseUrl}/v1` },
+      );
       const paidPath = `/api/x402/resources/${priced}/getForecast?city=Oslo`;
       const offer = selectOffer({ accepts: seen('x402 offer', await api.request('GET', paidPath)).body.accepts }, 'USDC');
       const payer = await givenPayer(api);
@@ -99,20 +144,35 @@ describe('hardening: secret sentinels', () => {
       seen('x402 paid call', await api.request('GET', paidPath, { headers: { 'X-PAYMENT': createPaymentHeader(offer, payer, blockhash) } }));
 
       for (const [label, path] of [
-        ['resource', `${resources}/${keyed}`], ['oauth resource', `${resources}/${oauth}`], ['installations', `${resources}/installations?limit=100`],
-        ['usage', `${resources}/installations/${hookInstall.installationId}/usage`], ['script', `${rest}/${script.id}`], ['executions', `/api/sdk/v1/executions?scriptId=${script.id}`],
-        ['keys', '/api/sdk/v1/keys?limit=100'], ['me', '/api/sdk/v1/me'], ['payments', '/api/sdk/v1/payments'],
-      ]) seen(label!, await as.get(path!));
+        ['resource', `${resources}/${keyed}`],
+        ['oauth resource', `${resources}/${oauth}`],
+        ['installations', `${resources}/installations?limit=100`],
+        ['usage', `${resources}/installations/${hookInstall.installationId}/usage`],
+        ['script', `${rest}/${script.id}`],
+        ['executions', `/api/sdk/v1/executions?scriptId=${script.id}`],
+        ['keys', '/api/sdk/v1/keys?limit=100'],
+        ['me', '/api/sdk/v1/me'],
+        ['payments', '/api/sdk/v1/payments'],
+      ])
+        seen(label!, await as.get(path!));
       seen('publisher metrics', await api.as(publisher.apiKey).get(`${resources}/${keyed}/metrics`));
       seen('x402 supported', await api.request('GET', '/api/x402/supported'));
       return { issued, hookInstall, scriptHook, script };
     }).then(async (captured) => {
       const { issued, hookInstall, scriptHook, script } = captured.result;
-      Object.assign(secrets, { resourceWebhook: hookInstall.webhookSecret, scriptWebhook: scriptHook.webhookSecret, scriptKey: script.apiKey, issuedKey: issued.apiKey, userKey: user.apiKey });
+      Object.assign(secrets, {
+        resourceWebhook: hookInstall.webhookSecret,
+        scriptWebhook: scriptHook.webhookSecret,
+        scriptKey: script.apiKey,
+        issuedKey: issued.apiKey,
+        userKey: user.apiKey,
+      });
       return captured;
     });
     const stored = await everyStoredItem();
-    const platformKeys = ['fee-payer.json', 'platform-wallet.json', 'usdc-mint-authority.json'].flatMap((file) => keyForms(file).map((form, index) => [`${file}#${index}`, form] as const));
+    const platformKeys = ['fee-payer.json', 'platform-wallet.json', 'usdc-mint-authority.json'].flatMap((file) =>
+      keyForms(file).map((form, index) => [`${file}#${index}`, form] as const),
+    );
     const sentinels: Array<readonly [string, string]> = [...Object.entries(secrets), ...platformKeys];
     const hits: string[] = [];
     for (const [name, value] of sentinels) {
@@ -124,7 +184,9 @@ describe('hardening: secret sentinels', () => {
       if (logs.includes(value)) hits.push(`${name} in the logs`);
       if (stored.includes(value)) hits.push(`${name} in a stored item`);
     }
-    console.log(`secret sentinels: ${sentinels.length} secrets × ${answers.length} responses, ${logs.split('\n').length} log lines, every stored item; sentinel hits ${hits.length}`);
+    console.log(
+      `secret sentinels: ${sentinels.length} secrets × ${answers.length} responses, ${logs.split('\n').length} log lines, every stored item; sentinel hits ${hits.length}`,
+    );
     // Assess
     expect(upstream.received.some((request) => request.headers['x-vendor-key'] === secrets.credential)).toBe(true);
     expect(upstream.received.some((request) => request.headers.authorization === `Bearer ${secrets.accessToken}`)).toBe(true);

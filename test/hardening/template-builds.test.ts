@@ -21,7 +21,14 @@ let owner: TestUser;
 let registry: NpmRegistry;
 /** A loopback server nobody configured, serving the same package: a request reaching it is an escape. */
 let bystander: NpmRegistry;
-const dependency: NpmPackage = { name: 'egress-probe-dep', version: '1.0.0', files: { 'package.json': JSON.stringify({ name: 'egress-probe-dep', version: '1.0.0', type: 'module', main: 'index.js' }), 'index.js': "export const word = 'from-the-registry';\n" } };
+const dependency: NpmPackage = {
+  name: 'egress-probe-dep',
+  version: '1.0.0',
+  files: {
+    'package.json': JSON.stringify({ name: 'egress-probe-dep', version: '1.0.0', type: 'module', main: 'index.js' }),
+    'index.js': "export const word = 'from-the-registry';\n",
+  },
+};
 
 beforeAll(async () => {
   api = await startTestPlatform();
@@ -50,9 +57,11 @@ writeFileSync('dist/index.html', '<!doctype html><script type="application/json"
 `;
 
 describe('template builds: the build command has no network', () => {
-  it('cannot connect to the platform API, DynamoDB Local or this machine\'s own address, and runs at the lowest priority', async () => {
+  it("cannot connect to the platform API, DynamoDB Local or this machine's own address, and runs at the lowest priority", async () => {
     // Prepare
-    const own = Object.values(networkInterfaces()).flat().find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
     const targets = {
       api: ['127.0.0.1', Number(new URL(api.baseUrl).port)],
       dynamodb: ['127.0.0.1', Number(new URL(process.env[envNames.dynamoEndpoint]!).port)],
@@ -71,7 +80,10 @@ const probe = ([host, port]) => new Promise((done) => {
 const facts = { priority: getPriority() };
 for (const [name, target] of Object.entries(JSON.parse(process.env.PROBE_TARGETS))) facts[name] = await probe(target);`);
     const repo = givenRepo();
-    const gitHash = repo.commit({ 'template.json': JSON.stringify(manifest({}, { environmentVariables: { PROBE_TARGETS: JSON.stringify(targets) } })), 'build.mjs': script });
+    const gitHash = repo.commit({
+      'template.json': JSON.stringify(manifest({}, { environmentVariables: { PROBE_TARGETS: JSON.stringify(targets) } })),
+      'build.mjs': script,
+    });
     const templateId = await givenTemplate(api, owner, { repository: repo.url, gitHash });
     // Act
     const built = await buildToEnd(api, owner, templateId);
@@ -84,13 +96,17 @@ for (const [name, target] of Object.entries(JSON.parse(process.env.PROBE_TARGETS
   }, 120_000);
 });
 
-const lockfile = (resolved: string) => JSON.stringify({
-  name: 'site', version: '1.0.0', lockfileVersion: 3, requires: true,
-  packages: {
-    '': { name: 'site', version: '1.0.0', dependencies: { [dependency.name]: dependency.version } },
-    [`node_modules/${dependency.name}`]: { version: dependency.version, resolved, integrity: registry.integrity(dependency) },
-  },
-});
+const lockfile = (resolved: string) =>
+  JSON.stringify({
+    name: 'site',
+    version: '1.0.0',
+    lockfileVersion: 3,
+    requires: true,
+    packages: {
+      '': { name: 'site', version: '1.0.0', dependencies: { [dependency.name]: dependency.version } },
+      [`node_modules/${dependency.name}`]: { version: dependency.version, resolved, integrity: registry.integrity(dependency) },
+    },
+  });
 
 /** A site whose build imports the dependency `npm ci` installs from `resolved`. */
 async function givenSiteWithDependency(resolved: string): Promise<string> {
@@ -105,7 +121,7 @@ async function givenSiteWithDependency(resolved: string): Promise<string> {
 }
 
 describe('template builds: npm ci reaches only the configured registry, through the egress guard', () => {
-  it('installs from the operator\'s registry on loopback', async () => {
+  it("installs from the operator's registry on loopback", async () => {
     // Prepare
     const templateId = await givenSiteWithDependency(registry.tarballUrl(dependency));
     // Act
@@ -128,7 +144,7 @@ describe('template builds: npm ci reaches only the configured registry, through 
 });
 
 describe('script package installs: through the same egress guard', () => {
-  it('installs from the account\'s registry on loopback, and refuses one whose tarballs point at another loopback server, which sees no request', async () => {
+  it("installs from the account's registry on loopback, and refuses one whose tarballs point at another loopback server, which sees no request", async () => {
     // Prepare
     const hostile = await startNpmRegistry([dependency], { tarballBase: bystander.url });
     const code = `import { word } from '${dependency.name}';\nexport async function handler() { return { word }; }\n`;
@@ -136,9 +152,19 @@ describe('script package installs: through the same egress guard', () => {
     try {
       // Act
       await post('setPackageRegistry', { ecosystem: 'npm', url: registry.url });
-      const installed = await post('createScript', { name: 'through the guard', runtime: 'nodejs18', code, dependencies: { [dependency.name]: dependency.version } });
+      const installed = await post('createScript', {
+        name: 'through the guard',
+        runtime: 'nodejs18',
+        code,
+        dependencies: { [dependency.name]: dependency.version },
+      });
       await post('setPackageRegistry', { ecosystem: 'npm', url: hostile.url });
-      const refused = await post('createScript', { name: 'past the guard', runtime: 'nodejs18', code, dependencies: { [dependency.name]: dependency.version } });
+      const refused = await post('createScript', {
+        name: 'past the guard',
+        runtime: 'nodejs18',
+        code,
+        dependencies: { [dependency.name]: dependency.version },
+      });
       // Assess
       expect(installed.status, installed.text).toBe(200);
       expect(refused.status).toBe(400);
@@ -156,13 +182,15 @@ describe('template builds: limits', () => {
   /** Starts a build of each template at once and reads each to its end. */
   async function buildAllAtOnce(builds: Array<{ who: TestUser; templateId: string }>): Promise<ApiResponse[]> {
     const started = await Promise.all(builds.map(({ who, templateId }) => api.as(who.apiKey).post(`${templatesPath}/${templateId}/build`, {})));
-    return Promise.all(started.map(async (response, index) => {
-      const { who, templateId } = builds[index]!;
-      for (let read = response; ; ) {
-        if (read.status !== 200 || read.body.data.buildStatus !== 'building') return read;
-        read = await api.as(who.apiKey).get(`${templatesPath}/${templateId}/builds/${response.body.data.buildId}?wait=5`);
-      }
-    }));
+    return Promise.all(
+      started.map(async (response, index) => {
+        const { who, templateId } = builds[index]!;
+        for (let read = response; ; ) {
+          if (read.status !== 200 || read.body.data.buildStatus !== 'building') return read;
+          read = await api.as(who.apiKey).get(`${templatesPath}/${templateId}/builds/${response.body.data.buildId}?wait=5`);
+        }
+      }),
+    );
   }
 
   // The build spins half a second and records when it ran: with the limit, no two runs overlap.
@@ -173,34 +201,45 @@ const facts = { started, ended: Date.now() };`);
   it.each([
     { limit: 'per account', perAccount: '1', max: '4', accounts: 1 },
     { limit: 'global', perAccount: '4', max: '1', accounts: 3 },
-  ])('queues a tenant\'s concurrent builds under the $limit limit: all succeed, one after another', async ({ perAccount, max, accounts }) => {
-    // Prepare
-    process.env.TEMPLATE_BUILDS_PER_ACCOUNT = perAccount;
-    process.env.TEMPLATE_BUILDS_MAX = max;
-    const users = [owner, ...(await Promise.all(Array.from({ length: accounts - 1 }, () => api.givenUser())))];
-    const builds = await Promise.all([0, 1, 2].map(async (index) => {
-      const repo = givenRepo();
-      const gitHash = repo.commit({ 'template.json': JSON.stringify(manifest()), 'build.mjs': timedSite });
-      const who = users[index % users.length]!;
-      return { who, templateId: await givenTemplate(api, who, { repository: repo.url, gitHash }) };
-    }));
-    try {
-      // Act
-      const ended = await buildAllAtOnce(builds);
-      // Assess
-      expect(ended.map((read) => read.body.data.buildStatus)).toEqual(['success', 'success', 'success']);
-      const runs = await Promise.all(builds.map(async ({ who, templateId }) => {
-        const template = (await api.as(who.apiKey).get(`${templatesPath}/${templateId}`)).body.data;
-        return (await fetchPage(api.baseUrl, new URL(template.cdnUrl).hostname.split('.')[0]!, 'path')).facts as unknown as { started: number; ended: number };
-      }));
-      runs.sort((a, b) => a.started - b.started);
-      for (let index = 1; index < runs.length; index++) expect(runs[index]!.started).toBeGreaterThanOrEqual(runs[index - 1]!.ended);
-      expect(ended.some((read) => read.body.data.logs.some((line: string) => line.startsWith('queued:')))).toBe(true);
-    } finally {
-      delete process.env.TEMPLATE_BUILDS_PER_ACCOUNT;
-      delete process.env.TEMPLATE_BUILDS_MAX;
-    }
-  }, 180_000);
+  ])(
+    "queues a tenant's concurrent builds under the $limit limit: all succeed, one after another",
+    async ({ perAccount, max, accounts }) => {
+      // Prepare
+      process.env.TEMPLATE_BUILDS_PER_ACCOUNT = perAccount;
+      process.env.TEMPLATE_BUILDS_MAX = max;
+      const users = [owner, ...(await Promise.all(Array.from({ length: accounts - 1 }, () => api.givenUser())))];
+      const builds = await Promise.all(
+        [0, 1, 2].map(async (index) => {
+          const repo = givenRepo();
+          const gitHash = repo.commit({ 'template.json': JSON.stringify(manifest()), 'build.mjs': timedSite });
+          const who = users[index % users.length]!;
+          return { who, templateId: await givenTemplate(api, who, { repository: repo.url, gitHash }) };
+        }),
+      );
+      try {
+        // Act
+        const ended = await buildAllAtOnce(builds);
+        // Assess
+        expect(ended.map((read) => read.body.data.buildStatus)).toEqual(['success', 'success', 'success']);
+        const runs = await Promise.all(
+          builds.map(async ({ who, templateId }) => {
+            const template = (await api.as(who.apiKey).get(`${templatesPath}/${templateId}`)).body.data;
+            return (await fetchPage(api.baseUrl, new URL(template.cdnUrl).hostname.split('.')[0]!, 'path')).facts as unknown as {
+              started: number;
+              ended: number;
+            };
+          }),
+        );
+        runs.sort((a, b) => a.started - b.started);
+        for (let index = 1; index < runs.length; index++) expect(runs[index]!.started).toBeGreaterThanOrEqual(runs[index - 1]!.ended);
+        expect(ended.some((read) => read.body.data.logs.some((line: string) => line.startsWith('queued:')))).toBe(true);
+      } finally {
+        delete process.env.TEMPLATE_BUILDS_PER_ACCOUNT;
+        delete process.env.TEMPLATE_BUILDS_MAX;
+      }
+    },
+    180_000,
+  );
 });
 
 describe('template builds: a size-capped scratch space', () => {
@@ -208,7 +247,10 @@ describe('template builds: a size-capped scratch space', () => {
     // Prepare
     process.env.TEMPLATE_BUILD_SCRATCH_MB = '16';
     const repo = givenRepo();
-    const gitHash = repo.commit({ 'template.json': JSON.stringify(manifest()), 'build.mjs': pageOf("writeFileSync('filler.bin', Buffer.alloc(40 * 1024 * 1024));\nconst facts = {};") });
+    const gitHash = repo.commit({
+      'template.json': JSON.stringify(manifest()),
+      'build.mjs': pageOf("writeFileSync('filler.bin', Buffer.alloc(40 * 1024 * 1024));\nconst facts = {};"),
+    });
     const templateId = await givenTemplate(api, owner, { repository: repo.url, gitHash });
     const buildsDir = join(process.env.DATA_DIR!, 'template-builds');
     try {
@@ -248,7 +290,7 @@ describe('template builds: file:// repositories need the operator', () => {
 });
 
 describe('template deletion', () => {
-  it('stops serving the template\'s page: both URL forms answer 404 and its files are gone', async () => {
+  it("stops serving the template's page: both URL forms answer 404 and its files are gone", async () => {
     // Prepare
     const { templateId } = await givenBuiltTemplate(api, owner);
     const template = (await api.as(owner.apiKey).get(`${templatesPath}/${templateId}`)).body.data;
@@ -269,7 +311,10 @@ describe('template deletion', () => {
     // Prepare: a build of another template holds the account's one build slot, so this one waits in the queue.
     process.env.TEMPLATE_BUILDS_PER_ACCOUNT = '1';
     const holder = givenRepo();
-    const holderHash = holder.commit({ 'template.json': JSON.stringify(manifest()), 'build.mjs': pageOf('const started = Date.now();\nwhile (Date.now() - started < 3000);\nconst facts = {};') });
+    const holderHash = holder.commit({
+      'template.json': JSON.stringify(manifest()),
+      'build.mjs': pageOf('const started = Date.now();\nwhile (Date.now() - started < 3000);\nconst facts = {};'),
+    });
     const holderId = await givenTemplate(api, owner, { repository: holder.url, gitHash: holderHash });
     const { repo, gitHash } = givenSiteRepo();
     const templateId = await givenTemplate(api, owner, { repository: repo.url, gitHash });

@@ -14,35 +14,51 @@ let resourceId: string;
 let offer: PaymentRequirement;
 let payer: Keypair;
 const tally = { refused: 0, reachedUpstream: 0 };
-afterAll(() => console.log(`upstream paths: ${tally.refused} calls with dot-segment path parameters refused, requests that reached the upstream ${tally.reachedUpstream}`));
+afterAll(() =>
+  console.log(`upstream paths: ${tally.refused} calls with dot-segment path parameters refused, requests that reached the upstream ${tally.reachedUpstream}`),
+);
 
 beforeAll(async () => {
-  resourceId = await givenPublishedResource(world.api, world.owner, {}, { baseUrl: `${world.upstream.baseUrl}/v1`, authentication: 'api_key', authConfig: { headerName: 'X-Vendor-Key' } });
+  resourceId = await givenPublishedResource(
+    world.api,
+    world.owner,
+    {},
+    { baseUrl: `${world.upstream.baseUrl}/v1`, authentication: 'api_key', authConfig: { headerName: 'X-Vendor-Key' } },
+  );
   await givenInstalled(world.api, world.owner, resourceId);
-  const authenticated = await world.api.as(world.owner.apiKey).post(`/api/sdk/v1/resources/${resourceId}/authenticate`, { type: 'api_key', credentials: { apiKey: secret } });
+  const authenticated = await world.api
+    .as(world.owner.apiKey)
+    .post(`/api/sdk/v1/resources/${resourceId}/authenticate`, { type: 'api_key', credentials: { apiKey: secret } });
   expect(authenticated.status).toBe(200);
   offer = selectOffer((await world.api.request('GET', `/api/x402/resources/${resourceId}/getForecast`)).body, 'USDC');
   payer = await givenPayer(world.api);
 });
 
 const credentialed = () => world.upstream.received.filter((request) => request.headers['x-vendor-key'] === secret);
-const apiKeyCall = (city: string) => world.api.as(world.owner.apiKey).post(`/api/sdk/v1/resources/${resourceId}/call`, { method: 'getForecast', params: { city } });
+const apiKeyCall = (city: string) =>
+  world.api.as(world.owner.apiKey).post(`/api/sdk/v1/resources/${resourceId}/call`, { method: 'getForecast', params: { city } });
 async function paidCall(city: string) {
   const { blockhash } = await world.connection.getLatestBlockhash();
-  return world.api.request('GET', `/api/x402/resources/${resourceId}/getForecast?city=${encodeURIComponent(city)}`, { headers: { 'x-payment': createPaymentHeader(offer, payer, blockhash) } });
+  return world.api.request('GET', `/api/x402/resources/${resourceId}/getForecast?city=${encodeURIComponent(city)}`, {
+    headers: { 'x-payment': createPaymentHeader(offer, payer, blockhash) },
+  });
 }
 
 const dotForms = ['.', '..', '%2e', '%2E%2e', '.%2e', '%2e%2e%2f%2e%2e', '..%2fadmin', '../admin', '%252e%252e'];
 
 describe('hardening: path parameters cannot leave the declared upstream path', () => {
-  it('delivers a plain city to /v1/forecast/{city} with the owner\'s credential, on both paths (the control)', async () => {
+  it("delivers a plain city to /v1/forecast/{city} with the owner's credential, on both paths (the control)", async () => {
     // Prepare
     const before = credentialed().length;
     // Act
     const [byKey, paid] = [await apiKeyCall('Oslo'), await paidCall('Oslo')];
     // Assess
     expect([byKey.status, paid.status]).toEqual([200, 200]);
-    expect(credentialed().slice(before).map((request) => request.url)).toEqual(['/v1/forecast/Oslo', '/v1/forecast/Oslo']);
+    expect(
+      credentialed()
+        .slice(before)
+        .map((request) => request.url),
+    ).toEqual(['/v1/forecast/Oslo', '/v1/forecast/Oslo']);
   });
 
   for (const city of dotForms) {

@@ -15,7 +15,9 @@ function invoke(bundle: string, event: object): { statusCode: number; body: stri
   const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
 process.stdout.write('\\n' + JSON.stringify(await handler(${JSON.stringify(event)}, { awsRequestId: 'bundling-test' })));`;
   const output = execFileSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], {
-    cwd: '/', env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', POWERTOOLS_LOG_LEVEL: 'ERROR' }, encoding: 'utf8',
+    cwd: '/',
+    env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', POWERTOOLS_LOG_LEVEL: 'ERROR' },
+    encoding: 'utf8',
   });
   return JSON.parse(output.trim().split('\n').at(-1)!);
 }
@@ -55,7 +57,12 @@ describe('infra: one esbuild pass bundles every handler', () => {
   it('produces a module that Node loads outside the repository and whose handler answers the health route', () => {
     // Act: from `/`, so nothing can resolve from the repository's node_modules
     const result = invoke(join(assetDir, 'index.mjs'), {
-      version: '2.0', routeKey: `${health.method} ${health.path}`, rawPath: health.path, rawQueryString: '', headers: {}, isBase64Encoded: false,
+      version: '2.0',
+      routeKey: `${health.method} ${health.path}`,
+      rawPath: health.path,
+      rawQueryString: '',
+      headers: {},
+      isBase64Encoded: false,
       requestContext: { requestId: 'bundling-test', domainName: 'example.com', http: { method: health.method, path: health.path } },
     });
     // Assess
@@ -69,7 +76,12 @@ describe('infra: one esbuild pass bundles every handler', () => {
     const localOnly = routes.filter((candidate) => candidate.localOnly).map((candidate) => candidate.path);
     // Act
     const result = invoke(join(pass.outdir, pass.outputs.get(route.handler)!), {
-      version: '2.0', routeKey: `${route.method} ${route.path}`, rawPath: route.path, rawQueryString: '', headers: {}, isBase64Encoded: false,
+      version: '2.0',
+      routeKey: `${route.method} ${route.path}`,
+      rawPath: route.path,
+      rawQueryString: '',
+      headers: {},
+      isBase64Encoded: false,
       requestContext: { requestId: 'bundling-test', domainName: 'example.com', http: { method: route.method, path: route.path } },
     });
     const paths = Object.keys(JSON.parse(result.body).paths);
@@ -93,9 +105,16 @@ describe('infra: one esbuild pass bundles every handler', () => {
 
   it('keeps local-only code out of every bundle of the pass, and defines PLATFORM_MODE as aws in each', () => {
     // Act
-    const offenders = platformEntries().flatMap((entry) => closureOf(pass, entry).flatMap((file) =>
-      Object.keys(pass.metafile.outputs[Object.keys(pass.metafile.outputs).find((key) => key.endsWith(file))!]!.inputs).filter((input) => localOnly.test(input)).map((input) => `${entry}: ${input}`)));
-    const modeReads = platformEntries().filter((entry) => closureOf(pass, entry).some((file) => readFileSync(join(pass.outdir, file), 'utf8').includes('env.PLATFORM_MODE')));
+    const offenders = platformEntries().flatMap((entry) =>
+      closureOf(pass, entry).flatMap((file) =>
+        Object.keys(pass.metafile.outputs[Object.keys(pass.metafile.outputs).find((key) => key.endsWith(file))!]!.inputs)
+          .filter((input) => localOnly.test(input))
+          .map((input) => `${entry}: ${input}`),
+      ),
+    );
+    const modeReads = platformEntries().filter((entry) =>
+      closureOf(pass, entry).some((file) => readFileSync(join(pass.outdir, file), 'utf8').includes('env.PLATFORM_MODE')),
+    );
     // Assess
     expect(platformEntries().length).toBeGreaterThan(100);
     expect(pass.outputs.size).toBe(platformEntries().length);

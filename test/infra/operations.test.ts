@@ -15,11 +15,26 @@ import { pythonLambdaRuntime } from '../../lib/python-lint.js';
 import { type Json, Synthesized, appWithoutBundling, logicalId } from './synthesized.js';
 
 /** Literal physical names in a template: the properties AWS keeps unique per account and region (an authorizer's is per API). */
-const nameKeys = ['Name', 'FunctionName', 'RoleName', 'TableName', 'BucketName', 'QueueName', 'LogGroupName', 'ProjectName', 'AliasName', 'EventBusName', 'SecretName'];
+const nameKeys = [
+  'Name',
+  'FunctionName',
+  'RoleName',
+  'TableName',
+  'BucketName',
+  'QueueName',
+  'LogGroupName',
+  'ProjectName',
+  'AliasName',
+  'EventBusName',
+  'SecretName',
+];
 function physicalNames(s: Synthesized): string[] {
   const templates = [s.parent, ...[...s.stack.areas, s.stack.consumers].map((nested) => s.template(nested))];
-  return templates.flatMap((template) => Object.values(template.toJSON().Resources as Record<string, Json>).filter((resource) => resource.Type !== 'AWS::ApiGatewayV2::Authorizer').flatMap((resource) =>
-    nameKeys.map((key) => resource.Properties?.[key]).filter((value): value is string => typeof value === 'string')));
+  return templates.flatMap((template) =>
+    Object.values(template.toJSON().Resources as Record<string, Json>)
+      .filter((resource) => resource.Type !== 'AWS::ApiGatewayV2::Authorizer')
+      .flatMap((resource) => nameKeys.map((key) => resource.Properties?.[key]).filter((value): value is string => typeof value === 'string')),
+  );
 }
 
 describe('infra: two stages in one account and region', () => {
@@ -49,11 +64,17 @@ describe('infra: two stages in one account and region', () => {
     const [stage] = Object.values(blue.parent.findResources('AWS::ApiGatewayV2::Stage')) as Json[];
     const publicKeys = deployedRoutes.filter((route) => route.auth === 'public').map((route) => `${route.method} ${route.path}`);
     // Assess
-    expect(stage!.Properties.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: stageThrottle.rateLimit, ThrottlingBurstLimit: stageThrottle.burstLimit });
+    expect(stage!.Properties.DefaultRouteSettings).toMatchObject({
+      ThrottlingRateLimit: stageThrottle.rateLimit,
+      ThrottlingBurstLimit: stageThrottle.burstLimit,
+    });
     expect(Object.keys(stage!.Properties.RouteSettings).sort()).toEqual(publicKeys.sort());
     expect(publicKeys).toEqual(expect.arrayContaining(['POST /api/webhooks/{webhookId}', 'GET /api/sdk/v1/health']));
     for (const key of publicKeys) {
-      expect(stage!.Properties.RouteSettings[key]).toEqual({ ThrottlingRateLimit: publicRouteThrottle.rateLimit, ThrottlingBurstLimit: publicRouteThrottle.burstLimit });
+      expect(stage!.Properties.RouteSettings[key]).toEqual({
+        ThrottlingRateLimit: publicRouteThrottle.rateLimit,
+        ThrottlingBurstLimit: publicRouteThrottle.burstLimit,
+      });
     }
     expect(publicRouteThrottle.rateLimit).toBeLessThan(stageThrottle.rateLimit);
     expect(stage!.DependsOn).toEqual(expect.arrayContaining(blue.stack.areas.map((area) => logicalId(area.nestedStackResource))));
@@ -79,7 +100,9 @@ describe('infra: two stages in one account and region', () => {
     const lintFn = { 'Fn::GetAtt': [logicalId(blue.stack.pythonLint.fn.node.defaultChild), 'Arn'] };
     // Act
     const python = blue.resource(blue.stack, logicalId(blue.stack.pythonLint.fn.node.defaultChild)).Properties;
-    const invokers = routes.filter((route) => !route.localOnly).filter((route) => JSON.stringify(blue.fn(blue.binding(route.operation).fn).statements).includes(JSON.stringify(lintFn)));
+    const invokers = routes
+      .filter((route) => !route.localOnly)
+      .filter((route) => JSON.stringify(blue.fn(blue.binding(route.operation).fn).statements).includes(JSON.stringify(lintFn)));
     // Assess
     expect(python).toMatchObject({ Runtime: pythonLambdaRuntime.name, Handler: 'python_facts.handler' });
     expect(pythonLambdaRuntime.name).toMatch(/^python3\.1[23]$/);
@@ -93,9 +116,22 @@ describe('infra: the Python lint function', () => {
     const dir = fileURLToPath(new URL('../../functions/scripts/lint', import.meta.url));
     const code = "def handler(event, context):\n    return resources['db'].get(event['data']['id'])\n";
     // Act
-    const output = execFileSync('python3', ['-c', `import json, sys; sys.path.insert(0, sys.argv[1]); import python_facts; print(json.dumps(python_facts.handler({'code': sys.argv[2]}, None)))`, dir, code], { encoding: 'utf8' });
+    const output = execFileSync(
+      'python3',
+      [
+        '-c',
+        `import json, sys; sys.path.insert(0, sys.argv[1]); import python_facts; print(json.dumps(python_facts.handler({'code': sys.argv[2]}, None)))`,
+        dir,
+        code,
+      ],
+      { encoding: 'utf8' },
+    );
     // Assess
-    expect(JSON.parse(output)).toMatchObject({ handler: { line: 1, isAsync: false }, resourceCalls: [{ name: 'db', method: 'get' }], dataAccesses: [{ path: ['id'] }] });
+    expect(JSON.parse(output)).toMatchObject({
+      handler: { line: 1, isAsync: false },
+      resourceCalls: [{ name: 'db', method: 'get' }],
+      dataAccesses: [{ path: ['id'] }],
+    });
   });
 });
 
@@ -103,7 +139,7 @@ describe('infra: bus rules carry only the events their consumer handles', () => 
   const consumer = (name: string) => rulePattern(busConsumers.find((candidate) => candidate.name === name)!);
   const delivered = (type: string, source: string) => busEnvelope({ id: 'evt_1', type, source, userId: 'usr_1' } as never);
 
-  it('gives the dispatcher user events, script schedule firings and webhooks, and not the flows\' own deliveries', () => {
+  it("gives the dispatcher user events, script schedule firings and webhooks, and not the flows' own deliveries", () => {
     // Act
     const dispatcher = consumer('dispatchEvent');
     // Assess
@@ -127,13 +163,22 @@ describe('infra: bus rules carry only the events their consumer handles', () => 
 });
 
 describe('infra: the Bedrock grant names the configured model only', () => {
-  const probe: Route = { operation: 'llmProbe', area: 'probe', method: 'POST', path: '/probe', auth: 'public', summary: 'probe', uses: ['llm'], handler: routes[0]!.handler };
+  const probe: Route = {
+    operation: 'llmProbe',
+    area: 'probe',
+    method: 'POST',
+    path: '/probe',
+    auth: 'public',
+    summary: 'probe',
+    uses: ['llm'],
+    handler: routes[0]!.handler,
+  };
   const bedrockStatements = (llm: PlatformStackProps['llm'], id: string) => {
     const s = new Synthesized(new PlatformStack(appWithoutBundling(false), id, { routes: [probe], llm }));
     return s.fn(s.binding('llmProbe').fn).statements.filter((statement) => statement.actions.some((action) => action.startsWith('bedrock:')));
   };
 
-  it('grants no Bedrock model when none is configured, or when the model is an OpenAI-compatible endpoint\'s', () => {
+  it("grants no Bedrock model when none is configured, or when the model is an OpenAI-compatible endpoint's", () => {
     // Act
     const none = bedrockStatements(undefined, 'NoModel');
     const openai = bedrockStatements({ provider: 'openai', model: 'gpt-4o-mini', baseUrl: 'https://api.openai.com/v1' }, 'OpenAiModel');
@@ -142,7 +187,7 @@ describe('infra: the Bedrock grant names the configured model only', () => {
     expect(openai).toEqual([]);
   }, 60_000);
 
-  it('grants a foundation model in the stack\'s region, or an inference profile and the model it routes to', () => {
+  it("grants a foundation model in the stack's region, or an inference profile and the model it routes to", () => {
     // Act
     const [model] = bedrockStatements({ model: 'anthropic.claude-3-haiku-20240307-v1:0' }, 'FoundationModel');
     const [profile] = bedrockStatements({ model: 'us.anthropic.claude-3-haiku-20240307-v1:0' }, 'InferenceProfile');

@@ -41,21 +41,35 @@ describe('infra: PlatformStack from the route table', () => {
     // function, the Python lint function and the two package installers; no custom-resource functions.
     const { api, scriptResourceCall, templateBuilds, payouts, pythonLint, packageInstallers } = s.stack;
     expect(Object.keys(s.parent.findResources('AWS::Lambda::Function')).sort()).toEqual(
-      [api.authorizerFunction, api.fallbackFunction, scriptResourceCall, templateBuilds.stateFunction!, payouts.fn, pythonLint.fn, packageInstallers.npm, packageInstallers.pip]
-        .map((fn) => logicalId(fn.node.defaultChild)).sort(),
+      [
+        api.authorizerFunction,
+        api.fallbackFunction,
+        scriptResourceCall,
+        templateBuilds.stateFunction!,
+        payouts.fn,
+        pythonLint.fn,
+        packageInstallers.npm,
+        packageInstallers.pip,
+      ]
+        .map((fn) => logicalId(fn.node.defaultChild))
+        .sort(),
     );
   });
 
   it('runs the payout function hourly with the payout tables and both platform keys', () => {
     // Act
     const rules = Object.values(s.parent.findResources('AWS::Events::Rule', { Properties: { ScheduleExpression: 'rate(1 hour)' } }));
-    const variables = Object.keys(s.parent.findResources('AWS::Lambda::Function')[logicalId(s.stack.payouts.fn.node.defaultChild)]!.Properties.Environment.Variables);
+    const variables = Object.keys(
+      s.parent.findResources('AWS::Lambda::Function')[logicalId(s.stack.payouts.fn.node.defaultChild)]!.Properties.Environment.Variables,
+    );
     // Assess
     expect(rules).toHaveLength(1);
-    expect(variables).toEqual(expect.arrayContaining(['FEE_PAYER_SECRET_ARN', 'PLATFORM_WALLET_SECRET_ARN', 'TABLE_PAYOUTS', 'TABLE_PAYOUT_BATCHES', 'TABLE_USERS']));
+    expect(variables).toEqual(
+      expect.arrayContaining(['FEE_PAYER_SECRET_ARN', 'PLATFORM_WALLET_SECRET_ARN', 'TABLE_PAYOUTS', 'TABLE_PAYOUT_BATCHES', 'TABLE_USERS']),
+    );
   });
 
-  it('routes METHOD path of every route to its own handler with the route\'s memory and timeout', () => {
+  it("routes METHOD path of every route to its own handler with the route's memory and timeout", () => {
     for (const route of routes) {
       // Prepare
       const area = s.area(route.area);
@@ -78,8 +92,9 @@ describe('infra: PlatformStack from the route table', () => {
     for (const route of routes) {
       // Act
       const area = s.area(route.area);
-      const [props] = Object.values(s.template(area).findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: `${route.method} ${route.path}` } }))
-        .map((resource) => resource.Properties);
+      const [props] = Object.values(
+        s.template(area).findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: `${route.method} ${route.path}` } }),
+      ).map((resource) => resource.Properties);
       // Assess
       if (route.auth === 'apiKey') {
         expect(props.AuthorizationType, route.operation).toBe('CUSTOM');
@@ -105,7 +120,11 @@ describe('infra: PlatformStack from the route table', () => {
     const authorizer = s.fn(s.stack.api.authorizerFunction);
     // Assess
     s.parent.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
-      AuthorizerType: 'REQUEST', EnableSimpleResponses: true, AuthorizerPayloadFormatVersion: '2.0', IdentitySource: [], AuthorizerResultTtlInSeconds: 0,
+      AuthorizerType: 'REQUEST',
+      EnableSimpleResponses: true,
+      AuthorizerPayloadFormatVersion: '2.0',
+      IdentitySource: [],
+      AuthorizerResultTtlInSeconds: 0,
     });
     expect(allows(authorizer.statements, 'dynamodb:GetItem', tableArn(s, 'apiKeys'))).toBe(true);
     expect(authorizer.statements.flatMap((statement) => statement.actions)).not.toContain('dynamodb:PutItem');
@@ -130,8 +149,19 @@ describe('infra: PlatformStack from the route table', () => {
       ]);
       expect(table.Properties.TimeToLiveSpecification).toEqual(definition.ttlAttribute ? { AttributeName: definition.ttlAttribute, Enabled: true } : undefined);
       const indexes = Object.entries<Json>(definition.indexes ?? {});
-      expect((table.Properties.GlobalSecondaryIndexes ?? []).map((index: Json) => [index.IndexName, index.KeySchema.map((key: Json) => key.AttributeName), index.Projection]))
-        .toEqual(indexes.map(([indexName, index]) => [indexName, [keyName(index.partitionKey), ...(index.sortKey ? [keyName(index.sortKey)] : [])], { ProjectionType: 'ALL' }]));
+      expect(
+        (table.Properties.GlobalSecondaryIndexes ?? []).map((index: Json) => [
+          index.IndexName,
+          index.KeySchema.map((key: Json) => key.AttributeName),
+          index.Projection,
+        ]),
+      ).toEqual(
+        indexes.map(([indexName, index]) => [
+          indexName,
+          [keyName(index.partitionKey), ...(index.sortKey ? [keyName(index.sortKey)] : [])],
+          { ProjectionType: 'ALL' },
+        ]),
+      );
     }
   });
 
@@ -175,7 +205,12 @@ describe('infra: PlatformStack from the route table', () => {
 
   it('gives every function the shared settings: newest Node runtime, arm64, tracing, source maps, own log group', () => {
     // Prepare
-    const functions = [s.stack.api.authorizerFunction, s.stack.api.fallbackFunction, s.stack.scriptResourceCall, ...s.stack.areas.flatMap((area) => area.bindings.map((b) => b.fn))];
+    const functions = [
+      s.stack.api.authorizerFunction,
+      s.stack.api.fallbackFunction,
+      s.stack.scriptResourceCall,
+      ...s.stack.areas.flatMap((area) => area.bindings.map((b) => b.fn)),
+    ];
     for (const fn of functions) {
       // Act
       const { scope, props } = s.fn(fn);
@@ -190,7 +225,7 @@ describe('infra: PlatformStack from the route table', () => {
     expect(latestNodeRuntime.name).toMatch(/^nodejs2\d\.x$/);
   });
 
-  it('keeps every stack under CloudFormation\'s 500 resources, at seven resources per route', () => {
+  it("keeps every stack under CloudFormation's 500 resources, at seven resources per route", () => {
     for (const area of s.stack.areas) {
       // Act
       const count = Object.keys(s.template(area).toJSON().Resources).length;
@@ -204,31 +239,42 @@ describe('infra: PlatformStack from the route table', () => {
   it('builds templates in one CodeBuild project and routes its final states from the default bus to the build recorder', () => {
     // Act
     const projects = Object.entries(s.parent.findResources('AWS::CodeBuild::Project'));
-    const rules = Object.values(s.parent.findResources('AWS::Events::Rule')).filter((rule) => JSON.stringify(rule.Properties.EventPattern ?? {}).includes('aws.codebuild'));
+    const rules = Object.values(s.parent.findResources('AWS::Events::Rule')).filter((rule) =>
+      JSON.stringify(rule.Properties.EventPattern ?? {}).includes('aws.codebuild'),
+    );
     const recorder = logicalId(s.stack.templateBuilds.stateFunction!.node.defaultChild);
     // Assess
     expect(projects).toHaveLength(1);
     const [projectId, project] = projects[0]!;
-    expect(project.Properties).toMatchObject({ TimeoutInMinutes: 10, Artifacts: { Type: 'NO_ARTIFACTS' }, Environment: { EnvironmentVariables: expect.arrayContaining([expect.objectContaining({ Name: 'PAGES_BUCKET' })]) } });
+    expect(project.Properties).toMatchObject({
+      TimeoutInMinutes: 10,
+      Artifacts: { Type: 'NO_ARTIFACTS' },
+      Environment: { EnvironmentVariables: expect.arrayContaining([expect.objectContaining({ Name: 'PAGES_BUCKET' })]) },
+    });
     expect(project.Properties.Source.BuildSpec).toContain('git fetch --depth 1 --no-tags');
     expect(rules).toHaveLength(1);
     expect(rules[0]!.Properties.EventBusName).toBeUndefined();
     expect(rules[0]!.Properties.EventPattern).toEqual({
-      source: ['aws.codebuild'], 'detail-type': ['CodeBuild Build State Change'],
+      source: ['aws.codebuild'],
+      'detail-type': ['CodeBuild Build State Change'],
       detail: { 'project-name': [{ Ref: projectId }], 'build-status': ['SUCCEEDED', 'FAILED', 'FAULT', 'STOPPED', 'TIMED_OUT'] },
     });
     expect(rules[0]!.Properties.Targets[0]).toMatchObject({ Arn: { 'Fn::GetAtt': [recorder, 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 4 } });
-    expect(s.parent.toJSON().Resources[recorder].Properties.Environment.Variables).toMatchObject({ TEMPLATE_BUILD_PROJECT: { Ref: projectId }, TABLE_TEMPLATE_BUILDS: expect.anything() });
+    expect(s.parent.toJSON().Resources[recorder].Properties.Environment.Variables).toMatchObject({
+      TEMPLATE_BUILD_PROJECT: { Ref: projectId },
+      TABLE_TEMPLATE_BUILDS: expect.anything(),
+    });
   });
 
-  it('runs a template\'s build command without credentials or network, and publishes with a role scoped per build to its own prefixes', () => {
+  it("runs a template's build command without credentials or network, and publishes with a role scoped per build to its own prefixes", () => {
     // Prepare
     const { project, publishRole } = s.stack.templateBuilds;
     const bucket = { 'Fn::GetAtt': [logicalId(s.stack.storage.pagesBucket.node.defaultChild), 'Arn'] };
     const roleId = (role: unknown) => logicalId((role as Role).node.defaultChild);
-    const statementsOf = (role: unknown) => Object.values(s.parent.findResources('AWS::IAM::Policy'))
-      .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(JSON.stringify({ Ref: roleId(role) })))
-      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[]);
+    const statementsOf = (role: unknown) =>
+      Object.values(s.parent.findResources('AWS::IAM::Policy'))
+        .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(JSON.stringify({ Ref: roleId(role) })))
+        .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[]);
     // Act
     const props = s.resource(s.stack, logicalId(project.node.defaultChild)).Properties;
     const buildSpec = String(templateBuildSpec().phases.build.commands[0]);
@@ -237,23 +283,38 @@ describe('infra: PlatformStack from the route table', () => {
     expect(JSON.stringify(statementsOf(project.role))).not.toMatch(/"s3:/);
     expect(statementsOf(project.role).some((statement) => [statement.Action].flat().includes('sts:AssumeRole'))).toBe(false);
     expect(trust).toEqual([expect.objectContaining({ Action: 'sts:AssumeRole', Principal: { AWS: { 'Fn::GetAtt': [roleId(project.role), 'Arn'] } } })]);
-    expect(statementsOf(publishRole).some((statement) => [statement.Action].flat().includes('s3:PutObject') && JSON.stringify(statement.Resource).includes(JSON.stringify(bucket)))).toBe(true);
+    expect(
+      statementsOf(publishRole).some(
+        (statement) => [statement.Action].flat().includes('s3:PutObject') && JSON.stringify(statement.Resource).includes(JSON.stringify(bucket)),
+      ),
+    ).toBe(true);
     expect(props.Environment.PrivilegedMode).toBe(true);
     expect(buildSpec).toMatch(/docker run --rm --network none --user 1000:1000 --cap-drop ALL[^\n]* sh -c "\$BUILD_COMMAND"/);
     expect(buildSpec.indexOf('sh -c "$BUILD_COMMAND"')).toBeLessThan(buildSpec.indexOf('aws sts assume-role'));
     expect(buildSpec.indexOf('aws sts assume-role')).toBeLessThan(buildSpec.indexOf('aws s3 sync'));
   });
 
-  it('scopes a build\'s publishing session to its own site, staging and manifest prefixes (the buildspec\'s policy, run through jq)', () => {
+  it("scopes a build's publishing session to its own site, staging and manifest prefixes (the buildspec's policy, run through jq)", () => {
     // Prepare
-    const line = String(templateBuildSpec().phases.build.commands[0]).split('\n').find((command) => command.startsWith('SCOPE='))!;
+    const line = String(templateBuildSpec().phases.build.commands[0])
+      .split('\n')
+      .find((command) => command.startsWith('SCOPE='))!;
     const env = { PATH: process.env.PATH!, PAGES_BUCKET_ARN: 'arn:aws:s3:::pages', TEMPLATE_SUBDOMAIN: 'site-abc', PLATFORM_BUILD_ID: 'bld_1' };
     // Act
     const policy = JSON.parse(execFileSync('bash', ['-c', `${line}; printf %s "$SCOPE"`], { env, encoding: 'utf8' }));
     // Assess
     expect(policy.Statement).toEqual([
-      { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], Resource: ['arn:aws:s3:::pages/site-abc/*', 'arn:aws:s3:::pages/_builds/bld_1/*', 'arn:aws:s3:::pages/_meta/bld_1/*'] },
-      { Effect: 'Allow', Action: 's3:ListBucket', Resource: 'arn:aws:s3:::pages', Condition: { StringLike: { 's3:prefix': ['site-abc/*', '_builds/bld_1/*'] } } },
+      {
+        Effect: 'Allow',
+        Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+        Resource: ['arn:aws:s3:::pages/site-abc/*', 'arn:aws:s3:::pages/_builds/bld_1/*', 'arn:aws:s3:::pages/_meta/bld_1/*'],
+      },
+      {
+        Effect: 'Allow',
+        Action: 's3:ListBucket',
+        Resource: 'arn:aws:s3:::pages',
+        Condition: { StringLike: { 's3:prefix': ['site-abc/*', '_builds/bld_1/*'] } },
+      },
     ]);
   });
 
@@ -266,7 +327,8 @@ describe('infra: PlatformStack from the route table', () => {
     expect(rules).toHaveLength(busConsumers.length);
     for (const [index, rule] of rules.entries()) {
       expect(rule.Properties.EventPattern).toEqual({
-        source: [{ prefix: 'platform.' }], 'detail-type': [{ 'anything-but': { prefix: 'platform.' } }, ...busConsumers[index]!.internalTypes],
+        source: [{ prefix: 'platform.' }],
+        'detail-type': [{ 'anything-but': { prefix: 'platform.' } }, ...busConsumers[index]!.internalTypes],
       });
       expect(rule.Properties.Targets[0]).toMatchObject({ RetryPolicy: { MaximumRetryAttempts: 4 }, DeadLetterConfig: { Arn: expect.anything() } });
     }
@@ -282,11 +344,17 @@ describe('infra: PlatformStack from the route table', () => {
 
   it('serves pages through CloudFront with Origin Access Control and the pages router on viewer requests', () => {
     // Assess
-    s.parent.hasResourceProperties('AWS::CloudFront::Function', { FunctionCode: pagesRouterCode(undefined), FunctionConfig: Match.objectLike({ Runtime: 'cloudfront-js-2.0' }) });
+    s.parent.hasResourceProperties('AWS::CloudFront::Function', {
+      FunctionCode: pagesRouterCode(undefined),
+      FunctionConfig: Match.objectLike({ Runtime: 'cloudfront-js-2.0' }),
+    });
     s.parent.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
     s.parent.hasResourceProperties('AWS::CloudFront::Distribution', {
       DistributionConfig: Match.objectLike({
-        DefaultCacheBehavior: Match.objectLike({ FunctionAssociations: [Match.objectLike({ EventType: 'viewer-request' })], ViewerProtocolPolicy: 'redirect-to-https' }),
+        DefaultCacheBehavior: Match.objectLike({
+          FunctionAssociations: [Match.objectLike({ EventType: 'viewer-request' })],
+          ViewerProtocolPolicy: 'redirect-to-https',
+        }),
         Logging: Match.objectLike({ Prefix: 'cloudfront/' }),
       }),
     });
@@ -306,7 +374,12 @@ describe('infra: PlatformStack from the route table', () => {
     });
     // Assess
     expect(buckets).toHaveLength(1);
-    expect(index!.Properties).toMatchObject({ DataType: 'float32', Dimension: 512, DistanceMetric: 'cosine', MetadataConfiguration: { NonFilterableMetadataKeys: ['documentId', 'position'] } });
+    expect(index!.Properties).toMatchObject({
+      DataType: 'float32',
+      Dimension: 512,
+      DistanceMetric: 'cosine',
+      MetadataConfiguration: { NonFilterableMetadataKeys: ['documentId', 'position'] },
+    });
     expect(index!.DeletionPolicy).toBe('Retain');
     expect(granted.map((route) => route.operation).sort()).toEqual([...writers].sort());
     expect(allows(s.fn(s.binding('searchDocuments').fn).statements, 'dynamodb:Query', tableArn(s, 'graphTerms'))).toBe(true);
@@ -321,7 +394,8 @@ describe('infra: PlatformStack from the route table', () => {
   });
 
   describe('package installers', () => {
-    const installerArns = () => [s.stack.packageInstallers.npm, s.stack.packageInstallers.pip].map((fn) => ({ 'Fn::GetAtt': [logicalId(fn.node.defaultChild), 'Arn'] }));
+    const installerArns = () =>
+      [s.stack.packageInstallers.npm, s.stack.packageInstallers.pip].map((fn) => ({ 'Fn::GetAtt': [logicalId(fn.node.defaultChild), 'Arn'] }));
 
     it('gives each installer its logs and the installed trees of the script-packages bucket, nothing else, within the API budget', () => {
       // Prepare
@@ -348,16 +422,24 @@ describe('infra: PlatformStack from the route table', () => {
       const invokers = bindings.filter((binding) => installerArns().some((arn) => allows(s.fn(binding.fn).statements, 'lambda:InvokeFunction', arn)));
       const consumers = s.stack.consumers.bindings.filter((binding) => installerArns().some((arn) => mentions(s.fn(binding.fn).statements, arn)));
       // Assess
-      expect(invokers.map((binding) => binding.route.operation).sort()).toEqual(
-        ['createScript', 'createVersion', 'modifyFlowScript', 'restCreateScript', 'restCreateVersion', 'restUpdateScript'],
-      );
+      expect(invokers.map((binding) => binding.route.operation).sort()).toEqual([
+        'createScript',
+        'createVersion',
+        'modifyFlowScript',
+        'restCreateScript',
+        'restCreateVersion',
+        'restUpdateScript',
+      ]);
       expect(consumers).toEqual([]);
       for (const { fn } of invokers) {
         const invoke = s.fn(fn).statements.filter((statement) => installerArns().some((arn) => mentions([statement], arn)));
         expect(invoke).toEqual([{ actions: ['lambda:InvokeFunction'], resources: installerArns() }]);
       }
-      expect(Object.values(s.parent.findResources('AWS::Lambda::Permission')).filter((permission) =>
-        installerArns().some((arn) => JSON.stringify(permission.Properties.FunctionName).includes(arn['Fn::GetAtt'][0]!)))).toEqual([]);
+      expect(
+        Object.values(s.parent.findResources('AWS::Lambda::Permission')).filter((permission) =>
+          installerArns().some((arn) => JSON.stringify(permission.Properties.FunctionName).includes(arn['Fn::GetAtt'][0]!)),
+        ),
+      ).toEqual([]);
     });
   });
 
@@ -371,7 +453,11 @@ describe('infra: PlatformStack from the route table', () => {
       // Act
       const statements = boundary.Properties.PolicyDocument.Statement as Json[];
       // Assess
-      expect(statements.flatMap((statement) => [statement.Action].flat()).sort()).toEqual(['lambda:InvokeFunction', 'logs:CreateLogStream', 'logs:PutLogEvents']);
+      expect(statements.flatMap((statement) => [statement.Action].flat()).sort()).toEqual([
+        'lambda:InvokeFunction',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+      ]);
       expect(statements.find((statement) => statement.Action === 'lambda:InvokeFunction')!.Resource).toEqual(resourceCallArn());
     });
 
@@ -379,10 +465,16 @@ describe('infra: PlatformStack from the route table', () => {
       // Prepare
       const secret = ref(s.stack.security.scriptGrantKeySecret);
       const runners = [
-        ...s.stack.areas.flatMap((area) => area.bindings).filter((binding) => binding.route.uses?.includes('scriptFunctions')).map((binding) => binding.fn),
+        ...s.stack.areas
+          .flatMap((area) => area.bindings)
+          .filter((binding) => binding.route.uses?.includes('scriptFunctions'))
+          .map((binding) => binding.fn),
         ...s.stack.consumers.bindings.filter((binding) => binding.consumer.uses?.includes('scriptFunctions')).map((binding) => binding.fn),
       ];
-      const others = s.stack.areas.flatMap((area) => area.bindings).filter((binding) => !binding.route.uses?.includes('scriptFunctions')).map((binding) => binding.fn);
+      const others = s.stack.areas
+        .flatMap((area) => area.bindings)
+        .filter((binding) => !binding.route.uses?.includes('scriptFunctions'))
+        .map((binding) => binding.fn);
       for (const fn of runners) {
         // Act
         const { scope, props, statements } = s.fn(fn);
@@ -396,9 +488,11 @@ describe('infra: PlatformStack from the route table', () => {
       for (const fn of others) expect(s.fn(fn).props.Environment.Variables, fn.node.id).not.toHaveProperty('RESOURCE_CALL_FUNCTION');
     });
 
-    it('lets the functions that deploy and delete scripts publish and delete dependency layers under the stack\'s prefix only', () => {
+    it("lets the functions that deploy and delete scripts publish and delete dependency layers under the stack's prefix only", () => {
       // Prepare
-      const layers = (name: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':lambda:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:layer:${name}`]] });
+      const layers = (name: string) => ({
+        'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':lambda:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:layer:${name}`]],
+      });
       const prefix = `${s.stack.stackName}-script-deps-*`;
       const bindings = s.stack.areas.flatMap((area) => area.bindings);
       // Act
@@ -408,10 +502,12 @@ describe('infra: PlatformStack from the route table', () => {
       for (const { route, fn } of deleters) {
         expect(route.uses, route.operation).toContain('scriptFunctions');
         const granted = s.fn(fn).statements.filter((statement) => statement.actions.includes('lambda:DeleteLayerVersion'));
-        expect(granted, route.operation).toEqual([{
-          actions: ['lambda:DeleteLayerVersion', 'lambda:GetLayerVersion', 'lambda:ListLayerVersions', 'lambda:PublishLayerVersion'],
-          resources: [layers(prefix), layers(`${prefix}:*`)],
-        }]);
+        expect(granted, route.operation).toEqual([
+          {
+            actions: ['lambda:DeleteLayerVersion', 'lambda:GetLayerVersion', 'lambda:ListLayerVersions', 'lambda:PublishLayerVersion'],
+            resources: [layers(prefix), layers(`${prefix}:*`)],
+          },
+        ]);
       }
     });
 
@@ -434,7 +530,9 @@ describe('infra: PlatformStack from the route table', () => {
       expect(props.Environment.Variables).toHaveProperty('ALLOW_PRIVATE_UPSTREAMS', 'false');
       expect(props.Timeout).toBe(scriptResourceCallFunction.timeoutSeconds);
       // Invoked directly by script functions: no API route or other service may invoke it.
-      const permissions = Object.values(s.parent.findResources('AWS::Lambda::Permission')).map((permission) => JSON.stringify(permission.Properties.FunctionName));
+      const permissions = Object.values(s.parent.findResources('AWS::Lambda::Permission')).map((permission) =>
+        JSON.stringify(permission.Properties.FunctionName),
+      );
       expect(permissions.filter((target) => target.includes(logicalId(s.stack.scriptResourceCall.node.defaultChild)))).toEqual([]);
     });
   });
@@ -449,7 +547,10 @@ describe('infra: capability grants', () => {
     scheduler: { env: ['SCHEDULE_GROUP_NAME', 'SCHEDULER_ROLE_ARN'], action: 'scheduler:CreateSchedule' },
     documentsBucket: { env: ['DOCUMENTS_BUCKET'], action: 's3:PutObject' },
     pagesBucket: { env: ['PAGES_BUCKET', 'PAGES_BASE_URL'], action: 's3:PutObject' },
-    scriptFunctions: { env: ['SCRIPT_ROLE_BOUNDARY_ARN', 'SCRIPT_FUNCTION_PREFIX', 'SCRIPT_RUNTIME_LAYER_ARN', 'RESOURCE_CALL_FUNCTION', 'SCRIPT_GRANT_SECRET_ARN'], action: 'lambda:PublishVersion' },
+    scriptFunctions: {
+      env: ['SCRIPT_ROLE_BOUNDARY_ARN', 'SCRIPT_FUNCTION_PREFIX', 'SCRIPT_RUNTIME_LAYER_ARN', 'RESOURCE_CALL_FUNCTION', 'SCRIPT_GRANT_SECRET_ARN'],
+      action: 'lambda:PublishVersion',
+    },
     scriptGrantKey: { env: ['SCRIPT_GRANT_SECRET_ARN'], action: 'secretsmanager:GetSecretValue' },
     scriptPackages: { env: ['SCRIPT_PACKAGES_BUCKET'], action: 's3:PutObject' },
     packageInstallers: { env: ['NPM_INSTALLER_FUNCTION', 'PIP_INSTALLER_FUNCTION'], action: 'lambda:InvokeFunction' },
@@ -465,7 +566,13 @@ describe('infra: capability grants', () => {
     templateBuilds: { env: ['TEMPLATE_BUILD_PROJECT', 'TEMPLATE_BUILD_LOG_GROUP', 'PAGES_BUCKET'], action: 'codebuild:StartBuild' },
   };
   const probe = (operation: string, uses: Capability[]): Route => ({
-    operation, area: 'probe', method: 'POST', path: `/probe/${operation}`, auth: 'public', summary: 'probe', uses,
+    operation,
+    area: 'probe',
+    method: 'POST',
+    path: `/probe/${operation}`,
+    auth: 'public',
+    summary: 'probe',
+    uses,
     handler: routes.find((route) => route.operation === 'getHealth')!.handler,
   });
   const llmKeySecretArn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:llm-api-key-AbCdEf';
@@ -491,7 +598,10 @@ describe('infra: capability grants', () => {
       const fn = s.fn(s.binding(capability).fn);
       // Assess
       expect(Object.keys(fn.props.Environment.Variables), capability).toEqual(expect.arrayContaining(env));
-      expect(fn.statements.flatMap((statement) => statement.actions), capability).toContain(action);
+      expect(
+        fn.statements.flatMap((statement) => statement.actions),
+        capability,
+      ).toContain(action);
       expect(nothing.statements.flatMap((statement) => statement.actions)).not.toContain(action);
     }
   });
@@ -501,7 +611,12 @@ describe('infra: capability grants', () => {
     const [llm, nothing] = [s.fn(s.binding('llm').fn), s.fn(s.binding('nothing').fn)];
     const readers = Object.keys(expected).filter((capability) => JSON.stringify(s.fn(s.binding(capability).fn).statements).includes(llmKeySecretArn));
     // Assess
-    expect(llm.props.Environment.Variables).toMatchObject({ LLM_PROVIDER: 'openai', LLM_MODEL: 'gpt-4o-mini', LLM_BASE_URL: 'https://api.openai.com/v1', LLM_API_KEY_SECRET_ARN: llmKeySecretArn });
+    expect(llm.props.Environment.Variables).toMatchObject({
+      LLM_PROVIDER: 'openai',
+      LLM_MODEL: 'gpt-4o-mini',
+      LLM_BASE_URL: 'https://api.openai.com/v1',
+      LLM_API_KEY_SECRET_ARN: llmKeySecretArn,
+    });
     expect(llm.statements).toContainEqual(expect.objectContaining({ actions: ['secretsmanager:GetSecretValue'], resources: [llmKeySecretArn] }));
     expect(Object.keys(nothing.props.Environment.Variables).filter((name) => name.startsWith('LLM_'))).toEqual([]);
     expect(readers).toEqual(['llm']);
@@ -510,7 +625,8 @@ describe('infra: capability grants', () => {
   it('passes the schedule and script roles only with their own capability', () => {
     // Act
     const passRoleHolders = Object.keys(expected).filter((capability) =>
-      s.fn(s.binding(capability).fn).statements.some((statement) => statement.actions.includes('iam:PassRole')));
+      s.fn(s.binding(capability).fn).statements.some((statement) => statement.actions.includes('iam:PassRole')),
+    );
     // Assess
     expect(passRoleHolders.sort()).toEqual(['scheduler', 'scriptFunctions']);
   });

@@ -16,7 +16,10 @@ const cdkContext = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta
 export const appWithoutBundling = (validate = true) =>
   new App({ context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: validate });
 
-export const logicalId = (element: unknown) => { const cfn = element as CfnElement; return cfn.stack.getLogicalId(cfn); };
+export const logicalId = (element: unknown) => {
+  const cfn = element as CfnElement;
+  return cfn.stack.getLogicalId(cfn);
+};
 
 /** Reads a synthesized stack, following a nested stack's parameters back to what the parent passes in. */
 export class Synthesized {
@@ -54,10 +57,12 @@ export class Synthesized {
     const policies = Object.values(this.template(scope).toJSON().Resources as Record<string, Json>).filter(
       (resource) => resource.Type === 'AWS::IAM::Policy' && JSON.stringify(resource.Properties.Roles).includes(JSON.stringify(role)),
     );
-    const statements = policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement).map((statement: Json) => ({
-      actions: [statement.Action].flat(),
-      resources: [statement.Resource].flat().map((resource) => this.resolve(scope, resource)),
-    }));
+    const statements = policies
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
+      .map((statement: Json) => ({
+        actions: [statement.Action].flat(),
+        resources: [statement.Resource].flat().map((resource) => this.resolve(scope, resource)),
+      }));
     return { scope, props: this.resource(scope, logicalId(fn.node.defaultChild)).Properties, statements };
   }
 

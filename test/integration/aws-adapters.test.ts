@@ -56,10 +56,18 @@ describe('aws adapter: the language model\u2019s API key from Secrets Manager', 
   it('sends the key stored in the secret named by LLM_API_KEY_SECRET_ARN as the bearer token', async () => {
     // Prepare
     const llm = await startLlmServer();
-    const { ARN } = await new SecretsManagerClient(moto.clientConfig).send(new CreateSecretCommand({ Name: `llm-${Date.now()}`, SecretString: 'sk-from-secret' }));
+    const { ARN } = await new SecretsManagerClient(moto.clientConfig).send(
+      new CreateSecretCommand({ Name: `llm-${Date.now()}`, SecretString: 'sk-from-secret' }),
+    );
     Object.assign(process.env, {
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: moto.endpoint, AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_REGION: 'us-east-1',
-      LLM_PROVIDER: 'openai', LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'test-model', LLM_API_KEY_SECRET_ARN: ARN,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: moto.endpoint,
+      AWS_ACCESS_KEY_ID: 'testing',
+      AWS_SECRET_ACCESS_KEY: 'testing',
+      AWS_REGION: 'us-east-1',
+      LLM_PROVIDER: 'openai',
+      LLM_BASE_URL: llm.baseUrl,
+      LLM_MODEL: 'test-model',
+      LLM_API_KEY_SECRET_ARN: ARN,
     });
     delete process.env.LLM_API_KEY;
     llm.script([() => ({ content: 'done' })]);

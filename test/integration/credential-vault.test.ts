@@ -58,7 +58,10 @@ describe('credential vault: KMS envelope encryption (moto)', () => {
 
   it('seals with a fresh KMS data key stored beside the ciphertext and opens it again', async () => {
     // Prepare
-    const vault = createKmsCredentialVault(() => kms, () => keyArn);
+    const vault = createKmsCredentialVault(
+      () => kms,
+      () => keyArn,
+    );
     // Act
     const sealed = await vault.encrypt(secret, 'installation-a');
     const opened = await vault.decrypt(sealed, 'installation-a');
@@ -70,8 +73,14 @@ describe('credential vault: KMS envelope encryption (moto)', () => {
 
   it('refuses to open under another context, even in a fresh container', async () => {
     // Prepare
-    const sealed = await createKmsCredentialVault(() => kms, () => keyArn).encrypt(secret, 'installation-a');
-    const coldContainer = createKmsCredentialVault(() => kms, () => keyArn);
+    const sealed = await createKmsCredentialVault(
+      () => kms,
+      () => keyArn,
+    ).encrypt(secret, 'installation-a');
+    const coldContainer = createKmsCredentialVault(
+      () => kms,
+      () => keyArn,
+    );
     // Act
     const wrongContext = coldContainer.decrypt(sealed, 'installation-b');
     // Assess
@@ -80,7 +89,10 @@ describe('credential vault: KMS envelope encryption (moto)', () => {
 
   it('says plainly when the function was not granted the key', async () => {
     // Prepare
-    const vault = createKmsCredentialVault(() => kms, () => undefined);
+    const vault = createKmsCredentialVault(
+      () => kms,
+      () => undefined,
+    );
     // Act
     const refused = vault.encrypt(secret, 'x');
     // Assess

@@ -62,14 +62,19 @@ describe('aws adapter: asynchronous self-invocation', () => {
     // No IAM client among the project's packages: moto's IAM query API takes the same call as a form post.
     await fetch(moto.endpoint, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: 'AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/iam/aws4_request' },
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: 'AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/iam/aws4_request',
+      },
       body: new URLSearchParams({ Action: 'CreateRole', Version: '2010-05-08', RoleName: roleName, AssumeRolePolicyDocument: '{}' }),
     });
     const lambda = new LambdaClient(moto.clientConfig);
     const functionName = `upload-document-${Date.now()}`;
     const zip = zipSync({ 'index.mjs': new TextEncoder().encode('export const handler = async () => ({});') });
     const role = `arn:aws:iam::123456789012:role/${roleName}`;
-    await lambda.send(new CreateFunctionCommand({ FunctionName: functionName, Runtime: 'nodejs20.x', Role: role, Handler: 'index.handler', Code: { ZipFile: zip } }));
+    await lambda.send(
+      new CreateFunctionCommand({ FunctionName: functionName, Runtime: 'nodejs20.x', Role: role, Handler: 'index.handler', Code: { ZipFile: zip } }),
+    );
     const jobs = createLambdaSelfInvoke(moto.clientConfig, functionName);
     const ranHere: unknown[] = [];
     const runs = createLambdaBackgroundRuns(async (job: { data: string }) => (ranHere.push(job), 'ended here'), moto.clientConfig, functionName);

@@ -135,7 +135,7 @@ describe('documents: BM25 snapshots kept by the processing job', () => {
     await vi.waitFor(async () => expect(await snapshotHolds(graphId, uploaded.documentId)).toBe(true), { timeout: 30_000, interval: 50 });
   });
 
-  it('hands a document shared into a graph to a job that adds it to that graph\'s snapshot', async () => {
+  it("hands a document shared into a graph to a job that adds it to that graph's snapshot", async () => {
     // Prepare
     const { deps, service, processedByJob, snapshotHolds } = await setup();
     const shared = await processedByJob('shared.txt', texts.ladders);

@@ -16,9 +16,12 @@ const otherGraph = `group:grp_large${run}`;
 const indexArn = 'arn:aws:s3vectors:eu-west-1:123456789012:bucket/documents/index/chunks';
 
 const documents = {
-  'refunds.txt': 'Refund policy.\n\nCustomers may return unopened items within 30 days of delivery for a full refund. Opened items are refunded at 80 percent of the price.\n\nRefunds reach the original card within five business days.',
-  'security.txt': 'Badge access.\n\nVisitors sign in at reception and wear a visitor badge at all times. Lost badges are reported to facilities the same day.\n\nThe server room opens only with a badge and a PIN.',
-  'travel.txt': 'Travel expenses.\n\nEconomy class is booked for flights under six hours. Hotel nights are reimbursed up to 180 euros in capital cities.\n\nReceipts are uploaded within ten days of return.',
+  'refunds.txt':
+    'Refund policy.\n\nCustomers may return unopened items within 30 days of delivery for a full refund. Opened items are refunded at 80 percent of the price.\n\nRefunds reach the original card within five business days.',
+  'security.txt':
+    'Badge access.\n\nVisitors sign in at reception and wear a visitor badge at all times. Lost badges are reported to facilities the same day.\n\nThe server room opens only with a badge and a PIN.',
+  'travel.txt':
+    'Travel expenses.\n\nEconomy class is booked for flights under six hours. Hotel nights are reimbursed up to 180 euros in capital cities.\n\nReceipts are uploaded within ten days of return.',
 };
 
 let server: S3VectorsServer;
@@ -35,7 +38,10 @@ beforeAll(async () => {
   const { productionDeps } = await import('../../functions/documents/wiring.js');
   const { createS3VectorsStore } = await import('../../functions/adapters/aws/s3-vectors-store.js');
   const { systemClock } = await import('../../functions/platform/clock.js');
-  const vectorStore = createS3VectorsStore({ endpoint: server.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } }, { indexArn });
+  const vectorStore = createS3VectorsStore(
+    { endpoint: server.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } },
+    { indexArn },
+  );
   large = createDocumentService(productionDeps(systemClock, { vectorStore, fromChunks: 2 }));
   warm = createDocumentService(productionDeps(systemClock));
   for (const [filename, text] of Object.entries(documents)) {
@@ -51,7 +57,7 @@ const graphState = async (id: string) => {
 const vectorKeysOf = (id: string) => [...server.stored.keys()].filter((key) => key.startsWith(`${id}|`));
 
 describe('documents: graphs too large for one process', () => {
-  it('keeps each graph\'s chunk count and searches a graph past the size in S3 Vectors and the term index, finding what the warm index finds', async () => {
+  it("keeps each graph's chunk count and searches a graph past the size in S3 Vectors and the term index, finding what the warm index finds", async () => {
     // Prepare
     const question = { query: 'how long until my money is back on my card', graphId, limit: 5, threshold: 0 };
     server.calls.length = 0;
@@ -70,7 +76,9 @@ describe('documents: graphs too large for one process', () => {
     // Prepare
     const { LexicalIndex, questionTermsOf, scorePostings, termsOf } = await import('../../functions/documents/lexical-index.js');
     const { createTermStore } = await import('../../functions/documents/term-store.js');
-    const chunks = Object.values(documents).flatMap((text) => text.split('\n\n')).map((content, position) => ({ position, content, heading: position % 3 ? 'Policy' : null }));
+    const chunks = Object.values(documents)
+      .flatMap((text) => text.split('\n\n'))
+      .map((content, position) => ({ position, content, heading: position % 3 ? 'Policy' : null }));
     const lexical = new LexicalIndex();
     lexical.put('doc_terms', chunks);
     const terms = createTermStore();

@@ -8,10 +8,7 @@ let server: S3VectorsServer;
 const indexArn = 'arn:aws:s3vectors:eu-west-1:123456789012:bucket/documents-vectors/index/chunks';
 const unit = (...values: number[]) => normalise(Float32Array.from(values));
 const store = () =>
-  createS3VectorsStore(
-    { endpoint: server.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } },
-    { indexArn },
-  );
+  createS3VectorsStore({ endpoint: server.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } }, { indexArn });
 
 beforeAll(async () => {
   server = await startS3VectorsServer();
@@ -27,7 +24,10 @@ describe('aws adapter: S3 Vectors graph store', () => {
     // Act
     const hits = await vectors.query('group:grp_a', unit(1, 0.2, 0), 5);
     // Assess
-    expect(hits.map(({ documentId, position }) => ({ documentId, position }))).toEqual([{ documentId: 'doc_a', position: 0 }, { documentId: 'doc_a', position: 1 }]);
+    expect(hits.map(({ documentId, position }) => ({ documentId, position }))).toEqual([
+      { documentId: 'doc_a', position: 0 },
+      { documentId: 'doc_a', position: 1 },
+    ]);
     expect(hits[0]!.similarity).toBeCloseTo(unit(1, 0.2, 0)[0]!, 5);
     expect(server.calls.every((call) => call.signed && call.indexArn === indexArn)).toBe(true);
   });
@@ -49,22 +49,33 @@ describe('aws adapter: S3 Vectors graph store', () => {
     expect(after).toEqual([]);
   });
 
-  it("answers the cosine of named chunks of the graph in calls of at most 100 keys, leaving out chunks it does not hold", async () => {
+  it('answers the cosine of named chunks of the graph in calls of at most 100 keys, leaving out chunks it does not hold', async () => {
     // Prepare
     const vectors = store();
-    await vectors.put('group:grp_near', 'doc_near', Array.from({ length: 150 }, (_, at) => unit(1, at / 100, 0)));
+    await vectors.put(
+      'group:grp_near',
+      'doc_near',
+      Array.from({ length: 150 }, (_, at) => unit(1, at / 100, 0)),
+    );
     server.calls.length = 0;
     const named = [...Array.from({ length: 150 }, (_, position) => ({ documentId: 'doc_near', position })), { documentId: 'doc_elsewhere', position: 0 }];
     // Act
     const found = await vectors.similarities('group:grp_near', unit(1, 0, 0), named);
     // Assess
-    expect(server.calls.map((call) => [call.operation, call.count])).toEqual([['GetVectors', 100], ['GetVectors', 51]]);
+    expect(server.calls.map((call) => [call.operation, call.count])).toEqual([
+      ['GetVectors', 100],
+      ['GetVectors', 51],
+    ]);
     expect(found).toHaveLength(150);
     expect(found.find((hit) => hit.position === 100)!.similarity).toBeCloseTo(unit(1, 1, 0)[0]!, 5);
   });
 
   it('refuses to run without a bucket and index configured', async () => {
-    const unconfigured = createS3VectorsStore({ endpoint: server.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+    const unconfigured = createS3VectorsStore({
+      endpoint: server.endpoint,
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    });
     await expect(unconfigured.query('group:grp_a', unit(1, 0, 0), 5)).rejects.toThrow(/DOCUMENT_VECTOR_INDEX_ARN/);
   });
 });

@@ -18,7 +18,8 @@ beforeAll(async () => {
     const figures = measure(candidates, calibration, { threshold: defaultSearchThreshold, limit: 5, include: heldOut });
     const topScores = { answerable: [] as number[], unanswerable: [] as number[] };
     candidates.forEach(({ question, hits }, at) => {
-      if (heldOut(at)) topScores[question.documentId === undefined ? 'unanswerable' : 'answerable'].push(Math.max(0, ...hits.map((hit) => scoreOf(calibration, hit))));
+      if (heldOut(at))
+        topScores[question.documentId === undefined ? 'unanswerable' : 'answerable'].push(Math.max(0, ...hits.map((hit) => scoreOf(calibration, hit))));
     });
     measured.set(set.name, { figures, topScores });
   }

@@ -29,7 +29,10 @@ const refusals: string[] = [];
 beforeAll(async () => {
   [registry, bystander, platform] = await Promise.all([givenListener(), givenListener(), givenListener()]);
   registerPlatformListener(platform.port);
-  proxy = await startEgressProxy({ allowedOrigins: [`http://127.0.0.1:${registry.port}/`, `http://127.0.0.1:${platform.port}/`], onRefused: (line) => refusals.push(line) });
+  proxy = await startEgressProxy({
+    allowedOrigins: [`http://127.0.0.1:${registry.port}/`, `http://127.0.0.1:${platform.port}/`],
+    onRefused: (line) => refusals.push(line),
+  });
 });
 afterAll(async () => {
   await proxy.close();

@@ -100,13 +100,19 @@ describe('aws adapter: EventBridge publisher', () => {
     const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `dispatch-${Date.now()}` }));
     const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
     const events = new EventBridgeClient(moto.clientConfig);
-    await events.send(new PutRuleCommand({ Name: 'dispatcher', EventBusName: 'platform-events', EventPattern: JSON.stringify({ source: [{ prefix: 'platform.' }] }) }));
+    await events.send(
+      new PutRuleCommand({ Name: 'dispatcher', EventBusName: 'platform-events', EventPattern: JSON.stringify({ source: [{ prefix: 'platform.' }] }) }),
+    );
     await events.send(new PutTargetsCommand({ Rule: 'dispatcher', EventBusName: 'platform-events', Targets: [{ Id: 'queue', Arn: Attributes!.QueueArn }] }));
     // Act
     const { eventId } = await eventBridgePublisher.publish({ type: 'chatapp.message', source: 'chatapp', userId: 'usr_1', content: { text: 'hi' } });
     const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 5 }));
     // Assess
     const delivered = JSON.parse(Messages![0]!.Body!);
-    expect(delivered).toMatchObject({ source: 'platform.chatapp', 'detail-type': 'chatapp.message', detail: { id: eventId, type: 'chatapp.message', userId: 'usr_1', content: { text: 'hi' } } });
+    expect(delivered).toMatchObject({
+      source: 'platform.chatapp',
+      'detail-type': 'chatapp.message',
+      detail: { id: eventId, type: 'chatapp.message', userId: 'usr_1', content: { text: 'hi' } },
+    });
   });
 });

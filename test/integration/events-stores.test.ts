@@ -83,7 +83,7 @@ describe('events: delivery ledger under lost answers', () => {
     dynamo().middlewareStack.add(
       (next, context) => async (args) => {
         const result = await next(args);
-        const key = (args.input as { Key?: { deliveryId?: { S?: string } }; Item?: { deliveryId?: { S?: string } } });
+        const key = args.input as { Key?: { deliveryId?: { S?: string } }; Item?: { deliveryId?: { S?: string } } };
         const target = key.Key?.deliveryId?.S ?? key.Item?.deliveryId?.S;
         if (!lost && context.commandName === commandName && target === deliveryId) {
           lost = true;
@@ -104,7 +104,10 @@ describe('events: delivery ledger under lost answers', () => {
     const restoreComplete = loseFirstAnswerOf('UpdateItemCommand', deliveryId);
     // Act
     const token = await ledger.claim(deliveryId);
-    const completed = await ledger.complete(deliveryId, token!, { result: 'executed', executionId: 'exe_1', status: 'success' }).then(() => 'completed', (error: Error) => error.message);
+    const completed = await ledger.complete(deliveryId, token!, { result: 'executed', executionId: 'exe_1', status: 'success' }).then(
+      () => 'completed',
+      (error: Error) => error.message,
+    );
     restoreClaim();
     restoreComplete();
     // Assess

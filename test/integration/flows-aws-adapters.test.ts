@@ -14,7 +14,11 @@ const account = '123456789012';
 
 beforeAll(async () => {
   moto = await startMoto();
-  Object.assign(process.env, { EVENT_BUS_NAME: 'platform-events', SCHEDULE_GROUP_NAME: 'platform', SCHEDULER_ROLE_ARN: `arn:aws:iam::${account}:role/platform-scheduler` });
+  Object.assign(process.env, {
+    EVENT_BUS_NAME: 'platform-events',
+    SCHEDULE_GROUP_NAME: 'platform',
+    SCHEDULER_ROLE_ARN: `arn:aws:iam::${account}:role/platform-scheduler`,
+  });
   await new SchedulerClient(moto.clientConfig).send(new CreateScheduleGroupCommand({ Name: 'platform' }));
 });
 afterAll(() => moto.stop());
@@ -25,7 +29,11 @@ describe('aws adapter: one-time schedules', () => {
     const oneShots = createEventBridgeOneShots(moto.clientConfig);
     const name = `flow-retry-exe_${Math.random().toString(36).slice(2)}-1`;
     // Act
-    await oneShots.putOnce({ name, at: '2026-03-02T09:01:00.000Z', event: { type: 'platform.flow_retry', userId: 'usr_1', detail: { flowId: 'flw_1', originId: 'exe_1', attempt: 1 } } });
+    await oneShots.putOnce({
+      name,
+      at: '2026-03-02T09:01:00.000Z',
+      event: { type: 'platform.flow_retry', userId: 'usr_1', detail: { flowId: 'flw_1', originId: 'exe_1', attempt: 1 } },
+    });
     const stored = await new SchedulerClient(moto.clientConfig).send(new GetScheduleCommand({ Name: name, GroupName: 'platform' }));
     // Assess
     expect(stored).toMatchObject({
@@ -39,7 +47,13 @@ describe('aws adapter: one-time schedules', () => {
       },
     });
     expect(JSON.parse(stored.Target!.Input!)).toEqual({
-      flowId: 'flw_1', originId: 'exe_1', attempt: 1, type: 'platform.flow_retry', userId: 'usr_1', source: 'scheduler', scheduledTime: '2026-03-02T09:01:00.000Z',
+      flowId: 'flw_1',
+      originId: 'exe_1',
+      attempt: 1,
+      type: 'platform.flow_retry',
+      userId: 'usr_1',
+      source: 'scheduler',
+      scheduledTime: '2026-03-02T09:01:00.000Z',
     });
   });
 
@@ -53,7 +67,9 @@ describe('aws adapter: one-time schedules', () => {
     const again = oneShots.cancel(name);
     // Assess
     await expect(again).resolves.toBeUndefined();
-    await expect(new SchedulerClient(moto.clientConfig).send(new GetScheduleCommand({ Name: name, GroupName: 'platform' }))).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+    await expect(new SchedulerClient(moto.clientConfig).send(new GetScheduleCommand({ Name: name, GroupName: 'platform' }))).rejects.toMatchObject({
+      name: 'ResourceNotFoundException',
+    });
   });
 });
 
@@ -69,12 +85,19 @@ describe('aws adapter: Bedrock Converse', () => {
       request.on('end', () => {
         received.push({ url: request.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
         response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({
-          output: { message: { role: 'assistant', content: [{ text: 'Checking.' }, { toolUse: { toolUseId: 'tu_2', name: 'weather__getForecast', input: { city: 'Oslo' } } }] } },
-          stopReason: 'tool_use',
-          usage: { inputTokens: 50, outputTokens: 12, totalTokens: 62 },
-          metrics: { latencyMs: 5 },
-        }));
+        response.end(
+          JSON.stringify({
+            output: {
+              message: {
+                role: 'assistant',
+                content: [{ text: 'Checking.' }, { toolUse: { toolUseId: 'tu_2', name: 'weather__getForecast', input: { city: 'Oslo' } } }],
+              },
+            },
+            stopReason: 'tool_use',
+            usage: { inputTokens: 50, outputTokens: 12, totalTokens: 62 },
+            metrics: { latencyMs: 5 },
+          }),
+        );
       });
     });
     await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
@@ -85,13 +108,22 @@ describe('aws adapter: Bedrock Converse', () => {
   it('sends the conversation with tool results folded into one user turn, and reads back the tool calls', async () => {
     // Prepare
     const model = createBedrockModel({ modelId: 'anthropic.claude-test', pricing: { inputPerMTok: 3, outputPerMTok: 15 } }, { ...moto.clientConfig, endpoint });
-    const tools = [{ name: 'weather__getForecast', description: 'weather: forecast', parameters: { type: 'object', properties: { city: { type: 'string' } } } }];
+    const tools = [
+      { name: 'weather__getForecast', description: 'weather: forecast', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+    ];
     // Act
     const turn = await model.complete({
       messages: [
         { role: 'system', content: 'You run an automation.' },
         { role: 'user', content: 'Weather in Paris and Oslo?' },
-        { role: 'assistant', content: '', toolCalls: [{ id: 'tu_1', name: 'weather__getForecast', argumentsJson: '{"city":"Paris"}' }, { id: 'tu_x', name: 'weather__getForecast', argumentsJson: '{"city":"Rome"}' }] },
+        {
+          role: 'assistant',
+          content: '',
+          toolCalls: [
+            { id: 'tu_1', name: 'weather__getForecast', argumentsJson: '{"city":"Paris"}' },
+            { id: 'tu_x', name: 'weather__getForecast', argumentsJson: '{"city":"Rome"}' },
+          ],
+        },
         { role: 'tool', toolCallId: 'tu_1', name: 'weather__getForecast', content: '{"forecast":"sunny"}' },
         { role: 'tool', toolCallId: 'tu_x', name: 'weather__getForecast', content: '{"forecast":"rain"}' },
       ],
@@ -99,14 +131,24 @@ describe('aws adapter: Bedrock Converse', () => {
       timeoutMs: 5000,
     });
     // Assess
-    expect(turn).toEqual({ content: 'Checking.', toolCalls: [{ id: 'tu_2', name: 'weather__getForecast', argumentsJson: '{"city":"Oslo"}' }], usage: { inputTokens: 50, outputTokens: 12 } });
+    expect(turn).toEqual({
+      content: 'Checking.',
+      toolCalls: [{ id: 'tu_2', name: 'weather__getForecast', argumentsJson: '{"city":"Oslo"}' }],
+      usage: { inputTokens: 50, outputTokens: 12 },
+    });
     const [request] = received;
     expect(decodeURIComponent(request!.url)).toBe('/model/anthropic.claude-test/converse');
     expect(request!.body).toEqual({
       system: [{ text: 'You run an automation.' }],
       messages: [
         { role: 'user', content: [{ text: 'Weather in Paris and Oslo?' }] },
-        { role: 'assistant', content: [{ toolUse: { toolUseId: 'tu_1', name: 'weather__getForecast', input: { city: 'Paris' } } }, { toolUse: { toolUseId: 'tu_x', name: 'weather__getForecast', input: { city: 'Rome' } } }] },
+        {
+          role: 'assistant',
+          content: [
+            { toolUse: { toolUseId: 'tu_1', name: 'weather__getForecast', input: { city: 'Paris' } } },
+            { toolUse: { toolUseId: 'tu_x', name: 'weather__getForecast', input: { city: 'Rome' } } },
+          ],
+        },
         {
           role: 'user',
           content: [

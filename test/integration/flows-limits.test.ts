@@ -12,7 +12,13 @@ describe('flows: redelivery', () => {
   it('runs a schedule firing the bus delivers twice only once', async () => {
     // Prepare
     const w = flowWorld();
-    const flow = await w.service.createTimeFlow(w.caller, { title: 'hourly', description: 'runs the report', schedule: '0 * * * *', scriptId: 'scr_report', scope: 'user' });
+    const flow = await w.service.createTimeFlow(w.caller, {
+      title: 'hourly',
+      description: 'runs the report',
+      schedule: '0 * * * *',
+      scriptId: 'scr_report',
+      scope: 'user',
+    });
     const firing = { type: 'platform.flow_schedule', source: 'scheduler', userId: w.caller.userId, flowId: flow.id, scheduledTime: '2099-03-02T10:00:00.000Z' };
     // Act
     const first = await w.handle({ ...firing, id: 'evt_first' });
@@ -49,7 +55,11 @@ describe('flows: execution limits', () => {
     await handled;
     // Assess
     const [result] = (await w.service.get(w.caller, flow.id)).executionResults;
-    expect(result).toMatchObject({ executionId: expect.stringMatching(/^exe_/), status: 'failed', error: { code: 'TIMEOUT', message: 'the flow execution exceeded 300 seconds' } });
+    expect(result).toMatchObject({
+      executionId: expect.stringMatching(/^exe_/),
+      status: 'failed',
+      error: { code: 'TIMEOUT', message: 'the flow execution exceeded 300 seconds' },
+    });
   });
 
   it('waits for a script busy with its 10 runs elsewhere instead of failing the execution', async () => {
@@ -108,7 +118,14 @@ describe('flows: per-user limits', () => {
     // Prepare
     const w = flowWorld();
     const kept = await w.eventFlow('llm');
-    await dynamo().send(new UpdateCommand({ TableName: tableName('flowOwners'), Key: { userId: w.caller.userId }, UpdateExpression: 'SET flowCount = :full', ExpressionAttributeValues: { ':full': 1000 } }));
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName('flowOwners'),
+        Key: { userId: w.caller.userId },
+        UpdateExpression: 'SET flowCount = :full',
+        ExpressionAttributeValues: { ':full': 1000 },
+      }),
+    );
     // Act
     const refused = await refusalOf(w.eventFlow('llm'));
     await w.service.remove(w.caller, kept.id);

@@ -32,7 +32,9 @@ describe('flows: retries and auto-pause', () => {
     expect(after.executionResults.map((result) => [result.status, result.error?.code])).toEqual(Array(5).fill(['failed', 'LLM_NOT_CONFIGURED']));
     expect(after.executionResults[0]!.logs[0]).toMatch(/^retry 4 of 4 after the failure of execution exe_/);
     expect(w.pendingRetries()).toEqual([]);
-    expect(w.paused()).toEqual([expect.objectContaining({ userId: w.caller.userId, source: 'flows', data: expect.objectContaining({ flowId: flow.id, reason: 'retries_exhausted' }) })]);
+    expect(w.paused()).toEqual([
+      expect.objectContaining({ userId: w.caller.userId, source: 'flows', data: expect.objectContaining({ flowId: flow.id, reason: 'retries_exhausted' }) }),
+    ]);
   });
 
   it('pauses a direct flow after 3 consecutive failures of its script, without the later retries', async () => {
@@ -55,7 +57,13 @@ describe('flows: retries and auto-pause', () => {
 
   it('counts a noOp result as a success: the retries stop and the failure count starts over', async () => {
     // Prepare
-    const outcomes = [scriptFailure, scriptFailure, scriptResult({ noOp: true, output: { success: false, noOp: true, reason: 'nothing to deploy' } }), scriptFailure, scriptFailure];
+    const outcomes = [
+      scriptFailure,
+      scriptFailure,
+      scriptResult({ noOp: true, output: { success: false, noOp: true, reason: 'nothing to deploy' } }),
+      scriptFailure,
+      scriptFailure,
+    ];
     const w = flowWorld({ script: async () => outcomes.shift()! });
     const flow = await w.eventFlow('direct');
     // Act
@@ -95,7 +103,13 @@ describe('flows: time flows on the scheduler', () => {
     const w = flowWorld();
     w.at('2099-03-02T08:59:00.000Z');
     await w.scheduler.tick();
-    const flow = await w.service.createTimeFlow(w.caller, { title: 'every 5 minutes', description: 'runs the report', schedule: '*/5 * * * *', scriptId: 'scr_report', scope: 'user' });
+    const flow = await w.service.createTimeFlow(w.caller, {
+      title: 'every 5 minutes',
+      description: 'runs the report',
+      schedule: '*/5 * * * *',
+      scriptId: 'scr_report',
+      scope: 'user',
+    });
     // Act
     w.at('2099-03-02T09:00:00.000Z');
     await w.scheduler.tick();
@@ -117,6 +131,10 @@ describe('flows: time flows on the scheduler', () => {
       { flowId: flow.id, scheduledTime: '2099-03-02T10:00:00.000Z' },
     ]);
     const after = await w.service.get(w.caller, flow.id);
-    expect(after).toMatchObject({ executionCount: 3, lastExecutedAt: '2099-03-02T10:00:00.000Z', trigger: { type: 'time', config: { cronExpression: '0 * * * *' } } });
+    expect(after).toMatchObject({
+      executionCount: 3,
+      lastExecutedAt: '2099-03-02T10:00:00.000Z',
+      trigger: { type: 'time', config: { cronExpression: '0 * * * *' } },
+    });
   });
 });

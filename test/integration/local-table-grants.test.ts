@@ -22,8 +22,14 @@ beforeAll(async () => {
   user = await api.givenUser();
   // The same handlers behind routes that leave out a table they touch: getMe reads users, updateMe claims usernames.
   undeclared = await createLocalApi({
-    rootDir, authorizerHandler, authorizerTables, hosts: localHosts({ bindHost: '127.0.0.1' }),
-    routes: [{ ...accountRoutes.getMe, tables: {} }, { ...accountRoutes.updateMe, tables: { users: 'write' } }],
+    rootDir,
+    authorizerHandler,
+    authorizerTables,
+    hosts: localHosts({ bindHost: '127.0.0.1' }),
+    routes: [
+      { ...accountRoutes.getMe, tables: {} },
+      { ...accountRoutes.updateMe, tables: { users: 'write' } },
+    ],
   });
   await new Promise<void>((listening) => undeclared.listen(0, '127.0.0.1', () => listening()));
   undeclaredUrl = `http://127.0.0.1:${(undeclared.address() as { port: number }).port}`;
@@ -36,7 +42,9 @@ afterAll(async () => {
 
 const callUndeclared = async (method: string, body?: unknown) => {
   const response = await fetch(`${undeclaredUrl}/api/sdk/v1/me`, {
-    method, headers: { 'x-api-key': user.apiKey, ...(body !== undefined && { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers: { 'x-api-key': user.apiKey, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: await response.json() };
 };

@@ -31,7 +31,10 @@ afterEach(() => {
 });
 
 /** A DNS that answers what the test says, as a rebinding attacker's server would. */
-const dnsAnswering = (...addresses: string[]): Resolver => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+const dnsAnswering =
+  (...addresses: string[]): Resolver =>
+  async () =>
+    addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 
 describe('outbound: destinations', () => {
   it.each(['file:///etc/passwd', 'ftp://example.com/x', 'gopher://example.com/'])('refuses the scheme of %s always', async (url) => {
@@ -43,17 +46,21 @@ describe('outbound: destinations', () => {
     await expect(refused).rejects.toMatchObject({ code: 'FORBIDDEN', details: { reason: 'scheme' } });
   });
 
-  it.each(['http://127.0.0.1:1/', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]:1/', 'http://10.0.0.1/', 'http://0.0.0.0:1/', 'http://[::ffff:127.0.0.1]:1/'])(
-    'refuses %s when private upstreams are not allowed',
-    async (url) => {
-      // Prepare
-      process.env.ALLOW_PRIVATE_UPSTREAMS = 'false';
-      // Act
-      const refused = outboundRequest({ url });
-      // Assess
-      await expect(refused).rejects.toMatchObject({ code: 'FORBIDDEN', details: { reason: 'private_address' } });
-    },
-  );
+  it.each([
+    'http://127.0.0.1:1/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[::1]:1/',
+    'http://10.0.0.1/',
+    'http://0.0.0.0:1/',
+    'http://[::ffff:127.0.0.1]:1/',
+  ])('refuses %s when private upstreams are not allowed', async (url) => {
+    // Prepare
+    process.env.ALLOW_PRIVATE_UPSTREAMS = 'false';
+    // Act
+    const refused = outboundRequest({ url });
+    // Assess
+    await expect(refused).rejects.toMatchObject({ code: 'FORBIDDEN', details: { reason: 'private_address' } });
+  });
 
   it('refuses a host name when any address it resolves to is private, and sends nothing', async () => {
     // Prepare
@@ -126,32 +133,50 @@ describe('outbound: deadline and size', () => {
 });
 
 describe("outbound: the platform's own listeners", () => {
-  it('refuses a registered listener by loopback address, by name and by the machine\'s own interface address, even with private upstreams allowed', async () => {
+  it("refuses a registered listener by loopback address, by name and by the machine's own interface address, even with private upstreams allowed", async () => {
     // Prepare
     process.env.ALLOW_PRIVATE_UPSTREAMS = 'true';
     const platform = createServer((_request, response) => response.end('platform data'));
     await new Promise<void>((listening) => platform.listen(0, '0.0.0.0', listening));
     const platformPort = (platform.address() as AddressInfo).port;
     registerPlatformListener(`http://127.0.0.1:${platformPort}`);
-    const ownAddress = Object.values(networkInterfaces()).flatMap((entries) => entries ?? []).find((entry) => entry.family === 'IPv4' && !entry.internal)?.address;
-    const targets = [`http://127.0.0.1:${platformPort}/`, `http://localhost:${platformPort}/`, `http://[::ffff:127.0.0.1]:${platformPort}/`, ...(ownAddress ? [`http://${ownAddress}:${platformPort}/`] : [])];
+    const ownAddress = Object.values(networkInterfaces())
+      .flatMap((entries) => entries ?? [])
+      .find((entry) => entry.family === 'IPv4' && !entry.internal)?.address;
+    const targets = [
+      `http://127.0.0.1:${platformPort}/`,
+      `http://localhost:${platformPort}/`,
+      `http://[::ffff:127.0.0.1]:${platformPort}/`,
+      ...(ownAddress ? [`http://${ownAddress}:${platformPort}/`] : []),
+    ];
     let served = 0;
     platform.on('request', () => (served += 1));
     // Act
-    const outcomes = await Promise.all(targets.map((url) => outboundRequest({ url }).then(() => 'reached', (error: { details?: { reason?: string } }) => error.details?.reason)));
+    const outcomes = await Promise.all(
+      targets.map((url) =>
+        outboundRequest({ url }).then(
+          () => 'reached',
+          (error: { details?: { reason?: string } }) => error.details?.reason,
+        ),
+      ),
+    );
     platform.close();
     // Assess
     expect(outcomes).toEqual(targets.map(() => 'platform_listener'));
     expect(served).toBe(0);
   });
 
-  it('refuses the configured DynamoDB endpoint, and still reaches the user\'s own loopback API', async () => {
+  it("refuses the configured DynamoDB endpoint, and still reaches the user's own loopback API", async () => {
     // Prepare
     process.env.ALLOW_PRIVATE_UPSTREAMS = 'true';
     const saved = process.env.DYNAMODB_ENDPOINT;
     process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${port + 1}`;
     // Act
-    const toDynamo = await outboundRequest({ url: `http://127.0.0.1:${port + 1}/`, method: 'POST', headers: { 'x-amz-target': 'DynamoDB_20120810.Scan' } }).catch((error: unknown) => error);
+    const toDynamo = await outboundRequest({
+      url: `http://127.0.0.1:${port + 1}/`,
+      method: 'POST',
+      headers: { 'x-amz-target': 'DynamoDB_20120810.Scan' },
+    }).catch((error: unknown) => error);
     const toOwnApi = await outboundRequest({ url: `http://127.0.0.1:${port}/own` });
     if (saved === undefined) delete process.env.DYNAMODB_ENDPOINT;
     else process.env.DYNAMODB_ENDPOINT = saved;

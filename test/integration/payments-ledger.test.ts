@@ -70,7 +70,9 @@ describe('payments: the platform wallet from Secrets Manager', () => {
     // Prepare
     const secrets = new SecretsManagerClient(moto.clientConfig);
     const wallet = Keypair.generate();
-    const asJson = (await secrets.send(new CreateSecretCommand({ Name: `wallet-json-${Date.now()}`, SecretString: JSON.stringify(Array.from(wallet.secretKey)) }))).ARN!;
+    const asJson = (
+      await secrets.send(new CreateSecretCommand({ Name: `wallet-json-${Date.now()}`, SecretString: JSON.stringify(Array.from(wallet.secretKey)) }))
+    ).ARN!;
     const asBase58 = (await secrets.send(new CreateSecretCommand({ Name: `wallet-b58-${Date.now()}`, SecretString: bs58.encode(wallet.secretKey) }))).ARN!;
     const placeholder = (await secrets.send(new CreateSecretCommand({ Name: `wallet-bad-${Date.now()}`, SecretString: 'put-the-key-here' }))).ARN!;
     // Act
@@ -87,7 +89,9 @@ describe('payments: the platform wallet from Secrets Manager', () => {
     // Prepare
     const secrets = new SecretsManagerClient(moto.clientConfig);
     const wallet = Keypair.generate();
-    process.env.PLATFORM_WALLET_SECRET_ARN = (await secrets.send(new CreateSecretCommand({ Name: `wallet-env-${Date.now()}`, SecretString: JSON.stringify(Array.from(wallet.secretKey)) }))).ARN!;
+    process.env.PLATFORM_WALLET_SECRET_ARN = (
+      await secrets.send(new CreateSecretCommand({ Name: `wallet-env-${Date.now()}`, SecretString: JSON.stringify(Array.from(wallet.secretKey)) }))
+    ).ARN!;
     process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = moto.endpoint;
     process.env.AWS_ACCESS_KEY_ID = 'testing';
     process.env.AWS_SECRET_ACCESS_KEY = 'testing';
@@ -101,8 +105,24 @@ describe('payments: the platform wallet from Secrets Manager', () => {
 
 describe('payments: the payment store', () => {
   const payment = (txHash: string): StoredPayment => ({
-    txHash, agentOwnerId: 'usr_store', network: 'solana-devnet', totalAmount: '10', agentOwnerAmount: '9', serverFeeAmount: '1', asset: 'mint', resource: 'url',
-    resourceId: null, methodName: null, payer: 'payer', amountUsd: null, timestamp: new Date().toISOString(), settlementStatus: 'pending', blockHeight: null, failureReason: null, settlement: 'split', x402Version: 1,
+    txHash,
+    agentOwnerId: 'usr_store',
+    network: 'solana-devnet',
+    totalAmount: '10',
+    agentOwnerAmount: '9',
+    serverFeeAmount: '1',
+    asset: 'mint',
+    resource: 'url',
+    resourceId: null,
+    methodName: null,
+    payer: 'payer',
+    amountUsd: null,
+    timestamp: new Date().toISOString(),
+    settlementStatus: 'pending',
+    blockHeight: null,
+    failureReason: null,
+    settlement: 'split',
+    x402Version: 1,
   });
 
   it('lets exactly one of many concurrent claims of a transaction hash win, and a failed one be claimed again', async () => {

@@ -13,9 +13,20 @@ beforeAll(() => {
 let counter = 0;
 async function givenInstallation(): Promise<InstallationItem> {
   const item: InstallationItem = {
-    userId: `usr_usage${Date.now()}${counter++}`, resourceId: 'res_usage', installationId: `ins_usage${Date.now()}${counter++}`, resourceName: 'usage',
-    resourceOwnerId: 'usr_owner', version: 1, status: 'active', isAuthenticated: true, installedAt: new Date().toISOString(),
-    totalCalls: 0, failedCalls: 0, totalCost: 0, recentCalls: [], dailyCalls: {},
+    userId: `usr_usage${Date.now()}${counter++}`,
+    resourceId: 'res_usage',
+    installationId: `ins_usage${Date.now()}${counter++}`,
+    resourceName: 'usage',
+    resourceOwnerId: 'usr_owner',
+    version: 1,
+    status: 'active',
+    isAuthenticated: true,
+    installedAt: new Date().toISOString(),
+    totalCalls: 0,
+    failedCalls: 0,
+    totalCost: 0,
+    recentCalls: [],
+    dailyCalls: {},
   };
   await dynamo().send(new PutCommand({ TableName: tableName('resourceInstallations'), Item: item }));
   return item;

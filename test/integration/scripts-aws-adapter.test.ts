@@ -4,7 +4,13 @@
 // versions pruned; and a run's lease (DynamoDB Local), signed grant and tallied resource calls around the invocation.
 import { type CloudWatchLogsClient, DescribeLogGroupsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { GetRoleCommand, GetRolePolicyCommand, type IAMClient } from '@aws-sdk/client-iam';
-import { GetAliasCommand, GetFunctionConfigurationCommand, LambdaClient, ListVersionsByFunctionCommand, PublishLayerVersionCommand } from '@aws-sdk/client-lambda';
+import {
+  GetAliasCommand,
+  GetFunctionConfigurationCommand,
+  LambdaClient,
+  ListVersionsByFunctionCommand,
+  PublishLayerVersionCommand,
+} from '@aws-sdk/client-lambda';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { strToU8, zipSync } from 'fflate';
@@ -43,27 +49,46 @@ beforeAll(async () => {
   [leases, userLeases, tallies] = [createRunLeases(), createRunLeases({ scope: userScope, limit: 3 }), createRunTallies()];
   moto = await startMoto();
   client = new LambdaClient(moto.clientConfig);
-  client.middlewareStack.add((next) => async (args) => {
-    if ((args.input as { Payload?: unknown }).Payload) invocations.push(args.input as (typeof invocations)[number]);
-    return next(args);
-  }, { step: 'initialize' });
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      if ((args.input as { Payload?: unknown }).Payload) invocations.push(args.input as (typeof invocations)[number]);
+      return next(args);
+    },
+    { step: 'initialize' },
+  );
   // moto's docker-less Lambda keeps layers where CreateFunction does not look; nothing here invokes, so docker mode is never used.
   await fetch(`${moto.endpoint}/moto-api/config`, { method: 'POST', body: JSON.stringify({ lambda: { use_docker: true } }) });
   const given = await givenScriptUpkeep(moto, client, resourceCallFunctionArn);
   [logs, iam, boundaryArn, upkeep] = [given.logs, given.iam, given.boundaryArn, given.upkeep];
-  layerArn = (await client.send(new PublishLayerVersionCommand({ LayerName: 'script-runtime', Content: { ZipFile: zipSync({ 'nodejs/lambda.cjs': strToU8('') }) } }))).LayerVersionArn!;
+  layerArn = (
+    await client.send(new PublishLayerVersionCommand({ LayerName: 'script-runtime', Content: { ZipFile: zipSync({ 'nodejs/lambda.cjs': strToU8('') }) } }))
+  ).LayerVersionArn!;
   const s3 = new S3Client({ ...moto.clientConfig, forcePathStyle: true });
   await s3.send(new CreateBucketCommand({ Bucket: 'script-packages' }));
   runtime = createLambdaScriptRuntime({
-    client, functionPrefix: 'platform-script-',
-    upkeep: upkeep(), layerArn, waitSeconds: 10,
-    resourceCallFunction, grantKey: async () => grantKey, leases, userLeases, tallies, packages: { s3, bucket: () => 'script-packages' },
+    client,
+    functionPrefix: 'platform-script-',
+    upkeep: upkeep(),
+    layerArn,
+    waitSeconds: 10,
+    resourceCallFunction,
+    grantKey: async () => grantKey,
+    leases,
+    userLeases,
+    tallies,
+    packages: { s3, bucket: () => 'script-packages' },
   });
 });
 afterAll(() => moto.stop());
 
 const deployRequest = (scriptId: string, version: number, activate = true) => ({
-  scriptId, version, runtime: 'nodejs18' as const, codeHash: `hash${version}`, timeoutSeconds: 30, memoryMb: 256, activate,
+  scriptId,
+  version,
+  runtime: 'nodejs18' as const,
+  codeHash: `hash${version}`,
+  timeoutSeconds: 30,
+  memoryMb: 256,
+  activate,
   code: async () => ({ fileName: 'script.cjs' as const, source: `module.exports.handler = async () => ${version};` }),
 });
 
@@ -75,7 +100,11 @@ describe('aws adapter: script functions on Lambda', () => {
     const deployment = await runtime.deploy(deployRequest('scr_first', 1));
     // Assess
     const config = await client.send(new GetFunctionConfigurationCommand({ FunctionName: 'platform-script-scr_first' }));
-    expect(deployment).toEqual({ functionName: 'platform-script-scr_first', functionArn: config.FunctionArn, artifact: { functionVersion: '1', configKey: '30s-256mb' } });
+    expect(deployment).toEqual({
+      functionName: 'platform-script-scr_first',
+      functionArn: config.FunctionArn,
+      artifact: { functionVersion: '1', configKey: '30s-256mb' },
+    });
     expect(config).toMatchObject({ Runtime: 'nodejs24.x', Handler: 'index.handler', MemorySize: 256, Timeout: 30, Architectures: ['x86_64'] });
     expect(config.Environment?.Variables).toEqual({ RESOURCE_CALL_FUNCTION: resourceCallFunction });
     expect(config.Layers?.map((layer) => layer.Arn)).toEqual([expect.stringContaining('script-runtime')]);
@@ -93,7 +122,9 @@ describe('aws adapter: script functions on Lambda', () => {
     const versions = await client.send(new ListVersionsByFunctionCommand({ FunctionName: 'platform-script-scr_roll' }));
     expect(afterSecond).toBe('2');
     expect(await aliasVersion('platform-script-scr_roll')).toBe('1');
-    expect((await client.send(new GetFunctionConfigurationCommand({ FunctionName: 'platform-script-scr_roll' }))).Environment?.Variables).toEqual({ RESOURCE_CALL_FUNCTION: resourceCallFunction });
+    expect((await client.send(new GetFunctionConfigurationCommand({ FunctionName: 'platform-script-scr_roll' }))).Environment?.Variables).toEqual({
+      RESOURCE_CALL_FUNCTION: resourceCallFunction,
+    });
     expect(versions.Versions?.map((version) => version.Version)).toEqual(['$LATEST', '1', '2']);
   });
 
@@ -107,21 +138,26 @@ describe('aws adapter: script functions on Lambda', () => {
     // Assess
     expect(built.artifact.functionVersion).toBe('2');
     expect(liveAfterBuild).toBe('1');
-    await expect(client.send(new GetFunctionConfigurationCommand({ FunctionName: 'platform-script-scr_test' }))).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+    await expect(client.send(new GetFunctionConfigurationCommand({ FunctionName: 'platform-script-scr_test' }))).rejects.toMatchObject({
+      name: 'ResourceNotFoundException',
+    });
     await expect(runtime.remove('scr_test')).resolves.toBeUndefined();
   });
 });
 
 describe('aws adapter: what surrounds a script function', () => {
   const logGroup = async (name: string) => (await logs.send(new DescribeLogGroupsCommand({ logGroupNamePrefix: `/aws/lambda/${name}` }))).logGroups ?? [];
-  const versionsOf = async (name: string) => (await client.send(new ListVersionsByFunctionCommand({ FunctionName: name }))).Versions?.map((version) => version.Version);
+  const versionsOf = async (name: string) =>
+    (await client.send(new ListVersionsByFunctionCommand({ FunctionName: name }))).Versions?.map((version) => version.Version);
 
   it('gives each function its log group with retention and its own role under the boundary, and removes both with it', async () => {
     // Act
     await runtime.deploy(deployRequest('scr_logs', 1));
     const groups = await logGroup('platform-script-scr_logs');
     const role = (await iam.send(new GetRoleCommand({ RoleName: 'platform-script-scr_logs' }))).Role!;
-    const policy = JSON.parse(decodeURIComponent((await iam.send(new GetRolePolicyCommand({ RoleName: 'platform-script-scr_logs', PolicyName: 'script' }))).PolicyDocument!));
+    const policy = JSON.parse(
+      decodeURIComponent((await iam.send(new GetRolePolicyCommand({ RoleName: 'platform-script-scr_logs', PolicyName: 'script' }))).PolicyDocument!),
+    );
     const config = await client.send(new GetFunctionConfigurationCommand({ FunctionName: 'platform-script-scr_logs' }));
     await runtime.remove('scr_logs');
     // Assess
@@ -129,7 +165,11 @@ describe('aws adapter: what surrounds a script function', () => {
     expect(config.Role).toBe(role.Arn);
     expect(role.PermissionsBoundary?.PermissionsBoundaryArn).toBe(boundaryArn);
     expect(policy.Statement).toEqual([
-      { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: 'arn:aws:logs:us-east-1:123456789012:log-group:/aws/lambda/platform-script-scr_logs:*' },
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: 'arn:aws:logs:us-east-1:123456789012:log-group:/aws/lambda/platform-script-scr_logs:*',
+      },
       { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: resourceCallFunctionArn },
     ]);
     expect(await logGroup('platform-script-scr_logs')).toEqual([]);
@@ -159,8 +199,17 @@ describe('aws adapter: teardown of every script function', () => {
   it('removes the functions of one prefix with their log groups and roles, and leaves other prefixes alone', async () => {
     // Prepare
     const other = createLambdaScriptRuntime({
-      client, functionPrefix: 'otherstage-script-', layerArn, waitSeconds: 10, resourceCallFunction, grantKey: async () => grantKey, leases, userLeases, tallies,
-      upkeep: upkeep(), packages: { s3: new S3Client({ ...moto.clientConfig, forcePathStyle: true }), bucket: () => 'script-packages' },
+      client,
+      functionPrefix: 'otherstage-script-',
+      layerArn,
+      waitSeconds: 10,
+      resourceCallFunction,
+      grantKey: async () => grantKey,
+      leases,
+      userLeases,
+      tallies,
+      upkeep: upkeep(),
+      packages: { s3: new S3Client({ ...moto.clientConfig, forcePathStyle: true }), bucket: () => 'script-packages' },
     });
     await other.deploy(deployRequest('scr_a', 1));
     await other.deploy(deployRequest('scr_b', 1));
@@ -174,7 +223,9 @@ describe('aws adapter: teardown of every script function', () => {
       await expect(iam.send(new GetRoleCommand({ RoleName: name }))).rejects.toMatchObject({ name: 'NoSuchEntityException' });
     }
     expect((await logs.send(new DescribeLogGroupsCommand({ logGroupNamePrefix: '/aws/lambda/otherstage-script-' }))).logGroups).toEqual([]);
-    expect((await client.send(new GetFunctionConfigurationCommand({ FunctionName: 'platform-script-scr_stays' }))).FunctionName).toBe('platform-script-scr_stays');
+    expect((await client.send(new GetFunctionConfigurationCommand({ FunctionName: 'platform-script-scr_stays' }))).FunctionName).toBe(
+      'platform-script-scr_stays',
+    );
   });
 });
 
@@ -188,8 +239,15 @@ describe('aws adapter: a run of a script function', () => {
   const invokeRequest = (scriptId: string): InvokeRequest => {
     const grant = runGrant('usr_runner', { scriptId, allowedResources: ['weather'], limitUsd: 0.5 });
     return {
-      scriptId, version: 1, runtime: 'nodejs18', codeHash: 'hash1', qualifier: 'live', code: () => Promise.reject(new Error('not read to invoke')),
-      memoryMb: 256, timeoutMs: 30_000, event: { data: { city: 'Oslo' }, trigger: { type: 'manual', source: null, event: null } },
+      scriptId,
+      version: 1,
+      runtime: 'nodejs18',
+      codeHash: 'hash1',
+      qualifier: 'live',
+      code: () => Promise.reject(new Error('not read to invoke')),
+      memoryMb: 256,
+      timeoutMs: 30_000,
+      event: { data: { city: 'Oslo' }, trigger: { type: 'manual', source: null, event: null } },
       context: { scriptId, executionId: grant.executionId, userId: 'usr_runner', customization: {} },
       callResource: () => Promise.reject(new Error('a Lambda run calls resources through the resource-call function')),
       grant,

@@ -12,7 +12,13 @@ import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLambdaPackageInstaller } from '../../functions/adapters/aws/package-installer.js';
 import { createS3BlobStore } from '../../functions/adapters/aws/s3-blob-store.js';
-import { type InstallRequest, type PackageInstaller, PackageRefusedError, PackageResolutionError, PackageTooLargeError } from '../../functions/scripts/dependency-port.js';
+import {
+  type InstallRequest,
+  type PackageInstaller,
+  PackageRefusedError,
+  PackageResolutionError,
+  PackageTooLargeError,
+} from '../../functions/scripts/dependency-port.js';
 import { createNpmInstallerFunction } from '../../functions/scripts/installer-function.js';
 import { installPython, plainSite } from '../../functions/scripts/package-managers.js';
 import { archiveKey, storeTree } from '../../functions/scripts/package-trees.js';
@@ -35,10 +41,18 @@ let python: string;
 
 /** The pip installer function as Lambda's Python runtime calls it, its boto3 pointed at moto. */
 async function pipHandler(payload: unknown): Promise<unknown> {
-  const driver = 'import json, os, sys\nsys.path.insert(0, os.environ["INSTALLER"])\nimport pip_installer\nprint(json.dumps(pip_installer.handler(json.loads(sys.stdin.read()), None)))';
+  const driver =
+    'import json, os, sys\nsys.path.insert(0, os.environ["INSTALLER"])\nimport pip_installer\nprint(json.dumps(pip_installer.handler(json.loads(sys.stdin.read()), None)))';
   const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', INSTALLER: installerDir, SCRIPT_PACKAGES_BUCKET: bucket, PACKAGE_INSTALL_TIMEOUT_SECONDS: '60',
-    AWS_ENDPOINT_URL_S3: moto.endpoint, AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_DEFAULT_REGION: 'us-east-1',
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+    INSTALLER: installerDir,
+    SCRIPT_PACKAGES_BUCKET: bucket,
+    PACKAGE_INSTALL_TIMEOUT_SECONDS: '60',
+    AWS_ENDPOINT_URL_S3: moto.endpoint,
+    AWS_ACCESS_KEY_ID: 'testing',
+    AWS_SECRET_ACCESS_KEY: 'testing',
+    AWS_DEFAULT_REGION: 'us-east-1',
   };
   const child = spawn(python, ['-c', driver], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   const [stdout, stderr]: Buffer[][] = [[], []];
@@ -57,11 +71,18 @@ beforeAll(async () => {
   moto = await startMoto();
   s3 = new S3Client({ ...moto.clientConfig, forcePathStyle: true });
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  index = await startPythonIndex([
-    { name: 'tinyhelper', version: '1.0.0', files: { '__init__.py': 'def shout(word):\n    return word.upper() + "!"\n' } },
-    { name: 'nativepkg', version: '1.0.0', files: { '__init__.py': '' }, tag: 'cp311-cp311-linux_x86_64' },
-  ], token);
-  const npmInstaller = createNpmInstallerFunction({ blobs: () => createS3BlobStore({ ...moto.clientConfig, forcePathStyle: true }, bucket), workDir: mkdtempSync(join(tmpdir(), 'npm-installer-')), timeoutMs: 120_000 });
+  index = await startPythonIndex(
+    [
+      { name: 'tinyhelper', version: '1.0.0', files: { '__init__.py': 'def shout(word):\n    return word.upper() + "!"\n' } },
+      { name: 'nativepkg', version: '1.0.0', files: { '__init__.py': '' }, tag: 'cp311-cp311-linux_x86_64' },
+    ],
+    token,
+  );
+  const npmInstaller = createNpmInstallerFunction({
+    blobs: () => createS3BlobStore({ ...moto.clientConfig, forcePathStyle: true }, bucket),
+    workDir: mkdtempSync(join(tmpdir(), 'npm-installer-')),
+    timeoutMs: 120_000,
+  });
   lambdaApi = await startLambdaInvokeApi({
     [functions.npm]: npmInstaller,
     [functions.pip]: pipHandler,
@@ -80,8 +101,13 @@ afterAll(async () => {
 });
 
 const storedKeys = async () => ((await s3.send(new ListObjectsV2Command({ Bucket: bucket }))).Contents ?? []).map((object) => object.Key).sort();
-const storedFiles = async (key: string) => Object.keys(unzipSync(await (await createS3BlobStore({ ...moto.clientConfig, forcePathStyle: true }, bucket).get(key))!));
-const refusal = (request: InstallRequest) => installer.install(request).then(() => undefined, (error: Error) => error);
+const storedFiles = async (key: string) =>
+  Object.keys(unzipSync(await (await createS3BlobStore({ ...moto.clientConfig, forcePathStyle: true }, bucket).get(key))!));
+const refusal = (request: InstallRequest) =>
+  installer.install(request).then(
+    () => undefined,
+    (error: Error) => error,
+  );
 const pypi = { url: '', token };
 
 describe('aws adapter: package installer functions', () => {
@@ -91,7 +117,9 @@ describe('aws adapter: package installer functions', () => {
     // Assess
     expect(tree).toEqual({ resolved: { ms: '2.1.3' }, lockHash: expect.stringMatching(/^[0-9a-f]{64}$/), sizeBytes: expect.any(Number), added: true });
     expect(await storedKeys()).toEqual([archiveKey(tree.lockHash)]);
-    expect(await storedFiles(archiveKey(tree.lockHash))).toEqual(expect.arrayContaining(['nodejs/node_modules/ms/index.js', 'nodejs/node_modules/ms/package.json']));
+    expect(await storedFiles(archiveKey(tree.lockHash))).toEqual(
+      expect.arrayContaining(['nodejs/node_modules/ms/index.js', 'nodejs/node_modules/ms/package.json']),
+    );
     expect(lambdaApi.invoked).toEqual([functions.npm]);
   }, 120_000);
 
@@ -117,7 +145,13 @@ describe('aws adapter: package installer functions', () => {
     const tree = await installer.install(request);
     const local = await installPython(plainSite(localSite, join(localSite, 'cache'), 60_000), request, python);
     // The same store: the local tree, named as the local installer names it, is found there already.
-    const localTree = await storeTree(createS3BlobStore({ ...moto.clientConfig, forcePathStyle: true }, bucket), 'python3.11', local.tree, local.lock, maxBytes);
+    const localTree = await storeTree(
+      createS3BlobStore({ ...moto.clientConfig, forcePathStyle: true }, bucket),
+      'python3.11',
+      local.tree,
+      local.lock,
+      maxBytes,
+    );
     // Assess
     expect(tree).toEqual({ resolved: { tinyhelper: '1.0.0' }, lockHash: localTree.lockHash, sizeBytes: localTree.sizeBytes, added: true });
     expect(localTree.added).toBe(false);

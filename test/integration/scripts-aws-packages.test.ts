@@ -1,7 +1,13 @@
 // Script packages on Lambda against moto_server: a version's installed dependencies become a layer named by the
 // lock hash, published once and shared by every version with that lock; packages past the direct-upload limit
 // reach Lambda through the script-packages bucket; the layer and its upload go when the tree is removed.
-import { GetFunctionCommand, GetFunctionConfigurationCommand, LambdaClient, ListLayerVersionsCommand, PublishLayerVersionCommand } from '@aws-sdk/client-lambda';
+import {
+  GetFunctionCommand,
+  GetFunctionConfigurationCommand,
+  LambdaClient,
+  ListLayerVersionsCommand,
+  PublishLayerVersionCommand,
+} from '@aws-sdk/client-lambda';
 import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { strToU8, zipSync } from 'fflate';
@@ -30,10 +36,21 @@ beforeAll(async () => {
   // moto's docker-less Lambda keeps layers where CreateFunction does not look; nothing here invokes, so docker mode is never used.
   await fetch(`${moto.endpoint}/moto-api/config`, { method: 'POST', body: JSON.stringify({ lambda: { use_docker: true } }) });
   const { upkeep } = await givenScriptUpkeep(moto, client, 'arn:aws:lambda:us-east-1:123456789012:function:platform-ScriptResourceCall');
-  const layer = await client.send(new PublishLayerVersionCommand({ LayerName: 'script-runtime', Content: { ZipFile: zipSync({ 'nodejs/lambda.cjs': strToU8('') }) } }));
+  const layer = await client.send(
+    new PublishLayerVersionCommand({ LayerName: 'script-runtime', Content: { ZipFile: zipSync({ 'nodejs/lambda.cjs': strToU8('') }) } }),
+  );
   runtime = createLambdaScriptRuntime({
-    client, upkeep: upkeep(), functionPrefix: 'platform-script-', layerArn: layer.LayerVersionArn!, waitSeconds: 10, resourceCallFunction: 'platform-ScriptResourceCall',
-    grantKey: async () => randomBytes(32), leases: createRunLeases(), userLeases: createRunLeases({ scope: userScope }), tallies: createRunTallies(), packages: { s3, bucket: () => bucket, directUploadLimitBytes },
+    client,
+    upkeep: upkeep(),
+    functionPrefix: 'platform-script-',
+    layerArn: layer.LayerVersionArn!,
+    waitSeconds: 10,
+    resourceCallFunction: 'platform-ScriptResourceCall',
+    grantKey: async () => randomBytes(32),
+    leases: createRunLeases(),
+    userLeases: createRunLeases({ scope: userScope }),
+    tallies: createRunTallies(),
+    packages: { s3, bucket: () => bucket, directUploadLimitBytes },
   });
 });
 afterAll(() => moto.stop());
@@ -41,16 +58,29 @@ afterAll(() => moto.stop());
 /** Incompressible bytes: the zip stays as large as its content. */
 const tree = (lockHash: string, bytes: number) => ({
   lockHash,
-  archive: async () => zipSync({ 'nodejs/node_modules/blob/index.js': strToU8('module.exports = 1;'), 'nodejs/node_modules/blob/data.bin': randomBytes(bytes) }),
+  archive: async () =>
+    zipSync({ 'nodejs/node_modules/blob/index.js': strToU8('module.exports = 1;'), 'nodejs/node_modules/blob/data.bin': randomBytes(bytes) }),
 });
 
 const request = (scriptId: string, source: string, dependencies?: DeployRequest['dependencies']): DeployRequest => ({
-  scriptId, version: 1, runtime: 'nodejs18', codeHash: `hash-${scriptId}`, timeoutSeconds: 30, memoryMb: 256, activate: true, dependencies,
+  scriptId,
+  version: 1,
+  runtime: 'nodejs18',
+  codeHash: `hash-${scriptId}`,
+  timeoutSeconds: 30,
+  memoryMb: 256,
+  activate: true,
+  dependencies,
   code: async () => ({ fileName: 'script.cjs', source }),
 });
 
-const layersOf = async (functionName: string) => (await client.send(new GetFunctionConfigurationCommand({ FunctionName: functionName }))).Layers?.map((layer) => layer.Arn) ?? [];
-const stored = async (key: string) => s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(() => true, () => false);
+const layersOf = async (functionName: string) =>
+  (await client.send(new GetFunctionConfigurationCommand({ FunctionName: functionName }))).Layers?.map((layer) => layer.Arn) ?? [];
+const stored = async (key: string) =>
+  s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
+    () => true,
+    () => false,
+  );
 
 describe('aws adapter: script packages', () => {
   it('publishes dependencies past the direct-upload limit as a layer through S3, and shares it between versions with the same lock', async () => {
@@ -69,7 +99,7 @@ describe('aws adapter: script packages', () => {
     expect(await layersOf('platform-script-scr_pkg_two')).toEqual([expect.stringContaining('script-runtime'), versions[0]!.LayerVersionArn]);
   });
 
-  it('deletes every version of a removed tree\'s layer and its upload, while the function using it keeps its configuration', async () => {
+  it("deletes every version of a removed tree's layer and its upload, while the function using it keeps its configuration", async () => {
     // Prepare
     const lockHash = 'c'.repeat(64);
     const layerName = `platform-script-deps-${lockHash.slice(0, 48)}`;
@@ -97,6 +127,8 @@ describe('aws adapter: script packages', () => {
     expect(await layersOf('platform-script-scr_small')).toHaveLength(2);
     expect(await stored('functions/scr_small/1-hash-scr_small.zip')).toBe(false);
     expect(await stored('functions/scr_large/1-hash-scr_large.zip')).toBe(true);
-    expect((await client.send(new GetFunctionCommand({ FunctionName: 'platform-script-scr_large' }))).Configuration?.CodeSize).toBeGreaterThan(directUploadLimitBytes);
+    expect((await client.send(new GetFunctionCommand({ FunctionName: 'platform-script-scr_large' }))).Configuration?.CodeSize).toBeGreaterThan(
+      directUploadLimitBytes,
+    );
   });
 });

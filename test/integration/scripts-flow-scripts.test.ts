@@ -33,7 +33,14 @@ beforeAll(async () => {
   ]);
   scripts = scriptService();
   store = createScriptStore();
-  authoring = createAuthoring({ flows: flowPort, scripts, store, code: scriptCode, catalog: { methodsOf: async () => undefined }, pythonFacts: async () => undefined });
+  authoring = createAuthoring({
+    flows: flowPort,
+    scripts,
+    store,
+    code: scriptCode,
+    catalog: { methodsOf: async () => undefined },
+    pythonFacts: async () => undefined,
+  });
   stopLocal = stopLocalServices;
 });
 afterAll(() => stopLocal());
@@ -77,7 +84,12 @@ describe('scripts: the script behind a flow', () => {
     expect(modified).toMatchObject({ copied: true, version: 1 });
     expect(modified.scriptId).not.toBe(script.scriptId);
     expect(flows.get('flow_copy')!.scriptId).toBe(modified.scriptId);
-    expect(await scripts.readable('usr_user', modified.scriptId)).toMatchObject({ ownerId: 'usr_user', isPrivate: true, activeVersion: 1, name: 'shared (copy)' });
+    expect(await scripts.readable('usr_user', modified.scriptId)).toMatchObject({
+      ownerId: 'usr_user',
+      isPrivate: true,
+      activeVersion: 1,
+      name: 'shared (copy)',
+    });
     expect((await authoring.getFlowScript('usr_user', 'flow_copy')).code).toBe(code('changed'));
     expect(await scripts.readable('usr_author', script.scriptId)).toMatchObject({ latestVersion: 1, activeVersion: null });
   });
@@ -86,7 +98,14 @@ describe('scripts: the script behind a flow', () => {
     // Prepare
     const { script, version } = await scripts.create('usr_legacy', { name: 'legacy', runtime: 'nodejs18', code: code('blob') });
     const { codeBytes: _inBlob, ...first } = version;
-    await store.addVersion(script, { ...first, version: 2, versionId: 'ver_legacy', semver: '1.0.1', codeHash: sha256Hex(code('inline')), code: code('inline') });
+    await store.addVersion(script, {
+      ...first,
+      version: 2,
+      versionId: 'ver_legacy',
+      semver: '1.0.1',
+      codeHash: sha256Hex(code('inline')),
+      code: code('inline'),
+    });
     flows.set('flow_legacy', { userId: 'usr_legacy', scriptId: script.scriptId });
     // Act
     const deployed = await scripts.deploy('usr_legacy', script.scriptId, { version: 2 });

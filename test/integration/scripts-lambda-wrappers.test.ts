@@ -32,7 +32,12 @@ beforeAll(async () => {
   useLocalServices();
   [upstream, lambdaApi] = await Promise.all([startUpstream(), startLambdaInvokeApi({ [resourceCallFunction]: resourceCallHandler })]);
   resource = await givenCallableResource(upstream.baseUrl);
-  pool = createLocalScriptRuntime({ stageDir: mkdtempSync(join(tmpdir(), 'platform-stage-')), functionPrefix: 'platform-script-', idleMs: 60_000, maxWorkers: 4 });
+  pool = createLocalScriptRuntime({
+    stageDir: mkdtempSync(join(tmpdir(), 'platform-stage-')),
+    functionPrefix: 'platform-script-',
+    idleMs: 60_000,
+    maxWorkers: 4,
+  });
 });
 afterAll(async () => {
   await pool.stop();
@@ -57,9 +62,22 @@ async function runInLambdaWrapper(runtime: RuntimeLabel, code: string, payload: 
   writeFileSync(join(taskRoot, prepared.fileName), prepared.source);
   const out = join(taskRoot, 'outcome.json');
   const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8', LAMBDA_TASK_ROOT: taskRoot, LAYER: layer, OUT: out, PAYLOAD: JSON.stringify(payload),
-    PYTHONPATH: join(layer, 'python'), PYTHONDONTWRITEBYTECODE: '1', RESOURCE_CALL_FUNCTION: functionName, AWS_ENDPOINT_URL_LAMBDA: lambdaApi.endpoint, AWS_REGION: 'us-east-1', AWS_DEFAULT_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+    LANG: 'C.UTF-8',
+    LAMBDA_TASK_ROOT: taskRoot,
+    LAYER: layer,
+    OUT: out,
+    PAYLOAD: JSON.stringify(payload),
+    PYTHONPATH: join(layer, 'python'),
+    PYTHONDONTWRITEBYTECODE: '1',
+    RESOURCE_CALL_FUNCTION: functionName,
+    AWS_ENDPOINT_URL_LAMBDA: lambdaApi.endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_DEFAULT_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'testing',
+    AWS_SECRET_ACCESS_KEY: 'testing',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   const [command, args] = runtime === 'nodejs18' ? [process.execPath, ['-e', nodeDriver]] : [(await pythonExecutable())!, ['-c', pythonDriver]];
   const stderr: Buffer[] = [];
@@ -78,8 +96,17 @@ async function runInLocalWorker(runtime: RuntimeLabel, code: string, grant: RunG
   const prepared = await prepareCode(runtime, code);
   const started = performance.now();
   const outcome = await pool.invoke({
-    scriptId: grant.scriptId, version: 1, runtime, codeHash: `${grant.scriptId}hash`, qualifier: 'live', code: async () => prepared, memoryMb: 128, timeoutMs: 20_000,
-    event: eventFor(), context: contextFor(grant), grant,
+    scriptId: grant.scriptId,
+    version: 1,
+    runtime,
+    codeHash: `${grant.scriptId}hash`,
+    qualifier: 'live',
+    code: async () => prepared,
+    memoryMb: 128,
+    timeoutMs: 20_000,
+    event: eventFor(),
+    context: contextFor(grant),
+    grant,
     callResource: resourceGate({ grant, tally: memoryTally(), caller: callService(), elapsedMs: () => performance.now() - started }),
   });
   return { status: outcome.status, output: outcome.outputJson, error: outcome.error };
@@ -88,7 +115,9 @@ async function runInLocalWorker(runtime: RuntimeLabel, code: string, grant: RunG
 const eventFor = () => ({ data: { name: resource.name }, trigger: { type: 'manual', source: null, event: null } });
 const contextFor = (grant: RunGrant) => ({ scriptId: grant.scriptId, executionId: grant.executionId, userId: grant.userId, customization: {} });
 const payloadFor = async (grant: RunGrant, key?: Uint8Array) => ({
-  event: eventFor(), context: contextFor(grant), token: signGrant(grant, Date.now() + 60_000, key ?? (await scriptGrantKey())),
+  event: eventFor(),
+  context: contextFor(grant),
+  token: signGrant(grant, Date.now() + 60_000, key ?? (await scriptGrantKey())),
 });
 
 const scripts: Record<RuntimeLabel, string> = {
@@ -109,8 +138,10 @@ const scripts: Record<RuntimeLabel, string> = {
 `,
 };
 
-const callFirst = (runtime: RuntimeLabel) => (runtime === 'nodejs18' ? 'export async function handler(event) { try { return await resources[event.data.name].getForecast({ city: "Oslo" }); } catch (error) { return { code: error.code, message: error.message }; } }'
-  : "def handler(event, context):\n    try:\n        return resources[event['data']['name']].getForecast({'city': 'Oslo'})\n    except Exception as error:\n        return {'code': error.code, 'message': str(error)}\n");
+const callFirst = (runtime: RuntimeLabel) =>
+  runtime === 'nodejs18'
+    ? 'export async function handler(event) { try { return await resources[event.data.name].getForecast({ city: "Oslo" }); } catch (error) { return { code: error.code, message: error.message }; } }'
+    : "def handler(event, context):\n    try:\n        return resources[event['data']['name']].getForecast({'city': 'Oslo'})\n    except Exception as error:\n        return {'code': error.code, 'message': str(error)}\n";
 
 describe.each(['nodejs18', 'python3.11'] as const)('scripts: the %s Lambda entry calls resources', (runtime) => {
   it("gets the resource's data through the resource-call function, and a refused call's code and message as a local worker gives them", async () => {
@@ -142,7 +173,7 @@ describe.each(['nodejs18', 'python3.11'] as const)('scripts: the %s Lambda entry
     const unreachable = await runInLambdaWrapper(runtime, callFirst(runtime), await payloadFor(grant), 'platform-no-such-function');
     // Assess
     expect(JSON.parse(forged.output)).toEqual({ code: 'UNAUTHORIZED', message: 'the run grant is not signed by the platform' });
-    expect(JSON.parse(unreachable.output)).toMatchObject({ code: 'RESOURCE_CALL_FAILED', message: expect.stringContaining("resources.") });
+    expect(JSON.parse(unreachable.output)).toMatchObject({ code: 'RESOURCE_CALL_FAILED', message: expect.stringContaining('resources.') });
     expect(upstream.received.length).toBe(calls);
   });
 });

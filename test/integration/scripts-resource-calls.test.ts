@@ -87,7 +87,12 @@ describe('scripts: resource calls of Lambda-deployed scripts', () => {
     const calls = upstream.received.length;
     const grant = allowed({ limitUsd: 0.001, memoryMb: 3008, startedAt: Date.now() - 60_000 });
     // Act
-    const answer = await handler({ token: await tokenFor(grant, Date.now() + 60_000), resource: resource.name, method: 'getForecast', params: { city: 'Rome' } });
+    const answer = await handler({
+      token: await tokenFor(grant, Date.now() + 60_000),
+      resource: resource.name,
+      method: 'getForecast',
+      params: { city: 'Rome' },
+    });
     // Assess
     expect(answer).toEqual({ ok: false, error: { code: 'COST_LIMIT_EXCEEDED', message: 'this run has no cost allowance left for resource calls' } });
     expect(upstream.received.length).toBe(calls);

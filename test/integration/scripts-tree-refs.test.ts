@@ -74,7 +74,12 @@ function given(counts: TreeRefStore = refs, copiesFail = false) {
     },
   };
   const packages: DependencyService = createDependencyService({
-    installer: () => npm, blobs: () => blobs.store, refs: () => counts, runtime: () => runtime, registryOf: async () => undefined, clock: systemClock,
+    installer: () => npm,
+    blobs: () => blobs.store,
+    refs: () => counts,
+    runtime: () => runtime,
+    registryOf: async () => undefined,
+    clock: systemClock,
   });
   const lock = async () => (await packages.lock('usr_refs', 'nodejs18', 100, { ms: '^2.1.0' }))!;
   const stored = (dependencies: VersionDependencies) => blobs.blobs.has(archiveKey(dependencies.lockHash));

@@ -6,7 +6,12 @@ import { BatchGetBuildsCommand, CodeBuildClient, CreateProjectCommand } from '@a
 import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildJobVariables, createCodeBuildTemplateBuilder, manifestKey, outcomeOfStateChange } from '../../functions/adapters/aws/codebuild-template-builder.js';
+import {
+  buildJobVariables,
+  createCodeBuildTemplateBuilder,
+  manifestKey,
+  outcomeOfStateChange,
+} from '../../functions/adapters/aws/codebuild-template-builder.js';
 import type { BuildRecord } from '../../functions/templates/model.js';
 import { type Moto, startMoto } from '../support/moto.js';
 import { manifest } from '../support/templates.js';
@@ -19,12 +24,16 @@ const logGroup = '/platform/template-builds';
 beforeAll(async () => {
   moto = await startMoto();
   s3 = new S3Client({ ...moto.clientConfig, forcePathStyle: true });
-  await new CodeBuildClient(moto.clientConfig).send(new CreateProjectCommand({
-    // moto insists on a source location; the real project has none (lib/templates.ts).
-    name: project, source: { type: 'S3', location: 'sources/none.zip', buildspec: 'version: 0.2' }, artifacts: { type: 'NO_ARTIFACTS' },
-    environment: { type: 'LINUX_CONTAINER', image: 'aws/codebuild/standard:7.0', computeType: 'BUILD_GENERAL1_SMALL' },
-    serviceRole: 'arn:aws:iam::123456789012:role/codebuild',
-  }));
+  await new CodeBuildClient(moto.clientConfig).send(
+    new CreateProjectCommand({
+      // moto insists on a source location; the real project has none (lib/templates.ts).
+      name: project,
+      source: { type: 'S3', location: 'sources/none.zip', buildspec: 'version: 0.2' },
+      artifacts: { type: 'NO_ARTIFACTS' },
+      environment: { type: 'LINUX_CONTAINER', image: 'aws/codebuild/standard:7.0', computeType: 'BUILD_GENERAL1_SMALL' },
+      serviceRole: 'arn:aws:iam::123456789012:role/codebuild',
+    }),
+  );
 });
 afterAll(() => moto.stop());
 
@@ -35,20 +44,28 @@ afterAll(() => moto.stop());
  */
 function codeBuildForMoto(sent: Array<Record<string, unknown>> = []): CodeBuildClient {
   const client = new CodeBuildClient(moto.clientConfig);
-  client.middlewareStack.add((next) => async (args) => {
-    const { body } = args.request as { body?: string | Uint8Array };
-    if (body) sent.push(JSON.parse(body instanceof Uint8Array ? Buffer.from(body).toString('utf8') : body));
-    return next(args);
-  }, { step: 'finalizeRequest', name: 'recordRequests' });
-  client.middlewareStack.add((next) => async (args) => {
-    const result = await next(args);
-    const response = result.response as { body: AsyncIterable<Uint8Array> };
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of response.body) chunks.push(chunk);
-    const text = Buffer.concat(chunks).toString('utf8').replace(/"(\d{4}-\d{2}-\d{2}T[^"]+)"/g, (_, iso: string) => String(Date.parse(iso) / 1000));
-    response.body = Readable.from([Buffer.from(text)]);
-    return result;
-  }, { step: 'deserialize', priority: 'low', name: 'motoEpochTimestamps' });
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const { body } = args.request as { body?: string | Uint8Array };
+      if (body) sent.push(JSON.parse(body instanceof Uint8Array ? Buffer.from(body).toString('utf8') : body));
+      return next(args);
+    },
+    { step: 'finalizeRequest', name: 'recordRequests' },
+  );
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      const response = result.response as { body: AsyncIterable<Uint8Array> };
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of response.body) chunks.push(chunk);
+      const text = Buffer.concat(chunks)
+        .toString('utf8')
+        .replace(/"(\d{4}-\d{2}-\d{2}T[^"]+)"/g, (_, iso: string) => String(Date.parse(iso) / 1000));
+      response.body = Readable.from([Buffer.from(text)]);
+      return result;
+    },
+    { step: 'deserialize', priority: 'low', name: 'motoEpochTimestamps' },
+  );
   return client;
 }
 
@@ -56,11 +73,25 @@ async function givenBuilder(codebuild = codeBuildForMoto()) {
   const bucket = `pages-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`;
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   process.env.TEMPLATE_BUILD_LOG_GROUP = logGroup;
-  const builder = createCodeBuildTemplateBuilder({ projectName: project, bucketName: bucket, codebuild, logs: moto.clientConfig, s3: { ...moto.clientConfig, forcePathStyle: true } });
+  const builder = createCodeBuildTemplateBuilder({
+    projectName: project,
+    bucketName: bucket,
+    codebuild,
+    logs: moto.clientConfig,
+    s3: { ...moto.clientConfig, forcePathStyle: true },
+  });
   return { bucket, builder };
 }
 
-const job = { buildId: 'bld_test1', userId: 'usr_test1', repository: 'https://example.com/site.git', gitHash: 'a'.repeat(40), templatePath: 'site', subdomain: 'site-abc', publicEnv: { NEXT_PUBLIC_TITLE: "it's $(here)" } };
+const job = {
+  buildId: 'bld_test1',
+  userId: 'usr_test1',
+  repository: 'https://example.com/site.git',
+  gitHash: 'a'.repeat(40),
+  templatePath: 'site',
+  subdomain: 'site-abc',
+  publicEnv: { NEXT_PUBLIC_TITLE: "it's $(here)" },
+};
 
 describe('aws adapter: CodeBuild template builder', () => {
   it('starts one build of the project with the job as environment variables, public values as base64 JSON', async () => {
@@ -78,8 +109,11 @@ describe('aws adapter: CodeBuild template builder', () => {
     expect(overrides.every((variable) => variable.type === 'PLAINTEXT')).toBe(true);
     const variables = Object.fromEntries(overrides.map((variable) => [variable.name, variable.value]));
     expect(variables).toMatchObject({
-      [buildJobVariables.buildId]: job.buildId, [buildJobVariables.repository]: job.repository, [buildJobVariables.gitHash]: job.gitHash,
-      [buildJobVariables.templatePath]: 'site', [buildJobVariables.subdomain]: 'site-abc',
+      [buildJobVariables.buildId]: job.buildId,
+      [buildJobVariables.repository]: job.repository,
+      [buildJobVariables.gitHash]: job.gitHash,
+      [buildJobVariables.templatePath]: 'site',
+      [buildJobVariables.subdomain]: 'site-abc',
     });
     expect(JSON.parse(Buffer.from(variables[buildJobVariables.publicEnv]!, 'base64').toString('utf8'))).toEqual(job.publicEnv);
   });
@@ -91,7 +125,16 @@ describe('aws adapter: CodeBuild template builder', () => {
     await logs.send(new CreateLogGroupCommand({ logGroupName: logGroup })).catch(() => undefined);
     const stream = `run-${Date.now()}`;
     await logs.send(new CreateLogStreamCommand({ logGroupName: logGroup, logStreamName: stream }));
-    await logs.send(new PutLogEventsCommand({ logGroupName: logGroup, logStreamName: stream, logEvents: [{ timestamp: Date.now(), message: 'fetching\n' }, { timestamp: Date.now(), message: 'built v1' }] }));
+    await logs.send(
+      new PutLogEventsCommand({
+        logGroupName: logGroup,
+        logStreamName: stream,
+        logEvents: [
+          { timestamp: Date.now(), message: 'fetching\n' },
+          { timestamp: Date.now(), message: 'built v1' },
+        ],
+      }),
+    );
     const build = { runId: `${project}:${stream}` } as BuildRecord;
     // Act
     const lines = await builder.logs(build);
@@ -120,13 +163,18 @@ describe('aws adapter: CodeBuild template builder', () => {
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: manifestKey('bld_ok'), Body: JSON.stringify(manifest()) }));
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: manifestKey('bld_bad'), Body: '{"build": 1}' }));
     const change = (buildId: string | undefined, status: string) => ({
-      'build-status': status, 'additional-information': { environment: { 'environment-variables': buildId ? [{ name: buildJobVariables.buildId, value: buildId }] : [] } },
+      'build-status': status,
+      'additional-information': { environment: { 'environment-variables': buildId ? [{ name: buildJobVariables.buildId, value: buildId }] : [] } },
     });
     const read = (buildId: string) => builder.manifestText(buildId);
     // Act
     const [ok, bad, missing, timedOut, inProgress, foreign] = await Promise.all([
-      outcomeOfStateChange(change('bld_ok', 'SUCCEEDED'), read), outcomeOfStateChange(change('bld_bad', 'SUCCEEDED'), read), outcomeOfStateChange(change('bld_none', 'SUCCEEDED'), read),
-      outcomeOfStateChange(change('bld_slow', 'TIMED_OUT'), read), outcomeOfStateChange(change('bld_ok', 'IN_PROGRESS'), read), outcomeOfStateChange(change(undefined, 'FAILED'), read),
+      outcomeOfStateChange(change('bld_ok', 'SUCCEEDED'), read),
+      outcomeOfStateChange(change('bld_bad', 'SUCCEEDED'), read),
+      outcomeOfStateChange(change('bld_none', 'SUCCEEDED'), read),
+      outcomeOfStateChange(change('bld_slow', 'TIMED_OUT'), read),
+      outcomeOfStateChange(change('bld_ok', 'IN_PROGRESS'), read),
+      outcomeOfStateChange(change(undefined, 'FAILED'), read),
     ]);
     // Assess
     expect(ok).toMatchObject({ buildId: 'bld_ok', status: 'success', manifest: { build: { buildCommand: 'node build.mjs' } } });

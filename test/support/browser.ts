@@ -24,14 +24,24 @@ export async function launchBrowser(): Promise<TestBrowser> {
     executablePath: chromiumPath,
     headless: true,
     viewport: { width: 1280, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const page = context.pages()[0] ?? (await context.newPage());
   mkdirSync(screenshotDir, { recursive: true });
   return {
     context,
     page,
-    screenshot: async (name) => { await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true }); },
+    screenshot: async (name) => {
+      await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
+    },
     async close() {
       await context.close();
       rmSync(profile, { recursive: true, force: true });

@@ -22,12 +22,15 @@ export const handbookPages = [
     'Warranty and repairs. Every bicycle frame carries a ten-year warranty against manufacturing defects.',
     'Brakes, chains and tyres wear out with use and are covered for six months. To claim a repair, bring the bike and the receipt to any partner shop.',
   ],
-  [
-    'Delivery. Orders within Portugal arrive in two working days. Shipping to the rest of Europe takes up to a week and costs 25 euros.',
-  ],
+  ['Delivery. Orders within Portugal arrive in two working days. Shipping to the rest of Europe takes up to a week and costs 25 euros.'],
 ];
 
-export async function upload(api: TestApi, user: TestUser, file: { bytes: Uint8Array | string; filename: string; mimeType: string }, extra: Record<string, unknown> = {}) {
+export async function upload(
+  api: TestApi,
+  user: TestUser,
+  file: { bytes: Uint8Array | string; filename: string; mimeType: string },
+  extra: Record<string, unknown> = {},
+) {
   return api.as(user.apiKey).post('/api/sdk/v1/documents/upload', { file: toBase64(file.bytes), filename: file.filename, mimeType: file.mimeType, ...extra });
 }
 

@@ -6,7 +6,9 @@ import { type EventObject, normalizeEvent } from '../../functions/events/event-o
 
 const folder = fileURLToPath(new URL('../../events/', import.meta.url));
 
-export const sampleFiles = readdirSync(folder).filter((name) => name.endsWith('.json')).sort();
+export const sampleFiles = readdirSync(folder)
+  .filter((name) => name.endsWith('.json'))
+  .sort();
 
 export const sampleInput = (type: string): Record<string, unknown> => JSON.parse(readFileSync(`${folder}${type}.json`, 'utf8')) as Record<string, unknown>;
 

@@ -25,11 +25,26 @@ export function useDynamoLocal() {
 
 type ScriptRun = Awaited<ReturnType<FlowScriptRunner['run']>>;
 export const scriptResult = (overrides: Partial<ScriptRun> = {}): ScriptRun => ({
-  executionId: 'exe_script', status: 'success', noOp: false, output: { success: true }, error: null, logs: ['ran'], cost: 0.0001, ...overrides,
+  executionId: 'exe_script',
+  status: 'success',
+  noOp: false,
+  output: { success: true },
+  error: null,
+  logs: ['ran'],
+  cost: 0.0001,
+  ...overrides,
 });
-export const scriptFailure = scriptResult({ status: 'error', output: { success: false, reason: 'upstream down' }, error: { code: 'SCRIPT_FAILURE', message: 'upstream down' } });
+export const scriptFailure = scriptResult({
+  status: 'error',
+  output: { success: false, reason: 'upstream down' },
+  error: { code: 'SCRIPT_FAILURE', message: 'upstream down' },
+});
 
-export const refusalOf = (promise: Promise<unknown>) => promise.then(() => undefined, (error: { code: string; status: number }) => ({ code: error.code, status: error.status }));
+export const refusalOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: { code: string; status: number }) => ({ code: error.code, status: error.status }),
+  );
 
 export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
   // Far in the future: results carry a TTL from this clock, and DynamoDB Local sweeps items whose TTL has passed.
@@ -59,7 +74,10 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
   const scheduler = createLocalScheduler({ clock, publish: bus, heartbeat: false });
   const oneShots = createLocalOneShots({ clock, publish: bus, timers: false });
   const executor = createExecutor({
-    scripts, tools: { resolve: async () => ({ tools: [], unknown: [] }) }, model: () => undefined, clock,
+    scripts,
+    tools: { resolve: async () => ({ tools: [], unknown: [] }) },
+    model: () => undefined,
+    clock,
     deadline: () => ({ expired: new Promise<void>((expire) => deadlines.push(expire)), clear: () => undefined }),
     wait: async () => undefined,
   });
@@ -67,17 +85,42 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
   const ledger = createDeliveryStore(clock);
   runner = createFlowRunner({ flows, executions, runs, ledger, clock });
   // runFlow waits for its run here: the background and the bound are the HTTP tests' (test/e2e/long-runs.test.ts).
-  const longRuns = createFlowLongRuns({ runs, executions, ledger, background: (run) => ({ start: async (job) => ({ ended: run(job), detached: false }) }), boundMs: () => 0, clock });
+  const longRuns = createFlowLongRuns({
+    runs,
+    executions,
+    ledger,
+    background: (run) => ({ start: async (job) => ({ ended: run(job), detached: false }) }),
+    boundMs: () => 0,
+    clock,
+  });
   const service = createFlowService({ flows, executions, scripts, scheduler, oneShots, longRuns, clock, llmConfigured: () => true });
   const caller = { userId: newId('usr'), keyId: 'key_test', scopes: ['*'] };
   return {
-    clock, at, advance, published, scriptCalls, deadlines, scheduler, oneShots, runs, service, caller, flows,
+    clock,
+    at,
+    advance,
+    published,
+    scriptCalls,
+    deadlines,
+    scheduler,
+    oneShots,
+    runs,
+    service,
+    caller,
+    flows,
     handle: (detail: Record<string, unknown>) => runner!.handle(detail),
     event: (text: string) => runner!.handle({ id: newId('evt'), type: 'chatapp.message', source: 'chatapp', userId: caller.userId, content: { text } }),
     eventFlow: (executionType: 'llm' | 'direct') =>
       service.createEventFlow(caller, {
-        title: `on chat ${executionType}`, description: 'reacts to chat messages', eventType: 'chatapp.message', conditions: { field: 'text', operator: 'contains', value: 'deploy' },
-        prompt: 'Summarise the message', recommendedTools: [], scope: 'user', executionType, ...(executionType === 'direct' && { scriptId: 'scr_handler' }),
+        title: `on chat ${executionType}`,
+        description: 'reacts to chat messages',
+        eventType: 'chatapp.message',
+        conditions: { field: 'text', operator: 'contains', value: 'deploy' },
+        prompt: 'Summarise the message',
+        recommendedTools: [],
+        scope: 'user',
+        executionType,
+        ...(executionType === 'direct' && { scriptId: 'scr_handler' }),
       }),
     pendingRetries: () => oneShots.pending().map((once) => ({ at: once.at, attempt: once.event.detail.attempt })),
     /** Moves the clock to the next pending retry and fires it. */

@@ -25,7 +25,9 @@ export async function startLambdaInvokeApi(functions: Record<string, (payload: a
       invoked.push(decodeURIComponent(name));
       const handler = Object.hasOwn(functions, decodeURIComponent(name)) ? functions[decodeURIComponent(name)] : undefined;
       if (!handler) {
-        response.writeHead(404, { 'content-type': 'application/json', 'x-amzn-errortype': 'ResourceNotFoundException' }).end(JSON.stringify({ Type: 'User', message: `Function not found: ${name}` }));
+        response
+          .writeHead(404, { 'content-type': 'application/json', 'x-amzn-errortype': 'ResourceNotFoundException' })
+          .end(JSON.stringify({ Type: 'User', message: `Function not found: ${name}` }));
         return;
       }
       const headers = { 'content-type': 'application/json', 'x-amz-executed-version': '$LATEST' };
@@ -34,7 +36,9 @@ export async function startLambdaInvokeApi(functions: Record<string, (payload: a
         response.writeHead(200, headers).end(JSON.stringify(result));
       } catch (error) {
         // As Lambda answers a function that threw or ran out of time: 200, the error in the body, flagged in a header.
-        response.writeHead(200, { ...headers, 'x-amz-function-error': 'Unhandled' }).end(JSON.stringify({ errorType: (error as Error).name, errorMessage: (error as Error).message }));
+        response
+          .writeHead(200, { ...headers, 'x-amz-function-error': 'Unhandled' })
+          .end(JSON.stringify({ errorType: (error as Error).name, errorMessage: (error as Error).message }));
       }
     });
   });

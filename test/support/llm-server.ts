@@ -5,7 +5,12 @@ import type { AddressInfo } from 'node:net';
 
 export interface ChatRequest {
   model: string;
-  messages: Array<{ role: string; content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>;
+  messages: Array<{
+    role: string;
+    content: string | null;
+    tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+    tool_call_id?: string;
+  }>;
   tools?: Array<{ type: string; function: { name: string; description: string; parameters: Record<string, unknown> } }>;
   authorization?: string;
 }
@@ -36,15 +41,27 @@ export async function startLlmServer(): Promise<LlmServer> {
         return;
       }
       const answer = turn(body);
-      const toolCalls = (answer.toolCalls ?? []).map((call, index) => ({ id: `call_${requests.length}_${index}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } }));
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({
-        id: `chatcmpl-${requests.length}`,
-        object: 'chat.completion',
-        model: body.model,
-        choices: [{ index: 0, finish_reason: toolCalls.length ? 'tool_calls' : 'stop', message: { role: 'assistant', content: answer.content ?? null, ...(toolCalls.length && { tool_calls: toolCalls }) } }],
-        usage: { prompt_tokens: 1000, completion_tokens: 200, total_tokens: 1200 },
+      const toolCalls = (answer.toolCalls ?? []).map((call, index) => ({
+        id: `call_${requests.length}_${index}`,
+        type: 'function',
+        function: { name: call.name, arguments: JSON.stringify(call.arguments) },
       }));
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          id: `chatcmpl-${requests.length}`,
+          object: 'chat.completion',
+          model: body.model,
+          choices: [
+            {
+              index: 0,
+              finish_reason: toolCalls.length ? 'tool_calls' : 'stop',
+              message: { role: 'assistant', content: answer.content ?? null, ...(toolCalls.length && { tool_calls: toolCalls }) },
+            },
+          ],
+          usage: { prompt_tokens: 1000, completion_tokens: 200, total_tokens: 1200 },
+        }),
+      );
     });
   });
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));

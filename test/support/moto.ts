@@ -56,8 +56,11 @@ export async function startMoto(): Promise<Moto> {
 export async function givenScriptUpkeep(moto: Moto, lambda: LambdaClient, resourceCallFunctionArn: string) {
   const [logs, iam] = [new CloudWatchLogsClient(moto.clientConfig), new IAMClient(moto.clientConfig)];
   const boundary = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: '*' }] };
-  const policy = await iam.send(new CreatePolicyCommand({ PolicyName: `script-boundary-${randomUUID().slice(0, 8)}`, PolicyDocument: JSON.stringify(boundary) }));
+  const policy = await iam.send(
+    new CreatePolicyCommand({ PolicyName: `script-boundary-${randomUUID().slice(0, 8)}`, PolicyDocument: JSON.stringify(boundary) }),
+  );
   const boundaryArn = policy.Policy!.Arn!;
-  const upkeep = () => createScriptFunctionUpkeep({ lambda, logs, iam, retentionDays: 14, keepVersions: 2, region: 'us-east-1', boundaryArn, resourceCallFunctionArn });
+  const upkeep = () =>
+    createScriptFunctionUpkeep({ lambda, logs, iam, retentionDays: 14, keepVersions: 2, region: 'us-east-1', boundaryArn, resourceCallFunctionArn });
   return { logs, iam, boundaryArn, upkeep };
 }

@@ -54,7 +54,9 @@ export function packTarball(pkg: NpmPackage): Buffer {
 
 /** The version's entry of the packument, as the npm registry derives it from package.json (with `hasInstallScript`). */
 function manifestOf(pkg: NpmPackage): Record<string, unknown> {
-  const manifest = JSON.parse(pkg.files['package.json'] ?? JSON.stringify({ name: pkg.name, version: pkg.version, main: 'index.js' })) as { scripts?: Record<string, string> };
+  const manifest = JSON.parse(pkg.files['package.json'] ?? JSON.stringify({ name: pkg.name, version: pkg.version, main: 'index.js' })) as {
+    scripts?: Record<string, string>;
+  };
   const scripted = ['preinstall', 'install', 'postinstall'].some((name) => manifest.scripts?.[name]);
   return { ...manifest, ...(scripted && { hasInstallScript: true }) };
 }
@@ -66,7 +68,10 @@ export async function startNpmRegistry(packages: NpmPackage[], options: { tarbal
   packages.forEach(serve);
   let url = '';
   const tarballUrl = (pkg: NpmPackage) => `${options.tarballBase ?? url}${pkg.name}/-/${pkg.name.split('/').pop()}-${pkg.version}.tgz`;
-  const integrity = (pkg: NpmPackage) => `sha512-${createHash('sha512').update(served.get(key(pkg.name, pkg.version))!.tarball).digest('base64')}`;
+  const integrity = (pkg: NpmPackage) =>
+    `sha512-${createHash('sha512')
+      .update(served.get(key(pkg.name, pkg.version))!.tarball)
+      .digest('base64')}`;
   let requests = 0;
   const server: Server = createServer((request, response) => {
     requests++;
@@ -96,7 +101,10 @@ export async function startNpmRegistry(packages: NpmPackage[], options: { tarbal
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   return {
-    url, serve, tarballUrl, integrity,
+    url,
+    serve,
+    tarballUrl,
+    integrity,
     get requests() {
       return requests;
     },

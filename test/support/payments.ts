@@ -48,7 +48,9 @@ export const tokenTransfer = (payer: Keypair, mint: string, to: string, amount: 
 
 /** A v1 payment header around any instructions, signed by `payer`. */
 export function headerWith(offer: PaymentRequirement, payer: Keypair, blockhash: string, instructions: TransactionInstruction[]): string {
-  const transaction = new VersionedTransaction(new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions }).compileToV0Message());
+  const transaction = new VersionedTransaction(
+    new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions }).compileToV0Message(),
+  );
   transaction.sign([payer]);
   return encodePaymentHeader(transaction, offer);
 }
@@ -78,7 +80,12 @@ export function paymentWorld(): PaymentWorld {
     world.ownerWallet = Keypair.generate().publicKey.toBase58();
     world.owner = await world.api.givenUser({ walletAddress: world.ownerWallet });
     world.upstream.respond((request, response) => json(response, 200, { forecast: 'sunny', path: request.url }));
-    world.resourceId = await givenPublishedResource(world.api, world.owner, { pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' } }, { baseUrl: `${world.upstream.baseUrl}/v1` });
+    world.resourceId = await givenPublishedResource(
+      world.api,
+      world.owner,
+      { pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' } },
+      { baseUrl: `${world.upstream.baseUrl}/v1` },
+    );
     world.connection = solanaConnection(world.api);
     world.paidPath = `/api/x402/resources/${world.resourceId}/getForecast?city=Oslo&days=2`;
   });

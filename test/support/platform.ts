@@ -50,7 +50,11 @@ export async function startTestPlatform(options: { ownTables?: boolean } = {}): 
   });
   const baseUrl = platform.baseUrl;
 
-  async function request(method: string, path: string, options: { body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {}): Promise<ApiResponse> {
+  async function request(
+    method: string,
+    path: string,
+    options: { body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse> {
     const hasBody = options.rawBody !== undefined || options.body !== undefined;
     const response = await fetch(`${baseUrl}${path}`, {
       method,

@@ -58,7 +58,9 @@ export async function startPythonIndex(wheels: Wheel[], token: string): Promise<
     const file = /^\/files\/([^/]+)$/.exec(path)?.[1];
     const links = built.filter((wheel) => wheel.project === project);
     if (project && links.length) {
-      const anchors = links.map((wheel) => `<a href="/files/${wheel.fileName}#sha256=${createHash('sha256').update(wheel.bytes).digest('hex')}">${wheel.fileName}</a>`);
+      const anchors = links.map(
+        (wheel) => `<a href="/files/${wheel.fileName}#sha256=${createHash('sha256').update(wheel.bytes).digest('hex')}">${wheel.fileName}</a>`,
+      );
       response.writeHead(200, { 'content-type': 'text/html' }).end(`<!DOCTYPE html><html><body>${anchors.join('\n')}</body></html>`);
       return;
     }

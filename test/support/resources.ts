@@ -32,8 +32,22 @@ export function resourceInput(overrides: Record<string, unknown> = {}, endpoint:
       baseUrl: 'http://127.0.0.1:9/v1',
       authentication: 'none',
       methods: [
-        { name: 'getForecast', httpMethod: 'GET', path: '/forecast/{city}', parameters: { city: { type: 'string', required: true }, days: { type: 'integer', required: false } } },
-        { name: 'report', method: 'post', path: '/reports', parameters: [{ name: 'text', type: 'string', required: true }, { name: 'tags', type: 'string[]' }], cost: 0.05 },
+        {
+          name: 'getForecast',
+          httpMethod: 'GET',
+          path: '/forecast/{city}',
+          parameters: { city: { type: 'string', required: true }, days: { type: 'integer', required: false } },
+        },
+        {
+          name: 'report',
+          method: 'post',
+          path: '/reports',
+          parameters: [
+            { name: 'text', type: 'string', required: true },
+            { name: 'tags', type: 'string[]' },
+          ],
+          cost: 0.05,
+        },
       ],
       ...endpoint,
     },
@@ -88,7 +102,12 @@ export async function startUpstream(): Promise<Upstream> {
   };
 }
 
-export async function givenPublishedResource(api: TestApi, owner: TestUser, overrides: Record<string, unknown> = {}, endpoint: Record<string, unknown> = {}): Promise<string> {
+export async function givenPublishedResource(
+  api: TestApi,
+  owner: TestUser,
+  overrides: Record<string, unknown> = {},
+  endpoint: Record<string, unknown> = {},
+): Promise<string> {
   const created = await api.as(owner.apiKey).post('/api/sdk/v1/resources', resourceInput(overrides, endpoint));
   if (created.status !== 201) throw new Error(`create failed: ${created.text}`);
   const id = created.body.data.id as string;

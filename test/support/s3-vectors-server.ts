@@ -22,7 +22,11 @@ const cosine = (a: number[], b: number[]) => {
   let dot = 0;
   let normA = 0;
   let normB = 0;
-  a.forEach((value, at) => { dot += value * b[at]!; normA += value * value; normB += b[at]! * b[at]!; });
+  a.forEach((value, at) => {
+    dot += value * b[at]!;
+    normA += value * value;
+    normB += b[at]! * b[at]!;
+  });
   return dot / Math.sqrt(normA * normB);
 };
 
@@ -32,7 +36,8 @@ const matches = (metadata: Record<string, unknown>, filter: Record<string, { $eq
 export async function startS3VectorsServer(): Promise<S3VectorsServer> {
   const stored = new Map<string, Stored>();
   const calls: S3VectorsServer['calls'] = [];
-  const fail = (response: ServerResponse, status: number, message: string) => response.writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': 'ValidationException' }).end(JSON.stringify({ message }));
+  const fail = (response: ServerResponse, status: number, message: string) =>
+    response.writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': 'ValidationException' }).end(JSON.stringify({ message }));
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const chunks: Buffer[] = [];

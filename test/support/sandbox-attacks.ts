@@ -47,11 +47,27 @@ export async function attackRequest(runtime: RuntimeLabel, code: string, overrid
   const prepared = await prepareCode(runtime, code);
   const scriptId = `scr_attack${process.pid}x${counter++}`;
   return {
-    scriptId, version: 1, runtime, codeHash: `${scriptId}hash`, qualifier: 'live', code: async () => prepared, memoryMb: 128, timeoutMs: 10_000,
+    scriptId,
+    version: 1,
+    runtime,
+    codeHash: `${scriptId}hash`,
+    qualifier: 'live',
+    code: async () => prepared,
+    memoryMb: 128,
+    timeoutMs: 10_000,
     event: { data: { serverPid: process.pid }, trigger: { type: 'manual', source: null, event: null } },
     context: { scriptId, executionId: 'exe_attack', userId: 'usr_attacker', customization: {} },
     callResource: async () => null,
-    grant: { executionId: 'exe_attack', userId: 'usr_attacker', scriptId, allowedResources: [], limitUsd: 1, limitedBy: 'cost', memoryMb: 128, startedAt: Date.now() },
+    grant: {
+      executionId: 'exe_attack',
+      userId: 'usr_attacker',
+      scriptId,
+      allowedResources: [],
+      limitUsd: 1,
+      limitedBy: 'cost',
+      memoryMb: 128,
+      startedAt: Date.now(),
+    },
     ...overrides,
   };
 }

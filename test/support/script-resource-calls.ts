@@ -43,5 +43,13 @@ export async function givenCallableResource(baseUrl: string): Promise<CallableRe
 }
 
 export const runGrant = (userId: string, overrides: Partial<RunGrant> = {}): RunGrant => ({
-  executionId: newId('exe'), userId, scriptId: newId('scr'), allowedResources: [], limitUsd: 1, limitedBy: 'cost', memoryMb: 128, startedAt: Date.now(), ...overrides,
+  executionId: newId('exe'),
+  userId,
+  scriptId: newId('scr'),
+  allowedResources: [],
+  limitUsd: 1,
+  limitedBy: 'cost',
+  memoryMb: 128,
+  startedAt: Date.now(),
+  ...overrides,
 });

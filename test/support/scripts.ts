@@ -25,7 +25,13 @@ export interface GivenScript {
 }
 
 export async function givenScript(api: TestApi, owner: TestUser, body: Record<string, unknown> = {}): Promise<GivenScript> {
-  const created = ok(await api.as(owner.apiKey).post(rest, { name: `script-${Math.random().toString(36).slice(2, 8)}`, description: 'a test script', code: nodeEcho('v1'), ...body }), 201, 'create');
+  const created = ok(
+    await api
+      .as(owner.apiKey)
+      .post(rest, { name: `script-${Math.random().toString(36).slice(2, 8)}`, description: 'a test script', code: nodeEcho('v1'), ...body }),
+    201,
+    'create',
+  );
   return { id: created.body.data.id, apiKey: created.body.data.apiKey };
 }
 

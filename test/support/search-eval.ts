@@ -23,7 +23,9 @@ export async function renderDocument(document: EvalDocument): Promise<Uint8Array
     case 'application/vnd.openxmlformats-officedocument.wordprocessingml.document':
       return buildDocx(sections);
     case 'text/html':
-      return encode(`<html><body>${sections.map((section) => `<h2>${escapeHtml(section.heading)}</h2>${section.paragraphs.map((text) => `<p>${escapeHtml(text)}</p>`).join('')}`).join('\n')}</body></html>`);
+      return encode(
+        `<html><body>${sections.map((section) => `<h2>${escapeHtml(section.heading)}</h2>${section.paragraphs.map((text) => `<p>${escapeHtml(text)}</p>`).join('')}`).join('\n')}</body></html>`,
+      );
     case 'text/markdown':
       return encode(sections.map((section) => `## ${section.heading}\n\n${section.paragraphs.join('\n\n')}`).join('\n\n'));
     case 'text/csv':
@@ -56,10 +58,13 @@ export async function prepareSet(embedder: Embedder, documents: EvalDocument[], 
     const drafts = chunkPages(await extractPages(await renderDocument(document), document.mimeType));
     const vectors = await embedder.embed(drafts.map(embeddingText));
     const block = new Float32Array(drafts.length * embedder.dims);
-    vectors.forEach((vector, row) => { block.set(vector, row * embedder.dims); });
+    vectors.forEach((vector, row) => {
+      block.set(vector, row * embedder.dims);
+    });
     index.vectors.put(document.id, block);
     index.lexical.put(document.id, drafts);
-    for (const draft of drafts) chunks.set(keyOf(document.id, draft.position), { documentId: document.id, position: draft.position, content: draft.content, heading: draft.heading });
+    for (const draft of drafts)
+      chunks.set(keyOf(document.id, draft.position), { documentId: document.id, position: draft.position, content: draft.content, heading: draft.heading });
   }
   const vectors = await questionVectors;
   return { index, chunks, questions: questions.map((question, at) => ({ ...question, vector: vectors[at]! })) };
@@ -76,10 +81,12 @@ export function answers(set: PreparedSet, question: EvalQuestion, hit: { documen
 export function candidatesOf(set: PreparedSet, calibration: Calibration): Array<{ question: EvalQuestion; hits: Array<RankedHit & { relevant: boolean }> }> {
   return set.questions.map((question) => ({
     question,
-    hits: rankHybrid(set.index, { query: question.vector, question: question.question, calibration, limit: Number.MAX_SAFE_INTEGER, threshold: 0 }).map((hit) => ({
-      ...hit,
-      relevant: answers(set, question, hit),
-    })),
+    hits: rankHybrid(set.index, { query: question.vector, question: question.question, calibration, limit: Number.MAX_SAFE_INTEGER, threshold: 0 }).map(
+      (hit) => ({
+        ...hit,
+        relevant: answers(set, question, hit),
+      }),
+    ),
   }));
 }
 

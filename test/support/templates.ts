@@ -52,7 +52,19 @@ export interface FixtureRepo {
 }
 
 const git = (dir: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).trim();
+  execFileSync('git', args, {
+    cwd: dir,
+    encoding: 'utf8',
+    env: {
+      PATH: process.env.PATH,
+      HOME: dir,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+    },
+  }).trim();
 
 export function givenRepo(): FixtureRepo {
   const dir = mkdtempSync(join(tmpdir(), 'template-repo-'));
@@ -90,7 +102,11 @@ function ok(response: ApiResponse, status: number, what: string): ApiResponse {
 }
 
 export async function givenTemplate(api: TestApi, owner: TestUser, body: Record<string, unknown>): Promise<string> {
-  const created = ok(await api.as(owner.apiKey).post(templatesPath, { name: 'Fixture site', description: 'A tiny site', category: 'landing', tags: ['site'], ...body }), 201, 'create template');
+  const created = ok(
+    await api.as(owner.apiKey).post(templatesPath, { name: 'Fixture site', description: 'A tiny site', category: 'landing', tags: ['site'], ...body }),
+    201,
+    'create template',
+  );
   return created.body.data.id;
 }
 
@@ -104,7 +120,11 @@ export async function buildToEnd(api: TestApi, owner: TestUser, templateId: stri
   }
 }
 
-export async function givenBuiltTemplate(api: TestApi, owner: TestUser, overrides: Record<string, unknown> = {}): Promise<{ templateId: string; repo: FixtureRepo; gitHash: string }> {
+export async function givenBuiltTemplate(
+  api: TestApi,
+  owner: TestUser,
+  overrides: Record<string, unknown> = {},
+): Promise<{ templateId: string; repo: FixtureRepo; gitHash: string }> {
   const { repo, gitHash } = givenSiteRepo(overrides);
   const templateId = await givenTemplate(api, owner, { repository: repo.url, gitHash });
   const built = await buildToEnd(api, owner, templateId);
@@ -126,15 +146,18 @@ export function fetchPage(baseUrl: string, subdomain: string, form: 'host' | 'pa
   const base = new URL(baseUrl);
   const target = form === 'host' ? path : `/pages/${subdomain}${path}`;
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: base.port, path: target, headers: { host: form === 'host' ? `${subdomain}.localhost:${base.port}` : base.host } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const facts = /<script type="application\/json" id="facts">(.*)<\/script>/.exec(text)?.[1];
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, ...(facts && { facts: JSON.parse(facts) }) });
-      });
-    });
+    const req = request(
+      { host: '127.0.0.1', port: base.port, path: target, headers: { host: form === 'host' ? `${subdomain}.localhost:${base.port}` : base.host } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const facts = /<script type="application\/json" id="facts">(.*)<\/script>/.exec(text)?.[1];
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, ...(facts && { facts: JSON.parse(facts) }) });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });

@@ -14,7 +14,13 @@ const unit = (...values: number[]) => normalise(Float32Array.from(values));
 describe('documents: chunking', () => {
   it('keeps short paragraphs whole and never crosses a page', () => {
     // Act
-    const chunks = chunkPages([{ pageNumber: 1, text: 'Alpha one.\n\nAlpha two.' }, { pageNumber: 2, text: 'Beta.' }], sizes);
+    const chunks = chunkPages(
+      [
+        { pageNumber: 1, text: 'Alpha one.\n\nAlpha two.' },
+        { pageNumber: 2, text: 'Beta.' },
+      ],
+      sizes,
+    );
     // Assess
     expect(chunks).toEqual([
       { position: 0, pageNumber: 1, charOffset: 0, content: 'Alpha one.\n\nAlpha two.', heading: null },
@@ -24,7 +30,13 @@ describe('documents: chunking', () => {
 
   it('splits a long paragraph at sentence ends, repeating the last sentence as overlap', () => {
     // Prepare
-    const sentences = ['The first sentence talks about rivers.', 'The second one is about mountains and valleys.', 'A third covers the weather in spring.', 'The fourth is about the sea.', 'The fifth closes it.'];
+    const sentences = [
+      'The first sentence talks about rivers.',
+      'The second one is about mountains and valleys.',
+      'A third covers the weather in spring.',
+      'The fourth is about the sea.',
+      'The fifth closes it.',
+    ];
     const text = sentences.join(' ');
     // Act
     const chunks = chunkPages([{ pageNumber: null, text }], sizes);
@@ -57,7 +69,13 @@ describe('documents: chunking', () => {
     // Assess
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.every((chunk) => chunk.content.length <= 3 * sizes.maxChars && /^word\d+/.test(chunk.content) && /word\d+$/.test(chunk.content))).toBe(true);
-    expect(chunks.map((chunk) => chunk.content).join(' ').split(' ').filter((word, index, all) => all.indexOf(word) === index)).toHaveLength(120);
+    expect(
+      chunks
+        .map((chunk) => chunk.content)
+        .join(' ')
+        .split(' ')
+        .filter((word, index, all) => all.indexOf(word) === index),
+    ).toHaveLength(120);
   });
 
   it('gives each chunk its section heading and never makes a heading a chunk', () => {
@@ -100,7 +118,8 @@ describe('documents: calibration and hybrid ranking', () => {
     const bySimilarity = [0, 0.2, 0.4, 0.6, 0.8, 1].map((similarity) => scoreOf(calibration, { similarity, coverage: 0.5 }));
     const byWords = [0, 0.5, 1].map((coverage) => scoreOf(calibration, { similarity: 0.5, coverage }));
     // Assess
-    for (const scores of [bySimilarity, byWords]) expect(scores.every((score, index) => score > 0 && score < 1 && (index === 0 || score > scores[index - 1]!))).toBe(true);
+    for (const scores of [bySimilarity, byWords])
+      expect(scores.every((score, index) => score > 0 && score < 1 && (index === 0 || score > scores[index - 1]!))).toBe(true);
   });
 
   it('places the operating point exactly at the default threshold', () => {
@@ -122,7 +141,10 @@ describe('documents: calibration and hybrid ranking', () => {
     const vectors = new VectorIndex(2);
     vectors.put('doc_a', Float32Array.from([...unit(1, 0), ...unit(0, 1)]));
     const lexical = new LexicalIndex();
-    lexical.put('doc_a', [{ position: 0, content: 'Opening hours of the office.' }, { position: 1, content: 'Refunds reach your card within five days.', heading: 'Refunds' }]);
+    lexical.put('doc_a', [
+      { position: 0, content: 'Opening hours of the office.' },
+      { position: 1, content: 'Refunds reach your card within five days.', heading: 'Refunds' },
+    ]);
     const calibration = { intercept: -3, similarity: 2, coverage: 2 };
     // Act
     const hits = rankHybrid({ vectors, lexical }, { query: unit(1, 0.2), question: 'When is my refund paid?', calibration, limit: 5, threshold: 0 });
@@ -148,7 +170,13 @@ describe('documents: calibration and hybrid ranking', () => {
       }
       return { vectors, lexical };
     };
-    const input = { query: unit(1, 0.5), question: 'When does the lock open?', calibration: calibrationOf('universal-sentence-encoder-lite'), limit: 20, threshold: 0 };
+    const input = {
+      query: unit(1, 0.5),
+      question: 'When does the lock open?',
+      calibration: calibrationOf('universal-sentence-encoder-lite'),
+      limit: 20,
+      threshold: 0,
+    };
     // Act
     const [alone, crowded] = [graphOf(0), graphOf(10)].map((graph) => rankHybrid(graph, input).find((hit) => hit.documentId === 'doc_harbour')!);
     // Assess
@@ -208,7 +236,9 @@ describe('documents: vectors', () => {
     for (const id of ['doc_a', 'doc_b', 'doc_c']) forwards.put(id, copy);
     for (const id of ['doc_c', 'doc_b', 'doc_a']) backwards.put(id, copy);
     // Act
-    const [first, second] = [forwards, backwards].map((index) => index.search(unit(1, 0), 3, 0.5).map(({ documentId, position }) => `${documentId}:${position}`));
+    const [first, second] = [forwards, backwards].map((index) =>
+      index.search(unit(1, 0), 3, 0.5).map(({ documentId, position }) => `${documentId}:${position}`),
+    );
     // Assess
     expect(first).toEqual(['doc_a:0', 'doc_a:1', 'doc_b:0']);
     expect(second).toEqual(first);
@@ -217,7 +247,7 @@ describe('documents: vectors', () => {
   it.each([512, 100])('finds what a plain scan finds after documents are added, replaced and removed (%i dimensions)', (dims) => {
     // Prepare
     let seed = dims;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648) - 0.5;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648 - 0.5;
     const vectorsOf = (count: number) => {
       const block = new Float32Array(count * dims);
       for (let row = 0; row < count; row++) block.set(normalise(Float32Array.from({ length: dims }, random)), row * dims);
@@ -239,17 +269,24 @@ describe('documents: vectors', () => {
     index.put('doc_01', replaced);
     kept.set('doc_01', replaced);
     const query = normalise(Float32Array.from({ length: dims }, random));
-    const expected = [...kept].flatMap(([documentId, block]) =>
-      Array.from({ length: block.length / dims }, (_, position) => ({
-        documentId, position, similarity: block.subarray(position * dims, (position + 1) * dims).reduce((sum, value, k) => sum + value * query[k]!, 0),
-      })),
-    ).sort((a, b) => b.similarity - a.similarity).slice(0, 10);
+    const expected = [...kept]
+      .flatMap(([documentId, block]) =>
+        Array.from({ length: block.length / dims }, (_, position) => ({
+          documentId,
+          position,
+          similarity: block.subarray(position * dims, (position + 1) * dims).reduce((sum, value, k) => sum + value * query[k]!, 0),
+        })),
+      )
+      .sort((a, b) => b.similarity - a.similarity)
+      .slice(0, 10);
     // Act
     const top = index.search(query, 10, -1);
     // Assess
     expect(index.size).toBe([...kept.values()].reduce((sum, block) => sum + block.length / dims, 0));
     expect(top.map(({ documentId, position }) => `${documentId}:${position}`)).toEqual(expected.map(({ documentId, position }) => `${documentId}:${position}`));
-    top.forEach((hit, rank) => { expect(hit.similarity).toBeCloseTo(expected[rank]!.similarity, 5); });
+    top.forEach((hit, rank) => {
+      expect(hit.similarity).toBeCloseTo(expected[rank]!.similarity, 5);
+    });
   });
 });
 
@@ -260,7 +297,9 @@ describe('documents: warm graph indexes', () => {
       version: async () => state.version,
       documentIds: async () => state.documents,
       vectors: async (documentId: string) => (state.reads.push(documentId), { model: 'm', dims: 2, vectors: unit(1, 0) }),
-      chunks: async (documentId: string) => [{ documentId, position: 0, chunkId: `chk_${documentId}_0`, content: `text of ${documentId}`, pageNumber: null, charOffset: 0 }],
+      chunks: async (documentId: string) => [
+        { documentId, position: 0, chunkId: `chk_${documentId}_0`, content: `text of ${documentId}`, pageNumber: null, charOffset: 0 },
+      ],
     };
     return { state, cache: createGraphIndexCache({ source, embedder: { modelId: 'm', dims: 2 }, maxVectors: 100 }) };
   }
@@ -296,7 +335,14 @@ describe('documents: warm graph indexes', () => {
   function givenLargeGraph() {
     const state = { version: 1, documents: ['doc_big', 'doc_gone'], chunkReads: [] as string[] };
     const stored = new Map<string, Uint8Array>();
-    const chunk = (documentId: string, position: number, content: string) => ({ documentId, position, chunkId: `chk_${documentId}_${position}`, content, pageNumber: null, charOffset: 0 });
+    const chunk = (documentId: string, position: number, content: string) => ({
+      documentId,
+      position,
+      chunkId: `chk_${documentId}_${position}`,
+      content,
+      pageNumber: null,
+      charOffset: 0,
+    });
     const source = {
       version: async () => state.version,
       documentIds: async () => state.documents,
@@ -304,10 +350,15 @@ describe('documents: warm graph indexes', () => {
       chunks: async (documentId: string) => {
         state.chunkReads.push(documentId);
         if (documentId !== 'doc_big') return [chunk(documentId, 0, `A note about refunds in ${documentId}.`)];
-        return Array.from({ length: snapshotAfterChunks }, (_, position) => chunk(documentId, position, `Line ${position} of the manual on refunds and returns, part ${position % 97}.`));
+        return Array.from({ length: snapshotAfterChunks }, (_, position) =>
+          chunk(documentId, position, `Line ${position} of the manual on refunds and returns, part ${position % 97}.`),
+        );
       },
     };
-    const snapshots = { read: async (graphId: string) => stored.get(graphId), write: async (graphId: string, bytes: Uint8Array) => void stored.set(graphId, bytes) };
+    const snapshots = {
+      read: async (graphId: string) => stored.get(graphId),
+      write: async (graphId: string, bytes: Uint8Array) => void stored.set(graphId, bytes),
+    };
     const newCache = () => createGraphIndexCache({ source, embedder: { modelId: 'm', dims: 2 }, maxVectors: 100_000, snapshots });
     return { state, stored, newCache };
   }
@@ -328,7 +379,8 @@ describe('documents: warm graph indexes', () => {
     expect(state.chunkReads).toEqual(['doc_new']);
     expect(cold.lexical.documentIds().sort()).toEqual(['doc_big', 'doc_new']);
     expect(cold.vectors.documentIds().sort()).toEqual(['doc_big', 'doc_new']);
-    for (const question of ['refunds part 42', 'a note about returns', 'line 9000 of the manual']) expect(cold.lexical.search(question)).toEqual(warm.lexical.search(question));
+    for (const question of ['refunds part 42', 'a note about returns', 'line 9000 of the manual'])
+      expect(cold.lexical.search(question)).toEqual(warm.lexical.search(question));
   });
 
   it('rebuilds the BM25 index from the chunks when the snapshot cannot be read', async () => {
@@ -345,11 +397,16 @@ describe('documents: warm graph indexes', () => {
 
 describe('documents: text formats', () => {
   it('strips Markdown markup and keeps the words', () => {
-    expect(markdownToText('## Title ##\n\nSome **bold** and _light_ text with `code` and [a link](http://x.test).').trim()).toBe('Title\n\nSome bold and light text with code and a link.');
+    expect(markdownToText('## Title ##\n\nSome **bold** and _light_ text with `code` and [a link](http://x.test).').trim()).toBe(
+      'Title\n\nSome bold and light text with code and a link.',
+    );
   });
 
   it('parses quoted CSV fields and writes rows as named values', () => {
-    expect(parseCsv('a,b\n"x, y","say ""hi"""\n')).toEqual([['a', 'b'], ['x, y', 'say "hi"']]);
+    expect(parseCsv('a,b\n"x, y","say ""hi"""\n')).toEqual([
+      ['a', 'b'],
+      ['x, y', 'say "hi"'],
+    ]);
     expect(csvToText('name,age\nAna,30\nBo,41')).toBe('name: Ana\nage: 30\n\nname: Bo\nage: 41');
     expect(() => csvToText('a\n"open')).toThrow(ExtractionError);
   });

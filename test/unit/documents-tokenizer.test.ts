@@ -24,8 +24,16 @@ const texts = [
     ...set.documents.flatMap((document) => document.sections.flatMap((section) => [section.heading, ...section.paragraphs])),
     ...set.questions.map((question) => question.question),
   ]),
-  '', ' ', '  double  spaces ', 'tabs\tand\nnew lines', 'ﬁnal ligatures and ＦＵＬＬＷＩＤＴＨ letters', 'emoji 🎉🎉 and § ¶ • ‰ symbols',
-  '中文字符和日本語のテキスト', 'Ünïcödé àccents, naïve café', 'x'.repeat(2000), 'a1b2c3 3.14159 -42 1,000,000 (e.g.) [ref] {json: true}',
+  '',
+  ' ',
+  '  double  spaces ',
+  'tabs\tand\nnew lines',
+  'ﬁnal ligatures and ＦＵＬＬＷＩＤＴＨ letters',
+  'emoji 🎉🎉 and § ¶ • ‰ symbols',
+  '中文字符和日本語のテキスト',
+  'Ünïcödé àccents, naïve café',
+  'x'.repeat(2000),
+  'a1b2c3 3.14159 -42 1,000,000 (e.g.) [ref] {json: true}',
 ];
 
 describe('documents: tokenizer of the embedding worker', () => {

@@ -25,18 +25,37 @@ interface Case {
 
 const cases: Case[] = [
   { name: 'batched product', run: () => core.matMul(core.tensor(values(2 * 3 * 5 * 7, 1), [2, 3, 5, 7]), core.tensor(values(2 * 3 * 7 * 4, 2), [2, 3, 7, 4])) },
-  { name: 'batched product with B transposed', run: () => core.matMul(core.tensor(values(6 * 9 * 16, 3), [6, 9, 16]), core.tensor(values(6 * 11 * 16, 4), [6, 11, 16]), false, true) },
-  { name: 'batched product with A transposed', run: () => core.matMul(core.tensor(values(4 * 8 * 5, 5), [4, 8, 5]), core.tensor(values(4 * 8 * 3, 6), [4, 8, 3]), true, false) },
+  {
+    name: 'batched product with B transposed',
+    run: () => core.matMul(core.tensor(values(6 * 9 * 16, 3), [6, 9, 16]), core.tensor(values(6 * 11 * 16, 4), [6, 11, 16]), false, true),
+  },
+  {
+    name: 'batched product with A transposed',
+    run: () => core.matMul(core.tensor(values(4 * 8 * 5, 5), [4, 8, 5]), core.tensor(values(4 * 8 * 3, 6), [4, 8, 3]), true, false),
+  },
   { name: 'broadcast product', run: () => core.matMul(core.tensor(values(3 * 4 * 6, 7), [3, 4, 6]), core.tensor(values(6 * 2, 8), [1, 6, 2])) },
   { name: 'unbatched product', run: () => core.matMul(core.tensor(values(10 * 12, 9), [10, 12]), core.tensor(values(12 * 5, 10), [12, 5])) },
 ];
 const splits: Case[] = [
   { name: 'split along the last axis', run: () => core.split(core.tensor(values(2 * 7 * 12, 11), [2, 7, 12]), [3, 4, 5], 2) },
   { name: 'split along a middle axis', run: () => core.split(core.tensor(values(3 * 6 * 4, 12), [3, 6, 4]), 3, 1) },
-  { name: 'split of integers along the first axis', run: () => core.split(core.tensor(Int32Array.from({ length: 24 }, (_, index) => index * 7 - 50), [4, 6], 'int32'), [1, 3], 0) },
+  {
+    name: 'split of integers along the first axis',
+    run: () =>
+      core.split(
+        core.tensor(
+          Int32Array.from({ length: 24 }, (_, index) => index * 7 - 50),
+          [4, 6],
+          'int32',
+        ),
+        [1, 3],
+        0,
+      ),
+  },
 ];
 
-const read = (result: Tensor | Tensor[]) => (Array.isArray(result) ? result : [result]).map((tensor) => ({ shape: tensor.shape, data: Array.from(tensor.dataSync()) }));
+const read = (result: Tensor | Tensor[]) =>
+  (Array.isArray(result) ? result : [result]).map((tensor) => ({ shape: tensor.shape, data: Array.from(tensor.dataSync()) }));
 const before = new Map<string, ReturnType<typeof read>>();
 
 beforeAll(async () => {
@@ -52,7 +71,9 @@ describe('documents: WASM kernels of the embedding worker', () => {
     // Assess
     const [expected] = before.get(test.name)!;
     expect(after[0]!.shape).toEqual(expected!.shape);
-    after[0]!.data.forEach((value, index) => { expect(value).toBeCloseTo(expected!.data[index]!, 5); });
+    after[0]!.data.forEach((value, index) => {
+      expect(value).toBeCloseTo(expected!.data[index]!, 5);
+    });
   });
 
   it.each(splits.map((test) => [test.name, test] as const))('makes a %s bit for bit as the backend does', (_, test) => {

@@ -72,7 +72,22 @@ describe('events: script condition operators', () => {
 
   it('covers every operator the interface names for scripts', () => {
     // Prepare
-    const named = ['equals', 'not_equals', 'contains', 'not_contains', 'starts_with', 'ends_with', 'greater_than', 'less_than', 'greater_than_or_equal', 'less_than_or_equal', 'exists', 'not_exists', 'in', 'not_in'];
+    const named = [
+      'equals',
+      'not_equals',
+      'contains',
+      'not_contains',
+      'starts_with',
+      'ends_with',
+      'greater_than',
+      'less_than',
+      'greater_than_or_equal',
+      'less_than_or_equal',
+      'exists',
+      'not_exists',
+      'in',
+      'not_in',
+    ];
     // Act
     const tested = new Set(cases.map(([operator]) => operator));
     // Assess
@@ -82,18 +97,29 @@ describe('events: script condition operators', () => {
 
   // The flow spelling of each operator (the interface writes flow operators in camel case).
   const camel: Record<string, string> = {
-    not_equals: 'notEquals', not_contains: 'notContains', starts_with: 'startsWith', ends_with: 'endsWith', greater_than: 'greaterThan', less_than: 'lessThan',
-    greater_than_or_equal: 'greaterThanOrEqual', less_than_or_equal: 'lessThanOrEqual', not_exists: 'notExists', not_in: 'notIn',
+    not_equals: 'notEquals',
+    not_contains: 'notContains',
+    starts_with: 'startsWith',
+    ends_with: 'endsWith',
+    greater_than: 'greaterThan',
+    less_than: 'lessThan',
+    greater_than_or_equal: 'greaterThanOrEqual',
+    less_than_or_equal: 'lessThanOrEqual',
+    not_exists: 'notExists',
+    not_in: 'notIn',
   };
 
-  it.each(cases.filter(([operator]) => Object.hasOwn(camel, operator)))('reads %s spelled in camel case the same (%s, %j, %s sample: %s)', (operator, field, value, sample, expected) => {
-    // Prepare
-    const leaf = value === undefined ? { field, operator: camel[operator] } : { field, operator: camel[operator], value };
-    // Act
-    const matches = compileConditionList([leaf], scriptDialect)(samples[sample]);
-    // Assess
-    expect(matches).toBe(expected);
-  });
+  it.each(cases.filter(([operator]) => Object.hasOwn(camel, operator)))(
+    'reads %s spelled in camel case the same (%s, %j, %s sample: %s)',
+    (operator, field, value, sample, expected) => {
+      // Prepare
+      const leaf = value === undefined ? { field, operator: camel[operator] } : { field, operator: camel[operator], value };
+      // Act
+      const matches = compileConditionList([leaf], scriptDialect)(samples[sample]);
+      // Assess
+      expect(matches).toBe(expected);
+    },
+  );
 
   it('reads numeric strings with the numeric operators', () => {
     // Prepare
@@ -132,8 +158,24 @@ describe('events: condition lists and groups', () => {
 
   it('reads upper-case AND / OR groups and an exists with value null as their lower-case, valueless forms', () => {
     // Prepare
-    const spelled = [{ operator: 'OR', conditions: [{ field: 'mailapp', operator: 'exists', value: null }, { operator: 'AND', conditions: [{ field: 'chatapp.chatId', operator: 'exists', value: null }] }] }];
-    const canonical = [{ operator: 'or', conditions: [{ field: 'mailapp', operator: 'exists' }, { operator: 'and', conditions: [{ field: 'chatapp.chatId', operator: 'exists' }] }] }];
+    const spelled = [
+      {
+        operator: 'OR',
+        conditions: [
+          { field: 'mailapp', operator: 'exists', value: null },
+          { operator: 'AND', conditions: [{ field: 'chatapp.chatId', operator: 'exists', value: null }] },
+        ],
+      },
+    ];
+    const canonical = [
+      {
+        operator: 'or',
+        conditions: [
+          { field: 'mailapp', operator: 'exists' },
+          { operator: 'and', conditions: [{ field: 'chatapp.chatId', operator: 'exists' }] },
+        ],
+      },
+    ];
     // Act
     const [spelledMatch, canonicalMatch] = [compileConditionList(spelled, scriptDialect)(chat), compileConditionList(canonical, scriptDialect)(chat)];
     // Assess
@@ -168,7 +210,9 @@ describe('events: condition lists and groups', () => {
   it('accepts a tree of exactly 5 levels and 50 conditions', () => {
     // Prepare
     const leaf = { field: 'type', operator: 'exists' };
-    const deep = [{ operator: 'and', conditions: [{ operator: 'and', conditions: [{ operator: 'or', conditions: [{ operator: 'and', conditions: [leaf] }] }] }] }];
+    const deep = [
+      { operator: 'and', conditions: [{ operator: 'and', conditions: [{ operator: 'or', conditions: [{ operator: 'and', conditions: [leaf] }] }] }] },
+    ];
     const wide = Array.from({ length: 50 }, () => leaf);
     const grouped = [{ operator: 'or', conditions: wide }];
     // Act
@@ -181,7 +225,13 @@ describe('events: condition lists and groups', () => {
 
   it('compiles a single root node for flows', () => {
     // Prepare
-    const root = { operator: 'or', conditions: [{ field: 'type', operator: 'equals', value: 'call.ended' }, { field: 'call.durationSeconds', operator: 'greater_than', value: 60 }] };
+    const root = {
+      operator: 'or',
+      conditions: [
+        { field: 'type', operator: 'equals', value: 'call.ended' },
+        { field: 'call.durationSeconds', operator: 'greater_than', value: 60 },
+      ],
+    };
     // Act
     const matches = compileConditionTree(root, scriptDialect)(voice);
     // Assess

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../functions/events/dispatcher.js';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from '../../functions/events/internal-events.js';
-import type { ActiveSubscription, DeliveryLedger, DeliveryOutcome, EventHistory, ScheduleRecord, ScriptRunRequest, WebhookRecord } from '../../functions/events/ports.js';
+import type {
+  ActiveSubscription,
+  DeliveryLedger,
+  DeliveryOutcome,
+  EventHistory,
+  ScheduleRecord,
+  ScriptRunRequest,
+  WebhookRecord,
+} from '../../functions/events/ports.js';
 import { ConflictError, CostLimitExceededError, NotFoundError } from '../../functions/platform/errors.js';
 import { recordingMetrics } from '../support/metrics.js';
 import { sampleInput } from '../support/event-samples.js';
@@ -57,7 +65,11 @@ function world() {
         return script.run ? script.run(request) : { executionId: `exe_${runs.length}`, status: 'success' };
       },
     },
-    triggers: { getWebhook: async (id) => webhooks.get(id), getSchedule: async (id) => schedules.get(id), retireSchedule: async (id) => void schedules.delete(id) },
+    triggers: {
+      getWebhook: async (id) => webhooks.get(id),
+      getSchedule: async (id) => schedules.get(id),
+      retireSchedule: async (id) => void schedules.delete(id),
+    },
     clock,
     metrics,
   });
@@ -127,7 +139,9 @@ describe('events: dispatcher', () => {
     expect(w.history.filter((entry) => !entry.delivery)).toEqual([{ eventId: 'evt_1' }, { eventId: 'evt_1' }]);
     const deliveries = w.history.flatMap((entry) => (entry.delivery ? [entry.delivery] : []));
     expect(deliveries).toHaveLength(2);
-    expect(deliveries).toContainEqual(expect.objectContaining({ subscriptionId: 'sub_1', scriptId: 'scr_1', result: 'executed', executionId: 'exe_1', status: 'success' }));
+    expect(deliveries).toContainEqual(
+      expect.objectContaining({ subscriptionId: 'sub_1', scriptId: 'scr_1', result: 'executed', executionId: 'exe_1', status: 'success' }),
+    );
     expect(deliveries).toContainEqual(expect.objectContaining({ subscriptionId: 'sub_gone', result: 'skipped', executionId: null }));
   });
 
@@ -198,7 +212,16 @@ describe('events: dispatcher', () => {
     // Prepare
     const w = world();
     w.scripts.set('scr_1', { userId: 'usr_a', deployed: true });
-    const schedule: ScheduleRecord = { scheduleId: 'sch_1', scriptId: 'scr_1', userId: 'usr_a', name: 'n', cronExpression: '0 0 13 * 5', enabled: true, data: { report: 'daily' }, createdAt: '' };
+    const schedule: ScheduleRecord = {
+      scheduleId: 'sch_1',
+      scriptId: 'scr_1',
+      userId: 'usr_a',
+      name: 'n',
+      cronExpression: '0 0 13 * 5',
+      enabled: true,
+      data: { report: 'daily' },
+      createdAt: '',
+    };
     w.schedules.set('sch_1', schedule);
     w.schedules.set('sch_off', { ...schedule, scheduleId: 'sch_off', enabled: false });
     const firing = { type: scheduleFiringType, source: 'scheduler', userId: 'usr_a', scheduleId: 'sch_1', cronFilter: '0 0 13 * 5' };
@@ -217,7 +240,16 @@ describe('events: dispatcher', () => {
     // Prepare
     const w = world();
     w.scripts.set('scr_live', { userId: 'usr_a', deployed: true });
-    const base: ScheduleRecord = { scheduleId: 'sch_gone', scriptId: 'scr_deleted', userId: 'usr_a', name: 'n', cronExpression: '* * * * *', enabled: true, data: {}, createdAt: '' };
+    const base: ScheduleRecord = {
+      scheduleId: 'sch_gone',
+      scriptId: 'scr_deleted',
+      userId: 'usr_a',
+      name: 'n',
+      cronExpression: '* * * * *',
+      enabled: true,
+      data: {},
+      createdAt: '',
+    };
     w.schedules.set('sch_gone', base);
     w.schedules.set('sch_live', { ...base, scheduleId: 'sch_live', scriptId: 'scr_live' });
     const firing = { type: scheduleFiringType, source: 'scheduler', userId: 'usr_a', scheduledTime: '2026-03-13T00:00:00.000Z' };
@@ -250,7 +282,10 @@ describe('events: dispatcher', () => {
     w.subscribe('sub_1', 'scr_1', [{ field: 'actor.name', operator: 'equals', value: 'Nobody' }]);
     await w.dispatcher.handle(chatEvent('usr_a', 'evt_before'));
     // Act
-    Object.assign(w.subscriptions[0]!, { conditions: [{ field: 'actor.name', operator: 'starts_with', value: 'Dana' }], updatedAt: '2026-03-02T00:00:00.000Z' });
+    Object.assign(w.subscriptions[0]!, {
+      conditions: [{ field: 'actor.name', operator: 'starts_with', value: 'Dana' }],
+      updatedAt: '2026-03-02T00:00:00.000Z',
+    });
     const after = await w.dispatcher.handle(chatEvent('usr_a', 'evt_after'));
     // Assess
     expect(after.executed).toBe(1);

@@ -9,12 +9,25 @@ import { sampleEvent, sampleFiles, sampleInput } from '../support/event-samples.
 const fill = { id: 'evt_1', userId: 'usr_1', now: '2026-03-02T10:00:00.000Z' };
 
 describe('events: event types', () => {
-  it.each([...namedEventTypes, 'payment.completed', 'payment.failed', 'customer.subscription.created', 'custom.deploy_finished', 'custom.Team:Alert-1'])('accepts %s', (type) => {
-    // Act / Assess
-    expect(eventTypeProblem(type)).toBeUndefined();
-  });
+  it.each([...namedEventTypes, 'payment.completed', 'payment.failed', 'customer.subscription.created', 'custom.deploy_finished', 'custom.Team:Alert-1'])(
+    'accepts %s',
+    (type) => {
+      // Act / Assess
+      expect(eventTypeProblem(type)).toBeUndefined();
+    },
+  );
 
-  it.each(['message', 'chatapp.reaction', 'call.transferred', 'platform.script_schedule', 'custom.', 'Payment.Completed', 'payment.', `custom.${'x'.repeat(100)}`, ''])('refuses %j', (type) => {
+  it.each([
+    'message',
+    'chatapp.reaction',
+    'call.transferred',
+    'platform.script_schedule',
+    'custom.',
+    'Payment.Completed',
+    'payment.',
+    `custom.${'x'.repeat(100)}`,
+    '',
+  ])('refuses %j', (type) => {
     // Act / Assess
     expect(eventTypeProblem(type)).toEqual(expect.any(String));
   });
@@ -75,7 +88,12 @@ describe('events: normalisation', () => {
     // Act
     const event = normalizeEvent({ type: 'mailapp.email_received', messageText: 'hello', senderName: 'Ann' }, fill);
     // Assess
-    expect(event).toMatchObject({ content: { text: 'hello', contentType: 'email' }, actor: { name: 'Ann', actorType: 'user' }, messageText: 'hello', senderName: 'Ann' });
+    expect(event).toMatchObject({
+      content: { text: 'hello', contentType: 'email' },
+      actor: { name: 'Ann', actorType: 'user' },
+      messageText: 'hello',
+      senderName: 'Ann',
+    });
   });
 
   it('keeps server-owned fields out of what a client can set', () => {
@@ -162,12 +180,19 @@ describe('events: enrichment', () => {
     const { enrichment } = sampleEvent('chatapp.message', 'usr_a');
     // Assess
     expect(enrichment).toMatchObject({
-      tickers: [{ symbol: 'AAPL', confidence: 0.95 }, { symbol: 'BTC', confidence: 0.75 }],
+      tickers: [
+        { symbol: 'AAPL', confidence: 0.95 },
+        { symbol: 'BTC', confidence: 0.75 },
+      ],
       sentiment: { label: 'positive' },
       companies: ['Apple'],
       topics: expect.arrayContaining(['finance', 'crypto']),
       privacy: { isPublic: false, anonymizationLevel: 'partial', allowedAggregations: expect.arrayContaining(['count', 'sentiment']) },
-      stream: { timestamps: { occurredAt: '2026-03-02T14:05:09.000Z', processedAt: '2026-03-02T17:00:00.000Z' }, partition: expect.any(Number), processingVersion },
+      stream: {
+        timestamps: { occurredAt: '2026-03-02T14:05:09.000Z', processedAt: '2026-03-02T17:00:00.000Z' },
+        partition: expect.any(Number),
+        processingVersion,
+      },
     });
     expect(sampleEvent('chatapp.message', 'usr_a').enrichment!.stream).toEqual(enrichment!.stream);
   });
@@ -176,7 +201,11 @@ describe('events: enrichment', () => {
     // Act
     const { enrichment } = sampleEvent('mailapp.email_received');
     // Assess
-    expect(enrichment).toMatchObject({ sentiment: { label: 'negative' }, companies: ['Globex Corporation'], privacy: { isPublic: false, anonymizationLevel: 'full' } });
+    expect(enrichment).toMatchObject({
+      sentiment: { label: 'negative' },
+      companies: ['Globex Corporation'],
+      privacy: { isPublic: false, anonymizationLevel: 'full' },
+    });
   });
 
   it('is idempotent for an event already enriched', () => {

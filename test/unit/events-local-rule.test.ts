@@ -30,11 +30,14 @@ describe('events: local rule to the dispatcher', () => {
     vi.useFakeTimers();
     const bus = fakeBus();
     let attempts = 0;
-    const detach = attachDispatcher(bus.subscribe, dispatcherOf(async () => {
-      attempts++;
-      if (attempts < 3) throw new Error('DynamoDB unreachable');
-      return report;
-    }));
+    const detach = attachDispatcher(
+      bus.subscribe,
+      dispatcherOf(async () => {
+        attempts++;
+        if (attempts < 3) throw new Error('DynamoDB unreachable');
+        return report;
+      }),
+    );
     // Act
     await bus.publish('evt_1');
     await vi.advanceTimersByTimeAsync(retryDelaysMs[0]! + retryDelaysMs[1]!);
@@ -48,10 +51,13 @@ describe('events: local rule to the dispatcher', () => {
     vi.useFakeTimers();
     const bus = fakeBus();
     let attempts = 0;
-    const detach = attachDispatcher(bus.subscribe, dispatcherOf(async () => {
-      attempts++;
-      throw new Error('always failing');
-    }));
+    const detach = attachDispatcher(
+      bus.subscribe,
+      dispatcherOf(async () => {
+        attempts++;
+        throw new Error('always failing');
+      }),
+    );
     // Act
     await bus.publish('evt_1');
     await vi.advanceTimersByTimeAsync(retryDelaysMs.reduce((sum, delay) => sum + delay, 0) * 2);
@@ -66,14 +72,17 @@ describe('events: local rule to the dispatcher', () => {
     let active = 0;
     let peak = 0;
     const handled: unknown[] = [];
-    const detach = attachDispatcher(bus.subscribe, dispatcherOf(async (event) => {
-      active++;
-      peak = Math.max(peak, active);
-      await new Promise((resolve) => setImmediate(resolve));
-      active--;
-      handled.push(event.id);
-      return report;
-    }));
+    const detach = attachDispatcher(
+      bus.subscribe,
+      dispatcherOf(async (event) => {
+        active++;
+        peak = Math.max(peak, active);
+        await new Promise((resolve) => setImmediate(resolve));
+        active--;
+        handled.push(event.id);
+        return report;
+      }),
+    );
     // Act
     for (let index = 0; index < 50; index++) await bus.publish(`evt_${index}`);
     while (handled.length < 50) await new Promise((resolve) => setImmediate(resolve));

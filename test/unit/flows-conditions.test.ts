@@ -56,14 +56,17 @@ describe('flows: conditions', () => {
   // The subscription spelling of each flow operator (the interface writes script operators in snake case).
   const snake: Record<string, string> = { startsWith: 'starts_with', endsWith: 'ends_with', greaterThan: 'greater_than', lessThan: 'less_than' };
 
-  it.each(cases.filter(([, , operator]) => Object.hasOwn(snake, operator)))('%s: %s %s spelled in snake case reads the same (%j is %s)', (eventType, field, operator, value, expected) => {
-    // Prepare
-    const test = compileFlowConditions({ field, operator: snake[operator], value }, eventType);
-    // Act
-    const matched = test(samples[eventType]);
-    // Assess
-    expect(matched).toBe(expected);
-  });
+  it.each(cases.filter(([, , operator]) => Object.hasOwn(snake, operator)))(
+    '%s: %s %s spelled in snake case reads the same (%j is %s)',
+    (eventType, field, operator, value, expected) => {
+      // Prepare
+      const test = compileFlowConditions({ field, operator: snake[operator], value }, eventType);
+      // Act
+      const matched = test(samples[eventType]);
+      // Assess
+      expect(matched).toBe(expected);
+    },
+  );
 
   it.each([
     ['not_equals', 'sender', 'Dana Whitfield', false],
@@ -106,10 +109,19 @@ describe('flows: conditions', () => {
       operator: 'AND',
       conditions: [
         { field: 'subject', operator: 'contains', value: 'invoice' },
-        { operator: 'OR', conditions: [{ field: 'from', operator: 'equals', value: 'boss@acme.example' }, { field: 'hasAttachment', operator: 'equals', value: true }] },
+        {
+          operator: 'OR',
+          conditions: [
+            { field: 'from', operator: 'equals', value: 'boss@acme.example' },
+            { field: 'hasAttachment', operator: 'equals', value: true },
+          ],
+        },
       ],
     };
-    const unmatched = { ...tree, conditions: [tree.conditions[0], { operator: 'OR', conditions: [{ field: 'from', operator: 'equals', value: 'boss@acme.example' }] }] };
+    const unmatched = {
+      ...tree,
+      conditions: [tree.conditions[0], { operator: 'OR', conditions: [{ field: 'from', operator: 'equals', value: 'boss@acme.example' }] }],
+    };
     // Act
     const results = [compileFlowConditions(tree, 'mailapp.email_received')(mail), compileFlowConditions(unmatched, 'mailapp.email_received')(mail)];
     // Assess
@@ -118,7 +130,13 @@ describe('flows: conditions', () => {
 
   it('reads lower-case and / or groups as AND / OR', () => {
     // Prepare
-    const group = (operator: string) => ({ operator, conditions: [{ field: 'text', operator: 'contains', value: 'nothing like it' }, { field: 'text', operator: 'exists', value: true }] });
+    const group = (operator: string) => ({
+      operator,
+      conditions: [
+        { field: 'text', operator: 'contains', value: 'nothing like it' },
+        { field: 'text', operator: 'exists', value: true },
+      ],
+    });
     // Act
     const [orMatched, andMatched] = [compileFlowConditions(group('or'), 'chatapp.message')(chat), compileFlowConditions(group('and'), 'chatapp.message')(chat)];
     // Assess
@@ -164,7 +182,15 @@ describe('flows: conditions', () => {
     let deep: unknown = { field: 'text', operator: 'contains', value: 'x' };
     for (let level = 0; level < 5; level++) deep = { operator: 'AND', conditions: [deep] };
     const wide = { operator: 'OR', conditions: Array.from({ length: 51 }, (_, index) => ({ field: 'text', operator: 'contains', value: `w${index}` })) };
-    const shallow = { operator: 'AND', conditions: [{ operator: 'AND', conditions: [{ operator: 'AND', conditions: [{ operator: 'AND', conditions: [{ field: 'text', operator: 'contains', value: 'Apple' }] }] }] }] };
+    const shallow = {
+      operator: 'AND',
+      conditions: [
+        {
+          operator: 'AND',
+          conditions: [{ operator: 'AND', conditions: [{ operator: 'AND', conditions: [{ field: 'text', operator: 'contains', value: 'Apple' }] }] }],
+        },
+      ],
+    };
     // Act
     const refusals = [deep, wide].map((root) => {
       try {

@@ -8,7 +8,10 @@ import { httpEvent, lambdaContext } from '../support/lambda-event.js';
 
 const testRoutes = defineRoutes('test', {
   echoThing: {
-    method: 'POST', path: '/things/{thingId}', auth: 'public', summary: 'echo',
+    method: 'POST',
+    path: '/things/{thingId}',
+    auth: 'public',
+    summary: 'echo',
     input: z.strictObject({ thingId: z.string().regex(/^t_/), count: z.number().int().min(1), tags: z.array(z.string()).optional() }),
   },
   createThing: { method: 'POST', path: '/things', auth: 'public', summary: 'create', successStatus: 201 },

@@ -13,11 +13,30 @@ import { defineRoutes } from '../../functions/platform/route.js';
 import { httpEvent } from '../support/lambda-event.js';
 
 const routes = defineRoutes('test', {
-  readThing: { method: 'GET', path: '/things', auth: 'apiKey', summary: 'read', scopes: ['things:read'], input: z.object({ limit: z.coerce.number().int().max(10) }) },
-  createThing: { method: 'POST', path: '/things/{thingId}', auth: 'public', summary: 'create', successStatus: 201, input: z.strictObject({ thingId: z.string(), count: z.number() }) },
+  readThing: {
+    method: 'GET',
+    path: '/things',
+    auth: 'apiKey',
+    summary: 'read',
+    scopes: ['things:read'],
+    input: z.object({ limit: z.coerce.number().int().max(10) }),
+  },
+  createThing: {
+    method: 'POST',
+    path: '/things/{thingId}',
+    auth: 'public',
+    summary: 'create',
+    successStatus: 201,
+    input: z.strictObject({ thingId: z.string(), count: z.number() }),
+  },
 });
 
-const stateOf = (route: RequestState['route'], caller?: RequestState['caller']): RequestState => ({ route, requestId: 'req_1', headers: {}, ...(caller && { caller }) });
+const stateOf = (route: RequestState['route'], caller?: RequestState['caller']): RequestState => ({
+  route,
+  requestId: 'req_1',
+  headers: {},
+  ...(caller && { caller }),
+});
 const caller = (scopes: string[]) => ({ userId: 'usr_1', keyId: 'key_1', scopes });
 const rejection = async (work: () => unknown) => {
   try {
@@ -134,7 +153,11 @@ describe('http middlewares: parse', () => {
 describe('http middlewares: validate', () => {
   it('merges query, body and path parameters and checks them against the route input', () => {
     // Act
-    const input = validateInput(routes.createThing, httpEvent({ method: 'POST', path: '/things/t_1', body: { count: 2 }, pathParameters: { thingId: 't_1' } }), '{"count":2}');
+    const input = validateInput(
+      routes.createThing,
+      httpEvent({ method: 'POST', path: '/things/t_1', body: { count: 2 }, pathParameters: { thingId: 't_1' } }),
+      '{"count":2}',
+    );
     // Assess
     expect(input).toEqual({ thingId: 't_1', count: 2 });
   });

@@ -15,7 +15,13 @@ const admitted = { running, dailyCounter: 'daily#scr_1#2099-03-02' } as unknown 
 const finished = (output: unknown): ExecutionResult => ({ execution: { ...running, status: 'success', output }, logs: ['done'], output });
 
 /** The bound passes at the first pause unless `boundNeverPasses`; each pause moves the clock. */
-function world(options: { started?: (job: AdmittedRun, run: (job: AdmittedRun) => Promise<ExecutionResult | undefined>) => Promise<StartedRun<ExecutionResult | undefined>>; records?: Execution[]; boundNeverPasses?: boolean } = {}) {
+function world(
+  options: {
+    started?: (job: AdmittedRun, run: (job: AdmittedRun) => Promise<ExecutionResult | undefined>) => Promise<StartedRun<ExecutionResult | undefined>>;
+    records?: Execution[];
+    boundNeverPasses?: boolean;
+  } = {},
+) {
   let now = 0;
   const log: string[] = [];
   const records = [...(options.records ?? [])];
@@ -69,7 +75,10 @@ describe('long runs: scripts', () => {
 
   it('reads the end from the record when the run goes on in another invocation, as on AWS', async () => {
     // Prepare
-    const { runs } = world({ started: async () => ({ detached: true }), records: [running, running, { ...running, status: 'success', output: { ok: true } } as Execution] });
+    const { runs } = world({
+      started: async () => ({ detached: true }),
+      records: [running, running, { ...running, status: 'success', output: { ok: true } } as Execution],
+    });
     // Act
     const answer = await runs.execute(request);
     // Assess
@@ -144,7 +153,12 @@ describe('long runs: a run that lost its process', () => {
 });
 
 describe('long runs: runFlow', () => {
-  const flowRun = { flow: { flowId: 'flw_1', executionCount: 3 }, executionId: 'exe_f', startedAt: '2099-03-02T09:00:00.000Z', trigger: { type: 'manual', data: {}, attempt: 0 } } as unknown as AdmittedFlowRun;
+  const flowRun = {
+    flow: { flowId: 'flw_1', executionCount: 3 },
+    executionId: 'exe_f',
+    startedAt: '2099-03-02T09:00:00.000Z',
+    trigger: { type: 'manual', data: {}, attempt: 0 },
+  } as unknown as AdmittedFlowRun;
   const result: FlowResult = { executionId: 'exe_f', timestamp: flowRun.startedAt, status: 'success', duration: 1, cost: 0, logs: [], result: 'ok' };
 
   function flowWorld(started: (run: (job: AdmittedFlowRun) => Promise<FlowResult | undefined>) => StartedRun<FlowResult | undefined>, recorded?: FlowResult) {

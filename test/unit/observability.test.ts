@@ -79,9 +79,16 @@ describe('emfMetrics', () => {
     emfMetrics.record('ScriptRuns', 'Count', 1, { status: 'success' });
     emfMetrics.record('ScriptRunCost', 'NoUnit', 0.25);
     // Assess
-    const documents = lines.flatMap((line) => line.split('\n')).filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const documents = lines
+      .flatMap((line) => line.split('\n'))
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(documents).toHaveLength(2);
-    expect(documents[0]).toMatchObject({ ScriptRuns: 1, status: 'success', _aws: { CloudWatchMetrics: [{ Namespace: 'Platform', Metrics: [{ Name: 'ScriptRuns', Unit: 'Count' }] }] } });
+    expect(documents[0]).toMatchObject({
+      ScriptRuns: 1,
+      status: 'success',
+      _aws: { CloudWatchMetrics: [{ Namespace: 'Platform', Metrics: [{ Name: 'ScriptRuns', Unit: 'Count' }] }] },
+    });
     expect(documents[1]).toMatchObject({ ScriptRunCost: 0.25, _aws: { CloudWatchMetrics: [{ Metrics: [{ Name: 'ScriptRunCost', Unit: 'None' }] }] } });
     expect(documents[1]).not.toHaveProperty('status');
   });

@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../functions/platform/openapi.js';
 import { routes } from '../../functions/routes.js';
 
-type Operation = { operationId: string; summary: string; description: string; 'x-required-scopes'?: string[]; responses: Record<string, { content?: Record<string, { example?: unknown }> }>; requestBody?: { content: Record<string, { example?: unknown }> } };
+type Operation = {
+  operationId: string;
+  summary: string;
+  description: string;
+  'x-required-scopes'?: string[];
+  responses: Record<string, { content?: Record<string, { example?: unknown }> }>;
+  requestBody?: { content: Record<string, { example?: unknown }> };
+};
 
 const document = buildOpenApiDocument(routes, 'http://127.0.0.1:3000', 'test');
 const operations = Object.values(document.paths).flatMap((methods) => Object.values(methods) as Operation[]);
@@ -43,7 +50,10 @@ describe('platform: the OpenAPI document', () => {
     // Act
     const paid = byId('getPaidResource');
     // Assess
-    expect(paid.responses['402']!.content!['application/json']!.example).toMatchObject({ x402Version: 1, accepts: [expect.objectContaining({ scheme: 'exact' })] });
+    expect(paid.responses['402']!.content!['application/json']!.example).toMatchObject({
+      x402Version: 1,
+      accepts: [expect.objectContaining({ scheme: 'exact' })],
+    });
   });
 
   it('gives durations their unit and never points at documents outside the repository', () => {
@@ -60,7 +70,8 @@ describe('platform: the OpenAPI document', () => {
     // Prepare
     type Schema = { $ref?: string; anyOf?: Array<{ properties: Record<string, { enum?: string[]; items?: { $ref?: string } }> }>; items?: { $ref?: string } };
     const schemas = document.components.schemas as Record<string, Schema>;
-    const bodyOf = (id: string) => (byId(id).requestBody!.content['application/json'] as unknown as { schema: { properties: Record<string, Schema> } }).schema.properties;
+    const bodyOf = (id: string) =>
+      (byId(id).requestBody!.content['application/json'] as unknown as { schema: { properties: Record<string, Schema> } }).schema.properties;
     // Act
     const flowField = bodyOf('createEventFlow').conditions!;
     const subscriptionField = bodyOf('createSubscription').conditions!;
@@ -71,7 +82,11 @@ describe('platform: the OpenAPI document', () => {
     expect(subscriptionField.items!.$ref).toBe('#/components/schemas/SubscriptionCondition');
     expect(flowGroup!.properties.operator!.enum).toEqual(expect.arrayContaining(['AND', 'OR']));
     expect(flowGroup!.properties.conditions!.items!.$ref).toBe('#/components/schemas/FlowCondition');
-    expect(flowLeaf!.properties.operator!.enum).toEqual(expect.arrayContaining(['equals', 'contains', 'startsWith', 'starts_with', 'endsWith', 'greaterThan', 'lessThan', 'exists', 'regex']));
-    expect(scriptLeaf!.properties.operator!.enum).toEqual(expect.arrayContaining(['not_equals', 'notEquals', 'starts_with', 'startsWith', 'greater_than_or_equal', 'not_in', 'notIn']));
+    expect(flowLeaf!.properties.operator!.enum).toEqual(
+      expect.arrayContaining(['equals', 'contains', 'startsWith', 'starts_with', 'endsWith', 'greaterThan', 'lessThan', 'exists', 'regex']),
+    );
+    expect(scriptLeaf!.properties.operator!.enum).toEqual(
+      expect.arrayContaining(['not_equals', 'notEquals', 'starts_with', 'startsWith', 'greater_than_or_equal', 'not_in', 'notIn']),
+    );
   });
 });

@@ -69,7 +69,11 @@ function given(options: Options = {}) {
   };
   const resources: PaymentResources = {
     get: async (resourceId) => ({
-      resourceId, name: 'Weather', description: 'forecasts', published: true, ownerId: 'usr_owner',
+      resourceId,
+      name: 'Weather',
+      description: 'forecasts',
+      published: true,
+      ownerId: 'usr_owner',
       methods: [{ name: 'forecast', priceUsd: options.priceUsd ?? 0.01, definition: { name: 'forecast', httpMethod: 'GET', path: '/', parameters: [] } }],
       ...options.resource,
     }),
@@ -86,9 +90,26 @@ function given(options: Options = {}) {
   const payoutStore = { splitOfferOnly: async () => true } as unknown as PayoutStore;
   const payouts = { isDue: async () => false } as unknown as PayoutService;
   const signers = async (): Promise<PlatformSigners> => ({ signAsFeePayer: async () => new Uint8Array(64), signAsSettlement: async () => new Uint8Array(64) });
-  const service = createPaymentService({ store, payoutStore, payouts, requestPayout: async () => undefined, ledger: async () => ledger, signers, resources, clock, metrics, solPriceUsd: () => 150 });
+  const service = createPaymentService({
+    store,
+    payoutStore,
+    payouts,
+    requestPayout: async () => undefined,
+    ledger: async () => ledger,
+    signers,
+    resources,
+    clock,
+    metrics,
+    solPriceUsd: () => 150,
+  });
   const call = (payment?: string) =>
-    service.paidCall({ resourceId: 'res_1', methodName: 'forecast', baseUrl: 'http://local', params: { query: {} }, ...(payment && { payment: { version: 1 as const, value: payment } }) });
+    service.paidCall({
+      resourceId: 'res_1',
+      methodName: 'forecast',
+      baseUrl: 'http://local',
+      params: { query: {} },
+      ...(payment && { payment: { version: 1 as const, value: payment } }),
+    });
   const later = (seconds: number, { blockhashExpired = false } = {}) => {
     now += seconds * 1000;
     blockhashValid = !blockhashExpired;
@@ -112,7 +133,10 @@ describe('payments service: settlement outcomes', () => {
     const replay = await setup.call(header);
     // Assess
     expect(served).toMatchObject({ kind: 'served', settlement: { success: true, blockHeight: 77, network: 'solana-devnet' } });
-    expect(replay).toMatchObject({ kind: 'payment-required', error: { code: 'ALREADY_SETTLED', extras: { earlierResponse: { status: 200, body: '{"ok":true}' } } } });
+    expect(replay).toMatchObject({
+      kind: 'payment-required',
+      error: { code: 'ALREADY_SETTLED', extras: { earlierResponse: { status: 200, body: '{"ok":true}' } } },
+    });
     expect(setup.revenue).toEqual([0.01]);
     expect(setup.calls).toEqual(['forecast']);
     expect(setup.metrics.points).toEqual([{ name: 'PaymentsSettled', unit: 'Count', value: 1, dimensions: { network: 'solana-devnet' } }]);

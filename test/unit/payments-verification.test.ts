@@ -45,9 +45,13 @@ function headerOf(instructions: TransactionInstruction[], signers: Keypair[], of
   if (legacy) {
     const transaction = new Transaction({ feePayer: feePayer.publicKey, recentBlockhash: blockhash }).add(...instructions);
     transaction.sign(...signers);
-    return Buffer.from(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'solana-devnet', payload: { transaction: transaction.serialize().toString('base64') } })).toString('base64');
+    return Buffer.from(
+      JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'solana-devnet', payload: { transaction: transaction.serialize().toString('base64') } }),
+    ).toString('base64');
   }
-  const transaction = new VersionedTransaction(new TransactionMessage({ payerKey: feePayer.publicKey, recentBlockhash: blockhash, instructions }).compileToV0Message());
+  const transaction = new VersionedTransaction(
+    new TransactionMessage({ payerKey: feePayer.publicKey, recentBlockhash: blockhash, instructions }).compileToV0Message(),
+  );
   transaction.sign(signers);
   return encodePaymentHeader(transaction, offer);
 }
@@ -71,29 +75,55 @@ describe('payments: amounts', () => {
     const [usdc, sol] = offers(0.05);
     // Assess
     expect(usdc).toEqual({
-      scheme: 'exact', network: 'solana-devnet', maxAmountRequired: '50000', resource: 'http://127.0.0.1:3000/api/x402/resources/res_abc/forecast',
-      description: 'Weather: forecasts', mimeType: 'application/json', payTo: owner, maxTimeoutSeconds: 25, asset: usdcMint,
-      extra: { agentOwner: { username: 'owner', userId: 'usr_owner', walletAddress: owner }, serverFeePercentage: 10, serverWalletAddress: platform, decimals: 6, symbol: 'USDC', settlement: 'split' },
+      scheme: 'exact',
+      network: 'solana-devnet',
+      maxAmountRequired: '50000',
+      resource: 'http://127.0.0.1:3000/api/x402/resources/res_abc/forecast',
+      description: 'Weather: forecasts',
+      mimeType: 'application/json',
+      payTo: owner,
+      maxTimeoutSeconds: 25,
+      asset: usdcMint,
+      extra: {
+        agentOwner: { username: 'owner', userId: 'usr_owner', walletAddress: owner },
+        serverFeePercentage: 10,
+        serverWalletAddress: platform,
+        decimals: 6,
+        symbol: 'USDC',
+        settlement: 'split',
+      },
     });
-    expect(sol).toMatchObject({ asset: nativeSolMint, maxAmountRequired: usdToLamports(0.05, 150).toString(), extra: { decimals: 9, symbol: 'SOL', settlement: 'split' } });
+    expect(sol).toMatchObject({
+      asset: nativeSolMint,
+      maxAmountRequired: usdToLamports(0.05, 150).toString(),
+      extra: { decimals: 9, symbol: 'SOL', settlement: 'split' },
+    });
   });
 
-  it('puts the payout offer first, and leaves SOL out when the owner\'s share would leave their wallet below rent exemption', () => {
+  it("puts the payout offer first, and leaves SOL out when the owner's share would leave their wallet below rent exemption", () => {
     // Act
     const offered = buildRequirements({
       resource: { resourceId: 'res_abc', name: 'Weather', description: 'forecasts', published: true, ownerId: 'usr_owner', methods: [] },
       method: { name: 'forecast', priceUsd: 0.01, definition: { name: 'forecast', httpMethod: 'GET', path: '/f', parameters: [] } },
       seller: { userId: 'usr_owner', username: 'owner', walletAddress: owner },
-      baseUrl: 'http://127.0.0.1:3000', ledger, solPriceUsd: 150, payoutOffer: true, ownerLamports: 0n, rentExemptMinimum: 890_880n,
+      baseUrl: 'http://127.0.0.1:3000',
+      ledger,
+      solPriceUsd: 150,
+      payoutOffer: true,
+      ownerLamports: 0n,
+      rentExemptMinimum: 890_880n,
     });
     // Assess
-    expect(offered.map((offer) => [offer.extra.symbol, offer.extra.settlement, offer.payTo])).toEqual([['USDC', 'payout', platform], ['USDC', 'split', owner]]);
+    expect(offered.map((offer) => [offer.extra.symbol, offer.extra.settlement, offer.payTo])).toEqual([
+      ['USDC', 'payout', platform],
+      ['USDC', 'split', owner],
+    ]);
     expect(offered[0]!.extra).toMatchObject({ feePayer: ledger.feePayer, agentOwner: { userId: 'usr_owner' }, serverFeePercentage: 10 });
   });
 });
 
 describe('payments: verification of a payment header', () => {
-  it('accepts the client helper\'s USDC split and reports the payer and both shares', () => {
+  it("accepts the client helper's USDC split and reports the payer and both shares", () => {
     // Prepare
     const payer = Keypair.generate();
     const header = createPaymentHeader(selectOffer({ accepts: offers() }, 'USDC'), payer, blockhash);
@@ -172,22 +202,61 @@ describe('payments: verification of a payment header', () => {
     const payer = Keypair.generate();
     const split = paymentInstructions(offers()[0]!, payer.publicKey);
     const mint = new PublicKey(usdcMint);
-    const setAuthority = createSetAuthorityInstruction(getAssociatedTokenAddressSync(mint, payer.publicKey), payer.publicKey, AuthorityType.AccountOwner, Keypair.generate().publicKey);
+    const setAuthority = createSetAuthorityInstruction(
+      getAssociatedTokenAddressSync(mint, payer.publicKey),
+      payer.publicKey,
+      AuthorityType.AccountOwner,
+      Keypair.generate().publicKey,
+    );
     const platformKey = Keypair.generate();
-    const platformOffers = buildRequirements({ ...{ resource: { resourceId: 'res_abc', name: 'W', description: 'd', published: true, ownerId: 'o', methods: [] } }, method: { name: 'm', priceUsd: 0.05, definition: { name: 'm', httpMethod: 'GET', path: '/', parameters: [] } }, seller: { userId: 'o', username: 'o', walletAddress: owner }, baseUrl: 'http://x', ledger: { ...ledger, platformWallet: platformKey.publicKey.toBase58() }, solPriceUsd: 150, ...splitOnly });
+    const platformOffers = buildRequirements({
+      ...{ resource: { resourceId: 'res_abc', name: 'W', description: 'd', published: true, ownerId: 'o', methods: [] } },
+      method: { name: 'm', priceUsd: 0.05, definition: { name: 'm', httpMethod: 'GET', path: '/', parameters: [] } },
+      seller: { userId: 'o', username: 'o', walletAddress: owner },
+      baseUrl: 'http://x',
+      ledger: { ...ledger, platformWallet: platformKey.publicKey.toBase58() },
+      solPriceUsd: 150,
+      ...splitOnly,
+    });
     // Act
     const forbidden = refusal(headerOf([...split, setAuthority], [payer]));
     const thirdParty = refusal(headerOf([...split, usdcTransfer(payer, Keypair.generate().publicKey.toBase58(), 1n)], [payer]));
-    const createAccount = refusal(headerOf([...split, SystemProgram.createAccount({ fromPubkey: payer.publicKey, newAccountPubkey: payer.publicKey, lamports: 1, space: 0, programId: SystemProgram.programId })], [payer]));
+    const createAccount = refusal(
+      headerOf(
+        [
+          ...split,
+          SystemProgram.createAccount({
+            fromPubkey: payer.publicKey,
+            newAccountPubkey: payer.publicKey,
+            lamports: 1,
+            space: 0,
+            programId: SystemProgram.programId,
+          }),
+        ],
+        [payer],
+      ),
+    );
     const pricey = refusal(headerOf(paymentInstructions(offers()[0]!, payer.publicKey, { computeUnitPriceMicroLamports: 10_000_000 }), [payer]));
     let platformPays: PaymentError | undefined;
     try {
-      verifyPayment(decodePaymentHeader(headerOf(paymentInstructions(platformOffers[0]!, payer.publicKey), [platformKey, payer])), platformOffers, 'solana-devnet', platformKey.publicKey.toBase58(), 150);
+      verifyPayment(
+        decodePaymentHeader(headerOf(paymentInstructions(platformOffers[0]!, payer.publicKey), [platformKey, payer])),
+        platformOffers,
+        'solana-devnet',
+        platformKey.publicKey.toBase58(),
+        150,
+      );
     } catch (error) {
       platformPays = error as PaymentError;
     }
     // Assess
-    expect([forbidden.code, thirdParty.code, createAccount.code, pricey.code, platformPays?.code]).toEqual(['INVALID_PAYMENT', 'INVALID_PAYMENT', 'INVALID_PAYMENT', 'INVALID_PAYMENT', 'INVALID_PAYMENT']);
+    expect([forbidden.code, thirdParty.code, createAccount.code, pricey.code, platformPays?.code]).toEqual([
+      'INVALID_PAYMENT',
+      'INVALID_PAYMENT',
+      'INVALID_PAYMENT',
+      'INVALID_PAYMENT',
+      'INVALID_PAYMENT',
+    ]);
     expect(platformPays?.message).toContain('platform wallet');
   });
 

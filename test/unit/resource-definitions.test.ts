@@ -10,17 +10,32 @@ import { buildUpstreamRequest } from '../../functions/resources/upstream-request
 import { signatureMatches } from '../../functions/resources/webhook-service.js';
 
 const method = (input: Record<string, unknown>) => MethodInput.parse(input);
-const endpoint = (overrides: Partial<Endpoint> = {}): Endpoint => ({ baseUrl: 'https://api.example.com/v2/', authentication: 'none', methods: [], ...overrides });
+const endpoint = (overrides: Partial<Endpoint> = {}): Endpoint => ({
+  baseUrl: 'https://api.example.com/v2/',
+  authentication: 'none',
+  methods: [],
+  ...overrides,
+});
 
 describe('resources: method definitions', () => {
   it('normalises both dialects to one shape', () => {
     // Act
     const fromMap = method({ name: 'get', method: 'get', path: '/u/{id}', parameters: { id: { type: 'string', required: true, description: 'user' } } });
-    const fromArray = method({ name: 'get', httpMethod: 'GET', path: '/u/{id}', parameters: [{ name: 'id', type: 'string', required: true, description: 'user' }] });
+    const fromArray = method({
+      name: 'get',
+      httpMethod: 'GET',
+      path: '/u/{id}',
+      parameters: [{ name: 'id', type: 'string', required: true, description: 'user' }],
+    });
     const bare = method({ name: 'ping' });
     // Assess
     expect(fromMap).toEqual(fromArray);
-    expect(fromMap).toEqual({ name: 'get', httpMethod: 'GET', path: '/u/{id}', parameters: [{ name: 'id', type: 'string', required: true, description: 'user' }] });
+    expect(fromMap).toEqual({
+      name: 'get',
+      httpMethod: 'GET',
+      path: '/u/{id}',
+      parameters: [{ name: 'id', type: 'string', required: true, description: 'user' }],
+    });
     expect(bare).toEqual({ name: 'ping', httpMethod: 'GET', path: '/', parameters: [] });
   });
 
@@ -59,7 +74,12 @@ describe('resources: method definitions', () => {
 describe('resources: upstream requests', () => {
   it('fills path placeholders, puts GET params in the query (arrays repeated) and keeps the base path', () => {
     // Act
-    const request = buildUpstreamRequest(endpoint(), method({ name: 'm', path: '/users/{id}/posts', parameters: { id: { type: 'string' } } }), { id: 'a/b c', tags: ['x', 'y'], n: 2, filter: { a: 1 } });
+    const request = buildUpstreamRequest(endpoint(), method({ name: 'm', path: '/users/{id}/posts', parameters: { id: { type: 'string' } } }), {
+      id: 'a/b c',
+      tags: ['x', 'y'],
+      n: 2,
+      filter: { a: 1 },
+    });
     // Assess
     expect(request.url.toString()).toBe('https://api.example.com/v2/users/a%2Fb%20c/posts?tags=x&tags=y&n=2&filter=%7B%22a%22%3A1%7D');
     expect(request).toMatchObject({ method: 'GET' });
@@ -68,7 +88,16 @@ describe('resources: upstream requests', () => {
 
   it('sends POST params as JSON, header params as headers, and query params where declared', () => {
     // Prepare
-    const definition = method({ name: 'm', method: 'POST', path: '/items', parameters: [{ name: 'X-Trace', type: 'string', in: 'header' }, { name: 'page', type: 'integer', in: 'query' }, { name: 'item', type: 'object' }] });
+    const definition = method({
+      name: 'm',
+      method: 'POST',
+      path: '/items',
+      parameters: [
+        { name: 'X-Trace', type: 'string', in: 'header' },
+        { name: 'page', type: 'integer', in: 'query' },
+        { name: 'item', type: 'object' },
+      ],
+    });
     // Act
     const request = buildUpstreamRequest(endpoint(), definition, { 'X-Trace': 't1', page: 2, item: { a: 1 }, note: 'n' });
     // Assess
@@ -77,26 +106,36 @@ describe('resources: upstream requests', () => {
     expect(JSON.parse(String(request.body))).toEqual({ item: { a: 1 }, note: 'n' });
   });
 
-  it.each(['Authorization', 'proxy-authorization', 'Host', 'X-Amz-Target', 'x-amz-security-token', 'Connection', 'Transfer-Encoding', 'Upgrade', 'Content-Length'])(
-    'refuses a caller-set %s header with VALIDATION_ERROR on the param',
-    (name) => {
-      // Prepare: the resource's owner declared the header; the caller still may not set it.
-      const definition = method({ name: 'm', method: 'POST', path: '/', parameters: [{ name, type: 'string', in: 'header' }] });
+  it.each([
+    'Authorization',
+    'proxy-authorization',
+    'Host',
+    'X-Amz-Target',
+    'x-amz-security-token',
+    'Connection',
+    'Transfer-Encoding',
+    'Upgrade',
+    'Content-Length',
+  ])('refuses a caller-set %s header with VALIDATION_ERROR on the param', (name) => {
+    // Prepare: the resource's owner declared the header; the caller still may not set it.
+    const definition = method({ name: 'm', method: 'POST', path: '/', parameters: [{ name, type: 'string', in: 'header' }] });
+    // Act
+    const build = () => buildUpstreamRequest(endpoint(), definition, { [name]: 'DynamoDB_20120810.Scan' });
+    // Assess
+    expect(build).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', details: expect.objectContaining({ field: `params.${name}` }) }));
+  });
+
+  it.each(['.', '..', '%2e', '%2E%2e', '.%2e', '%252e%252e', '../admin', 'a/..', '..%2fadmin', '%2e%2e%5cadmin'])(
+    'refuses the path parameter %s before anything is built, with details.field',
+    (value) => {
+      // Prepare
+      const definition = method({ name: 'm', path: '/users/{id}/posts', parameters: { id: { type: 'string', required: true } } });
       // Act
-      const build = () => buildUpstreamRequest(endpoint(), definition, { [name]: 'DynamoDB_20120810.Scan' });
+      const check = () => checkParams(definition, { id: value });
       // Assess
-      expect(build).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', details: expect.objectContaining({ field: `params.${name}` }) }));
+      expect(check).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', details: expect.objectContaining({ field: 'params.id' }) }));
     },
   );
-
-  it.each(['.', '..', '%2e', '%2E%2e', '.%2e', '%252e%252e', '../admin', 'a/..', '..%2fadmin', '%2e%2e%5cadmin'])('refuses the path parameter %s before anything is built, with details.field', (value) => {
-    // Prepare
-    const definition = method({ name: 'm', path: '/users/{id}/posts', parameters: { id: { type: 'string', required: true } } });
-    // Act
-    const check = () => checkParams(definition, { id: value });
-    // Assess
-    expect(check).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', details: expect.objectContaining({ field: 'params.id' }) }));
-  });
 
   it.each(['...', 'a..b', 'v1.2', '.hidden', 'a%2Fb'])('takes the path parameter %s, which is no dot segment', (value) => {
     // Prepare
@@ -121,12 +160,42 @@ describe('resources: upstream requests', () => {
   });
 
   it.each([
-    ['api_key default header', endpoint({ authentication: 'api_key' }), { type: 'api_key', apiKey: 'k' } as const, (r: ReturnType<typeof buildUpstreamRequest>) => r.headers!['X-API-Key'] === 'k'],
-    ['api_key named header', endpoint({ authentication: 'api_key', authConfig: { headerName: 'X-Key' } }), { type: 'api_key', apiKey: 'k' } as const, (r: ReturnType<typeof buildUpstreamRequest>) => r.headers!['X-Key'] === 'k'],
-    ['api_key query', endpoint({ authentication: 'api_key', authConfig: { queryParam: 'key' } }), { type: 'api_key', apiKey: 'k' } as const, (r: ReturnType<typeof buildUpstreamRequest>) => r.url.searchParams.get('key') === 'k'],
-    ['bearer', endpoint({ authentication: 'bearer' }), { type: 'bearer', token: 't' } as const, (r: ReturnType<typeof buildUpstreamRequest>) => r.headers!.Authorization === 'Bearer t'],
-    ['oauth2', endpoint({ authentication: 'oauth2' }), { type: 'oauth2', accessToken: 'a' } as const, (r: ReturnType<typeof buildUpstreamRequest>) => r.headers!.Authorization === 'Bearer a'],
-    ['basic', endpoint({ authentication: 'basic' }), { type: 'basic', username: 'u', password: 'p' } as const, (r: ReturnType<typeof buildUpstreamRequest>) => r.headers!.Authorization === `Basic ${btoa('u:p')}`],
+    [
+      'api_key default header',
+      endpoint({ authentication: 'api_key' }),
+      { type: 'api_key', apiKey: 'k' } as const,
+      (r: ReturnType<typeof buildUpstreamRequest>) => r.headers!['X-API-Key'] === 'k',
+    ],
+    [
+      'api_key named header',
+      endpoint({ authentication: 'api_key', authConfig: { headerName: 'X-Key' } }),
+      { type: 'api_key', apiKey: 'k' } as const,
+      (r: ReturnType<typeof buildUpstreamRequest>) => r.headers!['X-Key'] === 'k',
+    ],
+    [
+      'api_key query',
+      endpoint({ authentication: 'api_key', authConfig: { queryParam: 'key' } }),
+      { type: 'api_key', apiKey: 'k' } as const,
+      (r: ReturnType<typeof buildUpstreamRequest>) => r.url.searchParams.get('key') === 'k',
+    ],
+    [
+      'bearer',
+      endpoint({ authentication: 'bearer' }),
+      { type: 'bearer', token: 't' } as const,
+      (r: ReturnType<typeof buildUpstreamRequest>) => r.headers!.Authorization === 'Bearer t',
+    ],
+    [
+      'oauth2',
+      endpoint({ authentication: 'oauth2' }),
+      { type: 'oauth2', accessToken: 'a' } as const,
+      (r: ReturnType<typeof buildUpstreamRequest>) => r.headers!.Authorization === 'Bearer a',
+    ],
+    [
+      'basic',
+      endpoint({ authentication: 'basic' }),
+      { type: 'basic', username: 'u', password: 'p' } as const,
+      (r: ReturnType<typeof buildUpstreamRequest>) => r.headers!.Authorization === `Basic ${btoa('u:p')}`,
+    ],
   ])('injects %s credentials', (_label, target, credentials, check) => {
     // Act
     const request = buildUpstreamRequest(target, method({ name: 'm' }), {}, credentials);
@@ -149,8 +218,12 @@ describe('resources: credentials', () => {
 
   it('refuses incomplete or unknown credentials naming the field, never echoing the value', () => {
     // Assess
-    expect(() => parseCredentials('oauth2', { clientId: 'only-the-id' })).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'credentials', value: '[redacted]' }) }));
-    expect(() => parseCredentials('bearer', { token: 'x', leaked: 'secret' })).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'credentials.leaked', value: '[redacted]' }) }));
+    expect(() => parseCredentials('oauth2', { clientId: 'only-the-id' })).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ field: 'credentials', value: '[redacted]' }) }),
+    );
+    expect(() => parseCredentials('bearer', { token: 'x', leaked: 'secret' })).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ field: 'credentials.leaked', value: '[redacted]' }) }),
+    );
   });
 });
 
@@ -174,9 +247,23 @@ describe('resources: webhook signatures', () => {
 
 describe('outbound: private addresses', () => {
   it.each([
-    ['127.0.0.1', true], ['10.1.2.3', true], ['172.20.0.1', true], ['192.168.1.1', true], ['169.254.169.254', true], ['100.64.0.1', true],
-    ['0.0.0.0', true], ['::1', true], ['fd00::1', true], ['fe80::1', true], ['::ffff:127.0.0.1', true], ['::ffff:10.0.0.1', true],
-    ['8.8.8.8', false], ['172.32.0.1', false], ['2606:4700::1111', false], ['::ffff:8.8.8.8', false], ['not-an-ip', true],
+    ['127.0.0.1', true],
+    ['10.1.2.3', true],
+    ['172.20.0.1', true],
+    ['192.168.1.1', true],
+    ['169.254.169.254', true],
+    ['100.64.0.1', true],
+    ['0.0.0.0', true],
+    ['::1', true],
+    ['fd00::1', true],
+    ['fe80::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['::ffff:10.0.0.1', true],
+    ['8.8.8.8', false],
+    ['172.32.0.1', false],
+    ['2606:4700::1111', false],
+    ['::ffff:8.8.8.8', false],
+    ['not-an-ip', true],
   ])('%s is private: %s', (address, expected) => {
     // Assess
     expect(isPrivateAddress(address)).toBe(expected);
@@ -185,7 +272,9 @@ describe('outbound: private addresses', () => {
 
 describe('resources: publish checks', () => {
   const candidate = {
-    name: 'n', description: 'd', resourceType: 'api' as const,
+    name: 'n',
+    description: 'd',
+    resourceType: 'api' as const,
     endpoint: endpoint({ methods: [method({ name: 'm', path: '/m' })] }),
     openApiSpec: { openapi: '3.0.3', info: { title: 't', version: '1' }, paths: { '/m': { get: { responses: { '200': { description: 'ok' } } } } } },
   };

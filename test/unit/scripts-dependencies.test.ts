@@ -68,7 +68,14 @@ function memoryRefs(): TreeRefStore {
 }
 
 const service = (installer: PackageInstaller, blobs: BlobStore) =>
-  createDependencyService({ installer: () => installer, blobs: () => blobs, refs: memoryRefs, runtime: () => ({ removeDependencyTree: async () => undefined }), registryOf: async () => undefined, clock: systemClock });
+  createDependencyService({
+    installer: () => installer,
+    blobs: () => blobs,
+    refs: memoryRefs,
+    runtime: () => ({ removeDependencyTree: async () => undefined }),
+    registryOf: async () => undefined,
+    clock: systemClock,
+  });
 
 describe('scripts: dependency rules', () => {
   it('stores one zip per lock in the layer layout and reports the installed size', async () => {

@@ -36,7 +36,8 @@ describe('scripts kit: node code as the wrapper loads it', () => {
 
   it('turns imports into requires and keeps every line where the user wrote it', () => {
     // Prepare
-    const code = "import fs, { value as v } from 'fs';\nimport * as path from 'path';\nexport const answer = v + 41;\nexport async function handler() {\n  throw new Error('x');\n}";
+    const code =
+      "import fs, { value as v } from 'fs';\nimport * as path from 'path';\nexport const answer = v + 41;\nexport async function handler() {\n  throw new Error('x');\n}";
     // Act
     const converted = toCommonJs(code);
     const exported = load(code);
@@ -59,10 +60,16 @@ describe('scripts kit: lint of JavaScript', () => {
 
   it('warns about a handler that is not async and counts resource and SDK calls', async () => {
     // Act
-    const report = await lintScript({ code: 'function handler(event) {\n  resources.db.get({});\n  sdk.flows.list();\n  mirra.scripts.run();\n}' }, { methodsOf: async () => ['get'], pythonFacts });
+    const report = await lintScript(
+      { code: 'function handler(event) {\n  resources.db.get({});\n  sdk.flows.list();\n  mirra.scripts.run();\n}' },
+      { methodsOf: async () => ['get'], pythonFacts },
+    );
     // Assess
     expect(report).toEqual({
-      valid: true, issueCount: 1, callAdapterCallsCount: 1, mirraSDKCallsCount: 2,
+      valid: true,
+      issueCount: 1,
+      callAdapterCallsCount: 1,
+      mirraSDKCallsCount: 2,
       issues: [{ severity: 'warning', line: 1, message: 'the handler is not async', suggestion: expect.stringContaining('async function handler') }],
     });
   });
@@ -70,7 +77,9 @@ describe('scripts kit: lint of JavaScript', () => {
   it('checks methods against the installed resource and names outside allowedResources', async () => {
     // Act
     const report = await lintScript(
-      { code: 'export async function handler() {\n  await resources.db.get({});\n  await resources.db.drop({});\n  await resources.other.x({});\n  await resources[name].y();\n}' },
+      {
+        code: 'export async function handler() {\n  await resources.db.get({});\n  await resources.db.drop({});\n  await resources.other.x({});\n  await resources[name].y();\n}',
+      },
       { allowedResources: ['db'], methodsOf: async (name) => (name === 'db' ? ['get', 'put'] : undefined), pythonFacts },
     );
     // Assess
@@ -85,7 +94,10 @@ describe('scripts kit: lint of JavaScript', () => {
   it('checks event.data reads against the event object of eventType as warnings, following aliases and destructuring', async () => {
     // Act
     const report = await lintScript(
-      { eventType: 'mailapp.email_received', code: 'export async function handler(e) {\n  const d = e.data;\n  const { mailapp, chatapp } = e.data;\n  return [d.content.text, d.actor.nam, e.data?.entity.anything];\n}' },
+      {
+        eventType: 'mailapp.email_received',
+        code: 'export async function handler(e) {\n  const d = e.data;\n  const { mailapp, chatapp } = e.data;\n  return [d.content.text, d.actor.nam, e.data?.entity.anything];\n}',
+      },
       noResources,
     );
     // Assess
@@ -118,14 +130,21 @@ describe('scripts kit: Lambda', () => {
 
   it('reads duration and peak memory from the REPORT line and maps Lambda failures to execution errors', () => {
     // Prepare
-    const tail = 'START RequestId: 1\nEND RequestId: 1\nREPORT RequestId: 1\tDuration: 12.34 ms\tBilled Duration: 13 ms\tMemory Size: 128 MB\tMax Memory Used: 70 MB\t\n';
+    const tail =
+      'START RequestId: 1\nEND RequestId: 1\nREPORT RequestId: 1\tDuration: 12.34 ms\tBilled Duration: 13 ms\tMemory Size: 128 MB\tMax Memory Used: 70 MB\t\n';
     // Act
     const report = parseReport(tail);
     // Assess
     expect(report).toEqual({ duration: 12.34, memoryUsed: 70 });
-    expect(lambdaFailure({ errorType: 'Sandbox.Timedout', errorMessage: 'Task timed out after 3.00 seconds' })).toMatchObject({ status: 'timeout', error: { code: 'TIMEOUT' } });
+    expect(lambdaFailure({ errorType: 'Sandbox.Timedout', errorMessage: 'Task timed out after 3.00 seconds' })).toMatchObject({
+      status: 'timeout',
+      error: { code: 'TIMEOUT' },
+    });
     expect(lambdaFailure({ errorType: 'Runtime.OutOfMemory', errorMessage: 'oom' }).error.code).toBe('MEMORY_LIMIT_EXCEEDED');
-    expect(lambdaFailure({ errorType: 'Runtime.ExitError', errorMessage: 'exit' }).error).toEqual({ code: 'SCRIPT_CRASHED', message: 'Runtime.ExitError: exit' });
+    expect(lambdaFailure({ errorType: 'Runtime.ExitError', errorMessage: 'exit' }).error).toEqual({
+      code: 'SCRIPT_CRASHED',
+      message: 'Runtime.ExitError: exit',
+    });
   });
 
   it('zips the user code with a one-line entry into the layer for node, and the code alone for python', () => {
@@ -141,11 +160,24 @@ describe('scripts kit: Lambda', () => {
 });
 
 describe('scripts kit: marketplace, semver and stored runs', () => {
-  const script = (overrides: Partial<Script>): Script => ({
-    scriptId: 'scr_a', name: 'a', description: '', tags: [], category: null, pricing: null, system: false, staffPick: false, ratingSum: 0, reviewCount: 0, installCount: 0,
-    config: { timeout: 30, memory: 128, maxCostPerExecution: 1, maxExecutionsPerDay: 100, allowedResources: [] }, createdAt: '2026-01-01T00:00:00.000Z', publishedAt: '2026-01-01T00:00:00.000Z',
-    ...overrides,
-  }) as Script;
+  const script = (overrides: Partial<Script>): Script =>
+    ({
+      scriptId: 'scr_a',
+      name: 'a',
+      description: '',
+      tags: [],
+      category: null,
+      pricing: null,
+      system: false,
+      staffPick: false,
+      ratingSum: 0,
+      reviewCount: 0,
+      installCount: 0,
+      config: { timeout: 30, memory: 128, maxCostPerExecution: 1, maxExecutionsPerDay: 100, allowedResources: [] },
+      createdAt: '2026-01-01T00:00:00.000Z',
+      publishedAt: '2026-01-01T00:00:00.000Z',
+      ...overrides,
+    }) as Script;
 
   it('sorts by rating by default, and ranks new installs above old ones by trendingScore', () => {
     // Prepare

@@ -11,7 +11,14 @@ import { type RunGrant, signGrant, verifyGrant } from '../../functions/scripts/r
 const key = randomBytes(32);
 const now = Date.UTC(2026, 2, 1, 12, 0, 0);
 const grant: RunGrant = {
-  executionId: 'exe_1', userId: 'usr_a', scriptId: 'scr_1', allowedResources: ['weather'], limitUsd: 0.05, limitedBy: 'cost', memoryMb: 128, startedAt: now,
+  executionId: 'exe_1',
+  userId: 'usr_a',
+  scriptId: 'scr_1',
+  allowedResources: ['weather'],
+  limitUsd: 0.05,
+  limitedBy: 'cost',
+  memoryMb: 128,
+  startedAt: now,
 };
 
 /** Re-encodes the claims without signing them again: what someone holding a token could try. */
@@ -31,7 +38,7 @@ describe('scripts: run grants', () => {
     expect(verified).toEqual({ ...grant, exp: now + 60_000 });
   });
 
-  it("refuses a grant whose claims were changed (another user, another resource, a higher limit) with UNAUTHORIZED", () => {
+  it('refuses a grant whose claims were changed (another user, another resource, a higher limit) with UNAUTHORIZED', () => {
     // Prepare
     const token = signGrant(grant, now + 60_000, key);
     const forged = [tampered(token, { userId: 'usr_b' }), tampered(token, { allowedResources: ['weather', 'bank'] }), tampered(token, { limitUsd: 100 })];
@@ -66,7 +73,7 @@ function fakeCaller(answer: (request: ResourceCallRequest) => ResourceCallResult
 }
 const ok = (cost: number): ResourceCallResult => ({ status: 200, success: true, data: { ok: true }, cost, durationMs: 3 });
 
-describe('scripts: the rules of a run\'s resource calls', () => {
+describe("scripts: the rules of a run's resource calls", () => {
   it("calls an allowed resource as the run's user, counts the call and adds its cost", async () => {
     // Prepare
     const tally = memoryTally();
@@ -99,7 +106,9 @@ describe('scripts: the rules of a run\'s resource calls', () => {
     const costLimited = { grant: { ...grant, limitUsd: 0.02 + computeSoFar }, tally: memoryTally() };
     const budgetLimited = { grant: { ...grant, limitUsd: 0.02 + computeSoFar, limitedBy: 'budget' as const }, tally: memoryTally() };
     const caller = fakeCaller(() => ok(0.01));
-    const [byCost, byBudget] = [costLimited, budgetLimited].map(({ grant: limited, tally }) => resourceGate({ grant: limited, tally, caller, elapsedMs: () => 1000 }));
+    const [byCost, byBudget] = [costLimited, budgetLimited].map(({ grant: limited, tally }) =>
+      resourceGate({ grant: limited, tally, caller, elapsedMs: () => 1000 }),
+    );
     // Act
     await byCost!('weather', 'getForecast', {});
     await byCost!('weather', 'getForecast', {});

@@ -9,19 +9,46 @@ describe('semver', () => {
     expect(Semver.safeParse(version).success).toBe(true);
   });
 
-  it.each(['1.0', 'v1.0.0', '01.0.0', '1.0.0-', '1.0.0-beta..1', '1.0.0-01', '1.0.0+', ' 1.0.0', '1.0.0 ', `1.0.0-${'a'.repeat(300)}`])('refuses %j', (version) => {
-    // Act / Assess
-    expect(isSemver(version)).toBe(false);
-    expect(Semver.safeParse(version).success).toBe(false);
-  });
+  it.each(['1.0', 'v1.0.0', '01.0.0', '1.0.0-', '1.0.0-beta..1', '1.0.0-01', '1.0.0+', ' 1.0.0', '1.0.0 ', `1.0.0-${'a'.repeat(300)}`])(
+    'refuses %j',
+    (version) => {
+      // Act / Assess
+      expect(isSemver(version)).toBe(false);
+      expect(Semver.safeParse(version).success).toBe(false);
+    },
+  );
 
   it('orders by precedence: pre-releases before their release, numeric identifiers numerically, build metadata ignored', () => {
     // Prepare
-    const shuffled = ['1.0.0', '1.0.0-beta.11', '1.0.0-alpha', '1.0.0-rc.1', '1.0.0-beta.2', '1.0.0-alpha.1', '0.9.9', '1.0.0-beta', '1.0.0-alpha.beta', '1.10.0', '1.9.0'];
+    const shuffled = [
+      '1.0.0',
+      '1.0.0-beta.11',
+      '1.0.0-alpha',
+      '1.0.0-rc.1',
+      '1.0.0-beta.2',
+      '1.0.0-alpha.1',
+      '0.9.9',
+      '1.0.0-beta',
+      '1.0.0-alpha.beta',
+      '1.10.0',
+      '1.9.0',
+    ];
     // Act
     const sorted = [...shuffled].sort(compareSemver);
     // Assess
-    expect(sorted).toEqual(['0.9.9', '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0', '1.9.0', '1.10.0']);
+    expect(sorted).toEqual([
+      '0.9.9',
+      '1.0.0-alpha',
+      '1.0.0-alpha.1',
+      '1.0.0-alpha.beta',
+      '1.0.0-beta',
+      '1.0.0-beta.2',
+      '1.0.0-beta.11',
+      '1.0.0-rc.1',
+      '1.0.0',
+      '1.9.0',
+      '1.10.0',
+    ]);
     expect(compareSemver('1.0.0+a', '1.0.0+b')).toBe(0);
   });
 

@@ -30,11 +30,16 @@ describe('shape of functions/', () => {
 
   it('imports adapters only from adapters themselves and the composition modules', () => {
     // Prepare: the calibration fit is an offline tool run by hand with a chosen embedder, never deployed
-    const composition = (path: string) => /^functions\/app\/[\w-]+\.ts$/.test(path) || /^functions\/[\w-]+\/wiring\.ts$/.test(path) || path.startsWith('functions/documents/eval/');
+    const composition = (path: string) =>
+      /^functions\/app\/[\w-]+\.ts$/.test(path) || /^functions\/[\w-]+\/wiring\.ts$/.test(path) || path.startsWith('functions/documents/eval/');
     // Act
     const importers = modules()
       .filter((module) => !module.source.startsWith('functions/adapters/') && !composition(module.source))
-      .flatMap((module) => module.dependencies.filter((dependency) => dependency.resolved.startsWith('functions/adapters/')).map((dependency) => `${module.source} -> ${dependency.resolved}`));
+      .flatMap((module) =>
+        module.dependencies
+          .filter((dependency) => dependency.resolved.startsWith('functions/adapters/'))
+          .map((dependency) => `${module.source} -> ${dependency.resolved}`),
+      );
     // Assess
     expect(importers).toEqual([]);
   });
@@ -46,7 +51,9 @@ describe('shape of functions/', () => {
     // Act
     const importers = modules()
       .filter((module) => !wiring(module.source) && !handlerLayer(module.source) && !module.source.startsWith('functions/adapters/'))
-      .flatMap((module) => module.dependencies.filter((dependency) => wiring(dependency.resolved)).map((dependency) => `${module.source} -> ${dependency.resolved}`));
+      .flatMap((module) =>
+        module.dependencies.filter((dependency) => wiring(dependency.resolved)).map((dependency) => `${module.source} -> ${dependency.resolved}`),
+      );
     // Assess
     expect(importers).toEqual([]);
   });
@@ -54,7 +61,9 @@ describe('shape of functions/', () => {
   it('reads the environment only in the settings module and in the mode switches of the platform root', () => {
     // Prepare
     const roots = ['functions/app/platform.ts', 'functions/app/edge.ts'];
-    const readers = modules().filter((module) => /process\.env\b/.test(sourceOf(module.source))).map((module) => module.source);
+    const readers = modules()
+      .filter((module) => /process\.env\b/.test(sourceOf(module.source)))
+      .map((module) => module.source);
     // Act
     const outside = readers.filter((path) => path !== 'functions/platform/settings.ts' && !roots.includes(path));
     const rootReads = roots.flatMap((path) => sourceOf(path).match(/process\.env\.\w+/g) ?? []);
@@ -69,7 +78,11 @@ describe('shape of functions/', () => {
     // Act
     const outward = modules()
       .filter((module) => kernel(module.source))
-      .flatMap((module) => module.dependencies.filter((dependency) => dependency.resolved.startsWith('functions/') && !kernel(dependency.resolved)).map((dependency) => `${module.source} -> ${dependency.resolved}`));
+      .flatMap((module) =>
+        module.dependencies
+          .filter((dependency) => dependency.resolved.startsWith('functions/') && !kernel(dependency.resolved))
+          .map((dependency) => `${module.source} -> ${dependency.resolved}`),
+      );
     // Assess
     expect(modules().filter((module) => kernel(module.source)).length).toBeGreaterThan(30);
     expect(outward).toEqual([]);

@@ -33,7 +33,9 @@ describe('templates kit: customization', () => {
   it('finds templates whose fields clash or whose defaults break their own rules', () => {
     // Act / Assess
     expect(fieldProblems(fields)).toBeUndefined();
-    expect(fieldProblems([...fields, CustomizationField.parse({ key: 'theme.primarycolor', type: 'boolean', default: true })])).toMatch(/repeats another key's variable NEXT_PUBLIC_THEME_PRIMARYCOLOR/);
+    expect(fieldProblems([...fields, CustomizationField.parse({ key: 'theme.primarycolor', type: 'boolean', default: true })])).toMatch(
+      /repeats another key's variable NEXT_PUBLIC_THEME_PRIMARYCOLOR/,
+    );
     expect(fieldProblems([CustomizationField.parse({ key: 's', type: 'select', options: ['a'], default: 'b' })])).toMatch(/must be one of a/);
   });
 });

@@ -8,10 +8,15 @@ import { unwrap } from '../../typescript/src/index.js';
 import { UsageError, clientFor, optionsOf, output } from '../context.js';
 
 const mimeTypes: Record<string, string> = {
-  '.pdf': 'application/pdf', '.txt': 'text/plain', '.md': 'text/markdown', '.html': 'text/html', '.htm': 'text/html', '.csv': 'text/csv', '.json': 'application/json',
+  '.pdf': 'application/pdf',
+  '.txt': 'text/plain',
+  '.md': 'text/markdown',
+  '.html': 'text/html',
+  '.htm': 'text/html',
+  '.csv': 'text/csv',
+  '.json': 'application/json',
   '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
 };
-
 
 export function registerDocumentCommands(program: Command): void {
   const docs = program.command('docs').description('documents: upload and search');
@@ -27,13 +32,27 @@ export function registerDocumentCommands(program: Command): void {
       const mimeType = options.mimeType ?? mimeTypes[extname(file).toLowerCase()];
       if (!mimeType) throw new UsageError(`cannot tell the type of ${file}: give --mime-type`);
       const size = statSync(file).size;
-      const ticket = await unwrap(client.POST('/api/sdk/v1/documents/upload-url', { body: { size, filename: basename(file), mimeType, ...(options.graph && { graphId: options.graph }) } as never }));
+      const ticket = await unwrap(
+        client.POST('/api/sdk/v1/documents/upload-url', {
+          body: { size, filename: basename(file), mimeType, ...(options.graph && { graphId: options.graph }) } as never,
+        }),
+      );
       // Progress on stderr, so `--json` output stays clean on stdout.
-      const bar = new SingleBar({ format: 'upload |{bar}| {percentage}% {value}/{total} bytes', stream: process.stderr, noTTYOutput: true, notTTYSchedule: 1000 });
+      const bar = new SingleBar({
+        format: 'upload |{bar}| {percentage}% {value}/{total} bytes',
+        stream: process.stderr,
+        noTTYOutput: true,
+        notTTYSchedule: 1000,
+      });
       bar.start(size, 0);
       const stream = createReadStream(file);
       stream.on('data', (chunk) => bar.increment(chunk.length));
-      const put = await fetch(ticket.uploadUrl, { method: 'PUT', headers: { ...ticket.headers, 'content-length': String(size) }, body: Readable.toWeb(stream) as never, duplex: 'half' } as RequestInit);
+      const put = await fetch(ticket.uploadUrl, {
+        method: 'PUT',
+        headers: { ...ticket.headers, 'content-length': String(size) },
+        body: Readable.toWeb(stream) as never,
+        duplex: 'half',
+      } as RequestInit);
       bar.stop();
       if (!put.ok) throw new Error(`upload refused (${put.status}): ${(await put.text()).slice(0, 500)}`);
       await unwrap(client.POST('/api/sdk/v1/documents/{documentId}/complete', { params: { path: { documentId: ticket.documentId } } }));
@@ -51,10 +70,26 @@ export function registerDocumentCommands(program: Command): void {
     .description('search your graph (or --graph)')
     .option('--graph <graphId>', 'a group graph instead of your personal one')
     .option('--limit <n>', 'results', '5')
-    .option('--threshold <score>', 'lowest score (0 to 1) a result needs (default 0.7: likely answers the question); 0 lists the best matches whatever their score')
+    .option(
+      '--threshold <score>',
+      'lowest score (0 to 1) a result needs (default 0.7: likely answers the question); 0 lists the best matches whatever their score',
+    )
     .action(async (query: string, _local: unknown, command: Command) => {
       const options = optionsOf(command);
-      const found = await unwrap(clientFor(options).POST('/api/sdk/v1/documents/search', { body: { query, limit: Number(options.limit), ...(options.threshold !== undefined && { threshold: Number(options.threshold) }), ...(options.graph && { graphId: options.graph }) } as never }));
-      output(options, found, () => (found.results.length ? found.results.map((hit) => `${hit.score.toFixed(3)}  ${hit.documentName}: ${hit.content.replace(/\s+/g, ' ').slice(0, 160)}`) : 'no results'));
+      const found = await unwrap(
+        clientFor(options).POST('/api/sdk/v1/documents/search', {
+          body: {
+            query,
+            limit: Number(options.limit),
+            ...(options.threshold !== undefined && { threshold: Number(options.threshold) }),
+            ...(options.graph && { graphId: options.graph }),
+          } as never,
+        }),
+      );
+      output(options, found, () =>
+        found.results.length
+          ? found.results.map((hit) => `${hit.score.toFixed(3)}  ${hit.documentName}: ${hit.content.replace(/\s+/g, ' ').slice(0, 160)}`)
+          : 'no results',
+      );
     });
 }

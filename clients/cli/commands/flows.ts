@@ -19,7 +19,9 @@ export function registerFlowCommands(program: Command): void {
 
   flows
     .command('create')
-    .description('a time flow (--schedule and --script) or an event flow (--event-type, --conditions, and --script for a direct one or --prompt for an llm one)')
+    .description(
+      'a time flow (--schedule and --script) or an event flow (--event-type, --conditions, and --script for a direct one or --prompt for an llm one)',
+    )
     .requiredOption('--title <text>', 'title')
     .requiredOption('--description <text>', 'what the flow does')
     .option('--schedule <cron>', 'five-field cron, UTC (time flow)')
@@ -34,16 +36,24 @@ export function registerFlowCommands(program: Command): void {
       let flow;
       if (options.schedule) {
         if (!options.script) throw new UsageError('a time flow needs --script');
-        flow = await unwrap(client.POST('/api/sdk/v1/flows/createTimeFlow', { body: { ...common, schedule: String(options.schedule), scriptId: String(options.script) } }));
+        flow = await unwrap(
+          client.POST('/api/sdk/v1/flows/createTimeFlow', { body: { ...common, schedule: String(options.schedule), scriptId: String(options.script) } }),
+        );
       } else if (options.eventType) {
         const conditions = parseJsonOption('conditions', options.conditions as string | undefined) ?? { operator: 'AND', conditions: [] };
         const direct = Boolean(options.script);
-        flow = await unwrap(client.POST('/api/sdk/v1/flows/createEventFlow', {
-          body: {
-            ...common, eventType: String(options.eventType), conditions, prompt: String(options.prompt ?? options.description),
-            executionType: direct ? 'direct' : 'llm', ...(direct && { scriptId: String(options.script) }),
-          } as never,
-        }));
+        flow = await unwrap(
+          client.POST('/api/sdk/v1/flows/createEventFlow', {
+            body: {
+              ...common,
+              eventType: String(options.eventType),
+              conditions,
+              prompt: String(options.prompt ?? options.description),
+              executionType: direct ? 'direct' : 'llm',
+              ...(direct && { scriptId: String(options.script) }),
+            } as never,
+          }),
+        );
       } else throw new UsageError('give --schedule (time flow) or --event-type (event flow)');
       output(options, flow, () => `created flow ${flow.id} (${flow.status}): ${flow.title}`);
     });
@@ -58,7 +68,11 @@ export function registerFlowCommands(program: Command): void {
       output(options, found, () => (items.length ? items.map((flow) => `${flow.id}  ${flow.status.padEnd(7)}  ${flow.title}`) : 'no flows yet'));
     });
 
-  for (const [name, operation, verb] of [['run', 'runFlow', 'ran'], ['pause', 'pauseFlow', 'paused'], ['resume', 'resumeFlow', 'resumed']] as const) {
+  for (const [name, operation, verb] of [
+    ['run', 'runFlow', 'ran'],
+    ['pause', 'pauseFlow', 'paused'],
+    ['resume', 'resumeFlow', 'resumed'],
+  ] as const) {
     flows
       .command(`${name} <flowId>`)
       .description(`${name} a flow`)
@@ -85,15 +99,21 @@ export function registerFlowCommands(program: Command): void {
     .action(async (_local: unknown, command: Command) => {
       const options = optionsOf(command);
       const query = {
-        ...(options.type && { type: options.type }), ...(options.source && { source: options.source }),
-        ...(options.since && { startDate: options.since }), ...(options.until && { endDate: options.until }), limit: Number(options.limit),
+        ...(options.type && { type: options.type }),
+        ...(options.source && { source: options.source }),
+        ...(options.since && { startDate: options.since }),
+        ...(options.until && { endDate: options.until }),
+        limit: Number(options.limit),
       };
       const page = await unwrap(clientFor(options).GET('/api/sdk/v1/events', { params: { query } }));
       output(options, page, () =>
         page.events.length
           ? page.events.flatMap((event) => [
               `${event.timestamp}  ${event.eventId}  ${event.type}  (${event.source})`,
-              ...event.deliveries.map((delivery) => `  -> ${delivery.scriptId} ${delivery.result}${delivery.executionId ? ` ${delivery.executionId} ${delivery.status}` : ''}${delivery.reason ? `: ${delivery.reason}` : ''}`),
+              ...event.deliveries.map(
+                (delivery) =>
+                  `  -> ${delivery.scriptId} ${delivery.result}${delivery.executionId ? ` ${delivery.executionId} ${delivery.status}` : ''}${delivery.reason ? `: ${delivery.reason}` : ''}`,
+              ),
             ])
           : 'no events',
       );

@@ -5,7 +5,6 @@ import type { Command } from 'commander';
 import { errorOf } from '../../typescript/src/index.js';
 import { UsageError, optionsOf, output, parseJsonOption, settings } from '../context.js';
 
-
 /** A keypair file as `solana-keygen` writes it: a JSON array of the 64 secret key bytes. */
 async function readKeypair(path: string): Promise<Keypair> {
   const { Keypair } = await import('@solana/web3.js');
@@ -30,7 +29,8 @@ export function registerPayCommand(program: Command): void {
       const { createPaymentHeader, decodePaymentResponse, selectOffer } = await import('../../../functions/payments/client.js');
       const payer = await readKeypair(options.keypair!);
       const body = options.body === undefined ? undefined : JSON.stringify(parseJsonOption('body', options.body));
-      const request = (headers: Record<string, string>) => fetch(url, { method: options.method, headers: { ...(body && { 'content-type': 'application/json' }), ...headers }, body });
+      const request = (headers: Record<string, string>) =>
+        fetch(url, { method: options.method, headers: { ...(body && { 'content-type': 'application/json' }), ...headers }, body });
       const offered = await request({});
       if (offered.status !== 402) throw new UsageError(`${url} answered ${offered.status}, not 402: nothing to pay`);
       const offer = selectOffer((await offered.json()) as never, options.asset);
@@ -42,6 +42,9 @@ export function registerPayCommand(program: Command): void {
       if (!paid.ok) throw errorOf(paid.status, answer, paid.headers.get('x-request-id'));
       const proof = paid.headers.get('x-payment-response');
       const settlement = proof ? decodePaymentResponse(proof) : null;
-      output(options, { answer, settlement }, () => [`paid ${offer.maxAmountRequired} atomic ${offer.extra.symbol} in transaction ${settlement?.transaction ?? '(none)'}`, JSON.stringify(answer, null, 2)]);
+      output(options, { answer, settlement }, () => [
+        `paid ${offer.maxAmountRequired} atomic ${offer.extra.symbol} in transaction ${settlement?.transaction ?? '(none)'}`,
+        JSON.stringify(answer, null, 2),
+      ]);
     });
 }

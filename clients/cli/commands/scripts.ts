@@ -19,7 +19,10 @@ interface Manifest {
 
 export function readScriptFolder(dir: string): { manifest: Manifest; runtime: 'nodejs18' | 'python3.11'; code: string } {
   const manifestPath = join(dir, 'script.json');
-  if (!existsSync(manifestPath)) throw new UsageError(`${manifestPath} not found: a script folder holds script.json ({"name": "...", "runtime": "nodejs18" | "python3.11", "main": "index.js"}) and the code`);
+  if (!existsSync(manifestPath))
+    throw new UsageError(
+      `${manifestPath} not found: a script folder holds script.json ({"name": "...", "runtime": "nodejs18" | "python3.11", "main": "index.js"}) and the code`,
+    );
   const manifest = parseJsonOption('manifest', readFileSync(manifestPath, 'utf8')) as Manifest;
   if (typeof manifest?.name !== 'string') throw new UsageError(`${manifestPath}: "name" is required`);
   const main = manifest.main ?? (manifest.runtime === 'python3.11' || existsSync(join(dir, 'main.py')) ? 'main.py' : 'index.js');
@@ -28,7 +31,6 @@ export function readScriptFolder(dir: string): { manifest: Manifest; runtime: 'n
   if (!existsSync(codePath)) throw new UsageError(`${codePath} not found: set "main" in script.json`);
   return { manifest, runtime, code: readFileSync(codePath, 'utf8') };
 }
-
 
 /** A script by id, or by name among the caller's own. */
 async function resolveScript(options: GlobalOptions, idOrName: string): Promise<string> {
@@ -72,14 +74,28 @@ export function registerScriptCommands(program: Command): void {
         scriptId = existing.id;
         await unwrap(client.POST('/api/sdk/v1/scripts/createVersion', { body: { scriptId, code, commitMessage: `pushed from ${dir}` } }));
       } else {
-        const script = await unwrap(client.POST('/api/sdk/v1/scripts/createScript', {
-          body: { name: manifest.name, description: manifest.description, runtime, code, config: manifest.config as never, tags: manifest.tags, category: manifest.category as never },
-        }));
+        const script = await unwrap(
+          client.POST('/api/sdk/v1/scripts/createScript', {
+            body: {
+              name: manifest.name,
+              description: manifest.description,
+              runtime,
+              code,
+              config: manifest.config as never,
+              tags: manifest.tags,
+              category: manifest.category as never,
+            },
+          }),
+        );
         scriptId = script.id;
         created = true;
       }
       const deployment = await unwrap(client.POST('/api/sdk/v1/scripts/deployScript', { body: { scriptId } }));
-      output(options, { scriptId, created, deployment }, () => `${created ? 'created' : 'updated'} script ${manifest.name} (${scriptId}), deployed ${versionLabel(deployment.version, deployment.semver)}`);
+      output(
+        options,
+        { scriptId, created, deployment },
+        () => `${created ? 'created' : 'updated'} script ${manifest.name} (${scriptId}), deployed ${versionLabel(deployment.version, deployment.semver)}`,
+      );
     });
 
   scripts
@@ -107,7 +123,14 @@ export function registerScriptCommands(program: Command): void {
     .action(async (_local: unknown, command: Command) => {
       const options = optionsOf(command);
       const list = await unwrap(clientFor(options).GET('/api/sdk/v1/scripts', { params: { query: { limit: 100 } } }));
-      output(options, list, () => (list.scripts.length ? list.scripts.map((script) => `${script.id}  ${scriptStateLabel({ ...script, activeVersion: script.activeVersionNumber, activeSemver: script.activeVersion }).padEnd(32)}  ${script.name}`) : 'no scripts yet'));
+      output(options, list, () =>
+        list.scripts.length
+          ? list.scripts.map(
+              (script) =>
+                `${script.id}  ${scriptStateLabel({ ...script, activeVersion: script.activeVersionNumber, activeSemver: script.activeVersion }).padEnd(32)}  ${script.name}`,
+            )
+          : 'no scripts yet',
+      );
     });
 
   program
@@ -121,7 +144,11 @@ export function registerScriptCommands(program: Command): void {
       if (executionId) {
         if (options.follow) return void (await followRun(options, executionId));
         const run = await unwrap(client.POST('/api/sdk/v1/scripts/getExecution', { body: { executionId } }));
-        output(options, run, () => [`${run.executionId} ${run.status} in ${run.duration} ms`, ...(run.error ? [`${run.error.code}: ${run.error.message}`] : []), ...run.logs]);
+        output(options, run, () => [
+          `${run.executionId} ${run.status} in ${run.duration} ms`,
+          ...(run.error ? [`${run.error.code}: ${run.error.message}`] : []),
+          ...run.logs,
+        ]);
         return;
       }
       if (!options.script) throw new UsageError('give an execution id, or --script <id or name>');
@@ -155,8 +182,10 @@ async function followRun(options: GlobalOptions, executionId: string): Promise<v
     after = page.next;
     if (!page.done) continue;
     const run = await unwrap(client.POST('/api/sdk/v1/scripts/getExecution', { body: { executionId } }));
-    output(options, { executionId, status: run.status, duration: run.duration, error: run.error }, () =>
-      `=== ${run.executionId} ${run.status} in ${run.duration} ms${run.error ? `: ${run.error.code}: ${run.error.message}` : ''}`,
+    output(
+      options,
+      { executionId, status: run.status, duration: run.duration, error: run.error },
+      () => `=== ${run.executionId} ${run.status} in ${run.duration} ms${run.error ? `: ${run.error.code}: ${run.error.message}` : ''}`,
     );
     return;
   }

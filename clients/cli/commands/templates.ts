@@ -26,7 +26,9 @@ async function followBuild(options: GlobalOptions, templateId: string, first: Bu
     printed = Math.max(printed, build.logs.length);
     if (build.buildStatus !== 'building') return build;
     build = await unwrap(
-      clientFor(options).GET('/api/sdk/v1/templates/{templateId}/builds/{buildId}', { params: { path: { templateId, buildId: build.buildId }, query: { wait: pollSeconds } } }),
+      clientFor(options).GET('/api/sdk/v1/templates/{templateId}/builds/{buildId}', {
+        params: { path: { templateId, buildId: build.buildId }, query: { wait: pollSeconds } },
+      }),
     );
   }
 }
@@ -34,7 +36,8 @@ async function followBuild(options: GlobalOptions, templateId: string, first: Bu
 /** A page's URL, with its path form where the platform gives one (local mode: any client opens that). */
 const pageUrls = (url: string | null, pathUrl?: string | null) => (pathUrl && pathUrl !== url ? `${url} or ${pathUrl}` : `${url}`);
 
-const ended = (build: Build) => (build.buildStatus === 'success' ? `built: ${pageUrls(build.cdnUrl, build.cdnPathUrl)}` : `build failed: ${build.reason ?? 'see the log above'}`);
+const ended = (build: Build) =>
+  build.buildStatus === 'success' ? `built: ${pageUrls(build.cdnUrl, build.cdnPathUrl)}` : `build failed: ${build.reason ?? 'see the log above'}`;
 
 /** `key=value` of --set: numbers and booleans as such, the rest as text. */
 function customizationOf(pairs: string[]): Record<string, string | number | boolean> {
@@ -59,7 +62,10 @@ export function registerTemplateCommands(program: Command): void {
     .action(async (templateId: string, _local: unknown, command: Command) => {
       const options = optionsOf(command);
       const started = await unwrap(
-        clientFor(options).POST('/api/sdk/v1/templates/{templateId}/build', { params: { path: { templateId } }, body: { ...(options.version && { version: options.version }), wait: 0 } }),
+        clientFor(options).POST('/api/sdk/v1/templates/{templateId}/build', {
+          params: { path: { templateId } },
+          body: { ...(options.version && { version: options.version }), wait: 0 },
+        }),
       );
       const build = await followBuild(options, templateId, started);
       output(options, build, () => ended(build));
@@ -73,11 +79,18 @@ export function registerTemplateCommands(program: Command): void {
     .action(async (templateId: string, _local: unknown, command: Command) => {
       const options = optionsOf(command) as ReturnType<typeof optionsOf> & { set: string[] };
       const installation = await unwrap(
-        clientFor(options).POST('/api/sdk/v1/templates/{templateId}/install', { params: { path: { templateId } }, body: { customization: customizationOf(options.set) } }),
+        clientFor(options).POST('/api/sdk/v1/templates/{templateId}/install', {
+          params: { path: { templateId } },
+          body: { customization: customizationOf(options.set) },
+        }),
       );
-      const build = await followBuild(options, templateId, await unwrap(
-        clientFor(options).GET('/api/sdk/v1/templates/{templateId}/builds/{buildId}', { params: { path: { templateId, buildId: installation.buildId } } }),
-      ));
+      const build = await followBuild(
+        options,
+        templateId,
+        await unwrap(
+          clientFor(options).GET('/api/sdk/v1/templates/{templateId}/builds/{buildId}', { params: { path: { templateId, buildId: installation.buildId } } }),
+        ),
+      );
       output(options, { ...installation, buildStatus: build.buildStatus }, () => [
         `installed ${templateId} as ${installation.installationId} (version ${installation.version})`,
         `page: ${pageUrls(installation.pageUrl, installation.pagePathUrl)}`,

@@ -7,8 +7,20 @@ export type { components, operations, paths } from './schema.js';
 
 /** The codes the platform answers with; others may be added, so `code` stays a string. */
 export type ErrorCode =
-  | 'VALIDATION_ERROR' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'COST_LIMIT_EXCEEDED' | 'BUDGET_EXCEEDED'
-  | 'RATE_LIMITED' | 'DAILY_LIMIT_EXCEEDED' | 'CONCURRENCY_LIMIT' | 'INTERNAL_ERROR' | 'TIMEOUT' | (string & {});
+  | 'VALIDATION_ERROR'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'COST_LIMIT_EXCEEDED'
+  | 'BUDGET_EXCEEDED'
+  | 'RATE_LIMITED'
+  | 'DAILY_LIMIT_EXCEEDED'
+  | 'CONCURRENCY_LIMIT'
+  | 'INTERNAL_ERROR'
+  | 'TIMEOUT'
+  | (string & {});
 
 /** A `{success: false, error}` answer (or a body that is not the envelope), with its HTTP status. */
 export class PlatformError extends Error {
@@ -89,7 +101,10 @@ type DataOf<A> = A extends { data?: infer D } ? Exclude<EnvelopeData<Exclude<D, 
 export function errorOf(status: number, body: unknown, requestId: string | null): PlatformError {
   const value = body as { error?: unknown; accepts?: unknown } | undefined;
   if (status === 402 && value && Array.isArray(value.accepts)) return new PaymentRequiredError(value as never, requestId);
-  const error = value && typeof value.error === 'object' && value.error !== null ? (value.error as { code?: string; message?: string; details?: Record<string, unknown> }) : undefined;
+  const error =
+    value && typeof value.error === 'object' && value.error !== null
+      ? (value.error as { code?: string; message?: string; details?: Record<string, unknown> })
+      : undefined;
   return new PlatformError(status, error?.code ?? `HTTP_${status}`, error?.message ?? `HTTP ${status}`, error?.details, requestId);
 }
 

@@ -10,11 +10,26 @@ function Input({ field, value, onChange }: { field: Rec; value: Value; onChange(
     case 'color':
       return <input type="color" value={String(value)} onInput={(event) => onChange(event.currentTarget.value)} />;
     case 'number':
-      return <input type="number" min={field.min} max={field.max} step={field.step ?? 'any'} value={String(value)} onInput={(event) => onChange(Number(event.currentTarget.value))} />;
+      return (
+        <input
+          type="number"
+          min={field.min}
+          max={field.max}
+          step={field.step ?? 'any'}
+          value={String(value)}
+          onInput={(event) => onChange(Number(event.currentTarget.value))}
+        />
+      );
     case 'boolean':
       return <input type="checkbox" checked={Boolean(value)} onChange={(event) => onChange(event.currentTarget.checked)} />;
     case 'select':
-      return <select value={String(value)} onChange={(event) => onChange(event.currentTarget.value)}>{(field.options as string[]).map((option) => <option>{option}</option>)}</select>;
+      return (
+        <select value={String(value)} onChange={(event) => onChange(event.currentTarget.value)}>
+          {(field.options as string[]).map((option) => (
+            <option>{option}</option>
+          ))}
+        </select>
+      );
     default:
       return <input maxLength={field.maxLength} value={String(value)} onInput={(event) => onChange(event.currentTarget.value)} />;
   }
@@ -22,13 +37,22 @@ function Input({ field, value, onChange }: { field: Rec; value: Value; onChange(
 
 export function CustomizationForm({ fields, submitLabel, onSubmit }: { fields: Rec[]; submitLabel: string; onSubmit(values: Record<string, Value>): void }) {
   const [values, setValues] = useState<Record<string, Value>>(() => Object.fromEntries(fields.map((field) => [field.key, field.default])));
-  return <form class="card" aria-label="Customization" onSubmit={(event) => { event.preventDefault(); onSubmit(values); }}>
-    {fields.length === 0 && <p class="empty">This template has no customization fields.</p>}
-    {fields.map((field) => (
-      <Field label={field.label ?? field.key} hint={field.description}>
-        <Input field={field} value={values[field.key] as Value} onChange={(value) => setValues({ ...values, [field.key]: value })} />
-      </Field>
-    ))}
-    <button type="submit">{submitLabel}</button>
-  </form>;
+  return (
+    <form
+      class="card"
+      aria-label="Customization"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSubmit(values);
+      }}
+    >
+      {fields.length === 0 && <p class="empty">This template has no customization fields.</p>}
+      {fields.map((field) => (
+        <Field label={field.label ?? field.key} hint={field.description}>
+          <Input field={field} value={values[field.key] as Value} onChange={(value) => setValues({ ...values, [field.key]: value })} />
+        </Field>
+      ))}
+      <button type="submit">{submitLabel}</button>
+    </form>
+  );
 }

@@ -25,7 +25,8 @@ export function converseMessages(messages: ChatMessage[]): { system: Array<{ tex
     else if (message.role === 'user') turns.push({ role: 'user', content: [{ text: message.content }] });
     else if (message.role === 'assistant') {
       const content: ContentBlock[] = message.content ? [{ text: message.content }] : [];
-      for (const call of message.toolCalls) content.push({ toolUse: { toolUseId: call.id, name: call.name, input: parsedArguments(call.argumentsJson) as never } });
+      for (const call of message.toolCalls)
+        content.push({ toolUse: { toolUseId: call.id, name: call.name, input: parsedArguments(call.argumentsJson) as never } });
       turns.push({ role: 'assistant', content });
     } else {
       const block: ContentBlock = { toolResult: { toolUseId: message.toolCallId, content: [{ text: message.content }] } };
@@ -37,7 +38,10 @@ export function converseMessages(messages: ChatMessage[]): { system: Array<{ tex
   return { system, messages: turns };
 }
 
-export function createBedrockModel(settings: { modelId: string; pricing: LanguageModel['pricing'] }, clientConfig: BedrockRuntimeClientConfig = {}): LanguageModel {
+export function createBedrockModel(
+  settings: { modelId: string; pricing: LanguageModel['pricing'] },
+  clientConfig: BedrockRuntimeClientConfig = {},
+): LanguageModel {
   const client = traced(new BedrockRuntimeClient(clientConfig));
   return {
     modelId: settings.modelId,
@@ -52,7 +56,9 @@ export function createBedrockModel(settings: { modelId: string; pricing: Languag
             messages: turns,
             ...(system.length > 0 && { system }),
             ...(tools.length > 0 && {
-              toolConfig: { tools: tools.map((tool) => ({ toolSpec: { name: tool.name, description: tool.description, inputSchema: { json: tool.parameters as never } } })) },
+              toolConfig: {
+                tools: tools.map((tool) => ({ toolSpec: { name: tool.name, description: tool.description, inputSchema: { json: tool.parameters as never } } })),
+              },
             }),
           }),
           { abortSignal: AbortSignal.timeout(timeoutMs) },
@@ -65,7 +71,9 @@ export function createBedrockModel(settings: { modelId: string; pricing: Languag
       return {
         content: content.flatMap((block) => (block.text ? [block.text] : [])).join(''),
         toolCalls: content.flatMap((block) =>
-          block.toolUse ? [{ id: block.toolUse.toolUseId ?? '', name: block.toolUse.name ?? '', argumentsJson: JSON.stringify(block.toolUse.input ?? {}) }] : [],
+          block.toolUse
+            ? [{ id: block.toolUse.toolUseId ?? '', name: block.toolUse.name ?? '', argumentsJson: JSON.stringify(block.toolUse.input ?? {}) }]
+            : [],
         ),
         usage: { inputTokens: output.usage?.inputTokens ?? 0, outputTokens: output.usage?.outputTokens ?? 0 },
       };

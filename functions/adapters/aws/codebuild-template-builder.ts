@@ -13,7 +13,12 @@ import { readEnv } from '#platform/settings.js';
 
 /** Names of the environment variables the buildspec reads; lib/templates.ts writes the buildspec against them. */
 export const buildJobVariables = {
-  buildId: 'PLATFORM_BUILD_ID', repository: 'TEMPLATE_REPOSITORY', gitHash: 'TEMPLATE_GIT_HASH', templatePath: 'TEMPLATE_PATH', subdomain: 'TEMPLATE_SUBDOMAIN', publicEnv: 'TEMPLATE_PUBLIC_ENV',
+  buildId: 'PLATFORM_BUILD_ID',
+  repository: 'TEMPLATE_REPOSITORY',
+  gitHash: 'TEMPLATE_GIT_HASH',
+  templatePath: 'TEMPLATE_PATH',
+  subdomain: 'TEMPLATE_SUBDOMAIN',
+  publicEnv: 'TEMPLATE_PUBLIC_ENV',
 } as const;
 
 /** Where the buildspec leaves the template.json it built with, for the state-change consumer to check and record. */
@@ -32,7 +37,9 @@ const required = (value: string | undefined, name: string) => {
   return value;
 };
 
-export function createCodeBuildTemplateBuilder(options: CodeBuildBuilderOptions = {}): TemplateBuilder & { manifestText(buildId: string): Promise<string | undefined> } {
+export function createCodeBuildTemplateBuilder(
+  options: CodeBuildBuilderOptions = {},
+): TemplateBuilder & { manifestText(buildId: string): Promise<string | undefined> } {
   const codebuild = options.codebuild instanceof CodeBuildClient ? options.codebuild : new CodeBuildClient(options.codebuild ?? {});
   const logs = new CloudWatchLogsClient(options.logs ?? {});
   const s3 = new S3Client(options.s3 ?? {});
@@ -50,11 +57,13 @@ export function createCodeBuildTemplateBuilder(options: CodeBuildBuilderOptions 
         // JSON in base64: values of a hostile tenant never meet a shell unquoted.
         [buildJobVariables.publicEnv]: Buffer.from(JSON.stringify(job.publicEnv)).toString('base64'),
       };
-      const { build } = await codebuild.send(new StartBuildCommand({
-        projectName: project(),
-        idempotencyToken: job.buildId,
-        environmentVariablesOverride: Object.entries(variables).map(([name, value]) => ({ name, value, type: 'PLAINTEXT' })),
-      }));
+      const { build } = await codebuild.send(
+        new StartBuildCommand({
+          projectName: project(),
+          idempotencyToken: job.buildId,
+          environmentVariablesOverride: Object.entries(variables).map(([name, value]) => ({ name, value, type: 'PLAINTEXT' })),
+        }),
+      );
       return { runId: build?.id ?? job.buildId };
     },
 
@@ -62,9 +71,14 @@ export function createCodeBuildTemplateBuilder(options: CodeBuildBuilderOptions 
     async logs(build: BuildRecord) {
       if (!build.runId?.includes(':')) return undefined;
       try {
-        const page = await logs.send(new GetLogEventsCommand({
-          logGroupName: readEnv(envNames.templateBuildLogGroup) ?? `/aws/codebuild/${project()}`, logStreamName: build.runId.split(':').slice(1).join(':'), startFromHead: true, limit: 10_000,
-        }));
+        const page = await logs.send(
+          new GetLogEventsCommand({
+            logGroupName: readEnv(envNames.templateBuildLogGroup) ?? `/aws/codebuild/${project()}`,
+            logStreamName: build.runId.split(':').slice(1).join(':'),
+            startFromHead: true,
+            limit: 10_000,
+          }),
+        );
         return (page.events ?? []).map((event) => (event.message ?? '').replace(/\n$/, ''));
       } catch (error) {
         // The stream appears a few seconds after the build starts.
@@ -110,7 +124,10 @@ const endings: Record<string, string> = {
 };
 
 /** The outcome a final state change means; undefined for other builds and for states that are not an end. */
-export async function outcomeOfStateChange(detail: CodeBuildStateChange, manifestText: (buildId: string) => Promise<string | undefined>): Promise<BuildOutcome | undefined> {
+export async function outcomeOfStateChange(
+  detail: CodeBuildStateChange,
+  manifestText: (buildId: string) => Promise<string | undefined>,
+): Promise<BuildOutcome | undefined> {
   const variables = detail['additional-information']?.environment?.['environment-variables'] ?? [];
   const buildId = variables.find((variable) => variable.name === buildJobVariables.buildId)?.value;
   const status = detail['build-status'];

@@ -38,7 +38,12 @@ export function createKmsCredentialVault(client: () => KMSClient, keyArn: () => 
       if (!generated.Plaintext || !generated.CiphertextBlob) throw new Error('KMS returned no data key');
       const key = Buffer.from(generated.Plaintext);
       try {
-        return { v: 1, kek: 'kms', ek: Buffer.from(generated.CiphertextBlob).toString('base64'), ...sealAesGcm(key, Buffer.from(JSON.stringify(value)), context) };
+        return {
+          v: 1,
+          kek: 'kms',
+          ek: Buffer.from(generated.CiphertextBlob).toString('base64'),
+          ...sealAesGcm(key, Buffer.from(JSON.stringify(value)), context),
+        };
       } finally {
         key.fill(0);
       }

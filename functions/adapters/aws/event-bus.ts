@@ -14,7 +14,14 @@ export const eventBridgePublisher: EventPublisher = {
     client ??= traced(new EventBridgeClient({}));
     const result = await client.send(
       new PutEventsCommand({
-        Entries: [{ EventBusName: readEnv(envNames.eventBusName), Source: `platform.${event.source}`, DetailType: event.type, Detail: JSON.stringify({ ...event, id: eventId }) }],
+        Entries: [
+          {
+            EventBusName: readEnv(envNames.eventBusName),
+            Source: `platform.${event.source}`,
+            DetailType: event.type,
+            Detail: JSON.stringify({ ...event, id: eventId }),
+          },
+        ],
       }),
     );
     if (result.FailedEntryCount) throw new Error(`EventBridge refused event ${eventId}: ${result.Entries?.[0]?.ErrorMessage ?? 'unknown reason'}`);

@@ -35,7 +35,11 @@ export function createLambdaSelfInvoke(clientConfig: LambdaClientConfig = {}, fu
  * `run` is what the invoked function does with the job; it runs here instead, to its end, only when the job is too
  * large for an asynchronous invocation (a run's data past 256 KB).
  */
-export function createLambdaBackgroundRuns<J, R>(run: (job: J) => Promise<R>, clientConfig: LambdaClientConfig = {}, functionName = readEnv(envNames.lambdaFunctionName)): BackgroundRuns<J, R> {
+export function createLambdaBackgroundRuns<J, R>(
+  run: (job: J) => Promise<R>,
+  clientConfig: LambdaClientConfig = {},
+  functionName = readEnv(envNames.lambdaFunctionName),
+): BackgroundRuns<J, R> {
   const invoke = selfInvoker(clientConfig, functionName);
   return {
     async start(job) {

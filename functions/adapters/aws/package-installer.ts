@@ -4,7 +4,13 @@
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { type InstallRequest, type PackageInstaller, PackageRefusedError, PackageResolutionError, PackageTooLargeError } from '#functions/scripts/dependency-port.js';
+import {
+  type InstallRequest,
+  type PackageInstaller,
+  PackageRefusedError,
+  PackageResolutionError,
+  PackageTooLargeError,
+} from '#functions/scripts/dependency-port.js';
 import type { InstallerAnswer } from '#functions/scripts/installer-function.js';
 import { envNames } from '#platform/env-names.js';
 import { isPrivateAddress, privateUpstreamsAllowed } from '#platform/outbound.js';
@@ -26,20 +32,28 @@ async function checkRegistry(request: InstallRequest) {
   } catch {
     throw new PackageResolutionError(packageNames(request), `the package registry ${hostname} could not be resolved`);
   }
-  if (addresses.some(isPrivateAddress)) throw new PackageResolutionError(packageNames(request), `the package registry ${hostname} is a loopback, link-local or private address`);
+  if (addresses.some(isPrivateAddress))
+    throw new PackageResolutionError(packageNames(request), `the package registry ${hostname} is a loopback, link-local or private address`);
 }
 
 export function createLambdaPackageInstaller(lambda: () => LambdaClient): PackageInstaller {
   return {
     async install(request) {
       await checkRegistry(request);
-      const functionName = request.runtime === 'nodejs18' ? requiredEnv(envNames.npmInstallerFunction, 'packageInstallers') : requiredEnv(envNames.pipInstallerFunction, 'packageInstallers');
+      const functionName =
+        request.runtime === 'nodejs18'
+          ? requiredEnv(envNames.npmInstallerFunction, 'packageInstallers')
+          : requiredEnv(envNames.pipInstallerFunction, 'packageInstallers');
       // The payload carries the registry token: Lambda logs no payload, and the installers log none.
       const response = await lambda().send(new InvokeCommand({ FunctionName: functionName, Payload: JSON.stringify(request) }));
       const payload = Buffer.from(response.Payload ?? new Uint8Array()).toString('utf8');
       if (response.FunctionError) {
         // Past its own timeout the installer cannot answer: the packages took too long, as a refusal says.
-        if (payload.includes('Task timed out')) throw new PackageResolutionError(packageNames(request), `installing ${packageNames(request)} did not finish within the time limit of a package install`);
+        if (payload.includes('Task timed out'))
+          throw new PackageResolutionError(
+            packageNames(request),
+            `installing ${packageNames(request)} did not finish within the time limit of a package install`,
+          );
         throw new Error(`the package installer ${functionName} failed: ${payload.slice(0, 500)}`);
       }
       const answer = JSON.parse(payload) as InstallerAnswer;

@@ -9,7 +9,9 @@ let client: LambdaClient | undefined;
 
 export async function lambdaPythonFacts<T>(code: string): Promise<T> {
   client ??= traced(new LambdaClient({}));
-  const response = await client.send(new InvokeCommand({ FunctionName: requiredEnv(envNames.pythonLintFunction, 'pythonLint'), Payload: JSON.stringify({ code }) }));
+  const response = await client.send(
+    new InvokeCommand({ FunctionName: requiredEnv(envNames.pythonLintFunction, 'pythonLint'), Payload: JSON.stringify({ code }) }),
+  );
   const payload = Buffer.from(response.Payload ?? new Uint8Array()).toString('utf8');
   if (response.FunctionError) throw new Error(`the Python lint function failed: ${payload.slice(0, 500)}`);
   return JSON.parse(payload) as T;

@@ -2,7 +2,14 @@
 // dimensions), one vector per (graph, document, chunk) with the graph as filterable metadata, so a query reads only
 // its graph. Calls are batched to the service's limits: 500 vectors per PutVectors and DeleteVectors, 100 keys per
 // GetVectors.
-import { DeleteVectorsCommand, GetVectorsCommand, PutVectorsCommand, QueryVectorsCommand, S3VectorsClient, type S3VectorsClientConfig } from '@aws-sdk/client-s3vectors';
+import {
+  DeleteVectorsCommand,
+  GetVectorsCommand,
+  PutVectorsCommand,
+  QueryVectorsCommand,
+  S3VectorsClient,
+  type S3VectorsClientConfig,
+} from '@aws-sdk/client-s3vectors';
 import type { GraphVectorStore } from '#functions/documents/ports.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';
@@ -38,7 +45,14 @@ export function createS3VectorsStore(clientConfig: S3VectorsClientConfig = {}, i
 
     async query(graphId, vector, topK) {
       const { vectors = [] } = await client.send(
-        new QueryVectorsCommand({ ...target(), topK: Math.min(maxTopK, topK), queryVector: { float32: Array.from(vector) }, filter: { graphId: { $eq: graphId } }, returnMetadata: true, returnDistance: true }),
+        new QueryVectorsCommand({
+          ...target(),
+          topK: Math.min(maxTopK, topK),
+          queryVector: { float32: Array.from(vector) },
+          filter: { graphId: { $eq: graphId } },
+          returnMetadata: true,
+          returnDistance: true,
+        }),
       );
       return vectors.map((found) => {
         const metadata = found.metadata as { documentId: string; position: number };

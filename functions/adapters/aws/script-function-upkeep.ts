@@ -2,11 +2,34 @@
 // own log group with a retention (created before the function, removed with it), its own execution role inside the
 // stack's permissions boundary (one script cannot write another's logs), and old published versions pruned.
 import {
-  type CloudWatchLogsClient, CreateLogGroupCommand, DeleteLogGroupCommand, PutRetentionPolicyCommand, ResourceAlreadyExistsException, ResourceNotFoundException as LogsNotFound,
+  type CloudWatchLogsClient,
+  CreateLogGroupCommand,
+  DeleteLogGroupCommand,
+  PutRetentionPolicyCommand,
+  ResourceAlreadyExistsException,
+  ResourceNotFoundException as LogsNotFound,
   paginateDescribeLogGroups,
 } from '@aws-sdk/client-cloudwatch-logs';
-import { CreateRoleCommand, DeleteRoleCommand, DeleteRolePolicyCommand, EntityAlreadyExistsException, GetRoleCommand, type IAMClient, NoSuchEntityException, PutRolePolicyCommand, paginateListRoles } from '@aws-sdk/client-iam';
-import { DeleteFunctionCommand, GetFunctionConfigurationCommand, type LambdaClient, ListAliasesCommand, ListVersionsByFunctionCommand, ResourceNotFoundException, paginateListFunctions } from '@aws-sdk/client-lambda';
+import {
+  CreateRoleCommand,
+  DeleteRoleCommand,
+  DeleteRolePolicyCommand,
+  EntityAlreadyExistsException,
+  GetRoleCommand,
+  type IAMClient,
+  NoSuchEntityException,
+  PutRolePolicyCommand,
+  paginateListRoles,
+} from '@aws-sdk/client-iam';
+import {
+  DeleteFunctionCommand,
+  GetFunctionConfigurationCommand,
+  type LambdaClient,
+  ListAliasesCommand,
+  ListVersionsByFunctionCommand,
+  ResourceNotFoundException,
+  paginateListFunctions,
+} from '@aws-sdk/client-lambda';
 
 export interface ScriptFunctionUpkeepOptions {
   lambda: LambdaClient;
@@ -44,9 +67,17 @@ export function createScriptFunctionUpkeep(options: ScriptFunctionUpkeepOptions)
   /** The script's own role: assumed by Lambda, writing only its own log group, under the boundary. Its name is the function's. */
   async function ensureRole(functionName: string): Promise<string> {
     const trust = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] };
-    const created = await ignoring(iam.send(new CreateRoleCommand({
-      RoleName: functionName, AssumeRolePolicyDocument: JSON.stringify(trust), PermissionsBoundary: options.boundaryArn, Description: `script function ${functionName}`,
-    })), EntityAlreadyExistsException);
+    const created = await ignoring(
+      iam.send(
+        new CreateRoleCommand({
+          RoleName: functionName,
+          AssumeRolePolicyDocument: JSON.stringify(trust),
+          PermissionsBoundary: options.boundaryArn,
+          Description: `script function ${functionName}`,
+        }),
+      ),
+      EntityAlreadyExistsException,
+    );
     const policy = {
       Version: '2012-10-17',
       Statement: [
@@ -69,7 +100,10 @@ export function createScriptFunctionUpkeep(options: ScriptFunctionUpkeepOptions)
 
     /** Whether a published version is still there (pruning may have removed an old one a rollback asks for). */
     async hasVersion(functionName: string, version: string): Promise<boolean> {
-      return (await ignoring(lambda.send(new GetFunctionConfigurationCommand({ FunctionName: functionName, Qualifier: version })), ResourceNotFoundException)) !== undefined;
+      return (
+        (await ignoring(lambda.send(new GetFunctionConfigurationCommand({ FunctionName: functionName, Qualifier: version })), ResourceNotFoundException)) !==
+        undefined
+      );
     },
 
     /** Deletes published versions but the newest `keepVersions` and any an alias points at. */
@@ -78,13 +112,25 @@ export function createScriptFunctionUpkeep(options: ScriptFunctionUpkeepOptions)
       let marker: string | undefined;
       do {
         const page = await lambda.send(new ListVersionsByFunctionCommand({ FunctionName: functionName, Marker: marker }));
-        versions.push(...(page.Versions ?? []).map((entry) => entry.Version!).filter((version) => version !== '$LATEST').map(Number));
+        versions.push(
+          ...(page.Versions ?? [])
+            .map((entry) => entry.Version!)
+            .filter((version) => version !== '$LATEST')
+            .map(Number),
+        );
         marker = page.NextMarker;
       } while (marker);
       const aliases = await lambda.send(new ListAliasesCommand({ FunctionName: functionName }));
-      const pinned = new Set((aliases.Aliases ?? []).flatMap((alias) => [alias.FunctionVersion, ...Object.keys(alias.RoutingConfig?.AdditionalVersionWeights ?? {})]));
-      const stale = versions.sort((a, b) => b - a).slice(options.keepVersions).map(String).filter((version) => !pinned.has(version));
-      for (const version of stale) await ignoring(lambda.send(new DeleteFunctionCommand({ FunctionName: functionName, Qualifier: version })), ResourceNotFoundException);
+      const pinned = new Set(
+        (aliases.Aliases ?? []).flatMap((alias) => [alias.FunctionVersion, ...Object.keys(alias.RoutingConfig?.AdditionalVersionWeights ?? {})]),
+      );
+      const stale = versions
+        .sort((a, b) => b - a)
+        .slice(options.keepVersions)
+        .map(String)
+        .filter((version) => !pinned.has(version));
+      for (const version of stale)
+        await ignoring(lambda.send(new DeleteFunctionCommand({ FunctionName: functionName, Qualifier: version })), ResourceNotFoundException);
       return stale;
     },
 
@@ -103,10 +149,15 @@ async function removeSurroundings(clients: { logs: CloudWatchLogsClient; iam: IA
  * Removes every script function of a stack (names starting with `prefix`) with its log group and role, and any
  * role or log group left without its function: what `npm run teardown:scripts` runs before `cdk destroy`.
  */
-export async function teardownScriptFunctions(clients: { lambda: LambdaClient; logs: CloudWatchLogsClient; iam: IAMClient }, prefix: string): Promise<string[]> {
+export async function teardownScriptFunctions(
+  clients: { lambda: LambdaClient; logs: CloudWatchLogsClient; iam: IAMClient },
+  prefix: string,
+): Promise<string[]> {
   const names = new Set<string>();
-  for await (const page of paginateListFunctions({ client: clients.lambda }, {})) for (const fn of page.Functions ?? []) if (fn.FunctionName?.startsWith(prefix)) names.add(fn.FunctionName);
-  for await (const page of paginateListRoles({ client: clients.iam }, {})) for (const role of page.Roles ?? []) if (role.RoleName?.startsWith(prefix)) names.add(role.RoleName);
+  for await (const page of paginateListFunctions({ client: clients.lambda }, {}))
+    for (const fn of page.Functions ?? []) if (fn.FunctionName?.startsWith(prefix)) names.add(fn.FunctionName);
+  for await (const page of paginateListRoles({ client: clients.iam }, {}))
+    for (const role of page.Roles ?? []) if (role.RoleName?.startsWith(prefix)) names.add(role.RoleName);
   for await (const page of paginateDescribeLogGroups({ client: clients.logs }, { logGroupNamePrefix: logGroupOf(prefix) })) {
     for (const group of page.logGroups ?? []) names.add(group.logGroupName!.slice(logGroupOf('').length));
   }

@@ -4,9 +4,23 @@
 // of the script's 10 places (run-leases.ts), carries its signed grant to the resource-call function, and its
 // resource calls are read back from the run's tally once it returns.
 import {
-  CreateAliasCommand, CreateFunctionCommand, type CreateFunctionCommandInput, DeleteFunctionCommand, InvalidParameterValueException, GetFunctionConfigurationCommand, InvokeCommand, LambdaClient,
-  PublishVersionCommand, ResourceNotFoundException, type Runtime, TooManyRequestsException, UpdateAliasCommand, UpdateFunctionCodeCommand,
-  UpdateFunctionConfigurationCommand, waitUntilFunctionActiveV2, waitUntilFunctionUpdatedV2,
+  CreateAliasCommand,
+  CreateFunctionCommand,
+  type CreateFunctionCommandInput,
+  DeleteFunctionCommand,
+  InvalidParameterValueException,
+  GetFunctionConfigurationCommand,
+  InvokeCommand,
+  LambdaClient,
+  PublishVersionCommand,
+  ResourceNotFoundException,
+  type Runtime,
+  TooManyRequestsException,
+  UpdateAliasCommand,
+  UpdateFunctionCodeCommand,
+  UpdateFunctionConfigurationCommand,
+  waitUntilFunctionActiveV2,
+  waitUntilFunctionUpdatedV2,
 } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { strToU8, zipSync } from 'fflate';
@@ -128,13 +142,22 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
       Role: await options.upkeep.prepare(functionName),
       Timeout: request.timeoutSeconds,
       MemorySize: request.memoryMb,
-      Layers: [options.layerArn, ...(request.dependencies ? [await dependencyLayer(client, request.dependencies, lambdaRuntimes[request.runtime].runtime, options.functionPrefix, options.packages)] : [])],
+      Layers: [
+        options.layerArn,
+        ...(request.dependencies
+          ? [await dependencyLayer(client, request.dependencies, lambdaRuntimes[request.runtime].runtime, options.functionPrefix, options.packages)]
+          : []),
+      ],
       // x86_64: the GB-second price the platform's cost figures use (functions/scripts/cost.ts).
       Architectures: ['x86_64' as const],
       Description: `script ${request.scriptId}`,
       Environment: { Variables: { RESOURCE_CALL_FUNCTION: options.resourceCallFunction } },
     };
-    const code = await packageSource(packageZip(await request.code()), `functions/${request.scriptId}/${request.version}-${request.codeHash.slice(0, 16)}.zip`, options.packages);
+    const code = await packageSource(
+      packageZip(await request.code()),
+      `functions/${request.scriptId}/${request.version}-${request.codeHash.slice(0, 16)}.zip`,
+      options.packages,
+    );
     if (await exists(functionName)) {
       const { Architectures: _fixed, ...changeable } = settings;
       await client.send(new UpdateFunctionCodeCommand({ FunctionName: functionName, ...code }));
@@ -145,7 +168,9 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
       await createFunction({ FunctionName: functionName, ...settings, Code: code, Publish: false });
       await waitUntilFunctionActiveV2(waiter, { FunctionName: functionName });
     }
-    const published = await client.send(new PublishVersionCommand({ FunctionName: functionName, Description: `version ${request.version} (${request.codeHash.slice(0, 12)})` }));
+    const published = await client.send(
+      new PublishVersionCommand({ FunctionName: functionName, Description: `version ${request.version} (${request.codeHash.slice(0, 12)})` }),
+    );
     return published.Version!;
   }
 
@@ -162,25 +187,38 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
       );
     } catch (error) {
       // The account's concurrency, not the script's (the lease counts that): Lambda throttled the invocation.
-      if (error instanceof TooManyRequestsException) throw new TooManyRequestsError('CONCURRENCY_LIMIT', `script ${request.scriptId} runs too many executions at once`, 1, { scriptId: request.scriptId });
+      if (error instanceof TooManyRequestsException)
+        throw new TooManyRequestsError('CONCURRENCY_LIMIT', `script ${request.scriptId} runs too many executions at once`, 1, { scriptId: request.scriptId });
       throw new UpstreamError(`Lambda refused the invocation: ${(error as Error).message}`, { scriptId: request.scriptId });
     }
     const measured = parseReport(Buffer.from(response.LogResult ?? '', 'base64').toString('utf8'));
     const payload = JSON.parse(Buffer.from(response.Payload ?? strToU8('null')).toString('utf8') || 'null');
     const common = { duration: measured.duration ?? payload?.duration ?? 0, memoryUsed: measured.memoryUsed ?? 0 };
     if (response.FunctionError) return { ...lambdaFailure(payload ?? {}), outputJson: 'null', logs: [], ...common };
-    return { status: payload.status, ...(payload.noOp && { noOp: true }), outputJson: payload.output, error: payload.error ?? null, logs: payload.logs ?? [], ...common };
+    return {
+      status: payload.status,
+      ...(payload.noOp && { noOp: true }),
+      outputJson: payload.output,
+      error: payload.error ?? null,
+      logs: payload.logs ?? [],
+      ...common,
+    };
   }
 
   return {
     async deploy(request) {
       const functionName = nameOf(request.scriptId);
-      const kept = request.existing && (await options.upkeep.hasVersion(functionName, request.existing.functionVersion)) ? request.existing.functionVersion : undefined;
+      const kept =
+        request.existing && (await options.upkeep.hasVersion(functionName, request.existing.functionVersion)) ? request.existing.functionVersion : undefined;
       const functionVersion = kept ?? (await upload(request, functionName));
       if (request.activate) await moveAlias(functionName, functionVersion);
       await options.upkeep.prune(functionName);
       const current = await exists(functionName);
-      return { functionName, functionArn: current!.FunctionArn!, artifact: { functionVersion, configKey: configKey(request.timeoutSeconds, request.memoryMb) } };
+      return {
+        functionName,
+        functionArn: current!.FunctionArn!,
+        artifact: { functionVersion, configKey: configKey(request.timeoutSeconds, request.memoryMb) },
+      };
     },
 
     async invoke(request: InvokeRequest): Promise<InvokeOutcome> {
@@ -223,9 +261,14 @@ export function lambdaScriptRuntime(): ScriptRuntime {
   runtime ??= createLambdaScriptRuntime({
     client: traced(new LambdaClient({})),
     upkeep: createScriptFunctionUpkeep({
-      lambda: traced(new LambdaClient({})), logs: traced(new CloudWatchLogsClient({})), iam: traced(new IAMClient({})),
-      retentionDays: 30, keepVersions: 5, region: settings.region,
-      boundaryArn: required(envNames.scriptRoleBoundaryArn), resourceCallFunctionArn: required(envNames.resourceCallFunctionArn),
+      lambda: traced(new LambdaClient({})),
+      logs: traced(new CloudWatchLogsClient({})),
+      iam: traced(new IAMClient({})),
+      retentionDays: 30,
+      keepVersions: 5,
+      region: settings.region,
+      boundaryArn: required(envNames.scriptRoleBoundaryArn),
+      resourceCallFunctionArn: required(envNames.resourceCallFunctionArn),
     }),
     functionPrefix: readEnv(envNames.scriptFunctionPrefix) ?? 'platform-script-',
     layerArn: required(envNames.scriptRuntimeLayerArn),

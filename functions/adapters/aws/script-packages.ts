@@ -2,7 +2,14 @@
 // (`lockHash`: lock and installed files), published once and shared by every version (of any script) with an equal
 // tree; a package past the direct-upload limit (function code or layer) goes through the script-packages bucket, as
 // Lambda requires.
-import { DeleteLayerVersionCommand, type LambdaClient, ListLayerVersionsCommand, PublishLayerVersionCommand, type Runtime, paginateListLayerVersions } from '@aws-sdk/client-lambda';
+import {
+  DeleteLayerVersionCommand,
+  type LambdaClient,
+  ListLayerVersionsCommand,
+  PublishLayerVersionCommand,
+  type Runtime,
+  paginateListLayerVersions,
+} from '@aws-sdk/client-lambda';
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { DependencyTree } from '#functions/scripts/dependencies.js';
 
@@ -18,7 +25,11 @@ export interface PackageUploadOptions {
 }
 
 /** `ZipFile` inline, or the S3 object the zip was put to under `key`. */
-export async function packageSource(zip: Uint8Array, key: string, options: PackageUploadOptions): Promise<{ ZipFile: Uint8Array } | { S3Bucket: string; S3Key: string }> {
+export async function packageSource(
+  zip: Uint8Array,
+  key: string,
+  options: PackageUploadOptions,
+): Promise<{ ZipFile: Uint8Array } | { S3Bucket: string; S3Key: string }> {
   if (zip.byteLength <= (options.directUploadLimitBytes ?? directUploadLimitBytes)) return { ZipFile: zip };
   const bucket = options.bucket();
   await options.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: zip, ContentType: 'application/zip' }));
@@ -30,14 +41,25 @@ const layerName = (functionPrefix: string, lockHash: string) => `${functionPrefi
 const layerUploadKey = (lockHash: string) => `layers/${lockHash}.zip`;
 
 /** The layer version holding `tree`; published on first use of its lock hash, found by name afterwards. */
-export async function dependencyLayer(client: LambdaClient, tree: DependencyTree, runtime: Runtime, functionPrefix: string, options: PackageUploadOptions): Promise<string> {
+export async function dependencyLayer(
+  client: LambdaClient,
+  tree: DependencyTree,
+  runtime: Runtime,
+  functionPrefix: string,
+  options: PackageUploadOptions,
+): Promise<string> {
   const LayerName = layerName(functionPrefix, tree.lockHash);
   const existing = await client.send(new ListLayerVersionsCommand({ LayerName, MaxItems: 1 }));
   const found = existing.LayerVersions?.[0]?.LayerVersionArn;
   if (found) return found;
   const Content = await packageSource(await tree.archive(), layerUploadKey(tree.lockHash), options);
   const published = await client.send(
-    new PublishLayerVersionCommand({ LayerName, Description: `script dependencies, lock ${tree.lockHash.slice(0, 12)}`, Content, CompatibleRuntimes: [runtime] }),
+    new PublishLayerVersionCommand({
+      LayerName,
+      Description: `script dependencies, lock ${tree.lockHash.slice(0, 12)}`,
+      Content,
+      CompatibleRuntimes: [runtime],
+    }),
   );
   return published.LayerVersionArn!;
 }

@@ -7,10 +7,12 @@ const cache = new Map<string, Promise<string>>();
 export function secretString(secretArn: string): Promise<string> {
   let value = cache.get(secretArn);
   if (!value) {
-    value = traced(new SecretsManagerClient({})).send(new GetSecretValueCommand({ SecretId: secretArn })).then((secret) => {
-      if (!secret.SecretString) throw new Error(`the secret ${secretArn} holds no string`);
-      return secret.SecretString;
-    });
+    value = traced(new SecretsManagerClient({}))
+      .send(new GetSecretValueCommand({ SecretId: secretArn }))
+      .then((secret) => {
+        if (!secret.SecretString) throw new Error(`the secret ${secretArn} holds no string`);
+        return secret.SecretString;
+      });
     value.catch(() => cache.delete(secretArn));
     cache.set(secretArn, value);
   }

@@ -22,7 +22,12 @@ export function rpcLedger(options: RpcLedgerOptions): SolanaLedger {
     const [found] = (await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value;
     if (found?.err) return { status: 'failed', reason: JSON.stringify(found.err) };
     if (found?.confirmationStatus !== 'confirmed' && found?.confirmationStatus !== 'finalized') return undefined;
-    const block = await connection.getParsedBlock(found.slot, { commitment: 'confirmed', transactionDetails: 'none', rewards: false, maxSupportedTransactionVersion: 0 });
+    const block = await connection.getParsedBlock(found.slot, {
+      commitment: 'confirmed',
+      transactionDetails: 'none',
+      rewards: false,
+      maxSupportedTransactionVersion: 0,
+    });
     return { status: 'confirmed', blockHeight: block?.blockHeight ?? found.slot };
   }
 

@@ -66,7 +66,12 @@ export const localAdapters: LocalAdapters = {
   payoutTrigger: backgroundPayoutTrigger,
   templateBuilder(options) {
     onLocalShutdown(stopRunningBuilds);
-    return createLocalTemplateBuilder({ pagesDir: join(settings.dataDir, 'pages'), workDir: join(settings.dataDir, 'template-builds'), runner: childProcessRunner, ...options });
+    return createLocalTemplateBuilder({
+      pagesDir: join(settings.dataDir, 'pages'),
+      workDir: join(settings.dataDir, 'template-builds'),
+      runner: childProcessRunner,
+      ...options,
+    });
   },
   pagesHost: localPagesHost,
   metrics: logMetrics,

@@ -117,13 +117,23 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
       // One access line per request, as API Gateway's access log would write it; bound to this request's log keys,
       // since the socket that finishes it may run in another request's context.
       const started = performance.now();
-      response.once('finish', AsyncResource.bind(() => logger.info('request', { method, status: response.statusCode, ms: Math.round(performance.now() - started) })));
+      response.once(
+        'finish',
+        AsyncResource.bind(() => logger.info('request', { method, status: response.statusCode, ms: Math.round(performance.now() - started) })),
+      );
       if (found.kind !== 'found') return send(response, fallbackResult(method, url.pathname, requestId));
       await dispatch(request, response, requestId, url, found.route, found.pathParameters);
     });
   }
 
-  async function dispatch(request: IncomingMessage, response: ServerResponse, requestId: string, url: URL, route: Route, pathParameters: Record<string, string>) {
+  async function dispatch(
+    request: IncomingMessage,
+    response: ServerResponse,
+    requestId: string,
+    url: URL,
+    route: Route,
+    pathParameters: Record<string, string>,
+  ) {
     const { method } = route;
     let raw: Buffer;
     try {
@@ -151,7 +161,13 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
         apiId: 'local',
         domainName: headers.host ?? 'localhost',
         domainPrefix: (headers.host ?? 'localhost').split('.')[0]!,
-        http: { method, path: url.pathname, protocol: `HTTP/${request.httpVersion}`, sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
+        http: {
+          method,
+          path: url.pathname,
+          protocol: `HTTP/${request.httpVersion}`,
+          sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+          userAgent: headers['user-agent'] ?? '',
+        },
         requestId,
         routeKey,
         stage: '$default',
@@ -162,19 +178,21 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
       isBase64Encoded: !isText,
     };
     if (route.auth === 'apiKey') {
-      const verdict = await withGrantedTables('the API key authorizer', Object.keys(options.authorizerTables), () => authorize({
-        version: '2.0',
-        type: 'REQUEST',
-        routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${route.method}${route.path}`,
-        identitySource: [],
-        routeKey,
-        rawPath: event.rawPath,
-        rawQueryString: event.rawQueryString,
-        headers,
-        queryStringParameters: query,
-        pathParameters: event.pathParameters,
-        requestContext: event.requestContext,
-      } as unknown as APIGatewayRequestAuthorizerEventV2));
+      const verdict = await withGrantedTables('the API key authorizer', Object.keys(options.authorizerTables), () =>
+        authorize({
+          version: '2.0',
+          type: 'REQUEST',
+          routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${route.method}${route.path}`,
+          identitySource: [],
+          routeKey,
+          rawPath: event.rawPath,
+          rawQueryString: event.rawQueryString,
+          headers,
+          queryStringParameters: query,
+          pathParameters: event.pathParameters,
+          requestContext: event.requestContext,
+        } as unknown as APIGatewayRequestAuthorizerEventV2),
+      );
       event.requestContext.authorizer = { lambda: verdict.context ?? {} };
     }
     const handler = handlers.get(route)!;
@@ -185,7 +203,9 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
   return createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
     if (!options.hosts.kindOf(request)) {
       response.setHeader('Connection', 'close');
-      const misdirected = new AppError('MISDIRECTED_REQUEST', 421, 'this server does not answer for this Host; use the address npm start printed', { host: boundedEcho(request.headers.host ?? '') });
+      const misdirected = new AppError('MISDIRECTED_REQUEST', 421, 'this server does not answer for this Host; use the address npm start printed', {
+        host: boundedEcho(request.headers.host ?? ''),
+      });
       return send(response, errorResult(misdirected, randomUUID()));
     }
     if (options.pages?.(request, response) || options.console?.(request, response)) return;

@@ -53,7 +53,8 @@ export function stopRunningBuilds(): void {
  * Runs in a scratch sandbox: copies the seed in, runs the command with fd 3 closed, and only if it succeeded
  * streams the scratch space out as a tar on fd 3. Arguments: seed, scratch, then the command.
  */
-const scratchScript = 'set -e; seed=$1; scratch=$2; shift 2; cp -a "$seed/." "$scratch/"; status=0; (exec 3>&-; exec "$@") || status=$?; ' +
+const scratchScript =
+  'set -e; seed=$1; scratch=$2; shift 2; cp -a "$seed/." "$scratch/"; status=0; (exec 3>&-; exec "$@") || status=$?; ' +
   '[ "$status" -eq 0 ] || exit "$status"; exec tar -C "$scratch" -cf - . >&3';
 
 type Request = Parameters<BuildCommandRunner['run']>[0];
@@ -97,7 +98,11 @@ function unpack(stream: NodeJS.ReadableStream, into: string): Promise<boolean> {
 }
 
 /** Builds yield to everything else on the machine: the API, scripts, other tenants' runs. */
-const lowPriority = <T extends SandboxedCommand>(command: T): T => ({ ...command, file: '/usr/bin/nice', args: ['-n', '19', '/usr/bin/ionice', '-c', '2', '-n', '7', command.file, ...command.args] });
+const lowPriority = <T extends SandboxedCommand>(command: T): T => ({
+  ...command,
+  file: '/usr/bin/nice',
+  args: ['-n', '19', '/usr/bin/ionice', '-c', '2', '-n', '7', command.file, ...command.args],
+});
 
 /** The egress proxy of a sandboxed command that may reach a registry; none otherwise (the command has no network). */
 async function egressOf(request: Request): Promise<EgressProxy | undefined> {
@@ -122,7 +127,10 @@ function runCommand(request: Request, egress: EgressProxy | undefined): Promise<
     const { command, timeoutMs, onLine } = request;
     const started = lowPriority(commandOf(request, egress));
     const child = spawn(started.file, started.args, {
-      env: started.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', started.scratch ? 'pipe' : 'ignore'], ...(started.cwd && { cwd: started.cwd }),
+      env: started.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', started.scratch ? 'pipe' : 'ignore'],
+      ...(started.cwd && { cwd: started.cwd }),
       ...(started.uid !== undefined && { uid: started.uid, gid: started.gid }),
     });
     const resultDir = started.scratch ? `${request.isolated!.writableDir}.result` : undefined;
@@ -133,10 +141,13 @@ function runCommand(request: Request, egress: EgressProxy | undefined): Promise<
     child.stdout!.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr!.on('data', (chunk: Buffer) => err.push(chunk));
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child.pid);
-    }, Math.max(1, timeoutMs));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        killGroup(child.pid);
+      },
+      Math.max(1, timeoutMs),
+    );
     child.once('error', (error) => {
       clearTimeout(timer);
       onLine(`could not start ${command}: ${error.message}`);
@@ -152,7 +163,7 @@ function runCommand(request: Request, egress: EgressProxy | undefined): Promise<
       out.end();
       err.end();
       const copied = await unpacked;
-      if (exitCode === 0 && !copied) onLine('the build\'s result could not be copied out of its scratch space');
+      if (exitCode === 0 && !copied) onLine("the build's result could not be copied out of its scratch space");
       resolve({ exitCode: exitCode === 0 && !copied ? 1 : exitCode, timedOut, ...(resultDir && { resultDir }) });
     });
   });

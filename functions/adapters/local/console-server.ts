@@ -23,9 +23,13 @@ export const devAccountPath = '/console/dev-account.json';
 
 function answer(response: ServerResponse, status: number, type: string, body: string | Buffer) {
   response.writeHead(status, {
-    'Content-Type': type, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff',
+    'Content-Type': type,
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-cache',
+    'X-Content-Type-Options': 'nosniff',
     // No other page may frame the console (clickjacking its buttons); X-Frame-Options for browsers without CSP 2.
-    'Content-Security-Policy': "frame-ancestors 'none'", 'X-Frame-Options': 'DENY',
+    'Content-Security-Policy': "frame-ancestors 'none'",
+    'X-Frame-Options': 'DENY',
   });
   response.end(body);
 }
@@ -38,7 +42,9 @@ function answer(response: ServerResponse, status: number, type: string, body: st
 function isConsolePage(request: IncomingMessage, hosts: LocalHosts): boolean {
   const { origin, host } = request.headers;
   return (
-    isLoopback(request.socket.remoteAddress ?? '') && hosts.kindOf(request) === 'platform' && request.headers['sec-fetch-site'] === 'same-origin' &&
+    isLoopback(request.socket.remoteAddress ?? '') &&
+    hosts.kindOf(request) === 'platform' &&
+    request.headers['sec-fetch-site'] === 'same-origin' &&
     (origin === undefined || origin === `http://${host}`)
   );
 }

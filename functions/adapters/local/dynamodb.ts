@@ -1,7 +1,14 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { dirname, resolve } from 'node:path';
 import { type TableDefinition, type TableName, keyName, keyType, tables } from '../../tables.js';
 
@@ -10,7 +17,8 @@ export class JavaMissingError extends Error {}
 /** DynamoDB Local is a Java program: say plainly what to install when Java 17+ is not there. */
 export function checkJava(): void {
   const probe = spawnSync('java', ['-version'], { encoding: 'utf8' });
-  const advice = 'DynamoDB Local needs Java 17 or newer: install it (Debian/Ubuntu: apt-get install -y openjdk-17-jre-headless; macOS: brew install openjdk@17) and make sure `java` is on PATH.';
+  const advice =
+    'DynamoDB Local needs Java 17 or newer: install it (Debian/Ubuntu: apt-get install -y openjdk-17-jre-headless; macOS: brew install openjdk@17) and make sure `java` is on PATH.';
   if (probe.error) throw new JavaMissingError(`java was not found. ${advice}`);
   const major = Number(/version "(\d+)/.exec(probe.stderr)?.[1] ?? 0);
   if (major < 17) throw new JavaMissingError(`java ${major || '(unknown version)'} is too old. ${advice}`);
@@ -72,7 +80,11 @@ export const dynamoClient = (endpoint: string) =>
 
 function createTableInput(physicalName: string, definition: TableDefinition) {
   const attributes = new Map<string, 'S' | 'N'>();
-  const keys = [definition.partitionKey, definition.sortKey, ...Object.values(definition.indexes ?? {}).flatMap((index) => [index.partitionKey, index.sortKey])];
+  const keys = [
+    definition.partitionKey,
+    definition.sortKey,
+    ...Object.values(definition.indexes ?? {}).flatMap((index) => [index.partitionKey, index.sortKey]),
+  ];
   for (const key of keys) if (key) attributes.set(keyName(key), keyType(key));
   const schema = (partitionKey: TableDefinition['partitionKey'], sortKey?: TableDefinition['sortKey']) => [
     { AttributeName: keyName(partitionKey), KeyType: 'HASH' as const },
@@ -85,7 +97,11 @@ function createTableInput(physicalName: string, definition: TableDefinition) {
     AttributeDefinitions: [...attributes].map(([AttributeName, AttributeType]) => ({ AttributeName, AttributeType })),
     KeySchema: schema(definition.partitionKey, definition.sortKey),
     ...(indexes.length && {
-      GlobalSecondaryIndexes: indexes.map(([IndexName, index]) => ({ IndexName, KeySchema: schema(index.partitionKey, index.sortKey), Projection: { ProjectionType: 'ALL' as const } })),
+      GlobalSecondaryIndexes: indexes.map(([IndexName, index]) => ({
+        IndexName,
+        KeySchema: schema(index.partitionKey, index.sortKey),
+        Projection: { ProjectionType: 'ALL' as const },
+      })),
     }),
   });
 }
@@ -98,11 +114,13 @@ async function addMissingIndexes(client: DynamoDBClient, physical: string, defin
   for (const index of wanted.GlobalSecondaryIndexes ?? []) {
     if (present.has(index.IndexName)) continue;
     const used = new Set(index.KeySchema!.map((key) => key.AttributeName));
-    await client.send(new UpdateTableCommand({
-      TableName: physical,
-      AttributeDefinitions: wanted.AttributeDefinitions!.filter((attribute) => used.has(attribute.AttributeName)),
-      GlobalSecondaryIndexUpdates: [{ Create: index }],
-    }));
+    await client.send(
+      new UpdateTableCommand({
+        TableName: physical,
+        AttributeDefinitions: wanted.AttributeDefinitions!.filter((attribute) => used.has(attribute.AttributeName)),
+        GlobalSecondaryIndexUpdates: [{ Create: index }],
+      }),
+    );
   }
 }
 
@@ -125,7 +143,9 @@ export async function ensureTables(endpoint: string, physicalName: (name: TableN
       }
       await client.send(createTableInput(physical, definition));
       if (definition.ttlAttribute) {
-        await client.send(new UpdateTimeToLiveCommand({ TableName: physical, TimeToLiveSpecification: { AttributeName: definition.ttlAttribute, Enabled: true } }));
+        await client.send(
+          new UpdateTimeToLiveCommand({ TableName: physical, TimeToLiveSpecification: { AttributeName: definition.ttlAttribute, Enabled: true } }),
+        );
       }
     }
   } finally {

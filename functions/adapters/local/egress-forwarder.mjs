@@ -23,8 +23,16 @@ server.listen(0, '127.0.0.1', () => {
   const proxy = `http://127.0.0.1:${server.address().port}`;
   // Set in the environment, they override a project's .npmrc; nothing else routes out of this network anyway.
   const env = {
-    ...process.env, http_proxy: proxy, https_proxy: proxy, HTTP_PROXY: proxy, HTTPS_PROXY: proxy, npm_config_proxy: proxy, npm_config_https_proxy: proxy,
-    npm_config_noproxy: '', no_proxy: '', NO_PROXY: '',
+    ...process.env,
+    http_proxy: proxy,
+    https_proxy: proxy,
+    HTTP_PROXY: proxy,
+    HTTPS_PROXY: proxy,
+    npm_config_proxy: proxy,
+    npm_config_https_proxy: proxy,
+    npm_config_noproxy: '',
+    no_proxy: '',
+    NO_PROXY: '',
   };
   const child = spawn(command, args, { stdio: 'inherit', env });
   child.once('error', (error) => {

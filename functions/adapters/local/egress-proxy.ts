@@ -32,10 +32,12 @@ function connectTarget(target: string | undefined): { host: string; port: number
 }
 
 export async function startEgressProxy(options: { allowedOrigins: string[]; onRefused: (line: string) => void }): Promise<EgressProxy> {
-  const allowed = new Set(options.allowedOrigins.map((origin) => {
-    const url = new URL(origin);
-    return authority(url.hostname, url.port, url.protocol);
-  }));
+  const allowed = new Set(
+    options.allowedOrigins.map((origin) => {
+      const url = new URL(origin);
+      return authority(url.hostname, url.port, url.protocol);
+    }),
+  );
   const open = new Set<Socket>();
   const track = (socket: Socket) => {
     open.add(socket);

@@ -10,31 +10,35 @@ type RuleTarget = (envelope: BusEnvelope) => Promise<void>;
 const listeners: Listener[] = [];
 const rules: Array<{ pattern: BusRulePattern; target: RuleTarget }> = [];
 
-const detaching = <T>(list: T[], item: T) => () => {
-  const index = list.indexOf(item);
-  if (index >= 0) list.splice(index, 1);
-};
+const detaching =
+  <T>(list: T[], item: T) =>
+  () => {
+    const index = list.indexOf(item);
+    if (index >= 0) list.splice(index, 1);
+  };
 
 /** Delivery is asynchronous, as on AWS, and a failing listener or target does not stop the others. */
-export const inProcessBus: EventPublisher & { subscribe(listener: Listener): () => void; attachRule(pattern: BusRulePattern, target: RuleTarget): () => void } = {
-  async publish(event) {
-    const delivered = { ...event, id: typeof event.id === 'string' ? event.id : newId('evt') };
-    const envelope = busEnvelope(delivered);
-    setImmediate(() => {
-      for (const listener of listeners) listener(delivered).catch((error: unknown) => console.error('event listener failed', error));
-      for (const rule of rules) if (matchesRule(rule.pattern, envelope)) rule.target(envelope).catch((error: unknown) => console.error('rule target failed', error));
-    });
-    return { eventId: delivered.id };
-  },
-  /** Every event's detail, for taps (tests, benchmarks). */
-  subscribe(listener) {
-    listeners.push(listener);
-    return detaching(listeners, listener);
-  },
-  /** A rule: the envelopes whose source matches `pattern` go to `target`. */
-  attachRule(pattern, target) {
-    const rule = { pattern, target };
-    rules.push(rule);
-    return detaching(rules, rule);
-  },
-};
+export const inProcessBus: EventPublisher & { subscribe(listener: Listener): () => void; attachRule(pattern: BusRulePattern, target: RuleTarget): () => void } =
+  {
+    async publish(event) {
+      const delivered = { ...event, id: typeof event.id === 'string' ? event.id : newId('evt') };
+      const envelope = busEnvelope(delivered);
+      setImmediate(() => {
+        for (const listener of listeners) listener(delivered).catch((error: unknown) => console.error('event listener failed', error));
+        for (const rule of rules)
+          if (matchesRule(rule.pattern, envelope)) rule.target(envelope).catch((error: unknown) => console.error('rule target failed', error));
+      });
+      return { eventId: delivered.id };
+    },
+    /** Every event's detail, for taps (tests, benchmarks). */
+    subscribe(listener) {
+      listeners.push(listener);
+      return detaching(listeners, listener);
+    },
+    /** A rule: the envelopes whose source matches `pattern` go to `target`. */
+    attachRule(pattern, target) {
+      const rule = { pattern, target };
+      rules.push(rule);
+      return detaching(rules, rule);
+    },
+  };

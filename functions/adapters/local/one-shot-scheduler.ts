@@ -50,9 +50,12 @@ export function createLocalOneShots(options: LocalOneShotOptions): LocalOneShots
     timer = undefined;
     if (pending.size === 0) return;
     const earliest = Math.min(...[...pending.values()].map((once) => Date.parse(once.at)));
-    timer = setTimeout(() => {
-      oneShots.tick().catch((error: unknown) => logger.error('local one-shot tick failed', { error: String(error) }));
-    }, Math.min(maxDelayMs, Math.max(0, earliest - options.clock.now())));
+    timer = setTimeout(
+      () => {
+        oneShots.tick().catch((error: unknown) => logger.error('local one-shot tick failed', { error: String(error) }));
+      },
+      Math.min(maxDelayMs, Math.max(0, earliest - options.clock.now())),
+    );
     timer.unref();
   }
 
@@ -91,6 +94,7 @@ export function createLocalOneShots(options: LocalOneShotOptions): LocalOneShots
 
 /** The platform's local one-shots, started on first use with those still pending from the last run. */
 export const localOneShots: () => LocalOneShots = startedOnFirstUse(
-  () => createLocalOneShots({ clock: systemClock, publish: (event) => inProcessBus.publish(event), file: join(settings.dataDir, 'one-shots.json'), timers: true }),
+  () =>
+    createLocalOneShots({ clock: systemClock, publish: (event) => inProcessBus.publish(event), file: join(settings.dataDir, 'one-shots.json'), timers: true }),
   (oneShots) => oneShots.stop(),
 );

@@ -40,7 +40,14 @@ function sandboxSite(sandbox: SandboxMode, work: string, options: InstallerOptio
       const onRefused = (line: string) => logger.warn('package install: egress refused', { line });
       const egress = await startEgressProxy({ allowedOrigins: registry ? [registry.url] : [], onRefused });
       try {
-        const spec = installSandboxCommand(sandbox, { systemDirs: [dirname(dirname(command[0]!))], writable, addressSpaceMb: 4096, env, command, egressSocketDir: egress.socketDir });
+        const spec = installSandboxCommand(sandbox, {
+          systemDirs: [dirname(dirname(command[0]!))],
+          writable,
+          addressSpaceMb: 4096,
+          env,
+          command,
+          egressSocketDir: egress.socketDir,
+        });
         return await spawnLimited(spec.file, spec.args, spec.env, options.timeoutMs, spec.uid === undefined ? undefined : { uid: spec.uid, gid: spec.gid! });
       } finally {
         await egress.close();

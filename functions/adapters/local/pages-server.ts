@@ -6,10 +6,25 @@ import { extname, join } from 'node:path';
 import { dnsLabel } from '#functions/templates/subdomain.js';
 
 export const contentTypes: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.htm': 'text/html; charset=utf-8', '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8', '.json': 'application/json; charset=utf-8', '.txt': 'text/plain; charset=utf-8', '.svg': 'image/svg+xml',
-  '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.ico': 'image/x-icon',
-  '.woff': 'font/woff', '.woff2': 'font/woff2', '.wasm': 'application/wasm', '.map': 'application/json; charset=utf-8', '.xml': 'application/xml',
+  '.html': 'text/html; charset=utf-8',
+  '.htm': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.ico': 'image/x-icon',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+  '.wasm': 'application/wasm',
+  '.map': 'application/json; charset=utf-8',
+  '.xml': 'application/xml',
 };
 
 const baseHeaders = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-cache' };
@@ -60,7 +75,8 @@ export function createPagesServer(pagesDir: string) {
       return plain(response, 400, 'Bad Request');
     }
     const segments = rest.split('/');
-    if (!dnsLabel.test(site.sub) || segments.some((segment) => segment === '..' || segment === '.' || segment.includes('\\') || segment.includes('\0'))) return plain(response, 404, 'Not Found');
+    if (!dnsLabel.test(site.sub) || segments.some((segment) => segment === '..' || segment === '.' || segment.includes('\\') || segment.includes('\0')))
+      return plain(response, 404, 'Not Found');
     if (rest.endsWith('/')) rest += 'index.html';
     else if (!segments.at(-1)!.includes('.')) rest += '/index.html';
     let body: Buffer;

@@ -92,6 +92,12 @@ export function createLocalScheduler(options: LocalSchedulerOptions): LocalSched
 
 /** The platform's local scheduler, started on first use with the definitions of the last run. */
 export const localScheduler: () => LocalScheduler = startedOnFirstUse(
-  () => createLocalScheduler({ clock: systemClock, publish: (event) => inProcessBus.publish(event), file: join(settings.dataDir, 'schedules.json'), heartbeat: true }),
+  () =>
+    createLocalScheduler({
+      clock: systemClock,
+      publish: (event) => inProcessBus.publish(event),
+      file: join(settings.dataDir, 'schedules.json'),
+      heartbeat: true,
+    }),
   (scheduler) => scheduler.stop(),
 );

@@ -80,7 +80,8 @@ async function removeDependencies(dependenciesDir: string, lockHash: string): Pr
   await rm(doomed, { recursive: true, force: true });
 }
 
-const versionDir = (options: PoolOptions, scriptId: string, version: number, codeHash: string) => join(options.stageDir, scriptId, `${version}-${codeHash.slice(0, 16)}`);
+const versionDir = (options: PoolOptions, scriptId: string, version: number, codeHash: string) =>
+  join(options.stageDir, scriptId, `${version}-${codeHash.slice(0, 16)}`);
 
 export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRuntime {
   /** Idle workers by `<scriptId>:<version>:<codeHash>:<memory>`. */
@@ -148,7 +149,8 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
    * tenant holding fewer workers waits; refused with CONCURRENCY_LIMIT past the wait.
    */
   async function reserveSlot(memoryMb: number, tenant: string): Promise<void> {
-    if (memoryMb > maxTotalMemoryMb) throw new TooManyRequestsError('CONCURRENCY_LIMIT', `a ${memoryMb} MB worker does not fit in the ${maxTotalMemoryMb} MB all local workers may use`, 60);
+    if (memoryMb > maxTotalMemoryMb)
+      throw new TooManyRequestsError('CONCURRENCY_LIMIT', `a ${memoryMb} MB worker does not fit in the ${maxTotalMemoryMb} MB all local workers may use`, 60);
     const deadline = Date.now() + slotWaitMs;
     const waiter = fair.wait(tenant);
     try {
@@ -156,9 +158,17 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
         const left = deadline - Date.now();
         if (left <= 0) {
           const reserve = reserveOf({ workers: options.maxWorkers, memoryMb: maxTotalMemoryMb });
-          throw new TooManyRequestsError('CONCURRENCY_LIMIT', `the local runtime already runs ${options.maxWorkers} workers or ${maxTotalMemoryMb} MB of them, and your runs hold their share; try again shortly`, 1, {
-            maxWorkers: options.maxWorkers, maxTotalMemoryMb, reserveWorkers: reserve.workers, reserveMemoryMb: reserve.memoryMb,
-          });
+          throw new TooManyRequestsError(
+            'CONCURRENCY_LIMIT',
+            `the local runtime already runs ${options.maxWorkers} workers or ${maxTotalMemoryMb} MB of them, and your runs hold their share; try again shortly`,
+            1,
+            {
+              maxWorkers: options.maxWorkers,
+              maxTotalMemoryMb,
+              reserveWorkers: reserve.workers,
+              reserveMemoryMb: reserve.memoryMb,
+            },
+          );
         }
         await new Promise<void>((wake) => {
           const timer = setTimeout(done, Math.min(left, 1000));
@@ -247,7 +257,12 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
     async invoke(request: InvokeRequest): Promise<InvokeOutcome> {
       const active = running.get(request.scriptId) ?? 0;
       if (active >= limits.concurrentExecutionsPerScript) {
-        throw new TooManyRequestsError('CONCURRENCY_LIMIT', `script ${request.scriptId} already runs ${active} executions; the limit is ${limits.concurrentExecutionsPerScript}`, 1, { scriptId: request.scriptId });
+        throw new TooManyRequestsError(
+          'CONCURRENCY_LIMIT',
+          `script ${request.scriptId} already runs ${active} executions; the limit is ${limits.concurrentExecutionsPerScript}`,
+          1,
+          { scriptId: request.scriptId },
+        );
       }
       running.set(request.scriptId, active + 1);
       const key = `${request.scriptId}:${request.version}:${request.codeHash}:${request.memoryMb}`;

@@ -11,7 +11,13 @@ import { fileURLToPath } from 'node:url';
 import { egressSocketName } from './egress-proxy.js';
 
 /** Where the sandbox shows the runtime layer, the version's code and the private tmp. */
-export const sandboxPaths = { runtime: '/opt/platform-runtime', task: '/var/task', tmp: '/tmp', dependencies: '/opt/dependencies', scratchSeed: '/opt/scratch-seed' } as const;
+export const sandboxPaths = {
+  runtime: '/opt/platform-runtime',
+  task: '/var/task',
+  tmp: '/tmp',
+  dependencies: '/opt/dependencies',
+  scratchSeed: '/opt/scratch-seed',
+} as const;
 
 /** The uid scripts run as when the platform runs as root (nobody); otherwise the platform's own uid, unprivileged. */
 const sandboxUid = 65534;
@@ -53,7 +59,19 @@ export interface SandboxRequest {
 const namespaceArgs = ['--unshare-user', '--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try', '--disable-userns'];
 
 function baseArgs(): string[] {
-  const args = [...namespaceArgs, '--unshare-net', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'sandbox', '--ro-bind', '/usr', '/usr'];
+  const args = [
+    ...namespaceArgs,
+    '--unshare-net',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--hostname',
+    'sandbox',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+  ];
   for (const dir of ['/bin', '/lib', '/lib64', '/lib32', '/sbin']) {
     if (!existsSync(dir)) continue;
     args.push(...(lstatSync(dir).isSymbolicLink() ? ['--symlink', realpathSync(dir).replace(/^\//, ''), dir] : ['--ro-bind', dir, dir]));
@@ -110,17 +128,35 @@ const systemBinds = (dirs: string[]) => dirs.filter((dir) => dir !== '/usr' && !
 export function sandboxedCommand(mode: Extract<SandboxMode, { kind: 'bwrap' }>, request: SandboxRequest): SandboxedCommand {
   const binds = systemBinds(request.systemDirs);
   const limits = [
-    `--as=${request.addressSpaceMb * 1024 * 1024}`, `--nproc=${maxProcessesPerWorker}`, `--fsize=${maxFileBytes}`, `--nofile=${maxOpenFiles}`, '--core=0',
+    `--as=${request.addressSpaceMb * 1024 * 1024}`,
+    `--nproc=${maxProcessesPerWorker}`,
+    `--fsize=${maxFileBytes}`,
+    `--nofile=${maxOpenFiles}`,
+    '--core=0',
   ];
   return {
     file: 'bwrap',
     args: [
-      ...baseArgs(), ...binds, '--ro-bind', request.runtimeDir, sandboxPaths.runtime, '--ro-bind', request.taskDir, sandboxPaths.task,
+      ...baseArgs(),
+      ...binds,
+      '--ro-bind',
+      request.runtimeDir,
+      sandboxPaths.runtime,
+      '--ro-bind',
+      request.taskDir,
+      sandboxPaths.task,
       ...(request.dependenciesDir ? ['--ro-bind', request.dependenciesDir, sandboxPaths.dependencies] : []),
       // The root bubblewrap builds is a tmpfs of its own: read-only once everything is mounted, tmp alone stays writable.
-      '--remount-ro', '/', '--clearenv', ...Object.entries(request.env).flatMap(([name, value]) => ['--setenv', name, value]),
+      '--remount-ro',
+      '/',
+      '--clearenv',
+      ...Object.entries(request.env).flatMap(([name, value]) => ['--setenv', name, value]),
       // Set inside the namespaces: the process count is then the sandbox's own, not shared by every worker of the uid.
-      '--', '/usr/bin/prlimit', ...limits, '--', ...request.command,
+      '--',
+      '/usr/bin/prlimit',
+      ...limits,
+      '--',
+      ...request.command,
     ],
     env: request.env,
     ...mode.runAs,
@@ -152,18 +188,46 @@ const forwarderFile = fileURLToPath(new URL('./egress-forwarder.mjs', import.met
 export function installSandboxCommand(mode: Extract<SandboxMode, { kind: 'bwrap' }>, request: InstallSandboxRequest): SandboxedCommand {
   const binds = systemBinds(request.systemDirs);
   const writable = Object.entries(request.writable).flatMap(([inside, host]) => ['--bind', host, inside]);
-  const limits = [`--as=${request.addressSpaceMb * 1024 * 1024}`, `--nproc=${maxProcessesPerWorker}`, `--fsize=${maxFileBytes}`, `--nofile=${maxOpenFiles * 4}`, '--core=0'];
+  const limits = [
+    `--as=${request.addressSpaceMb * 1024 * 1024}`,
+    `--nproc=${maxProcessesPerWorker}`,
+    `--fsize=${maxFileBytes}`,
+    `--nofile=${maxOpenFiles * 4}`,
+    '--core=0',
+  ];
   // The forwarder is Node, wherever this one is installed.
   const egress = request.egressSocketDir
-    ? [...systemBinds([dirname(dirname(process.execPath))]), '--ro-bind', forwarderFile, egressPaths.forwarder, '--ro-bind', request.egressSocketDir, egressPaths.socketDir]
+    ? [
+        ...systemBinds([dirname(dirname(process.execPath))]),
+        '--ro-bind',
+        forwarderFile,
+        egressPaths.forwarder,
+        '--ro-bind',
+        request.egressSocketDir,
+        egressPaths.socketDir,
+      ]
     : [];
-  const scratch = request.scratch ? ['--ro-bind', request.scratch.seed, sandboxPaths.scratchSeed, '--size', String(request.scratch.bytes), '--tmpfs', request.scratch.path] : [];
-  const command = request.egressSocketDir ? [process.execPath, egressPaths.forwarder, `${egressPaths.socketDir}/${egressSocketName}`, ...request.command] : request.command;
+  const scratch = request.scratch
+    ? ['--ro-bind', request.scratch.seed, sandboxPaths.scratchSeed, '--size', String(request.scratch.bytes), '--tmpfs', request.scratch.path]
+    : [];
+  const command = request.egressSocketDir
+    ? [process.execPath, egressPaths.forwarder, `${egressPaths.socketDir}/${egressSocketName}`, ...request.command]
+    : request.command;
   return {
     file: 'bwrap',
     args: [
-      ...baseArgs(), ...binds, ...egress, ...writable, ...scratch, '--clearenv', ...Object.entries(request.env).flatMap(([name, value]) => ['--setenv', name, value]),
-      '--', '/usr/bin/prlimit', ...limits, '--', ...command,
+      ...baseArgs(),
+      ...binds,
+      ...egress,
+      ...writable,
+      ...scratch,
+      '--clearenv',
+      ...Object.entries(request.env).flatMap(([name, value]) => ['--setenv', name, value]),
+      '--',
+      '/usr/bin/prlimit',
+      ...limits,
+      '--',
+      ...command,
     ],
     env: request.env,
     ...mode.runAs,

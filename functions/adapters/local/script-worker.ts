@@ -33,7 +33,8 @@ export interface WorkerSpec {
 }
 
 /** Where the worker sees the version's packages: the sandbox's mount, or the host directory when unsandboxed. */
-const dependenciesPath = (spec: WorkerSpec) => (spec.dependenciesDir === undefined ? undefined : spec.sandbox.kind === 'bwrap' ? sandboxPaths.dependencies : spec.dependenciesDir);
+const dependenciesPath = (spec: WorkerSpec) =>
+  spec.dependenciesDir === undefined ? undefined : spec.sandbox.kind === 'bwrap' ? sandboxPaths.dependencies : spec.dependenciesDir;
 
 /** The interpreter's own tree (`<prefix>/bin/<exe>`), shown read-only inside the sandbox. */
 const installPrefix = (executable: string) => dirname(dirname(executable));
@@ -50,14 +51,30 @@ function command(spec: WorkerSpec, workDir: string, env: Record<string, string>)
     interpreter = [
       process.execPath,
       // Node's permission model: read the wrapper, the script and its packages, write the own temp dir, no child processes, workers or addons.
-      '--experimental-permission', `--allow-fs-read=${node}/`, `--allow-fs-read=${taskDir}/`, ...(packages ? [`--allow-fs-read=${packages}/`] : []),
-      `--allow-fs-read=${tmp}/`, `--allow-fs-write=${tmp}/`,
-      '--disable-warning=ExperimentalWarning', `--max-old-space-size=${spec.memoryMb}`, join(node, 'worker.cjs'), join(taskDir, 'script.cjs'),
+      '--experimental-permission',
+      `--allow-fs-read=${node}/`,
+      `--allow-fs-read=${taskDir}/`,
+      ...(packages ? [`--allow-fs-read=${packages}/`] : []),
+      `--allow-fs-read=${tmp}/`,
+      `--allow-fs-write=${tmp}/`,
+      '--disable-warning=ExperimentalWarning',
+      `--max-old-space-size=${spec.memoryMb}`,
+      join(node, 'worker.cjs'),
+      join(taskDir, 'script.cjs'),
       inheritedDescriptors().join(','),
     ];
   } else {
     if (!spec.python) throw new Error('python3 is not installed on this machine');
-    interpreter = [spec.python, '-E', '-S', '-B', join(runtimeDir, 'python', 'platform_worker.py'), join(taskDir, 'script.py'), String(spec.memoryMb), ...(packages ? [join(packages, 'python')] : [])];
+    interpreter = [
+      spec.python,
+      '-E',
+      '-S',
+      '-B',
+      join(runtimeDir, 'python', 'platform_worker.py'),
+      join(taskDir, 'script.py'),
+      String(spec.memoryMb),
+      ...(packages ? [join(packages, 'python')] : []),
+    ];
   }
   if (spec.sandbox.kind === 'none') return { file: interpreter[0]!, args: interpreter.slice(1), env };
   return sandboxedCommand(spec.sandbox, {
@@ -79,15 +96,17 @@ let inherited: number[] | undefined;
  * whoever started the platform, and every child inherits them. The Node wrapper closes them (Python closes all).
  */
 function inheritedDescriptors(): number[] {
-  inherited ??= readdirSync('/proc/self/fd').map(Number).filter((fd) => {
-    if (fd <= 3) return false;
-    try {
-      const flags = /flags:\s+(\d+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
-      return flags !== null && (parseInt(flags[1]!, 8) & 0o2000000) === 0;
-    } catch {
-      return false;
-    }
-  });
+  inherited ??= readdirSync('/proc/self/fd')
+    .map(Number)
+    .filter((fd) => {
+      if (fd <= 3) return false;
+      try {
+        const flags = /flags:\s+(\d+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
+        return flags !== null && (parseInt(flags[1]!, 8) & 0o2000000) === 0;
+      } catch {
+        return false;
+      }
+    });
   return inherited;
 }
 
@@ -132,7 +151,12 @@ function residentMb(pid: number): number | undefined {
 }
 
 const failure = (status: 'error' | 'timeout', error: ExecutionError, duration: number, memoryUsed: number): InvokeOutcome => ({
-  status, outputJson: 'null', error, logs: [], duration, memoryUsed: Math.ceil(memoryUsed),
+  status,
+  outputJson: 'null',
+  error,
+  logs: [],
+  duration,
+  memoryUsed: Math.ceil(memoryUsed),
 });
 
 export class ScriptWorker {
@@ -157,11 +181,23 @@ export class ScriptWorker {
     if (spec.sandbox.kind === 'none') this.workDir = mkdtempSync(join(tmpdir(), 'platform-script-'));
     const tmp = this.workDir ?? sandboxPaths.tmp;
     // Only what a script needs: no platform secrets, keys or endpoints reach user code.
-    const env = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: tmp, TMPDIR: tmp, LANG: 'C.UTF-8', TZ: 'UTC', LAMBDA_TASK_ROOT: spec.sandbox.kind === 'none' ? spec.scriptDir : sandboxPaths.task,
+    const env = {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      HOME: tmp,
+      TMPDIR: tmp,
+      LANG: 'C.UTF-8',
+      TZ: 'UTC',
+      LAMBDA_TASK_ROOT: spec.sandbox.kind === 'none' ? spec.scriptDir : sandboxPaths.task,
       // As Lambda resolves a layer's /opt/nodejs/node_modules.
-      ...(spec.runtime === 'nodejs18' && dependenciesPath(spec) && { NODE_PATH: join(dependenciesPath(spec)!, 'nodejs', 'node_modules') }) };
+      ...(spec.runtime === 'nodejs18' && dependenciesPath(spec) && { NODE_PATH: join(dependenciesPath(spec)!, 'nodejs', 'node_modules') }),
+    };
     const { file, args, env: spawnEnv, uid, gid } = command(spec, tmp, env);
-    this.child = spawn(file, args, { cwd: this.workDir ?? '/', env: spawnEnv, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...(uid !== undefined && { uid, gid }) });
+    this.child = spawn(file, args, {
+      cwd: this.workDir ?? '/',
+      env: spawnEnv,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      ...(uid !== undefined && { uid, gid }),
+    });
     this.channel = this.child.stdio[3] as Duplex;
     this.child.stdout!.resume();
     this.child.stderr!.on('data', (chunk: Buffer) => (this.stderrTail = (this.stderrTail + chunk.toString()).slice(-4096)));
@@ -182,7 +218,13 @@ export class ScriptWorker {
     if (frame !== 'timeout' && frame?.type === 'ready') return worker;
     worker.kill();
     if (frame !== 'timeout' && frame?.type === 'loadError') return frame.error;
-    return { code: 'SCRIPT_LOAD_ERROR', message: frame === 'timeout' ? `loading the script took longer than ${initTimeoutMs / 1000} s` : `the runtime exited while loading the script: ${worker.stderrTail.trim().slice(-500)}` };
+    return {
+      code: 'SCRIPT_LOAD_ERROR',
+      message:
+        frame === 'timeout'
+          ? `loading the script took longer than ${initTimeoutMs / 1000} s`
+          : `the runtime exited while loading the script: ${worker.stderrTail.trim().slice(-500)}`,
+    };
   }
 
   get alive(): boolean {
@@ -229,15 +271,36 @@ export class ScriptWorker {
         const elapsed = performance.now() - started;
         if (frame === 'timeout') {
           this.kill();
-          return failure('timeout', { code: 'TIMEOUT', message: `the script ran longer than ${Math.round(request.timeoutMs) / 1000} s and was stopped` }, elapsed, peakMb);
+          return failure(
+            'timeout',
+            { code: 'TIMEOUT', message: `the script ran longer than ${Math.round(request.timeoutMs) / 1000} s and was stopped` },
+            elapsed,
+            peakMb,
+          );
         }
         if (frame?.type === 'result' && frame.id !== id) this.forgery();
         if (frame === undefined || this.forged) {
           const outOfMemory = killedFor === 'memory' || /heap out of memory|MemoryError/.test(this.stderrTail);
-          if (this.forged) return failure('error', { code: 'SCRIPT_CRASHED', message: "the script wrote to the platform's channel and its process was stopped" }, elapsed, peakMb);
+          if (this.forged)
+            return failure(
+              'error',
+              { code: 'SCRIPT_CRASHED', message: "the script wrote to the platform's channel and its process was stopped" },
+              elapsed,
+              peakMb,
+            );
           return outOfMemory
-            ? failure('error', { code: 'MEMORY_LIMIT_EXCEEDED', message: `the script used more than ${this.spec.memoryMb} MB` }, elapsed, Math.max(peakMb, this.spec.memoryMb))
-            : failure('error', { code: 'SCRIPT_CRASHED', message: `the script's process exited: ${this.stderrTail.trim().slice(-300) || 'no output'}` }, elapsed, peakMb);
+            ? failure(
+                'error',
+                { code: 'MEMORY_LIMIT_EXCEEDED', message: `the script used more than ${this.spec.memoryMb} MB` },
+                elapsed,
+                Math.max(peakMb, this.spec.memoryMb),
+              )
+            : failure(
+                'error',
+                { code: 'SCRIPT_CRASHED', message: `the script's process exited: ${this.stderrTail.trim().slice(-300) || 'no output'}` },
+                elapsed,
+                peakMb,
+              );
         }
         if (frame.type === 'resourceCall') this.answerResourceCall(frame, request);
         else if (frame.type === 'log') request.onLog?.(frame.line);
@@ -261,7 +324,15 @@ export class ScriptWorker {
     request
       .callResource(frame.name, frame.method, frame.params)
       .then((data) => this.send({ type: 'resourceResult', callId: frame.callId, ok: true, data: data ?? null }))
-      .catch((error: { code?: string; message?: string }) => this.send({ type: 'resourceResult', callId: frame.callId, ok: false, code: error.code ?? 'RESOURCE_CALL_FAILED', message: error.message ?? 'the resource call failed' }));
+      .catch((error: { code?: string; message?: string }) =>
+        this.send({
+          type: 'resourceResult',
+          callId: frame.callId,
+          ok: false,
+          code: error.code ?? 'RESOURCE_CALL_FAILED',
+          message: error.message ?? 'the resource call failed',
+        }),
+      );
   }
 
   private send(frame: Record<string, unknown>) {

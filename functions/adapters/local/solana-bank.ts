@@ -6,7 +6,14 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import { address, getCompiledTransactionMessageDecoder, getTransactionDecoder, lamports } from '@solana/kit';
 import { Keypair, PublicKey, TransactionMessage, VersionedTransaction, type TransactionInstruction } from '@solana/web3.js';
-import { MINT_SIZE, MintLayout, TOKEN_PROGRAM_ID, createAssociatedTokenAccountIdempotentInstruction, createMintToCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import {
+  MINT_SIZE,
+  MintLayout,
+  TOKEN_PROGRAM_ID,
+  createAssociatedTokenAccountIdempotentInstruction,
+  createMintToCheckedInstruction,
+  getAssociatedTokenAddressSync,
+} from '@solana/spl-token';
 import bs58 from 'bs58';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
 import { settings } from '#platform/settings.js';
@@ -86,7 +93,13 @@ export class SolanaBank {
     const restored = existsSync(snapshotPath) ? LiteSVM.fromBytes(readFileSync(snapshotPath)) : new LiteSVM();
     // Blockhash lifetimes are kept here (150 slots of wall-clock time); litesvm alone knows only the latest one.
     const key = (name: string) => loadOrCreateKeypair(join(dataDir, name));
-    const bank = new SolanaBank(restored.withBlockhashCheck(false), snapshotPath, key('platform-wallet.json'), key('usdc-mint-authority.json'), key('fee-payer.json'));
+    const bank = new SolanaBank(
+      restored.withBlockhashCheck(false),
+      snapshotPath,
+      key('platform-wallet.json'),
+      key('usdc-mint-authority.json'),
+      key('fee-payer.json'),
+    );
     bank.ensureMintAndWallets();
     return bank;
   }
@@ -135,7 +148,10 @@ export class SolanaBank {
   }
 
   /** Runs a transaction without committing it; blockhash and replay checks as `send` does them, unless told otherwise. */
-  simulate(wire: Uint8Array, options: SimulateOptions = {}): Omit<BankOutcome, 'slot'> & { replacementBlockhash?: { blockhash: string; lastValidBlockHeight: bigint } } {
+  simulate(
+    wire: Uint8Array,
+    options: SimulateOptions = {},
+  ): Omit<BankOutcome, 'slot'> & { replacementBlockhash?: { blockhash: string; lastValidBlockHeight: bigint } } {
     const latest = options.replaceRecentBlockhash ? this.latestBlockhash() : undefined;
     const { transaction, signature, precheck } = this.decode(latest ? withBlockhash(wire, latest.blockhash) : wire);
     if (precheck) return { signature, err: precheck, logs: [], unitsConsumed: 0n };
@@ -176,7 +192,8 @@ export class SolanaBank {
     if (asset === 'SOL') {
       const slot = this.slot();
       const result = this.svm.airdrop(address(owner), lamports(atomicAmount));
-      if (!result || result instanceof FailedTransactionMetadata) throw new Error(`local airdrop to ${owner} failed: ${result ? JSON.stringify(transactionErrorJson(result.err())) : 'no result'}`);
+      if (!result || result instanceof FailedTransactionMetadata)
+        throw new Error(`local airdrop to ${owner} failed: ${result ? JSON.stringify(transactionErrorJson(result.err())) : 'no result'}`);
       const signature = bs58.encode(result.signature());
       this.remember(signature, slot, null);
       return { signature, balance: this.getAccount(owner)?.lamports ?? 0n };
@@ -223,7 +240,8 @@ export class SolanaBank {
   /** A transaction of the bank's own, paid by the faucet keypair. */
   private run(instructions: TransactionInstruction[], extraSigners: Keypair[]): BankOutcome {
     const payer = this.faucet;
-    if ((this.getAccount(payer.publicKey.toBase58())?.lamports ?? 0n) < faucetFloorLamports) this.svm.airdrop(address(payer.publicKey.toBase58()), lamports(100n * faucetFloorLamports));
+    if ((this.getAccount(payer.publicKey.toBase58())?.lamports ?? 0n) < faucetFloorLamports)
+      this.svm.airdrop(address(payer.publicKey.toBase58()), lamports(100n * faucetFloorLamports));
     const message = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: this.latestBlockhash().blockhash, instructions }).compileToV0Message();
     const transaction = new VersionedTransaction(message);
     transaction.sign([payer, ...extraSigners]);
@@ -236,18 +254,34 @@ export class SolanaBank {
     if (!this.getAccount(this.usdcMint.toBase58())) {
       const data = Buffer.alloc(MINT_SIZE);
       MintLayout.encode(
-        { mintAuthorityOption: 1, mintAuthority: this.usdcMintAuthority.publicKey, supply: 0n, decimals: localUsdcDecimals, isInitialized: true, freezeAuthorityOption: 0, freezeAuthority: PublicKey.default },
+        {
+          mintAuthorityOption: 1,
+          mintAuthority: this.usdcMintAuthority.publicKey,
+          supply: 0n,
+          decimals: localUsdcDecimals,
+          isInitialized: true,
+          freezeAuthorityOption: 0,
+          freezeAuthority: PublicKey.default,
+        },
         data,
       );
       const rent = this.minimumBalanceForRentExemption(BigInt(MINT_SIZE));
-      this.svm.setAccount({ address: address(this.usdcMint.toBase58()), lamports: lamports(rent), programAddress: address(TOKEN_PROGRAM_ID.toBase58()), executable: false, data, space: BigInt(MINT_SIZE) });
+      this.svm.setAccount({
+        address: address(this.usdcMint.toBase58()),
+        lamports: lamports(rent),
+        programAddress: address(TOKEN_PROGRAM_ID.toBase58()),
+        executable: false,
+        data,
+        space: BigInt(MINT_SIZE),
+      });
     }
     // Rent-exempt from the start, so the platform can receive small SOL fees.
     const wallet = this.platformWallet.publicKey.toBase58();
     if (!this.getAccount(wallet)) this.svm.airdrop(address(wallet), lamports(1_000_000_000n));
     // Reference clients may not create the settlement account's token account: it has to exist, as on a real network.
     const settlement = getAssociatedTokenAddressSync(this.usdcMint, this.platformWallet.publicKey, true);
-    if (!this.getAccount(settlement.toBase58())) this.run([createAssociatedTokenAccountIdempotentInstruction(this.faucet.publicKey, settlement, this.platformWallet.publicKey, this.usdcMint)], []);
+    if (!this.getAccount(settlement.toBase58()))
+      this.run([createAssociatedTokenAccountIdempotentInstruction(this.faucet.publicKey, settlement, this.platformWallet.publicKey, this.usdcMint)], []);
     const feePayer = this.feePayer.publicKey.toBase58();
     const held = this.getAccount(feePayer)?.lamports ?? 0n;
     if (held < feePayerStartLamports) this.svm.airdrop(address(feePayer), lamports(feePayerStartLamports - held));

@@ -6,7 +6,12 @@ import { describeTransactionError } from './solana-errors.js';
 export function bankLedger(): SolanaLedger {
   const bank = localSolanaBank();
   return {
-    info: async () => ({ network: 'solana-devnet', usdcMint: bank.usdcMint.toBase58(), platformWallet: bank.platformWallet.publicKey.toBase58(), feePayer: bank.feePayer.publicKey.toBase58() }),
+    info: async () => ({
+      network: 'solana-devnet',
+      usdcMint: bank.usdcMint.toBase58(),
+      platformWallet: bank.platformWallet.publicKey.toBase58(),
+      feePayer: bank.feePayer.publicKey.toBase58(),
+    }),
     isBlockhashValid: async (blockhash) => bank.isBlockhashValid(blockhash),
     latestBlockhash: async () => bank.latestBlockhash().blockhash,
     lamports: async (address) => bank.getAccount(address)?.lamports ?? 0n,

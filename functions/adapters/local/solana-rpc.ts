@@ -86,7 +86,13 @@ function tokenBalance(bank: SolanaBank, owner: string) {
 }
 
 const simulationError = (err: NonNullable<ReturnType<SolanaBank['simulate']>['err']>, logs: string[], unitsConsumed: bigint) =>
-  new RpcError(-32002, `Transaction simulation failed: ${describeTransactionError(err)}`, { err, logs, accounts: null, unitsConsumed: Number(unitsConsumed), returnData: null });
+  new RpcError(-32002, `Transaction simulation failed: ${describeTransactionError(err)}`, {
+    err,
+    logs,
+    accounts: null,
+    unitsConsumed: Number(unitsConsumed),
+    returnData: null,
+  });
 
 const methods: Record<string, (bank: SolanaBank, params: Params, withContext: (value: unknown) => unknown) => unknown> = {
   getHealth: () => 'ok',
@@ -98,13 +104,15 @@ const methods: Record<string, (bank: SolanaBank, params: Params, withContext: (v
     const { blockhash, lastValidBlockHeight } = bank.latestBlockhash();
     return withContext({ blockhash, lastValidBlockHeight: Number(lastValidBlockHeight) });
   },
-  getRecentBlockhash: (bank, _params, withContext) => withContext({ blockhash: bank.latestBlockhash().blockhash, feeCalculator: { lamportsPerSignature: 5000 } }),
+  getRecentBlockhash: (bank, _params, withContext) =>
+    withContext({ blockhash: bank.latestBlockhash().blockhash, feeCalculator: { lamportsPerSignature: 5000 } }),
   isBlockhashValid: (bank, params, withContext) => withContext(bank.isBlockhashValid(stringAt(params, 0, 'blockhash'))),
   getBalance: (bank, params, withContext) => withContext(Number(bank.getAccount(addressAt(params, 0))?.lamports ?? 0n)),
   getAccountInfo: (bank, params, withContext) => withContext(accountJson(bank, addressAt(params, 0), configAt(params, 1).encoding)),
   getMultipleAccounts: (bank, params, withContext) => {
     const addresses = params[0];
-    if (!Array.isArray(addresses) || !addresses.every((value) => typeof value === 'string' && isAddress(value))) throw invalidParams('expected an array of addresses');
+    if (!Array.isArray(addresses) || !addresses.every((value) => typeof value === 'string' && isAddress(value)))
+      throw invalidParams('expected an array of addresses');
     return withContext(addresses.map((value: string) => accountJson(bank, value, configAt(params, 1).encoding)));
   },
   getTokenAccountBalance: (bank, params, withContext) => withContext(tokenBalance(bank, addressAt(params, 0))),
@@ -124,7 +132,9 @@ const methods: Record<string, (bank: SolanaBank, params: Params, withContext: (v
     const { err, logs, unitsConsumed, replacementBlockhash } = withTransaction(params, (wire) =>
       bank.simulate(wire, { sigVerify: options.sigVerify === true, replaceRecentBlockhash: options.replaceRecentBlockhash === true }),
     );
-    const replaced = replacementBlockhash && { replacementBlockhash: { blockhash: replacementBlockhash.blockhash, lastValidBlockHeight: Number(replacementBlockhash.lastValidBlockHeight) } };
+    const replaced = replacementBlockhash && {
+      replacementBlockhash: { blockhash: replacementBlockhash.blockhash, lastValidBlockHeight: Number(replacementBlockhash.lastValidBlockHeight) },
+    };
     return withContext({ err, logs, accounts: null, unitsConsumed: Number(unitsConsumed), returnData: null, ...replaced });
   },
   sendTransaction: (bank, params) => {
@@ -141,7 +151,13 @@ const methods: Record<string, (bank: SolanaBank, params: Params, withContext: (v
       signatures.map((signature) => {
         const status = typeof signature === 'string' ? bank.signatureStatus(signature) : undefined;
         if (!status) return null;
-        return { slot: Number(status.slot), confirmations: null, err: status.err, status: status.err ? { Err: status.err } : { Ok: null }, confirmationStatus: 'finalized' };
+        return {
+          slot: Number(status.slot),
+          confirmations: null,
+          err: status.err,
+          status: status.err ? { Err: status.err } : { Ok: null },
+          confirmationStatus: 'finalized',
+        };
       }),
     );
   },

@@ -129,8 +129,17 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
         outOfSpace ||= /No space left on device|ENOSPC/.test(line);
         log(line);
       };
-      const result = await options.runner.run({ command, args, cwd, env, timeoutMs: deadline - Date.now(), onLine, ...(isolated && { isolated: { writableDir: work, ...isolated } }) });
-      if (result.timedOut) throw new BuildFailure(`the build ran past its limit of ${Math.round(options.timeoutMs() / 1000)} s (during ${what}) and was stopped`);
+      const result = await options.runner.run({
+        command,
+        args,
+        cwd,
+        env,
+        timeoutMs: deadline - Date.now(),
+        onLine,
+        ...(isolated && { isolated: { writableDir: work, ...isolated } }),
+      });
+      if (result.timedOut)
+        throw new BuildFailure(`the build ran past its limit of ${Math.round(options.timeoutMs() / 1000)} s (during ${what}) and was stopped`);
       return { ...result, outOfSpace };
     };
     const step = async (...args: Parameters<typeof run>) => (await run(...args)).exitCode === 0;
@@ -143,22 +152,31 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
         log(line);
       };
       const fetched = await options.runner.run({
-        command: 'git', args: ['fetch', '--depth', '1', '--no-tags', job.repository, job.gitHash], cwd: checkout, env: gitEnv(home), timeoutMs: deadline - Date.now(), onLine: fetchLog,
+        command: 'git',
+        args: ['fetch', '--depth', '1', '--no-tags', job.repository, job.gitHash],
+        cwd: checkout,
+        env: gitEnv(home),
+        timeoutMs: deadline - Date.now(),
+        onLine: fetchLog,
       });
       if (fetched.timedOut) throw new BuildFailure('fetching the repository ran past the build limit');
       if (fetched.exitCode !== 0) {
         const text = lines.join('\n');
-        if (/not our ref|couldn't find remote ref|no such remote ref|unadvertised object/i.test(text)) throw new BuildFailure(`commit ${job.gitHash} is not in the repository ${job.repository}`);
+        if (/not our ref|couldn't find remote ref|no such remote ref|unadvertised object/i.test(text))
+          throw new BuildFailure(`commit ${job.gitHash} is not in the repository ${job.repository}`);
         throw new BuildFailure(`the repository ${job.repository} could not be fetched (it does not exist or is not reachable)`);
       }
-      if (!(await step('checkout', 'git', ['checkout', '-q', 'FETCH_HEAD'], checkout, gitEnv(home)))) throw new BuildFailure('the commit could not be checked out');
+      if (!(await step('checkout', 'git', ['checkout', '-q', 'FETCH_HEAD'], checkout, gitEnv(home))))
+        throw new BuildFailure('the commit could not be checked out');
       const { templateDir, manifest } = await readManifest(checkout, job.templatePath);
       log(`template.json read: build "${manifest.build.buildCommand}", output ${manifest.build.outputDirectory}`);
       if (existsSync(join(templateDir, 'package-lock.json')) || existsSync(join(templateDir, 'npm-shrinkwrap.json'))) {
         const registry = npmRegistry();
         // In the environment, the registry overrides the repository's .npmrc: the guard lets exactly this one through.
         const env = cleanEnv(home, { npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_registry: registry });
-        const installed = await step('npm ci', 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], templateDir, env, { egress: { allowedOrigins: [registry] } });
+        const installed = await step('npm ci', 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], templateDir, env, {
+          egress: { allowedOrigins: [registry] },
+        });
         if (!installed) throw new BuildFailure('installing dependencies (npm ci) failed');
       }
       const env = cleanEnv(home, { CI: 'true', NODE_ENV: 'production', ...manifest.build.environmentVariables, ...job.publicEnv });
@@ -184,7 +202,8 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
       running.set(job.buildId, logs);
       const log = (line: string) => void logs.push(line);
       const queued = (ahead: number) => log(`queued: the build limit is reached (${ahead} builds waiting ahead); it starts when one ends`);
-      void queue.run(job.userId, () => build(job, log), queued)
+      void queue
+        .run(job.userId, () => build(job, log), queued)
         .catch((error: unknown): BuildOutcome => {
           if (error instanceof BuildFailure) {
             log(`build failed: ${error.message}`);

@@ -20,7 +20,8 @@ function verify(url: URL, key: string, contentType: string | undefined): { ok: t
   const bytes = Number(url.searchParams.get('bytes'));
   const signature = Buffer.from(url.searchParams.get('signature') ?? '');
   const expected = Buffer.from(sign([key, contentType ?? '', String(bytes), String(expires)]));
-  if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return { ok: false, reason: 'signature does not match (URL, key or Content-Type changed)' };
+  if (signature.length !== expected.length || !timingSafeEqual(signature, expected))
+    return { ok: false, reason: 'signature does not match (URL, key or Content-Type changed)' };
   if (Date.now() > expires) return { ok: false, reason: 'upload URL expired' };
   return { ok: true, bytes };
 }
@@ -75,7 +76,11 @@ export function localUploadServer(): Promise<LocalUploadServer> {
       resolve({
         signedUrl(key, contentType, bytes, expiresInSeconds) {
           const expires = Date.now() + expiresInSeconds * 1000;
-          const query = new URLSearchParams({ bytes: String(bytes), expires: String(expires), signature: sign([key, contentType, String(bytes), String(expires)]) });
+          const query = new URLSearchParams({
+            bytes: String(bytes),
+            expires: String(expires),
+            signature: sign([key, contentType, String(bytes), String(expires)]),
+          });
           return `http://${host}:${port}/uploads/${encodeURIComponent(key)}?${query}`;
         },
       });

@@ -20,7 +20,10 @@ parentPort.on('message', async ({ id, texts }) => {
   try {
     const rows = await model.embed(texts);
     const vectors = rows.map((row) => Float32Array.from(row));
-    parentPort.postMessage({ id, vectors }, vectors.map((vector) => vector.buffer));
+    parentPort.postMessage(
+      { id, vectors },
+      vectors.map((vector) => vector.buffer),
+    );
   } catch (error) {
     parentPort.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
   }

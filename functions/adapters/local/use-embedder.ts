@@ -98,12 +98,20 @@ export function createUseEmbedder(workers = Number(readEnv(envNames.embeddingWor
       const batches: Promise<Float32Array[]>[] = [];
       for (let at = 0, start = 0; at < count; at++) {
         const end = Math.round(((at + 1) * texts.length) / count);
-        if (end > start) batches.push(run(order.slice(start, end).map((index) => texts[index]!), interactive));
+        if (end > start)
+          batches.push(
+            run(
+              order.slice(start, end).map((index) => texts[index]!),
+              interactive,
+            ),
+          );
         start = end;
       }
       const sorted = (await Promise.all(batches)).flat();
       const vectors = new Array<Float32Array>(texts.length);
-      order.forEach((index, rank) => { vectors[index] = normalise(sorted[rank]!); });
+      order.forEach((index, rank) => {
+        vectors[index] = normalise(sorted[rank]!);
+      });
       return vectors;
     },
     stop,

@@ -22,7 +22,11 @@ export function registerWasmKernels(core) {
 const product = (sizes) => sizes.reduce((total, size) => total * size, 1);
 
 function slicedBatchMatMul(args, unbatched, transpose) {
-  const { inputs: { a, b }, backend, attrs: { transposeA, transposeB } } = args;
+  const {
+    inputs: { a, b },
+    backend,
+    attrs: { transposeA, transposeB },
+  } = args;
   const outer = a.shape.slice(0, -2);
   const batch = product(outer);
   // Broadcast batches and a transposed A are left to the backend (the model has neither).
@@ -48,13 +52,22 @@ function slicedBatchMatMul(args, unbatched, transpose) {
 }
 
 function splitV(core, args, original) {
-  const { inputs: { x }, backend, attrs: { numOrSizeSplits, axis } } = args;
+  const {
+    inputs: { x },
+    backend,
+    attrs: { numOrSizeSplits, axis },
+  } = args;
   if (x.dtype === 'string') return original(args);
   const at = core.util.parseAxisParam(axis, x.shape)[0];
   const sizes = core.backend_util.prepareSplitSize(x, numOrSizeSplits, at);
   const rows = product(x.shape.slice(0, at));
   const inner = product(x.shape.slice(at + 1));
-  const outs = sizes.map((size) => backend.makeOutput(x.shape.map((extent, dim) => (dim === at ? size : extent)), x.dtype));
+  const outs = sizes.map((size) =>
+    backend.makeOutput(
+      x.shape.map((extent, dim) => (dim === at ? size : extent)),
+      x.dtype,
+    ),
+  );
   const source = backend.typedArrayFromHeap(x);
   const rowLength = x.shape[at] * inner;
   let begin = 0;

@@ -63,7 +63,9 @@ export function fitLogistic(samples: Array<{ x: number[]; y: 0 | 1 }>, ridge = 1
       const p = 1 / (1 + Math.exp(-inputs.reduce((sum, value, at) => sum + value * weights[at]!, 0)));
       inputs.forEach((value, row) => {
         gradient[row]! += (p - y) * value;
-        inputs.forEach((other, column) => { hessian[row]![column]! += p * (1 - p) * value * other; });
+        inputs.forEach((other, column) => {
+          hessian[row]![column]! += p * (1 - p) * value * other;
+        });
       });
     }
     const step = solve(hessian, gradient);
@@ -84,7 +86,9 @@ export async function fitCalibration(embedder: Embedder) {
   const fitted: Calibration = { intercept, similarity, coverage };
   // Candidate cuts: every candidate's logit on the fit half, strictest first. The operating point is the strictest cut
   // at which at most `maxMissed` of the answerable questions of the fit halves (pooled) get no result at all.
-  const cuts = [...new Set(sets.flatMap(({ candidates }) => candidates.filter((_, at) => inFitHalf(at)).flatMap(({ hits }) => hits.map((hit) => logit(fitted, hit)))))].sort((a, b) => b - a);
+  const cuts = [
+    ...new Set(sets.flatMap(({ candidates }) => candidates.filter((_, at) => inFitHalf(at)).flatMap(({ hits }) => hits.map((hit) => logit(fitted, hit))))),
+  ].sort((a, b) => b - a);
   const figuresAt = (calibration: Calibration, include: (at: number) => boolean) =>
     sets.map(({ name, candidates }) => ({ name, ...measure(candidates, calibration, { threshold: defaultSearchThreshold, limit: searchLimit, include }) }));
   const missedAt = (cut: number) => {
@@ -95,19 +99,38 @@ export async function fitCalibration(embedder: Embedder) {
   const calibration = withOperatingPoint(fitted, cut);
   // What the floor on false results would cost: the loosest cut at which no set's fit half gives more than
   // `maxFalseResults` of its unanswerable questions a result (docs/decisions.md keeps what it cost USE lite).
-  const falseResultsAt = (candidate: number) => Math.max(...figuresAt(withOperatingPoint(fitted, candidate), inFitHalf).map((set) => set.unanswerableWithResult));
-  const strict = [...cuts].reverse().map((candidate) => candidate - 1e-9).find((candidate) => falseResultsAt(candidate) <= maxFalseResults) ?? cuts[0]!;
-  return { calibration, fit: figuresAt(calibration, inFitHalf), heldOut: figuresAt(calibration, heldOut), heldOutAtFalseResultFloor: figuresAt(withOperatingPoint(fitted, strict), heldOut) };
+  const falseResultsAt = (candidate: number) =>
+    Math.max(...figuresAt(withOperatingPoint(fitted, candidate), inFitHalf).map((set) => set.unanswerableWithResult));
+  const strict =
+    [...cuts]
+      .reverse()
+      .map((candidate) => candidate - 1e-9)
+      .find((candidate) => falseResultsAt(candidate) <= maxFalseResults) ?? cuts[0]!;
+  return {
+    calibration,
+    fit: figuresAt(calibration, inFitHalf),
+    heldOut: figuresAt(calibration, heldOut),
+    heldOutAtFalseResultFloor: figuresAt(withOperatingPoint(fitted, strict), heldOut),
+  };
 }
 
 async function main() {
   const which = process.argv.includes('bedrock') ? 'bedrock' : 'local';
   const embedder: Embedder & { stop?: () => Promise<void> } =
-    which === 'local' ? (await import('#adapters/local/use-embedder.js')).createUseEmbedder(1) : (await import('#adapters/aws/bedrock-embedder.js')).createBedrockEmbedder();
+    which === 'local'
+      ? (await import('#adapters/local/use-embedder.js')).createUseEmbedder(1)
+      : (await import('#adapters/aws/bedrock-embedder.js')).createBedrockEmbedder();
   const { calibration, fit, heldOut: held, heldOutAtFalseResultFloor } = await fitCalibration(embedder);
   const round = (value: number) => Math.round(value * 1000) / 1000;
-  for (const [part, figures] of [['fit half', fit], ['held out', held], [`held out, cut at <= ${maxFalseResults} false results on the fit half`, heldOutAtFalseResultFloor]] as const) {
-    for (const set of figures) console.log(`${part} ${set.name}: ${JSON.stringify(Object.fromEntries(Object.entries(set).map(([key, value]) => [key, typeof value === 'number' ? round(value) : value])))}`);
+  for (const [part, figures] of [
+    ['fit half', fit],
+    ['held out', held],
+    [`held out, cut at <= ${maxFalseResults} false results on the fit half`, heldOutAtFalseResultFloor],
+  ] as const) {
+    for (const set of figures)
+      console.log(
+        `${part} ${set.name}: ${JSON.stringify(Object.fromEntries(Object.entries(set).map(([key, value]) => [key, typeof value === 'number' ? round(value) : value])))}`,
+      );
   }
   const rounded = JSON.stringify(calibration, (_, value: unknown) => (typeof value === 'number' ? round(value) : value));
   console.log(`calibration.ts: '${embedder.modelId}': ${rounded}`);

@@ -3,4 +3,7 @@ import { withDocumentJobs } from '../job-handler.js';
 import { documentRoutes } from '../routes.js';
 import { documentService, processDocument } from '../wiring.js';
 
-export const handler = withDocumentJobs(httpHandler(documentRoutes.completeUpload, ({ input, caller }) => documentService().completeUpload(caller, input.documentId)), processDocument);
+export const handler = withDocumentJobs(
+  httpHandler(documentRoutes.completeUpload, ({ input, caller }) => documentService().completeUpload(caller, input.documentId)),
+  processDocument,
+);

@@ -2,4 +2,6 @@ import { Reply, httpHandler } from '#platform/http.js';
 import { documentRoutes } from '../routes.js';
 import { graphsService } from '../wiring.js';
 
-export const handler = httpHandler(documentRoutes.removeGraphMember, async ({ input, caller }) => Reply.message(await graphsService().removeMember(caller, input.graphId, input.userId)));
+export const handler = httpHandler(documentRoutes.removeGraphMember, async ({ input, caller }) =>
+  Reply.message(await graphsService().removeMember(caller, input.graphId, input.userId)),
+);

@@ -45,7 +45,12 @@ const otherSpelling = (name: string) =>
  * (`startsWith`); clients mix them up, so every dialect takes both spellings of each of its operators.
  */
 export function withBothSpellings(operators: Record<string, OperatorSpec>): Record<string, OperatorSpec> {
-  return Object.fromEntries(Object.entries(operators).flatMap(([name, spec]) => [[name, spec], [otherSpelling(name), spec]]));
+  return Object.fromEntries(
+    Object.entries(operators).flatMap(([name, spec]) => [
+      [name, spec],
+      [otherSpelling(name), spec],
+    ]),
+  );
 }
 
 /** Depth 5, 50 conditions, field names 100 characters, values 1,000 characters. */
@@ -62,7 +67,8 @@ const kindProblem: Record<ValueKind, (value: unknown) => string | undefined> = {
   number: (value) => (typeof value === 'number' && Number.isFinite(value) ? undefined : 'needs a number value'),
   boolean: (value) => (typeof value === 'boolean' ? undefined : 'needs a boolean value'),
   scalar: (value) => (isScalar(value) ? undefined : 'needs a string, number, boolean or null value'),
-  scalars: (value) => (Array.isArray(value) && value.length > 0 && value.every(isScalar) ? undefined : 'needs a non-empty array of strings, numbers, booleans or nulls'),
+  scalars: (value) =>
+    Array.isArray(value) && value.length > 0 && value.every(isScalar) ? undefined : 'needs a non-empty array of strings, numbers, booleans or nulls',
 };
 
 interface Walk {
@@ -79,7 +85,8 @@ function checkValue(walk: Walk, path: string, spec: OperatorSpec, operator: stri
   if (problem) throw new ValidationError(`${path}.value`, value ?? null, `${path}: operator ${operator} ${problem}`);
   const { valueLength, listItems } = walk.limits;
   const strings = Array.isArray(value) ? value : [value];
-  if (Array.isArray(value) && value.length > listItems) throw new ValidationError(`${path}.value`, value.length, `${path}: at most ${listItems} values in a list`);
+  if (Array.isArray(value) && value.length > listItems)
+    throw new ValidationError(`${path}.value`, value.length, `${path}: at most ${listItems} values in a list`);
   if (strings.some((item) => typeof item === 'string' && item.length > valueLength)) {
     throw new ValidationError(`${path}.value`, value, `${path}: a condition value has at most ${valueLength} characters`);
   }
@@ -89,7 +96,8 @@ function compileLeaf(walk: Walk, node: Record<string, unknown>, path: string): P
   // The interface's 50 conditions per tree are leaf conditions: a group is not a condition, and groups are bounded by the depth.
   if (++walk.count > walk.limits.count) throw new ValidationError(path, walk.count, `more than ${walk.limits.count} conditions in one tree`);
   const unknown = Object.keys(node).find((key) => key !== 'field' && key !== 'operator' && key !== 'value');
-  if (unknown) throw new ValidationError(`${path}.${unknown}`, node[unknown] ?? null, `${path}: unknown key ${unknown} in a condition {field, operator, value}`);
+  if (unknown)
+    throw new ValidationError(`${path}.${unknown}`, node[unknown] ?? null, `${path}: unknown key ${unknown} in a condition {field, operator, value}`);
   const { field, operator, value } = node;
   const spec = typeof operator === 'string' && Object.hasOwn(walk.dialect.operators, operator) ? walk.dialect.operators[operator]! : undefined;
   if (!spec) {
@@ -106,12 +114,18 @@ function compileLeaf(walk: Walk, node: Record<string, unknown>, path: string): P
 
 function compileNode(walk: Walk, node: unknown, path: string, depth: number): Predicate {
   if (depth > walk.limits.depth) throw new ValidationError(path, depth, `condition tree deeper than ${walk.limits.depth} levels`);
-  if (!isRecord(node)) throw new ValidationError(path, node ?? null, `${path}: a condition is an object {field, operator, value} or a group {operator, conditions}`);
+  if (!isRecord(node))
+    throw new ValidationError(path, node ?? null, `${path}: a condition is an object {field, operator, value} or a group {operator, conditions}`);
   if (!('conditions' in node)) return compileLeaf(walk, node, path);
   const unknown = Object.keys(node).find((key) => key !== 'operator' && key !== 'conditions');
   if (unknown) throw new ValidationError(`${path}.${unknown}`, node[unknown] ?? null, `${path}: unknown key ${unknown} in a group {operator, conditions}`);
   const kind = typeof node.operator === 'string' && Object.hasOwn(walk.dialect.groups, node.operator) ? walk.dialect.groups[node.operator] : undefined;
-  if (!kind) throw new ValidationError(`${path}.operator`, node.operator ?? null, `${path}: a group's operator is one of ${Object.keys(walk.dialect.groups).join(', ')}`);
+  if (!kind)
+    throw new ValidationError(
+      `${path}.operator`,
+      node.operator ?? null,
+      `${path}: a group's operator is one of ${Object.keys(walk.dialect.groups).join(', ')}`,
+    );
   if (!Array.isArray(node.conditions) || node.conditions.length === 0) {
     throw new ValidationError(`${path}.conditions`, node.conditions ?? null, `${path}: a group needs a non-empty conditions array`);
   }

@@ -10,7 +10,12 @@ export function documentConditionTree(id: string, dialect: Dialect, description:
   const Leaf = z.object({
     field: z.string().min(1).max(limits.fieldLength).describe('a dotted path into the event object, or a field name of the event type'),
     operator: z.enum(Object.keys(dialect.operators) as [string, ...string[]]),
-    value: z.unknown().optional().describe(`a string, number, boolean or null, at most ${limits.valueLength} characters; an array for in / not_in; none for exists in scripts and not_exists`),
+    value: z
+      .unknown()
+      .optional()
+      .describe(
+        `a string, number, boolean or null, at most ${limits.valueLength} characters; an array for in / not_in; none for exists in scripts and not_exists`,
+      ),
   });
   // The leaf first: the document's examples show the first branch of a union.
   const Node: z.ZodType = z.union([

@@ -12,13 +12,21 @@ const confidence = { knownCashtag: 0.95, unknownCashtag: 0.7, cryptoName: 0.7, c
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const notWordBefore = '(?<![\\p{L}\\p{N}])';
 const notWordAfter = '(?![\\p{L}\\p{N}])';
-const alternation = (names: string[]) => names.sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
+const alternation = (names: string[]) =>
+  names
+    .sort((a, b) => b.length - a.length)
+    .map(escapeRegExp)
+    .join('|');
 
 const cashtag = /(?<![\p{L}\p{N}$])\$([A-Za-z]{1,6}(?:\.[A-Za-z])?)(?![\p{L}\p{N}])/gu;
 const upperWord = /(?<![\p{L}\p{N}$.])([A-Z]{3,6}(?:\.[A-Z])?)(?![\p{L}\p{N}])/gu;
 
-const companyNames = new Map(knownSymbols.filter((known) => known.kind === 'stock').flatMap((known) => known.names.map((name) => [name, known.symbol] as const)));
-const cryptoNames = new Map(knownSymbols.filter((known) => known.kind === 'crypto').flatMap((known) => known.names.map((name) => [name.toLowerCase(), known.symbol] as const)));
+const companyNames = new Map(
+  knownSymbols.filter((known) => known.kind === 'stock').flatMap((known) => known.names.map((name) => [name, known.symbol] as const)),
+);
+const cryptoNames = new Map(
+  knownSymbols.filter((known) => known.kind === 'crypto').flatMap((known) => known.names.map((name) => [name.toLowerCase(), known.symbol] as const)),
+);
 // Company names are proper nouns (Apple, not apple); coin names are written either way (Bitcoin, bitcoin).
 const companyPattern = new RegExp(`${notWordBefore}(${alternation([...companyNames.keys()])})${notWordAfter}`, 'gu');
 const cryptoPattern = new RegExp(`${notWordBefore}(${alternation([...cryptoNames.keys()])})${notWordAfter}`, 'giu');

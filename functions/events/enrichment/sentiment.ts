@@ -20,7 +20,9 @@ const neutralBand = 0.05;
 const round = (value: number) => Math.round(value * 1000) / 1000;
 
 function tokenize(text: string): string[] {
-  return Array.from(text.matchAll(tokenPattern), ([token]) => (/^[\p{L}\p{N}]/u.test(token) ? token.toLowerCase().replace(/’/g, "'") : token.replace(/\uFE0F/g, '')));
+  return Array.from(text.matchAll(tokenPattern), ([token]) =>
+    /^[\p{L}\p{N}]/u.test(token) ? token.toLowerCase().replace(/’/g, "'") : token.replace(/\uFE0F/g, ''),
+  );
 }
 
 /** Null for text without a single word; otherwise a score in -1..1, a label and how sure the analyser is. */

@@ -4,7 +4,8 @@ import type { Ticker } from './market.js';
 import { symbolIndex } from './symbols.js';
 
 const keywords: Record<string, string> = {
-  finance: 'stock* share shares market* earnings revenue profit* invest* portfolio dividend* nasdaq nyse ipo valuation price* trading trade* fund* bank* interest inflation',
+  finance:
+    'stock* share shares market* earnings revenue profit* invest* portfolio dividend* nasdaq nyse ipo valuation price* trading trade* fund* bank* interest inflation',
   crypto: 'crypto* bitcoin ethereum solana blockchain token* wallet* defi nft* airdrop staking stablecoin* onchain web3 memecoin* altcoin*',
   technology: 'software api* deploy* server* cloud database* code coding bug* release* github app apps ai llm model* kubernetes devops backend frontend',
   meetings: 'meeting* call calls agenda calendar schedul* invite* standup sync zoom minutes reschedul* appointment*',
@@ -27,7 +28,11 @@ interface TopicMatcher {
 
 const matchers: TopicMatcher[] = Object.entries(keywords).map(([topic, list]) => {
   const entries = list.split(' ');
-  return { topic, words: new Set(entries.filter((entry) => !entry.endsWith('*'))), stems: entries.filter((entry) => entry.endsWith('*')).map((entry) => entry.slice(0, -1)) };
+  return {
+    topic,
+    words: new Set(entries.filter((entry) => !entry.endsWith('*'))),
+    stems: entries.filter((entry) => entry.endsWith('*')).map((entry) => entry.slice(0, -1)),
+  };
 });
 
 const maxTopics = 5;
@@ -45,5 +50,8 @@ export function extractTopics(text: string, tickers: Ticker[]): string[] {
     const topic = symbolIndex.get(symbol)?.kind === 'crypto' ? 'crypto' : 'finance';
     hits.set(topic, (hits.get(topic) ?? 0) + 1);
   }
-  return [...hits].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, maxTopics).map(([topic]) => topic);
+  return [...hits]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, maxTopics)
+    .map(([topic]) => topic);
 }

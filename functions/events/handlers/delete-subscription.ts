@@ -2,4 +2,6 @@ import { Reply, httpHandler } from '#platform/http.js';
 import { eventRoutes } from '../routes.js';
 import { subscriptionService } from '../wiring.js';
 
-export const handler = httpHandler(eventRoutes.deleteSubscription, async ({ input, caller }) => Reply.message(await subscriptionService().delete(caller, input)));
+export const handler = httpHandler(eventRoutes.deleteSubscription, async ({ input, caller }) =>
+  Reply.message(await subscriptionService().delete(caller, input)),
+);

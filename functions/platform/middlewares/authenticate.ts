@@ -8,7 +8,13 @@ import type { HttpEvent, RequestState } from './request-state.js';
 function authorizerCaller(event: HttpEvent): Caller | undefined {
   const identity = event.requestContext.authorizer?.lambda;
   if (!identity?.userId) return undefined;
-  return { userId: String(identity.userId), keyId: String(identity.keyId), scopes: String(identity.scopes ?? '').split(',').filter(Boolean) };
+  return {
+    userId: String(identity.userId),
+    keyId: String(identity.keyId),
+    scopes: String(identity.scopes ?? '')
+      .split(',')
+      .filter(Boolean),
+  };
 }
 
 /** Sets `state.caller` for `apiKey` routes; checks the admin key for `admin` routes; public routes pass. */

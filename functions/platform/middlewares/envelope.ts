@@ -40,7 +40,11 @@ export const errorBody = (error: AppError) => ({
  */
 export function errorResult(error: unknown, requestId: string, headers: Record<string, string> = {}): HttpResult {
   const known = error instanceof AppError ? error : new AppError('INTERNAL_ERROR', 500, 'internal error; quote the X-Request-Id response header to support');
-  if (!(error instanceof AppError)) logger.error('unhandled error', { requestId, error: redact(error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : error) as object });
+  if (!(error instanceof AppError))
+    logger.error('unhandled error', {
+      requestId,
+      error: redact(error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : error) as object,
+    });
   return {
     statusCode: known.status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId, ...headers, ...known.headers },

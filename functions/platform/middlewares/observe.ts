@@ -15,7 +15,11 @@ export function recordOperation(metrics: MetricsPort, route: Route, status: numb
   metrics.record(operationMetrics.rejections, 'Count', status >= 400 && status < 500 ? 1 : 0, dimensions);
 }
 
-export function observeOperation(route: Route, metrics: () => MetricsPort, now: () => number = performance.now.bind(performance)): MiddlewareObj<HttpEvent, HttpResult> {
+export function observeOperation(
+  route: Route,
+  metrics: () => MetricsPort,
+  now: () => number = performance.now.bind(performance),
+): MiddlewareObj<HttpEvent, HttpResult> {
   const started = new WeakMap<HttpEvent, number>();
   const record = (event: HttpEvent, response: HttpResult | null | undefined) => {
     const from = started.get(event);

@@ -13,7 +13,13 @@ type Window = Awaited<ReturnType<RateLimiter['hit']>>;
 
 function refuse(window: Window, per: 'key' | 'user', nowMs: number): AppError {
   const retryAfter = Math.max(1, window.resetAt - Math.floor(nowMs / 1000));
-  return new AppError('RATE_LIMITED', 429, `rate limit of ${window.limit} requests per minute per ${per} exceeded`, { limit: window.limit, per, retryAfter }, { 'Retry-After': String(retryAfter) });
+  return new AppError(
+    'RATE_LIMITED',
+    429,
+    `rate limit of ${window.limit} requests per minute per ${per} exceeded`,
+    { limit: window.limit, per, retryAfter },
+    { 'Retry-After': String(retryAfter) },
+  );
 }
 
 function report(state: RequestState, window: Window): void {

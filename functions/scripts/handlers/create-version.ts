@@ -4,6 +4,11 @@ import { scriptService } from '../wiring.js';
 import { sdk } from '../views.js';
 
 export const handler = httpHandler(scriptRoutes.createVersion, async ({ input, caller }) => {
-  const { script, version } = await scriptService().createVersion(caller.userId, input.scriptId, { code: input.code, message: input.commitMessage, dependencies: input.dependencies, lockfile: input.lockfile });
+  const { script, version } = await scriptService().createVersion(caller.userId, input.scriptId, {
+    code: input.code,
+    message: input.commitMessage,
+    dependencies: input.dependencies,
+    lockfile: input.lockfile,
+  });
   return sdk.version(version, script.activeVersion);
 });

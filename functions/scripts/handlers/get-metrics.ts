@@ -3,4 +3,6 @@ import { scriptInsights } from '../wiring.js';
 import { scriptRoutes } from '../routes.js';
 import { sdk } from '../views.js';
 
-export const handler = httpHandler(scriptRoutes.getMetrics, async ({ input, caller }) => sdk.metrics(await scriptInsights().metrics(caller.userId, input.scriptId)));
+export const handler = httpHandler(scriptRoutes.getMetrics, async ({ input, caller }) =>
+  sdk.metrics(await scriptInsights().metrics(caller.userId, input.scriptId)),
+);

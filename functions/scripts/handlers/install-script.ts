@@ -3,4 +3,6 @@ import { scriptRoutes } from '../routes.js';
 import { scriptService } from '../wiring.js';
 import { installationView } from '../views.js';
 
-export const handler = httpHandler(scriptRoutes.installScript, async ({ input, caller }) => installationView(await scriptService().install(caller.userId, input.scriptId)));
+export const handler = httpHandler(scriptRoutes.installScript, async ({ input, caller }) =>
+  installationView(await scriptService().install(caller.userId, input.scriptId)),
+);

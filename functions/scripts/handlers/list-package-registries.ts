@@ -3,4 +3,6 @@ import { registryView } from '../registries.js';
 import { scriptRoutes } from '../routes.js';
 import { scriptRegistries } from '../wiring.js';
 
-export const handler = httpHandler(scriptRoutes.listPackageRegistries, async ({ caller }) => ({ registries: (await scriptRegistries().list(caller.userId)).map(registryView) }));
+export const handler = httpHandler(scriptRoutes.listPackageRegistries, async ({ caller }) => ({
+  registries: (await scriptRegistries().list(caller.userId)).map(registryView),
+}));

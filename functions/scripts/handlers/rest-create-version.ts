@@ -4,6 +4,12 @@ import { scriptService } from '../wiring.js';
 import { rest } from '../views.js';
 
 export const handler = httpHandler(scriptRoutes.restCreateVersion, async ({ input, caller }) => {
-  const { version } = await scriptService().createVersion(caller.userId, input.scriptId, { code: input.code, message: input.changelog, semver: input.version, dependencies: input.dependencies, lockfile: input.lockfile });
+  const { version } = await scriptService().createVersion(caller.userId, input.scriptId, {
+    code: input.code,
+    message: input.changelog,
+    semver: input.version,
+    dependencies: input.dependencies,
+    lockfile: input.lockfile,
+  });
   return rest.version(version);
 });

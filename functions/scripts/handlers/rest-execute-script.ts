@@ -8,7 +8,13 @@ import { rest, runningView } from '../views.js';
 
 export const handler = withBackgroundRuns(
   httpHandler(scriptRoutes.restExecuteScript, async ({ input, caller }) => {
-    const run = await scriptLongRuns().execute({ scriptId: input.scriptId, userId: caller.userId, data: input.data, trigger: { type: 'manual', source: 'api' }, viaApi: true });
+    const run = await scriptLongRuns().execute({
+      scriptId: input.scriptId,
+      userId: caller.userId,
+      data: input.data,
+      trigger: { type: 'manual', source: 'api' },
+      viaApi: true,
+    });
     if ('running' in run) return Reply.data(runningView(run.running), 202);
     throwIfRestFailure(run.ended.execution, run.ended.output);
     return rest.executed(run.ended);

@@ -3,4 +3,6 @@ import { scriptInsights } from '../wiring.js';
 import { scriptRoutes } from '../routes.js';
 import { rest } from '../views.js';
 
-export const handler = httpHandler(scriptRoutes.restGetMetrics, async ({ input, caller }) => rest.metrics(await scriptInsights().metrics(caller.userId, input.scriptId)));
+export const handler = httpHandler(scriptRoutes.restGetMetrics, async ({ input, caller }) =>
+  rest.metrics(await scriptInsights().metrics(caller.userId, input.scriptId)),
+);

@@ -5,5 +5,10 @@ import { rest } from '../views.js';
 
 export const handler = httpHandler(scriptRoutes.restListScripts, async ({ input, caller }) => {
   const scripts = await scriptService().listOwned(caller.userId, input.status);
-  return { scripts: scripts.slice(input.offset, input.offset + input.limit).map(rest.listItem), total: scripts.length, limit: input.limit, offset: input.offset };
+  return {
+    scripts: scripts.slice(input.offset, input.offset + input.limit).map(rest.listItem),
+    total: scripts.length,
+    limit: input.limit,
+    offset: input.offset,
+  };
 });

@@ -3,4 +3,6 @@ import { registryView } from '../registries.js';
 import { scriptRoutes } from '../routes.js';
 import { scriptRegistries } from '../wiring.js';
 
-export const handler = httpHandler(scriptRoutes.setPackageRegistry, async ({ input, caller }) => registryView(await scriptRegistries().set(caller.userId, input)));
+export const handler = httpHandler(scriptRoutes.setPackageRegistry, async ({ input, caller }) =>
+  registryView(await scriptRegistries().set(caller.userId, input)),
+);

@@ -23,7 +23,11 @@ type AnyNode = Node & Record<string, any>;
 const sdkRoots = new Set(['mirra', 'sdk']);
 
 const keyOf = (member: AnyNode): string | undefined =>
-  member.computed ? (member.property.type === 'Literal' && typeof member.property.value === 'string' ? member.property.value : undefined) : member.property.name;
+  member.computed
+    ? member.property.type === 'Literal' && typeof member.property.value === 'string'
+      ? member.property.value
+      : undefined
+    : member.property.name;
 
 /** `root.a['b'].c` as root name and keys; undefined keys are computed ones. */
 function chainOf(node: AnyNode): { root?: string; keys: Array<string | undefined> } {
@@ -44,7 +48,8 @@ function findHandler(body: AnyNode[]): AnyNode | undefined {
   for (const statement of body) {
     const node = statement.type === 'ExportNamedDeclaration' && statement.declaration ? statement.declaration : statement;
     if (node.type === 'FunctionDeclaration') topLevel.set(node.id.name, node);
-    if (node.type === 'VariableDeclaration') for (const item of node.declarations) if (item.id.type === 'Identifier' && isFunction(item.init)) topLevel.set(item.id.name, item.init);
+    if (node.type === 'VariableDeclaration')
+      for (const item of node.declarations) if (item.id.type === 'Identifier' && isFunction(item.init)) topLevel.set(item.id.name, item.init);
   }
   const resolve = (value: AnyNode | undefined) => (value?.type === 'Identifier' ? topLevel.get(value.name) : isFunction(value) ? value : undefined);
   for (const statement of body) {
@@ -79,14 +84,18 @@ export function javascriptFacts(code: string): CodeFacts {
   ancestor(program, {
     VariableDeclarator(node: AnyNode) {
       if (!node.init) return;
-      const { root, keys } = node.init.type === 'MemberExpression' ? chainOf(node.init) : { root: node.init.type === 'Identifier' ? node.init.name : undefined, keys: [] };
+      const { root, keys } =
+        node.init.type === 'MemberExpression' ? chainOf(node.init) : { root: node.init.type === 'Identifier' ? node.init.name : undefined, keys: [] };
       if (root !== eventName) return;
       if (node.id.type === 'Identifier' && keys.length === 1 && keys[0] === 'data') aliases.add(node.id.name);
       if (node.id.type === 'ObjectPattern' && keys.length === 0) {
-        for (const property of node.id.properties) if (property.type === 'Property' && property.key.name === 'data' && property.value.type === 'Identifier') aliases.add(property.value.name);
+        for (const property of node.id.properties)
+          if (property.type === 'Property' && property.key.name === 'data' && property.value.type === 'Identifier') aliases.add(property.value.name);
       }
       if (node.id.type === 'ObjectPattern' && keys.length === 1 && keys[0] === 'data') {
-        for (const property of node.id.properties) if (property.type === 'Property' && !property.computed) facts.dataAccesses.push({ line: property.loc.start.line, path: [property.key.name ?? property.key.value] });
+        for (const property of node.id.properties)
+          if (property.type === 'Property' && !property.computed)
+            facts.dataAccesses.push({ line: property.loc.start.line, path: [property.key.name ?? property.key.value] });
       }
     },
   } as never);
@@ -105,7 +114,8 @@ export function javascriptFacts(code: string): CodeFacts {
       facts.imports.push({ line: node.loc!.start.line, module: node.source.value });
     },
     ImportExpression(node: AnyNode) {
-      if (node.source.type === 'Literal' && typeof node.source.value === 'string') facts.imports.push({ line: node.loc!.start.line, module: node.source.value });
+      if (node.source.type === 'Literal' && typeof node.source.value === 'string')
+        facts.imports.push({ line: node.loc!.start.line, module: node.source.value });
     },
     CallExpression(node: AnyNode) {
       const [first] = node.arguments;
@@ -114,7 +124,8 @@ export function javascriptFacts(code: string): CodeFacts {
       }
       if (node.callee.type !== 'MemberExpression') return;
       const { root, keys } = chainOf(node.callee);
-      if (root === 'resources' && keys.length === 2 && keys[1] !== undefined) facts.resourceCalls.push({ line: node.loc!.start.line, method: keys[1], ...(keys[0] !== undefined && { name: keys[0] }) });
+      if (root === 'resources' && keys.length === 2 && keys[1] !== undefined)
+        facts.resourceCalls.push({ line: node.loc!.start.line, method: keys[1], ...(keys[0] !== undefined && { name: keys[0] }) });
       if (root && sdkRoots.has(root)) facts.sdkCalls.push({ line: node.loc!.start.line, call: [root, ...keys.map((key) => key ?? '[]')].join('.') });
     },
   } as never);

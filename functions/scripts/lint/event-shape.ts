@@ -38,6 +38,7 @@ export function eventFieldProblem(eventType: string, path: string[]): string | u
   const shape = topLevel.get(first);
   if (!shape) return `${eventType} events have no field ${first}`;
   if (integrations.has(first) && integrationOf(eventType) !== first) return `${eventType} events carry no ${first} object`;
-  if (second !== undefined && typeof shape === 'object' && !shape.fields.has(second)) return `${first} of ${eventType} events has no field ${second} (it has ${[...shape.fields].join(', ')})`;
+  if (second !== undefined && typeof shape === 'object' && !shape.fields.has(second))
+    return `${first} of ${eventType} events has no field ${second} (it has ${[...shape.fields].join(', ')})`;
   return undefined;
 }

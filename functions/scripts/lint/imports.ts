@@ -24,7 +24,9 @@ const normalized = (name: string) => name.toLowerCase().replace(/[-_.]+/g, '-');
 export function suggestedDependencies(runtime: RuntimeLabel, facts: CodeFacts, declared?: DeclaredDependencies): DeclaredDependencies | undefined {
   if (runtime === 'nodejs18') {
     const known = new Set(declared && !Array.isArray(declared) ? Object.keys(declared) : []);
-    const missing = [...new Set(facts.imports.map((item) => npmPackageOf(item.module)).filter((name): name is string => name !== undefined && !known.has(name)))];
+    const missing = [
+      ...new Set(facts.imports.map((item) => npmPackageOf(item.module)).filter((name): name is string => name !== undefined && !known.has(name))),
+    ];
     return missing.length ? Object.fromEntries(missing.map((name) => [name, '*'])) : undefined;
   }
   const known = new Set((Array.isArray(declared) ? declared : []).map((requirement) => normalized(/^[A-Za-z0-9._-]+/.exec(requirement)?.[0] ?? requirement)));

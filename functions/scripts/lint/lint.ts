@@ -46,18 +46,39 @@ async function resourceIssues(facts: CodeFacts, context: LintContext): Promise<L
   const methods = new Map<string, Promise<string[] | undefined>>();
   for (const call of facts.resourceCalls) {
     if (call.name === undefined) {
-      issues.push({ severity: 'warning', line: call.line, message: `resources[...].${call.method}() names its resource at run time and cannot be checked`, suggestion: 'use a literal name, e.g. resources["my-api"]' });
+      issues.push({
+        severity: 'warning',
+        line: call.line,
+        message: `resources[...].${call.method}() names its resource at run time and cannot be checked`,
+        suggestion: 'use a literal name, e.g. resources["my-api"]',
+      });
       continue;
     }
     if (context.allowedResources && !context.allowedResources.includes(call.name)) {
-      issues.push({ severity: 'error', line: call.line, message: `resource ${call.name} is not in the script's config.allowedResources`, suggestion: `add "${call.name}" to config.allowedResources` });
+      issues.push({
+        severity: 'error',
+        line: call.line,
+        message: `resource ${call.name} is not in the script's config.allowedResources`,
+        suggestion: `add "${call.name}" to config.allowedResources`,
+      });
       continue;
     }
     if (!methods.has(call.name)) methods.set(call.name, context.methodsOf(call.name));
     const known = await methods.get(call.name)!;
-    if (!known) issues.push({ severity: 'error', line: call.line, message: `no installed resource is named ${call.name}`, suggestion: `install the resource, or call it by its installed name or resource id` });
+    if (!known)
+      issues.push({
+        severity: 'error',
+        line: call.line,
+        message: `no installed resource is named ${call.name}`,
+        suggestion: `install the resource, or call it by its installed name or resource id`,
+      });
     else if (!known.includes(call.method)) {
-      issues.push({ severity: 'error', line: call.line, message: `resource ${call.name} has no method ${call.method}`, suggestion: known.length ? `use one of: ${known.join(', ')}` : 'this resource has no callable methods' });
+      issues.push({
+        severity: 'error',
+        line: call.line,
+        message: `resource ${call.name} has no method ${call.method}`,
+        suggestion: known.length ? `use one of: ${known.join(', ')}` : 'this resource has no callable methods',
+      });
     }
   }
   return issues;
@@ -71,12 +92,23 @@ function dataIssues(facts: CodeFacts, request: LintRequest): LintIssue[] {
     if (schema) {
       if (!(field in schema)) {
         const fields = Object.keys(schema);
-        issues.push({ severity: 'error', line: access.line, message: `event.data.${field} is not in scriptInputSchema`, suggestion: fields.length ? `read one of ${fields.join(', ')}, or add ${field} to scriptInputSchema` : `add ${field} to scriptInputSchema` });
+        issues.push({
+          severity: 'error',
+          line: access.line,
+          message: `event.data.${field} is not in scriptInputSchema`,
+          suggestion: fields.length ? `read one of ${fields.join(', ')}, or add ${field} to scriptInputSchema` : `add ${field} to scriptInputSchema`,
+        });
       }
       continue;
     }
     const problem = request.eventType && eventFieldProblem(request.eventType, access.path);
-    if (problem) issues.push({ severity: 'warning', line: access.line, message: `event.data.${access.path.join('.')}: ${problem}`, suggestion: 'check the field name against the fields of this event type, or give a scriptInputSchema' });
+    if (problem)
+      issues.push({
+        severity: 'warning',
+        line: access.line,
+        message: `event.data.${access.path.join('.')}: ${problem}`,
+        suggestion: 'check the field name against the fields of this event type, or give a scriptInputSchema',
+      });
   }
   return issues;
 }
@@ -86,13 +118,34 @@ export async function lintScript(request: LintRequest, context: LintContext): Pr
   const facts = runtime === 'python3.11' ? await context.pythonFacts(request.code) : javascriptFacts(request.code);
   const issues: LintIssue[] = [];
   if (!facts) {
-    issues.push({ severity: 'warning', line: 1, message: 'python3 is not available here, so the code was not read', suggestion: 'lint Python scripts where python3 is installed (local mode)' });
+    issues.push({
+      severity: 'warning',
+      line: 1,
+      message: 'python3 is not available here, so the code was not read',
+      suggestion: 'lint Python scripts where python3 is installed (local mode)',
+    });
   } else if (facts.syntaxError) {
-    issues.push({ severity: 'error', line: facts.syntaxError.line, message: `syntax error: ${facts.syntaxError.message}`, suggestion: `fix the syntax at line ${facts.syntaxError.line}, column ${facts.syntaxError.column}` });
+    issues.push({
+      severity: 'error',
+      line: facts.syntaxError.line,
+      message: `syntax error: ${facts.syntaxError.message}`,
+      suggestion: `fix the syntax at line ${facts.syntaxError.line}, column ${facts.syntaxError.column}`,
+    });
   } else {
-    if (!facts.handler) issues.push({ severity: 'error', line: 1, message: 'the script has no handler(event, context) function', suggestion: `wrap the code in ${handlerExample[runtime]}` });
+    if (!facts.handler)
+      issues.push({
+        severity: 'error',
+        line: 1,
+        message: 'the script has no handler(event, context) function',
+        suggestion: `wrap the code in ${handlerExample[runtime]}`,
+      });
     else if (!facts.handler.isAsync && runtime === 'nodejs18') {
-      issues.push({ severity: 'warning', line: facts.handler.line, message: 'the handler is not async', suggestion: `declare it as ${handlerExample[runtime]}` });
+      issues.push({
+        severity: 'warning',
+        line: facts.handler.line,
+        message: 'the handler is not async',
+        suggestion: `declare it as ${handlerExample[runtime]}`,
+      });
     }
     issues.push(...(await resourceIssues(facts, context)), ...dataIssues(facts, request));
   }

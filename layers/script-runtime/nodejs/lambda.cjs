@@ -20,7 +20,10 @@ async function callResource(name, method, params) {
   try {
     response = await lambda.send(new InvokeCommand({ FunctionName: process.env.RESOURCE_CALL_FUNCTION, Payload: Buffer.from(JSON.stringify(request)) }));
   } catch (error) {
-    throw runtime.resourceError('RESOURCE_CALL_FAILED', `resources.${name}.${method}: the platform's resource-call function could not be reached (${error.name})`);
+    throw runtime.resourceError(
+      'RESOURCE_CALL_FAILED',
+      `resources.${name}.${method}: the platform's resource-call function could not be reached (${error.name})`,
+    );
   }
   return runtime.settleResourceAnswer(response.FunctionError ? undefined : Buffer.from(response.Payload ?? []).toString('utf8'), name, method);
 }

@@ -12,9 +12,12 @@ const maxLogBytes = 1024 * 1024;
 /** `resources[name][method](params)` resolves to the call's data; `call` crosses to the platform. */
 function createResources(call) {
   const forResource = (name) =>
-    new Proxy({}, {
-      get: (_target, method) => (typeof method === 'string' && method !== 'then' ? (params) => call(name, method, params ?? {}) : undefined),
-    });
+    new Proxy(
+      {},
+      {
+        get: (_target, method) => (typeof method === 'string' && method !== 'then' ? (params) => call(name, method, params ?? {}) : undefined),
+      },
+    );
   return new Proxy({}, { get: (_target, name) => (typeof name === 'string' && name !== 'then' ? forResource(name) : undefined) });
 }
 
@@ -32,7 +35,8 @@ function settleResourceAnswer(text, name, method) {
   } catch {
     answer = undefined;
   }
-  if (!answer || typeof answer.ok !== 'boolean') throw resourceError('RESOURCE_CALL_FAILED', `resources.${name}.${method}: the platform's resource-call function failed`);
+  if (!answer || typeof answer.ok !== 'boolean')
+    throw resourceError('RESOURCE_CALL_FAILED', `resources.${name}.${method}: the platform's resource-call function failed`);
   if (answer.ok) return answer.data;
   throw resourceError(answer.error.code, answer.error.message);
 }
@@ -73,7 +77,10 @@ function captureOutput(onLine) {
 /** Line of the first stack frame inside the user's script. */
 function scriptLine(error, scriptFile) {
   const stack = error && typeof error.stack === 'string' ? error.stack : '';
-  const match = stack.split('\n').map((frame) => frame.match(new RegExp(`${scriptFile.replace(/[.]/g, '\\.')}:(\\d+):\\d+`))).find(Boolean);
+  const match = stack
+    .split('\n')
+    .map((frame) => frame.match(new RegExp(`${scriptFile.replace(/[.]/g, '\\.')}:(\\d+):\\d+`)))
+    .find(Boolean);
   return match ? Number(match[1]) : undefined;
 }
 
@@ -104,7 +111,8 @@ function classify(value) {
 function serializeOutput(value) {
   try {
     const json = JSON.stringify(value === undefined ? null : value);
-    if (Buffer.byteLength(json) > maxResponseBytes) return { error: { code: 'RESPONSE_TOO_LARGE', message: `the result is larger than ${maxResponseBytes} bytes` } };
+    if (Buffer.byteLength(json) > maxResponseBytes)
+      return { error: { code: 'RESPONSE_TOO_LARGE', message: `the result is larger than ${maxResponseBytes} bytes` } };
     return { json };
   } catch (error) {
     return { error: { code: 'RESULT_NOT_SERIALIZABLE', message: `the result is not JSON: ${error.message}` } };
@@ -125,7 +133,8 @@ async function invoke(handler, capture, event, context, scriptFile) {
   const duration = performance.now() - started;
   const { lines, overflow } = capture.end();
   const base = { duration, logs: lines };
-  if (overflow) return { ...base, status: 'error', output: 'null', error: { code: 'LOG_LIMIT_EXCEEDED', message: `the script printed more than ${maxLogBytes} bytes` } };
+  if (overflow)
+    return { ...base, status: 'error', output: 'null', error: { code: 'LOG_LIMIT_EXCEEDED', message: `the script printed more than ${maxLogBytes} bytes` } };
   if (thrown) return { ...base, status: 'error', output: 'null', error: thrown };
   const serialized = serializeOutput(value);
   if (serialized.error) return { ...base, status: 'error', output: 'null', error: serialized.error };
