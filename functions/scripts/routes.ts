@@ -79,7 +79,15 @@ export const scriptRoutes = defineRoutes('scripts', {
     output: out.RestList,
     tables: read,
   },
-  restGetScript: { method: 'GET', path: byId(), auth: 'apiKey', summary: 'One script', input: input.ScriptIdInput, output: out.RestScript, tables: read },
+  restGetScript: {
+    method: 'GET',
+    path: byId(),
+    auth: 'apiKey',
+    summary: 'One script',
+    input: input.ScriptIdInput,
+    output: out.RestScript,
+    tables: { ...read, scriptVersions: 'read' },
+  },
   restUpdateScript: {
     method: 'PATCH',
     path: byId(),

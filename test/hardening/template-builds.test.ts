@@ -13,6 +13,9 @@ import { type NpmPackage, type NpmRegistry, startNpmRegistry } from '../support/
 import { type ApiResponse, type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { sdk } from '../support/scripts.js';
 import { buildToEnd, fetchPage, givenBuiltTemplate, givenRepo, givenSiteRepo, givenTemplate, manifest, templatesPath } from '../support/templates.js';
+import { printAttackSummary } from '../support/attack-summary.js';
+
+printAttackSummary('template builds (network, egress, priority, queues, disk, file://, deletion)');
 
 process.env.TEMPLATE_BUILD_WAIT_SECONDS = '1';
 
@@ -69,9 +72,6 @@ describe('template builds: the build command has no network', () => {
     };
     const script = pageOf(`import { connect } from 'node:net';
 import { getPriority } from 'node:os';
-import { printAttackSummary } from '../support/attack-summary.js';
-
-printAttackSummary('template builds (network, egress, priority, queues, disk, file://, deletion)');
 const probe = ([host, port]) => new Promise((done) => {
   const socket = connect({ host, port });
   socket.once('connect', () => { socket.destroy(); done('connected'); });
