@@ -78,7 +78,7 @@ export interface Script {
   /** `public` while the script is in the marketplace: the partition of the sparse byListing index. */
   listed?: 'public';
   installCount: number;
-  /** Maintained by the shared reviews module (functions/marketplace/reviews.ts). */
+  /** Maintained by the shared reviews module (functions/reviews/reviews.ts). */
   ratingSum: number;
   reviewCount: number;
   staffPick: boolean;

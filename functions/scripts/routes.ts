@@ -1,6 +1,6 @@
 // The interface's Scripts (REST) table and its SDK operations at POST /api/sdk/v1/scripts/<operationName>,
 // plus install, uninstall and reviews. Event subscriptions, createWebhook and createSchedule belong to the events area.
-import { Review, ReviewList } from '#functions/marketplace/schemas.js';
+import { Review, ReviewList } from '#functions/reviews/schemas.js';
 import { resourceRoutes } from '#functions/resources/routes.js';
 import { type FunctionSpec, type RouteSpec, type TableAccess, defineRoutes } from '#platform/route.js';
 import { Message, RunningRun } from '#platform/schemas.js';

@@ -6,7 +6,7 @@ import { accountService } from '#functions/accounts/wiring.js';
 import { createInstallationStore } from '#functions/resources/installation-store.js';
 import { callService, resourceCaller } from '#functions/resources/wiring.js';
 import { flowScripts } from '#functions/flows/script-link.js';
-import type { ReviewTarget } from '#functions/marketplace/reviews.js';
+import type { ReviewTarget } from '#functions/reviews/reviews.js';
 import { createResourceStore } from '#functions/resources/store.js';
 import { scriptGrantKey } from '#adapters/script-grant-key.js';
 import { tmpdir } from 'node:os';

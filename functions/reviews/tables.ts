@@ -1,6 +1,6 @@
 import type { TableDefinition } from '../platform/table-definition.js';
 
-export const marketplaceTables = {
+export const reviewTables = {
   reviews: {
     partitionKey: 'itemKey',
     sortKey: 'userId',
