@@ -29,9 +29,8 @@ describe('shape of functions/', () => {
   });
 
   it('imports adapters only from adapters themselves and the composition modules', () => {
-    // Prepare: the calibration fit is an offline tool run by hand with a chosen embedder, never deployed
-    const composition = (path: string) =>
-      /^functions\/app\/[\w-]+\.ts$/.test(path) || /^functions\/[\w-]+\/wiring\.ts$/.test(path) || path.startsWith('functions/documents/eval/');
+    // Prepare
+    const composition = (path: string) => /^functions\/app\/[\w-]+\.ts$/.test(path) || /^functions\/[\w-]+\/wiring\.ts$/.test(path);
     // Act
     const importers = modules()
       .filter((module) => !module.source.startsWith('functions/adapters/') && !composition(module.source))
@@ -42,6 +41,17 @@ describe('shape of functions/', () => {
       );
     // Assess
     expect(importers).toEqual([]);
+  });
+
+  it('keeps offline tools and test support out of production code: no module of functions/ imports bench/ or test/', () => {
+    // Prepare: the cruise follows every import, so a tool kept in functions/ would bring its test/ imports along
+    const outside = (path: string) => path.startsWith('bench/') || path.startsWith('test/');
+    // Act
+    const reaching = modules().flatMap((module) =>
+      module.dependencies.filter((dependency) => outside(dependency.resolved)).map((dependency) => `${module.source} -> ${dependency.resolved}`),
+    );
+    // Assess
+    expect(reaching).toEqual([]);
   });
 
   it('keeps services off the composition modules: only handlers and other composition modules import them', () => {

@@ -1,5 +1,5 @@
 // Fits the search calibration of an embedding model and prints it for calibration.ts:
-// `npx tsx functions/documents/eval/fit-calibration.ts [--embedder local|bedrock]` (bedrock needs AWS credentials).
+// `npx tsx bench/search-eval/fit-calibration.ts [--embedder local|bedrock]` (bedrock needs AWS credentials).
 // 1. Both evaluation sets go through the real pipeline (test/support/search-eval.ts); the questions at even places
 //    are the fit half, the odd ones are held out for the tests (test/integration/documents-search-quality.test.ts).
 // 2. A logistic regression (Newton's method) on every candidate of the fit half: is the chunk an answer, from its
@@ -9,10 +9,10 @@
 //    lets many unanswerable questions through: no cut separates them (docs/decisions.md, Documents). The intercept
 //    moves so that this cut scores exactly 0.7.
 import { fileURLToPath } from 'node:url';
-import { candidatesOf, measure, prepareSet } from '../../../test/support/search-eval.js';
-import { type Calibration, featureVector, logit, withOperatingPoint } from '../calibration.js';
-import { defaultSearchThreshold } from '../limits.js';
-import type { Embedder } from '../ports.js';
+import { candidatesOf, measure, prepareSet } from '../../test/support/search-eval.js';
+import { type Calibration, featureVector, logit, withOperatingPoint } from '../../functions/documents/calibration.js';
+import { defaultSearchThreshold } from '../../functions/documents/limits.js';
+import type { Embedder } from '../../functions/documents/ports.js';
 import { passageDocuments, passageQuestions } from './eval-set.js';
 import { workplaceDocuments, workplaceQuestions } from './workplace-set.js';
 

@@ -3,7 +3,7 @@
 // characters to several pages. Questions are mostly paraphrases that share few words with the passage; unanswerable
 // ones ask about neighbouring topics the documents do not cover. A question's `answer` is a phrase found once in its
 // document: a result answers it when it comes from that document and holds the phrase.
-import type { SupportedMimeType } from '../limits.js';
+import type { SupportedMimeType } from '../../functions/documents/limits.js';
 
 export interface EvalSection {
   heading: string;
