@@ -54,6 +54,18 @@ describe('shape of functions/', () => {
     expect(reaching).toEqual([]);
   });
 
+  it('keeps the local bus rules in the local adapters, knowing no area: they import only the kernel', () => {
+    // Prepare: the local stand-in of EventBridge's rules attaches every consumer, so it belongs to no area
+    const rules = modules().find((module) => module.source === 'functions/adapters/local/bus-rules.ts');
+    // Act
+    const areaImports = (rules?.dependencies ?? [])
+      .map((dependency) => dependency.resolved)
+      .filter((path) => path.startsWith('functions/') && !path.startsWith('functions/platform/'));
+    // Assess
+    expect(rules).toBeDefined();
+    expect(areaImports).toEqual([]);
+  });
+
   it('keeps services off the composition modules: only handlers and other composition modules import them', () => {
     // Prepare: the handler kit (http.ts, x402-http.ts) builds handlers.
     const wiring = (path: string) => /^functions\/[\w-]+\/wiring\.ts$/.test(path);

@@ -18,7 +18,7 @@ import { flowRetryType, flowScheduleType } from './internal-events.js';
 import type { FlowItem } from './model.js';
 import type { FlowRef, FlowStore } from './store.js';
 
-export interface FlowRunnerDeps {
+export interface FlowEventConsumerDeps {
   flows: FlowStore;
   executions: ExecutionStore;
   runs: FlowRuns;
@@ -40,7 +40,7 @@ interface Delivery {
   trigger: RunTrigger;
 }
 
-export function createFlowRunner(deps: FlowRunnerDeps) {
+export function createFlowEventConsumer(deps: FlowEventConsumerDeps) {
   const { flows, ledger } = deps;
   const predicates = new Map<string, { revision: string; test: Predicate }>();
 
@@ -153,4 +153,4 @@ export function createFlowRunner(deps: FlowRunnerDeps) {
   };
 }
 
-export type FlowRunner = ReturnType<typeof createFlowRunner>;
+export type FlowEventConsumer = ReturnType<typeof createFlowEventConsumer>;

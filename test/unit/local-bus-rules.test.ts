@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Dispatcher } from '../../functions/events/dispatcher.js';
-import { attachDispatcher, retryDelaysMs } from '../../functions/events/local-rule.js';
+import { attachBusRule, retryDelaysMs } from '../../functions/adapters/local/bus-rules.js';
 import type { PlatformEventInput } from '../../functions/platform/ports.js';
 
 type BusEvent = PlatformEventInput & { id: string };
@@ -24,13 +24,13 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('events: local rule to the dispatcher', () => {
+describe('local bus rules: each consumer behind the in-process bus', () => {
   it('retries a failed event with backoff until it goes through', async () => {
     // Prepare
     vi.useFakeTimers();
     const bus = fakeBus();
     let attempts = 0;
-    const detach = attachDispatcher(
+    const detach = attachBusRule(
       bus.subscribe,
       dispatcherOf(async () => {
         attempts++;
@@ -51,7 +51,7 @@ describe('events: local rule to the dispatcher', () => {
     vi.useFakeTimers();
     const bus = fakeBus();
     let attempts = 0;
-    const detach = attachDispatcher(
+    const detach = attachBusRule(
       bus.subscribe,
       dispatcherOf(async () => {
         attempts++;
@@ -72,7 +72,7 @@ describe('events: local rule to the dispatcher', () => {
     let active = 0;
     let peak = 0;
     const handled: unknown[] = [];
-    const detach = attachDispatcher(
+    const detach = attachBusRule(
       bus.subscribe,
       dispatcherOf(async (event) => {
         active++;

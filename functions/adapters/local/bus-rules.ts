@@ -1,7 +1,7 @@
-// Local stand-in for the EventBridge rule that targets the dispatcher Lambda: every event on the in-process
-// bus goes to the same dispatcher, a few at a time (as a Lambda's concurrency would), a failed attempt is
-// retried with backoff (the ledger keeps retries from running a script twice), and an event that still
-// fails is dead-lettered to the log.
+// Local stand-in for an EventBridge rule and its Lambda target, one per bus consumer (the events dispatcher, the
+// flows' consumer): every matching event on the in-process bus goes to the consumer, a few at a time (as a Lambda's
+// concurrency would), a failed attempt is retried with backoff (the ledger keeps retries from running a script
+// twice), and an event that still fails is dead-lettered to the log.
 import { logger } from '#platform/logger.js';
 import type { PlatformEventInput } from '#platform/ports.js';
 
@@ -12,10 +12,10 @@ export const retryDelaysMs = [1_000, 5_000, 15_000, 60_000];
 /** Below the 10 concurrent runs a script allows, so one busy script does not refuse its own events. */
 const maxConcurrentDispatches = 8;
 
-/** Subscribes the dispatcher (or another rule target, such as the flow runner); returns what detaches it and drops pending work. */
-export function attachDispatcher(
+/** Subscribes a bus consumer; returns what detaches it and drops pending work. */
+export function attachBusRule(
   subscribe: Subscribe,
-  dispatcher: () => { handle(event: BusEvent): Promise<unknown> },
+  consumer: () => { handle(event: BusEvent): Promise<unknown> },
   maxConcurrent = maxConcurrentDispatches,
 ): () => void {
   const timers = new Set<NodeJS.Timeout>();
@@ -41,7 +41,7 @@ export function attachDispatcher(
     while (!detached && running < maxConcurrent && waiting.length) {
       const { event, retry } = waiting.shift()!;
       running++;
-      dispatcher()
+      consumer()
         .handle(event)
         .catch((error: unknown) => detached || retryLater(event, retry, error))
         .finally(() => {
