@@ -7,7 +7,7 @@ import { createResourceStore } from '#functions/resources/store.js';
 import { createVersionCache } from '#functions/resources/versions.js';
 import { limits, settledRun } from '#functions/scripts/model.js';
 import { scriptRunner } from '#functions/scripts/wiring.js';
-import { createExecutionStore as createScriptExecutionStore } from '#functions/scripts/execution-store.js';
+import { createExecutionStore as createScriptExecutionStore } from '#functions/scripts/runs/execution-store.js';
 import { createScriptStore } from '#functions/scripts/store.js';
 import { backgroundRuns, eventPublisher, liveScheduler, oneShotScheduler, rateLimiter } from '#functions/app/platform.js';
 import { settings } from '#platform/settings.js';

@@ -5,7 +5,7 @@ import { resourceRoutes } from '#functions/resources/routes.js';
 import { type FunctionSpec, type RouteSpec, type TableAccess, defineRoutes } from '#platform/route.js';
 import { Message, RunningRun } from '#platform/schemas.js';
 import type { TableName } from '../tables.js';
-import * as out from './outputs.js';
+import * as out from './views/outputs.js';
 import * as input from './schemas.js';
 
 /** Changing scripts takes a full key (`*`), or `scripts:manage` once keys can hold it; running one also takes `scripts:execute`, or the key createScript returns (bound to that script). */

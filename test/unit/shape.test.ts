@@ -66,6 +66,19 @@ describe('shape of functions/', () => {
     expect(areaImports).toEqual([]);
   });
 
+  it('keeps the scripts area in its sub-domains: at its top only the area-wide modules, the rest in runs/, packages/, authoring/, views/', () => {
+    // Prepare: the reviews target is the area's side of the reviews area, as wired in wiring.ts
+    const areaWide = ['model', 'ports', 'reviews', 'routes', 'schemas', 'service', 'store', 'tables', 'wiring'].map((name) => `functions/scripts/${name}.ts`);
+    const subDomains = ['runs', 'packages', 'authoring', 'views'];
+    // Act
+    const scripts = modules().filter((module) => module.source.startsWith('functions/scripts/') && !module.source.startsWith('functions/scripts/handlers/'));
+    const top = scripts.filter((module) => !module.source.slice('functions/scripts/'.length).includes('/')).map((module) => module.source);
+    const folders = new Set(scripts.map((module) => module.source.split('/')[2]).filter((part) => !part.endsWith('.ts')));
+    // Assess
+    expect(top.filter((path) => !areaWide.includes(path))).toEqual([]);
+    expect([...folders].sort()).toEqual([...subDomains].sort());
+  });
+
   it('keeps services off the composition modules: only handlers and other composition modules import them', () => {
     // Prepare: the handler kit (http.ts, x402-http.ts) builds handlers.
     const wiring = (path: string) => /^functions\/[\w-]+\/wiring\.ts$/.test(path);

@@ -1,7 +1,7 @@
 // Where scripts run: one Lambda function per script on AWS, a pool of warm sandboxed processes locally
 // (functions/adapters/{aws,local}/script-*.ts). The service speaks only this port.
-import type { DependencyTree } from './dependencies.js';
-import type { Artifact, ExecutionError, RuntimeLabel } from './model.js';
+import type { DependencyTree } from '../packages/dependencies.js';
+import type { Artifact, ExecutionError, RuntimeLabel } from '../model.js';
 import type { PreparedCode } from './prepare.js';
 import type { RunGrant } from './run-grant.js';
 

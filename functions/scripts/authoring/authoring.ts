@@ -1,11 +1,11 @@
 // Editing help: the script behind a flow (getFlowScript, modifyFlowScript with copy-on-write) and lintScript.
 import { NotFoundError } from '#platform/errors.js';
 import { type LintContext, type LintReport, lintScript } from './lint/lint.js';
-import type { FlowScripts, ResourceCatalog } from './ports.js';
-import { prepareCode } from './prepare.js';
-import type { LintRequest } from './schemas.js';
-import type { ScriptService } from './service.js';
-import type { ScriptStore } from './store.js';
+import type { FlowScripts, ResourceCatalog } from '../ports.js';
+import { prepareCode } from '../runs/prepare.js';
+import type { LintRequest } from '../schemas.js';
+import type { ScriptService } from '../service.js';
+import type { ScriptStore } from '../store.js';
 import type { VersionCode } from './version-code.js';
 
 export function createAuthoring(deps: {

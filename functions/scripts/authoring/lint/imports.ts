@@ -1,6 +1,6 @@
 // Packages a script imports but does not declare: what lintScript suggests as its `dependencies`.
 import { builtinModules } from 'node:module';
-import type { DeclaredDependencies, RuntimeLabel } from '../model.js';
+import type { DeclaredDependencies, RuntimeLabel } from '../../model.js';
 import type { CodeFacts } from './code-facts.js';
 
 const nodeBuiltins = new Set(builtinModules);

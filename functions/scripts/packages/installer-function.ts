@@ -1,6 +1,6 @@
 // The installer functions of the stack (one per runtime) speak this: the API functions invoke them with an install
 // request and get the stored tree or a structured refusal back (functions/adapters/aws/package-installer.ts).
-// The npm one is below; the pip one is functions/scripts/installer/pip_installer.py, answering the same shape.
+// The npm one is below; the pip one is functions/scripts/packages/installer/pip_installer.py, answering the same shape.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BlobStore } from '#functions/documents/ports.js';

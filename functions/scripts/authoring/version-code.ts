@@ -3,7 +3,7 @@
 // and a script's blobs go with the script. Items written before code moved out carry it inline: `read` takes that.
 import type { BlobStore } from '#functions/documents/ports.js';
 import { sha256Hex } from '#platform/ids.js';
-import type { ScriptVersion } from './model.js';
+import type { ScriptVersion } from '../model.js';
 
 export const codeKey = (scriptId: string, codeHash: string) => `script-code/${scriptId}/${codeHash}`;
 

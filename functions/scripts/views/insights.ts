@@ -2,12 +2,12 @@
 // metrics (owner only), and the marketplace.
 import type { Clock } from '#platform/clock.js';
 import { NotFoundError } from '#platform/errors.js';
-import type { ExecutionStore } from './execution-store.js';
+import type { ExecutionStore } from '../runs/execution-store.js';
 import { type MarketplaceFilter, filterMarketplace } from './marketplace.js';
-import { type Execution, type ExecutionStatus, type Script, settledRun } from './model.js';
-import { dailyRunsCounter } from './runner.js';
-import type { ScriptService } from './service.js';
-import type { ScriptStore } from './store.js';
+import { type Execution, type ExecutionStatus, type Script, settledRun } from '../model.js';
+import { dailyRunsCounter } from '../runs/runner.js';
+import type { ScriptService } from '../service.js';
+import type { ScriptStore } from '../store.js';
 
 export interface HistoryFilter {
   statuses?: ExecutionStatus[];

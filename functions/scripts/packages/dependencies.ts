@@ -15,7 +15,7 @@ import {
   PackageResolutionError,
   PackageTooLargeError,
 } from './dependency-port.js';
-import { type DeclaredDependencies, type RuntimeLabel, type ScriptVersion, type VersionDependencies, maxPackageBytes } from './model.js';
+import { type DeclaredDependencies, type RuntimeLabel, type ScriptVersion, type VersionDependencies, maxPackageBytes } from '../model.js';
 import { archiveKey } from './package-trees.js';
 import type { TreeRefStore } from './tree-ref-store.js';
 

@@ -2,7 +2,7 @@
 // and the counters behind the daily limit and the monthly budget.
 import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, isConditionFailure, queryAll, tableName } from '#platform/dynamo.js';
-import type { Execution, Installation, Script } from './model.js';
+import type { Execution, Installation, Script } from '../model.js';
 
 const day = 24 * 60 * 60;
 /** Execution logs 30 days, results 90 days. */

@@ -6,7 +6,7 @@ import type { Clock } from '#platform/clock.js';
 import { type BoundedWaitOptions, waitBounded } from '#platform/bounded-wait.js';
 import type { BackgroundRuns } from '#platform/ports.js';
 import type { ExecutionStore } from './execution-store.js';
-import { type Execution, settledRun } from './model.js';
+import { type Execution, settledRun } from '../model.js';
 import type { AdmittedRun, ExecuteRequest, ExecutionResult, ScriptRunner } from './runner.js';
 
 /** The end of a run, or its record while it still runs past the bound. */

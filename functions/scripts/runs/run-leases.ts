@@ -7,7 +7,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { dynamo, isConditionFailure, tableName } from '#platform/dynamo.js';
 import { TooManyRequestsError } from '#platform/errors.js';
-import { limits } from './model.js';
+import { limits } from '../model.js';
 
 export const runLeaseCounter = (scriptId: string) => `running#${scriptId}`;
 

@@ -4,12 +4,12 @@ import type { Clock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, UpstreamError } from '#platform/errors.js';
 import { newId } from '#platform/ids.js';
-import type { Artifact, Script, ScriptVersion } from './model.js';
+import type { Artifact, Script, ScriptVersion } from '../model.js';
 import { type PreparedCode, prepareCode } from './prepare.js';
 import { type Deployment, type ScriptRuntime, configKey } from './runtime-port.js';
-import type { ScriptStore } from './store.js';
-import type { DependencyTree } from './dependencies.js';
-import type { VersionCode } from './version-code.js';
+import type { ScriptStore } from '../store.js';
+import type { DependencyTree } from '../packages/dependencies.js';
+import type { VersionCode } from '../authoring/version-code.js';
 
 /** A deploy that has not finished in this long died with its process; another may start. */
 const staleDeployMs = 5 * 60 * 1000;

@@ -2,8 +2,8 @@
 // successRate in percent) and the SDK operations (integer versions, completed/failed/running, successRate 0-1).
 import type { Metrics } from './insights.js';
 import { ratingOf } from './marketplace.js';
-import type { Execution, ExecutionStatus, Installation, Script, ScriptVersion, VersionDependencies } from './model.js';
-import type { ExecutionResult } from './runner.js';
+import type { Execution, ExecutionStatus, Installation, Script, ScriptVersion, VersionDependencies } from '../model.js';
+import type { ExecutionResult } from '../runs/runner.js';
 
 export const sdkStatus: Record<ExecutionStatus, 'completed' | 'failed' | 'running'> = {
   success: 'completed',

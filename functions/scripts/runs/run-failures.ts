@@ -2,7 +2,7 @@
 // "fails with a cost limit error"); the SDK otherwise returns the failed record, REST (whose answer has no status
 // field) answers a timeout with TIMEOUT and a run that produced no result with EXECUTION_FAILED.
 import { AppError, BudgetExceededError, CostLimitExceededError, TimeoutError } from '#platform/errors.js';
-import type { Execution } from './model.js';
+import type { Execution } from '../model.js';
 
 const detailsOf = (execution: Execution) => ({
   executionId: execution.executionId,

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type InstallRequest, type PackageRegistry, PackageRefusedError, PackageResolutionError } from './dependency-port.js';
-import type { DeclaredDependencies } from './model.js';
+import type { DeclaredDependencies } from '../model.js';
 
 export interface Run {
   status: number | null;
@@ -251,7 +251,7 @@ function pipIndex(registry?: PackageRegistry): string {
   return url.toString();
 }
 
-/** pip of `python`; the installer function on AWS runs the same command line (functions/scripts/installer/pip_installer.py). */
+/** pip of `python`; the installer function on AWS runs the same command line (functions/scripts/packages/installer/pip_installer.py). */
 export async function installPython(site: InstallSite, request: InstallRequest, python: string): Promise<InstalledFiles> {
   await writeFile(join(site.dir, 'requirements.txt'), `${(request.declared as string[]).join('\n')}\n`);
   await mkdir(join(site.dir, 'tmp'));

@@ -2,7 +2,7 @@
 // `nodejs/node_modules/...` or `python/...`, stored zipped in the blob store under its lock hash (package-trees.ts).
 // Locally the package manager runs in the OS sandbox (functions/adapters/local/package-installer.ts), on AWS in the
 // stack's installer functions (functions/adapters/aws/package-installer.ts); the scripts area speaks only this port.
-import type { DeclaredDependencies, RuntimeLabel } from './model.js';
+import type { DeclaredDependencies, RuntimeLabel } from '../model.js';
 
 /** A private registry of the account (npm registry URL, or a PEP 503 simple index for pip); the token is decrypted. */
 export interface PackageRegistry {

@@ -1,7 +1,7 @@
 // Marketplace listing of scripts: the filters and sorts of listMarketplaceScripts and of the REST marketplace.
 import { averageRating } from '#functions/reviews/reviews.js';
-import type { Script } from './model.js';
-import type { MarketplaceQuery } from './schemas.js';
+import type { Script } from '../model.js';
+import type { MarketplaceQuery } from '../schemas.js';
 
 /** SDK filters and sorts; REST's marketplace uses category, tags and search of them. */
 export type MarketplaceFilter = Partial<Omit<MarketplaceQuery, 'category' | 'limit' | 'offset'>> & { category?: string };

@@ -1,8 +1,8 @@
 """The pip installer function of the stack (lib/scripts.ts, PackageInstallers).
 
-Invoked by the API functions with an install request, it answers as functions/scripts/installer-function.ts
+Invoked by the API functions with an install request, it answers as functions/scripts/packages/installer-function.ts
 describes: the tree stored under script-deps/<tree hash>.zip in the script-packages bucket, or a refusal naming
-the package. It runs the pip command line of functions/scripts/package-managers.ts (installPython) and refuses and
+the package. It runs the pip command line of functions/scripts/packages/package-managers.ts (installPython) and refuses and
 locks as it does; the integration test checks both give the same lock hash for the same requirements.
 Nothing here logs the request: it carries the account registry's token.
 """

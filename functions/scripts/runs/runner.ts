@@ -19,14 +19,14 @@ import {
   type ScriptVersion,
   type Trigger,
   limits,
-} from './model.js';
-import type { BudgetSource } from './ports.js';
+} from '../model.js';
+import type { BudgetSource } from '../ports.js';
 import { prepareCode } from './prepare.js';
 import { memoryTally, resourceGate } from './resource-gate.js';
 import { type RunGrant, runGraceMs } from './run-grant.js';
 import { type ScriptRuntime, liveAlias } from './runtime-port.js';
-import type { ScriptStore } from './store.js';
-import type { VersionCode } from './version-code.js';
+import type { ScriptStore } from '../store.js';
+import type { VersionCode } from '../authoring/version-code.js';
 import { storableAsMap, storedLogs, storedOutput } from './stored-run.js';
 import { envNames } from '#platform/env-names.js';
 import { readEnv } from '#platform/settings.js';

@@ -1,9 +1,9 @@
 // A version's code as the runtime wrapper loads it, checked first: a syntax error refuses the deploy (or the
 // test run) with its line, and nothing is deployed.
-import type { CodeFacts } from './lint/code-facts.js';
-import type { RuntimeLabel } from './model.js';
-import { CodeSyntaxError, toCommonJs } from './node-code.js';
-import { pythonFacts } from './python.js';
+import type { CodeFacts } from '../authoring/lint/code-facts.js';
+import type { RuntimeLabel } from '../model.js';
+import { CodeSyntaxError, toCommonJs } from '../authoring/node-code.js';
+import { pythonFacts } from '../authoring/python.js';
 
 export interface PreparedCode {
   fileName: 'script.cjs' | 'script.py';

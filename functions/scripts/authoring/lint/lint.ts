@@ -1,8 +1,8 @@
 // lintScript: missing async handler, invalid adapter operations, event.data field access checked
 // against eventType and scriptInputSchema, with lines and suggestions.
-import type { DeclaredDependencies } from '../model.js';
-import type { RuntimeLabel } from '../model.js';
-import type { LintRequest } from '../schemas.js';
+import type { DeclaredDependencies } from '../../model.js';
+import type { RuntimeLabel } from '../../model.js';
+import type { LintRequest } from '../../schemas.js';
 import { type CodeFacts, javascriptFacts } from './code-facts.js';
 import { eventFieldProblem } from './event-shape.js';
 import { suggestedDependencies } from './imports.js';

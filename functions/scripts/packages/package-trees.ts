@@ -8,7 +8,7 @@ import { zipSync } from 'fflate';
 import type { BlobStore } from '#functions/documents/ports.js';
 import { sha256Hex } from '#platform/ids.js';
 import { PackageTooLargeError } from './dependency-port.js';
-import type { RuntimeLabel } from './model.js';
+import type { RuntimeLabel } from '../model.js';
 
 export const archiveKey = (lockHash: string) => `script-deps/${lockHash}.zip`;
 
