@@ -3,7 +3,7 @@
 // is being ingested against quiet), and search quality at the default threshold on both evaluation sets.
 // The 100,000 chunks are synthetic: random unit vectors and random words written through the documents store
 // (embedding that many real chunks would take hours here), plus the real 50-page document the questions find.
-import { evaluationSets } from '../functions/documents/eval/fit-calibration.js';
+import { evaluationSets } from './search-eval/fit-calibration.js';
 import { buildPdf } from '../test/support/document-files.js';
 import { candidatesOf, measure, prepareSet } from '../test/support/search-eval.js';
 import { type BarePlatform, type BenchFigure, percentile, startBarePlatform } from './support.js';

@@ -1,7 +1,7 @@
 // The delivery half of the events bench: sustained POST /api/sdk/v1/events for the dev user, whose deployed
 // script is subscribed to them, then a count: every event the platform accepted ran the script exactly once.
 import { inProcessBus } from '../functions/adapters/local/event-bus.js';
-import { createExecutionStore } from '../functions/scripts/execution-store.js';
+import { createExecutionStore } from '../functions/scripts/runs/execution-store.js';
 import type { BarePlatform, BenchFigure, LoadTestOptions, LoadTestResult } from './support.js';
 
 const connections = 32;

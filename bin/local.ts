@@ -10,7 +10,7 @@ import { JavaMissingError, ensureTables, startDynamoLocal } from '../functions/a
 import { inProcessBus } from '../functions/adapters/local/event-bus.js';
 import { onLocalShutdown, stopLocalServices } from '../functions/adapters/local/lifecycle.js';
 import { busConsumers } from '../functions/consumers.js';
-import { attachDispatcher } from '../functions/events/local-rule.js';
+import { attachBusRule } from '../functions/adapters/local/bus-rules.js';
 import { type BusEnvelope, busEnvelope, rulePattern } from '../functions/platform/bus-envelope.js';
 import { installLocalAdapters } from '../functions/app/platform.js';
 import { withGrantedTables } from '../functions/platform/dynamo.js';
@@ -92,7 +92,7 @@ async function attachBusConsumers(): Promise<void> {
   for (const consumer of busConsumers) {
     const { handler } = (await import(pathToFileURL(join(rootDir, consumer.handler)).href)) as { handler(envelope: BusEnvelope): Promise<unknown> };
     const pattern = rulePattern(consumer);
-    const detach = attachDispatcher(
+    const detach = attachBusRule(
       (listener) => inProcessBus.attachRule(pattern, (envelope) => listener(envelope.detail)),
       () => ({ handle: (event) => withGrantedTables(consumer.name, Object.keys(routeTables(consumer)), () => handler(busEnvelope(event))) }),
       consumer.localConcurrency,

@@ -3,7 +3,7 @@
 import { scheduleFiringType, webhookDeliveryType } from './events/internal-events.js';
 import { dispatcherFunction } from './events/routes.js';
 import { flowRetryType, flowScheduleType } from './flows/internal-events.js';
-import { flowRunnerFunction } from './flows/routes.js';
+import { flowEventConsumerFunction } from './flows/routes.js';
 import type { BusConsumer, ServiceEventConsumer } from './platform/route.js';
 import { buildStateFunction } from './templates/routes.js';
 
@@ -22,7 +22,7 @@ export const busConsumers: BusConsumer[] = [
     sourcePrefix: 'platform.',
     internalTypes: [flowScheduleType, flowRetryType],
     localConcurrency: 1000,
-    ...flowRunnerFunction,
+    ...flowEventConsumerFunction,
   },
 ];
 

@@ -1,7 +1,7 @@
 // The one set of DynamoDB table definitions, read by lib/data.ts (CDK) and by the local runtime.
 // Each area declares its tables in functions/<area>/tables.ts; this file assembles them.
 import { accountTables } from './accounts/tables.js';
-import { marketplaceTables } from './marketplace/tables.js';
+import { reviewTables } from './reviews/tables.js';
 import { documentTables } from './documents/tables.js';
 import { eventTables } from './events/tables.js';
 import { flowTables } from './flows/tables.js';
@@ -20,7 +20,7 @@ export const tables = {
   ...accountTables,
   ...scriptTables,
   ...resourceTables,
-  ...marketplaceTables,
+  ...reviewTables,
   ...documentTables,
   ...paymentTables,
   ...eventTables,

@@ -1,5 +1,5 @@
 // The Python function lintScript invokes on AWS (the `pythonLint` capability): Python's own `ast` reads the code,
-// as python3 does locally, through the same functions/scripts/lint/python_facts.py.
+// as python3 does locally, through the same functions/scripts/authoring/lint/python_facts.py.
 import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
@@ -50,7 +50,7 @@ export class PythonLint extends Construct {
     // No platform resource at all: it only reads the code it is handed.
     this.fn = pythonFunction(this, {
       description: "lintScript: reads Python script code with Python's ast",
-      module: 'functions/scripts/lint/python_facts.py',
+      module: 'functions/scripts/authoring/lint/python_facts.py',
       memoryMb: 256,
       timeoutSeconds: 10,
     });

@@ -93,7 +93,7 @@ export class PackageInstallers extends Construct {
     });
     this.pip = pythonFunction(new Construct(this, 'PipInstaller'), {
       description: "PipInstaller: installs a script version's pure-Python wheels and stores the tree",
-      module: 'functions/scripts/installer/pip_installer.py',
+      module: 'functions/scripts/packages/installer/pip_installer.py',
       memoryMb: npmInstallerFunction.memoryMb!,
       timeoutSeconds: npmInstallerFunction.timeoutSeconds!,
       environment,

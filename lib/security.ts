@@ -9,7 +9,7 @@ export class Security extends Construct {
   readonly credentialsKey: Key;
   /** The X-Admin-Key value; the secret string is the key itself (functions/platform/admin-key.ts reads it as is). */
   readonly adminKeySecret: Secret;
-  /** HMAC key of the grants Lambda-deployed script runs carry to the resource-call function (functions/scripts/run-grant.ts). */
+  /** HMAC key of the grants Lambda-deployed script runs carry to the resource-call function (functions/scripts/runs/run-grant.ts). */
   readonly scriptGrantKeySecret: Secret;
   readonly walletSecret: Secret;
   /** Pays the fees of reference-client payments and payouts; holds only SOL (docs/payments.md). */

@@ -1,4 +1,4 @@
-// The key run grants are signed and verified with (functions/scripts/run-grant.ts). On AWS: the secret the stack
+// The key run grants are signed and verified with (functions/scripts/runs/run-grant.ts). On AWS: the secret the stack
 // generates (SCRIPT_GRANT_SECRET_ARN), read once per container. Locally runs call resources in process and no grant
 // leaves the process, so a random key per process serves the resource-call handler when it is run here.
 import { randomBytes } from 'node:crypto';

@@ -4,7 +4,7 @@
 // share of the question's terms the chunk holds: neither is measured against the graph, so the same document and
 // question score the same alone or among thousands of others (graph-relative inputs such as BM25's rarity weights or
 // the cosine's standout among the graph's cosines made the quickstart's answer score 0.035 alone and 0.212 beside other
-// documents). The weights come from functions/documents/eval/fit-calibration.ts (logistic regression on the fit half
+// documents). The weights come from bench/search-eval/fit-calibration.ts (logistic regression on the fit half
 // of the evaluation sets), with the intercept moved so that the operating point it chose scores exactly 0.7.
 import { defaultSearchThreshold } from './limits.js';
 
@@ -28,7 +28,7 @@ export interface Calibration {
 export const featureVector = (features: Features): number[] => [features.similarity, features.coverage];
 
 const calibrations: Record<string, Calibration> = {
-  // `npx tsx functions/documents/eval/fit-calibration.ts`: USE lite, fit half of both evaluation sets.
+  // `npx tsx bench/search-eval/fit-calibration.ts`: USE lite, fit half of both evaluation sets.
   'universal-sentence-encoder-lite': { intercept: -5.097, similarity: 13.226, coverage: 6.254 },
   // Provisional: this machine has no Bedrock access, so Titan v2 takes USE lite's weights. Titan's cosines sit on
   // another scale than USE lite's, so refit with `fit-calibration.ts --embedder bedrock` on AWS and replace them.

@@ -1,4 +1,4 @@
-// What the script dispatcher and the flow runner share: running one event's deliveries a few at a time.
+// What the script dispatcher and the flows' bus consumer share: running one event's deliveries a few at a time.
 import { logger } from '#platform/logger.js';
 import type { DeliveryOutcome } from './ports.js';
 

@@ -1,5 +1,5 @@
 // The interface's eight flow operations at POST /api/sdk/v1/flows/<operation>, plus runFlow, and the
-// flow runner that lib/ puts behind the platform bus.
+// flows' bus consumer that lib/ puts behind the platform bus.
 import { scriptRoutes } from '#functions/scripts/routes.js';
 import { type TableAccess, defineRoutes } from '#platform/route.js';
 import { RunningRun } from '#platform/schemas.js';
@@ -156,7 +156,7 @@ export const flowRoutes = defineRoutes('flows', {
  * `platform.*` source), beside the events dispatcher. It runs time flows' firings, retries and event flows, so it
  * needs what an execution needs, the delivery ledger, and the scheduler and bus for the failure policy.
  */
-export const flowRunnerFunction = {
+export const flowEventConsumerFunction = {
   handler: 'functions/flows/handlers/run-flows.ts',
   tables: { ...execution, eventDeliveries: 'write' } as Tables,
   uses: [...executionUses, 'scheduler', 'eventBus'] as const,

@@ -7,7 +7,7 @@ import { createResourceStore } from '#functions/resources/store.js';
 import { createVersionCache } from '#functions/resources/versions.js';
 import { limits, settledRun } from '#functions/scripts/model.js';
 import { scriptRunner } from '#functions/scripts/wiring.js';
-import { createExecutionStore as createScriptExecutionStore } from '#functions/scripts/execution-store.js';
+import { createExecutionStore as createScriptExecutionStore } from '#functions/scripts/runs/execution-store.js';
 import { createScriptStore } from '#functions/scripts/store.js';
 import { backgroundRuns, eventPublisher, liveScheduler, oneShotScheduler, rateLimiter } from '#functions/app/platform.js';
 import { settings } from '#platform/settings.js';
@@ -20,7 +20,7 @@ import { type FlowRuns, createFlowRuns } from './flow-runs.js';
 import type { FlowScriptRunner } from './ports.js';
 import { createRunHistory } from './run-history.js';
 import { createScriptGate } from './script-gate.js';
-import { type FlowRunner, createFlowRunner } from './runner.js';
+import { type FlowEventConsumer, createFlowEventConsumer } from './event-consumer.js';
 import { type FlowService, createFlowService } from './service.js';
 import { createFlowStore } from './store.js';
 import { createToolCatalog } from './tools.js';
@@ -119,10 +119,10 @@ export const flowService = (): FlowService =>
     llmConfigured: () => languageModel() !== undefined,
   }));
 
-let runner: FlowRunner | undefined;
+let consumer: FlowEventConsumer | undefined;
 /** The bus consumer: the Lambda target of the flows rule on AWS, a listener of the in-process bus locally. */
-export const flowRunner = (): FlowRunner =>
-  (runner ??= createFlowRunner({
+export const flowEventConsumer = (): FlowEventConsumer =>
+  (consumer ??= createFlowEventConsumer({
     flows: createFlowStore(),
     executions: createExecutionStore(),
     runs: flowRuns(),

@@ -121,7 +121,7 @@ export interface ServiceEventConsumer extends FunctionSpec {
   detailType: string;
 }
 
-/** A function behind a rule on the platform bus rather than an HTTP route (the event dispatcher, the flow runner). */
+/** A function behind a rule on the platform bus rather than an HTTP route (the event dispatcher, the flows' consumer). */
 export interface BusConsumer extends FunctionSpec {
   /** Events whose `source` starts with this reach the function. */
   sourcePrefix: string;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ReviewList, Review } from '#functions/marketplace/schemas.js';
+import { ReviewList, Review } from '#functions/reviews/schemas.js';
 import { defineRoutes } from '#platform/route.js';
 import { IsoDate, Message } from '#platform/schemas.js';
 import {

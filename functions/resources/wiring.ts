@@ -1,7 +1,7 @@
 // The resources area's composition: its services with their production dependencies (stores, the version cache,
 // access rules, and the platform root's vault, rate limiter and bus). Handlers and other areas' composition modules
 // get the services here; services never import this file.
-import type { ReviewTarget } from '#functions/marketplace/reviews.js';
+import type { ReviewTarget } from '#functions/reviews/reviews.js';
 import { systemClock } from '#platform/clock.js';
 import { outboundRequest } from '#platform/outbound.js';
 import type { ResourceCaller } from '#platform/ports.js';

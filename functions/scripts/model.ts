@@ -78,7 +78,7 @@ export interface Script {
   /** `public` while the script is in the marketplace: the partition of the sparse byListing index. */
   listed?: 'public';
   installCount: number;
-  /** Maintained by the shared reviews module (functions/marketplace/reviews.ts). */
+  /** Maintained by the shared reviews module (functions/reviews/reviews.ts). */
   ratingSum: number;
   reviewCount: number;
   staffPick: boolean;
@@ -164,7 +164,7 @@ export interface Execution {
   resourceCalls: number;
   createdAt: string;
   finishedAt: string | null;
-  /** Set when the background job of a long run took it (functions/scripts/long-runs.ts). */
+  /** Set when the background job of a long run took it (functions/scripts/runs/long-runs.ts). */
   claimedAt?: string;
   /** While running: when the run must have ended (its timeout and a margin); past it, it is read as timed out. */
   runningUntil?: string;

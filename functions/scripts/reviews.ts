@@ -1,5 +1,5 @@
 // The scripts side of the shared reviews module: ratings live on the script item, installers may review.
-import type { ReviewTarget } from '#functions/marketplace/reviews.js';
+import type { ReviewTarget } from '#functions/reviews/reviews.js';
 import type { ScriptService } from './service.js';
 import type { ScriptStore } from './store.js';
 

@@ -1,11 +1,11 @@
 // The interface's Scripts (REST) table and its SDK operations at POST /api/sdk/v1/scripts/<operationName>,
 // plus install, uninstall and reviews. Event subscriptions, createWebhook and createSchedule belong to the events area.
-import { Review, ReviewList } from '#functions/marketplace/schemas.js';
+import { Review, ReviewList } from '#functions/reviews/schemas.js';
 import { resourceRoutes } from '#functions/resources/routes.js';
 import { type FunctionSpec, type RouteSpec, type TableAccess, defineRoutes } from '#platform/route.js';
 import { Message, RunningRun } from '#platform/schemas.js';
 import type { TableName } from '../tables.js';
-import * as out from './outputs.js';
+import * as out from './views/outputs.js';
 import * as input from './schemas.js';
 
 /** Changing scripts takes a full key (`*`), or `scripts:manage` once keys can hold it; running one also takes `scripts:execute`, or the key createScript returns (bound to that script). */

@@ -1,7 +1,7 @@
 // Inputs of the scripts area, REST and SDK shapes, validated at the edge.
 import { z } from 'zod';
 import { EventType } from '#functions/events/event-types.js';
-import { reviewFields } from '#functions/marketplace/schemas.js';
+import { reviewFields } from '#functions/reviews/schemas.js';
 import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
 import { Semver, isSemver } from '#platform/semver.js';
 import { limits, marketplaceCategories, maxPackageBytes, pricingModels, runtimeLabels, triggerTypes } from './model.js';

@@ -6,8 +6,8 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#
 import { newId } from '#platform/ids.js';
 import { logger } from '#platform/logger.js';
 import { scriptExecuteScope } from '#platform/scopes.js';
-import type { DependencyService } from './dependencies.js';
-import { type Deployer, after } from './deployer.js';
+import type { DependencyService } from './packages/dependencies.js';
+import { type Deployer, after } from './runs/deployer.js';
 import {
   type DeclaredDependencies,
   type Installation,
@@ -19,12 +19,12 @@ import {
   limits,
 } from './model.js';
 import type { KeyIssuer } from './ports.js';
-import { prepareCode } from './prepare.js';
-import type { ScriptRuntime } from './runtime-port.js';
+import { prepareCode } from './runs/prepare.js';
+import type { ScriptRuntime } from './runs/runtime-port.js';
 import type { CreateScriptInput, UpdateScriptInput } from './schemas.js';
 import { compareSemver, nextPatch } from '#platform/semver.js';
 import type { ScriptStore } from './store.js';
-import type { VersionCode } from './version-code.js';
+import type { VersionCode } from './authoring/version-code.js';
 
 const defaultConfig: ScriptConfig = {
   timeout: limits.timeoutSeconds.default,

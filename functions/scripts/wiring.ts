@@ -6,7 +6,7 @@ import { accountService } from '#functions/accounts/wiring.js';
 import { createInstallationStore } from '#functions/resources/installation-store.js';
 import { callService, resourceCaller } from '#functions/resources/wiring.js';
 import { flowScripts } from '#functions/flows/script-link.js';
-import type { ReviewTarget } from '#functions/marketplace/reviews.js';
+import type { ReviewTarget } from '#functions/reviews/reviews.js';
 import { createResourceStore } from '#functions/resources/store.js';
 import { scriptGrantKey } from '#adapters/script-grant-key.js';
 import { tmpdir } from 'node:os';
@@ -24,23 +24,23 @@ import {
   scriptPackageStore,
   scriptRuntime,
 } from '#functions/app/platform.js';
-import { type Authoring, createAuthoring } from './authoring.js';
-import { type DependencyService, createDependencyService } from './dependencies.js';
-import { createNpmInstallerFunction } from './installer-function.js';
-import { type Deployer, createDeployer } from './deployer.js';
-import { createExecutionStore } from './execution-store.js';
-import { type Insights, createInsights } from './insights.js';
-import { type LongRuns, createLongRuns } from './long-runs.js';
+import { type Authoring, createAuthoring } from './authoring/authoring.js';
+import { type DependencyService, createDependencyService } from './packages/dependencies.js';
+import { createNpmInstallerFunction } from './packages/installer-function.js';
+import { type Deployer, createDeployer } from './runs/deployer.js';
+import { createExecutionStore } from './runs/execution-store.js';
+import { type Insights, createInsights } from './views/insights.js';
+import { type LongRuns, createLongRuns } from './runs/long-runs.js';
 import type { BudgetSource, KeyIssuer, ResourceCatalog } from './ports.js';
-import { type RegistryService, createRegistryService, createRegistryStore } from './registries.js';
+import { type RegistryService, createRegistryService, createRegistryStore } from './packages/registries.js';
 import { createScriptReviewTarget } from './reviews.js';
-import { createRunTallies } from './run-tallies.js';
-import { type ScriptRunner, createScriptRunner } from './runner.js';
-import { createScriptResourceCalls } from './script-resource-calls.js';
+import { createRunTallies } from './runs/run-tallies.js';
+import { type ScriptRunner, createScriptRunner } from './runs/runner.js';
+import { createScriptResourceCalls } from './runs/script-resource-calls.js';
 import { type ScriptService, createScriptService } from './service.js';
 import { type ScriptStore, createScriptStore } from './store.js';
-import { createTreeRefStore } from './tree-ref-store.js';
-import { type VersionCode, createVersionCode } from './version-code.js';
+import { createTreeRefStore } from './packages/tree-ref-store.js';
+import { type VersionCode, createVersionCode } from './authoring/version-code.js';
 
 export const accountKeys: KeyIssuer = {
   issue: (userId, name, scopes) => accountService().issueKey(userId, { name, scopes }),

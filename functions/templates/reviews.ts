@@ -1,5 +1,5 @@
 // The templates side of the shared reviews module: ratings live on the template item, installers may review.
-import type { ReviewTarget } from '#functions/marketplace/reviews.js';
+import type { ReviewTarget } from '#functions/reviews/reviews.js';
 import { NotFoundError } from '#platform/errors.js';
 import type { TemplateStore } from './store.js';
 

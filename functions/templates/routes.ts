@@ -1,7 +1,7 @@
 // The interface's Templates table, plus a single read, versions list, build reads, reviews, and the caller's template
 // installations (list, read, uninstall, upgrade).
 import { z } from 'zod';
-import { Review, ReviewList } from '#functions/marketplace/schemas.js';
+import { Review, ReviewList } from '#functions/reviews/schemas.js';
 import { resourceCallTables } from '#functions/resources/call-tables.js';
 import { type TableAccess, defineRoutes } from '#platform/route.js';
 import { IsoDate, Message } from '#platform/schemas.js';

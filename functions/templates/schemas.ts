@@ -1,6 +1,6 @@
 // zod schemas of the templates area: the inputs of the interface's Templates table and of template.json.
 import { z } from 'zod';
-import { reviewFields } from '#functions/marketplace/schemas.js';
+import { reviewFields } from '#functions/reviews/schemas.js';
 import { OpaqueId, pagination } from '#platform/schemas.js';
 import { Semver } from '#platform/semver.js';
 

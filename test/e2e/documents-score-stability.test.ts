@@ -2,7 +2,7 @@
 // of their own and beside other documents (real ones of the workplace evaluation set: Markdown, PDF, DOCX, HTML, CSV
 // and text), and the README quickstart's answer clears the default threshold in both.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnswerableQuestion, workplaceDocuments, workplaceQuestions } from '../../functions/documents/eval/workplace-set.js';
+import { type AnswerableQuestion, workplaceDocuments, workplaceQuestions } from '../../bench/search-eval/workplace-set.js';
 import { search, upload } from '../support/documents.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { renderDocument } from '../support/search-eval.js';

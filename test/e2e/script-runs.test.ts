@@ -2,7 +2,7 @@
 // failures that are recorded while the platform keeps serving, limits, history and metrics.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rateLimiter } from '../../functions/app/platform.js';
-import { manualRunsBucket } from '../../functions/scripts/runner.js';
+import { manualRunsBucket } from '../../functions/scripts/runs/runner.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { type Upstream, givenInstalled, givenPublishedResource, startUpstream } from '../support/resources.js';
 import { execute, givenDeployed, givenScript, nodeEcho, pythonEcho, rest, sdk } from '../support/scripts.js';

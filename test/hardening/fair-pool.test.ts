@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type LocalScriptRuntime, createLocalScriptRuntime } from '../../functions/adapters/local/script-pool.js';
 import { limits } from '../../functions/scripts/model.js';
-import { prepareCode } from '../../functions/scripts/prepare.js';
-import type { InvokeRequest } from '../../functions/scripts/runtime-port.js';
+import { prepareCode } from '../../functions/scripts/runs/prepare.js';
+import type { InvokeRequest } from '../../functions/scripts/runs/runtime-port.js';
 
 const heavyMb = limits.memoryMb.max;
 const pools: LocalScriptRuntime[] = [];

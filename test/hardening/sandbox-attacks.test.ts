@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { getPriority, networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalScriptRuntime } from '../../functions/adapters/local/script-pool.js';
-import { computeCostUsd } from '../../functions/scripts/cost.js';
+import { computeCostUsd } from '../../functions/scripts/runs/cost.js';
 import type { RuntimeLabel } from '../../functions/scripts/model.js';
 import { type Target, attackPool, attackRequest, escapeTally, plantTargets, sentinel } from '../support/sandbox-attacks.js';
 

@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { reachableByOthers, sandboxedCommand, scriptSandbox } from '../../functions/adapters/local/script-sandbox.js';
 import { wrapperDir } from '../../functions/adapters/local/script-worker.js';
-import { pythonExecutable } from '../../functions/scripts/python.js';
+import { pythonExecutable } from '../../functions/scripts/authoring/python.js';
 import { type Target, escapeTally, plantTargets, sentinel } from '../support/sandbox-attacks.js';
 
 let target: Target;

@@ -113,7 +113,7 @@ describe('infra: two stages in one account and region', () => {
 describe('infra: the Python lint function', () => {
   it('answers the facts of the code it is handed through its Lambda handler', () => {
     // Prepare
-    const dir = fileURLToPath(new URL('../../functions/scripts/lint', import.meta.url));
+    const dir = fileURLToPath(new URL('../../functions/scripts/authoring/lint', import.meta.url));
     const code = "def handler(event, context):\n    return resources['db'].get(event['data']['id'])\n";
     // Act
     const output = execFileSync(

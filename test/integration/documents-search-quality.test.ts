@@ -1,10 +1,10 @@
 // Search quality at the defaults (threshold 0.7, limit 5) with the real local model, on the half of each evaluation
-// set that functions/documents/eval/fit-calibration.ts never fitted on. Both sets go through the real extractor
+// set that bench/search-eval/fit-calibration.ts never fitted on. Both sets go through the real extractor
 // (the PDF and DOCX are built by code), chunker, embedder and hybrid ranking.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUseEmbedder } from '../../functions/adapters/local/use-embedder.js';
 import { calibrationOf, scoreOf } from '../../functions/documents/calibration.js';
-import { evaluationSets, heldOut } from '../../functions/documents/eval/fit-calibration.js';
+import { evaluationSets, heldOut } from '../../bench/search-eval/fit-calibration.js';
 import { defaultSearchThreshold } from '../../functions/documents/limits.js';
 import { type SetFigures, candidatesOf, measure, prepareSet } from '../support/search-eval.js';
 

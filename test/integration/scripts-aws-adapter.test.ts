@@ -18,10 +18,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ScriptFunctionUpkeep, teardownScriptFunctions } from '../../functions/adapters/aws/script-function-upkeep.js';
 import { createLambdaScriptRuntime } from '../../functions/adapters/aws/script-functions.js';
 import { newId } from '../../functions/platform/ids.js';
-import { runGraceMs, verifyGrant } from '../../functions/scripts/run-grant.js';
-import { type RunLeases, createRunLeases, userScope } from '../../functions/scripts/run-leases.js';
-import { type RunTallies, createRunTallies } from '../../functions/scripts/run-tallies.js';
-import type { InvokeRequest, ScriptRuntime } from '../../functions/scripts/runtime-port.js';
+import { runGraceMs, verifyGrant } from '../../functions/scripts/runs/run-grant.js';
+import { type RunLeases, createRunLeases, userScope } from '../../functions/scripts/runs/run-leases.js';
+import { type RunTallies, createRunTallies } from '../../functions/scripts/runs/run-tallies.js';
+import type { InvokeRequest, ScriptRuntime } from '../../functions/scripts/runs/runtime-port.js';
 import { type Moto, givenScriptUpkeep, startMoto } from '../support/moto.js';
 import { runGrant } from '../support/script-resource-calls.js';
 

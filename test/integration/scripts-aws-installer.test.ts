@@ -18,18 +18,18 @@ import {
   PackageRefusedError,
   PackageResolutionError,
   PackageTooLargeError,
-} from '../../functions/scripts/dependency-port.js';
-import { createNpmInstallerFunction } from '../../functions/scripts/installer-function.js';
-import { installPython, plainSite } from '../../functions/scripts/package-managers.js';
-import { archiveKey, storeTree } from '../../functions/scripts/package-trees.js';
-import { pythonExecutable } from '../../functions/scripts/python.js';
+} from '../../functions/scripts/packages/dependency-port.js';
+import { createNpmInstallerFunction } from '../../functions/scripts/packages/installer-function.js';
+import { installPython, plainSite } from '../../functions/scripts/packages/package-managers.js';
+import { archiveKey, storeTree } from '../../functions/scripts/packages/package-trees.js';
+import { pythonExecutable } from '../../functions/scripts/authoring/python.js';
 import { type LambdaInvokeApi, startLambdaInvokeApi } from '../support/lambda-invoke-api.js';
 import { type Moto, startMoto } from '../support/moto.js';
 import { type PythonIndex, startPythonIndex } from '../support/python-index.js';
 
 const bucket = 'script-packages';
 const functions = { npm: 'platform-NpmInstaller', pip: 'platform-PipInstaller', stalled: 'platform-StalledInstaller', broken: 'platform-BrokenInstaller' };
-const installerDir = fileURLToPath(new URL('../../functions/scripts/installer/', import.meta.url));
+const installerDir = fileURLToPath(new URL('../../functions/scripts/packages/installer/', import.meta.url));
 const token = 'idx-token-0123456789';
 const maxBytes = 50 * 1024 * 1024;
 let moto: Moto;

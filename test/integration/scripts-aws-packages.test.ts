@@ -13,9 +13,9 @@ import { randomBytes } from 'node:crypto';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createLambdaScriptRuntime } from '../../functions/adapters/aws/script-functions.js';
-import { createRunLeases, userScope } from '../../functions/scripts/run-leases.js';
-import { createRunTallies } from '../../functions/scripts/run-tallies.js';
-import type { DeployRequest, ScriptRuntime } from '../../functions/scripts/runtime-port.js';
+import { createRunLeases, userScope } from '../../functions/scripts/runs/run-leases.js';
+import { createRunTallies } from '../../functions/scripts/runs/run-tallies.js';
+import type { DeployRequest, ScriptRuntime } from '../../functions/scripts/runs/runtime-port.js';
 import { type Moto, givenScriptUpkeep, startMoto } from '../support/moto.js';
 
 let moto: Moto;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { sha256Hex } from '../../functions/platform/ids.js';
-import type { Authoring } from '../../functions/scripts/authoring.js';
+import type { Authoring } from '../../functions/scripts/authoring/authoring.js';
 import type { FlowScripts } from '../../functions/scripts/ports.js';
 import type { ScriptService } from '../../functions/scripts/service.js';
 import type { ScriptStore } from '../../functions/scripts/store.js';
@@ -26,7 +26,7 @@ beforeAll(async () => {
   process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
   process.env.DATA_DIR = mkdtempSync(join(tmpdir(), 'platform-flows-'));
   const [{ createAuthoring }, { scriptCode, scriptService }, { createScriptStore }, { stopLocalServices }] = await Promise.all([
-    import('../../functions/scripts/authoring.js'),
+    import('../../functions/scripts/authoring/authoring.js'),
     import('../../functions/scripts/wiring.js'),
     import('../../functions/scripts/store.js'),
     import('../../functions/adapters/local/lifecycle.js'),

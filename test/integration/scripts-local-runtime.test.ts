@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LocalScriptRuntime, createLocalScriptRuntime } from '../../functions/adapters/local/script-pool.js';
 import type { RuntimeLabel } from '../../functions/scripts/model.js';
-import { prepareCode } from '../../functions/scripts/prepare.js';
-import type { InvokeRequest } from '../../functions/scripts/runtime-port.js';
+import { prepareCode } from '../../functions/scripts/runs/prepare.js';
+import type { InvokeRequest } from '../../functions/scripts/runs/runtime-port.js';
 
 let pool: LocalScriptRuntime;
 const secretFile = join(mkdtempSync(join(tmpdir(), 'platform-secret-')), 'dev.json');

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptGrantKey } from '../../functions/adapters/script-grant-key.js';
 import { handler } from '../../functions/scripts/handlers/script-resource-call.js';
-import { type RunGrant, signGrant } from '../../functions/scripts/run-grant.js';
-import { type RunTallies, createRunTallies } from '../../functions/scripts/run-tallies.js';
+import { type RunGrant, signGrant } from '../../functions/scripts/runs/run-grant.js';
+import { type RunTallies, createRunTallies } from '../../functions/scripts/runs/run-tallies.js';
 import { type Upstream, startUpstream } from '../support/resources.js';
 import { type CallableResource, givenCallableResource, runGrant, useLocalServices } from '../support/script-resource-calls.js';
 

@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Clock } from '../../functions/platform/clock.js';
 import { newId } from '../../functions/platform/ids.js';
-import { type RunLeases, createRunLeases } from '../../functions/scripts/run-leases.js';
+import { type RunLeases, createRunLeases } from '../../functions/scripts/runs/run-leases.js';
 
 let leases: RunLeases;
 let now = Date.UTC(2026, 2, 1, 12, 0, 0);

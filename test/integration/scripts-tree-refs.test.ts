@@ -7,11 +7,11 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { BlobStore } from '../../functions/documents/ports.js';
 import { systemClock } from '../../functions/platform/clock.js';
 import { newId } from '../../functions/platform/ids.js';
-import type { PackageInstaller } from '../../functions/scripts/dependency-port.js';
-import { type DependencyService, createDependencyService } from '../../functions/scripts/dependencies.js';
+import type { PackageInstaller } from '../../functions/scripts/packages/dependency-port.js';
+import { type DependencyService, createDependencyService } from '../../functions/scripts/packages/dependencies.js';
 import type { VersionDependencies } from '../../functions/scripts/model.js';
-import { archiveKey, storeTree } from '../../functions/scripts/package-trees.js';
-import { type TreeRefStore, createTreeRefStore } from '../../functions/scripts/tree-ref-store.js';
+import { archiveKey, storeTree } from '../../functions/scripts/packages/package-trees.js';
+import { type TreeRefStore, createTreeRefStore } from '../../functions/scripts/packages/tree-ref-store.js';
 
 let refs: TreeRefStore;
 

@@ -11,7 +11,7 @@ import { createExecutor } from '../../functions/flows/executor.js';
 import { createFlowRuns } from '../../functions/flows/flow-runs.js';
 import { createFlowLongRuns } from '../../functions/flows/long-runs.js';
 import type { FlowScriptRunner } from '../../functions/flows/ports.js';
-import { type FlowRunner, createFlowRunner } from '../../functions/flows/runner.js';
+import { type FlowEventConsumer, createFlowEventConsumer } from '../../functions/flows/event-consumer.js';
 import { createFlowService } from '../../functions/flows/service.js';
 import { createFlowStore } from '../../functions/flows/store.js';
 import { newId } from '../../functions/platform/ids.js';
@@ -64,11 +64,11 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
       return (options.script ?? (async () => scriptResult()))(request);
     },
   };
-  let runner: FlowRunner | undefined;
-  // The bus: every firing goes to the flow runner, as the flows rule routes it.
+  let consumer: FlowEventConsumer | undefined;
+  // The bus: every firing goes to the flows' bus consumer, as the flows rule routes it.
   const bus = async (event: PlatformEventInput) => {
     published.push(event);
-    if (event.source === 'scheduler') await runner!.handle({ ...event, id: newId('evt') });
+    if (event.source === 'scheduler') await consumer!.handle({ ...event, id: newId('evt') });
     return { eventId: 'evt' };
   };
   const scheduler = createLocalScheduler({ clock, publish: bus, heartbeat: false });
@@ -83,7 +83,7 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
   });
   const runs = createFlowRuns({ flows, executions, executor, scheduler, oneShots, publisher: { publish: bus }, limiter: () => memoryRateLimiter(), clock });
   const ledger = createDeliveryStore(clock);
-  runner = createFlowRunner({ flows, executions, runs, ledger, clock });
+  consumer = createFlowEventConsumer({ flows, executions, runs, ledger, clock });
   // runFlow waits for its run here: the background and the bound are the HTTP tests' (test/e2e/long-runs.test.ts).
   const longRuns = createFlowLongRuns({
     runs,
@@ -108,8 +108,8 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     service,
     caller,
     flows,
-    handle: (detail: Record<string, unknown>) => runner!.handle(detail),
-    event: (text: string) => runner!.handle({ id: newId('evt'), type: 'chatapp.message', source: 'chatapp', userId: caller.userId, content: { text } }),
+    handle: (detail: Record<string, unknown>) => consumer!.handle(detail),
+    event: (text: string) => consumer!.handle({ id: newId('evt'), type: 'chatapp.message', source: 'chatapp', userId: caller.userId, content: { text } }),
     eventFlow: (executionType: 'llm' | 'direct') =>
       service.createEventFlow(caller, {
         title: `on chat ${executionType}`,

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LocalScriptRuntime, createLocalScriptRuntime } from '../../functions/adapters/local/script-pool.js';
 import type { RuntimeLabel } from '../../functions/scripts/model.js';
-import { prepareCode } from '../../functions/scripts/prepare.js';
-import type { InvokeRequest } from '../../functions/scripts/runtime-port.js';
+import { prepareCode } from '../../functions/scripts/runs/prepare.js';
+import type { InvokeRequest } from '../../functions/scripts/runs/runtime-port.js';
 
 export const sentinel = 'SENTINEL-7f3a9c';
 

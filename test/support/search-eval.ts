@@ -3,7 +3,7 @@
 // model, indexed (vectors and BM25), and every question is ranked as search ranks it.
 import { type Calibration, scoreOf } from '../../functions/documents/calibration.js';
 import { chunkPages } from '../../functions/documents/chunker.js';
-import type { EvalDocument, EvalQuestion } from '../../functions/documents/eval/workplace-set.js';
+import type { EvalDocument, EvalQuestion } from '../../bench/search-eval/workplace-set.js';
 import { extractPages } from '../../functions/documents/extract.js';
 import { type GraphIndex, type RankedHit, rankHybrid } from '../../functions/documents/hybrid-rank.js';
 import { embeddingText } from '../../functions/documents/ingest.js';

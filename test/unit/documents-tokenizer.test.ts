@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { EmbeddingsModel } from '@energetic-ai/embeddings';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTokenizer } from '../../functions/adapters/local/use-tokenizer.mjs';
-import { evaluationSets } from '../../functions/documents/eval/fit-calibration.js';
+import { evaluationSets } from '../../bench/search-eval/fit-calibration.js';
 
 type Tokenizer = { encode(input: string): number[] };
 const tokenizerOf = (vocabulary: unknown) => (new EmbeddingsModel({ vocabulary, model: undefined } as never) as unknown as { tokenizer: Tokenizer }).tokenizer;

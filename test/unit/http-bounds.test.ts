@@ -6,7 +6,7 @@ import { parseJson } from '../../functions/platform/middlewares/parse.js';
 import { createRouteMatcher } from '../../functions/platform/route-match.js';
 import { routes } from '../../functions/routes.js';
 import { defaultScopes, holdsScope, mayHoldScope } from '../../functions/platform/scopes.js';
-import { storedOutput } from '../../functions/scripts/stored-run.js';
+import { storedOutput } from '../../functions/scripts/runs/stored-run.js';
 
 const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
 

@@ -6,9 +6,9 @@ import type { AdmittedFlowRun } from '../../functions/flows/flow-runs.js';
 import type { ExecutionResult as FlowResult } from '../../functions/flows/model.js';
 import { TooManyRequestsError } from '../../functions/platform/errors.js';
 import type { StartedRun } from '../../functions/platform/ports.js';
-import { createLongRuns } from '../../functions/scripts/long-runs.js';
+import { createLongRuns } from '../../functions/scripts/runs/long-runs.js';
 import { type Execution, settledRun } from '../../functions/scripts/model.js';
-import type { AdmittedRun, ExecutionResult } from '../../functions/scripts/runner.js';
+import type { AdmittedRun, ExecutionResult } from '../../functions/scripts/runs/runner.js';
 
 const running = { executionId: 'exe_1', scriptId: 'scr_1', userId: 'usr_1', status: 'running', output: null, error: null } as unknown as Execution;
 const admitted = { running, dailyCounter: 'daily#scr_1#2099-03-02' } as unknown as AdmittedRun;

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import type { BlobStore } from '../../functions/documents/ports.js';
-import { type InstallRequest, type PackageInstaller, PackageRefusedError } from '../../functions/scripts/dependency-port.js';
-import { createDependencyService } from '../../functions/scripts/dependencies.js';
+import { type InstallRequest, type PackageInstaller, PackageRefusedError } from '../../functions/scripts/packages/dependency-port.js';
+import { createDependencyService } from '../../functions/scripts/packages/dependencies.js';
 import { maxPackageBytes } from '../../functions/scripts/model.js';
-import { archiveKey, storeTree } from '../../functions/scripts/package-trees.js';
-import type { TreeRefStore } from '../../functions/scripts/tree-ref-store.js';
+import { archiveKey, storeTree } from '../../functions/scripts/packages/package-trees.js';
+import type { TreeRefStore } from '../../functions/scripts/packages/tree-ref-store.js';
 import { systemClock } from '../../functions/platform/clock.js';
 import { ValidationError } from '../../functions/platform/errors.js';
 

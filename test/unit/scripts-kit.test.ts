@@ -2,14 +2,14 @@
 // marketplace ordering, semver and the stored shapes.
 import { describe, expect, it } from 'vitest';
 import { lambdaFailure, lambdaRuntimes, packageZip, parseReport } from '../../functions/adapters/aws/script-functions.js';
-import { computeCostUsd, lambdaGbSecondUsd, msAffordable } from '../../functions/scripts/cost.js';
-import { lintScript } from '../../functions/scripts/lint/lint.js';
-import { filterMarketplace } from '../../functions/scripts/marketplace.js';
+import { computeCostUsd, lambdaGbSecondUsd, msAffordable } from '../../functions/scripts/runs/cost.js';
+import { lintScript } from '../../functions/scripts/authoring/lint/lint.js';
+import { filterMarketplace } from '../../functions/scripts/views/marketplace.js';
 import type { Script } from '../../functions/scripts/model.js';
-import { CodeSyntaxError, toCommonJs } from '../../functions/scripts/node-code.js';
+import { CodeSyntaxError, toCommonJs } from '../../functions/scripts/authoring/node-code.js';
 import { compareSemver, nextPatch } from '../../functions/platform/semver.js';
-import { pythonFacts } from '../../functions/scripts/python.js';
-import { storedLogs, storedOutput } from '../../functions/scripts/stored-run.js';
+import { pythonFacts } from '../../functions/scripts/authoring/python.js';
+import { storedLogs, storedOutput } from '../../functions/scripts/runs/stored-run.js';
 import { latestNodeRuntime } from '../../lib/platform-function.js';
 import { pythonLambdaRuntime } from '../../lib/python-lint.js';
 

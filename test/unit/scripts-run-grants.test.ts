@@ -4,9 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../functions/platform/errors.js';
 import type { ResourceCallRequest, ResourceCallResult } from '../../functions/platform/ports.js';
-import { computeCostUsd } from '../../functions/scripts/cost.js';
-import { memoryTally, resourceGate } from '../../functions/scripts/resource-gate.js';
-import { type RunGrant, signGrant, verifyGrant } from '../../functions/scripts/run-grant.js';
+import { computeCostUsd } from '../../functions/scripts/runs/cost.js';
+import { memoryTally, resourceGate } from '../../functions/scripts/runs/resource-gate.js';
+import { type RunGrant, signGrant, verifyGrant } from '../../functions/scripts/runs/run-grant.js';
 
 const key = randomBytes(32);
 const now = Date.UTC(2026, 2, 1, 12, 0, 0);

@@ -29,9 +29,8 @@ describe('shape of functions/', () => {
   });
 
   it('imports adapters only from adapters themselves and the composition modules', () => {
-    // Prepare: the calibration fit is an offline tool run by hand with a chosen embedder, never deployed
-    const composition = (path: string) =>
-      /^functions\/app\/[\w-]+\.ts$/.test(path) || /^functions\/[\w-]+\/wiring\.ts$/.test(path) || path.startsWith('functions/documents/eval/');
+    // Prepare
+    const composition = (path: string) => /^functions\/app\/[\w-]+\.ts$/.test(path) || /^functions\/[\w-]+\/wiring\.ts$/.test(path);
     // Act
     const importers = modules()
       .filter((module) => !module.source.startsWith('functions/adapters/') && !composition(module.source))
@@ -42,6 +41,42 @@ describe('shape of functions/', () => {
       );
     // Assess
     expect(importers).toEqual([]);
+  });
+
+  it('keeps offline tools and test support out of production code: no module of functions/ imports bench/ or test/', () => {
+    // Prepare: the cruise follows every import, so a tool kept in functions/ would bring its test/ imports along
+    const outside = (path: string) => path.startsWith('bench/') || path.startsWith('test/');
+    // Act
+    const reaching = modules().flatMap((module) =>
+      module.dependencies.filter((dependency) => outside(dependency.resolved)).map((dependency) => `${module.source} -> ${dependency.resolved}`),
+    );
+    // Assess
+    expect(reaching).toEqual([]);
+  });
+
+  it('keeps the local bus rules in the local adapters, knowing no area: they import only the kernel', () => {
+    // Prepare: the local stand-in of EventBridge's rules attaches every consumer, so it belongs to no area
+    const rules = modules().find((module) => module.source === 'functions/adapters/local/bus-rules.ts');
+    // Act
+    const areaImports = (rules?.dependencies ?? [])
+      .map((dependency) => dependency.resolved)
+      .filter((path) => path.startsWith('functions/') && !path.startsWith('functions/platform/'));
+    // Assess
+    expect(rules).toBeDefined();
+    expect(areaImports).toEqual([]);
+  });
+
+  it('keeps the scripts area in its sub-domains: at its top only the area-wide modules, the rest in runs/, packages/, authoring/, views/', () => {
+    // Prepare: the reviews target is the area's side of the reviews area, as wired in wiring.ts
+    const areaWide = ['model', 'ports', 'reviews', 'routes', 'schemas', 'service', 'store', 'tables', 'wiring'].map((name) => `functions/scripts/${name}.ts`);
+    const subDomains = ['runs', 'packages', 'authoring', 'views'];
+    // Act
+    const scripts = modules().filter((module) => module.source.startsWith('functions/scripts/') && !module.source.startsWith('functions/scripts/handlers/'));
+    const top = scripts.filter((module) => !module.source.slice('functions/scripts/'.length).includes('/')).map((module) => module.source);
+    const folders = new Set(scripts.map((module) => module.source.split('/')[2]).filter((part) => !part.endsWith('.ts')));
+    // Assess
+    expect(top.filter((path) => !areaWide.includes(path))).toEqual([]);
+    expect([...folders].sort()).toEqual([...subDomains].sort());
   });
 
   it('keeps services off the composition modules: only handlers and other composition modules import them', () => {

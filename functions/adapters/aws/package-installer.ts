@@ -10,8 +10,8 @@ import {
   PackageRefusedError,
   PackageResolutionError,
   PackageTooLargeError,
-} from '#functions/scripts/dependency-port.js';
-import type { InstallerAnswer } from '#functions/scripts/installer-function.js';
+} from '#functions/scripts/packages/dependency-port.js';
+import type { InstallerAnswer } from '#functions/scripts/packages/installer-function.js';
 import { envNames } from '#platform/env-names.js';
 import { isPrivateAddress, privateUpstreamsAllowed } from '#platform/outbound.js';
 import { requiredEnv } from '#platform/settings.js';

@@ -1,5 +1,5 @@
 // Python lint on AWS: the Node runtime has no python3, so the stack's Python function (lib/python-lint.ts) reads the
-// code with Python's own `ast` (functions/scripts/lint/python_facts.py) and answers the facts.
+// code with Python's own `ast` (functions/scripts/authoring/lint/python_facts.py) and answers the facts.
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { envNames } from '#platform/env-names.js';
 import { requiredEnv } from '#platform/settings.js';

@@ -27,12 +27,12 @@ import { strToU8, zipSync } from 'fflate';
 import { scriptGrantKey } from '#adapters/script-grant-key.js';
 import { TooManyRequestsError, UpstreamError } from '#platform/errors.js';
 import type { ExecutionError, RuntimeLabel } from '#functions/scripts/model.js';
-import type { PreparedCode } from '#functions/scripts/prepare.js';
-import type { RunUsage } from '#functions/scripts/runtime-port.js';
-import { runGraceMs, signGrant } from '#functions/scripts/run-grant.js';
-import { createRunLeases, userScope } from '#functions/scripts/run-leases.js';
-import { createRunTallies } from '#functions/scripts/run-tallies.js';
-import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey, liveAlias } from '#functions/scripts/runtime-port.js';
+import type { PreparedCode } from '#functions/scripts/runs/prepare.js';
+import type { RunUsage } from '#functions/scripts/runs/runtime-port.js';
+import { runGraceMs, signGrant } from '#functions/scripts/runs/run-grant.js';
+import { createRunLeases, userScope } from '#functions/scripts/runs/run-leases.js';
+import { createRunTallies } from '#functions/scripts/runs/run-tallies.js';
+import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey, liveAlias } from '#functions/scripts/runs/runtime-port.js';
 import { type EnvName, envNames } from '#platform/env-names.js';
 import { readEnv, requiredEnv, settings } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
@@ -59,7 +59,7 @@ export interface LambdaRuntimeOptions {
   layerArn: string;
   /** Deployed functions invoke it for resource calls (RESOURCE_CALL_FUNCTION in their environment). */
   resourceCallFunction: string;
-  /** Signs each run's grant (functions/scripts/run-grant.ts). */
+  /** Signs each run's grant (functions/scripts/runs/run-grant.ts). */
   grantKey: () => Promise<Uint8Array>;
   /** At most 10 runs of a script at once, across every function that runs scripts. */
   leases: { acquire(scriptId: string, executionId: string, holdMs: number): Promise<void>; release(scriptId: string, executionId: string): Promise<void> };
@@ -148,7 +148,7 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
           ? [await dependencyLayer(client, request.dependencies, lambdaRuntimes[request.runtime].runtime, options.functionPrefix, options.packages)]
           : []),
       ],
-      // x86_64: the GB-second price the platform's cost figures use (functions/scripts/cost.ts).
+      // x86_64: the GB-second price the platform's cost figures use (functions/scripts/runs/cost.ts).
       Architectures: ['x86_64' as const],
       Description: `script ${request.scriptId}`,
       Environment: { Variables: { RESOURCE_CALL_FUNCTION: options.resourceCallFunction } },

@@ -11,7 +11,7 @@ import {
   paginateListLayerVersions,
 } from '@aws-sdk/client-lambda';
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import type { DependencyTree } from '#functions/scripts/dependencies.js';
+import type { DependencyTree } from '#functions/scripts/packages/dependencies.js';
 
 /** Lambda takes a zip of up to 50 MB inline; its base64 in the request body makes the practical limit lower. */
 export const directUploadLimitBytes = 40 * 1024 * 1024;

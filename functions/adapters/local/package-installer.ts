@@ -1,4 +1,4 @@
-// Local adapter of the PackageInstaller port: npm or pip (functions/scripts/package-managers.ts) inside bubblewrap,
+// Local adapter of the PackageInstaller port: npm or pip (functions/scripts/packages/package-managers.ts) inside bubblewrap,
 // reaching the registry only through the egress guard (egress-proxy.ts: the account's registry origin and public
 // addresses, never the platform's), the install's own directories and a shared download cache as the only writable
 // places, and a time limit. Nothing of the platform's data is visible. The tree is stored in the blob store.
@@ -6,10 +6,10 @@ import { chownSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { BlobStore } from '#functions/documents/ports.js';
-import { type PackageInstaller, type PackageRegistry, PackageResolutionError } from '#functions/scripts/dependency-port.js';
+import { type PackageInstaller, type PackageRegistry, PackageResolutionError } from '#functions/scripts/packages/dependency-port.js';
 import { logger } from '#platform/logger.js';
-import { type InstallSite, installNode, installPython, plainSite, spawnLimited } from '#functions/scripts/package-managers.js';
-import { storeTree } from '#functions/scripts/package-trees.js';
+import { type InstallSite, installNode, installPython, plainSite, spawnLimited } from '#functions/scripts/packages/package-managers.js';
+import { storeTree } from '#functions/scripts/packages/package-trees.js';
 import { startEgressProxy } from './egress-proxy.js';
 import { type SandboxMode, handOver, installSandboxCommand, letOthersTraverse, scriptSandbox } from './script-sandbox.js';
 import { workerPython } from './script-pool.js';

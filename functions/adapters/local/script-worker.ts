@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { ExecutionError, RuntimeLabel } from '#functions/scripts/model.js';
-import type { InvokeOutcome, InvokeRequest } from '#functions/scripts/runtime-port.js';
+import type { InvokeOutcome, InvokeRequest } from '#functions/scripts/runs/runtime-port.js';
 import { type WorkerFrame, parseFrame } from './script-frames.js';
 import { type SandboxMode, type SandboxedCommand, sandboxPaths, sandboxedCommand } from './script-sandbox.js';
 

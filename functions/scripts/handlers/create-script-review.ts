@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
-import { reviewService } from '#functions/marketplace/reviews.js';
+import { reviewService } from '#functions/reviews/reviews.js';
 import { scriptReviewTarget } from '../wiring.js';
 import { scriptRoutes } from '../routes.js';
 

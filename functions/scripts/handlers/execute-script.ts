@@ -2,9 +2,9 @@ import { withBackgroundRuns } from '#platform/background-handler.js';
 import { Reply, httpHandler } from '#platform/http.js';
 import { scriptLongRuns } from '../wiring.js';
 import { scriptRoutes } from '../routes.js';
-import type { AdmittedRun } from '../runner.js';
-import { throwIfStoppedByLimit } from '../run-failures.js';
-import { runningView, sdk } from '../views.js';
+import type { AdmittedRun } from '../runs/runner.js';
+import { throwIfStoppedByLimit } from '../runs/run-failures.js';
+import { runningView, sdk } from '../views/views.js';
 
 export const handler = withBackgroundRuns(
   httpHandler(scriptRoutes.executeScript, async ({ input, caller }) => {

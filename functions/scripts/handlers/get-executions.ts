@@ -1,7 +1,7 @@
 import { httpHandler } from '#platform/http.js';
 import { scriptInsights } from '../wiring.js';
 import { scriptRoutes } from '../routes.js';
-import { sdk, storedStatuses } from '../views.js';
+import { sdk, storedStatuses } from '../views/views.js';
 
 export const handler = httpHandler(scriptRoutes.getExecutions, async ({ input, caller }) => {
   const { scriptId, status, startDate, endDate, limit, offset } = input;

@@ -1,7 +1,7 @@
 import { httpHandler } from '#platform/http.js';
 import { scriptRoutes } from '../routes.js';
 import { scriptService } from '../wiring.js';
-import { versionCodeView } from '../views.js';
+import { versionCodeView } from '../views/views.js';
 
 export const handler = httpHandler(scriptRoutes.getScriptCode, async ({ input, caller }) => {
   const { script, version, code } = await scriptService().versionCode(caller.userId, input.scriptId, input.version);

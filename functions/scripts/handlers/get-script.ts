@@ -1,8 +1,8 @@
 import { httpHandler } from '#platform/http.js';
-import { statsOf } from '../insights.js';
+import { statsOf } from '../views/insights.js';
 import { scriptRoutes } from '../routes.js';
 import { scriptService } from '../wiring.js';
-import { sdk } from '../views.js';
+import { sdk } from '../views/views.js';
 
 export const handler = httpHandler(scriptRoutes.getScript, async ({ input, caller }) => {
   const service = scriptService();

@@ -1,7 +1,7 @@
 import { httpHandler } from '#platform/http.js';
 import { scriptInsights } from '../wiring.js';
 import { scriptRoutes } from '../routes.js';
-import { sdk } from '../views.js';
+import { sdk } from '../views/views.js';
 
 export const handler = httpHandler(scriptRoutes.listMarketplaceScripts, async ({ input }) => {
   const { limit, offset, ...query } = input;

@@ -1,7 +1,7 @@
 import { httpHandler } from '#platform/http.js';
 import { scriptRoutes } from '../routes.js';
 import { scriptService } from '../wiring.js';
-import { sdk } from '../views.js';
+import { sdk } from '../views/views.js';
 
 export const handler = httpHandler(scriptRoutes.listVersions, async ({ input, caller }) => {
   const { script, versions } = await scriptService().listVersions(caller.userId, input.scriptId);

@@ -1,7 +1,7 @@
 import { httpHandler } from '#platform/http.js';
 import { scriptRoutes } from '../routes.js';
 import { scriptService } from '../wiring.js';
-import { rest } from '../views.js';
+import { rest } from '../views/views.js';
 
 export const handler = httpHandler(scriptRoutes.restCreateVersion, async ({ input, caller }) => {
   const { version } = await scriptService().createVersion(caller.userId, input.scriptId, {

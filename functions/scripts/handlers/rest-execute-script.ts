@@ -2,9 +2,9 @@ import { withBackgroundRuns } from '#platform/background-handler.js';
 import { Reply, httpHandler } from '#platform/http.js';
 import { scriptLongRuns } from '../wiring.js';
 import { scriptRoutes } from '../routes.js';
-import type { AdmittedRun } from '../runner.js';
-import { throwIfRestFailure } from '../run-failures.js';
-import { rest, runningView } from '../views.js';
+import type { AdmittedRun } from '../runs/runner.js';
+import { throwIfRestFailure } from '../runs/run-failures.js';
+import { rest, runningView } from '../views/views.js';
 
 export const handler = withBackgroundRuns(
   httpHandler(scriptRoutes.restExecuteScript, async ({ input, caller }) => {

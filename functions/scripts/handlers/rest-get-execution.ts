@@ -2,7 +2,7 @@ import { NotFoundError } from '#platform/errors.js';
 import { httpHandler } from '#platform/http.js';
 import { scriptInsights } from '../wiring.js';
 import { scriptRoutes } from '../routes.js';
-import { rest } from '../views.js';
+import { rest } from '../views/views.js';
 
 export const handler = httpHandler(scriptRoutes.restGetExecution, async ({ input, caller }) => {
   const { execution, logs } = await scriptInsights().execution(caller.userId, input.executionId);

@@ -1,7 +1,7 @@
 import { httpHandler } from '#platform/http.js';
 import { scriptInsights } from '../wiring.js';
 import { scriptRoutes } from '../routes.js';
-import { rest } from '../views.js';
+import { rest } from '../views/views.js';
 
 export const handler = httpHandler(scriptRoutes.restGetExecutions, async ({ input, caller }) => {
   const { scriptId, status, startDate, endDate, limit, offset } = input;

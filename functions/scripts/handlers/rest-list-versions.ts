@@ -1,7 +1,7 @@
 import { httpHandler } from '#platform/http.js';
 import { scriptRoutes } from '../routes.js';
 import { scriptService } from '../wiring.js';
-import { rest } from '../views.js';
+import { rest } from '../views/views.js';
 
 export const handler = httpHandler(scriptRoutes.restListVersions, async ({ input, caller }) => {
   const { versions } = await scriptService().listVersions(caller.userId, input.scriptId);

@@ -1,7 +1,7 @@
 import { Reply, httpHandler } from '#platform/http.js';
 import { scriptRoutes } from '../routes.js';
 import { scriptService } from '../wiring.js';
-import { rest } from '../views.js';
+import { rest } from '../views/views.js';
 
 export const handler = httpHandler(scriptRoutes.restUpdateScript, async ({ input, caller }) => {
   const { script, version } = await scriptService().update(caller.userId, input);

@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
-import { registryView } from '../registries.js';
+import { registryView } from '../packages/registries.js';
 import { scriptRoutes } from '../routes.js';
 import { scriptRegistries } from '../wiring.js';
 

@@ -1,0 +1,19 @@
+// A version's code as the runtime wrapper loads it, checked first: a syntax error refuses the deploy (or the
+// test run) with its line, and nothing is deployed.
+import type { CodeFacts } from '../authoring/lint/code-facts.js';
+import type { RuntimeLabel } from '../model.js';
+import { CodeSyntaxError, toCommonJs } from '../authoring/node-code.js';
+import { pythonFacts } from '../authoring/python.js';
+
+export interface PreparedCode {
+  fileName: 'script.cjs' | 'script.py';
+  source: string;
+}
+
+export async function prepareCode(runtime: RuntimeLabel, code: string): Promise<PreparedCode> {
+  if (runtime === 'nodejs18') return { fileName: 'script.cjs', source: toCommonJs(code) };
+  // Where python3 is missing (a Node Lambda function), Lambda's own import reports the syntax error with its line.
+  const facts = await pythonFacts<CodeFacts>(code);
+  if (facts?.syntaxError) throw new CodeSyntaxError(facts.syntaxError.message, facts.syntaxError.line, facts.syntaxError.column, code);
+  return { fileName: 'script.py', source: code };
+}

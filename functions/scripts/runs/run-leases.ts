@@ -1,0 +1,96 @@
+// The interface's 10 concurrent executions per script, across every function that runs scripts on AWS (the local pool
+// counts in memory): item `running#<scriptId>` in scriptCounters holds the runs in progress, each with the time its
+// lease lapses, so a run whose function died frees its place by itself. Reserved concurrency is not used: see
+// docs/decisions.md. The same leases keyed by user (`running-user#<userId>`) cap what one tenant holds of the
+// account's Lambda concurrency, which all script functions share (docs/security.md, fair run pool).
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type Clock, systemClock } from '#platform/clock.js';
+import { dynamo, isConditionFailure, tableName } from '#platform/dynamo.js';
+import { TooManyRequestsError } from '#platform/errors.js';
+import { limits } from '../model.js';
+
+export const runLeaseCounter = (scriptId: string) => `running#${scriptId}`;
+
+/** Runs one user may hold at once across all scripts: a tenth of Lambda's default account concurrency (1,000). */
+export const perUserConcurrentRuns = 100;
+
+/** What a lease counts: one script's runs (the interface's limit) or one user's runs (a tenant's share). */
+export interface LeaseScope {
+  counter(id: string): string;
+  refusal(id: string, message: string): TooManyRequestsError;
+  name: string;
+}
+
+export const scriptScope: LeaseScope = {
+  counter: runLeaseCounter,
+  refusal: (scriptId, message) => new TooManyRequestsError('CONCURRENCY_LIMIT', message, 1, { scriptId }),
+  name: 'script',
+};
+export const userScope: LeaseScope = {
+  counter: (userId) => `running-user#${userId}`,
+  refusal: (userId, message) => new TooManyRequestsError('CONCURRENCY_LIMIT', message, 1, { userId }),
+  name: 'user',
+};
+
+/** Runs starting together retry the conditional write; each round lets at least one of them in. */
+const maxAttempts = 25;
+
+export function createRunLeases(options: { limit?: number; clock?: Clock; scope?: LeaseScope } = {}) {
+  const db = dynamo();
+  const table = () => tableName('scriptCounters');
+  const scope = options.scope ?? scriptScope;
+  const limit = options.limit ?? (scope === userScope ? perUserConcurrentRuns : limits.concurrentExecutionsPerScript);
+  const clock = options.clock ?? systemClock;
+  const concurrencyLimit = scope.refusal;
+
+  return {
+    /** Takes one of the script's (or user's) places for `holdMs`, or refuses with CONCURRENCY_LIMIT when all are taken. */
+    async acquire(id: string, executionId: string, holdMs: number): Promise<void> {
+      const Key = { counter: scope.counter(id) };
+      for (let attempt = 0; attempt < maxAttempts; attempt++) {
+        const { Item } = await db.send(new GetCommand({ TableName: table(), Key, ConsistentRead: true }));
+        const now = clock.now();
+        const live = Object.entries((Item?.runs ?? {}) as Record<string, number>).filter(([, until]) => until > now);
+        if (live.length >= limit) throw concurrencyLimit(id, `${scope.name} ${id} already runs ${live.length} executions; the limit is ${limit}`);
+        const runs = { ...Object.fromEntries(live), [executionId]: now + holdMs };
+        const revision = Number(Item?.revision ?? 0);
+        try {
+          await db.send(
+            new PutCommand({
+              TableName: table(),
+              Item: { ...Key, runs, revision: revision + 1, expiresAt: Math.ceil(Math.max(...Object.values(runs)) / 1000) + 86_400 },
+              ConditionExpression: Item ? 'revision = :seen' : 'attribute_not_exists(#counter)',
+              ...(Item ? { ExpressionAttributeValues: { ':seen': revision } } : { ExpressionAttributeNames: { '#counter': 'counter' } }),
+            }),
+          );
+          return;
+        } catch (error) {
+          if (!isConditionFailure(error)) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
+        }
+      }
+      throw concurrencyLimit(id, `too many executions of ${scope.name} ${id} are starting at once`);
+    },
+
+    /** Gives the place back; the revision moves so a concurrent acquire cannot write the run back in. */
+    async release(id: string, executionId: string): Promise<void> {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: table(),
+            Key: { counter: scope.counter(id) },
+            UpdateExpression: 'REMOVE runs.#run ADD revision :one',
+            ConditionExpression: 'attribute_exists(runs.#run)',
+            ExpressionAttributeNames: { '#run': executionId },
+            ExpressionAttributeValues: { ':one': 1 },
+          }),
+        );
+      } catch (error) {
+        // Pruned after its lease lapsed: nothing to give back.
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+  };
+}
+
+export type RunLeases = ReturnType<typeof createRunLeases>;

@@ -1,0 +1,345 @@
+// The one way a script runs, whatever triggered it (manual, event, schedule, webhook, flow): access, limits
+// (manual rate, daily runs, monthly budget, cost per run), the run itself, and its record.
+import { performance } from 'node:perf_hooks';
+import type { Clock } from '#platform/clock.js';
+import { AppError, BudgetExceededError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '#platform/errors.js';
+import { newId } from '#platform/ids.js';
+import type { MetricsPort, RateLimiter, ResourceCaller } from '#platform/ports.js';
+import { computeCostUsd, msAffordable, roundUsd } from './cost.js';
+import type { Deployer, PackageTrees } from './deployer.js';
+import { type ExecutionStore, retention } from './execution-store.js';
+import { createLiveLog } from './live-logs.js';
+import {
+  type Execution,
+  type ExecutionError,
+  type Installation,
+  type RuntimeLabel,
+  type Script,
+  type ScriptConfig,
+  type ScriptVersion,
+  type Trigger,
+  limits,
+} from '../model.js';
+import type { BudgetSource } from '../ports.js';
+import { prepareCode } from './prepare.js';
+import { memoryTally, resourceGate } from './resource-gate.js';
+import { type RunGrant, runGraceMs } from './run-grant.js';
+import { type ScriptRuntime, liveAlias } from './runtime-port.js';
+import type { ScriptStore } from '../store.js';
+import type { VersionCode } from '../authoring/version-code.js';
+import { storableAsMap, storedLogs, storedOutput } from './stored-run.js';
+import { envNames } from '#platform/env-names.js';
+import { readEnv } from '#platform/settings.js';
+
+export interface ExecuteRequest {
+  scriptId: string;
+  /** Whose run it is: the owner, or a user who installed the script; resource calls and costs are theirs. */
+  userId: string;
+  data: unknown;
+  trigger: Trigger;
+  /** Came in over the API: counted against the manual executions per minute. */
+  viaApi?: boolean;
+}
+
+export interface ExecutionResult {
+  execution: Execution;
+  /** Every captured line; the stored record keeps a bounded prefix. */
+  logs: string[];
+  output: unknown;
+}
+
+const dayMs = 24 * 60 * 60 * 1000;
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const nextUtcMidnight = (ms: number) => Math.floor(ms / dayMs) * dayMs + dayMs;
+
+export const dailyRunsCounter = (scriptId: string, ms: number) => `daily#${scriptId}#${utcDay(ms)}`;
+export const monthlySpendCounter = (userId: string, ms: number) => `spend#${userId}#${utcDay(ms).slice(0, 7)}`;
+export const manualRunsBucket = (scriptId: string) => `script-manual:${scriptId}`;
+
+const showRunningAfterMs = 1000;
+
+/**
+ * A run that passed every check and holds its place in the day's count: everything its run needs, as JSON (on AWS
+ * it travels to the function invoked for it).
+ */
+export interface AdmittedRun {
+  /** Its record while it runs. */
+  running: Execution;
+  data: unknown;
+  trigger: Trigger;
+  runtime: RuntimeLabel;
+  config: ScriptConfig;
+  /** `live`, or the built artifact of a test run. */
+  qualifier: string;
+  customization: Installation['customization'];
+  budget: number;
+  limitUsd: number;
+  limitedBy: 'cost' | 'budget';
+  timeoutMs: number;
+  dailyCounter: string;
+  spendCounter: string;
+  admittedAt: number;
+}
+
+/** What a run that failed outside the script (a refusal of the runtime, an infrastructure error) records. */
+const failureOf = (error: unknown): ExecutionError =>
+  error instanceof AppError ? { code: error.code, message: error.message } : { code: 'INTERNAL_ERROR', message: 'the run failed unexpectedly' };
+
+/** The record names the event (its type or id) rather than holding it: events can be as large as the item may be. */
+const storedTrigger = ({ type, source, event }: Trigger): Trigger => {
+  const named = event !== null && typeof event === 'object' ? ((event as { type?: unknown; id?: unknown }).type ?? (event as { id?: unknown }).id) : event;
+  return { type, ...(source !== undefined && { source }), ...(typeof named === 'string' && { event: named.slice(0, 200) }) };
+};
+
+export function createScriptRunner(deps: {
+  store: ScriptStore;
+  executions: ExecutionStore;
+  deployer: Deployer;
+  packages: () => PackageTrees;
+  code: VersionCode;
+  runtime: () => ScriptRuntime;
+  limiter: () => RateLimiter;
+  budgets: BudgetSource;
+  resources: () => ResourceCaller;
+  clock: Clock;
+  metrics: () => MetricsPort;
+}) {
+  const { store, executions, clock } = deps;
+  /** Versions are immutable: one read per version and process, refreshed when a test build records its artifact. */
+  const versions = new Map<string, ScriptVersion>();
+
+  async function versionOf(scriptId: string, number: number): Promise<ScriptVersion> {
+    const key = `${scriptId}:${number}`;
+    const cached = versions.get(key);
+    if (cached) return cached;
+    const found = await store.getVersion(scriptId, number);
+    if (!found) throw new NotFoundError('version', String(number));
+    if (versions.size >= 1000) versions.delete(versions.keys().next().value!);
+    versions.set(key, found);
+    return found;
+  }
+
+  function checkAccess(scriptId: string, userId: string, script: Script | undefined, installation: Installation | undefined): Script {
+    if (!script) throw new NotFoundError('scriptId', scriptId, 'script');
+    if (script.ownerId === userId || installation) return script;
+    if (script.listed) throw new ForbiddenError(`install script ${scriptId} before running it`, { scriptId });
+    throw new NotFoundError('scriptId', scriptId, 'script');
+  }
+
+  async function checkManualRate(scriptId: string, now: number) {
+    // Benches raise it (as they raise RATE_LIMIT_PER_MINUTE) to measure the runtime, not the limiter.
+    const perMinute = Number(readEnv(envNames.scriptManualRunsPerMinute) ?? limits.manualExecutionsPerMinute);
+    const window = await deps.limiter().hit(manualRunsBucket(scriptId), perMinute, 60, now);
+    if (window.allowed) return;
+    const retryAfter = Math.max(1, window.resetAt - Math.floor(now / 1000));
+    throw new TooManyRequestsError('RATE_LIMITED', `at most ${perMinute} manual executions per minute per script`, retryAfter, { scriptId });
+  }
+
+  /** Every check before a run, in one round trip; the day's run is counted and released again on refusal. */
+  async function admit(request: ExecuteRequest): Promise<AdmittedRun> {
+    const now = clock.now();
+    const dailyCounter = dailyRunsCounter(request.scriptId, now);
+    const spendCounter = monthlySpendCounter(request.userId, now);
+    const [read, runsToday, budget] = await Promise.all([
+      executions.readForRun(request.scriptId, request.userId, spendCounter),
+      executions.countDailyRun(dailyCounter, Math.floor(nextUtcMidnight(now) / 1000) + 86_400),
+      deps.budgets.monthlyBudgetUsd(request.userId),
+    ]);
+    const { installation, spent } = read;
+    const manual = request.viaApi === true || request.trigger.type === 'manual';
+    let script: Script;
+    let version: ScriptVersion;
+    let qualifier = liveAlias;
+    try {
+      script = checkAccess(request.scriptId, request.userId, read.script, installation);
+      if (manual) await checkManualRate(script.scriptId, now);
+      // A manual run of a never-deployed script is a test run of its latest version; everything else needs a deploy.
+      if (script.activeVersion === null && !manual) throw new ConflictError(`script ${script.scriptId} is not deployed`, { scriptId: script.scriptId });
+      const { maxExecutionsPerDay } = script.config;
+      if (runsToday > maxExecutionsPerDay) {
+        const retryAfter = Math.ceil((nextUtcMidnight(now) - now) / 1000);
+        throw new TooManyRequestsError(
+          'DAILY_LIMIT_EXCEEDED',
+          `script ${script.scriptId} has used its ${maxExecutionsPerDay} executions for today (UTC)`,
+          retryAfter,
+          { scriptId: script.scriptId, maxExecutionsPerDay },
+        );
+      }
+      if (spent >= budget)
+        throw new BudgetExceededError(`this month's script spend of ${roundUsd(spent)} USD has reached the monthly budget of ${budget} USD`, {
+          monthlyBudgetUsd: budget,
+          spentUsd: roundUsd(spent),
+        });
+      version = await versionOf(script.scriptId, script.activeVersion ?? script.latestVersion);
+      if (script.activeVersion === null) {
+        const artifact = await deps.deployer.testBuild(script, version);
+        versions.set(`${script.scriptId}:${version.version}`, { ...version, artifact });
+        qualifier = artifact.functionVersion;
+      }
+    } catch (error) {
+      await executions.releaseDailyRun(dailyCounter);
+      throw error;
+    }
+    const { config } = script;
+    // The run may cost at most what both the script's limit and the month's remaining budget allow.
+    const remaining = budget - spent;
+    const limitUsd = Math.min(config.maxCostPerExecution, remaining);
+    const timeoutMs = Math.min(config.timeout * 1000, msAffordable(limitUsd, config.memory));
+    const createdAt = clock.nowIso();
+    const running: Execution = {
+      executionId: newId('exe'),
+      scriptId: script.scriptId,
+      userId: request.userId,
+      scriptUser: `${script.scriptId}#${request.userId}`,
+      version: version.version,
+      trigger: storedTrigger(request.trigger),
+      status: 'running',
+      output: null,
+      error: null,
+      duration: 0,
+      memoryUsed: 0,
+      cost: 0,
+      resourceCalls: 0,
+      createdAt,
+      finishedAt: null,
+      expiresAt: Math.floor(Date.parse(createdAt) / 1000) + retention.resultsSeconds,
+      runningUntil: new Date(Date.parse(createdAt) + timeoutMs + runGraceMs).toISOString(),
+    };
+    return {
+      running,
+      data: request.data,
+      trigger: request.trigger,
+      runtime: script.runtime,
+      config,
+      qualifier,
+      customization: installation?.customization ?? {},
+      budget,
+      limitUsd,
+      limitedBy: config.maxCostPerExecution <= remaining ? 'cost' : 'budget',
+      timeoutMs,
+      dailyCounter,
+      spendCounter,
+      admittedAt: now,
+    };
+  }
+
+  /**
+   * Runs an admitted run and records its end. In the foreground, runs that end within a second are recorded once,
+   * finished; longer ones show up as running meanwhile, and a run the runtime refuses is not recorded. In the
+   * background its running record is there already, and a refusal or failure is recorded on it: someone may have
+   * been told it runs.
+   */
+  async function run(admitted: AdmittedRun, background: boolean): Promise<ExecutionResult> {
+    const { running, config, limitUsd, limitedBy, timeoutMs } = admitted;
+    const { executionId } = running;
+    const { runningUntil: _until, ...ended } = running;
+    let runningWritten: Promise<void> | undefined;
+    const runningTimer = background ? undefined : setTimeout(() => (runningWritten = executions.putRunning(running)), showRunningAfterMs);
+    const grant: RunGrant = {
+      executionId,
+      userId: running.userId,
+      scriptId: running.scriptId,
+      allowedResources: config.allowedResources,
+      limitUsd,
+      limitedBy,
+      memoryMb: config.memory,
+      startedAt: clock.now(),
+    };
+    const tally = memoryTally();
+    const started = performance.now();
+    const caller: ResourceCaller = { call: (call) => deps.resources().call(call) };
+    const callResource = resourceGate({ grant, tally, caller, elapsedMs: () => performance.now() - started });
+    const liveLog = createLiveLog((lines) =>
+      executions.appendLogs(executionId, lines, Math.floor(Date.parse(running.createdAt) / 1000) + retention.logsSeconds),
+    );
+
+    let outcome;
+    try {
+      const version = await versionOf(running.scriptId, running.version);
+      outcome = await deps.runtime().invoke({
+        scriptId: running.scriptId,
+        version: version.version,
+        runtime: admitted.runtime,
+        codeHash: version.codeHash,
+        qualifier: admitted.qualifier,
+        // Called only where no staged or deployed copy exists (a cold local worker): warm runs read no blob.
+        code: async () => prepareCode(admitted.runtime, await deps.code.read(version)),
+        dependencies: deps.packages().treeOf(version),
+        memoryMb: config.memory,
+        timeoutMs,
+        event: {
+          data: admitted.data,
+          trigger: { type: admitted.trigger.type, source: admitted.trigger.source ?? null, event: admitted.trigger.event ?? null },
+        },
+        context: { scriptId: running.scriptId, executionId, userId: running.userId, customization: admitted.customization },
+        callResource,
+        onLog: liveLog.push,
+        grant,
+      });
+    } catch (error) {
+      clearTimeout(runningTimer);
+      await liveLog.close();
+      await runningWritten;
+      await Promise.all([
+        background
+          ? executions.putFinished({ ...ended, status: 'error', error: failureOf(error), finishedAt: clock.nowIso() }, [])
+          : runningWritten && executions.remove(executionId),
+        executions.releaseDailyRun(admitted.dailyCounter),
+      ]);
+      throw error;
+    }
+    clearTimeout(runningTimer);
+    await liveLog.close();
+
+    const usage = outcome.resourceUsage ?? tally.usage();
+    const cost = roundUsd(computeCostUsd(outcome.duration, config.memory) + usage.cost);
+    const cutByCost = usage.stoppedForCost || cost > limitUsd || (outcome.status === 'timeout' && timeoutMs < config.timeout * 1000);
+    const error: ExecutionError | null = cutByCost
+      ? limitedBy === 'cost'
+        ? { code: 'COST_LIMIT_EXCEEDED', message: `the run cost more than maxCostPerExecution (${config.maxCostPerExecution} USD)` }
+        : { code: 'BUDGET_EXCEEDED', message: `the run would pass the monthly budget of ${admitted.budget} USD` }
+      : outcome.error;
+    const parsed = JSON.parse(outcome.outputJson) as unknown;
+    const output = storableAsMap(parsed) ? parsed : outcome.outputJson;
+    const finishedAt = clock.nowIso();
+    const finished: Execution = {
+      ...ended,
+      status: cutByCost ? 'error' : outcome.status,
+      ...(outcome.noOp && !cutByCost && { noOp: true }),
+      ...storedOutput(parsed, outcome.outputJson),
+      error,
+      duration: Math.round(outcome.duration * 100) / 100,
+      memoryUsed: outcome.memoryUsed,
+      cost,
+      resourceCalls: usage.calls,
+      finishedAt,
+    };
+    await runningWritten;
+    await Promise.all([
+      executions.putFinished(finished, storedLogs(outcome.logs)),
+      executions.addToTotals(running.scriptId, {
+        succeeded: finished.status === 'success',
+        duration: finished.duration,
+        cost,
+        at: finishedAt,
+        version: running.version,
+      }),
+      executions.addSpend(admitted.spendCounter, cost, Math.floor(admitted.admittedAt / 1000) + 400 * 86_400),
+    ]);
+    deps.metrics().record('ScriptRuns', 'Count', 1, { status: finished.status });
+    deps.metrics().record('ScriptRunCost', 'NoUnit', cost);
+    return { execution: finished, logs: outcome.logs, output };
+  }
+
+  return {
+    admit,
+    /** An admitted run in the background (long-runs.ts): its record is written, and a failure is recorded on it. */
+    runAdmitted: (admitted: AdmittedRun) => run(admitted, true),
+    /** The run of every trigger that waits for its end (events, schedules, webhooks, flows). */
+    async execute(request: ExecuteRequest): Promise<ExecutionResult> {
+      return run(await admit(request), false);
+    },
+  };
+}
+
+export type ScriptRunner = ReturnType<typeof createScriptRunner>;

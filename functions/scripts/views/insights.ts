@@ -1,0 +1,94 @@
+// Reading what scripts did: execution history (each user sees their own runs), one execution with its logs,
+// metrics (owner only), and the marketplace.
+import type { Clock } from '#platform/clock.js';
+import { NotFoundError } from '#platform/errors.js';
+import type { ExecutionStore } from '../runs/execution-store.js';
+import { type MarketplaceFilter, filterMarketplace } from './marketplace.js';
+import { type Execution, type ExecutionStatus, type Script, settledRun } from '../model.js';
+import { dailyRunsCounter } from '../runs/runner.js';
+import type { ScriptService } from '../service.js';
+import type { ScriptStore } from '../store.js';
+
+export interface HistoryFilter {
+  statuses?: ExecutionStatus[];
+  startDate?: string;
+  endDate?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface Metrics {
+  script: Script;
+  totalExecutions: number;
+  /** 0 to 1; a no-op counts as a success (the interface handler convention). */
+  successRate: number;
+  errorRate: number;
+  averageDuration: number;
+  totalCost: number;
+  executionsToday: number;
+}
+
+/** How often a follower's long poll reads the run again. */
+const followPollMs = 250;
+
+const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** Figures from the script's running totals, which outlive the 90-day execution records. */
+export function statsOf(script: Script): Omit<Metrics, 'script' | 'executionsToday'> {
+  const total = script.totalExecutions ?? 0;
+  const successRate = total ? (script.successCount ?? 0) / total : 0;
+  return {
+    totalExecutions: total,
+    successRate: round(successRate, 4),
+    errorRate: total ? round(1 - successRate, 4) : 0,
+    averageDuration: total ? round((script.totalDuration ?? 0) / total, 2) : 0,
+    totalCost: round(script.totalCost ?? 0, 12),
+  };
+}
+
+export function createInsights(deps: { scripts: ScriptService; store: ScriptStore; executions: ExecutionStore; clock: Clock }) {
+  const { executions } = deps;
+  async function execution(userId: string, executionId: string): Promise<{ execution: Execution; logs: string[] }> {
+    const [found, logs] = await Promise.all([executions.get(executionId), executions.getLogs(executionId)]);
+    if (!found || found.userId !== userId) throw new NotFoundError('executionId', executionId, 'execution');
+    return { execution: settledRun(found, deps.clock.nowIso()), logs };
+  }
+  return {
+    async history(userId: string, scriptId: string, filter: HistoryFilter) {
+      const script = await deps.scripts.readable(userId, scriptId);
+      const now = deps.clock.nowIso();
+      const runs = (await executions.list({ scriptUser: `${scriptId}#${userId}`, startDate: filter.startDate, endDate: filter.endDate }))
+        .map((run) => settledRun(run, now))
+        .filter((run) => !filter.statuses || filter.statuses.includes(run.status));
+      return { script, executions: runs.slice(filter.offset, filter.offset + filter.limit), total: runs.length };
+    },
+
+    execution,
+
+    /** Lines after `after`: at once when there are some or the run has ended, else when they come or `waitMs` passes. */
+    async followLogs(userId: string, executionId: string, after: number, waitMs: number) {
+      const until = deps.clock.now() + waitMs;
+      for (;;) {
+        const { execution: run, logs } = await execution(userId, executionId);
+        const done = run.status !== 'running';
+        if (done || logs.length > after || deps.clock.now() >= until) {
+          return { executionId, status: run.status, lines: logs.slice(after), next: Math.max(after, logs.length), done };
+        }
+        await new Promise((resolve) => setTimeout(resolve, followPollMs));
+      }
+    },
+
+    async metrics(userId: string, scriptId: string): Promise<Metrics> {
+      const script = await deps.scripts.owned(userId, scriptId);
+      const executionsToday = await executions.readDailyRuns(dailyRunsCounter(scriptId, deps.clock.now()));
+      return { script, ...statsOf(script), executionsToday };
+    },
+
+    async marketplace(query: MarketplaceFilter, page: { limit: number; offset: number }) {
+      const matching = filterMarketplace(await deps.store.listListed(), query, deps.clock.now());
+      return { scripts: matching.slice(page.offset, page.offset + page.limit), total: matching.length };
+    },
+  };
+}
+
+export type Insights = ReturnType<typeof createInsights>;

@@ -1,0 +1,266 @@
+// The two shapes of the interface over the same records: REST (semver versions, statuses success/error/timeout,
+// successRate in percent) and the SDK operations (integer versions, completed/failed/running, successRate 0-1).
+import type { Metrics } from './insights.js';
+import { ratingOf } from './marketplace.js';
+import type { Execution, ExecutionStatus, Installation, Script, ScriptVersion, VersionDependencies } from '../model.js';
+import type { ExecutionResult } from '../runs/runner.js';
+
+export const sdkStatus: Record<ExecutionStatus, 'completed' | 'failed' | 'running'> = {
+  success: 'completed',
+  error: 'failed',
+  timeout: 'failed',
+  running: 'running',
+};
+/** SDK status filter to the stored statuses it covers. */
+export const storedStatuses: Record<'completed' | 'failed' | 'running', ExecutionStatus[]> = {
+  completed: ['success'],
+  failed: ['error', 'timeout'],
+  running: ['running'],
+};
+
+/** The answer of a run still going at the bound (HTTP 202): follow it with getExecution. */
+export const runningView = (execution: Pick<Execution, 'executionId'>) => ({ executionId: execution.executionId, status: 'running' as const });
+/** Declared and resolved packages; the field is left out for versions that declare none. */
+const packagesOf = (dependencies: VersionDependencies | null | undefined) =>
+  dependencies
+    ? { dependencies: { declared: dependencies.declared, resolved: dependencies.resolved, lockHash: dependencies.lockHash, sizeBytes: dependencies.sizeBytes } }
+    : {};
+
+/**
+ * One script version has an integer (the SDK's `version`) and a semver (REST's `version`): every answer naming the
+ * active one carries both, so clients label it the same way ("version 3 (1.0.2)").
+ */
+const activeSemverOf = (script: Script) => (script.activeVersion === null ? null : (script.activeSemver ?? null));
+const activeOf = (script: Script) => ({ activeVersion: activeSemverOf(script), activeVersionNumber: script.activeVersion });
+
+export const rest = {
+  created: (script: Script, apiKey: string) => ({
+    id: script.scriptId,
+    name: script.name,
+    runtime: script.runtime,
+    status: script.status,
+    deploymentStatus: script.deploymentStatus,
+    createdAt: script.createdAt,
+    apiKey,
+  }),
+
+  listItem: (script: Script) => ({
+    id: script.scriptId,
+    name: script.name,
+    runtime: script.runtime,
+    status: script.status,
+    deploymentStatus: script.deploymentStatus,
+    ...activeOf(script),
+    createdAt: script.createdAt,
+    lastExecutedAt: script.lastExecutedAt,
+  }),
+
+  script: (script: Script, dependencies?: VersionDependencies | null) => ({
+    id: script.scriptId,
+    name: script.name,
+    description: script.description,
+    runtime: script.runtime,
+    status: script.status,
+    deploymentStatus: script.deploymentStatus,
+    ...activeOf(script),
+    latestVersion: script.latestSemver,
+    latestVersionNumber: script.latestVersion,
+    config: script.config,
+    category: script.category,
+    tags: script.tags,
+    private: script.isPrivate,
+    pricing: script.pricing,
+    createdAt: script.createdAt,
+    updatedAt: script.updatedAt,
+    deployedAt: script.deployedAt,
+    publishedAt: script.publishedAt,
+    lastExecutedAt: script.lastExecutedAt,
+    ...packagesOf(dependencies),
+  }),
+
+  version: (version: ScriptVersion) => ({
+    versionId: version.versionId,
+    version: version.semver,
+    versionNumber: version.version,
+    changelog: version.message,
+    createdAt: version.createdAt,
+    ...packagesOf(version.dependencies),
+  }),
+
+  deployment: (script: Script, version: ScriptVersion) => ({
+    deploymentId: script.deploymentId,
+    versionId: version.versionId,
+    version: version.semver,
+    versionNumber: version.version,
+    status: 'deployed' as const,
+    deployedAt: script.deployedAt,
+  }),
+
+  executed: ({ execution, output }: ExecutionResult) => ({
+    executionId: execution.executionId,
+    result: output,
+    duration: execution.duration,
+    memoryUsed: execution.memoryUsed,
+    cost: execution.cost,
+  }),
+
+  execution: (execution: Execution) => ({
+    executionId: execution.executionId,
+    status: execution.status,
+    duration: execution.duration,
+    memoryUsed: execution.memoryUsed,
+    cost: execution.cost,
+    timestamp: execution.createdAt,
+    trigger: execution.trigger.type,
+  }),
+
+  metrics: (metrics: Metrics) => ({
+    totalExecutions: metrics.totalExecutions,
+    successRate: Math.round(metrics.successRate * 1000) / 10,
+    averageDuration: metrics.averageDuration,
+    totalCost: metrics.totalCost,
+    executionsToday: metrics.executionsToday,
+    lastExecutedAt: metrics.script.lastExecutedAt,
+  }),
+
+  marketplaceItem: (script: Script) => ({
+    id: script.scriptId,
+    name: script.name,
+    description: script.description,
+    runtime: script.runtime,
+    category: script.category,
+    pricing: { model: script.pricing?.model ?? 'free', basePrice: script.pricing?.basePrice ?? 0 },
+    rating: ratingOf(script),
+    installCount: script.installCount,
+  }),
+};
+
+const sdkBase = (script: Script) => ({
+  id: script.scriptId,
+  name: script.name,
+  description: script.description,
+  runtime: script.runtime,
+  timeout: script.config.timeout,
+  memory: script.config.memory,
+  activeVersion: script.activeVersion,
+  activeSemver: activeSemverOf(script),
+  isPublished: script.status === 'published',
+  isPrivate: script.isPrivate,
+  status: script.status,
+  deploymentStatus: script.deploymentStatus,
+});
+
+export const sdk = {
+  created: (script: Script, installation: Installation, apiKey: string) => ({
+    ...sdkBase(script),
+    apiKey,
+    installationId: installation.installationId,
+    createdAt: script.createdAt,
+  }),
+
+  script: (
+    script: Script,
+    metrics: Pick<Metrics, 'totalExecutions' | 'totalCost' | 'averageDuration' | 'errorRate'>,
+    dependencies?: VersionDependencies | null,
+  ) => ({
+    ...sdkBase(script),
+    serverlessFunctionName: script.serverlessFunctionName,
+    serverlessFunctionArn: script.serverlessFunctionArn,
+    totalExecutions: metrics.totalExecutions,
+    totalCost: metrics.totalCost,
+    avgDuration: metrics.averageDuration,
+    errorRate: metrics.errorRate,
+    createdAt: script.createdAt,
+    deployedAt: script.deployedAt,
+    publishedAt: script.publishedAt,
+    lastExecutedAt: script.lastExecutedAt,
+    ...packagesOf(dependencies),
+  }),
+
+  listItem: (script: Script) => ({
+    id: script.scriptId,
+    name: script.name,
+    description: script.description,
+    activeVersion: script.activeVersion,
+    activeSemver: activeSemverOf(script),
+    isPublished: script.status === 'published',
+    status: script.status,
+    deploymentStatus: script.deploymentStatus,
+    totalExecutions: script.totalExecutions ?? 0,
+    createdAt: script.createdAt,
+  }),
+
+  version: (version: ScriptVersion, activeVersion: number | null) => ({
+    id: version.versionId,
+    scriptId: version.scriptId,
+    version: version.version,
+    semver: version.semver,
+    isActive: version.version === activeVersion,
+    commitMessage: version.message,
+    codeHash: version.codeHash,
+    createdAt: version.createdAt,
+    deployedAt: version.deployedAt,
+    ...packagesOf(version.dependencies),
+  }),
+
+  /** Flat: the envelope wraps it once (the interface's table shows it inside `success`/`data`, which is that envelope). */
+  deployment: (script: Script, version: ScriptVersion) => ({
+    scriptId: script.scriptId,
+    version: version.version,
+    semver: version.semver,
+    serverlessFunctionName: script.serverlessFunctionName,
+    serverlessFunctionArn: script.serverlessFunctionArn,
+    deployedAt: script.deployedAt,
+  }),
+
+  execution: (execution: Execution, logs: string[], output: unknown = execution.output) => ({
+    executionId: execution.executionId,
+    scriptId: execution.scriptId,
+    status: sdkStatus[execution.status],
+    output,
+    duration: execution.duration,
+    logs,
+    error: execution.error,
+    createdAt: execution.createdAt,
+  }),
+
+  executionItem: (execution: Execution) => ({
+    executionId: execution.executionId,
+    scriptId: execution.scriptId,
+    status: sdkStatus[execution.status],
+    duration: execution.duration,
+    createdAt: execution.createdAt,
+    hasError: execution.error !== null,
+  }),
+
+  metrics: (metrics: Metrics) => ({
+    scriptId: metrics.script.scriptId,
+    totalExecutions: metrics.totalExecutions,
+    totalCost: metrics.totalCost,
+    avgDuration: metrics.averageDuration,
+    successRate: metrics.successRate,
+    errorRate: metrics.errorRate,
+    lastExecutedAt: metrics.script.lastExecutedAt,
+  }),
+};
+
+export const installationView = (installation: Installation) => ({
+  installationId: installation.installationId,
+  scriptId: installation.scriptId,
+  userId: installation.userId,
+  status: installation.status,
+  installedAt: installation.installedAt,
+});
+
+/** One version's code as its owner reads it, with both names of the version and its packages. */
+export const versionCodeView = (script: Script, version: ScriptVersion, code: string) => ({
+  scriptId: script.scriptId,
+  versionId: version.versionId,
+  version: version.version,
+  semver: version.semver,
+  runtime: script.runtime,
+  code,
+  codeHash: version.codeHash,
+  createdAt: version.createdAt,
+  ...packagesOf(version.dependencies),
+});
