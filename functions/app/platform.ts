@@ -5,11 +5,13 @@
 // and forgotten with the platform, so a platform restarted in the same process gets fresh ones. The HTTP kit's own
 // ports (metrics, rate limiter) live in ./edge.ts, which every bundle loads.
 import type { DocumentJobs, Embedder, GraphVectorStore } from '#functions/documents/ports.js';
+import { type DocumentSettings, documentSettingsSchema } from '#functions/documents/settings.js';
 import type { SolanaLedger } from '#functions/payments/ledger.js';
 import type { PlatformSigners } from '#functions/payments/signers.js';
 import { paymentSettings } from '#functions/payments/settings.js';
 import type { PackageInstaller } from '#functions/scripts/dependency-port.js';
 import type { ScriptRuntime } from '#functions/scripts/runtime-port.js';
+import { type ScriptSettings, scriptSettingsSchema } from '#functions/scripts/settings.js';
 import type { BuildOutcome } from '#functions/templates/model.js';
 import type { PagesHost, TemplateBuilder } from '#functions/templates/ports.js';
 import { createBedrockEmbedder } from '#adapters/aws/bedrock-embedder.js';
@@ -30,7 +32,7 @@ import { pythonFacts } from '#functions/scripts/python.js';
 import { withGrantedTables } from '#platform/dynamo.js';
 import { envNames } from '#platform/env-names.js';
 import { routeTables } from '#platform/route.js';
-import { readEnv } from '#platform/settings.js';
+import { parseEnv, readEnv } from '#platform/settings.js';
 import type { BackgroundRuns, BlobStore, CredentialVault, EventPublisher, OneShotSchedulerPort, SchedulerPort } from '#platform/ports.js';
 import { type LocalEdgeAdapters, installLocalEdge } from './edge.js';
 
@@ -45,9 +47,9 @@ export interface LocalAdapters extends LocalEdgeAdapters {
   blobStore(): BlobStore;
   documentJobs(run: (documentId: string) => Promise<void>): DocumentJobs;
   backgroundRuns<J, R>(run: (job: J) => Promise<R>): BackgroundRuns<J, R>;
-  embedder(): Embedder;
-  scriptRuntime(): ScriptRuntime;
-  packageInstaller(): PackageInstaller;
+  embedder(settings: DocumentSettings): Embedder;
+  scriptRuntime(settings: ScriptSettings): ScriptRuntime;
+  packageInstaller(settings: ScriptSettings): PackageInstaller;
   scriptPackages(): BlobStore;
   solanaLedger(): Promise<SolanaLedger>;
   platformSigners(): Promise<PlatformSigners>;
@@ -73,10 +75,26 @@ export interface TemplateBuilderOptions {
   onOutcome: (outcome: BuildOutcome & { logs: string[] }) => Promise<unknown>;
 }
 
+/** The areas' settings, parsed from the environment together. */
+export interface PlatformSettings {
+  scripts: ScriptSettings;
+  documents: DocumentSettings;
+}
+
+let parsed: PlatformSettings | undefined;
+
+/**
+ * The settings of this start: parsed on first use (once per Lambda container on AWS), parsed afresh after each local
+ * start installs the adapters, since the runtime and tests set the environment before they start a platform.
+ */
+export const platformSettings = (): PlatformSettings =>
+  (parsed ??= parseEnv({ scripts: scriptSettingsSchema, documents: documentSettingsSchema }, process.env));
+
 let local: LocalAdapters | undefined;
 
 export function installLocalAdapters(adapters: LocalAdapters): void {
   local = adapters;
+  parsed = undefined;
   installLocalEdge(adapters);
 }
 
@@ -116,15 +134,17 @@ export const backgroundRuns = <J, R>(run: (job: J) => Promise<R>): BackgroundRun
 let bedrockEmbedder: Embedder | undefined;
 /** One embedder per process: the local model loads once, lazily, on the first text. */
 export const sharedEmbedder = (): Embedder =>
-  process.env.PLATFORM_MODE === 'local' ? localAdapters().embedder() : (bedrockEmbedder ??= createBedrockEmbedder());
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().embedder(platformSettings().documents) : (bedrockEmbedder ??= createBedrockEmbedder());
 
 /** Reads Python code with Python's `ast`: this machine's python3 locally, the stack's Python function on AWS. */
 export const pythonCodeFacts = <T>(code: string): Promise<T | undefined> =>
   process.env.PLATFORM_MODE === 'local' ? pythonFacts<T>(code) : lambdaPythonFacts<T>(code);
 
-export const scriptRuntime = (): ScriptRuntime => (process.env.PLATFORM_MODE === 'local' ? localAdapters().scriptRuntime() : lambdaScriptRuntime());
+export const scriptRuntime = (): ScriptRuntime =>
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().scriptRuntime(platformSettings().scripts) : lambdaScriptRuntime();
 
-export const packageInstaller = (): PackageInstaller => (process.env.PLATFORM_MODE === 'local' ? localAdapters().packageInstaller() : lambdaPackageInstaller);
+export const packageInstaller = (): PackageInstaller =>
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().packageInstaller(platformSettings().scripts) : lambdaPackageInstaller;
 
 /** Installed dependency trees of script versions, one zip per lock hash. */
 export const scriptPackageStore = (): BlobStore =>

@@ -1,6 +1,8 @@
-// The one reader of the environment. Values are read on each access: the local runtime and tests set them after
-// modules load. The mode itself is `process.env.PLATFORM_MODE`, which every Lambda bundle replaces with "aws"
+// The one reader of the environment. The kernel's values below are read on each access: the local runtime and tests
+// set them after modules load. Areas declare their settings as zod schemas (`functions/<area>/settings.ts`) that the
+// composition root parses once per start with `parseEnv`. The mode itself is `process.env.PLATFORM_MODE`, which every Lambda bundle replaces with "aws"
 // (lib/bundles.ts), so local-only branches written against it drop out of the bundle.
+import { z } from 'zod';
 import { type EnvName, envNames } from './env-names.js';
 
 export type PlatformMode = 'aws' | 'local';
@@ -63,3 +65,21 @@ export const settings = {
   },
   numberOr,
 };
+
+/** A numeric variable: `fallback` when unset; anything but a finite number fails the parse. */
+export const envNumber = (fallback: number) => z.coerce.number().default(fallback);
+
+/** Each area's settings from the environment; one error names every bad variable with its value. */
+export function parseEnv<S extends Record<string, z.ZodType>>(schemas: S, env: Record<string, string | undefined>): { [K in keyof S]: z.output<S[K]> } {
+  const problems: string[] = [];
+  const parsed = Object.entries(schemas).map(([area, schema]) => {
+    const result = schema.safeParse(env);
+    for (const issue of result.error?.issues ?? []) {
+      const name = String(issue.path[0]);
+      problems.push(`${name}=${JSON.stringify(env[name])} (${issue.message})`);
+    }
+    return [area, result.data];
+  });
+  if (problems.length) throw new Error(`invalid configuration: ${problems.join('; ')}`);
+  return Object.fromEntries(parsed);
+}
