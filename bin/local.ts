@@ -12,7 +12,7 @@ import { onLocalShutdown, stopLocalServices } from '../functions/adapters/local/
 import { busConsumers } from '../functions/consumers.js';
 import { attachDispatcher } from '../functions/events/local-rule.js';
 import { type BusEnvelope, busEnvelope, rulePattern } from '../functions/platform/bus-envelope.js';
-import { installLocalAdapters, platformSettings } from '../functions/app/platform.js';
+import { installLocalAdapters, liveSettings, platformSettings } from '../functions/app/platform.js';
 import { withGrantedTables } from '../functions/platform/dynamo.js';
 import { routeTables } from '../functions/platform/route.js';
 import { createPagesServer } from '../functions/adapters/local/pages-server.js';
@@ -129,6 +129,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
 
   // A bad setting or a platform that cannot run scripts: refuse before anything starts.
   platformSettings();
+  liveSettings();
   scriptSandbox();
   const progress = options.onProgress ?? (() => undefined);
   const host = options.host ?? '127.0.0.1';

@@ -14,6 +14,7 @@ import type { ScriptRuntime } from '#functions/scripts/runtime-port.js';
 import { type ScriptSettings, scriptSettingsSchema } from '#functions/scripts/settings.js';
 import type { BuildOutcome } from '#functions/templates/model.js';
 import type { PagesHost, TemplateBuilder } from '#functions/templates/ports.js';
+import { type TemplateSettings, templateSettingsSchema } from '#functions/templates/settings.js';
 import { createBedrockEmbedder } from '#adapters/aws/bedrock-embedder.js';
 import { createCodeBuildTemplateBuilder } from '#adapters/aws/codebuild-template-builder.js';
 import { kmsCredentialVault } from '#adapters/aws/credential-vault.js';
@@ -54,7 +55,7 @@ export interface LocalAdapters extends LocalEdgeAdapters {
   solanaLedger(): Promise<SolanaLedger>;
   platformSigners(): Promise<PlatformSigners>;
   payoutTrigger(run: (ownerId: string, asset: string) => Promise<unknown>): (ownerId: string, asset: string) => Promise<void>;
-  templateBuilder(options: TemplateBuilderOptions): TemplateBuilder;
+  templateBuilder(options: TemplateBuilderOptions & { settings: () => TemplateSettings }): TemplateBuilder;
   pagesHost: PagesHost;
   solanaDevTools: SolanaDevTools;
 }
@@ -89,6 +90,9 @@ let parsed: PlatformSettings | undefined;
  */
 export const platformSettings = (): PlatformSettings =>
   (parsed ??= parseEnv({ scripts: scriptSettingsSchema, documents: documentSettingsSchema }, process.env));
+
+/** Settings parsed at each use, for the areas whose settings change while the platform runs (docs/architecture.md). */
+export const liveSettings = () => parseEnv({ templates: templateSettingsSchema }, process.env);
 
 let local: LocalAdapters | undefined;
 
@@ -167,7 +171,9 @@ export async function solanaLedger(): Promise<SolanaLedger> {
 }
 
 export const templateBuilder = (options: TemplateBuilderOptions): TemplateBuilder =>
-  process.env.PLATFORM_MODE === 'local' ? localAdapters().templateBuilder(options) : createCodeBuildTemplateBuilder();
+  process.env.PLATFORM_MODE === 'local'
+    ? localAdapters().templateBuilder({ ...options, settings: () => liveSettings().templates })
+    : createCodeBuildTemplateBuilder();
 
 export const templatePagesHost = (): PagesHost => (process.env.PLATFORM_MODE === 'local' ? localAdapters().pagesHost : cloudFrontPagesHost());
 

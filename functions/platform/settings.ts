@@ -63,7 +63,6 @@ export const settings = {
     const own = (name: string) => name === envNames.dynamoEndpoint || name === envNames.solanaRpcUrl || name.startsWith('AWS_ENDPOINT_URL');
     return Object.entries(process.env).flatMap(([name, value]) => (value && own(name) ? [value] : []));
   },
-  numberOr,
 };
 
 /** A numeric variable: `fallback` when unset; anything but a finite number fails the parse. */

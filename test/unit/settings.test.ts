@@ -2,15 +2,29 @@
 import { describe, expect, it } from 'vitest';
 import { documentSettingsSchema } from '../../functions/documents/settings.js';
 import { scriptSettingsSchema } from '../../functions/scripts/settings.js';
+import { templateSettingsSchema } from '../../functions/templates/settings.js';
 import { parseEnv } from '../../functions/platform/settings.js';
 
 describe('area settings', () => {
   it('keeps the defaults of an unset environment', () => {
     // Prepare / Act
-    const { scripts, documents } = parseEnv({ scripts: scriptSettingsSchema, documents: documentSettingsSchema }, {});
+    const { scripts, documents, templates } = parseEnv(
+      { scripts: scriptSettingsSchema, documents: documentSettingsSchema, templates: templateSettingsSchema },
+      {},
+    );
     // Assess
     expect(scripts).toEqual({ maxWorkers: 32, idleMs: 300_000, manualRunsPerMinute: 100, packageInstallTimeoutSeconds: undefined });
     expect(documents).toEqual({ maxCachedVectors: 500_000, largeGraphChunks: 100_000, embeddingWorkers: undefined });
+    expect(templates).toEqual({
+      buildWaitSeconds: undefined,
+      buildTimeoutMs: 600_000,
+      fileRepositories: false,
+      npmRegistry: 'https://registry.npmjs.org/',
+      scratchMb: 1024,
+      buildsMax: 2,
+      buildsPerAccount: 1,
+      path: '/usr/local/bin:/usr/bin:/bin',
+    });
   });
 
   it('reads the values that are set', () => {

@@ -77,7 +77,6 @@ describe('shape of functions/', () => {
       'functions/adapters/aws/script-functions.ts',
       'functions/adapters/llm.ts',
       'functions/adapters/local/script-sandbox.ts',
-      'functions/adapters/local/template-builder.ts',
       'functions/adapters/local/upload-server.ts',
       'functions/adapters/script-grant-key.ts',
       'functions/platform/admin-key.ts',
@@ -85,13 +84,12 @@ describe('shape of functions/', () => {
       'functions/platform/logger.ts',
       'functions/platform/outbound.ts',
       'functions/scripts/python.ts',
-      'functions/templates/wiring.ts',
     ];
     const allowed = (path: string) =>
       /^functions\/([\w-]+\/)?settings\.ts$/.test(path) || ['functions/app/platform.ts', 'functions/app/edge.ts'].includes(path) || notYetMoved.includes(path);
     // Act
     const readers = modules()
-      .filter((module) => /process\.env\b|\b(readEnv|requiredEnv|numberOr)\(/.test(sourceOf(module.source)))
+      .filter((module) => /process\.env\b|\b(readEnv|requiredEnv)\(/.test(sourceOf(module.source)))
       .map((module) => module.source);
     const rootReads = ['functions/app/platform.ts', 'functions/app/edge.ts'].flatMap((path) => sourceOf(path).match(/process\.env\.\w+/g) ?? []);
     // Assess
