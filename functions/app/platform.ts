@@ -5,6 +5,7 @@
 // and forgotten with the platform, so a platform restarted in the same process gets fresh ones. The HTTP kit's own
 // ports (metrics, rate limiter) live in ./edge.ts, which every bundle loads.
 import type { DocumentJobs, Embedder, GraphVectorStore } from '#functions/documents/ports.js';
+import { flowSettingsSchema } from '#functions/flows/settings.js';
 import { type DocumentSettings, documentSettingsSchema } from '#functions/documents/settings.js';
 import type { SolanaLedger } from '#functions/payments/ledger.js';
 import type { PlatformSigners } from '#functions/payments/signers.js';
@@ -92,7 +93,7 @@ export const platformSettings = (): PlatformSettings =>
   (parsed ??= parseEnv({ scripts: scriptSettingsSchema, documents: documentSettingsSchema }, process.env));
 
 /** Settings parsed at each use, for the areas whose settings change while the platform runs (docs/architecture.md). */
-export const liveSettings = () => parseEnv({ templates: templateSettingsSchema }, process.env);
+export const liveSettings = () => parseEnv({ templates: templateSettingsSchema, flows: flowSettingsSchema }, process.env);
 
 let local: LocalAdapters | undefined;
 

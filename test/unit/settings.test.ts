@@ -1,6 +1,7 @@
 // The areas' settings as the composition root parses them from the environment: today's defaults, clear refusals.
 import { describe, expect, it } from 'vitest';
 import { documentSettingsSchema } from '../../functions/documents/settings.js';
+import { flowSettingsSchema } from '../../functions/flows/settings.js';
 import { scriptSettingsSchema } from '../../functions/scripts/settings.js';
 import { templateSettingsSchema } from '../../functions/templates/settings.js';
 import { parseEnv } from '../../functions/platform/settings.js';
@@ -8,8 +9,8 @@ import { parseEnv } from '../../functions/platform/settings.js';
 describe('area settings', () => {
   it('keeps the defaults of an unset environment', () => {
     // Prepare / Act
-    const { scripts, documents, templates } = parseEnv(
-      { scripts: scriptSettingsSchema, documents: documentSettingsSchema, templates: templateSettingsSchema },
+    const { scripts, documents, templates, flows } = parseEnv(
+      { scripts: scriptSettingsSchema, documents: documentSettingsSchema, templates: templateSettingsSchema, flows: flowSettingsSchema },
       {},
     );
     // Assess
@@ -24,6 +25,14 @@ describe('area settings', () => {
       buildsMax: 2,
       buildsPerAccount: 1,
       path: '/usr/local/bin:/usr/bin:/bin',
+    });
+    expect(flows.llm).toEqual({
+      provider: undefined,
+      baseUrl: undefined,
+      apiKey: undefined,
+      apiKeySecretArn: undefined,
+      model: undefined,
+      pricing: { inputPerMTok: 0, outputPerMTok: 0 },
     });
   });
 

@@ -75,7 +75,6 @@ describe('shape of functions/', () => {
       'functions/adapters/aws/s3-vectors-store.ts',
       'functions/adapters/aws/scheduler.ts',
       'functions/adapters/aws/script-functions.ts',
-      'functions/adapters/llm.ts',
       'functions/adapters/local/script-sandbox.ts',
       'functions/adapters/local/upload-server.ts',
       'functions/adapters/script-grant-key.ts',
