@@ -3,7 +3,7 @@
 // composition root parses once per start with `parseEnv`. The mode itself is `process.env.PLATFORM_MODE`, which every Lambda bundle replaces with "aws"
 // (lib/bundles.ts), so local-only branches written against it drop out of the bundle.
 import { z } from 'zod';
-import { type EnvName, envNames } from './env-names.js';
+import { type EnvName, envNames, tableEnvVar } from './env-names.js';
 
 export type PlatformMode = 'aws' | 'local';
 
@@ -51,6 +51,20 @@ export const settings = {
   },
   get publicBaseUrl(): string | undefined {
     return readEnv(envNames.publicBaseUrl);
+  },
+  get adminApiKey(): string | undefined {
+    return readEnv(envNames.adminApiKey);
+  },
+  get adminKeySecretArn(): string | undefined {
+    return readEnv(envNames.adminKeySecretArn);
+  },
+  /** `ALLOW_PRIVATE_UPSTREAMS` as set ("true", "false" or unset). */
+  get allowPrivateUpstreams(): string | undefined {
+    return readEnv(envNames.allowPrivateUpstreams);
+  },
+  /** A table's physical name as the stack gives it (`TABLE_API_KEYS`); unset locally. */
+  grantedTable(name: string): string | undefined {
+    return readEnv(tableEnvVar(name));
   },
   get serviceName(): string {
     return readEnv(envNames.serviceName) ?? 'platform';

@@ -78,10 +78,6 @@ describe('shape of functions/', () => {
       'functions/adapters/local/script-sandbox.ts',
       'functions/adapters/local/upload-server.ts',
       'functions/adapters/script-grant-key.ts',
-      'functions/platform/admin-key.ts',
-      'functions/platform/dynamo.ts',
-      'functions/platform/logger.ts',
-      'functions/platform/outbound.ts',
       'functions/scripts/python.ts',
     ];
     const allowed = (path: string) =>
