@@ -66,6 +66,10 @@ export const settings = {
   grantedTable(name: string): string | undefined {
     return readEnv(tableEnvVar(name));
   },
+  /** The address the local platform binds (`HOST`). */
+  get host(): string | undefined {
+    return readEnv(envNames.host);
+  },
   get serviceName(): string {
     return readEnv(envNames.serviceName) ?? 'platform';
   },

@@ -76,7 +76,6 @@ describe('shape of functions/', () => {
       'functions/adapters/aws/scheduler.ts',
       'functions/adapters/aws/script-functions.ts',
       'functions/adapters/local/script-sandbox.ts',
-      'functions/adapters/local/upload-server.ts',
       'functions/adapters/script-grant-key.ts',
       'functions/scripts/python.ts',
     ];
