@@ -174,9 +174,10 @@ export async function solanaLedger(): Promise<SolanaLedger> {
 export const templateBuilder = (options: TemplateBuilderOptions): TemplateBuilder =>
   process.env.PLATFORM_MODE === 'local'
     ? localAdapters().templateBuilder({ ...options, settings: () => liveSettings().templates })
-    : createCodeBuildTemplateBuilder();
+    : createCodeBuildTemplateBuilder(liveSettings().templates.codeBuild);
 
-export const templatePagesHost = (): PagesHost => (process.env.PLATFORM_MODE === 'local' ? localAdapters().pagesHost : cloudFrontPagesHost());
+export const templatePagesHost = (): PagesHost =>
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().pagesHost : cloudFrontPagesHost(liveSettings().templates.pages);
 
 /** The fee payer's address: from the stack's context when given, else from its secret. */
 async function feePayerAddress(): Promise<string> {

@@ -15,6 +15,12 @@ export const templateSettingsSchema = z
     [envNames.templateBuildsMax]: envNumber(2),
     [envNames.templateBuildsPerAccount]: envNumber(1),
     [envNames.path]: z.string().default('/usr/local/bin:/usr/bin:/bin'),
+    // On AWS, given by the stack with the templateBuilds capability.
+    [envNames.templateBuildProject]: z.string().optional(),
+    [envNames.pagesBucket]: z.string().optional(),
+    [envNames.templateBuildLogGroup]: z.string().optional(),
+    [envNames.pagesBaseUrl]: z.string().optional(),
+    [envNames.pagesDomain]: z.string().optional(),
   })
   .transform((env) => ({
     buildWaitSeconds: env[envNames.templateBuildWaitSeconds],
@@ -30,6 +36,12 @@ export const templateSettingsSchema = z
     buildsPerAccount: Math.max(1, env[envNames.templateBuildsPerAccount] || 1),
     /** The PATH every build step gets. */
     path: env[envNames.path],
+    codeBuild: {
+      projectName: env[envNames.templateBuildProject],
+      bucketName: env[envNames.pagesBucket],
+      logGroupName: env[envNames.templateBuildLogGroup],
+    },
+    pages: { baseUrl: env[envNames.pagesBaseUrl], domain: env[envNames.pagesDomain] },
   }));
 
 export type TemplateSettings = z.output<typeof templateSettingsSchema>;

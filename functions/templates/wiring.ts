@@ -88,6 +88,6 @@ export type { CodeBuildStateChange };
 
 /** AWS: a CodeBuild state change of a template build, delivered over EventBridge, ends the build it is for. */
 export async function recordBuildState(detail: CodeBuildStateChange): Promise<void> {
-  const outcome = await outcomeOfStateChange(detail, (buildId) => createCodeBuildTemplateBuilder().manifestText(buildId));
+  const outcome = await outcomeOfStateChange(detail, (buildId) => createCodeBuildTemplateBuilder(liveSettings().templates.codeBuild).manifestText(buildId));
   if (outcome) await templatesArea().builds.finish(outcome);
 }

@@ -25,6 +25,8 @@ describe('area settings', () => {
       buildsMax: 2,
       buildsPerAccount: 1,
       path: '/usr/local/bin:/usr/bin:/bin',
+      codeBuild: { projectName: undefined, bucketName: undefined, logGroupName: undefined },
+      pages: { baseUrl: undefined, domain: undefined },
     });
     expect(flows.llm).toEqual({
       provider: undefined,
