@@ -119,22 +119,25 @@ export const oneShotScheduler = (): OneShotSchedulerPort => (process.env.PLATFOR
 
 export const credentialVault = (): CredentialVault => (process.env.PLATFORM_MODE === 'local' ? localAdapters().credentialVault : kmsCredentialVault);
 
-export const documentBlobStore = (): BlobStore => (process.env.PLATFORM_MODE === 'local' ? localAdapters().blobStore() : createS3BlobStore());
+export const documentBlobStore = (): BlobStore =>
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().blobStore() : createS3BlobStore({}, readEnv(envNames.documentsBucket));
 
 /** `run` processes one document; locally it is called in the background, on AWS by the invoked function itself. */
 export const documentJobs = (run: (documentId: string) => Promise<void>): DocumentJobs =>
-  process.env.PLATFORM_MODE === 'local' ? localAdapters().documentJobs(run) : createLambdaSelfInvoke();
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().documentJobs(run) : createLambdaSelfInvoke({}, readEnv(envNames.lambdaFunctionName));
 
 /**
  * Where graphs too large for one Lambda keep their vectors: S3 Vectors on AWS, for the functions granted its index
  * (lib/documents.ts). Locally none: one long-lived process loads any graph.
  */
 export const graphVectorStore = (): GraphVectorStore | undefined =>
-  process.env.PLATFORM_MODE !== 'local' && readEnv(envNames.documentVectorIndexArn) ? createS3VectorsStore() : undefined;
+  process.env.PLATFORM_MODE !== 'local' && readEnv(envNames.documentVectorIndexArn)
+    ? createS3VectorsStore({}, { indexArn: readEnv(envNames.documentVectorIndexArn) })
+    : undefined;
 
 /** `run` runs one job: locally in the background of this process, on AWS in the function invoked with it. */
 export const backgroundRuns = <J, R>(run: (job: J) => Promise<R>): BackgroundRuns<J, R> =>
-  process.env.PLATFORM_MODE === 'local' ? localAdapters().backgroundRuns(run) : createLambdaBackgroundRuns(run);
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().backgroundRuns(run) : createLambdaBackgroundRuns(run, {}, readEnv(envNames.lambdaFunctionName));
 
 let bedrockEmbedder: Embedder | undefined;
 /** One embedder per process: the local model loads once, lazily, on the first text. */
@@ -153,7 +156,9 @@ export const packageInstaller = (): PackageInstaller =>
 
 /** Installed dependency trees of script versions, one zip per lock hash. */
 export const scriptPackageStore = (): BlobStore =>
-  process.env.PLATFORM_MODE === 'local' ? localAdapters().scriptPackages() : createS3BlobStore({}, undefined, envNames.scriptPackagesBucket);
+  process.env.PLATFORM_MODE === 'local'
+    ? localAdapters().scriptPackages()
+    : createS3BlobStore({}, readEnv(envNames.scriptPackagesBucket), envNames.scriptPackagesBucket);
 
 let remoteLedger: { key: string; ledger: SolanaLedger } | undefined;
 export async function solanaLedger(): Promise<SolanaLedger> {
