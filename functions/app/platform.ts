@@ -34,7 +34,7 @@ import { pythonFacts } from '#functions/scripts/python.js';
 import { withGrantedTables } from '#platform/dynamo.js';
 import { envNames } from '#platform/env-names.js';
 import { routeTables } from '#platform/route.js';
-import { parseEnv, readEnv } from '#platform/settings.js';
+import { parseEnv, readEnv, requiredEnv } from '#platform/settings.js';
 import type { BackgroundRuns, BlobStore, CredentialVault, EventPublisher, OneShotSchedulerPort, SchedulerPort } from '#platform/ports.js';
 import { type LocalEdgeAdapters, installLocalEdge } from './edge.js';
 
@@ -108,7 +108,8 @@ function localAdapters(): LocalAdapters {
   return local;
 }
 
-export const eventPublisher = (): EventPublisher => (process.env.PLATFORM_MODE === 'local' ? localAdapters().eventBus : eventBridgePublisher);
+export const eventPublisher = (): EventPublisher =>
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().eventBus : eventBridgePublisher(readEnv(envNames.eventBusName));
 
 export const scheduler = (): SchedulerPort => (process.env.PLATFORM_MODE === 'local' ? localAdapters().scheduler() : eventBridgeScheduler);
 
@@ -145,8 +146,9 @@ export const sharedEmbedder = (): Embedder =>
   process.env.PLATFORM_MODE === 'local' ? localAdapters().embedder(platformSettings().documents) : (bedrockEmbedder ??= createBedrockEmbedder());
 
 /** Reads Python code with Python's `ast`: this machine's python3 locally, the stack's Python function on AWS. */
-export const pythonCodeFacts = <T>(code: string): Promise<T | undefined> =>
-  process.env.PLATFORM_MODE === 'local' ? pythonFacts<T>(code) : lambdaPythonFacts<T>(code);
+// Async so that a missing PYTHON_LINT_FUNCTION rejects, as the call it stands for does.
+export const pythonCodeFacts = async <T>(code: string): Promise<T | undefined> =>
+  process.env.PLATFORM_MODE === 'local' ? pythonFacts<T>(code) : lambdaPythonFacts<T>(code, requiredEnv(envNames.pythonLintFunction, 'pythonLint'));
 
 export const scriptRuntime = (): ScriptRuntime =>
   process.env.PLATFORM_MODE === 'local' ? localAdapters().scriptRuntime(platformSettings().scripts) : lambdaScriptRuntime();

@@ -64,10 +64,8 @@ describe('shape of functions/', () => {
     const notYetMoved = [
       'functions/adapters/aws/bedrock-embedder.ts',
       'functions/adapters/aws/credential-vault.ts',
-      'functions/adapters/aws/event-bus.ts',
       'functions/adapters/aws/package-installer.ts',
       'functions/adapters/aws/platform-wallet.ts',
-      'functions/adapters/aws/python-facts.ts',
       'functions/adapters/aws/scheduler.ts',
       'functions/adapters/aws/script-functions.ts',
       'functions/adapters/local/script-sandbox.ts',
