@@ -12,7 +12,7 @@ import { onLocalShutdown, stopLocalServices } from '../functions/adapters/local/
 import { busConsumers } from '../functions/consumers.js';
 import { attachBusRule } from '../functions/adapters/local/bus-rules.js';
 import { type BusEnvelope, busEnvelope, rulePattern } from '../functions/platform/bus-envelope.js';
-import { installLocalAdapters } from '../functions/app/platform.js';
+import { installLocalAdapters, liveSettings, platformSettings } from '../functions/app/platform.js';
 import { withGrantedTables } from '../functions/platform/dynamo.js';
 import { routeTables } from '../functions/platform/route.js';
 import { createPagesServer } from '../functions/adapters/local/pages-server.js';
@@ -127,7 +127,9 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   // The SDK warns that its 2027 releases want Node 22; this project pins Node 20 on purpose.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-  // A platform that cannot run scripts fails every execute, subscription and build: refuse before anything starts.
+  // A bad setting or a platform that cannot run scripts: refuse before anything starts.
+  platformSettings();
+  liveSettings();
   scriptSandbox();
   const progress = options.onProgress ?? (() => undefined);
   const host = options.host ?? '127.0.0.1';

@@ -1,4 +1,5 @@
-// The language model of LLM flows, from the environment (read on each call, so an operator or a test can change it):
+// The language model of LLM flows, from the flows' live settings (read on each call, so an operator or a test can
+// change it):
 // - OpenAI-compatible: LLM_BASE_URL (e.g. https://api.openai.com/v1), LLM_MODEL, optional LLM_API_KEY (or, on AWS,
 //   LLM_API_KEY_SECRET_ARN: a Secrets Manager secret holding the key, which the stack lets the function read);
 // - Amazon Bedrock Converse: LLM_PROVIDER=bedrock and LLM_MODEL (a model or inference profile id);
@@ -7,26 +8,13 @@
 import type { LanguageModel } from '#functions/flows/ports.js';
 import { createBedrockModel } from './aws/bedrock-llm.js';
 import { secretString } from './aws/secret-string.js';
-import { type EnvName, envNames } from '#platform/env-names.js';
-import { readEnv } from '#platform/settings.js';
+import type { LlmSettings } from '#functions/flows/settings.js';
 import { createOpenAiModel } from './openai-llm.js';
-
-const price = (name: EnvName) => {
-  const value = Number(readEnv(name) ?? 0);
-  return Number.isFinite(value) && value >= 0 ? value : 0;
-};
 
 let cached: { key: string; model: LanguageModel | undefined } | undefined;
 
-export function languageModel(): LanguageModel | undefined {
-  const [provider, baseUrl, plainKey, keySecretArn, model] = [
-    envNames.llmProvider,
-    envNames.llmBaseUrl,
-    envNames.llmApiKey,
-    envNames.llmApiKeySecretArn,
-    envNames.llmModel,
-  ].map(readEnv);
-  const pricing = { inputPerMTok: price(envNames.llmInputUsdPerMTok), outputPerMTok: price(envNames.llmOutputUsdPerMTok) };
+export function languageModel(settings: LlmSettings): LanguageModel | undefined {
+  const { provider, baseUrl, apiKey: plainKey, apiKeySecretArn: keySecretArn, model, pricing } = settings;
   const key = JSON.stringify([provider, baseUrl, plainKey, keySecretArn, model, pricing]);
   if (cached?.key === key) return cached.model;
   let chosen: LanguageModel | undefined;

@@ -5,13 +5,17 @@
 // and forgotten with the platform, so a platform restarted in the same process gets fresh ones. The HTTP kit's own
 // ports (metrics, rate limiter) live in ./edge.ts, which every bundle loads.
 import type { DocumentJobs, Embedder, GraphVectorStore } from '#functions/documents/ports.js';
+import { flowSettingsSchema } from '#functions/flows/settings.js';
+import { type DocumentSettings, documentSettingsSchema } from '#functions/documents/settings.js';
 import type { SolanaLedger } from '#functions/payments/ledger.js';
 import type { PlatformSigners } from '#functions/payments/signers.js';
 import { paymentSettings } from '#functions/payments/settings.js';
 import type { PackageInstaller } from '#functions/scripts/packages/dependency-port.js';
 import type { ScriptRuntime } from '#functions/scripts/runs/runtime-port.js';
+import { type ScriptSettings, scriptSettingsSchema } from '#functions/scripts/settings.js';
 import type { BuildOutcome } from '#functions/templates/model.js';
 import type { PagesHost, TemplateBuilder } from '#functions/templates/ports.js';
+import { type TemplateSettings, templateSettingsSchema } from '#functions/templates/settings.js';
 import { createBedrockEmbedder } from '#adapters/aws/bedrock-embedder.js';
 import { createCodeBuildTemplateBuilder } from '#adapters/aws/codebuild-template-builder.js';
 import { kmsCredentialVault } from '#adapters/aws/credential-vault.js';
@@ -30,7 +34,7 @@ import { pythonFacts } from '#functions/scripts/authoring/python.js';
 import { withGrantedTables } from '#platform/dynamo.js';
 import { envNames } from '#platform/env-names.js';
 import { routeTables } from '#platform/route.js';
-import { readEnv } from '#platform/settings.js';
+import { parseEnv, readEnv, requiredEnv } from '#platform/settings.js';
 import type { BackgroundRuns, BlobStore, CredentialVault, EventPublisher, OneShotSchedulerPort, SchedulerPort } from '#platform/ports.js';
 import { type LocalEdgeAdapters, installLocalEdge } from './edge.js';
 
@@ -45,14 +49,14 @@ export interface LocalAdapters extends LocalEdgeAdapters {
   blobStore(): BlobStore;
   documentJobs(run: (documentId: string) => Promise<void>): DocumentJobs;
   backgroundRuns<J, R>(run: (job: J) => Promise<R>): BackgroundRuns<J, R>;
-  embedder(): Embedder;
-  scriptRuntime(): ScriptRuntime;
-  packageInstaller(): PackageInstaller;
+  embedder(settings: DocumentSettings): Embedder;
+  scriptRuntime(settings: ScriptSettings): ScriptRuntime;
+  packageInstaller(settings: ScriptSettings): PackageInstaller;
   scriptPackages(): BlobStore;
   solanaLedger(): Promise<SolanaLedger>;
   platformSigners(): Promise<PlatformSigners>;
   payoutTrigger(run: (ownerId: string, asset: string) => Promise<unknown>): (ownerId: string, asset: string) => Promise<void>;
-  templateBuilder(options: TemplateBuilderOptions): TemplateBuilder;
+  templateBuilder(options: TemplateBuilderOptions & { settings: () => TemplateSettings }): TemplateBuilder;
   pagesHost: PagesHost;
   solanaDevTools: SolanaDevTools;
 }
@@ -73,10 +77,29 @@ export interface TemplateBuilderOptions {
   onOutcome: (outcome: BuildOutcome & { logs: string[] }) => Promise<unknown>;
 }
 
+/** The areas' settings, parsed from the environment together. */
+export interface PlatformSettings {
+  scripts: ScriptSettings;
+  documents: DocumentSettings;
+}
+
+let parsed: PlatformSettings | undefined;
+
+/**
+ * The settings of this start: parsed on first use (once per Lambda container on AWS), parsed afresh after each local
+ * start installs the adapters, since the runtime and tests set the environment before they start a platform.
+ */
+export const platformSettings = (): PlatformSettings =>
+  (parsed ??= parseEnv({ scripts: scriptSettingsSchema, documents: documentSettingsSchema }, process.env));
+
+/** Settings parsed at each use, for the areas whose settings change while the platform runs (docs/architecture.md). */
+export const liveSettings = () => parseEnv({ templates: templateSettingsSchema, flows: flowSettingsSchema }, process.env);
+
 let local: LocalAdapters | undefined;
 
 export function installLocalAdapters(adapters: LocalAdapters): void {
   local = adapters;
+  parsed = undefined;
   installLocalEdge(adapters);
 }
 
@@ -85,7 +108,8 @@ function localAdapters(): LocalAdapters {
   return local;
 }
 
-export const eventPublisher = (): EventPublisher => (process.env.PLATFORM_MODE === 'local' ? localAdapters().eventBus : eventBridgePublisher);
+export const eventPublisher = (): EventPublisher =>
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().eventBus : eventBridgePublisher(readEnv(envNames.eventBusName));
 
 export const scheduler = (): SchedulerPort => (process.env.PLATFORM_MODE === 'local' ? localAdapters().scheduler() : eventBridgeScheduler);
 
@@ -96,39 +120,47 @@ export const oneShotScheduler = (): OneShotSchedulerPort => (process.env.PLATFOR
 
 export const credentialVault = (): CredentialVault => (process.env.PLATFORM_MODE === 'local' ? localAdapters().credentialVault : kmsCredentialVault);
 
-export const documentBlobStore = (): BlobStore => (process.env.PLATFORM_MODE === 'local' ? localAdapters().blobStore() : createS3BlobStore());
+export const documentBlobStore = (): BlobStore =>
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().blobStore() : createS3BlobStore({}, readEnv(envNames.documentsBucket));
 
 /** `run` processes one document; locally it is called in the background, on AWS by the invoked function itself. */
 export const documentJobs = (run: (documentId: string) => Promise<void>): DocumentJobs =>
-  process.env.PLATFORM_MODE === 'local' ? localAdapters().documentJobs(run) : createLambdaSelfInvoke();
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().documentJobs(run) : createLambdaSelfInvoke({}, readEnv(envNames.lambdaFunctionName));
 
 /**
  * Where graphs too large for one Lambda keep their vectors: S3 Vectors on AWS, for the functions granted its index
  * (lib/documents.ts). Locally none: one long-lived process loads any graph.
  */
 export const graphVectorStore = (): GraphVectorStore | undefined =>
-  process.env.PLATFORM_MODE !== 'local' && readEnv(envNames.documentVectorIndexArn) ? createS3VectorsStore() : undefined;
+  process.env.PLATFORM_MODE !== 'local' && readEnv(envNames.documentVectorIndexArn)
+    ? createS3VectorsStore({}, { indexArn: readEnv(envNames.documentVectorIndexArn) })
+    : undefined;
 
 /** `run` runs one job: locally in the background of this process, on AWS in the function invoked with it. */
 export const backgroundRuns = <J, R>(run: (job: J) => Promise<R>): BackgroundRuns<J, R> =>
-  process.env.PLATFORM_MODE === 'local' ? localAdapters().backgroundRuns(run) : createLambdaBackgroundRuns(run);
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().backgroundRuns(run) : createLambdaBackgroundRuns(run, {}, readEnv(envNames.lambdaFunctionName));
 
 let bedrockEmbedder: Embedder | undefined;
 /** One embedder per process: the local model loads once, lazily, on the first text. */
 export const sharedEmbedder = (): Embedder =>
-  process.env.PLATFORM_MODE === 'local' ? localAdapters().embedder() : (bedrockEmbedder ??= createBedrockEmbedder());
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().embedder(platformSettings().documents) : (bedrockEmbedder ??= createBedrockEmbedder());
 
 /** Reads Python code with Python's `ast`: this machine's python3 locally, the stack's Python function on AWS. */
-export const pythonCodeFacts = <T>(code: string): Promise<T | undefined> =>
-  process.env.PLATFORM_MODE === 'local' ? pythonFacts<T>(code) : lambdaPythonFacts<T>(code);
+// Async so that a missing PYTHON_LINT_FUNCTION rejects, as the call it stands for does.
+export const pythonCodeFacts = async <T>(code: string): Promise<T | undefined> =>
+  process.env.PLATFORM_MODE === 'local' ? pythonFacts<T>(code) : lambdaPythonFacts<T>(code, requiredEnv(envNames.pythonLintFunction, 'pythonLint'));
 
-export const scriptRuntime = (): ScriptRuntime => (process.env.PLATFORM_MODE === 'local' ? localAdapters().scriptRuntime() : lambdaScriptRuntime());
+export const scriptRuntime = (): ScriptRuntime =>
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().scriptRuntime(platformSettings().scripts) : lambdaScriptRuntime();
 
-export const packageInstaller = (): PackageInstaller => (process.env.PLATFORM_MODE === 'local' ? localAdapters().packageInstaller() : lambdaPackageInstaller);
+export const packageInstaller = (): PackageInstaller =>
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().packageInstaller(platformSettings().scripts) : lambdaPackageInstaller;
 
 /** Installed dependency trees of script versions, one zip per lock hash. */
 export const scriptPackageStore = (): BlobStore =>
-  process.env.PLATFORM_MODE === 'local' ? localAdapters().scriptPackages() : createS3BlobStore({}, undefined, envNames.scriptPackagesBucket);
+  process.env.PLATFORM_MODE === 'local'
+    ? localAdapters().scriptPackages()
+    : createS3BlobStore({}, readEnv(envNames.scriptPackagesBucket), envNames.scriptPackagesBucket);
 
 let remoteLedger: { key: string; ledger: SolanaLedger } | undefined;
 export async function solanaLedger(): Promise<SolanaLedger> {
@@ -147,9 +179,12 @@ export async function solanaLedger(): Promise<SolanaLedger> {
 }
 
 export const templateBuilder = (options: TemplateBuilderOptions): TemplateBuilder =>
-  process.env.PLATFORM_MODE === 'local' ? localAdapters().templateBuilder(options) : createCodeBuildTemplateBuilder();
+  process.env.PLATFORM_MODE === 'local'
+    ? localAdapters().templateBuilder({ ...options, settings: () => liveSettings().templates })
+    : createCodeBuildTemplateBuilder(liveSettings().templates.codeBuild);
 
-export const templatePagesHost = (): PagesHost => (process.env.PLATFORM_MODE === 'local' ? localAdapters().pagesHost : cloudFrontPagesHost());
+export const templatePagesHost = (): PagesHost =>
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().pagesHost : cloudFrontPagesHost(liveSettings().templates.pages);
 
 /** The fee payer's address: from the stack's context when given, else from its secret. */
 async function feePayerAddress(): Promise<string> {

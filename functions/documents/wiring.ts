@@ -1,8 +1,6 @@
 // The documents area's composition module: its services with their production dependencies.
 import { type Clock, systemClock } from '#platform/clock.js';
-import { envNames } from '#platform/env-names.js';
-import { readEnv } from '#platform/settings.js';
-import { documentBlobStore, documentJobs, graphVectorStore, sharedEmbedder } from '#functions/app/platform.js';
+import { documentBlobStore, documentJobs, graphVectorStore, platformSettings, sharedEmbedder } from '#functions/app/platform.js';
 import { type LexicalSnapshots, createGraphIndexCache, snapshotAfterChunks } from './graph-index-cache.js';
 import { type GraphService, createGraphService } from './graph-service.js';
 import { type GraphStore, createGraphStore } from './graph-store.js';
@@ -14,11 +12,6 @@ import { type DocumentService, type DocumentServiceDeps, createDocumentService }
 import { createSnapshotKeeper } from './snapshot-keeper.js';
 import { type DocumentStore, createDocumentStore } from './store.js';
 import { createTermStore } from './term-store.js';
-
-/** Vectors one process keeps warm across graphs: 500,000 x 512 float32 is about 1 GB. */
-const maxCachedVectors = Number(readEnv(envNames.searchCacheVectors) ?? 500_000);
-/** Chunks past which a graph is searched outside the process, where large graphs are kept there (docs/data-model.md). */
-const largeGraphChunks = Number(readEnv(envNames.largeGraphChunks) ?? 100_000);
 
 /** Where a graph's BM25 snapshot is kept beside the originals: one object per graph, replaced as the graph grows. */
 export const lexicalSnapshotKey = (graphId: string) => `lexical-indexes/${encodeURIComponent(graphId)}.json`;
@@ -35,7 +28,7 @@ export function graphIndexes(deps: { store: DocumentStore; graphStore: GraphStor
   const { store, graphStore, blobs, embedder } = deps;
   const version = async (graphId: string) => (await graphStore.state(graphId)).version;
   const source = { version, vectors: store.getVectors, chunks: store.listChunks, documentIds: documentIdsOf(store) };
-  return createGraphIndexCache({ source, embedder, maxVectors: maxCachedVectors, snapshots: lexicalSnapshots(blobs) });
+  return createGraphIndexCache({ source, embedder, maxVectors: platformSettings().documents.maxCachedVectors, snapshots: lexicalSnapshots(blobs) });
 }
 
 /** The processing job's upkeep of BM25 snapshots, for graphs of at least `fromChunks` chunks. */
@@ -66,7 +59,7 @@ export function productionDeps(
   const embedder = sharedEmbedder();
   const vectorStore = large.vectorStore ?? graphVectorStore();
   const largeGraphs = vectorStore && createLargeGraphIndex({ vectors: vectorStore, terms: createTermStore() });
-  const fromChunks = large.fromChunks ?? largeGraphChunks;
+  const fromChunks = large.fromChunks ?? platformSettings().documents.largeGraphChunks;
   const snapshots = snapshotKeeper({
     store,
     graphStore,

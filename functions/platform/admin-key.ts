@@ -2,17 +2,16 @@ import { timingSafeEqual } from 'node:crypto';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { UnauthorizedError } from './errors.js';
 import { sha256Hex } from './ids.js';
-import { envNames } from './env-names.js';
-import { readEnv } from './settings.js';
+import { settings } from './settings.js';
 import { traced } from './tracer.js';
 
 let adminKey: Promise<string> | undefined;
 
 /** `ADMIN_API_KEY` locally; on AWS the stack's generated secret, read once per container. */
 function loadAdminKey(): Promise<string> {
-  const localKey = readEnv(envNames.adminApiKey);
+  const localKey = settings.adminApiKey;
   if (localKey) return Promise.resolve(localKey);
-  const secretArn = readEnv(envNames.adminKeySecretArn);
+  const secretArn = settings.adminKeySecretArn;
   if (!secretArn) return Promise.reject(new Error('neither ADMIN_API_KEY nor ADMIN_KEY_SECRET_ARN is set'));
   return traced(new SecretsManagerClient({}))
     .send(new GetSecretValueCommand({ SecretId: secretArn }))

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableEnvVar } from './env-names.js';
-import { readEnv, settings } from './settings.js';
+import { settings } from './settings.js';
 import type { TableName } from './table-definition.js';
 import { traced } from './tracer.js';
 
@@ -57,7 +57,7 @@ export function tableName(name: TableName): string {
   if (granted && !granted.tables.has(name)) throw new Error(`table ${name} is not granted to ${granted.name} (its route or function does not declare it)`);
   const resolved = resolvedTableNames.get(name);
   if (resolved) return resolved;
-  const fromEnv = readEnv(tableEnvVar(name));
+  const fromEnv = settings.grantedTable(name);
   if (!fromEnv && settings.mode !== 'local') throw new Error(`table ${name} is not granted to this function (${tableEnvVar(name)} unset)`);
   const physical = fromEnv ?? `${settings.tablePrefix}${name}`;
   resolvedTableNames.set(name, physical);

@@ -1,4 +1,4 @@
-// Every environment variable the platform reads, named once: functions/platform/settings.ts reads them and
+// Every environment variable the platform reads, named once: the settings modules read them and
 // lib/grants.ts sets them, so a name is never spelled twice.
 
 export const envNames = {

@@ -1,8 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { LogAttributes, LogItemExtraInput, LogItemMessage } from '@aws-lambda-powertools/logger/types';
-import { envNames } from './env-names.js';
-import { readEnv } from './settings.js';
+import { settings } from './settings.js';
 
 const requestKeys = new AsyncLocalStorage<LogAttributes>();
 
@@ -23,7 +22,7 @@ class RequestLogger extends Logger {
   }
 }
 
-export const logger: Logger = new RequestLogger({ serviceName: readEnv(envNames.serviceName) ?? 'platform' });
+export const logger: Logger = new RequestLogger({ serviceName: settings.serviceName });
 
 const secretKey =
   /^(api[-_]?key|x-api-key|x-admin-key|authorization|password|secret|token|access[-_]?token|refresh[-_]?token|client[-_]?secret|credentials?|x-payment|payment-signature|webhook[-_]?secret)$/i;

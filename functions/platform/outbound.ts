@@ -8,8 +8,6 @@ import { BlockList, type LookupFunction, type Socket, connect, isIP } from 'node
 import { settings } from './settings.js';
 import { networkInterfaces } from 'node:os';
 import { AppError, ForbiddenError, TimeoutError, UpstreamError } from './errors.js';
-import { envNames } from './env-names.js';
-import { readEnv } from './settings.js';
 
 export const defaultOutboundTimeoutMs = 30_000;
 /** Lambda answers at most 6 MB; the upstream body travels inside the envelope, so it must stay under that. */
@@ -76,7 +74,7 @@ export function isPrivateAddress(address: string): boolean {
  * The design) and AWS refuses. Read on every request so a test or an operator can flip it.
  */
 export function privateUpstreamsAllowed(): boolean {
-  const setting = readEnv(envNames.allowPrivateUpstreams);
+  const setting = settings.allowPrivateUpstreams;
   if (setting === 'true') return true;
   if (setting === 'false') return false;
   return settings.mode === 'local';

@@ -1,7 +1,9 @@
-// The one reader of the environment. Values are read on each access: the local runtime and tests set them after
-// modules load. The mode itself is `process.env.PLATFORM_MODE`, which every Lambda bundle replaces with "aws"
+// The one reader of the environment. The kernel's values below are read on each access: the local runtime and tests
+// set them after modules load. Areas declare their settings as zod schemas (`functions/<area>/settings.ts`) that the
+// composition root parses once per start with `parseEnv`. The mode itself is `process.env.PLATFORM_MODE`, which every Lambda bundle replaces with "aws"
 // (lib/bundles.ts), so local-only branches written against it drop out of the bundle.
-import { type EnvName, envNames } from './env-names.js';
+import { z } from 'zod';
+import { type EnvName, envNames, tableEnvVar } from './env-names.js';
 
 export type PlatformMode = 'aws' | 'local';
 
@@ -50,6 +52,24 @@ export const settings = {
   get publicBaseUrl(): string | undefined {
     return readEnv(envNames.publicBaseUrl);
   },
+  get adminApiKey(): string | undefined {
+    return readEnv(envNames.adminApiKey);
+  },
+  get adminKeySecretArn(): string | undefined {
+    return readEnv(envNames.adminKeySecretArn);
+  },
+  /** `ALLOW_PRIVATE_UPSTREAMS` as set ("true", "false" or unset). */
+  get allowPrivateUpstreams(): string | undefined {
+    return readEnv(envNames.allowPrivateUpstreams);
+  },
+  /** A table's physical name as the stack gives it (`TABLE_API_KEYS`); unset locally. */
+  grantedTable(name: string): string | undefined {
+    return readEnv(tableEnvVar(name));
+  },
+  /** The address the local platform binds (`HOST`). */
+  get host(): string | undefined {
+    return readEnv(envNames.host);
+  },
   get serviceName(): string {
     return readEnv(envNames.serviceName) ?? 'platform';
   },
@@ -61,5 +81,22 @@ export const settings = {
     const own = (name: string) => name === envNames.dynamoEndpoint || name === envNames.solanaRpcUrl || name.startsWith('AWS_ENDPOINT_URL');
     return Object.entries(process.env).flatMap(([name, value]) => (value && own(name) ? [value] : []));
   },
-  numberOr,
 };
+
+/** A numeric variable: `fallback` when unset; anything but a finite number fails the parse. */
+export const envNumber = (fallback: number) => z.coerce.number().default(fallback);
+
+/** Each area's settings from the environment; one error names every bad variable with its value. */
+export function parseEnv<S extends Record<string, z.ZodType>>(schemas: S, env: Record<string, string | undefined>): { [K in keyof S]: z.output<S[K]> } {
+  const problems: string[] = [];
+  const parsed = Object.entries(schemas).map(([area, schema]) => {
+    const result = schema.safeParse(env);
+    for (const issue of result.error?.issues ?? []) {
+      const name = String(issue.path[0]);
+      problems.push(`${name}=${JSON.stringify(env[name])} (${issue.message})`);
+    }
+    return [area, result.data];
+  });
+  if (problems.length) throw new Error(`invalid configuration: ${problems.join('; ')}`);
+  return Object.fromEntries(parsed);
+}

@@ -11,7 +11,6 @@ import { createResourceStore } from '#functions/resources/store.js';
 import { scriptGrantKey } from '#adapters/script-grant-key.js';
 import { tmpdir } from 'node:os';
 import { systemClock } from '#platform/clock.js';
-import { envNames } from '#platform/env-names.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { settings } from '#platform/settings.js';
 import {
@@ -19,6 +18,7 @@ import {
   credentialVault,
   metrics,
   packageInstaller,
+  platformSettings,
   pythonCodeFacts,
   rateLimiter,
   scriptPackageStore,
@@ -93,7 +93,7 @@ export const npmInstall = () =>
   (npmInstaller ??= createNpmInstallerFunction({
     blobs: scriptPackageStore,
     workDir: tmpdir(),
-    timeoutMs: settings.numberOr(envNames.packageInstallTimeoutSeconds, 20) * 1000,
+    timeoutMs: (platformSettings().scripts.packageInstallTimeoutSeconds ?? 20) * 1000,
   }));
 
 /** Versions' code, in the same blob store as their packages. */
@@ -141,6 +141,7 @@ export const scriptRunner = (): ScriptRunner => {
       resources: resourceCaller,
       clock: systemClock,
       metrics,
+      settings: () => platformSettings().scripts,
     });
   }
   return runner;

@@ -126,3 +126,20 @@ describe('platform start without a script sandbox', () => {
     expect(health.status).toBe(401);
   }, 60_000);
 });
+
+describe('platform start with a bad setting', () => {
+  afterEach(() => {
+    delete process.env.SCRIPT_MAX_WORKERS;
+  });
+
+  it('refuses to start, naming the variable and its value, and starts nothing', async () => {
+    // Prepare
+    const dataDir = mkdtempSync(join(tmpdir(), 'platform-badsetting-'));
+    process.env.SCRIPT_MAX_WORKERS = 'abc';
+    // Act
+    const start = startPlatform({ port: 0, dataDir, devAccount: false });
+    // Assess: DynamoDB Local would have made its directory under dataDir
+    await expect(start).rejects.toThrow('invalid configuration: SCRIPT_MAX_WORKERS="abc"');
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+});

@@ -71,11 +71,10 @@ describe('aws adapter: S3 Vectors graph store', () => {
   });
 
   it('refuses to run without a bucket and index configured', async () => {
-    const unconfigured = createS3VectorsStore({
-      endpoint: server.endpoint,
-      region: 'eu-west-1',
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    });
+    const unconfigured = createS3VectorsStore(
+      { endpoint: server.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } },
+      { indexArn: undefined },
+    );
     await expect(unconfigured.query('group:grp_a', unit(1, 0, 0), 5)).rejects.toThrow(/DOCUMENT_VECTOR_INDEX_ARN/);
   });
 });

@@ -105,7 +105,12 @@ describe('aws adapter: EventBridge publisher', () => {
     );
     await events.send(new PutTargetsCommand({ Rule: 'dispatcher', EventBusName: 'platform-events', Targets: [{ Id: 'queue', Arn: Attributes!.QueueArn }] }));
     // Act
-    const { eventId } = await eventBridgePublisher.publish({ type: 'chatapp.message', source: 'chatapp', userId: 'usr_1', content: { text: 'hi' } });
+    const { eventId } = await eventBridgePublisher('platform-events').publish({
+      type: 'chatapp.message',
+      source: 'chatapp',
+      userId: 'usr_1',
+      content: { text: 'hi' },
+    });
     const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 5 }));
     // Assess
     const delivered = JSON.parse(Messages![0]!.Body!);

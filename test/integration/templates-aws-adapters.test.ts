@@ -72,10 +72,10 @@ function codeBuildForMoto(sent: Array<Record<string, unknown>> = []): CodeBuildC
 async function givenBuilder(codebuild = codeBuildForMoto()) {
   const bucket = `pages-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`;
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  process.env.TEMPLATE_BUILD_LOG_GROUP = logGroup;
   const builder = createCodeBuildTemplateBuilder({
     projectName: project,
     bucketName: bucket,
+    logGroupName: logGroup,
     codebuild,
     logs: moto.clientConfig,
     s3: { ...moto.clientConfig, forcePathStyle: true },

@@ -9,7 +9,6 @@ import { BuildFailure, parseManifest } from '#functions/templates/checkout.js';
 import type { BuildOutcome, BuildRecord } from '#functions/templates/model.js';
 import type { BuildJob, TemplateBuilder } from '#functions/templates/ports.js';
 import { envNames } from '#platform/env-names.js';
-import { readEnv } from '#platform/settings.js';
 
 /** Names of the environment variables the buildspec reads; lib/templates.ts writes the buildspec against them. */
 export const buildJobVariables = {
@@ -27,6 +26,8 @@ export const manifestKey = (buildId: string) => `_meta/${buildId}/template.json`
 export interface CodeBuildBuilderOptions {
   projectName?: string;
   bucketName?: string;
+  /** Unset, CodeBuild's default group of the project. */
+  logGroupName?: string;
   codebuild?: CodeBuildClientConfig | CodeBuildClient;
   logs?: CloudWatchLogsClientConfig;
   s3?: S3ClientConfig;
@@ -43,8 +44,8 @@ export function createCodeBuildTemplateBuilder(
   const codebuild = options.codebuild instanceof CodeBuildClient ? options.codebuild : new CodeBuildClient(options.codebuild ?? {});
   const logs = new CloudWatchLogsClient(options.logs ?? {});
   const s3 = new S3Client(options.s3 ?? {});
-  const project = () => required(options.projectName ?? readEnv(envNames.templateBuildProject), envNames.templateBuildProject);
-  const bucket = () => required(options.bucketName ?? readEnv(envNames.pagesBucket), envNames.pagesBucket);
+  const project = () => required(options.projectName, envNames.templateBuildProject);
+  const bucket = () => required(options.bucketName, envNames.pagesBucket);
 
   return {
     async start(job: BuildJob) {
@@ -73,7 +74,7 @@ export function createCodeBuildTemplateBuilder(
       try {
         const page = await logs.send(
           new GetLogEventsCommand({
-            logGroupName: readEnv(envNames.templateBuildLogGroup) ?? `/aws/codebuild/${project()}`,
+            logGroupName: options.logGroupName ?? `/aws/codebuild/${project()}`,
             logStreamName: build.runId.split(':').slice(1).join(':'),
             startFromHead: true,
             limit: 10_000,

@@ -1,14 +1,12 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { newId } from '#platform/ids.js';
 import type { EventPublisher } from '#platform/ports.js';
-import { envNames } from '#platform/env-names.js';
-import { readEnv } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
 
 let client: EventBridgeClient | undefined;
 
-/** PutEvents onto the `platform-events` bus; the dispatcher rule routes by `detail-type`. */
-export const eventBridgePublisher: EventPublisher = {
+/** PutEvents onto the `platform-events` bus (EVENT_BUS_NAME's, given by the root); the dispatcher rule routes by `detail-type`. */
+export const eventBridgePublisher = (busName: string | undefined): EventPublisher => ({
   async publish(event) {
     const eventId = typeof event.id === 'string' ? event.id : newId('evt');
     client ??= traced(new EventBridgeClient({}));
@@ -16,7 +14,7 @@ export const eventBridgePublisher: EventPublisher = {
       new PutEventsCommand({
         Entries: [
           {
-            EventBusName: readEnv(envNames.eventBusName),
+            EventBusName: busName,
             Source: `platform.${event.source}`,
             DetailType: event.type,
             Detail: JSON.stringify({ ...event, id: eventId }),
@@ -27,4 +25,4 @@ export const eventBridgePublisher: EventPublisher = {
     if (result.FailedEntryCount) throw new Error(`EventBridge refused event ${eventId}: ${result.Entries?.[0]?.ErrorMessage ?? 'unknown reason'}`);
     return { eventId };
   },
-};
+});

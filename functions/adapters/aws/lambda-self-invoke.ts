@@ -4,9 +4,7 @@
 // lambda:InvokeFunction on itself (the selfInvoke capability).
 import { InvokeCommand, LambdaClient, type LambdaClientConfig } from '@aws-sdk/client-lambda';
 import type { DocumentJobEvent, DocumentJobs } from '#functions/documents/ports.js';
-import { envNames } from '#platform/env-names.js';
 import type { BackgroundRunEvent, BackgroundRuns } from '#platform/ports.js';
-import { readEnv } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
 
 /** Lambda's payload limit for asynchronous invocations. */
@@ -21,7 +19,7 @@ function selfInvoker(clientConfig: LambdaClientConfig, functionName: string | un
   };
 }
 
-export function createLambdaSelfInvoke(clientConfig: LambdaClientConfig = {}, functionName = readEnv(envNames.lambdaFunctionName)): DocumentJobs {
+export function createLambdaSelfInvoke(clientConfig: LambdaClientConfig, functionName: string | undefined): DocumentJobs {
   const invoke = selfInvoker(clientConfig, functionName);
   return {
     async enqueue(documentId) {
@@ -37,8 +35,8 @@ export function createLambdaSelfInvoke(clientConfig: LambdaClientConfig = {}, fu
  */
 export function createLambdaBackgroundRuns<J, R>(
   run: (job: J) => Promise<R>,
-  clientConfig: LambdaClientConfig = {},
-  functionName = readEnv(envNames.lambdaFunctionName),
+  clientConfig: LambdaClientConfig,
+  functionName: string | undefined,
 ): BackgroundRuns<J, R> {
   const invoke = selfInvoker(clientConfig, functionName);
   return {

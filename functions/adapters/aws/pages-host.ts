@@ -1,15 +1,10 @@
-import { envNames } from '#platform/env-names.js';
-import { readEnv } from '#platform/settings.js';
 import type { PagesHost } from '#functions/templates/ports.js';
 
 /** `https://<sub>.<PAGES_DOMAIN>/` through the CloudFront router, or the `/pages/<sub>/` path form without a domain. */
-export function cloudFrontPagesHost(): PagesHost {
-  const pathUrl = (subdomain: string) => `${readEnv(envNames.pagesBaseUrl)}/${subdomain}/`;
+export function cloudFrontPagesHost(pages: { baseUrl?: string; domain?: string }): PagesHost {
+  const pathUrl = (subdomain: string) => `${pages.baseUrl}/${subdomain}/`;
   return {
-    pageUrl: (subdomain) => {
-      const domain = readEnv(envNames.pagesDomain);
-      return domain ? `https://${subdomain}.${domain}/` : pathUrl(subdomain);
-    },
+    pageUrl: (subdomain) => (pages.domain ? `https://${subdomain}.${pages.domain}/` : pathUrl(subdomain)),
     pathUrl,
   };
 }

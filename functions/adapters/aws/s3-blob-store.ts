@@ -4,17 +4,15 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectComm
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { BlobStore } from '#functions/documents/ports.js';
 import { type EnvName, envNames } from '#platform/env-names.js';
-import { readEnv } from '#platform/settings.js';
 
 const isMissing = (error: unknown) => error instanceof Error && (error.name === 'NoSuchKey' || error.name === 'NotFound');
 
-/** The bucket comes from `bucketEnv`, which the route's grant sets; read when used, not at construction. */
-export function createS3BlobStore(clientConfig: S3ClientConfig = {}, bucketName?: string, bucketEnv: EnvName = envNames.documentsBucket): BlobStore {
+/** `bucketEnv` names the variable the route's grant sets to `bucketName`; a missing bucket fails when used, not at construction. */
+export function createS3BlobStore(clientConfig: S3ClientConfig, bucketName: string | undefined, bucketEnv: EnvName = envNames.documentsBucket): BlobStore {
   const client = new S3Client(clientConfig);
   const bucket = () => {
-    const name = bucketName ?? readEnv(bucketEnv);
-    if (!name) throw new Error(`${bucketEnv} is not set: the route needs the grant that sets it`);
-    return name;
+    if (!bucketName) throw new Error(`${bucketEnv} is not set: the route needs the grant that sets it`);
+    return bucketName;
   };
   return {
     async put(key, bytes, contentType) {

@@ -11,8 +11,6 @@ import {
   type S3VectorsClientConfig,
 } from '@aws-sdk/client-s3vectors';
 import type { GraphVectorStore } from '#functions/documents/ports.js';
-import { envNames } from '#platform/env-names.js';
-import { readEnv } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
 
 const perCall = 500;
@@ -22,11 +20,11 @@ export const maxTopK = 100;
 
 const keyOf = (graphId: string, documentId: string, position: number) => `${graphId}|${documentId}|${position}`;
 
-/** The index comes from DOCUMENT_VECTOR_INDEX_ARN unless given. */
-export function createS3VectorsStore(clientConfig: S3VectorsClientConfig = {}, index: { indexArn?: string } = {}): GraphVectorStore {
+/** The index is DOCUMENT_VECTOR_INDEX_ARN's, which the composition root passes. */
+export function createS3VectorsStore(clientConfig: S3VectorsClientConfig, index: { indexArn?: string }): GraphVectorStore {
   const client = traced(new S3VectorsClient(clientConfig));
   const target = () => {
-    const indexArn = index.indexArn ?? readEnv(envNames.documentVectorIndexArn);
+    const { indexArn } = index;
     if (!indexArn) throw new Error('DOCUMENT_VECTOR_INDEX_ARN must be set to use S3 Vectors');
     return { indexArn };
   };

@@ -2,7 +2,7 @@
 // runtime. Services that hold processes or timers start on first use and stop with the platform.
 import { join } from 'node:path';
 import type { Embedder } from '#functions/documents/ports.js';
-import { envNames } from '#platform/env-names.js';
+import type { ScriptSettings } from '#functions/scripts/settings.js';
 import { settings } from '#platform/settings.js';
 import type { LocalAdapters } from '#functions/app/platform.js';
 import { createBackgroundJobs, createBackgroundRuns } from './background-jobs.js';
@@ -24,13 +24,13 @@ import { createLocalTemplateBuilder } from './template-builder.js';
 import { createUseEmbedder } from './use-embedder.js';
 
 /** The script pool starts on first use and stops with the platform. */
-export const localScriptRuntime: () => LocalScriptRuntime = startedOnFirstUse(
-  () =>
+export const localScriptRuntime: (scripts: ScriptSettings) => LocalScriptRuntime = startedOnFirstUse(
+  (scripts: ScriptSettings) =>
     createLocalScriptRuntime({
       stageDir: join(settings.dataDir, 'scripts'),
       functionPrefix: settings.scriptFunctionPrefix,
-      idleMs: settings.numberOr(envNames.scriptIdleSeconds, 300) * 1000,
-      maxWorkers: settings.numberOr(envNames.scriptMaxWorkers, 32),
+      idleMs: scripts.idleMs,
+      maxWorkers: scripts.maxWorkers,
     }),
   (pool) => pool.stop(),
 );
@@ -50,13 +50,13 @@ export const localAdapters: LocalAdapters = {
   blobStore: createFileBlobStore,
   documentJobs: createBackgroundJobs,
   backgroundRuns: createBackgroundRuns,
-  embedder: () => (embedder ??= createUseEmbedder()),
+  embedder: (documents) => (embedder ??= createUseEmbedder(documents.embeddingWorkers)),
   scriptRuntime: localScriptRuntime,
-  packageInstaller: () =>
+  packageInstaller: (scripts) =>
     createLocalPackageInstaller({
       workDir: join(settings.dataDir, 'package-installs'),
       cacheDir: join(settings.dataDir, 'package-cache'),
-      timeoutMs: settings.numberOr(envNames.packageInstallTimeoutSeconds, 180) * 1000,
+      timeoutMs: (scripts.packageInstallTimeoutSeconds ?? 180) * 1000,
       blobs: scriptPackages,
     }),
   scriptPackages,

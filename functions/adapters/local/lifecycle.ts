@@ -11,13 +11,13 @@ export function onLocalShutdown(stop: Stopper): void {
 
 /**
  * A local service started on first use and stopped, then forgotten, when the local platform stops: a platform
- * restarted in the same process starts it afresh.
+ * restarted in the same process starts it afresh. The first use's arguments (the start's settings) start it.
  */
-export function startedOnFirstUse<T>(start: () => T, stop: (service: T) => Promise<void> | void): () => T {
+export function startedOnFirstUse<T, A extends unknown[] = []>(start: (...args: A) => T, stop: (service: T) => Promise<void> | void): (...args: A) => T {
   let running: T | undefined;
-  return () => {
+  return (...args) => {
     if (running === undefined) {
-      const service = start();
+      const service = start(...args);
       running = service;
       onLocalShutdown(async () => {
         if (running === service) running = undefined;

@@ -3,14 +3,13 @@
 // output under `<pagesDir>/<sub>` by swapping a symlink, so that what is served changes at once and only after
 // everything succeeded. Every command goes through the BuildCommandRunner. Builds queue under a global and a
 // per-account limit: a tenant's many builds wait their turn instead of slowing everyone's runs.
-import { envNames } from '#platform/env-names.js';
-import { readEnv } from '#platform/settings.js';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readlink, rename, rm, symlink } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { BuildFailure, collectOutput, readManifest } from '#functions/templates/checkout.js';
 import type { BuildOutcome, BuildRecord } from '#functions/templates/model.js';
 import type { BuildCommandRunner, BuildJob, TemplateBuilder } from '#functions/templates/ports.js';
+import type { TemplateSettings } from '#functions/templates/settings.js';
 import { logger } from '#platform/logger.js';
 
 export interface LocalTemplateBuilderOptions {
@@ -21,40 +20,33 @@ export interface LocalTemplateBuilderOptions {
   runner: BuildCommandRunner;
   /** The whole build's time limit, read at each build. */
   timeoutMs: () => number;
+  /** The templates' live settings, read at each build: a limit or registry changed meanwhile applies to the next. */
+  settings: () => TemplateSettings;
   onOutcome: (outcome: BuildOutcome & { logs: string[] }) => Promise<unknown>;
 }
 
 /** The environment every step gets: nothing of the platform's own (keys, endpoints, data paths) leaks in. */
-function cleanEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: readEnv(envNames.path) ?? '/usr/local/bin:/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', ...extra };
+function cleanEnv(settings: TemplateSettings, home: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: settings.path, HOME: home, LANG: 'C.UTF-8', ...extra };
 }
 
-/** file:// only when the operator allows it (TEMPLATE_FILE_REPOSITORIES=true): read at each build, a template made meanwhile included. */
-const allowedProtocols = () => (readEnv(envNames.templateFileRepositories) === 'true' ? 'https:file' : 'https');
-
-const gitEnv = (home: string) =>
-  cleanEnv(home, { GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_ALLOW_PROTOCOL: allowedProtocols() });
-
-/** The registry `npm ci` uses, the one private address its egress may reach (TEMPLATE_NPM_REGISTRY; the public one by default). */
-const npmRegistry = () => readEnv(envNames.templateNpmRegistry) ?? 'https://registry.npmjs.org/';
-
-/** The size of a build's scratch space (a tmpfs holding the checkout, its dependencies and what the build writes). */
-const scratchMb = () => Math.max(16, Number(readEnv(envNames.templateBuildScratchMb) ?? 1024) || 1024);
-
-/** Builds at once, in all and per account; more wait in order. Two cores' worth by default. */
-const buildLimits = () => ({
-  global: Math.max(1, Number(readEnv(envNames.templateBuildsMax) ?? 2) || 2),
-  perAccount: Math.max(1, Number(readEnv(envNames.templateBuildsPerAccount) ?? 1) || 1),
-});
+/** file:// only when the operator allows it (TEMPLATE_FILE_REPOSITORIES=true), a template made meanwhile included. */
+const gitEnv = (settings: TemplateSettings, home: string) =>
+  cleanEnv(settings, home, {
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_ALLOW_PROTOCOL: settings.fileRepositories ? 'https:file' : 'https',
+  });
 
 /** A first-come queue that starts a build when both its account and the whole platform are under their limit. */
-function buildQueue() {
+function buildQueue(settings: () => TemplateSettings) {
   const waiting: Array<{ userId: string; start: () => void }> = [];
   const running = new Map<string, number>();
   let total = 0;
   const fits = (userId: string) => {
-    const limits = buildLimits();
-    return total < limits.global && (running.get(userId) ?? 0) < limits.perAccount;
+    const { buildsMax, buildsPerAccount } = settings();
+    return total < buildsMax && (running.get(userId) ?? 0) < buildsPerAccount;
   };
   function next() {
     for (let index = 0; index < waiting.length; index++) {
@@ -88,7 +80,7 @@ function buildQueue() {
 
 export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions): TemplateBuilder {
   const running = new Map<string, string[]>();
-  const queue = buildQueue();
+  const queue = buildQueue(options.settings);
   // Subdomains are never reused: one removed while a build of it ran (or waited) must not come back when it ends.
   const removedSites = new Set<string>();
   const buildsDir = join(options.pagesDir, '.builds');
@@ -114,6 +106,7 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
   }
 
   async function build(job: BuildJob, log: (line: string) => void): Promise<BuildOutcome> {
+    const settings = options.settings();
     const deadline = Date.now() + options.timeoutMs();
     await mkdir(options.workDir, { recursive: true });
     const work = await mkdtemp(join(options.workDir, `${job.buildId}-`));
@@ -145,7 +138,7 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
     const step = async (...args: Parameters<typeof run>) => (await run(...args)).exitCode === 0;
     try {
       log(`fetching ${job.repository} at ${job.gitHash}`);
-      await step('git init', 'git', ['init', '-q'], checkout, gitEnv(home));
+      await step('git init', 'git', ['init', '-q'], checkout, gitEnv(settings, home));
       const lines: string[] = [];
       const fetchLog = (line: string) => {
         lines.push(line);
@@ -155,7 +148,7 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
         command: 'git',
         args: ['fetch', '--depth', '1', '--no-tags', job.repository, job.gitHash],
         cwd: checkout,
-        env: gitEnv(home),
+        env: gitEnv(settings, home),
         timeoutMs: deadline - Date.now(),
         onLine: fetchLog,
       });
@@ -166,22 +159,24 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
           throw new BuildFailure(`commit ${job.gitHash} is not in the repository ${job.repository}`);
         throw new BuildFailure(`the repository ${job.repository} could not be fetched (it does not exist or is not reachable)`);
       }
-      if (!(await step('checkout', 'git', ['checkout', '-q', 'FETCH_HEAD'], checkout, gitEnv(home))))
+      if (!(await step('checkout', 'git', ['checkout', '-q', 'FETCH_HEAD'], checkout, gitEnv(settings, home))))
         throw new BuildFailure('the commit could not be checked out');
       const { templateDir, manifest } = await readManifest(checkout, job.templatePath);
       log(`template.json read: build "${manifest.build.buildCommand}", output ${manifest.build.outputDirectory}`);
       if (existsSync(join(templateDir, 'package-lock.json')) || existsSync(join(templateDir, 'npm-shrinkwrap.json'))) {
-        const registry = npmRegistry();
+        const registry = settings.npmRegistry;
         // In the environment, the registry overrides the repository's .npmrc: the guard lets exactly this one through.
-        const env = cleanEnv(home, { npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_registry: registry });
+        const env = cleanEnv(settings, home, { npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_registry: registry });
         const installed = await step('npm ci', 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], templateDir, env, {
           egress: { allowedOrigins: [registry] },
         });
         if (!installed) throw new BuildFailure('installing dependencies (npm ci) failed');
       }
-      const env = cleanEnv(home, { CI: 'true', NODE_ENV: 'production', ...manifest.build.environmentVariables, ...job.publicEnv });
-      const built = await run('the build command', 'sh', ['-c', manifest.build.buildCommand], templateDir, env, { scratchBytes: scratchMb() * 1024 * 1024 });
-      if (built.exitCode !== 0 && built.outOfSpace) throw new BuildFailure(`the build wrote past its ${scratchMb()} MB of scratch space`);
+      const env = cleanEnv(settings, home, { CI: 'true', NODE_ENV: 'production', ...manifest.build.environmentVariables, ...job.publicEnv });
+      const built = await run('the build command', 'sh', ['-c', manifest.build.buildCommand], templateDir, env, {
+        scratchBytes: settings.scratchMb * 1024 * 1024,
+      });
+      if (built.exitCode !== 0 && built.outOfSpace) throw new BuildFailure(`the build wrote past its ${settings.scratchMb} MB of scratch space`);
       if (built.exitCode !== 0) throw new BuildFailure('the build command failed (non-zero exit)');
       // In a sandbox the build ran on a copy; what it left there is the checkout now.
       const root = built.resultDir ?? work;

@@ -5,8 +5,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { writeBlob } from './blob-files.js';
 import { onLocalShutdown } from './lifecycle.js';
-import { envNames } from '#platform/env-names.js';
-import { readEnv } from '#platform/settings.js';
+import { settings } from '#platform/settings.js';
 
 export interface LocalUploadServer {
   signedUrl(key: string, contentType: string, bytes: number, expiresInSeconds: number): string;
@@ -57,7 +56,7 @@ let started: Promise<LocalUploadServer> | undefined;
 
 export function localUploadServer(): Promise<LocalUploadServer> {
   started ??= new Promise((resolve, reject) => {
-    const host = readEnv(envNames.host) && readEnv(envNames.host) !== '0.0.0.0' ? readEnv(envNames.host) : '127.0.0.1';
+    const host = settings.host && settings.host !== '0.0.0.0' ? settings.host : '127.0.0.1';
     const server: Server = createServer((request, response) => {
       receive(request, response).catch((error: unknown) => answer(response, 500, `upload failed: ${(error as Error).message}`));
     });

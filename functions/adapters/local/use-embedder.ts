@@ -7,8 +7,6 @@ import { Worker } from 'node:worker_threads';
 import type { Embedder } from '#functions/documents/ports.js';
 import { normalise } from '#functions/documents/vector-codec.js';
 import { onLocalShutdown } from './lifecycle.js';
-import { envNames } from '#platform/env-names.js';
-import { readEnv } from '#platform/settings.js';
 
 const workerUrl = new URL('./use-embedder-worker.mjs', import.meta.url);
 /**
@@ -31,7 +29,7 @@ interface Slot {
 /** Calls of at most this many texts (a search's question) take the interactive lane. */
 const interactiveTexts = 2;
 
-export function createUseEmbedder(workers = Number(readEnv(envNames.embeddingWorkers) ?? availableParallelism())): Embedder & { stop(): Promise<void> } {
+export function createUseEmbedder(workers = availableParallelism()): Embedder & { stop(): Promise<void> } {
   /** The bulk pool (one worker per core by default), then one worker for interactive calls; each starts on first use. */
   let slots: Array<Slot | undefined> = [];
   const pending = new Map<number, Pending>();

@@ -9,17 +9,7 @@ import { computeCostUsd, msAffordable, roundUsd } from './cost.js';
 import type { Deployer, PackageTrees } from './deployer.js';
 import { type ExecutionStore, retention } from './execution-store.js';
 import { createLiveLog } from './live-logs.js';
-import {
-  type Execution,
-  type ExecutionError,
-  type Installation,
-  type RuntimeLabel,
-  type Script,
-  type ScriptConfig,
-  type ScriptVersion,
-  type Trigger,
-  limits,
-} from '../model.js';
+import type { Execution, ExecutionError, Installation, RuntimeLabel, Script, ScriptConfig, ScriptVersion, Trigger } from '../model.js';
 import type { BudgetSource } from '../ports.js';
 import { prepareCode } from './prepare.js';
 import { memoryTally, resourceGate } from './resource-gate.js';
@@ -28,8 +18,7 @@ import { type ScriptRuntime, liveAlias } from './runtime-port.js';
 import type { ScriptStore } from '../store.js';
 import type { VersionCode } from '../authoring/version-code.js';
 import { storableAsMap, storedLogs, storedOutput } from './stored-run.js';
-import { envNames } from '#platform/env-names.js';
-import { readEnv } from '#platform/settings.js';
+import type { ScriptSettings } from '../settings.js';
 
 export interface ExecuteRequest {
   scriptId: string;
@@ -103,6 +92,8 @@ export function createScriptRunner(deps: {
   resources: () => ResourceCaller;
   clock: Clock;
   metrics: () => MetricsPort;
+  /** The settings of the current start: the runner outlives a local platform restarted in the same process. */
+  settings: () => ScriptSettings;
 }) {
   const { store, executions, clock } = deps;
   /** Versions are immutable: one read per version and process, refreshed when a test build records its artifact. */
@@ -127,8 +118,7 @@ export function createScriptRunner(deps: {
   }
 
   async function checkManualRate(scriptId: string, now: number) {
-    // Benches raise it (as they raise RATE_LIMIT_PER_MINUTE) to measure the runtime, not the limiter.
-    const perMinute = Number(readEnv(envNames.scriptManualRunsPerMinute) ?? limits.manualExecutionsPerMinute);
+    const perMinute = deps.settings().manualRunsPerMinute;
     const window = await deps.limiter().hit(manualRunsBucket(scriptId), perMinute, 60, now);
     if (window.allowed) return;
     const retryAfter = Math.max(1, window.resetAt - Math.floor(now / 1000));

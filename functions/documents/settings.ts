@@ -1,0 +1,21 @@
+// The documents area's settings, parsed once per start by the composition root (functions/app/platform.ts).
+import { z } from 'zod';
+import { envNames } from '#platform/env-names.js';
+import { envNumber } from '#platform/settings.js';
+
+export const documentSettingsSchema = z
+  .object({
+    [envNames.searchCacheVectors]: envNumber(500_000),
+    [envNames.largeGraphChunks]: envNumber(100_000),
+    [envNames.embeddingWorkers]: z.coerce.number().optional(),
+  })
+  .transform((env) => ({
+    /** Vectors one process keeps warm across graphs: 500,000 x 512 float32 is about 1 GB. */
+    maxCachedVectors: env[envNames.searchCacheVectors],
+    /** Chunks past which a graph is searched outside the process, where large graphs are kept there (docs/data-model.md). */
+    largeGraphChunks: env[envNames.largeGraphChunks],
+    /** Local embedding worker threads; unset, one per core. */
+    embeddingWorkers: env[envNames.embeddingWorkers],
+  }));
+
+export type DocumentSettings = z.output<typeof documentSettingsSchema>;

@@ -1,0 +1,24 @@
+// The scripts area's settings, parsed once per start by the composition root (functions/app/platform.ts).
+import { z } from 'zod';
+import { envNames } from '#platform/env-names.js';
+import { envNumber } from '#platform/settings.js';
+import { limits } from './model.js';
+
+export const scriptSettingsSchema = z
+  .object({
+    [envNames.scriptMaxWorkers]: envNumber(32),
+    [envNames.scriptIdleSeconds]: envNumber(300),
+    [envNames.scriptManualRunsPerMinute]: envNumber(limits.manualExecutionsPerMinute),
+    // Unset, each installer keeps its own bound (a local install may take longer than the AWS installer function).
+    [envNames.packageInstallTimeoutSeconds]: z.coerce.number().optional(),
+  })
+  .transform((env) => ({
+    /** Warm workers of the local script pool. */
+    maxWorkers: env[envNames.scriptMaxWorkers],
+    idleMs: env[envNames.scriptIdleSeconds] * 1000,
+    /** Benches raise it (as they raise RATE_LIMIT_PER_MINUTE) to measure the runtime, not the limiter. */
+    manualRunsPerMinute: env[envNames.scriptManualRunsPerMinute],
+    packageInstallTimeoutSeconds: env[envNames.packageInstallTimeoutSeconds],
+  }));
+
+export type ScriptSettings = z.output<typeof scriptSettingsSchema>;

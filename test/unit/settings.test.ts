@@ -1,0 +1,59 @@
+// The areas' settings as the composition root parses them from the environment: today's defaults, clear refusals.
+import { describe, expect, it } from 'vitest';
+import { documentSettingsSchema } from '../../functions/documents/settings.js';
+import { flowSettingsSchema } from '../../functions/flows/settings.js';
+import { scriptSettingsSchema } from '../../functions/scripts/settings.js';
+import { templateSettingsSchema } from '../../functions/templates/settings.js';
+import { parseEnv } from '../../functions/platform/settings.js';
+
+describe('area settings', () => {
+  it('keeps the defaults of an unset environment', () => {
+    // Prepare / Act
+    const { scripts, documents, templates, flows } = parseEnv(
+      { scripts: scriptSettingsSchema, documents: documentSettingsSchema, templates: templateSettingsSchema, flows: flowSettingsSchema },
+      {},
+    );
+    // Assess
+    expect(scripts).toEqual({ maxWorkers: 32, idleMs: 300_000, manualRunsPerMinute: 100, packageInstallTimeoutSeconds: undefined });
+    expect(documents).toEqual({ maxCachedVectors: 500_000, largeGraphChunks: 100_000, embeddingWorkers: undefined });
+    expect(templates).toEqual({
+      buildWaitSeconds: undefined,
+      buildTimeoutMs: 600_000,
+      fileRepositories: false,
+      npmRegistry: 'https://registry.npmjs.org/',
+      scratchMb: 1024,
+      buildsMax: 2,
+      buildsPerAccount: 1,
+      path: '/usr/local/bin:/usr/bin:/bin',
+      codeBuild: { projectName: undefined, bucketName: undefined, logGroupName: undefined },
+      pages: { baseUrl: undefined, domain: undefined },
+    });
+    expect(flows.llm).toEqual({
+      provider: undefined,
+      baseUrl: undefined,
+      apiKey: undefined,
+      apiKeySecretArn: undefined,
+      model: undefined,
+      pricing: { inputPerMTok: 0, outputPerMTok: 0 },
+    });
+  });
+
+  it('reads the values that are set', () => {
+    // Prepare / Act
+    const { scripts } = parseEnv(
+      { scripts: scriptSettingsSchema },
+      { SCRIPT_MAX_WORKERS: '4', SCRIPT_IDLE_SECONDS: '2', SCRIPT_MANUAL_RUNS_PER_MINUTE: '100000', PACKAGE_INSTALL_TIMEOUT_SECONDS: '60' },
+    );
+    // Assess
+    expect(scripts).toEqual({ maxWorkers: 4, idleMs: 2000, manualRunsPerMinute: 100_000, packageInstallTimeoutSeconds: 60 });
+  });
+
+  it('refuses a value that is not a number, naming every bad variable', () => {
+    // Prepare
+    const env = { SCRIPT_MAX_WORKERS: 'abc', PACKAGE_INSTALL_TIMEOUT_SECONDS: 'soon', LARGE_GRAPH_CHUNKS: '1e3x' };
+    // Act
+    const parse = () => parseEnv({ scripts: scriptSettingsSchema, documents: documentSettingsSchema }, env);
+    // Assess
+    expect(parse).toThrow(/^invalid configuration: SCRIPT_MAX_WORKERS="abc" \(.*\); PACKAGE_INSTALL_TIMEOUT_SECONDS="soon" \(.*\); LARGE_GRAPH_CHUNKS="1e3x"/);
+  });
+});
