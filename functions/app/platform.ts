@@ -94,6 +94,9 @@ export const platformSettings = (): PlatformSettings =>
 
 /** Settings parsed at each use, for the areas whose settings change while the platform runs (docs/architecture.md). */
 export const liveSettings = () => parseEnv({ templates: templateSettingsSchema, flows: flowSettingsSchema }, process.env);
+/** One area's live settings: a use parses only its own area's variables. */
+export const liveTemplateSettings = () => parseEnv({ templates: templateSettingsSchema }, process.env).templates;
+export const liveFlowSettings = () => parseEnv({ flows: flowSettingsSchema }, process.env).flows;
 
 let local: LocalAdapters | undefined;
 
@@ -180,11 +183,11 @@ export async function solanaLedger(): Promise<SolanaLedger> {
 
 export const templateBuilder = (options: TemplateBuilderOptions): TemplateBuilder =>
   process.env.PLATFORM_MODE === 'local'
-    ? localAdapters().templateBuilder({ ...options, settings: () => liveSettings().templates })
-    : createCodeBuildTemplateBuilder(liveSettings().templates.codeBuild);
+    ? localAdapters().templateBuilder({ ...options, settings: liveTemplateSettings })
+    : createCodeBuildTemplateBuilder(liveTemplateSettings().codeBuild);
 
 export const templatePagesHost = (): PagesHost =>
-  process.env.PLATFORM_MODE === 'local' ? localAdapters().pagesHost : cloudFrontPagesHost(liveSettings().templates.pages);
+  process.env.PLATFORM_MODE === 'local' ? localAdapters().pagesHost : cloudFrontPagesHost(liveTemplateSettings().pages);
 
 /** The fee payer's address: from the stack's context when given, else from its secret. */
 async function feePayerAddress(): Promise<string> {

@@ -9,7 +9,7 @@ import { limits, settledRun } from '#functions/scripts/model.js';
 import { scriptRunner } from '#functions/scripts/wiring.js';
 import { createExecutionStore as createScriptExecutionStore } from '#functions/scripts/runs/execution-store.js';
 import { createScriptStore } from '#functions/scripts/store.js';
-import { backgroundRuns, eventPublisher, liveScheduler, liveSettings, oneShotScheduler, rateLimiter } from '#functions/app/platform.js';
+import { backgroundRuns, eventPublisher, liveScheduler, liveFlowSettings, oneShotScheduler, rateLimiter } from '#functions/app/platform.js';
 import { settings } from '#platform/settings.js';
 import { languageModel } from '#adapters/llm.js';
 import { systemClock } from '#platform/clock.js';
@@ -87,7 +87,7 @@ export const flowRuns = (): FlowRuns => {
       executor: createExecutor({
         scripts,
         tools: toolCatalog(scripts),
-        model: () => languageModel(liveSettings().flows.llm),
+        model: () => languageModel(liveFlowSettings().llm),
         clock: systemClock,
         deadline: realDeadline,
         wait: realWait,
@@ -123,7 +123,7 @@ export const flowService = (): FlowService =>
     oneShots: oneShotPort,
     longRuns: flowLongRuns(),
     clock: systemClock,
-    llmConfigured: () => languageModel(liveSettings().flows.llm) !== undefined,
+    llmConfigured: () => languageModel(liveFlowSettings().llm) !== undefined,
   }));
 
 let consumer: FlowEventConsumer | undefined;

@@ -6,7 +6,7 @@ import { createScriptStore } from '#functions/scripts/store.js';
 import { type CodeBuildStateChange, createCodeBuildTemplateBuilder, outcomeOfStateChange } from '#adapters/aws/codebuild-template-builder.js';
 import { systemClock } from '#platform/clock.js';
 import { settings as platformSettings } from '#platform/settings.js';
-import { liveSettings, templateBuilder, templatePagesHost } from '#functions/app/platform.js';
+import { liveTemplateSettings, templateBuilder, templatePagesHost } from '#functions/app/platform.js';
 import { dynamo, tableName } from '#platform/dynamo.js';
 import { ConflictError } from '#platform/errors.js';
 import { type BuildService, createBuildService } from './builds.js';
@@ -18,10 +18,10 @@ import { createTemplateStore } from './store.js';
 
 const settings: TemplateSettings & { buildTimeoutMs(): number } = {
   // Below API Gateway's 30 s on AWS; locally a build usually ends within the wait.
-  buildWaitMs: () => (liveSettings().templates.buildWaitSeconds ?? (platformSettings.mode === 'local' ? 120 : 25)) * 1000,
-  buildTimeoutMs: () => liveSettings().templates.buildTimeoutMs,
+  buildWaitMs: () => (liveTemplateSettings().buildWaitSeconds ?? (platformSettings.mode === 'local' ? 120 : 25)) * 1000,
+  buildTimeoutMs: () => liveTemplateSettings().buildTimeoutMs,
   // A file:// repository lets a tenant probe which repositories and commits exist on the machine: an operator's choice.
-  allowFileRepositories: () => platformSettings.mode === 'local' && liveSettings().templates.fileRepositories,
+  allowFileRepositories: () => platformSettings.mode === 'local' && liveTemplateSettings().fileRepositories,
 };
 
 /** 'preexisting' when the user had the item already: the template's uninstall leaves it. */
@@ -88,6 +88,6 @@ export type { CodeBuildStateChange };
 
 /** AWS: a CodeBuild state change of a template build, delivered over EventBridge, ends the build it is for. */
 export async function recordBuildState(detail: CodeBuildStateChange): Promise<void> {
-  const outcome = await outcomeOfStateChange(detail, (buildId) => createCodeBuildTemplateBuilder(liveSettings().templates.codeBuild).manifestText(buildId));
+  const outcome = await outcomeOfStateChange(detail, (buildId) => createCodeBuildTemplateBuilder(liveTemplateSettings().codeBuild).manifestText(buildId));
   if (outcome) await templatesArea().builds.finish(outcome);
 }
