@@ -4,7 +4,7 @@
 import { systemClock } from '../functions/platform/clock.js';
 import { createDispatcher } from '../functions/events/dispatcher.js';
 import { enrichEvent } from '../functions/events/enrichment/enrich.js';
-import { type EventObject, normalizeEvent } from '../functions/events/event-object.js';
+import { type EventObject, normalizeEvent } from '../functions/platform/event-object.js';
 import type { ActiveSubscription } from '../functions/events/ports.js';
 import { createSubscriptionIndex, createSubscriptionStore } from '../functions/events/subscription-store.js';
 

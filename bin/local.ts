@@ -184,7 +184,10 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   // Schedules kept under dataDir fire again after a restart, as AWS schedules outlive a deployment.
   (await import('../functions/adapters/local/scheduler.js')).localScheduler();
   (await import('../functions/adapters/local/one-shot-scheduler.js')).localOneShots();
-  (await import('../functions/adapters/local/payout-schedule.js')).localPayoutSchedule();
+  const { paymentSettings } = await import('../functions/payments/settings.js');
+  (await import('../functions/adapters/local/payout-schedule.js')).localPayoutSchedule(paymentSettings.localPayoutIntervalSeconds, async () =>
+    (await import('../functions/payments/wiring.js')).payoutService().run(),
+  );
 
   if (options.devAccount ?? true) {
     dev = await ensureDevAccount(baseUrl, adminKey, previous);

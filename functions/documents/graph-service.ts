@@ -8,6 +8,7 @@ import type { Caller } from '#platform/caller.js';
 import { newId } from '#platform/ids.js';
 import { maxGroupMembers } from './limits.js';
 import type { GraphStore, StoredGroup } from './graph-store.js';
+import type { AccountDirectory } from './ports.js';
 import type { GraphType, Role } from './schemas.js';
 
 const personalName = 'Personal';
@@ -15,8 +16,8 @@ const personalName = 'Personal';
 export const personalGraphId = (userId: string) => `user:${userId}`;
 export const graphTypeOf = (graphId: string): GraphType => (graphId.startsWith('user:') ? 'personal' : 'group');
 
-export function createGraphService(deps: { graphs: GraphStore; clock: Clock }) {
-  const { graphs, clock } = deps;
+export function createGraphService(deps: { graphs: GraphStore; accounts: AccountDirectory; clock: Clock }) {
+  const { graphs, accounts, clock } = deps;
 
   async function roleIn(userId: string, graphId: string): Promise<Role | undefined> {
     if (graphTypeOf(graphId) === 'personal') return graphId === personalGraphId(userId) ? 'owner' : undefined;
@@ -118,7 +119,7 @@ export function createGraphService(deps: { graphs: GraphStore; clock: Clock }) {
       requireGroup(graphId);
       const role = await requireMember(caller, graphId);
       if (role !== 'owner') throw new ForbiddenError(`only the owner of ${graphId} adds members`);
-      if (!(await graphs.userExists(userId))) throw new NotFoundError('userId', userId, 'user');
+      if (!(await accounts.exists(userId))) throw new NotFoundError('userId', userId, 'user');
       if ((await graphs.listMembers(graphId)).length >= maxGroupMembers) throw new ConflictError(`a group graph holds at most ${maxGroupMembers} members`);
       const member = { graphId, userId, role: 'member' as const, addedAt: clock.now() };
       try {

@@ -117,12 +117,6 @@ export function createGraphStore() {
         }),
       );
     },
-
-    /** Whether an account exists (the accounts area's users table, read only). */
-    async userExists(userId: string): Promise<boolean> {
-      const { Item } = await db.send(new GetCommand({ TableName: tableName('users'), Key: { userId }, ProjectionExpression: 'userId' }));
-      return Boolean(Item);
-    },
   };
 }
 

@@ -1,5 +1,10 @@
 // What the documents area needs from the outside world; functions/adapters/{aws,local} implement each.
 
+/** The accounts area, asked only whether a user a group's owner adds exists. */
+export interface AccountDirectory {
+  exists(userId: string): Promise<boolean>;
+}
+
 export interface Embedder {
   /** Names the model, and so the calibration of its similarities (calibration.ts). */
   readonly modelId: string;

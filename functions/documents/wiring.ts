@@ -1,4 +1,5 @@
 // The documents area's composition module: its services with their production dependencies.
+import { accountExists } from '#functions/accounts/api.js';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { documentBlobStore, documentJobs, graphVectorStore, platformSettings, sharedEmbedder } from '#functions/app/platform.js';
 import { type LexicalSnapshots, createGraphIndexCache, snapshotAfterChunks } from './graph-index-cache.js';
@@ -6,12 +7,14 @@ import { type GraphService, createGraphService } from './graph-service.js';
 import { type GraphStore, createGraphStore } from './graph-store.js';
 import { createIngest } from './ingest.js';
 import { createLargeGraphIndex } from './large-graph-index.js';
-import type { BlobStore, Embedder, GraphVectorStore } from './ports.js';
+import type { AccountDirectory, BlobStore, Embedder, GraphVectorStore } from './ports.js';
 import { createSearch } from './search.js';
 import { type DocumentService, type DocumentServiceDeps, createDocumentService } from './service.js';
 import { createSnapshotKeeper } from './snapshot-keeper.js';
 import { type DocumentStore, createDocumentStore } from './store.js';
 import { createTermStore } from './term-store.js';
+
+const accounts: AccountDirectory = { exists: accountExists };
 
 /** Where a graph's BM25 snapshot is kept beside the originals: one object per graph, replaced as the graph grows. */
 export const lexicalSnapshotKey = (graphId: string) => `lexical-indexes/${encodeURIComponent(graphId)}.json`;
@@ -54,7 +57,7 @@ export function productionDeps(
 ): DocumentServiceDeps {
   const store = createDocumentStore();
   const graphStore = createGraphStore();
-  const graphs = createGraphService({ graphs: graphStore, clock });
+  const graphs = createGraphService({ graphs: graphStore, accounts, clock });
   const blobs = documentBlobStore();
   const embedder = sharedEmbedder();
   const vectorStore = large.vectorStore ?? graphVectorStore();
@@ -77,7 +80,7 @@ let service: DocumentService | undefined;
 export const documentService = (): DocumentService => (service ??= createDocumentService(productionDeps()));
 
 let graphService: GraphService | undefined;
-export const graphsService = (): GraphService => (graphService ??= createGraphService({ graphs: createGraphStore(), clock: systemClock }));
+export const graphsService = (): GraphService => (graphService ??= createGraphService({ graphs: createGraphStore(), accounts, clock: systemClock }));
 
 /** What a processing job event sent to the upload functions runs (job-handler.ts). */
 export const processDocument = (documentId: string) => documentService().process(documentId);

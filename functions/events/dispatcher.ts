@@ -10,7 +10,7 @@ import { logger } from '#platform/logger.js';
 import { type Predicate, compileConditionList } from './conditions/engine.js';
 import { scriptDialect } from './conditions/script-dialect.js';
 import { enrichEvent } from './enrichment/enrich.js';
-import { type EventObject, normalizeEvent } from './event-object.js';
+import { type EventObject, normalizeEvent } from '#platform/event-object.js';
 import { type DispatchReport, deliverAll, emptyReport } from './deliveries.js';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from './internal-events.js';
 import type {

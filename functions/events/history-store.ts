@@ -2,7 +2,7 @@
 // partition (the delivery's key extends its event's), so one descending query reads events with their deliveries.
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#platform/dynamo.js';
-import type { EventObject } from './event-object.js';
+import type { EventObject } from '#platform/event-object.js';
 import type { DeliveryOutcome, EventHistory } from './ports.js';
 
 const retentionSeconds = 30 * 24 * 3600;

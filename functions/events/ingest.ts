@@ -5,7 +5,7 @@ import { PayloadTooLargeError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
 import { newId } from '#platform/ids.js';
 import type { EventPublisher } from '#platform/ports.js';
-import { type EventInput, normalizeEvent } from './event-object.js';
+import { type EventInput, normalizeEvent } from '#platform/event-object.js';
 
 /** EventBridge takes 256 KB per entry; the rest is room for the envelope. */
 const maxEventBytes = 200 * 1024;

@@ -1,5 +1,5 @@
 // Deliveries the platform puts on its own bus for the dispatcher: schedule firings and accepted webhook
-// requests. Their `platform.` namespace is refused for events published by users (event-types.ts).
+// requests. Their `platform.` namespace is refused for events published by users (the kernel's event-types.ts).
 
 /** A script schedule's firing (SchedulerPort); detail `{scheduleId}` plus `scheduledTime` and maybe `cronFilter`. */
 export const scheduleFiringType = 'platform.script_schedule';

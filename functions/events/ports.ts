@@ -1,6 +1,6 @@
 // What the events area needs from the outside, as narrow ports: the scripts area (run a script, who owns
 // it, is it deployed), its own stores, and the delivery ledger that de-duplicates retried deliveries.
-import type { EventObject } from './event-object.js';
+import type { EventObject } from '#platform/event-object.js';
 
 export interface ScriptTrigger {
   type: 'event' | 'schedule' | 'webhook';

@@ -3,7 +3,7 @@ import { IsoDate, OpaqueId, componentRef, pagination } from '#platform/schemas.j
 import { documentConditionTree } from './conditions/schema.js';
 import { scriptDialect } from './conditions/script-dialect.js';
 import { dateRange, ordered, orderedRange } from '#functions/scripts/schemas.js';
-import { EventType } from './event-types.js';
+import { EventType } from '#platform/event-types.js';
 
 const ScriptId = OpaqueId;
 const SubscriptionId = OpaqueId;

@@ -1,4 +1,4 @@
-// Subscriptions live in the scripts area's `scriptSubscriptions` table (by script, so a script with enabled
+// Subscriptions live in `scriptSubscriptions` (by script, so a script with enabled
 // subscriptions cannot be deleted) and, while enabled, in `subscriptionIndex` (by user and event type, for
 // the dispatcher). Both items are written in one transaction, so the index never disagrees with the truth.
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';

@@ -1,6 +1,11 @@
 import type { TableDefinition } from '../platform/table-definition.js';
 
 export const eventTables = {
+  scriptSubscriptions: {
+    partitionKey: 'scriptId',
+    sortKey: 'subscriptionId',
+    description: 'Event subscriptions of scripts, by script; a script with enabled ones cannot be deleted (the scripts area asks through the events facade).',
+  },
   subscriptionIndex: {
     partitionKey: 'dispatchKey',
     sortKey: 'subscriptionId',

@@ -1,8 +1,7 @@
 // The events area's composition: its services and the dispatcher with their production dependencies (stores, the
 // platform root's ports, and the scripts area behind the ScriptPort). Handlers get their services here; services
 // never import this file.
-import { scriptRunner } from '#functions/scripts/wiring.js';
-import { createScriptStore } from '#functions/scripts/store.js';
+import { describeScript, runScript } from '#functions/scripts/api.js';
 import { systemClock } from '#platform/clock.js';
 import { settings } from '#platform/settings.js';
 import { credentialVault, eventPublisher, liveScheduler, metrics } from '#functions/app/platform.js';
@@ -18,17 +17,16 @@ import { type TriggerService, createTriggerService, retireSchedule } from './tri
 import { createTriggerStore } from './trigger-store.js';
 
 let port: ScriptPort | undefined;
-/** The scripts area's store says who owns a script and whether it is deployed; its runner runs it with its limits. */
+/** The scripts area's facade says who owns a script and whether it is deployed, and runs it with its limits. */
 function scriptPort(): ScriptPort {
   if (port) return port;
-  const store = createScriptStore();
   port = {
     async describe(scriptId) {
-      const script = await store.get(scriptId);
-      return script && { userId: script.ownerId, deployed: script.activeVersion !== null };
+      const script = await describeScript(scriptId);
+      return script && { userId: script.ownerId, deployed: script.deployed };
     },
     async run(request) {
-      const { execution } = await scriptRunner().execute(request);
+      const { execution } = await runScript(request);
       return { executionId: execution.executionId, status: execution.status };
     },
   };

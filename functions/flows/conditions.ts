@@ -1,8 +1,17 @@
 // The interface's flow conditions as a dialect of the shared condition engine (functions/events/conditions): groups
 // AND / OR, the flow operators, and per event type the field names of the interface's table as aliases of dotted
 // paths into the event object; any other name is read as a dotted path.
-import { type Dialect, type OperatorSpec, type Predicate, type Scalar, compileConditionTree, withBothSpellings } from '#functions/events/conditions/engine.js';
-import { asNumber, isIn, not } from '#functions/events/conditions/script-dialect.js';
+import {
+  type Dialect,
+  type OperatorSpec,
+  type Predicate,
+  type Scalar,
+  asNumber,
+  compileConditionTree,
+  isIn,
+  not,
+  withBothSpellings,
+} from '#functions/events/api.js';
 import { compileRegex, regexProblem } from './regex-safety.js';
 
 /** Fields by event type. */

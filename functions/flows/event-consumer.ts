@@ -2,11 +2,16 @@
 // retries coming due, and user events, matched against the active event flows of their user and type (one
 // indexed Query; conditions compiled once per flow revision). A redelivered firing, retry or event never runs a
 // flow twice: events and retries are claimed in the events area's delivery ledger, schedule minutes on the flow.
-import { type DispatchReport, deliverAll, emptyReport } from '#functions/events/deliveries.js';
-import type { DeliveryLedger, DeliveryOutcome } from '#functions/events/ports.js';
-import { enrichEvent } from '#functions/events/enrichment/enrich.js';
-import { normalizeEvent } from '#functions/events/event-object.js';
-import type { Predicate } from '#functions/events/conditions/engine.js';
+import {
+  type DeliveryLedger,
+  type DeliveryOutcome,
+  type DispatchReport,
+  type Predicate,
+  deliverAll,
+  emptyReport,
+  enrichEvent,
+  normalizeEvent,
+} from '#functions/events/api.js';
 import type { Clock } from '#platform/clock.js';
 import { firingIsDue } from '#platform/cron.js';
 import { AppError } from '#platform/errors.js';

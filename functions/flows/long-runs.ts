@@ -2,7 +2,7 @@
 // runs in the background (the API function invoking itself on AWS, this process locally), and the answer is its
 // result when it ends within the bound, otherwise `running`: the run goes on and records its result in the flow's
 // history (getFlow, GET /api/sdk/v1/executions).
-import type { DeliveryLedger } from '#functions/events/ports.js';
+import type { DeliveryLedger } from '#functions/events/api.js';
 import { type BoundedWaitOptions, waitBounded } from '#platform/bounded-wait.js';
 import type { Caller } from '#platform/caller.js';
 import type { Clock } from '#platform/clock.js';

@@ -1,8 +1,8 @@
 // Inputs of the flow operations and the shapes of their answers, for the OpenAPI document.
 import { z } from 'zod';
-import { EventType } from '#functions/events/event-types.js';
+import { documentConditionTree } from '#functions/events/api.js';
+import { EventType } from '#platform/event-types.js';
 import { dateRange, ordered, orderedRange } from '#functions/scripts/schemas.js';
-import { documentConditionTree } from '#functions/events/conditions/schema.js';
 import { CostUsd, DurationMs, IsoDate, componentRef, pagination } from '#platform/schemas.js';
 import { flowDialect } from './conditions.js';
 import { executionTypes, flowLimits, flowScopes, flowStatuses } from './model.js';

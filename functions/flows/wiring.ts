@@ -1,14 +1,9 @@
 // Production implementations of the flows area's ports, on the scripts and resources areas, and the area's
 // services with their production dependencies.
-import { createDeliveryStore } from '#functions/events/delivery-store.js';
-import { resourceCaller } from '#functions/resources/wiring.js';
-import { createInstallationStore } from '#functions/resources/installation-store.js';
-import { createResourceStore } from '#functions/resources/store.js';
-import { createVersionCache } from '#functions/resources/versions.js';
-import { limits, settledRun } from '#functions/scripts/model.js';
-import { scriptRunner } from '#functions/scripts/wiring.js';
-import { createExecutionStore as createScriptExecutionStore } from '#functions/scripts/runs/execution-store.js';
-import { createScriptStore } from '#functions/scripts/store.js';
+import { deliveryLedger } from '#functions/events/api.js';
+import { installedResources, resourceCaller } from '#functions/resources/api.js';
+import { limits } from '#functions/scripts/model.js';
+import { mayRun, ownedScripts, runScript, scriptRuns } from '#functions/scripts/api.js';
 import { backgroundRuns, eventPublisher, liveScheduler, liveFlowSettings, oneShotScheduler, rateLimiter } from '#functions/app/platform.js';
 import { settings } from '#platform/settings.js';
 import { languageModel } from '#adapters/llm.js';
@@ -28,16 +23,12 @@ import { type FlowLongRuns, createFlowLongRuns } from './long-runs.js';
 
 /** Direct flows and script tools run through the scripts area's runner, with trigger type `flow`. */
 export function flowScriptRunner(): FlowScriptRunner {
-  const store = createScriptStore();
   const gate = createScriptGate(limits.concurrentExecutionsPerScript);
   return {
-    async canRun(userId, scriptId) {
-      const [script, installation] = await Promise.all([store.get(scriptId), store.getInstallation(scriptId, userId)]);
-      return Boolean(script && (script.ownerId === userId || installation));
-    },
+    canRun: mayRun,
     async run({ scriptId, userId, data, flowId, eventType }) {
       const { execution, logs, output } = await gate.run(scriptId, () =>
-        scriptRunner().execute({ scriptId, userId, data, trigger: { type: 'flow', source: flowId, ...(eventType && { event: eventType }) } }),
+        runScript({ scriptId, userId, data, trigger: { type: 'flow', source: flowId, ...(eventType && { event: eventType }) } }),
       );
       return {
         executionId: execution.executionId,
@@ -53,21 +44,9 @@ export function flowScriptRunner(): FlowScriptRunner {
 }
 
 function toolCatalog(scripts: FlowScriptRunner) {
-  const installations = createInstallationStore();
-  const versions = createVersionCache(createResourceStore());
-  const scriptStore = createScriptStore();
   return createToolCatalog({
-    async installedResources(userId) {
-      const installed = await installations.listByUser(userId);
-      return Promise.all(
-        installed.map(async (item) => ({
-          resourceId: item.resourceId,
-          name: item.resourceName,
-          methods: (await versions.get(item.resourceId, item.version)).endpoint.methods,
-        })),
-      );
-    },
-    ownedScripts: async (userId) => (await scriptStore.listByOwner(userId)).map(({ scriptId, name, description }) => ({ scriptId, name, description })),
+    installedResources,
+    ownedScripts,
     resources: resourceCaller,
     scripts,
   });
@@ -107,7 +86,7 @@ export const flowLongRuns = (): FlowLongRuns =>
   (longRuns ??= createFlowLongRuns({
     runs: flowRuns(),
     executions: createExecutionStore(),
-    ledger: createDeliveryStore(systemClock),
+    ledger: deliveryLedger(systemClock),
     background: backgroundRuns,
     boundMs: () => settings.runWaitMs,
     clock: systemClock,
@@ -133,7 +112,7 @@ export const flowEventConsumer = (): FlowEventConsumer =>
     flows: createFlowStore(),
     executions: createExecutionStore(),
     runs: flowRuns(),
-    ledger: createDeliveryStore(systemClock),
+    ledger: deliveryLedger(systemClock),
     clock: systemClock,
   }));
 
@@ -141,12 +120,9 @@ let history: ReturnType<typeof createRunHistory> | undefined;
 /** The run history reads the scripts area's runs beside the flows' own results. */
 export const runHistory = () => {
   if (history) return history;
-  const [scriptRuns, flows, results] = [createScriptExecutionStore(), createFlowStore(), createExecutionStore()];
+  const [flows, results] = [createFlowStore(), createExecutionStore()];
   return (history = createRunHistory({
-    scriptRuns: async (userId, range) => {
-      const now = systemClock.nowIso();
-      return (await scriptRuns.list({ userId, startDate: range.startDate, endDate: range.endDate })).map((run) => settledRun(run, now));
-    },
+    scriptRuns,
     flows: (userId) => flows.listByUser(userId, ['flowId', 'scriptId', 'trigger']),
     flowResults: (flowId) => results.listResults(flowId, systemClock.now()),
   }));

@@ -1,5 +1,5 @@
 // What payments needs from the resources and accounts areas, as one narrow port (wired in payments/wiring.ts).
-import type { MethodDefinition } from '#functions/resources/method-definitions.js';
+import type { MethodDefinition } from '#functions/resources/api.js';
 import type { ServedResponse } from './errors.js';
 
 export interface MethodForSale {

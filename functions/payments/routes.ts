@@ -1,5 +1,5 @@
 import { type Capability, type FunctionSpec, defineRoutes } from '#platform/route.js';
-import { resourceCallTables } from '../resources/call-tables.js';
+import { resourceRoutes } from '#functions/resources/routes.js';
 import {
   AirdropInput,
   AirdropResult,
@@ -22,7 +22,7 @@ const payoutRunTables = { payouts: 'write', payoutBatches: 'write', users: 'read
 
 /** A paid call reads the resource and the seller, settles, then runs the method as the resources area does. */
 const paidCallTables = {
-  ...resourceCallTables,
+  ...resourceRoutes.callResource.tables,
   payments: 'write',
   users: 'read',
   resources: 'write',

@@ -1,9 +1,8 @@
 // The payments area's composition: the payment and payout services with their production dependencies (stores, the
 // platform root's ledger, signers, payout trigger and metrics) and the port onto the resources and accounts areas.
 // Handlers get their services here; services never import this file.
-import { createAccountStore } from '#functions/accounts/store.js';
-import { checkParams } from '#functions/resources/method-definitions.js';
-import { recordRevenue, resourceCaller, resourceService } from '#functions/resources/wiring.js';
+import { profile } from '#functions/accounts/api.js';
+import { callAsOwner, checkParams, recordRevenue, resourceForCall } from '#functions/resources/api.js';
 import { systemClock } from '#platform/clock.js';
 import { AppError } from '#platform/errors.js';
 import { errorBody } from '#platform/http.js';
@@ -27,10 +26,9 @@ const served = (status: number, body: unknown): ServedResponse =>
     : { status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(body) };
 
 function productionResources(): PaymentResources {
-  const users = createAccountStore();
   return {
     async get(resourceId) {
-      const resource = await resourceService().getForCall(resourceId);
+      const resource = await resourceForCall(resourceId);
       return {
         resourceId: resource.resourceId,
         name: resource.name,
@@ -48,7 +46,7 @@ function productionResources(): PaymentResources {
     checkParams: (method, params) => checkParams(method.definition, params),
     async call(request) {
       try {
-        const result = await resourceCaller().callAsOwner(request);
+        const result = await callAsOwner(request);
         return served(result.status, result.data ?? '');
       } catch (error) {
         // The payment has settled: a refusal or upstream failure is the answer the payer bought, kept like any other.
@@ -57,10 +55,7 @@ function productionResources(): PaymentResources {
       }
     },
     recordRevenue,
-    async seller(userId) {
-      const user = await users.getUser(userId);
-      return user && { userId: user.userId, username: user.username, walletAddress: user.walletAddress };
-    },
+    seller: profile,
   };
 }
 

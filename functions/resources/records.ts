@@ -1,5 +1,5 @@
 // What the resources area stores (functions/resources/tables.ts), and the public views of it.
-import { averageRating } from '#functions/reviews/reviews.js';
+import { averageRating } from '#functions/reviews/api.js';
 import type { SealedSecret } from '#platform/ports.js';
 import type { MethodDefinition } from './method-definitions.js';
 import type { AuthenticationType, CredentialType, EndpointInput, Pricing, RateLimit, ResourceType } from './schemas.js';

@@ -8,7 +8,7 @@ import { newId } from '#platform/ids.js';
 import type { Access } from './access.js';
 import type { InstallationStore } from './installation-store.js';
 import { assertPublishable } from './publish-checks.js';
-import { averageRating } from '#functions/reviews/reviews.js';
+import { averageRating } from '#functions/reviews/api.js';
 import { type Endpoint, type ResourceDefinition, type ResourceItem, type ResourceVersion, marketplaceView, resourceView, summaryView } from './records.js';
 import type { CreateResourceInput, EndpointInput, Pricing, UpdateResourceInput } from './schemas.js';
 import type { ResourceStore } from './store.js';

@@ -2,6 +2,7 @@
 import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, isConditionFailure, queryAll, tableName } from '#platform/dynamo.js';
 import { updateExpression } from '#platform/update-expression.js';
+import { ratingUpdate } from '#functions/reviews/api.js';
 import type { ResourceItem, ResourceVersion } from './records.js';
 
 export function createResourceStore() {
@@ -10,6 +11,8 @@ export function createResourceStore() {
   const versions = () => tableName('resourceVersions');
 
   return {
+    ratingUpdate: (resourceId: string, rating: number) => ratingUpdate(resources(), { resourceId }, rating),
+
     async create(item: ResourceItem, snapshot: ResourceVersion): Promise<void> {
       await db.send(
         new TransactWriteCommand({

@@ -1,7 +1,7 @@
 // The resources area's composition: its services with their production dependencies (stores, the version cache,
 // access rules, and the platform root's vault, rate limiter and bus). Handlers and other areas' composition modules
 // get the services here; services never import this file.
-import type { ReviewTarget } from '#functions/reviews/reviews.js';
+import type { ReviewTarget } from '#functions/reviews/api.js';
 import { systemClock } from '#platform/clock.js';
 import { outboundRequest } from '#platform/outbound.js';
 import type { ResourceCaller } from '#platform/ports.js';
@@ -53,11 +53,11 @@ let reviewTarget: ReviewTarget | undefined;
 /** The resources side of the shared reviews module: ratings live on the resource item, installers may review. */
 export const resourceReviewTarget = (): ReviewTarget => {
   if (!reviewTarget) {
-    const installations = createInstallationStore();
-    const access = createAccess({ resources: createResourceStore(), installations });
+    const [resources, installations] = [createResourceStore(), createInstallationStore()];
+    const access = createAccess({ resources, installations });
     reviewTarget = {
       itemType: 'resource',
-      ratedItem: (resourceId) => ({ table: 'resources', key: { resourceId } }),
+      ratingUpdate: resources.ratingUpdate,
       visibleOwner: async (userId, resourceId) => (await access.visible(userId, resourceId)).ownerId,
       isInstaller: async (userId, resourceId) => (await installations.get(userId, resourceId)) !== undefined,
     };

@@ -4,12 +4,12 @@ import { type Clock, systemClock } from '#platform/clock.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '#platform/errors.js';
 import { newId } from '#platform/ids.js';
 import type { Review, ReviewItemType } from './schemas.js';
-import { type RatedItem, type ReviewRecord, type ReviewStore, createReviewStore } from './store.js';
+import { type RatingUpdate, type ReviewRecord, type ReviewStore, createReviewStore } from './store.js';
 
 export interface ReviewTarget {
   itemType: ReviewItemType;
-  /** Where the item's `ratingSum` and `reviewCount` live. */
-  ratedItem(itemId: string): RatedItem;
+  /** The item's own store's update of its `ratingSum` and `reviewCount` (the reviews area never names that table). */
+  ratingUpdate(itemId: string, rating: number): RatingUpdate;
   /** The item's creator, if `userId` may see the item; NotFoundError otherwise (a private item is never revealed). */
   visibleOwner(userId: string, itemId: string): Promise<string>;
   isInstaller(userId: string, itemId: string): Promise<boolean>;
@@ -36,7 +36,7 @@ export function createReviewService(deps: { store: ReviewStore; clock: Clock }) 
         comment: input.comment ?? null,
         createdAt: deps.clock.nowIso(),
       };
-      const refusal = await deps.store.add(review, target.ratedItem(itemId));
+      const refusal = await deps.store.add(review, target.ratingUpdate(itemId, input.rating));
       if (refusal === 'duplicate') throw new ConflictError(`you have already reviewed this ${target.itemType}`, { [`${target.itemType}Id`]: itemId });
       if (refusal === 'missing') throw new NotFoundError(`${target.itemType}Id`, itemId, target.itemType);
       return reviewView(review);

@@ -11,6 +11,11 @@ export interface BudgetSource {
   monthlyBudgetUsd(userId: string): Promise<number>;
 }
 
+/** The events area's subscriptions of a script: a script with enabled ones cannot be deleted. */
+export interface EventSubscriptions {
+  enabledCount(scriptId: string): Promise<number>;
+}
+
 /** The flows area's view of which script a flow runs, for getFlowScript and modifyFlowScript. */
 export interface FlowScripts {
   /** The flow's script, if `userId` owns the flow; undefined for unknown flows and other users' flows. */

@@ -1,6 +1,6 @@
 // Inputs of the scripts area, REST and SDK shapes, validated at the edge.
 import { z } from 'zod';
-import { EventType } from '#functions/events/event-types.js';
+import { EventType } from '#platform/event-types.js';
 import { reviewFields } from '#functions/reviews/schemas.js';
 import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
 import { Semver, isSemver } from '#platform/semver.js';

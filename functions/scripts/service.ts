@@ -18,7 +18,7 @@ import {
   type VersionDependencies,
   limits,
 } from './model.js';
-import type { KeyIssuer } from './ports.js';
+import type { EventSubscriptions, KeyIssuer } from './ports.js';
 import { prepareCode } from './runs/prepare.js';
 import type { ScriptRuntime } from './runs/runtime-port.js';
 import type { CreateScriptInput, UpdateScriptInput } from './schemas.js';
@@ -49,6 +49,7 @@ export function createScriptService(deps: {
   deployer: Deployer;
   runtime: () => ScriptRuntime;
   keys: KeyIssuer;
+  subscriptions: EventSubscriptions;
   clock: Clock;
   packages: () => DependencyService;
   code: VersionCode;
@@ -268,7 +269,7 @@ export function createScriptService(deps: {
 
     async remove(userId: string, scriptId: string) {
       const script = await owned(userId, scriptId);
-      const [installations, subscriptions] = await Promise.all([store.listInstallations(scriptId), store.countEnabledSubscriptions(scriptId)]);
+      const [installations, subscriptions] = await Promise.all([store.listInstallations(scriptId), deps.subscriptions.enabledCount(scriptId)]);
       const others = installations.filter((installation) => installation.userId !== userId);
       if (others.length || subscriptions) {
         throw new ConflictError(

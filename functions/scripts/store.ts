@@ -2,6 +2,7 @@
 import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, queryAll, tableName } from '#platform/dynamo.js';
 import { updateExpression } from '#platform/update-expression.js';
+import { ratingUpdate } from '#functions/reviews/api.js';
 import type { Artifact, Installation, Script, ScriptVersion } from './model.js';
 
 /** The UpdateCommand fields of `patch`: a field set to undefined is removed. */
@@ -17,6 +18,8 @@ export function createScriptStore() {
   const installations = () => tableName('scriptInstallations');
 
   return {
+    ratingUpdate: (scriptId: string, rating: number) => ratingUpdate(scripts(), { scriptId }, rating),
+
     /** The script, its first version and the owner's installation, all or nothing. */
     async create(script: Script, version: ScriptVersion, installation: Installation): Promise<void> {
       await db.send(
@@ -165,16 +168,6 @@ export function createScriptStore() {
           ],
         }),
       );
-    },
-
-    /** Subscriptions are written by the events area into this area's scriptSubscriptions table. */
-    async countEnabledSubscriptions(scriptId: string): Promise<number> {
-      const items = await queryAll<{ enabled?: boolean }>({
-        TableName: tableName('scriptSubscriptions'),
-        KeyConditionExpression: 'scriptId = :scriptId',
-        ExpressionAttributeValues: { ':scriptId': scriptId },
-      });
-      return items.filter((item) => item.enabled !== false).length;
     },
 
     /** Removes the script, its versions and the given installations; execution records expire by TTL. */

@@ -32,11 +32,6 @@ export const scriptTables = {
     indexes: { byUser: { partitionKey: 'userId', sortKey: 'installedAt' } },
     description: 'Who installed which script (the owner gets one at creation); one per user and script.',
   },
-  scriptSubscriptions: {
-    partitionKey: 'scriptId',
-    sortKey: 'subscriptionId',
-    description: 'Event subscriptions of scripts (written by the events area); a script with enabled ones cannot be deleted.',
-  },
   scriptRegistries: {
     partitionKey: 'userId',
     sortKey: 'ecosystem',

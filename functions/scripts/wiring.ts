@@ -1,13 +1,10 @@
 // Production implementations of the scripts area's ports, on top of the accounts, resources and flows areas, the
 // area's services with their production dependencies, and the resource-call function's service with its signing key.
-import { createAccountStore } from '#functions/accounts/store.js';
-import { defaultMonthlyBudgetUsd } from '#functions/accounts/service.js';
-import { accountService } from '#functions/accounts/wiring.js';
-import { createInstallationStore } from '#functions/resources/installation-store.js';
-import { callService, resourceCaller } from '#functions/resources/wiring.js';
-import { flowScripts } from '#functions/flows/script-link.js';
-import type { ReviewTarget } from '#functions/reviews/reviews.js';
-import { createResourceStore } from '#functions/resources/store.js';
+import { issueKey, monthlyBudgetUsd, revokeKey } from '#functions/accounts/api.js';
+import { enabledSubscriptionCount } from '#functions/events/api.js';
+import { repointFlow, scriptOfFlow } from '#functions/flows/api.js';
+import { installedMethodNames, resourceCaller } from '#functions/resources/api.js';
+import type { ReviewTarget } from '#functions/reviews/api.js';
 import { scriptGrantKey } from '#adapters/script-grant-key.js';
 import { tmpdir } from 'node:os';
 import { systemClock } from '#platform/clock.js';
@@ -43,10 +40,10 @@ import { createTreeRefStore } from './packages/tree-ref-store.js';
 import { type VersionCode, createVersionCode } from './authoring/version-code.js';
 
 export const accountKeys: KeyIssuer = {
-  issue: (userId, name, scopes) => accountService().issueKey(userId, { name, scopes }),
+  issue: issueKey,
   async revoke(userId, keyId) {
     try {
-      await accountService().revokeKey(userId, keyId);
+      await revokeKey(userId, keyId);
     } catch (error) {
       // Revoked (or deleted) by the user already: nothing left to do.
       if (!(error instanceof NotFoundError || error instanceof ConflictError)) throw error;
@@ -54,23 +51,9 @@ export const accountKeys: KeyIssuer = {
   },
 };
 
-export const accountBudgets = (): BudgetSource => {
-  const accounts = createAccountStore();
-  return { monthlyBudgetUsd: async (userId) => (await accounts.getUser(userId))?.monthlyBudgetUsd ?? defaultMonthlyBudgetUsd };
-};
+export const accountBudgets = (): BudgetSource => ({ monthlyBudgetUsd });
 
-export const installedResources = (): ResourceCatalog => {
-  const installations = createInstallationStore();
-  const resources = createResourceStore();
-  return {
-    async methodsOf(userId, resource) {
-      const installed = (await installations.listByUser(userId)).filter((item) => item.resourceId === resource || item.resourceName === resource);
-      if (installed.length !== 1) return undefined;
-      const definition = await resources.getVersion(installed[0]!.resourceId, installed[0]!.version);
-      return definition?.endpoint.methods.map((method) => method.name);
-    },
-  };
-};
+export const installedResources = (): ResourceCatalog => ({ methodsOf: installedMethodNames });
 
 let registries: RegistryService | undefined;
 export const scriptRegistries = (): RegistryService =>
@@ -102,7 +85,7 @@ export const scriptCode: VersionCode = createVersionCode(scriptPackageStore);
 let resourceCalls: ReturnType<typeof createScriptResourceCalls> | undefined;
 /** The resource-call function of Lambda-deployed scripts. */
 export const scriptResourceCalls = () =>
-  (resourceCalls ??= createScriptResourceCalls({ key: scriptGrantKey, tallies: createRunTallies(), caller: callService, clock: systemClock }));
+  (resourceCalls ??= createScriptResourceCalls({ key: scriptGrantKey, tallies: createRunTallies(), caller: resourceCaller, clock: systemClock }));
 
 const deployerOf = (store: ScriptStore): Deployer =>
   createDeployer({ store, runtime: scriptRuntime, packages: scriptDependencies, code: scriptCode, clock: systemClock });
@@ -116,6 +99,7 @@ export const scriptService = (): ScriptService => {
       deployer: deployerOf(store),
       runtime: scriptRuntime,
       keys: accountKeys,
+      subscriptions: { enabledCount: enabledSubscriptionCount },
       clock: systemClock,
       packages: scriptDependencies,
       code: scriptCode,
@@ -160,7 +144,7 @@ export const scriptLongRuns = (): LongRuns =>
 let authoring: Authoring | undefined;
 export const scriptAuthoring = (): Authoring =>
   (authoring ??= createAuthoring({
-    flows: flowScripts(),
+    flows: { scriptOf: scriptOfFlow, repoint: repointFlow },
     scripts: scriptService(),
     store: createScriptStore(),
     code: scriptCode,

@@ -1,12 +1,12 @@
 // The templates side of the shared reviews module: ratings live on the template item, installers may review.
-import type { ReviewTarget } from '#functions/reviews/reviews.js';
+import type { ReviewTarget } from '#functions/reviews/api.js';
 import { NotFoundError } from '#platform/errors.js';
 import type { TemplateStore } from './store.js';
 
 export function createTemplateReviewTarget(store: TemplateStore): ReviewTarget {
   return {
     itemType: 'template',
-    ratedItem: (templateId) => ({ table: 'templates', key: { templateId } }),
+    ratingUpdate: store.ratingUpdate,
     async visibleOwner(userId, templateId) {
       const template = await store.get(templateId);
       if (!template || (template.ownerId !== userId && template.status !== 'published')) throw new NotFoundError('templateId', templateId, 'template');

@@ -2,7 +2,7 @@
 // installations (list, read, uninstall, upgrade).
 import { z } from 'zod';
 import { Review, ReviewList } from '#functions/reviews/schemas.js';
-import { resourceCallTables } from '#functions/resources/call-tables.js';
+import { resourceRoutes } from '#functions/resources/routes.js';
 import { type TableAccess, defineRoutes } from '#platform/route.js';
 import { IsoDate, Message } from '#platform/schemas.js';
 import type { TableName } from '../tables.js';
@@ -20,7 +20,7 @@ const builds: Tables = { ...edit, templateBuilds: 'write', resources: 'read' };
 const installs: Tables = {
   ...builds,
   templateInstallations: 'write',
-  ...resourceCallTables,
+  ...resourceRoutes.callResource.tables,
   scripts: 'write',
   scriptInstallations: 'write',
 };

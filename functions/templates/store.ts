@@ -3,6 +3,7 @@ import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateComm
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, queryAll } from '#platform/dynamo.js';
 import { updateExpression } from '#platform/update-expression.js';
+import { ratingUpdate } from '#functions/reviews/api.js';
 import type { TableName } from '../tables.js';
 import type { BuildRecord, TemplateInstallation, TemplateItem, TemplateVersion } from './model.js';
 
@@ -44,6 +45,8 @@ export function createTemplateStore({ db, tableName }: TemplateStoreDeps) {
   }
 
   return {
+    ratingUpdate: (templateId: string, rating: number) => ratingUpdate(t.templates(), { templateId }, rating),
+
     /** The template, its first version and its preview subdomain together; false when the subdomain is taken. */
     async create(item: TemplateItem, version: TemplateVersion): Promise<boolean> {
       try {

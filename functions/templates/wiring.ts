@@ -1,8 +1,6 @@
 // The templates area's composition root: the only file of the area that imports adapters or other areas.
-import { installationService as resourceInstallations } from '#functions/resources/wiring.js';
-import { createResourceStore } from '#functions/resources/store.js';
-import { scriptService } from '#functions/scripts/wiring.js';
-import { createScriptStore } from '#functions/scripts/store.js';
+import { installResource, resourceAvailability, uninstallResource } from '#functions/resources/api.js';
+import { installScript, scriptAvailability, uninstallScript } from '#functions/scripts/api.js';
 import { type CodeBuildStateChange, createCodeBuildTemplateBuilder, outcomeOfStateChange } from '#adapters/aws/codebuild-template-builder.js';
 import { systemClock } from '#platform/clock.js';
 import { settings as platformSettings } from '#platform/settings.js';
@@ -31,31 +29,13 @@ const alreadyInstalled = (error: unknown) => {
 };
 
 function dependencies(): TemplateDependencies {
-  const resources = createResourceStore();
-  const scripts = createScriptStore();
   return {
-    async resources(_userId, ids) {
-      const found = await resources.getMany(ids);
-      return ids.map((id) => ({ id, name: found.get(id)?.name ?? null, available: found.get(id)?.status === 'published' }));
-    },
-    async scripts(userId, ids) {
-      return Promise.all(
-        ids.map(async (id) => {
-          const script = await scripts.get(id);
-          return { id, name: script?.name ?? null, available: Boolean(script && (script.ownerId === userId || script.listed)) };
-        }),
-      );
-    },
-    installResource: (caller, resourceId, baseUrl) =>
-      resourceInstallations()
-        .install(caller, resourceId, baseUrl)
-        .then(() => 'installed' as const, alreadyInstalled),
-    uninstallResource: async (caller, resourceId) => void (await resourceInstallations().uninstall(caller, resourceId)),
-    installScript: (userId, scriptId, customization) =>
-      scriptService()
-        .install(userId, scriptId, customization)
-        .then(() => 'installed' as const, alreadyInstalled),
-    uninstallScript: (userId, scriptId) => scriptService().uninstall(userId, scriptId),
+    resources: (_userId, ids) => resourceAvailability(ids),
+    scripts: scriptAvailability,
+    installResource: (caller, resourceId, baseUrl) => installResource(caller, resourceId, baseUrl).then(() => 'installed' as const, alreadyInstalled),
+    uninstallResource: async (caller, resourceId) => void (await uninstallResource(caller, resourceId)),
+    installScript: (userId, scriptId, customization) => installScript(userId, scriptId, customization).then(() => 'installed' as const, alreadyInstalled),
+    uninstallScript,
   };
 }
 

@@ -2,7 +2,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { enrichEvent } from '../../functions/events/enrichment/enrich.js';
-import { type EventObject, normalizeEvent } from '../../functions/events/event-object.js';
+import { type EventObject, normalizeEvent } from '../../functions/platform/event-object.js';
 
 const folder = fileURLToPath(new URL('../../events/', import.meta.url));
 

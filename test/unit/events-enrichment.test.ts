@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { enrichEvent, processingVersion } from '../../functions/events/enrichment/enrich.js';
 import { extractCompanies, extractTickers } from '../../functions/events/enrichment/market.js';
 import { analyzeSentiment } from '../../functions/events/enrichment/sentiment.js';
-import { EventInput, normalizeEvent } from '../../functions/events/event-object.js';
-import { enrichedEventTypes, eventTypeProblem, namedEventTypes } from '../../functions/events/event-types.js';
+import { EventInput, normalizeEvent } from '../../functions/platform/event-object.js';
+import { enrichedEventTypes, eventTypeProblem, namedEventTypes } from '../../functions/platform/event-types.js';
 import { sampleEvent, sampleFiles, sampleInput } from '../support/event-samples.js';
 
 const fill = { id: 'evt_1', userId: 'usr_1', now: '2026-03-02T10:00:00.000Z' };

@@ -1,6 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { cruise, type ICruiseResult } from 'dependency-cruiser';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { accountTables } from '../../functions/accounts/tables.js';
+import { documentTables } from '../../functions/documents/tables.js';
+import { eventTables } from '../../functions/events/tables.js';
+import { flowTables } from '../../functions/flows/tables.js';
+import { paymentTables } from '../../functions/payments/tables.js';
+import { platformTables } from '../../functions/platform/tables.js';
+import { resourceTables } from '../../functions/resources/tables.js';
+import { reviewTables } from '../../functions/reviews/tables.js';
+import { scriptTables } from '../../functions/scripts/tables.js';
+import { templateTables } from '../../functions/templates/tables.js';
 
 let graph: ICruiseResult;
 
@@ -18,6 +28,12 @@ beforeAll(async () => {
 
 const sourceOf = (path: string) => readFileSync(path, 'utf8');
 const modules = () => graph.modules.filter((module) => module.source.startsWith('functions/') && module.source.endsWith('.ts'));
+
+const areas = ['accounts', 'documents', 'events', 'flows', 'payments', 'resources', 'reviews', 'scripts', 'templates'];
+/** The area a module belongs to, or undefined for the kernel, the adapters, the app layer and the top-level tables. */
+const areaOf = (path: string) => areas.find((area) => path.startsWith(`functions/${area}/`));
+/** Handlers and composition sit above the areas (they move to functions/app/<area>/); the rest is the area's domain. */
+const domain = (path: string) => areaOf(path) !== undefined && !path.includes('/handlers/') && !/^functions\/[\w-]+\/wiring\.ts$/.test(path);
 
 describe('shape of functions/', () => {
   it('has no import cycle among its modules', () => {
@@ -68,7 +84,7 @@ describe('shape of functions/', () => {
 
   it('keeps the scripts area in its sub-domains: at its top only the area-wide modules, the rest in runs/, packages/, authoring/, views/', () => {
     // Prepare: the reviews target is the area's side of the reviews area, as wired in wiring.ts
-    const areaWide = ['model', 'ports', 'reviews', 'routes', 'schemas', 'service', 'settings', 'store', 'tables', 'wiring'].map(
+    const areaWide = ['api', 'model', 'ports', 'reviews', 'routes', 'schemas', 'service', 'settings', 'store', 'tables', 'wiring'].map(
       (name) => `functions/scripts/${name}.ts`,
     );
     const subDomains = ['runs', 'packages', 'authoring', 'views'];
@@ -81,15 +97,19 @@ describe('shape of functions/', () => {
     expect([...folders].sort()).toEqual([...subDomains].sort());
   });
 
-  it('keeps services off the composition modules: only handlers and other composition modules import them', () => {
-    // Prepare: the handler kit (http.ts, x402-http.ts) builds handlers.
+  it("keeps services off the composition modules: only handlers, other composition modules and their own area's facade import them", () => {
+    // Prepare: the handler kit (http.ts, x402-http.ts) builds handlers; an area's facade (api.ts) answers other areas
+    // with the services its composition built.
     const wiring = (path: string) => /^functions\/[\w-]+\/wiring\.ts$/.test(path);
+    const facadeOfItsArea = (path: string, target: string) => /^functions\/[\w-]+\/api\.ts$/.test(path) && areaOf(path) === areaOf(target);
     const handlerLayer = (path: string) => path.includes('/handlers/') || ['functions/platform/http.ts', 'functions/payments/x402-http.ts'].includes(path);
     // Act
     const importers = modules()
       .filter((module) => !wiring(module.source) && !handlerLayer(module.source) && !module.source.startsWith('functions/adapters/'))
       .flatMap((module) =>
-        module.dependencies.filter((dependency) => wiring(dependency.resolved)).map((dependency) => `${module.source} -> ${dependency.resolved}`),
+        module.dependencies
+          .filter((dependency) => wiring(dependency.resolved) && !facadeOfItsArea(module.source, dependency.resolved))
+          .map((dependency) => `${module.source} -> ${dependency.resolved}`),
       );
     // Assess
     expect(importers).toEqual([]);
@@ -120,6 +140,121 @@ describe('shape of functions/', () => {
     expect(readers.filter((path) => !allowed(path))).toEqual([]);
     expect(notYetMoved.filter((path) => !readers.includes(path))).toEqual([]);
     expect(new Set(rootReads)).toEqual(new Set(['process.env.PLATFORM_MODE']));
+  });
+
+  it('lets areas meet only through facades: another area is reached only by its api.ts, schemas.ts or model.ts (a route table also by its routes.ts)', () => {
+    // Prepare: api.ts is the facade, schemas.ts and model.ts the types it speaks; a route that runs another area's
+    // operation declares that operation's grants, so a route table may spread another route table's.
+    const allowed = (from: string, to: string) =>
+      ['api.ts', 'schemas.ts', 'model.ts'].some((name) => to.endsWith(`/${name}`) && to.split('/').length === 3) ||
+      (from.endsWith('/routes.ts') && /^functions\/[\w-]+\/routes\.ts$/.test(to));
+    // Act
+    const reaching = modules()
+      .filter((module) => areaOf(module.source))
+      .flatMap((module) =>
+        module.dependencies
+          .filter((dependency) => areaOf(dependency.resolved) && areaOf(dependency.resolved) !== areaOf(module.source))
+          .filter((dependency) => !allowed(module.source, dependency.resolved))
+          .map((dependency) => `${module.source} -> ${dependency.resolved}`),
+      );
+    // Assess
+    expect(reaching).toEqual([]);
+  });
+
+  it('has no cycle between the areas: the domain folders import each other in one direction only', () => {
+    // Prepare: an edge a -> b for every import of b by a domain module of a
+    const edges = new Map(areas.map((area) => [area, new Set<string>()]));
+    for (const module of modules().filter((candidate) => domain(candidate.source)))
+      for (const dependency of module.dependencies) {
+        const target = areaOf(dependency.resolved);
+        if (target && target !== areaOf(module.source)) edges.get(areaOf(module.source)!)!.add(target);
+      }
+    // Act: every path that comes back to the area it started from
+    const cycles: string[] = [];
+    const walk = (path: string[]) => {
+      for (const next of edges.get(path.at(-1)!)!) {
+        if (next === path[0]) cycles.push([...path, next].join(' -> '));
+        else if (!path.includes(next) && next > path[0]!) walk([...path, next]);
+      }
+    };
+    for (const area of areas) walk([area]);
+    // Assess
+    expect([...edges.values()].some((targets) => targets.size > 0)).toBe(true);
+    expect(cycles).toEqual([]);
+  });
+
+  it('gives each table one owner: only the area that declares it (the kernel for its own) names it to DynamoDB', () => {
+    // Prepare: an area's tables.ts declares its tables; the kernel's are used by the kernel and the adapters
+    const declared: Record<string, Record<string, unknown>> = {
+      accounts: accountTables,
+      documents: documentTables,
+      events: eventTables,
+      flows: flowTables,
+      payments: paymentTables,
+      resources: resourceTables,
+      reviews: reviewTables,
+      scripts: scriptTables,
+      templates: templateTables,
+      platform: platformTables,
+    };
+    const ownerOf = new Map(Object.entries(declared).flatMap(([owner, tables]) => Object.keys(tables).map((table) => [table, owner] as const)));
+    const tableNames = [...ownerOf.keys()].join('|');
+    // A store may also pick its table from a union of names: any quoted table name in a store counts.
+    const named = (path: string) => {
+      const source = sourceOf(path);
+      const calls = [...source.matchAll(/tableName\(\s*'(\w+)'/g)].map((match) => match[1]!);
+      const inStore = areaOf(path) && /store\.ts$/.test(path) ? [...source.matchAll(new RegExp(`'(${tableNames})'`, 'g'))].map((match) => match[1]!) : [];
+      return [...new Set([...calls, ...inStore])];
+    };
+    // Act
+    const strangers = modules()
+      .filter((module) => !/\/(tables|routes)\.ts$/.test(module.source))
+      .flatMap((module) => {
+        const owner = areaOf(module.source) ?? 'platform';
+        return named(module.source)
+          .filter((table) => ownerOf.get(table) !== owner)
+          .map((table) => `${module.source} names ${table} (${ownerOf.get(table) ?? 'undeclared'})`);
+      });
+    // Assess
+    expect(ownerOf.size).toBeGreaterThan(40);
+    expect(strangers).toEqual([]);
+  });
+
+  it('keeps areas out of the adapters: an adapter takes from an area only the types of the ports it implements', () => {
+    // Prepare: types from the area's ports, model, schemas or settings modules (import type); never code.
+    // Still importing an area's code where they stand (move the shared code out of the area, then drop it here).
+    const notYetMoved = [
+      'functions/adapters/aws/bedrock-embedder.ts',
+      'functions/adapters/aws/codebuild-template-builder.ts',
+      'functions/adapters/aws/package-installer.ts',
+      'functions/adapters/aws/payout-trigger.ts',
+      'functions/adapters/aws/platform-wallet.ts',
+      'functions/adapters/aws/script-functions.ts',
+      'functions/adapters/aws/script-packages.ts',
+      'functions/adapters/aws/solana-ledger.ts',
+      'functions/adapters/aws/solana-signers.ts',
+      'functions/adapters/local/background-jobs.ts',
+      'functions/adapters/local/local-hosts.ts',
+      'functions/adapters/local/package-installer.ts',
+      'functions/adapters/local/pages-server.ts',
+      'functions/adapters/local/script-pool.ts',
+      'functions/adapters/local/solana-bank.ts',
+      'functions/adapters/local/solana-ledger.ts',
+      'functions/adapters/local/solana-dev-tools.ts',
+      'functions/adapters/local/solana-signers.ts',
+      'functions/adapters/local/template-builder.ts',
+      'functions/adapters/local/use-embedder.ts',
+    ];
+    const portTypes = (dependency: { resolved: string; dependencyTypes: string[] }) =>
+      dependency.dependencyTypes.includes('type-only') && /\/(ports|[\w-]+-port|model|schemas|settings)\.ts$/.test(dependency.resolved);
+    // Act
+    const importers = modules()
+      .filter((module) => module.source.startsWith('functions/adapters/'))
+      .filter((module) => module.dependencies.some((dependency) => areaOf(dependency.resolved) && !portTypes(dependency)))
+      .map((module) => module.source);
+    // Assess
+    expect(importers.filter((path) => !notYetMoved.includes(path))).toEqual([]);
+    expect(notYetMoved.filter((path) => !importers.includes(path))).toEqual([]);
   });
 
   it('keeps the kernel free of the rest: functions/platform/ imports nothing outside itself', () => {

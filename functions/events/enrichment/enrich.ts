@@ -1,8 +1,8 @@
 // Stream enrichment, run by the dispatcher before conditions are evaluated, for the five event types
 // The interface names; every other type keeps `enrichment` null.
 import { createHash } from 'node:crypto';
-import type { EventObject } from '../event-object.js';
-import { enrichedEventTypes } from '../event-types.js';
+import type { EventObject } from '#platform/event-object.js';
+import { enrichedEventTypes } from '#platform/event-types.js';
 import { extractCompanies, extractTickers } from './market.js';
 import { analyzeSentiment } from './sentiment.js';
 import { extractTopics } from './topics.js';

@@ -1,4 +1,4 @@
-import { reviewService } from '#functions/reviews/reviews.js';
+import { reviewService } from '#functions/reviews/api.js';
 import { httpHandler } from '#platform/http.js';
 import { resourceReviewTarget } from '../wiring.js';
 import { resourceRoutes } from '../routes.js';

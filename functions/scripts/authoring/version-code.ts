@@ -1,7 +1,7 @@
 // A version's code lives in the blob store (S3 on AWS, `.data/script-packages/` locally) under its script and hash,
 // not in its DynamoDB item, which keeps the hash and the size. Versions of one script with equal code share a blob,
 // and a script's blobs go with the script. Items written before code moved out carry it inline: `read` takes that.
-import type { BlobStore } from '#functions/documents/ports.js';
+import type { BlobStore } from '#platform/ports.js';
 import { sha256Hex } from '#platform/ids.js';
 import type { ScriptVersion } from '../model.js';
 

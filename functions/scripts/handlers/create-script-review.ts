@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
-import { reviewService } from '#functions/reviews/reviews.js';
+import { reviewService } from '#functions/reviews/api.js';
 import { scriptReviewTarget } from '../wiring.js';
 import { scriptRoutes } from '../routes.js';
 

@@ -3,7 +3,7 @@
 // with different files never do), and counted with the code against the interface's 50 MB. The version item holds
 // only what was declared, what was resolved and that hash (`lockHash`). Each tree counts the versions using it
 // (tree-ref-store.ts) and is removed when the last one goes.
-import type { BlobStore } from '#functions/documents/ports.js';
+import type { BlobStore } from '#platform/ports.js';
 import type { Clock } from '#platform/clock.js';
 import { ConflictError, ValidationError } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';

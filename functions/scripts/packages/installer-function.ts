@@ -3,7 +3,7 @@
 // The npm one is below; the pip one is functions/scripts/packages/installer/pip_installer.py, answering the same shape.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BlobStore } from '#functions/documents/ports.js';
+import type { BlobStore } from '#platform/ports.js';
 import { type InstallRequest, PackageRefusedError, PackageResolutionError, PackageTooLargeError } from './dependency-port.js';
 import { installNode, plainSite } from './package-managers.js';
 import { archiveKey, storeTree } from './package-trees.js';

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { zipSync } from 'fflate';
-import type { BlobStore } from '#functions/documents/ports.js';
+import type { BlobStore } from '#platform/ports.js';
 import { sha256Hex } from '#platform/ids.js';
 import { PackageTooLargeError } from './dependency-port.js';
 import type { RuntimeLabel } from '../model.js';

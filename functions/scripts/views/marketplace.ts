@@ -1,5 +1,5 @@
 // Marketplace listing of scripts: the filters and sorts of listMarketplaceScripts and of the REST marketplace.
-import { averageRating } from '#functions/reviews/reviews.js';
+import { averageRating } from '#functions/reviews/api.js';
 import type { Script } from '../model.js';
 import type { MarketplaceQuery } from '../schemas.js';
 

@@ -1,8 +1,8 @@
 // The fields an event-triggered script finds in `event.data` (the interface's event object), read from the events
 // area's own schema so lint and the event pipeline cannot disagree.
 import type { z } from 'zod';
-import { EventInput } from '#functions/events/event-object.js';
-import { namedEventTypes } from '#functions/events/event-types.js';
+import { EventInput } from '#platform/event-object.js';
+import { namedEventTypes } from '#platform/event-types.js';
 
 /** Known sub-fields of a field, or `open` where any field may appear (integration objects, entity, enrichment). */
 type FieldShape = { fields: ReadonlySet<string> } | 'open' | 'leaf';

@@ -1,0 +1,51 @@
+// The scripts area's facade: what other areas may ask of scripts, typed by the area's own model. Every run goes
+// through the area's runner, so its limits, budgets and records hold whoever triggers it.
+import { systemClock } from '#platform/clock.js';
+import { type Execution, type Installation, settledRun } from './model.js';
+import { createExecutionStore } from './runs/execution-store.js';
+import type { ExecuteRequest, ExecutionResult } from './runs/runner.js';
+import { createScriptStore } from './store.js';
+import { scriptRunner, scriptService } from './wiring.js';
+
+export type { ExecuteRequest, ExecutionResult } from './runs/runner.js';
+
+export const runScript = (request: ExecuteRequest): Promise<ExecutionResult> => scriptRunner().execute(request);
+
+/** Who owns the script and whether it has an active version; undefined for an unknown script. */
+export async function describeScript(scriptId: string): Promise<{ ownerId: string; deployed: boolean } | undefined> {
+  const script = await createScriptStore().get(scriptId);
+  return script && { ownerId: script.ownerId, deployed: script.activeVersion !== null };
+}
+
+/** The owner and users who installed the script may run it. */
+export async function mayRun(userId: string, scriptId: string): Promise<boolean> {
+  const store = createScriptStore();
+  const [script, installation] = await Promise.all([store.get(scriptId), store.getInstallation(scriptId, userId)]);
+  return Boolean(script && (script.ownerId === userId || installation));
+}
+
+export async function ownedScripts(userId: string) {
+  return (await createScriptStore().listByOwner(userId)).map(({ scriptId, name, description }) => ({ scriptId, name, description }));
+}
+
+/** The user's runs in the range, a run past its deadline shown as it settles. */
+export async function scriptRuns(userId: string, range: { startDate?: string; endDate?: string }): Promise<Execution[]> {
+  const now = systemClock.nowIso();
+  return (await createExecutionStore().list({ userId, startDate: range.startDate, endDate: range.endDate })).map((run) => settledRun(run, now));
+}
+
+/** Each id's name and whether the user may install it (own or listed), `null` names for unknown ids. */
+export async function scriptAvailability(userId: string, ids: string[]): Promise<{ id: string; name: string | null; available: boolean }[]> {
+  const store = createScriptStore();
+  return Promise.all(
+    ids.map(async (id) => {
+      const script = await store.get(id);
+      return { id, name: script?.name ?? null, available: Boolean(script && (script.ownerId === userId || script.listed)) };
+    }),
+  );
+}
+
+export const installScript = (userId: string, scriptId: string, customization?: Installation['customization']) =>
+  scriptService().install(userId, scriptId, customization);
+
+export const uninstallScript = (userId: string, scriptId: string) => scriptService().uninstall(userId, scriptId);
