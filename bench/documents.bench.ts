@@ -176,7 +176,7 @@ async function bruteForce(graphId: string): Promise<{ searchMs: number[]; embedM
 /** The size of the graph's BM25 snapshot once there is one of another size than `other` (written in the background). */
 async function snapshotSize(graphId: string, other?: number): Promise<number> {
   const { documentBlobStore } = await import('../functions/app/platform.js');
-  const { lexicalSnapshotKey } = await import('../functions/documents/wiring.js');
+  const { lexicalSnapshotKey } = await import('../functions/app/documents/wiring.js');
   for (let attempt = 1; ; attempt++) {
     const size = await documentBlobStore().sizeOf(lexicalSnapshotKey(graphId));
     if (size !== undefined && size !== other) return size;
@@ -191,7 +191,7 @@ async function snapshotSize(graphId: string, other?: number): Promise<number> {
  */
 async function coldLoadFromSnapshot(graphId: string): Promise<{ ms: number; chunksFromText: number }> {
   const { documentBlobStore, sharedEmbedder } = await import('../functions/app/platform.js');
-  const { graphIndexes } = await import('../functions/documents/wiring.js');
+  const { graphIndexes } = await import('../functions/app/documents/wiring.js');
   const { createDocumentStore } = await import('../functions/documents/store.js');
   const { createGraphStore } = await import('../functions/documents/graph-store.js');
   const indexes = graphIndexes({ store: createDocumentStore(), graphStore: createGraphStore(), blobs: documentBlobStore(), embedder: sharedEmbedder() });

@@ -3,7 +3,7 @@
 import { createExecutionStore } from '../functions/flows/execution-store.js';
 import { createFlowService } from '../functions/flows/service.js';
 import { createFlowStore } from '../functions/flows/store.js';
-import { flowLongRuns, flowScriptRunner } from '../functions/flows/wiring.js';
+import { flowLongRuns, flowScriptRunner } from '../functions/app/flows/wiring.js';
 import { type BarePlatform, type BenchFigure, assertAllOk, loadTest } from './support.js';
 
 const flowCount = 1000;

@@ -102,7 +102,7 @@ async function attachBusConsumers(): Promise<void> {
 }
 
 async function ensureDevAccount(baseUrl: string, adminKey: string, previous: Partial<DevAccount>): Promise<DevAccount> {
-  const { accountService } = await import('../functions/accounts/wiring.js');
+  const { accountService } = await import('../functions/app/accounts/wiring.js');
   const service = accountService();
   if (previous.userId && previous.apiKey) {
     const identity = await service.resolveKey(previous.apiKey);
@@ -186,7 +186,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   (await import('../functions/adapters/local/one-shot-scheduler.js')).localOneShots();
   const { paymentSettings } = await import('../functions/payments/settings.js');
   (await import('../functions/adapters/local/payout-schedule.js')).localPayoutSchedule(paymentSettings.localPayoutIntervalSeconds, async () =>
-    (await import('../functions/payments/wiring.js')).payoutService().run(),
+    (await import('../functions/app/payments/wiring.js')).payoutService().run(),
   );
 
   if (options.devAccount ?? true) {

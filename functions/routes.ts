@@ -26,7 +26,7 @@ export const routes: Route[] = [
 export const deployedRoutes: Route[] = routes.filter((route) => !route.localOnly);
 
 /** Resolves the caller's identity from an API key for every `apiKey` route. */
-export const authorizerHandler = 'functions/accounts/handlers/authorize-api-key.ts';
+export const authorizerHandler = 'functions/app/accounts/handlers/authorize-api-key.ts';
 
 /** The only table the authorizer reads (its grant on AWS, its only table locally). */
 export const authorizerTables = { apiKeys: 'read' } as const;

@@ -2,7 +2,7 @@
 import type { User } from './schemas.js';
 import { defaultMonthlyBudgetUsd } from './service.js';
 import { createAccountStore } from './store.js';
-import { accountService } from './wiring.js';
+import { accountService } from '#functions/app/accounts/wiring.js';
 
 /** A key minted for the user (a script's `scripts:execute` key): shown once, stored hashed like any other. */
 export const issueKey = (userId: string, name: string, scopes: string[]) => accountService().issueKey(userId, { name, scopes });

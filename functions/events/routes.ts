@@ -134,7 +134,7 @@ export const eventRoutes = defineRoutes('events', {
  * script needs, plus the dispatch tables.
  */
 export const dispatcherFunction = {
-  handler: 'functions/events/handlers/dispatch-event.ts',
+  handler: 'functions/app/events/handlers/dispatch-event.ts',
   tables: {
     ...scriptRoutes.executeScript.tables,
     subscriptionIndex: 'read',

@@ -157,7 +157,7 @@ export const flowRoutes = defineRoutes('flows', {
  * needs what an execution needs, the delivery ledger, and the scheduler and bus for the failure policy.
  */
 export const flowEventConsumerFunction = {
-  handler: 'functions/flows/handlers/run-flows.ts',
+  handler: 'functions/app/flows/handlers/run-flows.ts',
   tables: { ...execution, eventDeliveries: 'write' } as Tables,
   uses: [...executionUses, 'scheduler', 'eventBus'] as const,
   // Up to ten flows of one event run side by side, each for at most 300 s.

@@ -1,4 +1,4 @@
-// What payments needs from the resources and accounts areas, as one narrow port (wired in payments/wiring.ts).
+// What payments needs from the resources and accounts areas, as one narrow port (wired in functions/app/payments/wiring.ts).
 import type { MethodDefinition } from '#functions/resources/api.js';
 import type { ServedResponse } from './errors.js';
 

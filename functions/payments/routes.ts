@@ -160,7 +160,7 @@ export const paymentRoutes = defineRoutes('payments', {
 export const payoutRunnerFunction: FunctionSpec = {
   name: 'runPayouts',
   summary: 'Pays owners their share of reference-client payments, batched per owner and asset; reconciles earlier payouts against the chain',
-  handler: 'functions/payments/handlers/run-payouts.ts',
+  handler: 'functions/app/payments/handlers/run-payouts.ts',
   tables: payoutRunTables,
   uses: ['platformWallet', 'feePayer'],
   timeoutSeconds: 300,

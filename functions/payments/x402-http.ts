@@ -5,7 +5,7 @@ import { toV2PaymentRequired } from './requirements.js';
 import type { paymentRoutes } from './routes.js';
 import type { PaymentRequiredBody } from './schemas.js';
 import type { PaidCallOutcome } from './service.js';
-import { paymentService } from './wiring.js';
+import { paymentService } from '#functions/app/payments/wiring.js';
 import { encodeHeader, readPaymentHeader, x402Headers } from './x402-codec.js';
 
 export function paidCallReply(outcome: PaidCallOutcome): Reply {

@@ -79,13 +79,13 @@ export interface Route extends RouteSpec {
 const kebab = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 
 /**
- * The handler of operation `pauseFlow` in area `flows` lives in `functions/flows/handlers/pause-flow.ts`, or under
+ * The handler of operation `pauseFlow` in area `flows` lives in `functions/app/flows/handlers/pause-flow.ts`, or under
  * `handlers` when given (the platform's own operations live with the route table they read).
  */
 export function defineRoutes<const T extends Record<string, RouteSpec>>(
   area: string,
   specs: T,
-  handlers = `functions/${area}/handlers`,
+  handlers = `functions/app/${area}/handlers`,
 ): { [K in keyof T]: Route & T[K] } {
   const routes = {} as { [K in keyof T]: Route & T[K] };
   for (const [operation, spec] of Object.entries(specs)) {

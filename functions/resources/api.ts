@@ -6,7 +6,7 @@ import { createInstallationStore } from './installation-store.js';
 import type { MethodDefinition } from './method-definitions.js';
 import { createResourceStore } from './store.js';
 import { createVersionCache } from './versions.js';
-import { callService, installationService, resourceService } from './wiring.js';
+import { callService, installationService, resourceService } from '#functions/app/resources/wiring.js';
 
 export type { MethodDefinition } from './method-definitions.js';
 export { checkParams } from './method-definitions.js';

@@ -5,7 +5,7 @@ import { type Execution, type Installation, settledRun } from './model.js';
 import { createExecutionStore } from './runs/execution-store.js';
 import type { ExecuteRequest, ExecutionResult } from './runs/runner.js';
 import { createScriptStore } from './store.js';
-import { scriptRunner, scriptService } from './wiring.js';
+import { scriptRunner, scriptService } from '#functions/app/scripts/wiring.js';
 
 export type { ExecuteRequest, ExecutionResult } from './runs/runner.js';
 

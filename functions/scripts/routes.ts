@@ -489,7 +489,7 @@ export const scriptRoutes = defineRoutes('scripts', {
 export const scriptResourceCallFunction: FunctionSpec = {
   name: 'ScriptResourceCall',
   summary: "A Lambda-deployed script's resources[name][method](params), under its run's signed grant",
-  handler: 'functions/scripts/handlers/script-resource-call.ts',
+  handler: 'functions/app/scripts/handlers/script-resource-call.ts',
   tables: { ...resourceRoutes.callResource.tables, scriptCounters: 'write' },
   uses: [...(resourceRoutes.callResource.uses ?? []), 'scriptGrantKey'],
   // A resource's endpoint.timeoutSeconds goes up to 120.
@@ -506,7 +506,7 @@ export const installerTimeLimitSeconds = 20;
 export const npmInstallerFunction: FunctionSpec = {
   name: 'NpmInstaller',
   summary: "Installs a script version's npm packages without their install scripts and stores the tree",
-  handler: 'functions/scripts/handlers/install-npm-packages.ts',
+  handler: 'functions/app/scripts/handlers/install-npm-packages.ts',
   timeoutSeconds: installerTimeLimitSeconds + 5,
   // npm is CPU-bound while it unpacks; Lambda's CPU share grows with memory.
   memoryMb: 1024,

@@ -257,7 +257,7 @@ export const templateRoutes = defineRoutes('templates', {
 export const buildStateFunction = {
   name: 'recordTemplateBuildState',
   summary: 'Records the end of a template build reported by CodeBuild',
-  handler: 'functions/templates/handlers/record-build-state.ts',
+  handler: 'functions/app/templates/handlers/record-build-state.ts',
   tables: { templateBuilds: 'write', templates: 'write', templateInstallations: 'write' },
   uses: ['templateBuilds'],
   timeoutSeconds: 60,

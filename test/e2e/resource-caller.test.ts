@@ -1,6 +1,6 @@
 // The ResourceCaller port (scripts, flows) and what payments uses: getForCall, callAsOwner, recordRevenue.
 import { describe, expect, it } from 'vitest';
-import { recordRevenue, resourceCaller, resourceService } from '../../functions/resources/wiring.js';
+import { recordRevenue, resourceCaller, resourceService } from '../../functions/app/resources/wiring.js';
 import type { TestUser } from '../support/platform.js';
 import { givenInstalled, givenPublishedResource, resourceInput, resourceWorld } from '../support/resources.js';
 

@@ -1,6 +1,6 @@
 // A credential given to authenticate must reach the upstream and nothing else: no response, log line or stored record.
 import { describe, expect, it } from 'vitest';
-import { resourceCaller } from '../../functions/resources/wiring.js';
+import { resourceCaller } from '../../functions/app/resources/wiring.js';
 import { givenInstalled, givenPublishedResource, json, resourceWorld } from '../support/resources.js';
 import { capturingLogs, everyStoredItem } from '../support/sentinels.js';
 

@@ -8,7 +8,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envNames } from '../../functions/platform/env-names.js';
-import { templatesArea } from '../../functions/templates/wiring.js';
+import { templatesArea } from '../../functions/app/templates/wiring.js';
 import { type NpmPackage, type NpmRegistry, startNpmRegistry } from '../support/npm-registry.js';
 import { type ApiResponse, type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { sdk } from '../support/scripts.js';

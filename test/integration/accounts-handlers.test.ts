@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { handler as authorize } from '../../functions/accounts/handlers/authorize-api-key.js';
-import { handler as createUser } from '../../functions/accounts/handlers/create-user.js';
-import { handler as deleteKey } from '../../functions/accounts/handlers/delete-key.js';
-import { handler as getMe } from '../../functions/accounts/handlers/get-me.js';
-import { accountService } from '../../functions/accounts/wiring.js';
+import { handler as authorize } from '../../functions/app/accounts/handlers/authorize-api-key.js';
+import { handler as createUser } from '../../functions/app/accounts/handlers/create-user.js';
+import { handler as deleteKey } from '../../functions/app/accounts/handlers/delete-key.js';
+import { handler as getMe } from '../../functions/app/accounts/handlers/get-me.js';
+import { accountService } from '../../functions/app/accounts/wiring.js';
 import { resetAdminKeyCache } from '../../functions/platform/admin-key.js';
 import { httpEvent, lambdaContext } from '../support/lambda-event.js';
 import { uniqueName } from '../support/platform.js';

@@ -19,9 +19,9 @@ beforeAll(() => {
 describe('documents: processing job event', () => {
   it('processes the document named by a job event sent to the upload handler', async () => {
     // Prepare
-    const { documentService } = await import('../../functions/documents/wiring.js');
+    const { documentService } = await import('../../functions/app/documents/wiring.js');
     const { createDocumentStore } = await import('../../functions/documents/store.js');
-    const { handler } = await import('../../functions/documents/handlers/upload-document.js');
+    const { handler } = await import('../../functions/app/documents/handlers/upload-document.js');
     const text = 'Invoices are due within 14 days. Late payments incur a fee of 1.5 percent per month.';
     const ticket = await documentService().createUploadUrl(caller, { filename: 'terms.txt', mimeType: 'text/plain', size: text.length, productTags: [] });
     await fetch(ticket.uploadUrl, { method: 'PUT', headers: ticket.headers, body: text });
@@ -35,8 +35,8 @@ describe('documents: processing job event', () => {
 
   it('leaves a finished document alone when its job comes again', async () => {
     // Prepare
-    const { documentService } = await import('../../functions/documents/wiring.js');
-    const { handler } = await import('../../functions/documents/handlers/upload-document.js');
+    const { documentService } = await import('../../functions/app/documents/wiring.js');
+    const { handler } = await import('../../functions/app/documents/handlers/upload-document.js');
     const { toBase64 } = await import('../support/document-files.js');
     const uploaded = await documentService().upload(caller, { file: toBase64('A short note.'), filename: 'note.txt', mimeType: 'text/plain', productTags: [] });
     const before = await documentService().status(caller, uploaded.documentId);
@@ -56,7 +56,7 @@ describe('documents: BM25 snapshots kept by the processing job', () => {
   };
 
   async function setup() {
-    const { productionDeps, graphIndexes, lexicalSnapshotKey } = await import('../../functions/documents/wiring.js');
+    const { productionDeps, graphIndexes, lexicalSnapshotKey } = await import('../../functions/app/documents/wiring.js');
     const { LexicalIndex } = await import('../../functions/documents/lexical-index.js');
     const { createDocumentService } = await import('../../functions/documents/service.js');
     const { createGraphStore } = await import('../../functions/documents/graph-store.js');

@@ -27,7 +27,7 @@ beforeAll(async () => {
   process.env.DATA_DIR = mkdtempSync(join(tmpdir(), 'platform-flows-'));
   const [{ createAuthoring }, { scriptCode, scriptService }, { createScriptStore }, { stopLocalServices }] = await Promise.all([
     import('../../functions/scripts/authoring/authoring.js'),
-    import('../../functions/scripts/wiring.js'),
+    import('../../functions/app/scripts/wiring.js'),
     import('../../functions/scripts/store.js'),
     import('../../functions/adapters/local/lifecycle.js'),
   ]);

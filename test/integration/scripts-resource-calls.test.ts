@@ -2,7 +2,7 @@
 // run user's installation under a signed grant, keeps the run's tally, and refuses what the grant does not cover.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptGrantKey } from '../../functions/adapters/script-grant-key.js';
-import { handler } from '../../functions/scripts/handlers/script-resource-call.js';
+import { handler } from '../../functions/app/scripts/handlers/script-resource-call.js';
 import { type RunGrant, signGrant } from '../../functions/scripts/runs/run-grant.js';
 import { type RunTallies, createRunTallies } from '../../functions/scripts/runs/run-tallies.js';
 import { type Upstream, startUpstream } from '../support/resources.js';

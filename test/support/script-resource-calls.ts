@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { CreateResourceInput } from '../../functions/resources/schemas.js';
-import { installationService, resourceService } from '../../functions/resources/wiring.js';
+import { installationService, resourceService } from '../../functions/app/resources/wiring.js';
 import type { RunGrant } from '../../functions/scripts/runs/run-grant.js';
 import type { Caller } from '../../functions/platform/http.js';
 import { parseInput } from '../../functions/platform/http.js';

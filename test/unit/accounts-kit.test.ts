@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { presentedKey } from '../../functions/accounts/handlers/authorize-api-key.js';
+import { presentedKey } from '../../functions/app/accounts/handlers/authorize-api-key.js';
 import { createKeyCache } from '../../functions/accounts/key-cache.js';
 import { memoryRateLimiter } from '../../functions/adapters/local/rate-limiter.js';
 import { isSolanaAddress } from '../../functions/platform/schemas.js';

@@ -15,7 +15,7 @@ const match = createRouteMatcher(sample);
 
 describe('route table', () => {
   it('derives each handler module from its area and operation', () => {
-    expect(sample[0]!.handler).toBe('functions/sample/handlers/get-thing.ts');
+    expect(sample[0]!.handler).toBe('functions/app/sample/handlers/get-thing.ts');
   });
 
   it('holds each method and path once', () => {

@@ -30,10 +30,12 @@ const sourceOf = (path: string) => readFileSync(path, 'utf8');
 const modules = () => graph.modules.filter((module) => module.source.startsWith('functions/') && module.source.endsWith('.ts'));
 
 const areas = ['accounts', 'documents', 'events', 'flows', 'payments', 'resources', 'reviews', 'scripts', 'templates'];
-/** The area a module belongs to, or undefined for the kernel, the adapters, the app layer and the top-level tables. */
+/** The area whose domain (functions/<area>/) holds a module; undefined for the kernel, the adapters and the app layer. */
 const areaOf = (path: string) => areas.find((area) => path.startsWith(`functions/${area}/`));
-/** Handlers and composition sit above the areas (they move to functions/app/<area>/); the rest is the area's domain. */
-const domain = (path: string) => areaOf(path) !== undefined && !path.includes('/handlers/') && !/^functions\/[\w-]+\/wiring\.ts$/.test(path);
+/** The area a module serves: its domain, or its handlers and composition in functions/app/<area>/. */
+const ownerOf = (path: string) => areaOf(path) ?? areas.find((area) => path.startsWith(`functions/app/${area}/`));
+/** An area's composition: its services built with their production dependencies. */
+const wiring = (path: string) => /^functions\/app\/[\w-]+\/wiring\.ts$/.test(path);
 
 describe('shape of functions/', () => {
   it('has no import cycle among its modules', () => {
@@ -46,7 +48,7 @@ describe('shape of functions/', () => {
 
   it('imports adapters only from adapters themselves and the composition modules', () => {
     // Prepare
-    const composition = (path: string) => /^functions\/app\/[\w-]+\.ts$/.test(path) || /^functions\/[\w-]+\/wiring\.ts$/.test(path);
+    const composition = (path: string) => /^functions\/app\/[\w-]+\.ts$/.test(path) || wiring(path);
     // Act
     const importers = modules()
       .filter((module) => !module.source.startsWith('functions/adapters/') && !composition(module.source))
@@ -83,13 +85,13 @@ describe('shape of functions/', () => {
   });
 
   it('keeps the scripts area in its sub-domains: at its top only the area-wide modules, the rest in runs/, packages/, authoring/, views/', () => {
-    // Prepare: the reviews target is the area's side of the reviews area, as wired in wiring.ts
-    const areaWide = ['api', 'model', 'ports', 'reviews', 'routes', 'schemas', 'service', 'settings', 'store', 'tables', 'wiring'].map(
+    // Prepare: the reviews target is the area's side of the reviews area, as wired in its composition
+    const areaWide = ['api', 'model', 'ports', 'reviews', 'routes', 'schemas', 'service', 'settings', 'store', 'tables'].map(
       (name) => `functions/scripts/${name}.ts`,
     );
     const subDomains = ['runs', 'packages', 'authoring', 'views'];
     // Act
-    const scripts = modules().filter((module) => module.source.startsWith('functions/scripts/') && !module.source.startsWith('functions/scripts/handlers/'));
+    const scripts = modules().filter((module) => module.source.startsWith('functions/scripts/'));
     const top = scripts.filter((module) => !module.source.slice('functions/scripts/'.length).includes('/')).map((module) => module.source);
     const folders = new Set(scripts.map((module) => module.source.split('/')[2]).filter((part) => !part.endsWith('.ts')));
     // Assess
@@ -100,8 +102,7 @@ describe('shape of functions/', () => {
   it("keeps services off the composition modules: only handlers, other composition modules and their own area's facade import them", () => {
     // Prepare: the handler kit (http.ts, x402-http.ts) builds handlers; an area's facade (api.ts) answers other areas
     // with the services its composition built.
-    const wiring = (path: string) => /^functions\/[\w-]+\/wiring\.ts$/.test(path);
-    const facadeOfItsArea = (path: string, target: string) => /^functions\/[\w-]+\/api\.ts$/.test(path) && areaOf(path) === areaOf(target);
+    const facadeOfItsArea = (path: string, target: string) => /^functions\/[\w-]+\/api\.ts$/.test(path) && target === `functions/app/${areaOf(path)}/wiring.ts`;
     const handlerLayer = (path: string) => path.includes('/handlers/') || ['functions/platform/http.ts', 'functions/payments/x402-http.ts'].includes(path);
     // Act
     const importers = modules()
@@ -143,17 +144,18 @@ describe('shape of functions/', () => {
   });
 
   it('lets areas meet only through facades: another area is reached only by its api.ts, schemas.ts or model.ts (a route table also by its routes.ts)', () => {
-    // Prepare: api.ts is the facade, schemas.ts and model.ts the types it speaks; a route that runs another area's
-    // operation declares that operation's grants, so a route table may spread another route table's.
+    // Prepare: an area's domain and its handlers and composition (functions/app/<area>/) alike. api.ts is the facade,
+    // schemas.ts and model.ts the types it speaks; a route that runs another area's operation declares that
+    // operation's grants, so a route table may spread another route table's.
     const allowed = (from: string, to: string) =>
       ['api.ts', 'schemas.ts', 'model.ts'].some((name) => to.endsWith(`/${name}`) && to.split('/').length === 3) ||
       (from.endsWith('/routes.ts') && /^functions\/[\w-]+\/routes\.ts$/.test(to));
     // Act
     const reaching = modules()
-      .filter((module) => areaOf(module.source))
+      .filter((module) => ownerOf(module.source))
       .flatMap((module) =>
         module.dependencies
-          .filter((dependency) => areaOf(dependency.resolved) && areaOf(dependency.resolved) !== areaOf(module.source))
+          .filter((dependency) => ownerOf(dependency.resolved) && ownerOf(dependency.resolved) !== ownerOf(module.source))
           .filter((dependency) => !allowed(module.source, dependency.resolved))
           .map((dependency) => `${module.source} -> ${dependency.resolved}`),
       );
@@ -164,7 +166,7 @@ describe('shape of functions/', () => {
   it('has no cycle between the areas: the domain folders import each other in one direction only', () => {
     // Prepare: an edge a -> b for every import of b by a domain module of a
     const edges = new Map(areas.map((area) => [area, new Set<string>()]));
-    for (const module of modules().filter((candidate) => domain(candidate.source)))
+    for (const module of modules().filter((candidate) => areaOf(candidate.source)))
       for (const dependency of module.dependencies) {
         const target = areaOf(dependency.resolved);
         if (target && target !== areaOf(module.source)) edges.get(areaOf(module.source)!)!.add(target);
@@ -197,8 +199,8 @@ describe('shape of functions/', () => {
       templates: templateTables,
       platform: platformTables,
     };
-    const ownerOf = new Map(Object.entries(declared).flatMap(([owner, tables]) => Object.keys(tables).map((table) => [table, owner] as const)));
-    const tableNames = [...ownerOf.keys()].join('|');
+    const tableOwner = new Map(Object.entries(declared).flatMap(([owner, tables]) => Object.keys(tables).map((table) => [table, owner] as const)));
+    const tableNames = [...tableOwner.keys()].join('|');
     // A store may also pick its table from a union of names: any quoted table name in a store counts.
     const named = (path: string) => {
       const source = sourceOf(path);
@@ -210,13 +212,13 @@ describe('shape of functions/', () => {
     const strangers = modules()
       .filter((module) => !/\/(tables|routes)\.ts$/.test(module.source))
       .flatMap((module) => {
-        const owner = areaOf(module.source) ?? 'platform';
+        const owner = ownerOf(module.source) ?? 'platform';
         return named(module.source)
-          .filter((table) => ownerOf.get(table) !== owner)
-          .map((table) => `${module.source} names ${table} (${ownerOf.get(table) ?? 'undeclared'})`);
+          .filter((table) => tableOwner.get(table) !== owner)
+          .map((table) => `${module.source} names ${table} (${tableOwner.get(table) ?? 'undeclared'})`);
       });
     // Assess
-    expect(ownerOf.size).toBeGreaterThan(40);
+    expect(tableOwner.size).toBeGreaterThan(40);
     expect(strangers).toEqual([]);
   });
 
@@ -250,7 +252,7 @@ describe('shape of functions/', () => {
     // Act
     const importers = modules()
       .filter((module) => module.source.startsWith('functions/adapters/'))
-      .filter((module) => module.dependencies.some((dependency) => areaOf(dependency.resolved) && !portTypes(dependency)))
+      .filter((module) => module.dependencies.some((dependency) => ownerOf(dependency.resolved) && !portTypes(dependency)))
       .map((module) => module.source);
     // Assess
     expect(importers.filter((path) => !notYetMoved.includes(path))).toEqual([]);

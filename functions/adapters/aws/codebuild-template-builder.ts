@@ -1,6 +1,6 @@
 // The AWS TemplateBuilder: one CodeBuild project (lib/templates.ts) runs each build with the job as environment
 // variables; its buildspec fetches the commit, builds and syncs the output to the pages bucket. The end comes back
-// as a CodeBuild state change over EventBridge (functions/templates/handlers/record-build-state.ts); logs are read
+// as a CodeBuild state change over EventBridge (functions/app/templates/handlers/record-build-state.ts); logs are read
 // from CloudWatch Logs while the build runs. Sites are removed from the pages bucket here.
 import { CloudWatchLogsClient, type CloudWatchLogsClientConfig, GetLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { CodeBuildClient, type CodeBuildClientConfig, StartBuildCommand } from '@aws-sdk/client-codebuild';

@@ -1,5 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { accountRoutes } from '../routes.js';
-import { accountService } from '../wiring.js';
-
-export const handler = httpHandler(accountRoutes.createKey, ({ input, caller }) => accountService().createKey(caller, input));

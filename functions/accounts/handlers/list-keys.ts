@@ -1,5 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { accountRoutes } from '../routes.js';
-import { accountService } from '../wiring.js';
-
-export const handler = httpHandler(accountRoutes.listKeys, ({ input, caller }) => accountService().listKeys(caller, input));

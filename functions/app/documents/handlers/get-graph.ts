@@ -1,0 +1,5 @@
+import { httpHandler } from '#platform/http.js';
+import { documentRoutes } from '#functions/documents/routes.js';
+import { graphsService } from '../wiring.js';
+
+export const handler = httpHandler(documentRoutes.getGraph, ({ input, caller }) => graphsService().get(caller, input.graphId));

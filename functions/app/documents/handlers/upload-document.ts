@@ -1,0 +1,9 @@
+import { httpHandler } from '#platform/http.js';
+import { withDocumentJobs } from '#functions/documents/job-handler.js';
+import { documentRoutes } from '#functions/documents/routes.js';
+import { documentService, processDocument } from '../wiring.js';
+
+export const handler = withDocumentJobs(
+  httpHandler(documentRoutes.uploadDocument, ({ input, caller }) => documentService().upload(caller, input)),
+  processDocument,
+);

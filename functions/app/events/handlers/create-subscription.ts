@@ -1,0 +1,5 @@
+import { httpHandler } from '#platform/http.js';
+import { eventRoutes } from '#functions/events/routes.js';
+import { subscriptionService } from '../wiring.js';
+
+export const handler = httpHandler(eventRoutes.createSubscription, ({ input, caller }) => subscriptionService().create(caller, input));

@@ -1,0 +1,73 @@
+// The events area's composition: its services and the dispatcher with their production dependencies (stores, the
+// platform root's ports, and the scripts area behind the ScriptPort). Handlers get their services here; services
+// never import this file.
+import { describeScript, runScript } from '#functions/scripts/api.js';
+import { systemClock } from '#platform/clock.js';
+import { settings } from '#platform/settings.js';
+import { credentialVault, eventPublisher, liveScheduler, metrics } from '#functions/app/platform.js';
+import { createDeliveryStore } from '#functions/events/delivery-store.js';
+import { type Dispatcher, createDispatcher } from '#functions/events/dispatcher.js';
+import { createEventHistoryService } from '#functions/events/history-service.js';
+import { createEventHistoryStore } from '#functions/events/history-store.js';
+import { createEventIngest } from '#functions/events/ingest.js';
+import type { ScriptPort } from '#functions/events/ports.js';
+import { type SubscriptionService, createSubscriptionService } from '#functions/events/subscription-service.js';
+import { createSubscriptionIndex, createSubscriptionStore } from '#functions/events/subscription-store.js';
+import { type TriggerService, createTriggerService, retireSchedule } from '#functions/events/trigger-service.js';
+import { createTriggerStore } from '#functions/events/trigger-store.js';
+
+let port: ScriptPort | undefined;
+/** The scripts area's facade says who owns a script and whether it is deployed, and runs it with its limits. */
+function scriptPort(): ScriptPort {
+  if (port) return port;
+  port = {
+    async describe(scriptId) {
+      const script = await describeScript(scriptId);
+      return script && { userId: script.ownerId, deployed: script.deployed };
+    },
+    async run(request) {
+      const { execution } = await runScript(request);
+      return { executionId: execution.executionId, status: execution.status };
+    },
+  };
+  return port;
+}
+
+let dispatcher: Dispatcher | undefined;
+/** Shared by the AWS Lambda target and the local bus rule. */
+export function eventDispatcher(): Dispatcher {
+  if (dispatcher) return dispatcher;
+  const triggers = createTriggerStore();
+  dispatcher = createDispatcher({
+    index: createSubscriptionIndex({ cached: settings.mode === 'local' }),
+    ledger: createDeliveryStore(systemClock),
+    history: createEventHistoryStore(),
+    scripts: scriptPort(),
+    triggers: { ...triggers, retireSchedule: (scheduleId) => retireSchedule({ store: triggers, scheduler: liveScheduler }, scheduleId) },
+    clock: systemClock,
+    metrics: metrics(),
+  });
+  return dispatcher;
+}
+
+let ingest: ReturnType<typeof createEventIngest> | undefined;
+export const eventIngest = () => (ingest ??= createEventIngest({ publisher: eventPublisher(), clock: systemClock }));
+
+let history: ReturnType<typeof createEventHistoryService> | undefined;
+export const eventHistory = () => (history ??= createEventHistoryService({ store: createEventHistoryStore() }));
+
+let subscriptions: SubscriptionService | undefined;
+export const subscriptionService = (): SubscriptionService =>
+  (subscriptions ??= createSubscriptionService({ store: createSubscriptionStore(), scripts: scriptPort(), clock: systemClock }));
+
+let triggers: TriggerService | undefined;
+export const triggerService = (): TriggerService =>
+  (triggers ??= createTriggerService({
+    store: createTriggerStore(),
+    scripts: scriptPort(),
+    vault: credentialVault(),
+    publisher: eventPublisher(),
+    // Resolved per call: the local scheduler is replaced when the local platform restarts in-process.
+    scheduler: liveScheduler,
+    clock: systemClock,
+  }));

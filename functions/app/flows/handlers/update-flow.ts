@@ -1,0 +1,5 @@
+import { httpHandler } from '#platform/http.js';
+import { flowRoutes } from '#functions/flows/routes.js';
+import { flowService } from '../wiring.js';
+
+export const handler = httpHandler(flowRoutes.updateFlow, ({ input, caller }) => flowService().update(caller, input));

@@ -1,0 +1,129 @@
+// Production implementations of the flows area's ports, on the scripts and resources areas, and the area's
+// services with their production dependencies.
+import { deliveryLedger } from '#functions/events/api.js';
+import { installedResources, resourceCaller } from '#functions/resources/api.js';
+import { limits } from '#functions/scripts/model.js';
+import { mayRun, ownedScripts, runScript, scriptRuns } from '#functions/scripts/api.js';
+import { backgroundRuns, eventPublisher, liveScheduler, liveFlowSettings, oneShotScheduler, rateLimiter } from '#functions/app/platform.js';
+import { settings } from '#platform/settings.js';
+import { languageModel } from '#adapters/llm.js';
+import { systemClock } from '#platform/clock.js';
+import type { EventPublisher, OneShotSchedulerPort } from '#platform/ports.js';
+import { createExecutionStore } from '#functions/flows/execution-store.js';
+import { createExecutor, realDeadline, realWait } from '#functions/flows/executor.js';
+import { type FlowRuns, createFlowRuns } from '#functions/flows/flow-runs.js';
+import type { FlowScriptRunner } from '#functions/flows/ports.js';
+import { createRunHistory } from '#functions/flows/run-history.js';
+import { createScriptGate } from '#functions/flows/script-gate.js';
+import { type FlowEventConsumer, createFlowEventConsumer } from '#functions/flows/event-consumer.js';
+import { type FlowService, createFlowService } from '#functions/flows/service.js';
+import { createFlowStore } from '#functions/flows/store.js';
+import { createToolCatalog } from '#functions/flows/tools.js';
+import { type FlowLongRuns, createFlowLongRuns } from '#functions/flows/long-runs.js';
+
+/** Direct flows and script tools run through the scripts area's runner, with trigger type `flow`. */
+export function flowScriptRunner(): FlowScriptRunner {
+  const gate = createScriptGate(limits.concurrentExecutionsPerScript);
+  return {
+    canRun: mayRun,
+    async run({ scriptId, userId, data, flowId, eventType }) {
+      const { execution, logs, output } = await gate.run(scriptId, () =>
+        runScript({ scriptId, userId, data, trigger: { type: 'flow', source: flowId, ...(eventType && { event: eventType }) } }),
+      );
+      return {
+        executionId: execution.executionId,
+        status: execution.status === 'success' ? 'success' : execution.status === 'timeout' ? 'timeout' : 'error',
+        noOp: execution.noOp === true,
+        output,
+        error: execution.error && { code: execution.error.code, message: execution.error.message },
+        logs,
+        cost: execution.cost,
+      };
+    },
+  };
+}
+
+function toolCatalog(scripts: FlowScriptRunner) {
+  return createToolCatalog({
+    installedResources,
+    ownedScripts,
+    resources: resourceCaller,
+    scripts,
+  });
+}
+
+// Resolved per call: local adapters are replaced when the local platform restarts in-process.
+const oneShotPort: OneShotSchedulerPort = { putOnce: (once) => oneShotScheduler().putOnce(once), cancel: (name) => oneShotScheduler().cancel(name) };
+const publisherPort: EventPublisher = { publish: (event) => eventPublisher().publish(event) };
+
+let runs: FlowRuns | undefined;
+export const flowRuns = (): FlowRuns => {
+  if (!runs) {
+    const scripts = flowScriptRunner();
+    runs = createFlowRuns({
+      flows: createFlowStore(),
+      executions: createExecutionStore(),
+      executor: createExecutor({
+        scripts,
+        tools: toolCatalog(scripts),
+        model: () => languageModel(liveFlowSettings().llm),
+        clock: systemClock,
+        deadline: realDeadline,
+        wait: realWait,
+      }),
+      scheduler: liveScheduler,
+      oneShots: oneShotPort,
+      publisher: publisherPort,
+      limiter: rateLimiter,
+      clock: systemClock,
+    });
+  }
+  return runs;
+};
+
+let longRuns: FlowLongRuns | undefined;
+export const flowLongRuns = (): FlowLongRuns =>
+  (longRuns ??= createFlowLongRuns({
+    runs: flowRuns(),
+    executions: createExecutionStore(),
+    ledger: deliveryLedger(systemClock),
+    background: backgroundRuns,
+    boundMs: () => settings.runWaitMs,
+    clock: systemClock,
+  }));
+
+let service: FlowService | undefined;
+export const flowService = (): FlowService =>
+  (service ??= createFlowService({
+    flows: createFlowStore(),
+    executions: createExecutionStore(),
+    scripts: flowScriptRunner(),
+    scheduler: liveScheduler,
+    oneShots: oneShotPort,
+    longRuns: flowLongRuns(),
+    clock: systemClock,
+    llmConfigured: () => languageModel(liveFlowSettings().llm) !== undefined,
+  }));
+
+let consumer: FlowEventConsumer | undefined;
+/** The bus consumer: the Lambda target of the flows rule on AWS, a listener of the in-process bus locally. */
+export const flowEventConsumer = (): FlowEventConsumer =>
+  (consumer ??= createFlowEventConsumer({
+    flows: createFlowStore(),
+    executions: createExecutionStore(),
+    runs: flowRuns(),
+    ledger: deliveryLedger(systemClock),
+    clock: systemClock,
+  }));
+
+let history: ReturnType<typeof createRunHistory> | undefined;
+/** The run history reads the scripts area's runs beside the flows' own results. */
+export const runHistory = () => {
+  if (history) return history;
+  const [flows, results] = [createFlowStore(), createExecutionStore()];
+  return (history = createRunHistory({
+    scriptRuns,
+    flows: (userId) => flows.listByUser(userId, ['flowId', 'scriptId', 'trigger']),
+    flowResults: (flowId) => results.listResults(flowId, systemClock.now()),
+  }));
+};

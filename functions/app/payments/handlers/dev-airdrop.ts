@@ -1,0 +1,5 @@
+import { httpHandler } from '#platform/http.js';
+import { solanaDevTools } from '#functions/app/platform.js';
+import { paymentRoutes } from '#functions/payments/routes.js';
+
+export const handler = httpHandler(paymentRoutes.devAirdrop, async ({ input }) => solanaDevTools().airdrop(input));

@@ -1,0 +1,4 @@
+import { paymentRoutes } from '#functions/payments/routes.js';
+import { paidCallHandler } from '#functions/payments/x402-http.js';
+
+export const handler = paidCallHandler(paymentRoutes.getPaidResource);

@@ -1,0 +1,5 @@
+import { httpHandler } from '#platform/http.js';
+import { paymentRoutes } from '#functions/payments/routes.js';
+import { paymentService } from '../wiring.js';
+
+export const handler = httpHandler(paymentRoutes.getPaymentSettings, ({ caller }) => paymentService().paymentSettings(caller));

@@ -1,0 +1,92 @@
+// The payments area's composition: the payment and payout services with their production dependencies (stores, the
+// platform root's ledger, signers, payout trigger and metrics) and the port onto the resources and accounts areas.
+// Handlers get their services here; services never import this file.
+import { profile } from '#functions/accounts/api.js';
+import { callAsOwner, checkParams, recordRevenue, resourceForCall } from '#functions/resources/api.js';
+import { systemClock } from '#platform/clock.js';
+import { AppError } from '#platform/errors.js';
+import { errorBody } from '#platform/http.js';
+import { metrics, payoutTrigger, platformSigners, solanaLedger } from '#functions/app/platform.js';
+import type { ServedResponse } from '#functions/payments/errors.js';
+import { usdToUsdc } from '#functions/payments/networks.js';
+import { createPayoutStore } from '#functions/payments/payout-store.js';
+import { type PayoutService, createPayoutService } from '#functions/payments/payouts.js';
+import type { PaymentResources } from '#functions/payments/resources-port.js';
+import { type PaymentService, createPaymentService } from '#functions/payments/service.js';
+import { maxTimeoutSeconds, paymentSettings } from '#functions/payments/settings.js';
+import { createPaymentStore } from '#functions/payments/store.js';
+
+/** Method `cost`, else the resource's `basePrice`; the `free` model costs nothing (the resources area prices calls alike). */
+const priceOf = (pricing: { model: string; basePrice?: number }, methodCost: number | undefined) =>
+  pricing.model === 'free' ? 0 : (methodCost ?? pricing.basePrice ?? 0);
+
+const served = (status: number, body: unknown): ServedResponse =>
+  typeof body === 'string'
+    ? { status, contentType: 'text/plain; charset=utf-8', body }
+    : { status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(body) };
+
+function productionResources(): PaymentResources {
+  return {
+    async get(resourceId) {
+      const resource = await resourceForCall(resourceId);
+      return {
+        resourceId: resource.resourceId,
+        name: resource.name,
+        description: resource.description,
+        published: resource.status === 'published',
+        ownerId: resource.ownerId,
+        methods: resource.methods.map((method) => ({
+          name: method.name,
+          description: method.description,
+          priceUsd: priceOf(resource.pricing, method.cost),
+          definition: method,
+        })),
+      };
+    },
+    checkParams: (method, params) => checkParams(method.definition, params),
+    async call(request) {
+      try {
+        const result = await callAsOwner(request);
+        return served(result.status, result.data ?? '');
+      } catch (error) {
+        // The payment has settled: a refusal or upstream failure is the answer the payer bought, kept like any other.
+        if (error instanceof AppError) return served(error.status, errorBody(error));
+        throw error;
+      }
+    },
+    recordRevenue,
+    seller: profile,
+  };
+}
+
+let service: PaymentService | undefined;
+let payouts: PayoutService | undefined;
+
+/** The payout service of this process (the payout function, the local schedule, threshold crossings). */
+export function payoutService(): PayoutService {
+  const resources = productionResources();
+  payouts ??= createPayoutService({
+    store: createPayoutStore(),
+    ledger: solanaLedger,
+    signers: platformSigners,
+    walletOf: async (ownerId) => (await resources.seller(ownerId))?.walletAddress ?? null,
+    clock: systemClock,
+    threshold: () => usdToUsdc(paymentSettings.payoutThresholdUsdc),
+    confirmTimeoutMs: maxTimeoutSeconds * 1000,
+  });
+  return payouts;
+}
+
+export const paymentService = (): PaymentService =>
+  (service ??= createPaymentService({
+    store: createPaymentStore(),
+    payoutStore: createPayoutStore(),
+    payouts: payoutService(),
+    requestPayout: payoutTrigger((ownerId, asset) => payoutService().run({ ownerId, asset })),
+    ledger: solanaLedger,
+    signers: platformSigners,
+    resources: productionResources(),
+    clock: systemClock,
+    metrics: metrics(),
+    solPriceUsd: () => paymentSettings.solPriceUsd,
+  }));

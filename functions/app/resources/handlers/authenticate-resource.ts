@@ -1,0 +1,7 @@
+import { httpHandler } from '#platform/http.js';
+import { installationService } from '../wiring.js';
+import { resourceRoutes } from '#functions/resources/routes.js';
+
+export const handler = httpHandler(resourceRoutes.authenticateResource, ({ input, caller, baseUrl }) =>
+  installationService().authenticate(caller, input, baseUrl),
+);

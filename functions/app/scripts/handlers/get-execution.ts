@@ -1,0 +1,9 @@
+import { httpHandler } from '#platform/http.js';
+import { scriptInsights } from '../wiring.js';
+import { scriptRoutes } from '#functions/scripts/routes.js';
+import { sdk } from '#functions/scripts/views/views.js';
+
+export const handler = httpHandler(scriptRoutes.getExecution, async ({ input, caller }) => {
+  const { execution, logs } = await scriptInsights().execution(caller.userId, input.executionId);
+  return sdk.execution(execution, logs);
+});

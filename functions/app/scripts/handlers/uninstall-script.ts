@@ -1,0 +1,8 @@
+import { httpHandler, Reply } from '#platform/http.js';
+import { scriptRoutes } from '#functions/scripts/routes.js';
+import { scriptService } from '../wiring.js';
+
+export const handler = httpHandler(scriptRoutes.uninstallScript, async ({ input, caller }) => {
+  await scriptService().uninstall(caller.userId, input.scriptId);
+  return Reply.message(`script ${input.scriptId} uninstalled`);
+});

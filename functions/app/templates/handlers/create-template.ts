@@ -1,0 +1,5 @@
+import { httpHandler } from '#platform/http.js';
+import { templateRoutes } from '#functions/templates/routes.js';
+import { templatesArea } from '../wiring.js';
+
+export const handler = httpHandler(templateRoutes.createTemplate, ({ input, caller }) => templatesArea().templates.create(caller.userId, input));

@@ -1,0 +1,7 @@
+import { httpHandler } from '#platform/http.js';
+import { templateRoutes } from '#functions/templates/routes.js';
+import { templatesArea } from '../wiring.js';
+
+export const handler = httpHandler(templateRoutes.listTemplateVersions, ({ input, caller }) =>
+  templatesArea().templates.listVersions(caller.userId, input.templateId),
+);

@@ -1,0 +1,5 @@
+import { httpHandler } from '#platform/http.js';
+import { templateRoutes } from '#functions/templates/routes.js';
+import { templatesArea } from '../wiring.js';
+
+export const handler = httpHandler(templateRoutes.publishTemplate, ({ input, caller }) => templatesArea().templates.publish(caller.userId, input));

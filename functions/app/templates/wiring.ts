@@ -1,0 +1,73 @@
+// The templates area's composition root: the only file of the area that imports adapters or other areas.
+import { installResource, resourceAvailability, uninstallResource } from '#functions/resources/api.js';
+import { installScript, scriptAvailability, uninstallScript } from '#functions/scripts/api.js';
+import { type CodeBuildStateChange, createCodeBuildTemplateBuilder, outcomeOfStateChange } from '#adapters/aws/codebuild-template-builder.js';
+import { systemClock } from '#platform/clock.js';
+import { settings as platformSettings } from '#platform/settings.js';
+import { liveTemplateSettings, templateBuilder, templatePagesHost } from '#functions/app/platform.js';
+import { dynamo, tableName } from '#platform/dynamo.js';
+import { ConflictError } from '#platform/errors.js';
+import { type BuildService, createBuildService } from '#functions/templates/builds.js';
+import { type TemplateInstallationService, createInstallationService } from '#functions/templates/installations.js';
+import type { TemplateDependencies, TemplateSettings } from '#functions/templates/ports.js';
+import { createTemplateReviewTarget } from '#functions/templates/reviews.js';
+import { type TemplateService, createTemplateService } from '#functions/templates/service.js';
+import { createTemplateStore } from '#functions/templates/store.js';
+
+const settings: TemplateSettings & { buildTimeoutMs(): number } = {
+  // Below API Gateway's 30 s on AWS; locally a build usually ends within the wait.
+  buildWaitMs: () => (liveTemplateSettings().buildWaitSeconds ?? (platformSettings.mode === 'local' ? 120 : 25)) * 1000,
+  buildTimeoutMs: () => liveTemplateSettings().buildTimeoutMs,
+  // A file:// repository lets a tenant probe which repositories and commits exist on the machine: an operator's choice.
+  allowFileRepositories: () => platformSettings.mode === 'local' && liveTemplateSettings().fileRepositories,
+};
+
+/** 'preexisting' when the user had the item already: the template's uninstall leaves it. */
+const alreadyInstalled = (error: unknown) => {
+  if (error instanceof ConflictError && /already installed/.test(error.message)) return 'preexisting' as const;
+  throw error;
+};
+
+function dependencies(): TemplateDependencies {
+  return {
+    resources: (_userId, ids) => resourceAvailability(ids),
+    scripts: scriptAvailability,
+    installResource: (caller, resourceId, baseUrl) => installResource(caller, resourceId, baseUrl).then(() => 'installed' as const, alreadyInstalled),
+    uninstallResource: async (caller, resourceId) => void (await uninstallResource(caller, resourceId)),
+    installScript: (userId, scriptId, customization) => installScript(userId, scriptId, customization).then(() => 'installed' as const, alreadyInstalled),
+    uninstallScript,
+  };
+}
+
+interface TemplatesArea {
+  templates: TemplateService;
+  installations: TemplateInstallationService;
+  builds: BuildService;
+}
+
+let area: (TemplatesArea & { dataDir: string }) | undefined;
+
+/** Built on first use (locally the data directory is known only once `npm start` or a test has set it), again for another one. */
+export function templatesArea(): TemplatesArea {
+  if (area?.dataDir === platformSettings.dataDir) return area;
+  const store = createTemplateStore({ db: dynamo(), tableName });
+  const pages = templatePagesHost();
+  // The local builder reports a build's end through this callback; on AWS the state-change consumer does.
+  const builder = templateBuilder({ timeoutMs: settings.buildTimeoutMs, onOutcome: (outcome) => builds.finish(outcome) });
+  const builds = createBuildService({ store, builder, pages, settings, clock: systemClock });
+  const deps = dependencies();
+  const templates = createTemplateService({ store, builds, builder, pages, dependencies: deps, settings, clock: systemClock });
+  const installations = createInstallationService({ store, templates, builds, builder, pages, dependencies: deps, clock: systemClock });
+  area = { templates, installations, builds, dataDir: platformSettings.dataDir };
+  return area;
+}
+
+export const templateReviewTarget = () => createTemplateReviewTarget(createTemplateStore({ db: dynamo(), tableName }));
+
+export type { CodeBuildStateChange };
+
+/** AWS: a CodeBuild state change of a template build, delivered over EventBridge, ends the build it is for. */
+export async function recordBuildState(detail: CodeBuildStateChange): Promise<void> {
+  const outcome = await outcomeOfStateChange(detail, (buildId) => createCodeBuildTemplateBuilder(liveTemplateSettings().codeBuild).manifestText(buildId));
+  if (outcome) await templatesArea().builds.finish(outcome);
+}

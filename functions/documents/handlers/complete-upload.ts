@@ -1,9 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { withDocumentJobs } from '../job-handler.js';
-import { documentRoutes } from '../routes.js';
-import { documentService, processDocument } from '../wiring.js';
-
-export const handler = withDocumentJobs(
-  httpHandler(documentRoutes.completeUpload, ({ input, caller }) => documentService().completeUpload(caller, input.documentId)),
-  processDocument,
-);

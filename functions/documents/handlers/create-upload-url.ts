@@ -1,5 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { documentRoutes } from '../routes.js';
-import { documentService } from '../wiring.js';
-
-export const handler = httpHandler(documentRoutes.createUploadUrl, ({ input, caller }) => documentService().createUploadUrl(caller, input));

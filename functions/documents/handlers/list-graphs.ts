@@ -1,5 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { documentRoutes } from '../routes.js';
-import { graphsService } from '../wiring.js';
-
-export const handler = httpHandler(documentRoutes.listGraphs, ({ caller }) => graphsService().list(caller));

@@ -1,5 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { eventRoutes } from '../routes.js';
-import { triggerService } from '../wiring.js';
-
-export const handler = httpHandler(eventRoutes.createSchedule, ({ input, caller }) => triggerService().createSchedule(caller, input));

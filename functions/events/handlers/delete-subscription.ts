@@ -1,7 +1,0 @@
-import { Reply, httpHandler } from '#platform/http.js';
-import { eventRoutes } from '../routes.js';
-import { subscriptionService } from '../wiring.js';
-
-export const handler = httpHandler(eventRoutes.deleteSubscription, async ({ input, caller }) =>
-  Reply.message(await subscriptionService().delete(caller, input)),
-);

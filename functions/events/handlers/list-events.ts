@@ -1,5 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { eventHistory } from '../wiring.js';
-import { eventRoutes } from '../routes.js';
-
-export const handler = httpHandler(eventRoutes.listEvents, ({ input, caller }) => eventHistory().list(caller, input));

@@ -1,5 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { eventIngest } from '../wiring.js';
-import { eventRoutes } from '../routes.js';
-
-export const handler = httpHandler(eventRoutes.publishEvent, ({ input, caller }) => eventIngest().publish(caller, input));

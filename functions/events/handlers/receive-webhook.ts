@@ -1,7 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { eventRoutes } from '../routes.js';
-import { triggerService } from '../wiring.js';
-
-export const handler = httpHandler(eventRoutes.receiveWebhook, ({ input, headers, rawBody }) =>
-  triggerService().receiveWebhook({ webhookId: input.webhookId, headers, rawBody }),
-);

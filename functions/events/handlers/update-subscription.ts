@@ -1,5 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { eventRoutes } from '../routes.js';
-import { subscriptionService } from '../wiring.js';
-
-export const handler = httpHandler(eventRoutes.updateSubscription, ({ input, caller }) => subscriptionService().update(caller, input));

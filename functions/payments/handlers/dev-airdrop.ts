@@ -1,5 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { solanaDevTools } from '#functions/app/platform.js';
-import { paymentRoutes } from '../routes.js';
-
-export const handler = httpHandler(paymentRoutes.devAirdrop, async ({ input }) => solanaDevTools().airdrop(input));

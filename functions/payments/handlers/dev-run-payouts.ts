@@ -1,5 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { paymentRoutes } from '../routes.js';
-import { payoutService } from '../wiring.js';
-
-export const handler = httpHandler(paymentRoutes.devRunPayouts, () => payoutService().run());

@@ -1,5 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { paymentRoutes } from '../routes.js';
-import { paymentService } from '../wiring.js';
-
-export const handler = httpHandler(paymentRoutes.listPayments, ({ input, caller }) => paymentService().listPayments(caller, input));

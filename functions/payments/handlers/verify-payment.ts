@@ -1,6 +1,0 @@
-import { Reply, httpHandler } from '#platform/http.js';
-import { paymentRoutes } from '../routes.js';
-import { paymentService } from '../wiring.js';
-
-// x402 facilitator clients read the bare body, as the x402 specification's facilitator answers.
-export const handler = httpHandler(paymentRoutes.verifyPayment, async ({ input }) => new Reply(200, await paymentService().verify(input)));

@@ -1,7 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { installationService } from '../wiring.js';
-import { resourceRoutes } from '../routes.js';
-
-export const handler = httpHandler(resourceRoutes.authenticateResource, ({ input, caller, baseUrl }) =>
-  installationService().authenticate(caller, input, baseUrl),
-);

@@ -1,7 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { installationService } from '../wiring.js';
-import { resourceRoutes } from '../routes.js';
-
-export const handler = httpHandler(resourceRoutes.authorizeResourceOAuth, ({ input, caller, baseUrl }) =>
-  installationService().authorize(caller, input.resourceId, baseUrl),
-);

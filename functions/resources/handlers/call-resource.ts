@@ -1,5 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { callService } from '../wiring.js';
-import { resourceRoutes } from '../routes.js';
-
-export const handler = httpHandler(resourceRoutes.callResource, ({ input, caller }) => callService().callWithKey(caller, input));

@@ -1,5 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { resourceRoutes } from '../routes.js';
-import { resourceService } from '../wiring.js';
-
-export const handler = httpHandler(resourceRoutes.createResource, ({ input, caller }) => resourceService().create(caller, input));

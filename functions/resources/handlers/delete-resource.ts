@@ -1,7 +1,0 @@
-import { Reply, httpHandler } from '#platform/http.js';
-import { resourceRoutes } from '../routes.js';
-import { resourceService } from '../wiring.js';
-
-export const handler = httpHandler(resourceRoutes.deleteResource, async ({ input, caller }) =>
-  Reply.message(await resourceService().delete(caller, input.resourceId)),
-);

@@ -1,5 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { installationService } from '../wiring.js';
-import { resourceRoutes } from '../routes.js';
-
-export const handler = httpHandler(resourceRoutes.getInstallationUsage, ({ input, caller }) => installationService().usage(caller, input.installationId));

@@ -1,7 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { installationService } from '../wiring.js';
-import { resourceRoutes } from '../routes.js';
-
-export const handler = httpHandler(resourceRoutes.installResource, ({ input, caller, baseUrl }) =>
-  installationService().install(caller, input.resourceId, baseUrl),
-);

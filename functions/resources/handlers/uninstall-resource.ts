@@ -1,7 +1,0 @@
-import { Reply, httpHandler } from '#platform/http.js';
-import { installationService } from '../wiring.js';
-import { resourceRoutes } from '../routes.js';
-
-export const handler = httpHandler(resourceRoutes.uninstallResource, async ({ input, caller }) =>
-  Reply.message(await installationService().uninstall(caller, input.resourceId)),
-);

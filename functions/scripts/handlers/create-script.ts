@@ -1,9 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { scriptRoutes } from '../routes.js';
-import { scriptService } from '../wiring.js';
-import { sdk } from '../views/views.js';
-
-export const handler = httpHandler(scriptRoutes.createScript, async ({ input, caller }) => {
-  const { script, installation, apiKey } = await scriptService().create(caller.userId, input);
-  return sdk.created(script, installation, apiKey);
-});

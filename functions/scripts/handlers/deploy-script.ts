@@ -1,9 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { scriptRoutes } from '../routes.js';
-import { scriptService } from '../wiring.js';
-import { sdk } from '../views/views.js';
-
-export const handler = httpHandler(scriptRoutes.deployScript, async ({ input, caller }) => {
-  const { script, version } = await scriptService().deploy(caller.userId, input.scriptId, { version: input.version });
-  return sdk.deployment(script, version);
-});

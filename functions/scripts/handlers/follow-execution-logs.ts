@@ -1,7 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { scriptInsights } from '../wiring.js';
-import { scriptRoutes } from '../routes.js';
-
-export const handler = httpHandler(scriptRoutes.followExecutionLogs, ({ input, caller }) =>
-  scriptInsights().followLogs(caller.userId, input.executionId, input.after, input.wait * 1000),
-);

@@ -1,8 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { scriptInsights } from '../wiring.js';
-import { scriptRoutes } from '../routes.js';
-import { sdk } from '../views/views.js';
-
-export const handler = httpHandler(scriptRoutes.getMetrics, async ({ input, caller }) =>
-  sdk.metrics(await scriptInsights().metrics(caller.userId, input.scriptId)),
-);

@@ -1,8 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { scriptRoutes } from '../routes.js';
-import { scriptService } from '../wiring.js';
-import { installationView } from '../views/views.js';
-
-export const handler = httpHandler(scriptRoutes.installScript, async ({ input, caller }) =>
-  installationView(await scriptService().install(caller.userId, input.scriptId)),
-);

@@ -1,8 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { registryView } from '../packages/registries.js';
-import { scriptRoutes } from '../routes.js';
-import { scriptRegistries } from '../wiring.js';
-
-export const handler = httpHandler(scriptRoutes.listPackageRegistries, async ({ caller }) => ({
-  registries: (await scriptRegistries().list(caller.userId)).map(registryView),
-}));

@@ -1,5 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { scriptAuthoring } from '../wiring.js';
-import { scriptRoutes } from '../routes.js';
-
-export const handler = httpHandler(scriptRoutes.modifyFlowScript, async ({ input, caller }) => scriptAuthoring().modifyFlowScript(caller.userId, input));

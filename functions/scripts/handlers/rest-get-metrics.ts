@@ -1,8 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { scriptInsights } from '../wiring.js';
-import { scriptRoutes } from '../routes.js';
-import { rest } from '../views/views.js';
-
-export const handler = httpHandler(scriptRoutes.restGetMetrics, async ({ input, caller }) =>
-  rest.metrics(await scriptInsights().metrics(caller.userId, input.scriptId)),
-);

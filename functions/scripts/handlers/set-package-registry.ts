@@ -1,8 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { registryView } from '../packages/registries.js';
-import { scriptRoutes } from '../routes.js';
-import { scriptRegistries } from '../wiring.js';
-
-export const handler = httpHandler(scriptRoutes.setPackageRegistry, async ({ input, caller }) =>
-  registryView(await scriptRegistries().set(caller.userId, input)),
-);

@@ -1,7 +1,0 @@
-import { Reply, httpHandler } from '#platform/http.js';
-import { templateRoutes } from '../routes.js';
-import { templatesArea } from '../wiring.js';
-
-export const handler = httpHandler(templateRoutes.deleteTemplate, async ({ input, caller }) =>
-  Reply.message(await templatesArea().templates.remove(caller.userId, input.templateId)),
-);

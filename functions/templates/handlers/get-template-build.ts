@@ -1,7 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { templateRoutes } from '../routes.js';
-import { templatesArea } from '../wiring.js';
-
-export const handler = httpHandler(templateRoutes.getTemplateBuild, ({ input, caller, baseUrl }) =>
-  templatesArea().templates.getBuild(caller.userId, input, baseUrl),
-);

@@ -1,5 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { templateRoutes } from '../routes.js';
-import { templatesArea } from '../wiring.js';
-
-export const handler = httpHandler(templateRoutes.listMarketplaceTemplates, ({ input }) => templatesArea().templates.marketplace(input));

@@ -1,7 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { templateRoutes } from '../routes.js';
-import { templatesArea } from '../wiring.js';
-
-export const handler = httpHandler(templateRoutes.listTemplateInstallations, ({ input, caller, baseUrl }) =>
-  templatesArea().installations.list(caller.userId, input, baseUrl),
-);

@@ -1,7 +1,0 @@
-import { httpHandler } from '#platform/http.js';
-import { templateRoutes } from '../routes.js';
-import { templatesArea } from '../wiring.js';
-
-export const handler = httpHandler(templateRoutes.unpublishTemplate, ({ input, caller }) =>
-  templatesArea().templates.unpublish(caller.userId, input.templateId),
-);
