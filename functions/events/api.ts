@@ -5,7 +5,6 @@ import { createSubscriptionStore } from './subscription-store.js';
 export { type DispatchReport, deliverAll, emptyReport } from './deliveries.js';
 export { createDeliveryStore as deliveryLedger } from './delivery-store.js';
 export { enrichEvent } from './enrichment/enrich.js';
-export { normalizeEvent } from '#platform/event-object.js';
 export type { DeliveryLedger, DeliveryOutcome } from './ports.js';
 export { type Dialect, type OperatorSpec, type Predicate, type Scalar, compileConditionTree, withBothSpellings } from './conditions/engine.js';
 export { documentConditionTree } from './conditions/schema.js';

@@ -10,8 +10,8 @@ import {
   deliverAll,
   emptyReport,
   enrichEvent,
-  normalizeEvent,
 } from '#functions/events/api.js';
+import { normalizeEvent } from '#platform/event-object.js';
 import type { Clock } from '#platform/clock.js';
 import { firingIsDue } from '#platform/cron.js';
 import { AppError } from '#platform/errors.js';
