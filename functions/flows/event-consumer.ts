@@ -2,15 +2,7 @@
 // retries coming due, and user events, matched against the active event flows of their user and type (one
 // indexed Query; conditions compiled once per flow revision). A redelivered firing, retry or event never runs a
 // flow twice: events and retries are claimed in the events area's delivery ledger, schedule minutes on the flow.
-import {
-  type DeliveryLedger,
-  type DeliveryOutcome,
-  type DispatchReport,
-  type Predicate,
-  deliverAll,
-  emptyReport,
-  enrichEvent,
-} from '#functions/events/api.js';
+import { type DeliveryLedger, type DeliveryOutcome, type DispatchReport, type Predicate, deliverAll, emptyReport, enrichEvent } from '#functions/events/api.js';
 import { normalizeEvent } from '#platform/event-object.js';
 import type { Clock } from '#platform/clock.js';
 import { firingIsDue } from '#platform/cron.js';
