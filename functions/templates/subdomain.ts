@@ -1,10 +1,8 @@
-// Subdomains of template sites: one DNS label (RFC 1123: a-z, 0-9, inner hyphens, at most 63 characters), the
-// template's name made readable plus 10 random characters; templateSites' conditional put keeps each unique.
+// Subdomains of template sites: one DNS label (the kernel's dnsLabel), the template's name made readable plus 10
+// random characters; templateSites' conditional put keeps each unique.
 import { randomBytes } from 'node:crypto';
 
 const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
-
-export const dnsLabel = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export function newSubdomain(name: string): string {
   const slug = name

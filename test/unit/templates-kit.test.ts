@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { capLogs } from '../../functions/templates/builds.js';
 import { fieldProblems, publicEnv, publicEnvName, resolveCustomization } from '../../functions/templates/customization.js';
 import { CustomizationField } from '../../functions/templates/schemas.js';
-import { dnsLabel, newSubdomain } from '../../functions/templates/subdomain.js';
+import { dnsLabel } from '../../functions/platform/dns-label.js';
+import { newSubdomain } from '../../functions/templates/subdomain.js';
 import { customizationFields } from '../support/templates.js';
 
 const fields = customizationFields.map((field) => CustomizationField.parse(field));

@@ -2,7 +2,7 @@
 // (DNS rebinding) reaches the port with that name in `Host`, and gets a 421 instead of the platform.
 import type { IncomingMessage } from 'node:http';
 import { hostname, networkInterfaces } from 'node:os';
-import { dnsLabel } from '#functions/templates/subdomain.js';
+import { dnsLabel } from '#platform/dns-label.js';
 
 /** `platform`: the API, the console and the path form of sites; `site`: `<sub>.localhost`, a template site's origin. */
 export type HostKind = 'platform' | 'site';

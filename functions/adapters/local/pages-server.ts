@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join } from 'node:path';
-import { dnsLabel } from '#functions/templates/subdomain.js';
+import { dnsLabel } from '#platform/dns-label.js';
 
 export const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
