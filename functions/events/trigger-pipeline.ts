@@ -101,7 +101,7 @@ export function createTriggerPipeline(deps: TriggerPipelineDeps) {
   }
 
   const deliverEach = (kind: TargetKind) => (deliveries: TargetDelivery[]) =>
-    deliverAll(deliveries, deliveryConcurrency, (delivery) => deliver(kind, delivery), `${kind.name} deliveries`);
+    deliverAll(deliveries, deliveryConcurrency, (delivery) => deliver(kind, delivery), kind.name);
 
   /** Each kind's deliveries side by side; one kind's failures are rethrown only after the others have run. */
   async function deliverByKind(groups: Array<{ kind: TargetKind; deliveries: TargetDelivery[] }>): Promise<DispatchReport> {

@@ -1,5 +1,5 @@
-// The events area's composition: its services and the dispatcher with their production dependencies (stores, the
-// platform root's ports, and the scripts area behind the ScriptPort). Handlers get their services here; services
+// The events area's composition: its services, the trigger pipeline and its subscription kind with their production
+// dependencies (stores, the platform root's ports, and the scripts area behind the ScriptPort). Handlers get their services here; services
 // never import this file.
 import { scriptRunner } from '#functions/scripts/wiring.js';
 import { createScriptStore } from '#functions/scripts/store.js';
@@ -7,15 +7,17 @@ import { systemClock } from '#platform/clock.js';
 import { settings } from '#platform/settings.js';
 import { credentialVault, eventPublisher, liveScheduler, metrics } from '#functions/app/platform.js';
 import { createDeliveryStore } from './delivery-store.js';
-import { type Dispatcher, createDispatcher } from './dispatcher.js';
 import { createEventHistoryService } from './history-service.js';
 import { createEventHistoryStore } from './history-store.js';
 import { createEventIngest } from './ingest.js';
 import type { ScriptPort } from './ports.js';
+import { createSubscriptionTarget } from './subscription-target.js';
 import { type SubscriptionService, createSubscriptionService } from './subscription-service.js';
 import { createSubscriptionIndex, createSubscriptionStore } from './subscription-store.js';
 import { type TriggerService, createTriggerService, retireSchedule } from './trigger-service.js';
 import { createTriggerStore } from './trigger-store.js';
+import type { TargetKind } from './target-kind.js';
+import { type TriggerPipeline, createTriggerPipeline } from './trigger-pipeline.js';
 
 let port: ScriptPort | undefined;
 /** The scripts area's store says who owns a script and whether it is deployed; its runner runs it with its limits. */
@@ -35,22 +37,24 @@ function scriptPort(): ScriptPort {
   return port;
 }
 
-let dispatcher: Dispatcher | undefined;
-/** Shared by the AWS Lambda target and the local bus rule. */
-export function eventDispatcher(): Dispatcher {
-  if (dispatcher) return dispatcher;
+let subscriptionKind: TargetKind | undefined;
+/** The trigger pipeline's subscription kind: subscribed scripts, script schedule firings and webhook requests. */
+export function subscriptionTarget(): TargetKind {
+  if (subscriptionKind) return subscriptionKind;
   const triggers = createTriggerStore();
-  dispatcher = createDispatcher({
+  subscriptionKind = createSubscriptionTarget({
     index: createSubscriptionIndex({ cached: settings.mode === 'local' }),
-    ledger: createDeliveryStore(systemClock),
     history: createEventHistoryStore(),
     scripts: scriptPort(),
     triggers: { ...triggers, retireSchedule: (scheduleId) => retireSchedule({ store: triggers, scheduler: liveScheduler }, scheduleId) },
     clock: systemClock,
-    metrics: metrics(),
   });
-  return dispatcher;
+  return subscriptionKind;
 }
+
+/** The trigger pipeline over the target kinds the composition above the areas registers. */
+export const triggerPipelineOf = (kinds: readonly TargetKind[]): TriggerPipeline =>
+  createTriggerPipeline({ kinds, ledger: createDeliveryStore(systemClock), history: createEventHistoryStore(), clock: systemClock, metrics: metrics() });
 
 let ingest: ReturnType<typeof createEventIngest> | undefined;
 export const eventIngest = () => (ingest ??= createEventIngest({ publisher: eventPublisher(), clock: systemClock }));

@@ -11,6 +11,7 @@ import { createExecutionStore as createScriptExecutionStore } from '#functions/s
 import { createScriptStore } from '#functions/scripts/store.js';
 import { backgroundRuns, eventPublisher, liveScheduler, liveFlowSettings, oneShotScheduler, rateLimiter } from '#functions/app/platform.js';
 import { settings } from '#platform/settings.js';
+import type { TargetKind } from '#functions/events/target-kind.js';
 import { languageModel } from '#adapters/llm.js';
 import { systemClock } from '#platform/clock.js';
 import type { EventPublisher, OneShotSchedulerPort } from '#platform/ports.js';
@@ -20,7 +21,7 @@ import { type FlowRuns, createFlowRuns } from './flow-runs.js';
 import type { FlowScriptRunner } from './ports.js';
 import { createRunHistory } from './run-history.js';
 import { createScriptGate } from './script-gate.js';
-import { type FlowEventConsumer, createFlowEventConsumer } from './event-consumer.js';
+import { createFlowEventTarget } from './event-target.js';
 import { type FlowService, createFlowService } from './service.js';
 import { createFlowStore } from './store.js';
 import { createToolCatalog } from './tools.js';
@@ -126,16 +127,10 @@ export const flowService = (): FlowService =>
     llmConfigured: () => languageModel(liveFlowSettings().llm) !== undefined,
   }));
 
-let consumer: FlowEventConsumer | undefined;
-/** The bus consumer: the Lambda target of the flows rule on AWS, a listener of the in-process bus locally. */
-export const flowEventConsumer = (): FlowEventConsumer =>
-  (consumer ??= createFlowEventConsumer({
-    flows: createFlowStore(),
-    executions: createExecutionStore(),
-    runs: flowRuns(),
-    ledger: createDeliveryStore(systemClock),
-    clock: systemClock,
-  }));
+let eventTarget: TargetKind | undefined;
+/** The trigger pipeline's event-flow kind: event flows, time flows' firings and retries coming due. */
+export const flowEventTarget = (): TargetKind =>
+  (eventTarget ??= createFlowEventTarget({ flows: createFlowStore(), executions: createExecutionStore(), runs: flowRuns() }));
 
 let history: ReturnType<typeof createRunHistory> | undefined;
 /** The run history reads the scripts area's runs beside the flows' own results. */

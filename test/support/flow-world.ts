@@ -6,16 +6,19 @@ import { createLocalOneShots } from '../../functions/adapters/local/one-shot-sch
 import { memoryRateLimiter } from '../../functions/adapters/local/rate-limiter.js';
 import { createLocalScheduler } from '../../functions/adapters/local/scheduler.js';
 import { createDeliveryStore } from '../../functions/events/delivery-store.js';
+import { createEventHistoryStore } from '../../functions/events/history-store.js';
+import { type TriggerPipeline, createTriggerPipeline } from '../../functions/events/trigger-pipeline.js';
 import { createExecutionStore } from '../../functions/flows/execution-store.js';
 import { createExecutor } from '../../functions/flows/executor.js';
 import { createFlowRuns } from '../../functions/flows/flow-runs.js';
 import { createFlowLongRuns } from '../../functions/flows/long-runs.js';
 import type { FlowScriptRunner } from '../../functions/flows/ports.js';
-import { type FlowEventConsumer, createFlowEventConsumer } from '../../functions/flows/event-consumer.js';
+import { createFlowEventTarget } from '../../functions/flows/event-target.js';
 import { createFlowService } from '../../functions/flows/service.js';
 import { createFlowStore } from '../../functions/flows/store.js';
 import { newId } from '../../functions/platform/ids.js';
 import type { PlatformEventInput } from '../../functions/platform/ports.js';
+import { recordingMetrics } from './metrics.js';
 
 /** Call in beforeAll: the stores then talk to the run's DynamoDB Local. */
 export function useDynamoLocal() {
@@ -64,11 +67,11 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
       return (options.script ?? (async () => scriptResult()))(request);
     },
   };
-  let consumer: FlowEventConsumer | undefined;
-  // The bus: every firing goes to the flows' bus consumer, as the flows rule routes it.
+  let pipeline: TriggerPipeline | undefined;
+  // The bus: every firing goes to the trigger pipeline, as the flows' rule routes it.
   const bus = async (event: PlatformEventInput) => {
     published.push(event);
-    if (event.source === 'scheduler') await consumer!.handle({ ...event, id: newId('evt') });
+    if (event.source === 'scheduler') await pipeline!.handle({ ...event, id: newId('evt') });
     return { eventId: 'evt' };
   };
   const scheduler = createLocalScheduler({ clock, publish: bus, heartbeat: false });
@@ -83,7 +86,14 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
   });
   const runs = createFlowRuns({ flows, executions, executor, scheduler, oneShots, publisher: { publish: bus }, limiter: () => memoryRateLimiter(), clock });
   const ledger = createDeliveryStore(clock);
-  consumer = createFlowEventConsumer({ flows, executions, runs, ledger, clock });
+  // The trigger pipeline with the event-flow kind only: these tests run no subscriptions.
+  pipeline = createTriggerPipeline({
+    kinds: [createFlowEventTarget({ flows, executions, runs })],
+    ledger,
+    history: createEventHistoryStore(),
+    clock,
+    metrics: recordingMetrics(),
+  });
   // runFlow waits for its run here: the background and the bound are the HTTP tests' (test/e2e/long-runs.test.ts).
   const longRuns = createFlowLongRuns({
     runs,
@@ -108,8 +118,8 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     service,
     caller,
     flows,
-    handle: (detail: Record<string, unknown>) => consumer!.handle(detail),
-    event: (text: string) => consumer!.handle({ id: newId('evt'), type: 'chatapp.message', source: 'chatapp', userId: caller.userId, content: { text } }),
+    handle: (detail: Record<string, unknown>) => pipeline!.handle(detail),
+    event: (text: string) => pipeline!.handle({ id: newId('evt'), type: 'chatapp.message', source: 'chatapp', userId: caller.userId, content: { text } }),
     eventFlow: (executionType: 'llm' | 'direct') =>
       service.createEventFlow(caller, {
         title: `on chat ${executionType}`,
