@@ -152,7 +152,7 @@ describe('events: one trigger pipeline for every kind of target', () => {
     const flowRun = await waitForExecutions(api, user, flow.id, 1);
     // Assess
     const takers = busConsumers.filter((consumer) =>
-      matchesRule(rulePattern(consumer), busEnvelope({ id: eventId, type: 'mailapp.email_received', source: 'api' })),
+      matchesRule(rulePattern(consumer), busEnvelope({ id: eventId, type: 'mailapp.email_received', source: 'api', userId: user.userId })),
     );
     expect(takers.map((consumer) => consumer.name)).toEqual(['dispatchEvent']);
     expect(scriptRun!.result!.trigger).toEqual({ type: 'event', source: subscriptionId, event: 'mailapp.email_received' });
