@@ -21,7 +21,6 @@ import { createCodeBuildTemplateBuilder } from '#adapters/aws/codebuild-template
 import { kmsCredentialVault } from '#adapters/aws/credential-vault.js';
 import { eventBridgePublisher } from '#adapters/aws/event-bus.js';
 import { createLambdaBackgroundRuns, createLambdaSelfInvoke } from '#adapters/aws/lambda-self-invoke.js';
-import { eventBridgeOneShots } from '#adapters/aws/one-shot-scheduler.js';
 import { cloudFrontPagesHost } from '#adapters/aws/pages-host.js';
 import { lambdaPayoutTrigger } from '#adapters/aws/payout-trigger.js';
 import { createS3BlobStore } from '#adapters/aws/s3-blob-store.js';
@@ -35,7 +34,7 @@ import { withGrantedTables } from '#platform/dynamo.js';
 import { envNames } from '#platform/env-names.js';
 import { routeTables } from '#platform/route.js';
 import { parseEnv, readEnv, requiredEnv } from '#platform/settings.js';
-import type { BackgroundRuns, BlobStore, CredentialVault, EventPublisher, OneShotSchedulerPort, SchedulerPort } from '#platform/ports.js';
+import type { BackgroundRuns, BlobStore, CredentialVault, EventPublisher, SchedulerPort } from '#platform/ports.js';
 import { type LocalEdgeAdapters, installLocalEdge } from './edge.js';
 
 export { metrics, rateLimiter } from './edge.js';
@@ -44,7 +43,6 @@ export { metrics, rateLimiter } from './edge.js';
 export interface LocalAdapters extends LocalEdgeAdapters {
   eventBus: EventPublisher;
   scheduler(): SchedulerPort;
-  oneShots(): OneShotSchedulerPort;
   credentialVault: CredentialVault;
   blobStore(): BlobStore;
   documentJobs(run: (documentId: string) => Promise<void>): DocumentJobs;
@@ -117,9 +115,11 @@ export const eventPublisher = (): EventPublisher =>
 export const scheduler = (): SchedulerPort => (process.env.PLATFORM_MODE === 'local' ? localAdapters().scheduler() : eventBridgeScheduler);
 
 /** Resolves the scheduler on each call: services built once keep it, and the local one restarts with the platform. */
-export const liveScheduler: SchedulerPort = { put: (schedule) => scheduler().put(schedule), remove: (name) => scheduler().remove(name) };
-
-export const oneShotScheduler = (): OneShotSchedulerPort => (process.env.PLATFORM_MODE === 'local' ? localAdapters().oneShots() : eventBridgeOneShots);
+export const liveScheduler: SchedulerPort = {
+  put: (schedule) => scheduler().put(schedule),
+  putOnce: (once) => scheduler().putOnce(once),
+  remove: (name) => scheduler().remove(name),
+};
 
 export const credentialVault = (): CredentialVault => (process.env.PLATFORM_MODE === 'local' ? localAdapters().credentialVault : kmsCredentialVault);
 

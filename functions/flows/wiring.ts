@@ -9,12 +9,12 @@ import { limits, settledRun } from '#functions/scripts/model.js';
 import { scriptRunner } from '#functions/scripts/wiring.js';
 import { createExecutionStore as createScriptExecutionStore } from '#functions/scripts/runs/execution-store.js';
 import { createScriptStore } from '#functions/scripts/store.js';
-import { backgroundRuns, eventPublisher, liveScheduler, liveFlowSettings, oneShotScheduler, rateLimiter } from '#functions/app/platform.js';
+import { backgroundRuns, eventPublisher, liveScheduler, liveFlowSettings, rateLimiter } from '#functions/app/platform.js';
 import { settings } from '#platform/settings.js';
 import type { TargetKind } from '#functions/events/target-kind.js';
 import { languageModel } from '#adapters/llm.js';
 import { systemClock } from '#platform/clock.js';
-import type { EventPublisher, OneShotSchedulerPort } from '#platform/ports.js';
+import type { EventPublisher } from '#platform/ports.js';
 import { createExecutionStore } from './execution-store.js';
 import { createExecutor, realDeadline, realWait } from './executor.js';
 import { type FlowRuns, createFlowRuns } from './flow-runs.js';
@@ -75,7 +75,6 @@ function toolCatalog(scripts: FlowScriptRunner) {
 }
 
 // Resolved per call: local adapters are replaced when the local platform restarts in-process.
-const oneShotPort: OneShotSchedulerPort = { putOnce: (once) => oneShotScheduler().putOnce(once), cancel: (name) => oneShotScheduler().cancel(name) };
 const publisherPort: EventPublisher = { publish: (event) => eventPublisher().publish(event) };
 
 let runs: FlowRuns | undefined;
@@ -94,7 +93,6 @@ export const flowRuns = (): FlowRuns => {
         wait: realWait,
       }),
       scheduler: liveScheduler,
-      oneShots: oneShotPort,
       publisher: publisherPort,
       limiter: rateLimiter,
       clock: systemClock,
@@ -121,7 +119,6 @@ export const flowService = (): FlowService =>
     executions: createExecutionStore(),
     scripts: flowScriptRunner(),
     scheduler: liveScheduler,
-    oneShots: oneShotPort,
     longRuns: flowLongRuns(),
     clock: systemClock,
     llmConfigured: () => languageModel(liveFlowSettings().llm) !== undefined,

@@ -1,8 +1,7 @@
-// A flows world for integration tests: the production stores on DynamoDB Local, the local scheduler and one-shot
-// scheduler on a clock the test moves, a manual execution deadline, and a script runner port fake (the HTTP tests
+// A flows world for integration tests: the production stores on DynamoDB Local, the local scheduler (recurring and
+// one-time firings) on a clock the test moves, a manual execution deadline, and a script runner port fake (the HTTP tests
 // run real scripts). Everything else is the production code.
 import { inject } from 'vitest';
-import { createLocalOneShots } from '../../functions/adapters/local/one-shot-scheduler.js';
 import { memoryRateLimiter } from '../../functions/adapters/local/rate-limiter.js';
 import { createLocalScheduler } from '../../functions/adapters/local/scheduler.js';
 import { createDeliveryStore } from '../../functions/events/delivery-store.js';
@@ -75,7 +74,6 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     return { eventId: 'evt' };
   };
   const scheduler = createLocalScheduler({ clock, publish: bus, heartbeat: false });
-  const oneShots = createLocalOneShots({ clock, publish: bus, timers: false });
   const executor = createExecutor({
     scripts,
     tools: { resolve: async () => ({ tools: [], unknown: [] }) },
@@ -84,7 +82,7 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     deadline: () => ({ expired: new Promise<void>((expire) => deadlines.push(expire)), clear: () => undefined }),
     wait: async () => undefined,
   });
-  const runs = createFlowRuns({ flows, executions, executor, scheduler, oneShots, publisher: { publish: bus }, limiter: () => memoryRateLimiter(), clock });
+  const runs = createFlowRuns({ flows, executions, executor, scheduler, publisher: { publish: bus }, limiter: () => memoryRateLimiter(), clock });
   const ledger = createDeliveryStore(clock);
   // The trigger pipeline with the event-flow kind only: these tests run no subscriptions.
   pipeline = createTriggerPipeline({
@@ -103,7 +101,7 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     boundMs: () => 0,
     clock,
   });
-  const service = createFlowService({ flows, executions, scripts, scheduler, oneShots, longRuns, clock, llmConfigured: () => true });
+  const service = createFlowService({ flows, executions, scripts, scheduler, longRuns, clock, llmConfigured: () => true });
   const caller = { userId: newId('usr'), keyId: 'key_test', scopes: ['*'] };
   return {
     clock,
@@ -113,7 +111,6 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     scriptCalls,
     deadlines,
     scheduler,
-    oneShots,
     runs,
     service,
     caller,
@@ -132,12 +129,12 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
         executionType,
         ...(executionType === 'direct' && { scriptId: 'scr_handler' }),
       }),
-    pendingRetries: () => oneShots.pending().map((once) => ({ at: once.at, attempt: once.event.detail.attempt })),
+    pendingRetries: () => scheduler.pendingOneShots().map((once) => ({ at: once.at, attempt: once.event.detail.attempt })),
     /** Moves the clock to the next pending retry and fires it. */
     async fireNextRetry() {
-      const [next] = oneShots.pending();
+      const [next] = scheduler.pendingOneShots();
       at(next!.at);
-      return oneShots.tick();
+      return scheduler.fireOneShots();
     },
     paused: () => published.filter((item) => item.type === 'system.flow_paused'),
   };

@@ -10,7 +10,6 @@ import { childProcessRunner, stopRunningBuilds } from './build-runner.js';
 import { localCredentialVault } from './credential-vault.js';
 import { inProcessBus } from './event-bus.js';
 import { createFileBlobStore } from './file-blob-store.js';
-import { localOneShots } from './one-shot-scheduler.js';
 import { memoryRateLimiter } from './rate-limiter.js';
 import { onLocalShutdown, startedOnFirstUse } from './lifecycle.js';
 import { backgroundPayoutTrigger } from './payout-trigger.js';
@@ -43,7 +42,6 @@ let embedder: Embedder | undefined;
 export const localAdapters: LocalAdapters = {
   eventBus: inProcessBus,
   scheduler: localScheduler,
-  oneShots: localOneShots,
   // One process: the fixed windows live in memory for the life of the process, as the table's items would.
   rateLimiter: () => (rateLimiter ??= memoryRateLimiter()),
   credentialVault: localCredentialVault,
