@@ -1,12 +1,12 @@
 // The documents area's composition module: its services with their production dependencies.
 import { type Clock, systemClock } from '#platform/clock.js';
-import { documentBlobStore, documentJobs, graphVectorStore, platformSettings, sharedEmbedder } from '#functions/app/platform.js';
+import { backgroundRuns, documentBlobStore, graphVectorStore, platformSettings, sharedEmbedder } from '#functions/app/platform.js';
 import { type LexicalSnapshots, createGraphIndexCache, snapshotAfterChunks } from './graph-index-cache.js';
 import { type GraphService, createGraphService } from './graph-service.js';
 import { type GraphStore, createGraphStore } from './graph-store.js';
 import { createIngest } from './ingest.js';
 import { createLargeGraphIndex } from './large-graph-index.js';
-import type { BlobStore, Embedder, GraphVectorStore } from './ports.js';
+import type { BlobStore, DocumentJob, Embedder, GraphVectorStore } from './ports.js';
 import { createSearch } from './search.js';
 import { type DocumentService, type DocumentServiceDeps, createDocumentService } from './service.js';
 import { createSnapshotKeeper } from './snapshot-keeper.js';
@@ -70,7 +70,7 @@ export function productionDeps(
   const ingest = createIngest({ store, blobs, embedder, clock, largeGraphs, snapshots });
   const indexes = graphIndexes({ store, graphStore, blobs, embedder });
   const search = createSearch({ store, graphs, embedder, indexes, state: graphStore.state, largeGraphs: largeGraphs && { index: largeGraphs, fromChunks } });
-  return { store, graphs, blobs, ingest, jobs: documentJobs((documentId) => ingest.job(documentId)), search, clock, largeGraphs };
+  return { store, graphs, blobs, ingest, jobs: backgroundRuns((job: DocumentJob) => ingest.job(job.documentId)), search, clock, largeGraphs };
 }
 
 let service: DocumentService | undefined;
@@ -79,5 +79,5 @@ export const documentService = (): DocumentService => (service ??= createDocumen
 let graphService: GraphService | undefined;
 export const graphsService = (): GraphService => (graphService ??= createGraphService({ graphs: createGraphStore(), clock: systemClock }));
 
-/** What a processing job event sent to the upload functions runs (job-handler.ts). */
-export const processDocument = (documentId: string) => documentService().process(documentId);
+/** What a processing job sent to the upload functions runs (withBackgroundRuns tells it from an HTTP event). */
+export const processDocument = (job: DocumentJob) => documentService().process(job.documentId);

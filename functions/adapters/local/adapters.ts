@@ -5,7 +5,7 @@ import type { Embedder } from '#functions/documents/ports.js';
 import type { ScriptSettings } from '#functions/scripts/settings.js';
 import { settings } from '#platform/settings.js';
 import type { LocalAdapters } from '#functions/app/platform.js';
-import { createBackgroundJobs, createBackgroundRuns } from './background-jobs.js';
+import { createBackgroundRuns } from './background-jobs.js';
 import { childProcessRunner, stopRunningBuilds } from './build-runner.js';
 import { localCredentialVault } from './credential-vault.js';
 import { inProcessBus } from './event-bus.js';
@@ -46,7 +46,6 @@ export const localAdapters: LocalAdapters = {
   rateLimiter: () => (rateLimiter ??= memoryRateLimiter()),
   credentialVault: localCredentialVault,
   blobStore: createFileBlobStore,
-  documentJobs: createBackgroundJobs,
   backgroundRuns: createBackgroundRuns,
   embedder: (documents) => (embedder ??= createUseEmbedder(documents.embeddingWorkers)),
   scriptRuntime: localScriptRuntime,
