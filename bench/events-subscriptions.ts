@@ -2,10 +2,11 @@
 // through the real store (subscription item + dispatch index), conditions drawn from templates that use
 // every script operator, and chat messages that match some of them.
 import { systemClock } from '../functions/platform/clock.js';
-import { createDispatcher } from '../functions/events/dispatcher.js';
 import { enrichEvent } from '../functions/events/enrichment/enrich.js';
 import { type EventObject, normalizeEvent } from '../functions/platform/event-object.js';
-import type { ActiveSubscription } from '../functions/events/ports.js';
+import { createSubscriptionTarget } from '../functions/events/subscription-target.js';
+import type { Candidate } from '../functions/events/target-kind.js';
+import { createTriggerPipeline } from '../functions/events/trigger-pipeline.js';
 import { createSubscriptionIndex, createSubscriptionStore } from '../functions/events/subscription-store.js';
 
 const eventType = 'chatapp.message';
@@ -107,18 +108,23 @@ export async function subscriptionLoad(shape: { users: number; perUser: number }
   await inBatches(items, 32, (item) => store.create(item));
   console.log(`  wrote ${items.length} subscriptions in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-  const candidates = new Map<string, ActiveSubscription[]>();
-  await inBatches(userIds, 32, async (userId) => candidates.set(userId, await index.active(userId, eventType)));
+  const unused = () => Promise.reject(new Error('not used by the match bench'));
+  const subscriptions = createSubscriptionTarget({
+    index,
+    history: { recordDelivery: unused },
+    scripts: { describe: unused, run: unused },
+    triggers: { getWebhook: unused, getSchedule: unused, retireSchedule: unused },
+    clock: systemClock,
+  });
+  const candidates = new Map<string, Candidate[]>();
+  await inBatches(userIds, 32, async (userId) => candidates.set(userId, await subscriptions.candidates(userId, eventType)));
   const found = [...candidates.values()].reduce((sum, list) => sum + list.length, 0);
   if (found !== items.length) throw new Error(`the index holds ${found} subscriptions, not ${items.length}`);
 
-  const unused = () => Promise.reject(new Error('not used by the match bench'));
-  const dispatcher = createDispatcher({
-    index,
+  const pipeline = createTriggerPipeline({
+    kinds: [subscriptions],
     ledger: { claim: unused, complete: unused, release: unused },
-    history: { recordEvent: unused, recordDelivery: unused },
-    scripts: { describe: unused, run: unused },
-    triggers: { getWebhook: unused, getSchedule: unused, retireSchedule: unused },
+    history: { recordEvent: unused },
     clock: systemClock,
     metrics: { record: () => undefined },
   });
@@ -133,6 +139,6 @@ export async function subscriptionLoad(shape: { users: number; perUser: number }
       const nowIso = new Date().toISOString();
       return enrichEvent(normalizeEvent(chatMessage(userOf(sample), sample), { id: `evt_bench${sample}`, userId: userOf(sample), now: nowIso }), nowIso);
     },
-    match: (sample: number, event: EventObject) => dispatcher.match(event, candidates.get(userOf(sample))!).length,
+    match: (sample: number, event: EventObject) => pipeline.match(subscriptions, event, candidates.get(userOf(sample))!).length,
   };
 }

@@ -13,13 +13,12 @@ const round2 = (value: number) => Math.round(value * 100) / 100;
 async function givenThousandFlows(platform: BarePlatform): Promise<void> {
   let now = Date.parse('2026-01-01T08:00:00.000Z');
   const clock = { now: () => now, nowIso: () => new Date(now).toISOString() };
-  const noSchedules = { put: async () => undefined, remove: async () => undefined };
+  const noSchedules = { put: async () => undefined, putOnce: async () => undefined, remove: async () => undefined };
   const service = createFlowService({
     flows: createFlowStore(),
     executions: createExecutionStore(),
     scripts: flowScriptRunner(),
     scheduler: noSchedules,
-    oneShots: { putOnce: async () => undefined, cancel: async () => undefined },
     longRuns: flowLongRuns(),
     clock,
     llmConfigured: () => true,

@@ -183,7 +183,6 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   registerPlatformListener(dynamo.endpoint);
   // Schedules kept under dataDir fire again after a restart, as AWS schedules outlive a deployment.
   (await import('../functions/adapters/local/scheduler.js')).localScheduler();
-  (await import('../functions/adapters/local/one-shot-scheduler.js')).localOneShots();
   const { paymentSettings } = await import('../functions/payments/settings.js');
   (await import('../functions/adapters/local/payout-schedule.js')).localPayoutSchedule(paymentSettings.localPayoutIntervalSeconds, async () =>
     (await import('../functions/app/payments/wiring.js')).payoutService().run(),

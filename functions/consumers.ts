@@ -1,28 +1,44 @@
 // The functions the platform bus delivers to, read by lib/bus-consumers.ts (a rule each) and by the local runtime
-// (bin/local.ts), which attaches the same handlers to the in-process bus with the same rule patterns.
+// (bin/local.ts), which attaches the same handlers to the in-process bus with the same rule patterns. Both run the
+// one trigger pipeline (functions/app/trigger-pipeline.ts); no event type reaches two of them.
 import { scheduleFiringType, webhookDeliveryType } from './events/internal-events.js';
-import { dispatcherFunction } from './events/routes.js';
+import { subscriptionTargetNeeds } from './events/routes.js';
 import { flowRetryType, flowScheduleType } from './flows/internal-events.js';
-import { flowEventConsumerFunction } from './flows/routes.js';
+import { flowTargetNeeds } from './flows/routes.js';
 import type { BusConsumer, ServiceEventConsumer } from './platform/route.js';
 import { buildStateFunction } from './templates/routes.js';
 
+const triggerPipelineHandler = 'functions/app/handlers/deliver-event.ts';
+
 export const busConsumers: BusConsumer[] = [
+  // Every user event once, for every kind of target (one invocation per event), and the scripts' own deliveries.
   {
     name: 'dispatchEvent',
-    summary: 'Runs the scripts whose subscriptions match an event',
+    summary: 'Delivers each user event to every target it matches (subscribed scripts, event flows), and runs script schedule firings and webhook requests',
+    handler: triggerPipelineHandler,
     sourcePrefix: 'platform.',
+    userEvents: true,
     internalTypes: [scheduleFiringType, webhookDeliveryType],
-    ...dispatcherFunction,
+    tables: { ...subscriptionTargetNeeds.tables, ...flowTargetNeeds.tables },
+    uses: [...new Set([...subscriptionTargetNeeds.uses, ...flowTargetNeeds.uses])],
+    // Scripts run up to 300 s each, several per event.
+    timeoutSeconds: 900,
+    memoryMb: 1024,
   },
-  // A minute's time flows start side by side (each run of a script still waits for one of its 10 slots).
+  // A minute's time flows start side by side (each run of a script still waits for one of its 10 slots), so their
+  // firings have a rule of their own, with the concurrency user events must not have locally.
   {
     name: 'runFlows',
-    summary: 'Runs the flows an event or a schedule firing is for',
+    summary: "Runs time flows' schedule firings and flow retries coming due",
+    handler: triggerPipelineHandler,
     sourcePrefix: 'platform.',
+    userEvents: false,
     internalTypes: [flowScheduleType, flowRetryType],
     localConcurrency: 1000,
-    ...flowEventConsumerFunction,
+    ...flowTargetNeeds,
+    // One flow run of at most 300 s.
+    timeoutSeconds: 330,
+    memoryMb: 1024,
   },
 ];
 

@@ -4,7 +4,7 @@
 // the local adapters (functions/adapters/local/adapters.ts) once per process; the services they start are stopped
 // and forgotten with the platform, so a platform restarted in the same process gets fresh ones. The HTTP kit's own
 // ports (metrics, rate limiter) live in ./edge.ts, which every bundle loads.
-import type { DocumentJobs, Embedder, GraphVectorStore } from '#functions/documents/ports.js';
+import type { Embedder, GraphVectorStore } from '#functions/documents/ports.js';
 import { flowSettingsSchema } from '#functions/flows/settings.js';
 import { type DocumentSettings, documentSettingsSchema } from '#functions/documents/settings.js';
 import type { SolanaLedger } from '#functions/payments/ledger.js';
@@ -20,8 +20,7 @@ import { createBedrockEmbedder } from '#adapters/aws/bedrock-embedder.js';
 import { createCodeBuildTemplateBuilder } from '#adapters/aws/codebuild-template-builder.js';
 import { kmsCredentialVault } from '#adapters/aws/credential-vault.js';
 import { eventBridgePublisher } from '#adapters/aws/event-bus.js';
-import { createLambdaBackgroundRuns, createLambdaSelfInvoke } from '#adapters/aws/lambda-self-invoke.js';
-import { eventBridgeOneShots } from '#adapters/aws/one-shot-scheduler.js';
+import { createLambdaBackgroundRuns } from '#adapters/aws/lambda-self-invoke.js';
 import { cloudFrontPagesHost } from '#adapters/aws/pages-host.js';
 import { lambdaPayoutTrigger } from '#adapters/aws/payout-trigger.js';
 import { createS3BlobStore } from '#adapters/aws/s3-blob-store.js';
@@ -35,7 +34,7 @@ import { withGrantedTables } from '#platform/dynamo.js';
 import { envNames } from '#platform/env-names.js';
 import { routeTables } from '#platform/route.js';
 import { parseEnv, readEnv, requiredEnv } from '#platform/settings.js';
-import type { BackgroundRuns, BlobStore, CredentialVault, EventPublisher, OneShotSchedulerPort, SchedulerPort } from '#platform/ports.js';
+import type { BackgroundRuns, BlobStore, CredentialVault, EventPublisher, SchedulerPort } from '#platform/ports.js';
 import { type LocalEdgeAdapters, installLocalEdge } from './edge.js';
 
 export { metrics, rateLimiter } from './edge.js';
@@ -44,10 +43,8 @@ export { metrics, rateLimiter } from './edge.js';
 export interface LocalAdapters extends LocalEdgeAdapters {
   eventBus: EventPublisher;
   scheduler(): SchedulerPort;
-  oneShots(): OneShotSchedulerPort;
   credentialVault: CredentialVault;
   blobStore(): BlobStore;
-  documentJobs(run: (documentId: string) => Promise<void>): DocumentJobs;
   backgroundRuns<J, R>(run: (job: J) => Promise<R>): BackgroundRuns<J, R>;
   embedder(settings: DocumentSettings): Embedder;
   scriptRuntime(settings: ScriptSettings): ScriptRuntime;
@@ -117,18 +114,16 @@ export const eventPublisher = (): EventPublisher =>
 export const scheduler = (): SchedulerPort => (process.env.PLATFORM_MODE === 'local' ? localAdapters().scheduler() : eventBridgeScheduler);
 
 /** Resolves the scheduler on each call: services built once keep it, and the local one restarts with the platform. */
-export const liveScheduler: SchedulerPort = { put: (schedule) => scheduler().put(schedule), remove: (name) => scheduler().remove(name) };
-
-export const oneShotScheduler = (): OneShotSchedulerPort => (process.env.PLATFORM_MODE === 'local' ? localAdapters().oneShots() : eventBridgeOneShots);
+export const liveScheduler: SchedulerPort = {
+  put: (schedule) => scheduler().put(schedule),
+  putOnce: (once) => scheduler().putOnce(once),
+  remove: (name) => scheduler().remove(name),
+};
 
 export const credentialVault = (): CredentialVault => (process.env.PLATFORM_MODE === 'local' ? localAdapters().credentialVault : kmsCredentialVault);
 
 export const documentBlobStore = (): BlobStore =>
   process.env.PLATFORM_MODE === 'local' ? localAdapters().blobStore() : createS3BlobStore({}, readEnv(envNames.documentsBucket));
-
-/** `run` processes one document; locally it is called in the background, on AWS by the invoked function itself. */
-export const documentJobs = (run: (documentId: string) => Promise<void>): DocumentJobs =>
-  process.env.PLATFORM_MODE === 'local' ? localAdapters().documentJobs(run) : createLambdaSelfInvoke({}, readEnv(envNames.lambdaFunctionName));
 
 /**
  * Where graphs too large for one Lambda keep their vectors: S3 Vectors on AWS, for the functions granted its index
@@ -139,7 +134,10 @@ export const graphVectorStore = (): GraphVectorStore | undefined =>
     ? createS3VectorsStore({}, { indexArn: readEnv(envNames.documentVectorIndexArn) })
     : undefined;
 
-/** `run` runs one job: locally in the background of this process, on AWS in the function invoked with it. */
+/**
+ * `run` runs one job (a long run, a document's processing): locally in the background of this process, on AWS in the
+ * function invoked with it (its handler wrapped in withBackgroundRuns).
+ */
 export const backgroundRuns = <J, R>(run: (job: J) => Promise<R>): BackgroundRuns<J, R> =>
   process.env.PLATFORM_MODE === 'local' ? localAdapters().backgroundRuns(run) : createLambdaBackgroundRuns(run, {}, readEnv(envNames.lambdaFunctionName));
 

@@ -1,4 +1,5 @@
 // What the documents area needs from the outside world; functions/adapters/{aws,local} implement each.
+import type { BackgroundRuns } from '#platform/ports.js';
 
 /** The accounts area, asked only whether a user a group's owner adds exists. */
 export interface AccountDirectory {
@@ -16,10 +17,11 @@ export interface Embedder {
 /** Originals of uploaded documents are kept in the kernel's generic blob store. */
 export type { BlobStore, UploadTarget } from '#platform/ports.js';
 
-/** Runs the processing of a document outside the request that accepted it. */
-export interface DocumentJobs {
-  enqueue(documentId: string): Promise<void>;
+/** The processing of a document outside the request that accepted it: a job of the kernel's background runs. */
+export interface DocumentJob {
+  documentId: string;
 }
+export type DocumentJobs = BackgroundRuns<DocumentJob, unknown>;
 
 /**
  * Vectors of graphs too large to scan in one Lambda (docs/data-model.md), kept in a vector index and queried by
@@ -38,11 +40,3 @@ export interface GraphVectorStore {
   /** Removes the document's `count` vectors from the graph. */
   remove(graphId: string, documentId: string, count: number): Promise<void>;
 }
-
-/** What the documents function receives when it invokes itself for a job, instead of an HTTP event. */
-export interface DocumentJobEvent {
-  documentJob: { documentId: string };
-}
-
-export const isDocumentJob = (event: unknown): event is DocumentJobEvent =>
-  typeof event === 'object' && event !== null && typeof (event as DocumentJobEvent).documentJob?.documentId === 'string';

@@ -120,7 +120,7 @@ export function createDocumentService(deps: DocumentServiceDeps) {
    */
   async function snapshotJob(documentId: string, graphIds: string[]) {
     if (!(await ingest.snapshotsDue(graphIds))) return;
-    await jobs.enqueue(documentId).catch((error: unknown) =>
+    await jobs.start({ documentId }).catch((error: unknown) =>
       logger.warn('could not start the BM25 snapshot update; a cold load indexes the document from its chunks', {
         documentId,
         error: (error as Error).message,
@@ -134,7 +134,7 @@ export function createDocumentService(deps: DocumentServiceDeps) {
       const done = await ingest.process(document.documentId, startedAt);
       if (done) await snapshotJob(document.documentId, done.graphIds);
     } else {
-      await jobs.enqueue(document.documentId).catch(async (error: unknown) => {
+      await jobs.start({ documentId: document.documentId }).catch(async (error: unknown) => {
         logger.error('could not start document processing', { documentId: document.documentId, error: (error as Error).message });
         const failed = {
           status: 'failed' as const,

@@ -1,4 +1,4 @@
-// What the script dispatcher and the flows' bus consumer share: running one event's deliveries a few at a time.
+// Running one event's deliveries to one kind of target a few at a time, for the trigger pipeline.
 import { logger } from '#platform/logger.js';
 import type { DeliveryOutcome } from './ports.js';
 
@@ -23,8 +23,8 @@ export async function deliverAll<D extends { deliveryId: string }>(
   deliveries: D[],
   concurrency: number,
   deliver: (delivery: D) => Promise<DeliveryOutcome | 'duplicate'>,
-  /** How the failures are named: `deliveries`, `flow deliveries`. */
-  label: string,
+  /** The kind of target, named in the failures. */
+  kind: string,
 ): Promise<DispatchReport> {
   const report = { ...emptyReport(), matched: deliveries.length };
   const failures: unknown[] = [];
@@ -37,12 +37,12 @@ export async function deliverAll<D extends { deliveryId: string }>(
         if (outcome === 'duplicate') report.duplicates++;
         else report[outcome.result]++;
       } catch (error) {
-        logger.error(`one of the ${label} failed; the event will be retried`, { deliveryId: delivery.deliveryId, error: String(error) });
+        logger.error('one of the deliveries failed; the event will be retried', { kind, deliveryId: delivery.deliveryId, error: String(error) });
         failures.push(error);
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, deliveries.length) }, worker));
-  if (failures.length) throw new AggregateError(failures, `${failures.length} of ${deliveries.length} ${label} failed`);
+  if (failures.length) throw new AggregateError(failures, `${failures.length} of ${deliveries.length} deliveries failed (${kind})`);
   return report;
 }

@@ -2,7 +2,7 @@ import { type TableAccess, defineRoutes } from '#platform/route.js';
 import { Message } from '#platform/schemas.js';
 import type { TableName } from '../tables.js';
 import { scriptRoutes } from '../scripts/routes.js';
-import { EventInput } from '#platform/event-object.js';
+import { EventInput } from './event-object.js';
 import {
   AcceptedWebhook,
   EventHistoryPage,
@@ -129,12 +129,10 @@ export const eventRoutes = defineRoutes('events', {
 });
 
 /**
- * Not an HTTP route: the Lambda that lib/ puts behind the platform bus's dispatcher rule (every event of a
- * `platform.*` source), with retries and the dead-letter queue. It runs scripts, so it needs what running a
- * script needs, plus the dispatch tables.
+ * What the trigger pipeline's subscription kind needs of the bus consumer that runs it (functions/consumers.ts): it
+ * runs scripts, so what running a script needs, plus the dispatch tables.
  */
-export const dispatcherFunction = {
-  handler: 'functions/app/events/handlers/dispatch-event.ts',
+export const subscriptionTargetNeeds = {
   tables: {
     ...scriptRoutes.executeScript.tables,
     subscriptionIndex: 'read',
@@ -145,7 +143,4 @@ export const dispatcherFunction = {
   } as Partial<Record<TableName, TableAccess>>,
   // The scheduler: a firing for a deleted script retires its schedule.
   uses: [...(scriptRoutes.executeScript.uses ?? []), 'scheduler' as const],
-  // Scripts run up to 300 s each, several per event.
-  timeoutSeconds: 900,
-  memoryMb: 1024,
 };

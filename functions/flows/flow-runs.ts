@@ -5,7 +5,7 @@ import type { Clock } from '#platform/clock.js';
 import { ConflictError, NotFoundError, TooManyRequestsError } from '#platform/errors.js';
 import { newId } from '#platform/ids.js';
 import { logger } from '#platform/logger.js';
-import type { EventPublisher, OneShotSchedulerPort, RateLimiter, SchedulerPort } from '#platform/ports.js';
+import type { EventPublisher, RateLimiter, SchedulerPort } from '#platform/ports.js';
 import type { ExecutionStore } from './execution-store.js';
 import type { Executor } from './executor.js';
 import { flowPausedType, flowRetryType, flowSchedule, retryName } from './internal-events.js';
@@ -37,7 +37,6 @@ export interface FlowRunsDeps {
   executions: ExecutionStore;
   executor: Executor;
   scheduler: SchedulerPort;
-  oneShots: OneShotSchedulerPort;
   publisher: EventPublisher;
   limiter: () => RateLimiter;
   clock: Clock;
@@ -115,7 +114,7 @@ export function createFlowRuns(deps: FlowRunsDeps) {
       data: trigger.data,
       dueAt,
     });
-    await deps.oneShots.putOnce({
+    await deps.scheduler.putOnce({
       name: retryName(originId, attempt),
       at: dueAt,
       event: { type: flowRetryType, userId: flow.userId, detail: { flowId: flow.flowId, originId, attempt } },

@@ -152,15 +152,10 @@ export const flowRoutes = defineRoutes('flows', {
 });
 
 /**
- * Not an HTTP route: the Lambda that lib/ puts behind a second rule of the platform bus (every event of a
- * `platform.*` source), beside the events dispatcher. It runs time flows' firings, retries and event flows, so it
- * needs what an execution needs, the delivery ledger, and the scheduler and bus for the failure policy.
+ * What the trigger pipeline's event-flow kind needs of the bus consumer that runs it (functions/consumers.ts): what an
+ * execution needs, the delivery ledger, and the scheduler and bus for the failure policy.
  */
-export const flowEventConsumerFunction = {
-  handler: 'functions/app/flows/handlers/run-flows.ts',
+export const flowTargetNeeds = {
   tables: { ...execution, eventDeliveries: 'write' } as Tables,
   uses: [...executionUses, 'scheduler', 'eventBus'] as const,
-  // Up to ten flows of one event run side by side, each for at most 300 s.
-  timeoutSeconds: 330,
-  memoryMb: 1024,
 };

@@ -7,7 +7,7 @@ import { parseCron } from '#platform/cron.js';
 import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
 import { newId } from '#platform/ids.js';
-import type { OneShotSchedulerPort, SchedulerPort } from '#platform/ports.js';
+import type { SchedulerPort } from '#platform/ports.js';
 import { compileFlowConditions } from './conditions.js';
 import type { ExecutionStore } from './execution-store.js';
 import type { FlowLongRuns } from './long-runs.js';
@@ -33,7 +33,6 @@ export interface FlowServiceDeps {
   executions: ExecutionStore;
   scripts: Pick<FlowScriptRunner, 'canRun'>;
   scheduler: SchedulerPort;
-  oneShots: OneShotSchedulerPort;
   /** runFlow: within the run wait, or on in the background. */
   longRuns: Pick<FlowLongRuns, 'run'>;
   clock: Clock;
@@ -247,7 +246,7 @@ export function createFlowService(deps: FlowServiceDeps) {
     async remove(caller: Caller, flowId: string) {
       const flow = await changeOwned(caller, flowId, async (current) => ((await flows.remove(current)) ? current : undefined));
       if (flow.trigger.type === 'time') await deps.scheduler.remove(flowScheduleName(flowId));
-      for (const retry of await deps.executions.listRetries(flowId)) await deps.oneShots.cancel(retryName(retry.originId, retry.attempt));
+      for (const retry of await deps.executions.listRetries(flowId)) await deps.scheduler.remove(retryName(retry.originId, retry.attempt));
       await deps.executions.removeAll(flowId);
       return { id: flowId, deleted: true as const, deletedAt: clock.nowIso() };
     },

@@ -11,16 +11,16 @@ export const internalTypePrefix = 'platform.';
 
 /**
  * An EventBridge event pattern, restricted to what the platform's rules use: a prefix on `source`, and the
- * detail types a consumer takes: every user event type, plus the internal types named for it.
+ * detail types a consumer takes: every user event type if it takes user events, plus the internal types named for it.
  */
 export interface BusRulePattern {
   source: Array<{ prefix: string }>;
   'detail-type': Array<{ 'anything-but': { prefix: string } } | string>;
 }
 
-export const rulePattern = (consumer: { sourcePrefix: string; internalTypes: readonly string[] }): BusRulePattern => ({
+export const rulePattern = (consumer: { sourcePrefix: string; userEvents: boolean; internalTypes: readonly string[] }): BusRulePattern => ({
   source: [{ prefix: consumer.sourcePrefix }],
-  'detail-type': [{ 'anything-but': { prefix: internalTypePrefix } }, ...consumer.internalTypes],
+  'detail-type': [...(consumer.userEvents ? [{ 'anything-but': { prefix: internalTypePrefix } }] : []), ...consumer.internalTypes],
 });
 
 const matchesType = (type: string) => (value: BusRulePattern['detail-type'][number]) =>

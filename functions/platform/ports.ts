@@ -62,10 +62,24 @@ export interface ScheduleDefinition {
   event: { type: string; userId: string; detail: Record<string, unknown> };
 }
 
+/**
+ * A one-time firing (EventBridge Scheduler's `at(...)`, deleted after it fires): at `at` (ISO 8601, UTC) it puts
+ * `event` on the platform bus as `source` `scheduler`, like a recurring firing. Retries of flows use it.
+ */
+export interface OneShotDefinition {
+  /** Unique among schedules, same rule as ScheduleDefinition.name. */
+  name: string;
+  at: string;
+  event: { type: string; userId: string; detail: Record<string, unknown> };
+}
+
+/** The platform's schedules, recurring and one-time, under one namespace of names. */
 export interface SchedulerPort {
-  /** Creates the schedule or replaces the one of the same name. */
+  /** Creates the recurring schedule or replaces the one of the same name. */
   put(schedule: ScheduleDefinition): Promise<void>;
-  /** Deletes it; deleting a schedule that does not exist is not an error. */
+  /** Creates the one-time firing or replaces the pending one of the same name. */
+  putOnce(once: OneShotDefinition): Promise<void>;
+  /** Deletes the schedule or pending firing of that name; one that does not exist, or has fired, is not an error. */
   remove(name: string): Promise<void>;
 }
 
@@ -86,24 +100,6 @@ export interface CredentialVault {
   /** `context` binds the ciphertext to the record that holds it (AES-GCM additional data, KMS encryption context). */
   encrypt(value: Record<string, unknown>, context: string): Promise<SealedSecret>;
   decrypt(sealed: SealedSecret, context: string): Promise<Record<string, unknown>>;
-}
-
-/**
- * A one-time firing (EventBridge Scheduler's `at(...)`, deleted after it fires): at `at` (ISO 8601, UTC) it puts
- * `event` on the platform bus as `source` `scheduler`, like a SchedulerPort firing. Retries of flows use it.
- */
-export interface OneShotDefinition {
-  /** Unique among schedules, same rule as ScheduleDefinition.name. */
-  name: string;
-  at: string;
-  event: { type: string; userId: string; detail: Record<string, unknown> };
-}
-
-export interface OneShotSchedulerPort {
-  /** Creates the one-shot or replaces the pending one of the same name. */
-  putOnce(once: OneShotDefinition): Promise<void>;
-  /** Cancels it; cancelling one that fired or never existed is not an error. */
-  cancel(name: string): Promise<void>;
 }
 
 export type MetricUnit = 'Count' | 'Milliseconds' | 'NoUnit';

@@ -121,11 +121,13 @@ export interface ServiceEventConsumer extends FunctionSpec {
   detailType: string;
 }
 
-/** A function behind a rule on the platform bus rather than an HTTP route (the event dispatcher, the flows' consumer). */
+/** A function behind a rule on the platform bus rather than an HTTP route (the trigger pipeline). */
 export interface BusConsumer extends FunctionSpec {
   /** Events whose `source` starts with this reach the function. */
   sourcePrefix: string;
-  /** Of the platform's own `platform.` deliveries, the types it handles; user events of every type reach it too. */
+  /** Whether user events (every type outside `platform.`) reach it; exactly one consumer takes them. */
+  userEvents: boolean;
+  /** Of the platform's own `platform.` deliveries, the types it handles. */
   internalTypes: readonly string[];
   /** How many events the local runtime hands it at once, as its Lambda's concurrency would on AWS. */
   localConcurrency?: number;

@@ -1,8 +1,13 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inProcessBus } from '../../functions/adapters/local/event-bus.js';
+import { busConsumers } from '../../functions/consumers.js';
 import { scheduleFiringType } from '../../functions/events/internal-events.js';
+import { busEnvelope, matchesRule, rulePattern } from '../../functions/platform/bus-envelope.js';
+import { dynamo, tableName } from '../../functions/platform/dynamo.js';
 import { crashingCode, eventScripts } from '../support/event-scripts.js';
 import { sampleInput } from '../support/event-samples.js';
+import { givenEventFlow, waitForExecutions } from '../support/flows.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 
 let api: TestApi;
@@ -124,5 +129,62 @@ describe('events: delivery to subscribed scripts', () => {
       result: { trigger: { type: 'schedule', source: scheduleId }, data: { report: 'nightly' } },
     });
     expect(await scripts.runsOf(user, scriptId)).toHaveLength(1);
+  });
+});
+
+const ledgerEntry = async (deliveryId: string) =>
+  (await dynamo().send(new GetCommand({ TableName: tableName('eventDeliveries'), Key: { deliveryId }, ConsistentRead: true }))).Item;
+
+describe('events: one trigger pipeline for every kind of target', () => {
+  it('delivers one user event through one consumer to both the subscribed script and the event flow, with a ledger entry for each', async () => {
+    // Prepare
+    const user = await api.givenUser();
+    const [subscribedScript, flowScript] = await Promise.all([scripts.givenScript(user), scripts.givenScript(user)]);
+    const subscriptionId = await subscribe(user, subscribedScript, { eventType: 'mailapp.email_received' });
+    const flow = await givenEventFlow(api, user, {
+      executionType: 'direct',
+      scriptId: flowScript,
+      conditions: { field: 'subject', operator: 'contains', value: 'urgent' },
+    });
+    // Act
+    const eventId = await publish(user, sampleInput('mailapp.email_received'));
+    const [scriptRun] = await scripts.waitForRuns(user, subscribedScript, 1);
+    const flowRun = await waitForExecutions(api, user, flow.id, 1);
+    // Assess
+    const takers = busConsumers.filter((consumer) =>
+      matchesRule(rulePattern(consumer), busEnvelope({ id: eventId, type: 'mailapp.email_received', source: 'api', userId: user.userId })),
+    );
+    expect(takers.map((consumer) => consumer.name)).toEqual(['dispatchEvent']);
+    expect(scriptRun!.result!.trigger).toEqual({ type: 'event', source: subscriptionId, event: 'mailapp.email_received' });
+    expect(flowRun.executionResults[0].result.trigger).toEqual({ type: 'flow', source: flow.id, event: 'mailapp.email_received' });
+    expect(await ledgerEntry(`${eventId}#${subscriptionId}`)).toMatchObject({
+      status: 'done',
+      outcome: { result: 'executed', executionId: scriptRun!.executionId, status: 'success' },
+    });
+    expect(await ledgerEntry(`${eventId}#${flow.id}`)).toMatchObject({
+      status: 'done',
+      outcome: { result: 'executed', executionId: flowRun.executionResults[0].executionId },
+    });
+  });
+
+  it('runs the event flow when the subscribed script crashes, and records each outcome on its own', async () => {
+    // Prepare
+    const user = await api.givenUser();
+    const [crashing, flowScript] = await Promise.all([scripts.givenScript(user, { code: crashingCode }), scripts.givenScript(user)]);
+    const subscriptionId = await subscribe(user, crashing, { eventType: 'mailapp.email_received' });
+    const flow = await givenEventFlow(api, user, {
+      executionType: 'direct',
+      scriptId: flowScript,
+      conditions: { field: 'subject', operator: 'contains', value: 'urgent' },
+    });
+    // Act
+    const eventId = await publish(user, sampleInput('mailapp.email_received'));
+    const [crashed] = await scripts.waitForRuns(user, crashing, 1);
+    const flowRun = await waitForExecutions(api, user, flow.id, 1);
+    // Assess
+    expect(crashed).toMatchObject({ status: 'error' });
+    expect(flowRun.executionResults[0]).toMatchObject({ status: 'success' });
+    expect(await ledgerEntry(`${eventId}#${subscriptionId}`)).toMatchObject({ status: 'done', outcome: { result: 'executed', status: 'error' } });
+    expect(await ledgerEntry(`${eventId}#${flow.id}`)).toMatchObject({ status: 'done', outcome: { result: 'executed' } });
   });
 });

@@ -150,15 +150,35 @@ describe('infra: bus rules carry only the events their consumer handles', () => 
     expect(matchesRule(dispatcher, delivered(flowRetryType, 'scheduler'))).toBe(false);
   });
 
-  it('gives the flow runner user events and its schedule firings and retries, and not script schedules or webhooks', () => {
+  it("gives the flows' rule its schedule firings and retries only: user events reach the one trigger pipeline rule, not this one too", () => {
     // Act
     const flows = consumer('runFlows');
     // Assess
-    expect(matchesRule(flows, delivered('system.flow_paused', 'flows'))).toBe(true);
+    expect(matchesRule(flows, delivered('system.flow_paused', 'flows'))).toBe(false);
+    expect(matchesRule(flows, delivered('chatapp.message', 'api'))).toBe(false);
     expect(matchesRule(flows, delivered(flowScheduleType, 'scheduler'))).toBe(true);
     expect(matchesRule(flows, delivered(flowRetryType, 'scheduler'))).toBe(true);
     expect(matchesRule(flows, delivered(scheduleFiringType, 'scheduler'))).toBe(false);
     expect(matchesRule(flows, delivered(webhookDeliveryType, 'script-webhook'))).toBe(false);
+  });
+
+  it('hands every event type to exactly one consumer: one invocation per user event, which reaches subscriptions and event flows', () => {
+    // Prepare
+    const types = [
+      ['chatapp.message', 'api'],
+      ['system.flow_paused', 'flows'],
+      [scheduleFiringType, 'scheduler'],
+      [webhookDeliveryType, 'script-webhook'],
+      [flowScheduleType, 'scheduler'],
+      [flowRetryType, 'scheduler'],
+    ] as const;
+    // Act
+    const takers = types.map(([type, source]) =>
+      busConsumers.filter((candidate) => matchesRule(rulePattern(candidate), delivered(type, source))).map((c) => c.name),
+    );
+    // Assess
+    expect(takers).toEqual([['dispatchEvent'], ['dispatchEvent'], ['dispatchEvent'], ['dispatchEvent'], ['runFlows'], ['runFlows']]);
+    expect(busConsumers.filter((candidate) => candidate.userEvents).map((candidate) => candidate.name)).toEqual(['dispatchEvent']);
   });
 });
 

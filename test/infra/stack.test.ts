@@ -328,10 +328,23 @@ describe('infra: PlatformStack from the route table', () => {
     for (const [index, rule] of rules.entries()) {
       expect(rule.Properties.EventPattern).toEqual({
         source: [{ prefix: 'platform.' }],
-        'detail-type': [{ 'anything-but': { prefix: 'platform.' } }, ...busConsumers[index]!.internalTypes],
+        'detail-type': [...(busConsumers[index]!.userEvents ? [{ 'anything-but': { prefix: 'platform.' } }] : []), ...busConsumers[index]!.internalTypes],
       });
       expect(rule.Properties.Targets[0]).toMatchObject({ RetryPolicy: { MaximumRetryAttempts: 4 }, DeadLetterConfig: { Arn: expect.anything() } });
     }
+  });
+
+  it('puts user events behind exactly one rule of the platform bus: one Lambda invocation per user event', () => {
+    // Act
+    const nested = s.template(s.stack.consumers);
+    const rules = Object.values(nested.findResources('AWS::Events::Rule'));
+    const userEventRules = rules.filter((rule) =>
+      (rule.Properties.EventPattern['detail-type'] as unknown[]).some((value) => typeof value === 'object' && value !== null && 'anything-but' in value),
+    );
+    const internalTypes = rules.flatMap((rule) => (rule.Properties.EventPattern['detail-type'] as unknown[]).filter((value) => typeof value === 'string'));
+    // Assess
+    expect(userEventRules).toHaveLength(1);
+    expect(new Set(internalTypes).size).toBe(internalTypes.length);
   });
 
   it('names the event bus and schedule group after the stack and exports the four outputs', () => {

@@ -53,9 +53,12 @@ export class Synthesized {
   fn(fn: LambdaFunction): { scope: Stack; props: Json; statements: { actions: string[]; resources: unknown[] }[] } {
     const scope = (fn.node.defaultChild as CfnElement).stack;
     const role = { Ref: logicalId((fn.role as Role).node.defaultChild) };
-    // The default policy and any separate policy attached to the same role (e.g. selfInvoke's).
+    // The default policy, any separate policy attached to the same role (e.g. selfInvoke's), and the managed policies CDK
+    // moves statements to when the default one outgrows IAM's inline size (a function granted many tables).
     const policies = Object.values(this.template(scope).toJSON().Resources as Record<string, Json>).filter(
-      (resource) => resource.Type === 'AWS::IAM::Policy' && JSON.stringify(resource.Properties.Roles).includes(JSON.stringify(role)),
+      (resource) =>
+        ['AWS::IAM::Policy', 'AWS::IAM::ManagedPolicy'].includes(resource.Type) &&
+        JSON.stringify(resource.Properties.Roles ?? []).includes(JSON.stringify(role)),
     );
     const statements = policies
       .flatMap((policy) => policy.Properties.PolicyDocument.Statement)

@@ -7,8 +7,8 @@ import { CreateFunctionCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBedrockEmbedder } from '../../functions/adapters/aws/bedrock-embedder.js';
-import { createLambdaBackgroundRuns, createLambdaSelfInvoke, maxEventPayloadBytes } from '../../functions/adapters/aws/lambda-self-invoke.js';
-import { isDocumentJob } from '../../functions/documents/ports.js';
+import { createLambdaBackgroundRuns, maxEventPayloadBytes } from '../../functions/adapters/aws/lambda-self-invoke.js';
+import type { DocumentJob } from '../../functions/documents/ports.js';
 import { isBackgroundRun } from '../../functions/platform/ports.js';
 import { createS3BlobStore } from '../../functions/adapters/aws/s3-blob-store.js';
 import { type Moto, startMoto } from '../support/moto.js';
@@ -75,11 +75,14 @@ describe('aws adapter: asynchronous self-invocation', () => {
     await lambda.send(
       new CreateFunctionCommand({ FunctionName: functionName, Runtime: 'nodejs20.x', Role: role, Handler: 'index.handler', Code: { ZipFile: zip } }),
     );
-    const jobs = createLambdaSelfInvoke(moto.clientConfig, functionName);
+    const documentJobs = (name: string) => createLambdaBackgroundRuns(async (_job: DocumentJob) => undefined, moto.clientConfig, name);
     const ranHere: unknown[] = [];
     const runs = createLambdaBackgroundRuns(async (job: { data: string }) => (ranHere.push(job), 'ended here'), moto.clientConfig, functionName);
     // Act
-    const [enqueued, outsideLambda] = await Promise.allSettled([jobs.enqueue('doc_abc'), createLambdaSelfInvoke(moto.clientConfig, '').enqueue('doc_abc')]);
+    const [enqueued, outsideLambda] = await Promise.allSettled([
+      documentJobs(functionName).start({ documentId: 'doc_abc' }),
+      documentJobs('').start({ documentId: 'doc_abc' }),
+    ]);
     const handedOver = await runs.start({ data: 'small' });
     const tooLarge = await runs.start({ data: 'x'.repeat(maxEventPayloadBytes) });
     // Assess
@@ -91,8 +94,8 @@ describe('aws adapter: asynchronous self-invocation', () => {
     expect(isBackgroundRun({ version: '2.0', routeKey: 'POST /x' })).toBe(false);
     expect(enqueued.status).toBe('fulfilled');
     expect(outsideLambda).toMatchObject({ status: 'rejected', reason: { message: expect.stringContaining('AWS_LAMBDA_FUNCTION_NAME') } });
-    expect(isDocumentJob({ documentJob: { documentId: 'doc_abc' } })).toBe(true);
-    expect(isDocumentJob({ version: '2.0', routeKey: 'POST /x' })).toBe(false);
+    expect(enqueued).toMatchObject({ value: { detached: true } });
+    expect(isBackgroundRun({ backgroundRun: { documentId: 'doc_abc' } })).toBe(true);
   });
 });
 

@@ -27,7 +27,7 @@ describe('documents: processing job event', () => {
     await fetch(ticket.uploadUrl, { method: 'PUT', headers: ticket.headers, body: text });
     await createDocumentStore().setStatus(ticket.documentId, 'uploading', { status: 'processing', sizeBytes: text.length });
     // Act
-    await handler({ documentJob: { documentId: ticket.documentId } }, {} as Context);
+    await handler({ backgroundRun: { documentId: ticket.documentId } }, {} as Context);
     const status = await documentService().status(caller, ticket.documentId);
     // Assess
     expect(status).toMatchObject({ status: 'completed', chunkCount: 1, failureReason: null });
@@ -41,7 +41,7 @@ describe('documents: processing job event', () => {
     const uploaded = await documentService().upload(caller, { file: toBase64('A short note.'), filename: 'note.txt', mimeType: 'text/plain', productTags: [] });
     const before = await documentService().status(caller, uploaded.documentId);
     // Act
-    await handler({ documentJob: { documentId: uploaded.documentId } }, {} as Context);
+    await handler({ backgroundRun: { documentId: uploaded.documentId } }, {} as Context);
     const after = await documentService().status(caller, uploaded.documentId);
     // Assess
     expect(after).toEqual(before);

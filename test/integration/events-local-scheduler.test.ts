@@ -17,9 +17,9 @@ const definition = (name: string, cronExpression: string, enabled = true): Sched
   event: { type: 'platform.script_schedule', userId: 'usr_1', detail: { scheduleId: name } },
 });
 
-function scheduler(clock: ReturnType<typeof fakeClock>, file?: string) {
+function scheduler(clock: ReturnType<typeof fakeClock>, file?: string, oneShotFile?: string) {
   const published: PlatformEventInput[] = [];
-  const local = createLocalScheduler({ clock, publish: async (event) => void published.push(event), file, heartbeat: false });
+  const local = createLocalScheduler({ clock, publish: async (event) => void published.push(event), file, oneShotFile, heartbeat: false });
   return { local, published };
 }
 
@@ -92,5 +92,53 @@ describe('local scheduler', () => {
     // Assess
     expect(fired).toBe(1);
     expect(restarted.published).toMatchObject([{ scheduleId: 'kept' }]);
+  });
+
+  it('fires a one-time firing once when it comes due, as a recurring firing is put on the bus', async () => {
+    // Prepare
+    const clock = fakeClock('2026-03-02T09:00:00.000Z');
+    const { local, published } = scheduler(clock);
+    await local.putOnce({ name: 'retry-1', at: '2026-03-02T09:01:00.000Z', event: { type: 'platform.flow_retry', userId: 'usr_1', detail: { attempt: 1 } } });
+    // Act
+    const early = await local.fireOneShots();
+    clock.set('2026-03-02T09:01:00.000Z');
+    const due = await local.fireOneShots();
+    const again = await local.fireOneShots();
+    // Assess
+    expect([early, due, again]).toEqual([0, 1, 0]);
+    expect(published).toEqual([{ attempt: 1, type: 'platform.flow_retry', userId: 'usr_1', source: 'scheduler', scheduledTime: '2026-03-02T09:01:00.000Z' }]);
+    expect(local.pendingOneShots()).toEqual([]);
+  });
+
+  it('removes a pending one-time firing or a recurring schedule by its name, through the same remove', async () => {
+    // Prepare
+    const clock = fakeClock('2026-03-02T09:00:00.000Z');
+    const { local, published } = scheduler(clock);
+    await local.put(definition('every-minute', '* * * * *'));
+    await local.putOnce({ name: 'retry-1', at: '2026-03-02T09:00:00.000Z', event: { type: 'platform.flow_retry', userId: 'usr_1', detail: {} } });
+    // Act
+    await local.remove('retry-1');
+    await local.remove('every-minute');
+    await local.remove('never-existed');
+    const fired = [await local.fireOneShots(), await local.tick()];
+    // Assess
+    expect(fired).toEqual([0, 0]);
+    expect(published).toEqual([]);
+  });
+
+  it('keeps its pending one-time firings across a restart', async () => {
+    // Prepare
+    const folder = mkdtempSync(join(tmpdir(), 'schedules-'));
+    const clock = fakeClock('2026-03-02T09:00:00.000Z');
+    const first = scheduler(clock, join(folder, 'schedules.json'), join(folder, 'one-shots.json'));
+    await first.local.putOnce({ name: 'kept', at: '2026-03-02T09:00:00.000Z', event: { type: 'platform.flow_retry', userId: 'usr_1', detail: {} } });
+    await first.local.putOnce({ name: 'dropped', at: '2026-03-02T09:00:00.000Z', event: { type: 'platform.flow_retry', userId: 'usr_1', detail: {} } });
+    await first.local.remove('dropped');
+    // Act
+    const restarted = scheduler(clock, join(folder, 'schedules.json'), join(folder, 'one-shots.json'));
+    const fired = await restarted.local.fireOneShots();
+    // Assess
+    expect(fired).toBe(1);
+    expect(restarted.local.pendingOneShots()).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-// The AWS adapters of the flows area: one-time EventBridge Scheduler schedules (control plane on moto) and the
+// The AWS adapters of the flows area: one-time EventBridge Scheduler schedules of the scheduler adapter (control plane on moto) and the
 // Bedrock Converse model (against a local server that speaks Converse's REST API, since moto does not; over
 // cleartext HTTP/2, which is what the Bedrock runtime client speaks).
 import { type Http2Server, createServer } from 'node:http2';
@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { CreateScheduleGroupCommand, GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBedrockModel } from '../../functions/adapters/aws/bedrock-llm.js';
-import { createEventBridgeOneShots } from '../../functions/adapters/aws/one-shot-scheduler.js';
+import { createEventBridgeScheduler } from '../../functions/adapters/aws/scheduler.js';
 import { type Moto, startMoto } from '../support/moto.js';
 
 let moto: Moto;
@@ -26,10 +26,10 @@ afterAll(() => moto.stop());
 describe('aws adapter: one-time schedules', () => {
   it('creates an at() schedule in UTC that puts the retry on the platform bus and deletes itself', async () => {
     // Prepare
-    const oneShots = createEventBridgeOneShots(moto.clientConfig);
+    const scheduler = createEventBridgeScheduler(moto.clientConfig);
     const name = `flow-retry-exe_${Math.random().toString(36).slice(2)}-1`;
     // Act
-    await oneShots.putOnce({
+    await scheduler.putOnce({
       name,
       at: '2026-03-02T09:01:00.000Z',
       event: { type: 'platform.flow_retry', userId: 'usr_1', detail: { flowId: 'flw_1', originId: 'exe_1', attempt: 1 } },
@@ -59,12 +59,12 @@ describe('aws adapter: one-time schedules', () => {
 
   it('cancels a pending one-shot, and cancelling it again is not an error', async () => {
     // Prepare
-    const oneShots = createEventBridgeOneShots(moto.clientConfig);
+    const scheduler = createEventBridgeScheduler(moto.clientConfig);
     const name = `flow-retry-exe_${Math.random().toString(36).slice(2)}-2`;
-    await oneShots.putOnce({ name, at: '2026-03-02T09:05:00.000Z', event: { type: 'platform.flow_retry', userId: 'usr_1', detail: {} } });
+    await scheduler.putOnce({ name, at: '2026-03-02T09:05:00.000Z', event: { type: 'platform.flow_retry', userId: 'usr_1', detail: {} } });
     // Act
-    await oneShots.cancel(name);
-    const again = oneShots.cancel(name);
+    await scheduler.remove(name);
+    const again = scheduler.remove(name);
     // Assess
     await expect(again).resolves.toBeUndefined();
     await expect(new SchedulerClient(moto.clientConfig).send(new GetScheduleCommand({ Name: name, GroupName: 'platform' }))).rejects.toMatchObject({

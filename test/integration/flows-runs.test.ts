@@ -1,5 +1,5 @@
-// Flow executions against DynamoDB Local with a clock the tests move: the retry ladder on the local one-shot
-// scheduler, auto-pause and the owner's notice, and time flows on the local scheduler.
+// Flow executions against DynamoDB Local with a clock the tests move: the retry ladder on the local scheduler's
+// one-time firings, auto-pause and the owner's notice, and time flows on the local scheduler.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { flowWorld, scriptFailure, scriptResult, useDynamoLocal } from '../support/flow-world.js';
 
@@ -16,7 +16,7 @@ describe('flows: retries and auto-pause', () => {
     const dueTimes: number[] = [];
     const earlyTick = await (async () => {
       w.advance(59_000);
-      return w.oneShots.tick();
+      return w.scheduler.fireOneShots();
     })();
     for (let retry = 0; retry < 4; retry++) {
       dueTimes.push(Date.parse(w.pendingRetries()[0]!.at));

@@ -1,21 +1,23 @@
-// A flows world for integration tests: the production stores on DynamoDB Local, the local scheduler and one-shot
-// scheduler on a clock the test moves, a manual execution deadline, and a script runner port fake (the HTTP tests
+// A flows world for integration tests: the production stores on DynamoDB Local, the local scheduler (recurring and
+// one-time firings) on a clock the test moves, a manual execution deadline, and a script runner port fake (the HTTP tests
 // run real scripts). Everything else is the production code.
 import { inject } from 'vitest';
-import { createLocalOneShots } from '../../functions/adapters/local/one-shot-scheduler.js';
 import { memoryRateLimiter } from '../../functions/adapters/local/rate-limiter.js';
 import { createLocalScheduler } from '../../functions/adapters/local/scheduler.js';
 import { createDeliveryStore } from '../../functions/events/delivery-store.js';
+import { createEventHistoryStore } from '../../functions/events/history-store.js';
+import { type TriggerPipeline, createTriggerPipeline } from '../../functions/events/trigger-pipeline.js';
 import { createExecutionStore } from '../../functions/flows/execution-store.js';
 import { createExecutor } from '../../functions/flows/executor.js';
 import { createFlowRuns } from '../../functions/flows/flow-runs.js';
 import { createFlowLongRuns } from '../../functions/flows/long-runs.js';
 import type { FlowScriptRunner } from '../../functions/flows/ports.js';
-import { type FlowEventConsumer, createFlowEventConsumer } from '../../functions/flows/event-consumer.js';
+import { createFlowEventTarget } from '../../functions/flows/event-target.js';
 import { createFlowService } from '../../functions/flows/service.js';
 import { createFlowStore } from '../../functions/flows/store.js';
 import { newId } from '../../functions/platform/ids.js';
 import type { PlatformEventInput } from '../../functions/platform/ports.js';
+import { recordingMetrics } from './metrics.js';
 
 /** Call in beforeAll: the stores then talk to the run's DynamoDB Local. */
 export function useDynamoLocal() {
@@ -64,15 +66,14 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
       return (options.script ?? (async () => scriptResult()))(request);
     },
   };
-  let consumer: FlowEventConsumer | undefined;
-  // The bus: every firing goes to the flows' bus consumer, as the flows rule routes it.
+  let pipeline: TriggerPipeline | undefined;
+  // The bus: every firing goes to the trigger pipeline, as the flows' rule routes it.
   const bus = async (event: PlatformEventInput) => {
     published.push(event);
-    if (event.source === 'scheduler') await consumer!.handle({ ...event, id: newId('evt') });
+    if (event.source === 'scheduler') await pipeline!.handle({ ...event, id: newId('evt') });
     return { eventId: 'evt' };
   };
   const scheduler = createLocalScheduler({ clock, publish: bus, heartbeat: false });
-  const oneShots = createLocalOneShots({ clock, publish: bus, timers: false });
   const executor = createExecutor({
     scripts,
     tools: { resolve: async () => ({ tools: [], unknown: [] }) },
@@ -81,9 +82,16 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     deadline: () => ({ expired: new Promise<void>((expire) => deadlines.push(expire)), clear: () => undefined }),
     wait: async () => undefined,
   });
-  const runs = createFlowRuns({ flows, executions, executor, scheduler, oneShots, publisher: { publish: bus }, limiter: () => memoryRateLimiter(), clock });
+  const runs = createFlowRuns({ flows, executions, executor, scheduler, publisher: { publish: bus }, limiter: () => memoryRateLimiter(), clock });
   const ledger = createDeliveryStore(clock);
-  consumer = createFlowEventConsumer({ flows, executions, runs, ledger, clock });
+  // The trigger pipeline with the event-flow kind only: these tests run no subscriptions.
+  pipeline = createTriggerPipeline({
+    kinds: [createFlowEventTarget({ flows, executions, runs })],
+    ledger,
+    history: createEventHistoryStore(),
+    clock,
+    metrics: recordingMetrics(),
+  });
   // runFlow waits for its run here: the background and the bound are the HTTP tests' (test/e2e/long-runs.test.ts).
   const longRuns = createFlowLongRuns({
     runs,
@@ -93,7 +101,7 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     boundMs: () => 0,
     clock,
   });
-  const service = createFlowService({ flows, executions, scripts, scheduler, oneShots, longRuns, clock, llmConfigured: () => true });
+  const service = createFlowService({ flows, executions, scripts, scheduler, longRuns, clock, llmConfigured: () => true });
   const caller = { userId: newId('usr'), keyId: 'key_test', scopes: ['*'] };
   return {
     clock,
@@ -103,13 +111,12 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     scriptCalls,
     deadlines,
     scheduler,
-    oneShots,
     runs,
     service,
     caller,
     flows,
-    handle: (detail: Record<string, unknown>) => consumer!.handle(detail),
-    event: (text: string) => consumer!.handle({ id: newId('evt'), type: 'chatapp.message', source: 'chatapp', userId: caller.userId, content: { text } }),
+    handle: (detail: Record<string, unknown>) => pipeline!.handle(detail),
+    event: (text: string) => pipeline!.handle({ id: newId('evt'), type: 'chatapp.message', source: 'chatapp', userId: caller.userId, content: { text } }),
     eventFlow: (executionType: 'llm' | 'direct') =>
       service.createEventFlow(caller, {
         title: `on chat ${executionType}`,
@@ -122,12 +129,12 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
         executionType,
         ...(executionType === 'direct' && { scriptId: 'scr_handler' }),
       }),
-    pendingRetries: () => oneShots.pending().map((once) => ({ at: once.at, attempt: once.event.detail.attempt })),
+    pendingRetries: () => scheduler.pendingOneShots().map((once) => ({ at: once.at, attempt: once.event.detail.attempt })),
     /** Moves the clock to the next pending retry and fires it. */
     async fireNextRetry() {
-      const [next] = oneShots.pending();
+      const [next] = scheduler.pendingOneShots();
       at(next!.at);
-      return oneShots.tick();
+      return scheduler.fireOneShots();
     },
     paused: () => published.filter((item) => item.type === 'system.flow_paused'),
   };

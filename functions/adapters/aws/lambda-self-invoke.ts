@@ -1,9 +1,8 @@
 // Background work on AWS: the function that accepted the request invokes itself asynchronously (InvocationType
-// Event) with a job instead of an HTTP event. Document processing (Lambda retries a failed job twice) and long runs
-// (script executions, runFlow: the job claims its run first, so a repeated delivery runs nothing). Needs
-// lambda:InvokeFunction on itself (the selfInvoke capability).
+// Event) with a job instead of an HTTP event (functions/platform/background-handler.ts tells them apart). Document
+// processing (Lambda retries a failed job twice) and long runs (script executions, runFlow: the job claims its run
+// first, so a repeated delivery runs nothing). Needs lambda:InvokeFunction on itself (the selfInvoke capability).
 import { InvokeCommand, LambdaClient, type LambdaClientConfig } from '@aws-sdk/client-lambda';
-import type { DocumentJobEvent, DocumentJobs } from '#functions/documents/ports.js';
 import type { BackgroundRunEvent, BackgroundRuns } from '#platform/ports.js';
 import { traced } from '#platform/tracer.js';
 
@@ -16,16 +15,6 @@ function selfInvoker(clientConfig: LambdaClientConfig, functionName: string | un
     if (!functionName) throw new Error('AWS_LAMBDA_FUNCTION_NAME is unset: background jobs run inside a Lambda function');
     const result = await client.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: payload }));
     if (result.StatusCode !== 202) throw new Error(`asynchronous invocation of ${functionName} answered ${result.StatusCode}`);
-  };
-}
-
-export function createLambdaSelfInvoke(clientConfig: LambdaClientConfig, functionName: string | undefined): DocumentJobs {
-  const invoke = selfInvoker(clientConfig, functionName);
-  return {
-    async enqueue(documentId) {
-      const payload: DocumentJobEvent = { documentJob: { documentId } };
-      await invoke(JSON.stringify(payload));
-    },
   };
 }
 

@@ -1,5 +1,6 @@
 // EventBridge Scheduler: one schedule per definition in the platform group, firing PutEvents onto the
-// platform bus with the scheduler role (lib/scheduler.ts). The five-field cron becomes AWS's six-field form.
+// platform bus with the scheduler role (lib/scheduler.ts). The five-field cron becomes AWS's six-field form; a
+// one-time firing is an `at(...)` schedule the service deletes after it fires.
 import {
   type CreateScheduleCommandInput,
   CreateScheduleCommand,
@@ -9,7 +10,7 @@ import {
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
 import { parseCron, toEventBridgeCron } from '#platform/cron.js';
-import type { ScheduleDefinition, SchedulerPort } from '#platform/ports.js';
+import type { OneShotDefinition, ScheduleDefinition, SchedulerPort } from '#platform/ports.js';
 import { type EnvName, envNames } from '#platform/env-names.js';
 import { requiredEnv, settings } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
@@ -17,7 +18,7 @@ import { traced } from '#platform/tracer.js';
 /** Context attribute EventBridge Scheduler replaces with the time the firing is for. */
 const scheduledTime = '<aws.scheduler.scheduled-time>';
 
-export const required = (name: EnvName) => requiredEnv(name, name === envNames.eventBusName ? 'eventBus' : 'scheduler');
+const required = (name: EnvName) => requiredEnv(name, name === envNames.eventBusName ? 'eventBus' : 'scheduler');
 
 /** The bus lives in the scheduler role's account and partition, in this region. */
 function busArn(): string {
@@ -25,7 +26,7 @@ function busArn(): string {
   return `arn:${partition}:events:${settings.region}:${account}:event-bus/${required(envNames.eventBusName)}`;
 }
 
-export function scheduleInput(schedule: ScheduleDefinition): CreateScheduleCommandInput {
+function scheduleInput(schedule: ScheduleDefinition): CreateScheduleCommandInput {
   const { expression, filter } = toEventBridgeCron(parseCron(schedule.cronExpression));
   const { type, userId, detail } = schedule.event;
   return {
@@ -39,8 +40,25 @@ export function scheduleInput(schedule: ScheduleDefinition): CreateScheduleComma
   };
 }
 
+/** `at()` takes a UTC wall-clock time to the second, without zone or fraction. */
+const atExpression = (iso: string) => `at(${new Date(iso).toISOString().slice(0, 19)})`;
+
+function oneShotInput(once: OneShotDefinition): CreateScheduleCommandInput {
+  const { type, userId, detail } = once.event;
+  return {
+    Name: once.name,
+    GroupName: required(envNames.scheduleGroupName),
+    ScheduleExpression: atExpression(once.at),
+    ScheduleExpressionTimezone: 'UTC',
+    FlexibleTimeWindow: { Mode: 'OFF' },
+    ActionAfterCompletion: 'DELETE',
+    State: 'ENABLED',
+    Target: busTarget(type, { ...detail, type, userId, source: 'scheduler', scheduledTime: once.at }),
+  };
+}
+
 /** Every platform schedule, recurring or one-time, puts its event on the platform bus. */
-export function busTarget(type: string, payload: Record<string, unknown>): NonNullable<CreateScheduleCommandInput['Target']> {
+function busTarget(type: string, payload: Record<string, unknown>): NonNullable<CreateScheduleCommandInput['Target']> {
   return {
     Arn: busArn(),
     RoleArn: required(envNames.schedulerRoleArn),
@@ -52,7 +70,7 @@ export function busTarget(type: string, payload: Record<string, unknown>): NonNu
 }
 
 /** Creates the schedule, or replaces the one of the same name. */
-export async function upsertSchedule(client: SchedulerClient, input: CreateScheduleCommandInput): Promise<void> {
+async function upsertSchedule(client: SchedulerClient, input: CreateScheduleCommandInput): Promise<void> {
   try {
     await client.send(new CreateScheduleCommand(input));
   } catch (error) {
@@ -62,7 +80,7 @@ export async function upsertSchedule(client: SchedulerClient, input: CreateSched
 }
 
 /** Deletes the schedule; one that is already gone is not an error. */
-export async function deleteSchedule(client: SchedulerClient, name: string): Promise<void> {
+async function deleteSchedule(client: SchedulerClient, name: string): Promise<void> {
   try {
     await client.send(new DeleteScheduleCommand({ Name: name, GroupName: required(envNames.scheduleGroupName) }));
   } catch (error) {
@@ -75,6 +93,7 @@ export function createEventBridgeScheduler(config: SchedulerClientConfig = {}): 
   const client = () => (cached ??= traced(new SchedulerClient(config)));
   return {
     put: (schedule) => upsertSchedule(client(), scheduleInput(schedule)),
+    putOnce: (once) => upsertSchedule(client(), oneShotInput(once)),
     remove: (name) => deleteSchedule(client(), name),
   };
 }

@@ -5,12 +5,11 @@ import type { Embedder } from '#functions/documents/ports.js';
 import type { ScriptSettings } from '#functions/scripts/settings.js';
 import { settings } from '#platform/settings.js';
 import type { LocalAdapters } from '#functions/app/platform.js';
-import { createBackgroundJobs, createBackgroundRuns } from './background-jobs.js';
+import { createBackgroundRuns } from './background-jobs.js';
 import { childProcessRunner, stopRunningBuilds } from './build-runner.js';
 import { localCredentialVault } from './credential-vault.js';
 import { inProcessBus } from './event-bus.js';
 import { createFileBlobStore } from './file-blob-store.js';
-import { localOneShots } from './one-shot-scheduler.js';
 import { memoryRateLimiter } from './rate-limiter.js';
 import { onLocalShutdown, startedOnFirstUse } from './lifecycle.js';
 import { backgroundPayoutTrigger } from './payout-trigger.js';
@@ -43,12 +42,10 @@ let embedder: Embedder | undefined;
 export const localAdapters: LocalAdapters = {
   eventBus: inProcessBus,
   scheduler: localScheduler,
-  oneShots: localOneShots,
   // One process: the fixed windows live in memory for the life of the process, as the table's items would.
   rateLimiter: () => (rateLimiter ??= memoryRateLimiter()),
   credentialVault: localCredentialVault,
   blobStore: createFileBlobStore,
-  documentJobs: createBackgroundJobs,
   backgroundRuns: createBackgroundRuns,
   embedder: (documents) => (embedder ??= createUseEmbedder(documents.embeddingWorkers)),
   scriptRuntime: localScriptRuntime,

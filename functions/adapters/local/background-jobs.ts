@@ -3,17 +3,17 @@
 // half-written record, but not for a parser: it stops the document extractions first, so the wait is bounded.
 import { ExtractionError } from '#functions/documents/extract.js';
 import { stopExtractions } from '#functions/documents/extract-worker.js';
-import type { DocumentJobs } from '#functions/documents/ports.js';
 import { logger } from '#platform/logger.js';
 import type { BackgroundRuns } from '#platform/ports.js';
 import { onLocalShutdown } from './lifecycle.js';
 
 const shutdownRefusal = new ExtractionError('processing was stopped by a shutdown of the platform; upload the file again');
 
-function createJobQueue<J, R>(run: (job: J) => Promise<R>, what: string) {
+/** A run goes on in this process after the answer; whoever waits gets its outcome through `ended`. */
+export function createBackgroundRuns<J, R>(run: (job: J) => Promise<R>, what = 'background run'): BackgroundRuns<J, R> {
   const inFlight = new Set<Promise<unknown>>();
   let registered = false;
-  return (job: J): Promise<R> => {
+  function enqueue(job: J): Promise<R> {
     if (!registered) {
       registered = true;
       onLocalShutdown(async () => {
@@ -22,25 +22,12 @@ function createJobQueue<J, R>(run: (job: J) => Promise<R>, what: string) {
       });
     }
     const ended = new Promise<void>((resolve) => setImmediate(resolve)).then(() => run(job));
+    // A job's data may be a user's run input: the log names the kind of work, not the job.
     const tracked = ended
-      .catch((error: unknown) => logger.error(`${what} failed`, { job: typeof job === 'string' ? job : undefined, error: (error as Error).message }))
+      .catch((error: unknown) => logger.error(`${what} failed`, { error: (error as Error).message }))
       .finally(() => inFlight.delete(tracked));
     inFlight.add(tracked);
     return ended;
-  };
-}
-
-export function createBackgroundJobs(run: (documentId: string) => Promise<void>, what = 'document processing'): DocumentJobs {
-  const enqueue = createJobQueue(run, what);
-  return {
-    async enqueue(documentId) {
-      void enqueue(documentId);
-    },
-  };
-}
-
-/** A run goes on in this process after the answer; whoever waits gets its outcome through `ended`. */
-export function createBackgroundRuns<J, R>(run: (job: J) => Promise<R>): BackgroundRuns<J, R> {
-  const enqueue = createJobQueue(run, 'background run');
+  }
   return { start: async (job) => ({ ended: enqueue(job), detached: true }) };
 }

@@ -1,7 +1,7 @@
-// Local stand-in for an EventBridge rule and its Lambda target, one per bus consumer (the events dispatcher, the
-// flows' consumer): every matching event on the in-process bus goes to the consumer, a few at a time (as a Lambda's
-// concurrency would), a failed attempt is retried with backoff (the ledger keeps retries from running a script
-// twice), and an event that still fails is dead-lettered to the log.
+// Local stand-in for an EventBridge rule and its Lambda target, one per bus consumer (the trigger pipeline's rules):
+// every matching event on the in-process bus goes to the consumer, a few at a time (as a Lambda's concurrency
+// would), a failed attempt is retried with backoff (the ledger keeps retries from running a target twice), and an
+// event that still fails is dead-lettered to the log.
 import { logger } from '#platform/logger.js';
 import type { PlatformEventInput } from '#platform/ports.js';
 

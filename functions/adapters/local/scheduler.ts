@@ -1,6 +1,8 @@
-// Local stand-in for EventBridge Scheduler: definitions kept in `<dataDir>/schedules.json` (they outlive a
-// restart, as AWS schedules do), a croner heartbeat at every UTC minute, firings published on the
-// in-process bus exactly as the AWS schedules put them on the platform bus.
+// Local stand-in for EventBridge Scheduler: recurring definitions kept in `<dataDir>/schedules.json` and pending
+// one-time firings in `<dataDir>/one-shots.json` (they outlive a restart, as AWS schedules do), a croner heartbeat at
+// every UTC minute and one timer armed for the earliest one-time firing, firings published on the in-process bus
+// exactly as the AWS schedules put them on the platform bus. Tests turn the clocks off and call `tick()` and
+// `fireOneShots()` with their own clock.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Cron } from 'croner';
@@ -8,44 +10,77 @@ import { type Clock, systemClock } from '#platform/clock.js';
 import { settings } from '#platform/settings.js';
 import { type CronSchedule, cronMatches, parseCron } from '#platform/cron.js';
 import { logger } from '#platform/logger.js';
-import type { PlatformEventInput, ScheduleDefinition, SchedulerPort } from '#platform/ports.js';
+import type { OneShotDefinition, PlatformEventInput, ScheduleDefinition, SchedulerPort } from '#platform/ports.js';
 import { inProcessBus } from './event-bus.js';
 import { startedOnFirstUse } from './lifecycle.js';
 
 const minuteMs = 60_000;
 /** After a stall (a laptop asleep), minutes missed within this window still fire once each; older ones are skipped. */
 const catchUpMs = 5 * minuteMs;
+/** setTimeout's longest delay; a later one-time firing re-arms when this one wakes. */
+const maxDelayMs = 2 ** 31 - 1;
 
 export interface LocalSchedulerOptions {
   clock: Clock;
   publish(event: PlatformEventInput): Promise<unknown>;
-  /** Where definitions persist; none keeps them in memory. */
+  /** Where recurring definitions persist; none keeps them in memory. */
   file?: string;
-  /** Tick on the wall clock every minute; tests leave it off and call `tick()` with their own clock. */
+  /** Where pending one-time firings persist; none keeps them in memory. */
+  oneShotFile?: string;
+  /** Fire on the wall clock (every minute, and at the earliest one-time firing); tests leave it off and call `tick()` and `fireOneShots()`. */
   heartbeat: boolean;
 }
 
 export interface LocalScheduler extends SchedulerPort {
   /** Fires every enabled schedule due in the minutes since the last tick, up to the clock's current minute; returns how many fired. */
   tick(): Promise<number>;
+  /** Fires every one-time firing due by the clock's now; returns how many fired. */
+  fireOneShots(): Promise<number>;
+  pendingOneShots(): OneShotDefinition[];
   stop(): void;
+}
+
+const readJson = <T>(file: string | undefined): T[] => (file && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as T[]) : []);
+
+function writeJson(file: string | undefined, items: unknown[]) {
+  if (!file) return;
+  const temporary = `${file}.tmp`;
+  writeFileSync(temporary, JSON.stringify(items));
+  renameSync(temporary, file);
 }
 
 export function createLocalScheduler(options: LocalSchedulerOptions): LocalScheduler {
   const schedules = new Map<string, { definition: ScheduleDefinition; cron: CronSchedule }>();
+  const oneShots = new Map<string, OneShotDefinition>();
   let lastMinute: number | undefined;
   let heartbeat: Cron | undefined;
+  let oneShotTimer: NodeJS.Timeout | undefined;
+  let stopped = false;
 
   const remember = (definition: ScheduleDefinition) => schedules.set(definition.name, { definition, cron: parseCron(definition.cronExpression) });
-  if (options.file && existsSync(options.file)) {
-    for (const definition of JSON.parse(readFileSync(options.file, 'utf8')) as ScheduleDefinition[]) remember(definition);
-  }
+  for (const definition of readJson<ScheduleDefinition>(options.file)) remember(definition);
+  for (const once of readJson<OneShotDefinition>(options.oneShotFile)) oneShots.set(once.name, once);
 
-  function persist() {
-    if (!options.file) return;
-    const temporary = `${options.file}.tmp`;
-    writeFileSync(temporary, JSON.stringify([...schedules.values()].map(({ definition }) => definition)));
-    renameSync(temporary, options.file);
+  const persist = () =>
+    writeJson(
+      options.file,
+      [...schedules.values()].map(({ definition }) => definition),
+    );
+  const persistOneShots = () => writeJson(options.oneShotFile, [...oneShots.values()]);
+
+  function armOneShots() {
+    if (!options.heartbeat || stopped) return;
+    clearTimeout(oneShotTimer);
+    oneShotTimer = undefined;
+    if (oneShots.size === 0) return;
+    const earliest = Math.min(...[...oneShots.values()].map((once) => Date.parse(once.at)));
+    oneShotTimer = setTimeout(
+      () => {
+        scheduler.fireOneShots().catch((error: unknown) => logger.error('local one-shot firing failed', { error: String(error) }));
+      },
+      Math.min(maxDelayMs, Math.max(0, earliest - options.clock.now())),
+    );
+    oneShotTimer.unref();
   }
 
   function startHeartbeat() {
@@ -62,8 +97,17 @@ export function createLocalScheduler(options: LocalSchedulerOptions): LocalSched
       persist();
       startHeartbeat();
     },
+    async putOnce(once) {
+      oneShots.set(once.name, once);
+      persistOneShots();
+      armOneShots();
+    },
     async remove(name) {
       if (schedules.delete(name)) persist();
+      if (oneShots.delete(name)) {
+        persistOneShots();
+        armOneShots();
+      }
     },
     async tick() {
       const minute = Math.floor(options.clock.now() / minuteMs) * minuteMs;
@@ -81,22 +125,39 @@ export function createLocalScheduler(options: LocalSchedulerOptions): LocalSched
       }
       return fired;
     },
+    async fireOneShots() {
+      const now = options.clock.now();
+      const due = [...oneShots.values()].filter((once) => Date.parse(once.at) <= now).sort((a, b) => a.at.localeCompare(b.at));
+      for (const once of due) oneShots.delete(once.name);
+      if (due.length) persistOneShots();
+      for (const once of due) {
+        const { type, userId, detail } = once.event;
+        await options.publish({ ...detail, type, userId, source: 'scheduler', scheduledTime: once.at });
+      }
+      armOneShots();
+      return due.length;
+    },
+    pendingOneShots: () => [...oneShots.values()],
     stop() {
+      stopped = true;
       heartbeat?.stop();
       heartbeat = undefined;
+      clearTimeout(oneShotTimer);
     },
   };
   if (schedules.size) startHeartbeat();
+  armOneShots();
   return scheduler;
 }
 
-/** The platform's local scheduler, started on first use with the definitions of the last run. */
+/** The platform's local scheduler, started on first use with the definitions and pending firings of the last run. */
 export const localScheduler: () => LocalScheduler = startedOnFirstUse(
   () =>
     createLocalScheduler({
       clock: systemClock,
       publish: (event) => inProcessBus.publish(event),
       file: join(settings.dataDir, 'schedules.json'),
+      oneShotFile: join(settings.dataDir, 'one-shots.json'),
       heartbeat: true,
     }),
   (scheduler) => scheduler.stop(),

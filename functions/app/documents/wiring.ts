@@ -1,13 +1,13 @@
 // The documents area's composition module: its services with their production dependencies.
 import { accountExists } from '#functions/accounts/api.js';
 import { type Clock, systemClock } from '#platform/clock.js';
-import { documentBlobStore, documentJobs, graphVectorStore, platformSettings, sharedEmbedder } from '#functions/app/platform.js';
+import { backgroundRuns, documentBlobStore, graphVectorStore, platformSettings, sharedEmbedder } from '#functions/app/platform.js';
 import { type LexicalSnapshots, createGraphIndexCache, snapshotAfterChunks } from '#functions/documents/graph-index-cache.js';
 import { type GraphService, createGraphService } from '#functions/documents/graph-service.js';
 import { type GraphStore, createGraphStore } from '#functions/documents/graph-store.js';
 import { createIngest } from '#functions/documents/ingest.js';
 import { createLargeGraphIndex } from '#functions/documents/large-graph-index.js';
-import type { AccountDirectory, BlobStore, Embedder, GraphVectorStore } from '#functions/documents/ports.js';
+import type { AccountDirectory, BlobStore, DocumentJob, Embedder, GraphVectorStore } from '#functions/documents/ports.js';
 import { createSearch } from '#functions/documents/search.js';
 import { type DocumentService, type DocumentServiceDeps, createDocumentService } from '#functions/documents/service.js';
 import { createSnapshotKeeper } from '#functions/documents/snapshot-keeper.js';
@@ -73,7 +73,7 @@ export function productionDeps(
   const ingest = createIngest({ store, blobs, embedder, clock, largeGraphs, snapshots });
   const indexes = graphIndexes({ store, graphStore, blobs, embedder });
   const search = createSearch({ store, graphs, embedder, indexes, state: graphStore.state, largeGraphs: largeGraphs && { index: largeGraphs, fromChunks } });
-  return { store, graphs, blobs, ingest, jobs: documentJobs((documentId) => ingest.job(documentId)), search, clock, largeGraphs };
+  return { store, graphs, blobs, ingest, jobs: backgroundRuns((job: DocumentJob) => ingest.job(job.documentId)), search, clock, largeGraphs };
 }
 
 let service: DocumentService | undefined;
@@ -82,5 +82,5 @@ export const documentService = (): DocumentService => (service ??= createDocumen
 let graphService: GraphService | undefined;
 export const graphsService = (): GraphService => (graphService ??= createGraphService({ graphs: createGraphStore(), accounts, clock: systemClock }));
 
-/** What a processing job event sent to the upload functions runs (job-handler.ts). */
-export const processDocument = (documentId: string) => documentService().process(documentId);
+/** What a processing job sent to the upload functions runs (withBackgroundRuns tells it from an HTTP event). */
+export const processDocument = (job: DocumentJob) => documentService().process(job.documentId);

@@ -1,20 +1,22 @@
-// The events area's composition: its services and the dispatcher with their production dependencies (stores, the
-// platform root's ports, and the scripts area behind the ScriptPort). Handlers get their services here; services
+// The events area's composition: its services, the trigger pipeline and its subscription kind with their production
+// dependencies (stores, the platform root's ports, and the scripts area behind the ScriptPort). Handlers get their services here; services
 // never import this file.
 import { describeScript, runScript } from '#functions/scripts/api.js';
 import { systemClock } from '#platform/clock.js';
 import { settings } from '#platform/settings.js';
 import { credentialVault, eventPublisher, liveScheduler, metrics } from '#functions/app/platform.js';
 import { createDeliveryStore } from '#functions/events/delivery-store.js';
-import { type Dispatcher, createDispatcher } from '#functions/events/dispatcher.js';
 import { createEventHistoryService } from '#functions/events/history-service.js';
 import { createEventHistoryStore } from '#functions/events/history-store.js';
 import { createEventIngest } from '#functions/events/ingest.js';
 import type { ScriptPort } from '#functions/events/ports.js';
+import { createSubscriptionTarget } from '#functions/events/subscription-target.js';
 import { type SubscriptionService, createSubscriptionService } from '#functions/events/subscription-service.js';
 import { createSubscriptionIndex, createSubscriptionStore } from '#functions/events/subscription-store.js';
 import { type TriggerService, createTriggerService, retireSchedule } from '#functions/events/trigger-service.js';
 import { createTriggerStore } from '#functions/events/trigger-store.js';
+import type { TargetKind } from '#functions/events/target-kind.js';
+import { type TriggerPipeline, createTriggerPipeline } from '#functions/events/trigger-pipeline.js';
 
 let port: ScriptPort | undefined;
 /** The scripts area's facade says who owns a script and whether it is deployed, and runs it with its limits. */
@@ -33,22 +35,24 @@ function scriptPort(): ScriptPort {
   return port;
 }
 
-let dispatcher: Dispatcher | undefined;
-/** Shared by the AWS Lambda target and the local bus rule. */
-export function eventDispatcher(): Dispatcher {
-  if (dispatcher) return dispatcher;
+let subscriptionKind: TargetKind | undefined;
+/** The trigger pipeline's subscription kind: subscribed scripts, script schedule firings and webhook requests. */
+export function subscriptionTarget(): TargetKind {
+  if (subscriptionKind) return subscriptionKind;
   const triggers = createTriggerStore();
-  dispatcher = createDispatcher({
+  subscriptionKind = createSubscriptionTarget({
     index: createSubscriptionIndex({ cached: settings.mode === 'local' }),
-    ledger: createDeliveryStore(systemClock),
     history: createEventHistoryStore(),
     scripts: scriptPort(),
     triggers: { ...triggers, retireSchedule: (scheduleId) => retireSchedule({ store: triggers, scheduler: liveScheduler }, scheduleId) },
     clock: systemClock,
-    metrics: metrics(),
   });
-  return dispatcher;
+  return subscriptionKind;
 }
+
+/** The trigger pipeline over the target kinds the composition above the areas registers. */
+export const triggerPipelineOf = (kinds: readonly TargetKind[]): TriggerPipeline =>
+  createTriggerPipeline({ kinds, ledger: createDeliveryStore(systemClock), history: createEventHistoryStore(), clock: systemClock, metrics: metrics() });
 
 let ingest: ReturnType<typeof createEventIngest> | undefined;
 export const eventIngest = () => (ingest ??= createEventIngest({ publisher: eventPublisher(), clock: systemClock }));

@@ -4,18 +4,19 @@ import { deliveryLedger } from '#functions/events/api.js';
 import { installedResources, resourceCaller } from '#functions/resources/api.js';
 import { limits } from '#functions/scripts/model.js';
 import { mayRun, ownedScripts, runScript, scriptRuns } from '#functions/scripts/api.js';
-import { backgroundRuns, eventPublisher, liveScheduler, liveFlowSettings, oneShotScheduler, rateLimiter } from '#functions/app/platform.js';
+import { backgroundRuns, eventPublisher, liveScheduler, liveFlowSettings, rateLimiter } from '#functions/app/platform.js';
 import { settings } from '#platform/settings.js';
+import type { TargetKind } from '#functions/events/target-kind.js';
 import { languageModel } from '#adapters/llm.js';
 import { systemClock } from '#platform/clock.js';
-import type { EventPublisher, OneShotSchedulerPort } from '#platform/ports.js';
+import type { EventPublisher } from '#platform/ports.js';
 import { createExecutionStore } from '#functions/flows/execution-store.js';
 import { createExecutor, realDeadline, realWait } from '#functions/flows/executor.js';
 import { type FlowRuns, createFlowRuns } from '#functions/flows/flow-runs.js';
 import type { FlowScriptRunner } from '#functions/flows/ports.js';
 import { createRunHistory } from '#functions/flows/run-history.js';
 import { createScriptGate } from '#functions/flows/script-gate.js';
-import { type FlowEventConsumer, createFlowEventConsumer } from '#functions/flows/event-consumer.js';
+import { createFlowEventTarget } from '#functions/flows/event-target.js';
 import { type FlowService, createFlowService } from '#functions/flows/service.js';
 import { createFlowStore } from '#functions/flows/store.js';
 import { createToolCatalog } from '#functions/flows/tools.js';
@@ -53,7 +54,6 @@ function toolCatalog(scripts: FlowScriptRunner) {
 }
 
 // Resolved per call: local adapters are replaced when the local platform restarts in-process.
-const oneShotPort: OneShotSchedulerPort = { putOnce: (once) => oneShotScheduler().putOnce(once), cancel: (name) => oneShotScheduler().cancel(name) };
 const publisherPort: EventPublisher = { publish: (event) => eventPublisher().publish(event) };
 
 let runs: FlowRuns | undefined;
@@ -72,7 +72,6 @@ export const flowRuns = (): FlowRuns => {
         wait: realWait,
       }),
       scheduler: liveScheduler,
-      oneShots: oneShotPort,
       publisher: publisherPort,
       limiter: rateLimiter,
       clock: systemClock,
@@ -99,7 +98,6 @@ export const flowService = (): FlowService =>
     executions: createExecutionStore(),
     scripts: flowScriptRunner(),
     scheduler: liveScheduler,
-    oneShots: oneShotPort,
     longRuns: flowLongRuns(),
     clock: systemClock,
     llmConfigured: () => languageModel(liveFlowSettings().llm) !== undefined,

@@ -1,9 +1,9 @@
+import { withBackgroundRuns } from '#platform/background-handler.js';
 import { httpHandler } from '#platform/http.js';
-import { withDocumentJobs } from '#functions/documents/job-handler.js';
 import { documentRoutes } from '#functions/documents/routes.js';
 import { documentService, processDocument } from '../wiring.js';
 
-export const handler = withDocumentJobs(
+export const handler = withBackgroundRuns(
   httpHandler(documentRoutes.completeUpload, ({ input, caller }) => documentService().completeUpload(caller, input.documentId)),
   processDocument,
 );

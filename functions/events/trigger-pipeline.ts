@@ -1,0 +1,149 @@
+// The trigger pipeline: the one consumer of the platform bus. A user event is normalised and recorded once,
+// enriched once (only when some target listens), matched against the candidates of every registered target kind
+// through one predicate cache, and delivered through one ledger: each delivery is claimed first, so a retried event
+// never runs a target twice, and a failure of one delivery neither stops the others nor loses the event. The
+// platform's own deliveries (schedule firings, webhook requests, retries) go to the kind that registered their type.
+import type { Clock } from '#platform/clock.js';
+import { AppError } from '#platform/errors.js';
+import { logger } from '#platform/logger.js';
+import type { MetricsPort } from '#platform/ports.js';
+import type { Predicate } from './conditions/engine.js';
+import { type DispatchReport, deliverAll, emptyReport } from './deliveries.js';
+import { enrichEvent } from './enrichment/enrich.js';
+import { type EventObject, normalizeEvent } from './event-object.js';
+import type { DeliveryLedger, DeliveryOutcome, EventHistory } from './ports.js';
+import type { Candidate, InternalDelivery, TargetDelivery, TargetKind } from './target-kind.js';
+
+export interface TriggerPipelineDeps {
+  kinds: readonly TargetKind[];
+  ledger: DeliveryLedger;
+  history: Pick<EventHistory, 'recordEvent'>;
+  clock: Clock;
+  metrics: MetricsPort;
+}
+
+/** Deliveries of one event and kind at a time; the interface allows 10 concurrent executions per script. */
+const deliveryConcurrency = 10;
+const maxCachedPredicates = 50_000;
+/** Refusals that pass with time (the target's concurrent runs are busy): the delivery is retried, not dropped. */
+const transientCodes: ReadonlySet<string> = new Set(['CONCURRENCY_LIMIT']);
+
+const sumReports = (reports: DispatchReport[]): DispatchReport =>
+  reports.reduce(
+    (sum, report) => ({
+      matched: sum.matched + report.matched,
+      executed: sum.executed + report.executed,
+      duplicates: sum.duplicates + report.duplicates,
+      skipped: sum.skipped + report.skipped,
+      refused: sum.refused + report.refused,
+    }),
+    emptyReport(),
+  );
+
+function internalDeliveries(kinds: readonly TargetKind[]) {
+  const byType = new Map<string, { kind: TargetKind; delivery: InternalDelivery }>();
+  for (const kind of kinds) {
+    for (const [type, delivery] of Object.entries(kind.internal ?? {})) {
+      const taken = byType.get(type);
+      if (taken) throw new Error(`the internal type ${type} is taken by both ${taken.kind.name} and ${kind.name}`);
+      byType.set(type, { kind, delivery });
+    }
+  }
+  return byType;
+}
+
+export function createTriggerPipeline(deps: TriggerPipelineDeps) {
+  const { kinds, ledger } = deps;
+  if (new Set(kinds.map((kind) => kind.name)).size !== kinds.length) throw new Error('two target kinds share a name');
+  const internal = internalDeliveries(kinds);
+  const predicates = new Map<string, { revision: string; test: Predicate }>();
+
+  function predicateOf(kind: TargetKind, candidate: Candidate): Predicate {
+    const key = `${kind.name}:${candidate.id}`;
+    const cached = predicates.get(key);
+    if (cached?.revision === candidate.revision) return cached.test;
+    let test: Predicate;
+    try {
+      test = candidate.compile();
+    } catch (error) {
+      // Conditions are validated when written; one that no longer compiles matches nothing rather than everything.
+      logger.error('stored conditions do not compile', { kind: kind.name, id: candidate.id, error: String(error) });
+      test = () => false;
+    }
+    if (predicates.size >= maxCachedPredicates) predicates.delete(predicates.keys().next().value!);
+    predicates.set(key, { revision: candidate.revision, test });
+    return test;
+  }
+
+  /** The candidates of `kind` whose conditions the (enriched) event satisfies. */
+  const match = (kind: TargetKind, event: EventObject, candidates: Candidate[]): Candidate[] =>
+    candidates.filter((candidate) => predicateOf(kind, candidate)(event));
+
+  async function deliver(kind: TargetKind, delivery: TargetDelivery): Promise<DeliveryOutcome | 'duplicate'> {
+    const token = delivery.claimedByRun ? undefined : await ledger.claim(delivery.deliveryId);
+    if (!delivery.claimedByRun && !token) return 'duplicate';
+    let outcome: DeliveryOutcome;
+    try {
+      const { executionId, status } = await delivery.run();
+      outcome = { result: 'executed', executionId, status };
+    } catch (error) {
+      if (!(error instanceof AppError) || transientCodes.has(error.code)) {
+        if (token) await ledger.release(delivery.deliveryId, token);
+        throw error;
+      }
+      outcome = kind.skippedCodes.has(error.code)
+        ? { result: 'skipped', reason: error.message }
+        : { result: 'refused', code: error.code, reason: error.message };
+    }
+    if (token) await ledger.complete(delivery.deliveryId, token, outcome);
+    await delivery.recorded?.(outcome);
+    return outcome;
+  }
+
+  const deliverEach = (kind: TargetKind) => (deliveries: TargetDelivery[]) =>
+    deliverAll(deliveries, deliveryConcurrency, (delivery) => deliver(kind, delivery), kind.name);
+
+  /** Each kind's deliveries side by side; one kind's failures are rethrown only after the others have run. */
+  async function deliverByKind(groups: Array<{ kind: TargetKind; deliveries: TargetDelivery[] }>): Promise<DispatchReport> {
+    const settled = await Promise.allSettled(groups.filter((group) => group.deliveries.length).map((group) => deliverEach(group.kind)(group.deliveries)));
+    const failures = settled.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
+    if (failures.length) throw failures.length === 1 ? failures[0] : new AggregateError(failures, `deliveries of ${failures.length} target kinds failed`);
+    return sumReports(settled.map((result) => (result as PromiseFulfilledResult<DispatchReport>).value));
+  }
+
+  async function deliverEvent(detail: Record<string, unknown>): Promise<DispatchReport> {
+    if (typeof detail.id !== 'string' || typeof detail.userId !== 'string') {
+      logger.error('event without id or userId dropped', { type: String(detail.type) });
+      return emptyReport();
+    }
+    const now = deps.clock.nowIso();
+    const normalized = normalizeEvent(detail, { id: detail.id, userId: detail.userId, now });
+    const userId = detail.userId;
+    const type = String(detail.type);
+    const [candidates] = await Promise.all([Promise.all(kinds.map((kind) => kind.candidates(userId, type))), deps.history.recordEvent(normalized)]);
+    // Most events of most users have no listener: enrichment is paid only when someone listens.
+    if (candidates.every((list) => list.length === 0)) return emptyReport();
+    const event = { normalized, enriched: enrichEvent(normalized, now) };
+    return deliverByKind(
+      kinds.map((kind, index) => ({
+        kind,
+        deliveries: match(kind, event.enriched, candidates[index]!).map((candidate) => candidate.delivery(event)),
+      })),
+    );
+  }
+
+  return {
+    match,
+    /** One event from the bus (EventBridge's `detail`, or the in-process bus's event). */
+    handle(detail: Record<string, unknown>): Promise<DispatchReport> {
+      const taken = internal.get(String(detail.type));
+      if (taken && detail.source === taken.delivery.source) return taken.delivery.handle(detail, deliverEach(taken.kind));
+      // The platform's own deliveries no kind takes (or from the wrong source): no user target can name a platform. type.
+      if (String(detail.type).startsWith('platform.')) return Promise.resolve(emptyReport());
+      deps.metrics.record('EventsDispatched', 'Count', 1);
+      return deliverEvent(detail);
+    },
+  };
+}
+
+export type TriggerPipeline = ReturnType<typeof createTriggerPipeline>;
