@@ -1,8 +1,9 @@
-// The events area's facade: the condition engine and the pieces of delivery that flows' consumer shares with the
-// events area (until the one trigger pipeline holds both), and the subscriptions a script has.
+// The events area's facade: the condition engine, the trigger pipeline's target-kind interface and its delivery
+// ledger (flows' event kind plugs into the pipeline through them), and the subscriptions a script has.
 import { createSubscriptionStore } from './subscription-store.js';
 
-export { type DispatchReport, deliverAll, emptyReport } from './deliveries.js';
+export { type DispatchReport, emptyReport } from './deliveries.js';
+export type { Candidate, InternalDelivery, TargetDelivery, TargetKind } from './target-kind.js';
 export { createDeliveryStore as deliveryLedger } from './delivery-store.js';
 export { enrichEvent } from './enrichment/enrich.js';
 export type { DeliveryLedger, DeliveryOutcome } from './ports.js';

@@ -2,7 +2,7 @@ import { type TableAccess, defineRoutes } from '#platform/route.js';
 import { Message } from '#platform/schemas.js';
 import type { TableName } from '../tables.js';
 import { scriptRoutes } from '../scripts/routes.js';
-import { EventInput } from './event-object.js';
+import { EventInput } from '#platform/event-object.js';
 import {
   AcceptedWebhook,
   EventHistoryPage,

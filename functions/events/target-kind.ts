@@ -5,7 +5,7 @@
 // entry in the list the composition hands to createTriggerPipeline.
 import type { Predicate } from './conditions/engine.js';
 import type { DispatchReport } from './deliveries.js';
-import type { EventObject } from './event-object.js';
+import type { EventObject } from '#platform/event-object.js';
 import type { DeliveryOutcome } from './ports.js';
 
 /** What a delivery's run answers; a refusal is thrown as an AppError and classified by the kind's codes. */

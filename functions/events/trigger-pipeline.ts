@@ -10,7 +10,7 @@ import type { MetricsPort } from '#platform/ports.js';
 import type { Predicate } from './conditions/engine.js';
 import { type DispatchReport, deliverAll, emptyReport } from './deliveries.js';
 import { enrichEvent } from './enrichment/enrich.js';
-import { type EventObject, normalizeEvent } from './event-object.js';
+import { type EventObject, normalizeEvent } from '#platform/event-object.js';
 import type { DeliveryLedger, DeliveryOutcome, EventHistory } from './ports.js';
 import type { Candidate, InternalDelivery, TargetDelivery, TargetKind } from './target-kind.js';
 

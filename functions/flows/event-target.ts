@@ -3,8 +3,7 @@
 // flows' schedule firings and retries coming due are this kind's internal deliveries. A redelivered firing, retry
 // or event never runs a flow twice: events and retries are claimed in the pipeline's ledger, schedule minutes by
 // the run's first write on the flow (FlowStore.startRun).
-import { emptyReport } from '#functions/events/deliveries.js';
-import type { Candidate, TargetDelivery, TargetKind } from '#functions/events/target-kind.js';
+import { type Candidate, type TargetDelivery, type TargetKind, emptyReport } from '#functions/events/api.js';
 import { firingIsDue } from '#platform/cron.js';
 import { compileFlowConditions } from './conditions.js';
 import type { ExecutionStore } from './execution-store.js';

@@ -1,12 +1,11 @@
 // Production implementations of the flows area's ports, on the scripts and resources areas, and the area's
 // services with their production dependencies.
-import { deliveryLedger } from '#functions/events/api.js';
+import { type TargetKind, deliveryLedger } from '#functions/events/api.js';
 import { installedResources, resourceCaller } from '#functions/resources/api.js';
 import { limits } from '#functions/scripts/model.js';
 import { mayRun, ownedScripts, runScript, scriptRuns } from '#functions/scripts/api.js';
 import { backgroundRuns, eventPublisher, liveScheduler, liveFlowSettings, rateLimiter } from '#functions/app/platform.js';
 import { settings } from '#platform/settings.js';
-import type { TargetKind } from '#functions/events/target-kind.js';
 import { languageModel } from '#adapters/llm.js';
 import { systemClock } from '#platform/clock.js';
 import type { EventPublisher } from '#platform/ports.js';
@@ -103,16 +102,10 @@ export const flowService = (): FlowService =>
     llmConfigured: () => languageModel(liveFlowSettings().llm) !== undefined,
   }));
 
-let consumer: FlowEventConsumer | undefined;
-/** The bus consumer: the Lambda target of the flows rule on AWS, a listener of the in-process bus locally. */
-export const flowEventConsumer = (): FlowEventConsumer =>
-  (consumer ??= createFlowEventConsumer({
-    flows: createFlowStore(),
-    executions: createExecutionStore(),
-    runs: flowRuns(),
-    ledger: deliveryLedger(systemClock),
-    clock: systemClock,
-  }));
+let eventTarget: TargetKind | undefined;
+/** The trigger pipeline's event-flow kind: event flows, time flows' firings and retries coming due. */
+export const flowEventTarget = (): TargetKind =>
+  (eventTarget ??= createFlowEventTarget({ flows: createFlowStore(), executions: createExecutionStore(), runs: flowRuns() }));
 
 let history: ReturnType<typeof createRunHistory> | undefined;
 /** The run history reads the scripts area's runs beside the flows' own results. */
