@@ -8,14 +8,16 @@ import type { BusConsumer, ServiceEventConsumer } from './platform/route.js';
 import { buildStateFunction } from './templates/routes.js';
 
 export const busConsumers: BusConsumer[] = [
+  // Events and a minute's time flows are handled side by side: each run of a script waits in the script runner for
+  // one of its script's slots.
   {
     name: 'dispatchEvent',
     summary: 'Runs the scripts whose subscriptions match an event',
     sourcePrefix: 'platform.',
     internalTypes: [scheduleFiringType, webhookDeliveryType],
+    localConcurrency: 1000,
     ...dispatcherFunction,
   },
-  // A minute's time flows start side by side (each run of a script still waits for one of its 10 slots).
   {
     name: 'runFlows',
     summary: 'Runs the flows an event or a schedule firing is for',

@@ -5,40 +5,50 @@ import { resourceCaller } from '#functions/resources/wiring.js';
 import { createInstallationStore } from '#functions/resources/installation-store.js';
 import { createResourceStore } from '#functions/resources/store.js';
 import { createVersionCache } from '#functions/resources/versions.js';
-import { limits, settledRun } from '#functions/scripts/model.js';
-import { scriptRunner } from '#functions/scripts/wiring.js';
+import { settledRun } from '#functions/scripts/model.js';
+import { scriptAccess, scriptRunner } from '#functions/scripts/wiring.js';
 import { createExecutionStore as createScriptExecutionStore } from '#functions/scripts/runs/execution-store.js';
 import { createScriptStore } from '#functions/scripts/store.js';
 import { backgroundRuns, eventPublisher, liveScheduler, liveFlowSettings, oneShotScheduler, rateLimiter } from '#functions/app/platform.js';
 import { settings } from '#platform/settings.js';
 import { languageModel } from '#adapters/llm.js';
 import { systemClock } from '#platform/clock.js';
+import { AppError } from '#platform/errors.js';
 import type { EventPublisher, OneShotSchedulerPort } from '#platform/ports.js';
 import { createExecutionStore } from './execution-store.js';
 import { createExecutor, realDeadline, realWait } from './executor.js';
 import { type FlowRuns, createFlowRuns } from './flow-runs.js';
 import type { FlowScriptRunner } from './ports.js';
 import { createRunHistory } from './run-history.js';
-import { createScriptGate } from './script-gate.js';
 import { type FlowEventConsumer, createFlowEventConsumer } from './event-consumer.js';
 import { type FlowService, createFlowService } from './service.js';
 import { createFlowStore } from './store.js';
 import { createToolCatalog } from './tools.js';
 import { type FlowLongRuns, createFlowLongRuns } from './long-runs.js';
 
-/** Direct flows and script tools run through the scripts area's runner, with trigger type `flow`. */
+/**
+ * Direct flows and script tools run through the scripts area's runner, with trigger type `flow` (a run waits there
+ * for one of its script's slots); who may name a script is the scripts area's access rule.
+ */
 export function flowScriptRunner(): FlowScriptRunner {
-  const store = createScriptStore();
-  const gate = createScriptGate(limits.concurrentExecutionsPerScript);
+  const access = scriptAccess();
   return {
     async canRun(userId, scriptId) {
-      const [script, installation] = await Promise.all([store.get(scriptId), store.getInstallation(scriptId, userId)]);
-      return Boolean(script && (script.ownerId === userId || installation));
+      try {
+        await access.runnable(userId, scriptId);
+        return true;
+      } catch (error) {
+        if (error instanceof AppError && (error.code === 'NOT_FOUND' || error.code === 'FORBIDDEN')) return false;
+        throw error;
+      }
     },
     async run({ scriptId, userId, data, flowId, eventType }) {
-      const { execution, logs, output } = await gate.run(scriptId, () =>
-        scriptRunner().execute({ scriptId, userId, data, trigger: { type: 'flow', source: flowId, ...(eventType && { event: eventType }) } }),
-      );
+      const { execution, logs, output } = await scriptRunner().execute({
+        scriptId,
+        userId,
+        data,
+        trigger: { type: 'flow', source: flowId, ...(eventType && { event: eventType }) },
+      });
       return {
         executionId: execution.executionId,
         status: execution.status === 'success' ? 'success' : execution.status === 'timeout' ? 'timeout' : 'error',

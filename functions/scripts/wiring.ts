@@ -21,6 +21,7 @@ import {
   platformSettings,
   pythonCodeFacts,
   rateLimiter,
+  runSlots,
   scriptPackageStore,
   scriptRuntime,
 } from '#functions/app/platform.js';
@@ -36,6 +37,7 @@ import { type RegistryService, createRegistryService, createRegistryStore } from
 import { createScriptReviewTarget } from './reviews.js';
 import { createRunTallies } from './runs/run-tallies.js';
 import { type ScriptRunner, createScriptRunner } from './runs/runner.js';
+import { type ScriptAccess, createScriptAccess } from './runs/script-access.js';
 import { createScriptResourceCalls } from './runs/script-resource-calls.js';
 import { type ScriptService, createScriptService } from './service.js';
 import { type ScriptStore, createScriptStore } from './store.js';
@@ -136,6 +138,7 @@ export const scriptRunner = (): ScriptRunner => {
       packages: scriptDependencies,
       code: scriptCode,
       runtime: scriptRuntime,
+      slots: runSlots,
       limiter: rateLimiter,
       budgets: accountBudgets(),
       resources: resourceCaller,
@@ -146,6 +149,9 @@ export const scriptRunner = (): ScriptRunner => {
   }
   return runner;
 };
+
+/** Who may run a script: its owner or an installer (script-access.ts). */
+export const scriptAccess = (): ScriptAccess => createScriptAccess(createScriptStore());
 
 let longRuns: LongRuns | undefined;
 export const scriptLongRuns = (): LongRuns =>
