@@ -11,7 +11,8 @@ import { buildStateFunction } from './templates/routes.js';
 const triggerPipelineHandler = 'functions/app/handlers/deliver-event.ts';
 
 export const busConsumers: BusConsumer[] = [
-  // Every user event once, for every kind of target (one invocation per event), and the scripts' own deliveries.
+  // Every user event once, for every kind of target (one invocation per event), and the scripts' own deliveries;
+  // each run of a script waits in the script runner for one of its script's slots.
   {
     name: 'dispatchEvent',
     summary: 'Delivers each user event to every target it matches (subscribed scripts, event flows), and runs script schedule firings and webhook requests',
@@ -24,9 +25,10 @@ export const busConsumers: BusConsumer[] = [
     // Scripts run up to 300 s each, several per event.
     timeoutSeconds: 900,
     memoryMb: 1024,
+    localConcurrency: 1000,
   },
   // A minute's time flows start side by side (each run of a script still waits for one of its 10 slots), so their
-  // firings have a rule of their own, with the concurrency user events must not have locally.
+  // firings have a rule of their own.
   {
     name: 'runFlows',
     summary: "Runs time flows' schedule firings and flow retries coming due",

@@ -27,6 +27,8 @@ import { createS3BlobStore } from '#adapters/aws/s3-blob-store.js';
 import { createS3VectorsStore } from '#adapters/aws/s3-vectors-store.js';
 import { eventBridgeScheduler } from '#adapters/aws/scheduler.js';
 import { lambdaScriptRuntime } from '#adapters/aws/script-functions.js';
+import { createLeaseRunSlots } from '#functions/scripts/runs/run-leases.js';
+import type { RunSlots } from '#functions/scripts/runs/run-slots.js';
 import { lambdaPackageInstaller } from '#adapters/aws/package-installer.js';
 import { lambdaPythonFacts } from '#adapters/aws/python-facts.js';
 import { pythonFacts } from '#functions/scripts/authoring/python.js';
@@ -48,6 +50,7 @@ export interface LocalAdapters extends LocalEdgeAdapters {
   backgroundRuns<J, R>(run: (job: J) => Promise<R>): BackgroundRuns<J, R>;
   embedder(settings: DocumentSettings): Embedder;
   scriptRuntime(settings: ScriptSettings): ScriptRuntime;
+  runSlots(): RunSlots;
   packageInstaller(settings: ScriptSettings): PackageInstaller;
   scriptPackages(): BlobStore;
   solanaLedger(): Promise<SolanaLedger>;
@@ -153,6 +156,10 @@ export const pythonCodeFacts = async <T>(code: string): Promise<T | undefined> =
 
 export const scriptRuntime = (): ScriptRuntime =>
   process.env.PLATFORM_MODE === 'local' ? localAdapters().scriptRuntime(platformSettings().scripts) : lambdaScriptRuntime();
+
+let leaseRunSlots: RunSlots | undefined;
+/** Slots of script runs: in memory locally (one process runs them all), leases in DynamoDB on AWS. */
+export const runSlots = (): RunSlots => (process.env.PLATFORM_MODE === 'local' ? localAdapters().runSlots() : (leaseRunSlots ??= createLeaseRunSlots()));
 
 export const packageInstaller = (): PackageInstaller =>
   process.env.PLATFORM_MODE === 'local' ? localAdapters().packageInstaller(platformSettings().scripts) : lambdaPackageInstaller;

@@ -130,5 +130,5 @@ export interface BusConsumer extends FunctionSpec {
   /** Of the platform's own `platform.` deliveries, the types it handles. */
   internalTypes: readonly string[];
   /** How many events the local runtime hands it at once, as its Lambda's concurrency would on AWS. */
-  localConcurrency?: number;
+  localConcurrency: number;
 }

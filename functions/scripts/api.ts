@@ -1,11 +1,12 @@
 // The scripts area's facade: what other areas may ask of scripts, typed by the area's own model. Every run goes
 // through the area's runner, so its limits, budgets and records hold whoever triggers it.
 import { systemClock } from '#platform/clock.js';
+import { AppError } from '#platform/errors.js';
 import { type Execution, type Installation, settledRun } from './model.js';
 import { createExecutionStore } from './runs/execution-store.js';
 import type { ExecuteRequest, ExecutionResult } from './runs/runner.js';
 import { createScriptStore } from './store.js';
-import { scriptRunner, scriptService } from '#functions/app/scripts/wiring.js';
+import { scriptAccess, scriptRunner, scriptService } from '#functions/app/scripts/wiring.js';
 
 export type { ExecuteRequest, ExecutionResult } from './runs/runner.js';
 
@@ -17,11 +18,15 @@ export async function describeScript(scriptId: string): Promise<{ ownerId: strin
   return script && { ownerId: script.ownerId, deployed: script.activeVersion !== null };
 }
 
-/** The owner and users who installed the script may run it. */
+/** Whether the user may run the script: the area's one access rule (its owner, or a user who installed it). */
 export async function mayRun(userId: string, scriptId: string): Promise<boolean> {
-  const store = createScriptStore();
-  const [script, installation] = await Promise.all([store.get(scriptId), store.getInstallation(scriptId, userId)]);
-  return Boolean(script && (script.ownerId === userId || installation));
+  try {
+    await scriptAccess().runnable(userId, scriptId);
+    return true;
+  } catch (error) {
+    if (error instanceof AppError && (error.code === 'NOT_FOUND' || error.code === 'FORBIDDEN')) return false;
+    throw error;
+  }
 }
 
 export async function ownedScripts(userId: string) {

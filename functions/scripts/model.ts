@@ -38,6 +38,8 @@ export interface ScriptConfig {
   maxCostPerExecution: number;
   maxExecutionsPerDay: number;
   allowedResources: string[];
+  /** At most `limit` runs at once per value of `key` (a dotted path into `event.data`); runs past it wait their turn. */
+  concurrency?: { limit: number; key: string };
 }
 
 export interface Pricing {

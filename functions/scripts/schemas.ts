@@ -4,6 +4,7 @@ import { EventType } from '#platform/event-types.js';
 import { reviewFields } from '#functions/reviews/schemas.js';
 import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
 import { Semver, isSemver } from '#platform/semver.js';
+import { keyPathPattern, maxKeyPathLength } from './runs/concurrency-key.js';
 import { limits, marketplaceCategories, maxPackageBytes, pricingModels, runtimeLabels, triggerTypes } from './model.js';
 
 const ScriptId = OpaqueId;
@@ -59,6 +60,16 @@ const ConfigPatch = z.strictObject({
   maxCostPerExecution: z.number().positive().max(1000).optional(),
   maxExecutionsPerDay: z.number().int().min(1).max(1_000_000).optional(),
   allowedResources: z.array(ResourceName).max(50).optional(),
+  concurrency: z
+    .strictObject({
+      limit: z.number().int().min(1).max(limits.concurrentExecutionsPerScript),
+      key: z.string().max(maxKeyPathLength).regex(keyPathPattern, 'a dotted path into event.data: segments of letters, digits, _ and -'),
+    })
+    .nullable()
+    .optional()
+    .describe(
+      "At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId); runs past it wait their turn; null removes it",
+    ),
 });
 
 const Pricing = z

@@ -34,6 +34,12 @@ const defaultConfig: ScriptConfig = {
   allowedResources: [],
 };
 
+/** A config with a patch applied; `concurrency: null` removes the script's concurrency key. */
+function patchedConfig(config: ScriptConfig, patch: z.output<typeof UpdateScriptInput>['config']): ScriptConfig {
+  const { concurrency, ...rest } = { ...config, ...patch };
+  return { ...rest, ...(concurrency && { concurrency }) };
+}
+
 /** The scope of the key createScript hands out (the interface Authentication 2). */
 
 const listing = (status: Script['status'], isPrivate: boolean) => (status === 'published' && !isPrivate ? ('public' as const) : undefined);
@@ -171,7 +177,7 @@ export function createScriptService(deps: {
       name: input.name,
       description: input.description ?? '',
       runtime: input.runtime,
-      config: { ...defaultConfig, ...input.config },
+      config: patchedConfig(defaultConfig, input.config),
       category: input.category ?? null,
       tags: input.tags ?? [],
       isPrivate,
@@ -241,7 +247,7 @@ export function createScriptService(deps: {
     async update(userId: string, input: z.output<typeof UpdateScriptInput>) {
       const script = await owned(userId, input.scriptId);
       if (input.code !== undefined) await prepareCode(script.runtime, input.code);
-      const config = { ...script.config, ...input.config };
+      const config = patchedConfig(script.config, input.config);
       const isPrivate = input.private ?? script.isPrivate;
       let updated = await saved(script, {
         ...(input.name !== undefined && { name: input.name }),

@@ -17,9 +17,7 @@ import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ScriptFunctionUpkeep, teardownScriptFunctions } from '../../functions/adapters/aws/script-function-upkeep.js';
 import { createLambdaScriptRuntime } from '../../functions/adapters/aws/script-functions.js';
-import { newId } from '../../functions/platform/ids.js';
 import { runGraceMs, verifyGrant } from '../../functions/scripts/runs/run-grant.js';
-import { type RunLeases, createRunLeases, userScope } from '../../functions/scripts/runs/run-leases.js';
 import { type RunTallies, createRunTallies } from '../../functions/scripts/runs/run-tallies.js';
 import type { InvokeRequest, ScriptRuntime } from '../../functions/scripts/runs/runtime-port.js';
 import { type Moto, givenScriptUpkeep, startMoto } from '../support/moto.js';
@@ -33,9 +31,6 @@ let boundaryArn: string;
 let upkeep: () => ScriptFunctionUpkeep;
 let layerArn: string;
 let runtime: ScriptRuntime;
-let leases: RunLeases;
-/** A small per-user share, so a test can fill it. */
-let userLeases: RunLeases;
 let tallies: RunTallies;
 const grantKey = randomBytes(32);
 const resourceCallFunction = 'platform-ScriptResourceCall';
@@ -46,7 +41,7 @@ const invocations: { FunctionName?: string; Qualifier?: string; Payload?: Uint8A
 beforeAll(async () => {
   process.env.PLATFORM_MODE = 'local';
   process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
-  [leases, userLeases, tallies] = [createRunLeases(), createRunLeases({ scope: userScope, limit: 3 }), createRunTallies()];
+  tallies = createRunTallies();
   moto = await startMoto();
   client = new LambdaClient(moto.clientConfig);
   client.middlewareStack.add(
@@ -73,8 +68,6 @@ beforeAll(async () => {
     waitSeconds: 10,
     resourceCallFunction,
     grantKey: async () => grantKey,
-    leases,
-    userLeases,
     tallies,
     packages: { s3, bucket: () => 'script-packages' },
   });
@@ -205,8 +198,6 @@ describe('aws adapter: teardown of every script function', () => {
       waitSeconds: 10,
       resourceCallFunction,
       grantKey: async () => grantKey,
-      leases,
-      userLeases,
       tallies,
       upkeep: upkeep(),
       packages: { s3: new S3Client({ ...moto.clientConfig, forcePathStyle: true }), bucket: () => 'script-packages' },
@@ -270,35 +261,5 @@ describe('aws adapter: a run of a script function', () => {
     expect(verifyGrant(payload.token, grantKey, Date.now())).toEqual({ ...request.grant, exp: request.grant.startedAt + request.timeoutMs + runGraceMs });
     expect(outcome.resourceUsage).toEqual({ calls: 1, cost: 0.01, stoppedForCost: false });
     await expect(tally.countCall()).rejects.toMatchObject({ code: 'FORBIDDEN' });
-  });
-
-  it('refuses an eleventh concurrent run with CONCURRENCY_LIMIT without invoking, and frees its place when a run returns', async () => {
-    // Prepare
-    const holders = Array.from({ length: 9 }, () => newId('exe'));
-    await Promise.all(holders.map((executionId) => leases.acquire('scr_runs', executionId, 60_000)));
-    const before = invocations.length;
-    // Act
-    const tenth = await runtime.invoke(invokeRequest('scr_runs'));
-    await leases.acquire('scr_runs', newId('exe'), 60_000);
-    const [eleventh] = await Promise.allSettled([runtime.invoke(invokeRequest('scr_runs'))]);
-    // Assess
-    expect(tenth.resourceUsage).toEqual({ calls: 0, cost: 0, stoppedForCost: false });
-    expect(eleventh).toMatchObject({ status: 'rejected', reason: { code: 'CONCURRENCY_LIMIT', status: 429 } });
-    expect(invocations.length).toBe(before + 1);
-  });
-
-  it("refuses a run of a user who holds its share of the account's concurrency, without invoking or taking the script's place", async () => {
-    // Prepare: usr_runner's other runs hold all three of its places.
-    const held = Array.from({ length: 3 }, () => newId('exe'));
-    for (const executionId of held) await userLeases.acquire('usr_runner', executionId, 60_000);
-    const before = invocations.length;
-    // Act
-    const [refused] = await Promise.allSettled([runtime.invoke(invokeRequest('scr_tenant'))]);
-    for (const executionId of held) await userLeases.release('usr_runner', executionId);
-    const scriptPlaces = await Promise.all(Array.from({ length: 10 }, () => leases.acquire('scr_tenant', newId('exe'), 60_000)));
-    // Assess
-    expect(refused).toMatchObject({ status: 'rejected', reason: { code: 'CONCURRENCY_LIMIT', status: 429, details: { userId: 'usr_runner' } } });
-    expect(invocations.length).toBe(before);
-    expect(scriptPlaces).toHaveLength(10);
   });
 });

@@ -13,7 +13,6 @@ import { randomBytes } from 'node:crypto';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createLambdaScriptRuntime } from '../../functions/adapters/aws/script-functions.js';
-import { createRunLeases, userScope } from '../../functions/scripts/runs/run-leases.js';
 import { createRunTallies } from '../../functions/scripts/runs/run-tallies.js';
 import type { DeployRequest, ScriptRuntime } from '../../functions/scripts/runs/runtime-port.js';
 import { type Moto, givenScriptUpkeep, startMoto } from '../support/moto.js';
@@ -47,8 +46,6 @@ beforeAll(async () => {
     waitSeconds: 10,
     resourceCallFunction: 'platform-ScriptResourceCall',
     grantKey: async () => randomBytes(32),
-    leases: createRunLeases(),
-    userLeases: createRunLeases({ scope: userScope }),
     tallies: createRunTallies(),
     packages: { s3, bucket: () => bucket, directUploadLimitBytes },
   });

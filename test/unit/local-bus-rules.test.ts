@@ -36,6 +36,7 @@ describe('local bus rules: each consumer behind the in-process bus', () => {
         if (attempts < 3) throw new Error('DynamoDB unreachable');
         return report;
       }),
+      8,
     );
     // Act
     await bus.publish('evt_1');
@@ -56,6 +57,7 @@ describe('local bus rules: each consumer behind the in-process bus', () => {
         attempts++;
         throw new Error('always failing');
       }),
+      8,
     );
     // Act
     await bus.publish('evt_1');
@@ -65,7 +67,7 @@ describe('local bus rules: each consumer behind the in-process bus', () => {
     detach();
   });
 
-  it('dispatches a few events at a time and every one of them in the end', async () => {
+  it('dispatches as many events at a time as the consumer declares and every one of them in the end', async () => {
     // Prepare
     const bus = fakeBus();
     let active = 0;
@@ -81,6 +83,7 @@ describe('local bus rules: each consumer behind the in-process bus', () => {
         handled.push(event.id);
         return report;
       }),
+      8,
     );
     // Act
     for (let index = 0; index < 50; index++) await bus.publish(`evt_${index}`);

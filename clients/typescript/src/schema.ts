@@ -14564,7 +14564,11 @@ export interface operations {
                  *         "maxExecutionsPerDay": 1,
                  *         "allowedResources": [
                  *           "string"
-                 *         ]
+                 *         ],
+                 *         "concurrency": {
+                 *           "limit": 1,
+                 *           "key": "string"
+                 *         }
                  *       },
                  *       "category": "string",
                  *       "tags": [
@@ -14583,6 +14587,11 @@ export interface operations {
                     code: string;
                     config?: {
                         allowedResources?: string[];
+                        /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId); runs past it wait their turn; null removes it */
+                        concurrency?: {
+                            key: string;
+                            limit: number;
+                        } | null;
                         maxCostPerExecution?: number;
                         maxExecutionsPerDay?: number;
                         memory?: number;
@@ -14791,7 +14800,11 @@ export interface operations {
                      *           "maxExecutionsPerDay": 0,
                      *           "allowedResources": [
                      *             "string"
-                     *           ]
+                     *           ],
+                     *           "concurrency": {
+                     *             "limit": 0,
+                     *             "key": "string"
+                     *           }
                      *         },
                      *         "category": "string",
                      *         "tags": [
@@ -14834,6 +14847,10 @@ export interface operations {
                             category: string | null;
                             config: {
                                 allowedResources: string[];
+                                concurrency?: {
+                                    key: string;
+                                    limit: number;
+                                };
                                 maxCostPerExecution: number;
                                 maxExecutionsPerDay: number;
                                 memory: number;
@@ -15201,7 +15218,11 @@ export interface operations {
                  *         "maxExecutionsPerDay": 1,
                  *         "allowedResources": [
                  *           "string"
-                 *         ]
+                 *         ],
+                 *         "concurrency": {
+                 *           "limit": 1,
+                 *           "key": "string"
+                 *         }
                  *       },
                  *       "tags": [
                  *         "string"
@@ -15223,6 +15244,11 @@ export interface operations {
                     code?: string;
                     config?: {
                         allowedResources?: string[];
+                        /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId); runs past it wait their turn; null removes it */
+                        concurrency?: {
+                            key: string;
+                            limit: number;
+                        } | null;
                         maxCostPerExecution?: number;
                         maxExecutionsPerDay?: number;
                         memory?: number;
@@ -15269,7 +15295,11 @@ export interface operations {
                      *           "maxExecutionsPerDay": 0,
                      *           "allowedResources": [
                      *             "string"
-                     *           ]
+                     *           ],
+                     *           "concurrency": {
+                     *             "limit": 0,
+                     *             "key": "string"
+                     *           }
                      *         },
                      *         "category": "string",
                      *         "tags": [
@@ -15312,6 +15342,10 @@ export interface operations {
                             category: string | null;
                             config: {
                                 allowedResources: string[];
+                                concurrency?: {
+                                    key: string;
+                                    limit: number;
+                                };
                                 maxCostPerExecution: number;
                                 maxExecutionsPerDay: number;
                                 memory: number;
@@ -19280,7 +19314,11 @@ export interface operations {
                  *         "maxExecutionsPerDay": 1,
                  *         "allowedResources": [
                  *           "string"
-                 *         ]
+                 *         ],
+                 *         "concurrency": {
+                 *           "limit": 1,
+                 *           "key": "string"
+                 *         }
                  *       },
                  *       "category": "string",
                  *       "tags": [
@@ -19299,6 +19337,11 @@ export interface operations {
                     code: string;
                     config?: {
                         allowedResources?: string[];
+                        /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId); runs past it wait their turn; null removes it */
+                        concurrency?: {
+                            key: string;
+                            limit: number;
+                        } | null;
                         maxCostPerExecution?: number;
                         maxExecutionsPerDay?: number;
                         memory?: number;

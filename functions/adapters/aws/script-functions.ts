@@ -1,8 +1,8 @@
 // AWS adapter of the ScriptRuntime port: one Lambda function per script, the wrapper of
 // layers/script-runtime as its layer, PublishVersion per deployed version, and the `live` alias moved on
-// deploy and rollback. Invocations read duration and peak memory from Lambda's own REPORT line. A run takes one
-// of the script's 10 places (run-leases.ts), carries its signed grant to the resource-call function, and its
-// resource calls are read back from the run's tally once it returns.
+// deploy and rollback. Invocations read duration and peak memory from Lambda's own REPORT line. A run (admitted
+// by the runner, which holds its slots) carries its signed grant to the resource-call function, and its resource
+// calls are read back from the run's tally once it returns.
 import {
   CreateAliasCommand,
   CreateFunctionCommand,
@@ -30,7 +30,6 @@ import type { ExecutionError, RuntimeLabel } from '#functions/scripts/model.js';
 import type { PreparedCode } from '#functions/scripts/runs/prepare.js';
 import type { RunUsage } from '#functions/scripts/runs/runtime-port.js';
 import { runGraceMs, signGrant } from '#functions/scripts/runs/run-grant.js';
-import { createRunLeases, userScope } from '#functions/scripts/runs/run-leases.js';
 import { createRunTallies } from '#functions/scripts/runs/run-tallies.js';
 import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey, liveAlias } from '#functions/scripts/runs/runtime-port.js';
 import { type EnvName, envNames } from '#platform/env-names.js';
@@ -61,10 +60,6 @@ export interface LambdaRuntimeOptions {
   resourceCallFunction: string;
   /** Signs each run's grant (functions/scripts/runs/run-grant.ts). */
   grantKey: () => Promise<Uint8Array>;
-  /** At most 10 runs of a script at once, across every function that runs scripts. */
-  leases: { acquire(scriptId: string, executionId: string, holdMs: number): Promise<void>; release(scriptId: string, executionId: string): Promise<void> };
-  /** The same leases per user: one tenant cannot take all of the account's concurrency that every script function shares. */
-  userLeases: { acquire(userId: string, executionId: string, holdMs: number): Promise<void>; release(userId: string, executionId: string): Promise<void> };
   /** Ends a run's resource calls and reads what they came to. */
   tallies: { close(executionId: string): Promise<RunUsage> };
   /** How long to wait for a function to become active or finish an update. */
@@ -186,7 +181,7 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
         }),
       );
     } catch (error) {
-      // The account's concurrency, not the script's (the lease counts that): Lambda throttled the invocation.
+      // The account's concurrency, not the script's (the runner's slots count that): Lambda throttled the invocation.
       if (error instanceof TooManyRequestsException)
         throw new TooManyRequestsError('CONCURRENCY_LIMIT', `script ${request.scriptId} runs too many executions at once`, 1, { scriptId: request.scriptId });
       throw new UpstreamError(`Lambda refused the invocation: ${(error as Error).message}`, { scriptId: request.scriptId });
@@ -222,23 +217,10 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
     },
 
     async invoke(request: InvokeRequest): Promise<InvokeOutcome> {
-      const { executionId } = request.context;
-      // The lease and the grant last as long as the run may, plus Lambda's own overhead.
-      const holdMs = request.timeoutMs + runGraceMs;
-      await options.userLeases.acquire(request.context.userId, executionId, holdMs);
-      try {
-        await options.leases.acquire(request.scriptId, executionId, holdMs);
-      } catch (error) {
-        await options.userLeases.release(request.context.userId, executionId);
-        throw error;
-      }
-      try {
-        const token = signGrant(request.grant, request.grant.startedAt + holdMs, await options.grantKey());
-        const outcome = await invokeFunction(request, token);
-        return { ...outcome, resourceUsage: await options.tallies.close(executionId) };
-      } finally {
-        await Promise.all([options.leases.release(request.scriptId, executionId), options.userLeases.release(request.context.userId, executionId)]);
-      }
+      // The grant lasts as long as the run may, plus Lambda's own overhead.
+      const token = signGrant(request.grant, request.grant.startedAt + request.timeoutMs + runGraceMs, await options.grantKey());
+      const outcome = await invokeFunction(request, token);
+      return { ...outcome, resourceUsage: await options.tallies.close(request.context.executionId) };
     },
 
     async remove(scriptId) {
@@ -274,8 +256,6 @@ export function lambdaScriptRuntime(): ScriptRuntime {
     layerArn: required(envNames.scriptRuntimeLayerArn),
     resourceCallFunction: required(envNames.resourceCallFunction),
     grantKey: scriptGrantKey,
-    leases: createRunLeases(),
-    userLeases: createRunLeases({ scope: userScope }),
     tallies: createRunTallies(),
     packages: { s3: traced(new S3Client({})), bucket: () => required(envNames.scriptPackagesBucket) },
   });

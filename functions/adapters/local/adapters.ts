@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import type { Embedder } from '#functions/documents/ports.js';
 import type { ScriptSettings } from '#functions/scripts/settings.js';
+import { createMemoryRunSlots } from '#functions/scripts/runs/run-slots.js';
 import { settings } from '#platform/settings.js';
 import type { LocalAdapters } from '#functions/app/platform.js';
 import { createBackgroundRuns } from './background-jobs.js';
@@ -34,6 +35,12 @@ export const localScriptRuntime: (scripts: ScriptSettings) => LocalScriptRuntime
   (pool) => pool.stop(),
 );
 
+/** One process runs every script: the slots live in its memory, afresh for each start. */
+const localRunSlots = startedOnFirstUse(
+  () => createMemoryRunSlots(),
+  () => undefined,
+);
+
 const scriptPackages = () => createFileBlobStore('script-packages');
 
 let rateLimiter: ReturnType<typeof memoryRateLimiter> | undefined;
@@ -49,6 +56,7 @@ export const localAdapters: LocalAdapters = {
   backgroundRuns: createBackgroundRuns,
   embedder: (documents) => (embedder ??= createUseEmbedder(documents.embeddingWorkers)),
   scriptRuntime: localScriptRuntime,
+  runSlots: localRunSlots,
   packageInstaller: (scripts) =>
     createLocalPackageInstaller({
       workDir: join(settings.dataDir, 'package-installs'),

@@ -1,7 +1,7 @@
 // Local stand-in for an EventBridge rule and its Lambda target, one per bus consumer (the trigger pipeline's rules):
-// every matching event on the in-process bus goes to the consumer, a few at a time (as a Lambda's concurrency
-// would), a failed attempt is retried with backoff (the ledger keeps retries from running a target twice), and an
-// event that still fails is dead-lettered to the log.
+// every matching event on the in-process bus goes to the consumer, as many at a time as the consumer declares (as
+// its Lambda's concurrency would), a failed attempt is retried with backoff (the ledger keeps retries from running a
+// target twice), and an event that still fails is dead-lettered to the log.
 import { logger } from '#platform/logger.js';
 import type { PlatformEventInput } from '#platform/ports.js';
 
@@ -9,15 +9,9 @@ type BusEvent = PlatformEventInput & { id: string };
 type Subscribe = (listener: (event: BusEvent) => Promise<void>) => () => void;
 
 export const retryDelaysMs = [1_000, 5_000, 15_000, 60_000];
-/** Below the 10 concurrent runs a script allows, so one busy script does not refuse its own events. */
-const maxConcurrentDispatches = 8;
 
 /** Subscribes a bus consumer; returns what detaches it and drops pending work. */
-export function attachBusRule(
-  subscribe: Subscribe,
-  consumer: () => { handle(event: BusEvent): Promise<unknown> },
-  maxConcurrent = maxConcurrentDispatches,
-): () => void {
+export function attachBusRule(subscribe: Subscribe, consumer: () => { handle(event: BusEvent): Promise<unknown> }, maxConcurrent: number): () => void {
   const timers = new Set<NodeJS.Timeout>();
   const waiting: Array<{ event: BusEvent; retry: number }> = [];
   let running = 0;

@@ -8,7 +8,7 @@ import { totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { TooManyRequestsError } from '#platform/errors.js';
 import type { DependencyTree } from '#functions/scripts/packages/dependencies.js';
-import { type ExecutionError, limits } from '#functions/scripts/model.js';
+import type { ExecutionError } from '#functions/scripts/model.js';
 import { pythonExecutable } from '#functions/scripts/authoring/python.js';
 import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey } from '#functions/scripts/runs/runtime-port.js';
 import { type PoolCaps, createFairShare, reserveOf } from './fair-share.js';
@@ -87,7 +87,6 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
   /** Idle workers by `<scriptId>:<version>:<codeHash>:<memory>`. */
   const idle = new Map<string, ScriptWorker[]>();
   const busy = new Map<string, Set<ScriptWorker>>();
-  const running = new Map<string, number>();
   const maxTotalMemoryMb = options.maxTotalMemoryMb ?? Math.floor(totalmem() / 2 / 1024 / 1024);
   const slotWaitMs = options.slotWaitMs ?? 30_000;
   /** Each run's worker is held by the user it runs for (the tenant), for the shares and the order of waiting runs. */
@@ -254,34 +253,21 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
       };
     },
 
+    // The script's 10 concurrent runs are the runner's (run-slots.ts): the pool only finds each run a worker.
     async invoke(request: InvokeRequest): Promise<InvokeOutcome> {
-      const active = running.get(request.scriptId) ?? 0;
-      if (active >= limits.concurrentExecutionsPerScript) {
-        throw new TooManyRequestsError(
-          'CONCURRENCY_LIMIT',
-          `script ${request.scriptId} already runs ${active} executions; the limit is ${limits.concurrentExecutionsPerScript}`,
-          1,
-          { scriptId: request.scriptId },
-        );
-      }
-      running.set(request.scriptId, active + 1);
       const key = `${request.scriptId}:${request.version}:${request.codeHash}:${request.memoryMb}`;
       const tenant = request.context.userId;
+      const acquired = await acquire(key, request, tenant);
+      if (!(acquired instanceof ScriptWorker)) return acquired;
+      const inUse = busy.get(key) ?? new Set();
+      busy.set(key, inUse.add(acquired));
       try {
-        const acquired = await acquire(key, request, tenant);
-        if (!(acquired instanceof ScriptWorker)) return acquired;
-        const inUse = busy.get(key) ?? new Set();
-        busy.set(key, inUse.add(acquired));
-        try {
-          return await acquired.invoke(request);
-        } finally {
-          inUse.delete(acquired);
-          fair.release(tenant, request.memoryMb);
-          if (acquired.alive) idle.set(key, [...(idle.get(key) ?? []), acquired]);
-          wakeSlotWaiters();
-        }
+        return await acquired.invoke(request);
       } finally {
-        running.set(request.scriptId, (running.get(request.scriptId) ?? 1) - 1);
+        inUse.delete(acquired);
+        fair.release(tenant, request.memoryMb);
+        if (acquired.alive) idle.set(key, [...(idle.get(key) ?? []), acquired]);
+        wakeSlotWaiters();
       }
     },
 

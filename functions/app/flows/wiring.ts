@@ -2,7 +2,6 @@
 // services with their production dependencies.
 import { type TargetKind, deliveryLedger } from '#functions/events/api.js';
 import { installedResources, resourceCaller } from '#functions/resources/api.js';
-import { limits } from '#functions/scripts/model.js';
 import { mayRun, ownedScripts, runScript, scriptRuns } from '#functions/scripts/api.js';
 import { backgroundRuns, eventPublisher, liveScheduler, liveFlowSettings, rateLimiter } from '#functions/app/platform.js';
 import { settings } from '#platform/settings.js';
@@ -14,22 +13,26 @@ import { createExecutor, realDeadline, realWait } from '#functions/flows/executo
 import { type FlowRuns, createFlowRuns } from '#functions/flows/flow-runs.js';
 import type { FlowScriptRunner } from '#functions/flows/ports.js';
 import { createRunHistory } from '#functions/flows/run-history.js';
-import { createScriptGate } from '#functions/flows/script-gate.js';
 import { createFlowEventTarget } from '#functions/flows/event-target.js';
 import { type FlowService, createFlowService } from '#functions/flows/service.js';
 import { createFlowStore } from '#functions/flows/store.js';
 import { createToolCatalog } from '#functions/flows/tools.js';
 import { type FlowLongRuns, createFlowLongRuns } from '#functions/flows/long-runs.js';
 
-/** Direct flows and script tools run through the scripts area's runner, with trigger type `flow`. */
+/**
+ * Direct flows and script tools run through the scripts area's runner, with trigger type `flow` (a run waits there
+ * for one of its script's slots); who may name a script is the scripts area's access rule.
+ */
 export function flowScriptRunner(): FlowScriptRunner {
-  const gate = createScriptGate(limits.concurrentExecutionsPerScript);
   return {
     canRun: mayRun,
     async run({ scriptId, userId, data, flowId, eventType }) {
-      const { execution, logs, output } = await gate.run(scriptId, () =>
-        runScript({ scriptId, userId, data, trigger: { type: 'flow', source: flowId, ...(eventType && { event: eventType }) } }),
-      );
+      const { execution, logs, output } = await runScript({
+        scriptId,
+        userId,
+        data,
+        trigger: { type: 'flow', source: flowId, ...(eventType && { event: eventType }) },
+      });
       return {
         executionId: execution.executionId,
         status: execution.status === 'success' ? 'success' : execution.status === 'timeout' ? 'timeout' : 'error',

@@ -18,6 +18,7 @@ import {
   platformSettings,
   pythonCodeFacts,
   rateLimiter,
+  runSlots,
   scriptPackageStore,
   scriptRuntime,
 } from '#functions/app/platform.js';
@@ -33,6 +34,7 @@ import { type RegistryService, createRegistryService, createRegistryStore } from
 import { createScriptReviewTarget } from '#functions/scripts/reviews.js';
 import { createRunTallies } from '#functions/scripts/runs/run-tallies.js';
 import { type ScriptRunner, createScriptRunner } from '#functions/scripts/runs/runner.js';
+import { type ScriptAccess, createScriptAccess } from '#functions/scripts/runs/script-access.js';
 import { createScriptResourceCalls } from '#functions/scripts/runs/script-resource-calls.js';
 import { type ScriptService, createScriptService } from '#functions/scripts/service.js';
 import { type ScriptStore, createScriptStore } from '#functions/scripts/store.js';
@@ -120,6 +122,7 @@ export const scriptRunner = (): ScriptRunner => {
       packages: scriptDependencies,
       code: scriptCode,
       runtime: scriptRuntime,
+      slots: runSlots,
       limiter: rateLimiter,
       budgets: accountBudgets(),
       resources: resourceCaller,
@@ -130,6 +133,9 @@ export const scriptRunner = (): ScriptRunner => {
   }
   return runner;
 };
+
+/** Who may run a script: its owner or an installer (script-access.ts). */
+export const scriptAccess = (): ScriptAccess => createScriptAccess(createScriptStore());
 
 let longRuns: LongRuns | undefined;
 export const scriptLongRuns = (): LongRuns =>

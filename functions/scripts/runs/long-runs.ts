@@ -1,9 +1,9 @@
-// Script executions over the API (executeScript, REST execute) within API Gateway's 30 s: admitted here (every
-// refusal answers at once), started in the background (the API function invoking itself on AWS, this process
-// locally), and answered with the result when the run ends within the bound, otherwise as running: the run goes on
-// and records its end, which getExecution reports.
+// Script executions over the API (executeScript, REST execute) through the platform's long-run mechanism
+// (functions/platform/long-runs.ts): admitted here (every refusal answers at once), recorded as running, and answered
+// with the result when the run ends within the bound, otherwise as running; getExecution reports its end.
 import type { Clock } from '#platform/clock.js';
-import { type BoundedWaitOptions, waitBounded } from '#platform/bounded-wait.js';
+import type { BoundedWaitOptions } from '#platform/bounded-wait.js';
+import { createLongRun } from '#platform/long-runs.js';
 import type { BackgroundRuns } from '#platform/ports.js';
 import type { ExecutionStore } from './execution-store.js';
 import { type Execution, settledRun } from '../model.js';
@@ -23,51 +23,42 @@ export interface LongRunsDeps {
 
 export function createLongRuns(deps: LongRunsDeps) {
   const { executions, clock } = deps;
-
-  /**
-   * The job as the function invoked for it on AWS runs it: takes the run first, since Lambda may deliver an
-   * asynchronous event more than once (a repeated delivery gets undefined and runs nothing).
-   */
-  async function runJob(admitted: AdmittedRun): Promise<ExecutionResult | undefined> {
-    if (!(await executions.claim(admitted.running.executionId, clock.nowIso()))) return undefined;
-    return deps.runner.runAdmitted(admitted);
-  }
-
-  // A job run in this process (locally, or too large to hand over) runs exactly once: no claim needed.
-  const jobs = deps.background((admitted) => deps.runner.runAdmitted(admitted));
-
-  /** The run's end as its record tells it; undefined while it runs. */
-  async function recordedEnd(executionId: string): Promise<ExecutionResult | undefined> {
-    const stored = await executions.get(executionId, true);
-    const execution = stored && settledRun(stored, clock.nowIso());
-    if (!execution || execution.status === 'running') return undefined;
-    return { execution, logs: await executions.getLogs(executionId), output: execution.output };
-  }
+  const longRun = createLongRun<AdmittedRun, ExecutionResult>({
+    background: deps.background,
+    run: (admitted) => deps.runner.runAdmitted(admitted),
+    // Its record is the claim: a repeated delivery finds it taken.
+    claim: async (admitted) => ((await executions.claim(admitted.running.executionId, clock.nowIso())) ? async () => undefined : undefined),
+    async recordedEnd({ running }) {
+      const stored = await executions.get(running.executionId, true);
+      const execution = stored && settledRun(stored, clock.nowIso());
+      if (!execution || execution.status === 'running') return undefined;
+      return { execution, logs: await executions.getLogs(running.executionId), output: execution.output };
+    },
+    boundMs: deps.boundMs,
+    clock,
+    pause: deps.pause,
+  });
 
   return {
-    runJob,
+    runJob: longRun.runJob,
 
     async execute(request: ExecuteRequest): Promise<ApiRun> {
       const admitted = await deps.runner.admit(request);
       const { running } = admitted;
-      let started;
+      // Never started: the day's place goes back and no run is recorded.
+      const notStarted = async () => void (await Promise.all([executions.releaseDailyRun(admitted.dailyCounter), executions.remove(running.executionId)]));
       try {
         await executions.putRunning(running);
-        started = await jobs.start(admitted);
       } catch (error) {
-        // Never started: the day's place goes back and no run is recorded.
-        await Promise.all([executions.releaseDailyRun(admitted.dailyCounter), executions.remove(running.executionId)]);
+        await notStarted();
         throw error;
       }
-      let waited;
-      try {
-        waited = await waitBounded({ started, read: () => recordedEnd(running.executionId), boundMs: deps.boundMs(), pause: deps.pause, now: clock.now });
-      } catch (error) {
+      const answer = await longRun.start(admitted, {
+        notStarted,
         // Refused by the runtime within the bound (e.g. CONCURRENCY_LIMIT): answered as before, with no run recorded.
-        await executions.remove(running.executionId);
-        throw error;
-      }
-      return waited.ended && waited.value ? { ended: waited.value } : { running };
+        failed: () => executions.remove(running.executionId),
+      });
+      return 'ended' in answer ? answer : { running };
     },
   };
 }

@@ -1,18 +1,18 @@
-// The interface's 10 concurrent executions per script, across every function that runs scripts on AWS (the local pool
-// counts in memory): item `running#<scriptId>` in scriptCounters holds the runs in progress, each with the time its
-// lease lapses, so a run whose function died frees its place by itself. Reserved concurrency is not used: see
-// docs/decisions.md. The same leases keyed by user (`running-user#<userId>`) cap what one tenant holds of the
-// account's Lambda concurrency, which all script functions share (docs/security.md, fair run pool).
+// The RunSlots of AWS (run-slots.ts), across every function that runs scripts: item `running#<scriptId>` in
+// scriptCounters holds the runs in progress, each with the time its lease lapses, so a run whose function died frees
+// its place by itself. Reserved concurrency is not used: see docs/decisions.md. The same leases keyed by user
+// (`running-user#<userId>`) cap what one tenant holds of the account's Lambda concurrency, which all script functions
+// share (docs/security.md, fair run pool), and keyed by a script's concurrency key value (`running-key#...`) its
+// `config.concurrency`.
+import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, systemClock } from '#platform/clock.js';
 import { dynamo, isConditionFailure, tableName } from '#platform/dynamo.js';
 import { TooManyRequestsError } from '#platform/errors.js';
 import { limits } from '../model.js';
+import { type RunSlots, type SlotClaim, keyBusy, perUserConcurrentRuns } from './run-slots.js';
 
 export const runLeaseCounter = (scriptId: string) => `running#${scriptId}`;
-
-/** Runs one user may hold at once across all scripts: a tenth of Lambda's default account concurrency (1,000). */
-export const perUserConcurrentRuns = 100;
 
 /** What a lease counts: one script's runs (the interface's limit) or one user's runs (a tenant's share). */
 export interface LeaseScope {
@@ -34,6 +34,13 @@ export const userScope: LeaseScope = {
 
 /** Runs starting together retry the conditional write; each round lets at least one of them in. */
 const maxAttempts = 25;
+
+/** One key value's runs of a script; the value is hashed, since it comes from the run's data and may be long. */
+const keyScope = (scriptId: string, limit: number): LeaseScope => ({
+  counter: (value) => `running-key#${scriptId}#${createHash('sha256').update(value).digest('hex').slice(0, 32)}`,
+  refusal: (value) => keyBusy(scriptId, value, limit),
+  name: 'concurrency key value of script',
+});
 
 export function createRunLeases(options: { limit?: number; clock?: Clock; scope?: LeaseScope } = {}) {
   const db = dynamo();
@@ -94,3 +101,53 @@ export function createRunLeases(options: { limit?: number; clock?: Clock; scope?
 }
 
 export type RunLeases = ReturnType<typeof createRunLeases>;
+
+/** Waits between attempts of a run that may wait for its slots: short at first, never longer than this. */
+const retryPauseMs = { first: 100, max: 2000 } as const;
+
+/**
+ * RunSlots over leases: the key value's lease first (runs of a busy key value take nothing else), then the user's,
+ * then the script's. A run that may wait asks again with growing pauses until `waitMs` has passed.
+ */
+export function createLeaseRunSlots(options: { clock?: Clock; perUser?: number } = {}): RunSlots {
+  const clock = options.clock ?? systemClock;
+  const scripts = createRunLeases({ clock });
+  const users = createRunLeases({ clock, scope: userScope, limit: options.perUser });
+  const leasesOf = (claim: SlotClaim): Array<[RunLeases, string]> => [
+    ...(claim.key
+      ? [[createRunLeases({ clock, scope: keyScope(claim.scriptId, claim.key.limit), limit: claim.key.limit }), claim.key.value] as [RunLeases, string]]
+      : []),
+    [users, claim.userId],
+    [scripts, claim.scriptId],
+  ];
+
+  async function takeOnce(claim: SlotClaim): Promise<void> {
+    const taken: Array<[RunLeases, string]> = [];
+    try {
+      for (const [leases, id] of leasesOf(claim)) {
+        await leases.acquire(id, claim.executionId, claim.holdMs);
+        taken.push([leases, id]);
+      }
+    } catch (error) {
+      await Promise.all(taken.map(([leases, id]) => leases.release(id, claim.executionId)));
+      throw error;
+    }
+  }
+
+  return {
+    async take(claim, waitMs) {
+      const deadline = clock.now() + waitMs;
+      for (let pause: number = retryPauseMs.first; ; pause = Math.min(pause * 2, retryPauseMs.max)) {
+        try {
+          return await takeOnce(claim);
+        } catch (error) {
+          if (!(error instanceof TooManyRequestsError) || clock.now() + pause > deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, pause));
+        }
+      }
+    },
+    async release(claim) {
+      await Promise.all(leasesOf(claim).map(([leases, id]) => leases.release(id, claim.executionId)));
+    },
+  };
+}

@@ -1,8 +1,8 @@
 // The one way a script runs, whatever triggered it (manual, event, schedule, webhook, flow): access, limits
-// (manual rate, daily runs, monthly budget, cost per run), the run itself, and its record.
+// (manual rate, daily runs, monthly budget, cost per run), its slots (run-slots.ts), the run itself, and its record.
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '#platform/clock.js';
-import { AppError, BudgetExceededError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '#platform/errors.js';
+import { AppError, BudgetExceededError, ConflictError, NotFoundError, TooManyRequestsError } from '#platform/errors.js';
 import { newId } from '#platform/ids.js';
 import type { MetricsPort, RateLimiter, ResourceCaller } from '#platform/ports.js';
 import { computeCostUsd, msAffordable, roundUsd } from './cost.js';
@@ -10,10 +10,13 @@ import type { Deployer, PackageTrees } from './deployer.js';
 import { type ExecutionStore, retention } from './execution-store.js';
 import { createLiveLog } from './live-logs.js';
 import type { Execution, ExecutionError, Installation, RuntimeLabel, Script, ScriptConfig, ScriptVersion, Trigger } from '../model.js';
+import { concurrencyKeyValue } from './concurrency-key.js';
 import type { BudgetSource } from '../ports.js';
 import { prepareCode } from './prepare.js';
 import { memoryTally, resourceGate } from './resource-gate.js';
 import { type RunGrant, runGraceMs } from './run-grant.js';
+import type { RunSlots, SlotClaim } from './run-slots.js';
+import { runnableScript } from './script-access.js';
 import { type ScriptRuntime, liveAlias } from './runtime-port.js';
 import type { ScriptStore } from '../store.js';
 import type { VersionCode } from '../authoring/version-code.js';
@@ -48,6 +51,13 @@ export const manualRunsBucket = (scriptId: string) => `script-manual:${scriptId}
 const showRunningAfterMs = 1000;
 
 /**
+ * How long a run waits for its slots. A manual run is refused at once past the script's 10 (CONCURRENCY_LIMIT, as the
+ * interface says); a triggered run waits a while for its turn (its trigger retries it past that); a run of a script
+ * with `config.concurrency` waits its turn, as long as a function may live.
+ */
+export const slotWaitMs = { manual: 0, triggered: 60_000, keyed: 15 * 60_000 } as const;
+
+/**
  * A run that passed every check and holds its place in the day's count: everything its run needs, as JSON (on AWS
  * it travels to the function invoked for it).
  */
@@ -68,6 +78,8 @@ export interface AdmittedRun {
   dailyCounter: string;
   spendCounter: string;
   admittedAt: number;
+  /** How long it may wait for its slots (slotWaitMs). */
+  slotWaitMs: number;
 }
 
 /** What a run that failed outside the script (a refusal of the runtime, an infrastructure error) records. */
@@ -87,6 +99,7 @@ export function createScriptRunner(deps: {
   packages: () => PackageTrees;
   code: VersionCode;
   runtime: () => ScriptRuntime;
+  slots: () => RunSlots;
   limiter: () => RateLimiter;
   budgets: BudgetSource;
   resources: () => ResourceCaller;
@@ -108,13 +121,6 @@ export function createScriptRunner(deps: {
     if (versions.size >= 1000) versions.delete(versions.keys().next().value!);
     versions.set(key, found);
     return found;
-  }
-
-  function checkAccess(scriptId: string, userId: string, script: Script | undefined, installation: Installation | undefined): Script {
-    if (!script) throw new NotFoundError('scriptId', scriptId, 'script');
-    if (script.ownerId === userId || installation) return script;
-    if (script.listed) throw new ForbiddenError(`install script ${scriptId} before running it`, { scriptId });
-    throw new NotFoundError('scriptId', scriptId, 'script');
   }
 
   async function checkManualRate(scriptId: string, now: number) {
@@ -141,7 +147,7 @@ export function createScriptRunner(deps: {
     let version: ScriptVersion;
     let qualifier = liveAlias;
     try {
-      script = checkAccess(request.scriptId, request.userId, read.script, installation);
+      script = runnableScript(request.scriptId, request.userId, read.script, installation);
       if (manual) await checkManualRate(script.scriptId, now);
       // A manual run of a never-deployed script is a test run of its latest version; everything else needs a deploy.
       if (script.activeVersion === null && !manual) throw new ConflictError(`script ${script.scriptId} is not deployed`, { scriptId: script.scriptId });
@@ -175,6 +181,7 @@ export function createScriptRunner(deps: {
     const remaining = budget - spent;
     const limitUsd = Math.min(config.maxCostPerExecution, remaining);
     const timeoutMs = Math.min(config.timeout * 1000, msAffordable(limitUsd, config.memory));
+    const waitMs = config.concurrency ? slotWaitMs.keyed : manual ? slotWaitMs.manual : slotWaitMs.triggered;
     const createdAt = clock.nowIso();
     const running: Execution = {
       executionId: newId('exe'),
@@ -193,7 +200,7 @@ export function createScriptRunner(deps: {
       createdAt,
       finishedAt: null,
       expiresAt: Math.floor(Date.parse(createdAt) / 1000) + retention.resultsSeconds,
-      runningUntil: new Date(Date.parse(createdAt) + timeoutMs + runGraceMs).toISOString(),
+      runningUntil: new Date(Date.parse(createdAt) + waitMs + timeoutMs + runGraceMs).toISOString(),
     };
     return {
       running,
@@ -210,6 +217,7 @@ export function createScriptRunner(deps: {
       dailyCounter,
       spendCounter,
       admittedAt: now,
+      slotWaitMs: waitMs,
     };
   }
 
@@ -225,6 +233,14 @@ export function createScriptRunner(deps: {
     const { runningUntil: _until, ...ended } = running;
     let runningWritten: Promise<void> | undefined;
     const runningTimer = background ? undefined : setTimeout(() => (runningWritten = executions.putRunning(running)), showRunningAfterMs);
+    const claim: SlotClaim = {
+      executionId,
+      scriptId: running.scriptId,
+      userId: running.userId,
+      ...(config.concurrency && { key: { value: concurrencyKeyValue(config.concurrency.key, admitted.data), limit: config.concurrency.limit } }),
+      holdMs: timeoutMs + runGraceMs,
+    };
+    let slotTaken = false;
     const grant: RunGrant = {
       executionId,
       userId: running.userId,
@@ -236,7 +252,7 @@ export function createScriptRunner(deps: {
       startedAt: clock.now(),
     };
     const tally = memoryTally();
-    const started = performance.now();
+    let started = performance.now();
     const caller: ResourceCaller = { call: (call) => deps.resources().call(call) };
     const callResource = resourceGate({ grant, tally, caller, elapsedMs: () => performance.now() - started });
     const liveLog = createLiveLog((lines) =>
@@ -245,6 +261,11 @@ export function createScriptRunner(deps: {
 
     let outcome;
     try {
+      await deps.slots().take(claim, admitted.slotWaitMs);
+      slotTaken = true;
+      // The run's time (and what it may cost) counts from here, not from its wait for a slot.
+      grant.startedAt = clock.now();
+      started = performance.now();
       const version = await versionOf(running.scriptId, running.version);
       outcome = await deps.runtime().invoke({
         scriptId: running.scriptId,
@@ -268,6 +289,7 @@ export function createScriptRunner(deps: {
       });
     } catch (error) {
       clearTimeout(runningTimer);
+      if (slotTaken) await deps.slots().release(claim);
       await liveLog.close();
       await runningWritten;
       await Promise.all([
@@ -279,7 +301,7 @@ export function createScriptRunner(deps: {
       throw error;
     }
     clearTimeout(runningTimer);
-    await liveLog.close();
+    await Promise.all([deps.slots().release(claim), liveLog.close()]);
 
     const usage = outcome.resourceUsage ?? tally.usage();
     const cost = roundUsd(computeCostUsd(outcome.duration, config.memory) + usage.cost);

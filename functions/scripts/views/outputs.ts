@@ -61,6 +61,7 @@ export const RestScript = z.object({
     maxCostPerExecution: z.number(),
     maxExecutionsPerDay: z.number(),
     allowedResources: z.array(z.string()),
+    concurrency: z.object({ limit: z.number(), key: z.string() }).optional(),
   }),
   category: Nullable(z.string()),
   tags: z.array(z.string()),

@@ -1,0 +1,17 @@
+// `config.concurrency.key`: a dotted path into a run's `event.data` whose value groups runs (a customer, a tenant),
+// so that at most `limit` runs of one value run at once.
+import { noKeyValue } from './run-slots.js';
+
+/** Segments of a key path: letters, digits, `_` and `-`. */
+export const keyPathPattern = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+export const maxKeyPathLength = 200;
+
+/** The value at `path` in `data`: a string, number or boolean as text; anything else is the shared "no value". */
+export function concurrencyKeyValue(path: string, data: unknown): string {
+  let value: unknown = data;
+  for (const segment of path.split('.')) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, segment)) return noKeyValue;
+    value = (value as Record<string, unknown>)[segment];
+  }
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : noKeyValue;
+}
