@@ -239,6 +239,7 @@ describe('shape of functions/', () => {
       'functions/adapters/aws/script-packages.ts',
       'functions/adapters/aws/solana-ledger.ts',
       'functions/adapters/aws/solana-signers.ts',
+      'functions/adapters/local/adapters.ts',
       'functions/adapters/local/background-jobs.ts',
       'functions/adapters/local/package-installer.ts',
       'functions/adapters/local/script-pool.ts',
