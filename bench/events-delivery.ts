@@ -55,8 +55,8 @@ export async function runDeliveryLoad(platform: BarePlatform, tools: Tools): Pro
       body: JSON.stringify({ type: eventType, source: 'bench', content: { text: 'load test event' }, data: { batch: 'bench' } }),
       connections,
     };
-    // The same load for an event type nobody subscribes to: every event is dispatched as fast as it comes in (an indexed
-    // lookup by the events dispatcher and one by the flow runner), none waits behind script runs.
+    // The same load for an event type nobody subscribes to: every event is dispatched as fast as it comes in (the trigger
+    // pipeline's indexed lookups of subscriptions and event flows), none waits behind script runs.
     const unsubscribedLoad = { ...load, body: load.body.replace(eventType, 'custom.unsubscribed') };
     tools.assertAllOk(await tools.loadTest({ ...unsubscribedLoad, durationSeconds: warmUpSeconds }), 'POST /events warm-up');
     const unsubscribed = await tools.loadTest({ ...unsubscribedLoad, durationSeconds });

@@ -1,4 +1,4 @@
-// Events: (1) the dispatcher's work per event over one event type with 10,000 subscriptions of 1,000 users,
+// Events: (1) the trigger pipeline's work per event over one event type with 10,000 subscriptions of 1,000 users,
 // conditions using every operator: the indexed lookup (DynamoDB Local), enrichment and condition matching;
 // (2) sustained POST /api/sdk/v1/events into a subscribed, deployed script, then a count proving that every
 // accepted event ran the script exactly once.

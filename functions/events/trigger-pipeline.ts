@@ -56,12 +56,13 @@ export function createTriggerPipeline(deps: TriggerPipelineDeps) {
   const { kinds, ledger } = deps;
   if (new Set(kinds.map((kind) => kind.name)).size !== kinds.length) throw new Error('two target kinds share a name');
   const internal = internalDeliveries(kinds);
-  const predicates = new Map<string, { revision: string; test: Predicate }>();
+  // Keyed by the target's own id (no key built per test on the hot path); an entry of another kind under the same id
+  // is compiled again, never reused.
+  const predicates = new Map<string, { kind: string; revision: string; test: Predicate }>();
 
   function predicateOf(kind: TargetKind, candidate: Candidate): Predicate {
-    const key = `${kind.name}:${candidate.id}`;
-    const cached = predicates.get(key);
-    if (cached?.revision === candidate.revision) return cached.test;
+    const cached = predicates.get(candidate.id);
+    if (cached?.revision === candidate.revision && cached.kind === kind.name) return cached.test;
     let test: Predicate;
     try {
       test = candidate.compile();
@@ -71,7 +72,7 @@ export function createTriggerPipeline(deps: TriggerPipelineDeps) {
       test = () => false;
     }
     if (predicates.size >= maxCachedPredicates) predicates.delete(predicates.keys().next().value!);
-    predicates.set(key, { revision: candidate.revision, test });
+    predicates.set(candidate.id, { kind: kind.name, revision: candidate.revision, test });
     return test;
   }
 

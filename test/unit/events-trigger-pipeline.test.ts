@@ -409,4 +409,23 @@ describe('events: trigger pipeline, several kinds of target', () => {
     expect(report).toMatchObject({ matched: 1, executed: 1 });
     expect(broken.delivered).toEqual([]);
   });
+
+  it("never tests a target with another kind's conditions, even under the same id and revision", async () => {
+    // Prepare: two kinds whose targets share an id; only the first kind's conditions match
+    const matching = listeningKind('first');
+    const other = listeningKind('second');
+    const sameId = (kind: TargetKind, test: () => boolean): TargetKind => ({
+      ...kind,
+      candidates: async (userId, eventType) =>
+        (await kind.candidates(userId, eventType)).map((candidate) => ({ ...candidate, id: 'shared_1', compile: () => test })),
+    });
+    const w = world([sameId(matching.kind, () => true), sameId(other.kind, () => false)]);
+    // Act
+    const first = await w.pipeline.handle(chatEvent('usr_a', 'evt_1'));
+    const second = await w.pipeline.handle(chatEvent('usr_a', 'evt_2'));
+    // Assess
+    expect([first.matched, second.matched]).toEqual([1, 1]);
+    expect(matching.delivered.map((delivery) => delivery.eventId)).toEqual(['evt_1', 'evt_2']);
+    expect(other.delivered).toEqual([]);
+  });
 });
