@@ -347,3 +347,25 @@ describe('durable runs: bad input', () => {
     expect((await api.as(owner.apiKey).get('/api/sdk/v1/scripts')).body.data.total).toBe(before.body.data.total);
   });
 });
+
+describe('failed runs: platform.execution.failed', () => {
+  it("delivers the owner's failed-run event to a subscription on it, once per failed run", async () => {
+    // Prepare
+    const marker = `fl${Date.now().toString(36)}`;
+    const alert = await givenDeployed(api, owner, {
+      config: { allowedResources: [resourceName] },
+      code: `export async function handler(event) {
+  await resources['${resourceName}'].getForecast({ city: '${marker}~' + event.data.data.executionId + '~' + event.data.data.error.code });
+  return { alerted: true };
+}`,
+    });
+    const subscribed = await api.as(owner.apiKey).post(`/api/sdk/v1/scripts/${alert.id}/subscriptions`, { eventType: 'platform.execution.failed' });
+    expect(subscribed.status).toBe(201);
+    const failing = await givenDeployed(api, owner, { code: "export async function handler() { throw new Error('broken on purpose'); }" });
+    // Act
+    const failed = await api.as(owner.apiKey).post(sdk('executeScript'), { scriptId: failing.id });
+    // Assess
+    expect(failed.body.data.status).toBe('failed');
+    await vi.waitFor(() => expect(callsWith(`${marker}~${failed.body.data.executionId}~SCRIPT_ERROR`)).toBe(1), { timeout: 15_000, interval: 100 });
+  });
+});

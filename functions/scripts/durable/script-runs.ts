@@ -51,6 +51,8 @@ export function createDurableScriptRuns(deps: {
         type: executionFailedType,
         source: 'scripts',
         userId: execution.userId,
+        timestamp: execution.finishedAt ?? clock.nowIso(),
+        content: { text: `Execution ${execution.executionId} of script ${execution.scriptId} failed: ${execution.error?.message ?? execution.status}` },
         data: {
           executionId: execution.executionId,
           scriptId: execution.scriptId,
