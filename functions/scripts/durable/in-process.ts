@@ -6,7 +6,7 @@ import type { DurableEngine } from './engine.js';
 import { durableErrorCodes } from './limits.js';
 import type { WaitOwner } from './wait-kinds.js';
 
-/** Thrown out of the body when it waits; never catch it in a body. */
+/** Thrown out of the body when it waits; a body that catches it still ends suspended. */
 export class Suspension extends Error {
   constructor(readonly waitName: string) {
     super(`the run waits on ${waitName}`);
@@ -50,13 +50,19 @@ export async function runDurably<T>(
 ): Promise<{ suspended: true } | { suspended: false; value: T }> {
   const journal = await engine.invocationJournal(owner.executionId);
   const used = new Set<string>();
+  // Set at the first wait: a body that catches the Suspension still ends the invocation as suspended.
+  let suspendedOn: string | undefined;
+  const suspend = (name: string) => {
+    suspendedOn ??= name;
+    return new Suspension(name);
+  };
   const claim = (name: string) => {
     if (used.has(name)) throw new StepFailure(durableErrorCodes.nameReused, `the name ${name} is used twice in this run`);
     used.add(name);
     return journal[name];
   };
   const settled = <R>(entry: NonNullable<(typeof journal)[string]>, name: string): R => {
-    if (entry.status === 'waiting') throw new Suspension(name);
+    if (entry.status === 'waiting') throw suspend(name);
     if (entry.error) throw fail(entry.error);
     if (entry.status === 'cancelled') throw new StepFailure(durableErrorCodes.cancelled, `${name} was cancelled`);
     return (entry.result === undefined ? null : JSON.parse(entry.result)) as R;
@@ -66,7 +72,7 @@ export async function runDurably<T>(
     if (entry) return settled<R>(entry, name);
     const reply = await engine.checkpoint(owner, 'wait', { kind, name, args });
     await afterOpen?.(reply);
-    throw new Suspension(name);
+    throw suspend(name);
   }
   const context: DurableContext = {
     executionId: owner.executionId,
@@ -92,16 +98,19 @@ export async function runDurably<T>(
       ),
     waitFor: (kind, name, args) => openWait(kind, name, args),
   };
+  let value: T;
   try {
-    const value = await body(context);
-    await engine.finished(owner.executionId, invocation);
-    return { suspended: false, value };
+    value = await body(context);
   } catch (error) {
-    if (!(error instanceof Suspension)) {
+    if (suspendedOn === undefined) {
       await engine.finished(owner.executionId, invocation);
       throw error;
     }
+  }
+  if (suspendedOn !== undefined) {
     await engine.suspended(owner.executionId, invocation);
     return { suspended: true };
   }
+  await engine.finished(owner.executionId, invocation);
+  return { suspended: false, value: value! };
 }
