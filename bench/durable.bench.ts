@@ -14,7 +14,7 @@ const round2 = (value: number) => Math.round(value * 100) / 100;
 const code = {
   plain: 'export async function handler() { let total = 0; for (let i = 0; i < 10; i++) total += i; return total; }',
   steps:
-    'export async function handler(event, context) { let total = 0; for (let i = 0; i < 10; i++) total += await context.step(`s${i}`, async () => i); return total; }',
+    "export async function handler(event, context) { let total = 0; for (let i = 0; i < 10; i++) total += await context.step('s' + i, async () => i); return total; }",
   wake: "export async function handler(event, context) { await context.wait('pause', { seconds: 2 }); return context.step('after', async () => Date.now()); }",
   callback: "export async function handler(event, context) { return context.waitForCallback('reply', async () => undefined, { timeout: { hours: 1 } }); }",
 };

@@ -108,8 +108,6 @@ export function createDurableEngine(deps: DurableEngineDeps) {
      * end. Answers what the code continues with.
      */
     async checkpoint(owner: WaitOwner, method: string, params: unknown): Promise<Record<string, unknown>> {
-      const run = await journal.getRun(owner.executionId);
-      if (!run || run.state === 'cancelled') throw new DurableError(durableErrorCodes.cancelled, `execution ${owner.executionId} was cancelled`);
       const now = clock.now();
       if (method === 'step') {
         const parsed = StepCheckpoint.safeParse(params);
@@ -136,6 +134,9 @@ export function createDurableEngine(deps: DurableEngineDeps) {
       const parsed = WaitCheckpoint.safeParse(params);
       if (!parsed.success) throw invalid(parsed.error);
       const { kind, name, args } = parsed.data;
+      // Read at waits, not at every step (one read less per step): a cancelled run stops at its next wait or its end.
+      const run = await journal.getRun(owner.executionId);
+      if (!run || run.state === 'cancelled') throw new DurableError(durableErrorCodes.cancelled, `execution ${owner.executionId} was cancelled`);
       const waitKind = waitKinds.get(kind);
       if (!waitKind)
         throw new DurableError(durableErrorCodes.unknownKind, `unknown wait kind ${kind}: one of ${[...waitKinds.keys()].join(', ')}`, { field: 'kind' });

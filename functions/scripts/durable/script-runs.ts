@@ -36,13 +36,17 @@ export function createDurableScriptRuns(deps: {
   const hooks: DurableRunHooks = {
     async start(admitted) {
       const owner = ownerOf(admitted);
-      let invocation = admitted.resumed?.invocation;
-      if (invocation === undefined) {
-        await engine.begin({ ...owner, runner: scriptRunner, payload: JSON.stringify(admitted), state: 'running' });
-        invocation = 1;
+      if (admitted.resumed === undefined) {
+        // A fresh run's journal is empty: nothing to read (re-runs that reuse steps start through the queue, as resumed).
+        await Promise.all([
+          engine.begin({ ...owner, runner: scriptRunner, payload: JSON.stringify(admitted), state: 'running' }),
+          engine.watch(owner, 1, admitted.running.runningUntil!),
+        ]);
+        return { journal: {}, invocation: 1 };
       }
-      await engine.watch(owner, invocation, admitted.running.runningUntil!);
-      return { journal: await engine.invocationJournal(owner.executionId), invocation };
+      const { invocation } = admitted.resumed;
+      const [journal] = await Promise.all([engine.invocationJournal(owner.executionId), engine.watch(owner, invocation, admitted.running.runningUntil!)]);
+      return { journal, invocation };
     },
     checkpoint: (admitted, method, params) => engine.checkpoint(ownerOf(admitted), method, params),
     suspended: (admitted, invocation) => engine.suspended(admitted.running.executionId, invocation),
