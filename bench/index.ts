@@ -3,6 +3,7 @@ import * as authMe from './auth-me.bench.js';
 import * as deploy from './deploy.bench.js';
 import * as webConsole from './console.bench.js';
 import * as documents from './documents.bench.js';
+import * as durable from './durable.bench.js';
 import * as events from './events.bench.js';
 import * as flows from './flows.bench.js';
 import * as resourceCall from './resource-call.bench.js';
@@ -21,6 +22,7 @@ export const benches: Bench[] = [
   documents,
   events,
   scripts,
+  durable,
   scriptNeighbours,
   scriptDependencies,
   flows,

@@ -7,6 +7,9 @@ import { flowRetryType, flowScheduleType } from './flows/internal-events.js';
 import { flowTargetNeeds } from './flows/routes.js';
 import type { BusConsumer, ServiceEventConsumer } from './platform/route.js';
 import { buildStateFunction } from './templates/routes.js';
+import { durableWakeType } from './scripts/durable/internal-events.js';
+import { executionFailedType } from './scripts/durable/script-runs.js';
+import { durableWakeFunction } from './scripts/routes.js';
 
 const triggerPipelineHandler = 'functions/app/handlers/deliver-event.ts';
 
@@ -19,7 +22,8 @@ export const busConsumers: BusConsumer[] = [
     handler: triggerPipelineHandler,
     sourcePrefix: 'platform.',
     userEvents: true,
-    internalTypes: [scheduleFiringType, webhookDeliveryType],
+    // A failed run is the owner's event: subscriptions and event flows take it like any event type.
+    internalTypes: [scheduleFiringType, webhookDeliveryType, executionFailedType],
     tables: { ...subscriptionTargetNeeds.tables, ...flowTargetNeeds.tables },
     uses: [...new Set([...subscriptionTargetNeeds.uses, ...flowTargetNeeds.uses])],
     // Scripts run up to 300 s each, several per event.
@@ -41,6 +45,16 @@ export const busConsumers: BusConsumer[] = [
     // One flow run of at most 300 s.
     timeoutSeconds: 330,
     memoryMb: 1024,
+  },
+  // Many durable runs may wake at once (a burst of callbacks): each continues in its own invocation.
+  {
+    name: 'wakeDurableRuns',
+    summary: 'Continues durable runs: a wait ended, a timer or timeout came, an invocation was lost',
+    sourcePrefix: 'platform.',
+    userEvents: false,
+    internalTypes: [durableWakeType],
+    localConcurrency: 1000,
+    ...durableWakeFunction,
   },
 ];
 

@@ -202,7 +202,7 @@ describe('long runs: the API description', () => {
     ] as const) {
       const accepted = document.paths[path][method].responses['202'];
       expect(accepted.content['application/json'].schema.properties.data).toMatchObject({
-        properties: { executionId: { type: 'string' }, status: { type: 'string', enum: ['running'] } },
+        properties: { executionId: { type: 'string' }, status: { type: 'string', enum: ['running', 'waiting'] } },
       });
     }
   });

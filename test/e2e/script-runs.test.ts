@@ -40,6 +40,7 @@ describe('scripts: executing', () => {
       logs: ['running node'],
       error: null,
       createdAt: expect.any(String),
+      steps: [],
     });
     expect(restRun.status).toBe(200);
     expect(restRun.body.data).toEqual({
@@ -287,6 +288,7 @@ describe('scripts: history and metrics', () => {
       cost: expect.any(Number),
       timestamp: third.body.data.createdAt,
       trigger: 'manual',
+      steps: [],
     });
     expect(restErrors).toMatchObject({ total: 1, executions: [{ executionId: failed.body.data.executionId, status: 'error' }] });
     expect(restSince).toMatchObject({ total: 2, limit: 1, executions: [{ executionId: third.body.data.executionId }] });
@@ -300,6 +302,7 @@ describe('scripts: history and metrics', () => {
         duration: expect.any(Number),
         createdAt: run.body.data.createdAt,
         hasError: false,
+        steps: [],
       })),
     });
     expect(sdkBefore.body.data.executions.map((run: { executionId: string }) => run.executionId)).toEqual([first.body.data.executionId]);

@@ -13,6 +13,8 @@ import { settings } from '#platform/settings.js';
 import {
   backgroundRuns,
   credentialVault,
+  eventPublisher,
+  liveScheduler,
   metrics,
   packageInstaller,
   platformSettings,
@@ -40,6 +42,12 @@ import { type ScriptService, createScriptService } from '#functions/scripts/serv
 import { type ScriptStore, createScriptStore } from '#functions/scripts/store.js';
 import { createTreeRefStore } from '#functions/scripts/packages/tree-ref-store.js';
 import { type VersionCode, createVersionCode } from '#functions/scripts/authoring/version-code.js';
+import { type DurableCallbacks, registerCallbacks } from '#functions/scripts/durable/callbacks.js';
+import { type DurableEngine, createDurableEngine } from '#functions/scripts/durable/engine.js';
+import { createJournal } from '#functions/scripts/durable/journal.js';
+import { type RunOperations, createRunOperations } from '#functions/scripts/durable/operations.js';
+import { createDurableScriptRuns } from '#functions/scripts/durable/script-runs.js';
+import type { DurableRunHooks } from '#functions/scripts/runs/runner.js';
 
 export const accountKeys: KeyIssuer = {
   issue: issueKey,
@@ -87,7 +95,14 @@ export const scriptCode: VersionCode = createVersionCode(scriptPackageStore);
 let resourceCalls: ReturnType<typeof createScriptResourceCalls> | undefined;
 /** The resource-call function of Lambda-deployed scripts. */
 export const scriptResourceCalls = () =>
-  (resourceCalls ??= createScriptResourceCalls({ key: scriptGrantKey, tallies: createRunTallies(), caller: resourceCaller, clock: systemClock }));
+  (resourceCalls ??= createScriptResourceCalls({
+    key: scriptGrantKey,
+    tallies: createRunTallies(),
+    caller: resourceCaller,
+    clock: systemClock,
+    checkpoint: (grant, method, params) =>
+      durableEngine().checkpoint({ executionId: grant.executionId, userId: grant.userId, scriptId: grant.scriptId }, method, params),
+  }));
 
 const deployerOf = (store: ScriptStore): Deployer =>
   createDeployer({ store, runtime: scriptRuntime, packages: scriptDependencies, code: scriptCode, clock: systemClock });
@@ -129,6 +144,7 @@ export const scriptRunner = (): ScriptRunner => {
       clock: systemClock,
       metrics,
       settings: () => platformSettings().scripts,
+      durable: durableScriptRuns,
     });
   }
   return runner;
@@ -136,6 +152,32 @@ export const scriptRunner = (): ScriptRunner => {
 
 /** Who may run a script: its owner or an installer (script-access.ts). */
 export const scriptAccess = (): ScriptAccess => createScriptAccess(createScriptStore());
+
+let durable: { engine: DurableEngine; callbacks: DurableCallbacks; hooks: DurableRunHooks; operations: RunOperations } | undefined;
+/** The durable-run engine with its built-in wait kinds, the script runs' hooks and the operations on runs. */
+const durableParts = () => {
+  if (!durable) {
+    const journal = createJournal();
+    const bus = { publish: (event: Parameters<ReturnType<typeof eventPublisher>['publish']>[0]) => eventPublisher().publish(event) };
+    const engine = createDurableEngine({
+      journal,
+      oneShots: liveScheduler,
+      bus,
+      clock: systemClock,
+    });
+    const callbacks = registerCallbacks(engine, { journal, baseUrl: () => settings.callbackBaseUrl });
+    const executions = createExecutionStore();
+    const hooks = createDurableScriptRuns({ engine, executions, runner: scriptRunner, bus, clock: systemClock });
+    const operations = createRunOperations({ engine, journal, callbacks, executions, runner: scriptRunner, clock: systemClock });
+    durable = { engine, callbacks, hooks, operations };
+  }
+  return durable;
+};
+/** The engine, for wait kinds and in-process durable runs of other modules (`registerWaitKind`, `resolveWait`). */
+export const durableEngine = (): DurableEngine => durableParts().engine;
+export const durableCallbacks = (): DurableCallbacks => durableParts().callbacks;
+export const durableScriptRuns = (): DurableRunHooks => durableParts().hooks;
+export const runOperations = (): RunOperations => durableParts().operations;
 
 let longRuns: LongRuns | undefined;
 export const scriptLongRuns = (): LongRuns =>

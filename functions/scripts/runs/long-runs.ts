@@ -58,6 +58,8 @@ export function createLongRuns(deps: LongRunsDeps) {
         // Refused by the runtime within the bound (e.g. CONCURRENCY_LIMIT): answered as before, with no run recorded.
         failed: () => executions.remove(running.executionId),
       });
+      // A durable run that suspended answers at once, as one still running does: it goes on later.
+      if ('ended' in answer && answer.ended.execution.status === 'waiting') return { running: answer.ended.execution };
       return 'ended' in answer ? answer : { running };
     },
   };

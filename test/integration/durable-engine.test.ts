@@ -1,0 +1,133 @@
+// The durable engine against DynamoDB Local, as platform code uses it in process: runDurably replays stored steps,
+// suspends at a wait, and a wait kind registered by another module is ended through resolveWait; the run continues
+// through its registered resumer. The bus and the one-shots are the local adapters (timers off: the test ticks).
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { createLocalScheduler } from '../../functions/adapters/local/scheduler.js';
+import { ValidationError } from '../../functions/platform/errors.js';
+import type { PlatformEventInput } from '../../functions/platform/ports.js';
+import { registerCallbacks } from '../../functions/scripts/durable/callbacks.js';
+import { createDurableEngine } from '../../functions/scripts/durable/engine.js';
+import { runDurably } from '../../functions/scripts/durable/in-process.js';
+import { createJournal } from '../../functions/scripts/durable/journal.js';
+import { durableWakeType } from '../../functions/scripts/durable/internal-events.js';
+
+beforeAll(() => {
+  process.env.PLATFORM_MODE = 'local';
+  process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
+});
+
+// The real time: DynamoDB Local deletes items past their TTL (`expiresAt`).
+let clockMs = Date.now();
+const clock = { now: () => clockMs, nowIso: () => new Date(clockMs).toISOString() };
+
+/** An engine whose bus hands wake-ups straight back to it, as the wake consumer does. */
+function givenEngine() {
+  const journal = createJournal();
+  const published: PlatformEventInput[] = [];
+  let engine: ReturnType<typeof createDurableEngine>;
+  const bus = {
+    async publish(event: PlatformEventInput) {
+      published.push(event);
+      if (event.type === durableWakeType) await engine.onWake(event as unknown as { executionId: string; wait?: string; watch?: number });
+      return { eventId: `evt_${published.length}` };
+    },
+  };
+  const oneShots = createLocalScheduler({ clock, publish: (event) => bus.publish(event), heartbeat: false });
+  engine = createDurableEngine({ journal, oneShots, bus, clock });
+  registerCallbacks(engine, { journal, baseUrl: () => 'http://127.0.0.1:1' });
+  return { engine, journal, oneShots };
+}
+
+const owner = () => ({ executionId: `exe_${Math.random().toString(36).slice(2, 12)}`, userId: 'usr_durable', scriptId: 'scr_none' });
+
+describe('durable engine: in-process runs', () => {
+  it('replays stored steps, suspends at a registered wait kind, and resumes when it is resolved', async () => {
+    // Prepare
+    const { engine, journal } = givenEngine();
+    const run = owner();
+    const sideEffects: string[] = [];
+    const approvals: string[] = [];
+    engine.registerWaitKind('approval', {
+      type: 'approval',
+      onTimeout: 'timeout',
+      async open(_owner, name, args) {
+        if (typeof (args as { message?: unknown }).message !== 'string') throw new ValidationError('message', args, 'message is required');
+        approvals.push(name);
+        return { timeoutSeconds: 3600, fields: { approvalId: `apr_${name}` } };
+      },
+    });
+    const outcomes: unknown[] = [];
+    const body = async (context: Parameters<Parameters<typeof runDurably>[3]>[0]) => {
+      const drafted = await context.step('draft', async () => {
+        sideEffects.push('draft');
+        return { text: 'hello' };
+      });
+      const decision = await context.waitFor<{ decision: string }>('approval', 'ask', { message: 'send it?' });
+      return { drafted, decision };
+    };
+    engine.registerResumer('agent', async (item) => {
+      outcomes.push(await runDurably(engine, run, item.invocation, body));
+    });
+    await engine.begin({ ...run, runner: 'agent', payload: '{}', state: 'running' });
+    // Act
+    const first = await runDurably(engine, run, 1, body);
+    const resolved = await engine.resolveWait(run.executionId, 'ask', { result: { decision: 'approve' } });
+    const again = await engine.resolveWait(run.executionId, 'ask', { result: { decision: 'reject' } });
+    // Assess
+    expect(first).toEqual({ suspended: true });
+    expect(resolved).toBe(true);
+    expect(again).toBe(false);
+    expect(outcomes).toEqual([{ suspended: false, value: { drafted: { text: 'hello' }, decision: { decision: 'approve' } } }]);
+    expect(sideEffects).toEqual(['draft']);
+    expect(approvals).toEqual(['ask']);
+    const { run: item, entries } = await journal.read(run.executionId);
+    expect(item?.state).toBe('finished');
+    expect(entries.map((entry) => [entry.name, entry.type, entry.status])).toEqual([
+      ['draft', 'step', 'succeeded'],
+      ['ask', 'approval', 'succeeded'],
+    ]);
+  });
+
+  it('throws TIMEOUT into the body when a wait times out, and refuses bad wait arguments without journaling', async () => {
+    // Prepare
+    const { engine, journal, oneShots } = givenEngine();
+    const run = owner();
+    const outcomes: unknown[] = [];
+    const body = async (context: Parameters<Parameters<typeof runDurably>[3]>[0]) => {
+      let refused = '';
+      try {
+        await context.wait('bad', { days: 400 });
+      } catch (error) {
+        refused = (error as { code: string }).code;
+      }
+      try {
+        await context.waitForCallback('reply', async () => undefined, { timeout: { seconds: 30 } });
+        return { refused, timedOut: false };
+      } catch (error) {
+        return { refused, timedOut: (error as { code: string }).code };
+      }
+    };
+    engine.registerResumer('timeouts', async (item) => {
+      outcomes.push(await runDurably(engine, run, item.invocation, body));
+    });
+    await engine.begin({ ...run, runner: 'timeouts', payload: '{}', state: 'running' });
+    // Act
+    const first = await runDurably(engine, run, 1, body);
+    clockMs += 31_000;
+    const fired = await oneShots.fireOneShots();
+    // Assess
+    expect(first).toEqual({ suspended: true });
+    expect(fired).toBe(1);
+    expect(outcomes).toEqual([{ suspended: false, value: { refused: 'DURABLE_INVALID_ARGUMENT', timedOut: 'TIMEOUT' } }]);
+    expect((await journal.read(run.executionId)).entries.map((entry) => entry.name)).toEqual(['reply']);
+  });
+
+  it('refuses a second registration of a wait kind', () => {
+    // Prepare
+    const { engine } = givenEngine();
+    // Act / Assess
+    expect(() => engine.registerWaitKind('wait', { type: 'wait', onTimeout: 'resolve', open: async () => ({ timeoutSeconds: 1 }) })).toThrow(
+      /registered already/,
+    );
+  });
+});
