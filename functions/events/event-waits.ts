@@ -13,9 +13,9 @@ import { scriptDialect } from './conditions/script-dialect.js';
 import type { EventObject } from './event-object.js';
 import { SubscribableEventType } from './event-types.js';
 
-/** The engine: completes the run's event wait with the event and resumes the run. */
+/** The engine: completes the run's event wait with the event and resumes the run; false when the wait no longer waits. */
 export interface EventWaitResolver {
-  resolve(executionId: string, name: string, outcome: { result: EventObject }): Promise<void>;
+  resolve(executionId: string, name: string, outcome: { result: EventObject }): Promise<boolean>;
 }
 
 export interface EventWait {
@@ -117,15 +117,17 @@ export function createEventWaits(deps: { store: EventWaitStore; resolver: EventW
 
   async function resume(wait: EventWait, event: EventObject): Promise<boolean> {
     if (!(await deps.store.claim(wait, event.id))) return false;
+    let resumed: boolean;
     try {
-      await deps.resolver.resolve(wait.executionId, wait.name, { result: event });
+      resumed = await deps.resolver.resolve(wait.executionId, wait.name, { result: event });
     } catch (error) {
       await deps.store.release(wait, event.id);
       throw error;
     }
+    // Resumed, or the run stopped waiting (timed out, cancelled): either way no later event may take the wait.
     await deps.store.remove(wait);
     predicates.delete(wait.waitId);
-    return true;
+    return resumed;
   }
 
   return {

@@ -42,7 +42,12 @@ let waits: EventWaits | undefined;
 export const eventWaits = (): EventWaits =>
   (waits ??= createEventWaits({
     store: createEventWaitStore(),
-    resolver: { resolve: async (executionId, name, outcome) => logger.info('event wait matched', { executionId, name, eventId: outcome.result.id }) },
+    resolver: {
+      resolve: async (executionId, name, outcome) => {
+        logger.info('event wait matched', { executionId, name, eventId: outcome.result.id });
+        return true;
+      },
+    },
     clock: systemClock,
   }));
 

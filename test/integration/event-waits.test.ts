@@ -14,7 +14,12 @@ const unique = (prefix: string) => `${prefix}_${process.pid}x${Date.now().toStri
 /** The engine's side: which runs were resumed with which event. */
 function recordingResolver() {
   const resumed: Array<{ executionId: string; name: string; eventId: string }> = [];
-  const resolver: EventWaitResolver = { resolve: async (executionId, name, { result }) => void resumed.push({ executionId, name, eventId: result.id }) };
+  const resolver: EventWaitResolver = {
+    resolve: async (executionId, name, { result }) => {
+      resumed.push({ executionId, name, eventId: result.id });
+      return true;
+    },
+  };
   return { resolver, resumed };
 }
 
@@ -69,6 +74,7 @@ describe('events: waits of durable runs', () => {
       resolve: async (executionId) => {
         if (failures-- > 0) throw new Error('engine unreachable');
         resumed.push(executionId);
+        return true;
       },
     };
     const waits = createEventWaits({ store: createEventWaitStore(), resolver, clock: systemClock });
