@@ -7,12 +7,15 @@ import { flowRetryType, flowScheduleType } from './flows/internal-events.js';
 import { flowEventConsumerFunction } from './flows/routes.js';
 import type { BusConsumer, ServiceEventConsumer } from './platform/route.js';
 import { buildStateFunction } from './templates/routes.js';
+import { durableWakeType } from './scripts/durable/internal-events.js';
+import { durableWakeFunction } from './scripts/routes.js';
 
 export const busConsumers: BusConsumer[] = [
   {
     name: 'dispatchEvent',
     summary: 'Runs the scripts whose subscriptions match an event',
     sourcePrefix: 'platform.',
+    // The platform's owner events (a failed run, an approval requested): subscriptions take them like any event type.
     internalTypes: [scheduleFiringType, webhookDeliveryType, ...ownerEventTypes],
     ...dispatcherFunction,
   },
@@ -24,6 +27,15 @@ export const busConsumers: BusConsumer[] = [
     internalTypes: [flowScheduleType, flowRetryType, ...ownerEventTypes],
     localConcurrency: 1000,
     ...flowEventConsumerFunction,
+  },
+  // Many durable runs may wake at once (a burst of callbacks): each continues in its own invocation.
+  {
+    name: 'wakeDurableRuns',
+    summary: 'Continues durable runs: a wait ended, a timer or timeout came, an invocation was lost',
+    sourcePrefix: 'platform.',
+    internalTypes: [durableWakeType],
+    localConcurrency: 1000,
+    ...durableWakeFunction,
   },
 ];
 
