@@ -1,6 +1,7 @@
 // The functions the platform bus delivers to, read by lib/bus-consumers.ts (a rule each) and by the local runtime
 // (bin/local.ts), which attaches the same handlers to the in-process bus with the same rule patterns. Both run the
 // one trigger pipeline (functions/app/trigger-pipeline.ts); no event type reaches two of them.
+import { ownerEventTypes } from './platform/event-types.js';
 import { scheduleFiringType, webhookDeliveryType } from './events/internal-events.js';
 import { subscriptionTargetNeeds } from './events/routes.js';
 import { flowRetryType, flowScheduleType } from './flows/internal-events.js';
@@ -8,7 +9,6 @@ import { flowTargetNeeds } from './flows/routes.js';
 import type { BusConsumer, ServiceEventConsumer } from './platform/route.js';
 import { buildStateFunction } from './templates/routes.js';
 import { durableWakeType } from './scripts/durable/internal-events.js';
-import { executionFailedType } from './scripts/durable/script-runs.js';
 import { durableWakeFunction } from './scripts/routes.js';
 
 const triggerPipelineHandler = 'functions/app/handlers/deliver-event.ts';
@@ -22,8 +22,9 @@ export const busConsumers: BusConsumer[] = [
     handler: triggerPipelineHandler,
     sourcePrefix: 'platform.',
     userEvents: true,
-    // A failed run is the owner's event: subscriptions and event flows take it like any event type.
-    internalTypes: [scheduleFiringType, webhookDeliveryType, executionFailedType],
+    // The platform's owner events (a failed run, an approval requested): subscriptions and event flows take them like
+    // any event type.
+    internalTypes: [scheduleFiringType, webhookDeliveryType, ...ownerEventTypes],
     tables: { ...subscriptionTargetNeeds.tables, ...flowTargetNeeds.tables },
     uses: [...new Set([...subscriptionTargetNeeds.uses, ...flowTargetNeeds.uses])],
     // Scripts run up to 300 s each, several per event.

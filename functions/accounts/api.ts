@@ -20,3 +20,6 @@ export async function profile(userId: string): Promise<Pick<User, 'userId' | 'us
 }
 
 export const accountExists = async (userId: string): Promise<boolean> => (await createAccountStore().getUser(userId)) !== undefined;
+
+/** The accounts named by username or userId, and the names that match none (approvers of a durable run's approval). */
+export const findUsers = (names: string[]) => accountService().findUsers(names);

@@ -1,10 +1,10 @@
 // The trigger pipeline as deployed: the events area's pipeline with the target kinds the platform registers
-// (subscriptions run scripts, event flows run flows). A new kind of target is one more entry in the list; the
+// (subscriptions run scripts, event flows run flows, event waits resume durable runs). A new kind of target is one more entry in the list; the
 // events area never imports the areas whose targets it delivers to.
-import { subscriptionTarget, triggerPipelineOf } from '#functions/app/events/wiring.js';
+import { eventWaitTarget, subscriptionTarget, triggerPipelineOf } from '#functions/app/events/wiring.js';
 import type { TriggerPipeline } from '#functions/events/trigger-pipeline.js';
 import { flowEventTarget } from '#functions/app/flows/wiring.js';
 
 let pipeline: TriggerPipeline | undefined;
 /** Shared by the AWS Lambda targets and the local bus rules. */
-export const triggerPipeline = (): TriggerPipeline => (pipeline ??= triggerPipelineOf([subscriptionTarget(), flowEventTarget()]));
+export const triggerPipeline = (): TriggerPipeline => (pipeline ??= triggerPipelineOf([subscriptionTarget(), flowEventTarget(), eventWaitTarget()]));

@@ -11,7 +11,7 @@ import type { Predicate } from './conditions/engine.js';
 import { type DispatchReport, deliverAll, emptyReport } from './deliveries.js';
 import { enrichEvent } from './enrichment/enrich.js';
 import { type EventObject, normalizeEvent } from '#platform/event-object.js';
-import { platformEventTypes } from '#platform/event-types.js';
+import { ownerEventTypes } from '#platform/event-types.js';
 import type { DeliveryLedger, DeliveryOutcome, EventHistory } from './ports.js';
 import type { Candidate, InternalDelivery, TargetDelivery, TargetKind } from './target-kind.js';
 
@@ -142,7 +142,7 @@ export function createTriggerPipeline(deps: TriggerPipelineDeps) {
       if (taken && detail.source === taken.delivery.source) return taken.delivery.handle(detail, deliverEach(taken.kind));
       // The platform's own deliveries no kind takes (or from the wrong source): no user target can name a platform. type,
       // except the owner events the platform emits for its users (a failed run), which go to targets like any event.
-      if (String(detail.type).startsWith('platform.') && !platformEventTypes.has(String(detail.type))) return Promise.resolve(emptyReport());
+      if (String(detail.type).startsWith('platform.') && !ownerEventTypes.has(String(detail.type))) return Promise.resolve(emptyReport());
       deps.metrics.record('EventsDispatched', 'Count', 1);
       return deliverEvent(detail);
     },

@@ -16,8 +16,8 @@ export const namedEventTypes = [
 ] as const;
 
 /**
- * The owner's events the platform emits about its own work (a failed run): subscriptions and flows take them like
- * any type; every other `platform.` type is an internal delivery.
+ * The owner's events the platform emits about its own work that a user may publish too (a failed run): subscriptions
+ * and flows take them like any type; ownerEventTypes below adds those a user may not publish.
  */
 export const platformEventTypes: ReadonlySet<string> = new Set(['platform.execution.failed']);
 
@@ -52,5 +52,20 @@ export function eventTypeProblem(type: string): string | undefined {
 
 export const EventType = z.string().superRefine((type, context) => {
   const problem = eventTypeProblem(type);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
+
+/** A durable run asked for an approval; the event goes to the run's user. */
+export const approvalRequestedType = 'platform.approval.requested';
+
+/**
+ * Every event the platform tells a user about their own runs, routed to the consumers like any event: a failed run,
+ * and an approval asked for, which a user may not publish (its signed links must come from the platform).
+ */
+export const ownerEventTypes: ReadonlySet<string> = new Set([...platformEventTypes, approvalRequestedType]);
+
+/** What a subscription, an event flow or a run's event wait may name: a user's event type or one of the platform's owner events. */
+export const SubscribableEventType = z.string().superRefine((type, context) => {
+  const problem = ownerEventTypes.has(type) ? undefined : eventTypeProblem(type);
   if (problem) context.addIssue({ code: 'custom', message: problem });
 });

@@ -6,7 +6,7 @@ import { type Execution, type Installation, settledRun } from './model.js';
 import { createExecutionStore } from './runs/execution-store.js';
 import type { ExecuteRequest, ExecutionResult } from './runs/runner.js';
 import { createScriptStore } from './store.js';
-import { scriptAccess, scriptRunner, scriptService } from '#functions/app/scripts/wiring.js';
+import { durableEngine, scriptAccess, scriptRunner, scriptService } from '#functions/app/scripts/wiring.js';
 
 export type { ExecuteRequest, ExecutionResult } from './runs/runner.js';
 
@@ -54,3 +54,7 @@ export const installScript = (userId: string, scriptId: string, customization?: 
   scriptService().install(userId, scriptId, customization);
 
 export const uninstallScript = (userId: string, scriptId: string) => scriptService().uninstall(userId, scriptId);
+
+/** Completes a durable run's wait (an event it waited for arrived) and resumes the run; false when it no longer waits. */
+export const resolveWait = (executionId: string, name: string, outcome: { result: unknown } | { error: { code: string; message: string } }) =>
+  durableEngine().resolveWait(executionId, name, outcome);

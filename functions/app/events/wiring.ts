@@ -1,7 +1,7 @@
 // The events area's composition: its services, the trigger pipeline and its subscription kind with their production
 // dependencies (stores, the platform root's ports, and the scripts area behind the ScriptPort). Handlers get their services here; services
 // never import this file.
-import { describeScript, runScript } from '#functions/scripts/api.js';
+import { describeScript, resolveWait, runScript } from '#functions/scripts/api.js';
 import { systemClock } from '#platform/clock.js';
 import { settings } from '#platform/settings.js';
 import { credentialVault, eventPublisher, liveScheduler, metrics } from '#functions/app/platform.js';
@@ -17,6 +17,8 @@ import { type TriggerService, createTriggerService, retireSchedule } from '#func
 import { createTriggerStore } from '#functions/events/trigger-store.js';
 import type { TargetKind } from '#functions/events/target-kind.js';
 import { type TriggerPipeline, createTriggerPipeline } from '#functions/events/trigger-pipeline.js';
+import { type EventWaits, createEventWaitStore, createEventWaits } from '#functions/events/event-waits.js';
+import { createEventWaitTarget } from '#functions/events/wait-target.js';
 
 let port: ScriptPort | undefined;
 /** The scripts area's facade says who owns a script and whether it is deployed, and runs it with its limits. */
@@ -34,6 +36,19 @@ function scriptPort(): ScriptPort {
   };
   return port;
 }
+
+let waits: EventWaits | undefined;
+/** Runs waiting for their user's events: opened by the durable engine, resumed by the trigger pipeline's wait kind. */
+export const eventWaits = (): EventWaits =>
+  (waits ??= createEventWaits({
+    store: createEventWaitStore(),
+    resolver: { resolve: resolveWait },
+    clock: systemClock,
+  }));
+
+let waitKind: TargetKind | undefined;
+/** The trigger pipeline's kind for runs waiting on their user's events. */
+export const eventWaitTarget = (): TargetKind => (waitKind ??= createEventWaitTarget(eventWaits()));
 
 let subscriptionKind: TargetKind | undefined;
 /** The trigger pipeline's subscription kind: subscribed scripts, script schedule firings and webhook requests. */

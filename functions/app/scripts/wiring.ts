@@ -1,6 +1,6 @@
 // Production implementations of the scripts area's ports, on top of the accounts, resources and flows areas, the
 // area's services with their production dependencies, and the resource-call function's service with its signing key.
-import { issueKey, monthlyBudgetUsd, revokeKey } from '#functions/accounts/api.js';
+import { findUsers, issueKey, monthlyBudgetUsd, revokeKey } from '#functions/accounts/api.js';
 import { enabledSubscriptionCount } from '#functions/events/api.js';
 import { repointFlow, scriptOfFlow } from '#functions/flows/api.js';
 import { installedMethodNames, resourceCaller } from '#functions/resources/api.js';
@@ -48,6 +48,7 @@ import { createJournal } from '#functions/scripts/durable/journal.js';
 import { type RunOperations, createRunOperations } from '#functions/scripts/durable/operations.js';
 import { createDurableScriptRuns } from '#functions/scripts/durable/script-runs.js';
 import type { DurableRunHooks } from '#functions/scripts/runs/runner.js';
+import { registerRunWaitKinds } from '#functions/app/run-wait-kinds.js';
 
 export const accountKeys: KeyIssuer = {
   issue: issueKey,
@@ -166,6 +167,14 @@ const durableParts = () => {
       clock: systemClock,
     });
     const callbacks = registerCallbacks(engine, { journal, baseUrl: () => settings.callbackBaseUrl });
+    const scripts = createScriptStore();
+    registerRunWaitKinds(engine, {
+      users: { findUsers },
+      events: bus,
+      clock: systemClock,
+      scriptOwner: async (scriptId) => (await scripts.get(scriptId))?.ownerId,
+      consoleUrl: () => settings.callbackBaseUrl,
+    });
     const executions = createExecutionStore();
     const hooks = createDurableScriptRuns({ engine, executions, runner: scriptRunner, bus, clock: systemClock });
     const operations = createRunOperations({ engine, journal, callbacks, executions, runner: scriptRunner, clock: systemClock });

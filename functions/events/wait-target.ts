@@ -1,0 +1,29 @@
+// The trigger pipeline's kind for durable runs waiting on their user's events (`waitForEvent`): the candidates are
+// the user's waits for the event type (one Query), matched through the pipeline's predicate cache; a match resumes
+// the run once (the ledger claims the delivery, the wait store claims the wait).
+import { compileConditionList } from './conditions/engine.js';
+import { scriptDialect } from './conditions/script-dialect.js';
+import type { EventWaits } from './event-waits.js';
+import type { TargetKind } from './target-kind.js';
+
+export function createEventWaitTarget(waits: Pick<EventWaits, 'waiting' | 'resumeMatching'>): TargetKind {
+  return {
+    name: 'eventWait',
+    // The run stopped waiting (timed out, cancelled) or another event took the wait: nothing to resume.
+    skippedCodes: new Set(['NOT_FOUND', 'CONFLICT']),
+    async candidates(userId, eventType) {
+      return (await waits.waiting(userId, eventType)).map((wait) => ({
+        id: wait.waitId,
+        revision: wait.createdAt,
+        compile: () => compileConditionList(wait.conditions, scriptDialect),
+        delivery: (event) => ({
+          deliveryId: `${event.normalized.id}#wait#${wait.waitId}`,
+          async run() {
+            const resumed = await waits.resumeMatching(event.enriched, [wait]);
+            return { executionId: wait.executionId, status: resumed > 0 ? 'resumed' : 'skipped' };
+          },
+        }),
+      }));
+    },
+  };
+}
