@@ -36,7 +36,14 @@ export const dynamoIdempotencyStore: IdempotencyStore = {
       await dynamo().send(
         new PutCommand({
           TableName: tableName('idempotencyKeys'),
-          Item: { key, state: 'claimed', holder, fingerprint, leaseUntil: seconds(nowMs) + leaseSeconds, expiresAt: seconds(nowMs) + idempotencyRetentionSeconds },
+          Item: {
+            key,
+            state: 'claimed',
+            holder,
+            fingerprint,
+            leaseUntil: seconds(nowMs) + leaseSeconds,
+            expiresAt: seconds(nowMs) + idempotencyRetentionSeconds,
+          },
           // A claim whose holder died past its function's timeout, or an answer past its 24 hours that TTL has not swept yet, is free.
           ConditionExpression: 'attribute_not_exists(#key) OR (#state = :claimed AND leaseUntil < :now) OR expiresAt < :now',
           ExpressionAttributeNames: { '#key': 'key', '#state': 'state' },

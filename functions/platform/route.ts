@@ -1,7 +1,9 @@
 import type { z } from 'zod';
-import type { IdempotencyKind } from './middlewares/idempotency.js';
 import type { TableName } from './table-definition.js';
 import { defaultScopes } from './scopes.js';
+
+/** `caller`: the caller's Idempotency-Key header; `webhookDelivery`: the sender's delivery id, per receive URL. */
+export type IdempotencyKind = 'caller' | 'webhookDelivery';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -5420,7 +5420,10 @@ export interface operations {
     publishEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeats with the same key (1-255 printable ASCII characters) by the same caller within 24 hours answer the first answer, with `Idempotent-Replayed: true`, and run nothing; the same key with another body is CONFLICT. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5652,6 +5655,28 @@ export interface operations {
                      *           "requiredScopes": [
                      *             "events:publish"
                      *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key was used within 24 hours for a request with other content, or its first request is still being answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Idempotency-Key k-1 was used within 24 hours for a request with other content",
+                     *         "details": {
+                     *           "field": "Idempotency-Key",
+                     *           "value": "k-1"
                      *         }
                      *       }
                      *     }
@@ -7364,7 +7389,10 @@ export interface operations {
     runFlow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeats with the same key (1-255 printable ASCII characters) by the same caller within 24 hours answer the first answer, with `Idempotent-Replayed: true`, and run nothing; the same key with another body is CONFLICT. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7519,6 +7547,28 @@ export interface operations {
                      *           "requiredScopes": [
                      *             "flows:manage"
                      *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key was used within 24 hours for a request with other content, or its first request is still being answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Idempotency-Key k-1 was used within 24 hours for a request with other content",
+                     *         "details": {
+                     *           "field": "Idempotency-Key",
+                     *           "value": "k-1"
                      *         }
                      *       }
                      *     }
@@ -15682,7 +15732,10 @@ export interface operations {
     restExecuteScript: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeats with the same key (1-255 printable ASCII characters) by the same caller within 24 hours answer the first answer, with `Idempotent-Replayed: true`, and run nothing; the same key with another body is CONFLICT. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 scriptId: string;
             };
@@ -15846,6 +15899,28 @@ export interface operations {
                      *         "message": "scriptId not found",
                      *         "details": {
                      *           "scriptId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key was used within 24 hours for a request with other content, or its first request is still being answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Idempotency-Key k-1 was used within 24 hours for a request with other content",
+                     *         "details": {
+                     *           "field": "Idempotency-Key",
+                     *           "value": "k-1"
                      *         }
                      *       }
                      *     }
@@ -20186,7 +20261,10 @@ export interface operations {
     executeScript: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeats with the same key (1-255 printable ASCII characters) by the same caller within 24 hours answer the first answer, with `Idempotent-Replayed: true`, and run nothing; the same key with another body is CONFLICT. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -20362,6 +20440,28 @@ export interface operations {
                      *             "scripts:execute",
                      *             "scripts:{scriptId}:execute"
                      *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key was used within 24 hours for a request with other content, or its first request is still being answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Idempotency-Key k-1 was used within 24 hours for a request with other content",
+                     *         "details": {
+                     *           "field": "Idempotency-Key",
+                     *           "value": "k-1"
                      *         }
                      *       }
                      *     }
@@ -26625,7 +26725,14 @@ export interface operations {
     receiveWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The sender's delivery id: a redelivery within 24 hours answers the first answer and publishes nothing. */
+                "Idempotency-Key"?: string;
+                /** @description The sender's delivery id: a redelivery within 24 hours answers the first answer and publishes nothing. */
+                "webhook-id"?: string;
+                /** @description The sender's delivery id: a redelivery within 24 hours answers the first answer and publishes nothing. */
+                "X-GitHub-Delivery"?: string;
+            };
             path: {
                 webhookId: string;
             };
@@ -26701,6 +26808,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key was used within 24 hours for a request with other content, or its first request is still being answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Idempotency-Key k-1 was used within 24 hours for a request with other content",
+                     *         "details": {
+                     *           "field": "Idempotency-Key",
+                     *           "value": "k-1"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unexpected failure: quote the `X-Request-Id` response header */
             500: {
                 headers: {
@@ -26724,7 +26853,14 @@ export interface operations {
     receiveResourceWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The sender's delivery id: a redelivery within 24 hours answers the first answer and publishes nothing. */
+                "Idempotency-Key"?: string;
+                /** @description The sender's delivery id: a redelivery within 24 hours answers the first answer and publishes nothing. */
+                "webhook-id"?: string;
+                /** @description The sender's delivery id: a redelivery within 24 hours answers the first answer and publishes nothing. */
+                "X-GitHub-Delivery"?: string;
+            };
             path: {
                 installationId: string;
             };
@@ -26791,6 +26927,28 @@ export interface operations {
                      *         "message": "installationId not found",
                      *         "details": {
                      *           "installationId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key was used within 24 hours for a request with other content, or its first request is still being answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Idempotency-Key k-1 was used within 24 hours for a request with other content",
+                     *         "details": {
+                     *           "field": "Idempotency-Key",
+                     *           "value": "k-1"
                      *         }
                      *       }
                      *     }

@@ -4,13 +4,10 @@
 import { createHash } from 'node:crypto';
 import { ConflictError, ValidationError } from '../errors.js';
 import type { IdempotencyStore, StoredAnswer } from '../idempotency-store.js';
-import type { Route } from '../route.js';
+import type { IdempotencyKind, Route } from '../route.js';
 import { logger } from '../logger.js';
 import { errorResult } from './envelope.js';
 import type { HttpEvent, HttpResult, RequestState } from './request-state.js';
-
-/** `caller`: the caller's Idempotency-Key header; `webhookDelivery`: the sender's delivery id, per receive URL. */
-export type IdempotencyKind = 'caller' | 'webhookDelivery';
 
 /**
  * Where senders put a delivery's id, first found wins: the generic Idempotency-Key, GitHub's X-GitHub-Delivery and
@@ -137,8 +134,8 @@ async function answerAndKeep(options: AnswerOnceOptions, key: string, holder: st
   }
   const status = result.statusCode ?? 200;
   if (status >= 400 && status < 500) await store.release(key, holder);
+  // The work is done: failing to keep its answer must not turn it into an error; the claim then lapses with its lease.
   else
-    // The work is done: failing to keep its answer must not turn it into an error; the claim then lapses with its lease.
     await store
       .answer(key, holder, { statusCode: status, headers: keptHeaders(result), body: result.body ?? '' }, now())
       .catch((error: Error) => logger.error('the answer of an idempotent request could not be kept', { requestId: state.requestId, error: error.message }));
