@@ -199,6 +199,44 @@ describe('cli: events and flows', () => {
   );
 });
 
+describe('cli: --idempotency-key', () => {
+  it(
+    'sends the key with scripts run, flows run and events emit: a repeat answers the first run or event',
+    async () => {
+      // Prepare
+      const pushed = jsonOf(
+        await runCli(
+          ['--json', 'scripts', 'push', scriptFolder(`cli-once-${Date.now().toString(36)}`, 'async function handler() { return { success: true } }')],
+          env,
+        ),
+      );
+      const flow = jsonOf(
+        await runCli(
+          ['--json', 'flows', 'create', '--title', 'Once', '--description', 'runs once', '--schedule', '0 3 * * *', '--script', pushed.scriptId],
+          env,
+        ),
+      );
+      const key = `cli-${Date.now().toString(36)}`;
+      const twice = (args: string[]) => Promise.all([0, 1].map(() => runCli(['--json', ...args, '--idempotency-key', key], env).then(jsonOf)));
+      // Act
+      const runs = await twice(['scripts', 'run', pushed.scriptId]);
+      const flowRuns = await twice(['flows', 'run', flow.id]);
+      const events = await twice(['events', 'emit', 'custom.once']);
+      const refused = await runCli(['scripts', 'run', pushed.scriptId, '--idempotency-key', 'k'.repeat(256)], env);
+      // Assess
+      expect(runs[1].executionId).toBe(runs[0].executionId);
+      expect(flowRuns[1].executionId).toBe(flowRuns[0].executionId);
+      expect(events[1].eventId).toBe(events[0].eventId);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('error: VALIDATION_ERROR (400)');
+      expect(refused.stderr).toContain('[field Idempotency-Key]');
+      const history = await api.as(user.apiKey).get(`/api/sdk/v1/scripts/${pushed.scriptId}/executions?limit=100`);
+      expect(history.body.data.executions.filter((run: { trigger?: string }) => run.trigger !== 'flow')).toHaveLength(1);
+    },
+    slow,
+  );
+});
+
 describe('cli: templates', () => {
   it(
     'builds a template printing its log, and installs it with customization values',
