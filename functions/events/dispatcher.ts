@@ -11,6 +11,7 @@ import { type Predicate, compileConditionList } from './conditions/engine.js';
 import { scriptDialect } from './conditions/script-dialect.js';
 import { enrichEvent } from './enrichment/enrich.js';
 import { type EventObject, normalizeEvent } from './event-object.js';
+import { platformEventTypes } from './event-types.js';
 import { type DispatchReport, deliverAll, emptyReport } from './deliveries.js';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from './internal-events.js';
 import type {
@@ -171,7 +172,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       if (detail.type === scheduleFiringType && detail.source === 'scheduler') return runSchedule(detail);
       if (detail.type === webhookDeliveryType && detail.source === webhookDeliverySource) return runWebhook(detail);
       // Other areas' internal deliveries (flows' schedule firings and retries): no subscription can name a platform. type.
-      if (String(detail.type).startsWith('platform.')) return Promise.resolve(emptyReport());
+      if (String(detail.type).startsWith('platform.') && !platformEventTypes.has(String(detail.type))) return Promise.resolve(emptyReport());
       deps.metrics.record('EventsDispatched', 'Count', 1);
       return dispatchEvent(detail);
     },

@@ -15,6 +15,12 @@ export const namedEventTypes = [
   'call.ended',
 ] as const;
 
+/**
+ * The owner's events the platform emits about its own work (a failed run): subscriptions and flows take them like
+ * any type; every other `platform.` type is an internal delivery.
+ */
+export const platformEventTypes: ReadonlySet<string> = new Set(['platform.execution.failed']);
+
 /** Enrichment is supported on these types only; the others keep `enrichment` null. */
 export const enrichedEventTypes: ReadonlySet<string> = new Set([
   'chatapp.message',
@@ -35,7 +41,7 @@ const webhookType = /^[a-z][a-z0-9_-]*(\.[a-z0-9_][a-z0-9_-]*)+$/;
 
 export function eventTypeProblem(type: string): string | undefined {
   if (type.length > maxTypeLength) return `an event type has at most ${maxTypeLength} characters`;
-  if (named.has(type)) return undefined;
+  if (named.has(type) || platformEventTypes.has(type)) return undefined;
   if (type.startsWith('custom.')) return customType.test(type) ? undefined : 'a custom event type is custom.<name> (letters, digits, _ . : -)';
   const namespace = type.split('.')[0]!;
   if (reservedNamespaces.has(namespace))

@@ -6,6 +6,7 @@ import { type DispatchReport, deliverAll, emptyReport } from '#functions/events/
 import type { DeliveryLedger, DeliveryOutcome } from '#functions/events/ports.js';
 import { enrichEvent } from '#functions/events/enrichment/enrich.js';
 import { normalizeEvent } from '#functions/events/event-object.js';
+import { platformEventTypes } from '#functions/events/event-types.js';
 import type { Predicate } from '#functions/events/conditions/engine.js';
 import type { Clock } from '#platform/clock.js';
 import { firingIsDue } from '#platform/cron.js';
@@ -147,7 +148,8 @@ export function createFlowEventConsumer(deps: FlowEventConsumerDeps) {
       if (detail.source === 'scheduler' && detail.type === flowScheduleType) return runSchedule(detail);
       if (detail.source === 'scheduler' && detail.type === flowRetryType) return runRetry(detail);
       // Other platform deliveries (script schedules, webhooks) are the dispatcher's.
-      if (typeof detail.type !== 'string' || detail.type.startsWith('platform.')) return Promise.resolve(emptyReport());
+      if (typeof detail.type !== 'string' || (detail.type.startsWith('platform.') && !platformEventTypes.has(detail.type)))
+        return Promise.resolve(emptyReport());
       return runEvent(detail);
     },
   };
