@@ -11,7 +11,8 @@ import { type Predicate, compileConditionList } from './conditions/engine.js';
 import { scriptDialect } from './conditions/script-dialect.js';
 import { enrichEvent } from './enrichment/enrich.js';
 import { type EventObject, normalizeEvent } from './event-object.js';
-import { platformEventTypes } from './event-types.js';
+import { ownerEventTypes } from './event-types.js';
+import type { EventWaits } from './event-waits.js';
 import { type DispatchReport, deliverAll, emptyReport } from './deliveries.js';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from './internal-events.js';
 import type {
@@ -34,6 +35,8 @@ export interface DispatcherDeps {
   triggers: TriggerLookup;
   clock: Clock;
   metrics: MetricsPort;
+  /** Durable runs waiting for their user's events (`waitForEvent`). */
+  waits: Pick<EventWaits, 'waiting' | 'resumeMatching'>;
 }
 
 /** Runs of one event at a time; the interface allows 10 concurrent executions per script. */
@@ -117,20 +120,28 @@ export function createDispatcher(deps: DispatcherDeps) {
     }
     const now = deps.clock.nowIso();
     const normalized = normalizeEvent(detail, { id: detail.id, userId: detail.userId, now });
-    const [candidates] = await Promise.all([deps.index.active(detail.userId, String(detail.type)), deps.history.recordEvent(normalized)]);
+    const [candidates, waits] = await Promise.all([
+      deps.index.active(detail.userId, String(detail.type)),
+      deps.waits.waiting(detail.userId, String(detail.type)),
+      deps.history.recordEvent(normalized),
+    ]);
     // Most events of most users have no subscriber: enrichment is paid only when someone listens.
-    if (candidates.length === 0) return emptyReport();
+    if (candidates.length === 0 && waits.length === 0) return emptyReport();
     const event = enrichEvent(normalized, now);
-    return deliverEach(
-      match(event, candidates).map((subscription) => ({
-        deliveryId: `${event.id}#${subscription.subscriptionId}`,
-        userId: event.userId,
-        scriptId: subscription.scriptId,
-        data: event,
-        trigger: { type: 'event', source: subscription.subscriptionId, event: event.type },
-        event: normalized,
-      })),
-    );
+    const [report] = await Promise.all([
+      deliverEach(
+        match(event, candidates).map((subscription) => ({
+          deliveryId: `${event.id}#${subscription.subscriptionId}`,
+          userId: event.userId,
+          scriptId: subscription.scriptId,
+          data: event,
+          trigger: { type: 'event', source: subscription.subscriptionId, event: event.type },
+          event: normalized,
+        })),
+      ),
+      deps.waits.resumeMatching(event, waits),
+    ]);
+    return report;
   }
 
   async function runSchedule(detail: Record<string, unknown>): Promise<DispatchReport> {
@@ -171,8 +182,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     handle(detail: Record<string, unknown>): Promise<DispatchReport> {
       if (detail.type === scheduleFiringType && detail.source === 'scheduler') return runSchedule(detail);
       if (detail.type === webhookDeliveryType && detail.source === webhookDeliverySource) return runWebhook(detail);
-      // Other areas' internal deliveries (flows' schedule firings and retries): no subscription can name a platform. type.
-      if (String(detail.type).startsWith('platform.') && !platformEventTypes.has(String(detail.type))) return Promise.resolve(emptyReport());
+      // Other areas' internal deliveries (flows' schedule firings and retries): a subscription names only the owner events of platform.
+      if (String(detail.type).startsWith('platform.') && !ownerEventTypes.has(String(detail.type))) return Promise.resolve(emptyReport());
       deps.metrics.record('EventsDispatched', 'Count', 1);
       return dispatchEvent(detail);
     },

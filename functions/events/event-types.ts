@@ -15,12 +15,6 @@ export const namedEventTypes = [
   'call.ended',
 ] as const;
 
-/**
- * The owner's events the platform emits about its own work (a failed run): subscriptions and flows take them like
- * any type; every other `platform.` type is an internal delivery.
- */
-export const platformEventTypes: ReadonlySet<string> = new Set(['platform.execution.failed']);
-
 /** Enrichment is supported on these types only; the others keep `enrichment` null. */
 export const enrichedEventTypes: ReadonlySet<string> = new Set([
   'chatapp.message',
@@ -41,7 +35,7 @@ const webhookType = /^[a-z][a-z0-9_-]*(\.[a-z0-9_][a-z0-9_-]*)+$/;
 
 export function eventTypeProblem(type: string): string | undefined {
   if (type.length > maxTypeLength) return `an event type has at most ${maxTypeLength} characters`;
-  if (named.has(type) || platformEventTypes.has(type)) return undefined;
+  if (named.has(type)) return undefined;
   if (type.startsWith('custom.')) return customType.test(type) ? undefined : 'a custom event type is custom.<name> (letters, digits, _ . : -)';
   const namespace = type.split('.')[0]!;
   if (reservedNamespaces.has(namespace))
@@ -52,5 +46,20 @@ export function eventTypeProblem(type: string): string | undefined {
 
 export const EventType = z.string().superRefine((type, context) => {
   const problem = eventTypeProblem(type);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
+
+/** A durable run asked for an approval; the event goes to the run's user. */
+export const approvalRequestedType = 'platform.approval.requested';
+
+/** A run failed (published by the scripts area's runner). */
+export const executionFailedType = 'platform.execution.failed';
+
+/** What the platform tells a user about their own runs: delivered like any event, never published by a user. */
+export const ownerEventTypes: ReadonlySet<string> = new Set([approvalRequestedType, executionFailedType]);
+
+/** What a subscription, an event flow or a run's event wait may name: a user's event type or one of the platform's owner events. */
+export const SubscribableEventType = z.string().superRefine((type, context) => {
+  const problem = ownerEventTypes.has(type) ? undefined : eventTypeProblem(type);
   if (problem) context.addIssue({ code: 'custom', message: problem });
 });

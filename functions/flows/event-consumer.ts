@@ -6,7 +6,6 @@ import { type DispatchReport, deliverAll, emptyReport } from '#functions/events/
 import type { DeliveryLedger, DeliveryOutcome } from '#functions/events/ports.js';
 import { enrichEvent } from '#functions/events/enrichment/enrich.js';
 import { normalizeEvent } from '#functions/events/event-object.js';
-import { platformEventTypes } from '#functions/events/event-types.js';
 import type { Predicate } from '#functions/events/conditions/engine.js';
 import type { Clock } from '#platform/clock.js';
 import { firingIsDue } from '#platform/cron.js';
@@ -16,6 +15,7 @@ import { compileFlowConditions } from './conditions.js';
 import type { ExecutionStore } from './execution-store.js';
 import type { FlowRuns, RunTrigger } from './flow-runs.js';
 import { flowRetryType, flowScheduleType } from './internal-events.js';
+import { ownerEventTypes } from '#functions/events/event-types.js';
 import type { FlowItem } from './model.js';
 import type { FlowRef, FlowStore } from './store.js';
 
@@ -148,8 +148,7 @@ export function createFlowEventConsumer(deps: FlowEventConsumerDeps) {
       if (detail.source === 'scheduler' && detail.type === flowScheduleType) return runSchedule(detail);
       if (detail.source === 'scheduler' && detail.type === flowRetryType) return runRetry(detail);
       // Other platform deliveries (script schedules, webhooks) are the dispatcher's.
-      if (typeof detail.type !== 'string' || (detail.type.startsWith('platform.') && !platformEventTypes.has(detail.type)))
-        return Promise.resolve(emptyReport());
+      if (typeof detail.type !== 'string' || (detail.type.startsWith('platform.') && !ownerEventTypes.has(detail.type))) return Promise.resolve(emptyReport());
       return runEvent(detail);
     },
   };
