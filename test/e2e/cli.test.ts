@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { approvalService } from '../../functions/approvals/wiring.js';
 import { jsonOf, runCli } from '../support/cli.js';
 import { givenPayer } from '../support/payments.js';
-import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { type TestApi, type TestUser, startTestPlatform, uniqueName } from '../support/platform.js';
 import { type Upstream, givenPublishedResource, json, startUpstream } from '../support/resources.js';
 import { givenSiteRepo, givenTemplate, pricing, templatesPath } from '../support/templates.js';
 
@@ -232,6 +233,72 @@ describe('cli: --idempotency-key', () => {
       expect(refused.stderr).toContain('[field Idempotency-Key]');
       const history = await api.as(user.apiKey).get(`/api/sdk/v1/scripts/${pushed.scriptId}/executions?limit=100`);
       expect(history.body.data.executions.filter((run: { trigger?: string }) => run.trigger !== 'flow')).toHaveLength(1);
+    },
+    slow,
+  );
+});
+
+describe('cli: runs and approvals', () => {
+  const durableScript = async (code: string) => {
+    const created = await api.as(user.apiKey).post('/api/sdk/v1/scripts', { name: `cli-durable-${uniqueName('s')}`, code, config: { durable: true } });
+    await api.as(user.apiKey).post('/api/sdk/v1/scripts/deployScript', { scriptId: created.body.data.id });
+    return created.body.data.id as string;
+  };
+  const execute = async (scriptId: string, data: Record<string, unknown> = {}) =>
+    (await api.as(user.apiKey).post('/api/sdk/v1/scripts/executeScript', { scriptId, data })).body.data;
+  const statusOf = async (executionId: string) => (await api.as(user.apiKey).post('/api/sdk/v1/scripts/getExecution', { executionId })).body.data.status;
+
+  it(
+    'cancels a waiting run, re-runs a run from a step and replays the failed runs of a script',
+    async () => {
+      // Prepare
+      const waiting = await execute(await durableScript("async function handler(event, context) { await context.wait('later', { hours: 1 }); return 1 }"));
+      const scriptId = await durableScript(
+        "async function handler(event, context) { const n = await context.step('first', async () => event.data.n); if (event.data.fail) throw new Error('failed on purpose'); return { n } }",
+      );
+      const completed = await execute(scriptId, { n: 1 });
+      const failed = await execute(scriptId, { n: 2, fail: true });
+      // Act
+      const cancelled = await runCli(['runs', 'cancel', waiting.executionId], env);
+      const rerun = jsonOf(await runCli(['--json', 'runs', 'rerun', completed.executionId, '--from-step', 'first'], env));
+      const replayed = jsonOf(await runCli(['--json', 'runs', 'replay', '--script', scriptId, '--status', 'failed'], env));
+      const refused = await runCli(['runs', 'rerun', completed.executionId, '--from-step', 'missing'], env);
+      // Assess
+      expect([waiting.status, completed.status, failed.status]).toEqual(['waiting', 'completed', 'failed']);
+      expect(cancelled.stdout.trim()).toBe(`${waiting.executionId} cancelled`);
+      expect(await statusOf(waiting.executionId)).toBe('cancelled');
+      expect(rerun).toEqual({ executionId: expect.stringMatching(/^exe_/), status: 'running' });
+      await vi.waitFor(async () => expect(await statusOf(rerun.executionId)).toBe('completed'), { timeout: 30_000, interval: 100 });
+      expect(replayed.executionIds).toHaveLength(1);
+      expect(replayed.executionIds[0]).not.toBe(failed.executionId);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('[field fromStep]');
+    },
+    slow,
+  );
+
+  it(
+    'lists the pending approvals of its user, approves one and rejects another',
+    async () => {
+      // Prepare
+      const approver = await api.givenUser();
+      const asApprover = { ...env, PLATFORM_API_KEY: approver.apiKey };
+      const request = (name: string) =>
+        approvalService().request({ executionId: `exe_cli_${uniqueName('a')}`, scriptId: 'scr_cli', userId: user.userId, ownerId: user.userId }, name, {
+          approvers: [approver.username],
+          message: `${name}?`,
+        });
+      const [{ approval: ship }, { approval: drop }] = [await request('ship'), await request('drop')];
+      // Act
+      const listed = jsonOf(await runCli(['--json', 'approvals', 'list'], asApprover));
+      const approved = await runCli(['approvals', 'approve', ship.approvalId, '--comment', 'go'], asApprover);
+      const rejected = jsonOf(await runCli(['--json', 'approvals', 'reject', drop.approvalId], asApprover));
+      const left = await runCli(['approvals', 'list'], asApprover);
+      // Assess
+      expect(listed.approvals.map((item: { approvalId: string }) => item.approvalId)).toEqual([drop.approvalId, ship.approvalId]);
+      expect(approved.stdout.trim()).toBe(`${ship.approvalId} approved by ${approver.username}`);
+      expect(rejected).toMatchObject({ approvalId: drop.approvalId, status: 'rejected', decision: 'reject' });
+      expect(left.stdout.trim()).toBe('no pending approvals');
     },
     slow,
   );

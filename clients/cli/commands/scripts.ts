@@ -44,7 +44,7 @@ export function readScriptFolder(dir: string): { manifest: Manifest; runtime: 'n
 }
 
 /** A script by id, or by name among the caller's own. */
-async function resolveScript(options: GlobalOptions, idOrName: string): Promise<string> {
+export async function resolveScript(options: GlobalOptions, idOrName: string): Promise<string> {
   if (idOrName.startsWith('scr_')) return idOrName;
   const { scripts } = await unwrap(clientFor(options).GET('/api/sdk/v1/scripts', { params: { query: { limit: 100 } } }));
   const found = scripts.find((script) => script.name === idOrName);
