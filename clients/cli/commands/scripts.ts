@@ -57,7 +57,7 @@ const pauseFor = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms
 const getExecution = (client: PlatformClient, executionId: string) => unwrap(client.POST('/api/sdk/v1/scripts/getExecution', { body: { executionId } }));
 type EndedRun = Awaited<ReturnType<typeof getExecution>>;
 
-/** A run still going past the platform's synchronous wait (HTTP 202, status running): its end, asked for until it has one; a durable run that waits (status waiting) is printed as it is. */
+/** A run still going past the platform's synchronous wait (HTTP 202, status running): its end, asked for until it has one. */
 async function untilEnded(client: PlatformClient, answer: EndedRun | { executionId: string; status: 'running' | 'waiting' }): Promise<EndedRun> {
   let run = answer;
   for (let pause = 250; !('logs' in run) || run.status === 'running'; pause = Math.min(pause * 2, 2000)) {
