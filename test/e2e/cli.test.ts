@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { approvalService } from '../../functions/approvals/wiring.js';
 import { jsonOf, runCli } from '../support/cli.js';
 import { givenPayer } from '../support/payments.js';
 import { type TestApi, type TestUser, startTestPlatform, uniqueName } from '../support/platform.js';
@@ -283,12 +282,24 @@ describe('cli: runs and approvals', () => {
       // Prepare
       const approver = await api.givenUser();
       const asApprover = { ...env, PLATFORM_API_KEY: approver.apiKey };
-      const request = (name: string) =>
-        approvalService().request({ executionId: `exe_cli_${uniqueName('a')}`, scriptId: 'scr_cli', userId: user.userId, ownerId: user.userId }, name, {
-          approvers: [approver.username],
-          message: `${name}?`,
-        });
-      const [{ approval: ship }, { approval: drop }] = [await request('ship'), await request('drop')];
+      const askerId = await durableScript(
+        "async function handler(event, context) { return { answer: await context.waitForApproval('ship', event.data.request) } }",
+      );
+      const pending = async () =>
+        (await api.as(approver.apiKey).get('/api/sdk/v1/approvals?limit=50')).body.data.approvals as Array<{ approvalId: string; executionId: string }>;
+      const request = async (message: string) => {
+        const { executionId } = await execute(askerId, { request: { approvers: [approver.username], message } });
+        return vi.waitFor(
+          async () => {
+            const found = (await pending()).find((item) => item.executionId === executionId);
+            expect(found).toBeDefined();
+            return found!;
+          },
+          { timeout: 20_000, interval: 100 },
+        );
+      };
+      const ship = await request('ship?');
+      const drop = await request('drop?');
       // Act
       const listed = jsonOf(await runCli(['--json', 'approvals', 'list'], asApprover));
       const approved = await runCli(['approvals', 'approve', ship.approvalId, '--comment', 'go'], asApprover);
@@ -299,6 +310,7 @@ describe('cli: runs and approvals', () => {
       expect(approved.stdout.trim()).toBe(`${ship.approvalId} approved by ${approver.username}`);
       expect(rejected).toMatchObject({ approvalId: drop.approvalId, status: 'rejected', decision: 'reject' });
       expect(left.stdout.trim()).toBe('no pending approvals');
+      await vi.waitFor(async () => expect(await statusOf(ship.executionId)).toBe('completed'), { timeout: 30_000, interval: 100 });
     },
     slow,
   );
