@@ -85,6 +85,16 @@ export function output(options: GlobalOptions, data: unknown, human: () => strin
   else console.log([human()].flat().join('\n'));
 }
 
+/** `--idempotency-key`: a repeat of the command within 24 hours answers the first answer and runs nothing again. */
+export const idempotencyKeyOption = [
+  '--idempotency-key <key>',
+  'a key (1-255 printable ASCII characters): repeating the command with it within 24 hours runs nothing again',
+] as const;
+
+/** The request option that sends `--idempotency-key` as the Idempotency-Key header. */
+export const idempotencyHeader = (options: Record<string, unknown>) =>
+  typeof options.idempotencyKey === 'string' ? { headers: { 'Idempotency-Key': options.idempotencyKey } } : {};
+
 export function parseJsonOption(name: string, text: string | undefined): unknown {
   if (text === undefined) return undefined;
   try {

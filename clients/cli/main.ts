@@ -1,9 +1,11 @@
 // `platform`: the command line of the platform, on the typed client. Human output by default, `--json` for scripts.
 import { Command, CommanderError } from 'commander';
 import { unwrap } from '../typescript/src/index.js';
+import { registerApprovalCommands } from './commands/approvals.js';
 import { registerDocumentCommands } from './commands/docs.js';
 import { registerFlowCommands } from './commands/flows.js';
 import { registerPayCommand } from './commands/pay.js';
+import { registerRunCommands } from './commands/runs.js';
 import { registerScriptCommands } from './commands/scripts.js';
 import { registerTemplateCommands } from './commands/templates.js';
 import { type GlobalOptions, clientFor, configFile, exitCodes, output, reportFailure, saveSettings, settings } from './context.js';
@@ -54,6 +56,8 @@ program
 
 registerScriptCommands(program);
 registerFlowCommands(program);
+registerRunCommands(program);
+registerApprovalCommands(program);
 registerDocumentCommands(program);
 registerPayCommand(program);
 registerTemplateCommands(program);

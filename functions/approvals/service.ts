@@ -7,7 +7,7 @@ import type { Caller } from '#platform/caller.js';
 import { newId, newSecret, sha256Hex } from '#platform/ids.js';
 import type { EventPublisher } from '#platform/ports.js';
 import { parseInput } from '#platform/validation.js';
-import { approvalRequestedType } from '#functions/events/event-types.js';
+import { approvalRequestedType } from '#platform/event-types.js';
 import type { ApprovalRun, ApprovalWaits, UserDirectory } from './ports.js';
 import { type Approval, type ApprovalOutcome, ApprovalRequestInput, type Decision } from './schemas.js';
 import type { ApprovalStore, Settlement, StoredApproval } from './store.js';

@@ -11,8 +11,8 @@ import { parseInput } from '#platform/validation.js';
 import { Duration } from '#functions/scripts/durable/limits.js';
 import { type Predicate, compileConditionList } from './conditions/engine.js';
 import { scriptDialect } from './conditions/script-dialect.js';
-import type { EventObject } from './event-object.js';
-import { SubscribableEventType } from './event-types.js';
+import type { EventObject } from '#platform/event-object.js';
+import { SubscribableEventType } from '#platform/event-types.js';
 
 /** The engine: completes the run's event wait with the event and resumes the run; false when the wait no longer waits. */
 export interface EventWaitResolver {

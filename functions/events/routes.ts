@@ -38,6 +38,7 @@ export const eventRoutes = defineRoutes('events', {
     input: EventInput,
     output: PublishedEvent,
     successStatus: 202,
+    idempotency: 'caller',
     uses: ['eventBus'],
   },
   listEvents: {
@@ -123,6 +124,7 @@ export const eventRoutes = defineRoutes('events', {
     input: ReceiveWebhookInput,
     output: AcceptedWebhook,
     successStatus: 202,
+    idempotency: 'webhookDelivery',
     tables: { scriptWebhooks: 'read' },
     uses: ['credentialsKey', 'eventBus'],
   },

@@ -130,6 +130,7 @@ export const flowRoutes = defineRoutes('flows', {
     // The run goes on past the answer in this function invoked again asynchronously (selfInvoke); the job is claimed once in eventDeliveries.
     input: AssignmentInput,
     output: ExecutionResultOutput,
+    idempotency: 'caller',
     tables: { ...execution, eventDeliveries: 'write' },
     uses: [...executionUses, 'selfInvoke'],
     timeoutSeconds: 310,

@@ -9,6 +9,7 @@ import { UnauthorizedError } from './errors.js';
 import { withLogKeys } from './logger.js';
 import { authenticate, checkScopes } from './middlewares/authenticate.js';
 import { envelope, errorResult } from './middlewares/envelope.js';
+import { answerOnce } from './middlewares/idempotency.js';
 import { observeOperation } from './middlewares/observe.js';
 import { readBody } from './middlewares/parse.js';
 import { rateLimit } from './middlewares/rate-limit.js';
@@ -66,19 +67,29 @@ export function httpHandler<R extends Route>(route: R, run: (args: HandlerArgs<I
       const input = validateInput(route, event, rawBody);
       checkScopes(state, input as Record<string, unknown>);
       const caller = state.caller;
-      const result = await run({
-        input,
-        get caller() {
-          if (!caller) throw new UnauthorizedError();
-          return caller;
-        },
-        requestId: state.requestId,
-        headers: event.headers,
-        rawBody,
-        baseUrl: baseUrlOf(event),
-        event,
-      });
-      return envelope(route, state, result);
+      const work = async () =>
+        envelope(
+          route,
+          state,
+          await run({
+            input,
+            get caller() {
+              if (!caller) throw new UnauthorizedError();
+              return caller;
+            },
+            requestId: state.requestId,
+            headers: event.headers,
+            rawBody,
+            baseUrl: baseUrlOf(event),
+            event,
+          }),
+        );
+      if (!route.idempotency) return work();
+      // Loaded by the idempotent routes' functions only: the others do without it.
+      const { dynamoIdempotencyStore } = await import('./idempotency-store.js');
+      // A repeat waits a little longer than the first takes to answer (it answers 202 at the run wait).
+      const waitMs = settings.runWaitMs + 2000;
+      return answerOnce({ route, kind: route.idempotency, state, event, input, rawBody, store: dynamoIdempotencyStore, waitMs, work });
     });
   // Every line logged while this request is handled names it, however many requests the process handles at once.
   const withRequestKeys = (event: HttpEvent, context: Context) =>

@@ -2,6 +2,7 @@
 // required scopes, request and response examples, and the error responses each route can give.
 import { sample } from 'openapi-sampler';
 import { z } from 'zod';
+import { webhookDeliveryHeaders } from './middlewares/idempotency.js';
 import type { Route } from './route.js';
 import { openApiComponents } from './schemas.js';
 
@@ -96,6 +97,13 @@ function errorResponses(route: Route, pathParams: string[], components: Record<s
       content: { 'application/json': { schema, example: exampleOf(schema, components) } },
     };
   }
+  if (route.idempotency)
+    responses['409'] = errorResponse(
+      'CONFLICT',
+      'the key was used within 24 hours for a request with other content, or its first request is still being answered',
+      'Idempotency-Key k-1 was used within 24 hours for a request with other content',
+      { field: 'Idempotency-Key', value: 'k-1' },
+    );
   if (route.auth === 'apiKey')
     responses['429'] = errorResponse('RATE_LIMITED', 'too many requests: wait `Retry-After` seconds', 'rate limit of 1000 requests per minute exceeded', {
       limit: 1000,
@@ -118,15 +126,37 @@ function describe(route: Route): string {
   return [route.description ?? `${route.summary}.`, authText[route.auth], scopes].filter(Boolean).join('\n\n');
 }
 
+const idempotencyText = {
+  caller:
+    'Repeats with the same key (1-255 printable ASCII characters) by the same caller within 24 hours answer the first answer, with `Idempotent-Replayed: true`, and run nothing; the same key with another body is CONFLICT.',
+  webhookDelivery: "The sender's delivery id: a redelivery within 24 hours answers the first answer and publishes nothing.",
+};
+
+/** The headers a repeated request is known by (middlewares/idempotency.ts). */
+function idempotencyParameters(route: Route) {
+  if (!route.idempotency) return [];
+  const names = route.idempotency === 'caller' ? ['Idempotency-Key'] : webhookDeliveryHeaders;
+  return names.map((name) => ({
+    name,
+    in: 'header',
+    required: false,
+    description: idempotencyText[route.idempotency!],
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[ -~]+$' },
+  }));
+}
+
 function operation(route: Route, components: Record<string, JsonSchema>) {
   const pathParams = [...route.path.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1]!);
   const input = route.input ? toSchema(route.input, 'input') : { type: 'object', properties: {} };
   const properties = input.properties ?? {};
   const required = new Set(input.required ?? []);
   const inQuery = route.method === 'GET' || route.method === 'DELETE';
-  const parameters = Object.entries(properties)
-    .filter(([name]) => pathParams.includes(name) || inQuery)
-    .map(([name, schema]) => ({ name, in: pathParams.includes(name) ? 'path' : 'query', required: pathParams.includes(name) || required.has(name), schema }));
+  const parameters = [
+    ...Object.entries(properties)
+      .filter(([name]) => pathParams.includes(name) || inQuery)
+      .map(([name, schema]) => ({ name, in: pathParams.includes(name) ? 'path' : 'query', required: pathParams.includes(name) || required.has(name), schema })),
+    ...idempotencyParameters(route),
+  ];
   const bodyProperties = Object.fromEntries(Object.entries(properties).filter(([name]) => !pathParams.includes(name)));
   const bodyRequired = [...required].filter((name) => !pathParams.includes(name));
   const bodySchema = { type: 'object', properties: bodyProperties, ...(bodyRequired.length && { required: bodyRequired }) };

@@ -2,6 +2,9 @@ import type { z } from 'zod';
 import type { TableName } from './table-definition.js';
 import { defaultScopes } from './scopes.js';
 
+/** `caller`: the caller's Idempotency-Key header; `webhookDelivery`: the sender's delivery id, per receive URL. */
+export type IdempotencyKind = 'caller' | 'webhookDelivery';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** `apiKey`: caller identified by the authorizer; `admin`: X-Admin-Key; `public`: anyone. */
@@ -65,6 +68,11 @@ export interface RouteSpec {
   uses?: Capability[];
   timeoutSeconds?: number;
   memoryMb?: number;
+  /**
+   * Repeats answer the first answer for 24 hours and run nothing (middlewares/idempotency.ts): `caller` by the caller's
+   * Idempotency-Key header, `webhookDelivery` by the sender's delivery id.
+   */
+  idempotency?: IdempotencyKind;
   /** Served by `npm start` only (local Solana RPC, faucet): never deployed to AWS. */
   localOnly?: boolean;
 }
@@ -97,10 +105,19 @@ export function defineRoutes<const T extends Record<string, RouteSpec>>(
 
 /**
  * Tables a route's function may touch, as lib/ grants them on AWS and the local runtime enforces them. Every `apiKey`
- * route also counts its caller in `rateLimits`: the http middleware (functions/platform/http.ts) does that first.
+ * route also counts its caller in `rateLimits`, and an idempotent route keeps its answers in `idempotencyKeys`: the
+ * http middlewares (functions/platform/http.ts) do that.
  */
-export function routeTables(route: { tables?: Partial<Record<TableName, TableAccess>>; auth?: AuthMode }): Partial<Record<TableName, TableAccess>> {
-  return route.auth === 'apiKey' ? { ...route.tables, rateLimits: 'write' } : { ...route.tables };
+export function routeTables(route: {
+  tables?: Partial<Record<TableName, TableAccess>>;
+  auth?: AuthMode;
+  idempotency?: IdempotencyKind;
+}): Partial<Record<TableName, TableAccess>> {
+  return {
+    ...route.tables,
+    ...(route.auth === 'apiKey' && { rateLimits: 'write' }),
+    ...(route.idempotency && { idempotencyKeys: 'write' }),
+  };
 }
 
 /** A function that is not behind an HTTP route: what lib/ needs to build it and grant it what it declares. */

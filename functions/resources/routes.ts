@@ -251,6 +251,7 @@ export const resourceRoutes = defineRoutes('resources', {
     auth: 'public',
     summary: 'Receive URL of an installed webhook resource (HMAC-SHA256 signature required)',
     input: z.object({ installationId: InstallationId }),
+    idempotency: 'webhookDelivery',
     uses: ['credentialsKey', 'eventBus'],
     tables: { resourceInstallations: 'write', resourceVersions: 'read' },
   },

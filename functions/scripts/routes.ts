@@ -32,8 +32,9 @@ const run: Tables = {
  * Scripts run up to 300 s: the function answers within the run wait (about 25 s) or with 202, and the run goes on
  * in the same function invoked again asynchronously (selfInvoke), which outlives it to record the result.
  */
-const runs: Pick<RouteSpec, 'tables' | 'uses' | 'scopes' | 'timeoutSeconds' | 'accepted'> = {
+const runs: Pick<RouteSpec, 'tables' | 'uses' | 'scopes' | 'timeoutSeconds' | 'accepted' | 'idempotency'> = {
   tables: run,
+  idempotency: 'caller',
   // A durable run checkpoints its waits with one-shots and announces a failure on the bus.
   uses: ['scriptFunctions', 'selfInvoke', 'scheduler', 'eventBus', ...(resourceRoutes.callResource.uses ?? [])],
   scopes: execute,

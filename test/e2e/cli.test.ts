@@ -9,7 +9,7 @@ import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jsonOf, runCli } from '../support/cli.js';
 import { givenPayer } from '../support/payments.js';
-import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { type TestApi, type TestUser, startTestPlatform, uniqueName } from '../support/platform.js';
 import { type Upstream, givenPublishedResource, json, startUpstream } from '../support/resources.js';
 import { givenSiteRepo, givenTemplate, pricing, templatesPath } from '../support/templates.js';
 
@@ -194,6 +194,123 @@ describe('cli: events and flows', () => {
       expect(ran).toMatchObject({ status: 'success' });
       expect(paused.stdout.trim()).toBe(`paused flow ${flow.id}: paused`);
       expect(history.stdout).toMatch(new RegExp(`^\\S+  ${emitted.eventId}  chatapp.message  \\(api\\)$`, 'm'));
+    },
+    slow,
+  );
+});
+
+describe('cli: --idempotency-key', () => {
+  it(
+    'sends the key with scripts run, flows run and events emit: a repeat answers the first run or event',
+    async () => {
+      // Prepare
+      const pushed = jsonOf(
+        await runCli(
+          ['--json', 'scripts', 'push', scriptFolder(`cli-once-${Date.now().toString(36)}`, 'async function handler() { return { success: true } }')],
+          env,
+        ),
+      );
+      const flow = jsonOf(
+        await runCli(
+          ['--json', 'flows', 'create', '--title', 'Once', '--description', 'runs once', '--schedule', '0 3 * * *', '--script', pushed.scriptId],
+          env,
+        ),
+      );
+      const key = `cli-${Date.now().toString(36)}`;
+      const twice = (args: string[]) => Promise.all([0, 1].map(() => runCli(['--json', ...args, '--idempotency-key', key], env).then(jsonOf)));
+      // Act
+      const runs = await twice(['scripts', 'run', pushed.scriptId]);
+      const flowRuns = await twice(['flows', 'run', flow.id]);
+      const events = await twice(['events', 'emit', 'custom.once']);
+      const refused = await runCli(['scripts', 'run', pushed.scriptId, '--idempotency-key', 'k'.repeat(256)], env);
+      // Assess
+      expect(runs[1].executionId).toBe(runs[0].executionId);
+      expect(flowRuns[1].executionId).toBe(flowRuns[0].executionId);
+      expect(events[1].eventId).toBe(events[0].eventId);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('error: VALIDATION_ERROR (400)');
+      expect(refused.stderr).toContain('[field Idempotency-Key]');
+      const history = await api.as(user.apiKey).get(`/api/sdk/v1/scripts/${pushed.scriptId}/executions?limit=100`);
+      expect(history.body.data.executions.filter((run: { trigger?: string }) => run.trigger !== 'flow')).toHaveLength(1);
+    },
+    slow,
+  );
+});
+
+describe('cli: runs and approvals', () => {
+  const durableScript = async (code: string) => {
+    const created = await api.as(user.apiKey).post('/api/sdk/v1/scripts', { name: `cli-durable-${uniqueName('s')}`, code, config: { durable: true } });
+    await api.as(user.apiKey).post('/api/sdk/v1/scripts/deployScript', { scriptId: created.body.data.id });
+    return created.body.data.id as string;
+  };
+  const execute = async (scriptId: string, data: Record<string, unknown> = {}) =>
+    (await api.as(user.apiKey).post('/api/sdk/v1/scripts/executeScript', { scriptId, data })).body.data;
+  const statusOf = async (executionId: string) => (await api.as(user.apiKey).post('/api/sdk/v1/scripts/getExecution', { executionId })).body.data.status;
+
+  it(
+    'cancels a waiting run, re-runs a run from a step and replays the failed runs of a script',
+    async () => {
+      // Prepare
+      const waiting = await execute(await durableScript("async function handler(event, context) { await context.wait('later', { hours: 1 }); return 1 }"));
+      const scriptId = await durableScript(
+        "async function handler(event, context) { const n = await context.step('first', async () => event.data.n); if (event.data.fail) throw new Error('failed on purpose'); return { n } }",
+      );
+      const completed = await execute(scriptId, { n: 1 });
+      const failed = await execute(scriptId, { n: 2, fail: true });
+      // Act
+      const cancelled = await runCli(['runs', 'cancel', waiting.executionId], env);
+      const rerun = jsonOf(await runCli(['--json', 'runs', 'rerun', completed.executionId, '--from-step', 'first'], env));
+      const replayed = jsonOf(await runCli(['--json', 'runs', 'replay', '--script', scriptId, '--status', 'failed'], env));
+      const refused = await runCli(['runs', 'rerun', completed.executionId, '--from-step', 'missing'], env);
+      // Assess
+      expect([waiting.status, completed.status, failed.status]).toEqual(['waiting', 'completed', 'failed']);
+      expect(cancelled.stdout.trim()).toBe(`${waiting.executionId} cancelled`);
+      expect(await statusOf(waiting.executionId)).toBe('cancelled');
+      expect(rerun).toEqual({ executionId: expect.stringMatching(/^exe_/), status: 'running' });
+      await vi.waitFor(async () => expect(await statusOf(rerun.executionId)).toBe('completed'), { timeout: 30_000, interval: 100 });
+      expect(replayed.executionIds).toHaveLength(1);
+      expect(replayed.executionIds[0]).not.toBe(failed.executionId);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('[field fromStep]');
+    },
+    slow,
+  );
+
+  it(
+    'lists the pending approvals of its user, approves one and rejects another',
+    async () => {
+      // Prepare
+      const approver = await api.givenUser();
+      const asApprover = { ...env, PLATFORM_API_KEY: approver.apiKey };
+      const askerId = await durableScript(
+        "async function handler(event, context) { return { answer: await context.waitForApproval('ship', event.data.request) } }",
+      );
+      const pending = async () =>
+        (await api.as(approver.apiKey).get('/api/sdk/v1/approvals?limit=50')).body.data.approvals as Array<{ approvalId: string; executionId: string }>;
+      const request = async (message: string) => {
+        const { executionId } = await execute(askerId, { request: { approvers: [approver.username], message } });
+        return vi.waitFor(
+          async () => {
+            const found = (await pending()).find((item) => item.executionId === executionId);
+            expect(found).toBeDefined();
+            return found!;
+          },
+          { timeout: 20_000, interval: 100 },
+        );
+      };
+      const ship = await request('ship?');
+      const drop = await request('drop?');
+      // Act
+      const listed = jsonOf(await runCli(['--json', 'approvals', 'list'], asApprover));
+      const approved = await runCli(['approvals', 'approve', ship.approvalId, '--comment', 'go'], asApprover);
+      const rejected = jsonOf(await runCli(['--json', 'approvals', 'reject', drop.approvalId], asApprover));
+      const left = await runCli(['approvals', 'list'], asApprover);
+      // Assess
+      expect(listed.approvals.map((item: { approvalId: string }) => item.approvalId)).toEqual([drop.approvalId, ship.approvalId]);
+      expect(approved.stdout.trim()).toBe(`${ship.approvalId} approved by ${approver.username}`);
+      expect(rejected).toMatchObject({ approvalId: drop.approvalId, status: 'rejected', decision: 'reject' });
+      expect(left.stdout.trim()).toBe('no pending approvals');
+      await vi.waitFor(async () => expect(await statusOf(ship.executionId)).toBe('completed'), { timeout: 30_000, interval: 100 });
     },
     slow,
   );

@@ -25,6 +25,26 @@ afterAll(async () => {
 });
 
 describe('client: typed calls', () => {
+  it('sends an Idempotency-Key header parameter: a repeated run answers the first run', async () => {
+    // Prepare
+    const client = createPlatformClient({ baseUrl: api.baseUrl, apiKey: user.apiKey });
+    const created = await unwrap(
+      client.POST('/api/sdk/v1/scripts/createScript', { body: { name: 'client-once', code: 'async function handler() { return { success: true } }' } }),
+    );
+    await unwrap(client.POST('/api/sdk/v1/scripts/deployScript', { body: { scriptId: created.id } }));
+    const run = () =>
+      unwrap(
+        client.POST('/api/sdk/v1/scripts/executeScript', { params: { header: { 'Idempotency-Key': `client-${created.id}` } }, body: { scriptId: created.id } }),
+      );
+    // Act
+    const first = await run();
+    const repeated = await run();
+    // Assess
+    expect(repeated.executionId).toBe(first.executionId);
+    const history = await unwrap(client.GET('/api/sdk/v1/scripts/{scriptId}/executions', { params: { path: { scriptId: created.id } } }));
+    expect(history.executions).toHaveLength(1);
+  });
+
   it('reads the caller, creates a script and runs it with typed data', async () => {
     // Prepare
     const client = createPlatformClient({ baseUrl: `${api.baseUrl}/`, apiKey: user.apiKey });

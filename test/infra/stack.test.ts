@@ -177,6 +177,18 @@ describe('infra: PlatformStack from the route table', () => {
     expect(getMe.props.Environment.Variables).not.toHaveProperty('ADMIN_KEY_SECRET_ARN');
   });
 
+  it('lets the idempotent routes claim and keep answers in idempotencyKeys, and no other route touch it', () => {
+    for (const operation of ['executeScript', 'restExecuteScript', 'runFlow', 'publishEvent', 'receiveWebhook', 'receiveResourceWebhook']) {
+      // Act
+      const { statements, props } = s.fn(s.binding(operation).fn);
+      // Assess
+      for (const action of ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'])
+        expect(allows(statements, action, tableArn(s, 'idempotencyKeys')), `${operation} ${action}`).toBe(true);
+      expect(props.Environment.Variables).toHaveProperty(tableEnvVar('idempotencyKeys'));
+    }
+    expect(mentions(s.fn(s.binding('getMe').fn).statements, tableArn(s, 'idempotencyKeys'))).toBe(false);
+  });
+
   it('lets createUser write users, usernames and apiKeys and read the admin key secret', () => {
     // Act
     const createUser = s.fn(s.binding('createUser').fn);

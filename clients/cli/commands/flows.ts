@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { type PlatformClient, unwrap } from '../../typescript/src/index.js';
-import { UsageError, clientFor, exitCodes, failedRun, optionsOf, output, parseJsonOption } from '../context.js';
+import { UsageError, clientFor, exitCodes, failedRun, idempotencyHeader, idempotencyKeyOption, optionsOf, output, parseJsonOption } from '../context.js';
 
 /** A flow run still going past the platform's synchronous wait (HTTP 202): its result, once the flow's history has it. */
 async function flowRunEnd(client: PlatformClient, flowId: string, executionId: string): Promise<Record<string, unknown>> {
@@ -73,17 +73,19 @@ export function registerFlowCommands(program: Command): void {
     ['pause', 'pauseFlow', 'paused'],
     ['resume', 'resumeFlow', 'resumed'],
   ] as const) {
-    flows
-      .command(`${name} <flowId>`)
-      .description(`${name} a flow`)
-      .action(async (flowId: string, _local: unknown, command: Command) => {
-        const options = optionsOf(command);
-        const client = clientFor(options);
-        let answer = (await unwrap(client.POST(`/api/sdk/v1/flows/${operation}`, { body: { flowId } }))) as Record<string, unknown>;
-        if (operation === 'runFlow' && answer.status === 'running') answer = await flowRunEnd(client, flowId, String(answer.executionId));
-        output(options, answer, () => `${verb} flow ${flowId}${answer.status ? `: ${String(answer.status)}` : ''}`);
-        if (operation === 'runFlow' && failedRun(answer.status)) process.exitCode = exitCodes.runFailed;
-      });
+    const flowCommand = flows.command(`${name} <flowId>`).description(`${name} a flow`);
+    if (operation === 'runFlow') flowCommand.option(...idempotencyKeyOption);
+    flowCommand.action(async (flowId: string, _local: unknown, command: Command) => {
+      const options = optionsOf(command);
+      const client = clientFor(options);
+      let answer = (await unwrap(client.POST(`/api/sdk/v1/flows/${operation}`, { body: { flowId }, ...idempotencyHeader(options) }))) as Record<
+        string,
+        unknown
+      >;
+      if (operation === 'runFlow' && answer.status === 'running') answer = await flowRunEnd(client, flowId, String(answer.executionId));
+      output(options, answer, () => `${verb} flow ${flowId}${answer.status ? `: ${String(answer.status)}` : ''}`);
+      if (operation === 'runFlow' && failedRun(answer.status)) process.exitCode = exitCodes.runFailed;
+    });
   }
 
   const events = program.command('events').description('events of your user: publish them, read their history');
@@ -124,11 +126,14 @@ export function registerFlowCommands(program: Command): void {
     .description('publish an event: --data for its fields, or --file for a whole event object (JSON)')
     .option('--data <json>', 'fields of the event object, e.g. {"content":{"text":"hi"}}')
     .option('--file <path>', 'a JSON file holding the event object')
+    .option(...idempotencyKeyOption)
     .action(async (type: string, _local: unknown, command: Command) => {
       const options = optionsOf(command);
       const fromFile = options.file ? (parseJsonOption('file', readFileSync(String(options.file), 'utf8')) as Record<string, unknown>) : {};
       const fields = (parseJsonOption('data', options.data as string | undefined) ?? {}) as Record<string, unknown>;
-      const published = await unwrap(clientFor(options).POST('/api/sdk/v1/events', { body: { ...fromFile, ...fields, type } as never }));
+      const published = await unwrap(
+        clientFor(options).POST('/api/sdk/v1/events', { body: { ...fromFile, ...fields, type } as never, ...idempotencyHeader(options) }),
+      );
       output(options, published, () => `published ${type} as ${published.eventId}`);
     });
 }

@@ -4,7 +4,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { type PlatformClient, scriptStateLabel, unwrap, versionLabel } from '../../typescript/src/index.js';
-import { type GlobalOptions, UsageError, clientFor, exitCodes, failedRun, optionsOf, output, parseJsonOption } from '../context.js';
+import {
+  type GlobalOptions,
+  UsageError,
+  clientFor,
+  exitCodes,
+  failedRun,
+  idempotencyHeader,
+  idempotencyKeyOption,
+  optionsOf,
+  output,
+  parseJsonOption,
+} from '../context.js';
 
 /** `script.json` in the folder: `name` is required; `main` defaults to index.js (node) or main.py (python). */
 interface Manifest {
@@ -33,7 +44,7 @@ export function readScriptFolder(dir: string): { manifest: Manifest; runtime: 'n
 }
 
 /** A script by id, or by name among the caller's own. */
-async function resolveScript(options: GlobalOptions, idOrName: string): Promise<string> {
+export async function resolveScript(options: GlobalOptions, idOrName: string): Promise<string> {
   if (idOrName.startsWith('scr_')) return idOrName;
   const { scripts } = await unwrap(clientFor(options).GET('/api/sdk/v1/scripts', { params: { query: { limit: 100 } } }));
   const found = scripts.find((script) => script.name === idOrName);
@@ -102,12 +113,13 @@ export function registerScriptCommands(program: Command): void {
     .command('run <script>')
     .description('run a script (id or name) with --data and print its result')
     .option('--data <json>', 'event data, a JSON object', '{}')
+    .option(...idempotencyKeyOption)
     .action(async (script: string, _local: unknown, command: Command) => {
       const options = optionsOf(command);
       const scriptId = await resolveScript(options, script);
       const data = parseJsonOption('data', options.data) as Record<string, unknown>;
       const client = clientFor(options);
-      const started = await unwrap(client.POST('/api/sdk/v1/scripts/executeScript', { body: { scriptId, data } }));
+      const started = await unwrap(client.POST('/api/sdk/v1/scripts/executeScript', { body: { scriptId, data }, ...idempotencyHeader(options) }));
       const run = await untilEnded(client, started);
       output(options, run, () => [
         `${run.executionId} ${run.status} in ${run.duration} ms`,

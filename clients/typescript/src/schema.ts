@@ -22,6 +22,104 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/callbacks/{executionId}/{callbackId}/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The signed callbackUrl of a waitForCallback (no key: the single-use token is the proof); {result} or {error}
+         * @description The signed callbackUrl of a waitForCallback (no key: the single-use token is the proof); {result} or {error}.
+         *
+         *     No authentication.
+         */
+        post: operations["completeSignedCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/v1/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The pending approvals the caller is an approver of, newest first
+         * @description The pending approvals the caller is an approver of, newest first.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
+         */
+        get: operations["listApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/v1/approvals/{approvalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or reject a pending approval the caller is an approver of; the waiting run resumes with the decision
+         * @description Only a listed approver decides: anyone else gets NOT_FOUND. The run’s own user is refused (FORBIDDEN) unless they own the script and are its only approver. An approval decided, or past its expiry, is CONFLICT.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:manage`.
+         */
+        post: operations["decideApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/v1/approvals/{approvalId}/signed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The approval a signed link is for, read with the link’s token instead of a key; `approver` is whom the link acts for
+         * @description The approval a signed link is for, read with the link’s token instead of a key; `approver` is whom the link acts for.
+         *
+         *     No authentication.
+         */
+        get: operations["getSignedApproval"];
+        put?: never;
+        /**
+         * Approve or reject with a signed link’s token instead of a key, as the approver the link was sent to; refused once the approval is decided
+         * @description Approve or reject with a signed link’s token instead of a key, as the approver the link was sent to; refused once the approval is decided.
+         *
+         *     No authentication.
+         */
+        post: operations["decideSignedApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sdk/v1/documents": {
         parameters: {
             query?: never;
@@ -350,6 +448,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sdk/v1/executions/{executionId}/callbacks/{callbackId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a durable run's waitForCallback with {result} or {error}; the run continues
+         * @description End a durable run's waitForCallback with {result} or {error}; the run continues.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute`.
+         */
+        post: operations["completeCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/v1/executions/{executionId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a durable run that is running or waiting: its status becomes cancelled, later wake-ups and callbacks are refused
+         * @description Stop a durable run that is running or waiting: its status becomes cancelled, later wake-ups and callbacks are refused.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute`.
+         */
+        post: operations["cancelExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sdk/v1/executions/{executionId}/logs": {
         parameters: {
             query?: never;
@@ -368,6 +514,54 @@ export interface paths {
         get: operations["followExecutionLogs"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/v1/executions/{executionId}/rerun": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run again with the same data as a new execution; with fromStep, the steps before it keep their stored results
+         * @description Run again with the same data as a new execution; with fromStep, the steps before it keep their stored results.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute`.
+         */
+        post: operations["rerunExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/v1/executions/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-run the caller's ended runs of a script that match the filters, newest first, at most 100 per call
+         * @description Re-run the caller's ended runs of a script that match the filters, newest first, at most 100 per call.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute`.
+         */
+        post: operations["replayExecutions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3054,6 +3248,832 @@ export interface operations {
             };
         };
     };
+    completeSignedCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                callbackId: string;
+                executionId: string;
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "result": null,
+                 *       "error": {
+                 *         "code": "CALLBACK_ERROR",
+                 *         "message": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error?: {
+                        /** @default CALLBACK_ERROR */
+                        code?: string;
+                        message: string;
+                    };
+                    result?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "message": "string"
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            message: string;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "executionId not found",
+                     *         "details": {
+                     *           "executionId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listApprovals: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "approvals": [
+                     *           {
+                     *             "approvalId": "string",
+                     *             "executionId": "string",
+                     *             "scriptId": "string",
+                     *             "flowId": "string",
+                     *             "name": "string",
+                     *             "message": "string",
+                     *             "approvers": [
+                     *               {
+                     *                 "userId": "string",
+                     *                 "username": "string"
+                     *               }
+                     *             ],
+                     *             "requestedAt": "2019-08-24T14:15:22Z",
+                     *             "expiresAt": "2019-08-24T14:15:22Z",
+                     *             "status": "pending",
+                     *             "decision": "approve",
+                     *             "decidedBy": "string",
+                     *             "comment": "string",
+                     *             "decidedAt": "2019-08-24T14:15:22Z"
+                     *           }
+                     *         ],
+                     *         "count": -9007199254740991
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            approvals: {
+                                approvalId: string;
+                                approvers: {
+                                    userId: string;
+                                    username: string;
+                                }[];
+                                comment?: string;
+                                /** Format: date-time */
+                                decidedAt?: string;
+                                /** @description username of the approver who decided */
+                                decidedBy?: string;
+                                /** @enum {string} */
+                                decision?: "approve" | "reject";
+                                executionId: string;
+                                /** Format: date-time */
+                                expiresAt: string;
+                                flowId?: string;
+                                message: string;
+                                name: string;
+                                /** Format: date-time */
+                                requestedAt: string;
+                                scriptId: string;
+                                /** @enum {string} */
+                                status: "pending" | "approved" | "rejected" | "expired";
+                            }[];
+                            count: number;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    decideApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                approvalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "decision": "approve",
+                 *       "comment": "string"
+                 *     }
+                 */
+                "application/json": {
+                    comment?: string;
+                    /** @enum {string} */
+                    decision: "approve" | "reject";
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "approvalId": "string",
+                     *         "executionId": "string",
+                     *         "scriptId": "string",
+                     *         "flowId": "string",
+                     *         "name": "string",
+                     *         "message": "string",
+                     *         "approvers": [
+                     *           {
+                     *             "userId": "string",
+                     *             "username": "string"
+                     *           }
+                     *         ],
+                     *         "requestedAt": "2019-08-24T14:15:22Z",
+                     *         "expiresAt": "2019-08-24T14:15:22Z",
+                     *         "status": "pending",
+                     *         "decision": "approve",
+                     *         "decidedBy": "string",
+                     *         "comment": "string",
+                     *         "decidedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            approvalId: string;
+                            approvers: {
+                                userId: string;
+                                username: string;
+                            }[];
+                            comment?: string;
+                            /** Format: date-time */
+                            decidedAt?: string;
+                            /** @description username of the approver who decided */
+                            decidedBy?: string;
+                            /** @enum {string} */
+                            decision?: "approve" | "reject";
+                            executionId: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            flowId?: string;
+                            message: string;
+                            name: string;
+                            /** Format: date-time */
+                            requestedAt: string;
+                            scriptId: string;
+                            /** @enum {string} */
+                            status: "pending" | "approved" | "rejected" | "expired";
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "approvalId not found",
+                     *         "details": {
+                     *           "approvalId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSignedApproval: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path: {
+                approvalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "approvalId": "string",
+                     *         "executionId": "string",
+                     *         "scriptId": "string",
+                     *         "flowId": "string",
+                     *         "name": "string",
+                     *         "message": "string",
+                     *         "approvers": [
+                     *           {
+                     *             "userId": "string",
+                     *             "username": "string"
+                     *           }
+                     *         ],
+                     *         "requestedAt": "2019-08-24T14:15:22Z",
+                     *         "expiresAt": "2019-08-24T14:15:22Z",
+                     *         "status": "pending",
+                     *         "decision": "approve",
+                     *         "decidedBy": "string",
+                     *         "comment": "string",
+                     *         "decidedAt": "2019-08-24T14:15:22Z",
+                     *         "approver": "string"
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            approvalId: string;
+                            approver: string;
+                            approvers: {
+                                userId: string;
+                                username: string;
+                            }[];
+                            comment?: string;
+                            /** Format: date-time */
+                            decidedAt?: string;
+                            /** @description username of the approver who decided */
+                            decidedBy?: string;
+                            /** @enum {string} */
+                            decision?: "approve" | "reject";
+                            executionId: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            flowId?: string;
+                            message: string;
+                            name: string;
+                            /** Format: date-time */
+                            requestedAt: string;
+                            scriptId: string;
+                            /** @enum {string} */
+                            status: "pending" | "approved" | "rejected" | "expired";
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "approvalId not found",
+                     *         "details": {
+                     *           "approvalId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    decideSignedApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                approvalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "string",
+                 *       "decision": "approve",
+                 *       "comment": "string"
+                 *     }
+                 */
+                "application/json": {
+                    comment?: string;
+                    /** @enum {string} */
+                    decision: "approve" | "reject";
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "approvalId": "string",
+                     *         "executionId": "string",
+                     *         "scriptId": "string",
+                     *         "flowId": "string",
+                     *         "name": "string",
+                     *         "message": "string",
+                     *         "approvers": [
+                     *           {
+                     *             "userId": "string",
+                     *             "username": "string"
+                     *           }
+                     *         ],
+                     *         "requestedAt": "2019-08-24T14:15:22Z",
+                     *         "expiresAt": "2019-08-24T14:15:22Z",
+                     *         "status": "pending",
+                     *         "decision": "approve",
+                     *         "decidedBy": "string",
+                     *         "comment": "string",
+                     *         "decidedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            approvalId: string;
+                            approvers: {
+                                userId: string;
+                                username: string;
+                            }[];
+                            comment?: string;
+                            /** Format: date-time */
+                            decidedAt?: string;
+                            /** @description username of the approver who decided */
+                            decidedBy?: string;
+                            /** @enum {string} */
+                            decision?: "approve" | "reject";
+                            executionId: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            flowId?: string;
+                            message: string;
+                            name: string;
+                            /** Format: date-time */
+                            requestedAt: string;
+                            scriptId: string;
+                            /** @enum {string} */
+                            status: "pending" | "approved" | "rejected" | "expired";
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "approvalId not found",
+                     *         "details": {
+                     *           "approvalId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listDocuments: {
         parameters: {
             query?: {
@@ -5420,7 +6440,10 @@ export interface operations {
     publishEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeats with the same key (1-255 printable ASCII characters) by the same caller within 24 hours answer the first answer, with `Idempotent-Replayed: true`, and run nothing; the same key with another body is CONFLICT. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5652,6 +6675,28 @@ export interface operations {
                      *           "requiredScopes": [
                      *             "events:publish"
                      *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key was used within 24 hours for a request with other content, or its first request is still being answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Idempotency-Key k-1 was used within 24 hours for a request with other content",
+                     *         "details": {
+                     *           "field": "Idempotency-Key",
+                     *           "value": "k-1"
                      *         }
                      *       }
                      *     }
@@ -5898,6 +6943,361 @@ export interface operations {
             };
         };
     };
+    completeCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                callbackId: string;
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "result": null,
+                 *       "error": {
+                 *         "code": "CALLBACK_ERROR",
+                 *         "message": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error?: {
+                        /** @default CALLBACK_ERROR */
+                        code?: string;
+                        message: string;
+                    };
+                    result?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "message": "string"
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            message: string;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:manage or scripts:execute or scripts:{scriptId}:execute",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:manage",
+                     *             "scripts:execute",
+                     *             "scripts:{scriptId}:execute"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "executionId not found",
+                     *         "details": {
+                     *           "executionId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "executionId": "string",
+                     *         "status": "running"
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            executionId: string;
+                            /**
+                             * @description a re-run starts as running; a cancelled run stays cancelled
+                             * @enum {string}
+                             */
+                            status: "running" | "cancelled";
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:manage or scripts:execute or scripts:{scriptId}:execute",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:manage",
+                     *             "scripts:execute",
+                     *             "scripts:{scriptId}:execute"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "executionId not found",
+                     *         "details": {
+                     *           "executionId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     followExecutionLogs: {
         parameters: {
             query?: {
@@ -6029,6 +7429,351 @@ export interface operations {
                      *         "message": "executionId not found",
                      *         "details": {
                      *           "executionId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rerunExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "fromStep": "string"
+                 *     }
+                 */
+                "application/json": {
+                    fromStep?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "executionId": "string",
+                     *         "status": "running"
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            executionId: string;
+                            /**
+                             * @description a re-run starts as running; a cancelled run stays cancelled
+                             * @enum {string}
+                             */
+                            status: "running" | "cancelled";
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:manage or scripts:execute or scripts:{scriptId}:execute",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:manage",
+                     *             "scripts:execute",
+                     *             "scripts:{scriptId}:execute"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "executionId not found",
+                     *         "details": {
+                     *           "executionId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    replayExecutions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scriptId": "string",
+                 *       "status": "success",
+                 *       "from": "2019-08-24T14:15:22Z",
+                 *       "to": "2019-08-24T14:15:22Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: date-time */
+                    from?: string;
+                    scriptId: string;
+                    /** @enum {string} */
+                    status?: "success" | "error" | "timeout" | "cancelled" | "completed" | "failed";
+                    /** Format: date-time */
+                    to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "executionIds": [
+                     *           "string"
+                     *         ]
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            /** @description the new executions, one per replayed run */
+                            executionIds: string[];
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:manage or scripts:execute or scripts:{scriptId}:execute",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:manage",
+                     *             "scripts:execute",
+                     *             "scripts:{scriptId}:execute"
+                     *           ]
                      *         }
                      *       }
                      *     }
@@ -7364,7 +9109,10 @@ export interface operations {
     runFlow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeats with the same key (1-255 printable ASCII characters) by the same caller within 24 hours answer the first answer, with `Idempotent-Replayed: true`, and run nothing; the same key with another body is CONFLICT. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7455,8 +9203,11 @@ export interface operations {
                         data: {
                             /** @description follow the run with this id */
                             executionId: string;
-                            /** @enum {string} */
-                            status: "running";
+                            /**
+                             * @description waiting: a durable run suspended at a wait
+                             * @enum {string}
+                             */
+                            status: "running" | "waiting";
                         };
                         /** @enum {boolean} */
                         success: true;
@@ -7519,6 +9270,28 @@ export interface operations {
                      *           "requiredScopes": [
                      *             "flows:manage"
                      *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key was used within 24 hours for a request with other content, or its first request is still being answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Idempotency-Key k-1 was used within 24 hours for a request with other content",
+                     *         "details": {
+                     *           "field": "Idempotency-Key",
+                     *           "value": "k-1"
                      *         }
                      *       }
                      *     }
@@ -14568,7 +16341,8 @@ export interface operations {
                  *         "concurrency": {
                  *           "limit": 1,
                  *           "key": "string"
-                 *         }
+                 *         },
+                 *         "durable": true
                  *       },
                  *       "category": "string",
                  *       "tags": [
@@ -14592,6 +16366,8 @@ export interface operations {
                             key: string;
                             limit: number;
                         } | null;
+                        /** @description runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback */
+                        durable?: boolean;
                         maxCostPerExecution?: number;
                         maxExecutionsPerDay?: number;
                         memory?: number;
@@ -14804,7 +16580,8 @@ export interface operations {
                      *           "concurrency": {
                      *             "limit": 0,
                      *             "key": "string"
-                     *           }
+                     *           },
+                     *           "durable": true
                      *         },
                      *         "category": "string",
                      *         "tags": [
@@ -14851,6 +16628,7 @@ export interface operations {
                                     key: string;
                                     limit: number;
                                 };
+                                durable?: boolean;
                                 maxCostPerExecution: number;
                                 maxExecutionsPerDay: number;
                                 memory: number;
@@ -15222,7 +17000,8 @@ export interface operations {
                  *         "concurrency": {
                  *           "limit": 1,
                  *           "key": "string"
-                 *         }
+                 *         },
+                 *         "durable": true
                  *       },
                  *       "tags": [
                  *         "string"
@@ -15249,6 +17028,8 @@ export interface operations {
                             key: string;
                             limit: number;
                         } | null;
+                        /** @description runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback */
+                        durable?: boolean;
                         maxCostPerExecution?: number;
                         maxExecutionsPerDay?: number;
                         memory?: number;
@@ -15299,7 +17080,8 @@ export interface operations {
                      *           "concurrency": {
                      *             "limit": 0,
                      *             "key": "string"
-                     *           }
+                     *           },
+                     *           "durable": true
                      *         },
                      *         "category": "string",
                      *         "tags": [
@@ -15346,6 +17128,7 @@ export interface operations {
                                     key: string;
                                     limit: number;
                                 };
+                                durable?: boolean;
                                 maxCostPerExecution: number;
                                 maxExecutionsPerDay: number;
                                 memory: number;
@@ -15716,7 +17499,10 @@ export interface operations {
     restExecuteScript: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeats with the same key (1-255 printable ASCII characters) by the same caller within 24 hours answer the first answer, with `Idempotent-Replayed: true`, and run nothing; the same key with another body is CONFLICT. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 scriptId: string;
             };
@@ -15793,8 +17579,11 @@ export interface operations {
                         data: {
                             /** @description follow the run with this id */
                             executionId: string;
-                            /** @enum {string} */
-                            status: "running";
+                            /**
+                             * @description waiting: a durable run suspended at a wait
+                             * @enum {string}
+                             */
+                            status: "running" | "waiting";
                         };
                         /** @enum {boolean} */
                         success: true;
@@ -15887,6 +17676,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key was used within 24 hours for a request with other content, or its first request is still being answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Idempotency-Key k-1 was used within 24 hours for a request with other content",
+                     *         "details": {
+                     *           "field": "Idempotency-Key",
+                     *           "value": "k-1"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description too many requests: wait `Retry-After` seconds */
             429: {
                 headers: {
@@ -15964,7 +17775,23 @@ export interface operations {
                      *             "memoryUsed": 0,
                      *             "cost": 0,
                      *             "timestamp": "2019-08-24T14:15:22Z",
-                     *             "trigger": "string"
+                     *             "trigger": "string",
+                     *             "steps": [
+                     *               {
+                     *                 "name": "string",
+                     *                 "type": "step",
+                     *                 "status": "succeeded",
+                     *                 "startedAt": "2019-08-24T14:15:22Z",
+                     *                 "endedAt": "2019-08-24T14:15:22Z",
+                     *                 "result": null,
+                     *                 "error": {
+                     *                   "code": "string",
+                     *                   "message": "string",
+                     *                   "line": 0
+                     *                 },
+                     *                 "wakeAt": "2019-08-24T14:15:22Z"
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "total": 0,
@@ -15985,7 +17812,29 @@ export interface operations {
                                 /** @description memory in megabytes */
                                 memoryUsed: number;
                                 /** @enum {string} */
-                                status: "running" | "success" | "error" | "timeout";
+                                status: "running" | "success" | "error" | "timeout" | "waiting" | "cancelled";
+                                steps: {
+                                    /** Format: date-time */
+                                    endedAt: string | null;
+                                    error?: {
+                                        code: string;
+                                        line?: number;
+                                        message: string;
+                                    };
+                                    name: string;
+                                    result?: unknown;
+                                    /** Format: date-time */
+                                    startedAt: string;
+                                    /** @enum {string} */
+                                    status: "succeeded" | "failed" | "waiting" | "cancelled";
+                                    /** @enum {string} */
+                                    type: "step" | "wait" | "callback" | "event" | "approval";
+                                    /**
+                                     * Format: date-time
+                                     * @description waits: when the timer or the timeout ends the wait
+                                     */
+                                    wakeAt?: string;
+                                }[];
                                 /** Format: date-time */
                                 timestamp: string;
                                 trigger: string;
@@ -16156,6 +18005,22 @@ export interface operations {
                      *         "cost": 0,
                      *         "timestamp": "2019-08-24T14:15:22Z",
                      *         "trigger": "string",
+                     *         "steps": [
+                     *           {
+                     *             "name": "string",
+                     *             "type": "step",
+                     *             "status": "succeeded",
+                     *             "startedAt": "2019-08-24T14:15:22Z",
+                     *             "endedAt": "2019-08-24T14:15:22Z",
+                     *             "result": null,
+                     *             "error": {
+                     *               "code": "string",
+                     *               "message": "string",
+                     *               "line": 0
+                     *             },
+                     *             "wakeAt": "2019-08-24T14:15:22Z"
+                     *           }
+                     *         ],
                      *         "result": null,
                      *         "logs": [
                      *           "string"
@@ -16186,7 +18051,29 @@ export interface operations {
                             memoryUsed: number;
                             result: unknown;
                             /** @enum {string} */
-                            status: "running" | "success" | "error" | "timeout";
+                            status: "running" | "success" | "error" | "timeout" | "waiting" | "cancelled";
+                            steps: {
+                                /** Format: date-time */
+                                endedAt: string | null;
+                                error?: {
+                                    code: string;
+                                    line?: number;
+                                    message: string;
+                                };
+                                name: string;
+                                result?: unknown;
+                                /** Format: date-time */
+                                startedAt: string;
+                                /** @enum {string} */
+                                status: "succeeded" | "failed" | "waiting" | "cancelled";
+                                /** @enum {string} */
+                                type: "step" | "wait" | "callback" | "event" | "approval";
+                                /**
+                                 * Format: date-time
+                                 * @description waits: when the timer or the timeout ends the wait
+                                 */
+                                wakeAt?: string;
+                            }[];
                             /** Format: date-time */
                             timestamp: string;
                             trigger: string;
@@ -19318,7 +21205,8 @@ export interface operations {
                  *         "concurrency": {
                  *           "limit": 1,
                  *           "key": "string"
-                 *         }
+                 *         },
+                 *         "durable": true
                  *       },
                  *       "category": "string",
                  *       "tags": [
@@ -19342,6 +21230,8 @@ export interface operations {
                             key: string;
                             limit: number;
                         } | null;
+                        /** @description runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback */
+                        durable?: boolean;
                         maxCostPerExecution?: number;
                         maxExecutionsPerDay?: number;
                         memory?: number;
@@ -20229,7 +22119,10 @@ export interface operations {
     executeScript: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeats with the same key (1-255 printable ASCII characters) by the same caller within 24 hours answer the first answer, with `Idempotent-Replayed: true`, and run nothing; the same key with another body is CONFLICT. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -20291,7 +22184,23 @@ export interface operations {
                      *           "message": "string",
                      *           "line": 0
                      *         },
-                     *         "createdAt": "2019-08-24T14:15:22Z"
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "steps": [
+                     *           {
+                     *             "name": "string",
+                     *             "type": "step",
+                     *             "status": "succeeded",
+                     *             "startedAt": "2019-08-24T14:15:22Z",
+                     *             "endedAt": "2019-08-24T14:15:22Z",
+                     *             "result": null,
+                     *             "error": {
+                     *               "code": "string",
+                     *               "message": "string",
+                     *               "line": 0
+                     *             },
+                     *             "wakeAt": "2019-08-24T14:15:22Z"
+                     *           }
+                     *         ]
                      *       },
                      *       "message": "string"
                      *     }
@@ -20312,7 +22221,29 @@ export interface operations {
                             output: unknown;
                             scriptId: string;
                             /** @enum {string} */
-                            status: "completed" | "failed" | "running";
+                            status: "completed" | "failed" | "running" | "waiting" | "cancelled";
+                            steps: {
+                                /** Format: date-time */
+                                endedAt: string | null;
+                                error?: {
+                                    code: string;
+                                    line?: number;
+                                    message: string;
+                                };
+                                name: string;
+                                result?: unknown;
+                                /** Format: date-time */
+                                startedAt: string;
+                                /** @enum {string} */
+                                status: "succeeded" | "failed" | "waiting" | "cancelled";
+                                /** @enum {string} */
+                                type: "step" | "wait" | "callback" | "event" | "approval";
+                                /**
+                                 * Format: date-time
+                                 * @description waits: when the timer or the timeout ends the wait
+                                 */
+                                wakeAt?: string;
+                            }[];
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -20339,8 +22270,11 @@ export interface operations {
                         data: {
                             /** @description follow the run with this id */
                             executionId: string;
-                            /** @enum {string} */
-                            status: "running";
+                            /**
+                             * @description waiting: a durable run suspended at a wait
+                             * @enum {string}
+                             */
+                            status: "running" | "waiting";
                         };
                         /** @enum {boolean} */
                         success: true;
@@ -20405,6 +22339,28 @@ export interface operations {
                      *             "scripts:execute",
                      *             "scripts:{scriptId}:execute"
                      *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key was used within 24 hours for a request with other content, or its first request is still being answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Idempotency-Key k-1 was used within 24 hours for a request with other content",
+                     *         "details": {
+                     *           "field": "Idempotency-Key",
+                     *           "value": "k-1"
                      *         }
                      *       }
                      *     }
@@ -20497,7 +22453,23 @@ export interface operations {
                      *           "message": "string",
                      *           "line": 0
                      *         },
-                     *         "createdAt": "2019-08-24T14:15:22Z"
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "steps": [
+                     *           {
+                     *             "name": "string",
+                     *             "type": "step",
+                     *             "status": "succeeded",
+                     *             "startedAt": "2019-08-24T14:15:22Z",
+                     *             "endedAt": "2019-08-24T14:15:22Z",
+                     *             "result": null,
+                     *             "error": {
+                     *               "code": "string",
+                     *               "message": "string",
+                     *               "line": 0
+                     *             },
+                     *             "wakeAt": "2019-08-24T14:15:22Z"
+                     *           }
+                     *         ]
                      *       },
                      *       "message": "string"
                      *     }
@@ -20518,7 +22490,29 @@ export interface operations {
                             output: unknown;
                             scriptId: string;
                             /** @enum {string} */
-                            status: "completed" | "failed" | "running";
+                            status: "completed" | "failed" | "running" | "waiting" | "cancelled";
+                            steps: {
+                                /** Format: date-time */
+                                endedAt: string | null;
+                                error?: {
+                                    code: string;
+                                    line?: number;
+                                    message: string;
+                                };
+                                name: string;
+                                result?: unknown;
+                                /** Format: date-time */
+                                startedAt: string;
+                                /** @enum {string} */
+                                status: "succeeded" | "failed" | "waiting" | "cancelled";
+                                /** @enum {string} */
+                                type: "step" | "wait" | "callback" | "event" | "approval";
+                                /**
+                                 * Format: date-time
+                                 * @description waits: when the timer or the timeout ends the wait
+                                 */
+                                wakeAt?: string;
+                            }[];
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -20684,7 +22678,23 @@ export interface operations {
                      *             "status": "completed",
                      *             "duration": 0,
                      *             "createdAt": "2019-08-24T14:15:22Z",
-                     *             "hasError": true
+                     *             "hasError": true,
+                     *             "steps": [
+                     *               {
+                     *                 "name": "string",
+                     *                 "type": "step",
+                     *                 "status": "succeeded",
+                     *                 "startedAt": "2019-08-24T14:15:22Z",
+                     *                 "endedAt": "2019-08-24T14:15:22Z",
+                     *                 "result": null,
+                     *                 "error": {
+                     *                   "code": "string",
+                     *                   "message": "string",
+                     *                   "line": 0
+                     *                 },
+                     *                 "wakeAt": "2019-08-24T14:15:22Z"
+                     *               }
+                     *             ]
                      *           }
                      *         ]
                      *       },
@@ -20703,7 +22713,29 @@ export interface operations {
                                 hasError: boolean;
                                 scriptId: string;
                                 /** @enum {string} */
-                                status: "completed" | "failed" | "running";
+                                status: "completed" | "failed" | "running" | "waiting" | "cancelled";
+                                steps: {
+                                    /** Format: date-time */
+                                    endedAt: string | null;
+                                    error?: {
+                                        code: string;
+                                        line?: number;
+                                        message: string;
+                                    };
+                                    name: string;
+                                    result?: unknown;
+                                    /** Format: date-time */
+                                    startedAt: string;
+                                    /** @enum {string} */
+                                    status: "succeeded" | "failed" | "waiting" | "cancelled";
+                                    /** @enum {string} */
+                                    type: "step" | "wait" | "callback" | "event" | "approval";
+                                    /**
+                                     * Format: date-time
+                                     * @description waits: when the timer or the timeout ends the wait
+                                     */
+                                    wakeAt?: string;
+                                }[];
                             }[];
                             scriptId: string;
                         };
@@ -26668,7 +28700,14 @@ export interface operations {
     receiveWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The sender's delivery id: a redelivery within 24 hours answers the first answer and publishes nothing. */
+                "Idempotency-Key"?: string;
+                /** @description The sender's delivery id: a redelivery within 24 hours answers the first answer and publishes nothing. */
+                "webhook-id"?: string;
+                /** @description The sender's delivery id: a redelivery within 24 hours answers the first answer and publishes nothing. */
+                "X-GitHub-Delivery"?: string;
+            };
             path: {
                 webhookId: string;
             };
@@ -26744,6 +28783,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the key was used within 24 hours for a request with other content, or its first request is still being answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Idempotency-Key k-1 was used within 24 hours for a request with other content",
+                     *         "details": {
+                     *           "field": "Idempotency-Key",
+                     *           "value": "k-1"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description unexpected failure: quote the `X-Request-Id` response header */
             500: {
                 headers: {
@@ -26767,7 +28828,14 @@ export interface operations {
     receiveResourceWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The sender's delivery id: a redelivery within 24 hours answers the first answer and publishes nothing. */
+                "Idempotency-Key"?: string;
+                /** @description The sender's delivery id: a redelivery within 24 hours answers the first answer and publishes nothing. */
+                "webhook-id"?: string;
+                /** @description The sender's delivery id: a redelivery within 24 hours answers the first answer and publishes nothing. */
+                "X-GitHub-Delivery"?: string;
+            };
             path: {
                 installationId: string;
             };
@@ -26834,6 +28902,28 @@ export interface operations {
                      *         "message": "installationId not found",
                      *         "details": {
                      *           "installationId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key was used within 24 hours for a request with other content, or its first request is still being answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Idempotency-Key k-1 was used within 24 hours for a request with other content",
+                     *         "details": {
+                     *           "field": "Idempotency-Key",
+                     *           "value": "k-1"
                      *         }
                      *       }
                      *     }
