@@ -127,7 +127,6 @@ export async function subscriptionLoad(shape: { users: number; perUser: number }
     history: { recordEvent: unused },
     clock: systemClock,
     metrics: { record: () => undefined },
-    waits: { waiting: unused, resumeMatching: unused },
   });
   const userOf = (sample: number) => userIds[(sample * 7919) % userIds.length]!;
 

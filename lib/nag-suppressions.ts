@@ -1,6 +1,7 @@
 // Every cdk-nag (AwsSolutions) suppression of the platform, each scoped to the construct it concerns and
 // derived from the same route table and grants, so a new route or capability gets only what applies to it.
-import { Stack } from 'aws-cdk-lib';
+import { AspectPriority, Aspects, type IAspect, Stack } from 'aws-cdk-lib';
+import { CfnManagedPolicy } from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
 import { type NagPackSuppression, NagSuppressions } from 'cdk-nag';
 import type { AuthMode, Capability } from '../functions/platform/route.js';
@@ -78,8 +79,27 @@ function functionSuppressions(grantedTables: TableGrants, uses: Capability[] = [
   return [...new Set([xray, ...(indexed ? [tableIndexes] : []), ...uses.flatMap((capability) => capabilityWildcards[capability] ?? [])])];
 }
 
+/** Each function role's suppressions, for the overflow policies CDK splits off the role later (OverflowPolicySuppressions). */
+const roleSuppressions = new WeakMap<IConstruct, NagPackSuppression[]>();
+
 function suppressFunction(fn: PlatformFunction, grantedTables: TableGrants, uses: Capability[] = []): void {
-  NagSuppressions.addResourceSuppressions(fn.role!, functionSuppressions(grantedTables, uses), true);
+  const suppressions = functionSuppressions(grantedTables, uses);
+  roleSuppressions.set(fn.role!, suppressions);
+  NagSuppressions.addResourceSuppressions(fn.role!, suppressions, true);
+}
+
+/**
+ * A role whose grants outgrow IAM's inline size gets `OverflowPolicyN` managed policies from CDK at synthesis (in a
+ * mutating aspect), after the role's suppressions were applied: they take the same scoped suppressions, before
+ * cdk-nag's checks run.
+ */
+class OverflowPolicySuppressions implements IAspect {
+  visit(node: IConstruct): void {
+    if (!(node instanceof CfnManagedPolicy)) return;
+    const role = node.node.scope?.node.scope;
+    const suppressions = role && roleSuppressions.get(role);
+    if (suppressions) NagSuppressions.addResourceSuppressions(node, suppressions);
+  }
 }
 
 function suppress(construct: IConstruct, id: string, reason: string): void {
@@ -87,6 +107,7 @@ function suppress(construct: IConstruct, id: string, reason: string): void {
 }
 
 export function suppressNagFindings(stack: PlatformStack): void {
+  Aspects.of(stack).add(new OverflowPolicySuppressions(), { priority: AspectPriority.MUTATING + 100 });
   const { api, areas, consumers, events, scriptResourceCall, scripts, security, storage, templateBuilds } = stack;
 
   suppressFunction(api.fallbackFunction, {});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Duration } from '#functions/scripts/durable/limits.js';
+import { Duration } from '#functions/scripts/schemas.js';
 import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
 
 export const approvalStatuses = ['pending', 'approved', 'rejected', 'expired'] as const;

@@ -8,7 +8,7 @@ import { dynamo, queryAll, tableName, unlessConditionFails } from '#platform/dyn
 import { ConflictError } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
 import { parseInput } from '#platform/validation.js';
-import { Duration } from '#functions/scripts/durable/limits.js';
+import { Duration } from '#functions/scripts/schemas.js';
 import { type Predicate, compileConditionList } from './conditions/engine.js';
 import { scriptDialect } from './conditions/script-dialect.js';
 import type { EventObject } from '#platform/event-object.js';

@@ -41,7 +41,7 @@ const webhookType = /^[a-z][a-z0-9_-]*(\.[a-z0-9_][a-z0-9_-]*)+$/;
 
 export function eventTypeProblem(type: string): string | undefined {
   if (type.length > maxTypeLength) return `an event type has at most ${maxTypeLength} characters`;
-  if (named.has(type)) return undefined;
+  if (named.has(type) || platformEventTypes.has(type)) return undefined;
   if (type.startsWith('custom.')) return customType.test(type) ? undefined : 'a custom event type is custom.<name> (letters, digits, _ . : -)';
   const namespace = type.split('.')[0]!;
   if (reservedNamespaces.has(namespace))

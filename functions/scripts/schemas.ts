@@ -259,3 +259,6 @@ export const ReplayInput = z.strictObject({
   from: z.iso.datetime({ offset: true }).optional(),
   to: z.iso.datetime({ offset: true }).optional(),
 });
+
+/** A durable wait's length, `{seconds|minutes|hours|days}`: the approvals and events areas take it for their waits' timeouts. */
+export { Duration } from './durable/limits.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { normalizeEvent } from '../../functions/events/event-object.js';
+import { normalizeEvent } from '../../functions/platform/event-object.js';
 import { type EventWaitResolver, createEventWaitStore, createEventWaits } from '../../functions/events/event-waits.js';
 import { systemClock } from '../../functions/platform/clock.js';
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { cruise, type ICruiseResult } from 'dependency-cruiser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { accountTables } from '../../functions/accounts/tables.js';
+import { approvalTables } from '../../functions/approvals/tables.js';
 import { documentTables } from '../../functions/documents/tables.js';
 import { eventTables } from '../../functions/events/tables.js';
 import { flowTables } from '../../functions/flows/tables.js';
@@ -29,7 +30,7 @@ beforeAll(async () => {
 const sourceOf = (path: string) => readFileSync(path, 'utf8');
 const modules = () => graph.modules.filter((module) => module.source.startsWith('functions/') && module.source.endsWith('.ts'));
 
-const areas = ['accounts', 'documents', 'events', 'flows', 'payments', 'resources', 'reviews', 'scripts', 'templates'];
+const areas = ['accounts', 'approvals', 'documents', 'events', 'flows', 'payments', 'resources', 'reviews', 'scripts', 'templates'];
 /** The area whose domain (functions/<area>/) holds a module; undefined for the kernel, the adapters and the app layer. */
 const areaOf = (path: string) => areas.find((area) => path.startsWith(`functions/${area}/`));
 /** The area a module serves: its domain, or its handlers and composition in functions/app/<area>/. */
@@ -193,6 +194,7 @@ describe('shape of functions/', () => {
     // Prepare: an area's tables.ts declares its tables; the kernel's are used by the kernel and the adapters
     const declared: Record<string, Record<string, unknown>> = {
       accounts: accountTables,
+      approvals: approvalTables,
       documents: documentTables,
       events: eventTables,
       flows: flowTables,
