@@ -1,5 +1,6 @@
 // The functions the platform bus delivers to, read by lib/bus-consumers.ts (a rule each) and by the local runtime
 // (bin/local.ts), which attaches the same handlers to the in-process bus with the same rule patterns.
+import { ownerEventTypes } from './events/event-types.js';
 import { scheduleFiringType, webhookDeliveryType } from './events/internal-events.js';
 import { dispatcherFunction } from './events/routes.js';
 import { flowRetryType, flowScheduleType } from './flows/internal-events.js';
@@ -12,7 +13,7 @@ export const busConsumers: BusConsumer[] = [
     name: 'dispatchEvent',
     summary: 'Runs the scripts whose subscriptions match an event',
     sourcePrefix: 'platform.',
-    internalTypes: [scheduleFiringType, webhookDeliveryType],
+    internalTypes: [scheduleFiringType, webhookDeliveryType, ...ownerEventTypes],
     ...dispatcherFunction,
   },
   // A minute's time flows start side by side (each run of a script still waits for one of its 10 slots).
@@ -20,7 +21,7 @@ export const busConsumers: BusConsumer[] = [
     name: 'runFlows',
     summary: 'Runs the flows an event or a schedule firing is for',
     sourcePrefix: 'platform.',
-    internalTypes: [flowScheduleType, flowRetryType],
+    internalTypes: [flowScheduleType, flowRetryType, ...ownerEventTypes],
     localConcurrency: 1000,
     ...flowEventConsumerFunction,
   },

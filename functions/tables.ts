@@ -1,6 +1,7 @@
 // The one set of DynamoDB table definitions, read by lib/data.ts (CDK) and by the local runtime.
 // Each area declares its tables in functions/<area>/tables.ts; this file assembles them.
 import { accountTables } from './accounts/tables.js';
+import { approvalTables } from './approvals/tables.js';
 import { reviewTables } from './reviews/tables.js';
 import { documentTables } from './documents/tables.js';
 import { eventTables } from './events/tables.js';
@@ -24,6 +25,7 @@ export const tables = {
   ...documentTables,
   ...paymentTables,
   ...eventTables,
+  ...approvalTables,
   ...flowTables,
   ...templateTables,
 } as const satisfies Record<string, TableDefinition>;

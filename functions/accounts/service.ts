@@ -41,6 +41,21 @@ export function createAccountService(deps: { store: AccountStore; clock: Clock; 
   }
 
   return {
+    /** Users named by username or userId, each once; `missing` lists the names that are no one. */
+    async findUsers(names: string[]): Promise<{ found: Array<Pick<User, 'userId' | 'username'>>; missing: string[] }> {
+      const looked = await Promise.all(
+        names.map(async (name) => {
+          const byId = await store.getUser(name);
+          if (byId) return { name, user: byId };
+          const userId = await store.userIdOfUsername(name);
+          return { name, user: userId ? await store.getUser(userId) : undefined };
+        }),
+      );
+      const found = new Map<string, Pick<User, 'userId' | 'username'>>();
+      for (const { user } of looked) if (user) found.set(user.userId, { userId: user.userId, username: user.username });
+      return { found: [...found.values()], missing: looked.filter(({ user }) => !user).map(({ name }) => name) };
+    },
+
     async createUser(input: { username: string; walletAddress?: string }) {
       const now = clock.nowIso();
       const user: User = {

@@ -80,6 +80,11 @@ export function createAccountStore() {
       );
     },
 
+    async userIdOfUsername(username: string): Promise<string | undefined> {
+      const { Item } = await db.send(new GetCommand({ TableName: tableName('usernames'), Key: { username: usernameClaim(username) } }));
+      return Item?.userId as string | undefined;
+    },
+
     async isUsernameTaken(username: string): Promise<boolean> {
       const { Item } = await db.send(new GetCommand({ TableName: tableName('usernames'), Key: { username: usernameClaim(username) } }));
       return Boolean(Item);

@@ -11,6 +11,7 @@ import { type Predicate, compileConditionList } from './conditions/engine.js';
 import { scriptDialect } from './conditions/script-dialect.js';
 import { enrichEvent } from './enrichment/enrich.js';
 import { type EventObject, normalizeEvent } from './event-object.js';
+import { ownerEventTypes } from './event-types.js';
 import { type DispatchReport, deliverAll, emptyReport } from './deliveries.js';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from './internal-events.js';
 import type {
@@ -170,8 +171,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     handle(detail: Record<string, unknown>): Promise<DispatchReport> {
       if (detail.type === scheduleFiringType && detail.source === 'scheduler') return runSchedule(detail);
       if (detail.type === webhookDeliveryType && detail.source === webhookDeliverySource) return runWebhook(detail);
-      // Other areas' internal deliveries (flows' schedule firings and retries): no subscription can name a platform. type.
-      if (String(detail.type).startsWith('platform.')) return Promise.resolve(emptyReport());
+      // Other areas' internal deliveries (flows' schedule firings and retries): a subscription names only the owner events of platform.
+      if (String(detail.type).startsWith('platform.') && !ownerEventTypes.has(String(detail.type))) return Promise.resolve(emptyReport());
       deps.metrics.record('EventsDispatched', 'Count', 1);
       return dispatchEvent(detail);
     },

@@ -48,3 +48,15 @@ export const EventType = z.string().superRefine((type, context) => {
   const problem = eventTypeProblem(type);
   if (problem) context.addIssue({ code: 'custom', message: problem });
 });
+
+/** A durable run asked for an approval; the event goes to the run's user. */
+export const approvalRequestedType = 'platform.approval.requested';
+
+/** What the platform tells a user about their own runs: delivered like any event, never published by a user. */
+export const ownerEventTypes: ReadonlySet<string> = new Set([approvalRequestedType]);
+
+/** What a subscription, an event flow or a run's event wait may name: a user's event type or one of the platform's owner events. */
+export const SubscribableEventType = z.string().superRefine((type, context) => {
+  const problem = ownerEventTypes.has(type) ? undefined : eventTypeProblem(type);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});

@@ -3,7 +3,7 @@ import { IsoDate, OpaqueId, componentRef, pagination } from '#platform/schemas.j
 import { documentConditionTree } from './conditions/schema.js';
 import { scriptDialect } from './conditions/script-dialect.js';
 import { dateRange, ordered, orderedRange } from '#functions/scripts/schemas.js';
-import { EventType } from './event-types.js';
+import { SubscribableEventType } from './event-types.js';
 
 const ScriptId = OpaqueId;
 const SubscriptionId = OpaqueId;
@@ -24,7 +24,7 @@ export const PublishedEvent = z.object({ eventId: z.string() });
 
 export const CreateSubscriptionInput = z.strictObject({
   scriptId: ScriptId,
-  eventType: EventType,
+  eventType: SubscribableEventType,
   conditions: Conditions.default([]),
   enabled: z.boolean().default(true),
 });

@@ -15,6 +15,7 @@ import { compileFlowConditions } from './conditions.js';
 import type { ExecutionStore } from './execution-store.js';
 import type { FlowRuns, RunTrigger } from './flow-runs.js';
 import { flowRetryType, flowScheduleType } from './internal-events.js';
+import { ownerEventTypes } from '#functions/events/event-types.js';
 import type { FlowItem } from './model.js';
 import type { FlowRef, FlowStore } from './store.js';
 
@@ -147,7 +148,7 @@ export function createFlowEventConsumer(deps: FlowEventConsumerDeps) {
       if (detail.source === 'scheduler' && detail.type === flowScheduleType) return runSchedule(detail);
       if (detail.source === 'scheduler' && detail.type === flowRetryType) return runRetry(detail);
       // Other platform deliveries (script schedules, webhooks) are the dispatcher's.
-      if (typeof detail.type !== 'string' || detail.type.startsWith('platform.')) return Promise.resolve(emptyReport());
+      if (typeof detail.type !== 'string' || (detail.type.startsWith('platform.') && !ownerEventTypes.has(detail.type))) return Promise.resolve(emptyReport());
       return runEvent(detail);
     },
   };

@@ -1,6 +1,6 @@
 // Inputs of the flow operations and the shapes of their answers, for the OpenAPI document.
 import { z } from 'zod';
-import { EventType } from '#functions/events/event-types.js';
+import { SubscribableEventType } from '#functions/events/event-types.js';
 import { dateRange, ordered, orderedRange } from '#functions/scripts/schemas.js';
 import { documentConditionTree } from '#functions/events/conditions/schema.js';
 import { CostUsd, DurationMs, IsoDate, componentRef, pagination } from '#platform/schemas.js';
@@ -48,7 +48,7 @@ export const CreateTimeFlowInput = z.strictObject({
 export const CreateEventFlowInput = z.strictObject({
   title: Title,
   description: Description,
-  eventType: EventType,
+  eventType: SubscribableEventType,
   conditions: Conditions,
   prompt: Prompt.optional().describe('required for llm flows; a direct flow runs its script and may leave it out'),
   recommendedTools: RecommendedTools.default([]),

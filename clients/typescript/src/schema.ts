@@ -22,6 +22,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sdk/v1/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The pending approvals the caller is an approver of, newest first
+         * @description The pending approvals the caller is an approver of, newest first.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:read` or `scripts:manage`.
+         */
+        get: operations["listApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/v1/approvals/{approvalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or reject a pending approval the caller is an approver of; the waiting run resumes with the decision
+         * @description Only a listed approver decides: anyone else gets NOT_FOUND. The run’s own user is refused (FORBIDDEN) unless they own the script and are its only approver. An approval decided, or past its expiry, is CONFLICT.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:manage`.
+         */
+        post: operations["decideApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/v1/approvals/{approvalId}/signed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The approval a signed link is for, read with the link’s token instead of a key; `approver` is whom the link acts for
+         * @description The approval a signed link is for, read with the link’s token instead of a key; `approver` is whom the link acts for.
+         *
+         *     No authentication.
+         */
+        get: operations["getSignedApproval"];
+        put?: never;
+        /**
+         * Approve or reject with a signed link’s token instead of a key, as the approver the link was sent to; refused once the approval is decided
+         * @description Approve or reject with a signed link’s token instead of a key, as the approver the link was sent to; refused once the approval is decided.
+         *
+         *     No authentication.
+         */
+        post: operations["decideSignedApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sdk/v1/documents": {
         parameters: {
             query?: never;
@@ -3028,6 +3104,711 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listApprovals: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "approvals": [
+                     *           {
+                     *             "approvalId": "string",
+                     *             "executionId": "string",
+                     *             "scriptId": "string",
+                     *             "flowId": "string",
+                     *             "name": "string",
+                     *             "message": "string",
+                     *             "approvers": [
+                     *               {
+                     *                 "userId": "string",
+                     *                 "username": "string"
+                     *               }
+                     *             ],
+                     *             "requestedAt": "2019-08-24T14:15:22Z",
+                     *             "expiresAt": "2019-08-24T14:15:22Z",
+                     *             "status": "pending",
+                     *             "decision": "approve",
+                     *             "decidedBy": "string",
+                     *             "comment": "string",
+                     *             "decidedAt": "2019-08-24T14:15:22Z"
+                     *           }
+                     *         ],
+                     *         "count": -9007199254740991
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            approvals: {
+                                approvalId: string;
+                                approvers: {
+                                    userId: string;
+                                    username: string;
+                                }[];
+                                comment?: string;
+                                /** Format: date-time */
+                                decidedAt?: string;
+                                /** @description username of the approver who decided */
+                                decidedBy?: string;
+                                /** @enum {string} */
+                                decision?: "approve" | "reject";
+                                executionId: string;
+                                /** Format: date-time */
+                                expiresAt: string;
+                                flowId?: string;
+                                message: string;
+                                name: string;
+                                /** Format: date-time */
+                                requestedAt: string;
+                                scriptId: string;
+                                /** @enum {string} */
+                                status: "pending" | "approved" | "rejected" | "expired";
+                            }[];
+                            count: number;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    decideApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                approvalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "decision": "approve",
+                 *       "comment": "string"
+                 *     }
+                 */
+                "application/json": {
+                    comment?: string;
+                    /** @enum {string} */
+                    decision: "approve" | "reject";
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "approvalId": "string",
+                     *         "executionId": "string",
+                     *         "scriptId": "string",
+                     *         "flowId": "string",
+                     *         "name": "string",
+                     *         "message": "string",
+                     *         "approvers": [
+                     *           {
+                     *             "userId": "string",
+                     *             "username": "string"
+                     *           }
+                     *         ],
+                     *         "requestedAt": "2019-08-24T14:15:22Z",
+                     *         "expiresAt": "2019-08-24T14:15:22Z",
+                     *         "status": "pending",
+                     *         "decision": "approve",
+                     *         "decidedBy": "string",
+                     *         "comment": "string",
+                     *         "decidedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            approvalId: string;
+                            approvers: {
+                                userId: string;
+                                username: string;
+                            }[];
+                            comment?: string;
+                            /** Format: date-time */
+                            decidedAt?: string;
+                            /** @description username of the approver who decided */
+                            decidedBy?: string;
+                            /** @enum {string} */
+                            decision?: "approve" | "reject";
+                            executionId: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            flowId?: string;
+                            message: string;
+                            name: string;
+                            /** Format: date-time */
+                            requestedAt: string;
+                            scriptId: string;
+                            /** @enum {string} */
+                            status: "pending" | "approved" | "rejected" | "expired";
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "approvalId not found",
+                     *         "details": {
+                     *           "approvalId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSignedApproval: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path: {
+                approvalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "approvalId": "string",
+                     *         "executionId": "string",
+                     *         "scriptId": "string",
+                     *         "flowId": "string",
+                     *         "name": "string",
+                     *         "message": "string",
+                     *         "approvers": [
+                     *           {
+                     *             "userId": "string",
+                     *             "username": "string"
+                     *           }
+                     *         ],
+                     *         "requestedAt": "2019-08-24T14:15:22Z",
+                     *         "expiresAt": "2019-08-24T14:15:22Z",
+                     *         "status": "pending",
+                     *         "decision": "approve",
+                     *         "decidedBy": "string",
+                     *         "comment": "string",
+                     *         "decidedAt": "2019-08-24T14:15:22Z",
+                     *         "approver": "string"
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            approvalId: string;
+                            approver: string;
+                            approvers: {
+                                userId: string;
+                                username: string;
+                            }[];
+                            comment?: string;
+                            /** Format: date-time */
+                            decidedAt?: string;
+                            /** @description username of the approver who decided */
+                            decidedBy?: string;
+                            /** @enum {string} */
+                            decision?: "approve" | "reject";
+                            executionId: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            flowId?: string;
+                            message: string;
+                            name: string;
+                            /** Format: date-time */
+                            requestedAt: string;
+                            scriptId: string;
+                            /** @enum {string} */
+                            status: "pending" | "approved" | "rejected" | "expired";
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "approvalId not found",
+                     *         "details": {
+                     *           "approvalId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    decideSignedApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                approvalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "string",
+                 *       "decision": "approve",
+                 *       "comment": "string"
+                 *     }
+                 */
+                "application/json": {
+                    comment?: string;
+                    /** @enum {string} */
+                    decision: "approve" | "reject";
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "approvalId": "string",
+                     *         "executionId": "string",
+                     *         "scriptId": "string",
+                     *         "flowId": "string",
+                     *         "name": "string",
+                     *         "message": "string",
+                     *         "approvers": [
+                     *           {
+                     *             "userId": "string",
+                     *             "username": "string"
+                     *           }
+                     *         ],
+                     *         "requestedAt": "2019-08-24T14:15:22Z",
+                     *         "expiresAt": "2019-08-24T14:15:22Z",
+                     *         "status": "pending",
+                     *         "decision": "approve",
+                     *         "decidedBy": "string",
+                     *         "comment": "string",
+                     *         "decidedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            approvalId: string;
+                            approvers: {
+                                userId: string;
+                                username: string;
+                            }[];
+                            comment?: string;
+                            /** Format: date-time */
+                            decidedAt?: string;
+                            /** @description username of the approver who decided */
+                            decidedBy?: string;
+                            /** @enum {string} */
+                            decision?: "approve" | "reject";
+                            executionId: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            flowId?: string;
+                            message: string;
+                            name: string;
+                            /** Format: date-time */
+                            requestedAt: string;
+                            scriptId: string;
+                            /** @enum {string} */
+                            status: "pending" | "approved" | "rejected" | "expired";
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "approvalId not found",
+                     *         "details": {
+                     *           "approvalId": "x"
+                     *         }
                      *       }
                      *     }
                      */

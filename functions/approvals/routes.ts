@@ -1,0 +1,52 @@
+import { defineRoutes } from '#platform/route.js';
+import { scopes } from '#platform/scopes.js';
+import { Approval, ApprovalList, DecideApprovalInput, ListApprovalsInput, SignedApprovalInput, SignedDecisionInput } from './schemas.js';
+
+/** Deciding settles the approval, empties the approvers' inboxes and resumes the waiting run. */
+const decideTables = { approvals: 'write', approverInbox: 'write' } as const;
+/** Approving is acting on runs of scripts: the scope that changes scripts. */
+const decideScopes = [scopes.scriptsManage];
+
+export const approvalRoutes = defineRoutes('approvals', {
+  listApprovals: {
+    method: 'GET',
+    path: '/api/sdk/v1/approvals',
+    auth: 'apiKey',
+    scopes: [scopes.scriptsRead, scopes.scriptsManage],
+    summary: 'The pending approvals the caller is an approver of, newest first',
+    input: ListApprovalsInput,
+    output: ApprovalList,
+    tables: { approverInbox: 'read', approvals: 'read' },
+  },
+  decideApproval: {
+    method: 'POST',
+    path: '/api/sdk/v1/approvals/{approvalId}',
+    auth: 'apiKey',
+    scopes: decideScopes,
+    summary: 'Approve or reject a pending approval the caller is an approver of; the waiting run resumes with the decision',
+    description:
+      'Only a listed approver decides: anyone else gets NOT_FOUND. The run’s own user is refused (FORBIDDEN) unless they own the script and are its only approver. ' +
+      'An approval decided, or past its expiry, is CONFLICT.',
+    input: DecideApprovalInput,
+    output: Approval,
+    tables: decideTables,
+  },
+  getSignedApproval: {
+    method: 'GET',
+    path: '/api/sdk/v1/approvals/{approvalId}/signed',
+    auth: 'public',
+    summary: 'The approval a signed link is for, read with the link’s token instead of a key; `approver` is whom the link acts for',
+    input: SignedApprovalInput,
+    output: Approval.extend({ approver: Approval.shape.decidedBy.unwrap() }),
+    tables: { approvals: 'read' },
+  },
+  decideSignedApproval: {
+    method: 'POST',
+    path: '/api/sdk/v1/approvals/{approvalId}/signed',
+    auth: 'public',
+    summary: 'Approve or reject with a signed link’s token instead of a key, as the approver the link was sent to; refused once the approval is decided',
+    input: SignedDecisionInput,
+    output: Approval,
+    tables: decideTables,
+  },
+});
