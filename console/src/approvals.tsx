@@ -43,7 +43,7 @@ export function ApprovalFacts({ approval, subject }: { approval: Rec; subject?: 
         {(approval.approvers ?? []).length > 0 && (
           <>
             <dt>Approvers</dt>
-            <dd>{(approval.approvers as string[]).join(', ')}</dd>
+            <dd>{(approval.approvers as Rec[]).map((approver) => approver.username ?? approver.userId).join(', ')}</dd>
           </>
         )}
       </dl>

@@ -73,8 +73,9 @@ function Navigation({ current }: { current: string }) {
         <a href={`#/${name}`} aria-current={name === current ? 'page' : undefined}>
           {label}
           {name === 'approvals' && count ? (
-            <span class="count" aria-label={`${count} pending`}>
+            <span class="count">
               {count}
+              <span class="visually-hidden"> pending</span>
             </span>
           ) : null}
         </a>

@@ -35,9 +35,7 @@ export function BulkReplay({ target }: { target: { scriptId: string } | { flowId
   return (
     <form class="card" aria-label="Replay runs" onSubmit={replay}>
       <h3>Replay runs</h3>
-      <p>
-        Runs the past runs that match again, each with the input it was given. At most {replayLimit} runs per replay: narrow the time range to replay more.
-      </p>
+      <p>Runs the past runs that match again, each with the input it was given. At most {replayLimit} runs per replay: narrow the time range to replay more.</p>
       <div class="row">
         <Field label="Status of the runs">
           <select value={filters.status} onChange={set('status')}>

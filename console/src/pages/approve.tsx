@@ -35,9 +35,8 @@ function Decided({ approval }: { approval: Rec }) {
   return (
     <p class={`outcome outcome-${approval.status}`} role="status">
       This approval is {outcome}
-      {approval.decidedBy || approval.by ? ` by ${approval.decidedBy ?? approval.by}` : ''}
-      {approval.decidedAt ? ` at ${when(approval.decidedAt)}` : ''}.
-      {approval.comment ? ` Comment: "${approval.comment}".` : ''}
+      {approval.decidedBy ? ` by ${approval.decidedBy}` : ''}
+      {approval.decidedAt ? ` at ${when(approval.decidedAt)}` : ''}.{approval.comment ? ` Comment: "${approval.comment}".` : ''}
     </p>
   );
 }
@@ -60,18 +59,20 @@ export function ApprovePage({ approvalId, token }: { approvalId: string; token: 
           {() =>
             shown && (
               <section aria-label={`Approval ${shown.name}`}>
-                <ApprovalFacts
-                  approval={shown}
-                  subject={shown.flowId ? `flow ${shown.flowName ?? shown.flowId}` : `script ${shown.scriptName ?? shown.scriptId}`}
-                />
+                <ApprovalFacts approval={shown} subject={shown.flowId ? `flow ${shown.flowId}` : `script ${shown.scriptId}`} />
                 {shown.status === 'pending' ? (
-                  <DecisionForm
-                    label="Your decision"
-                    decide={decide}
-                    onDecided={(decision: Decision, outcome) =>
-                      setDecided({ ...shown, ...(outcome as Rec), status: decision === 'approve' ? 'approved' : 'rejected' })
-                    }
-                  />
+                  <>
+                    <p>
+                      You decide as <strong>{approval.data?.approver}</strong>; the first decision of any approver settles it.
+                    </p>
+                    <DecisionForm
+                      label="Your decision"
+                      decide={decide}
+                      onDecided={(decision: Decision, outcome) =>
+                        setDecided({ ...shown, ...(outcome as Rec), status: decision === 'approve' ? 'approved' : 'rejected' })
+                      }
+                    />
+                  </>
                 ) : (
                   <Decided approval={shown} />
                 )}

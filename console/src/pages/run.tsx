@@ -47,15 +47,15 @@ function Actions({ run, onChanged }: { run: Rec; onChanged(): void }) {
       <h3>Actions</h3>
       {unfinished(run.status) &&
         (confirming ? (
-          <div class="row" role="group" aria-label="Confirm the cancel">
-            <span>Cancel this run? Its open step stops and later wake-ups, callbacks and approvals are refused.</span>
+          <fieldset class="row">
+            <legend>Cancel this run? Its open step stops, and later wake-ups, callbacks and decisions are refused.</legend>
             <button type="button" class="danger" onClick={cancel}>
               Yes, cancel the run
             </button>
             <button type="button" class="secondary" onClick={() => setConfirming(false)}>
               Keep it
             </button>
-          </div>
+          </fieldset>
         ) : (
           <button type="button" class="danger" onClick={() => setConfirming(true)}>
             Cancel the run
