@@ -19,6 +19,11 @@ const until = <T>(read: () => Promise<T> | T, timeout = 20_000) => expect.poll(r
 beforeAll(async () => {
   [api, browser] = await Promise.all([startTestPlatform(), launchBrowser()]);
   [owner, approver] = await Promise.all([api.givenUser(), api.givenUser()]);
+  // The main tab is the owner's, signed in once: the key stays in its session storage across the URLs below.
+  await browser.page.goto(`${api.baseUrl}/`);
+  await browser.page.getByLabel('API key').fill(owner.apiKey);
+  await browser.page.getByLabel('API key').press('Enter');
+  await browser.page.getByText(`Signed in as ${owner.username}`).waitFor({ timeout: 20_000 });
 });
 afterAll(async () => {
   await browser?.close();
@@ -112,5 +117,35 @@ describe("console: an approval's signed link", () => {
     } finally {
       await Promise.all([late.close(), guessed.close()]);
     }
+  }, 60_000);
+});
+
+describe('console: approvals', () => {
+  it('counts the pending approvals in the navigation, lists them and approves one with a comment', async () => {
+    const { page, screenshot } = browser;
+    onTestFailed(() => screenshot('failure-approvals'));
+    // Prepare: the owner's own run asks the owner, its only approver.
+    const run = { executionId: `exe_console_${runs++}`, scriptId: 'scr_console_approvals', userId: owner.userId, ownerId: owner.userId };
+    const { approval } = await approvalService().request(run, 'publish', { message: 'Publish the weekly report?' });
+    await page.goto(`${api.baseUrl}/#/approvals`);
+    await page.reload();
+    const entry = page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: /^Approvals/ });
+    await until(() => entry.textContent()).toMatch(/^Approvals\d+ pending$/);
+    const before = Number((await entry.textContent())!.match(/\d+/)![0]);
+    const item = page.getByRole('region', { name: `Approval publish of run ${run.executionId}` });
+    await until(() => item.textContent()).toContain('Publish the weekly report?');
+    expect(await item.getByRole('link', { name: run.executionId }).getAttribute('href')).toBe(`#/runs/${run.executionId}`);
+    await screenshot('31-approvals');
+    // Act
+    await item.getByLabel('Comment').fill('numbers checked');
+    await item.getByRole('button', { name: 'Approve' }).click();
+    // Assess: the decision is stored, the item leaves the list and the count drops.
+    await until(() => page.getByRole('status', { name: 'Decisions' }).textContent()).toBe(`You approved "publish" of run ${run.executionId}.`);
+    await until(() => item.count()).toBe(0);
+    await until(() => entry.textContent()).toBe(before === 1 ? 'Approvals' : `Approvals${before - 1} pending`);
+    const listed = (await api.as(owner.apiKey).get('/api/sdk/v1/approvals?limit=100')).body.data;
+    expect(listed.approvals.map((item: { approvalId: string }) => item.approvalId)).not.toContain(approval.approvalId);
+    const decided = await api.as(owner.apiKey).post(`/api/sdk/v1/approvals/${approval.approvalId}`, { decision: 'reject' });
+    expect(decided.body.error.message).toContain('already approved');
   }, 60_000);
 });
