@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { approvalService } from '../../functions/approvals/wiring.js';
 import { type TestBrowser, launchBrowser, screenshotDir } from '../support/browser.js';
-import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { type TestApi, type TestUser, startTestPlatform, uniqueName } from '../support/platform.js';
+import { execute, givenDeployed, sdk } from '../support/scripts.js';
 
 let api: TestApi;
 let owner: TestUser;
@@ -29,6 +30,21 @@ afterAll(async () => {
   await browser?.close();
   await api?.stop();
 });
+
+/** A deployed durable script of the owner's, named so the console shows it. */
+const givenDurable = (code: string) => givenDeployed(api, owner, { name: uniqueName('durable'), code, config: { durable: true } });
+const getRun = async (executionId: string) => (await api.as(owner.apiKey).post(sdk('getExecution'), { executionId })).body.data;
+/** Starts a run and answers its id: a durable run that suspends answers at once. */
+async function started(scriptId: string, data: Record<string, unknown> = {}) {
+  const response = await execute(api, owner, scriptId, data);
+  if (response.status !== 200 && response.status !== 202) throw new Error(`execute answered ${response.status}: ${response.text}`);
+  return response.body.data.executionId as string;
+}
+async function openRun(executionId: string) {
+  await browser.page.goto(`${api.baseUrl}/#/runs/${encodeURIComponent(executionId)}`);
+  await browser.page.reload();
+  return browser.page.getByRole('region', { name: `Run ${executionId}` });
+}
 
 const signedPath = (approvalId: string, token: string) => `/api/sdk/v1/approvals/${approvalId}/signed?token=${token}`;
 const tokenOf = (link: string) => new URL(link, 'http://console.test').hash.split('token=')[1]!;
@@ -148,4 +164,164 @@ describe('console: approvals', () => {
     const decided = await api.as(owner.apiKey).post(`/api/sdk/v1/approvals/${approval.approvalId}`, { decision: 'reject' });
     expect(decided.body.error.message).toContain('already approved');
   }, 60_000);
+});
+
+describe("console: a durable run's page", () => {
+  const approvalScript = `export async function handler(event, context) {
+  const order = await context.step('reserve', async () => ({ item: event.data.item }));
+  const decision = await context.waitForApproval('manager', { message: 'Ship ' + order.item + '?' });
+  return await context.step('ship', async () => ({ shipped: order.item, decision: decision.decision, comment: decision.comment }));
+}`;
+
+  it('finds a run waiting on an approval in the approvals list, approves it there, and shows its steps finished', async () => {
+    const { page, screenshot } = browser;
+    onTestFailed(() => screenshot('failure-durable-approval'));
+    // Prepare: the run waits for its owner's approval.
+    const script = await givenDurable(approvalScript);
+    const executionId = await started(script.id, { item: 'bicycle' });
+    const run = await openRun(executionId);
+    await until(() => run.getByRole('status').filter({ hasText: 'Waiting in' }).textContent()).toContain('Waiting in "manager" for an approval');
+    expect(await run.getByRole('listitem', { name: 'Step reserve' }).textContent()).toMatch(/reserve.*step.*succeeded/);
+    await screenshot('32-run-waiting-for-approval');
+    // Act: the approvals list shows it; approve with a comment.
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: /^Approvals/ })
+      .click();
+    const item = page.getByRole('region', { name: `Approval manager of run ${executionId}` });
+    await until(() => item.textContent()).toContain('Ship bicycle?');
+    await item.getByLabel('Comment').fill('paid in full');
+    await item.getByRole('button', { name: 'Approve' }).click();
+    await until(() => item.count()).toBe(0);
+    // Assess: the run's page shows every step finished and the run's output.
+    await page.getByRole('status', { name: 'Decisions' }).getByRole('link', { name: executionId }).click();
+    const steps = run.getByRole('list', { name: 'Steps' });
+    await until(() => steps.getByRole('listitem').allTextContents(), 60_000).toEqual([
+      expect.stringMatching(/^reserve.*step.*succeeded/),
+      expect.stringMatching(/^manager.*approval.*succeeded/),
+      expect.stringMatching(/^ship.*step.*succeeded/),
+    ]);
+    await steps.getByRole('listitem', { name: 'Step ship' }).getByText('Result').click();
+    expect(JSON.parse((await run.getByLabel('Result of ship').textContent())!)).toEqual({ shipped: 'bicycle', decision: 'approve', comment: 'paid in full' });
+    expect((await getRun(executionId)).status).toMatch(/^(completed|success)$/);
+    await screenshot('33-run-steps-finished');
+  }, 120_000);
+
+  it("rejects from the run's own page, with the same buttons", async () => {
+    onTestFailed(() => browser.screenshot('failure-durable-reject'));
+    // Prepare
+    const script = await givenDurable(approvalScript);
+    const executionId = await started(script.id, { item: 'kayak' });
+    const run = await openRun(executionId);
+    const pending = run.getByRole('region', { name: 'Pending approval' });
+    await until(() => pending.textContent()).toContain('Ship kayak?');
+    // Act
+    await pending.getByLabel('Comment').fill('out of stock');
+    await pending.getByRole('button', { name: 'Reject' }).click();
+    // Assess: the run goes on with the reject as its answer.
+    await until(async () => (await getRun(executionId)).status, 60_000).toMatch(/^(completed|success)$/);
+    expect((await getRun(executionId)).output).toEqual({ shipped: 'kayak', decision: 'reject', comment: 'out of stock' });
+    await until(() => pending.count()).toBe(0);
+  }, 120_000);
+
+  it('shows a sleeping run with its wake-up time and cancels it', async () => {
+    const { screenshot } = browser;
+    onTestFailed(() => screenshot('failure-durable-cancel'));
+    // Prepare
+    const script = await givenDurable(`export async function handler(event, context) {
+  await context.step('prepare', async () => 'ready');
+  await context.wait('cool-down', { hours: 1 });
+  return await context.step('finish', async () => 'done');
+}`);
+    const executionId = await started(script.id);
+    const run = await openRun(executionId);
+    const sleeping = run.getByRole('listitem', { name: 'Step cool-down' });
+    await until(() => sleeping.textContent()).toMatch(/cool-down.*sleep.*sleeping until .*Wakes up/);
+    const wakeAt = (await getRun(executionId)).steps.find((step: { name: string }) => step.name === 'cool-down').wakeAt as string;
+    expect(Date.parse(wakeAt) - Date.now()).toBeGreaterThan(50 * 60_000);
+    expect(await run.getByRole('status').filter({ hasText: 'Sleeping in' }).textContent()).toContain('Sleeping in "cool-down" until');
+    await screenshot('34-run-sleeping');
+    // Act: cancel asks first.
+    await run.getByRole('button', { name: 'Cancel the run' }).click();
+    await run.getByRole('button', { name: 'Yes, cancel the run' }).click();
+    // Assess
+    await until(() => run.locator('.badge.status-cancelled').first().textContent()).toBe('cancelled');
+    expect((await getRun(executionId)).status).toBe('cancelled');
+    expect(await run.getByRole('button', { name: 'Cancel the run' }).count()).toBe(0);
+    expect((await getRun(executionId)).steps.map((step: { name: string }) => step.name)).not.toContain('finish');
+  }, 120_000);
+
+  it('re-runs from a chosen step: the steps before it keep their results, the chosen one runs again', async () => {
+    const { page } = browser;
+    onTestFailed(() => browser.screenshot('failure-durable-rerun'));
+    // Prepare: a run whose steps draw random numbers.
+    const script = await givenDurable(`export async function handler(event, context) {
+  const first = await context.step('draw', async () => Math.random());
+  const second = await context.step('stamp', async () => Math.random());
+  return { first, second };
+}`);
+    const executionId = await started(script.id);
+    await until(async () => (await getRun(executionId)).status, 60_000).toMatch(/^(completed|success)$/);
+    const original = await getRun(executionId);
+    const run = await openRun(executionId);
+    // Act
+    const rerun = run.getByRole('form', { name: 'Re-run' });
+    await until(() => rerun.getByRole('option').allTextContents()).toEqual(['the start', 'step draw (step)', 'step stamp (step)']);
+    await rerun.getByLabel('Re-run from').selectOption({ label: 'step stamp (step)' });
+    await rerun.getByRole('button', { name: 'Re-run' }).click();
+    // Assess: the console opens the new run, whose first step kept its result and whose second ran again.
+    await until(() => page.url()).not.toContain(executionId);
+    const newId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!);
+    const again = page.getByRole('region', { name: `Run ${newId}` });
+    await until(() => again.getByRole('list', { name: 'Steps' }).getByRole('listitem').count(), 60_000).toBe(2);
+    await until(async () => (await getRun(newId)).status, 60_000).toMatch(/^(completed|success)$/);
+    const rerunOutput = (await getRun(newId)).output;
+    expect(rerunOutput.first).toBe(original.output.first);
+    expect(rerunOutput.second).not.toBe(original.output.second);
+  }, 120_000);
+});
+
+describe("console: bulk replay from a script's page", () => {
+  it('replays only the runs that match the status and time range, says how many and links them', async () => {
+    const { page, screenshot } = browser;
+    onTestFailed(() => screenshot('failure-replay'));
+    // Prepare: two failed runs and one success.
+    const script = await givenDeployed(api, owner, {
+      name: uniqueName('flaky'),
+      code: `export async function handler(event) {\n  if (event.data.fail) throw new Error('failed ' + event.data.n);\n  return { n: event.data.n };\n}\n`,
+    });
+    for (const data of [
+      { fail: true, n: 1 },
+      { fail: true, n: 2 },
+      { fail: false, n: 3 },
+    ])
+      await execute(api, owner, script.id, data);
+    const local = (ms: number) => {
+      const at = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
+      return at.toISOString().slice(0, 16);
+    };
+    await page.goto(`${api.baseUrl}/#/scripts/${encodeURIComponent(script.id)}`);
+    const replay = page.getByRole('form', { name: 'Replay runs' });
+    expect(await replay.textContent()).toContain('At most 100 runs per replay');
+    // Act
+    await replay.getByLabel('Status of the runs').selectOption('failed');
+    await replay.getByLabel('Started from').fill(local(Date.now() - 10 * 60_000));
+    await replay.getByLabel('Started until').fill(local(Date.now() + 10 * 60_000));
+    await replay.getByRole('button', { name: 'Replay' }).click();
+    // Assess: two new runs, each linked, each with a failed run's input.
+    const replayed = replay.getByRole('status', { name: 'Replayed runs' });
+    await until(() => replayed.getByRole('paragraph').textContent(), 60_000).toBe('Replayed 2 runs.');
+    const ids = await replayed.getByRole('link').allTextContents();
+    expect(ids).toHaveLength(2);
+    const inputs = await Promise.all(
+      ids.map(async (id) => {
+        await until(async () => (await getRun(id)).status, 60_000).not.toBe('running');
+        return (await getRun(id)).error?.message as string;
+      }),
+    );
+    expect(inputs.sort()).toEqual([expect.stringContaining('failed 1'), expect.stringContaining('failed 2')]);
+    await screenshot('35-replay');
+    await replayed.getByRole('link', { name: ids[0] }).click();
+    await until(() => page.getByRole('region', { name: `Run ${ids[0]}` }).count()).toBe(1);
+  }, 120_000);
 });

@@ -9,17 +9,20 @@ export function ApprovalsPage() {
   const pending = usePendingApprovals();
   const scripts = useScripts();
   const flows = useFlows();
-  const [decided, setDecided] = useState<string[]>([]);
+  const [decided, setDecided] = useState<{ approval: Rec; decision: Decision }[]>([]);
   const onDecided = (approval: Rec) => (decision: Decision) => {
-    setDecided([...decided, `You ${decision === 'approve' ? 'approved' : 'rejected'} "${approval.name}" of run ${approval.executionId}.`]);
+    setDecided([...decided, { approval, decision }]);
     approvalsChanged();
   };
   return (
     <>
       {decided.length > 0 && (
         <ul role="status" aria-label="Decisions">
-          {decided.map((line) => (
-            <li>{line}</li>
+          {decided.map(({ approval, decision }) => (
+            <li>
+              You {decision === 'approve' ? 'approved' : 'rejected'} "{approval.name}" of run{' '}
+              <a href={`#/runs/${encodeURIComponent(approval.executionId)}`}>{approval.executionId}</a>.
+            </li>
           ))}
         </ul>
       )}
