@@ -121,6 +121,7 @@ export async function subscriptionLoad(shape: { users: number; perUser: number }
     triggers: { getWebhook: unused, getSchedule: unused, retireSchedule: unused },
     clock: systemClock,
     metrics: { record: () => undefined },
+    waits: { waiting: unused, resumeMatching: unused },
   });
   const userOf = (sample: number) => userIds[(sample * 7919) % userIds.length]!;
 

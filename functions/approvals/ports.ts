@@ -5,9 +5,12 @@ export interface UserDirectory {
   findUsers(names: string[]): Promise<{ found: Array<{ userId: string; username: string }>; missing: string[] }>;
 }
 
-/** The durable-run engine: completes the run's approval wait and resumes the run. */
+/**
+ * The durable-run engine: completes the run's approval wait and resumes the run. False when the wait is not waiting
+ * (decided a moment ago, timed out, or the run was cancelled): the engine's conditional write is the one arbiter.
+ */
 export interface ApprovalWaits {
-  resolve(executionId: string, name: string, outcome: { result: ApprovalOutcome }): Promise<void>;
+  resolve(executionId: string, name: string, outcome: { result: ApprovalOutcome }): Promise<boolean>;
 }
 
 /** The run whose code asks for an approval. */

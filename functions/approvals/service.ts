@@ -55,16 +55,14 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
     if (isOver(approval)) throw new ConflictError(`approval ${approval.approvalId} expired at ${approval.expiresAt}`);
     if (approval.status !== 'pending') throw new ConflictError(`approval ${approval.approvalId} is already ${approval.status}`);
     const by = approval.approvers.find((approver) => approver.userId === approverId)!.username;
-    const settlement: Settlement = {
-      status: decision === 'approve' ? 'approved' : 'rejected',
-      decision,
-      decidedBy: by,
-      comment,
-      decidedAt: clock.nowIso(),
-    };
-    if (!(await store.settle(approval, settlement))) throw new ConflictError(`approval ${approval.approvalId} was decided meanwhile`);
-    const outcome: ApprovalOutcome = { decision, by, comment: comment ?? null, decidedAt: settlement.decidedAt! };
-    await deps.waits.resolve(approval.executionId, approval.name, { result: outcome });
+    const decidedAt = clock.nowIso();
+    const outcome: ApprovalOutcome = { decision, by, comment: comment ?? null, decidedAt };
+    // The run's wait is settled first: a decision that reaches no waiting run (another decision won, the run timed out
+    // or was cancelled) changes nothing here either.
+    if (!(await deps.waits.resolve(approval.executionId, approval.name, { result: outcome })))
+      throw new ConflictError(`approval ${approval.approvalId} no longer waits for a decision`);
+    const settlement: Settlement = { status: decision === 'approve' ? 'approved' : 'rejected', decision, decidedBy: by, comment, decidedAt };
+    await store.settle(approval, settlement);
     return view({ ...approval, ...settlement });
   }
 
@@ -121,12 +119,6 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
         data: { ...shown, approvers: found.map((approver) => ({ ...approver, approvalUrl: links[approver.userId] })) },
       });
       return { approval: shown, links };
-    },
-
-    /** The engine's timeout of the wait: the approval is over, whatever is decided after. */
-    async expire(approvalId: string): Promise<boolean> {
-      const approval = await store.get(approvalId);
-      return approval?.status === 'pending' ? store.settle(approval, { status: 'expired' }) : false;
     },
 
     async listPending(caller: Caller, page: { limit: number; offset: number }): Promise<{ approvals: Approval[]; count: number }> {

@@ -35,7 +35,10 @@ export function createApprovalStore() {
           TransactItems: [
             { Put: { TableName: tableName('approvals'), Item: approval, ConditionExpression: 'attribute_not_exists(approvalId)' } },
             ...inboxKeys(approval).map((key) => ({
-              Put: { TableName: tableName('approverInbox'), Item: { ...key, requestedAt: approval.requestedAt } },
+              Put: {
+                TableName: tableName('approverInbox'),
+                Item: { ...key, requestedAt: approval.requestedAt, retainUntil: Math.ceil(Date.parse(approval.expiresAt) / 1000) },
+              },
             })),
           ],
         }),

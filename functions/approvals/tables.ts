@@ -10,7 +10,8 @@ export const approvalTables = {
   approverInbox: {
     partitionKey: 'approverId',
     sortKey: 'approvalId',
+    ttlAttribute: 'retainUntil',
     description:
-      'The pending approvals of each approver, written and removed in the same transaction as the approval’s status: GET /approvals is one Query by approver.',
+      'The pending approvals of each approver, written and removed in the same transaction as the approval’s status (an expired one stays until its TTL, hidden by its `expiresAt`): GET /approvals is one Query by approver.',
   },
 } as const satisfies Record<string, TableDefinition>;

@@ -14,7 +14,10 @@ export const approvalService = (): ApprovalService =>
     store: createApprovalStore(),
     users: { findUsers: (names) => accountService().findUsers(names) },
     waits: {
-      resolve: async (executionId, name, outcome) => logger.info('approval decided', { executionId, name, decision: outcome.result.decision }),
+      resolve: async (executionId, name, outcome) => {
+        logger.info('approval decided', { executionId, name, decision: outcome.result.decision });
+        return true;
+      },
     },
     events: eventPublisher(),
     clock: systemClock,

@@ -12,6 +12,7 @@ import { scriptDialect } from './conditions/script-dialect.js';
 import { enrichEvent } from './enrichment/enrich.js';
 import { type EventObject, normalizeEvent } from './event-object.js';
 import { ownerEventTypes } from './event-types.js';
+import type { EventWaits } from './event-waits.js';
 import { type DispatchReport, deliverAll, emptyReport } from './deliveries.js';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from './internal-events.js';
 import type {
@@ -34,6 +35,8 @@ export interface DispatcherDeps {
   triggers: TriggerLookup;
   clock: Clock;
   metrics: MetricsPort;
+  /** Durable runs waiting for their user's events (`waitForEvent`). */
+  waits: Pick<EventWaits, 'waiting' | 'resumeMatching'>;
 }
 
 /** Runs of one event at a time; the interface allows 10 concurrent executions per script. */
@@ -117,20 +120,28 @@ export function createDispatcher(deps: DispatcherDeps) {
     }
     const now = deps.clock.nowIso();
     const normalized = normalizeEvent(detail, { id: detail.id, userId: detail.userId, now });
-    const [candidates] = await Promise.all([deps.index.active(detail.userId, String(detail.type)), deps.history.recordEvent(normalized)]);
+    const [candidates, waits] = await Promise.all([
+      deps.index.active(detail.userId, String(detail.type)),
+      deps.waits.waiting(detail.userId, String(detail.type)),
+      deps.history.recordEvent(normalized),
+    ]);
     // Most events of most users have no subscriber: enrichment is paid only when someone listens.
-    if (candidates.length === 0) return emptyReport();
+    if (candidates.length === 0 && waits.length === 0) return emptyReport();
     const event = enrichEvent(normalized, now);
-    return deliverEach(
-      match(event, candidates).map((subscription) => ({
-        deliveryId: `${event.id}#${subscription.subscriptionId}`,
-        userId: event.userId,
-        scriptId: subscription.scriptId,
-        data: event,
-        trigger: { type: 'event', source: subscription.subscriptionId, event: event.type },
-        event: normalized,
-      })),
-    );
+    const [report] = await Promise.all([
+      deliverEach(
+        match(event, candidates).map((subscription) => ({
+          deliveryId: `${event.id}#${subscription.subscriptionId}`,
+          userId: event.userId,
+          scriptId: subscription.scriptId,
+          data: event,
+          trigger: { type: 'event', source: subscription.subscriptionId, event: event.type },
+          event: normalized,
+        })),
+      ),
+      deps.waits.resumeMatching(event, waits),
+    ]);
+    return report;
   }
 
   async function runSchedule(detail: Record<string, unknown>): Promise<DispatchReport> {

@@ -142,6 +142,7 @@ export const dispatcherFunction = {
     scriptWebhooks: 'read',
     scriptSchedules: 'write',
     eventHistory: 'write',
+    eventWaits: 'write',
   } as Partial<Record<TableName, TableAccess>>,
   // The scheduler: a firing for a deleted script retires its schedule.
   uses: [...(scriptRoutes.executeScript.uses ?? []), 'scheduler' as const],

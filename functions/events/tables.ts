@@ -20,6 +20,13 @@ export const eventTables = {
     description:
       "A user's events (`<timestamp>#<eventId>`) and each delivery of one to a subscribed script (`<timestamp>#<eventId>#<subscriptionId>`), written by the dispatcher, kept 30 days.",
   },
+  eventWaits: {
+    partitionKey: 'waitKey',
+    sortKey: 'waitId',
+    ttlAttribute: 'retainUntil',
+    description:
+      'Durable runs waiting for an event (`waitForEvent`), by `<userId>#<eventType>` and `<executionId>#<name>`, with the conditions: the dispatcher reads the waits of an event with one Query, claims a matching one (`matchedEventId`), resumes the run and removes it.',
+  },
   scriptWebhooks: {
     partitionKey: 'webhookId',
     description: 'Script webhooks: owner, script, name, enabled flag and the signing secret sealed by the credential vault.',

@@ -4,12 +4,14 @@
 import { scriptRunner } from '#functions/scripts/wiring.js';
 import { createScriptStore } from '#functions/scripts/store.js';
 import { systemClock } from '#platform/clock.js';
+import { logger } from '#platform/logger.js';
 import { settings } from '#platform/settings.js';
 import { credentialVault, eventPublisher, liveScheduler, metrics } from '#functions/app/platform.js';
 import { createDeliveryStore } from './delivery-store.js';
 import { type Dispatcher, createDispatcher } from './dispatcher.js';
 import { createEventHistoryService } from './history-service.js';
 import { createEventHistoryStore } from './history-store.js';
+import { type EventWaits, createEventWaitStore, createEventWaits } from './event-waits.js';
 import { createEventIngest } from './ingest.js';
 import type { ScriptPort } from './ports.js';
 import { type SubscriptionService, createSubscriptionService } from './subscription-service.js';
@@ -35,6 +37,20 @@ function scriptPort(): ScriptPort {
   return port;
 }
 
+let waits: EventWaits | undefined;
+/** Runs waiting for their user's events: opened by the durable engine, resumed by the dispatcher. */
+export const eventWaits = (): EventWaits =>
+  (waits ??= createEventWaits({
+    store: createEventWaitStore(),
+    resolver: {
+      resolve: async (executionId, name, outcome) => {
+        logger.info('event wait matched', { executionId, name, eventId: outcome.result.id });
+        return true;
+      },
+    },
+    clock: systemClock,
+  }));
+
 let dispatcher: Dispatcher | undefined;
 /** Shared by the AWS Lambda target and the local bus rule. */
 export function eventDispatcher(): Dispatcher {
@@ -48,6 +64,7 @@ export function eventDispatcher(): Dispatcher {
     triggers: { ...triggers, retireSchedule: (scheduleId) => retireSchedule({ store: triggers, scheduler: liveScheduler }, scheduleId) },
     clock: systemClock,
     metrics: metrics(),
+    waits: eventWaits(),
   });
   return dispatcher;
 }

@@ -130,17 +130,6 @@ describe('approvals: listing and deciding', () => {
     expect(response.body.data.status).toBe('approved');
   });
 
-  it('refuses an approval that expired, and no longer lists it', async () => {
-    // Prepare
-    const { approval } = await givenApproval({ approvers: [approver.username] });
-    await approvalService().expire(approval.approvalId);
-    // Act
-    const response = await decide(approver, approval.approvalId, { decision: 'approve' });
-    // Assess
-    expect(response.status).toBe(409);
-    expect(await pendingIds(approver)).not.toContain(approval.approvalId);
-  });
-
   it('refuses a bad decision with VALIDATION_ERROR naming the field', async () => {
     // Prepare
     const { approval } = await givenApproval({ approvers: [approver.username] });

@@ -72,6 +72,8 @@ function world() {
     },
     clock,
     metrics,
+    // No run waits for an event here (test/e2e/event-waits.test.ts covers them).
+    waits: { waiting: async () => [], resumeMatching: async () => 0 },
   });
   const subscribe = (id: string, scriptId: string, conditions: unknown[] = [], userId = 'usr_a', eventType = 'chatapp.message') =>
     subscriptions.push({ subscriptionId: id, scriptId, userId, eventType, conditions, updatedAt: '2026-03-01T00:00:00.000Z' });

@@ -1,0 +1,173 @@
+// Durable runs waiting for one of their user's events (`waitForEvent`). Each wait is stored under
+// `<userId>#<eventType>`, so an event finds the runs waiting for it with one Query, never a scan. A matching event is
+// claimed on the wait first (a retried event never resumes a run twice), handed to the engine, and then removed.
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import type { Clock } from '#platform/clock.js';
+import { dynamo, queryAll, tableName, unlessConditionFails } from '#platform/dynamo.js';
+import { ConflictError } from '#platform/errors.js';
+import { logger } from '#platform/logger.js';
+import { parseInput } from '#platform/validation.js';
+import { type Predicate, compileConditionList } from './conditions/engine.js';
+import { scriptDialect } from './conditions/script-dialect.js';
+import type { EventObject } from './event-object.js';
+import { SubscribableEventType } from './event-types.js';
+
+/** The engine: completes the run's event wait with the event and resumes the run; false when the wait no longer waits. */
+export interface EventWaitResolver {
+  resolve(executionId: string, name: string, outcome: { result: EventObject }): Promise<boolean>;
+}
+
+export interface EventWait {
+  waitKey: string;
+  waitId: string;
+  executionId: string;
+  name: string;
+  userId: string;
+  eventType: string;
+  conditions: unknown[];
+  createdAt: string;
+  expiresAt: string;
+  /** The event that resumed the run, while the engine is handed it. */
+  matchedEventId?: string;
+  retainUntil: number;
+}
+
+/** As long as the longest durable wait. */
+const maxWaitSeconds = 365 * 24 * 3600;
+const defaultWaitSeconds = 7 * 24 * 3600;
+
+/** What the run's code passes to `waitForEvent`, checked before anything is stored. */
+export const EventWaitInput = z.strictObject({
+  eventType: SubscribableEventType,
+  conditions: z.array(z.unknown()).default([]),
+  timeoutSeconds: z.number().int().positive().max(maxWaitSeconds).default(defaultWaitSeconds),
+});
+
+const waitKeyOf = (userId: string, eventType: string) => `${userId}#${eventType}`;
+const waitIdOf = (executionId: string, name: string) => `${executionId}#${name}`;
+
+export function createEventWaitStore() {
+  const db = dynamo();
+  const table = () => tableName('eventWaits');
+  const key = (wait: Pick<EventWait, 'waitKey' | 'waitId'>) => ({ waitKey: wait.waitKey, waitId: wait.waitId });
+  return {
+    put: async (wait: EventWait) =>
+      Boolean(await unlessConditionFails(db.send(new PutCommand({ TableName: table(), Item: wait, ConditionExpression: 'attribute_not_exists(waitId)' })))),
+    waiting: (userId: string, eventType: string) =>
+      queryAll<EventWait>({
+        TableName: table(),
+        KeyConditionExpression: 'waitKey = :key',
+        ExpressionAttributeValues: { ':key': waitKeyOf(userId, eventType) },
+        ConsistentRead: true,
+      }),
+    /** Takes the wait for one event; false when another event holds it, or it is gone. */
+    claim: async (wait: EventWait, eventId: string) =>
+      Boolean(
+        await unlessConditionFails(
+          db.send(
+            new UpdateCommand({
+              TableName: table(),
+              Key: key(wait),
+              UpdateExpression: 'SET matchedEventId = :event',
+              ConditionExpression: 'attribute_exists(waitId) AND (attribute_not_exists(matchedEventId) OR matchedEventId = :event)',
+              ExpressionAttributeValues: { ':event': eventId },
+            }),
+          ),
+        ),
+      ),
+    release: (wait: EventWait, eventId: string) =>
+      unlessConditionFails(
+        db.send(
+          new UpdateCommand({
+            TableName: table(),
+            Key: key(wait),
+            UpdateExpression: 'REMOVE matchedEventId',
+            ConditionExpression: 'matchedEventId = :event',
+            ExpressionAttributeValues: { ':event': eventId },
+          }),
+        ),
+      ),
+    remove: (wait: Pick<EventWait, 'waitKey' | 'waitId'>) => db.send(new DeleteCommand({ TableName: table(), Key: key(wait) })),
+  };
+}
+
+export type EventWaitStore = ReturnType<typeof createEventWaitStore>;
+
+const maxCachedPredicates = 50_000;
+
+export function createEventWaits(deps: { store: EventWaitStore; resolver: EventWaitResolver; clock: Clock }) {
+  const predicates = new Map<string, Predicate>();
+
+  function predicateOf(wait: EventWait): Predicate {
+    const cached = predicates.get(wait.waitId);
+    if (cached) return cached;
+    let test: Predicate;
+    try {
+      test = compileConditionList(wait.conditions, scriptDialect);
+    } catch (error) {
+      // Conditions are checked when the wait opens; one that no longer compiles matches nothing rather than everything.
+      logger.error('stored wait conditions do not compile', { waitId: wait.waitId, error: String(error) });
+      test = () => false;
+    }
+    if (predicates.size >= maxCachedPredicates) predicates.delete(predicates.keys().next().value!);
+    predicates.set(wait.waitId, test);
+    return test;
+  }
+
+  async function resume(wait: EventWait, event: EventObject): Promise<boolean> {
+    if (!(await deps.store.claim(wait, event.id))) return false;
+    let resumed: boolean;
+    try {
+      resumed = await deps.resolver.resolve(wait.executionId, wait.name, { result: event });
+    } catch (error) {
+      await deps.store.release(wait, event.id);
+      throw error;
+    }
+    // Resumed, or the run stopped waiting (timed out, cancelled): either way no later event may take the wait.
+    await deps.store.remove(wait);
+    predicates.delete(wait.waitId);
+    return resumed;
+  }
+
+  return {
+    /** Stores a run's wait; the conditions are compiled first, so bad ones are VALIDATION_ERROR at the call. */
+    async open(run: { executionId: string; userId: string }, name: string, raw: unknown): Promise<{ expiresAt: string; timeoutSeconds: number }> {
+      const input = parseInput(EventWaitInput, raw);
+      compileConditionList(input.conditions, scriptDialect);
+      const now = deps.clock.now();
+      const expiresAt = new Date(now + input.timeoutSeconds * 1000).toISOString();
+      const stored = await deps.store.put({
+        waitKey: waitKeyOf(run.userId, input.eventType),
+        waitId: waitIdOf(run.executionId, name),
+        executionId: run.executionId,
+        name,
+        userId: run.userId,
+        eventType: input.eventType,
+        conditions: input.conditions,
+        createdAt: new Date(now).toISOString(),
+        expiresAt,
+        retainUntil: Math.floor(now / 1000) + input.timeoutSeconds + 24 * 3600,
+      });
+      if (!stored) throw new ConflictError(`run ${run.executionId} already waits as ${name}`);
+      return { expiresAt, timeoutSeconds: input.timeoutSeconds };
+    },
+
+    /** The wait's timeout (or the run's cancel): no event resumes it any more. */
+    async close(run: { executionId: string; userId: string }, name: string, eventType: string): Promise<void> {
+      await deps.store.remove({ waitKey: waitKeyOf(run.userId, eventType), waitId: waitIdOf(run.executionId, name) });
+    },
+
+    /** The waits of a user for an event type: one Query, whatever else the user waits for. */
+    waiting: (userId: string, eventType: string) => deps.store.waiting(userId, eventType),
+
+    /** Resumes the runs of `waits` (the event's user and type) whose conditions the event meets; how many it resumed. */
+    async resumeMatching(event: EventObject, waits: EventWait[]): Promise<number> {
+      const now = deps.clock.nowIso();
+      const resumed = await Promise.all(waits.filter((wait) => wait.expiresAt > now && predicateOf(wait)(event)).map((wait) => resume(wait, event)));
+      return resumed.filter(Boolean).length;
+    },
+  };
+}
+
+export type EventWaits = ReturnType<typeof createEventWaits>;
