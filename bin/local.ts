@@ -180,6 +180,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   const baseUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   const { registerPlatformListener } = await import('../functions/platform/outbound.js');
   registerPlatformListener(baseUrl);
+  // Durable runs' callback URLs point here unless a proxy's address is configured.
+  process.env.CALLBACK_BASE_URL = process.env.PUBLIC_BASE_URL ?? baseUrl;
   registerPlatformListener(dynamo.endpoint);
   // Schedules kept under dataDir fire again after a restart, as AWS schedules outlive a deployment.
   (await import('../functions/adapters/local/scheduler.js')).localScheduler();

@@ -7,13 +7,17 @@ import { flowRetryType, flowScheduleType } from './flows/internal-events.js';
 import { flowEventConsumerFunction } from './flows/routes.js';
 import type { BusConsumer, ServiceEventConsumer } from './platform/route.js';
 import { buildStateFunction } from './templates/routes.js';
+import { durableWakeType } from './scripts/durable/internal-events.js';
+import { executionFailedType } from './scripts/durable/script-runs.js';
+import { durableWakeFunction } from './scripts/routes.js';
 
 export const busConsumers: BusConsumer[] = [
   {
     name: 'dispatchEvent',
     summary: 'Runs the scripts whose subscriptions match an event',
     sourcePrefix: 'platform.',
-    internalTypes: [scheduleFiringType, webhookDeliveryType, ...ownerEventTypes],
+    // A failed run is the owner's event: subscriptions take it like any event type.
+    internalTypes: [scheduleFiringType, webhookDeliveryType, ...ownerEventTypes, executionFailedType],
     ...dispatcherFunction,
   },
   // A minute's time flows start side by side (each run of a script still waits for one of its 10 slots).
@@ -21,9 +25,18 @@ export const busConsumers: BusConsumer[] = [
     name: 'runFlows',
     summary: 'Runs the flows an event or a schedule firing is for',
     sourcePrefix: 'platform.',
-    internalTypes: [flowScheduleType, flowRetryType, ...ownerEventTypes],
+    internalTypes: [flowScheduleType, flowRetryType, ...ownerEventTypes, executionFailedType],
     localConcurrency: 1000,
     ...flowEventConsumerFunction,
+  },
+  // Many durable runs may wake at once (a burst of callbacks): each continues in its own invocation.
+  {
+    name: 'wakeDurableRuns',
+    summary: 'Continues durable runs: a wait ended, a timer or timeout came, an invocation was lost',
+    sourcePrefix: 'platform.',
+    internalTypes: [durableWakeType],
+    localConcurrency: 1000,
+    ...durableWakeFunction,
   },
 ];
 

@@ -8,7 +8,7 @@ import { paymentRoutes } from './payments/routes.js';
 import type { Route } from './platform/route.js';
 import { platformRoutes } from './app/platform-routes.js';
 import { resourceRoutes } from './resources/routes.js';
-import { scriptRoutes } from './scripts/routes.js';
+import { runRoutes, scriptRoutes } from './scripts/routes.js';
 import { templateRoutes } from './templates/routes.js';
 
 export const routes: Route[] = [
@@ -21,6 +21,7 @@ export const routes: Route[] = [
   ...Object.values(paymentRoutes),
   ...Object.values(resourceRoutes),
   ...Object.values(scriptRoutes),
+  ...Object.values(runRoutes),
   ...Object.values(templateRoutes),
 ];
 

@@ -14,6 +14,7 @@ export const envNames = {
   requestsPerMinute: 'RATE_LIMIT_PER_MINUTE',
   userRequestsPerMinute: 'RATE_LIMIT_PER_USER_PER_MINUTE',
   publicBaseUrl: 'PUBLIC_BASE_URL',
+  callbackBaseUrl: 'CALLBACK_BASE_URL',
   allowPrivateUpstreams: 'ALLOW_PRIVATE_UPSTREAMS',
   adminApiKey: 'ADMIN_API_KEY',
   adminKeySecretArn: 'ADMIN_KEY_SECRET_ARN',

@@ -30,7 +30,7 @@ export const Message = z.object({ message: z.string() });
 /** `data` of a run still going when the synchronous wait ended (HTTP 202). */
 export const RunningRun = z.object({
   executionId: z.string().describe('follow the run with this id'),
-  status: z.literal('running'),
+  status: z.enum(['running', 'waiting']).describe('waiting: a durable run suspended at a wait'),
 });
 
 /** Quantities with their unit in the OpenAPI document, so a client never guesses. */

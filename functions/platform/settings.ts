@@ -52,6 +52,10 @@ export const settings = {
   get publicBaseUrl(): string | undefined {
     return readEnv(envNames.publicBaseUrl);
   },
+  /** Where durable runs' signed callback URLs point (runs are not requests: they cannot take it from one). */
+  get callbackBaseUrl(): string {
+    return readEnv(envNames.callbackBaseUrl) ?? readEnv(envNames.publicBaseUrl) ?? 'http://127.0.0.1:3000';
+  },
   get adminApiKey(): string | undefined {
     return readEnv(envNames.adminApiKey);
   },

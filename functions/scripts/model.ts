@@ -38,6 +38,8 @@ export interface ScriptConfig {
   maxCostPerExecution: number;
   maxExecutionsPerDay: number;
   allowedResources: string[];
+  /** Runs may checkpoint steps and wait (functions/scripts/durable/). */
+  durable?: boolean;
 }
 
 export interface Pricing {
@@ -123,8 +125,24 @@ export interface ScriptVersion {
   dependencies?: VersionDependencies;
 }
 
-/** Stored with REST's names; the SDK shows success as completed and error/timeout as failed. */
-export type ExecutionStatus = 'running' | 'success' | 'error' | 'timeout';
+/**
+ * Stored with REST's names; the SDK shows success as completed and error/timeout as failed. A durable run is
+ * `waiting` between invocations and `cancelled` once stopped by its user.
+ */
+export type ExecutionStatus = 'running' | 'success' | 'error' | 'timeout' | 'waiting' | 'cancelled';
+
+/** One entry of a durable run's journal as the interface shows it. */
+export interface StepView {
+  name: string;
+  type: 'step' | 'wait' | 'callback' | 'event' | 'approval';
+  status: 'succeeded' | 'failed' | 'waiting' | 'cancelled';
+  startedAt: string;
+  endedAt: string | null;
+  result?: unknown;
+  error?: ExecutionError;
+  /** Waits: when the wait ends (its timer or its timeout). */
+  wakeAt?: string;
+}
 
 export const triggerTypes = ['manual', 'event', 'schedule', 'webhook', 'flow'] as const;
 export type TriggerType = (typeof triggerTypes)[number];
@@ -169,6 +187,12 @@ export interface Execution {
   /** While running: when the run must have ended (its timeout and a margin); past it, it is read as timed out. */
   runningUntil?: string;
   expiresAt: number;
+  /** A run of a durable script: its steps are in the journal (functions/scripts/durable/journal.ts). */
+  durable?: true;
+  /** Read from the journal, never stored on the item. */
+  steps?: StepView[];
+  /** The run's data as JSON text (bounded), kept so it can be re-run or replayed. */
+  inputJson?: string;
 }
 
 /** How a run reads: one still `running` past `runningUntil` lost its process (a Lambda killed, a restart) and timed out. */

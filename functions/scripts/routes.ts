@@ -22,6 +22,7 @@ const run: Tables = {
   scriptExecutions: 'write',
   scriptExecutionLogs: 'write',
   scriptCounters: 'write',
+  scriptSteps: 'write',
   users: 'read',
 };
 /**
@@ -30,7 +31,8 @@ const run: Tables = {
  */
 const runs: Pick<RouteSpec, 'tables' | 'uses' | 'scopes' | 'timeoutSeconds' | 'accepted'> = {
   tables: run,
-  uses: ['scriptFunctions', 'selfInvoke', ...(resourceRoutes.callResource.uses ?? [])],
+  // A durable run checkpoints its waits with one-shots and announces a failure on the bus.
+  uses: ['scriptFunctions', 'selfInvoke', 'scheduler', 'eventBus', ...(resourceRoutes.callResource.uses ?? [])],
   scopes: execute,
   timeoutSeconds: 310,
   accepted: {
@@ -53,7 +55,7 @@ const installs: Pick<RouteSpec, 'uses'> = { uses: ['credentialsKey', 'packageIns
 const newVersion: Tables = { ...edit, scriptRegistries: 'read', scriptCounters: 'write' };
 const registries: Tables = { scriptRegistries: 'write' };
 const remove: Tables = { ...create, scriptSubscriptions: 'read' };
-const history: Tables = { ...read, scriptExecutions: 'read', scriptExecutionLogs: 'read' };
+const history: Tables = { ...read, scriptExecutions: 'read', scriptExecutionLogs: 'read', scriptSteps: 'read' };
 const sdk = (operation: string) => `/api/sdk/v1/scripts/${operation}`;
 const byId = (suffix = '') => `/api/sdk/v1/scripts/{scriptId}${suffix}`;
 
@@ -481,6 +483,73 @@ export const scriptRoutes = defineRoutes('scripts', {
   },
 });
 
+/** Operating runs: cancel, re-run, replay, and the ends of waits on callbacks (functions/scripts/durable/). */
+const operate: Tables = { ...run, scriptSteps: 'write', scriptExecutionLogs: 'read' };
+const operations: Pick<RouteSpec, 'tables' | 'uses' | 'scopes'> = { tables: operate, uses: ['scheduler', 'eventBus'], scopes: execute };
+const executionPath = (suffix: string) => `/api/sdk/v1/executions/{executionId}${suffix}`;
+
+export const runRoutes = defineRoutes('scripts', {
+  cancelExecution: {
+    method: 'POST',
+    path: executionPath('/cancel'),
+    auth: 'apiKey',
+    summary: 'Stop a durable run that is running or waiting: its status becomes cancelled, later wake-ups and callbacks are refused',
+    input: input.ExecutionIdInput,
+    output: out.RunOperated,
+    ...operations,
+  },
+  rerunExecution: {
+    method: 'POST',
+    path: executionPath('/rerun'),
+    auth: 'apiKey',
+    summary: 'Run again with the same data as a new execution; with fromStep, the steps before it keep their stored results',
+    input: input.RerunInput,
+    output: out.RunOperated,
+    successStatus: 202,
+    ...operations,
+  },
+  replayExecutions: {
+    method: 'POST',
+    path: '/api/sdk/v1/executions/replay',
+    auth: 'apiKey',
+    summary: "Re-run the caller's ended runs of a script that match the filters, newest first, at most 100 per call",
+    input: input.ReplayInput,
+    output: out.Replayed,
+    successStatus: 202,
+    ...operations,
+  },
+  completeCallback: {
+    method: 'POST',
+    path: executionPath('/callbacks/{callbackId}'),
+    auth: 'apiKey',
+    summary: "End a durable run's waitForCallback with {result} or {error}; the run continues",
+    input: input.CompleteCallbackInput,
+    output: Message,
+    ...operations,
+  },
+  completeSignedCallback: {
+    method: 'POST',
+    path: '/api/callbacks/{executionId}/{callbackId}/{token}',
+    auth: 'public',
+    summary: 'The signed callbackUrl of a waitForCallback (no key: the single-use token is the proof); {result} or {error}',
+    input: input.CompleteSignedCallbackInput,
+    output: Message,
+    tables: { scriptSteps: 'write' },
+    uses: ['scheduler', 'eventBus'],
+  },
+});
+
+/**
+ * Not an HTTP route: the bus consumer that continues durable runs (a wait's timer or timeout, a wait ended by a
+ * callback, a lapsed invocation, a queued re-run). It runs scripts, so it needs what running one needs.
+ */
+export const durableWakeFunction = {
+  handler: 'functions/scripts/handlers/wake-durable-run.ts',
+  tables: operate,
+  uses: runs.uses,
+  timeoutSeconds: 310,
+};
+
 /**
  * Not an HTTP route: the function scripts deployed as Lambda functions invoke for their resource calls (lib/ lets the
  * script role invoke it and nothing else). It calls resources as the call route does, under the run's signed grant,
@@ -490,8 +559,9 @@ export const scriptResourceCallFunction: FunctionSpec = {
   name: 'ScriptResourceCall',
   summary: "A Lambda-deployed script's resources[name][method](params), under its run's signed grant",
   handler: 'functions/scripts/handlers/script-resource-call.ts',
-  tables: { ...resourceRoutes.callResource.tables, scriptCounters: 'write' },
-  uses: [...(resourceRoutes.callResource.uses ?? []), 'scriptGrantKey'],
+  // Durable runs' checkpoints come the same way: the journal, and a one-shot per wait.
+  tables: { ...resourceRoutes.callResource.tables, scriptCounters: 'write', scriptSteps: 'write' },
+  uses: [...(resourceRoutes.callResource.uses ?? []), 'scriptGrantKey', 'scheduler'],
   // A resource's endpoint.timeoutSeconds goes up to 120.
   timeoutSeconds: 130,
 };

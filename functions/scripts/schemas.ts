@@ -59,6 +59,7 @@ const ConfigPatch = z.strictObject({
   maxCostPerExecution: z.number().positive().max(1000).optional(),
   maxExecutionsPerDay: z.number().int().min(1).max(1_000_000).optional(),
   allowedResources: z.array(ResourceName).max(50).optional(),
+  durable: z.boolean().optional().describe('runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback'),
 });
 
 const Pricing = z
@@ -225,3 +226,25 @@ export const SetRegistryInput = z.strictObject({
 });
 export const ClearRegistryInput = z.strictObject({ ecosystem: Ecosystem });
 export const ListRegistriesInput = z.strictObject({});
+
+/** How a wait on a callback ends: `result` for the code, or `error` it throws; exactly one of them. */
+const callbackOutcome = {
+  result: z.unknown().optional(),
+  error: z.strictObject({ code: z.string().trim().min(1).max(64).default('CALLBACK_ERROR'), message: z.string().max(20_000) }).optional(),
+};
+const oneOutcome = (input: { result?: unknown; error?: unknown }, context: z.core.$RefinementCtx) => {
+  if ((input.result === undefined) === (input.error === undefined))
+    context.addIssue({ code: 'custom', path: ['result'], message: 'give exactly one of result and error', input: input.result });
+};
+const CallbackId = z.string().regex(/^cb_[A-Za-z0-9]{1,64}$/, 'a callbackId as waitForCallback handed it out');
+export const CompleteCallbackInput = z.strictObject({ executionId: ExecutionId, callbackId: CallbackId, ...callbackOutcome }).superRefine(oneOutcome);
+export const CompleteSignedCallbackInput = z
+  .strictObject({ executionId: ExecutionId, callbackId: CallbackId, token: z.string().min(1).max(200), ...callbackOutcome })
+  .superRefine(oneOutcome);
+export const RerunInput = z.strictObject({ executionId: ExecutionId, fromStep: z.string().min(1).max(200).optional() });
+export const ReplayInput = z.strictObject({
+  scriptId: z.string().min(1).max(200),
+  status: z.enum(['success', 'error', 'timeout', 'cancelled', 'completed', 'failed']).optional(),
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+});

@@ -16,6 +16,8 @@ import { settings } from '#platform/settings.js';
 import {
   backgroundRuns,
   credentialVault,
+  eventPublisher,
+  oneShotScheduler,
   metrics,
   packageInstaller,
   platformSettings,
@@ -40,6 +42,12 @@ import { createScriptResourceCalls } from './runs/script-resource-calls.js';
 import { type ScriptService, createScriptService } from './service.js';
 import { type ScriptStore, createScriptStore } from './store.js';
 import { createTreeRefStore } from './packages/tree-ref-store.js';
+import { type DurableCallbacks, registerCallbacks } from './durable/callbacks.js';
+import { type DurableEngine, createDurableEngine } from './durable/engine.js';
+import { createJournal } from './durable/journal.js';
+import { type RunOperations, createRunOperations } from './durable/operations.js';
+import { createDurableScriptRuns } from './durable/script-runs.js';
+import type { DurableRunHooks } from './runs/runner.js';
 import { type VersionCode, createVersionCode } from './authoring/version-code.js';
 
 export const accountKeys: KeyIssuer = {
@@ -102,7 +110,14 @@ export const scriptCode: VersionCode = createVersionCode(scriptPackageStore);
 let resourceCalls: ReturnType<typeof createScriptResourceCalls> | undefined;
 /** The resource-call function of Lambda-deployed scripts. */
 export const scriptResourceCalls = () =>
-  (resourceCalls ??= createScriptResourceCalls({ key: scriptGrantKey, tallies: createRunTallies(), caller: callService, clock: systemClock }));
+  (resourceCalls ??= createScriptResourceCalls({
+    key: scriptGrantKey,
+    tallies: createRunTallies(),
+    caller: callService,
+    clock: systemClock,
+    checkpoint: (grant, method, params) =>
+      durableEngine().checkpoint({ executionId: grant.executionId, userId: grant.userId, scriptId: grant.scriptId }, method, params),
+  }));
 
 const deployerOf = (store: ScriptStore): Deployer =>
   createDeployer({ store, runtime: scriptRuntime, packages: scriptDependencies, code: scriptCode, clock: systemClock });
@@ -142,10 +157,37 @@ export const scriptRunner = (): ScriptRunner => {
       clock: systemClock,
       metrics,
       settings: () => platformSettings().scripts,
+      durable: durableScriptRuns,
     });
   }
   return runner;
 };
+
+let durable: { engine: DurableEngine; callbacks: DurableCallbacks; hooks: DurableRunHooks; operations: RunOperations } | undefined;
+/** The durable-run engine with its built-in wait kinds, the script runs' hooks and the operations on runs. */
+const durableParts = () => {
+  if (!durable) {
+    const journal = createJournal();
+    const bus = { publish: (event: Parameters<ReturnType<typeof eventPublisher>['publish']>[0]) => eventPublisher().publish(event) };
+    const engine = createDurableEngine({
+      journal,
+      oneShots: { putOnce: (once) => oneShotScheduler().putOnce(once), cancel: (name) => oneShotScheduler().cancel(name) },
+      bus,
+      clock: systemClock,
+    });
+    const callbacks = registerCallbacks(engine, { journal, baseUrl: () => settings.callbackBaseUrl });
+    const executions = createExecutionStore();
+    const hooks = createDurableScriptRuns({ engine, executions, runner: scriptRunner, bus, clock: systemClock });
+    const operations = createRunOperations({ engine, journal, callbacks, executions, runner: scriptRunner, clock: systemClock });
+    durable = { engine, callbacks, hooks, operations };
+  }
+  return durable;
+};
+/** The engine, for wait kinds and in-process durable runs of other modules (`registerWaitKind`, `resolveWait`). */
+export const durableEngine = (): DurableEngine => durableParts().engine;
+export const durableCallbacks = (): DurableCallbacks => durableParts().callbacks;
+export const durableScriptRuns = (): DurableRunHooks => durableParts().hooks;
+export const runOperations = (): RunOperations => durableParts().operations;
 
 let longRuns: LongRuns | undefined;
 export const scriptLongRuns = (): LongRuns =>

@@ -28,7 +28,7 @@ const frame = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('result'),
     id: z.string(),
-    status: z.enum(['success', 'error']),
+    status: z.enum(['success', 'error', 'suspended']),
     noOp: z.literal(true).optional(),
     output: z.string().refine(isJson),
     error: executionError.nullish(),

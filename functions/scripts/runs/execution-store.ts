@@ -3,6 +3,7 @@
 import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, isConditionFailure, queryAll, tableName } from '#platform/dynamo.js';
 import type { Execution, Installation, Script } from '../model.js';
+import { createJournal, stepViews } from '../durable/journal.js';
 
 const day = 24 * 60 * 60;
 /** Execution logs 30 days, results 90 days. */
@@ -16,6 +17,10 @@ export function createExecutionStore() {
   const executions = () => tableName('scriptExecutions');
   const logs = () => tableName('scriptExecutionLogs');
   const counters = () => tableName('scriptCounters');
+  const journal = createJournal();
+  /** A durable run's record carries its journal's steps. */
+  const withSteps = async (execution: Execution): Promise<Execution> =>
+    execution.durable ? { ...execution, steps: stepViews((await journal.read(execution.executionId)).entries) } : execution;
 
   return {
     async putRunning(execution: Execution): Promise<void> {
@@ -69,7 +74,7 @@ export function createExecutionStore() {
 
     async get(executionId: string, consistent = false): Promise<Execution | undefined> {
       const { Item } = await db.send(new GetCommand({ TableName: executions(), Key: { executionId }, ConsistentRead: consistent }));
-      return Item as Execution | undefined;
+      return Item && withSteps(Item as Execution);
     },
 
     async getLogs(executionId: string): Promise<string[]> {
@@ -78,7 +83,7 @@ export function createExecutionStore() {
     },
 
     /** Newest first, within the date range. */
-    list(query: ExecutionQuery): Promise<Execution[]> {
+    async list(query: ExecutionQuery): Promise<Execution[]> {
       const range =
         query.startDate && query.endDate
           ? { condition: ' AND createdAt BETWEEN :start AND :end', values: { ':start': query.startDate, ':end': query.endDate } }
@@ -88,13 +93,14 @@ export function createExecutionStore() {
               ? { condition: ' AND createdAt <= :end', values: { ':end': query.endDate } }
               : { condition: '', values: {} };
       const [index, key, value] = 'userId' in query ? ['byUser', 'userId', query.userId] : ['byScriptUser', 'scriptUser', query.scriptUser];
-      return queryAll<Execution>({
+      const found = await queryAll<Execution>({
         TableName: executions(),
         IndexName: index,
         KeyConditionExpression: `${key} = :key${range.condition}`,
         ExpressionAttributeValues: { ':key': value, ...range.values },
         ScanIndexForward: false,
       });
+      return Promise.all(found.map(withSteps));
     },
 
     /** The script's running totals, which outlive the 90-day records they summarize. */

@@ -67,6 +67,8 @@ export function createLongRuns(deps: LongRunsDeps) {
         await executions.remove(running.executionId);
         throw error;
       }
+      // A durable run that suspended answers at once, as one still running does: it goes on later.
+      if (waited.ended && waited.value?.execution.status === 'waiting') return { running: waited.value.execution };
       return waited.ended && waited.value ? { ended: waited.value } : { running };
     },
   };

@@ -2,7 +2,7 @@
 // (manual rate, daily runs, monthly budget, cost per run), the run itself, and its record.
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '#platform/clock.js';
-import { AppError, BudgetExceededError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '#platform/errors.js';
+import { AppError, BudgetExceededError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError, ValidationError } from '#platform/errors.js';
 import { newId } from '#platform/ids.js';
 import type { MetricsPort, RateLimiter, ResourceCaller } from '#platform/ports.js';
 import { computeCostUsd, msAffordable, roundUsd } from './cost.js';
@@ -19,6 +19,7 @@ import type { ScriptStore } from '../store.js';
 import type { VersionCode } from '../authoring/version-code.js';
 import { storableAsMap, storedLogs, storedOutput } from './stored-run.js';
 import type { ScriptSettings } from '../settings.js';
+import { maxDurableInputBytes } from '../durable/limits.js';
 
 export interface ExecuteRequest {
   scriptId: string;
@@ -46,6 +47,8 @@ export const monthlySpendCounter = (userId: string, ms: number) => `spend#${user
 export const manualRunsBucket = (scriptId: string) => `script-manual:${scriptId}`;
 
 const showRunningAfterMs = 1000;
+/** A run's input kept on its record for rerun and replay (the record also holds up to 64 KB of output). */
+const maxStoredInputBytes = 64 * 1024;
 
 /**
  * A run that passed every check and holds its place in the day's count: everything its run needs, as JSON (on AWS
@@ -68,7 +71,25 @@ export interface AdmittedRun {
   dailyCounter: string;
   spendCounter: string;
   admittedAt: number;
+  /** A durable run's later invocation: its number, and what the invocations before it added up to. */
+  resumed?: { invocation: number; duration: number; cost: number; resourceCalls: number; memoryUsed: number };
 }
+
+/** How a durable script's run meets its journal (functions/scripts/durable/script-runs.ts). */
+export interface DurableRunHooks {
+  /** Before an invocation: the journal it carries, and its number. */
+  start(admitted: AdmittedRun): Promise<{ journal: unknown; invocation: number }>;
+  /** A checkpoint the invocation sends over its resource-call channel. */
+  checkpoint(admitted: AdmittedRun, method: string, params: Record<string, unknown>): Promise<unknown>;
+  suspended(admitted: AdmittedRun, invocation: number): Promise<void>;
+  /** False when the run was cancelled meanwhile: its end is not recorded over the cancellation. */
+  finished(admitted: AdmittedRun, invocation: number): Promise<boolean>;
+  /** A run that failed: the owner's `platform.execution.failed` event. */
+  failed(execution: Execution): Promise<void>;
+}
+
+/** The resource name of checkpoints on the resource-call channel (`#` is not a resource name). */
+export const durableChannel = '#durable';
 
 /** What a run that failed outside the script (a refusal of the runtime, an infrastructure error) records. */
 const failureOf = (error: unknown): ExecutionError =>
@@ -94,6 +115,7 @@ export function createScriptRunner(deps: {
   metrics: () => MetricsPort;
   /** The settings of the current start: the runner outlives a local platform restarted in the same process. */
   settings: () => ScriptSettings;
+  durable?: () => DurableRunHooks;
 }) {
   const { store, executions, clock } = deps;
   /** Versions are immutable: one read per version and process, refreshed when a test build records its artifact. */
@@ -176,6 +198,11 @@ export function createScriptRunner(deps: {
     const limitUsd = Math.min(config.maxCostPerExecution, remaining);
     const timeoutMs = Math.min(config.timeout * 1000, msAffordable(limitUsd, config.memory));
     const createdAt = clock.nowIso();
+    const inputJson = JSON.stringify(request.data ?? null);
+    if (config.durable && Buffer.byteLength(inputJson) > maxDurableInputBytes) {
+      await executions.releaseDailyRun(dailyCounter);
+      throw new ValidationError('data', `${Buffer.byteLength(inputJson)} bytes`, `a durable run's data is at most ${maxDurableInputBytes} bytes of JSON`);
+    }
     const running: Execution = {
       executionId: newId('exe'),
       scriptId: script.scriptId,
@@ -194,6 +221,9 @@ export function createScriptRunner(deps: {
       finishedAt: null,
       expiresAt: Math.floor(Date.parse(createdAt) / 1000) + retention.resultsSeconds,
       runningUntil: new Date(Date.parse(createdAt) + timeoutMs + runGraceMs).toISOString(),
+      ...(config.durable && { durable: true as const }),
+      // Kept for rerun and replay while it fits the record with room to spare.
+      ...(Buffer.byteLength(inputJson) <= maxStoredInputBytes && { inputJson }),
     };
     return {
       running,
@@ -239,6 +269,8 @@ export function createScriptRunner(deps: {
     const started = performance.now();
     const caller: ResourceCaller = { call: (call) => deps.resources().call(call) };
     const callResource = resourceGate({ grant, tally, caller, elapsedMs: () => performance.now() - started });
+    const durable = config.durable ? deps.durable?.() : undefined;
+    const invocation = durable && (await durable.start(admitted));
     const liveLog = createLiveLog((lines) =>
       executions.appendLogs(executionId, lines, Math.floor(Date.parse(running.createdAt) / 1000) + retention.logsSeconds),
     );
@@ -261,8 +293,16 @@ export function createScriptRunner(deps: {
           data: admitted.data,
           trigger: { type: admitted.trigger.type, source: admitted.trigger.source ?? null, event: admitted.trigger.event ?? null },
         },
-        context: { scriptId: running.scriptId, executionId, userId: running.userId, customization: admitted.customization },
-        callResource,
+        context: {
+          scriptId: running.scriptId,
+          executionId,
+          userId: running.userId,
+          customization: admitted.customization,
+          ...(invocation && { durable: { journal: invocation.journal } }),
+        },
+        callResource: durable
+          ? (name, method, params) => (name === durableChannel ? durable.checkpoint(admitted, method, params) : callResource(name, method, params))
+          : callResource,
         onLog: liveLog.push,
         grant,
       });
@@ -282,7 +322,9 @@ export function createScriptRunner(deps: {
     await liveLog.close();
 
     const usage = outcome.resourceUsage ?? tally.usage();
-    const cost = roundUsd(computeCostUsd(outcome.duration, config.memory) + usage.cost);
+    const prior = admitted.resumed;
+    const invocationCost = roundUsd(computeCostUsd(outcome.duration, config.memory) + usage.cost);
+    const cost = roundUsd(invocationCost + (prior?.cost ?? 0));
     const cutByCost = usage.stoppedForCost || cost > limitUsd || (outcome.status === 'timeout' && timeoutMs < config.timeout * 1000);
     const error: ExecutionError | null = cutByCost
       ? limitedBy === 'cost'
@@ -294,17 +336,30 @@ export function createScriptRunner(deps: {
     const finishedAt = clock.nowIso();
     const finished: Execution = {
       ...ended,
-      status: cutByCost ? 'error' : outcome.status,
+      status: cutByCost ? 'error' : outcome.status === 'suspended' ? 'waiting' : outcome.status,
       ...(outcome.noOp && !cutByCost && { noOp: true }),
       ...storedOutput(parsed, outcome.outputJson),
       error,
-      duration: Math.round(outcome.duration * 100) / 100,
-      memoryUsed: outcome.memoryUsed,
+      duration: Math.round((outcome.duration + (prior?.duration ?? 0)) * 100) / 100,
+      memoryUsed: Math.max(outcome.memoryUsed, prior?.memoryUsed ?? 0),
       cost,
-      resourceCalls: usage.calls,
+      resourceCalls: usage.calls + (prior?.resourceCalls ?? 0),
       finishedAt,
     };
     await runningWritten;
+    if (durable && invocation && outcome.status === 'suspended' && !cutByCost) {
+      const waiting: Execution = { ...finished, status: 'waiting', output: null, error: null, finishedAt: null };
+      await Promise.all([
+        executions.putFinished(waiting, storedLogs(outcome.logs)),
+        executions.addSpend(admitted.spendCounter, invocationCost, Math.floor(admitted.admittedAt / 1000) + 400 * 86_400),
+      ]);
+      await durable.suspended(admitted, invocation.invocation);
+      return { execution: waiting, logs: outcome.logs, output: null };
+    }
+    if (durable && invocation && !(await durable.finished(admitted, invocation.invocation))) {
+      await executions.addSpend(admitted.spendCounter, invocationCost, Math.floor(admitted.admittedAt / 1000) + 400 * 86_400);
+      return { execution: (await executions.get(executionId, true)) ?? finished, logs: outcome.logs, output: null };
+    }
     await Promise.all([
       executions.putFinished(finished, storedLogs(outcome.logs)),
       executions.addToTotals(running.scriptId, {
@@ -314,8 +369,9 @@ export function createScriptRunner(deps: {
         at: finishedAt,
         version: running.version,
       }),
-      executions.addSpend(admitted.spendCounter, cost, Math.floor(admitted.admittedAt / 1000) + 400 * 86_400),
+      executions.addSpend(admitted.spendCounter, invocationCost, Math.floor(admitted.admittedAt / 1000) + 400 * 86_400),
     ]);
+    if (finished.status !== 'success') await deps.durable?.().failed(finished);
     deps.metrics().record('ScriptRuns', 'Count', 1, { status: finished.status });
     deps.metrics().record('ScriptRunCost', 'NoUnit', cost);
     return { execution: finished, logs: outcome.logs, output };

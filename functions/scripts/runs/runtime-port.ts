@@ -44,7 +44,14 @@ export interface InvokeRequest {
   memoryMb: number;
   timeoutMs: number;
   event: { data: unknown; trigger: { type: string; source: string | null; event: unknown } };
-  context: { scriptId: string; executionId: string; userId: string; customization: Record<string, unknown> };
+  context: {
+    scriptId: string;
+    executionId: string;
+    userId: string;
+    customization: Record<string, unknown>;
+    /** A durable script's run: the journal the wrapper replays (functions/scripts/durable/). */
+    durable?: { journal: unknown };
+  };
   /** For code running in this process: the run's resource calls, rules applied and tallied by the caller. */
   callResource: ResourceCallHandler;
   /** For code running in this process: each log line as it is printed (the outcome still carries them all). */
@@ -62,7 +69,8 @@ export interface RunUsage {
 }
 
 export interface InvokeOutcome {
-  status: 'success' | 'error' | 'timeout';
+  /** `suspended`: a durable run's code waits (the wrapper ended the invocation at a wait). */
+  status: 'success' | 'error' | 'timeout' | 'suspended';
   noOp?: boolean;
   /** The handler's return value as JSON text (at most 6 MB). */
   outputJson: string;

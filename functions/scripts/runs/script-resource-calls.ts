@@ -7,7 +7,8 @@ import { AppError } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
 import type { ResourceCaller } from '#platform/ports.js';
 import { CodedError, type RunTally, resourceGate } from './resource-gate.js';
-import { verifyGrant } from './run-grant.js';
+import { type RunGrant, verifyGrant } from './run-grant.js';
+import { durableChannel } from './runner.js';
 
 export const ScriptResourceCallInput = z.object({
   token: z.string(),
@@ -24,6 +25,8 @@ export function createScriptResourceCalls(deps: {
   tallies: { forRun(executionId: string): RunTally };
   caller: () => ResourceCaller;
   clock: Clock;
+  /** A durable run's checkpoint, which its wrapper sends over the same channel (functions/scripts/durable/). */
+  checkpoint: (grant: RunGrant, method: string, params: Record<string, unknown>) => Promise<unknown>;
 }) {
   const { clock } = deps;
   return {
@@ -36,6 +39,7 @@ export function createScriptResourceCalls(deps: {
       const { token, resource, method, params } = input.data;
       try {
         const grant = verifyGrant(token, await deps.key(), clock.now());
+        if (resource === durableChannel) return { ok: true, data: await deps.checkpoint(grant, method, params) };
         const gate = resourceGate({
           grant,
           tally: deps.tallies.forRun(grant.executionId),

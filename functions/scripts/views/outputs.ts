@@ -7,6 +7,18 @@ const Runtime = z.enum(['nodejs18', 'python3.11']);
 const Status = z.enum(['draft', 'published', 'archived']);
 const DeploymentStatus = z.enum(['pending', 'deploying', 'deployed', 'failed']);
 const ExecError = z.object({ code: z.string(), message: z.string(), line: z.number().optional() });
+/** A durable run's step or wait (`[]` for runs of other scripts). */
+export const StepView = z.object({
+  name: z.string(),
+  type: z.enum(['step', 'wait', 'callback', 'event', 'approval']),
+  status: z.enum(['succeeded', 'failed', 'waiting', 'cancelled']),
+  startedAt: IsoDate,
+  endedAt: Nullable(IsoDate),
+  result: z.unknown().optional(),
+  error: ExecError.optional(),
+  wakeAt: IsoDate.optional().describe('waits: when the timer or the timeout ends the wait'),
+});
+const Steps = z.array(StepView);
 const Pricing = z.object({ model: z.string(), basePrice: z.number().optional(), monthlyPrice: z.number().optional(), currency: z.string().optional() });
 
 const Packages = z
@@ -61,6 +73,7 @@ export const RestScript = z.object({
     maxCostPerExecution: z.number(),
     maxExecutionsPerDay: z.number(),
     allowedResources: z.array(z.string()),
+    durable: z.boolean().optional(),
   }),
   category: Nullable(z.string()),
   tags: z.array(z.string()),
@@ -93,12 +106,13 @@ export const RestDeployment = z.object({
 export const RestExecuted = z.object({ executionId: z.string(), result: z.unknown(), duration: DurationMs, memoryUsed: MemoryMb, cost: CostUsd });
 const RestExecution = z.object({
   executionId: z.string(),
-  status: z.enum(['running', 'success', 'error', 'timeout']),
+  status: z.enum(['running', 'success', 'error', 'timeout', 'waiting', 'cancelled']),
   duration: DurationMs,
   memoryUsed: MemoryMb,
   cost: CostUsd,
   timestamp: IsoDate,
   trigger: z.string(),
+  steps: Steps,
 });
 export const RestExecutions = z.object({ executions: z.array(RestExecution), total: z.number(), limit: z.number(), offset: z.number() });
 export const RestExecutionDetail = RestExecution.extend({ result: z.unknown(), logs: z.array(z.string()), error: Nullable(ExecError) });
@@ -197,20 +211,22 @@ export const SdkDeployment = z.object({
 export const SdkExecution = z.object({
   executionId: z.string(),
   scriptId: z.string(),
-  status: z.enum(['completed', 'failed', 'running']),
+  status: z.enum(['completed', 'failed', 'running', 'waiting', 'cancelled']),
   output: z.unknown(),
   duration: DurationMs,
   logs: z.array(z.string()),
   error: Nullable(ExecError),
   createdAt: IsoDate,
+  steps: Steps,
 });
 const SdkExecutionItem = z.object({
   executionId: z.string(),
   scriptId: z.string(),
-  status: z.enum(['completed', 'failed', 'running']),
+  status: z.enum(['completed', 'failed', 'running', 'waiting', 'cancelled']),
   duration: DurationMs,
   createdAt: IsoDate,
   hasError: z.boolean(),
+  steps: Steps,
 });
 export const LiveLogs = z.object({
   executionId: z.string(),
@@ -278,3 +294,9 @@ export const ScriptCode = z.object({
   createdAt: IsoDate,
   dependencies: Packages,
 });
+
+export const RunOperated = z.object({
+  executionId: z.string(),
+  status: z.enum(['running', 'cancelled']).describe('a re-run starts as running; a cancelled run stays cancelled'),
+});
+export const Replayed = z.object({ executionIds: z.array(z.string()).describe('the new executions, one per replayed run') });

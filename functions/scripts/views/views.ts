@@ -5,11 +5,13 @@ import { ratingOf } from './marketplace.js';
 import type { Execution, ExecutionStatus, Installation, Script, ScriptVersion, VersionDependencies } from '../model.js';
 import type { ExecutionResult } from '../runs/runner.js';
 
-export const sdkStatus: Record<ExecutionStatus, 'completed' | 'failed' | 'running'> = {
+export const sdkStatus: Record<ExecutionStatus, 'completed' | 'failed' | 'running' | 'waiting' | 'cancelled'> = {
   success: 'completed',
   error: 'failed',
   timeout: 'failed',
   running: 'running',
+  waiting: 'waiting',
+  cancelled: 'cancelled',
 };
 /** SDK status filter to the stored statuses it covers. */
 export const storedStatuses: Record<'completed' | 'failed' | 'running', ExecutionStatus[]> = {
@@ -17,9 +19,14 @@ export const storedStatuses: Record<'completed' | 'failed' | 'running', Executio
   failed: ['error', 'timeout'],
   running: ['running'],
 };
+/** A durable run's journal on its record; `[]` for every other run. */
+const stepsOf = (execution: Execution) => ({ steps: execution.steps ?? [] });
 
 /** The answer of a run still going at the bound (HTTP 202): follow it with getExecution. */
-export const runningView = (execution: Pick<Execution, 'executionId'>) => ({ executionId: execution.executionId, status: 'running' as const });
+export const runningView = (execution: Pick<Execution, 'executionId' | 'status'>) => ({
+  executionId: execution.executionId,
+  status: execution.status === 'waiting' ? ('waiting' as const) : ('running' as const),
+});
 /** Declared and resolved packages; the field is left out for versions that declare none. */
 const packagesOf = (dependencies: VersionDependencies | null | undefined) =>
   dependencies
@@ -112,6 +119,7 @@ export const rest = {
     cost: execution.cost,
     timestamp: execution.createdAt,
     trigger: execution.trigger.type,
+    ...stepsOf(execution),
   }),
 
   metrics: (metrics: Metrics) => ({
@@ -222,6 +230,7 @@ export const sdk = {
     logs,
     error: execution.error,
     createdAt: execution.createdAt,
+    ...stepsOf(execution),
   }),
 
   executionItem: (execution: Execution) => ({
@@ -231,6 +240,7 @@ export const sdk = {
     duration: execution.duration,
     createdAt: execution.createdAt,
     hasError: execution.error !== null,
+    ...stepsOf(execution),
   }),
 
   metrics: (metrics: Metrics) => ({

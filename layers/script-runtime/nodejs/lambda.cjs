@@ -40,5 +40,5 @@ try {
 
 exports.handler = async (payload) => {
   if (loadError) return { status: 'error', output: 'null', error: loadError, logs: [], duration: 0 };
-  return runToken.run(payload.token, () => runtime.invoke(handler, capture, payload.event, payload.context, 'script.cjs'));
+  return runToken.run(payload.token, () => runtime.invoke(handler, capture, payload.event, payload.context, 'script.cjs', callResource));
 };

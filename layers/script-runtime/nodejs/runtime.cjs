@@ -74,6 +74,130 @@ function captureOutput(onLine) {
   };
 }
 
+/** A durable script's step API (the design's "Durable runs"): the same rules as the platform's engine checks. */
+const durable = {
+  channel: '#durable',
+  maxResultBytes: 256 * 1024,
+  maxWaitSeconds: 365 * 24 * 60 * 60,
+};
+const durableError = (code, message) => Object.assign(new Error(message), { code });
+
+/** Why a step result is not plain JSON within the bound, or undefined. */
+function unstorable(value) {
+  const seen = new Set();
+  const walk = (node, path) => {
+    if (node === null || typeof node === 'string' || typeof node === 'boolean') return undefined;
+    if (typeof node === 'number') return Number.isFinite(node) ? undefined : `${path} is ${node}`;
+    if (typeof node !== 'object') return `${path} is a ${typeof node}`;
+    if (seen.has(node)) return `${path} refers back to itself`;
+    seen.add(node);
+    const entries = Array.isArray(node) ? node.map((item, index) => [String(index), item]) : Object.entries(node);
+    for (const [key, item] of entries) {
+      const why = walk(item === undefined && !Array.isArray(node) ? null : item, `${path}.${key}`);
+      if (why) return why;
+    }
+    seen.delete(node);
+    return undefined;
+  };
+  const why = walk(value === undefined ? null : value, 'result');
+  if (why) return durableError('DURABLE_RESULT_NOT_JSON', `a step result must be JSON: ${why}`);
+  const bytes = Buffer.byteLength(JSON.stringify(value ?? null));
+  if (bytes > durable.maxResultBytes)
+    return durableError('DURABLE_RESULT_TOO_LARGE', `a step result is at most ${durable.maxResultBytes} bytes of JSON; this one is ${bytes}`);
+  return undefined;
+}
+
+/** `{seconds|minutes|hours|days}` in seconds; a refusal for anything else, nothing positive, or past a year. */
+function durationSeconds(what, duration) {
+  const units = { seconds: 1, minutes: 60, hours: 3600, days: 86400 };
+  if (!duration || typeof duration !== 'object' || Array.isArray(duration))
+    throw durableError('DURABLE_INVALID_ARGUMENT', `${what} must be {seconds|minutes|hours|days}`);
+  let total = 0;
+  for (const [unit, amount] of Object.entries(duration)) {
+    if (!(unit in units)) throw durableError('DURABLE_INVALID_ARGUMENT', `${what}: unknown unit ${unit} (seconds, minutes, hours or days)`);
+    if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0)
+      throw durableError('DURABLE_INVALID_ARGUMENT', `${what}.${unit} must be a number of at least 0`);
+    total += amount * units[unit];
+  }
+  if (total <= 0) throw durableError('DURABLE_INVALID_ARGUMENT', `${what} must be more than 0 seconds`);
+  if (total > durable.maxWaitSeconds) throw durableError('DURABLE_INVALID_ARGUMENT', `${what} may be at most 1 year (${durable.maxWaitSeconds} seconds)`);
+  return duration;
+}
+
+const checkName = (name) => {
+  if (typeof name !== 'string' || name.length === 0 || name.length > 200 || name.startsWith('#'))
+    throw durableError('DURABLE_INVALID_ARGUMENT', 'a step name is a string of 1 to 200 characters, not starting with #');
+};
+
+/**
+ * The step API over the run's journal: stored steps replay, new ones are checkpointed over `call` (the resource-call
+ * channel), and a wait not yet ended checkpoints itself and suspends the invocation (`suspended` resolves; the
+ * handler's promise is left behind, as AWS's durable SDK leaves it).
+ */
+function createDurableContext(journal, call) {
+  const used = new Set();
+  let suspend;
+  const suspended = new Promise((resolve) => (suspend = resolve));
+  const never = () => {
+    suspend();
+    return new Promise(() => undefined);
+  };
+  const claim = (name) => {
+    checkName(name);
+    if (used.has(name)) throw durableError('DURABLE_NAME_REUSED', `the name ${name} is used twice in this run: step and wait names are unique per run`);
+    used.add(name);
+    return journal[name];
+  };
+  const settled = (entry, name) => {
+    if (entry.status === 'waiting') return never();
+    if (entry.error) throw durableError(entry.error.code, entry.error.message);
+    if (entry.status === 'cancelled') throw durableError('CANCELLED', `${name} was cancelled`);
+    return entry.result === undefined ? null : JSON.parse(entry.result);
+  };
+  async function openWait(kind, name, args, afterOpen) {
+    const entry = claim(name);
+    if (entry) return settled(entry, name);
+    const reply = await call(durable.channel, 'wait', { kind, name, args });
+    if (afterOpen) await afterOpen(reply);
+    return never();
+  }
+  const api = {
+    async step(name, fn) {
+      const entry = claim(name);
+      if (typeof fn !== 'function') throw durableError('DURABLE_INVALID_ARGUMENT', `step ${name} needs a function to run`);
+      if (entry) return settled(entry, name);
+      const started = performance.now();
+      let value;
+      try {
+        value = await fn();
+      } catch (error) {
+        const failure = {
+          code: typeof error?.code === 'string' ? error.code.slice(0, 64) : 'STEP_FAILED',
+          message: String(error?.message ?? error).slice(0, 20000),
+        };
+        await call(durable.channel, 'step', { name, error: failure, durationMs: performance.now() - started });
+        throw error;
+      }
+      const refused = unstorable(value);
+      if (refused) throw refused;
+      const stored = await call(durable.channel, 'step', { name, result: value ?? null, durationMs: performance.now() - started });
+      return JSON.parse(stored.result);
+    },
+    async wait(name, duration) {
+      checkName(name);
+      return openWait('wait', name, { duration: durationSeconds('wait duration', duration) });
+    },
+    async waitForCallback(name, submitter, options = {}) {
+      checkName(name);
+      if (typeof submitter !== 'function')
+        throw durableError('DURABLE_INVALID_ARGUMENT', `waitForCallback ${name} needs a submitter(callbackId, callbackUrl) function`);
+      const args = options.timeout === undefined ? {} : { timeout: durationSeconds('timeout', options.timeout) };
+      return openWait('callback', name, args, (reply) => submitter(reply.callbackId, reply.callbackUrl));
+    },
+  };
+  return { api, suspended, openWait };
+}
+
 /** Line of the first stack frame inside the user's script. */
 function scriptLine(error, scriptFile) {
   const stack = error && typeof error.stack === 'string' ? error.stack : '';
@@ -119,20 +243,30 @@ function serializeOutput(value) {
   }
 }
 
-/** One invocation; never throws. `outcome.output` is JSON text so the size check is done once. */
-async function invoke(handler, capture, event, context, scriptFile) {
+const suspendedRun = Symbol('suspended');
+
+/**
+ * One invocation; never throws. `outcome.output` is JSON text so the size check is done once. A durable script's
+ * context (`context.durable` carries its journal) gets the step API, and a wait ends the invocation as suspended.
+ */
+async function invoke(handler, capture, event, context, scriptFile, call) {
   capture.begin();
   const started = performance.now();
+  const { durable: durableRun, ...plain } = context;
+  const steps = durableRun ? createDurableContext(durableRun.journal ?? {}, call) : undefined;
+  const handed = steps ? { ...plain, ...steps.api } : plain;
   let value;
   let thrown;
   try {
-    value = await handler(event, context);
+    const running = Promise.resolve().then(() => handler(event, handed));
+    value = await (steps ? Promise.race([running, steps.suspended.then(() => suspendedRun)]) : running);
   } catch (error) {
     thrown = describe('SCRIPT_ERROR', error, scriptFile);
   }
   const duration = performance.now() - started;
   const { lines, overflow } = capture.end();
   const base = { duration, logs: lines };
+  if (value === suspendedRun && !overflow) return { ...base, status: 'suspended', output: 'null', error: null };
   if (overflow)
     return { ...base, status: 'error', output: 'null', error: { code: 'LOG_LIMIT_EXCEEDED', message: `the script printed more than ${maxLogBytes} bytes` } };
   if (thrown) return { ...base, status: 'error', output: 'null', error: thrown };

@@ -88,14 +88,14 @@ const send = (frame) => write(`${stringify(frame)}\n`);
 const pendingCalls = new Map();
 let nextCallId = 0;
 
-const resources = runtime.createResources(
-  (name, method, params) =>
-    new Promise((resolve, reject) => {
-      const callId = ++nextCallId;
-      pendingCalls.set(callId, { resolve, reject });
-      send({ type: 'resourceCall', callId, name, method, params });
-    }),
-);
+/** A call to the platform over the channel: a resource call, or a durable run's checkpoint. */
+const callPlatform = (name, method, params) =>
+  new Promise((resolve, reject) => {
+    const callId = ++nextCallId;
+    pendingCalls.set(callId, { resolve, reject });
+    send({ type: 'resourceCall', callId, name, method, params });
+  });
+const resources = runtime.createResources(callPlatform);
 
 const scriptPath = process.argv[2];
 const scriptFile = basename(scriptPath);
@@ -113,7 +113,7 @@ try {
 
 async function onFrame(frame) {
   if (frame.type === 'invoke') {
-    const outcome = await runtime.invoke(handler, capture, frame.event, frame.context, scriptFile);
+    const outcome = await runtime.invoke(handler, capture, frame.event, frame.context, scriptFile, callPlatform);
     // Duration and memory are the platform's measurements; the id ties the result to the invocation it answers.
     send({ type: 'result', id: frame.id, ...outcome });
   } else if (frame.type === 'resourceResult') {

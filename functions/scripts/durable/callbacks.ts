@@ -1,0 +1,63 @@
+// The `callback` wait kind: the code gets a callback id and a signed URL (an unguessable single-use token, stored
+// only as its hash) to hand to another system; the owner's POST to the callback route, or anyone's POST to the URL,
+// ends the wait with a result or an error.
+import { timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { ConflictError, NotFoundError, ValidationError } from '#platform/errors.js';
+import { newId, newSecret, sha256Hex } from '#platform/ids.js';
+import type { DurableEngine } from './engine.js';
+import type { Journal } from './journal.js';
+import { Duration, maxWaitSeconds } from './limits.js';
+import type { WaitOutcome } from './wait-kinds.js';
+
+const CallbackArgs = z.strictObject({ timeout: Duration.optional() });
+
+/** Where the signed URL points: the route that needs no key. */
+export const callbackUrlPath = (executionId: string, callbackId: string, token: string) => `/api/callbacks/${executionId}/${callbackId}/${token}`;
+
+export function registerCallbacks(engine: DurableEngine, deps: { journal: Journal; baseUrl: () => string }) {
+  engine.registerWaitKind('callback', {
+    type: 'callback',
+    onTimeout: 'timeout',
+    async open(owner, _name, args) {
+      const parsed = CallbackArgs.safeParse(args ?? {});
+      if (!parsed.success) throw new ValidationError('timeout', args, parsed.error.issues[0]!.message);
+      const callbackId = newId('cb');
+      const token = newSecret('cbt');
+      return {
+        timeoutSeconds: parsed.data.timeout ?? maxWaitSeconds,
+        fields: { callbackId, tokenHash: sha256Hex(token) },
+        reply: { callbackId, callbackUrl: `${deps.baseUrl()}${callbackUrlPath(owner.executionId, callbackId, token)}` },
+      };
+    },
+  });
+
+  /** The callback's wait in the run, if the run has one with that id. */
+  async function findCallback(executionId: string, callbackId: string) {
+    const { entries } = await deps.journal.read(executionId);
+    return entries.find((entry) => entry.type === 'callback' && entry.fields?.callbackId === callbackId);
+  }
+
+  async function complete(executionId: string, callbackId: string, outcome: WaitOutcome) {
+    const entry = await findCallback(executionId, callbackId);
+    if (!entry) throw new NotFoundError('callbackId', callbackId, 'callback');
+    if (!(await engine.resolveWait(executionId, entry.name, outcome)))
+      throw new ConflictError(`callback ${callbackId} is ${entry.status}, not waiting`, { callbackId });
+  }
+
+  return {
+    /** The owner's completion (the caller's ownership of the execution is checked before). */
+    complete,
+    /** A POST to the signed URL: a wrong token is as unknown as a wrong id; a used one finds the wait ended. */
+    async completeWithToken(executionId: string, callbackId: string, token: string, outcome: WaitOutcome) {
+      const entry = await findCallback(executionId, callbackId);
+      const stored = typeof entry?.fields?.tokenHash === 'string' ? Buffer.from(entry.fields.tokenHash, 'hex') : undefined;
+      const presented = Buffer.from(sha256Hex(token), 'hex');
+      if (!entry || !stored || stored.length !== presented.length || !timingSafeEqual(stored, presented))
+        throw new NotFoundError('callbackId', callbackId, 'callback');
+      await complete(executionId, callbackId, outcome);
+    },
+  };
+}
+
+export type DurableCallbacks = ReturnType<typeof registerCallbacks>;

@@ -1,0 +1,270 @@
+// The durable-run engine: replay over a journal. An invocation gets the run's journal; a finished step's result
+// comes back from it instead of running again; each step's result is checkpointed as soon as the step ends; a wait
+// is checkpointed and ends the invocation (the run is then `waiting` and holds no worker, no Lambda and no slot).
+// A wait ends through `resolveWait` (a callback, an approval, an event) or its one-shot timer; the run then
+// continues in a new invocation of the same execution, through the resumer registered for it (the script runner).
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { Clock } from '#platform/clock.js';
+import { AppError, ValidationError } from '#platform/errors.js';
+import type { EventPublisher, OneShotSchedulerPort } from '#platform/ports.js';
+import type { ExecutionError } from '../model.js';
+import { durableWakeType, waitTimerName, watchdogName } from './internal-events.js';
+import type { Journal, JournalEntry, RunItem, RunState } from './journal.js';
+import { Duration, StepName, durableErrorCodes, unstorableResult } from './limits.js';
+import type { WaitKind, WaitOutcome, WaitOwner } from './wait-kinds.js';
+
+/** A refusal the code catches as `error.code` (and the API answers as a 400). */
+export class DurableError extends AppError {
+  constructor(code: string, message: string, details?: Record<string, unknown>) {
+    super(code, 400, message, details);
+  }
+}
+
+/** The journal as an invocation gets it: by name, results as JSON text. */
+export type InvocationJournal = Record<string, { type: JournalEntry['type']; status: JournalEntry['status']; result?: string; error?: ExecutionError }>;
+
+/** Continues a run in a new invocation; registered per kind of run (`script`, or an in-process runner's name). */
+export type Resumer = (run: RunItem) => Promise<void>;
+
+const StepCheckpoint = z.strictObject({
+  name: StepName,
+  result: z.unknown().optional(),
+  error: z.strictObject({ code: z.string().min(1).max(64), message: z.string().max(20_000) }).optional(),
+  durationMs: z.number().finite().min(0).max(1e8).optional(),
+});
+const WaitCheckpoint = z.strictObject({ kind: z.string().min(1).max(50), name: StepName, args: z.unknown().optional() });
+const TimerArgs = z.strictObject({ duration: Duration });
+
+/** Journal entries live as long as the execution record they belong to. */
+const retentionSeconds = 90 * 24 * 60 * 60;
+/** A watchdog fires this long after an invocation's lease, so a run still finishing is not taken from it. */
+const watchdogGraceMs = 5_000;
+
+const invalid = (error: z.ZodError) => {
+  const issue = error.issues[0]!;
+  return new DurableError(durableErrorCodes.invalidArgument, `${issue.path.join('.') || 'argument'}: ${issue.message}`, { field: issue.path.join('.') });
+};
+
+export interface DurableEngineDeps {
+  journal: Journal;
+  oneShots: OneShotSchedulerPort;
+  bus: EventPublisher;
+  clock: Clock;
+}
+
+export function createDurableEngine(deps: DurableEngineDeps) {
+  const { journal, clock } = deps;
+  const waitKinds = new Map<string, WaitKind>();
+  const resumers = new Map<string, Resumer>();
+  let order = 0;
+  const nextSeq = () => clock.now() * 1000 + (order++ % 1000);
+  const expiresAt = () => Math.floor(clock.now() / 1000) + retentionSeconds;
+  const waitHash = (name: string) => createHash('sha256').update(name).digest('hex').slice(0, 16);
+
+  const wake = (owner: { executionId: string; userId: string }, detail: Record<string, unknown>) =>
+    deps.bus.publish({ type: durableWakeType, source: 'durable', userId: owner.userId, executionId: owner.executionId, ...detail });
+
+  /** Continues a waiting (or queued) run in a new invocation, unless another took it first. */
+  async function resume(executionId: string): Promise<boolean> {
+    const run = await journal.moveRun(executionId, ['waiting', 'queued'], 'running', { nextInvocation: true });
+    if (!run) return false;
+    const resumer = resumers.get(run.runner);
+    if (!resumer) throw new Error(`no resumer registered for durable runs of kind ${run.runner}`);
+    await resumer(run);
+    return true;
+  }
+
+  const engine = {
+    registerWaitKind(kind: string, waitKind: WaitKind) {
+      if (waitKinds.has(kind)) throw new Error(`wait kind ${kind} is registered already`);
+      waitKinds.set(kind, waitKind);
+    },
+
+    registerResumer(runner: string, resumer: Resumer) {
+      resumers.set(runner, resumer);
+    },
+
+    /** Records a run before its first invocation; `queued` ones start through the bus (reruns, replays). */
+    async begin(run: Omit<RunItem, 'name' | 'expiresAt' | 'invocation' | 'state'> & { state: Extract<RunState, 'queued' | 'running'> }) {
+      await journal.putRun({ ...run, invocation: 1, expiresAt: expiresAt() });
+      if (run.state === 'queued') await wake(run, {});
+    },
+
+    /** The journal an invocation carries. */
+    async invocationJournal(executionId: string): Promise<InvocationJournal> {
+      const { entries } = await journal.read(executionId);
+      return Object.fromEntries(
+        entries.map((entry) => [
+          entry.name,
+          { type: entry.type, status: entry.status, ...(entry.result !== undefined && { result: entry.result }), ...(entry.error && { error: entry.error }) },
+        ]),
+      );
+    },
+
+    /**
+     * A checkpoint from a running invocation: `step` stores a finished step (the first write stands: a step repeated
+     * by a lost invocation gets the stored result back), `wait` opens a wait of a registered kind and schedules its
+     * end. Answers what the code continues with.
+     */
+    async checkpoint(owner: WaitOwner, method: string, params: unknown): Promise<Record<string, unknown>> {
+      const run = await journal.getRun(owner.executionId);
+      if (!run || run.state === 'cancelled') throw new DurableError(durableErrorCodes.cancelled, `execution ${owner.executionId} was cancelled`);
+      const now = clock.now();
+      if (method === 'step') {
+        const parsed = StepCheckpoint.safeParse(params);
+        if (!parsed.success) throw invalid(parsed.error);
+        const { name, result, error, durationMs } = parsed.data;
+        const refused = error ? undefined : unstorableResult(result);
+        if (refused) throw new DurableError(refused.code, refused.message, { field: 'result' });
+        const { written, entry } = await journal.putEntry({
+          executionId: owner.executionId,
+          name,
+          seq: nextSeq(),
+          type: 'step',
+          status: error ? 'failed' : 'succeeded',
+          startedAt: new Date(now - (durationMs ?? 0)).toISOString(),
+          endedAt: new Date(now).toISOString(),
+          ...(error ? { error } : { result: JSON.stringify(result ?? null) }),
+          expiresAt: expiresAt(),
+        });
+        if (!written && entry.type !== 'step')
+          throw new DurableError(durableErrorCodes.nameReused, `the name ${name} is used by a ${entry.type} of this run already`);
+        return { result: entry.result ?? null, error: entry.error ?? null };
+      }
+      if (method !== 'wait') throw new DurableError(durableErrorCodes.unknownKind, `unknown durable operation ${method}: step or wait`);
+      const parsed = WaitCheckpoint.safeParse(params);
+      if (!parsed.success) throw invalid(parsed.error);
+      const { kind, name, args } = parsed.data;
+      const waitKind = waitKinds.get(kind);
+      if (!waitKind)
+        throw new DurableError(durableErrorCodes.unknownKind, `unknown wait kind ${kind}: one of ${[...waitKinds.keys()].join(', ')}`, { field: 'kind' });
+      let opened;
+      try {
+        opened = await waitKind.open(owner, name, args);
+      } catch (error) {
+        if (error instanceof ValidationError) throw new DurableError(durableErrorCodes.invalidArgument, error.message, error.details);
+        throw error;
+      }
+      const wakeAt = new Date(now + opened.timeoutSeconds * 1000).toISOString();
+      const { written, entry } = await journal.putEntry({
+        executionId: owner.executionId,
+        name,
+        seq: nextSeq(),
+        type: waitKind.type,
+        status: 'waiting',
+        startedAt: new Date(now).toISOString(),
+        endedAt: null,
+        wakeAt,
+        ...(opened.fields && { fields: opened.fields }),
+        expiresAt: expiresAt(),
+      });
+      if (!written) throw new DurableError(durableErrorCodes.nameReused, `the name ${name} is used by a ${entry.type} of this run already`);
+      await deps.oneShots.putOnce({
+        name: waitTimerName(owner.executionId, waitHash(name)),
+        at: wakeAt,
+        event: { type: durableWakeType, userId: owner.userId, detail: { executionId: owner.executionId, wait: name } },
+      });
+      return { wakeAt, ...opened.reply };
+    },
+
+    /** Arms the watchdog of an invocation: past its lease, a run still held by it is continued by a new one. */
+    async watch(run: { executionId: string; userId: string }, invocation: number, runningUntil: string) {
+      await deps.oneShots.putOnce({
+        name: watchdogName(run.executionId),
+        at: new Date(Date.parse(runningUntil) + watchdogGraceMs).toISOString(),
+        event: { type: durableWakeType, userId: run.userId, detail: { executionId: run.executionId, watch: invocation } },
+      });
+    },
+
+    /**
+     * The invocation ended by suspending: the run waits. A wait that ended while the invocation was still running
+     * (a quick callback) continues it at once.
+     */
+    async suspended(executionId: string, invocation: number): Promise<void> {
+      await deps.oneShots.cancel(watchdogName(executionId));
+      const run = await journal.moveRun(executionId, ['running'], 'waiting', { invocation });
+      if (!run) return;
+      const { entries } = await journal.read(executionId);
+      if (!entries.some((entry) => entry.status === 'waiting')) await wake(run, {});
+    },
+
+    /** The invocation ended the run; false when it no longer held it (cancelled meanwhile). */
+    async finished(executionId: string, invocation: number): Promise<boolean> {
+      await deps.oneShots.cancel(watchdogName(executionId));
+      return (await journal.moveRun(executionId, ['running'], 'finished', { invocation })) !== undefined;
+    },
+
+    /** Ends a wait and continues its run. False when the wait is not waiting (ended before, cancelled, or no such wait). */
+    async resolveWait(executionId: string, name: string, outcome: WaitOutcome): Promise<boolean> {
+      const endedAt = clock.nowIso();
+      const settled =
+        'error' in outcome
+          ? await journal.settleWait(executionId, name, { status: 'failed', endedAt, error: outcome.error })
+          : await (async () => {
+              const refused = unstorableResult(outcome.result);
+              if (refused) throw new ValidationError('result', outcome.result, refused.message, { code: refused.code });
+              return journal.settleWait(executionId, name, { status: 'succeeded', endedAt, result: JSON.stringify(outcome.result ?? null) });
+            })();
+      if (!settled) return false;
+      await deps.oneShots.cancel(waitTimerName(executionId, waitHash(name)));
+      const run = await journal.getRun(executionId);
+      if (run?.state === 'waiting') await wake(run, {});
+      return true;
+    },
+
+    /** The bus delivery of a wake-up: a wait's timer or timeout, a lapsed lease, or a run to continue. */
+    async onWake(detail: { executionId: string; wait?: string; watch?: number }): Promise<void> {
+      if (detail.watch !== undefined) {
+        // The invocation that armed it never reported back (its worker or Lambda died): the run continues in a new one.
+        const taken = await journal.moveRun(detail.executionId, ['running'], 'waiting', { invocation: detail.watch });
+        if (taken) await resume(detail.executionId);
+        return;
+      }
+      if (detail.wait !== undefined) {
+        const { entries } = await journal.read(detail.executionId);
+        const entry = entries.find((candidate) => candidate.name === detail.wait);
+        const kind = entry && [...waitKinds.values()].find((candidate) => candidate.type === entry.type);
+        if (!entry || !kind) return;
+        await engine.resolveWait(
+          detail.executionId,
+          entry.name,
+          kind.onTimeout === 'resolve' ? { result: null } : { error: { code: durableErrorCodes.timeout, message: `${entry.type} ${entry.name} timed out` } },
+        );
+        return;
+      }
+      await resume(detail.executionId);
+    },
+
+    /** Stops the run: its open waits end as cancelled and later wake-ups, callbacks and checkpoints are refused. */
+    async cancel(executionId: string): Promise<boolean> {
+      const run = await journal.moveRun(executionId, ['queued', 'running', 'waiting'], 'cancelled');
+      if (!run) return false;
+      const { entries } = await journal.read(executionId);
+      const endedAt = clock.nowIso();
+      await Promise.all(
+        entries
+          .filter((entry) => entry.status === 'waiting')
+          .map(async (entry) => {
+            await journal.settleWait(executionId, entry.name, { status: 'cancelled', endedAt });
+            await deps.oneShots.cancel(waitTimerName(executionId, waitHash(entry.name)));
+          }),
+      );
+      await deps.oneShots.cancel(watchdogName(executionId));
+      return true;
+    },
+  };
+
+  engine.registerWaitKind('wait', {
+    type: 'wait',
+    onTimeout: 'resolve',
+    async open(_owner, _name, args) {
+      const parsed = TimerArgs.safeParse(args);
+      if (!parsed.success) throw invalid(parsed.error);
+      return { timeoutSeconds: parsed.data.duration };
+    },
+  });
+  return engine;
+}
+
+export type DurableEngine = ReturnType<typeof createDurableEngine>;

@@ -1,0 +1,107 @@
+// The step API for platform code that runs in this process (an LLM flow's agent loop): the same journal, the same
+// replay rules as scripts' `context.step` / `context.wait`. A wait ends the body by throwing Suspension, which
+// `runDurably` turns into a suspended run; the registered resumer calls `runDurably` again when the wait ends.
+import type { ExecutionError } from '../model.js';
+import type { DurableEngine } from './engine.js';
+import { durableErrorCodes } from './limits.js';
+import type { WaitOwner } from './wait-kinds.js';
+
+/** Thrown out of the body when it waits; never catch it in a body. */
+export class Suspension extends Error {
+  constructor(readonly waitName: string) {
+    super(`the run waits on ${waitName}`);
+  }
+}
+
+/** What a step or a wait threw, as the code sees it on every replay. */
+export class StepFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface DurableContext {
+  readonly executionId: string;
+  step<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  wait(name: string, duration: { seconds?: number; minutes?: number; hours?: number; days?: number }): Promise<void>;
+  waitForCallback<T>(
+    name: string,
+    submitter: (callbackId: string, callbackUrl: string) => Promise<void>,
+    options?: { timeout?: Record<string, number> },
+  ): Promise<T>;
+  /** A wait of any registered kind (`approval`, `event`, ...): `args` as that kind's `open` takes them. */
+  waitFor<T>(kind: string, name: string, args: unknown): Promise<T>;
+}
+
+const fail = (error: ExecutionError) => new StepFailure(error.code, error.message);
+
+/**
+ * Runs `body` as invocation `invocation` of the run (begun with `engine.begin` and registered under its runner's
+ * name): stored steps replay, new ones are checkpointed, and the first open wait suspends the run.
+ */
+export async function runDurably<T>(
+  engine: DurableEngine,
+  owner: WaitOwner,
+  invocation: number,
+  body: (context: DurableContext) => Promise<T>,
+): Promise<{ suspended: true } | { suspended: false; value: T }> {
+  const journal = await engine.invocationJournal(owner.executionId);
+  const used = new Set<string>();
+  const claim = (name: string) => {
+    if (used.has(name)) throw new StepFailure(durableErrorCodes.nameReused, `the name ${name} is used twice in this run`);
+    used.add(name);
+    return journal[name];
+  };
+  const settled = <R>(entry: NonNullable<(typeof journal)[string]>, name: string): R => {
+    if (entry.status === 'waiting') throw new Suspension(name);
+    if (entry.error) throw fail(entry.error);
+    if (entry.status === 'cancelled') throw new StepFailure(durableErrorCodes.cancelled, `${name} was cancelled`);
+    return (entry.result === undefined ? null : JSON.parse(entry.result)) as R;
+  };
+  async function openWait<R>(kind: string, name: string, args: unknown, afterOpen?: (reply: Record<string, unknown>) => Promise<void>): Promise<R> {
+    const entry = claim(name);
+    if (entry) return settled<R>(entry, name);
+    const reply = await engine.checkpoint(owner, 'wait', { kind, name, args });
+    await afterOpen?.(reply);
+    throw new Suspension(name);
+  }
+  const context: DurableContext = {
+    executionId: owner.executionId,
+    async step<R>(name: string, fn: () => Promise<R>): Promise<R> {
+      const entry = claim(name);
+      if (entry) return settled<R>(entry, name);
+      const started = Date.now();
+      let value: R;
+      try {
+        value = await fn();
+      } catch (error) {
+        const failure = { code: (error as { code?: string }).code ?? 'STEP_FAILED', message: error instanceof Error ? error.message : String(error) };
+        await engine.checkpoint(owner, 'step', { name, error: failure, durationMs: Date.now() - started });
+        throw fail(failure);
+      }
+      const stored = await engine.checkpoint(owner, 'step', { name, result: value ?? null, durationMs: Date.now() - started });
+      return JSON.parse(stored.result as string) as R;
+    },
+    wait: (name, duration) => openWait<void>('wait', name, { duration }),
+    waitForCallback: (name, submitter, options) =>
+      openWait('callback', name, options?.timeout ? { timeout: options.timeout } : {}, (reply) =>
+        submitter(reply.callbackId as string, reply.callbackUrl as string),
+      ),
+    waitFor: (kind, name, args) => openWait(kind, name, args),
+  };
+  try {
+    const value = await body(context);
+    await engine.finished(owner.executionId, invocation);
+    return { suspended: false, value };
+  } catch (error) {
+    if (!(error instanceof Suspension)) {
+      await engine.finished(owner.executionId, invocation);
+      throw error;
+    }
+    await engine.suspended(owner.executionId, invocation);
+    return { suspended: true };
+  }
+}

@@ -1,0 +1,60 @@
+// The bounds of durable runs, checked by the engine (the wrappers check the same first, for a clearer error in the
+// script): step names, a step's stored result, wait durations.
+import { z } from 'zod';
+
+/** A step's result is stored in one journal item (DynamoDB's 400 KB), with room for the rest of the item. */
+export const maxStepResultBytes = 256 * 1024;
+/** The longest wait, as AWS Lambda durable functions allow one execution to last. */
+export const maxWaitSeconds = 365 * 24 * 60 * 60;
+/** A durable run's input travels with every invocation: bounded like a step result. */
+export const maxDurableInputBytes = 256 * 1024;
+
+/** The error codes a script catches from the step API. */
+export const durableErrorCodes = {
+  invalidArgument: 'DURABLE_INVALID_ARGUMENT',
+  nameReused: 'DURABLE_NAME_REUSED',
+  resultTooLarge: 'DURABLE_RESULT_TOO_LARGE',
+  resultNotJson: 'DURABLE_RESULT_NOT_JSON',
+  unknownKind: 'DURABLE_UNKNOWN_KIND',
+  cancelled: 'CANCELLED',
+  timeout: 'TIMEOUT',
+} as const;
+
+/** Names the code gives its steps; `#` starts the journal's own items. */
+export const StepName = z.string().min(1).max(200).regex(/^[^#]/, 'a step name may not start with #');
+
+const unit = z.number().finite().nonnegative();
+/** `{seconds|minutes|hours|days}`, added up; more than zero and at most a year. */
+export const Duration = z
+  .strictObject({ seconds: unit.optional(), minutes: unit.optional(), hours: unit.optional(), days: unit.optional() })
+  .transform((d) => (d.seconds ?? 0) + (d.minutes ?? 0) * 60 + (d.hours ?? 0) * 3600 + (d.days ?? 0) * 86_400)
+  .refine((seconds) => seconds > 0, 'a duration must be more than 0 seconds')
+  .refine((seconds) => seconds <= maxWaitSeconds, `a duration may be at most 1 year (${maxWaitSeconds} seconds)`);
+
+/**
+ * Why a value is not storable as a step result, or undefined when it is: plain JSON only (no functions, BigInt,
+ * symbols, cycles, NaN or Infinity), at most maxStepResultBytes as JSON text.
+ */
+export function unstorableResult(value: unknown): { code: string; message: string } | undefined {
+  const seen = new Set<object>();
+  const walk = (node: unknown, path: string): string | undefined => {
+    if (node === null || typeof node === 'string' || typeof node === 'boolean') return undefined;
+    if (typeof node === 'number') return Number.isFinite(node) ? undefined : `${path} is ${node}`;
+    if (typeof node !== 'object') return `${path} is a ${typeof node}`;
+    if (seen.has(node)) return `${path} refers back to itself`;
+    seen.add(node);
+    const entries = Array.isArray(node) ? node.map((item, index) => [String(index), item] as const) : Object.entries(node);
+    for (const [key, item] of entries) {
+      const why = walk(item === undefined && !Array.isArray(node) ? null : item, `${path}.${key}`);
+      if (why) return why;
+    }
+    seen.delete(node);
+    return undefined;
+  };
+  const why = walk(value === undefined ? null : value, 'result');
+  if (why) return { code: durableErrorCodes.resultNotJson, message: `a step result must be JSON: ${why}` };
+  const bytes = Buffer.byteLength(JSON.stringify(value ?? null));
+  if (bytes > maxStepResultBytes)
+    return { code: durableErrorCodes.resultTooLarge, message: `a step result is at most ${maxStepResultBytes} bytes of JSON; this one is ${bytes}` };
+  return undefined;
+}

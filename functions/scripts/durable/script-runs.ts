@@ -1,0 +1,85 @@
+// Durable runs of scripts: the runner's hooks (journal in, checkpoints out, suspended or finished), the resumer that
+// continues a script run in a new invocation of the same execution, and the failed-run event.
+import type { Clock } from '#platform/clock.js';
+import type { EventPublisher } from '#platform/ports.js';
+import type { Execution } from '../model.js';
+import type { ExecutionStore } from '../runs/execution-store.js';
+import { runGraceMs } from '../runs/run-grant.js';
+import type { AdmittedRun, DurableRunHooks, ScriptRunner } from '../runs/runner.js';
+import type { DurableEngine } from './engine.js';
+import type { RunItem } from './journal.js';
+
+/** The owner's event for a failed run; subscriptions and flows take it like any event type. */
+export const executionFailedType = 'platform.execution.failed';
+/** The runner name of script runs in the journal's run items. */
+export const scriptRunner = 'script';
+
+const ownerOf = (admitted: AdmittedRun) => ({
+  executionId: admitted.running.executionId,
+  userId: admitted.running.userId,
+  scriptId: admitted.running.scriptId,
+  ...(admitted.trigger.type === 'flow' && admitted.trigger.source && { flowId: admitted.trigger.source }),
+});
+
+export function createDurableScriptRuns(deps: {
+  engine: DurableEngine;
+  executions: Pick<ExecutionStore, 'get' | 'putRunning'>;
+  runner: () => Pick<ScriptRunner, 'runAdmitted'>;
+  bus: EventPublisher;
+  clock: Clock;
+}) {
+  const { engine, clock } = deps;
+
+  const hooks: DurableRunHooks = {
+    async start(admitted) {
+      const owner = ownerOf(admitted);
+      let invocation = admitted.resumed?.invocation;
+      if (invocation === undefined) {
+        await engine.begin({ ...owner, runner: scriptRunner, payload: JSON.stringify(admitted), state: 'running' });
+        invocation = 1;
+      }
+      await engine.watch(owner, invocation, admitted.running.runningUntil!);
+      return { journal: await engine.invocationJournal(owner.executionId), invocation };
+    },
+    checkpoint: (admitted, method, params) => engine.checkpoint(ownerOf(admitted), method, params),
+    suspended: (admitted, invocation) => engine.suspended(admitted.running.executionId, invocation),
+    finished: (admitted, invocation) => engine.finished(admitted.running.executionId, invocation),
+    async failed(execution: Execution) {
+      // A run started by a failure event does not announce its own failure: one failing alert would feed itself.
+      if (execution.trigger.event === executionFailedType) return;
+      await deps.bus.publish({
+        type: executionFailedType,
+        source: 'scripts',
+        userId: execution.userId,
+        data: {
+          executionId: execution.executionId,
+          scriptId: execution.scriptId,
+          ...(execution.trigger.type === 'flow' && execution.trigger.source && { flowId: execution.trigger.source }),
+          error: execution.error,
+        },
+      });
+    },
+  };
+
+  /** A new invocation of the run's execution: what the earlier ones took is added to what this one takes. */
+  async function resume(run: RunItem): Promise<void> {
+    const stored = JSON.parse(run.payload) as AdmittedRun;
+    const record = await deps.executions.get(run.executionId, true);
+    if (!record) return;
+    const now = clock.now();
+    const running: Execution = {
+      ...stored.running,
+      runningUntil: new Date(now + stored.timeoutMs + runGraceMs).toISOString(),
+    };
+    const { steps: _steps, ...kept } = record;
+    await deps.executions.putRunning({ ...kept, status: 'running', finishedAt: null, runningUntil: running.runningUntil });
+    await deps.runner().runAdmitted({
+      ...stored,
+      running,
+      resumed: { invocation: run.invocation, duration: record.duration, cost: record.cost, resourceCalls: record.resourceCalls, memoryUsed: record.memoryUsed },
+    });
+  }
+
+  engine.registerResumer(scriptRunner, resume);
+  return hooks;
+}

@@ -1,0 +1,8 @@
+import { httpHandler } from '#platform/http.js';
+import { durableCallbacks } from '../wiring.js';
+import { runRoutes } from '../routes.js';
+
+export const handler = httpHandler(runRoutes.completeSignedCallback, async ({ input }) => {
+  await durableCallbacks().completeWithToken(input.executionId, input.callbackId, input.token, input.error ? { error: input.error } : { result: input.result });
+  return { message: `callback ${input.callbackId} completed: the run continues` };
+});
