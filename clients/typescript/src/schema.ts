@@ -22,6 +22,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/callbacks/{executionId}/{callbackId}/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The signed callbackUrl of a waitForCallback (no key: the single-use token is the proof); {result} or {error}
+         * @description The signed callbackUrl of a waitForCallback (no key: the single-use token is the proof); {result} or {error}.
+         *
+         *     No authentication.
+         */
+        post: operations["completeSignedCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sdk/v1/approvals": {
         parameters: {
             query?: never;
@@ -426,6 +448,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sdk/v1/executions/{executionId}/callbacks/{callbackId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a durable run's waitForCallback with {result} or {error}; the run continues
+         * @description End a durable run's waitForCallback with {result} or {error}; the run continues.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute`.
+         */
+        post: operations["completeCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/v1/executions/{executionId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a durable run that is running or waiting: its status becomes cancelled, later wake-ups and callbacks are refused
+         * @description Stop a durable run that is running or waiting: its status becomes cancelled, later wake-ups and callbacks are refused.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute`.
+         */
+        post: operations["cancelExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sdk/v1/executions/{executionId}/logs": {
         parameters: {
             query?: never;
@@ -444,6 +514,54 @@ export interface paths {
         get: operations["followExecutionLogs"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/v1/executions/{executionId}/rerun": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run again with the same data as a new execution; with fromStep, the steps before it keep their stored results
+         * @description Run again with the same data as a new execution; with fromStep, the steps before it keep their stored results.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute`.
+         */
+        post: operations["rerunExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/v1/executions/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-run the caller's ended runs of a script that match the filters, newest first, at most 100 per call
+         * @description Re-run the caller's ended runs of a script that match the filters, newest first, at most 100 per call.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute`.
+         */
+        post: operations["replayExecutions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3104,6 +3222,127 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAUTHORIZED",
                      *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    completeSignedCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                callbackId: string;
+                executionId: string;
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "result": null,
+                 *       "error": {
+                 *         "code": "CALLBACK_ERROR",
+                 *         "message": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error?: {
+                        /** @default CALLBACK_ERROR */
+                        code?: string;
+                        message: string;
+                    };
+                    result?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "message": "string"
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            message: string;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "executionId not found",
+                     *         "details": {
+                     *           "executionId": "x"
+                     *         }
                      *       }
                      *     }
                      */
@@ -6679,6 +6918,361 @@ export interface operations {
             };
         };
     };
+    completeCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                callbackId: string;
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "result": null,
+                 *       "error": {
+                 *         "code": "CALLBACK_ERROR",
+                 *         "message": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error?: {
+                        /** @default CALLBACK_ERROR */
+                        code?: string;
+                        message: string;
+                    };
+                    result?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "message": "string"
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            message: string;
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:manage or scripts:execute or scripts:{scriptId}:execute",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:manage",
+                     *             "scripts:execute",
+                     *             "scripts:{scriptId}:execute"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "executionId not found",
+                     *         "details": {
+                     *           "executionId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "executionId": "string",
+                     *         "status": "running"
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            executionId: string;
+                            /**
+                             * @description a re-run starts as running; a cancelled run stays cancelled
+                             * @enum {string}
+                             */
+                            status: "running" | "cancelled";
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:manage or scripts:execute or scripts:{scriptId}:execute",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:manage",
+                     *             "scripts:execute",
+                     *             "scripts:{scriptId}:execute"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "executionId not found",
+                     *         "details": {
+                     *           "executionId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     followExecutionLogs: {
         parameters: {
             query?: {
@@ -6810,6 +7404,351 @@ export interface operations {
                      *         "message": "executionId not found",
                      *         "details": {
                      *           "executionId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rerunExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "fromStep": "string"
+                 *     }
+                 */
+                "application/json": {
+                    fromStep?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "executionId": "string",
+                     *         "status": "running"
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            executionId: string;
+                            /**
+                             * @description a re-run starts as running; a cancelled run stays cancelled
+                             * @enum {string}
+                             */
+                            status: "running" | "cancelled";
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:manage or scripts:execute or scripts:{scriptId}:execute",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:manage",
+                     *             "scripts:execute",
+                     *             "scripts:{scriptId}:execute"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "executionId not found",
+                     *         "details": {
+                     *           "executionId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    replayExecutions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scriptId": "string",
+                 *       "status": "success",
+                 *       "from": "2019-08-24T14:15:22Z",
+                 *       "to": "2019-08-24T14:15:22Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: date-time */
+                    from?: string;
+                    scriptId: string;
+                    /** @enum {string} */
+                    status?: "success" | "error" | "timeout" | "cancelled" | "completed" | "failed";
+                    /** Format: date-time */
+                    to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "executionIds": [
+                     *           "string"
+                     *         ]
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            /** @description the new executions, one per replayed run */
+                            executionIds: string[];
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:manage` or `scripts:execute` or `scripts:{scriptId}:execute` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:manage or scripts:execute or scripts:{scriptId}:execute",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:manage",
+                     *             "scripts:execute",
+                     *             "scripts:{scriptId}:execute"
+                     *           ]
                      *         }
                      *       }
                      *     }
@@ -8236,8 +9175,11 @@ export interface operations {
                         data: {
                             /** @description follow the run with this id */
                             executionId: string;
-                            /** @enum {string} */
-                            status: "running";
+                            /**
+                             * @description waiting: a durable run suspended at a wait
+                             * @enum {string}
+                             */
+                            status: "running" | "waiting";
                         };
                         /** @enum {boolean} */
                         success: true;
@@ -15345,7 +16287,8 @@ export interface operations {
                  *         "maxExecutionsPerDay": 1,
                  *         "allowedResources": [
                  *           "string"
-                 *         ]
+                 *         ],
+                 *         "durable": true
                  *       },
                  *       "category": "string",
                  *       "tags": [
@@ -15364,6 +16307,8 @@ export interface operations {
                     code: string;
                     config?: {
                         allowedResources?: string[];
+                        /** @description runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback */
+                        durable?: boolean;
                         maxCostPerExecution?: number;
                         maxExecutionsPerDay?: number;
                         memory?: number;
@@ -15572,7 +16517,8 @@ export interface operations {
                      *           "maxExecutionsPerDay": 0,
                      *           "allowedResources": [
                      *             "string"
-                     *           ]
+                     *           ],
+                     *           "durable": true
                      *         },
                      *         "category": "string",
                      *         "tags": [
@@ -15615,6 +16561,7 @@ export interface operations {
                             category: string | null;
                             config: {
                                 allowedResources: string[];
+                                durable?: boolean;
                                 maxCostPerExecution: number;
                                 maxExecutionsPerDay: number;
                                 memory: number;
@@ -15982,7 +16929,8 @@ export interface operations {
                  *         "maxExecutionsPerDay": 1,
                  *         "allowedResources": [
                  *           "string"
-                 *         ]
+                 *         ],
+                 *         "durable": true
                  *       },
                  *       "tags": [
                  *         "string"
@@ -16004,6 +16952,8 @@ export interface operations {
                     code?: string;
                     config?: {
                         allowedResources?: string[];
+                        /** @description runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback */
+                        durable?: boolean;
                         maxCostPerExecution?: number;
                         maxExecutionsPerDay?: number;
                         memory?: number;
@@ -16050,7 +17000,8 @@ export interface operations {
                      *           "maxExecutionsPerDay": 0,
                      *           "allowedResources": [
                      *             "string"
-                     *           ]
+                     *           ],
+                     *           "durable": true
                      *         },
                      *         "category": "string",
                      *         "tags": [
@@ -16093,6 +17044,7 @@ export interface operations {
                             category: string | null;
                             config: {
                                 allowedResources: string[];
+                                durable?: boolean;
                                 maxCostPerExecution: number;
                                 maxExecutionsPerDay: number;
                                 memory: number;
@@ -16540,8 +17492,11 @@ export interface operations {
                         data: {
                             /** @description follow the run with this id */
                             executionId: string;
-                            /** @enum {string} */
-                            status: "running";
+                            /**
+                             * @description waiting: a durable run suspended at a wait
+                             * @enum {string}
+                             */
+                            status: "running" | "waiting";
                         };
                         /** @enum {boolean} */
                         success: true;
@@ -16711,7 +17666,23 @@ export interface operations {
                      *             "memoryUsed": 0,
                      *             "cost": 0,
                      *             "timestamp": "2019-08-24T14:15:22Z",
-                     *             "trigger": "string"
+                     *             "trigger": "string",
+                     *             "steps": [
+                     *               {
+                     *                 "name": "string",
+                     *                 "type": "step",
+                     *                 "status": "succeeded",
+                     *                 "startedAt": "2019-08-24T14:15:22Z",
+                     *                 "endedAt": "2019-08-24T14:15:22Z",
+                     *                 "result": null,
+                     *                 "error": {
+                     *                   "code": "string",
+                     *                   "message": "string",
+                     *                   "line": 0
+                     *                 },
+                     *                 "wakeAt": "2019-08-24T14:15:22Z"
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "total": 0,
@@ -16732,7 +17703,29 @@ export interface operations {
                                 /** @description memory in megabytes */
                                 memoryUsed: number;
                                 /** @enum {string} */
-                                status: "running" | "success" | "error" | "timeout";
+                                status: "running" | "success" | "error" | "timeout" | "waiting" | "cancelled";
+                                steps: {
+                                    /** Format: date-time */
+                                    endedAt: string | null;
+                                    error?: {
+                                        code: string;
+                                        line?: number;
+                                        message: string;
+                                    };
+                                    name: string;
+                                    result?: unknown;
+                                    /** Format: date-time */
+                                    startedAt: string;
+                                    /** @enum {string} */
+                                    status: "succeeded" | "failed" | "waiting" | "cancelled";
+                                    /** @enum {string} */
+                                    type: "step" | "wait" | "callback" | "event" | "approval";
+                                    /**
+                                     * Format: date-time
+                                     * @description waits: when the timer or the timeout ends the wait
+                                     */
+                                    wakeAt?: string;
+                                }[];
                                 /** Format: date-time */
                                 timestamp: string;
                                 trigger: string;
@@ -16903,6 +17896,22 @@ export interface operations {
                      *         "cost": 0,
                      *         "timestamp": "2019-08-24T14:15:22Z",
                      *         "trigger": "string",
+                     *         "steps": [
+                     *           {
+                     *             "name": "string",
+                     *             "type": "step",
+                     *             "status": "succeeded",
+                     *             "startedAt": "2019-08-24T14:15:22Z",
+                     *             "endedAt": "2019-08-24T14:15:22Z",
+                     *             "result": null,
+                     *             "error": {
+                     *               "code": "string",
+                     *               "message": "string",
+                     *               "line": 0
+                     *             },
+                     *             "wakeAt": "2019-08-24T14:15:22Z"
+                     *           }
+                     *         ],
                      *         "result": null,
                      *         "logs": [
                      *           "string"
@@ -16933,7 +17942,29 @@ export interface operations {
                             memoryUsed: number;
                             result: unknown;
                             /** @enum {string} */
-                            status: "running" | "success" | "error" | "timeout";
+                            status: "running" | "success" | "error" | "timeout" | "waiting" | "cancelled";
+                            steps: {
+                                /** Format: date-time */
+                                endedAt: string | null;
+                                error?: {
+                                    code: string;
+                                    line?: number;
+                                    message: string;
+                                };
+                                name: string;
+                                result?: unknown;
+                                /** Format: date-time */
+                                startedAt: string;
+                                /** @enum {string} */
+                                status: "succeeded" | "failed" | "waiting" | "cancelled";
+                                /** @enum {string} */
+                                type: "step" | "wait" | "callback" | "event" | "approval";
+                                /**
+                                 * Format: date-time
+                                 * @description waits: when the timer or the timeout ends the wait
+                                 */
+                                wakeAt?: string;
+                            }[];
                             /** Format: date-time */
                             timestamp: string;
                             trigger: string;
@@ -20061,7 +21092,8 @@ export interface operations {
                  *         "maxExecutionsPerDay": 1,
                  *         "allowedResources": [
                  *           "string"
-                 *         ]
+                 *         ],
+                 *         "durable": true
                  *       },
                  *       "category": "string",
                  *       "tags": [
@@ -20080,6 +21112,8 @@ export interface operations {
                     code: string;
                     config?: {
                         allowedResources?: string[];
+                        /** @description runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback */
+                        durable?: boolean;
                         maxCostPerExecution?: number;
                         maxExecutionsPerDay?: number;
                         memory?: number;
@@ -21029,7 +22063,23 @@ export interface operations {
                      *           "message": "string",
                      *           "line": 0
                      *         },
-                     *         "createdAt": "2019-08-24T14:15:22Z"
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "steps": [
+                     *           {
+                     *             "name": "string",
+                     *             "type": "step",
+                     *             "status": "succeeded",
+                     *             "startedAt": "2019-08-24T14:15:22Z",
+                     *             "endedAt": "2019-08-24T14:15:22Z",
+                     *             "result": null,
+                     *             "error": {
+                     *               "code": "string",
+                     *               "message": "string",
+                     *               "line": 0
+                     *             },
+                     *             "wakeAt": "2019-08-24T14:15:22Z"
+                     *           }
+                     *         ]
                      *       },
                      *       "message": "string"
                      *     }
@@ -21050,7 +22100,29 @@ export interface operations {
                             output: unknown;
                             scriptId: string;
                             /** @enum {string} */
-                            status: "completed" | "failed" | "running";
+                            status: "completed" | "failed" | "running" | "waiting" | "cancelled";
+                            steps: {
+                                /** Format: date-time */
+                                endedAt: string | null;
+                                error?: {
+                                    code: string;
+                                    line?: number;
+                                    message: string;
+                                };
+                                name: string;
+                                result?: unknown;
+                                /** Format: date-time */
+                                startedAt: string;
+                                /** @enum {string} */
+                                status: "succeeded" | "failed" | "waiting" | "cancelled";
+                                /** @enum {string} */
+                                type: "step" | "wait" | "callback" | "event" | "approval";
+                                /**
+                                 * Format: date-time
+                                 * @description waits: when the timer or the timeout ends the wait
+                                 */
+                                wakeAt?: string;
+                            }[];
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -21077,8 +22149,11 @@ export interface operations {
                         data: {
                             /** @description follow the run with this id */
                             executionId: string;
-                            /** @enum {string} */
-                            status: "running";
+                            /**
+                             * @description waiting: a durable run suspended at a wait
+                             * @enum {string}
+                             */
+                            status: "running" | "waiting";
                         };
                         /** @enum {boolean} */
                         success: true;
@@ -21235,7 +22310,23 @@ export interface operations {
                      *           "message": "string",
                      *           "line": 0
                      *         },
-                     *         "createdAt": "2019-08-24T14:15:22Z"
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "steps": [
+                     *           {
+                     *             "name": "string",
+                     *             "type": "step",
+                     *             "status": "succeeded",
+                     *             "startedAt": "2019-08-24T14:15:22Z",
+                     *             "endedAt": "2019-08-24T14:15:22Z",
+                     *             "result": null,
+                     *             "error": {
+                     *               "code": "string",
+                     *               "message": "string",
+                     *               "line": 0
+                     *             },
+                     *             "wakeAt": "2019-08-24T14:15:22Z"
+                     *           }
+                     *         ]
                      *       },
                      *       "message": "string"
                      *     }
@@ -21256,7 +22347,29 @@ export interface operations {
                             output: unknown;
                             scriptId: string;
                             /** @enum {string} */
-                            status: "completed" | "failed" | "running";
+                            status: "completed" | "failed" | "running" | "waiting" | "cancelled";
+                            steps: {
+                                /** Format: date-time */
+                                endedAt: string | null;
+                                error?: {
+                                    code: string;
+                                    line?: number;
+                                    message: string;
+                                };
+                                name: string;
+                                result?: unknown;
+                                /** Format: date-time */
+                                startedAt: string;
+                                /** @enum {string} */
+                                status: "succeeded" | "failed" | "waiting" | "cancelled";
+                                /** @enum {string} */
+                                type: "step" | "wait" | "callback" | "event" | "approval";
+                                /**
+                                 * Format: date-time
+                                 * @description waits: when the timer or the timeout ends the wait
+                                 */
+                                wakeAt?: string;
+                            }[];
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -21422,7 +22535,23 @@ export interface operations {
                      *             "status": "completed",
                      *             "duration": 0,
                      *             "createdAt": "2019-08-24T14:15:22Z",
-                     *             "hasError": true
+                     *             "hasError": true,
+                     *             "steps": [
+                     *               {
+                     *                 "name": "string",
+                     *                 "type": "step",
+                     *                 "status": "succeeded",
+                     *                 "startedAt": "2019-08-24T14:15:22Z",
+                     *                 "endedAt": "2019-08-24T14:15:22Z",
+                     *                 "result": null,
+                     *                 "error": {
+                     *                   "code": "string",
+                     *                   "message": "string",
+                     *                   "line": 0
+                     *                 },
+                     *                 "wakeAt": "2019-08-24T14:15:22Z"
+                     *               }
+                     *             ]
                      *           }
                      *         ]
                      *       },
@@ -21441,7 +22570,29 @@ export interface operations {
                                 hasError: boolean;
                                 scriptId: string;
                                 /** @enum {string} */
-                                status: "completed" | "failed" | "running";
+                                status: "completed" | "failed" | "running" | "waiting" | "cancelled";
+                                steps: {
+                                    /** Format: date-time */
+                                    endedAt: string | null;
+                                    error?: {
+                                        code: string;
+                                        line?: number;
+                                        message: string;
+                                    };
+                                    name: string;
+                                    result?: unknown;
+                                    /** Format: date-time */
+                                    startedAt: string;
+                                    /** @enum {string} */
+                                    status: "succeeded" | "failed" | "waiting" | "cancelled";
+                                    /** @enum {string} */
+                                    type: "step" | "wait" | "callback" | "event" | "approval";
+                                    /**
+                                     * Format: date-time
+                                     * @description waits: when the timer or the timeout ends the wait
+                                     */
+                                    wakeAt?: string;
+                                }[];
                             }[];
                             scriptId: string;
                         };
