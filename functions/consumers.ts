@@ -8,7 +8,6 @@ import { flowEventConsumerFunction } from './flows/routes.js';
 import type { BusConsumer, ServiceEventConsumer } from './platform/route.js';
 import { buildStateFunction } from './templates/routes.js';
 import { durableWakeType } from './scripts/durable/internal-events.js';
-import { executionFailedType } from './scripts/durable/script-runs.js';
 import { durableWakeFunction } from './scripts/routes.js';
 
 export const busConsumers: BusConsumer[] = [
@@ -16,8 +15,8 @@ export const busConsumers: BusConsumer[] = [
     name: 'dispatchEvent',
     summary: 'Runs the scripts whose subscriptions match an event',
     sourcePrefix: 'platform.',
-    // A failed run is the owner's event: subscriptions take it like any event type.
-    internalTypes: [scheduleFiringType, webhookDeliveryType, ...ownerEventTypes, executionFailedType],
+    // The platform's owner events (a failed run, an approval requested): subscriptions take them like any event type.
+    internalTypes: [scheduleFiringType, webhookDeliveryType, ...ownerEventTypes],
     ...dispatcherFunction,
   },
   // A minute's time flows start side by side (each run of a script still waits for one of its 10 slots).
@@ -25,7 +24,7 @@ export const busConsumers: BusConsumer[] = [
     name: 'runFlows',
     summary: 'Runs the flows an event or a schedule firing is for',
     sourcePrefix: 'platform.',
-    internalTypes: [flowScheduleType, flowRetryType, ...ownerEventTypes, executionFailedType],
+    internalTypes: [flowScheduleType, flowRetryType, ...ownerEventTypes],
     localConcurrency: 1000,
     ...flowEventConsumerFunction,
   },

@@ -52,8 +52,11 @@ export const EventType = z.string().superRefine((type, context) => {
 /** A durable run asked for an approval; the event goes to the run's user. */
 export const approvalRequestedType = 'platform.approval.requested';
 
+/** A run failed (published by the scripts area's runner). */
+export const executionFailedType = 'platform.execution.failed';
+
 /** What the platform tells a user about their own runs: delivered like any event, never published by a user. */
-export const ownerEventTypes: ReadonlySet<string> = new Set([approvalRequestedType]);
+export const ownerEventTypes: ReadonlySet<string> = new Set([approvalRequestedType, executionFailedType]);
 
 /** What a subscription, an event flow or a run's event wait may name: a user's event type or one of the platform's owner events. */
 export const SubscribableEventType = z.string().superRefine((type, context) => {

@@ -45,6 +45,6 @@ def handler(payload, _lambda_context):
         return {'status': 'error', 'output': 'null', 'error': _load_error, 'logs': [], 'duration': 0}
     _token = payload.get('token')
     try:
-        return platform_runtime.invoke(_handler, payload['event'], payload['context'], _SCRIPT)
+        return platform_runtime.invoke(_handler, payload['event'], payload['context'], _SCRIPT, call=_call_resource)
     finally:
         _token = None

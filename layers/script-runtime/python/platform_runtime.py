@@ -98,6 +98,121 @@ class _Capture(io.TextIOBase):
         return joined[:-1].split('\n') if joined.endswith('\n') else (joined.split('\n') if joined else [])
 
 
+# A durable script's step API (the design's "Durable runs"): the same rules as the platform's engine checks.
+DURABLE_CHANNEL = '#durable'
+MAX_STEP_RESULT_BYTES = 256 * 1024
+MAX_WAIT_SECONDS = 365 * 24 * 60 * 60
+_UNITS = {'seconds': 1, 'minutes': 60, 'hours': 3600, 'days': 86400}
+
+
+class DurableError(Exception):
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+class _Suspended(BaseException):
+    """Ends the invocation at a wait; a BaseException, so a script's `except Exception` does not swallow it."""
+
+
+def _duration_seconds(what, units):
+    total = 0
+    for unit, amount in units.items():
+        if unit not in _UNITS:
+            raise DurableError('DURABLE_INVALID_ARGUMENT', f'{what}: unknown unit {unit} (seconds, minutes, hours or days)')
+        if isinstance(amount, bool) or not isinstance(amount, (int, float)) or amount != amount or amount in (float('inf'), float('-inf')) or amount < 0:
+            raise DurableError('DURABLE_INVALID_ARGUMENT', f'{what}.{unit} must be a number of at least 0')
+        total += amount * _UNITS[unit]
+    if total <= 0:
+        raise DurableError('DURABLE_INVALID_ARGUMENT', f'{what} must be more than 0 seconds')
+    if total > MAX_WAIT_SECONDS:
+        raise DurableError('DURABLE_INVALID_ARGUMENT', f'{what} may be at most 1 year ({MAX_WAIT_SECONDS} seconds)')
+    return units
+
+
+def _check_name(name):
+    if not isinstance(name, str) or not name or len(name) > 200 or name.startswith('#'):
+        raise DurableError('DURABLE_INVALID_ARGUMENT', 'a step name is a string of 1 to 200 characters, not starting with #')
+
+
+def _storable(value):
+    try:
+        text = json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise DurableError('DURABLE_RESULT_NOT_JSON', f'a step result must be JSON: {error}') from None
+    size = len(text.encode('utf-8'))
+    if size > MAX_STEP_RESULT_BYTES:
+        raise DurableError('DURABLE_RESULT_TOO_LARGE', f'a step result is at most {MAX_STEP_RESULT_BYTES} bytes of JSON; this one is {size}')
+    return value
+
+
+class DurableSteps:
+    """context.step / context.wait / context.wait_for_callback over the run's journal: stored steps replay, new ones
+    are checkpointed over `call` (the resource-call channel), a wait not yet ended checkpoints itself and raises
+    _Suspended, which ends the invocation."""
+
+    def __init__(self, journal, call):
+        self._journal = journal
+        self._call = call
+        self._used = set()
+
+    def _claim(self, name):
+        _check_name(name)
+        if name in self._used:
+            raise DurableError('DURABLE_NAME_REUSED', f'the name {name} is used twice in this run: step and wait names are unique per run')
+        self._used.add(name)
+        return self._journal.get(name)
+
+    def _settled(self, entry, name):
+        if entry['status'] == 'waiting':
+            raise _Suspended()
+        if entry.get('error'):
+            raise DurableError(entry['error']['code'], entry['error']['message'])
+        if entry['status'] == 'cancelled':
+            raise DurableError('CANCELLED', f'{name} was cancelled')
+        return json.loads(entry['result']) if 'result' in entry else None
+
+    def _open_wait(self, kind, name, args, after_open=None):
+        entry = self._claim(name)
+        if entry:
+            return self._settled(entry, name)
+        reply = self._call(DURABLE_CHANNEL, 'wait', {'kind': kind, 'name': name, 'args': args})
+        if after_open:
+            after_open(reply)
+        raise _Suspended()
+
+    def step(self, name, fn):
+        entry = self._claim(name)
+        if not callable(fn):
+            raise DurableError('DURABLE_INVALID_ARGUMENT', f'step {name} needs a function to run')
+        if entry:
+            return self._settled(entry, name)
+        started = time.perf_counter()
+        try:
+            value = fn()
+        except Exception as error:
+            code = getattr(error, 'code', None)
+            failure = {'code': code[:64] if isinstance(code, str) and code else 'STEP_FAILED', 'message': str(error)[:20000]}
+            self._call(DURABLE_CHANNEL, 'step', {'name': name, 'error': failure, 'durationMs': (time.perf_counter() - started) * 1000})
+            raise
+        stored = self._call(DURABLE_CHANNEL, 'step', {'name': name, 'result': _storable(value), 'durationMs': (time.perf_counter() - started) * 1000})
+        return json.loads(stored['result'])
+
+    def wait(self, name, **duration):
+        _check_name(name)
+        return self._open_wait('wait', name, {'duration': _duration_seconds('wait duration', duration)})
+
+    def wait_for_callback(self, name, submitter, timeout=None):
+        _check_name(name)
+        if not callable(submitter):
+            raise DurableError('DURABLE_INVALID_ARGUMENT', f'wait_for_callback {name} needs a submitter(callback_id, callback_url) function')
+        if timeout is None:
+            args = {}
+        else:
+            args = {'timeout': _duration_seconds('timeout', timeout if isinstance(timeout, dict) else {'seconds': timeout})}
+        return self._open_wait('callback', name, args, lambda reply: submitter(reply['callbackId'], reply['callbackUrl']))
+
+
 def describe(code, error, script_path):
     if isinstance(error, MemoryError):
         code = 'MEMORY_LIMIT_EXCEEDED'
@@ -150,25 +265,34 @@ def _serialize(value):
     return text, None
 
 
-def invoke(handler, event, context, script_path, on_line=None):
+def invoke(handler, event, context, script_path, on_line=None, call=None):
     """One invocation; never raises. `output` is JSON text so the size check is done once; `on_line` gets each
-    printed line as it comes."""
+    printed line as it comes. A durable script's context (`durable` carries its journal) gets the step API, and a
+    wait ends the invocation as suspended."""
     capture = _Capture(on_line)
     saved = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = capture
     started = time.perf_counter()
-    value, thrown = None, None
+    value, thrown, suspended = None, None, False
+    plain = {key: item for key, item in context.items() if key != 'durable'}
+    if context.get('durable') is not None:
+        steps = DurableSteps(context['durable'].get('journal') or {}, call)
+        plain.update(step=steps.step, wait=steps.wait, wait_for_callback=steps.wait_for_callback)
     try:
-        value = handler(event, Context(context))
+        value = handler(event, Context(plain))
         if hasattr(value, '__await__'):
             import asyncio  # only async handlers pay for importing it
 
             value = asyncio.run(_settle(value))
+    except _Suspended:
+        suspended = True
     except BaseException as error:  # a script's sys.exit() or MemoryError is its failure, not the worker's
         thrown = describe('SCRIPT_ERROR', error, script_path)
     finally:
         sys.stdout, sys.stderr = saved
     base = {'duration': (time.perf_counter() - started) * 1000, 'logs': capture.lines()}
+    if suspended and not capture.overflow:
+        return {**base, 'status': 'suspended', 'output': 'null', 'error': None}
     if capture.overflow:
         return {**base, 'status': 'error', 'output': 'null', 'error': {'code': 'LOG_LIMIT_EXCEEDED', 'message': f'the script printed more than {MAX_LOG_BYTES} bytes'}}
     if thrown:
