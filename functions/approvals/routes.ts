@@ -2,8 +2,9 @@ import { defineRoutes } from '#platform/route.js';
 import { scopes } from '#platform/scopes.js';
 import { Approval, ApprovalList, DecideApprovalInput, ListApprovalsInput, SignedApprovalInput, SignedDecisionInput } from './schemas.js';
 
-/** Deciding settles the approval, empties the approvers' inboxes and resumes the waiting run. */
-const decideTables = { approvals: 'write', approverInbox: 'write' } as const;
+/** Deciding settles the approval, empties the approvers' inboxes and resumes the waiting run (journal, timer, bus). */
+const decideTables = { approvals: 'write', approverInbox: 'write', scriptSteps: 'write' } as const;
+const decideUses = ['scheduler' as const, 'eventBus' as const];
 /** Approving is acting on runs of scripts: the scope that changes scripts. */
 const decideScopes = [scopes.scriptsManage];
 
@@ -30,6 +31,7 @@ export const approvalRoutes = defineRoutes('approvals', {
     input: DecideApprovalInput,
     output: Approval,
     tables: decideTables,
+    uses: decideUses,
   },
   getSignedApproval: {
     method: 'GET',
@@ -48,5 +50,6 @@ export const approvalRoutes = defineRoutes('approvals', {
     input: SignedDecisionInput,
     output: Approval,
     tables: decideTables,
+    uses: decideUses,
   },
 });

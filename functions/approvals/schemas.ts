@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Duration } from '#functions/scripts/durable/limits.js';
 import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
 
 export const approvalStatuses = ['pending', 'approved', 'rejected', 'expired'] as const;
@@ -48,11 +49,11 @@ export const SignedDecisionInput = z.strictObject({ approvalId: OpaqueId, token:
 /** Limits of a request made by a run's code (checked there, so the code gets VALIDATION_ERROR at the call). */
 export const maxApprovers = 20;
 export const maxMessageLength = 4000;
-export const maxApprovalSeconds = 365 * 24 * 3600;
 export const defaultApprovalSeconds = 7 * 24 * 3600;
 
+/** `waitForApproval(name, {approvers, message, timeout})`: timeout as every durable wait takes it, up to a year. */
 export const ApprovalRequestInput = z.strictObject({
   approvers: z.array(z.string().min(1).max(200)).min(1).max(maxApprovers).optional(),
   message: z.string().max(maxMessageLength).default(''),
-  timeoutSeconds: z.number().int().positive().max(maxApprovalSeconds).default(defaultApprovalSeconds),
+  timeout: Duration.default(defaultApprovalSeconds),
 });

@@ -84,7 +84,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
      * Opens an approval for a run's wait `name`. Approvers that are no one, or a list only the run's own user is on,
      * are refused here, before anything is stored, so the run's code gets the error at its call.
      */
-    async request(run: ApprovalRun, name: string, raw: unknown): Promise<{ approval: Approval; links: Record<string, string> }> {
+    async request(run: ApprovalRun, name: string, raw: unknown): Promise<{ approval: Approval; links: Record<string, string>; timeoutSeconds: number }> {
       const input = parseInput(ApprovalRequestInput, raw);
       const named = input.approvers ?? [run.ownerId];
       const { found, missing } = await deps.users.findUsers(named);
@@ -104,10 +104,10 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
         message: input.message,
         approvers: found,
         requestedAt: new Date(now).toISOString(),
-        expiresAt: new Date(now + input.timeoutSeconds * 1000).toISOString(),
+        expiresAt: new Date(now + input.timeout * 1000).toISOString(),
         status: 'pending',
         tokenHashes: Object.fromEntries([...tokens].map(([userId, token]) => [userId, sha256Hex(token)])),
-        retainUntil: Math.floor(now / 1000) + input.timeoutSeconds + retentionSeconds,
+        retainUntil: Math.floor(now / 1000) + input.timeout + retentionSeconds,
       };
       await store.create(approval);
       const links = Object.fromEntries([...tokens].map(([userId, token]) => [userId, approvalLink(deps.consoleUrl(), approval.approvalId, token)]));
@@ -118,7 +118,7 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
         userId: run.userId,
         data: { ...shown, approvers: found.map((approver) => ({ ...approver, approvalUrl: links[approver.userId] })) },
       });
-      return { approval: shown, links };
+      return { approval: shown, links, timeoutSeconds: input.timeout };
     },
 
     async listPending(caller: Caller, page: { limit: number; offset: number }): Promise<{ approvals: Approval[]; count: number }> {

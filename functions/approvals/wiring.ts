@@ -2,8 +2,8 @@
 // platform's bus for the owner's event, and the durable-run engine that resumes a run once its approval is decided.
 import { accountService } from '#functions/accounts/wiring.js';
 import { eventPublisher } from '#functions/app/platform.js';
+import { durableEngine } from '#functions/scripts/wiring.js';
 import { systemClock } from '#platform/clock.js';
-import { logger } from '#platform/logger.js';
 import { settings } from '#platform/settings.js';
 import { type ApprovalService, createApprovalService } from './service.js';
 import { createApprovalStore } from './store.js';
@@ -13,14 +13,9 @@ export const approvalService = (): ApprovalService =>
   (service ??= createApprovalService({
     store: createApprovalStore(),
     users: { findUsers: (names) => accountService().findUsers(names) },
-    waits: {
-      resolve: async (executionId, name, outcome) => {
-        logger.info('approval decided', { executionId, name, decision: outcome.result.decision });
-        return true;
-      },
-    },
+    waits: { resolve: (executionId, name, outcome) => durableEngine().resolveWait(executionId, name, outcome) },
     events: eventPublisher(),
     clock: systemClock,
-    // Without a public address the link is relative to wherever the console is served.
-    consoleUrl: () => settings.publicBaseUrl ?? '',
+    // The console is served at the platform's address (PUBLIC_BASE_URL; locally the server's own).
+    consoleUrl: () => settings.callbackBaseUrl,
   }));

@@ -8,6 +8,7 @@ import { dynamo, queryAll, tableName, unlessConditionFails } from '#platform/dyn
 import { ConflictError } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
 import { parseInput } from '#platform/validation.js';
+import { Duration } from '#functions/scripts/durable/limits.js';
 import { type Predicate, compileConditionList } from './conditions/engine.js';
 import { scriptDialect } from './conditions/script-dialect.js';
 import type { EventObject } from './event-object.js';
@@ -33,15 +34,13 @@ export interface EventWait {
   retainUntil: number;
 }
 
-/** As long as the longest durable wait. */
-const maxWaitSeconds = 365 * 24 * 3600;
 const defaultWaitSeconds = 7 * 24 * 3600;
 
-/** What the run's code passes to `waitForEvent`, checked before anything is stored. */
+/** What the run's code passes to `waitForEvent(name, {eventType, conditions, timeout})`, checked before anything is stored. */
 export const EventWaitInput = z.strictObject({
   eventType: SubscribableEventType,
   conditions: z.array(z.unknown()).default([]),
-  timeoutSeconds: z.number().int().positive().max(maxWaitSeconds).default(defaultWaitSeconds),
+  timeout: Duration.default(defaultWaitSeconds),
 });
 
 const waitKeyOf = (userId: string, eventType: string) => `${userId}#${eventType}`;
@@ -132,11 +131,15 @@ export function createEventWaits(deps: { store: EventWaitStore; resolver: EventW
 
   return {
     /** Stores a run's wait; the conditions are compiled first, so bad ones are VALIDATION_ERROR at the call. */
-    async open(run: { executionId: string; userId: string }, name: string, raw: unknown): Promise<{ expiresAt: string; timeoutSeconds: number }> {
+    async open(
+      run: { executionId: string; userId: string },
+      name: string,
+      raw: unknown,
+    ): Promise<{ expiresAt: string; timeoutSeconds: number; eventType: string }> {
       const input = parseInput(EventWaitInput, raw);
       compileConditionList(input.conditions, scriptDialect);
       const now = deps.clock.now();
-      const expiresAt = new Date(now + input.timeoutSeconds * 1000).toISOString();
+      const expiresAt = new Date(now + input.timeout * 1000).toISOString();
       const stored = await deps.store.put({
         waitKey: waitKeyOf(run.userId, input.eventType),
         waitId: waitIdOf(run.executionId, name),
@@ -147,15 +150,10 @@ export function createEventWaits(deps: { store: EventWaitStore; resolver: EventW
         conditions: input.conditions,
         createdAt: new Date(now).toISOString(),
         expiresAt,
-        retainUntil: Math.floor(now / 1000) + input.timeoutSeconds + 24 * 3600,
+        retainUntil: Math.floor(now / 1000) + input.timeout + 24 * 3600,
       });
       if (!stored) throw new ConflictError(`run ${run.executionId} already waits as ${name}`);
-      return { expiresAt, timeoutSeconds: input.timeoutSeconds };
-    },
-
-    /** The wait's timeout (or the run's cancel): no event resumes it any more. */
-    async close(run: { executionId: string; userId: string }, name: string, eventType: string): Promise<void> {
-      await deps.store.remove({ waitKey: waitKeyOf(run.userId, eventType), waitId: waitIdOf(run.executionId, name) });
+      return { expiresAt, timeoutSeconds: input.timeout, eventType: input.eventType };
     },
 
     /** The waits of a user for an event type: one Query, whatever else the user waits for. */

@@ -1,10 +1,9 @@
 // The events area's composition: its services and the dispatcher with their production dependencies (stores, the
 // platform root's ports, and the scripts area behind the ScriptPort). Handlers get their services here; services
 // never import this file.
-import { scriptRunner } from '#functions/scripts/wiring.js';
+import { durableEngine, scriptRunner } from '#functions/scripts/wiring.js';
 import { createScriptStore } from '#functions/scripts/store.js';
 import { systemClock } from '#platform/clock.js';
-import { logger } from '#platform/logger.js';
 import { settings } from '#platform/settings.js';
 import { credentialVault, eventPublisher, liveScheduler, metrics } from '#functions/app/platform.js';
 import { createDeliveryStore } from './delivery-store.js';
@@ -42,12 +41,7 @@ let waits: EventWaits | undefined;
 export const eventWaits = (): EventWaits =>
   (waits ??= createEventWaits({
     store: createEventWaitStore(),
-    resolver: {
-      resolve: async (executionId, name, outcome) => {
-        logger.info('event wait matched', { executionId, name, eventId: outcome.result.id });
-        return true;
-      },
-    },
+    resolver: { resolve: (executionId, name, outcome) => durableEngine().resolveWait(executionId, name, outcome) },
     clock: systemClock,
   }));
 

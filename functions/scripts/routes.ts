@@ -15,8 +15,11 @@ const execute = ['scripts:manage', 'scripts:execute', 'scripts:{scriptId}:execut
 type Tables = Partial<Record<TableName, TableAccess>>;
 const read: Tables = { scripts: 'read', scriptInstallations: 'read' };
 const edit: Tables = { scripts: 'write', scriptVersions: 'write', scriptInstallations: 'read' };
+/** What opening a wait for an approval (approvers looked up by name or id, the script's owner) or an event touches. */
+const waitKindTables: Tables = { scripts: 'read', users: 'read', usernames: 'read', approvals: 'write', approverInbox: 'write', eventWaits: 'write' };
 /** A run reads the account's budget and calls resources as its user, with what the resources area's call route needs. */
 const run: Tables = {
+  ...waitKindTables,
   ...resourceRoutes.callResource.tables,
   ...edit,
   scriptExecutions: 'write',
@@ -560,8 +563,9 @@ export const scriptResourceCallFunction: FunctionSpec = {
   summary: "A Lambda-deployed script's resources[name][method](params), under its run's signed grant",
   handler: 'functions/scripts/handlers/script-resource-call.ts',
   // Durable runs' checkpoints come the same way: the journal, and a one-shot per wait.
-  tables: { ...resourceRoutes.callResource.tables, scriptCounters: 'write', scriptSteps: 'write' },
-  uses: [...(resourceRoutes.callResource.uses ?? []), 'scriptGrantKey', 'scheduler'],
+  tables: { ...resourceRoutes.callResource.tables, scriptCounters: 'write', scriptSteps: 'write', ...waitKindTables },
+  // An approval asked for is announced on the bus.
+  uses: [...(resourceRoutes.callResource.uses ?? []), 'scriptGrantKey', 'scheduler', 'eventBus'],
   // A resource's endpoint.timeoutSeconds goes up to 120.
   timeoutSeconds: 130,
 };

@@ -42,6 +42,7 @@ import { createScriptResourceCalls } from './runs/script-resource-calls.js';
 import { type ScriptService, createScriptService } from './service.js';
 import { type ScriptStore, createScriptStore } from './store.js';
 import { createTreeRefStore } from './packages/tree-ref-store.js';
+import { registerRunWaitKinds } from '#functions/app/run-wait-kinds.js';
 import { type DurableCallbacks, registerCallbacks } from './durable/callbacks.js';
 import { type DurableEngine, createDurableEngine } from './durable/engine.js';
 import { createJournal } from './durable/journal.js';
@@ -176,6 +177,7 @@ const durableParts = () => {
       clock: systemClock,
     });
     const callbacks = registerCallbacks(engine, { journal, baseUrl: () => settings.callbackBaseUrl });
+    registerRunWaitKinds(engine);
     const executions = createExecutionStore();
     const hooks = createDurableScriptRuns({ engine, executions, runner: scriptRunner, bus, clock: systemClock });
     const operations = createRunOperations({ engine, journal, callbacks, executions, runner: scriptRunner, clock: systemClock });

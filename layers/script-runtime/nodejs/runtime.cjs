@@ -194,6 +194,26 @@ function createDurableContext(journal, call) {
       const args = options.timeout === undefined ? {} : { timeout: durationSeconds('timeout', options.timeout) };
       return openWait('callback', name, args, (reply) => submitter(reply.callbackId, reply.callbackUrl));
     },
+    /** Resolves with `{decision, by, comment, decidedAt}`: a reject is an answer; only the timeout throws (TIMEOUT). */
+    async waitForApproval(name, options = {}) {
+      checkName(name);
+      const { approvers, message, timeout } = options ?? {};
+      return openWait('approval', name, {
+        ...(approvers !== undefined && { approvers: Array.isArray(approvers) ? approvers : [approvers] }),
+        ...(message !== undefined && { message }),
+        ...(timeout !== undefined && { timeout: durationSeconds('timeout', timeout) }),
+      });
+    },
+    /** Resolves with the first of the run user's events of `eventType` that meets `conditions`. */
+    async waitForEvent(name, options = {}) {
+      checkName(name);
+      const { eventType, conditions, timeout } = options ?? {};
+      return openWait('event', name, {
+        eventType,
+        ...(conditions !== undefined && { conditions }),
+        ...(timeout !== undefined && { timeout: durationSeconds('timeout', timeout) }),
+      });
+    },
   };
   return { api, suspended, openWait };
 }

@@ -212,6 +212,28 @@ class DurableSteps:
             args = {'timeout': _duration_seconds('timeout', timeout if isinstance(timeout, dict) else {'seconds': timeout})}
         return self._open_wait('callback', name, args, lambda reply: submitter(reply['callbackId'], reply['callbackUrl']))
 
+    def wait_for_approval(self, name, approvers=None, message=None, timeout=None):
+        """Returns {decision, by, comment, decidedAt}: a reject is an answer; only the timeout raises (TIMEOUT)."""
+        _check_name(name)
+        args = {}
+        if approvers is not None:
+            args['approvers'] = [approvers] if isinstance(approvers, str) else approvers
+        if message is not None:
+            args['message'] = message
+        if timeout is not None:
+            args['timeout'] = _duration_seconds('timeout', timeout if isinstance(timeout, dict) else {'seconds': timeout})
+        return self._open_wait('approval', name, args)
+
+    def wait_for_event(self, name, event_type=None, conditions=None, timeout=None):
+        """Returns the first of the run user's events of event_type that meets conditions."""
+        _check_name(name)
+        args = {'eventType': event_type}
+        if conditions is not None:
+            args['conditions'] = conditions
+        if timeout is not None:
+            args['timeout'] = _duration_seconds('timeout', timeout if isinstance(timeout, dict) else {'seconds': timeout})
+        return self._open_wait('event', name, args)
+
 
 def describe(code, error, script_path):
     if isinstance(error, MemoryError):
@@ -277,7 +299,13 @@ def invoke(handler, event, context, script_path, on_line=None, call=None):
     plain = {key: item for key, item in context.items() if key != 'durable'}
     if context.get('durable') is not None:
         steps = DurableSteps(context['durable'].get('journal') or {}, call)
-        plain.update(step=steps.step, wait=steps.wait, wait_for_callback=steps.wait_for_callback)
+        plain.update(
+            step=steps.step,
+            wait=steps.wait,
+            wait_for_callback=steps.wait_for_callback,
+            wait_for_approval=steps.wait_for_approval,
+            wait_for_event=steps.wait_for_event,
+        )
     try:
         value = handler(event, Context(plain))
         if hasattr(value, '__await__'):
