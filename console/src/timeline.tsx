@@ -75,7 +75,8 @@ export function StepTimeline({ steps, runStart, now }: { steps: Rec[]; runStart?
               <dd>{when(step.endedAt)}</dd>
               <dt>Duration</dt>
               <dd>{ended === undefined ? `${duration(now - start)} so far` : duration(ended - start)}</dd>
-              {step.wakeAt && (
+              {/* A sleep's wake-up stays worth seeing; a decided approval's or callback's deadline does not. */}
+              {step.wakeAt && (step.type === 'wait' || ended === undefined) && (
                 <>
                   <dt>{step.type === 'wait' ? 'Wakes up' : 'Times out'}</dt>
                   <dd>{when(step.wakeAt)}</dd>
