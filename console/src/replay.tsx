@@ -1,4 +1,4 @@
-// Bulk replay from a script's or a flow's page: re-runs its past runs that match a status and a time range, with the
+// Bulk replay from a script's page: re-runs its past runs that match a status and a time range, with the
 // input each was given. The API replays at most 100 runs per call, so the form says so and shows how many it took.
 import { useState } from 'preact/hooks';
 import { api, unwrap } from './api';
@@ -10,7 +10,7 @@ const replayableStatuses = ['failed', 'success', 'cancelled'];
 /** A `datetime-local` value (the browser's zone) as the instant the API compares with. */
 const instant = (local: string) => (local ? new Date(local).toISOString() : undefined);
 
-export function BulkReplay({ target }: { target: { scriptId: string } | { flowId: string } }) {
+export function BulkReplay({ scriptId }: { scriptId: string }) {
   const [filters, setFilters] = useState({ status: 'failed', from: '', to: '' });
   const [replayed, setReplayed] = useState<string[]>();
   const { run, status } = useAction();
@@ -22,7 +22,7 @@ export function BulkReplay({ target }: { target: { scriptId: string } | { flowId
       unwrap(
         api().POST('/api/sdk/v1/executions/replay', {
           body: {
-            ...target,
+            scriptId,
             ...(filters.status && { status: filters.status }),
             ...(filters.from && { from: instant(filters.from) }),
             ...(filters.to && { to: instant(filters.to) }),

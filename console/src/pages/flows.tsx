@@ -3,7 +3,6 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { NamePicker, nameOf, useScripts } from '../pickers';
-import { BulkReplay } from '../replay';
 import { Field, Loaded, type Rec, Table, money, text, useAction, useLoad, when } from '../ui';
 import { ConditionGroup, type ConditionNode, newLeaf } from './conditions';
 
@@ -225,7 +224,6 @@ function FlowDetail({ flowId }: { flowId: string }) {
                 ['Run', (result) => text(result.executionId)],
               ]}
             />
-            <BulkReplay target={{ flowId }} />
             <a href="#/flows">All flows</a>
           </section>
         );

@@ -369,7 +369,7 @@ function ScriptDetail({ scriptId }: { scriptId: string }) {
           <Versions key={saved} script={data} onChanged={script.reload} />
           <Run script={data} onChanged={script.reload} />
           <Triggers script={data} />
-          <BulkReplay target={{ scriptId: data.id }} />
+          <BulkReplay scriptId={data.id} />
           <a href="#/scripts">All scripts</a>
         </>
       )}
