@@ -137,22 +137,31 @@ describe("console: an approval's signed link", () => {
     }
   }, 90_000);
 
-  it('says so when the link is expired or wrong, and offers no decision', async () => {
+  it('says so when the link is expired, wrong, cut short or forged, and offers no decision', async () => {
     // Prepare: one approval timed out (its run failed with TIMEOUT), one still pending.
     const expired = await givenApprovalLink({ message: 'Too late?', timeout: { seconds: 1 } });
     await ended(expired.executionId);
     const valid = await givenApprovalLink({ message: 'Guessed?' });
     // Act
-    const [late, guessed] = [await openLink(expired.path), await openLink(`/#/approve/${valid.approvalId}?token=apv_guessed`)];
+    const pages = [
+      await openLink(expired.path),
+      await openLink(`/#/approve/${valid.approvalId}?token=apv_guessed`),
+      await openLink(`/#/approve/${valid.approvalId}`),
+      await openLink(`/#/approve/..%2F..%2Fme%3Cimg%20src%3Dx%3E?token=${valid.token}`),
+    ];
+    const [late, guessed, cut, forged] = pages;
     try {
       // Assess
-      await until(() => late.getByRole('status').textContent()).toContain('This approval is expired: no decision can be made any more.');
-      await until(() => guessed.getByRole('alert').textContent()).toBe('This link is not valid: it may be mistyped, already used or expired.');
-      for (const page of [late, guessed]) expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+      await until(() => late!.getByRole('status').textContent()).toContain('This approval is expired: no decision can be made any more.');
+      await until(() => guessed!.getByRole('alert').textContent()).toBe('This link is not valid: it may be mistyped, already used or expired.');
+      await until(() => cut!.getByRole('alert').textContent()).toBe('This link is incomplete: open it exactly as you received it.');
+      await until(() => forged!.getByRole('alert').count()).toBe(1);
+      expect(await forged!.locator('img').count()).toBe(0);
+      for (const page of pages) expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
       expect((await api.request('GET', signedPath(valid.approvalId, valid.token))).body.data.status).toBe('pending');
       expect((await getRun(valid.executionId)).status).toBe('waiting');
     } finally {
-      await Promise.all([late.close(), guessed.close()]);
+      await Promise.all(pages.map((page) => page.close()));
     }
   }, 90_000);
 });
