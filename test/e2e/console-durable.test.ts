@@ -256,6 +256,26 @@ describe("console: a durable run's page", () => {
     expect((await getRun(executionId)).steps.map((step: { name: string }) => step.name)).not.toContain('finish');
   }, 120_000);
 
+  it("shows a failed step's error behind its disclosure, and no cancel for an ended run", async () => {
+    onTestFailed(() => browser.screenshot('failure-durable-error'));
+    // Prepare
+    const script = await givenDurable(`export async function handler(event, context) {
+  await context.step('quote', async () => ({ amount: 12 }));
+  return await context.step('charge', async () => { throw new Error('card declined'); });
+}`);
+    const executionId = await started(script.id);
+    await ended(executionId);
+    // Act
+    const run = await openRun(executionId);
+    const charge = run.getByRole('listitem', { name: 'Step charge' });
+    await until(() => charge.textContent()).toMatch(/^charge.*step.*failed/);
+    await charge.getByText('Error', { exact: true }).click();
+    // Assess
+    expect(await run.getByLabel('Error of charge').textContent()).toContain('card declined');
+    expect(await run.getByLabel('Result of quote').isVisible()).toBe(false);
+    expect(await run.getByRole('button', { name: 'Cancel the run' }).count()).toBe(0);
+  }, 120_000);
+
   it('re-runs from a chosen step: the steps before it keep their results, the chosen one runs again', async () => {
     const { page } = browser;
     onTestFailed(() => browser.screenshot('failure-durable-rerun'));
