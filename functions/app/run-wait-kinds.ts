@@ -1,20 +1,34 @@
 // What durable runs wait on beyond the engine's own timer and callback: an approval (the approvals area) and one of
-// the run user's events (the events area). Registered with the engine wherever it is built, so every function that
-// opens a wait or times one out knows these kinds.
-import { approvalService } from '#functions/approvals/wiring.js';
-import { eventWaits } from '#functions/events/wiring.js';
+// the run user's events (the events area). Registered with the engine where it is built (the scripts area's
+// composition), so every function that opens a wait or times one out knows these kinds.
+import type { UserDirectory } from '#functions/approvals/ports.js';
+import { createApprovalService } from '#functions/approvals/service.js';
+import { createApprovalStore } from '#functions/approvals/store.js';
+import { createEventWaitStore, createEventWaits } from '#functions/events/event-waits.js';
 import type { DurableEngine } from '#functions/scripts/durable/engine.js';
-import { createScriptStore } from '#functions/scripts/store.js';
+import type { Clock } from '#platform/clock.js';
+import type { EventPublisher } from '#platform/ports.js';
 
-export function registerRunWaitKinds(engine: DurableEngine): void {
-  const scripts = createScriptStore();
+export interface RunWaitKindDeps {
+  users: UserDirectory;
+  events: EventPublisher;
+  clock: Clock;
+  /** The owner of a script: the approver when the code names none. */
+  scriptOwner(scriptId: string): Promise<string | undefined>;
+  consoleUrl: () => string;
+}
+
+export function registerRunWaitKinds(engine: DurableEngine, deps: RunWaitKindDeps): void {
+  const resolver = { resolve: engine.resolveWait };
+  const approvals = createApprovalService({ store: createApprovalStore(), waits: resolver, ...deps });
+  const eventWaits = createEventWaits({ store: createEventWaitStore(), resolver, clock: deps.clock });
   engine.registerWaitKind('approval', {
     type: 'approval',
     onTimeout: 'timeout',
     async open(owner, name, args) {
       // A flow's agent loop asks on behalf of the flow's owner, the run's own user.
-      const ownerId = owner.flowId && !owner.scriptId ? owner.userId : ((await scripts.get(owner.scriptId))?.ownerId ?? owner.userId);
-      const { approval, timeoutSeconds } = await approvalService().request({ ...owner, ownerId }, name, args);
+      const ownerId = owner.flowId && !owner.scriptId ? owner.userId : ((await deps.scriptOwner(owner.scriptId)) ?? owner.userId);
+      const { approval, timeoutSeconds } = await approvals.request({ ...owner, ownerId }, name, args);
       return { timeoutSeconds, fields: { approvalId: approval.approvalId }, reply: { approvalId: approval.approvalId } };
     },
   });
@@ -22,7 +36,7 @@ export function registerRunWaitKinds(engine: DurableEngine): void {
     type: 'event',
     onTimeout: 'timeout',
     async open(owner, name, args) {
-      const { timeoutSeconds, eventType } = await eventWaits().open(owner, name, args);
+      const { timeoutSeconds, eventType } = await eventWaits.open(owner, name, args);
       return { timeoutSeconds, fields: { eventType } };
     },
   });

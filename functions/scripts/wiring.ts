@@ -177,7 +177,14 @@ const durableParts = () => {
       clock: systemClock,
     });
     const callbacks = registerCallbacks(engine, { journal, baseUrl: () => settings.callbackBaseUrl });
-    registerRunWaitKinds(engine);
+    const scripts = createScriptStore();
+    registerRunWaitKinds(engine, {
+      users: { findUsers: (names) => accountService().findUsers(names) },
+      events: bus,
+      clock: systemClock,
+      scriptOwner: async (scriptId) => (await scripts.get(scriptId))?.ownerId,
+      consoleUrl: () => settings.callbackBaseUrl,
+    });
     const executions = createExecutionStore();
     const hooks = createDurableScriptRuns({ engine, executions, runner: scriptRunner, bus, clock: systemClock });
     const operations = createRunOperations({ engine, journal, callbacks, executions, runner: scriptRunner, clock: systemClock });
