@@ -14,7 +14,7 @@ export const approvalsChanged = () => dispatchEvent(new Event(changed));
 
 /** The signed-in user's pending approvals, loaded again after any decision made in this tab. */
 export function usePendingApprovals(deps: unknown[] = []) {
-  const state = useLoad((): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/approvals', { params: { query: { limit: 100 } as never } })), deps);
+  const state = useLoad((): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/approvals', { params: { query: { limit: 100 } } })), deps);
   useEffect(() => {
     addEventListener(changed, state.reload);
     return () => removeEventListener(changed, state.reload);
@@ -94,4 +94,4 @@ export function DecisionForm({
 
 /** The signed-in approver's decision on one approval, through the API key. */
 export const decideWithKey = (approvalId: string) => (decision: Decision, comment: string) =>
-  unwrap(api().POST('/api/sdk/v1/approvals/{approvalId}', { params: { path: { approvalId } }, body: { decision, ...(comment && { comment }) } as never }));
+  unwrap(api().POST('/api/sdk/v1/approvals/{approvalId}', { params: { path: { approvalId } }, body: { decision, ...(comment && { comment }) } }));

@@ -5,13 +5,14 @@ import { api, unwrap } from './api';
 import { Field, type Rec, useAction } from './ui';
 
 export const replayLimit = 100;
-const replayableStatuses = ['failed', 'success', 'cancelled'];
+const replayableStatuses = ['failed', 'success', 'cancelled'] as const;
+type ReplayStatus = (typeof replayableStatuses)[number];
 
 /** A `datetime-local` value (the browser's zone) as the instant the API compares with. */
 const instant = (local: string) => (local ? new Date(local).toISOString() : undefined);
 
 export function BulkReplay({ scriptId }: { scriptId: string }) {
-  const [filters, setFilters] = useState({ status: 'failed', from: '', to: '' });
+  const [filters, setFilters] = useState<{ status: ReplayStatus | ''; from: string; to: string }>({ status: 'failed', from: '', to: '' });
   const [replayed, setReplayed] = useState<string[]>();
   const { run, status } = useAction();
   const set = (key: keyof typeof filters) => (event: { currentTarget: { value: string } }) => setFilters({ ...filters, [key]: event.currentTarget.value });
@@ -26,7 +27,7 @@ export function BulkReplay({ scriptId }: { scriptId: string }) {
             ...(filters.status && { status: filters.status }),
             ...(filters.from && { from: instant(filters.from) }),
             ...(filters.to && { to: instant(filters.to) }),
-          } as never,
+          },
         }),
       ),
     );

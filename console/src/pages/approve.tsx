@@ -43,11 +43,14 @@ function Decided({ approval }: { approval: Rec }) {
 
 export function ApprovePage({ approvalId, token }: { approvalId: string; token: string }) {
   const client = keylessApi();
-  const request = { params: { path: { approvalId }, query: { token } } };
-  const approval = useLoad((): Promise<Rec> => unwrap(client.GET('/api/sdk/v1/approvals/{approvalId}/signed', request as never)), [approvalId, token]);
+  const path = { approvalId };
+  const approval = useLoad(
+    (): Promise<Rec> => unwrap(client.GET('/api/sdk/v1/approvals/{approvalId}/signed', { params: { path, query: { token } } })),
+    [approvalId, token],
+  );
   const [decided, setDecided] = useState<Rec>();
   const decide = (decision: Decision, comment: string): Promise<Rec> =>
-    unwrap(client.POST('/api/sdk/v1/approvals/{approvalId}/signed', { ...request, body: { decision, ...(comment && { comment }) } } as never));
+    unwrap(client.POST('/api/sdk/v1/approvals/{approvalId}/signed', { params: { path }, body: { token, decision, ...(comment && { comment }) } }));
   const shown = decided ?? approval.data;
   return (
     <main class="approve">
@@ -65,13 +68,7 @@ export function ApprovePage({ approvalId, token }: { approvalId: string; token: 
                     <p>
                       You decide as <strong>{approval.data?.approver}</strong>; the first decision of any approver settles it.
                     </p>
-                    <DecisionForm
-                      label="Your decision"
-                      decide={decide}
-                      onDecided={(decision: Decision, outcome) =>
-                        setDecided({ ...shown, ...(outcome as Rec), status: decision === 'approve' ? 'approved' : 'rejected' })
-                      }
-                    />
+                    <DecisionForm label="Your decision" decide={decide} onDecided={(_decision, outcome) => setDecided(outcome as Rec)} />
                   </>
                 ) : (
                   <Decided approval={shown} />

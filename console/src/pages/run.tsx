@@ -35,7 +35,7 @@ function Actions({ run, onChanged }: { run: Rec; onChanged(): void }) {
       unwrap(
         api().POST('/api/sdk/v1/executions/{executionId}/rerun', {
           params: { path: { executionId } },
-          body: (fromStep ? { fromStep } : {}) as never,
+          body: fromStep ? { fromStep } : {},
         }),
       ),
     );
