@@ -15,6 +15,12 @@ export const namedEventTypes = [
   'call.ended',
 ] as const;
 
+/**
+ * The owner's events the platform emits about its own work that a user may publish too (a failed run): subscriptions
+ * and flows take them like any type; ownerEventTypes below adds those a user may not publish.
+ */
+export const platformEventTypes: ReadonlySet<string> = new Set(['platform.execution.failed']);
+
 /** Enrichment is supported on these types only; the others keep `enrichment` null. */
 export const enrichedEventTypes: ReadonlySet<string> = new Set([
   'chatapp.message',
@@ -35,7 +41,7 @@ const webhookType = /^[a-z][a-z0-9_-]*(\.[a-z0-9_][a-z0-9_-]*)+$/;
 
 export function eventTypeProblem(type: string): string | undefined {
   if (type.length > maxTypeLength) return `an event type has at most ${maxTypeLength} characters`;
-  if (named.has(type)) return undefined;
+  if (named.has(type) || platformEventTypes.has(type)) return undefined;
   if (type.startsWith('custom.')) return customType.test(type) ? undefined : 'a custom event type is custom.<name> (letters, digits, _ . : -)';
   const namespace = type.split('.')[0]!;
   if (reservedNamespaces.has(namespace))
@@ -52,11 +58,11 @@ export const EventType = z.string().superRefine((type, context) => {
 /** A durable run asked for an approval; the event goes to the run's user. */
 export const approvalRequestedType = 'platform.approval.requested';
 
-/** A run failed (published by the scripts area's runner). */
-export const executionFailedType = 'platform.execution.failed';
-
-/** What the platform tells a user about their own runs: delivered like any event, never published by a user. */
-export const ownerEventTypes: ReadonlySet<string> = new Set([approvalRequestedType, executionFailedType]);
+/**
+ * Every event the platform tells a user about their own runs, routed to the consumers like any event: a failed run,
+ * and an approval asked for, which a user may not publish (its signed links must come from the platform).
+ */
+export const ownerEventTypes: ReadonlySet<string> = new Set([...platformEventTypes, approvalRequestedType]);
 
 /** What a subscription, an event flow or a run's event wait may name: a user's event type or one of the platform's owner events. */
 export const SubscribableEventType = z.string().superRefine((type, context) => {

@@ -202,6 +202,35 @@ describe('approvals: a run waits for a decision', () => {
   });
 });
 
+describe('approvals: decisions that reach no waiting run', () => {
+  it('refuses a decision on a cancelled run with CONFLICT, and the run stays cancelled', async () => {
+    // Prepare
+    const { executionId, approval } = await givenWaitingRun({ approvers: [approver.username] });
+    const cancelled = await api.as(owner.apiKey).post(`/api/sdk/v1/executions/${executionId}/cancel`, {});
+    expect(cancelled.status).toBe(200);
+    // Act
+    const response = await decide(approver, approval.approvalId, { decision: 'approve' });
+    // Assess
+    expect(response.status).toBe(409);
+    expect(response.body.error.code).toBe('CONFLICT');
+    expect((await getExecution(executionId)).status).toBe('cancelled');
+  });
+
+  it('holds the self-approval rule for a signed link too', async () => {
+    // Prepare
+    const links = new Map<string, string>();
+    const tap = await subscribeToApprovalRequests(links);
+    const { executionId, approval } = await givenWaitingRun({ approvers: [owner.username, approver.username] });
+    const ownersLink = await vi.waitFor(() => links.get(`${approval.approvalId}:${owner.userId}`)!, { timeout: 10_000, interval: 100 });
+    tap();
+    // Act
+    const response = await api.request('POST', signedPath(approval.approvalId, tokenOf(ownersLink)), { body: { decision: 'approve' } });
+    // Assess
+    expect(response.status).toBe(403);
+    expect((await getExecution(executionId)).status).toBe('waiting');
+  });
+});
+
 describe('approvals: requests refused at the call', () => {
   it.each(['node', 'python'] as const)('%s: approvers that do not exist are named in the error the code catches, and nothing is created', async (runtime) => {
     // Prepare

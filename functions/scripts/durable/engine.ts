@@ -9,7 +9,7 @@ import type { Clock } from '#platform/clock.js';
 import { AppError, ValidationError } from '#platform/errors.js';
 import type { EventPublisher, OneShotSchedulerPort } from '#platform/ports.js';
 import type { ExecutionError } from '../model.js';
-import { durableWakeType, waitTimerName, watchdogName } from './internal-events.js';
+import { durableWakeType, retryName, waitTimerName, watchdogName } from './internal-events.js';
 import type { Journal, JournalEntry, RunItem, RunState } from './journal.js';
 import { Duration, StepName, durableErrorCodes, unstorableResult } from './limits.js';
 import type { WaitKind, WaitOutcome, WaitOwner } from './wait-kinds.js';
@@ -187,6 +187,17 @@ export function createDurableEngine(deps: DurableEngineDeps) {
       if (!run) return;
       const { entries } = await journal.read(executionId);
       if (!entries.some((entry) => entry.status === 'waiting')) await wake(run, {});
+    },
+
+    /** An invocation that could not start (no free slot): the run waits again and is continued after `seconds`. */
+    async retryLater(run: { executionId: string; userId: string }, invocation: number, seconds: number) {
+      await deps.oneShots.cancel(watchdogName(run.executionId));
+      if (!(await journal.moveRun(run.executionId, ['running'], 'waiting', { invocation }))) return;
+      await deps.oneShots.putOnce({
+        name: retryName(run.executionId),
+        at: new Date(clock.now() + seconds * 1000).toISOString(),
+        event: { type: durableWakeType, userId: run.userId, detail: { executionId: run.executionId } },
+      });
     },
 
     /** The invocation ended the run; false when it no longer held it (cancelled meanwhile). */

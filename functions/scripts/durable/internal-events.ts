@@ -7,3 +7,4 @@ export const durableWakeType = 'platform.durable_wake';
 /** One-shot names (EventBridge Scheduler: 1-64 of `0-9 a-z A-Z - _ .`): the wait's name goes in hashed. */
 export const waitTimerName = (executionId: string, waitHash: string) => `dw-${executionId}-${waitHash}`.slice(0, 64);
 export const watchdogName = (executionId: string) => `dw-${executionId}-watch`.slice(0, 64);
+export const retryName = (executionId: string) => `dw-${executionId}-retry`.slice(0, 64);

@@ -1,6 +1,7 @@
 // Durable runs of scripts: the runner's hooks (journal in, checkpoints out, suspended or finished), the resumer that
 // continues a script run in a new invocation of the same execution, and the failed-run event.
 import type { Clock } from '#platform/clock.js';
+import { AppError } from '#platform/errors.js';
 import type { EventPublisher } from '#platform/ports.js';
 import type { Execution } from '../model.js';
 import type { ExecutionStore } from '../runs/execution-store.js';
@@ -13,6 +14,8 @@ import type { RunItem } from './journal.js';
 export const executionFailedType = 'platform.execution.failed';
 /** The runner name of script runs in the journal's run items. */
 export const scriptRunner = 'script';
+
+const invocation = (run: RunItem) => run.invocation;
 
 const ownerOf = (admitted: AdmittedRun) => ({
   executionId: admitted.running.executionId,
@@ -51,6 +54,8 @@ export function createDurableScriptRuns(deps: {
         type: executionFailedType,
         source: 'scripts',
         userId: execution.userId,
+        timestamp: execution.finishedAt ?? clock.nowIso(),
+        content: { text: `Execution ${execution.executionId} of script ${execution.scriptId} failed: ${execution.error?.message ?? execution.status}` },
         data: {
           executionId: execution.executionId,
           scriptId: execution.scriptId,
@@ -73,11 +78,24 @@ export function createDurableScriptRuns(deps: {
     };
     const { steps: _steps, ...kept } = record;
     await deps.executions.putRunning({ ...kept, status: 'running', finishedAt: null, runningUntil: running.runningUntil });
-    await deps.runner().runAdmitted({
-      ...stored,
-      running,
-      resumed: { invocation: run.invocation, duration: record.duration, cost: record.cost, resourceCalls: record.resourceCalls, memoryUsed: record.memoryUsed },
-    });
+    try {
+      await deps.runner().runAdmitted({
+        ...stored,
+        running,
+        resumed: {
+          invocation: run.invocation,
+          duration: record.duration,
+          cost: record.cost,
+          resourceCalls: record.resourceCalls,
+          memoryUsed: record.memoryUsed,
+        },
+      });
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'CONCURRENCY_LIMIT')) throw error;
+      // All of the script's slots are taken: the run waits again and asks after the refusal's Retry-After.
+      await deps.executions.putRunning(kept);
+      await engine.retryLater(run, invocation(run), Number(error.headers['Retry-After'] ?? 1));
+    }
   }
 
   engine.registerResumer(scriptRunner, resume);

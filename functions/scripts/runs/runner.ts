@@ -310,11 +310,15 @@ export function createScriptRunner(deps: {
       clearTimeout(runningTimer);
       await liveLog.close();
       await runningWritten;
+      // A durable run's later invocation refused a slot waits for one (durable/script-runs.ts): nothing to record.
+      if (admitted.resumed && error instanceof AppError && error.code === 'CONCURRENCY_LIMIT') throw error;
       await Promise.all([
         background
           ? executions.putFinished({ ...ended, status: 'error', error: failureOf(error), finishedAt: clock.nowIso() }, [])
           : runningWritten && executions.remove(executionId),
-        executions.releaseDailyRun(admitted.dailyCounter),
+        // A later invocation's run was counted for the day by its first.
+        !admitted.resumed && executions.releaseDailyRun(admitted.dailyCounter),
+        durable && invocation && durable.finished(admitted, invocation.invocation),
       ]);
       throw error;
     }
