@@ -12,6 +12,9 @@ export function api(): PlatformClient {
   return current;
 }
 
+/** A client that sends no key: an approval's signed link carries its own token. */
+export const keylessApi = (): PlatformClient => createPlatformClient({ baseUrl: location.origin });
+
 export async function signIn(apiKey: string) {
   const candidate = createPlatformClient({ baseUrl: location.origin, apiKey });
   const me = await unwrap(candidate.GET('/api/sdk/v1/me'));

@@ -1,8 +1,12 @@
 // The console: sign-in with an API key, then one page per area, chosen by the URL's hash (#/scripts, #/runs/...);
 // every object has a URL of its own (#/scripts/<id>, #/flows/<id>, #/documents/<id>, #/marketplace/resources/<id>...).
+// The one page without sign-in is an approval's signed link (#/approve/<approvalId>?token=...): its token is the key.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { devApiKey, signIn, signOut, storedKey } from './api';
+import { usePendingApprovals } from './approvals';
+import { ApprovalsPage } from './pages/approvals';
+import { ApprovePage } from './pages/approve';
 import { DocumentsPage } from './pages/documents';
 import { FlowsPage } from './pages/flows';
 import { MarketplacePage } from './pages/marketplace';
@@ -17,6 +21,7 @@ const pages = {
   marketplace: ['Marketplace', MarketplacePage],
   scripts: ['My scripts', ScriptsPage],
   runs: ['Runs', RunsPage],
+  approvals: ['Approvals', ApprovalsPage],
   flows: ['Flows', FlowsPage],
   documents: ['Documents', DocumentsPage],
   usage: ['Usage and revenue', UsagePage],
@@ -24,11 +29,13 @@ const pages = {
 } as const;
 type PageName = keyof typeof pages;
 
-/** `#/<page>/<param>`: the param names what the page shows (an id, or `<kind>/<id>` in the marketplace). */
-const route = (): { page: PageName; param?: string } => {
-  const [name, ...rest] = location.hash.replace(/^#\/?/, '').split('/');
+/** `#/<page>/<param>?<query>`: the param names what the page shows (an id, or `<kind>/<id>` in the marketplace). */
+const route = (): { page: PageName | 'approve'; param?: string; query: URLSearchParams } => {
+  const [path = '', search] = location.hash.replace(/^#\/?/, '').split('?', 2);
+  const [name, ...rest] = path.split('/');
   const param = rest.filter(Boolean).map(decodeURIComponent).join('/');
-  return { page: name && name in pages ? (name as PageName) : 'marketplace', param: param || undefined };
+  const page = name === 'approve' || (name && name in pages) ? (name as PageName | 'approve') : 'marketplace';
+  return { page, param: param || undefined, query: new URLSearchParams(search) };
 };
 
 function SignIn({ onSignedIn }: { onSignedIn(user: string): void }) {
@@ -56,6 +63,27 @@ function SignIn({ onSignedIn }: { onSignedIn(user: string): void }) {
   );
 }
 
+/** The navigation; the approvals entry counts the runs waiting for the user's decision. */
+function Navigation({ current }: { current: string }) {
+  const pending = usePendingApprovals([current]);
+  const count = pending.data?.count as number | undefined;
+  return (
+    <nav aria-label="Console">
+      {Object.entries(pages).map(([name, [label]]) => (
+        <a href={`#/${name}`} aria-current={name === current ? 'page' : undefined}>
+          {label}
+          {name === 'approvals' && count ? (
+            <span class="count">
+              {count}
+              <span class="visually-hidden"> pending</span>
+            </span>
+          ) : null}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
 function App() {
   const [user, setUser] = useState<string | undefined>();
   const [checking, setChecking] = useState(Boolean(storedKey()));
@@ -73,6 +101,7 @@ function App() {
         .finally(() => setChecking(false));
     return () => removeEventListener('hashchange', follow);
   }, []);
+  if (where.page === 'approve') return <ApprovePage approvalId={where.param ?? ''} token={where.query.get('token') ?? ''} />;
   if (checking) return <p role="status">Signing in…</p>;
   if (!user) return <SignIn onSignedIn={setUser} />;
   const [title, Page] = pages[where.page];
@@ -83,13 +112,7 @@ function App() {
           Skip to content
         </a>
         <strong>Automation platform</strong>
-        <nav aria-label="Console">
-          {Object.entries(pages).map(([name, [label]]) => (
-            <a href={`#/${name}`} aria-current={name === where.page ? 'page' : undefined}>
-              {label}
-            </a>
-          ))}
-        </nav>
+        <Navigation current={where.page} />
         <span class="user">Signed in as {user}</span>
         <button
           type="button"

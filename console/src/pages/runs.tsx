@@ -1,9 +1,9 @@
-// Runs: the execution history across scripts and flows with filters; one run's logs, output, cost and duration,
-// followed live (polling) while it is running.
+// Runs: the execution history across scripts and flows with filters; one run's page is ./run.tsx.
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { NamePicker, nameOf, useFlows, useScripts } from '../pickers';
-import { Busy, ErrorMessage, Field, Loaded, Pager, type Rec, Table, money, usePolling, useLoad, when } from '../ui';
+import { Field, Loaded, Pager, type Rec, Table, money, useLoad, when } from '../ui';
+import { RunDetail } from './run';
 
 const limit = 20;
 interface Filters {
@@ -15,71 +15,6 @@ interface Filters {
   endDate: string;
 }
 const none: Filters = { status: '', trigger: '', scriptId: '', flowId: '', startDate: '', endDate: '' };
-
-function RunDetail({ executionId }: { executionId: string }) {
-  const [run, setRun] = useState<Rec>();
-  const [error, setError] = useState<unknown>();
-  usePolling(
-    async () => {
-      try {
-        const found: Rec = await unwrap(api().POST('/api/sdk/v1/scripts/getExecution', { body: { executionId } }));
-        setRun(found);
-        return found.status !== 'running';
-      } catch (failure) {
-        setError(failure);
-        return true;
-      }
-    },
-    1000,
-    [executionId],
-  );
-  const summary = useLoad(
-    (): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/executions', { params: { query: { limit: 100 } as never } })),
-    [executionId, run?.status],
-  );
-  const listed = (summary.data?.executions as Rec[] | undefined)?.find((item) => item.executionId === executionId);
-  const scripts = useScripts();
-  return (
-    <section aria-label={`Run ${executionId}`}>
-      <h2>
-        Run {executionId}
-        {run && <> of {nameOf(scripts.data, run.scriptId)}</>}
-      </h2>
-      <ErrorMessage error={error} />
-      {!run && !error && <Busy label="Loading the run" />}
-      {run && (
-        <>
-          <dl>
-            <dt>Status</dt>
-            <dd>
-              <span class="badge">{run.status}</span>
-              {run.status === 'running' && <Busy label="Following its logs" />}
-            </dd>
-            <dt>Script</dt>
-            <dd>
-              <a href={`#/scripts/${encodeURIComponent(run.scriptId)}`}>{nameOf(scripts.data, run.scriptId)}</a>
-            </dd>
-            <dt>Duration</dt>
-            <dd>{run.duration} ms</dd>
-            <dt>Cost</dt>
-            <dd>{money(listed?.cost)}</dd>
-            <dt>Started</dt>
-            <dd>{when(run.createdAt)}</dd>
-          </dl>
-          <h3>Logs</h3>
-          <pre class="logs" role="log" aria-label="Logs" aria-live="polite">
-            {(run.logs as string[]).join('\n') || '(no log lines)'}
-          </pre>
-          <h3>Output</h3>
-          <pre role="document" aria-label="Output">
-            {JSON.stringify(run.error ?? run.output, null, 2)}
-          </pre>
-        </>
-      )}
-      <a href="#/runs">All runs</a>
-    </section>
-  );
-}
 
 export function RunsPage({ param }: { param?: string }) {
   const [draft, setDraft] = useState(none);

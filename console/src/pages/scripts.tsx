@@ -5,6 +5,7 @@ import { scriptStateLabel, versionLabel } from '../../../clients/typescript/src/
 import { api, unwrap } from '../api';
 import { CodeEditor } from '../editor';
 import { NameChecklist, useInstalledResources } from '../pickers';
+import { BulkReplay } from '../replay';
 import { ErrorMessage, Field, Loaded, type Rec, Table, money, parseJson, text, useAction, useLoad, when } from '../ui';
 
 const starter = {
@@ -144,7 +145,8 @@ function Run({ script, onChanged }: { script: Rec; onChanged(): void }) {
       {result && (
         <div role="status">
           <p>
-            Run <a href={`#/runs/${result.executionId}`}>{result.executionId}</a>: {result.status} in {result.duration} ms
+            Run <a href={`#/runs/${result.executionId}`}>{result.executionId}</a>: {result.status}
+            {result.duration !== undefined && ` in ${result.duration} ms`}
           </p>
           <pre role="document" aria-label="Output">
             {JSON.stringify(result.output ?? result.error, null, 2)}
@@ -367,6 +369,7 @@ function ScriptDetail({ scriptId }: { scriptId: string }) {
           <Versions key={saved} script={data} onChanged={script.reload} />
           <Run script={data} onChanged={script.reload} />
           <Triggers script={data} />
+          <BulkReplay scriptId={data.id} />
           <a href="#/scripts">All scripts</a>
         </>
       )}
