@@ -65,6 +65,12 @@ const call = (operation: Operation, apiKey?: string): Promise<ApiResponse> => {
 
 const ownerIds = () => Object.values(ids);
 
+/** Waits on a callback (its id in the logs) or on the owner's approval, as the run's data asks. */
+const durableWaits = `export async function handler(event, context) {
+  if (event.data.wait === 'approval') return context.waitForApproval('ship', { message: 'isolation' });
+  return context.waitForCallback('reply', async (callbackId) => { console.log('callback:' + callbackId); }, { timeout: { hours: 1 } });
+}`;
+
 /** What the owner sees of its objects: must be the same after every refused attempt. */
 async function ownerView() {
   const reads = await Promise.all([
@@ -95,6 +101,13 @@ beforeAll(async () => {
   ids.versionId = (await as.get(`/api/sdk/v1/scripts/${script.id}/versions`)).body.data.versions[0].versionId;
   ids.executionId = (await execute(api, owner, script.id)).body.data.executionId;
   ids.assignmentId = (await givenTimeFlow(api, owner, script.id)).id;
+  // A durable run waiting on a callback, another on an approval: the ids the run operations name.
+  const durable = await givenDeployed(api, owner, { private: true, code: durableWaits, config: { durable: true } });
+  const callbackRun = (await execute(api, owner, durable.id, { wait: 'callback' })).body.data.executionId;
+  await execute(api, owner, durable.id, { wait: 'approval' });
+  const waitingLogs = (await as.post(sdk('getExecution'), { executionId: callbackRun })).body.data.logs as string[];
+  ids.callbackId = waitingLogs.join('\n').match(/callback:(\S+)/)![1]!;
+  ids.approvalId = (await as.get('/api/sdk/v1/approvals')).body.data.approvals[0].approvalId;
   ids.flowId = ids.assignmentId;
   ids.resourceId = (await as.post('/api/sdk/v1/resources', resourceInput())).body.data.id;
   ids.installationId = (await givenInstalled(api, owner, await givenPublishedResource(api, owner))).installationId;

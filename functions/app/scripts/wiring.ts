@@ -177,7 +177,7 @@ const durableParts = () => {
     });
     const executions = createExecutionStore();
     const hooks = createDurableScriptRuns({ engine, executions, runner: scriptRunner, bus, clock: systemClock });
-    const operations = createRunOperations({ engine, journal, callbacks, executions, runner: scriptRunner, clock: systemClock });
+    const operations = createRunOperations({ engine, journal, callbacks, executions, runner: scriptRunner, access: scriptAccess(), clock: systemClock });
     durable = { engine, callbacks, hooks, operations };
   }
   return durable;

@@ -5,6 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from '#platform/errors.
 import type { Execution, ExecutionStatus } from '../model.js';
 import type { ExecutionStore } from '../runs/execution-store.js';
 import type { AdmittedRun, ScriptRunner } from '../runs/runner.js';
+import type { ScriptAccess } from '../runs/script-access.js';
 import type { DurableCallbacks } from './callbacks.js';
 import type { DurableEngine } from './engine.js';
 import type { Journal } from './journal.js';
@@ -30,6 +31,8 @@ export function createRunOperations(deps: {
   callbacks: DurableCallbacks;
   executions: Pick<ExecutionStore, 'get' | 'list' | 'putRunning'>;
   runner: () => Pick<ScriptRunner, 'admit'>;
+  /** Replay names a script: the caller must be one who may run it (another user's script is NOT_FOUND). */
+  access: Pick<ScriptAccess, 'runnable'>;
   clock: Clock;
 }) {
   const { engine, journal, executions, clock } = deps;
@@ -102,6 +105,7 @@ export function createRunOperations(deps: {
 
     /** Re-runs the caller's ended runs of a script that match, newest first, at most maxReplayRuns. */
     async replay(userId: string, filter: ReplayFilter): Promise<string[]> {
+      await deps.access.runnable(userId, filter.scriptId);
       const statuses = filter.status ? (statusAliases[filter.status] ?? [filter.status as ExecutionStatus]) : ended;
       const runs = (await executions.list({ scriptUser: `${filter.scriptId}#${userId}`, startDate: filter.from, endDate: filter.to }))
         .filter((execution) => ended.includes(execution.status) && statuses.includes(execution.status))
