@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { type Upstream, givenInstalled, givenPublishedResource, startUpstream } from '../support/resources.js';
+import { durableRuns } from '../support/durable-runs.js';
 import { givenDeployed, sdk } from '../support/scripts.js';
 
 let api: TestApi;
@@ -24,16 +25,8 @@ afterAll(async () => {
 });
 
 const executions = '/api/sdk/v1/executions';
-const getExecution = async (executionId: string) => (await api.as(owner.apiKey).post(sdk('getExecution'), { executionId })).body.data;
-const waitForStatus = (executionId: string, status: string) =>
-  vi.waitFor(
-    async () => {
-      const execution = await getExecution(executionId);
-      expect(execution.status).toBe(status);
-      return execution;
-    },
-    { timeout: 30_000, interval: 100 },
-  );
+const getExecution = (executionId: string) => durableRuns(api, owner).getExecution(executionId);
+const waitForStatus = (executionId: string, status: string) => durableRuns(api, owner).waitForStatus(executionId, status);
 /** Upstream calls carrying `marker` in their path: the side effects of one run. */
 const callsWith = (marker: string) => upstream.received.filter((request) => request.url.includes(marker)).length;
 const durable = (code: string, runtime = 'nodejs18') =>
