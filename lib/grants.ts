@@ -31,6 +31,8 @@ export interface PlatformResources {
   pagesBaseUrl: string;
   /** Set when sites also answer at `<sub>.<pagesDomain>`. */
   pagesDomain?: string;
+  /** Where durable runs' links point: the console's address, which serves the approval page and forwards /api/* (callback URLs). */
+  runLinksBaseUrl: string;
   /** The permissions boundary every script function's own role is created under. */
   scriptRoleBoundary: IManagedPolicy;
   scriptFunctionPrefix: string;
@@ -306,6 +308,10 @@ export function grantFunction(
   declared: Pick<Route, 'tables'> & { auth?: Route['auth']; uses?: readonly Capability[] },
   resources: PlatformResources,
 ): void {
-  grantTables(fn, routeTables(declared), resources);
+  const tables = routeTables(declared);
+  grantTables(fn, tables, resources);
+  // Opening a wait writes the run's journal, and a callback or approval wait hands out a link: every function that may
+  // open one learns where links point (without it, a function on AWS refuses to make a link: platform/settings.ts).
+  if (tables.scriptSteps === 'write') fn.addEnvironment(envNames.callbackBaseUrl, resources.runLinksBaseUrl);
   for (const capability of new Set(declared.uses ?? [])) capabilityGrants[capability](fn, resources);
 }

@@ -1,5 +1,5 @@
 // The whole platform: shared resources here, each area's routes in its own nested stack.
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Lazy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { Route } from '../functions/platform/route.js';
 import { deployedRoutes } from '../functions/routes.js';
@@ -112,6 +112,8 @@ export class PlatformStack extends Stack {
       pagesBaseUrl: this.storage.pagesBaseUrl,
       // Only announced to functions when CloudFront can actually answer <sub>.<pagesDomain>.
       pagesDomain: this.storage.hasCustomCertificate ? props.pagesDomain : undefined,
+      // The console is built after the API (it forwards /api/* there), and the API with these resources.
+      runLinksBaseUrl: Lazy.string({ produce: () => this.console.url }),
       scriptRoleBoundary: this.scripts.roleBoundary,
       scriptFunctionPrefix: this.scripts.functionPrefix,
       scriptRuntimeLayerArn: this.scripts.runtimeLayer.layerVersionArn,

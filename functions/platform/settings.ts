@@ -52,9 +52,15 @@ export const settings = {
   get publicBaseUrl(): string | undefined {
     return readEnv(envNames.publicBaseUrl);
   },
-  /** Where durable runs' signed callback URLs point (runs are not requests: they cannot take it from one). */
+  /**
+   * Where durable runs' signed callback URLs and approval links point (runs are not requests: they cannot take it from
+   * one). On AWS the stack sets it (the console's address); a link there without it would point at no one's machine.
+   */
   get callbackBaseUrl(): string {
-    return readEnv(envNames.callbackBaseUrl) ?? readEnv(envNames.publicBaseUrl) ?? 'http://127.0.0.1:3000';
+    const url = readEnv(envNames.callbackBaseUrl) ?? readEnv(envNames.publicBaseUrl);
+    if (url) return url;
+    if (this.mode === 'aws') throw new Error(`${envNames.callbackBaseUrl} is not set: the stack gives it to functions that write the durable-run journal`);
+    return 'http://127.0.0.1:3000';
   },
   get adminApiKey(): string | undefined {
     return readEnv(envNames.adminApiKey);

@@ -197,9 +197,12 @@ export interface Execution {
   inputJson?: string;
 }
 
-/** How a run reads: one still `running` past `runningUntil` lost its process (a Lambda killed, a restart) and timed out. */
+/**
+ * How a run reads: one still `running` past `runningUntil` lost its process (a Lambda killed, a restart) and timed out.
+ * Not a durable run: its invocation's watchdog continues it in a new one, which then writes a new `runningUntil`.
+ */
 export function settledRun(execution: Execution, nowIso: string): Execution {
-  if (execution.status !== 'running' || !execution.runningUntil || nowIso <= execution.runningUntil) return execution;
+  if (execution.status !== 'running' || execution.durable || !execution.runningUntil || nowIso <= execution.runningUntil) return execution;
   return {
     ...execution,
     status: 'timeout',

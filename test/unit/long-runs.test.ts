@@ -150,6 +150,15 @@ describe('long runs: a run that lost its process', () => {
     expect(after).toMatchObject({ status: 'timeout', error: { code: 'TIMEOUT' }, finishedAt: '2099-03-02T09:05:30.000Z' });
     expect(ended.status).toBe('success');
   });
+
+  it('reads a durable run past its runningUntil as running: its watchdog continues it in a new invocation', () => {
+    // Prepare
+    const record: Execution = { ...running, durable: true, runningUntil: '2099-03-02T09:05:30.000Z' };
+    // Act
+    const after = settledRun(record, '2099-03-02T09:06:00.000Z');
+    // Assess
+    expect(after).toEqual(record);
+  });
 });
 
 describe('long runs: runFlow', () => {

@@ -1,10 +1,11 @@
-// The areas' settings as the composition root parses them from the environment: today's defaults, clear refusals.
-import { describe, expect, it } from 'vitest';
+// The areas' settings as the composition root parses them from the environment: today's defaults, clear refusals;
+// and the kernel's address of durable runs' links.
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { documentSettingsSchema } from '../../functions/documents/settings.js';
 import { flowSettingsSchema } from '../../functions/flows/settings.js';
 import { scriptSettingsSchema } from '../../functions/scripts/settings.js';
 import { templateSettingsSchema } from '../../functions/templates/settings.js';
-import { parseEnv } from '../../functions/platform/settings.js';
+import { parseEnv, settings } from '../../functions/platform/settings.js';
 
 describe('area settings', () => {
   it('keeps the defaults of an unset environment', () => {
@@ -55,5 +56,32 @@ describe('area settings', () => {
     const parse = () => parseEnv({ scripts: scriptSettingsSchema, documents: documentSettingsSchema }, env);
     // Assess
     expect(parse).toThrow(/^invalid configuration: SCRIPT_MAX_WORKERS="abc" \(.*\); PACKAGE_INSTALL_TIMEOUT_SECONDS="soon" \(.*\); LARGE_GRAPH_CHUNKS="1e3x"/);
+  });
+});
+
+describe("durable runs' link address", () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('is CALLBACK_BASE_URL when set, the local server by default, and refused on AWS without it', () => {
+    // Prepare
+    vi.stubEnv('CALLBACK_BASE_URL', undefined);
+    vi.stubEnv('PUBLIC_BASE_URL', undefined);
+    vi.stubEnv('PLATFORM_MODE', 'local');
+    // Act
+    const local = settings.callbackBaseUrl;
+    vi.stubEnv('PLATFORM_MODE', undefined);
+    const unsetOnAws = (() => {
+      try {
+        return settings.callbackBaseUrl;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    vi.stubEnv('CALLBACK_BASE_URL', 'https://d111111abcdef8.cloudfront.net');
+    const setOnAws = settings.callbackBaseUrl;
+    // Assess
+    expect(local).toBe('http://127.0.0.1:3000');
+    expect(unsetOnAws).toMatch(/^CALLBACK_BASE_URL is not set/);
+    expect(setOnAws).toBe('https://d111111abcdef8.cloudfront.net');
   });
 });
