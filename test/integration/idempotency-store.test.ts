@@ -7,7 +7,8 @@ import { answerOnce } from '../../functions/platform/middlewares/idempotency.js'
 import type { HttpEvent } from '../../functions/platform/middlewares/request-state.js';
 import type { Route } from '../../functions/platform/route.js';
 
-const start = Date.UTC(2026, 2, 1, 12, 0, 0);
+// Real time: DynamoDB Local deletes items whose TTL (expiresAt) has passed, which a fixed past date would be.
+const start = Date.now();
 const answer = { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: '{"success":true,"data":{"executionId":"exe_1"}}' };
 
 beforeAll(() => {
