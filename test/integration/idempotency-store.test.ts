@@ -8,7 +8,7 @@ import type { HttpEvent } from '../../functions/platform/middlewares/request-sta
 import type { Route } from '../../functions/platform/route.js';
 
 // Real time: DynamoDB Local deletes items whose TTL (expiresAt) has passed, which a fixed past date would be.
-const start = Date.now();
+const start = Math.floor(Date.now() / 1000) * 1000;
 const answer = { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: '{"success":true,"data":{"executionId":"exe_1"}}' };
 
 beforeAll(() => {
