@@ -81,8 +81,7 @@ export async function runAgent(input: {
     (cost += (usage.inputTokens * model.pricing.inputPerMTok + usage.outputTokens * model.pricing.outputPerMTok) / 1_000_000);
 
   const needsApproval = (tool: BoundTool) =>
-    approval !== undefined &&
-    (approval.required.includes(tool.definition.name) || (approval.aboveUsd !== undefined && (tool.price ?? 0) > approval.aboveUsd));
+    approval !== undefined && (approval.required.includes(tool.definition.name) || (approval.aboveUsd !== undefined && (tool.price ?? 0) > approval.aboveUsd));
 
   /** The tool's answer; a call that needs approval first waits for it (the run suspends until the decision). */
   async function callTool(tool: BoundTool, args: Record<string, unknown>, id: string): Promise<{ reply: unknown; cost: number }> {

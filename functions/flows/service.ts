@@ -106,8 +106,7 @@ export function createFlowService(deps: FlowServiceDeps) {
 
   function newFlow(
     caller: Caller,
-    fields: Pick<FlowItem, 'title' | 'description' | 'scope' | 'trigger' | 'scriptId' | 'executionType' | 'prompt' | 'recommendedTools'> &
-      ApprovalRules,
+    fields: Pick<FlowItem, 'title' | 'description' | 'scope' | 'trigger' | 'scriptId' | 'executionType' | 'prompt' | 'recommendedTools'> & ApprovalRules,
   ): FlowItem {
     const now = clock.nowIso();
     const flow: FlowItem = {
