@@ -2,6 +2,7 @@
 // local upstream that counts the paid resource's calls: nothing is called before the decision, the approved call
 // once after it, a rejection reaches the model as text, and the model is not asked again for the turns before.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { eventScripts } from '../support/event-scripts.js';
 import { flowsPath, getFlow, givenEventFlow } from '../support/flows.js';
 import { type LlmServer, startLlmServer } from '../support/llm-server.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
@@ -134,6 +135,25 @@ describe('llm flows: tool calls held for approval', () => {
     const flows = await api.as(user.apiKey).post(flowsPath('searchFlows'), {});
     expect(flows.body.data.count).toBe(1);
     expect(await getFlow(api, user, flow.id)).toMatchObject({ approvalRequired: [], updatedAt: flow.updatedAt });
+  });
+
+  it('refuses approval rules on a direct flow, which calls no tools, and creates nothing', async () => {
+    // Prepare
+    const user = await api.givenUser();
+    const scriptId = await eventScripts(api).givenScript(user);
+    // Act
+    const created = await api.as(user.apiKey).post(flowsPath('createTimeFlow'), {
+      title: 'Direct',
+      description: 'Runs its script',
+      schedule: '0 9 * * *',
+      scriptId,
+      executionType: 'direct',
+      approvalAboveUsd: 1,
+    });
+    // Assess
+    expect(created.status).toBe(400);
+    expect(created.body.error.details).toMatchObject({ field: 'approvalAboveUsd', value: 1 });
+    expect((await api.as(user.apiKey).post(flowsPath('searchFlows'), {})).body.data.count).toBe(0);
   });
 
   it('refuses a negative approvalAboveUsd and changes nothing', async () => {
