@@ -121,7 +121,11 @@ export function createExecutor(deps: ExecutorDeps) {
     let outcome;
     if (!approval) outcome = await agent(passingSteps);
     else {
-      const ran = await deps.durable.run({ executionId, userId: flow.userId, flowId: flow.flowId, payload: durable.payload }, durable.invocation, agent);
+      const ran = await deps.durable.run(
+        { executionId, userId: flow.userId, flowId: flow.flowId, payload: durable.payload, runningUntil: new Date(deadlineMs).toISOString() },
+        durable.invocation,
+        agent,
+      );
       if (ran.suspended)
         return { status: 'waiting', result: null, logs: ['a tool call waits for its approval; the run continues after the decision'], cost: 0 };
       outcome = ran.value;

@@ -78,10 +78,11 @@ export interface AgentSteps {
 export interface DurableFlowRuns {
   /**
    * Runs `body` as invocation `invocation` of the flow run (1 records the run first, with `payload`, what the
-   * resumer gets back): finished steps replay, and the first open wait suspends the run.
+   * resumer gets back): finished steps replay, and the first open wait suspends the run. An invocation still holding
+   * the run after `runningUntil` is taken as lost, and the run continues in a new one.
    */
   run<T>(
-    run: { executionId: string; userId: string; flowId: string; payload: string },
+    run: { executionId: string; userId: string; flowId: string; payload: string; runningUntil: string },
     invocation: number,
     body: (steps: AgentSteps) => Promise<T>,
   ): Promise<{ suspended: true } | { suspended: false; value: T }>;

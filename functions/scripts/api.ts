@@ -68,7 +68,7 @@ export function inProcessDurableRuns(runner: string, resume: (payload: string, i
   durableEngine().registerResumer(runner, (run) => resume(run.payload, run.invocation));
   return {
     async run<T>(
-      run: { executionId: string; userId: string; flowId: string; payload: string },
+      run: { executionId: string; userId: string; flowId: string; payload: string; runningUntil: string },
       invocation: number,
       body: (context: DurableContext) => Promise<T>,
     ): Promise<{ suspended: true } | { suspended: false; value: T }> {
@@ -76,6 +76,8 @@ export function inProcessDurableRuns(runner: string, resume: (payload: string, i
       // No script of its own: the approval wait kind then takes the run's user as the owner who approves.
       const owner = { executionId: run.executionId, userId: run.userId, scriptId: '', flowId: run.flowId };
       if (invocation === 1) await engine.begin({ ...owner, runner, payload: run.payload, state: 'running' });
+      // Past its lease an invocation that never reported back (its process died) is continued by a new one.
+      await engine.watch(owner, invocation, run.runningUntil);
       return runDurably(engine, owner, invocation, body);
     },
   };
