@@ -56,6 +56,9 @@ export const busConsumers: BusConsumer[] = [
     internalTypes: [durableWakeType],
     localConcurrency: 1000,
     ...durableWakeFunction,
+    // It continues llm flows' runs too (after a tool call's approval): what a flow's execution needs.
+    tables: { ...durableWakeFunction.tables, ...flowTargetNeeds.tables },
+    uses: [...new Set([...(durableWakeFunction.uses ?? []), ...flowTargetNeeds.uses])],
   },
 ];
 

@@ -4,9 +4,9 @@ import { performance } from 'node:perf_hooks';
 import type { Clock } from '#platform/clock.js';
 import { AppError } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
-import { runAgent } from './llm-agent.js';
+import { type ApprovalRules, passingSteps, runAgent } from './llm-agent.js';
 import { type ExecutionResult, type FlowItem, configureModelHint, flowLimits } from './model.js';
-import type { FlowScriptRunner, LanguageModel, ToolCatalog } from './ports.js';
+import type { AgentSteps, DurableFlowRuns, FlowScriptRunner, LanguageModel, ToolCatalog } from './ports.js';
 
 /** A timer that can be replaced in tests, so they drive the deadline instead of waiting for it. */
 export type Deadline = (ms: number) => { expired: Promise<void>; clear(): void };
@@ -29,6 +29,8 @@ export interface ExecutorDeps {
   scripts: FlowScriptRunner;
   tools: ToolCatalog;
   model: () => LanguageModel | undefined;
+  /** Runs the agent loop of an llm flow whose tool calls may wait for approval. */
+  durable: DurableFlowRuns;
   clock: Clock;
   deadline: Deadline;
   /** Pause before asking a busy script again; tests pass one that does not wait. */
@@ -46,6 +48,8 @@ export interface RunInput {
   /** What triggered it: the event object, the schedule firing, or the manual request. */
   data: unknown;
   eventType?: string;
+  /** The invocation of the run (more than 1 when it continues after an approval) and what a resumer gets back. */
+  durable: { invocation: number; payload: string };
 }
 
 type Outcome = Pick<ExecutionResult, 'status' | 'result' | 'logs' | 'cost' | 'error'>;
@@ -90,7 +94,7 @@ export function createExecutor(deps: ExecutorDeps) {
     }
   }
 
-  async function llm({ flow, data }: RunInput, deadlineMs: number): Promise<Outcome> {
+  async function llm({ flow, data, executionId, durable }: RunInput, deadlineMs: number): Promise<Outcome> {
     const model = deps.model();
     if (!model) {
       return failed('LLM_NOT_CONFIGURED', `no language model is configured: ${configureModelHint}`);
@@ -98,14 +102,34 @@ export function createExecutor(deps: ExecutorDeps) {
     // An llm time flow names its script as the interface asks: the model is offered it beside the recommended tools.
     const offered = flow.scriptId && !flow.recommendedTools.includes(flow.scriptId) ? [flow.scriptId, ...flow.recommendedTools] : flow.recommendedTools;
     const { tools, unknown } = await deps.tools.resolve(flow.userId, offered, flow.flowId);
-    const outcome = await runAgent({
-      model,
-      prompt: flow.prompt ?? '',
-      trigger: data,
-      tools,
-      unknownTools: unknown,
-      remainingMs: () => deadlineMs - deps.clock.now(),
-    });
+    const approval: ApprovalRules | undefined =
+      flow.approvalRequired?.length || flow.approvalAboveUsd !== undefined
+        ? { required: flow.approvalRequired ?? [], ...(flow.approvalAboveUsd !== undefined && { aboveUsd: flow.approvalAboveUsd }) }
+        : undefined;
+    const agent = (steps: AgentSteps) =>
+      runAgent({
+        model,
+        prompt: flow.prompt ?? '',
+        trigger: data,
+        tools,
+        unknownTools: unknown,
+        remainingMs: () => deadlineMs - deps.clock.now(),
+        steps,
+        approval,
+        flowTitle: flow.title,
+      });
+    let outcome;
+    if (!approval) outcome = await agent(passingSteps);
+    else {
+      const ran = await deps.durable.run(
+        { executionId, userId: flow.userId, flowId: flow.flowId, payload: durable.payload, runningUntil: new Date(deadlineMs).toISOString() },
+        durable.invocation,
+        agent,
+      );
+      if (ran.suspended)
+        return { status: 'waiting', result: null, logs: ['a tool call waits for its approval; the run continues after the decision'], cost: 0 };
+      outcome = ran.value;
+    }
     return outcome.ok
       ? { status: 'success', result: outcome.result, logs: outcome.logs, cost: outcome.cost }
       : failed(outcome.error!.code, outcome.error!.message, outcome.logs, outcome.cost);
@@ -114,7 +138,8 @@ export function createExecutor(deps: ExecutorDeps) {
   return {
     /** Never throws for the flow's own failures: they come back as a failed result. */
     async execute(input: RunInput): Promise<ExecutionResult> {
-      const deadlineMs = Date.parse(input.startedAt) + flowLimits.executionSeconds * 1000;
+      // A run continued after an approval has the execution's time again from now.
+      const deadlineMs = (input.durable.invocation > 1 ? deps.clock.now() : Date.parse(input.startedAt)) + flowLimits.executionSeconds * 1000;
       const started = performance.now();
       const deadline = deps.deadline(flowLimits.executionSeconds * 1000);
       const work = input.flow.executionType === 'direct' ? direct(input, deadlineMs) : llm(input, deadlineMs);

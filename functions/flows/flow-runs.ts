@@ -30,6 +30,8 @@ export interface AdmittedFlowRun {
   executionId: string;
   startedAt: string;
   trigger: RunTrigger;
+  /** Set when the run continues after a wait: the durable engine's invocation number. */
+  invocation?: number;
 }
 
 export interface FlowRunsDeps {
@@ -138,8 +140,23 @@ export function createFlowRuns(deps: FlowRunsDeps) {
   }
 
   /** Admitted (limits, a concurrency slot), executed, recorded, and the failure policy applied. */
-  async function finish({ flow, executionId, startedAt, trigger }: AdmittedFlowRun): Promise<ExecutionResult> {
-    const result = await deps.executor.execute({ flow, executionId, startedAt, data: trigger.data, eventType: trigger.eventType });
+  async function finish(admitted: AdmittedFlowRun): Promise<ExecutionResult> {
+    const { flow, executionId, startedAt, trigger, invocation = 1 } = admitted;
+    const { invocation: _invocation, ...payload } = admitted;
+    const result = await deps.executor.execute({
+      flow,
+      executionId,
+      startedAt,
+      data: trigger.data,
+      eventType: trigger.eventType,
+      durable: { invocation, payload: JSON.stringify(payload) },
+    });
+    if (result.status === 'waiting') {
+      // A waiting run holds none of the flow's 10 places; the decision continues it through `resume`.
+      await deps.executions.putResult(flow.flowId, flow.executionCount, result);
+      await flows.finishRun(flow.flowId, [executionId]);
+      return result;
+    }
     if (trigger.attempt > 0) result.logs.unshift(`retry ${trigger.attempt} of ${retryDelaysMs.length} after the failure of execution ${trigger.originId}`);
     await deps.executions.putResult(flow.flowId, flow.executionCount, result);
     await applyPolicy(flow, trigger, result);
@@ -156,6 +173,8 @@ export function createFlowRuns(deps: FlowRunsDeps) {
   return {
     admit,
     finish,
+    /** Continues a run whose tool call waited (the durable engine's resumer): invocation `invocation` of it. */
+    resume: (payload: string, invocation: number) => finish({ ...(JSON.parse(payload) as AdmittedFlowRun), invocation }),
     /** Gives back the place of an admitted run that never started. */
     release: async ({ flow, executionId }: AdmittedFlowRun) => void (await flows.finishRun(flow.flowId, [executionId])),
     /** Runs the flow now and records the result; throws only the refusals of `reserve`. */

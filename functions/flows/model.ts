@@ -12,7 +12,12 @@ export const flowLimits = {
   historyKept: 100,
   /** Not an interface limit: bounds the tool definitions sent to the model. */
   recommendedTools: 50,
+  /** Not an interface limit: tool names an llm flow holds for approval. */
+  approvalRequired: 50,
 } as const;
+
+/** How long a held tool call waits for its approver before the model hears that the approval timed out. */
+export const toolApprovalHours = 24;
 
 /** Retries after 1 min, 5 min, 15 min, 1 hour; when the last one fails too, the flow pauses. */
 export const retryDelaysMs = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000] as const;
@@ -51,6 +56,10 @@ export interface FlowItem {
   executionType: ExecutionType;
   prompt: string | null;
   recommendedTools: string[];
+  /** Tool names (as the flow's tool catalog names them) whose calls wait for the owner's approval. */
+  approvalRequired?: string[];
+  /** A paid resource call priced above this (USD) waits for the owner's approval. */
+  approvalAboveUsd?: number;
   executionCount: number;
   lastExecutedAt: string | null;
   createdAt: string;
@@ -67,7 +76,8 @@ export interface FlowItem {
   lastFiring?: string;
 }
 
-export type ExecutionStatus = 'success' | 'failed';
+/** `waiting`: a tool call of an llm flow waits for its approval; the run continues after the decision. */
+export type ExecutionStatus = 'success' | 'failed' | 'waiting';
 
 /** An item of `executionResults`, plus `error` for failures (TIMEOUT). */
 export interface ExecutionResult {
@@ -97,6 +107,8 @@ export function flowView(flow: FlowItem, executionResults: ExecutionResult[], wa
     executionType: flow.executionType,
     prompt: flow.prompt,
     recommendedTools: flow.recommendedTools,
+    approvalRequired: flow.approvalRequired ?? [],
+    approvalAboveUsd: flow.approvalAboveUsd ?? null,
     executionCount: flow.executionCount,
     executionResults,
     lastExecutedAt: flow.lastExecutedAt,

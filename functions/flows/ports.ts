@@ -38,6 +38,8 @@ export interface LanguageModel {
 /** A tool the agent can hand the model, bound to its owner. */
 export interface BoundTool {
   definition: ToolDefinition;
+  /** USD a call costs before it runs, when known (a paid resource method's price). */
+  price?: number;
   /** Runs with the owner's permissions; the result goes back to the model. */
   invoke(args: Record<string, unknown>): Promise<{ output: unknown; cost: number }>;
 }
@@ -63,4 +65,25 @@ export interface FlowScriptRunner {
     logs: string[];
     cost: number;
   }>;
+}
+
+/** The step API an llm flow's agent loop runs on: each step's result is kept, so a resumed run does not repeat it. */
+export interface AgentSteps {
+  step<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /** A wait of a registered kind (`approval`); ends the invocation until the wait ends, then returns its result. */
+  waitFor<T>(kind: string, name: string, args: unknown): Promise<T>;
+}
+
+/** The durable-run engine (the scripts area) running a flow's agent loop in this process. */
+export interface DurableFlowRuns {
+  /**
+   * Runs `body` as invocation `invocation` of the flow run (1 records the run first, with `payload`, what the
+   * resumer gets back): finished steps replay, and the first open wait suspends the run. An invocation still holding
+   * the run after `runningUntil` is taken as lost, and the run continues in a new one.
+   */
+  run<T>(
+    run: { executionId: string; userId: string; flowId: string; payload: string; runningUntil: string },
+    invocation: number,
+    body: (steps: AgentSteps) => Promise<T>,
+  ): Promise<{ suspended: true } | { suspended: false; value: T }>;
 }

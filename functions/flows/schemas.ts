@@ -17,6 +17,12 @@ const ScriptId = z.string().trim().min(1).max(100);
 const Scope = z.enum(flowScopes);
 /** A resource (`name` or `name.method`, by name or id) or a script (id or name) the model may use. */
 const RecommendedTools = z.array(z.string().trim().min(1).max(200)).max(flowLimits.recommendedTools);
+/** Tool names as the flow's tool catalog gives them to the model (`<resource>__<method>`, `script__<name>`). */
+const ApprovalRequired = z
+  .array(z.string().min(1).max(200))
+  .max(flowLimits.approvalRequired)
+  .describe("llm flows: the tools (as the flow's tool catalog names them) whose every call waits for the owner's approval");
+const ApprovalAboveUsd = z.number().finite().min(0).describe("llm flows: a paid resource call priced above this (USD) waits for the owner's approval");
 documentConditionTree(
   'FlowCondition',
   flowDialect(''),
@@ -43,6 +49,8 @@ export const CreateTimeFlowInput = z.strictObject({
   executionType: z.enum(executionTypes).optional(),
   prompt: Prompt.optional(),
   recommendedTools: RecommendedTools.optional(),
+  approvalRequired: ApprovalRequired.optional(),
+  approvalAboveUsd: ApprovalAboveUsd.optional(),
 });
 
 export const CreateEventFlowInput = z.strictObject({
@@ -52,6 +60,8 @@ export const CreateEventFlowInput = z.strictObject({
   conditions: Conditions,
   prompt: Prompt.optional().describe('required for llm flows; a direct flow runs its script and may leave it out'),
   recommendedTools: RecommendedTools.default([]),
+  approvalRequired: ApprovalRequired.optional(),
+  approvalAboveUsd: ApprovalAboveUsd.optional(),
   scope: Scope.default('user'),
   executionType: z.enum(executionTypes).default('llm'),
   scriptId: ScriptId.optional(),
@@ -82,10 +92,12 @@ export const UpdateFlowInput = z
     schedule: Schedule.optional(),
     prompt: Prompt.optional(),
     recommendedTools: RecommendedTools.optional(),
+    approvalRequired: ApprovalRequired.optional(),
+    approvalAboveUsd: ApprovalAboveUsd.nullable().optional().describe('null removes the threshold'),
     conditions: z.unknown().meta(ConditionTree).optional(),
   })
   .refine((input) => Object.keys(input).some((key) => key !== 'assignmentId' && key !== 'flowId' && input[key as keyof typeof input] !== undefined), {
-    message: 'give at least one of title, description, schedule, prompt, recommendedTools, conditions',
+    message: 'give at least one of title, description, schedule, prompt, recommendedTools, approvalRequired, approvalAboveUsd, conditions',
   })
   .superRefine(namesOneFlow)
   .transform(asAssignment);
@@ -134,7 +146,7 @@ const Warnings = z
 export const ExecutionResultOutput = z.object({
   executionId: z.string(),
   timestamp: IsoDate,
-  status: z.enum(['success', 'failed']),
+  status: z.enum(['success', 'failed', 'waiting']).describe('waiting: a tool call waits for its approval; the run continues after the decision'),
   duration: DurationMs,
   cost: CostUsd,
   logs: z.array(z.string()),
@@ -154,6 +166,8 @@ export const FlowOutput = z.object({
   executionType: z.enum(executionTypes),
   prompt: z.string().nullable(),
   recommendedTools: z.array(z.string()),
+  approvalRequired: z.array(z.string()),
+  approvalAboveUsd: z.number().nullable(),
   executionCount: z.number(),
   executionResults: z.array(ExecutionResultOutput),
   lastExecutedAt: IsoDate.nullable(),
@@ -198,7 +212,7 @@ const VariantBItem = z.object({
 /** Variant A's `data`; variant B answers an array of VariantBItem with `meta {total, limit, offset}` beside `data`. */
 export const SearchFlowsOutput = z.union([z.object({ count: z.number(), flows: z.array(z.union([SummaryItem, MinimalItem])) }), z.array(VariantBItem)]);
 
-const HistoryStatus = z.enum(['running', 'success', 'failed']);
+const HistoryStatus = z.enum(['running', 'waiting', 'success', 'failed']);
 const HistoryTrigger = z.enum(['manual', 'event', 'schedule', 'webhook', 'flow']);
 
 /** GET /api/sdk/v1/executions: filters of the run history; dates are days (UTC) or instants. */

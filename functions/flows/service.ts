@@ -45,6 +45,20 @@ const attempts = 5;
 const dayMs = 86_400_000;
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+type ApprovalRules = Pick<FlowItem, 'approvalRequired' | 'approvalAboveUsd'>;
+
+const onlyLlm = (field: string, value: unknown) => new ValidationError(field, value, 'only llm flows call tools that can wait for approval');
+
+/** The approval fields given, for a flow of `executionType`: a direct flow calls no tools, so it takes none. */
+function approvalRules(executionType: ExecutionType, input: ApprovalRules): ApprovalRules {
+  for (const field of ['approvalRequired', 'approvalAboveUsd'] as const)
+    if (input[field] !== undefined && executionType !== 'llm') throw onlyLlm(field, input[field]);
+  return {
+    ...(input.approvalRequired !== undefined && { approvalRequired: input.approvalRequired }),
+    ...(input.approvalAboveUsd !== undefined && { approvalAboveUsd: input.approvalAboveUsd }),
+  };
+}
+
 export function createFlowService(deps: FlowServiceDeps) {
   const { flows, clock } = deps;
   const search = createFlowSearch(flows, deps.llmConfigured);
@@ -92,7 +106,7 @@ export function createFlowService(deps: FlowServiceDeps) {
 
   function newFlow(
     caller: Caller,
-    fields: Pick<FlowItem, 'title' | 'description' | 'scope' | 'trigger' | 'scriptId' | 'executionType' | 'prompt' | 'recommendedTools'>,
+    fields: Pick<FlowItem, 'title' | 'description' | 'scope' | 'trigger' | 'scriptId' | 'executionType' | 'prompt' | 'recommendedTools'> & ApprovalRules,
   ): FlowItem {
     const now = clock.nowIso();
     const flow: FlowItem = {
@@ -130,6 +144,7 @@ export function createFlowService(deps: FlowServiceDeps) {
         throw new ValidationError('recommendedTools', input.recommendedTools, 'only llm flows offer tools to a model');
       await requireRunnable(caller.userId, input.scriptId);
       const flow = newFlow(caller, {
+        ...approvalRules(executionType, input),
         title: input.title,
         description: input.description,
         scope: input.scope,
@@ -157,6 +172,7 @@ export function createFlowService(deps: FlowServiceDeps) {
       requirePromptForLlm(input.executionType, input.prompt);
       if (input.scriptId) await requireRunnable(caller.userId, input.scriptId);
       const flow = newFlow(caller, {
+        ...approvalRules(input.executionType, input),
         title: input.title,
         description: input.description,
         scope: input.scope,
@@ -197,8 +213,11 @@ export function createFlowService(deps: FlowServiceDeps) {
         if (input.recommendedTools !== undefined && flow.executionType !== 'llm')
           throw new ValidationError('recommendedTools', input.recommendedTools, 'only llm flows offer tools to a model');
         if (input.recommendedTools !== undefined) patch.recommendedTools = input.recommendedTools;
+        const remove: (keyof FlowItem)[] = input.approvalAboveUsd === null ? ['approvalAboveUsd'] : [];
+        Object.assign(patch, approvalRules(flow.executionType, { ...input, approvalAboveUsd: input.approvalAboveUsd ?? undefined }));
+        if (remove.length && flow.executionType !== 'llm') throw onlyLlm('approvalAboveUsd', null);
         patch.updatedAt = after(flow.updatedAt);
-        if (!(await flows.update(flow, patch))) return undefined;
+        if (!(await flows.update(flow, patch, remove))) return undefined;
         const next = { ...flow, ...patch } as FlowItem;
         if (cron && next.trigger.type === 'time') {
           try {

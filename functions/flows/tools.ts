@@ -6,6 +6,8 @@ import type { BoundTool, FlowScriptRunner, ToolCatalog, ToolDefinition } from '.
 interface Method {
   name: string;
   description?: string;
+  /** USD per call. */
+  cost?: number;
   parameters: Array<{ name: string; type: string; required: boolean; description?: string }>;
 }
 
@@ -48,11 +50,11 @@ export function createToolCatalog(sources: ToolSources): ToolCatalog {
       const [resources, scripts] = await Promise.all([sources.installedResources(userId), sources.ownedScripts(userId)]);
       const tools = new Map<string, BoundTool>();
       const unknown: string[] = [];
-      const add = (definition: ToolDefinition, invoke: BoundTool['invoke']) => {
+      const add = (definition: ToolDefinition, invoke: BoundTool['invoke'], price?: number) => {
         let name = definition.name;
         for (let copy = 2; tools.has(name) && tools.get(name)!.definition.description !== definition.description; copy++)
           name = `${definition.name.slice(0, 60)}_${copy}`;
-        tools.set(name, { definition: { ...definition, name }, invoke });
+        tools.set(name, { definition: { ...definition, name }, invoke, ...(price !== undefined && { price }) });
       };
       const addMethod = (resource: (typeof resources)[number], method: Method) =>
         add(
@@ -65,6 +67,7 @@ export function createToolCatalog(sources: ToolSources): ToolCatalog {
             const call = await sources.resources().call({ userId, resource: resource.resourceId, method: method.name, params: args, source: 'flow' });
             return { output: { success: call.success, status: call.status, data: call.data }, cost: call.cost };
           },
+          method.cost,
         );
 
       for (const entry of recommended) {

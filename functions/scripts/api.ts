@@ -6,6 +6,7 @@ import { type Execution, type Installation, settledRun } from './model.js';
 import { createExecutionStore } from './runs/execution-store.js';
 import type { ExecuteRequest, ExecutionResult } from './runs/runner.js';
 import { createScriptStore } from './store.js';
+import { type DurableContext, runDurably } from './durable/in-process.js';
 import { durableEngine, scriptAccess, scriptRunner, scriptService } from '#functions/app/scripts/wiring.js';
 
 export type { ExecuteRequest, ExecutionResult } from './runs/runner.js';
@@ -58,3 +59,26 @@ export const uninstallScript = (userId: string, scriptId: string) => scriptServi
 /** Completes a durable run's wait (an event it waited for arrived) and resumes the run; false when it no longer waits. */
 export const resolveWait = (executionId: string, name: string, outcome: { result: unknown } | { error: { code: string; message: string } }) =>
   durableEngine().resolveWait(executionId, name, outcome);
+
+/**
+ * Durable runs of platform code in this process (an llm flow's agent loop) under the runner name `runner`: the same
+ * journal and replay rules as scripts' steps. `resume` continues a run in a new invocation once its wait ended.
+ */
+export function inProcessDurableRuns(runner: string, resume: (payload: string, invocation: number) => Promise<void>) {
+  durableEngine().registerResumer(runner, (run) => resume(run.payload, run.invocation));
+  return {
+    async run<T>(
+      run: { executionId: string; userId: string; flowId: string; payload: string; runningUntil: string },
+      invocation: number,
+      body: (context: DurableContext) => Promise<T>,
+    ): Promise<{ suspended: true } | { suspended: false; value: T }> {
+      const engine = durableEngine();
+      // No script of its own: the approval wait kind then takes the run's user as the owner who approves.
+      const owner = { executionId: run.executionId, userId: run.userId, scriptId: '', flowId: run.flowId };
+      if (invocation === 1) await engine.begin({ ...owner, runner, payload: run.payload, state: 'running' });
+      // Past its lease an invocation that never reported back (its process died) is continued by a new one.
+      await engine.watch(owner, invocation, run.runningUntil);
+      return runDurably(engine, owner, invocation, body);
+    },
+  };
+}

@@ -548,7 +548,7 @@ export const runRoutes = defineRoutes('scripts', {
  * callback, a lapsed invocation, a queued re-run). It runs scripts, so it needs what running one needs.
  */
 export const durableWakeFunction = {
-  handler: 'functions/app/scripts/handlers/wake-durable-run.ts',
+  handler: 'functions/app/handlers/wake-durable-run.ts',
   tables: operate,
   uses: runs.uses,
   timeoutSeconds: 310,

@@ -46,6 +46,8 @@ describe('flows: create and read', () => {
       executionType: 'direct',
       prompt: null,
       recommendedTools: [],
+      approvalRequired: [],
+      approvalAboveUsd: null,
       executionCount: 0,
       executionResults: [],
       lastExecutedAt: null,

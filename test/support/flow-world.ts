@@ -78,6 +78,7 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     scripts,
     tools: { resolve: async () => ({ tools: [], unknown: [] }) },
     model: () => undefined,
+    durable: { run: () => Promise.reject(new Error('these flows have no approval rules')) },
     clock,
     deadline: () => ({ expired: new Promise<void>((expire) => deadlines.push(expire)), clear: () => undefined }),
     wait: async () => undefined,

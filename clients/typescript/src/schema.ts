@@ -6755,7 +6755,7 @@ export interface operations {
                 offset?: number;
                 scriptId?: string;
                 startDate?: string;
-                status?: "running" | "success" | "failed";
+                status?: "running" | "waiting" | "success" | "failed";
                 trigger?: "manual" | "event" | "schedule" | "webhook" | "flow";
             };
             header?: never;
@@ -6823,7 +6823,7 @@ export interface operations {
                                 /** Format: date-time */
                                 startedAt: string;
                                 /** @enum {string} */
-                                status: "running" | "success" | "failed";
+                                status: "running" | "waiting" | "success" | "failed";
                                 /** @enum {string} */
                                 trigger: "manual" | "event" | "schedule" | "webhook" | "flow";
                             }[];
@@ -7844,12 +7844,20 @@ export interface operations {
                  *       },
                  *       "prompt": "string",
                  *       "recommendedTools": [],
+                 *       "approvalRequired": [
+                 *         "string"
+                 *       ],
+                 *       "approvalAboveUsd": 0,
                  *       "scope": "user",
                  *       "executionType": "llm",
                  *       "scriptId": "string"
                  *     }
                  */
                 "application/json": {
+                    /** @description llm flows: a paid resource call priced above this (USD) waits for the owner's approval */
+                    approvalAboveUsd?: number;
+                    /** @description llm flows: the tools (as the flow's tool catalog names them) whose every call waits for the owner's approval */
+                    approvalRequired?: string[];
                     conditions: components["schemas"]["FlowCondition"];
                     description: string;
                     eventType: string;
@@ -7901,6 +7909,10 @@ export interface operations {
                      *         "recommendedTools": [
                      *           "string"
                      *         ],
+                     *         "approvalRequired": [
+                     *           "string"
+                     *         ],
+                     *         "approvalAboveUsd": 0,
                      *         "executionCount": 0,
                      *         "executionResults": [
                      *           {
@@ -7933,6 +7945,8 @@ export interface operations {
                      */
                     "application/json": {
                         data?: {
+                            approvalAboveUsd: number | null;
+                            approvalRequired: string[];
                             /** Format: date-time */
                             createdAt: string;
                             description: string;
@@ -7949,8 +7963,11 @@ export interface operations {
                                 executionId: string;
                                 logs: string[];
                                 result: unknown;
-                                /** @enum {string} */
-                                status: "success" | "failed";
+                                /**
+                                 * @description waiting: a tool call waits for its approval; the run continues after the decision
+                                 * @enum {string}
+                                 */
+                                status: "success" | "failed" | "waiting";
                                 /** Format: date-time */
                                 timestamp: string;
                             }[];
@@ -8122,10 +8139,18 @@ export interface operations {
                  *       "prompt": "string",
                  *       "recommendedTools": [
                  *         "string"
-                 *       ]
+                 *       ],
+                 *       "approvalRequired": [
+                 *         "string"
+                 *       ],
+                 *       "approvalAboveUsd": 0
                  *     }
                  */
                 "application/json": {
+                    /** @description llm flows: a paid resource call priced above this (USD) waits for the owner's approval */
+                    approvalAboveUsd?: number;
+                    /** @description llm flows: the tools (as the flow's tool catalog names them) whose every call waits for the owner's approval */
+                    approvalRequired?: string[];
                     description: string;
                     /** @enum {string} */
                     executionType?: "llm" | "direct";
@@ -8171,6 +8196,10 @@ export interface operations {
                      *         "recommendedTools": [
                      *           "string"
                      *         ],
+                     *         "approvalRequired": [
+                     *           "string"
+                     *         ],
+                     *         "approvalAboveUsd": 0,
                      *         "executionCount": 0,
                      *         "executionResults": [
                      *           {
@@ -8203,6 +8232,8 @@ export interface operations {
                      */
                     "application/json": {
                         data?: {
+                            approvalAboveUsd: number | null;
+                            approvalRequired: string[];
                             /** Format: date-time */
                             createdAt: string;
                             description: string;
@@ -8219,8 +8250,11 @@ export interface operations {
                                 executionId: string;
                                 logs: string[];
                                 result: unknown;
-                                /** @enum {string} */
-                                status: "success" | "failed";
+                                /**
+                                 * @description waiting: a tool call waits for its approval; the run continues after the decision
+                                 * @enum {string}
+                                 */
+                                status: "success" | "failed" | "waiting";
                                 /** Format: date-time */
                                 timestamp: string;
                             }[];
@@ -8584,6 +8618,10 @@ export interface operations {
                      *         "recommendedTools": [
                      *           "string"
                      *         ],
+                     *         "approvalRequired": [
+                     *           "string"
+                     *         ],
+                     *         "approvalAboveUsd": 0,
                      *         "executionCount": 0,
                      *         "executionResults": [
                      *           {
@@ -8616,6 +8654,8 @@ export interface operations {
                      */
                     "application/json": {
                         data?: {
+                            approvalAboveUsd: number | null;
+                            approvalRequired: string[];
                             /** Format: date-time */
                             createdAt: string;
                             description: string;
@@ -8632,8 +8672,11 @@ export interface operations {
                                 executionId: string;
                                 logs: string[];
                                 result: unknown;
-                                /** @enum {string} */
-                                status: "success" | "failed";
+                                /**
+                                 * @description waiting: a tool call waits for its approval; the run continues after the decision
+                                 * @enum {string}
+                                 */
+                                status: "success" | "failed" | "waiting";
                                 /** Format: date-time */
                                 timestamp: string;
                             }[];
@@ -9173,8 +9216,11 @@ export interface operations {
                             executionId: string;
                             logs: string[];
                             result: unknown;
-                            /** @enum {string} */
-                            status: "success" | "failed";
+                            /**
+                             * @description waiting: a tool call waits for its approval; the run continues after the decision
+                             * @enum {string}
+                             */
+                            status: "success" | "failed" | "waiting";
                             /** Format: date-time */
                             timestamp: string;
                         };
@@ -9610,6 +9656,10 @@ export interface operations {
                  *       "recommendedTools": [
                  *         "string"
                  *       ],
+                 *       "approvalRequired": [
+                 *         "string"
+                 *       ],
+                 *       "approvalAboveUsd": 0,
                  *       "conditions": {
                  *         "field": "string",
                  *         "operator": "equals",
@@ -9618,6 +9668,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description null removes the threshold */
+                    approvalAboveUsd?: number | null;
+                    /** @description llm flows: the tools (as the flow's tool catalog names them) whose every call waits for the owner's approval */
+                    approvalRequired?: string[];
                     /** @description the flow's id */
                     assignmentId?: string;
                     conditions?: components["schemas"]["FlowCondition"];

@@ -2,7 +2,7 @@
 // services with their production dependencies.
 import { type TargetKind, deliveryLedger } from '#functions/events/api.js';
 import { installedResources, resourceCaller } from '#functions/resources/api.js';
-import { mayRun, ownedScripts, runScript, scriptRuns } from '#functions/scripts/api.js';
+import { inProcessDurableRuns, mayRun, ownedScripts, runScript, scriptRuns } from '#functions/scripts/api.js';
 import { backgroundRuns, eventPublisher, liveScheduler, liveFlowSettings, rateLimiter } from '#functions/app/platform.js';
 import { settings } from '#platform/settings.js';
 import { languageModel } from '#adapters/llm.js';
@@ -58,10 +58,15 @@ function toolCatalog(scripts: FlowScriptRunner) {
 // Resolved per call: local adapters are replaced when the local platform restarts in-process.
 const publisherPort: EventPublisher = { publish: (event) => eventPublisher().publish(event) };
 
+/** The durable engine's runner name of flow runs: it continues them after their tool call's approval. */
+const flowRunner = 'flow';
+
 let runs: FlowRuns | undefined;
+/** Built before any durable wake-up is handled (functions/app/handlers/wake-durable-run.ts): it registers the flows' resumer. */
 export const flowRuns = (): FlowRuns => {
   if (!runs) {
     const scripts = flowScriptRunner();
+    const durable = inProcessDurableRuns(flowRunner, async (payload, invocation) => void (await flowRuns().resume(payload, invocation)));
     runs = createFlowRuns({
       flows: createFlowStore(),
       executions: createExecutionStore(),
@@ -69,6 +74,7 @@ export const flowRuns = (): FlowRuns => {
         scripts,
         tools: toolCatalog(scripts),
         model: () => languageModel(liveFlowSettings().llm),
+        durable,
         clock: systemClock,
         deadline: realDeadline,
         wait: realWait,
