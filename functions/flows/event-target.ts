@@ -4,6 +4,7 @@
 // or event never runs a flow twice: events and retries are claimed in the pipeline's ledger, schedule minutes by
 // the run's first write on the flow (FlowStore.startRun).
 import { type Candidate, type TargetDelivery, type TargetKind, emptyReport } from '#functions/events/api.js';
+import { durableFlowRunEndedType } from '#functions/scripts/model.js';
 import { firingIsDue } from '#platform/cron.js';
 import { compileFlowConditions } from './conditions.js';
 import type { ExecutionStore } from './execution-store.js';
@@ -15,7 +16,7 @@ import type { FlowRef, FlowStore } from './store.js';
 export interface FlowEventTargetDeps {
   flows: Pick<FlowStore, 'activeForEvent'>;
   executions: Pick<ExecutionStore, 'getRetry' | 'deleteRetry'>;
-  runs: Pick<FlowRuns, 'run'>;
+  runs: Pick<FlowRuns, 'run' | 'scriptRunEnded'>;
 }
 
 /** The flow is gone, paused, or the firing already ran: nothing to run. */
@@ -60,6 +61,14 @@ export function createFlowEventTarget(deps: FlowEventTargetDeps): TargetKind {
               firing: scheduledTime,
             }),
           ]);
+        },
+      },
+      /** A direct flow's waiting execution settles once its durable script run ends (settled once: no ledger claim). */
+      [durableFlowRunEndedType]: {
+        source: 'scripts',
+        async handle(detail) {
+          await deps.runs.scriptRunEnded({ flowId: String(detail.flowId), userId: String(detail.userId) }, String(detail.executionId));
+          return emptyReport();
         },
       },
       [flowRetryType]: {

@@ -6,10 +6,11 @@ import { ConflictError, NotFoundError, TooManyRequestsError } from '#platform/er
 import { newId } from '#platform/ids.js';
 import { logger } from '#platform/logger.js';
 import type { EventPublisher, RateLimiter, SchedulerPort } from '#platform/ports.js';
-import type { ExecutionStore } from './execution-store.js';
+import { type ExecutionStore, type KeptResult, storedTrigger } from './execution-store.js';
 import type { Executor } from './executor.js';
 import { flowPausedType, flowRetryType, flowSchedule, retryName } from './internal-events.js';
 import { type ExecutionResult, type FlowItem, flowLimits, retryDelaysMs, scriptFailuresToPause } from './model.js';
+import type { FlowScriptRunner } from './ports.js';
 import type { FlowRef, FlowStore } from './store.js';
 
 export interface RunTrigger {
@@ -36,6 +37,8 @@ export interface FlowRunsDeps {
   flows: FlowStore;
   executions: ExecutionStore;
   executor: Executor;
+  /** The end of a durable script run a waiting execution waits on. */
+  scripts: Pick<FlowScriptRunner, 'ended'>;
   scheduler: SchedulerPort;
   publisher: EventPublisher;
   limiter: () => RateLimiter;
@@ -137,12 +140,53 @@ export function createFlowRuns(deps: FlowRunsDeps) {
     else if (trigger.attempt >= retryDelaysMs.length) await pause(flow, 'retries_exhausted', result);
   }
 
+  /**
+   * A waiting execution's end, from the script run it waits on, recorded once (whoever comes second finds it settled),
+   * then the failure policy as for any execution. False while that run has not ended.
+   */
+  async function settle(flowId: string, kept: KeptResult): Promise<boolean> {
+    const waiting = kept.result;
+    const ended = waiting.scriptExecutionId && (await deps.scripts.ended(waiting.scriptExecutionId));
+    if (!ended) return false;
+    const result: ExecutionResult = {
+      ...waiting,
+      status: ended.status === 'success' ? 'success' : 'failed',
+      duration: Math.max(waiting.duration, Date.parse(ended.finishedAt) - Date.parse(waiting.timestamp)),
+      cost: Math.round(ended.cost * 1e6) / 1e6,
+      logs: [...waiting.logs, `script execution ${ended.executionId}: ${ended.status}`].slice(0, 200),
+      result: ended.output,
+      ...(ended.status !== 'success' && { error: ended.error ?? { code: 'SCRIPT_ERROR', message: 'the script ended with error' } }),
+    };
+    if (!(await deps.executions.settle(flowId, kept, result))) return true;
+    const flow = await flows.get(flowId);
+    const stored = kept.trigger;
+    if (flow && stored) {
+      const trigger: RunTrigger = {
+        type: stored.type,
+        eventType: stored.eventType,
+        data: stored.dataJson === undefined ? null : JSON.parse(stored.dataJson),
+        attempt: stored.attempt,
+        originId: stored.originId,
+      };
+      await applyPolicy(flow, trigger, result);
+    }
+    return true;
+  }
+
   /** Admitted (limits, a concurrency slot), executed, recorded, and the failure policy applied. */
   async function finish({ flow, executionId, startedAt, trigger }: AdmittedFlowRun): Promise<ExecutionResult> {
     const result = await deps.executor.execute({ flow, executionId, startedAt, data: trigger.data, eventType: trigger.eventType });
     if (trigger.attempt > 0) result.logs.unshift(`retry ${trigger.attempt} of ${retryDelaysMs.length} after the failure of execution ${trigger.originId}`);
-    await deps.executions.putResult(flow.flowId, flow.executionCount, result);
-    await applyPolicy(flow, trigger, result);
+    const kept: KeptResult = { result, executionNumber: flow.executionCount, trigger: storedTrigger(trigger) };
+    await deps.executions.putResult(flow.flowId, flow.executionCount, result, kept.trigger);
+    if (result.status !== 'waiting') {
+      await applyPolicy(flow, trigger, result);
+      return result;
+    }
+    // A waiting execution holds none of the flow's concurrent places. Its script run may have ended before the
+    // waiting record was written (its end event then found nothing to settle): settled here in that case.
+    await flows.finishRun(flow.flowId, [executionId]);
+    await settle(flow.flowId, kept);
     return result;
   }
 
@@ -156,6 +200,12 @@ export function createFlowRuns(deps: FlowRunsDeps) {
   return {
     admit,
     finish,
+    /** A durable script run a flow started ended: the flow's waiting execution on it settles. */
+    async scriptRunEnded(ref: FlowRef, scriptExecutionId: string): Promise<void> {
+      const kept = await deps.executions.findWaiting(ref.flowId, scriptExecutionId);
+      const flow = kept && (await flows.get(ref.flowId));
+      if (kept && flow?.userId === ref.userId) await settle(ref.flowId, kept);
+    },
     /** Gives back the place of an admitted run that never started. */
     release: async ({ flow, executionId }: AdmittedFlowRun) => void (await flows.finishRun(flow.flowId, [executionId])),
     /** Runs the flow now and records the result; throws only the refusals of `reserve`. */

@@ -67,7 +67,8 @@ export interface FlowItem {
   lastFiring?: string;
 }
 
-export type ExecutionStatus = 'success' | 'failed';
+/** `waiting`: a direct flow's durable script suspended at a wait; the execution settles when that run ends. */
+export type ExecutionStatus = 'success' | 'failed' | 'waiting';
 
 /** An item of `executionResults`, plus `error` for failures (TIMEOUT). */
 export interface ExecutionResult {
@@ -79,6 +80,8 @@ export interface ExecutionResult {
   logs: string[];
   result: unknown;
   error?: { code: string; message: string };
+  /** Kept on the stored item only: the script run a waiting execution waits on. */
+  scriptExecutionId?: string;
 }
 
 export const eventKeyOf = (userId: string, eventType: string) => `${userId}#${eventType}`;

@@ -4,7 +4,7 @@
 import type { Execution } from '#functions/scripts/model.js';
 import type { ExecutionResult, FlowItem } from './model.js';
 
-export type HistoryStatus = 'running' | 'success' | 'failed';
+export type HistoryStatus = 'running' | 'waiting' | 'success' | 'failed';
 
 export interface HistoryItem {
   executionId: string;
@@ -46,7 +46,7 @@ const fromScript = (run: Execution): HistoryItem => ({
   kind: 'script',
   scriptId: run.scriptId,
   flowId: run.trigger.type === 'flow' ? (run.trigger.source ?? null) : null,
-  status: run.status === 'running' ? 'running' : run.status === 'success' ? 'success' : 'failed',
+  status: run.status === 'running' || run.status === 'waiting' || run.status === 'success' ? run.status : 'failed',
   trigger: run.trigger.type,
   source: run.trigger.source ?? null,
   startedAt: run.createdAt,

@@ -134,7 +134,7 @@ const Warnings = z
 export const ExecutionResultOutput = z.object({
   executionId: z.string(),
   timestamp: IsoDate,
-  status: z.enum(['success', 'failed']),
+  status: z.enum(['success', 'failed', 'waiting']).describe("waiting: a direct flow's durable script waits; the execution settles when that run ends"),
   duration: DurationMs,
   cost: CostUsd,
   logs: z.array(z.string()),
@@ -198,7 +198,7 @@ const VariantBItem = z.object({
 /** Variant A's `data`; variant B answers an array of VariantBItem with `meta {total, limit, offset}` beside `data`. */
 export const SearchFlowsOutput = z.union([z.object({ count: z.number(), flows: z.array(z.union([SummaryItem, MinimalItem])) }), z.array(VariantBItem)]);
 
-const HistoryStatus = z.enum(['running', 'success', 'failed']);
+const HistoryStatus = z.enum(['running', 'waiting', 'success', 'failed']);
 const HistoryTrigger = z.enum(['manual', 'event', 'schedule', 'webhook', 'flow']);
 
 /** GET /api/sdk/v1/executions: filters of the run history; dates are days (UTC) or instants. */

@@ -723,7 +723,7 @@ export interface paths {
         put?: never;
         /**
          * Run an active or paused flow now and answer its execution result
-         * @description Runs the flow now. The answer is its execution result when the run ends within the run wait (about 25 s); otherwise 202 with `executionId` and status `running`: the run goes on and its result appears in getFlow `executionResults` and in GET /api/sdk/v1/executions.
+         * @description Runs the flow now. The answer is its execution result when the run ends within the run wait (about 25 s); otherwise 202 with `executionId` and status `running` (or `waiting` at once, when the durable script of a direct flow suspends at a wait): the run goes on and its result appears in getFlow `executionResults` and in GET /api/sdk/v1/executions.
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
@@ -6755,7 +6755,7 @@ export interface operations {
                 offset?: number;
                 scriptId?: string;
                 startDate?: string;
-                status?: "running" | "success" | "failed";
+                status?: "running" | "waiting" | "success" | "failed";
                 trigger?: "manual" | "event" | "schedule" | "webhook" | "flow";
             };
             header?: never;
@@ -6823,7 +6823,7 @@ export interface operations {
                                 /** Format: date-time */
                                 startedAt: string;
                                 /** @enum {string} */
-                                status: "running" | "success" | "failed";
+                                status: "running" | "waiting" | "success" | "failed";
                                 /** @enum {string} */
                                 trigger: "manual" | "event" | "schedule" | "webhook" | "flow";
                             }[];
@@ -7949,8 +7949,11 @@ export interface operations {
                                 executionId: string;
                                 logs: string[];
                                 result: unknown;
-                                /** @enum {string} */
-                                status: "success" | "failed";
+                                /**
+                                 * @description waiting: a direct flow's durable script waits; the execution settles when that run ends
+                                 * @enum {string}
+                                 */
+                                status: "success" | "failed" | "waiting";
                                 /** Format: date-time */
                                 timestamp: string;
                             }[];
@@ -8219,8 +8222,11 @@ export interface operations {
                                 executionId: string;
                                 logs: string[];
                                 result: unknown;
-                                /** @enum {string} */
-                                status: "success" | "failed";
+                                /**
+                                 * @description waiting: a direct flow's durable script waits; the execution settles when that run ends
+                                 * @enum {string}
+                                 */
+                                status: "success" | "failed" | "waiting";
                                 /** Format: date-time */
                                 timestamp: string;
                             }[];
@@ -8632,8 +8638,11 @@ export interface operations {
                                 executionId: string;
                                 logs: string[];
                                 result: unknown;
-                                /** @enum {string} */
-                                status: "success" | "failed";
+                                /**
+                                 * @description waiting: a direct flow's durable script waits; the execution settles when that run ends
+                                 * @enum {string}
+                                 */
+                                status: "success" | "failed" | "waiting";
                                 /** Format: date-time */
                                 timestamp: string;
                             }[];
@@ -9173,8 +9182,11 @@ export interface operations {
                             executionId: string;
                             logs: string[];
                             result: unknown;
-                            /** @enum {string} */
-                            status: "success" | "failed";
+                            /**
+                             * @description waiting: a direct flow's durable script waits; the execution settles when that run ends
+                             * @enum {string}
+                             */
+                            status: "success" | "failed" | "waiting";
                             /** Format: date-time */
                             timestamp: string;
                         };
