@@ -4,7 +4,7 @@
 import { ownerEventTypes } from './platform/event-types.js';
 import { scheduleFiringType, webhookDeliveryType } from './events/internal-events.js';
 import { subscriptionTargetNeeds } from './events/routes.js';
-import { flowRetryType, flowScheduleType } from './flows/internal-events.js';
+import { flowReplayType, flowRetryType, flowScheduleType } from './flows/internal-events.js';
 import { flowTargetNeeds } from './flows/routes.js';
 import type { BusConsumer, ServiceEventConsumer } from './platform/route.js';
 import { buildStateFunction } from './templates/routes.js';
@@ -37,11 +37,11 @@ export const busConsumers: BusConsumer[] = [
   // firings have a rule of their own.
   {
     name: 'runFlows',
-    summary: "Runs time flows' schedule firings and flow retries coming due, and settles flow executions that waited on a durable run",
+    summary: "Runs time flows' schedule firings and flow retries coming due and replays, and settles flow executions that waited on a durable run",
     handler: triggerPipelineHandler,
     sourcePrefix: 'platform.',
     userEvents: false,
-    internalTypes: [flowScheduleType, flowRetryType, durableFlowRunEndedType],
+    internalTypes: [flowScheduleType, flowRetryType, flowReplayType, durableFlowRunEndedType],
     localConcurrency: 1000,
     ...flowTargetNeeds,
     // One flow run of at most 300 s.

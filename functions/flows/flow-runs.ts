@@ -23,6 +23,8 @@ export interface RunTrigger {
   originId?: string;
   /** A schedule firing's minute: the run's first write claims it, so a redelivered firing does not run twice. */
   firing?: string;
+  /** The execution a replay runs again: like a manual run, it may run a paused flow and starts no retries. */
+  replayOf?: string;
 }
 
 /** A run that holds its place: the flow as it started (its executionCount numbers the run), as JSON for the function invoked for it on AWS. */
@@ -66,7 +68,7 @@ export function createFlowRuns(deps: FlowRunsDeps) {
         },
       );
     }
-    const statuses = trigger.type === 'manual' ? ['active', 'paused'] : ['active'];
+    const statuses = trigger.type === 'manual' || trigger.replayOf ? ['active', 'paused'] : ['active'];
     const start = () => flows.startRun(ref, { executionId, startedAt, statuses, firing: trigger.firing });
     let started = await start();
     if (started === 'busy') {
@@ -127,7 +129,7 @@ export function createFlowRuns(deps: FlowRunsDeps) {
   /** What a finished execution means for the flow. Manual runs are recorded but never retried or counted. */
   async function applyPolicy(flow: FlowItem, trigger: RunTrigger, result: ExecutionResult) {
     const direct = flow.executionType === 'direct';
-    const manual = trigger.type === 'manual';
+    const manual = trigger.type === 'manual' || trigger.replayOf !== undefined;
     const succeeded = result.status === 'success';
     const failures = await flows.finishRun(flow.flowId, [result.executionId], manual || !direct ? undefined : succeeded ? 'reset' : 'count');
     if (manual) return;
@@ -177,6 +179,7 @@ export function createFlowRuns(deps: FlowRunsDeps) {
   async function finish({ flow, executionId, startedAt, trigger }: AdmittedFlowRun): Promise<ExecutionResult> {
     const result = await deps.executor.execute({ flow, executionId, startedAt, data: trigger.data, eventType: trigger.eventType });
     if (trigger.attempt > 0) result.logs.unshift(`retry ${trigger.attempt} of ${retryDelaysMs.length} after the failure of execution ${trigger.originId}`);
+    if (trigger.replayOf) result.logs.unshift(`replay of execution ${trigger.replayOf}`);
     const kept: KeptResult = { result, executionNumber: flow.executionCount, trigger: storedTrigger(trigger) };
     await deps.executions.putResult(flow.flowId, flow.executionCount, result, kept.trigger);
     if (result.status !== 'waiting') {
@@ -191,8 +194,7 @@ export function createFlowRuns(deps: FlowRunsDeps) {
   }
 
   /** Takes the run's place (the refusals of `reserve` are thrown); `finish` runs it. */
-  async function admit(ref: FlowRef, trigger: RunTrigger): Promise<AdmittedFlowRun> {
-    const executionId = newId('exe');
+  async function admit(ref: FlowRef, trigger: RunTrigger, executionId = newId('exe')): Promise<AdmittedFlowRun> {
     const startedAt = clock.nowIso();
     return { flow: await reserve(ref, executionId, startedAt, trigger), executionId, startedAt, trigger };
   }
@@ -209,7 +211,7 @@ export function createFlowRuns(deps: FlowRunsDeps) {
     /** Gives back the place of an admitted run that never started. */
     release: async ({ flow, executionId }: AdmittedFlowRun) => void (await flows.finishRun(flow.flowId, [executionId])),
     /** Runs the flow now and records the result; throws only the refusals of `reserve`. */
-    run: async (ref: FlowRef, trigger: RunTrigger): Promise<ExecutionResult> => finish(await admit(ref, trigger)),
+    run: async (ref: FlowRef, trigger: RunTrigger, executionId?: string): Promise<ExecutionResult> => finish(await admit(ref, trigger, executionId)),
   };
 }
 

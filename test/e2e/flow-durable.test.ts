@@ -101,3 +101,85 @@ describe('direct flows with a durable script', () => {
     expect(recorded.executionResults.map((result: { status: string }) => result.status)).toEqual(Array.from({ length: 11 }, () => 'waiting'));
   });
 });
+
+describe('replay by flowId', () => {
+  const replay = (body: unknown, who = owner) => api.as(who.apiKey).post('/api/sdk/v1/executions/replay', body);
+  /** An event flow on mails with `marker` in the subject; its script fails when the subject also says so. */
+  async function givenFlowWithRuns(marker: string) {
+    const script = await givenDeployed(api, owner, {
+      code: `export async function handler(event) {
+  if (event.data.mailapp.subject.includes('fail')) throw new Error('failed on purpose: ' + event.data.mailapp.subject);
+  return { subject: event.data.mailapp.subject };
+}`,
+    });
+    const flow = await givenEventFlow(api, owner, {
+      executionType: 'direct',
+      scriptId: script.id,
+      conditions: { field: 'subject', operator: 'contains', value: marker },
+    });
+    const event = sampleInput('mailapp.email_received') as Record<string, any>;
+    for (const subject of [`${marker} ok`, `${marker} fail`]) {
+      await api.as(owner.apiKey).post('/api/sdk/v1/events', { ...event, mailapp: { ...event.mailapp, subject } });
+      await vi.waitFor(
+        async () =>
+          expect((await getFlow(api, owner, flow.id)).executionResults.map((result: { status: string }) => result.status)).toContain(
+            subject.endsWith('ok') ? 'success' : 'failed',
+          ),
+        { timeout: 15_000, interval: 100 },
+      );
+    }
+    return flow;
+  }
+
+  it('re-runs only the filtered executions of the flow, with the data they started with', async () => {
+    // Prepare
+    const marker = `rp${Date.now().toString(36)}`;
+    const flow = await givenFlowWithRuns(marker);
+    // Act
+    const replayed = await replay({ flowId: flow.id, status: 'failed' });
+    // Assess
+    expect(replayed.status).toBe(202);
+    expect(replayed.body.data.executionIds).toEqual([expect.any(String)]);
+    const [executionId] = replayed.body.data.executionIds;
+    const rerun = await vi.waitFor(
+      async () => {
+        const found = (await getFlow(api, owner, flow.id)).executionResults.find((result: { executionId: string }) => result.executionId === executionId);
+        expect(found).toBeDefined();
+        return found;
+      },
+      { timeout: 15_000, interval: 100 },
+    );
+    expect(rerun).toMatchObject({ status: 'failed', error: { message: expect.stringContaining(`${marker} fail`) } });
+    expect(rerun.logs[0]).toMatch(/^replay of execution exe_/);
+    const statuses = (await getFlow(api, owner, flow.id)).executionResults.map((result: { status: string }) => result.status);
+    expect(statuses.sort()).toEqual(['failed', 'failed', 'success']);
+  });
+
+  it.each([
+    ['both scriptId and flowId', (flowId: string) => ({ flowId, scriptId: 'scr_x' }), 400, 'VALIDATION_ERROR'],
+    ['neither scriptId nor flowId', () => ({ status: 'failed' }), 400, 'VALIDATION_ERROR'],
+    ['an unknown status', (flowId: string) => ({ flowId, status: 'maybe' }), 400, 'VALIDATION_ERROR'],
+    ['an unknown field', (flowId: string) => ({ flowId, everything: true }), 400, 'VALIDATION_ERROR'],
+  ])('refuses %s and runs nothing', async (_what, body, status, code) => {
+    // Prepare
+    const flow = await givenFlowWithRuns(`bad${Date.now().toString(36)}`);
+    // Act
+    const refused = await replay(body(flow.id));
+    // Assess
+    expect(refused.status).toBe(status);
+    expect(refused.body.error.code).toBe(code);
+    expect((await getFlow(api, owner, flow.id)).executionResults).toHaveLength(2);
+  });
+
+  it("answers NOT_FOUND for another user's flow and runs nothing", async () => {
+    // Prepare
+    const flow = await givenFlowWithRuns(`nf${Date.now().toString(36)}`);
+    const stranger = await api.givenUser();
+    // Act
+    const refused = await replay({ flowId: flow.id }, stranger);
+    // Assess
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.code).toBe('NOT_FOUND');
+    expect((await getFlow(api, owner, flow.id)).executionResults).toHaveLength(2);
+  });
+});

@@ -554,8 +554,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Re-run the caller's ended runs of a script that match the filters, newest first, at most 100 per call
-         * @description Re-run the caller's ended runs of a script that match the filters, newest first, at most 100 per call.
+         * Re-run the caller's ended runs of a script, or executions of a flow, that match the filters, newest first, at most 100 per call
+         * @description Re-run the caller's ended runs of a script, or executions of a flow, that match the filters, newest first, at most 100 per call.
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
@@ -7666,20 +7666,24 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
                  *       "scriptId": "string",
+                 *       "flowId": "string",
                  *       "status": "success",
                  *       "from": "2019-08-24T14:15:22Z",
                  *       "to": "2019-08-24T14:15:22Z"
                  *     }
                  */
                 "application/json": {
+                    /** @description replay this flow's executions with their stored trigger data */
+                    flowId?: string;
                     /** Format: date-time */
                     from?: string;
-                    scriptId: string;
+                    /** @description replay this script's runs (exactly one of scriptId and flowId) */
+                    scriptId?: string;
                     /** @enum {string} */
                     status?: "success" | "error" | "timeout" | "cancelled" | "completed" | "failed";
                     /** Format: date-time */

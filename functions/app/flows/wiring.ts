@@ -18,6 +18,7 @@ import { type FlowService, createFlowService } from '#functions/flows/service.js
 import { createFlowStore } from '#functions/flows/store.js';
 import { createToolCatalog } from '#functions/flows/tools.js';
 import { type FlowLongRuns, createFlowLongRuns } from '#functions/flows/long-runs.js';
+import { type FlowReplays, createFlowReplays } from '#functions/flows/replays.js';
 
 /**
  * Direct flows and script tools run through the scripts area's runner, with trigger type `flow` (a run waits there
@@ -134,3 +135,8 @@ export const runHistory = () => {
     flowResults: (flowId) => results.listResults(flowId, systemClock.now()),
   }));
 };
+
+let replays: FlowReplays | undefined;
+/** Replay by flowId: each replayed execution through the bus to the flows' rule. */
+export const flowReplays = (): FlowReplays =>
+  (replays ??= createFlowReplays({ flows: createFlowStore(), executions: createExecutionStore(), publisher: publisherPort, clock: systemClock }));
