@@ -4,11 +4,12 @@
 import { ownerEventTypes } from './platform/event-types.js';
 import { scheduleFiringType, webhookDeliveryType } from './events/internal-events.js';
 import { subscriptionTargetNeeds } from './events/routes.js';
-import { flowRetryType, flowScheduleType } from './flows/internal-events.js';
+import { flowReplayType, flowRetryType, flowScheduleType } from './flows/internal-events.js';
 import { flowTargetNeeds } from './flows/routes.js';
 import type { BusConsumer, ServiceEventConsumer } from './platform/route.js';
 import { buildStateFunction } from './templates/routes.js';
 import { durableWakeType } from './scripts/durable/internal-events.js';
+import { durableFlowRunEndedType } from './scripts/model.js';
 import { durableWakeFunction } from './scripts/routes.js';
 
 const triggerPipelineHandler = 'functions/app/handlers/deliver-event.ts';
@@ -36,11 +37,11 @@ export const busConsumers: BusConsumer[] = [
   // firings have a rule of their own.
   {
     name: 'runFlows',
-    summary: "Runs time flows' schedule firings and flow retries coming due",
+    summary: "Runs time flows' schedule firings and flow retries coming due and replays, and settles flow executions that waited on a durable run",
     handler: triggerPipelineHandler,
     sourcePrefix: 'platform.',
     userEvents: false,
-    internalTypes: [flowScheduleType, flowRetryType],
+    internalTypes: [flowScheduleType, flowRetryType, flowReplayType, durableFlowRunEndedType],
     localConcurrency: 1000,
     ...flowTargetNeeds,
     // One flow run of at most 300 s.

@@ -4,18 +4,19 @@
 // or event never runs a flow twice: events and retries are claimed in the pipeline's ledger, schedule minutes by
 // the run's first write on the flow (FlowStore.startRun).
 import { type Candidate, type TargetDelivery, type TargetKind, emptyReport } from '#functions/events/api.js';
+import { durableFlowRunEndedType } from '#functions/scripts/model.js';
 import { firingIsDue } from '#platform/cron.js';
 import { compileFlowConditions } from './conditions.js';
-import type { ExecutionStore } from './execution-store.js';
+import type { ExecutionStore, StoredTrigger } from './execution-store.js';
 import type { FlowRuns, RunTrigger } from './flow-runs.js';
-import { flowRetryType, flowScheduleType } from './internal-events.js';
+import { flowReplayType, flowRetryType, flowScheduleType } from './internal-events.js';
 import type { FlowItem } from './model.js';
 import type { FlowRef, FlowStore } from './store.js';
 
 export interface FlowEventTargetDeps {
   flows: Pick<FlowStore, 'activeForEvent'>;
   executions: Pick<ExecutionStore, 'getRetry' | 'deleteRetry'>;
-  runs: Pick<FlowRuns, 'run'>;
+  runs: Pick<FlowRuns, 'run' | 'scriptRunEnded'>;
 }
 
 /** The flow is gone, paused, or the firing already ran: nothing to run. */
@@ -60,6 +61,31 @@ export function createFlowEventTarget(deps: FlowEventTargetDeps): TargetKind {
               firing: scheduledTime,
             }),
           ]);
+        },
+      },
+      /** A direct flow's waiting execution settles once its durable script run ends (settled once: no ledger claim). */
+      [durableFlowRunEndedType]: {
+        source: 'scripts',
+        async handle(detail) {
+          await deps.runs.scriptRunEnded({ flowId: String(detail.flowId), userId: String(detail.userId) }, String(detail.executionId));
+          return emptyReport();
+        },
+      },
+      /** A replayed execution (replay by flowId) runs under the id the replay answered, claimed once in the ledger. */
+      [flowReplayType]: {
+        source: 'flows',
+        async handle(detail, deliver) {
+          const stored = detail.trigger as StoredTrigger;
+          const executionId = String(detail.executionId);
+          const trigger: RunTrigger = {
+            type: stored.type,
+            eventType: stored.eventType,
+            data: JSON.parse(stored.dataJson ?? 'null'),
+            attempt: 0,
+            replayOf: String(detail.replayOf),
+          };
+          const flow = { flowId: String(detail.flowId), userId: String(detail.userId) };
+          return deliver([{ deliveryId: `flow-replay#${executionId}`, run: () => deps.runs.run(flow, trigger, executionId) }]);
         },
       },
       [flowRetryType]: {

@@ -1,7 +1,7 @@
 // DynamoDB access for a flow's history: a ring of its last 100 execution results (`run#00`..`run#99`, the slot
 // is the execution's number modulo 100, so keeping "the last 100" costs no delete) and the pending retries.
 import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, queryAll, tableName } from '#platform/dynamo.js';
+import { dynamo, isConditionFailure, queryAll, tableName } from '#platform/dynamo.js';
 import { type ExecutionResult, flowLimits } from './model.js';
 
 const day = 24 * 60 * 60;
@@ -21,8 +21,40 @@ export interface PendingRetry {
   dueAt: string;
 }
 
+/** What started an execution, kept with its result so a waiting execution's failure policy and a replay have it. */
+export interface StoredTrigger {
+  type: 'time' | 'event' | 'manual';
+  eventType?: string;
+  attempt: number;
+  originId?: string;
+  /** The trigger's data as JSON, while it fits the item with room to spare. */
+  dataJson?: string;
+}
+
+/** A stored result with what started it and its place in the ring. */
+export interface KeptResult {
+  result: ExecutionResult;
+  executionNumber: number;
+  trigger?: StoredTrigger;
+}
+
+const maxStoredDataBytes = 64 * 1024;
+
+/** The trigger as stored: its data only while it fits. */
+export function storedTrigger(trigger: { type: StoredTrigger['type']; eventType?: string; attempt: number; originId?: string; data: unknown }): StoredTrigger {
+  const dataJson = JSON.stringify(trigger.data ?? null);
+  return {
+    type: trigger.type,
+    ...(trigger.eventType && { eventType: trigger.eventType }),
+    attempt: trigger.attempt,
+    ...(trigger.originId && { originId: trigger.originId }),
+    ...(Buffer.byteLength(dataJson) <= maxStoredDataBytes && { dataJson }),
+  };
+}
+
 interface StoredResult extends ExecutionResult {
   flowId: string;
+  trigger?: StoredTrigger;
   entry: string;
   /** The flow's executionCount when it started: orders the ring, where timestamps can tie. */
   sequence: number;
@@ -34,31 +66,100 @@ interface StoredResult extends ExecutionResult {
 const slotEntry = (executionNumber: number) => `run#${String((executionNumber - 1) % flowLimits.historyKept).padStart(2, '0')}`;
 const retryEntry = (originId: string) => `retry#${originId}`;
 
+/** A kept result: as shown, plus the script run a waiting one waits on. */
+const keptOf = (item: StoredResult): KeptResult => ({
+  result: { ...shown(item), ...(item.scriptExecutionId && { scriptExecutionId: item.scriptExecutionId }) },
+  executionNumber: item.sequence,
+  ...(item.trigger && { trigger: item.trigger }),
+});
+
+/** The result as the interface shows it: without the ring's bookkeeping and the internal fields. */
+const shown = ({
+  flowId: _flow,
+  entry: _entry,
+  sequence: _sequence,
+  logsUntil: _logs,
+  expiresAt: _expires,
+  trigger: _trigger,
+  scriptExecutionId: _script,
+  ...result
+}: StoredResult): ExecutionResult => result;
+
 export function createExecutionStore() {
   const db = dynamo();
   const table = () => tableName('flowExecutions');
 
+  const itemOf = (flowId: string, executionNumber: number, result: ExecutionResult, trigger?: StoredTrigger): StoredResult => {
+    const started = Math.floor(Date.parse(result.timestamp) / 1000);
+    return {
+      ...result,
+      flowId,
+      ...(trigger && { trigger }),
+      entry: slotEntry(executionNumber),
+      sequence: executionNumber,
+      logsUntil: started + retention.logsSeconds,
+      expiresAt: started + retention.resultsSeconds,
+    };
+  };
+
   return {
     /** `executionNumber` is the flow's executionCount when this execution started (1 for the first). */
-    async putResult(flowId: string, executionNumber: number, result: ExecutionResult): Promise<void> {
-      const started = Math.floor(Date.parse(result.timestamp) / 1000);
-      const item: StoredResult = {
-        ...result,
-        flowId,
-        entry: slotEntry(executionNumber),
-        sequence: executionNumber,
-        logsUntil: started + retention.logsSeconds,
-        expiresAt: started + retention.resultsSeconds,
-      };
-      await db.send(new PutCommand({ TableName: table(), Item: item }));
+    async putResult(flowId: string, executionNumber: number, result: ExecutionResult, trigger?: StoredTrigger): Promise<void> {
+      await db.send(new PutCommand({ TableName: table(), Item: itemOf(flowId, executionNumber, result, trigger) }));
     },
 
     /** The result of execution `executionId`, numbered `executionNumber`, once recorded (its slot may still hold an older one). */
     async getResult(flowId: string, executionNumber: number, executionId: string): Promise<ExecutionResult | undefined> {
       const { Item } = await db.send(new GetCommand({ TableName: table(), Key: { flowId, entry: slotEntry(executionNumber) }, ConsistentRead: true }));
       if (!Item || Item.executionId !== executionId) return undefined;
-      const { flowId: _flow, entry: _entry, sequence: _sequence, logsUntil: _logs, expiresAt: _expires, ...result } = Item as StoredResult;
-      return result;
+      return shown(Item as StoredResult);
+    },
+
+    /** The kept results with their triggers and numbers, newest first (replay reads them). */
+    async listKept(flowId: string, nowMs: number): Promise<KeptResult[]> {
+      const items = await queryAll<StoredResult>({
+        TableName: table(),
+        KeyConditionExpression: 'flowId = :flowId AND begins_with(#entry, :run)',
+        ExpressionAttributeNames: { '#entry': 'entry' },
+        ExpressionAttributeValues: { ':flowId': flowId, ':run': 'run#' },
+        ConsistentRead: true,
+      });
+      return items
+        .filter((item) => item.expiresAt > nowMs / 1000)
+        .sort((a, b) => b.sequence - a.sequence)
+        .map(keptOf);
+    },
+
+    /** The waiting execution that waits on script run `scriptExecutionId`, if any. */
+    async findWaiting(flowId: string, scriptExecutionId: string): Promise<KeptResult | undefined> {
+      const items = await queryAll<StoredResult>({
+        TableName: table(),
+        KeyConditionExpression: 'flowId = :flowId AND begins_with(#entry, :run)',
+        FilterExpression: '#status = :waiting AND scriptExecutionId = :script',
+        ExpressionAttributeNames: { '#entry': 'entry', '#status': 'status' },
+        ExpressionAttributeValues: { ':flowId': flowId, ':run': 'run#', ':waiting': 'waiting', ':script': scriptExecutionId },
+        ConsistentRead: true,
+      });
+      return items[0] && keptOf(items[0]);
+    },
+
+    /** Replaces a waiting execution's result with its end, once: false when it was settled already (or replaced). */
+    async settle(flowId: string, kept: KeptResult, result: ExecutionResult): Promise<boolean> {
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: table(),
+            Item: itemOf(flowId, kept.executionNumber, result, kept.trigger),
+            ConditionExpression: '#status = :waiting AND executionId = :id',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':waiting': 'waiting', ':id': result.executionId },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
     },
 
     /** The kept results, newest first; logs older than 30 days are left out. */
@@ -73,10 +174,7 @@ export function createExecutionStore() {
       return items
         .filter((item) => item.expiresAt > now)
         .sort((a, b) => b.sequence - a.sequence)
-        .map(({ flowId: _flow, entry: _entry, sequence: _sequence, logsUntil, expiresAt: _expires, ...result }) => ({
-          ...result,
-          logs: logsUntil > now ? result.logs : [],
-        }));
+        .map((item) => ({ ...shown(item), logs: item.logsUntil > now ? item.logs : [] }));
     },
 
     async putRetry(retry: PendingRetry): Promise<void> {

@@ -52,7 +52,7 @@ export interface RunInput {
   durable: { invocation: number; payload: string };
 }
 
-type Outcome = Pick<ExecutionResult, 'status' | 'result' | 'logs' | 'cost' | 'error'>;
+type Outcome = Pick<ExecutionResult, 'status' | 'result' | 'logs' | 'cost' | 'error' | 'scriptExecutionId'>;
 
 const failed = (code: string, message: string, logs: string[] = [], cost = 0): Outcome => ({
   status: 'failed',
@@ -85,6 +85,8 @@ export function createExecutor(deps: ExecutorDeps) {
       const run = await runScript({ scriptId: flow.scriptId, userId: flow.userId, data, flowId: flow.flowId, eventType }, deadlineMs, waits);
       const logs = [...waits, `script ${flow.scriptId} execution ${run.executionId}: ${run.status}${run.noOp ? ' (no-op)' : ''}`, ...run.logs];
       if (run.status === 'success') return { status: 'success', result: run.output, logs, cost: run.cost };
+      // A durable script suspended: the execution waits for the run's end (FlowRuns.settle).
+      if (run.status === 'waiting') return { status: 'waiting', result: null, logs, cost: run.cost, scriptExecutionId: run.executionId };
       const error = run.error ?? { code: run.status === 'timeout' ? 'TIMEOUT' : 'SCRIPT_ERROR', message: `the script ended with ${run.status}` };
       return { ...failed(error.code, error.message, logs, run.cost), result: run.output };
     } catch (error) {
@@ -156,7 +158,7 @@ export function createExecutor(deps: ExecutorDeps) {
       } finally {
         deadline.clear();
       }
-      const { status, result, logs, cost, error } = outcome;
+      const { status, result, logs, cost, error, scriptExecutionId } = outcome;
       return {
         executionId: input.executionId,
         timestamp: input.startedAt,
@@ -166,6 +168,7 @@ export function createExecutor(deps: ExecutorDeps) {
         logs: logs.slice(0, 200).map((line) => line.slice(0, 2000)),
         result,
         ...(error && { error }),
+        ...(scriptExecutionId && { scriptExecutionId }),
       };
     },
   };

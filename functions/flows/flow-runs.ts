@@ -6,10 +6,11 @@ import { ConflictError, NotFoundError, TooManyRequestsError } from '#platform/er
 import { newId } from '#platform/ids.js';
 import { logger } from '#platform/logger.js';
 import type { EventPublisher, RateLimiter, SchedulerPort } from '#platform/ports.js';
-import type { ExecutionStore } from './execution-store.js';
+import { type ExecutionStore, type KeptResult, storedTrigger } from './execution-store.js';
 import type { Executor } from './executor.js';
 import { flowPausedType, flowRetryType, flowSchedule, retryName } from './internal-events.js';
 import { type ExecutionResult, type FlowItem, flowLimits, retryDelaysMs, scriptFailuresToPause } from './model.js';
+import type { FlowScriptRunner } from './ports.js';
 import type { FlowRef, FlowStore } from './store.js';
 
 export interface RunTrigger {
@@ -22,6 +23,8 @@ export interface RunTrigger {
   originId?: string;
   /** A schedule firing's minute: the run's first write claims it, so a redelivered firing does not run twice. */
   firing?: string;
+  /** The execution a replay runs again: like a manual run, it may run a paused flow and starts no retries. */
+  replayOf?: string;
 }
 
 /** A run that holds its place: the flow as it started (its executionCount numbers the run), as JSON for the function invoked for it on AWS. */
@@ -38,6 +41,8 @@ export interface FlowRunsDeps {
   flows: FlowStore;
   executions: ExecutionStore;
   executor: Executor;
+  /** The end of a durable script run a waiting execution waits on. */
+  scripts: Pick<FlowScriptRunner, 'ended'>;
   scheduler: SchedulerPort;
   publisher: EventPublisher;
   limiter: () => RateLimiter;
@@ -65,7 +70,7 @@ export function createFlowRuns(deps: FlowRunsDeps) {
         },
       );
     }
-    const statuses = trigger.type === 'manual' ? ['active', 'paused'] : ['active'];
+    const statuses = trigger.type === 'manual' || trigger.replayOf ? ['active', 'paused'] : ['active'];
     const start = () => flows.startRun(ref, { executionId, startedAt, statuses, firing: trigger.firing });
     let started = await start();
     if (started === 'busy') {
@@ -126,7 +131,7 @@ export function createFlowRuns(deps: FlowRunsDeps) {
   /** What a finished execution means for the flow. Manual runs are recorded but never retried or counted. */
   async function applyPolicy(flow: FlowItem, trigger: RunTrigger, result: ExecutionResult) {
     const direct = flow.executionType === 'direct';
-    const manual = trigger.type === 'manual';
+    const manual = trigger.type === 'manual' || trigger.replayOf !== undefined;
     const succeeded = result.status === 'success';
     const failures = await flows.finishRun(flow.flowId, [result.executionId], manual || !direct ? undefined : succeeded ? 'reset' : 'count');
     if (manual) return;
@@ -137,6 +142,39 @@ export function createFlowRuns(deps: FlowRunsDeps) {
     if (succeeded || failures === undefined) return;
     if (direct && failures >= scriptFailuresToPause) await pause(flow, 'script_failures', result);
     else if (trigger.attempt >= retryDelaysMs.length) await pause(flow, 'retries_exhausted', result);
+  }
+
+  /**
+   * A waiting execution's end, from the script run it waits on, recorded once (whoever comes second finds it settled),
+   * then the failure policy as for any execution. False while that run has not ended.
+   */
+  async function settle(flowId: string, kept: KeptResult): Promise<boolean> {
+    const waiting = kept.result;
+    const ended = waiting.scriptExecutionId && (await deps.scripts.ended(waiting.scriptExecutionId));
+    if (!ended) return false;
+    const result: ExecutionResult = {
+      ...waiting,
+      status: ended.status === 'success' ? 'success' : 'failed',
+      duration: Math.max(waiting.duration, Date.parse(ended.finishedAt) - Date.parse(waiting.timestamp)),
+      cost: Math.round(ended.cost * 1e6) / 1e6,
+      logs: [...waiting.logs, `script execution ${ended.executionId}: ${ended.status}`].slice(0, 200),
+      result: ended.output,
+      ...(ended.status !== 'success' && { error: ended.error ?? { code: 'SCRIPT_ERROR', message: 'the script ended with error' } }),
+    };
+    if (!(await deps.executions.settle(flowId, kept, result))) return true;
+    const flow = await flows.get(flowId);
+    const stored = kept.trigger;
+    if (flow && stored) {
+      const trigger: RunTrigger = {
+        type: stored.type,
+        eventType: stored.eventType,
+        data: stored.dataJson === undefined ? null : JSON.parse(stored.dataJson),
+        attempt: stored.attempt,
+        originId: stored.originId,
+      };
+      await applyPolicy(flow, trigger, result);
+    }
+    return true;
   }
 
   /** Admitted (limits, a concurrency slot), executed, recorded, and the failure policy applied. */
@@ -151,21 +189,24 @@ export function createFlowRuns(deps: FlowRunsDeps) {
       eventType: trigger.eventType,
       durable: { invocation, payload: JSON.stringify(payload) },
     });
-    if (result.status === 'waiting') {
-      // A waiting run holds none of the flow's 10 places; the decision continues it through `resume`.
-      await deps.executions.putResult(flow.flowId, flow.executionCount, result);
-      await flows.finishRun(flow.flowId, [executionId]);
+    if (trigger.attempt > 0) result.logs.unshift(`retry ${trigger.attempt} of ${retryDelaysMs.length} after the failure of execution ${trigger.originId}`);
+    if (trigger.replayOf) result.logs.unshift(`replay of execution ${trigger.replayOf}`);
+    const kept: KeptResult = { result, executionNumber: flow.executionCount, trigger: storedTrigger(trigger) };
+    await deps.executions.putResult(flow.flowId, flow.executionCount, result, kept.trigger);
+    if (result.status !== 'waiting') {
+      await applyPolicy(flow, trigger, result);
       return result;
     }
-    if (trigger.attempt > 0) result.logs.unshift(`retry ${trigger.attempt} of ${retryDelaysMs.length} after the failure of execution ${trigger.originId}`);
-    await deps.executions.putResult(flow.flowId, flow.executionCount, result);
-    await applyPolicy(flow, trigger, result);
+    // A waiting execution holds none of the flow's concurrent places: an llm flow's tool call waiting for its approval
+    // continues through `resume`; a direct flow's durable script run may have ended before the waiting record was
+    // written (its end event then found nothing to settle): settled here in that case.
+    await flows.finishRun(flow.flowId, [executionId]);
+    await settle(flow.flowId, kept);
     return result;
   }
 
   /** Takes the run's place (the refusals of `reserve` are thrown); `finish` runs it. */
-  async function admit(ref: FlowRef, trigger: RunTrigger): Promise<AdmittedFlowRun> {
-    const executionId = newId('exe');
+  async function admit(ref: FlowRef, trigger: RunTrigger, executionId = newId('exe')): Promise<AdmittedFlowRun> {
     const startedAt = clock.nowIso();
     return { flow: await reserve(ref, executionId, startedAt, trigger), executionId, startedAt, trigger };
   }
@@ -175,10 +216,16 @@ export function createFlowRuns(deps: FlowRunsDeps) {
     finish,
     /** Continues a run whose tool call waited (the durable engine's resumer): invocation `invocation` of it. */
     resume: (payload: string, invocation: number) => finish({ ...(JSON.parse(payload) as AdmittedFlowRun), invocation }),
+    /** A durable script run a flow started ended: the flow's waiting execution on it settles. */
+    async scriptRunEnded(ref: FlowRef, scriptExecutionId: string): Promise<void> {
+      const kept = await deps.executions.findWaiting(ref.flowId, scriptExecutionId);
+      const flow = kept && (await flows.get(ref.flowId));
+      if (kept && flow?.userId === ref.userId) await settle(ref.flowId, kept);
+    },
     /** Gives back the place of an admitted run that never started. */
     release: async ({ flow, executionId }: AdmittedFlowRun) => void (await flows.finishRun(flow.flowId, [executionId])),
     /** Runs the flow now and records the result; throws only the refusals of `reserve`. */
-    run: async (ref: FlowRef, trigger: RunTrigger): Promise<ExecutionResult> => finish(await admit(ref, trigger)),
+    run: async (ref: FlowRef, trigger: RunTrigger, executionId?: string): Promise<ExecutionResult> => finish(await admit(ref, trigger, executionId)),
   };
 }
 

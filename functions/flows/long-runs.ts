@@ -12,7 +12,7 @@ import type { ExecutionStore } from './execution-store.js';
 import type { AdmittedFlowRun, FlowRuns } from './flow-runs.js';
 import type { ExecutionResult } from './model.js';
 
-export type ApiFlowRun = { ended: ExecutionResult } | { running: { executionId: string } };
+export type ApiFlowRun = { ended: ExecutionResult } | { running: { executionId: string; status: 'running' | 'waiting' } };
 
 export interface FlowLongRunsDeps {
   runs: Pick<FlowRuns, 'admit' | 'finish' | 'release'>;
@@ -56,7 +56,9 @@ export function createFlowLongRuns(deps: FlowLongRunsDeps) {
         { type: 'manual', data: { flowId, manual: true, requestedAt: deps.clock.nowIso() }, attempt: 0 },
       );
       const answer = await longRun.start(admitted, { notStarted: () => deps.runs.release(admitted) });
-      return 'ended' in answer ? answer : { running: { executionId: admitted.executionId } };
+      // A direct flow whose durable script suspended answers at once, as one still running does: it goes on later.
+      if ('ended' in answer && answer.ended.status === 'waiting') return { running: { executionId: admitted.executionId, status: 'waiting' } };
+      return 'ended' in answer ? answer : { running: { executionId: admitted.executionId, status: 'running' } };
     },
   };
 }

@@ -76,7 +76,7 @@ export interface FlowItem {
   lastFiring?: string;
 }
 
-/** `waiting`: a tool call of an llm flow waits for its approval; the run continues after the decision. */
+/** `waiting`: a tool call of an llm flow waits for its approval, or a direct flow's durable script waits; the execution settles when the run continues and ends. */
 export type ExecutionStatus = 'success' | 'failed' | 'waiting';
 
 /** An item of `executionResults`, plus `error` for failures (TIMEOUT). */
@@ -89,6 +89,8 @@ export interface ExecutionResult {
   logs: string[];
   result: unknown;
   error?: { code: string; message: string };
+  /** Kept on the stored item only: the script run a waiting execution waits on. */
+  scriptExecutionId?: string;
 }
 
 export const eventKeyOf = (userId: string, eventType: string) => `${userId}#${eventType}`;

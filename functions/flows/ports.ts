@@ -56,15 +56,20 @@ export interface ToolCatalog {
 export interface FlowScriptRunner {
   /** May the user run it: their own script or one they installed. */
   canRun(userId: string, scriptId: string): Promise<boolean>;
-  run(request: { scriptId: string; userId: string; data: unknown; flowId: string; eventType?: string }): Promise<{
-    executionId: string;
-    status: 'success' | 'error' | 'timeout';
-    noOp: boolean;
-    output: unknown;
-    error: { code: string; message: string } | null;
-    logs: string[];
-    cost: number;
-  }>;
+  /** `waiting`: a durable script suspended; its end comes later (`ended`). */
+  run(request: { scriptId: string; userId: string; data: unknown; flowId: string; eventType?: string }): Promise<ScriptRunOutcome>;
+  /** The end of a run that had suspended: undefined while it runs or waits, or for an unknown run. */
+  ended(executionId: string): Promise<(Omit<ScriptRunOutcome, 'status' | 'noOp' | 'logs'> & { status: 'success' | 'error'; finishedAt: string }) | undefined>;
+}
+
+export interface ScriptRunOutcome {
+  executionId: string;
+  status: 'success' | 'error' | 'timeout' | 'waiting';
+  noOp: boolean;
+  output: unknown;
+  error: { code: string; message: string } | null;
+  logs: string[];
+  cost: number;
 }
 
 /** The step API an llm flow's agent loop runs on: each step's result is kept, so a resumed run does not repeat it. */

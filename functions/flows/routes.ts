@@ -126,7 +126,7 @@ export const flowRoutes = defineRoutes('flows', {
     scopes: manage,
     summary: 'Run an active or paused flow now and answer its execution result',
     description:
-      'Runs the flow now. The answer is its execution result when the run ends within the run wait (about 25 s); otherwise 202 with `executionId` and status `running`: the run goes on and its result appears in getFlow `executionResults` and in GET /api/sdk/v1/executions.',
+      'Runs the flow now. The answer is its execution result when the run ends within the run wait (about 25 s); otherwise 202 with `executionId` and status `running` (or `waiting` at once, when the durable script of a direct flow suspends at a wait): the run goes on and its result appears in getFlow `executionResults` and in GET /api/sdk/v1/executions.',
     // The run goes on past the answer in this function invoked again asynchronously (selfInvoke); the job is claimed once in eventDeliveries.
     input: AssignmentInput,
     output: ExecutionResultOutput,

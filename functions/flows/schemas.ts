@@ -146,7 +146,9 @@ const Warnings = z
 export const ExecutionResultOutput = z.object({
   executionId: z.string(),
   timestamp: IsoDate,
-  status: z.enum(['success', 'failed', 'waiting']).describe('waiting: a tool call waits for its approval; the run continues after the decision'),
+  status: z
+    .enum(['success', 'failed', 'waiting'])
+    .describe("waiting: an llm flow's tool call waits for its approval, or a direct flow's durable script waits; the execution settles when the run ends"),
   duration: DurationMs,
   cost: CostUsd,
   logs: z.array(z.string()),

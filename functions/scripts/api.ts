@@ -40,6 +40,12 @@ export async function scriptRuns(userId: string, range: { startDate?: string; en
   return (await createExecutionStore().list({ userId, startDate: range.startDate, endDate: range.endDate })).map((run) => settledRun(run, now));
 }
 
+/** One run by id, a run past its deadline shown as it settles; undefined for an unknown run. */
+export async function scriptRun(executionId: string): Promise<Execution | undefined> {
+  const run = await createExecutionStore().get(executionId, true);
+  return run && settledRun(run, systemClock.nowIso());
+}
+
 /** Each id's name and whether the user may install it (own or listed), `null` names for unknown ids. */
 export async function scriptAvailability(userId: string, ids: string[]): Promise<{ id: string; name: string | null; available: boolean }[]> {
   const store = createScriptStore();

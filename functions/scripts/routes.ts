@@ -516,11 +516,13 @@ export const runRoutes = defineRoutes('scripts', {
     method: 'POST',
     path: '/api/sdk/v1/executions/replay',
     auth: 'apiKey',
-    summary: "Re-run the caller's ended runs of a script that match the filters, newest first, at most 100 per call",
+    summary: "Re-run the caller's ended runs of a script, or executions of a flow, that match the filters, newest first, at most 100 per call",
     input: input.ReplayInput,
     output: out.Replayed,
     successStatus: 202,
     ...operations,
+    // Replay by flowId reads the flow and its kept executions; the runs start on the flows' rule.
+    tables: { ...operate, flows: 'read', flowExecutions: 'read' },
   },
   completeCallback: {
     method: 'POST',

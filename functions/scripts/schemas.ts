@@ -253,12 +253,18 @@ export const CompleteSignedCallbackInput = z
   .strictObject({ executionId: ExecutionId, callbackId: CallbackId, token: z.string().min(1).max(200), ...callbackOutcome })
   .superRefine(oneOutcome);
 export const RerunInput = z.strictObject({ executionId: ExecutionId, fromStep: z.string().min(1).max(200).optional() });
-export const ReplayInput = z.strictObject({
-  scriptId: z.string().min(1).max(200),
-  status: z.enum(['success', 'error', 'timeout', 'cancelled', 'completed', 'failed']).optional(),
-  from: z.iso.datetime({ offset: true }).optional(),
-  to: z.iso.datetime({ offset: true }).optional(),
-});
+export const ReplayInput = z
+  .strictObject({
+    scriptId: z.string().min(1).max(200).optional().describe("replay this script's runs (exactly one of scriptId and flowId)"),
+    flowId: z.string().min(1).max(200).optional().describe("replay this flow's executions with their stored trigger data"),
+    status: z.enum(['success', 'error', 'timeout', 'cancelled', 'completed', 'failed']).optional(),
+    from: z.iso.datetime({ offset: true }).optional(),
+    to: z.iso.datetime({ offset: true }).optional(),
+  })
+  .superRefine((input, context) => {
+    if ((input.scriptId === undefined) === (input.flowId === undefined))
+      context.addIssue({ code: 'custom', path: ['scriptId'], message: 'give exactly one of scriptId and flowId', input: input.scriptId });
+  });
 
 /** A durable wait's length, `{seconds|minutes|hours|days}`: the approvals and events areas take it for their waits' timeouts. */
 export { Duration } from './durable/limits.js';

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { busConsumers } from '../../functions/consumers.js';
 import { scheduleFiringType, webhookDeliveryType } from '../../functions/events/internal-events.js';
-import { flowRetryType, flowScheduleType } from '../../functions/flows/internal-events.js';
+import { flowReplayType, flowRetryType, flowScheduleType } from '../../functions/flows/internal-events.js';
+import { durableFlowRunEndedType } from '../../functions/scripts/model.js';
 import { busEnvelope, matchesRule, rulePattern } from '../../functions/platform/bus-envelope.js';
 import type { Route } from '../../functions/platform/route.js';
 import { deployedRoutes, routes } from '../../functions/routes.js';
@@ -150,7 +151,7 @@ describe('infra: bus rules carry only the events their consumer handles', () => 
     expect(matchesRule(dispatcher, delivered(flowRetryType, 'scheduler'))).toBe(false);
   });
 
-  it("gives the flows' rule its schedule firings and retries only: user events reach the one trigger pipeline rule, not this one too", () => {
+  it("gives the flows' rule its schedule firings, retries, replays and the ends of durable runs a flow waits on only: user events reach the one trigger pipeline rule, not this one too", () => {
     // Act
     const flows = consumer('runFlows');
     // Assess
@@ -158,6 +159,8 @@ describe('infra: bus rules carry only the events their consumer handles', () => 
     expect(matchesRule(flows, delivered('chatapp.message', 'api'))).toBe(false);
     expect(matchesRule(flows, delivered(flowScheduleType, 'scheduler'))).toBe(true);
     expect(matchesRule(flows, delivered(flowRetryType, 'scheduler'))).toBe(true);
+    expect(matchesRule(flows, delivered(flowReplayType, 'flows'))).toBe(true);
+    expect(matchesRule(flows, delivered(durableFlowRunEndedType, 'scripts'))).toBe(true);
     expect(matchesRule(flows, delivered(scheduleFiringType, 'scheduler'))).toBe(false);
     expect(matchesRule(flows, delivered(webhookDeliveryType, 'script-webhook'))).toBe(false);
   });
@@ -171,13 +174,24 @@ describe('infra: bus rules carry only the events their consumer handles', () => 
       [webhookDeliveryType, 'script-webhook'],
       [flowScheduleType, 'scheduler'],
       [flowRetryType, 'scheduler'],
+      [flowReplayType, 'flows'],
+      [durableFlowRunEndedType, 'scripts'],
     ] as const;
     // Act
     const takers = types.map(([type, source]) =>
       busConsumers.filter((candidate) => matchesRule(rulePattern(candidate), delivered(type, source))).map((c) => c.name),
     );
     // Assess
-    expect(takers).toEqual([['dispatchEvent'], ['dispatchEvent'], ['dispatchEvent'], ['dispatchEvent'], ['runFlows'], ['runFlows']]);
+    expect(takers).toEqual([
+      ['dispatchEvent'],
+      ['dispatchEvent'],
+      ['dispatchEvent'],
+      ['dispatchEvent'],
+      ['runFlows'],
+      ['runFlows'],
+      ['runFlows'],
+      ['runFlows'],
+    ]);
     expect(busConsumers.filter((candidate) => candidate.userEvents).map((candidate) => candidate.name)).toEqual(['dispatchEvent']);
   });
 });

@@ -65,6 +65,8 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
       scriptCalls.push({ scriptId: request.scriptId, data: request.data });
       return (options.script ?? (async () => scriptResult()))(request);
     },
+    // These worlds' scripts never suspend.
+    ended: async () => undefined,
   };
   let pipeline: TriggerPipeline | undefined;
   // The bus: every firing goes to the trigger pipeline, as the flows' rule routes it.
@@ -83,7 +85,7 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     deadline: () => ({ expired: new Promise<void>((expire) => deadlines.push(expire)), clear: () => undefined }),
     wait: async () => undefined,
   });
-  const runs = createFlowRuns({ flows, executions, executor, scheduler, publisher: { publish: bus }, limiter: () => memoryRateLimiter(), clock });
+  const runs = createFlowRuns({ flows, executions, executor, scripts, scheduler, publisher: { publish: bus }, limiter: () => memoryRateLimiter(), clock });
   const ledger = createDeliveryStore(clock);
   // The trigger pipeline with the event-flow kind only: these tests run no subscriptions.
   pipeline = createTriggerPipeline({

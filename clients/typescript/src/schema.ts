@@ -554,8 +554,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Re-run the caller's ended runs of a script that match the filters, newest first, at most 100 per call
-         * @description Re-run the caller's ended runs of a script that match the filters, newest first, at most 100 per call.
+         * Re-run the caller's ended runs of a script, or executions of a flow, that match the filters, newest first, at most 100 per call
+         * @description Re-run the caller's ended runs of a script, or executions of a flow, that match the filters, newest first, at most 100 per call.
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
@@ -723,7 +723,7 @@ export interface paths {
         put?: never;
         /**
          * Run an active or paused flow now and answer its execution result
-         * @description Runs the flow now. The answer is its execution result when the run ends within the run wait (about 25 s); otherwise 202 with `executionId` and status `running`: the run goes on and its result appears in getFlow `executionResults` and in GET /api/sdk/v1/executions.
+         * @description Runs the flow now. The answer is its execution result when the run ends within the run wait (about 25 s); otherwise 202 with `executionId` and status `running` (or `waiting` at once, when the durable script of a direct flow suspends at a wait): the run goes on and its result appears in getFlow `executionResults` and in GET /api/sdk/v1/executions.
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
@@ -7666,20 +7666,24 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
                  *       "scriptId": "string",
+                 *       "flowId": "string",
                  *       "status": "success",
                  *       "from": "2019-08-24T14:15:22Z",
                  *       "to": "2019-08-24T14:15:22Z"
                  *     }
                  */
                 "application/json": {
+                    /** @description replay this flow's executions with their stored trigger data */
+                    flowId?: string;
                     /** Format: date-time */
                     from?: string;
-                    scriptId: string;
+                    /** @description replay this script's runs (exactly one of scriptId and flowId) */
+                    scriptId?: string;
                     /** @enum {string} */
                     status?: "success" | "error" | "timeout" | "cancelled" | "completed" | "failed";
                     /** Format: date-time */
@@ -7964,7 +7968,7 @@ export interface operations {
                                 logs: string[];
                                 result: unknown;
                                 /**
-                                 * @description waiting: a tool call waits for its approval; the run continues after the decision
+                                 * @description waiting: an llm flow's tool call waits for its approval, or a direct flow's durable script waits; the execution settles when the run ends
                                  * @enum {string}
                                  */
                                 status: "success" | "failed" | "waiting";
@@ -8251,7 +8255,7 @@ export interface operations {
                                 logs: string[];
                                 result: unknown;
                                 /**
-                                 * @description waiting: a tool call waits for its approval; the run continues after the decision
+                                 * @description waiting: an llm flow's tool call waits for its approval, or a direct flow's durable script waits; the execution settles when the run ends
                                  * @enum {string}
                                  */
                                 status: "success" | "failed" | "waiting";
@@ -8673,7 +8677,7 @@ export interface operations {
                                 logs: string[];
                                 result: unknown;
                                 /**
-                                 * @description waiting: a tool call waits for its approval; the run continues after the decision
+                                 * @description waiting: an llm flow's tool call waits for its approval, or a direct flow's durable script waits; the execution settles when the run ends
                                  * @enum {string}
                                  */
                                 status: "success" | "failed" | "waiting";
@@ -9217,7 +9221,7 @@ export interface operations {
                             logs: string[];
                             result: unknown;
                             /**
-                             * @description waiting: a tool call waits for its approval; the run continues after the decision
+                             * @description waiting: an llm flow's tool call waits for its approval, or a direct flow's durable script waits; the execution settles when the run ends
                              * @enum {string}
                              */
                             status: "success" | "failed" | "waiting";

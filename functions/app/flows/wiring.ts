@@ -2,7 +2,7 @@
 // services with their production dependencies.
 import { type TargetKind, deliveryLedger } from '#functions/events/api.js';
 import { installedResources, resourceCaller } from '#functions/resources/api.js';
-import { inProcessDurableRuns, mayRun, ownedScripts, runScript, scriptRuns } from '#functions/scripts/api.js';
+import { inProcessDurableRuns, mayRun, ownedScripts, runScript, scriptRun, scriptRuns } from '#functions/scripts/api.js';
 import { backgroundRuns, eventPublisher, liveScheduler, liveFlowSettings, rateLimiter } from '#functions/app/platform.js';
 import { settings } from '#platform/settings.js';
 import { languageModel } from '#adapters/llm.js';
@@ -18,6 +18,7 @@ import { type FlowService, createFlowService } from '#functions/flows/service.js
 import { createFlowStore } from '#functions/flows/store.js';
 import { createToolCatalog } from '#functions/flows/tools.js';
 import { type FlowLongRuns, createFlowLongRuns } from '#functions/flows/long-runs.js';
+import { type FlowReplays, createFlowReplays } from '#functions/flows/replays.js';
 
 /**
  * Direct flows and script tools run through the scripts area's runner, with trigger type `flow` (a run waits there
@@ -35,12 +36,24 @@ export function flowScriptRunner(): FlowScriptRunner {
       });
       return {
         executionId: execution.executionId,
-        status: execution.status === 'success' ? 'success' : execution.status === 'timeout' ? 'timeout' : 'error',
+        status: execution.status === 'success' || execution.status === 'timeout' || execution.status === 'waiting' ? execution.status : 'error',
         noOp: execution.noOp === true,
         output,
         error: execution.error && { code: execution.error.code, message: execution.error.message },
         logs,
         cost: execution.cost,
+      };
+    },
+    async ended(executionId) {
+      const run = await scriptRun(executionId);
+      if (!run || run.status === 'running' || run.status === 'waiting') return undefined;
+      return {
+        executionId,
+        status: run.status === 'success' ? 'success' : 'error',
+        output: run.output,
+        error: run.error && { code: run.error.code, message: run.error.message },
+        cost: run.cost,
+        finishedAt: run.finishedAt ?? systemClock.nowIso(),
       };
     },
   };
@@ -70,6 +83,7 @@ export const flowRuns = (): FlowRuns => {
     runs = createFlowRuns({
       flows: createFlowStore(),
       executions: createExecutionStore(),
+      scripts,
       executor: createExecutor({
         scripts,
         tools: toolCatalog(scripts),
@@ -127,3 +141,8 @@ export const runHistory = () => {
     flowResults: (flowId) => results.listResults(flowId, systemClock.now()),
   }));
 };
+
+let replays: FlowReplays | undefined;
+/** Replay by flowId: each replayed execution through the bus to the flows' rule. */
+export const flowReplays = (): FlowReplays =>
+  (replays ??= createFlowReplays({ flows: createFlowStore(), executions: createExecutionStore(), publisher: publisherPort, clock: systemClock }));

@@ -177,7 +177,16 @@ const durableParts = () => {
     });
     const executions = createExecutionStore();
     const hooks = createDurableScriptRuns({ engine, executions, runner: scriptRunner, bus, clock: systemClock });
-    const operations = createRunOperations({ engine, journal, callbacks, executions, runner: scriptRunner, access: scriptAccess(), clock: systemClock });
+    const operations = createRunOperations({
+      engine,
+      journal,
+      callbacks,
+      executions,
+      runner: scriptRunner,
+      access: scriptAccess(),
+      ended: hooks.ended,
+      clock: systemClock,
+    });
     durable = { engine, callbacks, hooks, operations };
   }
   return durable;

@@ -33,6 +33,8 @@ export function createRunOperations(deps: {
   runner: () => Pick<ScriptRunner, 'admit'>;
   /** Replay names a script: the caller must be one who may run it (another user's script is NOT_FOUND). */
   access: Pick<ScriptAccess, 'runnable'>;
+  /** Announces a cancelled run to whoever waits on it (a direct flow's execution). */
+  ended: (execution: Execution) => Promise<void>;
   clock: Clock;
 }) {
   const { engine, journal, executions, clock } = deps;
@@ -87,6 +89,7 @@ export function createRunOperations(deps: {
         finishedAt: clock.nowIso(),
       };
       await executions.putRunning(cancelled);
+      await deps.ended(cancelled);
       return (await executions.get(executionId, true)) ?? cancelled;
     },
 

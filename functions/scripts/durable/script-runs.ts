@@ -3,7 +3,7 @@
 import type { Clock } from '#platform/clock.js';
 import { AppError } from '#platform/errors.js';
 import type { EventPublisher } from '#platform/ports.js';
-import type { Execution } from '../model.js';
+import { type Execution, durableFlowRunEndedType } from '../model.js';
 import type { ExecutionStore } from '../runs/execution-store.js';
 import { runGraceMs } from '../runs/run-grant.js';
 import type { AdmittedRun, DurableRunHooks, ScriptRunner } from '../runs/runner.js';
@@ -66,6 +66,17 @@ export function createDurableScriptRuns(deps: {
           ...(execution.trigger.type === 'flow' && execution.trigger.source && { flowId: execution.trigger.source }),
           error: execution.error,
         },
+      });
+    },
+    async ended(execution: Execution) {
+      // A direct flow recorded its execution as waiting on this run: it settles from the run's record.
+      if (execution.trigger.type !== 'flow' || !execution.trigger.source) return;
+      await deps.bus.publish({
+        type: durableFlowRunEndedType,
+        source: 'scripts',
+        userId: execution.userId,
+        flowId: execution.trigger.source,
+        executionId: execution.executionId,
       });
     },
   };

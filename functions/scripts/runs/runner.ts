@@ -98,6 +98,8 @@ export interface DurableRunHooks {
   finished(admitted: AdmittedRun, invocation: number): Promise<boolean>;
   /** A run that failed: the owner's `platform.execution.failed` event. */
   failed(execution: Execution): Promise<void>;
+  /** A run that had suspended ended (recorded already): whoever waits on it hears of it. */
+  ended(execution: Execution): Promise<void>;
 }
 
 /** The resource name of checkpoints on the resource-call channel (`#` is not a resource name). */
@@ -342,6 +344,7 @@ export function createScriptRunner(deps: {
         !admitted.resumed && executions.releaseDailyRun(admitted.dailyCounter),
         durable && invocation && durable.finished(admitted, invocation.invocation),
       ]);
+      if (durable && admitted.resumed && background) await durable.ended({ ...ended, status: 'error', error: failureOf(error), finishedAt: clock.nowIso() });
       throw error;
     }
     clearTimeout(runningTimer);
@@ -398,6 +401,7 @@ export function createScriptRunner(deps: {
       executions.addSpend(admitted.spendCounter, invocationCost, Math.floor(admitted.admittedAt / 1000) + 400 * 86_400),
     ]);
     if (finished.status !== 'success') await deps.durable?.().failed(finished);
+    if (durable && admitted.resumed) await durable.ended(finished);
     deps.metrics().record('ScriptRuns', 'Count', 1, { status: finished.status });
     deps.metrics().record('ScriptRunCost', 'NoUnit', cost);
     return { execution: finished, logs: outcome.logs, output };

@@ -1,7 +1,5 @@
 import { httpHandler } from '#platform/http.js';
-import { runOperations } from '../wiring.js';
+import { replayRuns } from '#functions/app/replays.js';
 import { runRoutes } from '#functions/scripts/routes.js';
 
-export const handler = httpHandler(runRoutes.replayExecutions, async ({ input, caller }) => ({
-  executionIds: await runOperations().replay(caller.userId, input),
-}));
+export const handler = httpHandler(runRoutes.replayExecutions, async ({ input, caller }) => ({ executionIds: await replayRuns(caller.userId, input) }));
