@@ -146,7 +146,7 @@ async function seedSyntheticGraph(graphId: string, ownerId: string): Promise<voi
  */
 async function bruteForce(graphId: string): Promise<{ searchMs: number[]; embedMs: number[]; scanMs: number[] }> {
   const { createDocumentStore } = await import('../functions/documents/store.js');
-  const { sharedEmbedder } = await import('../functions/app/platform.js');
+  const { sharedEmbedder } = await import('../functions/app/document-adapters.js');
   const { VectorIndex } = await import('../functions/documents/vector-index.js');
   const store = createDocumentStore();
   const searchMs: number[] = [];
@@ -175,7 +175,7 @@ async function bruteForce(graphId: string): Promise<{ searchMs: number[]; embedM
 
 /** The size of the graph's BM25 snapshot once there is one of another size than `other` (written in the background). */
 async function snapshotSize(graphId: string, other?: number): Promise<number> {
-  const { documentBlobStore } = await import('../functions/app/platform.js');
+  const { documentBlobStore } = await import('../functions/app/document-adapters.js');
   const { lexicalSnapshotKey } = await import('../functions/app/documents/wiring.js');
   for (let attempt = 1; ; attempt++) {
     const size = await documentBlobStore().sizeOf(lexicalSnapshotKey(graphId));
@@ -190,7 +190,7 @@ async function snapshotSize(graphId: string, other?: number): Promise<number> {
  * same store, reading the BM25 snapshot the processing job left. Answers its time and the chunks it indexed from text.
  */
 async function coldLoadFromSnapshot(graphId: string): Promise<{ ms: number; chunksFromText: number }> {
-  const { documentBlobStore, sharedEmbedder } = await import('../functions/app/platform.js');
+  const { documentBlobStore, sharedEmbedder } = await import('../functions/app/document-adapters.js');
   const { graphIndexes } = await import('../functions/app/documents/wiring.js');
   const { createDocumentStore } = await import('../functions/documents/store.js');
   const { createGraphStore } = await import('../functions/documents/graph-store.js');
@@ -201,7 +201,7 @@ async function coldLoadFromSnapshot(graphId: string): Promise<{ ms: number; chun
 
 /** hit@1, hit@5 and unanswerable-with-a-result of each evaluation set, whole, at the default threshold and limit 5. */
 async function quality(): Promise<BenchFigure[]> {
-  const { sharedEmbedder } = await import('../functions/app/platform.js');
+  const { sharedEmbedder } = await import('../functions/app/document-adapters.js');
   const { calibrationOf } = await import('../functions/documents/calibration.js');
   const { defaultSearchThreshold } = await import('../functions/documents/limits.js');
   const embedder = sharedEmbedder();

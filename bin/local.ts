@@ -215,7 +215,7 @@ async function main() {
     const onProgress = (step: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${step}`);
     const platform = await startPlatform({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST, onProgress });
     onProgress('loading the embedding model (document search)');
-    const { sharedEmbedder } = await import('../functions/app/platform.js');
+    const { sharedEmbedder } = await import('../functions/app/document-adapters.js');
     await sharedEmbedder().embed(['warm up']);
     onProgress('building the web console');
     await platform.buildConsole();

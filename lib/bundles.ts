@@ -84,15 +84,18 @@ export function bundleAll(entries: string[], outdir = mkdtempSync(join(tmpdir(),
   return { outdir, metafile, outputs };
 }
 
-/** The output files an entry loads: its own and every chunk it reaches, transitively. */
-export function closureOf(pass: BundlePass, entry: string): string[] {
+/**
+ * The output files an entry loads: its own and every chunk it reaches, transitively. With `atImport`, only those that
+ * importing the entry loads, not the chunks behind an `import()` (what a cold start pays before the first request).
+ */
+export function closureOf(pass: BundlePass, entry: string, { atImport = false } = {}): string[] {
   const metaKey = (file: string) => relative(repositoryRoot, join(pass.outdir, file));
   const seen = new Set<string>();
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
     for (const imported of pass.metafile.outputs[metaKey(file)]!.imports)
-      if (!imported.external) visit(relative(pass.outdir, join(repositoryRoot, imported.path)));
+      if (!imported.external && !(atImport && imported.kind === 'dynamic-import')) visit(relative(pass.outdir, join(repositoryRoot, imported.path)));
   };
   visit(pass.outputs.get(entry)!);
   return [...seen];

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { IsoDate, OpaqueId, SolanaAddress, pagination } from '#platform/schemas.js';
 
 import { baseScopes, objectScopePatterns } from '#platform/scopes.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoutes } from '#platform/route.js';
 
 // The platform's own operations. Their handlers live in functions/app/handlers/: the OpenAPI document reads the whole

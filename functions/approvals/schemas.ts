@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Duration } from '#functions/scripts/schemas.js';
 import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
 

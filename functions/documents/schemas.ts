@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { OpaqueId, pagination } from '#platform/schemas.js';
 import { defaultSearchLimit, defaultSearchThreshold, maxUploadBytes, supportedMimeTypes } from './limits.js';
 

@@ -1,5 +1,5 @@
 // The documents area's settings, parsed once per start by the composition root (functions/app/platform.ts).
-import { z } from 'zod';
+import * as z from 'zod';
 import { envNames } from '#platform/env-names.js';
 import { envNumber } from '#platform/settings.js';
 

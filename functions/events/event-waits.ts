@@ -2,7 +2,7 @@
 // `<userId>#<eventType>`, so an event finds the runs waiting for it with one Query, never a scan. A matching event is
 // claimed on the wait first (a retried event never resumes a run twice), handed to the engine, and then removed.
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Clock } from '#platform/clock.js';
 import { dynamo, queryAll, tableName, unlessConditionFails } from '#platform/dynamo.js';
 import { ConflictError } from '#platform/errors.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { IsoDate, OpaqueId, componentRef, pagination } from '#platform/schemas.js';
 import { documentConditionTree } from './conditions/schema.js';
 import { scriptDialect } from './conditions/script-dialect.js';

@@ -1,5 +1,5 @@
 // Inputs of the flow operations and the shapes of their answers, for the OpenAPI document.
-import { z } from 'zod';
+import * as z from 'zod';
 import { documentConditionTree } from '#functions/events/api.js';
 import { SubscribableEventType } from '#platform/event-types.js';
 import { dateRange, ordered, orderedRange } from '#functions/scripts/schemas.js';

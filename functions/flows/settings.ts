@@ -1,6 +1,6 @@
 // The flows area's settings: the language model of LLM flows. Read live (the composition root parses them at each
 // use), so an operator or a test can change the model while the platform runs.
-import { z } from 'zod';
+import * as z from 'zod';
 import { envNames } from '#platform/env-names.js';
 import { envNumber } from '#platform/settings.js';
 

@@ -1,5 +1,5 @@
 // Shapes of the payout ledger as owners read it, their payment settings, and a payout run's summary.
-import { z } from 'zod';
+import * as z from 'zod';
 import { IsoDate, pagination } from '#platform/schemas.js';
 
 const AtomicAmount = z.string().regex(/^\d{1,30}$/);

@@ -1,5 +1,5 @@
 // Shapes of the payments area: the interface's payment requirements and records, x402 payloads (v1 and v2), facilitator bodies.
-import { z } from 'zod';
+import * as z from 'zod';
 import { IsoDate, OpaqueId, SolanaAddress, pagination } from '#platform/schemas.js';
 
 export const settlementStatuses = ['pending', 'confirmed', 'failed'] as const;

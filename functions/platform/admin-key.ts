@@ -1,5 +1,4 @@
 import { timingSafeEqual } from 'node:crypto';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { UnauthorizedError } from './errors.js';
 import { sha256Hex } from './ids.js';
 import { settings } from './settings.js';
@@ -13,9 +12,12 @@ function loadAdminKey(): Promise<string> {
   if (localKey) return Promise.resolve(localKey);
   const secretArn = settings.adminKeySecretArn;
   if (!secretArn) return Promise.reject(new Error('neither ADMIN_API_KEY nor ADMIN_KEY_SECRET_ARN is set'));
-  return traced(new SecretsManagerClient({}))
-    .send(new GetSecretValueCommand({ SecretId: secretArn }))
-    .then((secret) => secret.SecretString ?? '');
+  // Loaded here only: every function's HTTP kit reaches this module, few requests carry an admin key.
+  return import('@aws-sdk/client-secrets-manager').then(({ GetSecretValueCommand, SecretsManagerClient }) =>
+    traced(new SecretsManagerClient({}))
+      .send(new GetSecretValueCommand({ SecretId: secretArn }))
+      .then((secret) => secret.SecretString ?? ''),
+  );
 }
 
 export async function checkAdminKey(presented: string | undefined): Promise<void> {

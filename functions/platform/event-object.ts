@@ -1,6 +1,6 @@
 // The interface's event object: what POST /events accepts, and the one normalisation every event goes through
 // (from the API, from webhook resources, from any publisher on the bus) before it reaches scripts.
-import { z } from 'zod';
+import * as z from 'zod';
 import { IsoDate } from '#platform/schemas.js';
 import { EventType } from './event-types.js';
 

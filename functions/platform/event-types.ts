@@ -1,6 +1,6 @@
 // Which event types exist: the interface's nine names, `custom.<name>`, and names of external webhook events
 // (`payment.completed`) outside the platform's own namespaces.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The event types named. */
 export const namedEventTypes = [

@@ -1,7 +1,7 @@
 // The platform's OpenAPI 3 document, derived from the route table and its zod schemas: summaries and descriptions,
 // required scopes, request and response examples, and the error responses each route can give.
 import { sample } from 'openapi-sampler';
-import { z } from 'zod';
+import * as z from 'zod';
 import { webhookDeliveryHeaders } from './middlewares/idempotency.js';
 import type { Route } from './route.js';
 import { openApiComponents } from './schemas.js';

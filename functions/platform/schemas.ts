@@ -1,5 +1,5 @@
 import bs58 from 'bs58';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** `limit` (1-100) and `offset` of every list; the default limit differs by operation. */
 export const pagination = (defaultLimit: number) => ({

@@ -1,6 +1,6 @@
 // Semantic Versioning 2.0 for script and template versions: pre-releases such as
 // `1.0.0-beta.1` and build metadata accepted, ordered by semver precedence (build metadata ignored).
-import { z } from 'zod';
+import * as z from 'zod';
 import semver from 'semver';
 
 /** Strict: the text must be exactly what it parses to (no leading `v` or `=`, no spaces), at most 256 characters as semver's own limit. */

@@ -2,7 +2,7 @@
 // set them after modules load. Areas declare their settings as zod schemas (`functions/<area>/settings.ts`) that the
 // composition root parses once per start with `parseEnv`. The mode itself is `process.env.PLATFORM_MODE`, which every Lambda bundle replaces with "aws"
 // (lib/bundles.ts), so local-only branches written against it drop out of the bundle.
-import { z } from 'zod';
+import * as z from 'zod';
 import { type EnvName, envNames, tableEnvVar } from './env-names.js';
 
 export type PlatformMode = 'aws' | 'local';

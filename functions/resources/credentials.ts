@@ -1,6 +1,6 @@
 // Credentials per type, checked without ever echoing a secret, sealed by the
 // CredentialVault, and injected into upstream requests as the design says.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConflictError, ValidationError } from '#platform/errors.js';
 import type { CredentialVault } from '#platform/ports.js';
 import { IsoDate } from '#platform/schemas.js';

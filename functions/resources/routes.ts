@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ReviewList, Review } from '#functions/reviews/schemas.js';
 import { defineRoutes } from '#platform/route.js';
 import { IsoDate, Message } from '#platform/schemas.js';

@@ -1,6 +1,6 @@
 // Inputs of the resources area (Resources and their fields). Both method-definition dialects are
 // accepted and normalised here: `httpMethod` or `method`, parameters as a map or an array.
-import { z } from 'zod';
+import * as z from 'zod';
 import { reviewFields } from '#functions/reviews/schemas.js';
 import { OpaqueId, pagination } from '#platform/schemas.js';
 import { type MethodDefinition, normalizeMethod } from './method-definitions.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { IsoDate } from '#platform/schemas.js';
 
 export const reviewItemTypes = ['resource', 'script', 'template'] as const;

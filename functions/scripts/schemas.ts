@@ -1,5 +1,5 @@
 // Inputs of the scripts area, REST and SDK shapes, validated at the edge.
-import { z } from 'zod';
+import * as z from 'zod';
 import { EventType } from '#platform/event-types.js';
 import { reviewFields } from '#functions/reviews/schemas.js';
 import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';

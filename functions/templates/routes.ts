@@ -1,6 +1,6 @@
 // The interface's Templates table, plus a single read, versions list, build reads, reviews, and the caller's template
 // installations (list, read, uninstall, upgrade).
-import { z } from 'zod';
+import * as z from 'zod';
 import { Review, ReviewList } from '#functions/reviews/schemas.js';
 import { resourceRoutes } from '#functions/resources/routes.js';
 import { type TableAccess, defineRoutes } from '#platform/route.js';

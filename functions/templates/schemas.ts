@@ -1,5 +1,5 @@
 // zod schemas of the templates area: the inputs of the interface's Templates table and of template.json.
-import { z } from 'zod';
+import * as z from 'zod';
 import { reviewFields } from '#functions/reviews/schemas.js';
 import { OpaqueId, pagination } from '#platform/schemas.js';
 import { Semver } from '#platform/semver.js';

@@ -1,6 +1,6 @@
 // The templates area's settings. Read live (the composition root parses them at each use): operators and tests change
 // build limits and the allowed repositories while the platform runs, and the next build follows.
-import { z } from 'zod';
+import * as z from 'zod';
 import { envNames } from '#platform/env-names.js';
 import { envNumber } from '#platform/settings.js';
 

@@ -103,6 +103,60 @@ describe('infra: one esbuild pass bundles every handler', () => {
     expect(inputs.filter((input) => areaModule.test(input))).toEqual([]);
   });
 
+  // The compositions each area's handlers load when imported: their own and those their area's facade calls reach.
+  const compositionsOf: Record<string, string[]> = {
+    accounts: ['accounts'],
+    approvals: ['accounts', 'approvals', 'resources', 'scripts'],
+    documents: ['accounts', 'documents'],
+    events: ['accounts', 'events', 'resources', 'scripts'],
+    flows: ['accounts', 'flows', 'resources', 'scripts'],
+    payments: ['accounts', 'payments', 'resources'],
+    resources: ['resources'],
+    scripts: ['accounts', 'resources', 'scripts'],
+    templates: ['accounts', 'resources', 'scripts', 'templates'],
+  };
+  // The AWS adapters that serve one area's ports only.
+  const adaptersOf: Record<string, string[]> = {
+    documents: ['bedrock-embedder', 's3-vectors-store'],
+    payments: ['payout-trigger', 'solana-ledger', 'solana-signers', 'platform-wallet'],
+    scripts: ['script-functions', 'script-function-upkeep', 'package-installer', 'python-facts', 'script-packages'],
+    templates: ['codebuild-template-builder', 'pages-host'],
+  };
+
+  it.each(Object.keys(compositionsOf))(
+    'gives each %s handler a bundle with only the compositions its area reaches, and no AWS adapter of an area it does not reach',
+    (area) => {
+      // Prepare: the source modules each output file holds
+      const inputsOf = (file: string) => Object.keys(pass.metafile.outputs[Object.keys(pass.metafile.outputs).find((key) => key.endsWith(file))!]!.inputs);
+      const reached = compositionsOf[area]!;
+      const foreignAdapters = Object.entries(adaptersOf)
+        .filter(([owner]) => !reached.includes(owner))
+        .flatMap(([, names]) => names.map((name) => `functions/adapters/aws/${name}.ts`));
+      const entries = platformEntries().filter((entry) => entry.startsWith(`functions/app/${area}/handlers/`));
+      // Act: the modules each handler loads when Lambda imports its bundle (chunks behind `import()` load later)
+      const loaded = entries.map((entry) => ({ entry, inputs: closureOf(pass, entry, { atImport: true }).flatMap(inputsOf) }));
+      const compositions = new Set(loaded.flatMap(({ inputs }) => inputs.flatMap((input) => /^functions\/app\/([\w-]+)\/wiring\.ts$/.exec(input)?.[1] ?? [])));
+      const offenders = loaded.flatMap(({ entry, inputs }) => inputs.filter((input) => foreignAdapters.includes(input)).map((input) => `${entry}: ${input}`));
+      // Assess
+      expect(entries.length).toBeGreaterThan(0);
+      expect([...compositions].sort()).toEqual(reached);
+      expect(offenders).toEqual([]);
+    },
+  );
+
+  it("loads the Solana ledger and signers and the Secrets Manager client on first use, not when a payment or health handler's bundle is imported", () => {
+    // Prepare
+    const inputsOf = (file: string) => Object.keys(pass.metafile.outputs[Object.keys(pass.metafile.outputs).find((key) => key.endsWith(file))!]!.inputs);
+    const lazy = /^functions\/adapters\/aws\/(solana-ledger|solana-signers|platform-wallet)\.ts$|node_modules\/@aws-sdk\/client-secrets-manager\//;
+    const entries = [health.handler, ...platformEntries().filter((entry) => entry.startsWith('functions/app/payments/handlers/'))];
+    // Act
+    const atImport = entries.flatMap((entry) => closureOf(pass, entry, { atImport: true }).flatMap(inputsOf)).filter((input) => lazy.test(input));
+    const reachable = entries.flatMap((entry) => closureOf(pass, entry).flatMap(inputsOf)).filter((input) => lazy.test(input));
+    // Assess: the bundles still carry them, behind `import()`
+    expect(reachable.length).toBeGreaterThan(0);
+    expect([...new Set(atImport)]).toEqual([]);
+  });
+
   it('keeps local-only code out of every bundle of the pass, and defines PLATFORM_MODE as aws in each', () => {
     // Act
     const offenders = platformEntries().flatMap((entry) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConflictError, TooManyRequestsError } from '../../functions/platform/errors.js';
 import { Reply, errorResult, httpHandler } from '../../functions/platform/http.js';
 import { logger, redact } from '../../functions/platform/logger.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { hasScope } from '../../functions/platform/caller.js';
 import { type AppError, ValidationError } from '../../functions/platform/errors.js';
 import { authenticate, checkScopes } from '../../functions/platform/middlewares/authenticate.js';

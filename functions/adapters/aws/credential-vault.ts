@@ -3,8 +3,6 @@
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import type { CredentialVault } from '#platform/ports.js';
 import { openAesGcm, sealAesGcm } from '../aes-gcm.js';
-import { envNames } from '#platform/env-names.js';
-import { readEnv } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
 
 /** Decrypted data keys kept per container, so a warm function pays KMS once per secret, not once per call. */
@@ -56,8 +54,8 @@ export function createKmsCredentialVault(client: () => KMSClient, keyArn: () => 
   };
 }
 
-let kms: KMSClient | undefined;
-export const kmsCredentialVault = createKmsCredentialVault(
-  () => (kms ??= traced(new KMSClient({}))),
-  () => readEnv(envNames.credentialsKeyArn),
-);
+/** The vault of the stack's key, with a KMS client made on first use; the composition root keeps one per container. */
+export function kmsCredentialVault(keyArn: () => string | undefined): CredentialVault {
+  let kms: KMSClient | undefined;
+  return createKmsCredentialVault(() => (kms ??= traced(new KMSClient({}))), keyArn);
+}

@@ -17,8 +17,6 @@ import { isPrivateAddress, privateUpstreamsAllowed } from '#platform/outbound.js
 import { requiredEnv } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
 
-let client: LambdaClient | undefined;
-
 const packageNames = (request: InstallRequest) => (Array.isArray(request.declared) ? request.declared : Object.keys(request.declared)).join(', ');
 
 /** A private registry is the account's choice of address: as for resource calls, never loopback, link-local or private. */
@@ -69,4 +67,8 @@ export function createLambdaPackageInstaller(lambda: () => LambdaClient): Packag
   };
 }
 
-export const lambdaPackageInstaller = createLambdaPackageInstaller(() => (client ??= traced(new LambdaClient({}))));
+/** The installer with a Lambda client made on first use; the composition root keeps one per container. */
+export function lambdaPackageInstaller(): PackageInstaller {
+  let client: LambdaClient | undefined;
+  return createLambdaPackageInstaller(() => (client ??= traced(new LambdaClient({}))));
+}

@@ -97,5 +97,3 @@ export function createEventBridgeScheduler(config: SchedulerClientConfig = {}): 
     remove: (name) => deleteSchedule(client(), name),
   };
 }
-
-export const eventBridgeScheduler = createEventBridgeScheduler();

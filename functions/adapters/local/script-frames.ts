@@ -1,7 +1,7 @@
 // The frames a worker's wrapper may send over its channel. User code shares the wrapper's process and can write to
 // any descriptor it holds, so every frame is checked: a frame that is not one of these, or a result that does not
 // carry the invocation's id, stops the worker. Durations, memory and cost are never read from a frame.
-import { z } from 'zod';
+import * as z from 'zod';
 
 const isJson = (text: string) => {
   try {

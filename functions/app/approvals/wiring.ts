@@ -1,7 +1,7 @@
 // The approvals area's composition: the approval service with its store, the accounts area's user lookup, the
 // platform's bus for the owner's event, and the durable-run engine that resumes a run once its approval is decided.
 import { findUsers } from '#functions/accounts/api.js';
-import { eventPublisher } from '#functions/app/platform.js';
+import { eventPublisher } from '#functions/app/event-publisher.js';
 import { resolveWait } from '#functions/scripts/api.js';
 import { systemClock } from '#platform/clock.js';
 import { settings } from '#platform/settings.js';

@@ -1,7 +1,9 @@
 // The documents area's composition module: its services with their production dependencies.
 import { accountExists } from '#functions/accounts/api.js';
 import { type Clock, systemClock } from '#platform/clock.js';
-import { backgroundRuns, documentBlobStore, graphVectorStore, platformSettings, sharedEmbedder } from '#functions/app/platform.js';
+import { backgroundRuns } from '#functions/app/background-runs.js';
+import { documentBlobStore, graphVectorStore, sharedEmbedder } from '#functions/app/document-adapters.js';
+import { platformSettings } from '#functions/app/platform.js';
 import { type LexicalSnapshots, createGraphIndexCache, snapshotAfterChunks } from '#functions/documents/graph-index-cache.js';
 import { type GraphService, createGraphService } from '#functions/documents/graph-service.js';
 import { type GraphStore, createGraphStore } from '#functions/documents/graph-store.js';

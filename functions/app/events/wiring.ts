@@ -4,7 +4,10 @@
 import { describeScript, resolveWait, runScript } from '#functions/scripts/api.js';
 import { systemClock } from '#platform/clock.js';
 import { settings } from '#platform/settings.js';
-import { credentialVault, eventPublisher, liveScheduler, metrics } from '#functions/app/platform.js';
+import { credentialVault } from '#functions/app/credential-vault.js';
+import { eventPublisher } from '#functions/app/event-publisher.js';
+import { liveScheduler } from '#functions/app/schedulers.js';
+import { metrics } from '#functions/app/platform.js';
 import { createDeliveryStore } from '#functions/events/delivery-store.js';
 import { createEventHistoryService } from '#functions/events/history-service.js';
 import { createEventHistoryStore } from '#functions/events/history-store.js';

@@ -6,7 +6,8 @@ import { callAsOwner, checkParams, recordRevenue, resourceForCall } from '#funct
 import { systemClock } from '#platform/clock.js';
 import { AppError } from '#platform/errors.js';
 import { errorBody } from '#platform/http.js';
-import { metrics, payoutTrigger, platformSigners, solanaLedger } from '#functions/app/platform.js';
+import { metrics } from '#functions/app/platform.js';
+import { payoutTrigger, platformSigners, solanaLedger } from '#functions/app/payment-adapters.js';
 import type { ServedResponse } from '#functions/payments/errors.js';
 import { usdToUsdc } from '#functions/payments/networks.js';
 import { createPayoutStore } from '#functions/payments/payout-store.js';

@@ -10,20 +10,12 @@ import { tmpdir } from 'node:os';
 import { systemClock } from '#platform/clock.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { settings } from '#platform/settings.js';
-import {
-  backgroundRuns,
-  credentialVault,
-  eventPublisher,
-  liveScheduler,
-  metrics,
-  packageInstaller,
-  platformSettings,
-  pythonCodeFacts,
-  rateLimiter,
-  runSlots,
-  scriptPackageStore,
-  scriptRuntime,
-} from '#functions/app/platform.js';
+import { backgroundRuns } from '#functions/app/background-runs.js';
+import { credentialVault } from '#functions/app/credential-vault.js';
+import { eventPublisher } from '#functions/app/event-publisher.js';
+import { liveScheduler } from '#functions/app/schedulers.js';
+import { metrics, platformSettings, rateLimiter } from '#functions/app/platform.js';
+import { packageInstaller, pythonCodeFacts, runSlots, scriptPackageStore, scriptRuntime } from '#functions/app/script-adapters.js';
 import { type Authoring, createAuthoring } from '#functions/scripts/authoring/authoring.js';
 import { type DependencyService, createDependencyService } from '#functions/scripts/packages/dependencies.js';
 import { createNpmInstallerFunction } from '#functions/scripts/packages/installer-function.js';

@@ -4,7 +4,8 @@ import { installScript, scriptAvailability, uninstallScript } from '#functions/s
 import { type CodeBuildStateChange, createCodeBuildTemplateBuilder, outcomeOfStateChange } from '#adapters/aws/codebuild-template-builder.js';
 import { systemClock } from '#platform/clock.js';
 import { settings as platformSettings } from '#platform/settings.js';
-import { liveTemplateSettings, templateBuilder, templatePagesHost } from '#functions/app/platform.js';
+import { liveTemplateSettings } from '#functions/app/platform.js';
+import { templateBuilder, templatePagesHost } from '#functions/app/template-adapters.js';
 import { dynamo, tableName } from '#platform/dynamo.js';
 import { ConflictError } from '#platform/errors.js';
 import { type BuildService, createBuildService } from '#functions/templates/builds.js';

@@ -1,6 +1,6 @@
 // The shape of a dialect's condition tree for the OpenAPI document. The engine still validates a tree (its messages
 // name the offending node and value); this only describes it, so fields that take a tree stay z.unknown().
-import { z } from 'zod';
+import * as z from 'zod';
 import { openApiComponents } from '#platform/schemas.js';
 import { type Dialect, defaultLimits } from './engine.js';
 

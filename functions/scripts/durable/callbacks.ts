@@ -2,7 +2,7 @@
 // only as its hash) to hand to another system; the owner's POST to the callback route, or anyone's POST to the URL,
 // ends the wait with a result or an error.
 import { timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConflictError, NotFoundError, ValidationError } from '#platform/errors.js';
 import { newId, newSecret, sha256Hex } from '#platform/ids.js';
 import type { DurableEngine } from './engine.js';

@@ -4,7 +4,7 @@
 // A wait ends through `resolveWait` (a callback, an approval, an event) or its one-shot timer; the run then
 // continues in a new invocation of the same execution, through the resumer registered for it (the script runner).
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Clock } from '#platform/clock.js';
 import { AppError, ValidationError } from '#platform/errors.js';
 import type { EventPublisher, SchedulerPort } from '#platform/ports.js';

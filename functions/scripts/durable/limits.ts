@@ -1,6 +1,6 @@
 // The bounds of durable runs, checked by the engine (the wrappers check the same first, for a clearer error in the
 // script): step names, a step's stored result, wait durations.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A step's result is stored in one journal item (DynamoDB's 400 KB), with room for the rest of the item. */
 export const maxStepResultBytes = 256 * 1024;

@@ -1,7 +1,7 @@
 // What one run may call and spend, and the signed form a Lambda-deployed script carries to the resource-call
 // function: HMAC-SHA256 over the claims, valid until the run's timeout (plus a grace) has passed.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { UnauthorizedError } from '#platform/errors.js';
 
 export const RunGrant = z.object({

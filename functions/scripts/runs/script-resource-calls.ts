@@ -1,7 +1,7 @@
 // `resources[name][method](params)` of a script deployed as a Lambda function: its wrapper invokes the resource-call
 // function with the run's signed grant. The grant names the run's user, allowedResources and cost allowance; the
 // rules are the in-process ones (resource-gate.ts), the tally is in DynamoDB (run-tallies.ts).
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Clock } from '#platform/clock.js';
 import { AppError } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';

@@ -1,5 +1,5 @@
 // Shapes of `data` in the scripts area's answers, for the OpenAPI document (views.ts builds them).
-import { z } from 'zod';
+import * as z from 'zod';
 import { CostUsd, DurationMs, IsoDate, MemoryMb } from '#platform/schemas.js';
 
 const Nullable = <T extends z.ZodType>(schema: T) => schema.nullable();

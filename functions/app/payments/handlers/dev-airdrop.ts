@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
-import { solanaDevTools } from '#functions/app/platform.js';
+import { solanaDevTools } from '#functions/app/payment-adapters.js';
 import { paymentRoutes } from '#functions/payments/routes.js';
 
 export const handler = httpHandler(paymentRoutes.devAirdrop, async ({ input }) => solanaDevTools().airdrop(input));

@@ -1,0 +1,58 @@
+// The payments area's ports in this process's mode: the Solana ledger, the platform's signing keys, the payout
+// trigger and, locally only, the faucet and RPC endpoint. The Solana client loads on first use.
+import { lambdaPayoutTrigger } from '#adapters/aws/payout-trigger.js';
+import type { SolanaLedger } from '#functions/payments/ledger.js';
+import { paymentSettings } from '#functions/payments/settings.js';
+import type { PlatformSigners } from '#functions/payments/signers.js';
+import { withGrantedTables } from '#platform/dynamo.js';
+import { routeTables } from '#platform/route.js';
+import { type SolanaDevTools, localAdapters } from './platform.js';
+
+let remoteLedger: { key: string; ledger: SolanaLedger } | undefined;
+export async function solanaLedger(): Promise<SolanaLedger> {
+  if (process.env.PLATFORM_MODE === 'local') return localAdapters().solanaLedger();
+  const { network, rpcUrl } = paymentSettings;
+  const key = `${network} ${rpcUrl}`;
+  if (remoteLedger?.key !== key) {
+    // Loaded on first use: the Solana client weighs on the cold start of every function that never pays.
+    const [{ rpcLedger }, { platformWalletAddress }] = await Promise.all([
+      import('#adapters/aws/solana-ledger.js'),
+      import('#adapters/aws/platform-wallet.js'),
+    ]);
+    remoteLedger = { key, ledger: rpcLedger({ rpcUrl, network, platformWallet: platformWalletAddress, feePayer: feePayerAddress }) };
+  }
+  return remoteLedger.ledger;
+}
+
+/** The fee payer's address: from the stack's context when given, else from its secret. */
+async function feePayerAddress(): Promise<string> {
+  const { feePayerAddress: address, feePayerSecretArn } = paymentSettings;
+  if (address) return address;
+  if (!feePayerSecretArn) throw new Error('FEE_PAYER_ADDRESS and FEE_PAYER_SECRET_ARN are unset: give the stack the feePayerAddress context');
+  const { walletKey } = await import('#adapters/aws/solana-signers.js');
+  return (await walletKey(feePayerSecretArn)).address;
+}
+
+/** The keys that co-sign reference-client payments (fee payer) and send payouts (settlement account). */
+export async function platformSigners(): Promise<PlatformSigners> {
+  if (process.env.PLATFORM_MODE === 'local') return localAdapters().platformSigners();
+  const { secretSigners } = await import('#adapters/aws/solana-signers.js');
+  return secretSigners({ feePayer: () => paymentSettings.feePayerSecretArn, settlement: () => paymentSettings.platformWalletSecretArn });
+}
+
+/**
+ * On AWS the payout function runs with its own grants; locally its run in this process gets the same tables. Its
+ * spec is loaded there only: a static import would bring the payments schemas into every bundle of the root.
+ */
+export const payoutTrigger = (run: (ownerId: string, asset: string) => Promise<unknown>): ((ownerId: string, asset: string) => Promise<void>) =>
+  process.env.PLATFORM_MODE === 'local'
+    ? localAdapters().payoutTrigger(async (ownerId, asset) => {
+        const { payoutRunnerFunction } = await import('#functions/payments/routes.js');
+        return withGrantedTables(payoutRunnerFunction.name, Object.keys(routeTables(payoutRunnerFunction)), () => run(ownerId, asset));
+      })
+    : lambdaPayoutTrigger();
+
+export function solanaDevTools(): SolanaDevTools {
+  if (process.env.PLATFORM_MODE !== 'local') throw new Error('the faucet and the Solana RPC endpoint exist in local mode only');
+  return localAdapters().solanaDevTools;
+}
