@@ -196,7 +196,7 @@ describe('long runs: runFlow', () => {
     const running = await stillRunning.runs.run(caller, 'flw_1');
     // Assess
     expect(ended).toEqual({ ended: result });
-    expect(running).toEqual({ running: { executionId: 'exe_f' } });
+    expect(running).toEqual({ running: { executionId: 'exe_f', status: 'running' } });
   });
 
   it('runs a job once however often it is delivered, and gives the place back when the run cannot start', async () => {
