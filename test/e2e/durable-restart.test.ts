@@ -30,26 +30,32 @@ function start(env: Record<string, string>): LocalStart {
   return local;
 }
 
+/** A real `npm start` on `env`, its dev account's API, and a resource on the upstream that account installed. */
+async function startedWithResource(env: Record<string, string>, dataDir: string, prefix: string) {
+  const first = start(env);
+  await waitFor(() => first.output().includes('Platform running'), 'the first start');
+  const dev = JSON.parse(readFileSync(join(dataDir, 'dev.json'), 'utf8')) as { baseUrl: string; apiKey: string };
+  const call = async (path: string, body?: unknown) => {
+    const answer = await fetch(`${dev.baseUrl}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': dev.apiKey },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: answer.status, body: (await answer.json()) as { data: any } };
+  };
+  const resourceName = `${prefix}-${Date.now().toString(36)}`;
+  const resource = await call('/api/sdk/v1/resources', resourceInput({ name: resourceName }, { baseUrl: upstream.baseUrl }));
+  await call(`/api/sdk/v1/resources/${resource.body.data.id}/publish`, {});
+  await call(`/api/sdk/v1/resources/${resource.body.data.id}/install`, {});
+  return { first, call, resourceName };
+}
+
 describe('durable runs: kill -9 of npm start while a run waits', () => {
   it('finishes the run after a restart on the same data, with no step repeated', async () => {
     // Prepare
     const dataDir = mkdtempSync(join(tmpdir(), 'platform-durable-kill-'));
     const env = { DATA_DIR: dataDir, PORT: String(await freePort()), POWERTOOLS_LOG_LEVEL: 'ERROR' };
-    const first = start(env);
-    await waitFor(() => first.output().includes('Platform running'), 'the first start');
-    const dev = JSON.parse(readFileSync(join(dataDir, 'dev.json'), 'utf8')) as { baseUrl: string; apiKey: string };
-    const call = async (path: string, body?: unknown) => {
-      const answer = await fetch(`${dev.baseUrl}${path}`, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': dev.apiKey },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: answer.status, body: (await answer.json()) as { data: any } };
-    };
-    const resourceName = `kill-${Date.now().toString(36)}`;
-    const resource = await call('/api/sdk/v1/resources', resourceInput({ name: resourceName }, { baseUrl: upstream.baseUrl }));
-    await call(`/api/sdk/v1/resources/${resource.body.data.id}/publish`, {});
-    await call(`/api/sdk/v1/resources/${resource.body.data.id}/install`, {});
+    const { first, call, resourceName } = await startedWithResource(env, dataDir, 'kill');
     const script = await call('/api/sdk/v1/scripts', {
       name: 'survives-kill',
       description: 'step, wait, step',
@@ -96,21 +102,7 @@ describe('durable runs: kill -9 of npm start in the middle of a step', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'platform-durable-midstep-'));
     // The execute answers 202 after a second, so the test holds no request while the step blocks.
     const env = { DATA_DIR: dataDir, PORT: String(await freePort()), POWERTOOLS_LOG_LEVEL: 'ERROR', RUN_WAIT_SECONDS: '1' };
-    const first = start(env);
-    await waitFor(() => first.output().includes('Platform running'), 'the first start');
-    const dev = JSON.parse(readFileSync(join(dataDir, 'dev.json'), 'utf8')) as { baseUrl: string; apiKey: string };
-    const call = async (path: string, body?: unknown) => {
-      const answer = await fetch(`${dev.baseUrl}${path}`, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': dev.apiKey },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: answer.status, body: (await answer.json()) as { data: any } };
-    };
-    const resourceName = `midstep-${Date.now().toString(36)}`;
-    const resource = await call('/api/sdk/v1/resources', resourceInput({ name: resourceName }, { baseUrl: upstream.baseUrl }));
-    await call(`/api/sdk/v1/resources/${resource.body.data.id}/publish`, {});
-    await call(`/api/sdk/v1/resources/${resource.body.data.id}/install`, {});
+    const { first, call, resourceName } = await startedWithResource(env, dataDir, 'midstep');
     const script = await call('/api/sdk/v1/scripts', {
       name: 'survives-midstep-kill',
       description: 'step, then a step cut off by kill -9',
