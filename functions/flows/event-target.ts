@@ -71,7 +71,7 @@ export function createFlowEventTarget(deps: FlowEventTargetDeps): TargetKind {
           return emptyReport();
         },
       },
-      /** A replayed execution (replay by flowId) runs under the id the replay answered, claimed once in the ledger. */
+      /** A replayed or re-run execution runs under the id the operation answered, claimed once in the ledger. */
       [flowReplayType]: {
         source: 'flows',
         async handle(detail, deliver) {
@@ -83,6 +83,7 @@ export function createFlowEventTarget(deps: FlowEventTargetDeps): TargetKind {
             data: JSON.parse(stored.dataJson ?? 'null'),
             attempt: 0,
             replayOf: String(detail.replayOf),
+            ...(detail.fromStep !== undefined && { fromStep: String(detail.fromStep) }),
           };
           const flow = { flowId: String(detail.flowId), userId: String(detail.userId) };
           return deliver([{ deliveryId: `flow-replay#${executionId}`, run: () => deps.runs.run(flow, trigger, executionId) }]);

@@ -103,9 +103,26 @@ export function createExecutionStore() {
   };
 
   return {
-    /** `executionNumber` is the flow's executionCount when this execution started (1 for the first). */
-    async putResult(flowId: string, executionNumber: number, result: ExecutionResult, trigger?: StoredTrigger): Promise<void> {
-      await db.send(new PutCommand({ TableName: table(), Item: itemOf(flowId, executionNumber, result, trigger) }));
+    /**
+     * `executionNumber` is the flow's executionCount when this execution started (1 for the first). False when the
+     * execution was cancelled meanwhile: its record stays cancelled.
+     */
+    async putResult(flowId: string, executionNumber: number, result: ExecutionResult, trigger?: StoredTrigger): Promise<boolean> {
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: table(),
+            Item: itemOf(flowId, executionNumber, result, trigger),
+            ConditionExpression: 'NOT (executionId = :id AND #error.#code = :cancelled)',
+            ExpressionAttributeNames: { '#error': 'error', '#code': 'code' },
+            ExpressionAttributeValues: { ':id': result.executionId, ':cancelled': 'CANCELLED' },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
     },
 
     /** The result of execution `executionId`, numbered `executionNumber`, once recorded (its slot may still hold an older one). */

@@ -30,7 +30,7 @@ export interface ExecutorDeps {
   tools: ToolCatalog;
   model: () => LanguageModel | undefined;
   /** Runs the agent loop of an llm flow whose tool calls may wait for approval. */
-  durable: DurableFlowRuns;
+  durable: Pick<DurableFlowRuns, 'run'>;
   clock: Clock;
   deadline: Deadline;
   /** Pause before asking a busy script again; tests pass one that does not wait. */

@@ -23,8 +23,10 @@ export interface RunTrigger {
   originId?: string;
   /** A schedule firing's minute: the run's first write claims it, so a redelivered firing does not run twice. */
   firing?: string;
-  /** The execution a replay runs again: like a manual run, it may run a paused flow and starts no retries. */
+  /** The execution a replay or re-run runs again: like a manual run, it may run a paused flow and starts no retries. */
   replayOf?: string;
+  /** A re-run's first step to run: the steps before it were given the stored results of `replayOf`'s. */
+  fromStep?: string;
 }
 
 /** A run that holds its place: the flow as it started (its executionCount numbers the run), as JSON for the function invoked for it on AWS. */
@@ -190,9 +192,13 @@ export function createFlowRuns(deps: FlowRunsDeps) {
       durable: { invocation, payload: JSON.stringify(payload) },
     });
     if (trigger.attempt > 0) result.logs.unshift(`retry ${trigger.attempt} of ${retryDelaysMs.length} after the failure of execution ${trigger.originId}`);
-    if (trigger.replayOf) result.logs.unshift(`replay of execution ${trigger.replayOf}`);
+    if (trigger.replayOf)
+      result.logs.unshift(
+        trigger.fromStep === undefined ? `replay of execution ${trigger.replayOf}` : `re-run of execution ${trigger.replayOf} from step ${trigger.fromStep}`,
+      );
     const kept: KeptResult = { result, executionNumber: flow.executionCount, trigger: storedTrigger(trigger) };
-    await deps.executions.putResult(flow.flowId, flow.executionCount, result, kept.trigger);
+    // Cancelled while this invocation ran: the cancellation stands.
+    if (!(await deps.executions.putResult(flow.flowId, flow.executionCount, result, kept.trigger))) return result;
     if (result.status !== 'waiting') {
       await applyPolicy(flow, trigger, result);
       return result;

@@ -6,7 +6,7 @@ import type { ScheduleDefinition } from '#platform/ports.js';
 export const flowScheduleType = 'platform.flow_schedule';
 /** A retry coming due (a one-shot); detail `{flowId, originId, attempt}`. */
 export const flowRetryType = 'platform.flow_retry';
-/** A replayed execution to run (replay by flowId); detail `{flowId, executionId, replayOf, trigger}` (a StoredTrigger). */
+/** A replayed or re-run execution to run; detail `{flowId, executionId, replayOf, fromStep?, trigger}` (a StoredTrigger). */
 export const flowReplayType = 'platform.flow_replay';
 /** When the failure policy pauses a flow, the owner is notified; scripts can subscribe to it. */
 export const flowPausedType = 'system.flow_paused';

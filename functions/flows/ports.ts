@@ -91,4 +91,8 @@ export interface DurableFlowRuns {
     invocation: number,
     body: (steps: AgentSteps) => Promise<T>,
   ): Promise<{ suspended: true } | { suspended: false; value: T }>;
+  /** Stops a run that is running or waiting (its open waits end as cancelled); false for one that ended or never was durable. */
+  cancel(executionId: string): Promise<boolean>;
+  /** Gives run `toExecutionId`, before it starts, the ended steps of `fromExecutionId` before `fromStep` (VALIDATION_ERROR without such a step). */
+  reuseSteps(fromExecutionId: string, toExecutionId: string, fromStep: string): Promise<void>;
 }

@@ -7,7 +7,7 @@ import { createExecutionStore } from './runs/execution-store.js';
 import type { ExecuteRequest, ExecutionResult } from './runs/runner.js';
 import { createScriptStore } from './store.js';
 import { type DurableContext, runDurably } from './durable/in-process.js';
-import { durableEngine, scriptAccess, scriptRunner, scriptService } from '#functions/app/scripts/wiring.js';
+import { durableEngine, runOperations, scriptAccess, scriptRunner, scriptService } from '#functions/app/scripts/wiring.js';
 
 export type { ExecuteRequest, ExecutionResult } from './runs/runner.js';
 
@@ -86,5 +86,10 @@ export function inProcessDurableRuns(runner: string, resume: (payload: string, i
       await engine.watch(owner, invocation, run.runningUntil);
       return runDurably(engine, owner, invocation, body);
     },
+    /** Stops a run that is running or waiting; false for a run that ended, or one that is not durable. */
+    cancel: (executionId: string): Promise<boolean> => durableEngine().cancel(executionId),
+    /** A re-run from `fromStep` starts with the steps before it (VALIDATION_ERROR when the run has no such step). */
+    reuseSteps: (fromExecutionId: string, toExecutionId: string, fromStep: string): Promise<void> =>
+      runOperations().reuseSteps(fromExecutionId, toExecutionId, fromStep),
   };
 }

@@ -490,6 +490,8 @@ export const scriptRoutes = defineRoutes('scripts', {
 /** Operating runs: cancel, re-run, replay, and the ends of waits on callbacks (functions/scripts/durable/). */
 const operate: Tables = { ...run, scriptSteps: 'write', scriptExecutionLogs: 'read' };
 const operations: Pick<RouteSpec, 'tables' | 'uses' | 'scopes'> = { tables: operate, uses: ['scheduler', 'eventBus'], scopes: execute };
+/** An execution id may name a flow's execution: it is looked up among the caller's flows' kept results. */
+const flowRuns = (executions: 'read' | 'write'): Tables => ({ flows: 'read', flowExecutions: executions });
 const executionPath = (suffix: string) => `/api/sdk/v1/executions/{executionId}${suffix}`;
 
 export const runRoutes = defineRoutes('scripts', {
@@ -501,6 +503,7 @@ export const runRoutes = defineRoutes('scripts', {
     input: input.ExecutionIdInput,
     output: out.RunOperated,
     ...operations,
+    tables: { ...operate, ...flowRuns('write') },
   },
   rerunExecution: {
     method: 'POST',
@@ -511,6 +514,7 @@ export const runRoutes = defineRoutes('scripts', {
     output: out.RunOperated,
     successStatus: 202,
     ...operations,
+    tables: { ...operate, ...flowRuns('read') },
   },
   replayExecutions: {
     method: 'POST',
@@ -522,7 +526,7 @@ export const runRoutes = defineRoutes('scripts', {
     successStatus: 202,
     ...operations,
     // Replay by flowId reads the flow and its kept executions; the runs start on the flows' rule.
-    tables: { ...operate, flows: 'read', flowExecutions: 'read' },
+    tables: { ...operate, ...flowRuns('read') },
   },
   completeCallback: {
     method: 'POST',

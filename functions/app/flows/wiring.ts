@@ -14,14 +14,14 @@ import type { EventPublisher } from '#platform/ports.js';
 import { createExecutionStore } from '#functions/flows/execution-store.js';
 import { createExecutor, realDeadline, realWait } from '#functions/flows/executor.js';
 import { type FlowRuns, createFlowRuns } from '#functions/flows/flow-runs.js';
-import type { FlowScriptRunner } from '#functions/flows/ports.js';
+import type { DurableFlowRuns, FlowScriptRunner } from '#functions/flows/ports.js';
 import { createRunHistory } from '#functions/flows/run-history.js';
 import { createFlowEventTarget } from '#functions/flows/event-target.js';
 import { type FlowService, createFlowService } from '#functions/flows/service.js';
 import { createFlowStore } from '#functions/flows/store.js';
 import { createToolCatalog } from '#functions/flows/tools.js';
 import { type FlowLongRuns, createFlowLongRuns } from '#functions/flows/long-runs.js';
-import { type FlowReplays, createFlowReplays } from '#functions/flows/replays.js';
+import { type FlowRunOperations, createFlowRunOperations } from '#functions/flows/run-operations.js';
 
 /**
  * Direct flows and script tools run through the scripts area's runner, with trigger type `flow` (a run waits there
@@ -77,12 +77,15 @@ const publisherPort: EventPublisher = { publish: (event) => eventPublisher().pub
 /** The durable engine's runner name of flow runs: it continues them after their tool call's approval. */
 const flowRunner = 'flow';
 
+let durable: DurableFlowRuns | undefined;
+const durableFlowRuns = (): DurableFlowRuns =>
+  (durable ??= inProcessDurableRuns(flowRunner, async (payload, invocation) => void (await flowRuns().resume(payload, invocation))));
+
 let runs: FlowRuns | undefined;
 /** Built before any durable wake-up is handled (functions/app/handlers/wake-durable-run.ts): it registers the flows' resumer. */
 export const flowRuns = (): FlowRuns => {
   if (!runs) {
     const scripts = flowScriptRunner();
-    const durable = inProcessDurableRuns(flowRunner, async (payload, invocation) => void (await flowRuns().resume(payload, invocation)));
     runs = createFlowRuns({
       flows: createFlowStore(),
       executions: createExecutionStore(),
@@ -91,7 +94,7 @@ export const flowRuns = (): FlowRuns => {
         scripts,
         tools: toolCatalog(scripts),
         model: () => languageModel(liveFlowSettings().llm),
-        durable,
+        durable: durableFlowRuns(),
         clock: systemClock,
         deadline: realDeadline,
         wait: realWait,
@@ -145,7 +148,13 @@ export const runHistory = () => {
   }));
 };
 
-let replays: FlowReplays | undefined;
-/** Replay by flowId: each replayed execution through the bus to the flows' rule. */
-export const flowReplays = (): FlowReplays =>
-  (replays ??= createFlowReplays({ flows: createFlowStore(), executions: createExecutionStore(), publisher: publisherPort, clock: systemClock }));
+let operations: FlowRunOperations | undefined;
+/** Cancel, re-run and replay of flows' runs: each re-run or replayed execution through the bus to the flows' rule. */
+export const flowRunOperations = (): FlowRunOperations =>
+  (operations ??= createFlowRunOperations({
+    flows: createFlowStore(),
+    executions: createExecutionStore(),
+    durable: durableFlowRuns(),
+    publisher: publisherPort,
+    clock: systemClock,
+  }));

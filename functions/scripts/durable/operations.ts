@@ -1,5 +1,6 @@
 // Operating runs through the API: cancel a durable run, re-run one (from a step, reusing the stored results of the
-// steps before it), replay a script's runs in bulk. Only the run's user may operate it: others get NOT_FOUND.
+// steps before it), replay a script's runs in bulk. Only the run's user may operate it: others get NOT_FOUND. A
+// re-run of an llm flow's run takes the steps it reuses from here too (`reuseSteps`).
 import type { Clock } from '#platform/clock.js';
 import { ConflictError, NotFoundError, ValidationError } from '#platform/errors.js';
 import type { Execution, ExecutionStatus } from '../model.js';
@@ -8,7 +9,7 @@ import type { AdmittedRun, ScriptRunner } from '../runs/runner.js';
 import type { ScriptAccess } from '../runs/script-access.js';
 import type { DurableCallbacks } from './callbacks.js';
 import type { DurableEngine } from './engine.js';
-import type { Journal } from './journal.js';
+import type { Journal, JournalEntry } from './journal.js';
 import { scriptRunner } from './script-runs.js';
 import type { WaitOutcome } from './wait-kinds.js';
 
@@ -51,6 +52,18 @@ export function createRunOperations(deps: {
     const run = execution.durable ? await journal.getRun(execution.executionId) : undefined;
     if (run?.runner === scriptRunner) return (JSON.parse(run.payload) as AdmittedRun).data;
     throw new ConflictError(`execution ${execution.executionId} did not keep its input: it cannot be re-run`, { executionId: execution.executionId });
+  }
+
+  /** The ended steps a re-run from `fromStep` reuses: those before it. */
+  async function stepsBefore(executionId: string, fromStep: string): Promise<JournalEntry[]> {
+    const { entries } = await journal.read(executionId);
+    const index = entries.findIndex((entry) => entry.name === fromStep);
+    if (index < 0) throw new ValidationError('fromStep', fromStep, `execution ${executionId} has no step named ${fromStep}`);
+    return entries.slice(0, index).filter((entry) => entry.status === 'succeeded' || entry.status === 'failed');
+  }
+
+  async function copySteps(entries: JournalEntry[], executionId: string): Promise<void> {
+    for (const entry of entries) await journal.putEntry({ ...entry, executionId });
   }
 
   /** Admits a new run of the same script with the same data; its first invocation is started through the bus. */
@@ -97,14 +110,16 @@ export function createRunOperations(deps: {
     async rerun(userId: string, executionId: string, fromStep?: string): Promise<string> {
       const execution = await owned(userId, executionId);
       if (fromStep === undefined) return startAgain(execution, async () => undefined);
-      const { entries } = await journal.read(executionId);
-      const index = entries.findIndex((entry) => entry.name === fromStep);
-      if (index < 0) throw new ValidationError('fromStep', fromStep, `execution ${executionId} has no step named ${fromStep}`);
-      return startAgain(execution, async (newExecutionId) => {
-        for (const entry of entries.slice(0, index).filter((candidate) => candidate.status === 'succeeded' || candidate.status === 'failed'))
-          await journal.putEntry({ ...entry, executionId: newExecutionId });
-      });
+      const reused = await stepsBefore(executionId, fromStep);
+      return startAgain(execution, (newExecutionId) => copySteps(reused, newExecutionId));
     },
+
+    /**
+     * Gives the run `toExecutionId` (not started yet) the ended steps of run `fromExecutionId` before `fromStep`, as
+     * a re-run of an in-process durable run (an llm flow's) starts; VALIDATION_ERROR when there is no such step.
+     */
+    reuseSteps: async (fromExecutionId: string, toExecutionId: string, fromStep: string): Promise<void> =>
+      copySteps(await stepsBefore(fromExecutionId, fromStep), toExecutionId),
 
     /** Re-runs the caller's ended runs of a script that match, newest first, at most maxReplayRuns. */
     async replay(userId: string, filter: ReplayFilter): Promise<string[]> {

@@ -1,8 +1,8 @@
 import { httpHandler } from '#platform/http.js';
-import { runOperations } from '../wiring.js';
+import { cancelRun } from '#functions/app/run-operations.js';
 import { runRoutes } from '#functions/scripts/routes.js';
 
 export const handler = httpHandler(runRoutes.cancelExecution, async ({ input, caller }) => {
-  const cancelled = await runOperations().cancel(caller.userId, input.executionId);
-  return { executionId: cancelled.executionId, status: 'cancelled' as const };
+  await cancelRun(caller.userId, input.executionId);
+  return { executionId: input.executionId, status: 'cancelled' as const };
 });

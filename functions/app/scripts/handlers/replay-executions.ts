@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
-import { replayRuns } from '#functions/app/replays.js';
+import { replayRuns } from '#functions/app/run-operations.js';
 import { runRoutes } from '#functions/scripts/routes.js';
 
 export const handler = httpHandler(runRoutes.replayExecutions, async ({ input, caller }) => ({ executionIds: await replayRuns(caller.userId, input) }));

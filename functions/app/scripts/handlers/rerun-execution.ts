@@ -1,8 +1,8 @@
 import { httpHandler } from '#platform/http.js';
-import { runOperations } from '../wiring.js';
+import { rerunRun } from '#functions/app/run-operations.js';
 import { runRoutes } from '#functions/scripts/routes.js';
 
 export const handler = httpHandler(runRoutes.rerunExecution, async ({ input, caller }) => ({
-  executionId: await runOperations().rerun(caller.userId, input.executionId, input.fromStep),
+  executionId: await rerunRun(caller.userId, input.executionId, input.fromStep),
   status: 'running' as const,
 }));

@@ -1,0 +1,47 @@
+// The run operations span two areas: an execution id names a script's run (the scripts area's run operations) or a
+// flow's execution (the flows area's), and replay's filter names a script or a flow, so they are composed here, above
+// both. The flows' composition loads on the first operation on a flow's run: the scripts area's handlers that serve
+// these routes do not carry it at import.
+import { runOperations } from '#functions/app/scripts/wiring.js';
+import { NotFoundError } from '#platform/errors.js';
+
+export interface ReplayRequest {
+  scriptId?: string;
+  flowId?: string;
+  status?: string;
+  from?: string;
+  to?: string;
+}
+
+const flowRunOperations = async () => (await import('#functions/app/flows/wiring.js')).flowRunOperations();
+
+/** Asks the scripts area first; an execution id it does not know as the caller's may be one of the caller's flows' executions. */
+async function scriptRunOr<T>(executionId: string, asScriptRun: () => Promise<T>, asFlowRun: () => Promise<T>): Promise<T> {
+  try {
+    return await asScriptRun();
+  } catch (error) {
+    if (!(error instanceof NotFoundError && error.details?.executionId === executionId)) throw error;
+    return asFlowRun();
+  }
+}
+
+export const cancelRun = (userId: string, executionId: string): Promise<void> =>
+  scriptRunOr(
+    executionId,
+    async () => void (await runOperations().cancel(userId, executionId)),
+    async () => void (await (await flowRunOperations()).cancel(userId, executionId)),
+  );
+
+/** The new execution's id. */
+export const rerunRun = (userId: string, executionId: string, fromStep?: string): Promise<string> =>
+  scriptRunOr(
+    executionId,
+    () => runOperations().rerun(userId, executionId, fromStep),
+    async () => (await flowRunOperations()).rerun(userId, executionId, fromStep),
+  );
+
+/** The new executions' ids; the input schema lets exactly one of scriptId and flowId through. */
+export async function replayRuns(userId: string, { scriptId, flowId, ...filter }: ReplayRequest): Promise<string[]> {
+  if (flowId === undefined) return runOperations().replay(userId, { scriptId: scriptId!, ...filter });
+  return (await flowRunOperations()).replay(userId, { flowId, ...filter });
+}
