@@ -7,6 +7,7 @@ import { flowsPath, getFlow, givenEventFlow } from '../support/flows.js';
 import { type LlmServer, type Turn, startLlmServer } from '../support/llm-server.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { type Upstream, givenInstalled, givenPublishedResource, startUpstream } from '../support/resources.js';
+import { givenDeployed } from '../support/scripts.js';
 
 let api: TestApi;
 let llm: LlmServer;
@@ -122,6 +123,33 @@ describe('llm flows: cancel', () => {
     }
     expect((await getFlow(api, user, flowId)).executionResults[0]).toMatchObject({ executionId: approved, status: 'success' });
     expect((await getFlow(api, user, plain.id)).executionResults[0]).toMatchObject({ status: 'success' });
+  });
+});
+
+describe('direct flows: cancel', () => {
+  it("refuses to cancel a direct flow's execution waiting on its durable script, naming the script's run; cancelling that run fails the execution with CANCELLED", async () => {
+    // Prepare
+    const user = await api.givenUser();
+    const code = `export async function handler(event, context) {
+  await context.wait('pause', { hours: 1 });
+  return { done: true };
+}`;
+    const script = await givenDeployed(api, user, { code, config: { durable: true } });
+    const flow = await givenEventFlow(api, user, { executionType: 'direct', scriptId: script.id });
+    const started = await api.as(user.apiKey).post(flowsPath('runFlow'), { assignmentId: flow.id });
+    expect(started.body.data.status, started.text).toBe('waiting');
+    const { executionId } = started.body.data;
+    const scriptRun = (await historyOf(user, flow.id)).find((item: any) => item.kind === 'script');
+    // Act
+    const refused = await api.as(user.apiKey).post(`${executions}/${executionId}/cancel`);
+    const waitingAfterRefusal = (await getFlow(api, user, flow.id)).executionResults[0];
+    const cancelled = await api.as(user.apiKey).post(`${executions}/${scriptRun.executionId}/cancel`);
+    // Assess
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining(scriptRun.executionId) });
+    expect(waitingAfterRefusal).toMatchObject({ executionId, status: 'waiting' });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(await ended(user, flow.id, executionId)).toMatchObject({ status: 'failed', error: { code: 'CANCELLED' } });
   });
 });
 
