@@ -24,6 +24,8 @@ const statusOf: Record<string, ExecutionStatus> = {
   timeout: 'failed',
   cancelled: 'failed',
 };
+/** A cancelled execution is recorded as failed with this code (the flows' statuses have no `cancelled`). */
+const cancelledCode = 'CANCELLED';
 /** The caller's flows searched at once for an execution. */
 const flowsAtOnce = 10;
 
@@ -95,7 +97,7 @@ export function createFlowRunOperations(deps: {
         status: 'failed',
         duration: Math.max(result.duration, clock.now() - Date.parse(result.timestamp)),
         logs: [...result.logs, 'the run was cancelled by its user'].slice(0, 200),
-        error: { code: 'CANCELLED', message: 'the run was cancelled by its user' },
+        error: { code: cancelledCode, message: 'the run was cancelled by its user' },
       };
       await executions.settle(flowId, kept, cancelled);
       return cancelled;
@@ -119,7 +121,7 @@ export function createFlowRunOperations(deps: {
       const wanted = filter.status ? [statusOf[filter.status]] : ['success', 'failed'];
       const [from, to] = [filter.from ? Date.parse(filter.from) : -Infinity, filter.to ? Date.parse(filter.to) : Infinity];
       const chosen = (await executions.listKept(flow.flowId, clock.now()))
-        .filter(({ result }) => wanted.includes(result.status))
+        .filter(({ result }) => wanted.includes(result.status) && (filter.status !== 'cancelled' || result.error?.code === cancelledCode))
         .filter(({ result }) => Date.parse(result.timestamp) >= from && Date.parse(result.timestamp) <= to)
         // Only what kept its trigger data can run again with it.
         .filter(({ trigger }) => trigger?.dataJson !== undefined)

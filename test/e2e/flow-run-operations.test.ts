@@ -210,11 +210,15 @@ describe('llm flows: re-run', () => {
 });
 
 describe('llm flows: replay', () => {
-  it('replays the cancelled runs of a flow by flowId: the new execution waits for a new approval', async () => {
+  it('replays only the cancelled runs of a flow with status cancelled: the new execution waits for a new approval', async () => {
     // Prepare
     const { user, resourceName, flowId } = await givenHeldFlow();
     const { executionId } = await runWaiting(user, resourceName, flowId);
     expect((await api.as(user.apiKey).post(`${executions}/${executionId}/cancel`)).status).toBe(200);
+    // A run the model fails (no turn is scripted: the server answers 500): failed, not cancelled.
+    llm.script([]);
+    const modelFailed = await api.as(user.apiKey).post(flowsPath('runFlow'), { assignmentId: flowId });
+    expect(await ended(user, flowId, modelFailed.body.data.executionId)).toMatchObject({ status: 'failed', error: { code: 'LLM_ERROR' } });
     llm.script([toolCallTurn(resourceName), answerTurn]);
     // Act
     const replayed = await api.as(user.apiKey).post(`${executions}/replay`, { flowId, status: 'cancelled' });
