@@ -1,19 +1,9 @@
 // Which event types exist: the interface's nine names, `custom.<name>`, and names of external webhook events
 // (`payment.completed`) outside the platform's own namespaces.
 import * as z from 'zod';
+import { namedEventTypes } from './event-type-names.js';
 
-/** The event types named. */
-export const namedEventTypes = [
-  'chatapp.message',
-  'chatapp.command',
-  'mailapp.email_received',
-  'calendarapp.event_created',
-  'docsapp.document_updated',
-  'transcript.chunk',
-  'voice.call_ended',
-  'call.started',
-  'call.ended',
-] as const;
+export { namedEventTypes };
 
 /**
  * The owner's events the platform emits about its own work that a user may publish too (a failed run): subscriptions

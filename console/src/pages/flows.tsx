@@ -1,22 +1,11 @@
 // Flows: create time flows (cron) and event flows (condition tree), pause, resume, run now, and their results; each
 // flow has its own page (#/flows/<id>) with what it does and the warnings the API gave it.
 import { useState } from 'preact/hooks';
+import { namedEventTypes } from '../../../functions/platform/event-type-names';
 import { api, unwrap } from '../api';
 import { NamePicker, nameOf, useScripts } from '../pickers';
 import { Field, Loaded, type Rec, Table, money, text, useAction, useLoad, when } from '../ui';
 import { ConditionGroup, type ConditionNode, newLeaf } from './conditions';
-
-const eventTypes = [
-  'chatapp.message',
-  'chatapp.command',
-  'mailapp.email_received',
-  'calendarapp.event_created',
-  'docsapp.document_updated',
-  'transcript.chunk',
-  'voice.call_ended',
-  'call.started',
-  'call.ended',
-];
 
 function CreateFlow({ onCreated }: { onCreated(id: string): void }) {
   const scripts = useScripts();
@@ -96,7 +85,7 @@ function CreateFlow({ onCreated }: { onCreated(id: string): void }) {
           <div class="row">
             <Field label="Event type">
               <select name="eventType" value={form.eventType} onChange={set('eventType')}>
-                {eventTypes.map((name) => (
+                {namedEventTypes.map((name) => (
                   <option>{name}</option>
                 ))}
               </select>
