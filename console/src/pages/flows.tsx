@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { namedEventTypes } from '../../../functions/platform/event-type-names';
 import { api, unwrap } from '../api';
 import { NamePicker, nameOf, useScripts } from '../pickers';
-import { Field, Loaded, type Rec, Table, money, text, useAction, useLoad, when } from '../ui';
+import { ChoiceField, Field, Loaded, type Rec, Table, money, text, useAction, useLoad, when } from '../ui';
 import { ConditionGroup, type ConditionNode, newLeaf } from './conditions';
 
 function CreateFlow({ onCreated }: { onCreated(id: string): void }) {
@@ -83,13 +83,7 @@ function CreateFlow({ onCreated }: { onCreated(id: string): void }) {
       ) : (
         <>
           <div class="row">
-            <Field label="Event type">
-              <select name="eventType" value={form.eventType} onChange={set('eventType')}>
-                {namedEventTypes.map((name) => (
-                  <option>{name}</option>
-                ))}
-              </select>
-            </Field>
+            <ChoiceField label="Event type" value={form.eventType} choices={namedEventTypes} onChange={set('eventType')} />
             <Field label="Execution">
               <select value={form.executionType} onChange={set('executionType')}>
                 <option value="direct">direct (run the script)</option>
