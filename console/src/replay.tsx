@@ -2,7 +2,7 @@
 // input each was given. The API replays at most 100 runs per call, so the form says so and shows how many it took.
 import { useState } from 'preact/hooks';
 import { api, unwrap } from './api';
-import { Field, type Rec, useAction } from './ui';
+import { ChoiceField, Field, type Rec, useAction } from './ui';
 
 export const replayLimit = 100;
 const replayableStatuses = ['failed', 'success', 'cancelled'] as const;
@@ -38,14 +38,7 @@ export function BulkReplay({ scriptId }: { scriptId: string }) {
       <h3>Replay runs</h3>
       <p>Runs the past runs that match again, each with the input it was given. At most {replayLimit} runs per replay: narrow the time range to replay more.</p>
       <div class="row">
-        <Field label="Status of the runs">
-          <select value={filters.status} onChange={set('status')}>
-            <option value="">any</option>
-            {replayableStatuses.map((name) => (
-              <option>{name}</option>
-            ))}
-          </select>
-        </Field>
+        <ChoiceField label="Status of the runs" value={filters.status} choices={replayableStatuses} any onChange={set('status')} />
         <Field label="Started from">
           <input type="datetime-local" value={filters.from} onInput={set('from')} />
         </Field>

@@ -88,6 +88,32 @@ export function Field({ label, children, hint }: { label: string; children: Comp
   );
 }
 
+/** A labelled choice of one of `choices`; `any` adds a first, empty choice (no filter). */
+export function ChoiceField({
+  label,
+  value,
+  choices,
+  any,
+  onChange,
+}: {
+  label: string;
+  value: string;
+  choices: readonly string[];
+  any?: boolean;
+  onChange(event: { currentTarget: { value: string } }): void;
+}) {
+  return (
+    <Field label={label}>
+      <select value={value} onChange={onChange}>
+        {any && <option value="">any</option>}
+        {choices.map((name) => (
+          <option>{name}</option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
 export function Table<T>({
   caption,
   rows,

@@ -1,4 +1,4 @@
-import { type RouteSpec, defineRoutes } from '#platform/route.js';
+import { type RouteSpec, type TableAccess, defineRoutes } from '#platform/route.js';
 import { Message } from '#platform/schemas.js';
 import {
   AddMemberInput,
@@ -30,20 +30,23 @@ import {
 } from './schemas.js';
 
 const readDocument = { documents: 'read', documentChunks: 'read', graphMembers: 'read' } as const;
+/** Every table a document's content and its graphs' indexes live in, with one access; membership is only read. */
+const documentContent = (access: TableAccess) =>
+  ({
+    documents: access,
+    graphDocuments: access,
+    documentChunks: access,
+    documentVectors: access,
+    graphs: access,
+    graphMembers: 'read',
+    graphTerms: access,
+  }) as const;
 /**
  * Upload and completeUpload also run the processing job (synchronously, or as the function invoked asynchronously),
  * which rewrites BM25 snapshots of up to `LARGE_GRAPH_CHUNKS` chunks: as much memory as the search function loading one.
  */
 const processing: Pick<RouteSpec, 'tables' | 'uses' | 'timeoutSeconds' | 'memoryMb'> = {
-  tables: {
-    documents: 'write',
-    graphDocuments: 'write',
-    documentChunks: 'write',
-    documentVectors: 'write',
-    graphs: 'write',
-    graphMembers: 'read',
-    graphTerms: 'write',
-  },
+  tables: documentContent('write'),
   uses: ['documentsBucket', 'embeddings', 'selfInvoke', 'documentVectors'],
   timeoutSeconds: 900,
   memoryMb: 2048,
@@ -114,15 +117,7 @@ export const documentRoutes = defineRoutes('documents', {
     summary: 'Delete a document from every graph, with its chunks (irreversible)',
     input: DocumentIdInput,
     output: Deleted,
-    tables: {
-      documents: 'write',
-      graphDocuments: 'write',
-      documentChunks: 'write',
-      documentVectors: 'write',
-      graphs: 'write',
-      graphMembers: 'read',
-      graphTerms: 'write',
-    },
+    tables: documentContent('write'),
     uses: ['documentsBucket', 'documentVectors'],
   },
   shareDocument: {
@@ -136,15 +131,8 @@ export const documentRoutes = defineRoutes('documents', {
     uses: ['documentVectors', 'documentsBucket', 'selfInvoke'],
     timeoutSeconds: 900,
     memoryMb: 2048,
-    tables: {
-      documents: 'write',
-      graphDocuments: 'write',
-      graphs: 'write',
-      graphMembers: 'read',
-      documentChunks: 'read',
-      documentVectors: 'read',
-      graphTerms: 'write',
-    },
+    // The document's chunks and vectors are read into the target graph's indexes, not changed.
+    tables: { ...documentContent('write'), documentChunks: 'read', documentVectors: 'read' },
   },
   unshareDocument: {
     method: 'DELETE',
@@ -174,15 +162,7 @@ export const documentRoutes = defineRoutes('documents', {
     output: SearchOutput,
     uses: ['embeddings', 'documentVectors', 'documentsBucket'],
     memoryMb: 2048,
-    tables: {
-      documents: 'read',
-      graphDocuments: 'read',
-      documentChunks: 'read',
-      documentVectors: 'read',
-      graphs: 'read',
-      graphMembers: 'read',
-      graphTerms: 'read',
-    },
+    tables: documentContent('read'),
   },
   listDocuments: {
     method: 'GET',

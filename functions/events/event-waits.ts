@@ -6,10 +6,9 @@ import * as z from 'zod';
 import type { Clock } from '#platform/clock.js';
 import { dynamo, queryAll, tableName, unlessConditionFails } from '#platform/dynamo.js';
 import { ConflictError } from '#platform/errors.js';
-import { logger } from '#platform/logger.js';
 import { parseInput } from '#platform/validation.js';
 import { Duration } from '#functions/scripts/schemas.js';
-import { type Predicate, compileConditionList } from './conditions/engine.js';
+import { compileConditionList } from './conditions/engine.js';
 import { scriptDialect } from './conditions/script-dialect.js';
 import type { EventObject } from '#platform/event-object.js';
 import { SubscribableEventType } from '#platform/event-types.js';
@@ -93,42 +92,7 @@ export function createEventWaitStore() {
 
 export type EventWaitStore = ReturnType<typeof createEventWaitStore>;
 
-const maxCachedPredicates = 50_000;
-
 export function createEventWaits(deps: { store: EventWaitStore; resolver: EventWaitResolver; clock: Clock }) {
-  const predicates = new Map<string, Predicate>();
-
-  function predicateOf(wait: EventWait): Predicate {
-    const cached = predicates.get(wait.waitId);
-    if (cached) return cached;
-    let test: Predicate;
-    try {
-      test = compileConditionList(wait.conditions, scriptDialect);
-    } catch (error) {
-      // Conditions are checked when the wait opens; one that no longer compiles matches nothing rather than everything.
-      logger.error('stored wait conditions do not compile', { waitId: wait.waitId, error: String(error) });
-      test = () => false;
-    }
-    if (predicates.size >= maxCachedPredicates) predicates.delete(predicates.keys().next().value!);
-    predicates.set(wait.waitId, test);
-    return test;
-  }
-
-  async function resume(wait: EventWait, event: EventObject): Promise<boolean> {
-    if (!(await deps.store.claim(wait, event.id))) return false;
-    let resumed: boolean;
-    try {
-      resumed = await deps.resolver.resolve(wait.executionId, wait.name, { result: event });
-    } catch (error) {
-      await deps.store.release(wait, event.id);
-      throw error;
-    }
-    // Resumed, or the run stopped waiting (timed out, cancelled): either way no later event may take the wait.
-    await deps.store.remove(wait);
-    predicates.delete(wait.waitId);
-    return resumed;
-  }
-
   return {
     /** Stores a run's wait; the conditions are compiled first, so bad ones are VALIDATION_ERROR at the call. */
     async open(
@@ -159,11 +123,22 @@ export function createEventWaits(deps: { store: EventWaitStore; resolver: EventW
     /** The waits of a user for an event type: one Query, whatever else the user waits for. */
     waiting: (userId: string, eventType: string) => deps.store.waiting(userId, eventType),
 
-    /** Resumes the runs of `waits` (the event's user and type) whose conditions the event meets; how many it resumed. */
-    async resumeMatching(event: EventObject, waits: EventWait[]): Promise<number> {
-      const now = deps.clock.nowIso();
-      const resumed = await Promise.all(waits.filter((wait) => wait.expiresAt > now && predicateOf(wait)(event)).map((wait) => resume(wait, event)));
-      return resumed.filter(Boolean).length;
+    /**
+     * Resumes the run of a wait its event matched (the trigger pipeline tested the conditions), once: false when the wait
+     * has expired, another event holds it, or the run no longer waits.
+     */
+    async resume(wait: EventWait, event: EventObject): Promise<boolean> {
+      if (wait.expiresAt <= deps.clock.nowIso() || !(await deps.store.claim(wait, event.id))) return false;
+      let resumed: boolean;
+      try {
+        resumed = await deps.resolver.resolve(wait.executionId, wait.name, { result: event });
+      } catch (error) {
+        await deps.store.release(wait, event.id);
+        throw error;
+      }
+      // Resumed, or the run stopped waiting (timed out, cancelled): either way no later event may take the wait.
+      await deps.store.remove(wait);
+      return resumed;
     },
   };
 }

@@ -6,7 +6,7 @@ import { scriptDialect } from './conditions/script-dialect.js';
 import type { EventWaits } from './event-waits.js';
 import type { TargetKind } from './target-kind.js';
 
-export function createEventWaitTarget(waits: Pick<EventWaits, 'waiting' | 'resumeMatching'>): TargetKind {
+export function createEventWaitTarget(waits: Pick<EventWaits, 'waiting' | 'resume'>): TargetKind {
   return {
     name: 'eventWait',
     // The run stopped waiting (timed out, cancelled) or another event took the wait: nothing to resume.
@@ -19,8 +19,8 @@ export function createEventWaitTarget(waits: Pick<EventWaits, 'waiting' | 'resum
         delivery: (event) => ({
           deliveryId: `${event.normalized.id}#wait#${wait.waitId}`,
           async run() {
-            const resumed = await waits.resumeMatching(event.enriched, [wait]);
-            return { executionId: wait.executionId, status: resumed > 0 ? 'resumed' : 'skipped' };
+            const resumed = await waits.resume(wait, event.enriched);
+            return { executionId: wait.executionId, status: resumed ? 'resumed' : 'skipped' };
           },
         }),
       }));

@@ -1,25 +1,22 @@
 // Which event types exist: the interface's nine names, `custom.<name>`, and names of external webhook events
 // (`payment.completed`) outside the platform's own namespaces.
 import * as z from 'zod';
+import { namedEventTypes } from './event-type-names.js';
 
-/** The event types named. */
-export const namedEventTypes = [
-  'chatapp.message',
-  'chatapp.command',
-  'mailapp.email_received',
-  'calendarapp.event_created',
-  'docsapp.document_updated',
-  'transcript.chunk',
-  'voice.call_ended',
-  'call.started',
-  'call.ended',
-] as const;
+export { namedEventTypes };
+
+/** A script run failed; the event goes to the run's user. */
+export const executionFailedType = 'platform.execution.failed';
+
+/** A durable run asked for an approval; the event goes to the run's user. */
+export const approvalRequestedType = 'platform.approval.requested';
 
 /**
- * The owner's events the platform emits about its own work that a user may publish too (a failed run): subscriptions
- * and flows take them like any type; ownerEventTypes below adds those a user may not publish.
+ * The owner events: what the platform tells a user about their own runs, routed to the consumers like any event and
+ * taken by subscriptions, event flows and event waits. Only the platform sends them (an approval's signed links and a
+ * failure's execution must be real), so POST /events refuses them.
  */
-export const platformEventTypes: ReadonlySet<string> = new Set(['platform.execution.failed']);
+export const ownerEventTypes: ReadonlySet<string> = new Set([executionFailedType, approvalRequestedType]);
 
 /** Enrichment is supported on these types only; the others keep `enrichment` null. */
 export const enrichedEventTypes: ReadonlySet<string> = new Set([
@@ -41,7 +38,8 @@ const webhookType = /^[a-z][a-z0-9_-]*(\.[a-z0-9_][a-z0-9_-]*)+$/;
 
 export function eventTypeProblem(type: string): string | undefined {
   if (type.length > maxTypeLength) return `an event type has at most ${maxTypeLength} characters`;
-  if (named.has(type) || platformEventTypes.has(type)) return undefined;
+  if (named.has(type)) return undefined;
+  if (ownerEventTypes.has(type)) return `${type} is sent by the platform only: subscribe to it, a flow or a run's event wait may name it`;
   if (type.startsWith('custom.')) return customType.test(type) ? undefined : 'a custom event type is custom.<name> (letters, digits, _ . : -)';
   const namespace = type.split('.')[0]!;
   if (reservedNamespaces.has(namespace))
@@ -54,15 +52,6 @@ export const EventType = z.string().superRefine((type, context) => {
   const problem = eventTypeProblem(type);
   if (problem) context.addIssue({ code: 'custom', message: problem });
 });
-
-/** A durable run asked for an approval; the event goes to the run's user. */
-export const approvalRequestedType = 'platform.approval.requested';
-
-/**
- * Every event the platform tells a user about their own runs, routed to the consumers like any event: a failed run,
- * and an approval asked for, which a user may not publish (its signed links must come from the platform).
- */
-export const ownerEventTypes: ReadonlySet<string> = new Set([...platformEventTypes, approvalRequestedType]);
 
 /** What a subscription, an event flow or a run's event wait may name: a user's event type or one of the platform's owner events. */
 export const SubscribableEventType = z.string().superRefine((type, context) => {

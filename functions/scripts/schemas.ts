@@ -1,6 +1,6 @@
 // Inputs of the scripts area, REST and SDK shapes, validated at the edge.
 import * as z from 'zod';
-import { EventType } from '#platform/event-types.js';
+import { SubscribableEventType } from '#platform/event-types.js';
 import { reviewFields } from '#functions/reviews/schemas.js';
 import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
 import { Semver, isSemver } from '#platform/semver.js';
@@ -210,7 +210,7 @@ export const fieldTypes = ['string', 'number', 'boolean', 'object', 'array'] as 
 export const LintInput = z.strictObject({
   code: Code,
   runtime: z.enum(runtimeLabels).optional(),
-  eventType: EventType.optional(),
+  eventType: SubscribableEventType.optional(),
   scriptInputSchema: z.record(z.string().min(1).max(100), z.strictObject({ type: z.enum(fieldTypes) })).optional(),
   scriptId: ScriptId.optional(),
   /** Declared already: suggestions leave these out. */

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inProcessBus } from '../../functions/adapters/local/event-bus.js';
@@ -186,5 +187,39 @@ describe('events: one trigger pipeline for every kind of target', () => {
     expect(flowRun.executionResults[0]).toMatchObject({ status: 'success' });
     expect(await ledgerEntry(`${eventId}#${subscriptionId}`)).toMatchObject({ status: 'done', outcome: { result: 'executed', status: 'error' } });
     expect(await ledgerEntry(`${eventId}#${flow.id}`)).toMatchObject({ status: 'done', outcome: { result: 'executed' } });
+  });
+});
+
+describe("events: the platform's owner events", () => {
+  it('refuses a user\u2019s own platform.execution.failed: the subscription and the event flow on it run only for the platform\u2019s', async () => {
+    // Prepare
+    const user = await api.givenUser();
+    const [alert, flowScript, crashing] = await Promise.all([
+      scripts.givenScript(user),
+      scripts.givenScript(user),
+      scripts.givenScript(user, { code: crashingCode }),
+    ]);
+    await subscribe(user, alert, { eventType: 'platform.execution.failed' });
+    const flow = await givenEventFlow(api, user, {
+      eventType: 'platform.execution.failed',
+      executionType: 'direct',
+      scriptId: flowScript,
+      conditions: { operator: 'AND', conditions: [] },
+    });
+    const forgedEvent = JSON.parse(readFileSync(new URL('../../events/platform/platform.execution.failed.json', import.meta.url), 'utf8'));
+    // Act
+    const forged = await api.as(user.apiKey).post('/api/sdk/v1/events', forgedEvent);
+    // A real failure's event: once both have run for it, a forged event published before it would have reached them too.
+    const failed = await api.as(user.apiKey).post('/api/sdk/v1/scripts/executeScript', { scriptId: crashing });
+    await scripts.waitForRuns(user, alert, 1);
+    const flowRuns = await waitForExecutions(api, user, flow.id, 1);
+    // Assess
+    expect(forged.status).toBe(400);
+    expect(forged.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'type', value: 'platform.execution.failed' } });
+    const { executionId } = failed.body.data;
+    expect((await scripts.runsOf(user, alert)).map((run) => run.result?.data?.data?.executionId)).toEqual([executionId]);
+    expect(flowRuns.executionResults.map((run: { result: { data: { data: { executionId: string } } } }) => run.result.data.data.executionId)).toEqual([
+      executionId,
+    ]);
   });
 });

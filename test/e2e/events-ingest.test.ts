@@ -85,6 +85,8 @@ describe('events: POST /api/sdk/v1/events', () => {
     ['an unknown type', { type: 'chatapp.reaction' }, 'type', 'chatapp.reaction'],
     ['a type that is not a string', { type: 5 }, 'type', 5],
     ["the platform's own namespace", { type: 'platform.script_schedule' }, 'type', 'platform.script_schedule'],
+    ["the platform's owner event of a failed run", { type: 'platform.execution.failed' }, 'type', 'platform.execution.failed'],
+    ["the platform's owner event of an approval asked for", { type: 'platform.approval.requested' }, 'type', 'platform.approval.requested'],
     ['an id set by the client', { type: 'custom.x', id: 'evt_mine' }, 'id', 'evt_mine'],
     ['a userId set by the client', { type: 'custom.x', userId: 'usr_other' }, 'userId', 'usr_other'],
     ['enrichment set by the client', { type: 'chatapp.message', enrichment: { tickers: [] } }, 'enrichment', { tickers: [] }],

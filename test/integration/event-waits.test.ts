@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { normalizeEvent } from '../../functions/platform/event-object.js';
-import { type EventWaitResolver, createEventWaitStore, createEventWaits } from '../../functions/events/event-waits.js';
-import { systemClock } from '../../functions/platform/clock.js';
+import { type EventWaitResolver, type EventWaits, createEventWaitStore, createEventWaits } from '../../functions/events/event-waits.js';
+import { createEventWaitTarget } from '../../functions/events/wait-target.js';
+import { type Clock, systemClock } from '../../functions/platform/clock.js';
 
 beforeAll(() => {
   process.env.PLATFORM_MODE = 'local';
@@ -26,9 +27,11 @@ function recordingResolver() {
 const eventOf = (userId: string, type: string, fields: Record<string, unknown> = {}) =>
   normalizeEvent({ type, ...fields }, { id: unique('evt'), userId, now: systemClock.nowIso() });
 
-/** Delivers an event as the dispatcher does: the waits of its user and type, then those it matches. */
-async function deliver(waits: ReturnType<typeof createEventWaits>, event: ReturnType<typeof eventOf>) {
-  return waits.resumeMatching(event, await waits.waiting(event.userId, event.type));
+/** Delivers an event as the trigger pipeline's wait kind does: the waits of its user and type, those it matches, each resumed; how many were. */
+async function deliver(waits: EventWaits, event: ReturnType<typeof eventOf>) {
+  const matching = (await createEventWaitTarget(waits).candidates(event.userId, event.type)).filter((candidate) => candidate.compile()(event));
+  const runs = await Promise.all(matching.map((candidate) => candidate.delivery({ normalized: event, enriched: event }).run()));
+  return runs.filter((run) => run.status === 'resumed').length;
 }
 
 describe('events: waits of durable runs', () => {
@@ -87,6 +90,23 @@ describe('events: waits of durable runs', () => {
     // Assess
     expect(retried).toBe(1);
     expect(resumed).toEqual([run.executionId]);
+  });
+
+  it('does not resume a run whose wait has expired, and leaves the wait to its timeout', async () => {
+    // Prepare
+    const { resolver, resumed } = recordingResolver();
+    let now = Date.now();
+    const clock: Clock = { now: () => now, nowIso: () => new Date(now).toISOString() };
+    const waits = createEventWaits({ store: createEventWaitStore(), resolver, clock });
+    const run = { executionId: unique('exe'), userId: unique('usr') };
+    await waits.open(run, 'soon', { eventType: 'custom.ready', timeout: { minutes: 1 } });
+    now += 61_000;
+    // Act
+    const count = await deliver(waits, eventOf(run.userId, 'custom.ready'));
+    // Assess
+    expect(count).toBe(0);
+    expect(resumed).toEqual([]);
+    expect(await waits.waiting(run.userId, 'custom.ready')).toHaveLength(1);
   });
 
   it.each([

@@ -22,6 +22,8 @@ describe('events: event types', () => {
     'chatapp.reaction',
     'call.transferred',
     'platform.script_schedule',
+    'platform.execution.failed',
+    'platform.approval.requested',
     'custom.',
     'Payment.Completed',
     'payment.',

@@ -1,22 +1,11 @@
 // Flows: create time flows (cron) and event flows (condition tree), pause, resume, run now, and their results; each
 // flow has its own page (#/flows/<id>) with what it does and the warnings the API gave it.
 import { useState } from 'preact/hooks';
+import { namedEventTypes } from '../../../functions/platform/event-type-names';
 import { api, unwrap } from '../api';
 import { NamePicker, nameOf, useScripts } from '../pickers';
-import { Field, Loaded, type Rec, Table, money, text, useAction, useLoad, when } from '../ui';
+import { ChoiceField, Field, Loaded, type Rec, Table, money, text, useAction, useLoad, when } from '../ui';
 import { ConditionGroup, type ConditionNode, newLeaf } from './conditions';
-
-const eventTypes = [
-  'chatapp.message',
-  'chatapp.command',
-  'mailapp.email_received',
-  'calendarapp.event_created',
-  'docsapp.document_updated',
-  'transcript.chunk',
-  'voice.call_ended',
-  'call.started',
-  'call.ended',
-];
 
 function CreateFlow({ onCreated }: { onCreated(id: string): void }) {
   const scripts = useScripts();
@@ -94,13 +83,7 @@ function CreateFlow({ onCreated }: { onCreated(id: string): void }) {
       ) : (
         <>
           <div class="row">
-            <Field label="Event type">
-              <select name="eventType" value={form.eventType} onChange={set('eventType')}>
-                {eventTypes.map((name) => (
-                  <option>{name}</option>
-                ))}
-              </select>
-            </Field>
+            <ChoiceField label="Event type" value={form.eventType} choices={namedEventTypes} onChange={set('eventType')} />
             <Field label="Execution">
               <select value={form.executionType} onChange={set('executionType')}>
                 <option value="direct">direct (run the script)</option>

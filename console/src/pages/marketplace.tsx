@@ -4,7 +4,7 @@
 // (#/marketplace/<tab>, #/marketplace/<kind>/<id>).
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
-import { Field, Loaded, Pager, type Rec, Table, money, parseJson, text, useAction, useLoad, when } from '../ui';
+import { ChoiceField, Field, Loaded, Pager, type Rec, Table, money, parseJson, text, useAction, useLoad, when } from '../ui';
 import { CustomizationForm } from './customization';
 
 type Kind = 'resources' | 'scripts' | 'templates';
@@ -279,14 +279,13 @@ function Browse({ kind }: { kind: Kind }) {
           <input type="search" value={draft.search} onInput={set('search')} />
         </Field>
         {kind === 'scripts' ? (
-          <Field label="Category">
-            <select value={draft.category} onChange={set('category')}>
-              <option value="">any</option>
-              {['notification', 'data_sync', 'automation', 'utility', 'reporting'].map((name) => (
-                <option>{name}</option>
-              ))}
-            </select>
-          </Field>
+          <ChoiceField
+            label="Category"
+            value={draft.category}
+            choices={['notification', 'data_sync', 'automation', 'utility', 'reporting']}
+            any
+            onChange={set('category')}
+          />
         ) : (
           <Field label="Category">
             <input value={draft.category} onInput={set('category')} />
@@ -297,27 +296,20 @@ function Browse({ kind }: { kind: Kind }) {
         </Field>
         {kind === 'scripts' && (
           <>
-            <Field label="Sort by">
-              <select value={draft.sortBy} onChange={set('sortBy')}>
-                {['rating', 'installCount', 'trendingScore', 'publishedAt', 'name'].map((name) => (
-                  <option>{name}</option>
-                ))}
-              </select>
-            </Field>
-            <Field label="Order">
-              <select value={draft.sortOrder} onChange={set('sortOrder')}>
-                <option>desc</option>
-                <option>asc</option>
-              </select>
-            </Field>
-            <Field label="Pricing">
-              <select value={draft.pricingModel} onChange={set('pricingModel')}>
-                <option value="">any</option>
-                {['free', 'pay-per-execution', 'subscription'].map((name) => (
-                  <option>{name}</option>
-                ))}
-              </select>
-            </Field>
+            <ChoiceField
+              label="Sort by"
+              value={draft.sortBy}
+              choices={['rating', 'installCount', 'trendingScore', 'publishedAt', 'name']}
+              onChange={set('sortBy')}
+            />
+            <ChoiceField label="Order" value={draft.sortOrder} choices={['desc', 'asc']} onChange={set('sortOrder')} />
+            <ChoiceField
+              label="Pricing"
+              value={draft.pricingModel}
+              choices={['free', 'pay-per-execution', 'subscription']}
+              any
+              onChange={set('pricingModel')}
+            />
             <Field label="Minimum rating">
               <input type="number" min="0" max="5" step="0.5" value={draft.minRating} onInput={set('minRating')} />
             </Field>
@@ -437,13 +429,12 @@ function MyResources() {
           <Field label="Base URL">
             <input name="baseUrl" type="url" required value={form.baseUrl} onInput={set('baseUrl')} />
           </Field>
-          <Field label="Authentication">
-            <select value={form.authentication} onChange={set('authentication')}>
-              {['none', 'api_key', 'bearer', 'basic', 'oauth2'].map((name) => (
-                <option>{name}</option>
-              ))}
-            </select>
-          </Field>
+          <ChoiceField
+            label="Authentication"
+            value={form.authentication}
+            choices={['none', 'api_key', 'bearer', 'basic', 'oauth2']}
+            onChange={set('authentication')}
+          />
         </div>
         <Field label="Methods (JSON)">
           <textarea name="methods" value={form.methods} onInput={set('methods')} />

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { NamePicker, nameOf, useFlows, useScripts } from '../pickers';
-import { Field, Loaded, Pager, type Rec, Table, money, useLoad, when } from '../ui';
+import { ChoiceField, Field, Loaded, Pager, type Rec, Table, money, useLoad, when } from '../ui';
 import { RunDetail } from './run';
 
 const limit = 20;
@@ -44,22 +44,8 @@ export function RunsPage({ param }: { param?: string }) {
           setFilters(draft);
         }}
       >
-        <Field label="Status">
-          <select value={draft.status} onChange={set('status')}>
-            <option value="">any</option>
-            <option>running</option>
-            <option>success</option>
-            <option>failed</option>
-          </select>
-        </Field>
-        <Field label="Trigger">
-          <select value={draft.trigger} onChange={set('trigger')}>
-            <option value="">any</option>
-            {['manual', 'event', 'schedule', 'webhook', 'flow'].map((name) => (
-              <option>{name}</option>
-            ))}
-          </select>
-        </Field>
+        <ChoiceField label="Status" value={draft.status} choices={['running', 'success', 'failed']} any onChange={set('status')} />
+        <ChoiceField label="Trigger" value={draft.trigger} choices={['manual', 'event', 'schedule', 'webhook', 'flow']} any onChange={set('trigger')} />
         <NamePicker label="Script" items={scripts} value={draft.scriptId} empty="any" onChange={(scriptId) => setDraft({ ...draft, scriptId })} />
         <NamePicker label="Flow" items={flows} value={draft.flowId} empty="any" onChange={(flowId) => setDraft({ ...draft, flowId })} />
         <Field label="From">

@@ -20,7 +20,8 @@ import { type TriggerService, createTriggerService, retireSchedule } from '#func
 import { createTriggerStore } from '#functions/events/trigger-store.js';
 import type { TargetKind } from '#functions/events/target-kind.js';
 import { type TriggerPipeline, createTriggerPipeline } from '#functions/events/trigger-pipeline.js';
-import { type EventWaits, createEventWaitStore, createEventWaits } from '#functions/events/event-waits.js';
+import type { EventWaits } from '#functions/events/event-waits.js';
+import { runEventWaits } from '#functions/app/run-wait-kinds.js';
 import { createEventWaitTarget } from '#functions/events/wait-target.js';
 
 let port: ScriptPort | undefined;
@@ -40,14 +41,8 @@ function scriptPort(): ScriptPort {
   return port;
 }
 
-let waits: EventWaits | undefined;
 /** Runs waiting for their user's events: opened by the durable engine, resumed by the trigger pipeline's wait kind. */
-export const eventWaits = (): EventWaits =>
-  (waits ??= createEventWaits({
-    store: createEventWaitStore(),
-    resolver: { resolve: resolveWait },
-    clock: systemClock,
-  }));
+export const eventWaits = (): EventWaits => runEventWaits({ resolve: resolveWait });
 
 let waitKind: TargetKind | undefined;
 /** The trigger pipeline's kind for runs waiting on their user's events. */

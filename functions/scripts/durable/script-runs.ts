@@ -2,6 +2,7 @@
 // continues a script run in a new invocation of the same execution, and the failed-run event.
 import type { Clock } from '#platform/clock.js';
 import { AppError } from '#platform/errors.js';
+import { executionFailedType } from '#platform/event-types.js';
 import type { EventPublisher } from '#platform/ports.js';
 import { type Execution, durableFlowRunEndedType } from '../model.js';
 import type { ExecutionStore } from '../runs/execution-store.js';
@@ -10,8 +11,6 @@ import type { AdmittedRun, DurableRunHooks, ScriptRunner } from '../runs/runner.
 import type { DurableEngine } from './engine.js';
 import type { RunItem } from './journal.js';
 
-/** The owner's event for a failed run; subscriptions and flows take it like any event type. */
-export const executionFailedType = 'platform.execution.failed';
 /** The runner name of script runs in the journal's run items. */
 export const scriptRunner = 'script';
 
