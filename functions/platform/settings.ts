@@ -57,10 +57,7 @@ export const settings = {
    * one). On AWS the stack sets it (the console's address); a link there without it would point at no one's machine.
    */
   get callbackBaseUrl(): string {
-    const url = readEnv(envNames.callbackBaseUrl) ?? readEnv(envNames.publicBaseUrl);
-    if (url) return url;
-    if (this.mode === 'aws') throw new Error(`${envNames.callbackBaseUrl} is not set: the stack gives it to functions that write the durable-run journal`);
-    return 'http://127.0.0.1:3000';
+    return callbackBaseUrl(this.mode, readEnv(envNames.callbackBaseUrl) ?? readEnv(envNames.publicBaseUrl));
   },
   get adminApiKey(): string | undefined {
     return readEnv(envNames.adminApiKey);
@@ -93,6 +90,13 @@ export const settings = {
   },
 };
 
+/** The address of durable runs' links: the configured one; locally the server's default; on AWS the stack must give it. */
+function callbackBaseUrl(mode: PlatformMode, configured: string | undefined): string {
+  if (configured) return configured;
+  if (mode === 'aws') throw new Error(`${envNames.callbackBaseUrl} is not set: the stack gives it to functions that write the durable-run journal`);
+  return 'http://127.0.0.1:3000';
+}
+
 /** A numeric variable: `fallback` when unset; anything but a finite number fails the parse. */
 export const envNumber = (fallback: number) => z.coerce.number().default(fallback);
 
@@ -110,3 +114,40 @@ export function parseEnv<S extends Record<string, z.ZodType>>(schemas: S, env: R
   if (problems.length) throw new Error(`invalid configuration: ${problems.join('; ')}`);
   return Object.fromEntries(parsed);
 }
+
+/**
+ * The kernel's values that configure the areas' compositions, parsed with the areas' settings once per platform start.
+ * Resource names the stack gives only to the functions granted the resource stay optional here: the adapter that
+ * needs one refuses to work without it, at its use, naming the variable.
+ */
+export const kernelSettingsSchema = z
+  .object({
+    [envNames.platformMode]: z.string().optional(),
+    [envNames.runWaitSeconds]: envNumber(25),
+    [envNames.callbackBaseUrl]: z.string().optional(),
+    [envNames.publicBaseUrl]: z.string().optional(),
+    [envNames.dataDir]: z.string().default('.data'),
+    [envNames.scriptFunctionPrefix]: z.string().default('platform-script-'),
+    [envNames.eventBusName]: z.string().optional(),
+    [envNames.credentialsKeyArn]: z.string().optional(),
+    [envNames.lambdaFunctionName]: z.string().optional(),
+  })
+  .transform((env) => {
+    const mode: PlatformMode = env[envNames.platformMode] === 'local' ? 'local' : 'aws';
+    const configuredCallback = env[envNames.callbackBaseUrl] ?? env[envNames.publicBaseUrl];
+    return {
+      mode,
+      /** How long a script execution or runFlow answers synchronously before it answers 202 and runs on. */
+      runWaitMs: env[envNames.runWaitSeconds] * 1000,
+      /** Where durable runs' signed callback URLs and approval links point; read on use, since only the journal's writers need it. */
+      callbackBaseUrl: () => callbackBaseUrl(mode, configuredCallback),
+      dataDir: env[envNames.dataDir],
+      scriptFunctionPrefix: env[envNames.scriptFunctionPrefix],
+      eventBusName: env[envNames.eventBusName],
+      credentialsKeyArn: env[envNames.credentialsKeyArn],
+      /** This Lambda function's own name: background runs invoke it. */
+      functionName: env[envNames.lambdaFunctionName],
+    };
+  });
+
+export type KernelSettings = z.output<typeof kernelSettingsSchema>;

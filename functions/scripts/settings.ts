@@ -11,6 +11,8 @@ export const scriptSettingsSchema = z
     [envNames.scriptManualRunsPerMinute]: envNumber(limits.manualExecutionsPerMinute),
     // Unset, each installer keeps its own bound (a local install may take longer than the AWS installer function).
     [envNames.packageInstallTimeoutSeconds]: z.coerce.number().optional(),
+    [envNames.scriptPackagesBucket]: z.string().optional(),
+    [envNames.pythonLintFunction]: z.string().optional(),
   })
   .transform((env) => ({
     /** Warm workers of the local script pool. */
@@ -19,6 +21,10 @@ export const scriptSettingsSchema = z
     /** Benches raise it (as they raise RATE_LIMIT_PER_MINUTE) to measure the runtime, not the limiter. */
     manualRunsPerMinute: env[envNames.scriptManualRunsPerMinute],
     packageInstallTimeoutSeconds: env[envNames.packageInstallTimeoutSeconds],
+    /** Installed dependency trees and versions' code on AWS; granted to the functions that read or write them. */
+    packagesBucket: env[envNames.scriptPackagesBucket],
+    /** The stack's Python function that reads Python code with `ast` on AWS. */
+    pythonLintFunction: env[envNames.pythonLintFunction],
   }));
 
 export type ScriptSettings = z.output<typeof scriptSettingsSchema>;

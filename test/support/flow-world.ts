@@ -101,7 +101,7 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     executions,
     ledger,
     background: (run) => ({ start: async (job) => ({ ended: run(job), detached: false }) }),
-    boundMs: () => 0,
+    boundMs: 0,
     clock,
   });
   const service = createFlowService({ flows, executions, scripts, scheduler, longRuns, clock, llmConfigured: () => true });

@@ -15,8 +15,21 @@ describe('area settings', () => {
       {},
     );
     // Assess
-    expect(scripts).toEqual({ maxWorkers: 32, idleMs: 300_000, manualRunsPerMinute: 100, packageInstallTimeoutSeconds: undefined });
-    expect(documents).toEqual({ maxCachedVectors: 500_000, largeGraphChunks: 100_000, embeddingWorkers: undefined });
+    expect(scripts).toEqual({
+      maxWorkers: 32,
+      idleMs: 300_000,
+      manualRunsPerMinute: 100,
+      packageInstallTimeoutSeconds: undefined,
+      packagesBucket: undefined,
+      pythonLintFunction: undefined,
+    });
+    expect(documents).toEqual({
+      maxCachedVectors: 500_000,
+      largeGraphChunks: 100_000,
+      embeddingWorkers: undefined,
+      bucket: undefined,
+      vectorIndexArn: undefined,
+    });
     expect(templates).toEqual({
       buildWaitSeconds: undefined,
       buildTimeoutMs: 600_000,
@@ -46,7 +59,14 @@ describe('area settings', () => {
       { SCRIPT_MAX_WORKERS: '4', SCRIPT_IDLE_SECONDS: '2', SCRIPT_MANUAL_RUNS_PER_MINUTE: '100000', PACKAGE_INSTALL_TIMEOUT_SECONDS: '60' },
     );
     // Assess
-    expect(scripts).toEqual({ maxWorkers: 4, idleMs: 2000, manualRunsPerMinute: 100_000, packageInstallTimeoutSeconds: 60 });
+    expect(scripts).toEqual({
+      maxWorkers: 4,
+      idleMs: 2000,
+      manualRunsPerMinute: 100_000,
+      packageInstallTimeoutSeconds: 60,
+      packagesBucket: undefined,
+      pythonLintFunction: undefined,
+    });
   });
 
   it('refuses a value that is not a number, naming every bad variable', () => {

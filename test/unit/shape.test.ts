@@ -127,7 +127,6 @@ describe('shape of functions/', () => {
     const notYetMoved = [
       'functions/adapters/aws/bedrock-embedder.ts',
       'functions/adapters/aws/package-installer.ts',
-      'functions/adapters/aws/platform-wallet.ts',
       'functions/adapters/aws/scheduler.ts',
       'functions/adapters/aws/script-functions.ts',
       'functions/adapters/local/script-sandbox.ts',
@@ -238,7 +237,6 @@ describe('shape of functions/', () => {
       'functions/adapters/aws/codebuild-template-builder.ts',
       'functions/adapters/aws/package-installer.ts',
       'functions/adapters/aws/payout-trigger.ts',
-      'functions/adapters/aws/platform-wallet.ts',
       'functions/adapters/aws/script-functions.ts',
       'functions/adapters/aws/script-packages.ts',
       'functions/adapters/aws/solana-ledger.ts',

@@ -128,8 +128,8 @@ export function createScriptRunner(deps: {
   resources: () => ResourceCaller;
   clock: Clock;
   metrics: () => MetricsPort;
-  /** The settings of the current start: the runner outlives a local platform restarted in the same process. */
-  settings: () => ScriptSettings;
+  /** The settings of the platform the runner was composed for. */
+  settings: ScriptSettings;
   durable?: () => DurableRunHooks;
 }) {
   const { store, executions, clock } = deps;
@@ -148,7 +148,7 @@ export function createScriptRunner(deps: {
   }
 
   async function checkManualRate(scriptId: string, now: number) {
-    const perMinute = deps.settings().manualRunsPerMinute;
+    const perMinute = deps.settings.manualRunsPerMinute;
     const window = await deps.limiter().hit(manualRunsBucket(scriptId), perMinute, 60, now);
     if (window.allowed) return;
     const retryAfter = Math.max(1, window.resetAt - Math.floor(now / 1000));
