@@ -18,6 +18,9 @@ function loadedOnFirstCall<P extends object>(load: () => Promise<P>, methods: re
   return Object.fromEntries(methods.map((name) => [name, forward(name)])) as P;
 }
 
+/** The schedule group, role, bus and region the scheduler adapter works with. */
+export const schedulerResources = (kernel: KernelSettings) => ({ region: kernel.region, busName: kernel.eventBusName, ...kernel.scheduler });
+
 export function awsPlatformPorts(kernel: KernelSettings) {
   return {
     eventBus: loadedOnFirstCall<EventPublisher>(
@@ -25,7 +28,7 @@ export function awsPlatformPorts(kernel: KernelSettings) {
       ['publish'],
     ),
     scheduler: loadedOnFirstCall<SchedulerPort>(
-      async () => (await import('#adapters/aws/scheduler.js')).createEventBridgeScheduler(),
+      async () => (await import('#adapters/aws/scheduler.js')).createEventBridgeScheduler({}, schedulerResources(kernel)),
       ['put', 'putOnce', 'remove'],
     ),
     // One per container: it caches decrypted data keys.

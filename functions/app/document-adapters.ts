@@ -22,6 +22,6 @@ export const documentAdapters: (platform: Platform) => DocumentAdapters = perPla
   return {
     blobStore: createS3BlobStore({}, documents.bucket),
     graphVectorStore: documents.vectorIndexArn ? createS3VectorsStore({}, { indexArn: documents.vectorIndexArn }) : undefined,
-    embedder: createBedrockEmbedder(),
+    embedder: createBedrockEmbedder({}, documents.embeddingModelId),
   };
 });

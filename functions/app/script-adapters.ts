@@ -24,8 +24,19 @@ export const pythonCodeFacts =
     return lambdaPythonFacts<T>(code, functionName);
   };
 
-export const scriptRuntime: (platform: Platform) => ScriptRuntime = perPlatform(({ local, settings }) =>
-  process.env.PLATFORM_MODE === 'local' ? local!.scriptRuntime(settings.scripts) : lambdaScriptRuntime(),
+export const scriptRuntime: (platform: Platform) => ScriptRuntime = perPlatform(({ local, settings: { kernel, scripts } }) =>
+  process.env.PLATFORM_MODE === 'local'
+    ? local!.scriptRuntime(scripts)
+    : lambdaScriptRuntime({
+        region: kernel.region,
+        functionPrefix: kernel.scriptFunctionPrefix,
+        roleBoundaryArn: scripts.lambda.roleBoundaryArn,
+        resourceCallFunctionArn: scripts.lambda.resourceCallFunctionArn,
+        runtimeLayerArn: scripts.lambda.runtimeLayerArn,
+        resourceCallFunction: scripts.lambda.resourceCallFunction,
+        packagesBucket: scripts.packagesBucket,
+        grantSecretArn: scripts.lambda.grantSecretArn,
+      }),
 );
 
 /** Slots of script runs: in memory locally (one process runs them all), leases in DynamoDB on AWS. */
@@ -34,7 +45,9 @@ export const runSlots: (platform: Platform) => RunSlots = perPlatform(({ local }
 );
 
 export const packageInstaller: (platform: Platform) => PackageInstaller = perPlatform(({ local, settings }) =>
-  process.env.PLATFORM_MODE === 'local' ? local!.packageInstaller(settings.scripts) : lambdaPackageInstaller(),
+  process.env.PLATFORM_MODE === 'local'
+    ? local!.packageInstaller(settings.scripts)
+    : lambdaPackageInstaller({ npm: settings.scripts.lambda.npmInstallerFunction, pip: settings.scripts.lambda.pipInstallerFunction }),
 );
 
 /** Installed dependency trees of script versions, one zip per lock hash. */

@@ -10,6 +10,7 @@ export const documentSettingsSchema = z
     [envNames.embeddingWorkers]: z.coerce.number().optional(),
     [envNames.documentsBucket]: z.string().optional(),
     [envNames.documentVectorIndexArn]: z.string().optional(),
+    [envNames.embeddingModelId]: z.string().optional(),
   })
   .transform((env) => ({
     /** Vectors one process keeps warm across graphs: 500,000 x 512 float32 is about 1 GB. */
@@ -22,6 +23,8 @@ export const documentSettingsSchema = z
     bucket: env[envNames.documentsBucket],
     /** The S3 Vectors index of large graphs, granted to the functions that search or index them (lib/documents.ts). */
     vectorIndexArn: env[envNames.documentVectorIndexArn] || undefined,
+    /** The Bedrock embedding model on AWS, granted with the `embeddings` capability. */
+    embeddingModelId: env[envNames.embeddingModelId],
   }));
 
 export type DocumentSettings = z.output<typeof documentSettingsSchema>;

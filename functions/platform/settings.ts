@@ -9,12 +9,13 @@ export type PlatformMode = 'aws' | 'local';
 
 export const readEnv = (name: EnvName): string | undefined => process.env[name];
 
-/** A variable the stack gives with a capability; `capability` names it in the error when it is missing. */
-export function requiredEnv(name: EnvName, capability: string): string {
-  const value = readEnv(name);
+/** A value the stack gives with a capability (`name`'s variable); `capability` names it in the error when it is missing. */
+export function requiredSetting(value: string | undefined, name: EnvName, capability: string): string {
   if (!value) throw new Error(`${name} is not set: the stack gives it to functions that use ${capability}`);
   return value;
 }
+
+export const requiredEnv = (name: EnvName, capability: string): string => requiredSetting(readEnv(name), name, capability);
 
 const numberOr = (name: EnvName, fallback: number) => Number(readEnv(name) ?? fallback);
 
@@ -128,7 +129,10 @@ export const kernelSettingsSchema = z
     [envNames.publicBaseUrl]: z.string().optional(),
     [envNames.dataDir]: z.string().default('.data'),
     [envNames.scriptFunctionPrefix]: z.string().default('platform-script-'),
+    [envNames.region]: z.string().default('us-east-1'),
     [envNames.eventBusName]: z.string().optional(),
+    [envNames.scheduleGroupName]: z.string().optional(),
+    [envNames.schedulerRoleArn]: z.string().optional(),
     [envNames.credentialsKeyArn]: z.string().optional(),
     [envNames.lambdaFunctionName]: z.string().optional(),
   })
@@ -143,7 +147,10 @@ export const kernelSettingsSchema = z
       callbackBaseUrl: () => callbackBaseUrl(mode, configuredCallback),
       dataDir: env[envNames.dataDir],
       scriptFunctionPrefix: env[envNames.scriptFunctionPrefix],
+      region: env[envNames.region],
       eventBusName: env[envNames.eventBusName],
+      /** EventBridge Scheduler's group of the platform's schedules and the role they put events on the bus with. */
+      scheduler: { groupName: env[envNames.scheduleGroupName], roleArn: env[envNames.schedulerRoleArn] },
       credentialsKeyArn: env[envNames.credentialsKeyArn],
       /** This Lambda function's own name: background runs invoke it. */
       functionName: env[envNames.lambdaFunctionName],

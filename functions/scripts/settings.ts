@@ -13,6 +13,13 @@ export const scriptSettingsSchema = z
     [envNames.packageInstallTimeoutSeconds]: z.coerce.number().optional(),
     [envNames.scriptPackagesBucket]: z.string().optional(),
     [envNames.pythonLintFunction]: z.string().optional(),
+    [envNames.scriptRoleBoundaryArn]: z.string().optional(),
+    [envNames.scriptRuntimeLayerArn]: z.string().optional(),
+    [envNames.resourceCallFunction]: z.string().optional(),
+    [envNames.resourceCallFunctionArn]: z.string().optional(),
+    [envNames.npmInstallerFunction]: z.string().optional(),
+    [envNames.pipInstallerFunction]: z.string().optional(),
+    [envNames.scriptGrantSecretArn]: z.string().optional(),
   })
   .transform((env) => ({
     /** Warm workers of the local script pool. */
@@ -25,6 +32,16 @@ export const scriptSettingsSchema = z
     packagesBucket: env[envNames.scriptPackagesBucket],
     /** The stack's Python function that reads Python code with `ast` on AWS. */
     pythonLintFunction: env[envNames.pythonLintFunction],
+    /** What the stack gives the functions that deploy, run and install for Lambda-deployed scripts (lib/grants.ts). */
+    lambda: {
+      roleBoundaryArn: env[envNames.scriptRoleBoundaryArn],
+      runtimeLayerArn: env[envNames.scriptRuntimeLayerArn],
+      resourceCallFunction: env[envNames.resourceCallFunction],
+      resourceCallFunctionArn: env[envNames.resourceCallFunctionArn],
+      npmInstallerFunction: env[envNames.npmInstallerFunction],
+      pipInstallerFunction: env[envNames.pipInstallerFunction],
+      grantSecretArn: env[envNames.scriptGrantSecretArn],
+    },
   }));
 
 export type ScriptSettings = z.output<typeof scriptSettingsSchema>;

@@ -22,6 +22,15 @@ describe('area settings', () => {
       packageInstallTimeoutSeconds: undefined,
       packagesBucket: undefined,
       pythonLintFunction: undefined,
+      lambda: {
+        roleBoundaryArn: undefined,
+        runtimeLayerArn: undefined,
+        resourceCallFunction: undefined,
+        resourceCallFunctionArn: undefined,
+        npmInstallerFunction: undefined,
+        pipInstallerFunction: undefined,
+        grantSecretArn: undefined,
+      },
     });
     expect(documents).toEqual({
       maxCachedVectors: 500_000,
@@ -29,6 +38,7 @@ describe('area settings', () => {
       embeddingWorkers: undefined,
       bucket: undefined,
       vectorIndexArn: undefined,
+      embeddingModelId: undefined,
     });
     expect(templates).toEqual({
       buildWaitSeconds: undefined,
@@ -66,6 +76,15 @@ describe('area settings', () => {
       packageInstallTimeoutSeconds: 60,
       packagesBucket: undefined,
       pythonLintFunction: undefined,
+      lambda: {
+        roleBoundaryArn: undefined,
+        runtimeLayerArn: undefined,
+        resourceCallFunction: undefined,
+        resourceCallFunctionArn: undefined,
+        npmInstallerFunction: undefined,
+        pipInstallerFunction: undefined,
+        grantSecretArn: undefined,
+      },
     });
   });
 

@@ -83,7 +83,7 @@ export const scriptCode = perPlatform((platform: Platform): VersionCode => creat
 /** The resource-call function of Lambda-deployed scripts. */
 export const scriptResourceCalls = perPlatform((platform: Platform) =>
   createScriptResourceCalls({
-    key: scriptGrantKey,
+    key: () => scriptGrantKey(platform.settings.scripts.lambda.grantSecretArn),
     tallies: createRunTallies(),
     caller: resourceCaller,
     clock: platform.clock,
