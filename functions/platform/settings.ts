@@ -1,6 +1,7 @@
-// The one reader of the environment. The kernel's values below are read on each access: the local runtime and tests
-// set them after modules load. Areas declare their settings as zod schemas (`functions/<area>/settings.ts`) that the
-// composition root parses once per start with `parseEnv`. The mode itself is `process.env.PLATFORM_MODE`, which every Lambda bundle replaces with "aws"
+// The one reader of the environment. The kernel's request-path values below (`settings`) are read on each access: the
+// kernel imports nothing above it, so it cannot take them from the platform object, and the local runtime and tests set
+// them after modules load. The kernel's values that configure compositions (`kernelSettingsSchema`) and the areas'
+// zod schemas (`functions/<area>/settings.ts`) are parsed once per start by the composition root with `parseEnv`. The mode itself is `process.env.PLATFORM_MODE`, which every Lambda bundle replaces with "aws"
 // (lib/bundles.ts), so local-only branches written against it drop out of the bundle.
 import * as z from 'zod';
 import { type EnvName, envNames, tableEnvVar } from './env-names.js';
@@ -53,13 +54,6 @@ export const settings = {
   get publicBaseUrl(): string | undefined {
     return readEnv(envNames.publicBaseUrl);
   },
-  /**
-   * Where durable runs' signed callback URLs and approval links point (runs are not requests: they cannot take it from
-   * one). On AWS the stack sets it (the console's address); a link there without it would point at no one's machine.
-   */
-  get callbackBaseUrl(): string {
-    return callbackBaseUrl(this.mode, readEnv(envNames.callbackBaseUrl) ?? readEnv(envNames.publicBaseUrl));
-  },
   get adminApiKey(): string | undefined {
     return readEnv(envNames.adminApiKey);
   },
@@ -91,7 +85,10 @@ export const settings = {
   },
 };
 
-/** The address of durable runs' links: the configured one; locally the server's default; on AWS the stack must give it. */
+/**
+ * Where durable runs' signed callback URLs and approval links point (runs are not requests: they cannot take it from
+ * one). On AWS the stack sets it (the console's address); a link there without it would point at no one's machine.
+ */
 function callbackBaseUrl(mode: PlatformMode, configured: string | undefined): string {
   if (configured) return configured;
   if (mode === 'aws') throw new Error(`${envNames.callbackBaseUrl} is not set: the stack gives it to functions that write the durable-run journal`);
