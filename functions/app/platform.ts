@@ -101,43 +101,25 @@ export interface Platform extends PlatformPorts {
 }
 
 export function createPlatform(adapters: PlatformPorts & { local?: LocalAdapters }, settings: PlatformSettings): Platform {
-  return {
-    settings,
-    clock: systemClock,
-    local: adapters.local,
-    // Getters: a local port whose service holds processes or timers starts on its first use, not with the platform.
-    get eventBus() {
-      return adapters.eventBus;
-    },
-    get scheduler() {
-      return adapters.scheduler;
-    },
-    get credentialVault() {
-      return adapters.credentialVault;
-    },
-    backgroundRuns: (run) => adapters.backgroundRuns(run),
-    get metrics() {
-      return adapters.metrics;
-    },
-    get rateLimiter() {
-      return adapters.rateLimiter;
-    },
-  };
+  return { ...adapters, local: adapters.local, settings, clock: systemClock };
 }
 
-/** The kernel's ports over the installed local adapters. */
+/**
+ * The kernel's ports over the installed local adapters. The scheduler starts (reading the schedules kept under the
+ * data directory, arming their timers) on its first call, not when a composition takes the port.
+ */
 const localPorts = (local: LocalAdapters): PlatformPorts & { local: LocalAdapters } => ({
   local,
   eventBus: local.eventBus,
-  get scheduler() {
-    return local.scheduler();
+  scheduler: {
+    put: (schedule) => local.scheduler().put(schedule),
+    putOnce: (once) => local.scheduler().putOnce(once),
+    remove: (name) => local.scheduler().remove(name),
   },
   credentialVault: local.credentialVault,
   backgroundRuns: (run) => local.backgroundRuns(run),
   metrics: local.metrics,
-  get rateLimiter() {
-    return local.rateLimiter();
-  },
+  rateLimiter: local.rateLimiter(),
 });
 
 let local: LocalAdapters | undefined;
