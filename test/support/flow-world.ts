@@ -85,7 +85,7 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     deadline: () => ({ expired: new Promise<void>((expire) => deadlines.push(expire)), clear: () => undefined }),
     wait: async () => undefined,
   });
-  const runs = createFlowRuns({ flows, executions, executor, scripts, scheduler, publisher: { publish: bus }, limiter: () => memoryRateLimiter(), clock });
+  const runs = createFlowRuns({ flows, executions, executor, scripts, scheduler, publisher: { publish: bus }, limiter: memoryRateLimiter(), clock });
   const ledger = createDeliveryStore(clock);
   // The trigger pipeline with the event-flow kind only: these tests run no subscriptions.
   pipeline = createTriggerPipeline({

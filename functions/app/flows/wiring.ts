@@ -89,7 +89,7 @@ export const flowRuns = perPlatform((platform: Platform): FlowRuns => {
     }),
     scheduler: platform.scheduler,
     publisher: platform.eventBus,
-    limiter: () => platform.rateLimiter,
+    limiter: platform.rateLimiter,
     clock,
   });
 });

@@ -23,7 +23,7 @@ function storesAndAccess() {
 
 export const callService = perPlatform(
   ({ credentialVault, rateLimiter, clock }: Platform): CallService =>
-    createCallService({ ...storesAndAccess(), vault: credentialVault, limiter: () => rateLimiter, clock, send: outboundRequest }),
+    createCallService({ ...storesAndAccess(), vault: credentialVault, limiter: rateLimiter, clock, send: outboundRequest }),
 );
 
 /** The ResourceCaller port (functions/platform/ports.ts), plus callAsOwner for x402 payments. */

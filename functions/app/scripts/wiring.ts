@@ -126,11 +126,11 @@ export const scriptRunner = perPlatform((platform: Platform): ScriptRunner => {
     code: scriptCode(platform),
     runtime: () => scriptRuntime(platform),
     slots: () => runSlots(platform),
-    limiter: () => platform.rateLimiter,
+    limiter: platform.rateLimiter,
     budgets: accountBudgets(),
     resources: resourceCaller,
     clock: platform.clock,
-    metrics: () => platform.metrics,
+    metrics: platform.metrics,
     settings: platform.settings.scripts,
     durable: () => durableScriptRuns(platform),
   });
