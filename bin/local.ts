@@ -128,8 +128,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
 
   // A bad setting or a platform that cannot run scripts: refuse before anything starts. The platform itself is
   // installed once the start has set the environment it reads (the database, the callback address).
-  parsePlatformSettings(process.env);
-  scriptSandbox();
+  scriptSandbox(parsePlatformSettings(process.env).scripts.sandbox);
   const progress = options.onProgress ?? (() => undefined);
   const host = options.host ?? '127.0.0.1';
   const requestedPort = options.port ?? 3000;
@@ -225,7 +224,7 @@ async function main() {
     console.log(`Platform running at ${platform.baseUrl}/api/sdk/v1`);
     console.log(`Dev account written to ${join(process.env.DATA_DIR ?? '.data', 'dev.json')}`);
     console.log(`Try: curl -H "X-API-Key: ${platform.dev?.apiKey}" ${platform.baseUrl}/api/sdk/v1/me`);
-    console.log(scriptSandboxStatus());
+    console.log(scriptSandboxStatus(currentPlatform().settings.scripts.sandbox));
     let stopping = false;
     const shutdown = async (signal: string) => {
       if (stopping) return;

@@ -46,7 +46,7 @@ export interface LocalAdapters extends LocalEdgeAdapters {
   solanaLedger(): Promise<SolanaLedger>;
   platformSigners(): Promise<PlatformSigners>;
   payoutTrigger(run: (ownerId: string, asset: string) => Promise<unknown>): (ownerId: string, asset: string) => Promise<void>;
-  templateBuilder(options: TemplateBuilderOptions & { settings: TemplateSettings }): TemplateBuilder;
+  templateBuilder(options: TemplateBuilderOptions & { settings: TemplateSettings; sandbox: ScriptSettings['sandbox'] }): TemplateBuilder;
   pagesHost: PagesHost;
   solanaDevTools: SolanaDevTools;
 }

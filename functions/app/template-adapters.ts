@@ -6,7 +6,7 @@ import type { Platform, TemplateBuilderOptions } from './platform.js';
 
 export const templateBuilder = ({ local, settings }: Platform, options: TemplateBuilderOptions): TemplateBuilder =>
   process.env.PLATFORM_MODE === 'local'
-    ? local!.templateBuilder({ ...options, settings: settings.templates })
+    ? local!.templateBuilder({ ...options, settings: settings.templates, sandbox: settings.scripts.sandbox })
     : createCodeBuildTemplateBuilder(settings.templates.codeBuild);
 
 export const templatePagesHost = ({ local, settings }: Platform): PagesHost =>

@@ -20,6 +20,7 @@ export const scriptSettingsSchema = z
     [envNames.npmInstallerFunction]: z.string().optional(),
     [envNames.pipInstallerFunction]: z.string().optional(),
     [envNames.scriptGrantSecretArn]: z.string().optional(),
+    [envNames.scriptSandbox]: z.string().optional(),
   })
   .transform((env) => ({
     /** Warm workers of the local script pool. */
@@ -32,6 +33,8 @@ export const scriptSettingsSchema = z
     packagesBucket: env[envNames.scriptPackagesBucket],
     /** The stack's Python function that reads Python code with `ast` on AWS. */
     pythonLintFunction: env[envNames.pythonLintFunction],
+    /** Local mode's isolation of scripts, installs and template builds: bubblewrap unless SCRIPT_SANDBOX=none (trusted code only). */
+    sandbox: env[envNames.scriptSandbox] === 'none' ? ('none' as const) : ('bwrap' as const),
     /** What the stack gives the functions that deploy, run and install for Lambda-deployed scripts (lib/grants.ts). */
     lambda: {
       roleBoundaryArn: env[envNames.scriptRoleBoundaryArn],

@@ -23,6 +23,7 @@ describe('area settings', () => {
       packageInstallTimeoutSeconds: undefined,
       packagesBucket: undefined,
       pythonLintFunction: undefined,
+      sandbox: 'bwrap',
       lambda: {
         roleBoundaryArn: undefined,
         runtimeLayerArn: undefined,
@@ -109,6 +110,7 @@ describe('area settings', () => {
       packageInstallTimeoutSeconds: 60,
       packagesBucket: undefined,
       pythonLintFunction: undefined,
+      sandbox: 'bwrap',
       lambda: {
         roleBoundaryArn: undefined,
         runtimeLayerArn: undefined,
