@@ -146,14 +146,16 @@ async function seedSyntheticGraph(graphId: string, ownerId: string): Promise<voi
  */
 async function bruteForce(graphId: string): Promise<{ searchMs: number[]; embedMs: number[]; scanMs: number[] }> {
   const { createDocumentStore } = await import('../functions/documents/store.js');
-  const { sharedEmbedder } = await import('../functions/app/document-adapters.js');
+  const { documentAdapters } = await import('../functions/app/document-adapters.js');
+  const { platform } = await import('../functions/app/platform.js');
+  const { embedder } = documentAdapters(platform());
   const { VectorIndex } = await import('../functions/documents/vector-index.js');
   const store = createDocumentStore();
   const searchMs: number[] = [];
   let index = new VectorIndex(512);
   for (const question of questions.slice(0, baselineSearches)) {
     const { ms } = await timed(async () => {
-      const [query] = await sharedEmbedder().embed([question]);
+      const [query] = await embedder.embed([question]);
       index = new VectorIndex(512);
       for (const entry of await store.listEntries(graphId)) {
         const stored = await store.getVectors(entry.documentId);
@@ -166,7 +168,7 @@ async function bruteForce(graphId: string): Promise<{ searchMs: number[]; embedM
   const embedMs: number[] = [];
   const scanMs: number[] = [];
   for (const question of questions) {
-    const embedded = await timed(() => sharedEmbedder().embed([question]));
+    const embedded = await timed(() => embedder.embed([question]));
     embedMs.push(embedded.ms);
     scanMs.push((await timed(async () => index.search(embedded.value[0]!, 10, -1))).ms);
   }
@@ -175,10 +177,11 @@ async function bruteForce(graphId: string): Promise<{ searchMs: number[]; embedM
 
 /** The size of the graph's BM25 snapshot once there is one of another size than `other` (written in the background). */
 async function snapshotSize(graphId: string, other?: number): Promise<number> {
-  const { documentBlobStore } = await import('../functions/app/document-adapters.js');
+  const { documentAdapters } = await import('../functions/app/document-adapters.js');
+  const { platform } = await import('../functions/app/platform.js');
   const { lexicalSnapshotKey } = await import('../functions/app/documents/wiring.js');
   for (let attempt = 1; ; attempt++) {
-    const size = await documentBlobStore().sizeOf(lexicalSnapshotKey(graphId));
+    const size = await documentAdapters(platform()).blobStore.sizeOf(lexicalSnapshotKey(graphId));
     if (size !== undefined && size !== other) return size;
     if (attempt === 1200) throw new Error('no new BM25 snapshot was written');
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -190,21 +193,24 @@ async function snapshotSize(graphId: string, other?: number): Promise<number> {
  * same store, reading the BM25 snapshot the processing job left. Answers its time and the chunks it indexed from text.
  */
 async function coldLoadFromSnapshot(graphId: string): Promise<{ ms: number; chunksFromText: number }> {
-  const { documentBlobStore, sharedEmbedder } = await import('../functions/app/document-adapters.js');
+  const { documentAdapters } = await import('../functions/app/document-adapters.js');
+  const { platform } = await import('../functions/app/platform.js');
   const { graphIndexes } = await import('../functions/app/documents/wiring.js');
   const { createDocumentStore } = await import('../functions/documents/store.js');
   const { createGraphStore } = await import('../functions/documents/graph-store.js');
-  const indexes = graphIndexes({ store: createDocumentStore(), graphStore: createGraphStore(), blobs: documentBlobStore(), embedder: sharedEmbedder() });
+  const { blobStore, embedder } = documentAdapters(platform());
+  const indexes = graphIndexes(platform(), { store: createDocumentStore(), graphStore: createGraphStore(), blobs: blobStore, embedder });
   const { ms } = await timed(() => indexes.indexFor(graphId));
   return { ms, chunksFromText: indexes.stats().chunksFromText };
 }
 
 /** hit@1, hit@5 and unanswerable-with-a-result of each evaluation set, whole, at the default threshold and limit 5. */
 async function quality(): Promise<BenchFigure[]> {
-  const { sharedEmbedder } = await import('../functions/app/document-adapters.js');
+  const { documentAdapters } = await import('../functions/app/document-adapters.js');
+  const { platform } = await import('../functions/app/platform.js');
   const { calibrationOf } = await import('../functions/documents/calibration.js');
   const { defaultSearchThreshold } = await import('../functions/documents/limits.js');
-  const embedder = sharedEmbedder();
+  const { embedder } = documentAdapters(platform());
   const calibration = calibrationOf(embedder.modelId);
   const figures: BenchFigure[] = [];
   for (const set of evaluationSets) {

@@ -12,7 +12,7 @@ import { onLocalShutdown, stopLocalServices } from '../functions/adapters/local/
 import { busConsumers } from '../functions/consumers.js';
 import { attachBusRule } from '../functions/adapters/local/bus-rules.js';
 import { type BusEnvelope, busEnvelope, rulePattern } from '../functions/platform/bus-envelope.js';
-import { installLocalAdapters, liveSettings, platformSettings } from '../functions/app/platform.js';
+import { installLocalAdapters, parsePlatformSettings, platform as currentPlatform } from '../functions/app/platform.js';
 import { withGrantedTables } from '../functions/platform/dynamo.js';
 import { routeTables } from '../functions/platform/route.js';
 import { createPagesServer } from '../functions/adapters/local/pages-server.js';
@@ -120,17 +120,15 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   const previous = readDevFile(devFile);
 
   process.env.PLATFORM_MODE = 'local';
-  installLocalAdapters(localAdapters);
   process.env.DATA_DIR = dataDir;
   process.env.AWS_REGION ??= 'us-east-1';
   process.env.POWERTOOLS_SERVICE_NAME ??= 'platform';
   // The SDK warns that its 2027 releases want Node 22; this project pins Node 20 on purpose.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-  // A bad setting or a platform that cannot run scripts: refuse before anything starts.
-  platformSettings();
-  liveSettings();
-  scriptSandbox();
+  // A bad setting or a platform that cannot run scripts: refuse before anything starts. The platform itself is
+  // installed once the start has set the environment it reads (the database, the callback address).
+  scriptSandbox(parsePlatformSettings(process.env).scripts.sandbox);
   const progress = options.onProgress ?? (() => undefined);
   const host = options.host ?? '127.0.0.1';
   const requestedPort = options.port ?? 3000;
@@ -178,16 +176,18 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
   }
   const { port } = server.address() as { port: number };
   const baseUrl = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
-  const { registerPlatformListener } = await import('../functions/platform/outbound.js');
-  registerPlatformListener(baseUrl);
   // Durable runs' callback URLs point here unless a proxy's address is configured.
   process.env.CALLBACK_BASE_URL = process.env.PUBLIC_BASE_URL ?? baseUrl;
+  // This start's platform: its first use builds it over the local adapters, with the environment now complete.
+  installLocalAdapters(localAdapters);
+  const { registerPlatformListener } = await import('../functions/platform/outbound.js');
+  registerPlatformListener(baseUrl);
   registerPlatformListener(dynamo.endpoint);
   // Schedules kept under dataDir fire again after a restart, as AWS schedules outlive a deployment.
   (await import('../functions/adapters/local/scheduler.js')).localScheduler();
-  const { paymentSettings } = await import('../functions/payments/settings.js');
-  (await import('../functions/adapters/local/payout-schedule.js')).localPayoutSchedule(paymentSettings.localPayoutIntervalSeconds, async () =>
-    (await import('../functions/app/payments/wiring.js')).payoutService().run(),
+  (await import('../functions/adapters/local/payout-schedule.js')).localPayoutSchedule(
+    currentPlatform().settings.payments.localPayoutIntervalSeconds,
+    async () => (await import('../functions/app/payments/wiring.js')).payoutService().run(),
   );
 
   if (options.devAccount ?? true) {
@@ -215,8 +215,8 @@ async function main() {
     const onProgress = (step: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${step}`);
     const platform = await startPlatform({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST, onProgress });
     onProgress('loading the embedding model (document search)');
-    const { sharedEmbedder } = await import('../functions/app/document-adapters.js');
-    await sharedEmbedder().embed(['warm up']);
+    const { documentAdapters } = await import('../functions/app/document-adapters.js');
+    await documentAdapters(currentPlatform()).embedder.embed(['warm up']);
     onProgress('building the web console');
     await platform.buildConsole();
     onProgress('ready');
@@ -224,7 +224,7 @@ async function main() {
     console.log(`Platform running at ${platform.baseUrl}/api/sdk/v1`);
     console.log(`Dev account written to ${join(process.env.DATA_DIR ?? '.data', 'dev.json')}`);
     console.log(`Try: curl -H "X-API-Key: ${platform.dev?.apiKey}" ${platform.baseUrl}/api/sdk/v1/me`);
-    console.log(scriptSandboxStatus());
+    console.log(scriptSandboxStatus(currentPlatform().settings.scripts.sandbox));
     let stopping = false;
     const shutdown = async (signal: string) => {
       if (stopping) return;

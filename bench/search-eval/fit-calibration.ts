@@ -13,6 +13,7 @@ import { candidatesOf, measure, prepareSet } from '../../test/support/search-eva
 import { type Calibration, featureVector, logit, withOperatingPoint } from '../../functions/documents/calibration.js';
 import { defaultSearchThreshold } from '../../functions/documents/limits.js';
 import type { Embedder } from '../../functions/documents/ports.js';
+import { parsePlatformSettings } from '../../functions/app/platform.js';
 import { passageDocuments, passageQuestions } from './eval-set.js';
 import { workplaceDocuments, workplaceQuestions } from './workplace-set.js';
 
@@ -119,7 +120,7 @@ async function main() {
   const embedder: Embedder & { stop?: () => Promise<void> } =
     which === 'local'
       ? (await import('#adapters/local/use-embedder.js')).createUseEmbedder(1)
-      : (await import('#adapters/aws/bedrock-embedder.js')).createBedrockEmbedder();
+      : (await import('#adapters/aws/bedrock-embedder.js')).createBedrockEmbedder({}, parsePlatformSettings(process.env).documents.embeddingModelId);
   const { calibration, fit, heldOut: held, heldOutAtFalseResultFloor } = await fitCalibration(embedder);
   const round = (value: number) => Math.round(value * 1000) / 1000;
   for (const [part, figures] of [

@@ -6,7 +6,8 @@ import { createApprovalService } from '#functions/approvals/service.js';
 import { createApprovalStore } from '#functions/approvals/store.js';
 import { type EventWaitResolver, type EventWaits, createEventWaitStore, createEventWaits } from '#functions/events/event-waits.js';
 import type { DurableEngine } from '#functions/scripts/durable/engine.js';
-import { type Clock, systemClock } from '#platform/clock.js';
+import type { Clock } from '#platform/clock.js';
+import type { Platform } from './platform.js';
 import type { EventPublisher } from '#platform/ports.js';
 
 export interface RunWaitKindDeps {
@@ -18,19 +19,22 @@ export interface RunWaitKindDeps {
   consoleUrl: () => string;
 }
 
-let waits: EventWaits | undefined;
+const eventWaitsOf = new WeakMap<Platform, EventWaits>();
 /**
- * The process's one service over runs' event waits: the engine opens them through it (below), the trigger pipeline's
+ * The platform's one service over runs' event waits: the engine opens them through it (below), the trigger pipeline's
  * wait kind resumes them (the events area's composition). Whichever asks first hands it the durable engine's resolver:
  * the scripts area's composition, which builds the engine, cannot import the events area's without a cycle.
  */
-export const runEventWaits = (resolver: EventWaitResolver): EventWaits =>
-  (waits ??= createEventWaits({ store: createEventWaitStore(), resolver, clock: systemClock }));
+export function runEventWaits(platform: Platform, resolver: EventWaitResolver): EventWaits {
+  let waits = eventWaitsOf.get(platform);
+  if (!waits) eventWaitsOf.set(platform, (waits = createEventWaits({ store: createEventWaitStore(), resolver, clock: platform.clock })));
+  return waits;
+}
 
-export function registerRunWaitKinds(engine: DurableEngine, deps: RunWaitKindDeps): void {
+export function registerRunWaitKinds(platform: Platform, engine: DurableEngine, deps: RunWaitKindDeps): void {
   const resolver = { resolve: engine.resolveWait };
   const approvals = createApprovalService({ store: createApprovalStore(), waits: resolver, ...deps });
-  const eventWaits = runEventWaits(resolver);
+  const eventWaits = runEventWaits(platform, resolver);
   engine.registerWaitKind('approval', {
     type: 'approval',
     onTimeout: 'timeout',

@@ -1,5 +1,5 @@
-// The scripts area's ports in this process's mode: the runtime that runs versions, its run slots, the package
-// installer and store, and Python's `ast` for authoring.
+// The scripts area's ports on a platform: the runtime that runs versions, its run slots, the package installer and
+// store, and Python's `ast` for authoring. Each is made on first use: the local runtime and installer start processes.
 import { lambdaPackageInstaller } from '#adapters/aws/package-installer.js';
 import { lambdaPythonFacts } from '#adapters/aws/python-facts.js';
 import { createS3BlobStore } from '#adapters/aws/s3-blob-store.js';
@@ -11,29 +11,46 @@ import type { RunSlots } from '#functions/scripts/runs/run-slots.js';
 import type { ScriptRuntime } from '#functions/scripts/runs/runtime-port.js';
 import { envNames } from '#platform/env-names.js';
 import type { BlobStore } from '#platform/ports.js';
-import { readEnv, requiredEnv } from '#platform/settings.js';
-import { localAdapters, platformSettings } from './platform.js';
+import { type Platform, perPlatform } from './platform.js';
 
 /** Reads Python code with Python's `ast`: this machine's python3 locally, the stack's Python function on AWS. */
 // Async so that a missing PYTHON_LINT_FUNCTION rejects, as the call it stands for does.
-export const pythonCodeFacts = async <T>(code: string): Promise<T | undefined> =>
-  process.env.PLATFORM_MODE === 'local' ? pythonFacts<T>(code) : lambdaPythonFacts<T>(code, requiredEnv(envNames.pythonLintFunction, 'pythonLint'));
+export const pythonCodeFacts =
+  ({ settings }: Platform) =>
+  async <T>(code: string): Promise<T | undefined> => {
+    if (process.env.PLATFORM_MODE === 'local') return pythonFacts<T>(code);
+    const functionName = settings.scripts.pythonLintFunction;
+    if (!functionName) throw new Error(`${envNames.pythonLintFunction} is not set: the stack gives it to functions that use pythonLint`);
+    return lambdaPythonFacts<T>(code, functionName);
+  };
 
-export const scriptRuntime = (): ScriptRuntime =>
-  process.env.PLATFORM_MODE === 'local' ? localAdapters().scriptRuntime(platformSettings().scripts) : lambdaScriptRuntime();
+export const scriptRuntime: (platform: Platform) => ScriptRuntime = perPlatform(({ local, settings: { kernel, scripts } }) =>
+  process.env.PLATFORM_MODE === 'local'
+    ? local!.scriptRuntime(scripts)
+    : lambdaScriptRuntime({
+        region: kernel.region,
+        functionPrefix: kernel.scriptFunctionPrefix,
+        roleBoundaryArn: scripts.lambda.roleBoundaryArn,
+        resourceCallFunctionArn: scripts.lambda.resourceCallFunctionArn,
+        runtimeLayerArn: scripts.lambda.runtimeLayerArn,
+        resourceCallFunction: scripts.lambda.resourceCallFunction,
+        packagesBucket: scripts.packagesBucket,
+        grantSecretArn: scripts.lambda.grantSecretArn,
+      }),
+);
 
-let leaseRunSlots: RunSlots | undefined;
 /** Slots of script runs: in memory locally (one process runs them all), leases in DynamoDB on AWS. */
-export const runSlots = (): RunSlots => (process.env.PLATFORM_MODE === 'local' ? localAdapters().runSlots() : (leaseRunSlots ??= createLeaseRunSlots()));
+export const runSlots: (platform: Platform) => RunSlots = perPlatform(({ local }) =>
+  process.env.PLATFORM_MODE === 'local' ? local!.runSlots() : createLeaseRunSlots(),
+);
 
-// One per container, made on first use, with its Lambda client.
-let awsPackageInstaller: PackageInstaller | undefined;
-
-export const packageInstaller = (): PackageInstaller =>
-  process.env.PLATFORM_MODE === 'local' ? localAdapters().packageInstaller(platformSettings().scripts) : (awsPackageInstaller ??= lambdaPackageInstaller());
+export const packageInstaller: (platform: Platform) => PackageInstaller = perPlatform(({ local, settings }) =>
+  process.env.PLATFORM_MODE === 'local'
+    ? local!.packageInstaller(settings.scripts)
+    : lambdaPackageInstaller({ npm: settings.scripts.lambda.npmInstallerFunction, pip: settings.scripts.lambda.pipInstallerFunction }),
+);
 
 /** Installed dependency trees of script versions, one zip per lock hash. */
-export const scriptPackageStore = (): BlobStore =>
-  process.env.PLATFORM_MODE === 'local'
-    ? localAdapters().scriptPackages()
-    : createS3BlobStore({}, readEnv(envNames.scriptPackagesBucket), envNames.scriptPackagesBucket);
+export const scriptPackageStore: (platform: Platform) => BlobStore = perPlatform(({ local, settings }) =>
+  process.env.PLATFORM_MODE === 'local' ? local!.scriptPackages() : createS3BlobStore({}, settings.scripts.packagesBucket, envNames.scriptPackagesBucket),
+);

@@ -4,7 +4,9 @@
 import { eventWaitTarget, subscriptionTarget, triggerPipelineOf } from '#functions/app/events/wiring.js';
 import type { TriggerPipeline } from '#functions/events/trigger-pipeline.js';
 import { flowEventTarget } from '#functions/app/flows/wiring.js';
+import { perPlatform } from './platform.js';
 
-let pipeline: TriggerPipeline | undefined;
 /** Shared by the AWS Lambda targets and the local bus rules. */
-export const triggerPipeline = (): TriggerPipeline => (pipeline ??= triggerPipelineOf([subscriptionTarget(), flowEventTarget(), eventWaitTarget()]));
+export const triggerPipeline = perPlatform(
+  (platform): TriggerPipeline => triggerPipelineOf(platform, [subscriptionTarget(platform), flowEventTarget(platform), eventWaitTarget(platform)]),
+);

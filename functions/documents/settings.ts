@@ -8,6 +8,9 @@ export const documentSettingsSchema = z
     [envNames.searchCacheVectors]: envNumber(500_000),
     [envNames.largeGraphChunks]: envNumber(100_000),
     [envNames.embeddingWorkers]: z.coerce.number().optional(),
+    [envNames.documentsBucket]: z.string().optional(),
+    [envNames.documentVectorIndexArn]: z.string().optional(),
+    [envNames.embeddingModelId]: z.string().optional(),
   })
   .transform((env) => ({
     /** Vectors one process keeps warm across graphs: 500,000 x 512 float32 is about 1 GB. */
@@ -16,6 +19,12 @@ export const documentSettingsSchema = z
     largeGraphChunks: env[envNames.largeGraphChunks],
     /** Local embedding worker threads; unset, one per core. */
     embeddingWorkers: env[envNames.embeddingWorkers],
+    /** The originals' bucket on AWS, granted to the functions that read or write documents. */
+    bucket: env[envNames.documentsBucket],
+    /** The S3 Vectors index of large graphs, granted to the functions that search or index them (lib/documents.ts). */
+    vectorIndexArn: env[envNames.documentVectorIndexArn] || undefined,
+    /** The Bedrock embedding model on AWS, granted with the `embeddings` capability. */
+    embeddingModelId: env[envNames.embeddingModelId],
   }));
 
 export type DocumentSettings = z.output<typeof documentSettingsSchema>;

@@ -47,7 +47,7 @@ export interface FlowRunsDeps {
   scripts: Pick<FlowScriptRunner, 'ended'>;
   scheduler: SchedulerPort;
   publisher: EventPublisher;
-  limiter: () => RateLimiter;
+  limiter: RateLimiter;
   clock: Clock;
 }
 
@@ -61,7 +61,7 @@ export function createFlowRuns(deps: FlowRunsDeps) {
   /** Daily limit, then a concurrency slot; refusals are errors the caller maps (429 over HTTP, a skipped delivery on the bus). */
   async function reserve(ref: FlowRef, executionId: string, startedAt: string, trigger: RunTrigger): Promise<FlowItem> {
     const now = clock.now();
-    const window = await deps.limiter().hit(`flow-runs:${ref.flowId}`, flowLimits.executionsPerDay, dayMs / 1000, now);
+    const window = await deps.limiter.hit(`flow-runs:${ref.flowId}`, flowLimits.executionsPerDay, dayMs / 1000, now);
     if (!window.allowed) {
       throw new TooManyRequestsError(
         'DAILY_LIMIT_EXCEEDED',

@@ -20,7 +20,7 @@ export interface FlowLongRunsDeps {
   /** Claims each job once: a repeated delivery of the asynchronous invocation runs nothing. */
   ledger: Pick<DeliveryLedger, 'claim' | 'complete'>;
   background: (run: (job: AdmittedFlowRun) => Promise<ExecutionResult | undefined>) => BackgroundRuns<AdmittedFlowRun, ExecutionResult | undefined>;
-  boundMs: () => number;
+  boundMs: number;
   clock: Clock;
   pause?: BoundedWaitOptions<unknown>['pause'];
 }

@@ -1,5 +1,5 @@
-// The flows area's settings: the language model of LLM flows. Read live (the composition root parses them at each
-// use), so an operator or a test can change the model while the platform runs.
+// The flows area's settings: the language model of LLM flows, parsed once per start by the composition root
+// (functions/app/platform.ts).
 import * as z from 'zod';
 import { envNames } from '#platform/env-names.js';
 import { envNumber } from '#platform/settings.js';

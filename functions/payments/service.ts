@@ -32,7 +32,7 @@ export interface PaymentServiceDeps {
   resources: PaymentResources;
   clock: Clock;
   metrics: MetricsPort;
-  solPriceUsd: () => number;
+  solPriceUsd: number;
 }
 
 export interface PaidCallRequest {
@@ -94,7 +94,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       seller: { ...seller, walletAddress: seller.walletAddress },
       baseUrl,
       ledger: info,
-      solPriceUsd: deps.solPriceUsd(),
+      solPriceUsd: deps.solPriceUsd,
       payoutOffer: !splitOfferOnly,
       ownerLamports,
       rentExemptMinimum,
@@ -170,7 +170,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   async function verifyForFacilitator(input: FacilitatorInput) {
     const { ledger, info } = await ledgerWithInfo();
     const { terms, sale } = await facilitatorTerms(input.paymentRequirements, { ledger, info });
-    const verified = await countersigned(verifyPayment(input.paymentPayload, [terms], info.network, info.platformWallet, deps.solPriceUsd()));
+    const verified = await countersigned(verifyPayment(input.paymentPayload, [terms], info.network, info.platformWallet, deps.solPriceUsd));
     const existing = await store.get(verified.transaction.signature);
     if (existing && existing.settlementStatus !== 'failed') throw alreadySettled(existing, input.x402Version);
     return { ledger, info, verified, sale };
@@ -219,7 +219,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       const deadline = clock.now() + maxTimeoutSeconds * 1000;
       try {
         const verified = await countersigned(
-          verifyPayment(decodePaymentHeader(request.payment.value), accepts, info.network, info.platformWallet, deps.solPriceUsd()),
+          verifyPayment(decodePaymentHeader(request.payment.value), accepts, info.network, info.platformWallet, deps.solPriceUsd),
         );
         resources.checkParams(method, params);
         if (verified.feePayer && !(await store.get(verified.transaction.signature))) await simulated(ledger, verified);

@@ -1,8 +1,8 @@
-// Payment settings read from the environment on each access, like functions/platform/config.ts.
-import { settings } from '#platform/settings.js';
-import { type SolanaNetwork, networks } from './networks.js';
+// The payments area's settings, parsed once per start by the composition root (functions/app/platform.ts).
+import * as z from 'zod';
 import { envNames } from '#platform/env-names.js';
-import { readEnv } from '#platform/settings.js';
+import { envNumber } from '#platform/settings.js';
+import { type SolanaNetwork, networks } from './networks.js';
 
 /** Used when SOL_PRICE_USD is unset: an order of magnitude, not a quote; operators set the real rate. */
 const defaultSolPriceUsd = 150;
@@ -14,56 +14,53 @@ const publicRpcUrls: Record<SolanaNetwork, string> = {
   'solana-devnet': 'https://api.devnet.solana.com',
 };
 
-export const paymentSettings = {
-  /** Local mode always presents itself as devnet; AWS reads SOLANA_NETWORK, devnet by default. */
-  get network(): SolanaNetwork {
-    if (settings.mode === 'local') return 'solana-devnet';
-    const wanted = readEnv(envNames.solanaNetwork) ?? 'solana-devnet';
-    if (!(networks as readonly string[]).includes(wanted)) throw new Error(`SOLANA_NETWORK must be one of ${networks.join(', ')}, not ${wanted}`);
-    return wanted as SolanaNetwork;
-  },
-  get rpcUrl(): string {
-    return readEnv(envNames.solanaRpcUrl) ?? publicRpcUrls[this.network];
-  },
-  /** The fee payer's public address (stack context): offers name it without reading its secret. */
-  get feePayerAddress(): string | undefined {
-    return readEnv(envNames.feePayerAddress) || undefined;
-  },
-  /** The fee payer's keypair, granted by the `feePayer` capability to the functions that co-sign and pay out. */
-  get feePayerSecretArn(): string | undefined {
-    return readEnv(envNames.feePayerSecretArn) || undefined;
-  },
-  /** The platform wallet's keypair, granted by the `platformWallet` capability; payouts sign with it. */
-  get platformWalletSecretArn(): string | undefined {
-    return readEnv(envNames.walletSecretArn) || undefined;
-  },
-  /** The platform wallet's public address (stack context), so offers need no secret. */
-  get platformWalletAddress(): string | undefined {
-    return readEnv(envNames.platformWalletAddress) || undefined;
-  },
-  /** Owed USDC of one owner that is paid out at once rather than at the next scheduled run. */
-  get payoutThresholdUsdc(): number {
-    const threshold = Number(readEnv(envNames.payoutThresholdUsdc) ?? defaultPayoutThresholdUsdc);
-    if (!Number.isFinite(threshold) || threshold <= 0)
-      throw new Error(`PAYOUT_THRESHOLD_USDC must be a positive number, not ${readEnv(envNames.payoutThresholdUsdc)}`);
-    return threshold;
-  },
-  /** The payout function a threshold crossing invokes on AWS. */
-  get payoutFunctionName(): string | undefined {
-    return readEnv(envNames.payoutFunctionName) || undefined;
-  },
-  /** Local mode's payout schedule; 0 leaves payouts to the threshold and POST /api/x402/dev/payouts. */
-  get localPayoutIntervalSeconds(): number {
-    const seconds = Number(readEnv(envNames.payoutIntervalSeconds) ?? 3600);
-    return Number.isFinite(seconds) && seconds >= 0 ? seconds : 3600;
-  },
-  /** USD per SOL for pricing calls in the native coin. */
-  get solPriceUsd(): number {
-    const price = Number(readEnv(envNames.solPriceUsd) ?? defaultSolPriceUsd);
-    if (!Number.isFinite(price) || price <= 0) throw new Error(`SOL_PRICE_USD must be a positive number, not ${readEnv(envNames.solPriceUsd)}`);
-    return price;
-  },
-};
+/** An unset or empty variable is no value. */
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => value || undefined);
+
+export const paymentSettingsSchema = z
+  .object({
+    [envNames.platformMode]: z.string().optional(),
+    [envNames.solanaNetwork]: z.enum(networks).default('solana-devnet'),
+    [envNames.solanaRpcUrl]: z.string().optional(),
+    [envNames.feePayerAddress]: optionalText,
+    [envNames.feePayerSecretArn]: optionalText,
+    [envNames.walletSecretArn]: optionalText,
+    [envNames.platformWalletAddress]: optionalText,
+    [envNames.payoutThresholdUsdc]: envNumber(defaultPayoutThresholdUsdc).pipe(z.number().positive()),
+    [envNames.payoutFunctionName]: optionalText,
+    [envNames.payoutIntervalSeconds]: z.string().optional(),
+    [envNames.solPriceUsd]: envNumber(defaultSolPriceUsd).pipe(z.number().positive()),
+  })
+  .transform((env) => {
+    // Local mode always presents itself as devnet.
+    const network: SolanaNetwork = env[envNames.platformMode] === 'local' ? 'solana-devnet' : env[envNames.solanaNetwork];
+    const interval = Number(env[envNames.payoutIntervalSeconds] ?? 3600);
+    return {
+      network,
+      rpcUrl: env[envNames.solanaRpcUrl] ?? publicRpcUrls[network],
+      /** The fee payer's public address (stack context): offers name it without reading its secret. */
+      feePayerAddress: env[envNames.feePayerAddress],
+      /** The fee payer's keypair, granted by the `feePayer` capability to the functions that co-sign and pay out. */
+      feePayerSecretArn: env[envNames.feePayerSecretArn],
+      /** The platform wallet's keypair, granted by the `platformWallet` capability; payouts sign with it. */
+      platformWalletSecretArn: env[envNames.walletSecretArn],
+      /** The platform wallet's public address (stack context), so offers need no secret. */
+      platformWalletAddress: env[envNames.platformWalletAddress],
+      /** Owed USDC of one owner that is paid out at once rather than at the next scheduled run. */
+      payoutThresholdUsdc: env[envNames.payoutThresholdUsdc],
+      /** The payout function a threshold crossing invokes on AWS. */
+      payoutFunctionName: env[envNames.payoutFunctionName],
+      /** Local mode's payout schedule; 0 leaves payouts to the threshold and POST /api/x402/dev/payouts. */
+      localPayoutIntervalSeconds: Number.isFinite(interval) && interval >= 0 ? interval : 3600,
+      /** USD per SOL for pricing calls in the native coin. */
+      solPriceUsd: env[envNames.solPriceUsd],
+    };
+  });
+
+export type PaymentSettings = z.output<typeof paymentSettingsSchema>;
 
 /**
  * The interface's maxTimeoutSeconds bounds the work after payment. API Gateway gives up after 30 s, so confirmation

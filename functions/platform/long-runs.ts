@@ -17,7 +17,7 @@ export interface LongRunDeps<J, R> {
   claim(job: J): Promise<((result: R) => Promise<void>) | undefined>;
   /** The job's end as recorded; undefined while it runs. */
   recordedEnd(job: J): Promise<R | undefined>;
-  boundMs: () => number;
+  boundMs: number;
   clock: Clock;
   pause?: BoundedWaitOptions<unknown>['pause'];
 }
@@ -53,7 +53,7 @@ export function createLongRun<J, R>(deps: LongRunDeps<J, R>) {
       }
       let waited;
       try {
-        waited = await waitBounded({ started, read: () => deps.recordedEnd(job), boundMs: deps.boundMs(), pause: deps.pause, now: deps.clock.now });
+        waited = await waitBounded({ started, read: () => deps.recordedEnd(job), boundMs: deps.boundMs, pause: deps.pause, now: deps.clock.now });
       } catch (error) {
         await undo.failed?.();
         throw error;

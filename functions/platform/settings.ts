@@ -1,6 +1,7 @@
-// The one reader of the environment. The kernel's values below are read on each access: the local runtime and tests
-// set them after modules load. Areas declare their settings as zod schemas (`functions/<area>/settings.ts`) that the
-// composition root parses once per start with `parseEnv`. The mode itself is `process.env.PLATFORM_MODE`, which every Lambda bundle replaces with "aws"
+// The one reader of the environment. The kernel's request-path values below (`settings`) are read on each access: the
+// kernel imports nothing above it, so it cannot take them from the platform object, and the local runtime and tests set
+// them after modules load. The kernel's values that configure compositions (`kernelSettingsSchema`) and the areas'
+// zod schemas (`functions/<area>/settings.ts`) are parsed once per start by the composition root with `parseEnv`. The mode itself is `process.env.PLATFORM_MODE`, which every Lambda bundle replaces with "aws"
 // (lib/bundles.ts), so local-only branches written against it drop out of the bundle.
 import * as z from 'zod';
 import { type EnvName, envNames, tableEnvVar } from './env-names.js';
@@ -9,12 +10,13 @@ export type PlatformMode = 'aws' | 'local';
 
 export const readEnv = (name: EnvName): string | undefined => process.env[name];
 
-/** A variable the stack gives with a capability; `capability` names it in the error when it is missing. */
-export function requiredEnv(name: EnvName, capability: string): string {
-  const value = readEnv(name);
+/** A value the stack gives with a capability (`name`'s variable); `capability` names it in the error when it is missing. */
+export function requiredSetting(value: string | undefined, name: EnvName, capability: string): string {
   if (!value) throw new Error(`${name} is not set: the stack gives it to functions that use ${capability}`);
   return value;
 }
+
+export const requiredEnv = (name: EnvName, capability: string): string => requiredSetting(readEnv(name), name, capability);
 
 const numberOr = (name: EnvName, fallback: number) => Number(readEnv(name) ?? fallback);
 
@@ -52,16 +54,6 @@ export const settings = {
   get publicBaseUrl(): string | undefined {
     return readEnv(envNames.publicBaseUrl);
   },
-  /**
-   * Where durable runs' signed callback URLs and approval links point (runs are not requests: they cannot take it from
-   * one). On AWS the stack sets it (the console's address); a link there without it would point at no one's machine.
-   */
-  get callbackBaseUrl(): string {
-    const url = readEnv(envNames.callbackBaseUrl) ?? readEnv(envNames.publicBaseUrl);
-    if (url) return url;
-    if (this.mode === 'aws') throw new Error(`${envNames.callbackBaseUrl} is not set: the stack gives it to functions that write the durable-run journal`);
-    return 'http://127.0.0.1:3000';
-  },
   get adminApiKey(): string | undefined {
     return readEnv(envNames.adminApiKey);
   },
@@ -93,6 +85,16 @@ export const settings = {
   },
 };
 
+/**
+ * Where durable runs' signed callback URLs and approval links point (runs are not requests: they cannot take it from
+ * one). On AWS the stack sets it (the console's address); a link there without it would point at no one's machine.
+ */
+function callbackBaseUrl(mode: PlatformMode, configured: string | undefined): string {
+  if (configured) return configured;
+  if (mode === 'aws') throw new Error(`${envNames.callbackBaseUrl} is not set: the stack gives it to functions that write the durable-run journal`);
+  return 'http://127.0.0.1:3000';
+}
+
 /** A numeric variable: `fallback` when unset; anything but a finite number fails the parse. */
 export const envNumber = (fallback: number) => z.coerce.number().default(fallback);
 
@@ -110,3 +112,46 @@ export function parseEnv<S extends Record<string, z.ZodType>>(schemas: S, env: R
   if (problems.length) throw new Error(`invalid configuration: ${problems.join('; ')}`);
   return Object.fromEntries(parsed);
 }
+
+/**
+ * The kernel's values that configure the areas' compositions, parsed with the areas' settings once per platform start.
+ * Resource names the stack gives only to the functions granted the resource stay optional here: the adapter that
+ * needs one refuses to work without it, at its use, naming the variable.
+ */
+export const kernelSettingsSchema = z
+  .object({
+    [envNames.platformMode]: z.string().optional(),
+    [envNames.runWaitSeconds]: envNumber(25),
+    [envNames.callbackBaseUrl]: z.string().optional(),
+    [envNames.publicBaseUrl]: z.string().optional(),
+    [envNames.dataDir]: z.string().default('.data'),
+    [envNames.scriptFunctionPrefix]: z.string().default('platform-script-'),
+    [envNames.region]: z.string().default('us-east-1'),
+    [envNames.eventBusName]: z.string().optional(),
+    [envNames.scheduleGroupName]: z.string().optional(),
+    [envNames.schedulerRoleArn]: z.string().optional(),
+    [envNames.credentialsKeyArn]: z.string().optional(),
+    [envNames.lambdaFunctionName]: z.string().optional(),
+  })
+  .transform((env) => {
+    const mode: PlatformMode = env[envNames.platformMode] === 'local' ? 'local' : 'aws';
+    const configuredCallback = env[envNames.callbackBaseUrl] ?? env[envNames.publicBaseUrl];
+    return {
+      mode,
+      /** How long a script execution or runFlow answers synchronously before it answers 202 and runs on. */
+      runWaitMs: env[envNames.runWaitSeconds] * 1000,
+      /** Where durable runs' signed callback URLs and approval links point; read on use, since only the journal's writers need it. */
+      callbackBaseUrl: () => callbackBaseUrl(mode, configuredCallback),
+      dataDir: env[envNames.dataDir],
+      scriptFunctionPrefix: env[envNames.scriptFunctionPrefix],
+      region: env[envNames.region],
+      eventBusName: env[envNames.eventBusName],
+      /** EventBridge Scheduler's group of the platform's schedules and the role they put events on the bus with. */
+      scheduler: { groupName: env[envNames.scheduleGroupName], roleArn: env[envNames.schedulerRoleArn] },
+      credentialsKeyArn: env[envNames.credentialsKeyArn],
+      /** This Lambda function's own name: background runs invoke it. */
+      functionName: env[envNames.lambdaFunctionName],
+    };
+  });
+
+export type KernelSettings = z.output<typeof kernelSettingsSchema>;

@@ -33,7 +33,7 @@ export interface CallDeps {
   versions: VersionCache;
   access: Access;
   vault: CredentialVault;
-  limiter: () => RateLimiter;
+  limiter: RateLimiter;
   clock: Clock;
   send: typeof outboundRequest;
 }
@@ -80,7 +80,7 @@ export function createCallService(deps: CallDeps) {
     const windows = await Promise.all(
       definition.rateLimits.map(async (rule) => ({
         rule,
-        window: await deps.limiter().hit(`resource:${resourceId}:${userId}:${rule.window}`, rule.limit, rateWindowSeconds[rule.window], clock.now()),
+        window: await deps.limiter.hit(`resource:${resourceId}:${userId}:${rule.window}`, rule.limit, rateWindowSeconds[rule.window], clock.now()),
       })),
     );
     const exceeded = windows.find(({ window }) => !window.allowed);

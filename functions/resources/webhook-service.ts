@@ -30,7 +30,7 @@ export function createWebhookService(deps: {
   installations: InstallationStore;
   versions: VersionCache;
   vault: CredentialVault;
-  publisher: () => EventPublisher;
+  publisher: EventPublisher;
   clock: Clock;
 }) {
   const { installations, versions, vault, clock } = deps;
@@ -51,7 +51,7 @@ export function createWebhookService(deps: {
       if (!type || !events.includes(type))
         throw new ValidationError('type', type ?? null, `the event type must be one of ${events.join(', ')} (body field type/event or header X-Event-Type)`);
 
-      const { eventId } = await deps.publisher().publish({
+      const { eventId } = await deps.publisher.publish({
         type,
         source: 'webhook',
         userId: installation.userId,

@@ -11,6 +11,16 @@ export const scriptSettingsSchema = z
     [envNames.scriptManualRunsPerMinute]: envNumber(limits.manualExecutionsPerMinute),
     // Unset, each installer keeps its own bound (a local install may take longer than the AWS installer function).
     [envNames.packageInstallTimeoutSeconds]: z.coerce.number().optional(),
+    [envNames.scriptPackagesBucket]: z.string().optional(),
+    [envNames.pythonLintFunction]: z.string().optional(),
+    [envNames.scriptRoleBoundaryArn]: z.string().optional(),
+    [envNames.scriptRuntimeLayerArn]: z.string().optional(),
+    [envNames.resourceCallFunction]: z.string().optional(),
+    [envNames.resourceCallFunctionArn]: z.string().optional(),
+    [envNames.npmInstallerFunction]: z.string().optional(),
+    [envNames.pipInstallerFunction]: z.string().optional(),
+    [envNames.scriptGrantSecretArn]: z.string().optional(),
+    [envNames.scriptSandbox]: z.string().optional(),
   })
   .transform((env) => ({
     /** Warm workers of the local script pool. */
@@ -19,6 +29,22 @@ export const scriptSettingsSchema = z
     /** Benches raise it (as they raise RATE_LIMIT_PER_MINUTE) to measure the runtime, not the limiter. */
     manualRunsPerMinute: env[envNames.scriptManualRunsPerMinute],
     packageInstallTimeoutSeconds: env[envNames.packageInstallTimeoutSeconds],
+    /** Installed dependency trees and versions' code on AWS; granted to the functions that read or write them. */
+    packagesBucket: env[envNames.scriptPackagesBucket],
+    /** The stack's Python function that reads Python code with `ast` on AWS. */
+    pythonLintFunction: env[envNames.pythonLintFunction],
+    /** Local mode's isolation of scripts, installs and template builds: bubblewrap unless SCRIPT_SANDBOX=none (trusted code only). */
+    sandbox: env[envNames.scriptSandbox] === 'none' ? ('none' as const) : ('bwrap' as const),
+    /** What the stack gives the functions that deploy, run and install for Lambda-deployed scripts (lib/grants.ts). */
+    lambda: {
+      roleBoundaryArn: env[envNames.scriptRoleBoundaryArn],
+      runtimeLayerArn: env[envNames.scriptRuntimeLayerArn],
+      resourceCallFunction: env[envNames.resourceCallFunction],
+      resourceCallFunctionArn: env[envNames.resourceCallFunctionArn],
+      npmInstallerFunction: env[envNames.npmInstallerFunction],
+      pipInstallerFunction: env[envNames.pipInstallerFunction],
+      grantSecretArn: env[envNames.scriptGrantSecretArn],
+    },
   }));
 
 export type ScriptSettings = z.output<typeof scriptSettingsSchema>;

@@ -70,7 +70,7 @@ export function createBuildService(deps: BuildServiceDeps) {
     },
 
     /** The build once it ended, or as it stands when the wait bound passes. */
-    async awaitEnd(buildId: string, boundMs = settings.buildWaitMs()): Promise<BuildRecord> {
+    async awaitEnd(buildId: string, boundMs = settings.buildWaitMs): Promise<BuildRecord> {
       const deadline = Date.now() + boundMs;
       for (let interval = 50; ; interval = Math.min(interval * 2, 500)) {
         const build = (await store.getBuild(buildId))!;
@@ -80,7 +80,7 @@ export function createBuildService(deps: BuildServiceDeps) {
     },
 
     /** What a caller asked to wait (ms), within the platform's bound. */
-    waitWithin: (wantedMs: number | undefined) => Math.min(wantedMs ?? Infinity, settings.buildWaitMs()),
+    waitWithin: (wantedMs: number | undefined) => Math.min(wantedMs ?? Infinity, settings.buildWaitMs),
 
     async view(build: BuildRecord, apiBaseUrl: string) {
       const built = build.status === 'success';

@@ -56,9 +56,9 @@ export interface TemplateDependencies {
 
 export interface TemplateSettings {
   /** How long `POST .../build` and install wait for the build before answering `building`. */
-  buildWaitMs(): number;
+  buildWaitMs: number;
   /** file:// repositories: local mode only (a Lambda has no business reading its own disk), and only when the operator allows them. */
-  allowFileRepositories(): boolean;
+  allowFileRepositories: boolean;
 }
 
 /**

@@ -52,7 +52,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
   });
 
   function checkRepository(repository: string) {
-    if (repository.startsWith('file:') && !settings.allowFileRepositories())
+    if (repository.startsWith('file:') && !settings.allowFileRepositories)
       throw new ValidationError(
         'repository',
         repository,

@@ -1,5 +1,5 @@
-// The templates area's settings. Read live (the composition root parses them at each use): operators and tests change
-// build limits and the allowed repositories while the platform runs, and the next build follows.
+// The templates area's settings: build limits, the allowed repositories, the AWS build project and pages, parsed once
+// per start by the composition root (functions/app/platform.ts).
 import * as z from 'zod';
 import { envNames } from '#platform/env-names.js';
 import { envNumber } from '#platform/settings.js';

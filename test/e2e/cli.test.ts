@@ -9,7 +9,7 @@ import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jsonOf, runCli } from '../support/cli.js';
 import { givenPayer } from '../support/payments.js';
-import { type TestApi, type TestUser, startTestPlatform, uniqueName } from '../support/platform.js';
+import { type TestApi, type TestUser, reconfigurePlatform, startTestPlatform, uniqueName } from '../support/platform.js';
 import { type Upstream, givenPublishedResource, json, startUpstream } from '../support/resources.js';
 import { givenSiteRepo, givenTemplate, pricing, templatesPath } from '../support/templates.js';
 
@@ -99,7 +99,7 @@ describe('cli: scripts', () => {
       );
       const held: ServerResponse[] = [];
       upstream.respond((_request, response) => held.push(response));
-      process.env.RUN_WAIT_SECONDS = '0';
+      reconfigurePlatform({ RUN_WAIT_SECONDS: '0' });
       try {
         // Act
         const running = runCli(['--json', 'scripts', 'run', pushed.scriptId], env);
@@ -109,7 +109,7 @@ describe('cli: scripts', () => {
         // Assess
         expect(run).toMatchObject({ status: 'completed', output: { forecast: 'rain' } });
       } finally {
-        delete process.env.RUN_WAIT_SECONDS;
+        reconfigurePlatform({ RUN_WAIT_SECONDS: undefined });
         upstream.respond((request, response) => json(response, 200, { forecast: 'sunny', path: request.url }));
       }
     },

@@ -6,7 +6,7 @@ import { sampleInput } from '../support/event-samples.js';
 import { eventScripts } from '../support/event-scripts.js';
 import { flowsPath, getFlow, givenEventFlow, givenTimeFlow, waitForExecutions } from '../support/flows.js';
 import { type LlmServer, startLlmServer } from '../support/llm-server.js';
-import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { type TestApi, type TestUser, reconfigurePlatform, startTestPlatform } from '../support/platform.js';
 import { type Upstream, givenInstalled, givenPublishedResource, startUpstream } from '../support/resources.js';
 import { givenListed, sdk } from '../support/scripts.js';
 
@@ -21,9 +21,8 @@ beforeAll(async () => {
   scripts = eventScripts(api);
   [llm, upstream] = await Promise.all([startLlmServer(), startUpstream()]);
 });
-afterEach(() => {
-  for (const name of llmEnv) delete process.env[name];
-});
+const withoutModel = () => Object.fromEntries(llmEnv.map((name) => [name, undefined]));
+afterEach(() => reconfigurePlatform(withoutModel()));
 afterAll(async () => {
   await Promise.all([llm.close(), upstream.close()]);
   await api.stop();
@@ -115,7 +114,7 @@ describe('flows: llm execution', () => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ city: request.url.split('/').pop(), forecast: 'sunny' }));
     });
-    Object.assign(process.env, {
+    reconfigurePlatform({
       LLM_BASE_URL: llm.baseUrl,
       LLM_MODEL: 'test-model',
       LLM_API_KEY: 'sk-test',
@@ -202,9 +201,9 @@ describe('flows: llm execution', () => {
   it('fails the execution with LLM_NOT_CONFIGURED when the model was removed after the flow was created', async () => {
     // Prepare
     const user = await api.givenUser();
-    Object.assign(process.env, { LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'test-model' });
+    reconfigurePlatform({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'test-model' });
     const flow = await givenEventFlow(api, user);
-    for (const name of llmEnv) delete process.env[name];
+    reconfigurePlatform(withoutModel());
     const requestsBefore = llm.requests.length;
     // Act
     const run = await post(user, 'runFlow', { assignmentId: flow.id });

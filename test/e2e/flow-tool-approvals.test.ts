@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { eventScripts } from '../support/event-scripts.js';
 import { flowsPath, getFlow, givenEventFlow } from '../support/flows.js';
 import { type LlmServer, startLlmServer } from '../support/llm-server.js';
-import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { type TestApi, type TestUser, reconfigurePlatform, startTestPlatform } from '../support/platform.js';
 import { type Upstream, givenInstalled, givenPublishedResource, startUpstream } from '../support/resources.js';
 
 let api: TestApi;
@@ -20,9 +20,7 @@ beforeAll(async () => {
     response.end(JSON.stringify({ filed: true }));
   });
 });
-afterEach(() => {
-  for (const name of ['LLM_BASE_URL', 'LLM_MODEL']) delete process.env[name];
-});
+afterEach(() => reconfigurePlatform({ LLM_BASE_URL: undefined, LLM_MODEL: undefined }));
 afterAll(async () => {
   await Promise.all([llm.close(), upstream.close()]);
   await api.stop();
@@ -35,7 +33,7 @@ async function givenPaidTool(): Promise<{ user: TestUser; resourceName: string }
   const user = await api.givenUser();
   const resourceName = `reports-${Math.random().toString(36).slice(2, 8)}`;
   await givenInstalled(api, user, await givenPublishedResource(api, user, { name: resourceName }, { baseUrl: upstream.baseUrl }));
-  Object.assign(process.env, { LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'test-model' });
+  reconfigurePlatform({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'test-model' });
   llm.script([
     () => ({ toolCalls: [{ name: `${resourceName}__report`, arguments: { text: 'quarterly numbers' } }] }),
     (request) => ({ content: `done: ${request.messages.at(-1)!.content}` }),

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventFlowInput, flowsPath, getFlow, givenEventFlow, givenTimeFlow, timeFlowInput, unreachableModelEnv } from '../support/flows.js';
-import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { type TestApi, type TestUser, reconfigurePlatform, startTestPlatform } from '../support/platform.js';
 import { givenScript } from '../support/scripts.js';
 
 let api: TestApi;
@@ -14,7 +14,7 @@ let scriptId: string;
 
 beforeAll(async () => {
   api = await startTestPlatform();
-  Object.assign(process.env, unreachableModelEnv);
+  reconfigurePlatform(unreachableModelEnv);
   [owner, other] = await Promise.all([api.givenUser(), api.givenUser()]);
   scriptId = (await givenScript(api, owner)).id;
 });
@@ -305,8 +305,8 @@ describe('flows: naming a flow by flowId', () => {
 describe('flows: llm flows without a model', () => {
   /** Runs `act` with no language model configured, as on a stock install. */
   async function withoutModel<T>(act: () => Promise<T>): Promise<T> {
-    for (const name of Object.keys(unreachableModelEnv)) delete process.env[name];
-    return act().finally(() => Object.assign(process.env, unreachableModelEnv));
+    reconfigurePlatform(Object.fromEntries(Object.keys(unreachableModelEnv).map((name) => [name, undefined])));
+    return act().finally(() => reconfigurePlatform(unreachableModelEnv));
   }
 
   it('creates llm event and time flows as the interface says, and warns on create and read that no model is configured', async () => {

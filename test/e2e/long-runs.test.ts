@@ -4,7 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { flowsPath, getFlow, givenTimeFlow } from '../support/flows.js';
-import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { type TestApi, type TestUser, reconfigurePlatform, startTestPlatform } from '../support/platform.js';
 import { type Upstream, givenInstalled, givenPublishedResource, json, startUpstream } from '../support/resources.js';
 import { type GivenScript, execute, givenDeployed, nodeEcho, rest, sdk } from '../support/scripts.js';
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
   await givenInstalled(api, owner, resourceId);
 });
 afterEach(() => {
-  delete process.env.RUN_WAIT_SECONDS;
+  reconfigurePlatform({ RUN_WAIT_SECONDS: undefined });
   release();
 });
 afterAll(async () => {
@@ -83,7 +83,7 @@ describe('long runs: script executions', () => {
     // Prepare
     const script: GivenScript = await gatedScript();
     holdUpstream();
-    process.env.RUN_WAIT_SECONDS = '0.2';
+    reconfigurePlatform({ RUN_WAIT_SECONDS: '0.2' });
     // Act
     const run = await execute(api, owner, script.id);
     await upstreamReached();
@@ -107,7 +107,7 @@ describe('long runs: script executions', () => {
     // Prepare
     const script = await gatedScript();
     holdUpstream();
-    process.env.RUN_WAIT_SECONDS = '0.2';
+    reconfigurePlatform({ RUN_WAIT_SECONDS: '0.2' });
     // Act
     const run = await api.as(owner.apiKey).post(`${rest}/${script.id}/execute`, { data: {} });
     await upstreamReached();
@@ -124,7 +124,7 @@ describe('long runs: script executions', () => {
     // Prepare
     const script = await gatedScript();
     holdUpstream();
-    process.env.RUN_WAIT_SECONDS = '0.2';
+    reconfigurePlatform({ RUN_WAIT_SECONDS: '0.2' });
     // Act
     const run = await execute(api, owner, script.id, { fail: true });
     await upstreamReached();
@@ -139,7 +139,7 @@ describe('long runs: script executions', () => {
     // Prepare
     const script = await givenDeployed(api, owner, { code: nodeEcho('limited'), config: { maxExecutionsPerDay: 1 } });
     await execute(api, owner, script.id);
-    process.env.RUN_WAIT_SECONDS = '0.2';
+    reconfigurePlatform({ RUN_WAIT_SECONDS: '0.2' });
     // Act
     const refused = await execute(api, owner, script.id);
     // Assess
@@ -155,7 +155,7 @@ describe('long runs: runFlow', () => {
     const script = await gatedScript();
     const flow = await givenTimeFlow(api, owner, script.id);
     holdUpstream();
-    process.env.RUN_WAIT_SECONDS = '0.2';
+    reconfigurePlatform({ RUN_WAIT_SECONDS: '0.2' });
     // Act
     const run = await api.as(owner.apiKey).post(flowsPath('runFlow'), { assignmentId: flow.id });
     await upstreamReached();

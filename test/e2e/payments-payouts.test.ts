@@ -12,7 +12,7 @@ import { bankSigners } from '../../functions/adapters/local/solana-signers.js';
 import { createPayoutStore } from '../../functions/payments/payout-store.js';
 import { createPayoutService } from '../../functions/payments/payouts.js';
 import { systemClock } from '../../functions/platform/clock.js';
-import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { type TestApi, type TestUser, reconfigurePlatform, startTestPlatform } from '../support/platform.js';
 import { fund, givenPayer, solanaConnection, tokenBalance } from '../support/payments.js';
 import { type Upstream, givenPublishedResource, json, startUpstream } from '../support/resources.js';
 
@@ -143,7 +143,7 @@ describe('payments: payouts', () => {
   it('pays an owner at once when their owed sum crosses the threshold', async () => {
     // Prepare
     const seller = await givenSeller();
-    process.env.PAYOUT_THRESHOLD_USDC = '0.015';
+    reconfigurePlatform({ PAYOUT_THRESHOLD_USDC: '0.015' });
     try {
       // Act
       await paidCalls(seller, 2);
@@ -151,7 +151,7 @@ describe('payments: payouts', () => {
       await expect.poll(() => ownerUsdc(seller), { timeout: 30_000 }).toBe(18_000n);
       expect((await payoutsOf(seller)).payouts).toEqual([expect.objectContaining({ status: 'paid', amount: '18000', payments: 2 })]);
     } finally {
-      delete process.env.PAYOUT_THRESHOLD_USDC;
+      reconfigurePlatform({ PAYOUT_THRESHOLD_USDC: undefined });
     }
   });
 

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sampleInput } from '../support/event-samples.js';
 import { flowsPath, givenTimeFlow } from '../support/flows.js';
 import { waitFor } from '../support/local-start.js';
-import { type ApiResponse, type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { type ApiResponse, type TestApi, type TestUser, reconfigurePlatform, startTestPlatform } from '../support/platform.js';
 import { type ReceivedRequest, type Upstream, givenInstalled, givenPublishedResource, json, startUpstream } from '../support/resources.js';
 import { givenDeployed, givenScript, nodeEcho, rest, sdk } from '../support/scripts.js';
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
   await givenInstalled(api, owner, resourceId);
 });
 afterEach(() => {
-  delete process.env.RUN_WAIT_SECONDS;
+  reconfigurePlatform({ RUN_WAIT_SECONDS: undefined });
   answerAll();
 });
 afterAll(async () => {
@@ -122,7 +122,7 @@ describe('scripts: the 10 runs of a script, for every trigger', () => {
     holdUpstream();
     const script = await givenHeldScript();
     const flows = await Promise.all([givenTimeFlow(api, owner, script.id), givenTimeFlow(api, owner, script.id)]);
-    process.env.RUN_WAIT_SECONDS = '0.2';
+    reconfigurePlatform({ RUN_WAIT_SECONDS: '0.2' });
     // Act
     const answers: ApiResponse[] = await Promise.all(
       flows.flatMap((flow) => Array.from({ length: 6 }, () => api.as(owner.apiKey).post(flowsPath('runFlow'), { assignmentId: flow.id }))),
@@ -264,7 +264,7 @@ describe('scripts: config.concurrency, runs per key value', () => {
   it('answers a run waiting for its key value past the bound with 202 running, and runs it when its turn comes', async () => {
     // Prepare
     holdUpstream();
-    process.env.RUN_WAIT_SECONDS = '0.2';
+    reconfigurePlatform({ RUN_WAIT_SECONDS: '0.2' });
     const script = await givenHeldScript({ concurrency: { limit: 1, key: 'customer' } });
     const first = await api.as(owner.apiKey).post(sdk('executeScript'), { scriptId: script.id, data: { customer: 'acme' } });
     await waitFor(() => held.length === 1, 'the first run held');

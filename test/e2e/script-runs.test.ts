@@ -1,7 +1,7 @@
 // Running scripts over HTTP in real node and python3 worker processes: results, logs, the handler convention,
 // failures that are recorded while the platform keeps serving, limits, history and metrics.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { rateLimiter } from '../../functions/app/platform.js';
+import { platform } from '../../functions/app/platform.js';
 import { manualRunsBucket } from '../../functions/scripts/runs/runner.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { type Upstream, givenInstalled, givenPublishedResource, startUpstream } from '../support/resources.js';
@@ -224,7 +224,7 @@ describe('scripts: limits', () => {
   it('allows 100 manual runs a minute per script and answers the next with RATE_LIMITED', async () => {
     // Prepare
     const script = await givenDeployed(api, owner);
-    for (let i = 0; i < 100; i++) await rateLimiter().hit(manualRunsBucket(script.id), 100, 60);
+    for (let i = 0; i < 100; i++) await platform().rateLimiter.hit(manualRunsBucket(script.id), 100, 60);
     // Act
     const refused = await execute(api, owner, script.id);
     // Assess

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envNames } from '../../functions/platform/env-names.js';
 import { templatesArea } from '../../functions/app/templates/wiring.js';
 import { type NpmPackage, type NpmRegistry, startNpmRegistry } from '../support/npm-registry.js';
-import { type ApiResponse, type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { type ApiResponse, type TestApi, type TestUser, reconfigurePlatform, startTestPlatform } from '../support/platform.js';
 import { sdk } from '../support/scripts.js';
 import { buildToEnd, fetchPage, givenBuiltTemplate, givenRepo, givenSiteRepo, givenTemplate, manifest, templatesPath } from '../support/templates.js';
 import { printAttackSummary } from '../support/attack-summary.js';
@@ -38,10 +38,10 @@ beforeAll(async () => {
   owner = await api.givenUser();
   registry = await startNpmRegistry([dependency]);
   bystander = await startNpmRegistry([dependency]);
-  process.env.TEMPLATE_NPM_REGISTRY = registry.url;
+  reconfigurePlatform({ TEMPLATE_NPM_REGISTRY: registry.url });
 });
 afterAll(async () => {
-  delete process.env.TEMPLATE_NPM_REGISTRY;
+  reconfigurePlatform({ TEMPLATE_NPM_REGISTRY: undefined });
   await Promise.all([registry.stop(), bystander.stop()]);
   await api.stop();
 });
@@ -205,8 +205,7 @@ const facts = { started, ended: Date.now() };`);
     "queues a tenant's concurrent builds under the $limit limit: all succeed, one after another",
     async ({ perAccount, max, accounts }) => {
       // Prepare
-      process.env.TEMPLATE_BUILDS_PER_ACCOUNT = perAccount;
-      process.env.TEMPLATE_BUILDS_MAX = max;
+      reconfigurePlatform({ TEMPLATE_BUILDS_PER_ACCOUNT: perAccount, TEMPLATE_BUILDS_MAX: max });
       const users = [owner, ...(await Promise.all(Array.from({ length: accounts - 1 }, () => api.givenUser())))];
       const builds = await Promise.all(
         [0, 1, 2].map(async (index) => {
@@ -234,8 +233,7 @@ const facts = { started, ended: Date.now() };`);
         for (let index = 1; index < runs.length; index++) expect(runs[index]!.started).toBeGreaterThanOrEqual(runs[index - 1]!.ended);
         expect(ended.some((read) => read.body.data.logs.some((line: string) => line.startsWith('queued:')))).toBe(true);
       } finally {
-        delete process.env.TEMPLATE_BUILDS_PER_ACCOUNT;
-        delete process.env.TEMPLATE_BUILDS_MAX;
+        reconfigurePlatform({ TEMPLATE_BUILDS_PER_ACCOUNT: undefined, TEMPLATE_BUILDS_MAX: undefined });
       }
     },
     180_000,
@@ -245,7 +243,7 @@ const facts = { started, ended: Date.now() };`);
 describe('template builds: a size-capped scratch space', () => {
   it('fails a build that writes past its scratch space cleanly, saying so, leaving nothing behind on the data disk', async () => {
     // Prepare
-    process.env.TEMPLATE_BUILD_SCRATCH_MB = '16';
+    reconfigurePlatform({ TEMPLATE_BUILD_SCRATCH_MB: '16' });
     const repo = givenRepo();
     const gitHash = repo.commit({
       'template.json': JSON.stringify(manifest()),
@@ -261,7 +259,7 @@ describe('template builds: a size-capped scratch space', () => {
       expect(built.body.data.logs.join('\n')).toMatch(/ENOSPC/);
       expect(readdirSync(buildsDir).filter((entry) => entry.startsWith(built.body.data.buildId))).toEqual([]);
     } finally {
-      delete process.env.TEMPLATE_BUILD_SCRATCH_MB;
+      reconfigurePlatform({ TEMPLATE_BUILD_SCRATCH_MB: undefined });
     }
   }, 120_000);
 });
@@ -272,7 +270,7 @@ describe('template builds: file:// repositories need the operator', () => {
     const { repo, gitHash } = givenSiteRepo();
     const madeBefore = await givenTemplate(api, owner, { repository: repo.url, gitHash });
     const before = (await api.as(owner.apiKey).get(templatesPath)).body.data.templates.length;
-    process.env.TEMPLATE_FILE_REPOSITORIES = 'false';
+    reconfigurePlatform({ TEMPLATE_FILE_REPOSITORIES: 'false' });
     try {
       // Act
       const created = await api.as(owner.apiKey).post(templatesPath, { name: 'Probe', description: 'probe', repository: repo.url, gitHash });
@@ -284,7 +282,7 @@ describe('template builds: file:// repositories need the operator', () => {
       expect((await api.as(owner.apiKey).get(templatesPath)).body.data.templates.length).toBe(before);
       expect(built.body.data.buildStatus).toBe('failed');
     } finally {
-      process.env.TEMPLATE_FILE_REPOSITORIES = 'true';
+      reconfigurePlatform({ TEMPLATE_FILE_REPOSITORIES: 'true' });
     }
   }, 120_000);
 });
@@ -309,7 +307,7 @@ describe('template deletion', () => {
 
   it('publishes nothing for a template deleted while its build waited: the build fails saying so and the page stays 404', async () => {
     // Prepare: a build of another template holds the account's one build slot, so this one waits in the queue.
-    process.env.TEMPLATE_BUILDS_PER_ACCOUNT = '1';
+    reconfigurePlatform({ TEMPLATE_BUILDS_PER_ACCOUNT: '1' });
     const holder = givenRepo();
     const holderHash = holder.commit({
       'template.json': JSON.stringify(manifest()),
@@ -332,7 +330,7 @@ describe('template deletion', () => {
       expect(ended).toMatchObject({ status: 'failed', reason: expect.stringContaining('was removed while it was building') });
       expect((await fetchPage(api.baseUrl, ended.subdomain, 'path')).status).toBe(404);
     } finally {
-      delete process.env.TEMPLATE_BUILDS_PER_ACCOUNT;
+      reconfigurePlatform({ TEMPLATE_BUILDS_PER_ACCOUNT: undefined });
     }
   }, 120_000);
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { dynamoRateLimiter } from '../../functions/adapters/aws/rate-limiter.js';
 import { languageModel } from '../../functions/adapters/llm.js';
-import { liveFlowSettings } from '../../functions/app/platform.js';
+import { parsePlatformSettings } from '../../functions/app/platform.js';
 import { startLlmServer } from '../support/llm-server.js';
 import { checkAdminKey, resetAdminKeyCache } from '../../functions/platform/admin-key.js';
 import { type Moto, startMoto } from '../support/moto.js';
@@ -73,7 +73,11 @@ describe('aws adapter: the language model\u2019s API key from Secrets Manager', 
     delete process.env.LLM_API_KEY;
     llm.script([() => ({ content: 'done' })]);
     // Act
-    const turn = await languageModel(liveFlowSettings().llm)!.complete({ messages: [{ role: 'user', content: 'hello' }], tools: [], timeoutMs: 5000 });
+    const turn = await languageModel(parsePlatformSettings(process.env).flows.llm)!.complete({
+      messages: [{ role: 'user', content: 'hello' }],
+      tools: [],
+      timeoutMs: 5000,
+    });
     // Assess
     expect(turn.content).toBe('done');
     expect(llm.requests[0]).toMatchObject({ model: 'test-model', authorization: 'Bearer sk-from-secret' });

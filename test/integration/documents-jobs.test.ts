@@ -60,13 +60,14 @@ describe('documents: BM25 snapshots kept by the processing job', () => {
     const { LexicalIndex } = await import('../../functions/documents/lexical-index.js');
     const { createDocumentService } = await import('../../functions/documents/service.js');
     const { createGraphStore } = await import('../../functions/documents/graph-store.js');
-    const { sharedEmbedder } = await import('../../functions/app/document-adapters.js');
-    const { systemClock } = await import('../../functions/platform/clock.js');
+    const { documentAdapters } = await import('../../functions/app/document-adapters.js');
+    const { platform } = await import('../../functions/app/platform.js');
+    const { embedder } = documentAdapters(platform());
     const { personalGraphId } = await import('../../functions/documents/graph-service.js');
-    const deps = productionDeps(systemClock, { snapshotFromChunks: 1 });
+    const deps = productionDeps(platform(), { snapshotFromChunks: 1 });
     const service = createDocumentService(deps);
     /** A search function's cache after a cold start: nothing warm, only what the blob store holds. */
-    const coldIndexes = () => graphIndexes({ store: deps.store, graphStore: createGraphStore(), blobs: deps.blobs, embedder: sharedEmbedder() });
+    const coldIndexes = () => graphIndexes(platform(), { store: deps.store, graphStore: createGraphStore(), blobs: deps.blobs, embedder });
     /** An upload too large to process in its request, processed by its job. */
     async function processedByJob(filename: string, text: string) {
       const ticket = await service.createUploadUrl(owner, { filename, mimeType: 'text/plain', size: text.length, productTags: [] });
@@ -80,7 +81,7 @@ describe('documents: BM25 snapshots kept by the processing job', () => {
       const bytes = await deps.blobs.get(lexicalSnapshotKey(graphId));
       return Boolean(bytes && (await LexicalIndex.fromSnapshot(bytes))?.documentIds().includes(documentId));
     }
-    return { deps, service, coldIndexes, processedByJob, snapshotHolds, embedder: sharedEmbedder(), graphId: personalGraphId(owner.userId) };
+    return { deps, service, coldIndexes, processedByJob, snapshotHolds, embedder, graphId: personalGraphId(owner.userId) };
   }
 
   it('leaves a snapshot holding each processed document, so a cold load indexes no chunk from text and ranks as an index built from the chunks', async () => {

@@ -37,13 +37,13 @@ beforeAll(async () => {
   const { createDocumentService } = await import('../../functions/documents/service.js');
   const { productionDeps } = await import('../../functions/app/documents/wiring.js');
   const { createS3VectorsStore } = await import('../../functions/adapters/aws/s3-vectors-store.js');
-  const { systemClock } = await import('../../functions/platform/clock.js');
+  const { platform } = await import('../../functions/app/platform.js');
   const vectorStore = createS3VectorsStore(
     { endpoint: server.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } },
     { indexArn },
   );
-  large = createDocumentService(productionDeps(systemClock, { vectorStore, fromChunks: 2 }));
-  warm = createDocumentService(productionDeps(systemClock));
+  large = createDocumentService(productionDeps(platform(), { vectorStore, fromChunks: 2 }));
+  warm = createDocumentService(productionDeps(platform()));
   for (const [filename, text] of Object.entries(documents)) {
     ids[filename] = (await large.upload(owner, { file: toBase64(text), filename, mimeType: 'text/plain', productTags: [] })).documentId;
   }

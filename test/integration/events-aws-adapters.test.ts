@@ -4,6 +4,8 @@ import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, S
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventBridgePublisher } from '../../functions/adapters/aws/event-bus.js';
 import { createEventBridgeScheduler } from '../../functions/adapters/aws/scheduler.js';
+import { schedulerResources } from '../../functions/app/aws-ports.js';
+import { parsePlatformSettings } from '../../functions/app/platform.js';
 import type { ScheduleDefinition } from '../../functions/platform/ports.js';
 import { type Moto, startMoto } from '../support/moto.js';
 
@@ -37,7 +39,7 @@ const definition = (overrides: Partial<ScheduleDefinition> = {}): ScheduleDefini
 describe('aws adapter: EventBridge Scheduler', () => {
   it('creates a UTC schedule in the platform group that puts the firing on the platform bus', async () => {
     // Prepare
-    const scheduler = createEventBridgeScheduler(moto.clientConfig);
+    const scheduler = createEventBridgeScheduler(moto.clientConfig, schedulerResources(parsePlatformSettings(process.env).kernel));
     const schedule = definition();
     // Act
     await scheduler.put(schedule);
@@ -65,7 +67,7 @@ describe('aws adapter: EventBridge Scheduler', () => {
 
   it('replaces a schedule of the same name, and asks the runner to filter what AWS cannot express', async () => {
     // Prepare
-    const scheduler = createEventBridgeScheduler(moto.clientConfig);
+    const scheduler = createEventBridgeScheduler(moto.clientConfig, schedulerResources(parsePlatformSettings(process.env).kernel));
     const schedule = definition();
     await scheduler.put(schedule);
     // Act
@@ -78,7 +80,7 @@ describe('aws adapter: EventBridge Scheduler', () => {
 
   it('deletes a schedule, and deleting it again is not an error', async () => {
     // Prepare
-    const scheduler = createEventBridgeScheduler(moto.clientConfig);
+    const scheduler = createEventBridgeScheduler(moto.clientConfig, schedulerResources(parsePlatformSettings(process.env).kernel));
     const schedule = definition();
     await scheduler.put(schedule);
     // Act

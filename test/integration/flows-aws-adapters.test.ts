@@ -7,6 +7,8 @@ import { CreateScheduleGroupCommand, GetScheduleCommand, SchedulerClient } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBedrockModel } from '../../functions/adapters/aws/bedrock-llm.js';
 import { createEventBridgeScheduler } from '../../functions/adapters/aws/scheduler.js';
+import { schedulerResources } from '../../functions/app/aws-ports.js';
+import { parsePlatformSettings } from '../../functions/app/platform.js';
 import { type Moto, startMoto } from '../support/moto.js';
 
 let moto: Moto;
@@ -26,7 +28,7 @@ afterAll(() => moto.stop());
 describe('aws adapter: one-time schedules', () => {
   it('creates an at() schedule in UTC that puts the retry on the platform bus and deletes itself', async () => {
     // Prepare
-    const scheduler = createEventBridgeScheduler(moto.clientConfig);
+    const scheduler = createEventBridgeScheduler(moto.clientConfig, schedulerResources(parsePlatformSettings(process.env).kernel));
     const name = `flow-retry-exe_${Math.random().toString(36).slice(2)}-1`;
     // Act
     await scheduler.putOnce({
@@ -59,7 +61,7 @@ describe('aws adapter: one-time schedules', () => {
 
   it('cancels a pending one-shot, and cancelling it again is not an error', async () => {
     // Prepare
-    const scheduler = createEventBridgeScheduler(moto.clientConfig);
+    const scheduler = createEventBridgeScheduler(moto.clientConfig, schedulerResources(parsePlatformSettings(process.env).kernel));
     const name = `flow-retry-exe_${Math.random().toString(36).slice(2)}-2`;
     await scheduler.putOnce({ name, at: '2026-03-02T09:05:00.000Z', event: { type: 'platform.flow_retry', userId: 'usr_1', detail: {} } });
     // Act

@@ -6,6 +6,7 @@ import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadPlatformWallet, platformWalletAddress } from '../../functions/adapters/aws/platform-wallet.js';
+import { parsePlatformSettings } from '../../functions/app/platform.js';
 import { SolanaBank } from '../../functions/adapters/local/solana-bank.js';
 import { createPaymentStore, type StoredPayment } from '../../functions/payments/store.js';
 import { type Moto, startMoto } from '../support/moto.js';
@@ -97,7 +98,8 @@ describe('payments: the platform wallet from Secrets Manager', () => {
     process.env.AWS_SECRET_ACCESS_KEY = 'testing';
     process.env.AWS_REGION = 'us-east-1';
     // Act
-    const address = await platformWalletAddress();
+    const { payments } = parsePlatformSettings(process.env);
+    const address = await platformWalletAddress({ address: payments.platformWalletAddress, secretArn: payments.platformWalletSecretArn });
     // Assess
     expect(address).toBe(wallet.publicKey.toBase58());
   });

@@ -90,9 +90,7 @@ beforeAll(async () => {
     [functions.stalled]: async () => Promise.reject(new Error('2026-01-01T00:00:25.000Z 8f1e Task timed out after 25.00 seconds')),
     [functions.broken]: async () => Promise.reject(new TypeError('Cannot read properties of undefined')),
   });
-  process.env.NPM_INSTALLER_FUNCTION = functions.npm;
-  process.env.PIP_INSTALLER_FUNCTION = functions.pip;
-  installer = createLambdaPackageInstaller(() => new LambdaClient({ ...moto.clientConfig, endpoint: lambdaApi.endpoint }));
+  installer = installerOf(functions.npm);
 });
 afterAll(async () => {
   delete process.env.ALLOW_PRIVATE_UPSTREAMS;
@@ -103,6 +101,9 @@ afterAll(async () => {
 const storedKeys = async () => ((await s3.send(new ListObjectsV2Command({ Bucket: bucket }))).Contents ?? []).map((object) => object.Key).sort();
 const storedFiles = async (key: string) =>
   Object.keys(unzipSync(await (await createS3BlobStore({ ...moto.clientConfig, forcePathStyle: true }, bucket).get(key))!));
+/** The adapter invoking `npm` as its npm installer function. */
+const installerOf = (npm: string) =>
+  createLambdaPackageInstaller(() => new LambdaClient({ ...moto.clientConfig, endpoint: lambdaApi.endpoint }), { npm, pip: functions.pip });
 const refusal = (request: InstallRequest) =>
   installer.install(request).then(
     () => undefined,
@@ -182,11 +183,11 @@ describe('aws adapter: package installer functions', () => {
     // Prepare
     const request: InstallRequest = { runtime: 'nodejs18', declared: { ms: '2.1.3' }, maxBytes };
     // Act
-    process.env.NPM_INSTALLER_FUNCTION = functions.stalled;
+    installer = installerOf(functions.stalled);
     const stalled = await refusal(request);
-    process.env.NPM_INSTALLER_FUNCTION = functions.broken;
+    installer = installerOf(functions.broken);
     const broken = await refusal(request);
-    process.env.NPM_INSTALLER_FUNCTION = functions.npm;
+    installer = installerOf(functions.npm);
     // Assess
     expect(stalled).toBeInstanceOf(PackageResolutionError);
     expect(stalled).toMatchObject({ packageName: 'ms', message: expect.stringContaining('time limit') });

@@ -37,7 +37,7 @@ beforeAll(async () => {
     flows: flowPort,
     scripts,
     store,
-    code: scriptCode,
+    code: scriptCode(),
     catalog: { methodsOf: async () => undefined },
     pythonFacts: async () => undefined,
   });

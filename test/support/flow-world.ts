@@ -85,7 +85,7 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     deadline: () => ({ expired: new Promise<void>((expire) => deadlines.push(expire)), clear: () => undefined }),
     wait: async () => undefined,
   });
-  const runs = createFlowRuns({ flows, executions, executor, scripts, scheduler, publisher: { publish: bus }, limiter: () => memoryRateLimiter(), clock });
+  const runs = createFlowRuns({ flows, executions, executor, scripts, scheduler, publisher: { publish: bus }, limiter: memoryRateLimiter(), clock });
   const ledger = createDeliveryStore(clock);
   // The trigger pipeline with the event-flow kind only: these tests run no subscriptions.
   pipeline = createTriggerPipeline({
@@ -101,7 +101,7 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     executions,
     ledger,
     background: (run) => ({ start: async (job) => ({ ended: run(job), detached: false }) }),
-    boundMs: () => 0,
+    boundMs: 0,
     clock,
   });
   const service = createFlowService({ flows, executions, scripts, scheduler, longRuns, clock, llmConfigured: () => true });

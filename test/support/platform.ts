@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { type RunningPlatform, startPlatform } from '../../bin/local.js';
+import { localAdapters } from '../../functions/adapters/local/adapters.js';
+import { installLocalAdapters } from '../../functions/app/platform.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -33,6 +35,18 @@ export interface TestApi {
 }
 
 let counter = 0;
+/**
+ * Sets the variables (undefined removes one) and gives the running platform a new platform object over the same local
+ * services, as a restart would: a platform parses its settings once, when it is built.
+ */
+export function reconfigurePlatform(variables: Record<string, string | undefined>): void {
+  for (const [name, value] of Object.entries(variables)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  installLocalAdapters(localAdapters);
+}
+
 export const uniqueName = (prefix = 'user') => `${prefix}-${process.pid}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
 
 /**

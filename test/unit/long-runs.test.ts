@@ -43,7 +43,7 @@ function world(
       releaseDailyRun: async () => void log.push('releaseDailyRun'),
     },
     background: (run) => ({ start: (job) => (options.started ?? (async () => ({ ended: run(job), detached: true })))(job, run) }),
-    boundMs: () => 1000,
+    boundMs: 1000,
     clock: { now: () => now, nowIso: () => new Date(now).toISOString() },
     pause: options.boundNeverPasses ? () => new Promise<void>(() => undefined) : async (ms) => void (now += ms),
   });
@@ -179,7 +179,7 @@ describe('long runs: runFlow', () => {
       executions: { getResult: async (flowId, number, executionId) => (flowId === 'flw_1' && number === 3 && executionId === 'exe_f' ? recorded : undefined) },
       ledger: { claim: async (id) => (claims.has(id) ? undefined : (claims.add(id), 'token')), complete: async () => void log.push('completed') },
       background: (run) => ({ start: async (job) => started((next) => run(next ?? job)) }),
-      boundMs: () => 500,
+      boundMs: 500,
       clock: { now: () => now, nowIso: () => new Date(now).toISOString() },
       pause: async (ms) => void (now += ms),
     });

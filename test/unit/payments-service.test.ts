@@ -100,7 +100,7 @@ function given(options: Options = {}) {
     resources,
     clock,
     metrics,
-    solPriceUsd: () => 150,
+    solPriceUsd: 150,
   });
   const call = (payment?: string) =>
     service.paidCall({

@@ -1,11 +1,12 @@
 // The areas' settings as the composition root parses them from the environment: today's defaults, clear refusals;
 // and the kernel's address of durable runs' links.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { documentSettingsSchema } from '../../functions/documents/settings.js';
 import { flowSettingsSchema } from '../../functions/flows/settings.js';
+import { paymentSettingsSchema } from '../../functions/payments/settings.js';
 import { scriptSettingsSchema } from '../../functions/scripts/settings.js';
 import { templateSettingsSchema } from '../../functions/templates/settings.js';
-import { parseEnv, settings } from '../../functions/platform/settings.js';
+import { kernelSettingsSchema, parseEnv } from '../../functions/platform/settings.js';
 
 describe('area settings', () => {
   it('keeps the defaults of an unset environment', () => {
@@ -15,8 +16,32 @@ describe('area settings', () => {
       {},
     );
     // Assess
-    expect(scripts).toEqual({ maxWorkers: 32, idleMs: 300_000, manualRunsPerMinute: 100, packageInstallTimeoutSeconds: undefined });
-    expect(documents).toEqual({ maxCachedVectors: 500_000, largeGraphChunks: 100_000, embeddingWorkers: undefined });
+    expect(scripts).toEqual({
+      maxWorkers: 32,
+      idleMs: 300_000,
+      manualRunsPerMinute: 100,
+      packageInstallTimeoutSeconds: undefined,
+      packagesBucket: undefined,
+      pythonLintFunction: undefined,
+      sandbox: 'bwrap',
+      lambda: {
+        roleBoundaryArn: undefined,
+        runtimeLayerArn: undefined,
+        resourceCallFunction: undefined,
+        resourceCallFunctionArn: undefined,
+        npmInstallerFunction: undefined,
+        pipInstallerFunction: undefined,
+        grantSecretArn: undefined,
+      },
+    });
+    expect(documents).toEqual({
+      maxCachedVectors: 500_000,
+      largeGraphChunks: 100_000,
+      embeddingWorkers: undefined,
+      bucket: undefined,
+      vectorIndexArn: undefined,
+      embeddingModelId: undefined,
+    });
     expect(templates).toEqual({
       buildWaitSeconds: undefined,
       buildTimeoutMs: 600_000,
@@ -39,6 +64,38 @@ describe('area settings', () => {
     });
   });
 
+  it("keeps the payments' and the kernel's defaults of an unset environment, and presents local mode as devnet", () => {
+    // Prepare / Act
+    const { payments, kernel } = parseEnv({ payments: paymentSettingsSchema, kernel: kernelSettingsSchema }, {});
+    const local = parseEnv({ payments: paymentSettingsSchema }, { PLATFORM_MODE: 'local', SOLANA_NETWORK: 'solana' }).payments;
+    // Assess
+    expect(payments).toEqual({
+      network: 'solana-devnet',
+      rpcUrl: 'https://api.devnet.solana.com',
+      feePayerAddress: undefined,
+      feePayerSecretArn: undefined,
+      platformWalletSecretArn: undefined,
+      platformWalletAddress: undefined,
+      payoutThresholdUsdc: 10,
+      payoutFunctionName: undefined,
+      localPayoutIntervalSeconds: 3600,
+      solPriceUsd: 150,
+    });
+    expect(kernel).toMatchObject({ mode: 'aws', runWaitMs: 25_000, dataDir: '.data', scriptFunctionPrefix: 'platform-script-', region: 'us-east-1' });
+    expect(local.network).toBe('solana-devnet');
+  });
+
+  it('refuses a price, threshold or network that is not one, naming every bad variable', () => {
+    // Prepare
+    const env = { SOL_PRICE_USD: '-1', PAYOUT_THRESHOLD_USDC: 'ten', SOLANA_NETWORK: 'solana-testnet', RUN_WAIT_SECONDS: 'soon' };
+    // Act
+    const parse = () => parseEnv({ payments: paymentSettingsSchema, kernel: kernelSettingsSchema }, env);
+    // Assess
+    expect(parse).toThrow(
+      /^invalid configuration: .*SOLANA_NETWORK="solana-testnet".*; .*PAYOUT_THRESHOLD_USDC="ten".*; .*SOL_PRICE_USD="-1".*; RUN_WAIT_SECONDS="soon"/,
+    );
+  });
+
   it('reads the values that are set', () => {
     // Prepare / Act
     const { scripts } = parseEnv(
@@ -46,7 +103,24 @@ describe('area settings', () => {
       { SCRIPT_MAX_WORKERS: '4', SCRIPT_IDLE_SECONDS: '2', SCRIPT_MANUAL_RUNS_PER_MINUTE: '100000', PACKAGE_INSTALL_TIMEOUT_SECONDS: '60' },
     );
     // Assess
-    expect(scripts).toEqual({ maxWorkers: 4, idleMs: 2000, manualRunsPerMinute: 100_000, packageInstallTimeoutSeconds: 60 });
+    expect(scripts).toEqual({
+      maxWorkers: 4,
+      idleMs: 2000,
+      manualRunsPerMinute: 100_000,
+      packageInstallTimeoutSeconds: 60,
+      packagesBucket: undefined,
+      pythonLintFunction: undefined,
+      sandbox: 'bwrap',
+      lambda: {
+        roleBoundaryArn: undefined,
+        runtimeLayerArn: undefined,
+        resourceCallFunction: undefined,
+        resourceCallFunctionArn: undefined,
+        npmInstallerFunction: undefined,
+        pipInstallerFunction: undefined,
+        grantSecretArn: undefined,
+      },
+    });
   });
 
   it('refuses a value that is not a number, naming every bad variable', () => {
@@ -60,25 +134,19 @@ describe('area settings', () => {
 });
 
 describe("durable runs' link address", () => {
-  afterEach(() => vi.unstubAllEnvs());
+  const callbackBaseUrl = (env: Record<string, string>) => parseEnv({ kernel: kernelSettingsSchema }, env).kernel.callbackBaseUrl();
 
   it('is CALLBACK_BASE_URL when set, the local server by default, and refused on AWS without it', () => {
-    // Prepare
-    vi.stubEnv('CALLBACK_BASE_URL', undefined);
-    vi.stubEnv('PUBLIC_BASE_URL', undefined);
-    vi.stubEnv('PLATFORM_MODE', 'local');
-    // Act
-    const local = settings.callbackBaseUrl;
-    vi.stubEnv('PLATFORM_MODE', undefined);
+    // Prepare / Act
+    const local = callbackBaseUrl({ PLATFORM_MODE: 'local' });
     const unsetOnAws = (() => {
       try {
-        return settings.callbackBaseUrl;
+        return callbackBaseUrl({});
       } catch (error) {
         return (error as Error).message;
       }
     })();
-    vi.stubEnv('CALLBACK_BASE_URL', 'https://d111111abcdef8.cloudfront.net');
-    const setOnAws = settings.callbackBaseUrl;
+    const setOnAws = callbackBaseUrl({ CALLBACK_BASE_URL: 'https://d111111abcdef8.cloudfront.net' });
     // Assess
     expect(local).toBe('http://127.0.0.1:3000');
     expect(unsetOnAws).toMatch(/^CALLBACK_BASE_URL is not set/);

@@ -4,18 +4,16 @@ import pMap from 'p-map';
 import { BedrockRuntimeClient, InvokeModelCommand, type BedrockRuntimeClientConfig } from '@aws-sdk/client-bedrock-runtime';
 import type { Embedder } from '#functions/documents/ports.js';
 import { normalise } from '#functions/documents/vector-codec.js';
-import { envNames } from '#platform/env-names.js';
-import { readEnv } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
 
 const dims = 512;
 const concurrency = 8;
 
-/** The model comes from EMBEDDING_MODEL_ID, which the `embeddings` grant sets; routes without it never embed. */
-export function createBedrockEmbedder(clientConfig: BedrockRuntimeClientConfig = {}, model?: string): Embedder {
+/** `model`: EMBEDDING_MODEL_ID, which the `embeddings` grant sets; routes without it never embed. */
+export function createBedrockEmbedder(clientConfig: BedrockRuntimeClientConfig, model: string | undefined): Embedder {
   const client = traced(new BedrockRuntimeClient(clientConfig));
   const modelIdOf = () => {
-    const modelId = model ?? readEnv(envNames.embeddingModelId);
+    const modelId = model;
     if (!modelId) throw new Error('EMBEDDING_MODEL_ID is not set: the route needs `uses: [embeddings]`');
     return modelId;
   };

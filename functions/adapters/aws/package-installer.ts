@@ -14,7 +14,7 @@ import {
 import type { InstallerAnswer } from '#functions/scripts/packages/installer-function.js';
 import { envNames } from '#platform/env-names.js';
 import { isPrivateAddress, privateUpstreamsAllowed } from '#platform/outbound.js';
-import { requiredEnv } from '#platform/settings.js';
+import { requiredSetting } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
 
 const packageNames = (request: InstallRequest) => (Array.isArray(request.declared) ? request.declared : Object.keys(request.declared)).join(', ');
@@ -34,14 +34,15 @@ async function checkRegistry(request: InstallRequest) {
     throw new PackageResolutionError(packageNames(request), `the package registry ${hostname} is a loopback, link-local or private address`);
 }
 
-export function createLambdaPackageInstaller(lambda: () => LambdaClient): PackageInstaller {
+/** `functions`: the npm and pip installer functions (NPM_INSTALLER_FUNCTION, PIP_INSTALLER_FUNCTION) the stack gives with `packageInstallers`. */
+export function createLambdaPackageInstaller(lambda: () => LambdaClient, functions: { npm: string | undefined; pip: string | undefined }): PackageInstaller {
   return {
     async install(request) {
       await checkRegistry(request);
       const functionName =
         request.runtime === 'nodejs18'
-          ? requiredEnv(envNames.npmInstallerFunction, 'packageInstallers')
-          : requiredEnv(envNames.pipInstallerFunction, 'packageInstallers');
+          ? requiredSetting(functions.npm, envNames.npmInstallerFunction, 'packageInstallers')
+          : requiredSetting(functions.pip, envNames.pipInstallerFunction, 'packageInstallers');
       // The payload carries the registry token: Lambda logs no payload, and the installers log none.
       const response = await lambda().send(new InvokeCommand({ FunctionName: functionName, Payload: JSON.stringify(request) }));
       const payload = Buffer.from(response.Payload ?? new Uint8Array()).toString('utf8');
@@ -68,7 +69,7 @@ export function createLambdaPackageInstaller(lambda: () => LambdaClient): Packag
 }
 
 /** The installer with a Lambda client made on first use; the composition root keeps one per container. */
-export function lambdaPackageInstaller(): PackageInstaller {
+export function lambdaPackageInstaller(functions: { npm: string | undefined; pip: string | undefined }): PackageInstaller {
   let client: LambdaClient | undefined;
-  return createLambdaPackageInstaller(() => (client ??= traced(new LambdaClient({}))));
+  return createLambdaPackageInstaller(() => (client ??= traced(new LambdaClient({}))), functions);
 }

@@ -2,10 +2,7 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
-import { envNames } from '#platform/env-names.js';
-import { readEnv } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
-import { paymentSettings } from '#functions/payments/settings.js';
 
 /** solana-keygen's JSON array of 64 bytes, or the same 64 bytes in base58 as wallets export them. */
 export function parseWalletSecret(secret: string): Keypair {
@@ -28,9 +25,9 @@ let address: Promise<string> | undefined;
  * Only the public address is kept. Public routes (offers, verify, settle) get it from the stack's context
  * (`-c platformWalletAddress=...`) and read no secret; the payout run, which signs, may derive it from the secret.
  */
-export function platformWalletAddress(): Promise<string> {
-  if (paymentSettings.platformWalletAddress) return Promise.resolve(paymentSettings.platformWalletAddress);
-  const secretId = readEnv(envNames.walletSecretArn);
+export function platformWalletAddress(wallet: { address?: string; secretArn?: string }): Promise<string> {
+  if (wallet.address) return Promise.resolve(wallet.address);
+  const secretId = wallet.secretArn;
   if (!secretId) return Promise.reject(new Error('PLATFORM_WALLET_ADDRESS is unset: deploy with -c platformWalletAddress=<base58 address>'));
   address ??= loadPlatformWallet(traced(new SecretsManagerClient({})), secretId)
     .then((keypair) => keypair.publicKey.toBase58())

@@ -11,57 +11,67 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { parseCron, toEventBridgeCron } from '#platform/cron.js';
 import type { OneShotDefinition, ScheduleDefinition, SchedulerPort } from '#platform/ports.js';
-import { type EnvName, envNames } from '#platform/env-names.js';
-import { requiredEnv, settings } from '#platform/settings.js';
+import { envNames } from '#platform/env-names.js';
+import { requiredSetting } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
 
 /** Context attribute EventBridge Scheduler replaces with the time the firing is for. */
 const scheduledTime = '<aws.scheduler.scheduled-time>';
 
-const required = (name: EnvName) => requiredEnv(name, name === envNames.eventBusName ? 'eventBus' : 'scheduler');
-
-/** The bus lives in the scheduler role's account and partition, in this region. */
-function busArn(): string {
-  const [, partition, , , account] = required(envNames.schedulerRoleArn).split(':');
-  return `arn:${partition}:events:${settings.region}:${account}:event-bus/${required(envNames.eventBusName)}`;
+/** What the stack gives the functions that use the scheduler (and the bus its schedules put events on). */
+export interface SchedulerResources {
+  region: string;
+  groupName: string | undefined;
+  roleArn: string | undefined;
+  busName: string | undefined;
 }
 
-function scheduleInput(schedule: ScheduleDefinition): CreateScheduleCommandInput {
+const variables = { groupName: envNames.scheduleGroupName, roleArn: envNames.schedulerRoleArn, busName: envNames.eventBusName } as const;
+const required = (resources: SchedulerResources, name: keyof typeof variables) =>
+  requiredSetting(resources[name], variables[name], name === 'busName' ? 'eventBus' : 'scheduler');
+
+/** The bus lives in the scheduler role's account and partition, in this region. */
+function busArn(resources: SchedulerResources): string {
+  const [, partition, , , account] = required(resources, 'roleArn').split(':');
+  return `arn:${partition}:events:${resources.region}:${account}:event-bus/${required(resources, 'busName')}`;
+}
+
+function scheduleInput(resources: SchedulerResources, schedule: ScheduleDefinition): CreateScheduleCommandInput {
   const { expression, filter } = toEventBridgeCron(parseCron(schedule.cronExpression));
   const { type, userId, detail } = schedule.event;
   return {
     Name: schedule.name,
-    GroupName: required(envNames.scheduleGroupName),
+    GroupName: required(resources, 'groupName'),
     ScheduleExpression: expression,
     ScheduleExpressionTimezone: 'UTC',
     FlexibleTimeWindow: { Mode: 'OFF' },
     State: schedule.enabled ? 'ENABLED' : 'DISABLED',
-    Target: busTarget(type, { ...detail, type, userId, source: 'scheduler', scheduledTime, ...(filter && { cronFilter: schedule.cronExpression }) }),
+    Target: busTarget(resources, type, { ...detail, type, userId, source: 'scheduler', scheduledTime, ...(filter && { cronFilter: schedule.cronExpression }) }),
   };
 }
 
 /** `at()` takes a UTC wall-clock time to the second, without zone or fraction. */
 const atExpression = (iso: string) => `at(${new Date(iso).toISOString().slice(0, 19)})`;
 
-function oneShotInput(once: OneShotDefinition): CreateScheduleCommandInput {
+function oneShotInput(resources: SchedulerResources, once: OneShotDefinition): CreateScheduleCommandInput {
   const { type, userId, detail } = once.event;
   return {
     Name: once.name,
-    GroupName: required(envNames.scheduleGroupName),
+    GroupName: required(resources, 'groupName'),
     ScheduleExpression: atExpression(once.at),
     ScheduleExpressionTimezone: 'UTC',
     FlexibleTimeWindow: { Mode: 'OFF' },
     ActionAfterCompletion: 'DELETE',
     State: 'ENABLED',
-    Target: busTarget(type, { ...detail, type, userId, source: 'scheduler', scheduledTime: once.at }),
+    Target: busTarget(resources, type, { ...detail, type, userId, source: 'scheduler', scheduledTime: once.at }),
   };
 }
 
 /** Every platform schedule, recurring or one-time, puts its event on the platform bus. */
-function busTarget(type: string, payload: Record<string, unknown>): NonNullable<CreateScheduleCommandInput['Target']> {
+function busTarget(resources: SchedulerResources, type: string, payload: Record<string, unknown>): NonNullable<CreateScheduleCommandInput['Target']> {
   return {
-    Arn: busArn(),
-    RoleArn: required(envNames.schedulerRoleArn),
+    Arn: busArn(resources),
+    RoleArn: required(resources, 'roleArn'),
     EventBridgeParameters: { Source: 'platform.scheduler', DetailType: type },
     Input: JSON.stringify(payload),
     // A firing the bus cannot take is retried for an hour; later ones would be late for their minute anyway.
@@ -80,20 +90,20 @@ async function upsertSchedule(client: SchedulerClient, input: CreateScheduleComm
 }
 
 /** Deletes the schedule; one that is already gone is not an error. */
-async function deleteSchedule(client: SchedulerClient, name: string): Promise<void> {
+async function deleteSchedule(client: SchedulerClient, resources: SchedulerResources, name: string): Promise<void> {
   try {
-    await client.send(new DeleteScheduleCommand({ Name: name, GroupName: required(envNames.scheduleGroupName) }));
+    await client.send(new DeleteScheduleCommand({ Name: name, GroupName: required(resources, 'groupName') }));
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
   }
 }
 
-export function createEventBridgeScheduler(config: SchedulerClientConfig = {}): SchedulerPort {
+export function createEventBridgeScheduler(config: SchedulerClientConfig, resources: SchedulerResources): SchedulerPort {
   let cached: SchedulerClient | undefined;
   const client = () => (cached ??= traced(new SchedulerClient(config)));
   return {
-    put: (schedule) => upsertSchedule(client(), scheduleInput(schedule)),
-    putOnce: (once) => upsertSchedule(client(), oneShotInput(once)),
-    remove: (name) => deleteSchedule(client(), name),
+    put: (schedule) => upsertSchedule(client(), scheduleInput(resources, schedule)),
+    putOnce: (once) => upsertSchedule(client(), oneShotInput(resources, once)),
+    remove: (name) => deleteSchedule(client(), resources, name),
   };
 }

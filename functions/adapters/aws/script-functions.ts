@@ -33,7 +33,7 @@ import { runGraceMs, signGrant } from '#functions/scripts/runs/run-grant.js';
 import { createRunTallies } from '#functions/scripts/runs/run-tallies.js';
 import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey, liveAlias } from '#functions/scripts/runs/runtime-port.js';
 import { type EnvName, envNames } from '#platform/env-names.js';
-import { readEnv, requiredEnv, settings } from '#platform/settings.js';
+import { requiredSetting } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { IAMClient } from '@aws-sdk/client-iam';
@@ -238,8 +238,20 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
 
 let runtime: ScriptRuntime | undefined;
 
-/** Settings from the environment the stack gives functions that `use` scriptFunctions (lib/grants.ts). */
-export function lambdaScriptRuntime(): ScriptRuntime {
+/** What the stack gives functions that `use` scriptFunctions (lib/grants.ts), from the composition. */
+export interface ScriptFunctionResources {
+  region: string;
+  functionPrefix: string;
+  roleBoundaryArn: string | undefined;
+  resourceCallFunctionArn: string | undefined;
+  runtimeLayerArn: string | undefined;
+  resourceCallFunction: string | undefined;
+  packagesBucket: string | undefined;
+  grantSecretArn: string | undefined;
+}
+
+export function lambdaScriptRuntime(resources: ScriptFunctionResources): ScriptRuntime {
+  const required = (value: string | undefined, name: EnvName) => requiredSetting(value, name, 'scriptFunctions');
   runtime ??= createLambdaScriptRuntime({
     client: traced(new LambdaClient({})),
     upkeep: createScriptFunctionUpkeep({
@@ -248,18 +260,16 @@ export function lambdaScriptRuntime(): ScriptRuntime {
       iam: traced(new IAMClient({})),
       retentionDays: 30,
       keepVersions: 5,
-      region: settings.region,
-      boundaryArn: required(envNames.scriptRoleBoundaryArn),
-      resourceCallFunctionArn: required(envNames.resourceCallFunctionArn),
+      region: resources.region,
+      boundaryArn: required(resources.roleBoundaryArn, envNames.scriptRoleBoundaryArn),
+      resourceCallFunctionArn: required(resources.resourceCallFunctionArn, envNames.resourceCallFunctionArn),
     }),
-    functionPrefix: readEnv(envNames.scriptFunctionPrefix) ?? 'platform-script-',
-    layerArn: required(envNames.scriptRuntimeLayerArn),
-    resourceCallFunction: required(envNames.resourceCallFunction),
-    grantKey: scriptGrantKey,
+    functionPrefix: resources.functionPrefix,
+    layerArn: required(resources.runtimeLayerArn, envNames.scriptRuntimeLayerArn),
+    resourceCallFunction: required(resources.resourceCallFunction, envNames.resourceCallFunction),
+    grantKey: () => scriptGrantKey(resources.grantSecretArn),
     tallies: createRunTallies(),
-    packages: { s3: traced(new S3Client({})), bucket: () => required(envNames.scriptPackagesBucket) },
+    packages: { s3: traced(new S3Client({})), bucket: () => required(resources.packagesBucket, envNames.scriptPackagesBucket) },
   });
   return runtime;
 }
-
-const required = (name: EnvName) => requiredEnv(name, 'scriptFunctions');

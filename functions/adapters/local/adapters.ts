@@ -31,6 +31,7 @@ export const localScriptRuntime: (scripts: ScriptSettings) => LocalScriptRuntime
       functionPrefix: settings.scriptFunctionPrefix,
       idleMs: scripts.idleMs,
       maxWorkers: scripts.maxWorkers,
+      sandbox: scripts.sandbox,
     }),
   (pool) => pool.stop(),
 );
@@ -63,18 +64,19 @@ export const localAdapters: LocalAdapters = {
       cacheDir: join(settings.dataDir, 'package-cache'),
       timeoutMs: (scripts.packageInstallTimeoutSeconds ?? 180) * 1000,
       blobs: scriptPackages,
+      sandbox: scripts.sandbox,
     }),
   scriptPackages,
   // Loaded on first use: the embedded bank's native module is large.
   solanaLedger: async () => (await import('./solana-ledger.js')).bankLedger(),
   platformSigners: async () => (await import('./solana-signers.js')).bankSigners(),
   payoutTrigger: backgroundPayoutTrigger,
-  templateBuilder(options) {
+  templateBuilder({ sandbox, ...options }) {
     onLocalShutdown(stopRunningBuilds);
     return createLocalTemplateBuilder({
       pagesDir: join(settings.dataDir, 'pages'),
       workDir: join(settings.dataDir, 'template-builds'),
-      runner: childProcessRunner,
+      runner: childProcessRunner(sandbox),
       ...options,
     });
   },

@@ -8,7 +8,16 @@ import { chownSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BuildCommandRunner } from '#functions/templates/ports.js';
 import { type EgressProxy, startEgressProxy } from './egress-proxy.js';
-import { type SandboxedCommand, handOver, installSandboxCommand, letOthersTraverse, sandboxPaths, scriptSandbox } from './script-sandbox.js';
+import {
+  type SandboxChoice,
+  type SandboxMode,
+  type SandboxedCommand,
+  handOver,
+  installSandboxCommand,
+  letOthersTraverse,
+  sandboxPaths,
+  scriptSandbox,
+} from './script-sandbox.js';
 
 function killGroup(pid: number | undefined) {
   if (!pid) return;
@@ -60,8 +69,8 @@ const scratchScript =
 type Request = Parameters<BuildCommandRunner['run']>[0];
 
 /** The command as it starts: in the sandbox when isolated (and a sandbox is in use), as it is otherwise. */
-function commandOf(request: Request, egress: EgressProxy | undefined): SandboxedCommand & { cwd?: string; scratch?: boolean } {
-  const sandbox = request.isolated && scriptSandbox();
+function commandOf(request: Request, egress: EgressProxy | undefined, sandboxMode: () => SandboxMode): SandboxedCommand & { cwd?: string; scratch?: boolean } {
+  const sandbox = request.isolated && sandboxMode();
   if (!request.isolated || !sandbox || sandbox.kind !== 'bwrap') return { file: request.command, args: request.args, env: request.env, cwd: request.cwd };
   const { writableDir, scratchBytes } = request.isolated;
   letOthersTraverse([dirname(writableDir), dirname(dirname(writableDir))]);
@@ -83,9 +92,8 @@ function commandOf(request: Request, egress: EgressProxy | undefined): Sandboxed
 }
 
 /** Unpacks the tar a scratch sandbox streams out, as the sandbox uid: its symlinks and names get no more than it had. */
-function unpack(stream: NodeJS.ReadableStream, into: string): Promise<boolean> {
+function unpack(stream: NodeJS.ReadableStream, into: string, sandbox: SandboxMode): Promise<boolean> {
   mkdirSync(into);
-  const sandbox = scriptSandbox();
   const runAs = sandbox.kind === 'bwrap' ? sandbox.runAs : undefined;
   if (runAs) chownSync(into, runAs.uid, runAs.gid);
   const tar = spawn('tar', ['-x', '-C', into, '--no-same-owner', '--no-same-permissions'], { stdio: ['pipe', 'ignore', 'ignore'], ...runAs });
@@ -105,27 +113,35 @@ const lowPriority = <T extends SandboxedCommand>(command: T): T => ({
 });
 
 /** The egress proxy of a sandboxed command that may reach a registry; none otherwise (the command has no network). */
-async function egressOf(request: Request): Promise<EgressProxy | undefined> {
+async function egressOf(request: Request, sandboxMode: () => SandboxMode): Promise<EgressProxy | undefined> {
   const egress = request.isolated?.egress;
-  if (!egress || scriptSandbox().kind !== 'bwrap') return undefined;
+  if (!egress || sandboxMode().kind !== 'bwrap') return undefined;
   return startEgressProxy({ allowedOrigins: egress.allowedOrigins, onRefused: request.onLine });
 }
 
-export const childProcessRunner: BuildCommandRunner = {
-  async run(request) {
-    const egress = await egressOf(request);
-    try {
-      return await runCommand(request, egress);
-    } finally {
-      await egress?.close();
-    }
-  },
+/** Builds' commands as child processes; isolated ones in the sandbox `sandbox` chooses, probed at the first that needs it. */
+export const childProcessRunner = (sandbox: SandboxChoice): BuildCommandRunner => {
+  const sandboxMode = () => scriptSandbox(sandbox);
+  return {
+    async run(request) {
+      const egress = await egressOf(request, sandboxMode);
+      try {
+        return await runCommand(request, egress, sandboxMode);
+      } finally {
+        await egress?.close();
+      }
+    },
+  };
 };
 
-function runCommand(request: Request, egress: EgressProxy | undefined): Promise<{ exitCode: number | null; timedOut: boolean; resultDir?: string }> {
+function runCommand(
+  request: Request,
+  egress: EgressProxy | undefined,
+  sandboxMode: () => SandboxMode,
+): Promise<{ exitCode: number | null; timedOut: boolean; resultDir?: string }> {
   return new Promise((resolve) => {
     const { command, timeoutMs, onLine } = request;
-    const started = lowPriority(commandOf(request, egress));
+    const started = lowPriority(commandOf(request, egress, sandboxMode));
     const child = spawn(started.file, started.args, {
       env: started.env,
       detached: true,
@@ -134,7 +150,7 @@ function runCommand(request: Request, egress: EgressProxy | undefined): Promise<
       ...(started.uid !== undefined && { uid: started.uid, gid: started.gid }),
     });
     const resultDir = started.scratch ? `${request.isolated!.writableDir}.result` : undefined;
-    const unpacked = resultDir ? unpack(child.stdio[3] as NodeJS.ReadableStream, resultDir) : Promise.resolve(true);
+    const unpacked = resultDir ? unpack(child.stdio[3] as NodeJS.ReadableStream, resultDir, sandboxMode()) : Promise.resolve(true);
     if (child.pid) runningGroups.add(child.pid);
     const out = lines(onLine);
     const err = lines(onLine);

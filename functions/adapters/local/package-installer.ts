@@ -11,7 +11,7 @@ import { logger } from '#platform/logger.js';
 import { type InstallSite, installNode, installPython, plainSite, spawnLimited } from '#functions/scripts/packages/package-managers.js';
 import { storeTree } from '#functions/scripts/packages/package-trees.js';
 import { startEgressProxy } from './egress-proxy.js';
-import { type SandboxMode, handOver, installSandboxCommand, letOthersTraverse, scriptSandbox } from './script-sandbox.js';
+import { type SandboxChoice, type SandboxMode, handOver, installSandboxCommand, letOthersTraverse, scriptSandbox } from './script-sandbox.js';
 import { workerPython } from './script-pool.js';
 
 export interface InstallerOptions {
@@ -22,6 +22,8 @@ export interface InstallerOptions {
   timeoutMs: number;
   /** Where installed trees are kept, one zip per lock. */
   blobs: () => BlobStore;
+  /** The operator's choice of isolation (SCRIPT_SANDBOX); default bubblewrap. */
+  sandbox?: SandboxChoice;
 }
 
 /** Paths inside the sandbox. */
@@ -59,7 +61,7 @@ function sandboxSite(sandbox: SandboxMode, work: string, options: InstallerOptio
 export function createLocalPackageInstaller(options: InstallerOptions): PackageInstaller {
   return {
     async install(request) {
-      const sandbox = scriptSandbox();
+      const sandbox = scriptSandbox(options.sandbox);
       await mkdir(options.workDir, { recursive: true });
       await mkdir(options.cacheDir, { recursive: true });
       if (sandbox.kind === 'bwrap' && sandbox.runAs) letOthersTraverse([options.workDir, dirname(options.workDir), dirname(options.cacheDir)]);

@@ -12,7 +12,7 @@ import type { ExecutionError } from '#functions/scripts/model.js';
 import { pythonExecutable } from '#functions/scripts/authoring/python.js';
 import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey } from '#functions/scripts/runs/runtime-port.js';
 import { type PoolCaps, createFairShare, reserveOf } from './fair-share.js';
-import { type SandboxMode, SandboxUnavailableError, reachableByOthers, scriptSandbox } from './script-sandbox.js';
+import { type SandboxChoice, type SandboxMode, SandboxUnavailableError, reachableByOthers, scriptSandbox } from './script-sandbox.js';
 import { ScriptWorker } from './script-worker.js';
 
 export interface PoolOptions {
@@ -28,6 +28,8 @@ export interface PoolOptions {
   maxTotalMemoryMb?: number;
   /** How long a run waits for a free worker slot before it is refused with CONCURRENCY_LIMIT; default 30 s. */
   slotWaitMs?: number;
+  /** The operator's choice of isolation (SCRIPT_SANDBOX); default bubblewrap. */
+  sandbox?: SandboxChoice;
 }
 
 export interface LocalScriptRuntime extends ScriptRuntime {
@@ -209,7 +211,7 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
     }
     let sandbox: SandboxMode;
     try {
-      sandbox = scriptSandbox();
+      sandbox = scriptSandbox(options.sandbox);
     } catch (error) {
       if (!(error instanceof SandboxUnavailableError)) throw error;
       return { status: 'error', outputJson: 'null', error: { code: error.code, message: error.message }, logs: [], duration: 0, memoryUsed: 0 };

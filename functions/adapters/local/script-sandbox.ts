@@ -2,8 +2,6 @@
 // new user, mount, pid, ipc, uts, network and cgroup namespaces, an unprivileged uid, read-only system directories,
 // runtime layer and code, a private size-capped tmp, and nothing else; prlimit adds kernel limits on memory,
 // processes, file size and open files. The in-language guards of the wrappers stay as a second layer.
-import { envNames } from '#platform/env-names.js';
-import { readEnv } from '#platform/settings.js';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -107,16 +105,19 @@ function probe(): SandboxMode {
 
 let probed: SandboxMode | undefined;
 
-/** How workers are isolated here; throws SandboxUnavailableError where bubblewrap cannot run and SCRIPT_SANDBOX=none is not set. */
-export function scriptSandbox(): SandboxMode {
-  if (readEnv(envNames.scriptSandbox) === 'none') return { kind: 'none' };
+/** The operator's choice (SCRIPT_SANDBOX): bubblewrap unless `none`, running scripts without it (trusted code only). */
+export type SandboxChoice = 'bwrap' | 'none';
+
+/** How workers are isolated here; throws SandboxUnavailableError where bubblewrap cannot run and `none` was not chosen. */
+export function scriptSandbox(choice: SandboxChoice = 'bwrap'): SandboxMode {
+  if (choice === 'none') return { kind: 'none' };
   probed ??= probe();
   return probed;
 }
 
 /** One line for `npm start`: how scripts are isolated (it has refused to start where they could not run). */
-export function scriptSandboxStatus(): string {
-  const mode = scriptSandbox();
+export function scriptSandboxStatus(choice: SandboxChoice): string {
+  const mode = scriptSandbox(choice);
   return mode.kind === 'bwrap'
     ? `Scripts run under bubblewrap as uid ${mode.runAs?.uid ?? process.getuid?.()} (no network, no view of the platform's files)`
     : 'SCRIPT_SANDBOX=none: scripts run WITHOUT operating-system isolation; run trusted code only';

@@ -19,9 +19,9 @@ export interface LocalTemplateBuilderOptions {
   workDir: string;
   runner: BuildCommandRunner;
   /** The whole build's time limit, read at each build. */
-  timeoutMs: () => number;
-  /** The templates' live settings, read at each build: a limit or registry changed meanwhile applies to the next. */
-  settings: () => TemplateSettings;
+  timeoutMs: number;
+  /** The templates' settings of the platform the builder serves. */
+  settings: TemplateSettings;
   onOutcome: (outcome: BuildOutcome & { logs: string[] }) => Promise<unknown>;
 }
 
@@ -40,12 +40,12 @@ const gitEnv = (settings: TemplateSettings, home: string) =>
   });
 
 /** A first-come queue that starts a build when both its account and the whole platform are under their limit. */
-function buildQueue(settings: () => TemplateSettings) {
+function buildQueue(settings: TemplateSettings) {
   const waiting: Array<{ userId: string; start: () => void }> = [];
   const running = new Map<string, number>();
   let total = 0;
   const fits = (userId: string) => {
-    const { buildsMax, buildsPerAccount } = settings();
+    const { buildsMax, buildsPerAccount } = settings;
     return total < buildsMax && (running.get(userId) ?? 0) < buildsPerAccount;
   };
   function next() {
@@ -106,8 +106,8 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
   }
 
   async function build(job: BuildJob, log: (line: string) => void): Promise<BuildOutcome> {
-    const settings = options.settings();
-    const deadline = Date.now() + options.timeoutMs();
+    const { settings } = options;
+    const deadline = Date.now() + options.timeoutMs;
     await mkdir(options.workDir, { recursive: true });
     const work = await mkdtemp(join(options.workDir, `${job.buildId}-`));
     const checkout = join(work, 'src');
@@ -131,8 +131,7 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
         onLine,
         ...(isolated && { isolated: { writableDir: work, ...isolated } }),
       });
-      if (result.timedOut)
-        throw new BuildFailure(`the build ran past its limit of ${Math.round(options.timeoutMs() / 1000)} s (during ${what}) and was stopped`);
+      if (result.timedOut) throw new BuildFailure(`the build ran past its limit of ${Math.round(options.timeoutMs / 1000)} s (during ${what}) and was stopped`);
       return { ...result, outOfSpace };
     };
     const step = async (...args: Parameters<typeof run>) => (await run(...args)).exitCode === 0;

@@ -1,9 +1,7 @@
 // The documents area's composition module: its services with their production dependencies.
 import { accountExists } from '#functions/accounts/api.js';
-import { type Clock, systemClock } from '#platform/clock.js';
-import { backgroundRuns } from '#functions/app/background-runs.js';
-import { documentBlobStore, graphVectorStore, sharedEmbedder } from '#functions/app/document-adapters.js';
-import { platformSettings } from '#functions/app/platform.js';
+import { documentAdapters } from '#functions/app/document-adapters.js';
+import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { type LexicalSnapshots, createGraphIndexCache, snapshotAfterChunks } from '#functions/documents/graph-index-cache.js';
 import { type GraphService, createGraphService } from '#functions/documents/graph-service.js';
 import { type GraphStore, createGraphStore } from '#functions/documents/graph-store.js';
@@ -29,11 +27,14 @@ const lexicalSnapshots = (blobs: BlobStore): LexicalSnapshots => ({
 const documentIdsOf = (store: DocumentStore) => async (graphId: string) => (await store.listEntries(graphId)).map((entry) => entry.documentId);
 
 /** Warm graph indexes over the store, with their BM25 snapshots in the blob store (one cache per process). */
-export function graphIndexes(deps: { store: DocumentStore; graphStore: GraphStore; blobs: BlobStore; embedder: Pick<Embedder, 'modelId' | 'dims'> }) {
+export function graphIndexes(
+  platform: Platform,
+  deps: { store: DocumentStore; graphStore: GraphStore; blobs: BlobStore; embedder: Pick<Embedder, 'modelId' | 'dims'> },
+) {
   const { store, graphStore, blobs, embedder } = deps;
   const version = async (graphId: string) => (await graphStore.state(graphId)).version;
   const source = { version, vectors: store.getVectors, chunks: store.listChunks, documentIds: documentIdsOf(store) };
-  return createGraphIndexCache({ source, embedder, maxVectors: platformSettings().documents.maxCachedVectors, snapshots: lexicalSnapshots(blobs) });
+  return createGraphIndexCache({ source, embedder, maxVectors: platform.settings.documents.maxCachedVectors, snapshots: lexicalSnapshots(blobs) });
 }
 
 /** The processing job's upkeep of BM25 snapshots, for graphs of at least `fromChunks` chunks. */
@@ -54,17 +55,17 @@ function snapshotKeeper(deps: { store: DocumentStore; graphStore: GraphStore; bl
  * which the processing job keeps a graph's BM25 snapshot (both lowered by tests).
  */
 export function productionDeps(
-  clock: Clock = systemClock,
+  platform: Platform,
   large: { vectorStore?: GraphVectorStore; fromChunks?: number; snapshotFromChunks?: number } = {},
 ): DocumentServiceDeps {
+  const { clock } = platform;
   const store = createDocumentStore();
   const graphStore = createGraphStore();
   const graphs = createGraphService({ graphs: graphStore, accounts, clock });
-  const blobs = documentBlobStore();
-  const embedder = sharedEmbedder();
-  const vectorStore = large.vectorStore ?? graphVectorStore();
+  const { blobStore: blobs, embedder, graphVectorStore } = documentAdapters(platform);
+  const vectorStore = large.vectorStore ?? graphVectorStore;
   const largeGraphs = vectorStore && createLargeGraphIndex({ vectors: vectorStore, terms: createTermStore() });
-  const fromChunks = large.fromChunks ?? platformSettings().documents.largeGraphChunks;
+  const fromChunks = large.fromChunks ?? platform.settings.documents.largeGraphChunks;
   const snapshots = snapshotKeeper({
     store,
     graphStore,
@@ -73,16 +74,14 @@ export function productionDeps(
     upToChunks: largeGraphs && fromChunks,
   });
   const ingest = createIngest({ store, blobs, embedder, clock, largeGraphs, snapshots });
-  const indexes = graphIndexes({ store, graphStore, blobs, embedder });
+  const indexes = graphIndexes(platform, { store, graphStore, blobs, embedder });
   const search = createSearch({ store, graphs, embedder, indexes, state: graphStore.state, largeGraphs: largeGraphs && { index: largeGraphs, fromChunks } });
-  return { store, graphs, blobs, ingest, jobs: backgroundRuns((job: DocumentJob) => ingest.job(job.documentId)), search, clock, largeGraphs };
+  return { store, graphs, blobs, ingest, jobs: platform.backgroundRuns((job: DocumentJob) => ingest.job(job.documentId)), search, clock, largeGraphs };
 }
 
-let service: DocumentService | undefined;
-export const documentService = (): DocumentService => (service ??= createDocumentService(productionDeps()));
+export const documentService = perPlatform((platform): DocumentService => createDocumentService(productionDeps(platform)));
 
-let graphService: GraphService | undefined;
-export const graphsService = (): GraphService => (graphService ??= createGraphService({ graphs: createGraphStore(), accounts, clock: systemClock }));
+export const graphsService = perPlatform(({ clock }): GraphService => createGraphService({ graphs: createGraphStore(), accounts, clock }));
 
 /** What a processing job sent to the upload functions runs (withBackgroundRuns tells it from an HTTP event). */
 export const processDocument = (job: DocumentJob) => documentService().process(job.documentId);

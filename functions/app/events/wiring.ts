@@ -2,12 +2,7 @@
 // dependencies (stores, the platform root's ports, and the scripts area behind the ScriptPort). Handlers get their services here; services
 // never import this file.
 import { describeScript, resolveWait, runScript } from '#functions/scripts/api.js';
-import { systemClock } from '#platform/clock.js';
-import { settings } from '#platform/settings.js';
-import { credentialVault } from '#functions/app/credential-vault.js';
-import { eventPublisher } from '#functions/app/event-publisher.js';
-import { liveScheduler } from '#functions/app/schedulers.js';
-import { metrics } from '#functions/app/platform.js';
+import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { createDeliveryStore } from '#functions/events/delivery-store.js';
 import { createEventHistoryService } from '#functions/events/history-service.js';
 import { createEventHistoryStore } from '#functions/events/history-store.js';
@@ -24,67 +19,49 @@ import type { EventWaits } from '#functions/events/event-waits.js';
 import { runEventWaits } from '#functions/app/run-wait-kinds.js';
 import { createEventWaitTarget } from '#functions/events/wait-target.js';
 
-let port: ScriptPort | undefined;
 /** The scripts area's facade says who owns a script and whether it is deployed, and runs it with its limits. */
-function scriptPort(): ScriptPort {
-  if (port) return port;
-  port = {
-    async describe(scriptId) {
-      const script = await describeScript(scriptId);
-      return script && { userId: script.ownerId, deployed: script.deployed };
-    },
-    async run(request) {
-      const { execution } = await runScript(request);
-      return { executionId: execution.executionId, status: execution.status };
-    },
-  };
-  return port;
-}
+const scriptPort: ScriptPort = {
+  async describe(scriptId) {
+    const script = await describeScript(scriptId);
+    return script && { userId: script.ownerId, deployed: script.deployed };
+  },
+  async run(request) {
+    const { execution } = await runScript(request);
+    return { executionId: execution.executionId, status: execution.status };
+  },
+};
 
 /** Runs waiting for their user's events: opened by the durable engine, resumed by the trigger pipeline's wait kind. */
-export const eventWaits = (): EventWaits => runEventWaits({ resolve: resolveWait });
+export const eventWaits = perPlatform((platform): EventWaits => runEventWaits(platform, { resolve: resolveWait }));
 
-let waitKind: TargetKind | undefined;
 /** The trigger pipeline's kind for runs waiting on their user's events. */
-export const eventWaitTarget = (): TargetKind => (waitKind ??= createEventWaitTarget(eventWaits()));
+export const eventWaitTarget = perPlatform((platform): TargetKind => createEventWaitTarget(eventWaits(platform)));
 
-let subscriptionKind: TargetKind | undefined;
 /** The trigger pipeline's subscription kind: subscribed scripts, script schedule firings and webhook requests. */
-export function subscriptionTarget(): TargetKind {
-  if (subscriptionKind) return subscriptionKind;
+export const subscriptionTarget = perPlatform(({ settings, scheduler, clock }): TargetKind => {
   const triggers = createTriggerStore();
-  subscriptionKind = createSubscriptionTarget({
-    index: createSubscriptionIndex({ cached: settings.mode === 'local' }),
+  return createSubscriptionTarget({
+    index: createSubscriptionIndex({ cached: settings.kernel.mode === 'local' }),
     history: createEventHistoryStore(),
-    scripts: scriptPort(),
-    triggers: { ...triggers, retireSchedule: (scheduleId) => retireSchedule({ store: triggers, scheduler: liveScheduler }, scheduleId) },
-    clock: systemClock,
+    scripts: scriptPort,
+    triggers: { ...triggers, retireSchedule: (scheduleId) => retireSchedule({ store: triggers, scheduler }, scheduleId) },
+    clock,
   });
-  return subscriptionKind;
-}
+});
 
 /** The trigger pipeline over the target kinds the composition above the areas registers. */
-export const triggerPipelineOf = (kinds: readonly TargetKind[]): TriggerPipeline =>
-  createTriggerPipeline({ kinds, ledger: createDeliveryStore(systemClock), history: createEventHistoryStore(), clock: systemClock, metrics: metrics() });
+export const triggerPipelineOf = ({ clock, metrics }: Platform, kinds: readonly TargetKind[]): TriggerPipeline =>
+  createTriggerPipeline({ kinds, ledger: createDeliveryStore(clock), history: createEventHistoryStore(), clock, metrics });
 
-let ingest: ReturnType<typeof createEventIngest> | undefined;
-export const eventIngest = () => (ingest ??= createEventIngest({ publisher: eventPublisher(), clock: systemClock }));
+export const eventIngest = perPlatform(({ eventBus, clock }) => createEventIngest({ publisher: eventBus, clock }));
 
-let history: ReturnType<typeof createEventHistoryService> | undefined;
-export const eventHistory = () => (history ??= createEventHistoryService({ store: createEventHistoryStore() }));
+export const eventHistory = perPlatform(() => createEventHistoryService({ store: createEventHistoryStore() }));
 
-let subscriptions: SubscriptionService | undefined;
-export const subscriptionService = (): SubscriptionService =>
-  (subscriptions ??= createSubscriptionService({ store: createSubscriptionStore(), scripts: scriptPort(), clock: systemClock }));
+export const subscriptionService = perPlatform(
+  ({ clock }): SubscriptionService => createSubscriptionService({ store: createSubscriptionStore(), scripts: scriptPort, clock }),
+);
 
-let triggers: TriggerService | undefined;
-export const triggerService = (): TriggerService =>
-  (triggers ??= createTriggerService({
-    store: createTriggerStore(),
-    scripts: scriptPort(),
-    vault: credentialVault(),
-    publisher: eventPublisher(),
-    // Resolved per call: the local scheduler is replaced when the local platform restarts in-process.
-    scheduler: liveScheduler,
-    clock: systemClock,
-  }));
+export const triggerService = perPlatform(
+  ({ credentialVault, eventBus, scheduler, clock }): TriggerService =>
+    createTriggerService({ store: createTriggerStore(), scripts: scriptPort, vault: credentialVault, publisher: eventBus, scheduler, clock }),
+);

@@ -3,14 +3,9 @@
 import { type TargetKind, deliveryLedger } from '#functions/events/api.js';
 import { installedResources, resourceCaller } from '#functions/resources/api.js';
 import { inProcessDurableRuns, mayRun, ownedScripts, runScript, scriptRun, scriptRuns } from '#functions/scripts/api.js';
-import { backgroundRuns } from '#functions/app/background-runs.js';
-import { eventPublisher } from '#functions/app/event-publisher.js';
-import { liveScheduler } from '#functions/app/schedulers.js';
-import { liveFlowSettings, rateLimiter } from '#functions/app/platform.js';
-import { settings } from '#platform/settings.js';
+import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { languageModel } from '#adapters/llm.js';
-import { systemClock } from '#platform/clock.js';
-import type { EventPublisher } from '#platform/ports.js';
+import type { Clock } from '#platform/clock.js';
 import { createExecutionStore } from '#functions/flows/execution-store.js';
 import { createExecutor, realDeadline, realWait } from '#functions/flows/executor.js';
 import { type FlowRuns, createFlowRuns } from '#functions/flows/flow-runs.js';
@@ -27,7 +22,7 @@ import { type FlowRunOperations, createFlowRunOperations } from '#functions/flow
  * Direct flows and script tools run through the scripts area's runner, with trigger type `flow` (a run waits there
  * for one of its script's slots); who may name a script is the scripts area's access rule.
  */
-export function flowScriptRunner(): FlowScriptRunner {
+export function flowScriptRunner(clock: Clock): FlowScriptRunner {
   return {
     canRun: mayRun,
     async run({ scriptId, userId, data, flowId, eventType }) {
@@ -56,7 +51,7 @@ export function flowScriptRunner(): FlowScriptRunner {
         output: run.output,
         error: run.error && { code: run.error.code, message: run.error.message },
         cost: run.cost,
-        finishedAt: run.finishedAt ?? systemClock.nowIso(),
+        finishedAt: run.finishedAt ?? clock.nowIso(),
       };
     },
   };
@@ -71,90 +66,87 @@ function toolCatalog(scripts: FlowScriptRunner) {
   });
 }
 
-// Resolved per call: local adapters are replaced when the local platform restarts in-process.
-const publisherPort: EventPublisher = { publish: (event) => eventPublisher().publish(event) };
-
 /** The durable engine's runner name of flow runs: it continues them after their tool call's approval. */
 const flowRunner = 'flow';
 
-let durable: DurableFlowRuns | undefined;
-const durableFlowRuns = (): DurableFlowRuns =>
-  (durable ??= inProcessDurableRuns(flowRunner, async (payload, invocation) => void (await flowRuns().resume(payload, invocation))));
+const durableFlowRuns = perPlatform(
+  (platform: Platform): DurableFlowRuns =>
+    inProcessDurableRuns(flowRunner, async (payload, invocation) => void (await flowRuns(platform).resume(payload, invocation))),
+);
 
-let runs: FlowRuns | undefined;
 /** Built before any durable wake-up is handled (functions/app/handlers/wake-durable-run.ts): it registers the flows' resumer. */
-export const flowRuns = (): FlowRuns => {
-  if (!runs) {
-    const scripts = flowScriptRunner();
-    runs = createFlowRuns({
+export const flowRuns = perPlatform((platform: Platform): FlowRuns => {
+  const { clock, settings } = platform;
+  const scripts = flowScriptRunner(clock);
+  const durable = durableFlowRuns(platform);
+  return createFlowRuns({
+    flows: createFlowStore(),
+    executions: createExecutionStore(),
+    scripts,
+    executor: createExecutor({
+      scripts,
+      tools: toolCatalog(scripts),
+      model: () => languageModel(settings.flows.llm),
+      durable,
+      clock,
+      deadline: realDeadline,
+      wait: realWait,
+    }),
+    scheduler: platform.scheduler,
+    publisher: platform.eventBus,
+    limiter: platform.rateLimiter,
+    clock,
+  });
+});
+
+export const flowLongRuns = perPlatform(
+  (platform: Platform): FlowLongRuns =>
+    createFlowLongRuns({
+      runs: flowRuns(platform),
+      executions: createExecutionStore(),
+      ledger: deliveryLedger(platform.clock),
+      background: platform.backgroundRuns,
+      boundMs: platform.settings.kernel.runWaitMs,
+      clock: platform.clock,
+    }),
+);
+
+export const flowService = perPlatform(
+  (platform: Platform): FlowService =>
+    createFlowService({
       flows: createFlowStore(),
       executions: createExecutionStore(),
-      scripts,
-      executor: createExecutor({
-        scripts,
-        tools: toolCatalog(scripts),
-        model: () => languageModel(liveFlowSettings().llm),
-        durable: durableFlowRuns(),
-        clock: systemClock,
-        deadline: realDeadline,
-        wait: realWait,
-      }),
-      scheduler: liveScheduler,
-      publisher: publisherPort,
-      limiter: rateLimiter,
-      clock: systemClock,
-    });
-  }
-  return runs;
-};
+      scripts: flowScriptRunner(platform.clock),
+      scheduler: platform.scheduler,
+      longRuns: flowLongRuns(platform),
+      clock: platform.clock,
+      llmConfigured: () => languageModel(platform.settings.flows.llm) !== undefined,
+    }),
+);
 
-let longRuns: FlowLongRuns | undefined;
-export const flowLongRuns = (): FlowLongRuns =>
-  (longRuns ??= createFlowLongRuns({
-    runs: flowRuns(),
-    executions: createExecutionStore(),
-    ledger: deliveryLedger(systemClock),
-    background: backgroundRuns,
-    boundMs: () => settings.runWaitMs,
-    clock: systemClock,
-  }));
-
-let service: FlowService | undefined;
-export const flowService = (): FlowService =>
-  (service ??= createFlowService({
-    flows: createFlowStore(),
-    executions: createExecutionStore(),
-    scripts: flowScriptRunner(),
-    scheduler: liveScheduler,
-    longRuns: flowLongRuns(),
-    clock: systemClock,
-    llmConfigured: () => languageModel(liveFlowSettings().llm) !== undefined,
-  }));
-
-let eventTarget: TargetKind | undefined;
 /** The trigger pipeline's event-flow kind: event flows, time flows' firings and retries coming due. */
-export const flowEventTarget = (): TargetKind =>
-  (eventTarget ??= createFlowEventTarget({ flows: createFlowStore(), executions: createExecutionStore(), runs: flowRuns() }));
+export const flowEventTarget = perPlatform(
+  (platform: Platform): TargetKind => createFlowEventTarget({ flows: createFlowStore(), executions: createExecutionStore(), runs: flowRuns(platform) }),
+);
 
-let history: ReturnType<typeof createRunHistory> | undefined;
 /** The run history reads the scripts area's runs beside the flows' own results. */
-export const runHistory = () => {
-  if (history) return history;
+export const runHistory = perPlatform(({ clock }: Platform) => {
   const [flows, results] = [createFlowStore(), createExecutionStore()];
-  return (history = createRunHistory({
+  return createRunHistory({
     scriptRuns,
     flows: (userId) => flows.listByUser(userId, ['flowId', 'scriptId', 'trigger']),
-    flowResults: (flowId) => results.listResults(flowId, systemClock.now()),
-  }));
-};
+    flowResults: (flowId) => results.listResults(flowId, clock.now()),
+  });
+});
 
-let operations: FlowRunOperations | undefined;
 /** Cancel, re-run and replay of flows' runs: each re-run or replayed execution through the bus to the flows' rule. */
-export const flowRunOperations = (): FlowRunOperations =>
-  (operations ??= createFlowRunOperations({
-    flows: createFlowStore(),
-    executions: createExecutionStore(),
-    durable: durableFlowRuns(),
-    publisher: publisherPort,
-    clock: systemClock,
-  }));
+export const flowRunOperations = perPlatform(
+  (platform: Platform): FlowRunOperations =>
+    createFlowRunOperations({
+      flows: createFlowStore(),
+      executions: createExecutionStore(),
+      durable: durableFlowRuns(platform),
+      publisher: platform.eventBus,
+      clock: platform.clock,
+    }),
+);

@@ -3,10 +3,9 @@
 // Handlers get their services here; services never import this file.
 import { profile } from '#functions/accounts/api.js';
 import { callAsOwner, checkParams, recordRevenue, resourceForCall } from '#functions/resources/api.js';
-import { systemClock } from '#platform/clock.js';
 import { AppError } from '#platform/errors.js';
 import { errorBody } from '#platform/http.js';
-import { metrics } from '#functions/app/platform.js';
+import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { payoutTrigger, platformSigners, solanaLedger } from '#functions/app/payment-adapters.js';
 import type { ServedResponse } from '#functions/payments/errors.js';
 import { usdToUsdc } from '#functions/payments/networks.js';
@@ -14,7 +13,7 @@ import { createPayoutStore } from '#functions/payments/payout-store.js';
 import { type PayoutService, createPayoutService } from '#functions/payments/payouts.js';
 import type { PaymentResources } from '#functions/payments/resources-port.js';
 import { type PaymentService, createPaymentService } from '#functions/payments/service.js';
-import { maxTimeoutSeconds, paymentSettings } from '#functions/payments/settings.js';
+import { maxTimeoutSeconds } from '#functions/payments/settings.js';
 import { createPaymentStore } from '#functions/payments/store.js';
 
 /** Method `cost`, else the resource's `basePrice`; the `free` model costs nothing (the resources area prices calls alike). */
@@ -60,34 +59,33 @@ function productionResources(): PaymentResources {
   };
 }
 
-let service: PaymentService | undefined;
-let payouts: PayoutService | undefined;
-
 /** The payout service of this process (the payout function, the local schedule, threshold crossings). */
-export function payoutService(): PayoutService {
+export const payoutService = perPlatform((platform: Platform): PayoutService => {
   const resources = productionResources();
-  payouts ??= createPayoutService({
+  const threshold = usdToUsdc(platform.settings.payments.payoutThresholdUsdc);
+  return createPayoutService({
     store: createPayoutStore(),
-    ledger: solanaLedger,
-    signers: platformSigners,
+    ledger: solanaLedger(platform),
+    signers: platformSigners(platform),
     walletOf: async (ownerId) => (await resources.seller(ownerId))?.walletAddress ?? null,
-    clock: systemClock,
-    threshold: () => usdToUsdc(paymentSettings.payoutThresholdUsdc),
+    clock: platform.clock,
+    threshold: () => threshold,
     confirmTimeoutMs: maxTimeoutSeconds * 1000,
   });
-  return payouts;
-}
+});
 
-export const paymentService = (): PaymentService =>
-  (service ??= createPaymentService({
-    store: createPaymentStore(),
-    payoutStore: createPayoutStore(),
-    payouts: payoutService(),
-    requestPayout: payoutTrigger((ownerId, asset) => payoutService().run({ ownerId, asset })),
-    ledger: solanaLedger,
-    signers: platformSigners,
-    resources: productionResources(),
-    clock: systemClock,
-    metrics: metrics(),
-    solPriceUsd: () => paymentSettings.solPriceUsd,
-  }));
+export const paymentService = perPlatform(
+  (platform: Platform): PaymentService =>
+    createPaymentService({
+      store: createPaymentStore(),
+      payoutStore: createPayoutStore(),
+      payouts: payoutService(platform),
+      requestPayout: payoutTrigger(platform, (ownerId, asset) => payoutService(platform).run({ ownerId, asset })),
+      ledger: solanaLedger(platform),
+      signers: platformSigners(platform),
+      resources: productionResources(),
+      clock: platform.clock,
+      metrics: platform.metrics,
+      solPriceUsd: platform.settings.payments.solPriceUsd,
+    }),
+);

@@ -2,12 +2,9 @@
 // access rules, and the platform root's vault, rate limiter and bus). Handlers and other areas' composition modules
 // get the services here; services never import this file.
 import type { ReviewTarget } from '#functions/reviews/api.js';
-import { systemClock } from '#platform/clock.js';
 import { outboundRequest } from '#platform/outbound.js';
 import type { ResourceCaller } from '#platform/ports.js';
-import { credentialVault } from '#functions/app/credential-vault.js';
-import { eventPublisher } from '#functions/app/event-publisher.js';
-import { rateLimiter } from '#functions/app/platform.js';
+import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { createAccess } from '#functions/resources/access.js';
 import { type CallService, createCallService } from '#functions/resources/call-service.js';
 import { type InstallationService, createInstallationService } from '#functions/resources/installation-service.js';
@@ -24,45 +21,41 @@ function storesAndAccess() {
   return { resources, installations, versions: createVersionCache(resources), access: createAccess({ resources, installations }) };
 }
 
-let calls: CallService | undefined;
-export const callService = (): CallService =>
-  (calls ??= createCallService({ ...storesAndAccess(), vault: credentialVault(), limiter: rateLimiter, clock: systemClock, send: outboundRequest }));
+export const callService = perPlatform(
+  ({ credentialVault, rateLimiter, clock }: Platform): CallService =>
+    createCallService({ ...storesAndAccess(), vault: credentialVault, limiter: rateLimiter, clock, send: outboundRequest }),
+);
 
 /** The ResourceCaller port (functions/platform/ports.ts), plus callAsOwner for x402 payments. */
 export const resourceCaller = (): ResourceCaller & Pick<CallService, 'callAsOwner'> => callService();
 
-let installs: InstallationService | undefined;
-export const installationService = (): InstallationService =>
-  (installs ??= createInstallationService({ ...storesAndAccess(), vault: credentialVault(), clock: systemClock }));
+export const installationService = perPlatform(
+  ({ credentialVault, clock }: Platform): InstallationService => createInstallationService({ ...storesAndAccess(), vault: credentialVault, clock }),
+);
 
-let service: ResourceService | undefined;
-export const resourceService = (): ResourceService => (service ??= createResourceService({ ...storesAndAccess(), clock: systemClock }));
+export const resourceService = perPlatform(({ clock }: Platform): ResourceService => createResourceService({ ...storesAndAccess(), clock }));
 
 /** Payments records each settled x402 payment here; metrics' `totalRevenue` includes it. */
 export const recordRevenue = (resourceId: string, amountUsd: number) => resourceService().recordRevenue(resourceId, amountUsd);
 
-let webhooks: ReturnType<typeof createWebhookService> | undefined;
-export const webhookService = () =>
-  (webhooks ??= createWebhookService({
+export const webhookService = perPlatform(({ credentialVault, eventBus, clock }: Platform) =>
+  createWebhookService({
     installations: createInstallationStore(),
     versions: createVersionCache(createResourceStore()),
-    vault: credentialVault(),
-    publisher: eventPublisher,
-    clock: systemClock,
-  }));
+    vault: credentialVault,
+    publisher: eventBus,
+    clock,
+  }),
+);
 
-let reviewTarget: ReviewTarget | undefined;
 /** The resources side of the shared reviews module: ratings live on the resource item, installers may review. */
-export const resourceReviewTarget = (): ReviewTarget => {
-  if (!reviewTarget) {
-    const [resources, installations] = [createResourceStore(), createInstallationStore()];
-    const access = createAccess({ resources, installations });
-    reviewTarget = {
-      itemType: 'resource',
-      ratingUpdate: resources.ratingUpdate,
-      visibleOwner: async (userId, resourceId) => (await access.visible(userId, resourceId)).ownerId,
-      isInstaller: async (userId, resourceId) => (await installations.get(userId, resourceId)) !== undefined,
-    };
-  }
-  return reviewTarget;
-};
+export const resourceReviewTarget = perPlatform((): ReviewTarget => {
+  const [resources, installations] = [createResourceStore(), createInstallationStore()];
+  const access = createAccess({ resources, installations });
+  return {
+    itemType: 'resource',
+    ratingUpdate: resources.ratingUpdate,
+    visibleOwner: async (userId, resourceId) => (await access.visible(userId, resourceId)).ownerId,
+    isInstaller: async (userId, resourceId) => (await installations.get(userId, resourceId)) !== undefined,
+  };
+});

@@ -7,14 +7,8 @@ import { installedMethodNames, resourceCaller } from '#functions/resources/api.j
 import type { ReviewTarget } from '#functions/reviews/api.js';
 import { scriptGrantKey } from '#adapters/script-grant-key.js';
 import { tmpdir } from 'node:os';
-import { systemClock } from '#platform/clock.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
-import { settings } from '#platform/settings.js';
-import { backgroundRuns } from '#functions/app/background-runs.js';
-import { credentialVault } from '#functions/app/credential-vault.js';
-import { eventPublisher } from '#functions/app/event-publisher.js';
-import { liveScheduler } from '#functions/app/schedulers.js';
-import { metrics, platformSettings, rateLimiter } from '#functions/app/platform.js';
+import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { packageInstaller, pythonCodeFacts, runSlots, scriptPackageStore, scriptRuntime } from '#functions/app/script-adapters.js';
 import { type Authoring, createAuthoring } from '#functions/scripts/authoring/authoring.js';
 import { type DependencyService, createDependencyService } from '#functions/scripts/packages/dependencies.js';
@@ -58,161 +52,148 @@ export const accountBudgets = (): BudgetSource => ({ monthlyBudgetUsd });
 
 export const installedResources = (): ResourceCatalog => ({ methodsOf: installedMethodNames });
 
-let registries: RegistryService | undefined;
-export const scriptRegistries = (): RegistryService =>
-  (registries ??= createRegistryService({ store: createRegistryStore(), vault: credentialVault, clock: systemClock }));
+export const scriptRegistries = perPlatform(
+  ({ credentialVault, clock }: Platform): RegistryService => createRegistryService({ store: createRegistryStore(), vault: () => credentialVault, clock }),
+);
 
-let dependencies: DependencyService | undefined;
-export const scriptDependencies = (): DependencyService =>
-  (dependencies ??= createDependencyService({
-    installer: packageInstaller,
-    blobs: scriptPackageStore,
-    refs: createTreeRefStore,
-    runtime: scriptRuntime,
-    registryOf: (userId, ecosystem) => scriptRegistries().registryOf(userId, ecosystem),
-    clock: systemClock,
-  }));
+export const scriptDependencies = perPlatform(
+  (platform: Platform): DependencyService =>
+    createDependencyService({
+      installer: () => packageInstaller(platform),
+      blobs: () => scriptPackageStore(platform),
+      refs: createTreeRefStore,
+      runtime: () => scriptRuntime(platform),
+      registryOf: (userId, ecosystem) => scriptRegistries(platform).registryOf(userId, ecosystem),
+      clock: platform.clock,
+    }),
+);
 
-let npmInstaller: ReturnType<typeof createNpmInstallerFunction> | undefined;
 /** The npm installer function's work (AWS): each install in a fresh directory under /tmp, the tree to the script-packages bucket. */
-export const npmInstall = () =>
-  (npmInstaller ??= createNpmInstallerFunction({
-    blobs: scriptPackageStore,
+export const npmInstall = perPlatform((platform: Platform) =>
+  createNpmInstallerFunction({
+    blobs: () => scriptPackageStore(platform),
     workDir: tmpdir(),
-    timeoutMs: (platformSettings().scripts.packageInstallTimeoutSeconds ?? 20) * 1000,
-  }));
+    timeoutMs: (platform.settings.scripts.packageInstallTimeoutSeconds ?? 20) * 1000,
+  }),
+);
 
 /** Versions' code, in the same blob store as their packages. */
-export const scriptCode: VersionCode = createVersionCode(scriptPackageStore);
+export const scriptCode = perPlatform((platform: Platform): VersionCode => createVersionCode(() => scriptPackageStore(platform)));
 
-let resourceCalls: ReturnType<typeof createScriptResourceCalls> | undefined;
 /** The resource-call function of Lambda-deployed scripts. */
-export const scriptResourceCalls = () =>
-  (resourceCalls ??= createScriptResourceCalls({
-    key: scriptGrantKey,
+export const scriptResourceCalls = perPlatform((platform: Platform) =>
+  createScriptResourceCalls({
+    key: () => scriptGrantKey(platform.settings.scripts.lambda.grantSecretArn),
     tallies: createRunTallies(),
     caller: resourceCaller,
-    clock: systemClock,
+    clock: platform.clock,
     checkpoint: (grant, method, params) =>
-      durableEngine().checkpoint({ executionId: grant.executionId, userId: grant.userId, scriptId: grant.scriptId }, method, params),
-  }));
+      durableEngine(platform).checkpoint({ executionId: grant.executionId, userId: grant.userId, scriptId: grant.scriptId }, method, params),
+  }),
+);
 
-const deployerOf = (store: ScriptStore): Deployer =>
-  createDeployer({ store, runtime: scriptRuntime, packages: scriptDependencies, code: scriptCode, clock: systemClock });
+const deployerOf = (platform: Platform, store: ScriptStore): Deployer =>
+  createDeployer({
+    store,
+    runtime: () => scriptRuntime(platform),
+    packages: () => scriptDependencies(platform),
+    code: scriptCode(platform),
+    clock: platform.clock,
+  });
 
-let service: ScriptService | undefined;
-export const scriptService = (): ScriptService => {
-  if (!service) {
-    const store = createScriptStore();
-    service = createScriptService({
-      store,
-      deployer: deployerOf(store),
-      runtime: scriptRuntime,
-      keys: accountKeys,
-      subscriptions: { enabledCount: enabledSubscriptionCount },
-      clock: systemClock,
-      packages: scriptDependencies,
-      code: scriptCode,
-    });
-  }
-  return service;
-};
+export const scriptService = perPlatform((platform: Platform): ScriptService => {
+  const store = createScriptStore();
+  return createScriptService({
+    store,
+    deployer: deployerOf(platform, store),
+    runtime: () => scriptRuntime(platform),
+    keys: accountKeys,
+    subscriptions: { enabledCount: enabledSubscriptionCount },
+    clock: platform.clock,
+    packages: () => scriptDependencies(platform),
+    code: scriptCode(platform),
+  });
+});
 
-let runner: ScriptRunner | undefined;
 /** The execution entry for every trigger: `scriptRunner().execute({scriptId, userId, data, trigger})`. */
-export const scriptRunner = (): ScriptRunner => {
-  if (!runner) {
-    const store = createScriptStore();
-    runner = createScriptRunner({
-      store,
-      executions: createExecutionStore(),
-      deployer: deployerOf(store),
-      packages: scriptDependencies,
-      code: scriptCode,
-      runtime: scriptRuntime,
-      slots: runSlots,
-      limiter: rateLimiter,
-      budgets: accountBudgets(),
-      resources: resourceCaller,
-      clock: systemClock,
-      metrics,
-      settings: () => platformSettings().scripts,
-      durable: durableScriptRuns,
-    });
-  }
-  return runner;
-};
+export const scriptRunner = perPlatform((platform: Platform): ScriptRunner => {
+  const store = createScriptStore();
+  return createScriptRunner({
+    store,
+    executions: createExecutionStore(),
+    deployer: deployerOf(platform, store),
+    packages: () => scriptDependencies(platform),
+    code: scriptCode(platform),
+    runtime: () => scriptRuntime(platform),
+    slots: () => runSlots(platform),
+    limiter: platform.rateLimiter,
+    budgets: accountBudgets(),
+    resources: resourceCaller,
+    clock: platform.clock,
+    metrics: platform.metrics,
+    settings: platform.settings.scripts,
+    durable: () => durableScriptRuns(platform),
+  });
+});
 
 /** Who may run a script: its owner or an installer (script-access.ts). */
 export const scriptAccess = (): ScriptAccess => createScriptAccess(createScriptStore());
 
-let durable: { engine: DurableEngine; callbacks: DurableCallbacks; hooks: DurableRunHooks; operations: RunOperations } | undefined;
 /** The durable-run engine with its built-in wait kinds, the script runs' hooks and the operations on runs. */
-const durableParts = () => {
-  if (!durable) {
-    const journal = createJournal();
-    const bus = { publish: (event: Parameters<ReturnType<typeof eventPublisher>['publish']>[0]) => eventPublisher().publish(event) };
-    const engine = createDurableEngine({
-      journal,
-      oneShots: liveScheduler,
-      bus,
-      clock: systemClock,
-    });
-    const callbacks = registerCallbacks(engine, { journal, baseUrl: () => settings.callbackBaseUrl });
-    const scripts = createScriptStore();
-    registerRunWaitKinds(engine, {
-      users: { findUsers },
-      events: bus,
-      clock: systemClock,
-      scriptOwner: async (scriptId) => (await scripts.get(scriptId))?.ownerId,
-      consoleUrl: () => settings.callbackBaseUrl,
-    });
-    const executions = createExecutionStore();
-    const hooks = createDurableScriptRuns({ engine, executions, runner: scriptRunner, bus, clock: systemClock });
-    const operations = createRunOperations({
-      engine,
-      journal,
-      callbacks,
-      executions,
-      runner: scriptRunner,
-      access: scriptAccess(),
-      ended: hooks.ended,
-      clock: systemClock,
-    });
-    durable = { engine, callbacks, hooks, operations };
-  }
-  return durable;
-};
+const durableParts = perPlatform((platform: Platform) => {
+  const { clock, eventBus: bus, scheduler } = platform;
+  const consoleUrl = platform.settings.kernel.callbackBaseUrl;
+  const journal = createJournal();
+  const engine = createDurableEngine({ journal, oneShots: scheduler, bus, clock });
+  const callbacks = registerCallbacks(engine, { journal, baseUrl: consoleUrl });
+  const scripts = createScriptStore();
+  registerRunWaitKinds(platform, engine, {
+    users: { findUsers },
+    events: bus,
+    clock,
+    scriptOwner: async (scriptId) => (await scripts.get(scriptId))?.ownerId,
+    consoleUrl,
+  });
+  const executions = createExecutionStore();
+  const runner = () => scriptRunner(platform);
+  const hooks = createDurableScriptRuns({ engine, executions, runner, bus, clock });
+  const operations = createRunOperations({ engine, journal, callbacks, executions, runner, access: scriptAccess(), ended: hooks.ended, clock });
+  return { engine, callbacks, hooks, operations };
+});
 /** The engine, for wait kinds and in-process durable runs of other modules (`registerWaitKind`, `resolveWait`). */
-export const durableEngine = (): DurableEngine => durableParts().engine;
+export const durableEngine = (of?: Platform): DurableEngine => durableParts(of).engine;
 export const durableCallbacks = (): DurableCallbacks => durableParts().callbacks;
-export const durableScriptRuns = (): DurableRunHooks => durableParts().hooks;
+export const durableScriptRuns = (of?: Platform): DurableRunHooks => durableParts(of).hooks;
 export const runOperations = (): RunOperations => durableParts().operations;
 
-let longRuns: LongRuns | undefined;
-export const scriptLongRuns = (): LongRuns =>
-  (longRuns ??= createLongRuns({
-    runner: scriptRunner(),
-    executions: createExecutionStore(),
-    background: backgroundRuns,
-    boundMs: () => settings.runWaitMs,
-    clock: systemClock,
-  }));
+export const scriptLongRuns = perPlatform(
+  (platform: Platform): LongRuns =>
+    createLongRuns({
+      runner: scriptRunner(platform),
+      executions: createExecutionStore(),
+      background: platform.backgroundRuns,
+      boundMs: platform.settings.kernel.runWaitMs,
+      clock: platform.clock,
+    }),
+);
 
-let authoring: Authoring | undefined;
-export const scriptAuthoring = (): Authoring =>
-  (authoring ??= createAuthoring({
-    flows: { scriptOf: scriptOfFlow, repoint: repointFlow },
-    scripts: scriptService(),
-    store: createScriptStore(),
-    code: scriptCode,
-    catalog: installedResources(),
-    pythonFacts: pythonCodeFacts,
-  }));
+export const scriptAuthoring = perPlatform(
+  (platform: Platform): Authoring =>
+    createAuthoring({
+      flows: { scriptOf: scriptOfFlow, repoint: repointFlow },
+      scripts: scriptService(platform),
+      store: createScriptStore(),
+      code: scriptCode(platform),
+      catalog: installedResources(),
+      pythonFacts: pythonCodeFacts(platform),
+    }),
+);
 
-let insights: Insights | undefined;
-export const scriptInsights = (): Insights =>
-  (insights ??= createInsights({ scripts: scriptService(), store: createScriptStore(), executions: createExecutionStore(), clock: systemClock }));
+export const scriptInsights = perPlatform(
+  (platform: Platform): Insights =>
+    createInsights({ scripts: scriptService(platform), store: createScriptStore(), executions: createExecutionStore(), clock: platform.clock }),
+);
 
-let reviewTarget: ReviewTarget | undefined;
-export const scriptReviewTarget = (): ReviewTarget => (reviewTarget ??= createScriptReviewTarget({ scripts: scriptService(), store: createScriptStore() }));
+export const scriptReviewTarget = perPlatform(
+  (platform: Platform): ReviewTarget => createScriptReviewTarget({ scripts: scriptService(platform), store: createScriptStore() }),
+);

@@ -2,9 +2,7 @@
 import { installResource, resourceAvailability, uninstallResource } from '#functions/resources/api.js';
 import { installScript, scriptAvailability, uninstallScript } from '#functions/scripts/api.js';
 import { type CodeBuildStateChange, createCodeBuildTemplateBuilder, outcomeOfStateChange } from '#adapters/aws/codebuild-template-builder.js';
-import { systemClock } from '#platform/clock.js';
-import { settings as platformSettings } from '#platform/settings.js';
-import { liveTemplateSettings } from '#functions/app/platform.js';
+import { type Platform, perPlatform, platform } from '#functions/app/platform.js';
 import { templateBuilder, templatePagesHost } from '#functions/app/template-adapters.js';
 import { dynamo, tableName } from '#platform/dynamo.js';
 import { ConflictError } from '#platform/errors.js';
@@ -15,13 +13,14 @@ import { createTemplateReviewTarget } from '#functions/templates/reviews.js';
 import { type TemplateService, createTemplateService } from '#functions/templates/service.js';
 import { createTemplateStore } from '#functions/templates/store.js';
 
-const settings: TemplateSettings & { buildTimeoutMs(): number } = {
-  // Below API Gateway's 30 s on AWS; locally a build usually ends within the wait.
-  buildWaitMs: () => (liveTemplateSettings().buildWaitSeconds ?? (platformSettings.mode === 'local' ? 120 : 25)) * 1000,
-  buildTimeoutMs: () => liveTemplateSettings().buildTimeoutMs,
-  // A file:// repository lets a tenant probe which repositories and commits exist on the machine: an operator's choice.
-  allowFileRepositories: () => platformSettings.mode === 'local' && liveTemplateSettings().fileRepositories,
-};
+function serviceSettings({ settings: { kernel, templates } }: Platform): TemplateSettings {
+  return {
+    // Below API Gateway's 30 s on AWS; locally a build usually ends within the wait.
+    buildWaitMs: (templates.buildWaitSeconds ?? (kernel.mode === 'local' ? 120 : 25)) * 1000,
+    // A file:// repository lets a tenant probe which repositories and commits exist on the machine: an operator's choice.
+    allowFileRepositories: kernel.mode === 'local' && templates.fileRepositories,
+  };
+}
 
 /** 'preexisting' when the user had the item already: the template's uninstall leaves it. */
 const alreadyInstalled = (error: unknown) => {
@@ -46,22 +45,19 @@ interface TemplatesArea {
   builds: BuildService;
 }
 
-let area: (TemplatesArea & { dataDir: string }) | undefined;
-
-/** Built on first use (locally the data directory is known only once `npm start` or a test has set it), again for another one. */
-export function templatesArea(): TemplatesArea {
-  if (area?.dataDir === platformSettings.dataDir) return area;
+export const templatesArea = perPlatform((platform: Platform): TemplatesArea => {
+  const { clock } = platform;
+  const settings = serviceSettings(platform);
   const store = createTemplateStore({ db: dynamo(), tableName });
-  const pages = templatePagesHost();
+  const pages = templatePagesHost(platform);
   // The local builder reports a build's end through this callback; on AWS the state-change consumer does.
-  const builder = templateBuilder({ timeoutMs: settings.buildTimeoutMs, onOutcome: (outcome) => builds.finish(outcome) });
-  const builds = createBuildService({ store, builder, pages, settings, clock: systemClock });
+  const builder = templateBuilder(platform, { timeoutMs: platform.settings.templates.buildTimeoutMs, onOutcome: (outcome) => builds.finish(outcome) });
+  const builds = createBuildService({ store, builder, pages, settings, clock });
   const deps = dependencies();
-  const templates = createTemplateService({ store, builds, builder, pages, dependencies: deps, settings, clock: systemClock });
-  const installations = createInstallationService({ store, templates, builds, builder, pages, dependencies: deps, clock: systemClock });
-  area = { templates, installations, builds, dataDir: platformSettings.dataDir };
-  return area;
-}
+  const templates = createTemplateService({ store, builds, builder, pages, dependencies: deps, settings, clock });
+  const installations = createInstallationService({ store, templates, builds, builder, pages, dependencies: deps, clock });
+  return { templates, installations, builds };
+});
 
 export const templateReviewTarget = () => createTemplateReviewTarget(createTemplateStore({ db: dynamo(), tableName }));
 
@@ -69,6 +65,7 @@ export type { CodeBuildStateChange };
 
 /** AWS: a CodeBuild state change of a template build, delivered over EventBridge, ends the build it is for. */
 export async function recordBuildState(detail: CodeBuildStateChange): Promise<void> {
-  const outcome = await outcomeOfStateChange(detail, (buildId) => createCodeBuildTemplateBuilder(liveTemplateSettings().codeBuild).manifestText(buildId));
+  const { settings } = platform();
+  const outcome = await outcomeOfStateChange(detail, (buildId) => createCodeBuildTemplateBuilder(settings.templates.codeBuild).manifestText(buildId));
   if (outcome) await templatesArea().builds.finish(outcome);
 }

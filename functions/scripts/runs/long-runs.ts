@@ -16,7 +16,7 @@ export interface LongRunsDeps {
   runner: Pick<ScriptRunner, 'admit' | 'runAdmitted'>;
   executions: Pick<ExecutionStore, 'putRunning' | 'claim' | 'get' | 'getLogs' | 'remove' | 'releaseDailyRun'>;
   background: (run: (job: AdmittedRun) => Promise<ExecutionResult | undefined>) => BackgroundRuns<AdmittedRun, ExecutionResult | undefined>;
-  boundMs: () => number;
+  boundMs: number;
   clock: Clock;
   pause?: BoundedWaitOptions<unknown>['pause'];
 }

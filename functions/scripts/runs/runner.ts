@@ -123,13 +123,13 @@ export function createScriptRunner(deps: {
   code: VersionCode;
   runtime: () => ScriptRuntime;
   slots: () => RunSlots;
-  limiter: () => RateLimiter;
+  limiter: RateLimiter;
   budgets: BudgetSource;
   resources: () => ResourceCaller;
   clock: Clock;
-  metrics: () => MetricsPort;
-  /** The settings of the current start: the runner outlives a local platform restarted in the same process. */
-  settings: () => ScriptSettings;
+  metrics: MetricsPort;
+  /** The settings of the platform the runner was composed for. */
+  settings: ScriptSettings;
   durable?: () => DurableRunHooks;
 }) {
   const { store, executions, clock } = deps;
@@ -148,8 +148,8 @@ export function createScriptRunner(deps: {
   }
 
   async function checkManualRate(scriptId: string, now: number) {
-    const perMinute = deps.settings().manualRunsPerMinute;
-    const window = await deps.limiter().hit(manualRunsBucket(scriptId), perMinute, 60, now);
+    const perMinute = deps.settings.manualRunsPerMinute;
+    const window = await deps.limiter.hit(manualRunsBucket(scriptId), perMinute, 60, now);
     if (window.allowed) return;
     const retryAfter = Math.max(1, window.resetAt - Math.floor(now / 1000));
     throw new TooManyRequestsError('RATE_LIMITED', `at most ${perMinute} manual executions per minute per script`, retryAfter, { scriptId });
@@ -402,8 +402,8 @@ export function createScriptRunner(deps: {
     ]);
     if (finished.status !== 'success') await deps.durable?.().failed(finished);
     if (durable && admitted.resumed) await durable.ended(finished);
-    deps.metrics().record('ScriptRuns', 'Count', 1, { status: finished.status });
-    deps.metrics().record('ScriptRunCost', 'NoUnit', cost);
+    deps.metrics.record('ScriptRuns', 'Count', 1, { status: finished.status });
+    deps.metrics.record('ScriptRunCost', 'NoUnit', cost);
     return { execution: finished, logs: outcome.logs, output };
   }
 

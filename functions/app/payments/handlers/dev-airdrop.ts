@@ -1,5 +1,6 @@
 import { httpHandler } from '#platform/http.js';
 import { solanaDevTools } from '#functions/app/payment-adapters.js';
+import { platform } from '#functions/app/platform.js';
 import { paymentRoutes } from '#functions/payments/routes.js';
 
-export const handler = httpHandler(paymentRoutes.devAirdrop, async ({ input }) => solanaDevTools().airdrop(input));
+export const handler = httpHandler(paymentRoutes.devAirdrop, async ({ input }) => solanaDevTools(platform()).airdrop(input));
