@@ -192,7 +192,7 @@ export function createFlowRuns(deps: FlowRunsDeps) {
     if (trigger.attempt > 0) result.logs.unshift(`retry ${trigger.attempt} of ${retryDelaysMs.length} after the failure of execution ${trigger.originId}`);
     if (trigger.replayOf) result.logs.unshift(`replay of execution ${trigger.replayOf}`);
     const kept: KeptResult = { result, executionNumber: flow.executionCount, trigger: storedTrigger(trigger) };
-    await deps.executions.putResult(flow.flowId, flow.executionCount, result, kept.trigger);
+    await deps.executions.putResult(flow, flow.executionCount, result, kept.trigger);
     if (result.status !== 'waiting') {
       await applyPolicy(flow, trigger, result);
       return result;

@@ -2,7 +2,7 @@
 // services with their production dependencies.
 import { type TargetKind, deliveryLedger } from '#functions/events/api.js';
 import { installedResources, resourceCaller } from '#functions/resources/api.js';
-import { inProcessDurableRuns, mayRun, ownedScripts, runScript, scriptRun, scriptRuns } from '#functions/scripts/api.js';
+import { countScriptRuns, inProcessDurableRuns, mayRun, ownedScripts, runScript, scriptRun, scriptRuns } from '#functions/scripts/api.js';
 import { backgroundRuns } from '#functions/app/background-runs.js';
 import { eventPublisher } from '#functions/app/event-publisher.js';
 import { liveScheduler } from '#functions/app/schedulers.js';
@@ -140,8 +140,9 @@ export const runHistory = () => {
   const [flows, results] = [createFlowStore(), createExecutionStore()];
   return (history = createRunHistory({
     scriptRuns,
+    countScriptRuns,
     flows: (userId) => flows.listByUser(userId, ['flowId', 'scriptId', 'trigger']),
-    flowResults: (flowId) => results.listResults(flowId, systemClock.now()),
+    flowRuns: (userId, range) => results.listByUser(userId, range, systemClock.now()),
   }));
 };
 

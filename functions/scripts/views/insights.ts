@@ -60,7 +60,7 @@ export function createInsights(deps: { scripts: ScriptService; store: ScriptStor
       const runs = (await executions.list({ scriptUser: `${scriptId}#${userId}`, startDate: filter.startDate, endDate: filter.endDate }))
         .map((run) => settledRun(run, now))
         .filter((run) => !filter.statuses || filter.statuses.includes(run.status));
-      return { script, executions: runs.slice(filter.offset, filter.offset + filter.limit), total: runs.length };
+      return { script, executions: await executions.withSteps(runs.slice(filter.offset, filter.offset + filter.limit)), total: runs.length };
     },
 
     execution,
