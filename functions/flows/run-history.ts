@@ -1,8 +1,9 @@
-// GET /api/sdk/v1/executions: the caller's runs across scripts and flows, newest first, whatever the number of flows
-// from the runs table's per-user index, the flow executions' own, and the caller's flows for what each execution ran
-// (an execution written as its flow was deleted is not shown), reading only the fields shown. Script runs, the bulk of
-// the history, are read only up to the page's end and counted by DynamoDB when no filter but the date range applies;
-// a filter on status, trigger, script or flow reads the range's runs and filters them here.
+// GET /api/sdk/v1/executions: the caller's runs across scripts and flows, newest first, whatever the number of
+// flows: from the runs table's per-user index, the flow executions' own and, when there are flow executions, the
+// caller's flows for what each ran (an execution written as its flow was deleted is not shown), reading only the
+// fields shown. Script runs, the bulk of the history, are read only up to the page's end and counted by DynamoDB when
+// no filter but the date range applies; a filter on status, trigger, script or flow reads the range's runs and
+// filters them here.
 import type { RunSummary } from '#functions/scripts/model.js';
 import type { FlowRunSummary } from './execution-store.js';
 import type { FlowItem } from './model.js';
@@ -86,8 +87,9 @@ export function createRunHistory(deps: RunHistoryDeps) {
       const [scriptItems, flowItems, scriptTotal] = await Promise.all([
         deps.scriptRuns(userId, range, first).then((runs) => runs.map(fromScript)),
         wantFlows
-          ? Promise.all([deps.flows(userId), deps.flowRuns(userId, range)]).then(([flows, runs]) => {
-              const byId = new Map(flows.map((flow) => [flow.flowId, flow]));
+          ? deps.flowRuns(userId, range).then(async (runs) => {
+              // What each execution ran, read only when there are executions to show.
+              const byId = new Map(runs.length ? (await deps.flows(userId)).map((flow) => [flow.flowId, flow]) : []);
               return runs.flatMap((run) => {
                 const flow = byId.get(run.flowId);
                 return flow ? [fromFlow(flow, run)] : [];
