@@ -83,10 +83,13 @@ export function createExecutionStore() {
       return (Item?.logs as string[] | undefined) ?? [];
     },
 
-    /** Newest first, within the date range, as stored: a durable run's steps are left to `withSteps`, for the page shown. */
-    async list(query: ExecutionQuery): Promise<Execution[]> {
+    /**
+     * Newest first, within the date range (with `first`, that many), as stored: a durable run's steps are left to
+     * `withSteps`, for the page shown.
+     */
+    async list(query: ExecutionQuery, first?: number): Promise<Execution[]> {
       const [index, partition] = byIndex(query);
-      return listRuns<Execution>(index, partition, query);
+      return listRuns<Execution>(index, partition, query, { first });
     },
 
     /** What a list of runs across scripts shows of each, newest first, within the date range; with `first`, that many. */
