@@ -160,7 +160,8 @@ export function createExecutionStore() {
      */
     async settle(flowId: string, kept: KeptResult, result: ExecutionResult): Promise<boolean> {
       const { executionId, timestamp: _timestamp, ...ended } = result;
-      const update = updateExpression({ ...ended, error: result.error }, [], { removeUndefined: true });
+      // Named even when undefined, so that a field the end does not have (an error, a result) is removed, as a put would.
+      const update = updateExpression({ ...ended, error: result.error, result: result.result }, [], { removeUndefined: true });
       try {
         await db.send(
           new UpdateCommand({

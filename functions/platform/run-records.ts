@@ -28,10 +28,9 @@ export interface RunIndex {
   startedAt: string;
 }
 
-/** A condition on the records besides the range, in DynamoDB's filter syntax with its own placeholders. */
+/** A condition on the records besides the range, in DynamoDB's filter syntax with its own value placeholders. */
 export interface RunFilter {
   expression: string;
-  names?: Record<string, string>;
   values: Record<string, unknown>;
 }
 
@@ -49,7 +48,7 @@ function keyCondition(at: RunIndex, partition: string, range: TimeRange, filter?
     IndexName: at.index,
     KeyConditionExpression: `#partition = :partition${bounds.condition}`,
     ...(filter && { FilterExpression: filter.expression }),
-    ExpressionAttributeNames: { '#partition': at.partitionKey, ...(bounds.condition && { '#startedAt': at.startedAt }), ...filter?.names },
+    ExpressionAttributeNames: { '#partition': at.partitionKey, ...(bounds.condition && { '#startedAt': at.startedAt }) },
     ExpressionAttributeValues: { ':partition': partition, ...bounds.values, ...filter?.values },
     ScanIndexForward: false,
   };
