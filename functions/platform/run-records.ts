@@ -55,9 +55,10 @@ function keyCondition(at: RunIndex, partition: string, range: TimeRange, filter?
 }
 
 /**
- * The records under `partition` started within the range (and matching `filter`), newest first; with `first`, only
- * that many. With `attributes`, only those are read: a list of hundreds of runs then carries a few fields of each,
- * not their outputs and logs.
+ * The records under `partition` started within the range (and matching `filter`), newest first; with `first`, the
+ * newest that many and any others started at the same instant as the last of them (DynamoDB orders records of one
+ * instant as it likes, so the caller's own order decides which of them come first). With `attributes`, only those are
+ * read: a list of hundreds of runs then carries a few fields of each, not their outputs and logs.
  */
 export async function listRuns<T>(
   at: RunIndex,
@@ -65,26 +66,37 @@ export async function listRuns<T>(
   range: TimeRange,
   options: { attributes?: readonly string[]; filter?: RunFilter; first?: number } = {},
 ): Promise<T[]> {
-  if (options.first === 0) return [];
-  const query = keyCondition(at, partition, range, options.filter);
   // Every projected name goes through a placeholder: `status`, `timestamp` and `duration` are reserved words.
-  const projected = options.attributes?.map((name, index) => [`#a${index}`, name] as const) ?? [];
-  const items: T[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        ...query,
-        ExpressionAttributeNames: { ...query.ExpressionAttributeNames, ...Object.fromEntries(projected) },
-        ...(projected.length && { ProjectionExpression: projected.map(([placeholder]) => placeholder).join(', ') }),
-        ...(options.first !== undefined && { Limit: options.first - items.length }),
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...((page.Items ?? []) as T[]));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey && (options.first === undefined || items.length < options.first));
-  return items;
+  const projected = options.attributes ? [...new Set([...options.attributes, at.startedAt])].map((name, index) => [`#a${index}`, name] as const) : [];
+  const read = async (within: TimeRange, want?: number) => {
+    const query = keyCondition(at, partition, within, options.filter);
+    const items: Record<string, unknown>[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await dynamo().send(
+        new QueryCommand({
+          ...query,
+          ExpressionAttributeNames: { ...query.ExpressionAttributeNames, ...Object.fromEntries(projected) },
+          ...(projected.length && { ProjectionExpression: projected.map(([placeholder]) => placeholder).join(', ') }),
+          ...(want !== undefined && { Limit: want - items.length }),
+          ExclusiveStartKey,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey && (want === undefined || items.length < want));
+    return items;
+  };
+  const { first } = options;
+  if (first === undefined) return (await read(range)) as T[];
+  if (first === 0) return [];
+  // One more than asked shows whether the last record asked for shares its instant with records past it.
+  const items = await read(range, first + 1);
+  if (items.length <= first) return items as T[];
+  const edge = items[first - 1]![at.startedAt] as string;
+  if (items[first]![at.startedAt] !== edge) return items.slice(0, first) as T[];
+  const tied = await read({ startDate: edge, endDate: edge });
+  return [...items.filter((item) => item[at.startedAt] !== edge), ...tied] as T[];
 }
 
 /** How many records under `partition` started within the range, counted by DynamoDB, none read here. */

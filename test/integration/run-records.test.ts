@@ -194,4 +194,22 @@ describe('script runs in lists', () => {
     expect(page.tables).toEqual(['platform-scriptSteps']);
     expect(page.value.map((each) => each.steps?.map((step) => [step.name, step.result]))).toEqual([[['fetch', { ok: true }]], undefined]);
   });
+
+  it('reads every run started at the same instant as the last one asked for, whichever order DynamoDB gives them', async () => {
+    // Prepare
+    const store = createScriptExecutionStore();
+    const [userId, scriptId] = [newId('usr'), newId('scr')];
+    const newest = run(userId, scriptId, '2099-06-05T10:00:00.000Z', false);
+    const tied = Array.from({ length: 3 }, () => run(userId, scriptId, '2099-06-04T10:00:00.000Z', false));
+    const oldest = run(userId, scriptId, '2099-06-03T10:00:00.000Z', false);
+    for (const each of [newest, ...tied, oldest]) await store.putRunning(each);
+    // Act
+    const firstTwo = await store.listSummaries({ userId }, 2);
+    const firstFour = await store.list({ scriptUser: `${scriptId}#${userId}` }, 4);
+    const firstOne = await store.listSummaries({ userId }, 1);
+    // Assess
+    expect(firstTwo.map((each) => each.executionId).sort()).toEqual([newest, ...tied].map((each) => each.executionId).sort());
+    expect(firstFour.map((each) => each.executionId).sort()).toEqual([newest, ...tied].map((each) => each.executionId).sort());
+    expect(firstOne.map((each) => each.executionId)).toEqual([newest.executionId]);
+  });
 });
