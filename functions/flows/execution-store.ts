@@ -1,12 +1,13 @@
 // DynamoDB access for a flow's history: a ring of its last 100 execution results (`run#00`..`run#99`, the slot
-// is the execution's number modulo 100, so keeping "the last 100" costs no delete) and the pending retries.
-import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+// is the execution's number modulo 100, so keeping "the last 100" costs no delete) and the pending retries. Results
+// are kept as every run record is (platform/run-records.ts) and indexed by owner and start time for the run history.
+import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, isConditionFailure, queryAll, tableName } from '#platform/dynamo.js';
-import { type ExecutionResult, flowLimits } from './model.js';
+import { type TimeRange, listRuns, runExpiry } from '#platform/run-records.js';
+import { updateExpression } from '#platform/update-expression.js';
+import { type ExecutionResult, type FlowItem, flowLimits } from './model.js';
 
 const day = 24 * 60 * 60;
-/** Execution results are kept 90 days, their logs 30. */
-export const retention = { resultsSeconds: 90 * day, logsSeconds: 30 * day } as const;
 
 /** What a retry runs again: the trigger's data, and how many attempts came before. */
 export interface PendingRetry {
@@ -52,8 +53,15 @@ export function storedTrigger(trigger: { type: StoredTrigger['type']; eventType?
   };
 }
 
+/** What the run history shows of a flow's execution. */
+export type FlowRunSummary = Pick<ExecutionResult, 'executionId' | 'timestamp' | 'status' | 'duration' | 'cost' | 'error'> & { flowId: string };
+
+const flowRunSummaryFields = ['flowId', 'executionId', 'timestamp', 'status', 'duration', 'cost', 'error'] as const;
+
 interface StoredResult extends ExecutionResult {
   flowId: string;
+  /** The flow's owner: the partition of the `byUser` index, sorted by `timestamp`. */
+  userId: string;
   trigger?: StoredTrigger;
   entry: string;
   /** The flow's executionCount when it started: orders the ring, where timestamps can tie. */
@@ -76,6 +84,7 @@ const keptOf = (item: StoredResult): KeptResult => ({
 /** The result as the interface shows it: without the ring's bookkeeping and the internal fields. */
 const shown = ({
   flowId: _flow,
+  userId: _user,
   entry: _entry,
   sequence: _sequence,
   logsUntil: _logs,
@@ -88,17 +97,19 @@ const shown = ({
 export function createExecutionStore() {
   const db = dynamo();
   const table = () => tableName('flowExecutions');
+  const byUser = () => ({ table: table(), index: 'byUser', partitionKey: 'userId', startedAt: 'timestamp' });
 
-  const itemOf = (flowId: string, executionNumber: number, result: ExecutionResult, trigger?: StoredTrigger): StoredResult => {
-    const started = Math.floor(Date.parse(result.timestamp) / 1000);
+  const itemOf = (flow: Pick<FlowItem, 'flowId' | 'userId'>, executionNumber: number, result: ExecutionResult, trigger?: StoredTrigger): StoredResult => {
+    const { expiresAt, logsExpireAt } = runExpiry(result.timestamp);
     return {
       ...result,
-      flowId,
+      flowId: flow.flowId,
+      userId: flow.userId,
       ...(trigger && { trigger }),
       entry: slotEntry(executionNumber),
       sequence: executionNumber,
-      logsUntil: started + retention.logsSeconds,
-      expiresAt: started + retention.resultsSeconds,
+      logsUntil: logsExpireAt,
+      expiresAt,
     };
   };
 
@@ -107,12 +118,12 @@ export function createExecutionStore() {
      * `executionNumber` is the flow's executionCount when this execution started (1 for the first). False when the
      * execution was cancelled meanwhile: its record stays cancelled.
      */
-    async putResult(flowId: string, executionNumber: number, result: ExecutionResult, trigger?: StoredTrigger): Promise<boolean> {
+    async putResult(flow: Pick<FlowItem, 'flowId' | 'userId'>, executionNumber: number, result: ExecutionResult, trigger?: StoredTrigger): Promise<boolean> {
       try {
         await db.send(
           new PutCommand({
             TableName: table(),
-            Item: itemOf(flowId, executionNumber, result, trigger),
+            Item: itemOf(flow, executionNumber, result, trigger),
             ConditionExpression: 'NOT (executionId = :id AND #error.#code = :cancelled)',
             ExpressionAttributeNames: { '#error': 'error', '#code': 'code' },
             ExpressionAttributeValues: { ':id': result.executionId, ':cancelled': 'CANCELLED' },
@@ -160,16 +171,23 @@ export function createExecutionStore() {
       return items[0] && keptOf(items[0]);
     },
 
-    /** Replaces a waiting execution's result with its end, once: false when it was settled already (or replaced). */
+    /**
+     * Replaces a waiting execution's result with its end, once: false when it was settled already (or replaced). The
+     * item's owner, trigger, place in the ring and expiry stay as they were written.
+     */
     async settle(flowId: string, kept: KeptResult, result: ExecutionResult): Promise<boolean> {
+      const { executionId, timestamp: _timestamp, ...ended } = result;
+      // Named even when undefined, so that a field the end does not have (an error, a result) is removed, as a put would.
+      const update = updateExpression({ ...ended, error: result.error, result: result.result }, [], { removeUndefined: true });
       try {
         await db.send(
-          new PutCommand({
+          new UpdateCommand({
             TableName: table(),
-            Item: itemOf(flowId, kept.executionNumber, result, kept.trigger),
-            ConditionExpression: '#status = :waiting AND executionId = :id',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':waiting': 'waiting', ':id': result.executionId },
+            Key: { flowId, entry: slotEntry(kept.executionNumber) },
+            UpdateExpression: update.expression,
+            ConditionExpression: '#status = :waiting AND #executionId = :id',
+            ExpressionAttributeNames: { ...update.names, '#status': 'status', '#executionId': 'executionId' },
+            ExpressionAttributeValues: { ...update.values, ':waiting': 'waiting', ':id': executionId },
           }),
         );
         return true;
@@ -193,6 +211,14 @@ export function createExecutionStore() {
         .sort((a, b) => b.sequence - a.sequence)
         .map((item) => ({ ...shown(item), logs: item.logsUntil > now ? item.logs : [] }));
     },
+
+    /** What the run history shows of the owner's kept executions in the range, across flows, newest first. */
+    listByUser: (userId: string, range: TimeRange, nowMs: number): Promise<FlowRunSummary[]> =>
+      listRuns<FlowRunSummary>(byUser(), userId, range, {
+        attributes: flowRunSummaryFields,
+        // Results past their retention that DynamoDB's TTL has not removed yet are no longer shown.
+        filter: { expression: 'expiresAt > :now', values: { ':now': nowMs / 1000 } },
+      }),
 
     async putRetry(retry: PendingRetry): Promise<void> {
       // The item outlives its due time by a day, for a firing the bus delivers late.

@@ -198,7 +198,7 @@ export function createFlowRuns(deps: FlowRunsDeps) {
       );
     const kept: KeptResult = { result, executionNumber: flow.executionCount, trigger: storedTrigger(trigger) };
     // Cancelled while this invocation ran: the cancellation stands.
-    if (!(await deps.executions.putResult(flow.flowId, flow.executionCount, result, kept.trigger))) return result;
+    if (!(await deps.executions.putResult(flow, flow.executionCount, result, kept.trigger))) return result;
     if (result.status !== 'waiting') {
       await applyPolicy(flow, trigger, result);
       return result;

@@ -148,7 +148,7 @@ export const flowRoutes = defineRoutes('flows', {
       "Every run of the caller's scripts (including runs of scripts they installed) and of their flows, newest first, filtered by status, trigger, scriptId, flowId and a date range (days in UTC or ISO instants). Runs are kept 90 days; a flow keeps its last 100. Follow one run with getExecution.",
     input: ListExecutionsInput,
     output: ExecutionHistory,
-    tables: { scriptExecutions: 'read', scriptSteps: 'read', flows: 'read', flowExecutions: 'read' },
+    tables: { scriptExecutions: 'read', flows: 'read', flowExecutions: 'read' },
   },
 });
 

@@ -1,8 +1,12 @@
-// GET /api/sdk/v1/executions: the caller's runs across scripts and flows, newest first. Script runs come from the
-// runs table's per-user index in one query; flow runs from each of the caller's flows' kept results (at most 100
-// per flow), read ten flows at a time, so the cost grows with the number of flows, not of runs.
-import type { Execution } from '#functions/scripts/model.js';
-import type { ExecutionResult, FlowItem } from './model.js';
+// GET /api/sdk/v1/executions: the caller's runs across scripts and flows, newest first, whatever the number of
+// flows: from the runs table's per-user index, the flow executions' own and, when there are flow executions, the
+// caller's flows for what each ran (an execution written as its flow was deleted is not shown), reading only the
+// fields shown. Script runs, the bulk of the history, are read only up to the page's end and counted by DynamoDB when
+// no filter but the date range applies; a filter on status, trigger, script or flow reads the range's runs and
+// filters them here.
+import type { RunSummary } from '#functions/scripts/model.js';
+import type { FlowRunSummary } from './execution-store.js';
+import type { FlowItem } from './model.js';
 
 export type HistoryStatus = 'running' | 'waiting' | 'success' | 'failed';
 
@@ -33,15 +37,18 @@ export interface HistoryQuery {
   offset: number;
 }
 
+type Range = { startDate?: string; endDate?: string };
+
 export interface RunHistoryDeps {
-  scriptRuns(userId: string, range: { startDate?: string; endDate?: string }): Promise<Execution[]>;
+  /** The user's script runs in the range, newest first; with `first`, that many. */
+  scriptRuns(userId: string, range: Range, first?: number): Promise<RunSummary[]>;
+  countScriptRuns(userId: string, range: Range): Promise<number>;
   flows(userId: string): Promise<Pick<FlowItem, 'flowId' | 'scriptId' | 'trigger'>[]>;
-  flowResults(flowId: string): Promise<ExecutionResult[]>;
+  /** The user's kept flow executions in the range across flows, newest first. */
+  flowRuns(userId: string, range: Range): Promise<FlowRunSummary[]>;
 }
 
-const flowConcurrency = 10;
-
-const fromScript = (run: Execution): HistoryItem => ({
+const fromScript = (run: RunSummary): HistoryItem => ({
   executionId: run.executionId,
   kind: 'script',
   scriptId: run.scriptId,
@@ -55,7 +62,7 @@ const fromScript = (run: Execution): HistoryItem => ({
   error: run.error && { code: run.error.code, message: run.error.message },
 });
 
-const fromFlow = (flow: Pick<FlowItem, 'flowId' | 'scriptId' | 'trigger'>, result: ExecutionResult): HistoryItem => ({
+const fromFlow = (flow: Pick<FlowItem, 'flowId' | 'scriptId' | 'trigger'>, result: FlowRunSummary): HistoryItem => ({
   executionId: result.executionId,
   kind: 'flow',
   scriptId: flow.scriptId,
@@ -69,33 +76,34 @@ const fromFlow = (flow: Pick<FlowItem, 'flowId' | 'scriptId' | 'trigger'>, resul
   error: result.error ?? null,
 });
 
-async function inBatches<T, R>(items: T[], size: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = [];
-  for (let index = 0; index < items.length; index += size) results.push(...(await Promise.all(items.slice(index, index + size).map(work))));
-  return results;
-}
-
 export function createRunHistory(deps: RunHistoryDeps) {
   return {
     async list(userId: string, query: HistoryQuery): Promise<{ executions: HistoryItem[]; total: number; limit: number; offset: number }> {
+      const range = { startDate: query.startDate, endDate: query.endDate };
       const wantFlows = !query.scriptId && (!query.trigger || query.trigger === 'schedule' || query.trigger === 'event');
-      const [scriptItems, flowItems] = await Promise.all([
-        deps.scriptRuns(userId, query).then((runs) => runs.map(fromScript)),
+      // Newest first in both sources: the merged page's script runs are among the first `offset + limit`.
+      const filtered = Boolean(query.status || query.trigger || query.scriptId || query.flowId);
+      const first = filtered ? undefined : query.offset + query.limit;
+      const [scriptItems, flowItems, scriptTotal] = await Promise.all([
+        deps.scriptRuns(userId, range, first).then((runs) => runs.map(fromScript)),
         wantFlows
-          ? deps.flows(userId).then(async (flows) => {
-              const chosen = flows.filter((flow) => !query.flowId || flow.flowId === query.flowId);
-              return (
-                await inBatches(chosen, flowConcurrency, async (flow) => (await deps.flowResults(flow.flowId)).map((result) => fromFlow(flow, result)))
-              ).flat();
+          ? deps.flowRuns(userId, range).then(async (runs) => {
+              // What each execution ran, read only when there are executions to show.
+              const byId = new Map(runs.length ? (await deps.flows(userId)).map((flow) => [flow.flowId, flow]) : []);
+              return runs.flatMap((run) => {
+                const flow = byId.get(run.flowId);
+                return flow ? [fromFlow(flow, run)] : [];
+              });
             })
           : [],
+        filtered ? undefined : deps.countScriptRuns(userId, range),
       ]);
       const matching = [...scriptItems, ...flowItems]
         .filter((item) => (!query.status || item.status === query.status) && (!query.trigger || item.trigger === query.trigger))
         .filter((item) => (!query.scriptId || item.scriptId === query.scriptId) && (!query.flowId || item.flowId === query.flowId))
-        .filter((item) => (!query.startDate || item.startedAt >= query.startDate) && (!query.endDate || item.startedAt <= query.endDate))
         .sort((a, b) => b.startedAt.localeCompare(a.startedAt) || b.executionId.localeCompare(a.executionId));
-      return { executions: matching.slice(query.offset, query.offset + query.limit), total: matching.length, limit: query.limit, offset: query.offset };
+      const total = scriptTotal === undefined ? matching.length : scriptTotal + flowItems.length;
+      return { executions: matching.slice(query.offset, query.offset + query.limit), total, limit: query.limit, offset: query.offset };
     },
   };
 }

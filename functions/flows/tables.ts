@@ -18,7 +18,12 @@ export const flowTables = {
   flowExecutions: {
     partitionKey: 'flowId',
     sortKey: 'entry',
+    indexes: {
+      // Sparse: only execution results carry `timestamp`, so a user's executions across flows are one Query (the run history).
+      byUser: { partitionKey: 'userId', sortKey: 'timestamp' },
+    },
     ttlAttribute: 'expiresAt',
-    description: 'Per flow: `run#NN`, a ring of the last 100 execution results (kept 90 days), and `retry#<executionId>`, the input of a pending retry.',
+    description:
+      'Per flow: `run#NN`, a ring of the last 100 execution results (kept 90 days, with the owner and start time the `byUser` index sorts by), and `retry#<executionId>`, the input of a pending retry.',
   },
 } as const satisfies Record<string, TableDefinition>;

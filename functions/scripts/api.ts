@@ -2,7 +2,7 @@
 // through the area's runner, so its limits, budgets and records hold whoever triggers it.
 import { systemClock } from '#platform/clock.js';
 import { AppError } from '#platform/errors.js';
-import { type Execution, type Installation, settledRun } from './model.js';
+import { type Execution, type Installation, type RunSummary, settledRun } from './model.js';
 import { createExecutionStore } from './runs/execution-store.js';
 import type { ExecuteRequest, ExecutionResult } from './runs/runner.js';
 import { createScriptStore } from './store.js';
@@ -34,11 +34,15 @@ export async function ownedScripts(userId: string) {
   return (await createScriptStore().listByOwner(userId)).map(({ scriptId, name, description }) => ({ scriptId, name, description }));
 }
 
-/** The user's runs in the range, a run past its deadline shown as it settles. */
-export async function scriptRuns(userId: string, range: { startDate?: string; endDate?: string }): Promise<Execution[]> {
+/** What a list shows of the user's runs in the range (with `first`, the newest that many), a run past its deadline shown as it settles. */
+export async function scriptRuns(userId: string, range: { startDate?: string; endDate?: string }, first?: number): Promise<RunSummary[]> {
   const now = systemClock.nowIso();
-  return (await createExecutionStore().list({ userId, startDate: range.startDate, endDate: range.endDate })).map((run) => settledRun(run, now));
+  return (await createExecutionStore().listSummaries({ userId, startDate: range.startDate, endDate: range.endDate }, first)).map((run) => settledRun(run, now));
 }
+
+/** How many runs the user has in the range. */
+export const countScriptRuns = (userId: string, range: { startDate?: string; endDate?: string }): Promise<number> =>
+  createExecutionStore().count({ userId, startDate: range.startDate, endDate: range.endDate });
 
 /** One run by id, a run past its deadline shown as it settles; undefined for an unknown run. */
 export async function scriptRun(executionId: string): Promise<Execution | undefined> {

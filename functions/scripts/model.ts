@@ -197,6 +197,23 @@ export interface Execution {
   inputJson?: string;
 }
 
+/** What a list of runs across scripts shows of a run (and what `settledRun` reads): a few fields of its record. */
+export const runSummaryFields = [
+  'executionId',
+  'scriptId',
+  'trigger',
+  'status',
+  'error',
+  'duration',
+  'cost',
+  'createdAt',
+  'finishedAt',
+  'runningUntil',
+  'durable',
+] as const satisfies readonly (keyof Execution)[];
+
+export type RunSummary = Pick<Execution, (typeof runSummaryFields)[number]>;
+
 /**
  * On the platform bus: a durable run a flow started ended after it had suspended (the flow recorded its execution as
  * waiting), detail `{flowId, executionId}` (the script's run). The flows area takes it to settle the flow's execution.
@@ -207,7 +224,7 @@ export const durableFlowRunEndedType = 'platform.durable_flow_run_ended';
  * How a run reads: one still `running` past `runningUntil` lost its process (a Lambda killed, a restart) and timed out.
  * Not a durable run: its invocation's watchdog continues it in a new one, which then writes a new `runningUntil`.
  */
-export function settledRun(execution: Execution, nowIso: string): Execution {
+export function settledRun<Run extends RunSummary>(execution: Run, nowIso: string): Run {
   if (execution.status !== 'running' || execution.durable || !execution.runningUntil || nowIso <= execution.runningUntil) return execution;
   return {
     ...execution,

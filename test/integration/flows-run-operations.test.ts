@@ -25,7 +25,7 @@ describe('flows: cancel of a run', () => {
       logs: [],
       result: null,
     };
-    await w.executions.putResult(flow.id, admitted.flow.executionCount, waiting, storedTrigger(admitted.trigger));
+    await w.executions.putResult(admitted.flow, admitted.flow.executionCount, waiting, storedTrigger(admitted.trigger));
     await w.runs.release(admitted);
     // The durable engine's side of the cancel is the scripts area's (test/e2e/flow-run-operations.test.ts): here it accepts.
     const operations = createFlowRunOperations({

@@ -2,7 +2,7 @@
 // services with their production dependencies.
 import { type TargetKind, deliveryLedger } from '#functions/events/api.js';
 import { installedResources, resourceCaller } from '#functions/resources/api.js';
-import { inProcessDurableRuns, mayRun, ownedScripts, runScript, scriptRun, scriptRuns } from '#functions/scripts/api.js';
+import { countScriptRuns, inProcessDurableRuns, mayRun, ownedScripts, runScript, scriptRun, scriptRuns } from '#functions/scripts/api.js';
 import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { languageModel } from '#adapters/llm.js';
 import type { Clock } from '#platform/clock.js';
@@ -134,8 +134,9 @@ export const runHistory = perPlatform(({ clock }: Platform) => {
   const [flows, results] = [createFlowStore(), createExecutionStore()];
   return createRunHistory({
     scriptRuns,
+    countScriptRuns,
     flows: (userId) => flows.listByUser(userId, ['flowId', 'scriptId', 'trigger']),
-    flowResults: (flowId) => results.listResults(flowId, clock.now()),
+    flowRuns: (userId, range) => results.listByUser(userId, range, clock.now()),
   });
 });
 

@@ -1,16 +1,13 @@
-// DynamoDB access for runs: execution records (90 days), their logs (30 days), the script's running totals,
-// and the counters behind the daily limit and the monthly budget.
+// DynamoDB access for runs: execution records and their logs (kept as every run record is: platform/run-records.ts),
+// the script's running totals, and the counters behind the daily limit and the monthly budget.
 import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, isConditionFailure, queryAll, tableName } from '#platform/dynamo.js';
-import type { Execution, Installation, Script } from '../model.js';
+import { dynamo, isConditionFailure, tableName } from '#platform/dynamo.js';
+import { type TimeRange, countRuns, listRuns, runExpiry } from '#platform/run-records.js';
+import { type Execution, type Installation, type RunSummary, type Script, runSummaryFields } from '../model.js';
 import { createJournal, stepViews } from '../durable/journal.js';
 
-const day = 24 * 60 * 60;
-/** Execution logs 30 days, results 90 days. */
-export const retention = { resultsSeconds: 90 * day, logsSeconds: 30 * day } as const;
-
 /** A user's runs of one script (`scriptUser`), or all of a user's runs (`userId`, the run history). */
-export type ExecutionQuery = ({ scriptUser: string } | { userId: string }) & { startDate?: string; endDate?: string };
+export type ExecutionQuery = ({ scriptUser: string } | { userId: string }) & TimeRange;
 
 export function createExecutionStore() {
   const db = dynamo();
@@ -18,9 +15,13 @@ export function createExecutionStore() {
   const logs = () => tableName('scriptExecutionLogs');
   const counters = () => tableName('scriptCounters');
   const journal = createJournal();
-  /** A durable run's record carries its journal's steps. */
+  /** A durable run's record carries its journal's steps: one query of the journal per durable run. */
   const withSteps = async (execution: Execution): Promise<Execution> =>
     execution.durable ? { ...execution, steps: stepViews((await journal.read(execution.executionId)).entries) } : execution;
+  const byIndex = (query: ExecutionQuery) =>
+    'userId' in query
+      ? ([{ table: executions(), index: 'byUser', partitionKey: 'userId', startedAt: 'createdAt' }, query.userId] as const)
+      : ([{ table: executions(), index: 'byScriptUser', partitionKey: 'scriptUser', startedAt: 'createdAt' }, query.scriptUser] as const);
 
   return {
     async putRunning(execution: Execution): Promise<void> {
@@ -52,7 +53,7 @@ export function createExecutionStore() {
       const logsItem = {
         executionId: execution.executionId,
         logs: lines,
-        expiresAt: Math.floor(Date.parse(execution.createdAt) / 1000) + retention.logsSeconds,
+        expiresAt: runExpiry(execution.createdAt).logsExpireAt,
       };
       const items = { [executions()]: [{ PutRequest: { Item: execution } }], ...(lines.length && { [logs()]: [{ PutRequest: { Item: logsItem } }] }) };
       let unprocessed: typeof items | undefined = items;
@@ -82,26 +83,29 @@ export function createExecutionStore() {
       return (Item?.logs as string[] | undefined) ?? [];
     },
 
-    /** Newest first, within the date range. */
-    async list(query: ExecutionQuery): Promise<Execution[]> {
-      const range =
-        query.startDate && query.endDate
-          ? { condition: ' AND createdAt BETWEEN :start AND :end', values: { ':start': query.startDate, ':end': query.endDate } }
-          : query.startDate
-            ? { condition: ' AND createdAt >= :start', values: { ':start': query.startDate } }
-            : query.endDate
-              ? { condition: ' AND createdAt <= :end', values: { ':end': query.endDate } }
-              : { condition: '', values: {} };
-      const [index, key, value] = 'userId' in query ? ['byUser', 'userId', query.userId] : ['byScriptUser', 'scriptUser', query.scriptUser];
-      const found = await queryAll<Execution>({
-        TableName: executions(),
-        IndexName: index,
-        KeyConditionExpression: `${key} = :key${range.condition}`,
-        ExpressionAttributeValues: { ':key': value, ...range.values },
-        ScanIndexForward: false,
-      });
-      return Promise.all(found.map(withSteps));
+    /**
+     * Newest first, within the date range (with `first`, that many), as stored: a durable run's steps are left to
+     * `withSteps`, for the page shown.
+     */
+    async list(query: ExecutionQuery, first?: number): Promise<Execution[]> {
+      const [index, partition] = byIndex(query);
+      return listRuns<Execution>(index, partition, query, { first });
     },
+
+    /** What a list of runs across scripts shows of each, newest first, within the date range; with `first`, that many. */
+    async listSummaries(query: ExecutionQuery, first?: number): Promise<RunSummary[]> {
+      const [index, partition] = byIndex(query);
+      return listRuns<RunSummary>(index, partition, query, { attributes: runSummaryFields, first });
+    },
+
+    /** How many runs `list` would answer, none of them read. */
+    async count(query: ExecutionQuery): Promise<number> {
+      const [index, partition] = byIndex(query);
+      return countRuns(index, partition, query);
+    },
+
+    /** The runs with their durable runs' steps, read from the journal: for the few runs a page shows. */
+    withSteps: (runs: Execution[]): Promise<Execution[]> => Promise.all(runs.map(withSteps)),
 
     /** The script's running totals, which outlive the 90-day records they summarize. */
     async addToTotals(scriptId: string, run: { succeeded: boolean; duration: number; cost: number; at: string; version: number }): Promise<void> {

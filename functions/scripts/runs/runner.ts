@@ -4,10 +4,11 @@ import { performance } from 'node:perf_hooks';
 import type { Clock } from '#platform/clock.js';
 import { AppError, BudgetExceededError, ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '#platform/errors.js';
 import { newId } from '#platform/ids.js';
+import { runExpiry } from '#platform/run-records.js';
 import type { MetricsPort, RateLimiter, ResourceCaller } from '#platform/ports.js';
 import { computeCostUsd, msAffordable, roundUsd } from './cost.js';
 import type { Deployer, PackageTrees } from './deployer.js';
-import { type ExecutionStore, retention } from './execution-store.js';
+import type { ExecutionStore } from './execution-store.js';
 import { createLiveLog } from './live-logs.js';
 import type { Execution, ExecutionError, Installation, RuntimeLabel, Script, ScriptConfig, ScriptVersion, Trigger } from '../model.js';
 import { concurrencyKeyValue } from './concurrency-key.js';
@@ -228,7 +229,7 @@ export function createScriptRunner(deps: {
       resourceCalls: 0,
       createdAt,
       finishedAt: null,
-      expiresAt: Math.floor(Date.parse(createdAt) / 1000) + retention.resultsSeconds,
+      expiresAt: runExpiry(createdAt).expiresAt,
       runningUntil: new Date(Date.parse(createdAt) + waitMs + timeoutMs + runGraceMs).toISOString(),
       ...(config.durable && { durable: true as const }),
       // Kept for rerun and replay while it fits the record with room to spare.
@@ -289,9 +290,7 @@ export function createScriptRunner(deps: {
     const callResource = resourceGate({ grant, tally, caller, elapsedMs: () => performance.now() - started });
     const durable = config.durable ? deps.durable?.() : undefined;
     const invocation = durable && (await durable.start(admitted));
-    const liveLog = createLiveLog((lines) =>
-      executions.appendLogs(executionId, lines, Math.floor(Date.parse(running.createdAt) / 1000) + retention.logsSeconds),
-    );
+    const liveLog = createLiveLog((lines) => executions.appendLogs(executionId, lines, runExpiry(running.createdAt).logsExpireAt));
 
     let outcome;
     try {

@@ -54,13 +54,19 @@ export function createInsights(deps: { scripts: ScriptService; store: ScriptStor
     return { execution: settledRun(found, deps.clock.nowIso()), logs };
   }
   return {
+    /** Without a status filter only the runs up to the page's end are read, and DynamoDB counts the rest. */
     async history(userId: string, scriptId: string, filter: HistoryFilter) {
       const script = await deps.scripts.readable(userId, scriptId);
       const now = deps.clock.nowIso();
-      const runs = (await executions.list({ scriptUser: `${scriptId}#${userId}`, startDate: filter.startDate, endDate: filter.endDate }))
-        .map((run) => settledRun(run, now))
-        .filter((run) => !filter.statuses || filter.statuses.includes(run.status));
-      return { script, executions: runs.slice(filter.offset, filter.offset + filter.limit), total: runs.length };
+      const query = { scriptUser: `${scriptId}#${userId}`, startDate: filter.startDate, endDate: filter.endDate };
+      const page = async (runs: Execution[]) => executions.withSteps(runs.slice(filter.offset, filter.offset + filter.limit));
+      if (!filter.statuses) {
+        const [runs, total] = await Promise.all([executions.list(query, filter.offset + filter.limit), executions.count(query)]);
+        return { script, executions: await page(runs.map((run) => settledRun(run, now))), total };
+      }
+      const { statuses } = filter;
+      const runs = (await executions.list(query)).map((run) => settledRun(run, now)).filter((run) => statuses.includes(run.status));
+      return { script, executions: await page(runs), total: runs.length };
     },
 
     execution,
