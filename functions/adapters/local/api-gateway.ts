@@ -116,12 +116,13 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
     const found = match(method, url.pathname);
     const operation = found.kind === 'found' ? found.route.operation : undefined;
     return withLogKeys({ requestId, path: url.pathname, ...(operation && { operation }) }, async () => {
-      // One access line per request, as API Gateway's access log would write it; bound to this request's log keys,
-      // since the socket that finishes it may run in another request's context.
+      // One access line per request, as API Gateway's access log would write it; run in this request's scope (its log
+      // keys), since the socket that finishes it may run in another request's context. A plain AsyncResource, since
+      // AsyncResource.bind also defines two deprecation-wrapped accessors on every function it binds.
       const started = performance.now();
-      response.once(
-        'finish',
-        AsyncResource.bind(() => logger.info('request', { method, status: response.statusCode, ms: Math.round(performance.now() - started) })),
+      const scope = new AsyncResource('LocalApiAccessLine');
+      response.once('finish', () =>
+        scope.runInAsyncScope(() => logger.info('request', { method, status: response.statusCode, ms: Math.round(performance.now() - started) })),
       );
       if (found.kind !== 'found') return send(response, fallbackResult(method, url.pathname, requestId));
       await dispatch(request, response, requestId, url, found.route, found.pathParameters);
