@@ -21,7 +21,8 @@ function importMs(file: string): number {
   return Number(
     execFileSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], {
       cwd: '/',
-      env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1' },
+      // As Lambda's runtime sets it: the bundles load the X-Ray SDK only there.
+      env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs20.x' },
       encoding: 'utf8',
     }),
   );

@@ -13,7 +13,7 @@ import { busConsumers } from '../functions/consumers.js';
 import { attachBusRule } from '../functions/adapters/local/bus-rules.js';
 import { type BusEnvelope, busEnvelope, rulePattern } from '../functions/platform/bus-envelope.js';
 import { installLocalAdapters, parsePlatformSettings, platform as currentPlatform } from '../functions/app/platform.js';
-import { withGrantedTables } from '../functions/platform/dynamo.js';
+import { tableGrant, withGrantedTables } from '../functions/platform/dynamo.js';
 import { routeTables } from '../functions/platform/route.js';
 import { createPagesServer } from '../functions/adapters/local/pages-server.js';
 import { createConsoleServer } from '../functions/adapters/local/console-server.js';
@@ -92,9 +92,10 @@ async function attachBusConsumers(): Promise<void> {
   for (const consumer of busConsumers) {
     const { handler } = (await import(pathToFileURL(join(rootDir, consumer.handler)).href)) as { handler(envelope: BusEnvelope): Promise<unknown> };
     const pattern = rulePattern(consumer);
+    const grant = tableGrant(consumer.name, Object.keys(routeTables(consumer)));
     const detach = attachBusRule(
       (listener) => inProcessBus.attachRule(pattern, (envelope) => listener(envelope.detail)),
-      () => ({ handle: (event) => withGrantedTables(consumer.name, Object.keys(routeTables(consumer)), () => handler(busEnvelope(event))) }),
+      () => ({ handle: (event) => withGrantedTables(grant, () => handler(busEnvelope(event))) }),
       consumer.localConcurrency,
     );
     onLocalShutdown(detach);

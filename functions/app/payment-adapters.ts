@@ -4,7 +4,7 @@ import { lambdaPayoutTrigger } from '#adapters/aws/payout-trigger.js';
 import type { SolanaLedger } from '#functions/payments/ledger.js';
 import type { PaymentSettings } from '#functions/payments/settings.js';
 import type { PlatformSigners } from '#functions/payments/signers.js';
-import { withGrantedTables } from '#platform/dynamo.js';
+import { tableGrant, withGrantedTables } from '#platform/dynamo.js';
 import { routeTables } from '#platform/route.js';
 import { type Platform, type SolanaDevTools, perPlatform } from './platform.js';
 
@@ -50,7 +50,7 @@ export const payoutTrigger = (
   process.env.PLATFORM_MODE === 'local'
     ? local!.payoutTrigger(async (ownerId, asset) => {
         const { payoutRunnerFunction } = await import('#functions/payments/routes.js');
-        return withGrantedTables(payoutRunnerFunction.name, Object.keys(routeTables(payoutRunnerFunction)), () => run(ownerId, asset));
+        return withGrantedTables(tableGrant(payoutRunnerFunction.name, Object.keys(routeTables(payoutRunnerFunction))), () => run(ownerId, asset));
       })
     : lambdaPayoutTrigger(settings.payments.payoutFunctionName);
 

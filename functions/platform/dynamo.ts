@@ -46,10 +46,18 @@ const resolvedTableNames = new Map<TableName, string>();
  * Locally every function shares one process, so the tables an invocation was granted travel with its async context
  * (the local runtime runs each invocation in `withGrantedTables`), as each Lambda's environment carries them on AWS.
  */
-const grantedTables = new AsyncLocalStorage<{ name: string; tables: ReadonlySet<string> }>();
+const grantedTables = new AsyncLocalStorage<TableGrant>();
 
-/** Runs one local invocation of function `name` that may touch only `tables`, as its grants would allow on AWS. */
-export const withGrantedTables = <T>(name: string, tables: Iterable<string>, run: () => T): T => grantedTables.run({ name, tables: new Set(tables) }, run);
+/** What local function `name` may touch, as its grants would allow on AWS; built once per function, not per invocation. */
+export interface TableGrant {
+  name: string;
+  tables: ReadonlySet<string>;
+}
+
+export const tableGrant = (name: string, tables: Iterable<string>): TableGrant => ({ name, tables: new Set(tables) });
+
+/** Runs one local invocation under its function's grant. */
+export const withGrantedTables = <T>(grant: TableGrant, run: () => T): T => grantedTables.run(grant, run);
 
 /** Physical table name: given by the stack per granted table on AWS, `platform-<name>` locally. */
 export function tableName(name: TableName): string {

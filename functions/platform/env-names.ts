@@ -5,6 +5,7 @@ export const envNames = {
   platformMode: 'PLATFORM_MODE',
   region: 'AWS_REGION',
   lambdaFunctionName: 'AWS_LAMBDA_FUNCTION_NAME',
+  lambdaExecutionEnv: 'AWS_EXECUTION_ENV',
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   dynamoEndpoint: 'DYNAMODB_ENDPOINT',
   tablePrefix: 'TABLE_PREFIX',

@@ -1,5 +1,6 @@
 // The one middy stack of the platform, composed of named middlewares (functions/platform/middlewares/): authenticate,
-// rate limit, scopes, parse, validate, then the handler, then the envelope; traced and measured around it all.
+// rate limit, scopes, parse, validate, then the handler, then the envelope; traced (inside Lambda) and measured around
+// it all.
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
@@ -15,7 +16,8 @@ import { readBody } from './middlewares/parse.js';
 import { rateLimit } from './middlewares/rate-limit.js';
 import type { HttpEvent, HttpResult, RequestState } from './middlewares/request-state.js';
 import { type InputOf, validateInput } from './middlewares/validate.js';
-import type { Route } from './route.js';
+import type { IdempotencyStore } from './idempotency-store.js';
+import type { IdempotencyKind, Route } from './route.js';
 import { settings } from './settings.js';
 import { tracer } from './tracer.js';
 
@@ -43,10 +45,36 @@ function baseUrlOf(event: HttpEvent): string {
   return settings.publicBaseUrl ?? `${proto}://${event.requestContext.domainName}`;
 }
 
+/** How a route's answer is produced: the work itself, or, on an idempotent route, its first answer kept for repeats. */
+type Answer = (state: RequestState, event: HttpEvent, input: unknown, rawBody: string, work: () => Promise<HttpResult>) => Promise<HttpResult>;
+
+const answerDirectly: Answer = (_state, _event, _input, _rawBody, work) => work();
+
+function answerIdempotently(route: Route, kind: IdempotencyKind): Answer {
+  // Loaded by the idempotent routes' functions only: the others do without it.
+  let store: Promise<IdempotencyStore> | undefined;
+  return async (state, event, input, rawBody, work) =>
+    answerOnce({
+      route,
+      kind,
+      state,
+      event,
+      input,
+      rawBody,
+      store: await (store ??= import('./idempotency-store.js').then((module) => module.dynamoIdempotencyStore)),
+      // A repeat waits a little longer than the first takes to answer (it answers 202 at the run wait).
+      waitMs: settings.runWaitMs + 2000,
+      work,
+    });
+}
+
 export function httpHandler<R extends Route>(route: R, run: (args: HandlerArgs<InputOf<R>>) => Promise<unknown>) {
   const states = new WeakMap<HttpEvent, RequestState>();
-  const handler = middy<HttpEvent, HttpResult>()
-    .use(captureLambdaHandler(tracer, { captureResponse: false }))
+  // Decided once per route, not per request.
+  const answer = route.idempotency ? answerIdempotently(route, route.idempotency) : answerDirectly;
+  const handler = middy<HttpEvent, HttpResult>();
+  if (tracer) handler.use(captureLambdaHandler(tracer, { captureResponse: false }));
+  handler
     .use(observeOperation(route, () => edgePorts().metrics()))
     .use({
       before: async (request) => {
@@ -84,12 +112,7 @@ export function httpHandler<R extends Route>(route: R, run: (args: HandlerArgs<I
             event,
           }),
         );
-      if (!route.idempotency) return work();
-      // Loaded by the idempotent routes' functions only: the others do without it.
-      const { dynamoIdempotencyStore } = await import('./idempotency-store.js');
-      // A repeat waits a little longer than the first takes to answer (it answers 202 at the run wait).
-      const waitMs = settings.runWaitMs + 2000;
-      return answerOnce({ route, kind: route.idempotency, state, event, input, rawBody, store: dynamoIdempotencyStore, waitMs, work });
+      return answer(state, event, input, rawBody, work);
     });
   // Every line logged while this request is handled names it, however many requests the process handles at once.
   const withRequestKeys = (event: HttpEvent, context: Context) =>

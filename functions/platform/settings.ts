@@ -72,6 +72,10 @@ export const settings = {
   get host(): string | undefined {
     return readEnv(envNames.host);
   },
+  /** Inside a Lambda function's runtime, the only place Powertools traces (it reads the same variable). */
+  get inLambda(): boolean {
+    return Boolean(readEnv(envNames.lambdaExecutionEnv));
+  },
   get serviceName(): string {
     return readEnv(envNames.serviceName) ?? 'platform';
   },

@@ -9,7 +9,7 @@ import { AppError, PayloadTooLargeError } from '#platform/errors.js';
 import { logger, withLogKeys } from '#platform/logger.js';
 import { type HttpEvent, type HttpResult, errorResult, maxBodyBytes } from '#platform/http.js';
 import { type Route, type TableAccess, routeTables } from '#platform/route.js';
-import { withGrantedTables } from '#platform/dynamo.js';
+import { type TableGrant, tableGrant, withGrantedTables } from '#platform/dynamo.js';
 import { routeFallback } from '#platform/fallback.js';
 import { createRouteMatcher } from '#platform/route-match.js';
 import { boundedEcho } from '#platform/json-bounds.js';
@@ -103,9 +103,11 @@ function send(response: ServerResponse, result: HttpResult) {
 export async function createLocalApi(options: LocalApiOptions): Promise<Server> {
   const match = createRouteMatcher(options.routes);
   const fallbackResult = routeFallback(options.routes);
-  const handlers = new Map<Route, Handler>();
-  for (const route of options.routes) handlers.set(route, await load<Handler>(options.rootDir, route.handler));
+  const functions = new Map<Route, { handler: Handler; grant: TableGrant }>();
+  for (const route of options.routes)
+    functions.set(route, { handler: await load<Handler>(options.rootDir, route.handler), grant: tableGrant(route.operation, Object.keys(routeTables(route))) });
   const authorize = await load<Authorizer>(options.rootDir, options.authorizerHandler);
+  const authorizerGrant = tableGrant('the API key authorizer', Object.keys(options.authorizerTables));
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const requestId = randomUUID();
@@ -114,12 +116,13 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
     const found = match(method, url.pathname);
     const operation = found.kind === 'found' ? found.route.operation : undefined;
     return withLogKeys({ requestId, path: url.pathname, ...(operation && { operation }) }, async () => {
-      // One access line per request, as API Gateway's access log would write it; bound to this request's log keys,
-      // since the socket that finishes it may run in another request's context.
+      // One access line per request, as API Gateway's access log would write it; run in this request's scope (its log
+      // keys), since the socket that finishes it may run in another request's context. A plain AsyncResource, since
+      // AsyncResource.bind also defines two deprecation-wrapped accessors on every function it binds.
       const started = performance.now();
-      response.once(
-        'finish',
-        AsyncResource.bind(() => logger.info('request', { method, status: response.statusCode, ms: Math.round(performance.now() - started) })),
+      const scope = new AsyncResource('LocalApiAccessLine');
+      response.once('finish', () =>
+        scope.runInAsyncScope(() => logger.info('request', { method, status: response.statusCode, ms: Math.round(performance.now() - started) })),
       );
       if (found.kind !== 'found') return send(response, fallbackResult(method, url.pathname, requestId));
       await dispatch(request, response, requestId, url, found.route, found.pathParameters);
@@ -178,7 +181,7 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
       isBase64Encoded: !isText,
     };
     if (route.auth === 'apiKey') {
-      const verdict = await withGrantedTables('the API key authorizer', Object.keys(options.authorizerTables), () =>
+      const verdict = await withGrantedTables(authorizerGrant, () =>
         authorize({
           version: '2.0',
           type: 'REQUEST',
@@ -195,9 +198,9 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
       );
       event.requestContext.authorizer = { lambda: verdict.context ?? {} };
     }
-    const handler = handlers.get(route)!;
+    const { handler, grant } = functions.get(route)!;
     const context = lambdaContext(route.operation, requestId, route.timeoutSeconds ?? 29);
-    send(response, await withGrantedTables(route.operation, Object.keys(routeTables(route)), () => handler(event, context)));
+    send(response, await withGrantedTables(grant, () => handler(event, context)));
   }
 
   return createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
