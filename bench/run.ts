@@ -1,5 +1,6 @@
 // `npm run bench [-- <name prefix>...]`: runs the registered benches in sequence, prints a table and writes
 // bench/results.json. A missed target is reported, not failed; only a crashed bench exits non-zero.
+import './quiet-logs.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { benches } from './index.js';
