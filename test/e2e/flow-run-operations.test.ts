@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { flowsPath, getFlow, givenEventFlow } from '../support/flows.js';
 import { type LlmServer, type Turn, startLlmServer } from '../support/llm-server.js';
-import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { type TestApi, type TestUser, reconfigurePlatform, startTestPlatform } from '../support/platform.js';
 import { type Upstream, givenInstalled, givenPublishedResource, startUpstream } from '../support/resources.js';
 import { givenDeployed } from '../support/scripts.js';
 
@@ -21,9 +21,7 @@ beforeAll(async () => {
     response.end(JSON.stringify({ filed: true }));
   });
 });
-afterEach(() => {
-  for (const name of ['LLM_BASE_URL', 'LLM_MODEL']) delete process.env[name];
-});
+afterEach(() => reconfigurePlatform({ LLM_BASE_URL: undefined, LLM_MODEL: undefined }));
 afterAll(async () => {
   await Promise.all([llm.close(), upstream.close()]);
   await api.stop();
@@ -41,7 +39,7 @@ async function givenHeldFlow(): Promise<{ user: TestUser; resourceName: string; 
   const user = await api.givenUser();
   const resourceName = `reports-${Math.random().toString(36).slice(2, 8)}`;
   await givenInstalled(api, user, await givenPublishedResource(api, user, { name: resourceName }, { baseUrl: upstream.baseUrl }));
-  Object.assign(process.env, { LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'test-model' });
+  reconfigurePlatform({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'test-model' });
   const flow = await givenEventFlow(api, user, {
     prompt: 'File the report.',
     recommendedTools: [`${resourceName}.report`],
@@ -157,7 +155,7 @@ describe('llm flows: re-run', () => {
   it('re-runs a whole run as a new execution with the data it started with', async () => {
     // Prepare
     const user = await api.givenUser();
-    Object.assign(process.env, { LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'test-model' });
+    reconfigurePlatform({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'test-model' });
     const flow = await givenEventFlow(api, user, { prompt: 'Say hello.' });
     llm.script([answerTurn]);
     const original = await api.as(user.apiKey).post(flowsPath('runFlow'), { assignmentId: flow.id });
