@@ -1,19 +1,15 @@
 // EventBridge Scheduler: one schedule per definition in the platform group, firing PutEvents onto the
 // platform bus with the scheduler role (lib/scheduler.ts). The five-field cron becomes AWS's six-field form; a
 // one-time firing is an `at(...)` schedule the service deletes after it fires.
-import {
-  type CreateScheduleCommandInput,
-  CreateScheduleCommand,
-  DeleteScheduleCommand,
-  SchedulerClient,
-  type SchedulerClientConfig,
-  UpdateScheduleCommand,
-} from '@aws-sdk/client-scheduler';
+import type { CreateScheduleCommandInput, SchedulerClient, SchedulerClientConfig } from '@aws-sdk/client-scheduler';
 import { parseCron, toEventBridgeCron } from '#platform/cron.js';
 import type { OneShotDefinition, ScheduleDefinition, SchedulerPort } from '#platform/ports.js';
 import { type EnvName, envNames } from '#platform/env-names.js';
 import { requiredEnv, settings } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
+import { onFirstUse } from './on-first-use.js';
+
+const sdk = onFirstUse(() => import('@aws-sdk/client-scheduler'));
 
 /** Context attribute EventBridge Scheduler replaces with the time the firing is for. */
 const scheduledTime = '<aws.scheduler.scheduled-time>';
@@ -71,6 +67,7 @@ function busTarget(type: string, payload: Record<string, unknown>): NonNullable<
 
 /** Creates the schedule, or replaces the one of the same name. */
 async function upsertSchedule(client: SchedulerClient, input: CreateScheduleCommandInput): Promise<void> {
+  const { CreateScheduleCommand, UpdateScheduleCommand } = await sdk();
   try {
     await client.send(new CreateScheduleCommand(input));
   } catch (error) {
@@ -81,6 +78,7 @@ async function upsertSchedule(client: SchedulerClient, input: CreateScheduleComm
 
 /** Deletes the schedule; one that is already gone is not an error. */
 async function deleteSchedule(client: SchedulerClient, name: string): Promise<void> {
+  const { DeleteScheduleCommand } = await sdk();
   try {
     await client.send(new DeleteScheduleCommand({ Name: name, GroupName: required(envNames.scheduleGroupName) }));
   } catch (error) {
@@ -89,11 +87,10 @@ async function deleteSchedule(client: SchedulerClient, name: string): Promise<vo
 }
 
 export function createEventBridgeScheduler(config: SchedulerClientConfig = {}): SchedulerPort {
-  let cached: SchedulerClient | undefined;
-  const client = () => (cached ??= traced(new SchedulerClient(config)));
+  const client = onFirstUse(async () => traced(new (await sdk()).SchedulerClient(config)));
   return {
-    put: (schedule) => upsertSchedule(client(), scheduleInput(schedule)),
-    putOnce: (once) => upsertSchedule(client(), oneShotInput(once)),
-    remove: (name) => deleteSchedule(client(), name),
+    put: async (schedule) => upsertSchedule(await client(), scheduleInput(schedule)),
+    putOnce: async (once) => upsertSchedule(await client(), oneShotInput(once)),
+    remove: async (name) => deleteSchedule(await client(), name),
   };
 }
