@@ -6,7 +6,7 @@
 // AWS it is plain JavaScript, and from the TypeScript sources (tests, `npm start`) the worker loads it through tsx.
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { type ChunkDraft, chunkPages } from './chunker.js';
-import { ExtractionError, extractPages } from './extract.js';
+import { ExtractionError } from './extract-structured.js';
 import { type SupportedMimeType, extraction } from './limits.js';
 
 const role = 'document-extraction';
@@ -20,6 +20,8 @@ interface Job {
 type Reply = { chunks: ChunkDraft[] } | { refused: string } | { failed: string };
 
 async function chunksOf(bytes: Uint8Array, mimeType: SupportedMimeType): Promise<ChunkDraft[]> {
+  // The parsers load in the worker only: the thread that answers requests never reads an original itself.
+  const { extractPages } = await import('./extract.js');
   const drafts = chunkPages(await extractPages(bytes, mimeType));
   if (drafts.length > extraction.chunks) throw new ExtractionError(`the file makes ${drafts.length} chunks; the limit is ${extraction.chunks}`);
   return drafts;

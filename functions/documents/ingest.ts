@@ -6,7 +6,7 @@
 import type { Clock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { logger } from '#platform/logger.js';
-import { ExtractionError } from './extract.js';
+import { ExtractionError } from './extract-structured.js';
 import { extractChunks } from './extract-worker.js';
 import type { LargeGraphIndex } from './large-graph-index.js';
 import { chunkTermsOf } from './lexical-index.js';

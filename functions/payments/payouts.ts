@@ -5,7 +5,6 @@ import type { Clock } from '#platform/clock.js';
 import { newId } from '#platform/ids.js';
 import { logger } from '#platform/logger.js';
 import type { Landed, SolanaLedger } from './ledger.js';
-import { signedPayout } from './payout-transaction.js';
 import type { PayoutBatch, PayoutEntry, PayoutStore } from './payout-store.js';
 import type { PlatformSigners } from './signers.js';
 
@@ -113,6 +112,8 @@ export function createPayoutService(deps: PayoutDeps) {
     const info = await ledger.info();
     const amount = sum(claimed);
     const blockhash = await ledger.latestBlockhash();
+    // The Solana client loads with the first payout: every payments handler composes this service, few pay anyone out.
+    const { signedPayout } = await import('./payout-transaction.js');
     const { wire, signature } = await signedPayout(
       { batchId, asset, walletAddress, amount, feePayer: info.feePayer, settlementAccount: info.platformWallet, blockhash },
       signers,

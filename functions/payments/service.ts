@@ -18,8 +18,12 @@ import type { FacilitatorInput, PaymentRecord, PaymentRequirement, SettlementSta
 import { maxTimeoutSeconds } from './settings.js';
 import { type SaleContext, alreadySettled, proofOf, settleVerified } from './settlement.js';
 import type { PaymentStore, StoredPayment } from './store.js';
-import { type VerifiedPayment, verifyPayment } from './verification.js';
+import type { VerifiedPayment } from './verification.js';
 import { decodePaymentHeader, toNetwork } from './x402-codec.js';
+
+// The rules read transactions with @solana/web3.js, which loads here with a payment's first verification (as the
+// ledger does): the handlers of listings and settings compose this service too, and never verify a payment.
+const verification = () => import('./verification.js');
 
 export interface PaymentServiceDeps {
   store: PaymentStore;
@@ -170,6 +174,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   async function verifyForFacilitator(input: FacilitatorInput) {
     const { ledger, info } = await ledgerWithInfo();
     const { terms, sale } = await facilitatorTerms(input.paymentRequirements, { ledger, info });
+    const { verifyPayment } = await verification();
     const verified = await countersigned(verifyPayment(input.paymentPayload, [terms], info.network, info.platformWallet, deps.solPriceUsd));
     const existing = await store.get(verified.transaction.signature);
     if (existing && existing.settlementStatus !== 'failed') throw alreadySettled(existing, input.x402Version);
@@ -217,6 +222,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       if (!request.payment) return { kind: 'payment-required', accepts, version };
       const params = 'query' in request.params ? paramsFromQuery(method, request.params.query) : request.params.body;
       const deadline = clock.now() + maxTimeoutSeconds * 1000;
+      const { verifyPayment } = await verification();
       try {
         const verified = await countersigned(
           verifyPayment(decodePaymentHeader(request.payment.value), accepts, info.network, info.platformWallet, deps.solPriceUsd),

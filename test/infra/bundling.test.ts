@@ -157,6 +157,50 @@ describe('infra: one esbuild pass bundles every handler', () => {
     expect([...new Set(atImport)]).toEqual([]);
   });
 
+  it("loads no AWS SDK client but DynamoDB's when a handler's bundle is imported: each adapter loads its client on first use", () => {
+    // Prepare: DynamoDB is the kernel's client, which nearly every request uses; every other one serves some operations only
+    const inputsOf = (file: string) => Object.keys(pass.metafile.outputs[Object.keys(pass.metafile.outputs).find((key) => key.endsWith(file))!]!.inputs);
+    const clientsIn = (inputs: string[]) => new Set(inputs.flatMap((input) => /node_modules\/@aws-sdk\/client-([\w-]+)\//.exec(input)?.[1] ?? []));
+    const lazyClients = [
+      'bedrock-runtime',
+      'cloudwatch-logs',
+      'codebuild',
+      'eventbridge',
+      'iam',
+      'kms',
+      'lambda',
+      's3',
+      's3vectors',
+      'scheduler',
+      'secrets-manager',
+    ];
+    // Act
+    const atImport = platformEntries().flatMap((entry) =>
+      [...clientsIn(closureOf(pass, entry, { atImport: true }).flatMap(inputsOf))]
+        .filter((name) => name !== 'dynamodb')
+        .map((name) => `${entry}: client-${name}`),
+    );
+    const reachable = clientsIn(platformEntries().flatMap((entry) => closureOf(pass, entry).flatMap(inputsOf)));
+    // Assess: the bundles still carry them, behind `import()`
+    expect([...reachable]).toEqual(expect.arrayContaining(lazyClients));
+    expect(atImport).toEqual([]);
+  });
+
+  it("loads the JavaScript parser, the document parsers and the Solana client with the operations that use them, not with any handler's bundle", () => {
+    // Prepare
+    const inputsOf = (file: string) => Object.keys(pass.metafile.outputs[Object.keys(pass.metafile.outputs).find((key) => key.endsWith(file))!]!.inputs);
+    const librariesIn = (inputs: string[]) =>
+      new Set(inputs.flatMap((input) => /node_modules\/(acorn|html-to-text|mammoth|unpdf|@solana\/web3\.js|@solana\/spl-token)\//.exec(input)?.[1] ?? []));
+    // Act
+    const atImport = platformEntries().flatMap((entry) =>
+      [...librariesIn(closureOf(pass, entry, { atImport: true }).flatMap(inputsOf))].map((library) => `${entry}: ${library}`),
+    );
+    const reachable = librariesIn(platformEntries().flatMap((entry) => closureOf(pass, entry).flatMap(inputsOf)));
+    // Assess
+    expect([...reachable].sort()).toEqual(['@solana/spl-token', '@solana/web3.js', 'acorn', 'html-to-text', 'mammoth', 'unpdf']);
+    expect(atImport).toEqual([]);
+  });
+
   it('keeps local-only code out of every bundle of the pass, and defines PLATFORM_MODE as aws in each', () => {
     // Act
     const offenders = platformEntries().flatMap((entry) =>

@@ -1,9 +1,10 @@
 // Amazon Bedrock Converse with tool use: the same turn-by-turn contract as the OpenAI-compatible adapter. Tool
 // results travel as `toolResult` blocks of a user message, as Converse wants them.
-import { BedrockRuntimeClient, type BedrockRuntimeClientConfig, type ContentBlock, ConverseCommand, type Message } from '@aws-sdk/client-bedrock-runtime';
+import type { BedrockRuntimeClientConfig, ContentBlock, Message } from '@aws-sdk/client-bedrock-runtime';
 import type { ChatMessage, LanguageModel, ModelTurn } from '#functions/flows/ports.js';
 import { AppError } from '#platform/errors.js';
 import { traced } from '#platform/tracer.js';
+import { onFirstUse } from './on-first-use.js';
 
 type Json = Record<string, unknown>;
 
@@ -42,16 +43,20 @@ export function createBedrockModel(
   settings: { modelId: string; pricing: LanguageModel['pricing'] },
   clientConfig: BedrockRuntimeClientConfig = {},
 ): LanguageModel {
-  const client = traced(new BedrockRuntimeClient(clientConfig));
+  const bedrock = onFirstUse(async () => {
+    const sdk = await import('@aws-sdk/client-bedrock-runtime');
+    return { sdk, client: traced(new sdk.BedrockRuntimeClient(clientConfig)) };
+  });
   return {
     modelId: settings.modelId,
     pricing: settings.pricing,
     async complete({ messages, tools, timeoutMs }): Promise<ModelTurn> {
       const { system, messages: turns } = converseMessages(messages);
+      const { sdk, client } = await bedrock();
       let output;
       try {
         output = await client.send(
-          new ConverseCommand({
+          new sdk.ConverseCommand({
             modelId: settings.modelId,
             messages: turns,
             ...(system.length > 0 && { system }),

@@ -2,13 +2,14 @@
 // variables; its buildspec fetches the commit, builds and syncs the output to the pages bucket. The end comes back
 // as a CodeBuild state change over EventBridge (functions/app/templates/handlers/record-build-state.ts); logs are read
 // from CloudWatch Logs while the build runs. Sites are removed from the pages bucket here.
-import { CloudWatchLogsClient, type CloudWatchLogsClientConfig, GetLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
-import { CodeBuildClient, type CodeBuildClientConfig, StartBuildCommand } from '@aws-sdk/client-codebuild';
-import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import type { CloudWatchLogsClientConfig } from '@aws-sdk/client-cloudwatch-logs';
+import type { CodeBuildClient, CodeBuildClientConfig } from '@aws-sdk/client-codebuild';
+import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import { BuildFailure, parseManifest } from '#functions/templates/checkout.js';
 import type { BuildOutcome, BuildRecord } from '#functions/templates/model.js';
 import type { BuildJob, TemplateBuilder } from '#functions/templates/ports.js';
 import { envNames } from '#platform/env-names.js';
+import { onFirstUse } from './on-first-use.js';
 
 /** Names of the environment variables the buildspec reads; lib/templates.ts writes the buildspec against them. */
 export const buildJobVariables = {
@@ -41,9 +42,19 @@ const required = (value: string | undefined, name: string) => {
 export function createCodeBuildTemplateBuilder(
   options: CodeBuildBuilderOptions = {},
 ): TemplateBuilder & { manifestText(buildId: string): Promise<string | undefined> } {
-  const codebuild = options.codebuild instanceof CodeBuildClient ? options.codebuild : new CodeBuildClient(options.codebuild ?? {});
-  const logs = new CloudWatchLogsClient(options.logs ?? {});
-  const s3 = new S3Client(options.s3 ?? {});
+  // Each service's SDK loads on its first call: the template handlers import this module for what they never call.
+  const codebuild = onFirstUse(async () => {
+    const sdk = await import('@aws-sdk/client-codebuild');
+    return { sdk, client: options.codebuild instanceof sdk.CodeBuildClient ? options.codebuild : new sdk.CodeBuildClient(options.codebuild ?? {}) };
+  });
+  const logs = onFirstUse(async () => {
+    const sdk = await import('@aws-sdk/client-cloudwatch-logs');
+    return { sdk, client: new sdk.CloudWatchLogsClient(options.logs ?? {}) };
+  });
+  const s3 = onFirstUse(async () => {
+    const sdk = await import('@aws-sdk/client-s3');
+    return { sdk, client: new sdk.S3Client(options.s3 ?? {}) };
+  });
   const project = () => required(options.projectName, envNames.templateBuildProject);
   const bucket = () => required(options.bucketName, envNames.pagesBucket);
 
@@ -58,8 +69,9 @@ export function createCodeBuildTemplateBuilder(
         // JSON in base64: values of a hostile tenant never meet a shell unquoted.
         [buildJobVariables.publicEnv]: Buffer.from(JSON.stringify(job.publicEnv)).toString('base64'),
       };
-      const { build } = await codebuild.send(
-        new StartBuildCommand({
+      const { sdk, client } = await codebuild();
+      const { build } = await client.send(
+        new sdk.StartBuildCommand({
           projectName: project(),
           idempotencyToken: job.buildId,
           environmentVariablesOverride: Object.entries(variables).map(([name, value]) => ({ name, value, type: 'PLAINTEXT' })),
@@ -71,9 +83,10 @@ export function createCodeBuildTemplateBuilder(
     /** One log stream per build, named after the part of the build id after `:` (TEMPLATE_BUILD_LOG_GROUP, CodeBuild's default group otherwise). */
     async logs(build: BuildRecord) {
       if (!build.runId?.includes(':')) return undefined;
+      const { sdk, client } = await logs();
       try {
-        const page = await logs.send(
-          new GetLogEventsCommand({
+        const page = await client.send(
+          new sdk.GetLogEventsCommand({
             logGroupName: options.logGroupName ?? `/aws/codebuild/${project()}`,
             logStreamName: build.runId.split(':').slice(1).join(':'),
             startFromHead: true,
@@ -89,18 +102,20 @@ export function createCodeBuildTemplateBuilder(
     },
 
     async removeSite(subdomain: string) {
+      const { sdk, client } = await s3();
       let ContinuationToken: string | undefined;
       do {
-        const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket(), Prefix: `${subdomain}/`, ContinuationToken }));
+        const page = await client.send(new sdk.ListObjectsV2Command({ Bucket: bucket(), Prefix: `${subdomain}/`, ContinuationToken }));
         const keys = (page.Contents ?? []).map((object) => ({ Key: object.Key! }));
-        if (keys.length) await s3.send(new DeleteObjectsCommand({ Bucket: bucket(), Delete: { Objects: keys, Quiet: true } }));
+        if (keys.length) await client.send(new sdk.DeleteObjectsCommand({ Bucket: bucket(), Delete: { Objects: keys, Quiet: true } }));
         ContinuationToken = page.NextContinuationToken;
       } while (ContinuationToken);
     },
 
     async manifestText(buildId: string) {
+      const { sdk, client } = await s3();
       try {
-        const object = await s3.send(new GetObjectCommand({ Bucket: bucket(), Key: manifestKey(buildId) }));
+        const object = await client.send(new sdk.GetObjectCommand({ Bucket: bucket(), Key: manifestKey(buildId) }));
         return await object.Body?.transformToString();
       } catch (error) {
         if ((error as Error).name === 'NoSuchKey') return undefined;

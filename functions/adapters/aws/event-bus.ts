@@ -1,17 +1,20 @@
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { newId } from '#platform/ids.js';
 import type { EventPublisher } from '#platform/ports.js';
 import { traced } from '#platform/tracer.js';
+import { onFirstUse } from './on-first-use.js';
 
-let client: EventBridgeClient | undefined;
+const eventBridge = onFirstUse(async () => {
+  const sdk = await import('@aws-sdk/client-eventbridge');
+  return { sdk, client: traced(new sdk.EventBridgeClient({})) };
+});
 
 /** PutEvents onto the `platform-events` bus (EVENT_BUS_NAME's, given by the root); the dispatcher rule routes by `detail-type`. */
 export const eventBridgePublisher = (busName: string | undefined): EventPublisher => ({
   async publish(event) {
     const eventId = typeof event.id === 'string' ? event.id : newId('evt');
-    client ??= traced(new EventBridgeClient({}));
+    const { sdk, client } = await eventBridge();
     const result = await client.send(
-      new PutEventsCommand({
+      new sdk.PutEventsCommand({
         Entries: [
           {
             EventBusName: busName,

@@ -3,7 +3,7 @@
 // installer stores the tree in the script-packages bucket itself; only the answer travels back.
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import {
   type InstallRequest,
   type PackageInstaller,
@@ -16,6 +16,9 @@ import { envNames } from '#platform/env-names.js';
 import { isPrivateAddress, privateUpstreamsAllowed } from '#platform/outbound.js';
 import { requiredSetting } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
+import { onFirstUse } from './on-first-use.js';
+
+const sdk = onFirstUse(() => import('@aws-sdk/client-lambda'));
 
 const packageNames = (request: InstallRequest) => (Array.isArray(request.declared) ? request.declared : Object.keys(request.declared)).join(', ');
 
@@ -35,7 +38,10 @@ async function checkRegistry(request: InstallRequest) {
 }
 
 /** `functions`: the npm and pip installer functions (NPM_INSTALLER_FUNCTION, PIP_INSTALLER_FUNCTION) the stack gives with `packageInstallers`. */
-export function createLambdaPackageInstaller(lambda: () => LambdaClient, functions: { npm: string | undefined; pip: string | undefined }): PackageInstaller {
+export function createLambdaPackageInstaller(
+  lambda: () => LambdaClient | Promise<LambdaClient>,
+  functions: { npm: string | undefined; pip: string | undefined },
+): PackageInstaller {
   return {
     async install(request) {
       await checkRegistry(request);
@@ -44,7 +50,8 @@ export function createLambdaPackageInstaller(lambda: () => LambdaClient, functio
           ? requiredSetting(functions.npm, envNames.npmInstallerFunction, 'packageInstallers')
           : requiredSetting(functions.pip, envNames.pipInstallerFunction, 'packageInstallers');
       // The payload carries the registry token: Lambda logs no payload, and the installers log none.
-      const response = await lambda().send(new InvokeCommand({ FunctionName: functionName, Payload: JSON.stringify(request) }));
+      const { InvokeCommand } = await sdk();
+      const response = await (await lambda()).send(new InvokeCommand({ FunctionName: functionName, Payload: JSON.stringify(request) }));
       const payload = Buffer.from(response.Payload ?? new Uint8Array()).toString('utf8');
       if (response.FunctionError) {
         // Past its own timeout the installer cannot answer: the packages took too long, as a refusal says.
@@ -70,6 +77,8 @@ export function createLambdaPackageInstaller(lambda: () => LambdaClient, functio
 
 /** The installer with a Lambda client made on first use; the composition root keeps one per container. */
 export function lambdaPackageInstaller(functions: { npm: string | undefined; pip: string | undefined }): PackageInstaller {
-  let client: LambdaClient | undefined;
-  return createLambdaPackageInstaller(() => (client ??= traced(new LambdaClient({}))), functions);
+  return createLambdaPackageInstaller(
+    onFirstUse(async () => traced(new (await sdk()).LambdaClient({}))),
+    functions,
+  );
 }

@@ -1,19 +1,15 @@
 // EventBridge Scheduler: one schedule per definition in the platform group, firing PutEvents onto the
 // platform bus with the scheduler role (lib/scheduler.ts). The five-field cron becomes AWS's six-field form; a
 // one-time firing is an `at(...)` schedule the service deletes after it fires.
-import {
-  type CreateScheduleCommandInput,
-  CreateScheduleCommand,
-  DeleteScheduleCommand,
-  SchedulerClient,
-  type SchedulerClientConfig,
-  UpdateScheduleCommand,
-} from '@aws-sdk/client-scheduler';
+import type { CreateScheduleCommandInput, SchedulerClient, SchedulerClientConfig } from '@aws-sdk/client-scheduler';
 import { parseCron, toEventBridgeCron } from '#platform/cron.js';
 import type { OneShotDefinition, ScheduleDefinition, SchedulerPort } from '#platform/ports.js';
 import { envNames } from '#platform/env-names.js';
 import { requiredSetting } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
+import { onFirstUse } from './on-first-use.js';
+
+const sdk = onFirstUse(() => import('@aws-sdk/client-scheduler'));
 
 /** Context attribute EventBridge Scheduler replaces with the time the firing is for. */
 const scheduledTime = '<aws.scheduler.scheduled-time>';
@@ -81,6 +77,7 @@ function busTarget(resources: SchedulerResources, type: string, payload: Record<
 
 /** Creates the schedule, or replaces the one of the same name. */
 async function upsertSchedule(client: SchedulerClient, input: CreateScheduleCommandInput): Promise<void> {
+  const { CreateScheduleCommand, UpdateScheduleCommand } = await sdk();
   try {
     await client.send(new CreateScheduleCommand(input));
   } catch (error) {
@@ -91,6 +88,7 @@ async function upsertSchedule(client: SchedulerClient, input: CreateScheduleComm
 
 /** Deletes the schedule; one that is already gone is not an error. */
 async function deleteSchedule(client: SchedulerClient, resources: SchedulerResources, name: string): Promise<void> {
+  const { DeleteScheduleCommand } = await sdk();
   try {
     await client.send(new DeleteScheduleCommand({ Name: name, GroupName: required(resources, 'groupName') }));
   } catch (error) {
@@ -99,11 +97,10 @@ async function deleteSchedule(client: SchedulerClient, resources: SchedulerResou
 }
 
 export function createEventBridgeScheduler(config: SchedulerClientConfig, resources: SchedulerResources): SchedulerPort {
-  let cached: SchedulerClient | undefined;
-  const client = () => (cached ??= traced(new SchedulerClient(config)));
+  const client = onFirstUse(async () => traced(new (await sdk()).SchedulerClient(config)));
   return {
-    put: (schedule) => upsertSchedule(client(), scheduleInput(resources, schedule)),
-    putOnce: (once) => upsertSchedule(client(), oneShotInput(resources, once)),
-    remove: (name) => deleteSchedule(client(), resources, name),
+    put: async (schedule) => upsertSchedule(await client(), scheduleInput(resources, schedule)),
+    putOnce: async (once) => upsertSchedule(await client(), oneShotInput(resources, once)),
+    remove: async (name) => deleteSchedule(await client(), resources, name),
   };
 }

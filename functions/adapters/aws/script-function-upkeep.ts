@@ -1,35 +1,15 @@
 // What a script function needs around it, kept apart from the deploy and invoke flow of script-functions.ts: its
 // own log group with a retention (created before the function, removed with it), its own execution role inside the
 // stack's permissions boundary (one script cannot write another's logs), and old published versions pruned.
-import {
-  type CloudWatchLogsClient,
-  CreateLogGroupCommand,
-  DeleteLogGroupCommand,
-  PutRetentionPolicyCommand,
-  ResourceAlreadyExistsException,
-  ResourceNotFoundException as LogsNotFound,
-  paginateDescribeLogGroups,
-} from '@aws-sdk/client-cloudwatch-logs';
-import {
-  CreateRoleCommand,
-  DeleteRoleCommand,
-  DeleteRolePolicyCommand,
-  EntityAlreadyExistsException,
-  GetRoleCommand,
-  type IAMClient,
-  NoSuchEntityException,
-  PutRolePolicyCommand,
-  paginateListRoles,
-} from '@aws-sdk/client-iam';
-import {
-  DeleteFunctionCommand,
-  GetFunctionConfigurationCommand,
-  type LambdaClient,
-  ListAliasesCommand,
-  ListVersionsByFunctionCommand,
-  ResourceNotFoundException,
-  paginateListFunctions,
-} from '@aws-sdk/client-lambda';
+import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import type { IAMClient } from '@aws-sdk/client-iam';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
+import { onFirstUse } from './on-first-use.js';
+
+// The SDKs load on the first deploy or removal: the modules that pick this adapter are imported by every scripts handler.
+const logsSdk = onFirstUse(() => import('@aws-sdk/client-cloudwatch-logs'));
+const iamSdk = onFirstUse(() => import('@aws-sdk/client-iam'));
+const lambdaSdk = onFirstUse(() => import('@aws-sdk/client-lambda'));
 
 export interface ScriptFunctionUpkeepOptions {
   lambda: LambdaClient;
@@ -66,6 +46,7 @@ export function createScriptFunctionUpkeep(options: ScriptFunctionUpkeepOptions)
 
   /** The script's own role: assumed by Lambda, writing only its own log group, under the boundary. Its name is the function's. */
   async function ensureRole(functionName: string): Promise<string> {
+    const { CreateRoleCommand, EntityAlreadyExistsException, GetRoleCommand, PutRolePolicyCommand } = await iamSdk();
     const trust = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] };
     const created = await ignoring(
       iam.send(
@@ -92,6 +73,7 @@ export function createScriptFunctionUpkeep(options: ScriptFunctionUpkeepOptions)
   return {
     /** Before the function exists: its log group with retention, and its role. Answers the role's ARN. */
     async prepare(functionName: string): Promise<string> {
+      const { CreateLogGroupCommand, PutRetentionPolicyCommand, ResourceAlreadyExistsException } = await logsSdk();
       const logGroupName = logGroupOf(functionName);
       await ignoring(logs.send(new CreateLogGroupCommand({ logGroupName })), ResourceAlreadyExistsException);
       await logs.send(new PutRetentionPolicyCommand({ logGroupName, retentionInDays: options.retentionDays }));
@@ -100,6 +82,7 @@ export function createScriptFunctionUpkeep(options: ScriptFunctionUpkeepOptions)
 
     /** Whether a published version is still there (pruning may have removed an old one a rollback asks for). */
     async hasVersion(functionName: string, version: string): Promise<boolean> {
+      const { GetFunctionConfigurationCommand, ResourceNotFoundException } = await lambdaSdk();
       return (
         (await ignoring(lambda.send(new GetFunctionConfigurationCommand({ FunctionName: functionName, Qualifier: version })), ResourceNotFoundException)) !==
         undefined
@@ -108,6 +91,7 @@ export function createScriptFunctionUpkeep(options: ScriptFunctionUpkeepOptions)
 
     /** Deletes published versions but the newest `keepVersions` and any an alias points at. */
     async prune(functionName: string): Promise<string[]> {
+      const { DeleteFunctionCommand, ListAliasesCommand, ListVersionsByFunctionCommand, ResourceNotFoundException } = await lambdaSdk();
       const versions: number[] = [];
       let marker: string | undefined;
       do {
@@ -140,6 +124,8 @@ export function createScriptFunctionUpkeep(options: ScriptFunctionUpkeepOptions)
 }
 
 async function removeSurroundings(clients: { logs: CloudWatchLogsClient; iam: IAMClient }, functionName: string): Promise<void> {
+  const [{ DeleteLogGroupCommand, ResourceNotFoundException: LogsNotFound }, { DeleteRoleCommand, DeleteRolePolicyCommand, NoSuchEntityException }] =
+    await Promise.all([logsSdk(), iamSdk()]);
   await ignoring(clients.logs.send(new DeleteLogGroupCommand({ logGroupName: logGroupOf(functionName) })), LogsNotFound);
   await ignoring(clients.iam.send(new DeleteRolePolicyCommand({ RoleName: functionName, PolicyName: rolePolicyName })), NoSuchEntityException);
   await ignoring(clients.iam.send(new DeleteRoleCommand({ RoleName: functionName })), NoSuchEntityException);
@@ -153,6 +139,9 @@ export async function teardownScriptFunctions(
   clients: { lambda: LambdaClient; logs: CloudWatchLogsClient; iam: IAMClient },
   prefix: string,
 ): Promise<string[]> {
+  const [{ paginateDescribeLogGroups }, { paginateListRoles }, { DeleteFunctionCommand, ResourceNotFoundException, paginateListFunctions }] = await Promise.all(
+    [logsSdk(), iamSdk(), lambdaSdk()],
+  );
   const names = new Set<string>();
   for await (const page of paginateListFunctions({ client: clients.lambda }, {}))
     for (const fn of page.Functions ?? []) if (fn.FunctionName?.startsWith(prefix)) names.add(fn.FunctionName);

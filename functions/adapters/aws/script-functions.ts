@@ -3,26 +3,7 @@
 // deploy and rollback. Invocations read duration and peak memory from Lambda's own REPORT line. A run (admitted
 // by the runner, which holds its slots) carries its signed grant to the resource-call function, and its resource
 // calls are read back from the run's tally once it returns.
-import {
-  CreateAliasCommand,
-  CreateFunctionCommand,
-  type CreateFunctionCommandInput,
-  DeleteFunctionCommand,
-  InvalidParameterValueException,
-  GetFunctionConfigurationCommand,
-  InvokeCommand,
-  LambdaClient,
-  PublishVersionCommand,
-  ResourceNotFoundException,
-  type Runtime,
-  TooManyRequestsException,
-  UpdateAliasCommand,
-  UpdateFunctionCodeCommand,
-  UpdateFunctionConfigurationCommand,
-  waitUntilFunctionActiveV2,
-  waitUntilFunctionUpdatedV2,
-} from '@aws-sdk/client-lambda';
-import { S3Client } from '@aws-sdk/client-s3';
+import type { CreateFunctionCommandInput, LambdaClient, Runtime } from '@aws-sdk/client-lambda';
 import { strToU8, zipSync } from 'fflate';
 import { scriptGrantKey } from '#adapters/script-grant-key.js';
 import { TooManyRequestsError, UpstreamError } from '#platform/errors.js';
@@ -35,10 +16,12 @@ import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type Script
 import { type EnvName, envNames } from '#platform/env-names.js';
 import { requiredSetting } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
-import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
-import { IAMClient } from '@aws-sdk/client-iam';
+import { onFirstUse } from './on-first-use.js';
 import { type ScriptFunctionUpkeep, createScriptFunctionUpkeep } from './script-function-upkeep.js';
 import { type PackageUploadOptions, dependencyLayer, packageSource, removeDependencyLayer } from './script-packages.js';
+
+// The SDK loads on the first deploy or run: every scripts handler imports this module, most never call Lambda.
+const sdk = onFirstUse(() => import('@aws-sdk/client-lambda'));
 
 /**
  * `nodejs18` runs on the newest Node runtime Lambda offers (the one lib/platform-function.ts picks);
@@ -99,6 +82,7 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
   const nameOf = (scriptId: string) => `${options.functionPrefix}${scriptId}`;
 
   async function moveAlias(functionName: string, functionVersion: string) {
+    const { CreateAliasCommand, ResourceNotFoundException, UpdateAliasCommand } = await sdk();
     try {
       await client.send(new UpdateAliasCommand({ FunctionName: functionName, Name: liveAlias, FunctionVersion: functionVersion }));
     } catch (error) {
@@ -109,6 +93,7 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
 
   /** A role just created takes seconds to become assumable by Lambda everywhere: CreateFunction is retried meanwhile. */
   async function createFunction(input: CreateFunctionCommandInput) {
+    const { CreateFunctionCommand, InvalidParameterValueException } = await sdk();
     const deadline = Date.now() + (options.waitSeconds ?? 120) * 1000;
     for (;;) {
       try {
@@ -122,6 +107,7 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
   }
 
   async function exists(functionName: string) {
+    const { GetFunctionConfigurationCommand, ResourceNotFoundException } = await sdk();
     try {
       return await client.send(new GetFunctionConfigurationCommand({ FunctionName: functionName }));
     } catch (error) {
@@ -131,6 +117,8 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
   }
 
   async function upload(request: DeployRequest, functionName: string): Promise<string> {
+    const { PublishVersionCommand, UpdateFunctionCodeCommand, UpdateFunctionConfigurationCommand, waitUntilFunctionActiveV2, waitUntilFunctionUpdatedV2 } =
+      await sdk();
     const settings = {
       Runtime: lambdaRuntimes[request.runtime].runtime,
       Handler: lambdaRuntimes[request.runtime].handler,
@@ -170,6 +158,7 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
   }
 
   async function invokeFunction(request: InvokeRequest, token: string): Promise<InvokeOutcome> {
+    const { InvokeCommand, TooManyRequestsException } = await sdk();
     let response;
     try {
       response = await client.send(
@@ -224,6 +213,7 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
     },
 
     async remove(scriptId) {
+      const { DeleteFunctionCommand, ResourceNotFoundException } = await sdk();
       try {
         await client.send(new DeleteFunctionCommand({ FunctionName: nameOf(scriptId) }));
       } catch (error) {
@@ -250,26 +240,47 @@ export interface ScriptFunctionResources {
   grantSecretArn: string | undefined;
 }
 
+const required = (value: string | undefined, name: EnvName) => requiredSetting(value, name, 'scriptFunctions');
+
+/** Checks the resources at once, as before; the SDK clients are made on the runtime's first call. */
 export function lambdaScriptRuntime(resources: ScriptFunctionResources): ScriptRuntime {
-  const required = (value: string | undefined, name: EnvName) => requiredSetting(value, name, 'scriptFunctions');
-  runtime ??= createLambdaScriptRuntime({
-    client: traced(new LambdaClient({})),
-    upkeep: createScriptFunctionUpkeep({
-      lambda: traced(new LambdaClient({})),
-      logs: traced(new CloudWatchLogsClient({})),
-      iam: traced(new IAMClient({})),
-      retentionDays: 30,
-      keepVersions: 5,
-      region: resources.region,
-      boundaryArn: required(resources.roleBoundaryArn, envNames.scriptRoleBoundaryArn),
-      resourceCallFunctionArn: required(resources.resourceCallFunctionArn, envNames.resourceCallFunctionArn),
-    }),
-    functionPrefix: resources.functionPrefix,
-    layerArn: required(resources.runtimeLayerArn, envNames.scriptRuntimeLayerArn),
-    resourceCallFunction: required(resources.resourceCallFunction, envNames.resourceCallFunction),
-    grantKey: () => scriptGrantKey(resources.grantSecretArn),
-    tallies: createRunTallies(),
-    packages: { s3: traced(new S3Client({})), bucket: () => required(resources.packagesBucket, envNames.scriptPackagesBucket) },
+  if (runtime) return runtime;
+  const boundaryArn = required(resources.roleBoundaryArn, envNames.scriptRoleBoundaryArn);
+  const resourceCallFunctionArn = required(resources.resourceCallFunctionArn, envNames.resourceCallFunctionArn);
+  const layerArn = required(resources.runtimeLayerArn, envNames.scriptRuntimeLayerArn);
+  const resourceCallFunction = required(resources.resourceCallFunction, envNames.resourceCallFunction);
+  const made = onFirstUse(async () => {
+    const [{ LambdaClient }, { CloudWatchLogsClient }, { IAMClient }, { S3Client }] = await Promise.all([
+      sdk(),
+      import('@aws-sdk/client-cloudwatch-logs'),
+      import('@aws-sdk/client-iam'),
+      import('@aws-sdk/client-s3'),
+    ]);
+    return createLambdaScriptRuntime({
+      client: traced(new LambdaClient({})),
+      upkeep: createScriptFunctionUpkeep({
+        lambda: traced(new LambdaClient({})),
+        logs: traced(new CloudWatchLogsClient({})),
+        iam: traced(new IAMClient({})),
+        retentionDays: 30,
+        keepVersions: 5,
+        region: resources.region,
+        boundaryArn,
+        resourceCallFunctionArn,
+      }),
+      functionPrefix: resources.functionPrefix,
+      layerArn,
+      resourceCallFunction,
+      grantKey: () => scriptGrantKey(resources.grantSecretArn),
+      tallies: createRunTallies(),
+      packages: { s3: traced(new S3Client({})), bucket: () => required(resources.packagesBucket, envNames.scriptPackagesBucket) },
+    });
   });
+  runtime = {
+    deploy: async (request) => (await made()).deploy(request),
+    invoke: async (request) => (await made()).invoke(request),
+    remove: async (scriptId) => (await made()).remove(scriptId),
+    removeDependencyTree: async (lockHash) => (await made()).removeDependencyTree(lockHash),
+  };
   return runtime;
 }

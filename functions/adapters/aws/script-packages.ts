@@ -2,16 +2,14 @@
 // (`lockHash`: lock and installed files), published once and shared by every version (of any script) with an equal
 // tree; a package past the direct-upload limit (function code or layer) goes through the script-packages bucket, as
 // Lambda requires.
-import {
-  DeleteLayerVersionCommand,
-  type LambdaClient,
-  ListLayerVersionsCommand,
-  PublishLayerVersionCommand,
-  type Runtime,
-  paginateListLayerVersions,
-} from '@aws-sdk/client-lambda';
-import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { LambdaClient, Runtime } from '@aws-sdk/client-lambda';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { DependencyTree } from '#functions/scripts/packages/dependencies.js';
+import { onFirstUse } from './on-first-use.js';
+
+// Loaded on the first deploy, as the clients are (script-functions.ts).
+const lambdaSdk = onFirstUse(() => import('@aws-sdk/client-lambda'));
+const s3Sdk = onFirstUse(() => import('@aws-sdk/client-s3'));
 
 /** Lambda takes a zip of up to 50 MB inline; its base64 in the request body makes the practical limit lower. */
 export const directUploadLimitBytes = 40 * 1024 * 1024;
@@ -32,6 +30,7 @@ export async function packageSource(
 ): Promise<{ ZipFile: Uint8Array } | { S3Bucket: string; S3Key: string }> {
   if (zip.byteLength <= (options.directUploadLimitBytes ?? directUploadLimitBytes)) return { ZipFile: zip };
   const bucket = options.bucket();
+  const { PutObjectCommand } = await s3Sdk();
   await options.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: zip, ContentType: 'application/zip' }));
   return { S3Bucket: bucket, S3Key: key };
 }
@@ -48,6 +47,7 @@ export async function dependencyLayer(
   functionPrefix: string,
   options: PackageUploadOptions,
 ): Promise<string> {
+  const { ListLayerVersionsCommand, PublishLayerVersionCommand } = await lambdaSdk();
   const LayerName = layerName(functionPrefix, tree.lockHash);
   const existing = await client.send(new ListLayerVersionsCommand({ LayerName, MaxItems: 1 }));
   const found = existing.LayerVersions?.[0]?.LayerVersionArn;
@@ -69,6 +69,7 @@ export async function dependencyLayer(
  * functions that still refer to it; it can no longer be added to one.
  */
 export async function removeDependencyLayer(client: LambdaClient, lockHash: string, functionPrefix: string, options: PackageUploadOptions): Promise<void> {
+  const [{ DeleteLayerVersionCommand, paginateListLayerVersions }, { DeleteObjectCommand }] = await Promise.all([lambdaSdk(), s3Sdk()]);
   const LayerName = layerName(functionPrefix, lockHash);
   for await (const page of paginateListLayerVersions({ client }, { LayerName })) {
     for (const { Version } of page.LayerVersions ?? []) await client.send(new DeleteLayerVersionCommand({ LayerName, VersionNumber: Version! }));

@@ -1,5 +1,4 @@
 // A Secrets Manager secret's string, read once per container and kept; a failed read is tried again next time.
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { traced } from '#platform/tracer.js';
 
 const cache = new Map<string, Promise<string>>();
@@ -7,8 +6,8 @@ const cache = new Map<string, Promise<string>>();
 export function secretString(secretArn: string): Promise<string> {
   let value = cache.get(secretArn);
   if (!value) {
-    value = traced(new SecretsManagerClient({}))
-      .send(new GetSecretValueCommand({ SecretId: secretArn }))
+    value = import('@aws-sdk/client-secrets-manager')
+      .then((sdk) => traced(new sdk.SecretsManagerClient({})).send(new sdk.GetSecretValueCommand({ SecretId: secretArn })))
       .then((secret) => {
         if (!secret.SecretString) throw new Error(`the secret ${secretArn} holds no string`);
         return secret.SecretString;

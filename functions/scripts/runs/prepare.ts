@@ -2,7 +2,6 @@
 // test run) with its line, and nothing is deployed.
 import type { CodeFacts } from '../authoring/lint/code-facts.js';
 import type { RuntimeLabel } from '../model.js';
-import { CodeSyntaxError, toCommonJs } from '../authoring/node-code.js';
 import { pythonFacts } from '../authoring/python.js';
 
 export interface PreparedCode {
@@ -11,6 +10,8 @@ export interface PreparedCode {
 }
 
 export async function prepareCode(runtime: RuntimeLabel, code: string): Promise<PreparedCode> {
+  // The JavaScript parser loads with the first code prepared: most handlers that compose the scripts services never prepare any.
+  const { CodeSyntaxError, toCommonJs } = await import('../authoring/node-code.js');
   if (runtime === 'nodejs18') return { fileName: 'script.cjs', source: toCommonJs(code) };
   // Where python3 is missing (a Node Lambda function), Lambda's own import reports the syntax error with its line.
   const facts = await pythonFacts<CodeFacts>(code);

@@ -3,7 +3,7 @@
 import type { DeclaredDependencies } from '../../model.js';
 import type { RuntimeLabel } from '../../model.js';
 import type { LintRequest } from '../../schemas.js';
-import { type CodeFacts, javascriptFacts } from './code-facts.js';
+import type { CodeFacts } from './code-facts.js';
 import { eventFieldProblem } from './event-shape.js';
 import { suggestedDependencies } from './imports.js';
 
@@ -115,7 +115,8 @@ function dataIssues(facts: CodeFacts, request: LintRequest): LintIssue[] {
 
 export async function lintScript(request: LintRequest, context: LintContext): Promise<LintReport> {
   const runtime = request.runtime ?? detectRuntime(request.code);
-  const facts = runtime === 'python3.11' ? await context.pythonFacts(request.code) : javascriptFacts(request.code);
+  // The JavaScript parser loads with the first lint: the handlers that compose authoring mostly never lint.
+  const facts = runtime === 'python3.11' ? await context.pythonFacts(request.code) : (await import('./code-facts.js')).javascriptFacts(request.code);
   const issues: LintIssue[] = [];
   if (!facts) {
     issues.push({
