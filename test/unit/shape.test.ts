@@ -144,10 +144,18 @@ describe('shape of functions/', () => {
   it('lets areas meet only through facades: another area is reached only by its api.ts, schemas.ts or model.ts (a route table also by its routes.ts)', () => {
     // Prepare: an area's domain and its handlers and composition (functions/app/<area>/) alike. api.ts is the facade,
     // schemas.ts and model.ts the types it speaks; a route that runs another area's operation declares that
-    // operation's grants, so a route table may spread another route table's.
+    // operation's grants, so a route table may spread another route table's. A composition takes another area's
+    // facade as that area's composition built it (`<area>Api`), and nothing else of it.
+    const facadesOnly = (from: string, to: string) => {
+      const names = [...sourceOf(from).matchAll(/^import \{([^}]*)\} from '#functions\/app\/([\w-]+)\/wiring\.js';$/gm)]
+        .filter((match) => to === `functions/app/${match[2]}/wiring.ts`)
+        .flatMap((match) => match[1]!.split(',').map((name) => name.trim()));
+      return names.length > 0 && names.every((name) => /^\w+Api$/.test(name));
+    };
     const allowed = (from: string, to: string) =>
       ['api.ts', 'schemas.ts', 'model.ts'].some((name) => to.endsWith(`/${name}`) && to.split('/').length === 3) ||
-      (from.endsWith('/routes.ts') && /^functions\/[\w-]+\/routes\.ts$/.test(to));
+      (from.endsWith('/routes.ts') && /^functions\/[\w-]+\/routes\.ts$/.test(to)) ||
+      (wiring(from) && wiring(to) && facadesOnly(from, to));
     // Act
     const reaching = modules()
       .filter((module) => ownerOf(module.source))

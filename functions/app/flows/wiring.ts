@@ -1,7 +1,7 @@
 // Production implementations of the flows area's ports, on the scripts and resources areas, and the area's
 // services with their production dependencies.
 import { type TargetKind, deliveryLedger } from '#functions/events/api.js';
-import { installedResources, resourceCaller } from '#functions/resources/api.js';
+import { resourcesApi } from '#functions/app/resources/wiring.js';
 import { countScriptRuns, inProcessDurableRuns, mayRun, ownedScripts, runScript, scriptRun, scriptRuns } from '#functions/scripts/api.js';
 import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { languageModel } from '#adapters/llm.js';
@@ -57,11 +57,12 @@ export function flowScriptRunner(clock: Clock): FlowScriptRunner {
   };
 }
 
-function toolCatalog(scripts: FlowScriptRunner) {
+function toolCatalog(platform: Platform, scripts: FlowScriptRunner) {
+  const resources = resourcesApi(platform);
   return createToolCatalog({
-    installedResources,
+    installedResources: resources.installedResources,
     ownedScripts,
-    resources: resourceCaller,
+    resources: () => resources.caller,
     scripts,
   });
 }
@@ -85,7 +86,7 @@ export const flowRuns = perPlatform((platform: Platform): FlowRuns => {
     scripts,
     executor: createExecutor({
       scripts,
-      tools: toolCatalog(scripts),
+      tools: toolCatalog(platform, scripts),
       model: () => languageModel(settings.flows.llm),
       durable,
       clock,
