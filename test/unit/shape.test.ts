@@ -100,11 +100,23 @@ describe('shape of functions/', () => {
     expect([...folders].sort()).toEqual([...subDomains].sort());
   });
 
-  it("keeps services off the composition modules: only handlers, other composition modules and their own area's facade import them", () => {
-    // Prepare: the handler kit (http.ts, x402-http.ts) builds handlers; an area's facade (api.ts) answers other areas
-    // with the services its composition built.
-    const facadeOfItsArea = (path: string, target: string) => /^functions\/[\w-]+\/api\.ts$/.test(path) && target === `functions/app/${areaOf(path)}/wiring.ts`;
-    const handlerLayer = (path: string) => path.includes('/handlers/') || ['functions/platform/http.ts', 'functions/payments/x402-http.ts'].includes(path);
+  it("keeps each area's domain below the app layer: no module of functions/<area>/, its facade (api.ts) included, imports functions/app/", () => {
+    // Prepare: a facade is built from its area's services by the area's composition, which hands it to other areas' compositions
+    const domain = modules().filter((module) => areaOf(module.source));
+    // Act
+    const upward = domain.flatMap((module) =>
+      module.dependencies
+        .filter((dependency) => dependency.resolved.startsWith('functions/app/'))
+        .map((dependency) => `${module.source} -> ${dependency.resolved}`),
+    );
+    // Assess
+    expect(domain.filter((module) => module.source.endsWith('/api.ts')).length).toBeGreaterThan(5);
+    expect(upward).toEqual([]);
+  });
+
+  it('keeps services off the composition modules: only handlers and other composition modules import them', () => {
+    // Prepare
+    const handlerLayer = (path: string) => path.includes('/handlers/');
     // The composition above the areas (functions/app/, e.g. the trigger pipeline's target kinds) takes them from the areas' wirings.
     const aboveAreas = (path: string) => /^functions\/app\/[\w-]+\.ts$/.test(path);
     // Act
@@ -113,9 +125,7 @@ describe('shape of functions/', () => {
         (module) => !wiring(module.source) && !handlerLayer(module.source) && !aboveAreas(module.source) && !module.source.startsWith('functions/adapters/'),
       )
       .flatMap((module) =>
-        module.dependencies
-          .filter((dependency) => wiring(dependency.resolved) && !facadeOfItsArea(module.source, dependency.resolved))
-          .map((dependency) => `${module.source} -> ${dependency.resolved}`),
+        module.dependencies.filter((dependency) => wiring(dependency.resolved)).map((dependency) => `${module.source} -> ${dependency.resolved}`),
       );
     // Assess
     expect(importers).toEqual([]);

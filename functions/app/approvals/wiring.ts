@@ -2,7 +2,7 @@
 // platform's bus for the owner's event, and the durable-run engine that resumes a run once its approval is decided.
 import { accountsApi } from '#functions/app/accounts/wiring.js';
 import { perPlatform } from '#functions/app/platform.js';
-import { resolveWait } from '#functions/scripts/api.js';
+import { scriptsApi } from '#functions/app/scripts/wiring.js';
 import { type ApprovalService, createApprovalService } from '#functions/approvals/service.js';
 import { createApprovalStore } from '#functions/approvals/store.js';
 
@@ -11,7 +11,7 @@ export const approvalService = perPlatform(
     createApprovalService({
       store: createApprovalStore(),
       users: accountsApi(platform),
-      waits: { resolve: resolveWait },
+      waits: { resolve: (executionId, name, outcome) => scriptsApi(platform).resolveWait(executionId, name, outcome) },
       events: platform.eventBus,
       clock: platform.clock,
       // The console is served at the platform's address (PUBLIC_BASE_URL; locally the server's own).

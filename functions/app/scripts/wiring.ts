@@ -20,6 +20,7 @@ import { type LongRuns, createLongRuns } from '#functions/scripts/runs/long-runs
 import type { BudgetSource, KeyIssuer, ResourceCatalog } from '#functions/scripts/ports.js';
 import { type RegistryService, createRegistryService, createRegistryStore } from '#functions/scripts/packages/registries.js';
 import { createScriptReviewTarget } from '#functions/scripts/reviews.js';
+import { type ScriptsApi, createScriptsApi } from '#functions/scripts/api.js';
 import { createRunTallies } from '#functions/scripts/runs/run-tallies.js';
 import { type ScriptRunner, createScriptRunner } from '#functions/scripts/runs/runner.js';
 import { type ScriptAccess, createScriptAccess } from '#functions/scripts/runs/script-access.js';
@@ -167,7 +168,7 @@ const durableParts = perPlatform((platform: Platform) => {
 export const durableEngine = (of?: Platform): DurableEngine => durableParts(of).engine;
 export const durableCallbacks = (): DurableCallbacks => durableParts().callbacks;
 export const durableScriptRuns = (of?: Platform): DurableRunHooks => durableParts(of).hooks;
-export const runOperations = (): RunOperations => durableParts().operations;
+export const runOperations = (of?: Platform): RunOperations => durableParts(of).operations;
 
 export const scriptLongRuns = perPlatform(
   (platform: Platform): LongRuns =>
@@ -199,4 +200,18 @@ export const scriptInsights = perPlatform(
 
 export const scriptReviewTarget = perPlatform(
   (platform: Platform): ReviewTarget => createScriptReviewTarget({ scripts: scriptService(platform), store: createScriptStore() }),
+);
+
+export const scriptsApi = perPlatform(
+  (platform: Platform): ScriptsApi =>
+    createScriptsApi({
+      runner: scriptRunner(platform),
+      access: scriptAccess(),
+      service: scriptService(platform),
+      engine: durableEngine(platform),
+      operations: runOperations(platform),
+      store: createScriptStore(),
+      executions: createExecutionStore(),
+      clock: platform.clock,
+    }),
 );

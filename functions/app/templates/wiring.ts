@@ -1,6 +1,6 @@
 // The templates area's composition root: the only file of the area that imports adapters or other areas.
 import { resourcesApi } from '#functions/app/resources/wiring.js';
-import { installScript, scriptAvailability, uninstallScript } from '#functions/scripts/api.js';
+import { scriptsApi } from '#functions/app/scripts/wiring.js';
 import { type CodeBuildStateChange, createCodeBuildTemplateBuilder, outcomeOfStateChange } from '#adapters/aws/codebuild-template-builder.js';
 import { type Platform, perPlatform, platform } from '#functions/app/platform.js';
 import { templateBuilder, templatePagesHost } from '#functions/app/template-adapters.js';
@@ -30,6 +30,7 @@ const alreadyInstalled = (error: unknown) => {
 
 function dependencies(platform: Platform): TemplateDependencies {
   const { resourceAvailability, installResource, uninstallResource } = resourcesApi(platform);
+  const { scriptAvailability, installScript, uninstallScript } = scriptsApi(platform);
   return {
     resources: (_userId, ids) => resourceAvailability(ids),
     scripts: scriptAvailability,
