@@ -133,11 +133,9 @@ describe('shape of functions/', () => {
 
   it('reads the environment only in the settings modules and the composition root', () => {
     // Prepare: settings modules declare and parse; the root parses once per start and switches on the mode.
-    // Still reading it where they stand (move each onto its area's settings, then drop it here).
-    const notYetMoved = ['functions/scripts/authoring/python.ts'];
     // The root is platform.ts, edge.ts, the AWS ports and the area adapter modules beside them, so that bundles stay small.
     const root = (path: string) => /^functions\/app\/[\w-]+\.ts$/.test(path);
-    const allowed = (path: string) => /^functions\/([\w-]+\/)?settings\.ts$/.test(path) || root(path) || notYetMoved.includes(path);
+    const allowed = (path: string) => /^functions\/([\w-]+\/)?settings\.ts$/.test(path) || root(path);
     // Act
     const readers = modules()
       .filter((module) => /process\.env\b|\b(readEnv|requiredEnv)\(/.test(sourceOf(module.source)))
@@ -147,7 +145,6 @@ describe('shape of functions/', () => {
       .flatMap((module) => sourceOf(module.source).match(/process\.env\.\w+/g) ?? []);
     // Assess
     expect(readers.filter((path) => !allowed(path))).toEqual([]);
-    expect(notYetMoved.filter((path) => !readers.includes(path))).toEqual([]);
     expect(new Set(rootReads)).toEqual(new Set(['process.env.PLATFORM_MODE']));
   });
 

@@ -103,6 +103,7 @@ const deployerOf = (platform: Platform, store: ScriptStore): Deployer =>
     packages: () => scriptDependencies(platform),
     code: scriptCode(platform),
     clock: platform.clock,
+    python: platform.settings.scripts.python,
   });
 
 export const scriptService = perPlatform((platform: Platform): ScriptService => {
@@ -116,6 +117,7 @@ export const scriptService = perPlatform((platform: Platform): ScriptService => 
     clock: platform.clock,
     packages: () => scriptDependencies(platform),
     code: scriptCode(platform),
+    python: platform.settings.scripts.python,
   });
 });
 
@@ -190,6 +192,7 @@ export const scriptAuthoring = perPlatform(
       code: scriptCode(platform),
       catalog: installedResources(platform),
       pythonFacts: pythonCodeFacts(platform),
+      python: platform.settings.scripts.python,
     }),
 );
 
