@@ -35,6 +35,7 @@ export function createResourcesApi({ calls, installations, resourceService, reso
     /** What a paid call needs to know about a resource, whoever asks; NOT_FOUND when it does not exist. */
     resourceForCall: (resourceId: string) => resourceService.getForCall(resourceId),
 
+    /** Payments records each settled x402 payment here; metrics' `totalRevenue` includes it. */
     recordRevenue: (resourceId: string, amountUsd: number) => resourceService.recordRevenue(resourceId, amountUsd),
 
     /** The user's installed resources with the methods of the installed version. */

@@ -3,7 +3,6 @@
 // the services here, other areas' composition modules the facade; services never import this file.
 import type { ReviewTarget } from '#functions/reviews/api.js';
 import { outboundRequest } from '#platform/outbound.js';
-import type { ResourceCaller } from '#platform/ports.js';
 import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { createAccess } from '#functions/resources/access.js';
 import { type ResourcesApi, createResourcesApi } from '#functions/resources/api.js';
@@ -27,17 +26,11 @@ export const callService = perPlatform(
     createCallService({ ...storesAndAccess(), vault: credentialVault, limiter: rateLimiter, clock, send: outboundRequest }),
 );
 
-/** The ResourceCaller port (functions/platform/ports.ts), plus callAsOwner for x402 payments. */
-export const resourceCaller = (): ResourceCaller & Pick<CallService, 'callAsOwner'> => callService();
-
 export const installationService = perPlatform(
   ({ credentialVault, clock }: Platform): InstallationService => createInstallationService({ ...storesAndAccess(), vault: credentialVault, clock }),
 );
 
 export const resourceService = perPlatform(({ clock }: Platform): ResourceService => createResourceService({ ...storesAndAccess(), clock }));
-
-/** Payments records each settled x402 payment here; metrics' `totalRevenue` includes it. */
-export const recordRevenue = (resourceId: string, amountUsd: number) => resourceService().recordRevenue(resourceId, amountUsd);
 
 export const resourcesApi = perPlatform((platform: Platform): ResourcesApi => {
   const { resources, installations, versions } = storesAndAccess();
