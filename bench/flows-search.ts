@@ -4,7 +4,6 @@ import { createExecutionStore } from '../functions/flows/execution-store.js';
 import { createFlowService } from '../functions/flows/service.js';
 import { createFlowStore } from '../functions/flows/store.js';
 import { flowLongRuns, flowScriptRunner } from '../functions/app/flows/wiring.js';
-import { systemClock } from '../functions/platform/clock.js';
 import { type BarePlatform, type BenchFigure, assertAllOk, loadTest } from './support.js';
 
 const flowCount = 1000;
@@ -18,7 +17,7 @@ async function givenThousandFlows(platform: BarePlatform): Promise<void> {
   const service = createFlowService({
     flows: createFlowStore(),
     executions: createExecutionStore(),
-    scripts: flowScriptRunner(systemClock),
+    scripts: flowScriptRunner(),
     scheduler: noSchedules,
     longRuns: flowLongRuns(),
     clock,

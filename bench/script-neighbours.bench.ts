@@ -25,7 +25,13 @@ const hogs: Array<[RuntimeLabel, string]> = [
 ];
 
 export async function run(): Promise<BenchFigure[]> {
-  const pool = createLocalScriptRuntime({ stageDir: mkdtempSync(join(tmpdir(), 'bench-stage-')), functionPrefix: 'bench-', idleMs: 600_000, maxWorkers: 32 });
+  const pool = createLocalScriptRuntime({
+    python: 'python3',
+    stageDir: mkdtempSync(join(tmpdir(), 'bench-stage-')),
+    functionPrefix: 'bench-',
+    idleMs: 600_000,
+    maxWorkers: 32,
+  });
   try {
     const benign = await runRequest('nodejs18', 'export async function handler() { return 1; }');
     const p50 = async () => {

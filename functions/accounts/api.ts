@@ -1,25 +1,30 @@
-// The accounts area's facade: what other areas may ask of an account, typed by the area's own records.
+// The accounts area's facade: what other areas may ask of an account, typed by the area's own records. Built from the
+// area's service and store by its composition; another area's composition hands it to that area's own port.
 import type { User } from './schemas.js';
-import { defaultMonthlyBudgetUsd } from './service.js';
-import { createAccountStore } from './store.js';
-import { accountService } from '#functions/app/accounts/wiring.js';
+import { type AccountService, defaultMonthlyBudgetUsd } from './service.js';
+import type { AccountStore } from './store.js';
 
-/** A key minted for the user (a script's `scripts:execute` key): shown once, stored hashed like any other. */
-export const issueKey = (userId: string, name: string, scopes: string[]) => accountService().issueKey(userId, { name, scopes });
+export type AccountsApi = ReturnType<typeof createAccountsApi>;
 
-export const revokeKey = (userId: string, keyId: string) => accountService().revokeKey(userId, keyId);
+export function createAccountsApi({ accounts, store }: { accounts: AccountService; store: AccountStore }) {
+  return {
+    /** A key minted for the user (a script's `scripts:execute` key): shown once, stored hashed like any other. */
+    issueKey: (userId: string, name: string, scopes: string[]) => accounts.issueKey(userId, { name, scopes }),
 
-/** The account's `monthlyBudgetUsd`, or the default for an unknown account. */
-export const monthlyBudgetUsd = async (userId: string): Promise<number> =>
-  (await createAccountStore().getUser(userId))?.monthlyBudgetUsd ?? defaultMonthlyBudgetUsd;
+    revokeKey: (userId: string, keyId: string) => accounts.revokeKey(userId, keyId),
 
-/** The public side of an account: who sells under it and where payouts go. */
-export async function profile(userId: string): Promise<Pick<User, 'userId' | 'username' | 'walletAddress'> | undefined> {
-  const user = await createAccountStore().getUser(userId);
-  return user && { userId: user.userId, username: user.username, walletAddress: user.walletAddress };
+    /** The account's `monthlyBudgetUsd`, or the default for an unknown account. */
+    monthlyBudgetUsd: async (userId: string): Promise<number> => (await store.getUser(userId))?.monthlyBudgetUsd ?? defaultMonthlyBudgetUsd,
+
+    /** The public side of an account: who sells under it and where payouts go. */
+    async profile(userId: string): Promise<Pick<User, 'userId' | 'username' | 'walletAddress'> | undefined> {
+      const user = await store.getUser(userId);
+      return user && { userId: user.userId, username: user.username, walletAddress: user.walletAddress };
+    },
+
+    accountExists: async (userId: string): Promise<boolean> => (await store.getUser(userId)) !== undefined,
+
+    /** The accounts named by username or userId, and the names that match none (approvers of a durable run's approval). */
+    findUsers: (names: string[]) => accounts.findUsers(names),
+  };
 }
-
-export const accountExists = async (userId: string): Promise<boolean> => (await createAccountStore().getUser(userId)) !== undefined;
-
-/** The accounts named by username or userId, and the names that match none (approvers of a durable run's approval). */
-export const findUsers = (names: string[]) => accountService().findUsers(names);

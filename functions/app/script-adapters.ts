@@ -18,7 +18,7 @@ import { type Platform, perPlatform } from './platform.js';
 export const pythonCodeFacts =
   ({ settings }: Platform) =>
   async <T>(code: string): Promise<T | undefined> => {
-    if (process.env.PLATFORM_MODE === 'local') return pythonFacts<T>(code);
+    if (process.env.PLATFORM_MODE === 'local') return pythonFacts<T>(settings.scripts.python, code);
     const functionName = settings.scripts.pythonLintFunction;
     if (!functionName) throw new Error(`${envNames.pythonLintFunction} is not set: the stack gives it to functions that use pythonLint`);
     return lambdaPythonFacts<T>(code, functionName);

@@ -4,8 +4,7 @@ import { Reply, httpHandler } from '#platform/http.js';
 import { toV2PaymentRequired } from './requirements.js';
 import type { paymentRoutes } from './routes.js';
 import type { PaymentRequiredBody } from './schemas.js';
-import type { PaidCallOutcome } from './service.js';
-import { paymentService } from '#functions/app/payments/wiring.js';
+import type { PaidCallOutcome, PaymentService } from './service.js';
 import { encodeHeader, readPaymentHeader, x402Headers } from './x402-codec.js';
 
 export function paidCallReply(outcome: PaidCallOutcome): Reply {
@@ -33,13 +32,16 @@ export function paidCallReply(outcome: PaidCallOutcome): Reply {
   return new Reply(402, body, headers);
 }
 
-/** Both paid-call routes: GET takes params from the query string, POST from the JSON body. */
-export const paidCallHandler = (route: typeof paymentRoutes.getPaidResource | typeof paymentRoutes.callPaidResource) =>
+/** Both paid-call routes: GET takes params from the query string, POST from the JSON body; `payments` from the area's composition. */
+export const paidCallHandler = (
+  route: typeof paymentRoutes.getPaidResource | typeof paymentRoutes.callPaidResource,
+  payments: () => Pick<PaymentService, 'paidCall'>,
+) =>
   httpHandler(route, async ({ input, baseUrl, headers, event, rawBody }) => {
     const { resourceId, methodName } = input;
     const params =
       route.method === 'GET'
         ? { query: { ...event.queryStringParameters } as Record<string, string> }
         : { body: rawBody.trim() ? (JSON.parse(rawBody) as Record<string, unknown>) : {} };
-    return paidCallReply(await paymentService().paidCall({ resourceId, methodName, baseUrl, params, payment: readPaymentHeader(headers) }));
+    return paidCallReply(await payments().paidCall({ resourceId, methodName, baseUrl, params, payment: readPaymentHeader(headers) }));
   });

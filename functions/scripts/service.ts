@@ -59,6 +59,8 @@ export function createScriptService(deps: {
   clock: Clock;
   packages: () => DependencyService;
   code: VersionCode;
+  /** The interpreter that checks Python code (the area's `python` setting). */
+  python: string;
 }) {
   const { store, deployer, clock } = deps;
 
@@ -232,7 +234,7 @@ export function createScriptService(deps: {
 
     async create(userId: string, input: z.output<typeof CreateScriptInput>) {
       // A syntax error is refused with its line and column now rather than at deploy.
-      await prepareCode(input.runtime, input.code);
+      await prepareCode(input.runtime, input.code, deps.python);
       const dependencies = await lockPackages(userId, input.runtime, input.code, input);
       return written(dependencies, () => createWith(userId, input, dependencies));
     },
@@ -246,7 +248,7 @@ export function createScriptService(deps: {
 
     async update(userId: string, input: z.output<typeof UpdateScriptInput>) {
       const script = await owned(userId, input.scriptId);
-      if (input.code !== undefined) await prepareCode(script.runtime, input.code);
+      if (input.code !== undefined) await prepareCode(script.runtime, input.code, deps.python);
       const config = patchedConfig(script.config, input.config);
       const isPrivate = input.private ?? script.isPrivate;
       let updated = await saved(script, {
@@ -302,7 +304,7 @@ export function createScriptService(deps: {
 
     async createVersion(userId: string, scriptId: string, input: { code: string; message?: string; semver?: string } & DeclaredPackages) {
       const script = await owned(userId, scriptId);
-      await prepareCode(script.runtime, input.code);
+      await prepareCode(script.runtime, input.code, deps.python);
       checkSemver(script, input.semver);
       const dependencies = await lockPackages(userId, script.runtime, input.code, input, (await versionOf(script, {})).dependencies);
       return { script, version: await written(dependencies, () => addVersion(script, input.code, input.message ?? null, input.semver, dependencies)) };

@@ -21,6 +21,7 @@ export const scriptSettingsSchema = z
     [envNames.pipInstallerFunction]: z.string().optional(),
     [envNames.scriptGrantSecretArn]: z.string().optional(),
     [envNames.scriptSandbox]: z.string().optional(),
+    [envNames.python]: z.string().optional(),
   })
   .transform((env) => ({
     /** Warm workers of the local script pool. */
@@ -35,6 +36,8 @@ export const scriptSettingsSchema = z
     pythonLintFunction: env[envNames.pythonLintFunction],
     /** Local mode's isolation of scripts, installs and template builds: bubblewrap unless SCRIPT_SANDBOX=none (trusted code only). */
     sandbox: env[envNames.scriptSandbox] === 'none' ? ('none' as const) : ('bwrap' as const),
+    /** The Python interpreter (a command or a path) of local workers and installs, and of checking Python code where it runs. */
+    python: env[envNames.python] ?? 'python3',
     /** What the stack gives the functions that deploy, run and install for Lambda-deployed scripts (lib/grants.ts). */
     lambda: {
       roleBoundaryArn: env[envNames.scriptRoleBoundaryArn],

@@ -1,6 +1,6 @@
 // The ResourceCaller port (scripts, flows) and what payments uses: getForCall, callAsOwner, recordRevenue.
 import { describe, expect, it } from 'vitest';
-import { recordRevenue, resourceCaller, resourceService } from '../../functions/app/resources/wiring.js';
+import { resourceService, resourcesApi } from '../../functions/app/resources/wiring.js';
 import type { TestUser } from '../support/platform.js';
 import { givenInstalled, givenPublishedResource, resourceInput, resourceWorld } from '../support/resources.js';
 
@@ -20,14 +20,14 @@ describe('resources: the ResourceCaller port', () => {
     const installation = await givenInstalled(world.api, world.user, resourceId);
     await authenticate(world.user, resourceId, 'user-key');
     // Act
-    const byName = await resourceCaller().call({
+    const byName = await resourcesApi().caller.call({
       userId: world.user.userId,
       resource: name,
       method: 'getForecast',
       params: { city: 'Oslo' },
       source: 'script',
     });
-    const byId = await resourceCaller().call({ userId: world.user.userId, resource: resourceId, method: 'report', params: { text: 'x' }, source: 'flow' });
+    const byId = await resourcesApi().caller.call({ userId: world.user.userId, resource: resourceId, method: 'report', params: { text: 'x' }, source: 'flow' });
     const usage = await world.api.as(world.user.apiKey).get(`${base}/installations/${installation.installationId}/usage`);
     // Assess
     expect(byName).toEqual({ status: 200, success: true, data: { ok: true, path: '/forecast/Oslo' }, cost: 0.01, durationMs: expect.any(Number) });
@@ -45,8 +45,8 @@ describe('resources: the ResourceCaller port', () => {
     await Promise.all([givenInstalled(world.api, world.user, first), givenInstalled(world.api, world.user, second)]);
     // Act
     const [ambiguous, unknown] = await Promise.allSettled([
-      resourceCaller().call({ userId: world.user.userId, resource: name, method: 'getForecast', params: { city: 'x' }, source: 'script' }),
-      resourceCaller().call({ userId: world.user.userId, resource: 'no-such-resource', method: 'getForecast', params: {}, source: 'script' }),
+      resourcesApi().caller.call({ userId: world.user.userId, resource: name, method: 'getForecast', params: { city: 'x' }, source: 'script' }),
+      resourcesApi().caller.call({ userId: world.user.userId, resource: 'no-such-resource', method: 'getForecast', params: {}, source: 'script' }),
     ]);
     // Assess
     expect(ambiguous).toMatchObject({ status: 'rejected', reason: { code: 'CONFLICT', details: { resourceIds: expect.arrayContaining([first, second]) } } });
@@ -78,7 +78,7 @@ describe('resources: what payments uses', () => {
     const ownInstallation = await givenInstalled(world.api, world.owner, resourceId);
     await authenticate(world.owner, resourceId, 'owner-key');
     // Act
-    const result = await resourceCaller().callAsOwner({ resourceId, method: 'getForecast', params: { city: 'Lima' } });
+    const result = await resourcesApi().callAsOwner({ resourceId, method: 'getForecast', params: { city: 'Lima' } });
     const usage = await world.api.as(world.owner.apiKey).get(`${base}/installations/${ownInstallation.installationId}/usage`);
     // Assess
     expect(result).toMatchObject({ status: 200, success: true, cost: 0.01 });
@@ -91,9 +91,9 @@ describe('resources: what payments uses', () => {
     const resourceId = await givenKeyed();
     const draft = (await world.api.as(world.owner.apiKey).post(base, resourceInput())).body.data.id;
     // Act
-    const result = await resourceCaller().callAsOwner({ resourceId, method: 'getForecast', params: { city: 'Quito' } });
+    const result = await resourcesApi().callAsOwner({ resourceId, method: 'getForecast', params: { city: 'Quito' } });
     const sent = world.upstream.received.at(-1)!;
-    const refused = resourceCaller().callAsOwner({ resourceId: draft, method: 'getForecast', params: { city: 'x' } });
+    const refused = resourcesApi().callAsOwner({ resourceId: draft, method: 'getForecast', params: { city: 'x' } });
     // Assess
     expect(result.success).toBe(true);
     expect(sent.headers['x-api-key']).toBeUndefined();
@@ -104,11 +104,15 @@ describe('resources: what payments uses', () => {
     // Prepare
     const resourceId = await givenKeyed();
     // Act
-    await Promise.all([recordRevenue(resourceId, 0.1), recordRevenue(resourceId, 0.2), recordRevenue(resourceId, 1)]);
+    await Promise.all([
+      resourcesApi().recordRevenue(resourceId, 0.1),
+      resourcesApi().recordRevenue(resourceId, 0.2),
+      resourcesApi().recordRevenue(resourceId, 1),
+    ]);
     const metrics = await world.api.as(world.owner.apiKey).get(`${base}/${resourceId}/metrics`);
     // Assess
     expect(metrics.body.data.totalRevenue).toBe(1.3);
-    await expect(recordRevenue('res_missing', 1)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(recordRevenue(resourceId, -1)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(resourcesApi().recordRevenue('res_missing', 1)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(resourcesApi().recordRevenue(resourceId, -1)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
   });
 });

@@ -1,6 +1,6 @@
 // A credential given to authenticate must reach the upstream and nothing else: no response, log line or stored record.
 import { describe, expect, it } from 'vitest';
-import { resourceCaller } from '../../functions/app/resources/wiring.js';
+import { resourcesApi } from '../../functions/app/resources/wiring.js';
 import { givenInstalled, givenPublishedResource, json, resourceWorld } from '../support/resources.js';
 import { capturingLogs, everyStoredItem } from '../support/sentinels.js';
 
@@ -31,8 +31,8 @@ describe('resources: credentials never leak', () => {
       answers.push(await as.post(`${base}/call`, { method: 'getForecast', params: { city: 'Oslo' } }));
       await world.upstream.close();
       answers.push(await as.post(`${base}/call`, { method: 'getForecast', params: { city: 'Oslo' } }));
-      const viaPort = await resourceCaller()
-        .call({ userId: world.user.userId, resource: resourceId, method: 'getForecast', params: { city: 'Oslo' }, source: 'script' })
+      const viaPort = await resourcesApi()
+        .caller.call({ userId: world.user.userId, resource: resourceId, method: 'getForecast', params: { city: 'Oslo' }, source: 'script' })
         .catch((error: Error) => error);
       answers.push(
         await as.get(base),

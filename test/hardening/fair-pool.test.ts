@@ -20,6 +20,7 @@ afterEach(async () => {
 function smallPool(): LocalScriptRuntime {
   // A wait shorter than the test's timeout: an unfair pool refuses B with CONCURRENCY_LIMIT instead of hanging.
   const pool = createLocalScriptRuntime({
+    python: 'python3',
     stageDir: mkdtempSync(join(tmpdir(), 'platform-stage-')),
     functionPrefix: 'platform-script-',
     idleMs: 60_000,
@@ -48,7 +49,7 @@ class HeldRun {
 let counter = 0;
 async function run(tenant: string, memoryMb: number, held?: HeldRun): Promise<InvokeRequest> {
   const code = held ? 'export async function handler() { return await resources.gate.wait({}); }' : 'export async function handler() { return "quick"; }';
-  const prepared = await prepareCode('nodejs18', code);
+  const prepared = await prepareCode('nodejs18', code, 'python3');
   const scriptId = `scr_fair${counter++}`;
   return {
     scriptId,

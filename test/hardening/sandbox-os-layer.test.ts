@@ -15,7 +15,7 @@ const tally = escapeTally('sandbox attacks (operating-system layer alone)');
 
 beforeAll(async () => {
   target = plantTargets();
-  const found = (await pythonExecutable())!;
+  const found = (await pythonExecutable('python3'))!;
   python = reachableByOthers(found) ? found : '/usr/bin/python3';
 });
 afterAll(() => console.log(tally.summary()));

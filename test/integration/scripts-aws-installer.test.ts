@@ -67,7 +67,7 @@ async function pipHandler(payload: unknown): Promise<unknown> {
 beforeAll(async () => {
   process.env.PLATFORM_MODE = 'local';
   process.env.ALLOW_PRIVATE_UPSTREAMS = 'true';
-  python = (await pythonExecutable())!;
+  python = (await pythonExecutable('python3'))!;
   moto = await startMoto();
   s3 = new S3Client({ ...moto.clientConfig, forcePathStyle: true });
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));

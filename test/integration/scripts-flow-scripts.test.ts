@@ -40,6 +40,7 @@ beforeAll(async () => {
     code: scriptCode(),
     catalog: { methodsOf: async () => undefined },
     pythonFacts: async () => undefined,
+    python: 'python3',
   });
   stopLocal = stopLocalServices;
 });

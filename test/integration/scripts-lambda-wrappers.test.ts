@@ -33,6 +33,7 @@ beforeAll(async () => {
   [upstream, lambdaApi] = await Promise.all([startUpstream(), startLambdaInvokeApi({ [resourceCallFunction]: resourceCallHandler })]);
   resource = await givenCallableResource(upstream.baseUrl);
   pool = createLocalScriptRuntime({
+    python: 'python3',
     stageDir: mkdtempSync(join(tmpdir(), 'platform-stage-')),
     functionPrefix: 'platform-script-',
     idleMs: 60_000,
@@ -58,7 +59,7 @@ open(os.environ['OUT'], 'w').write(json.dumps(platform_lambda.handler(json.loads
 /** One invocation of a fresh Lambda container: LAMBDA_TASK_ROOT holds the script as a deployed function's zip does. */
 async function runInLambdaWrapper(runtime: RuntimeLabel, code: string, payload: unknown, functionName = resourceCallFunction): Promise<Outcome> {
   const taskRoot = mkdtempSync(join(tmpdir(), 'platform-task-'));
-  const prepared = await prepareCode(runtime, code);
+  const prepared = await prepareCode(runtime, code, 'python3');
   writeFileSync(join(taskRoot, prepared.fileName), prepared.source);
   const out = join(taskRoot, 'outcome.json');
   const env = {
@@ -79,7 +80,7 @@ async function runInLambdaWrapper(runtime: RuntimeLabel, code: string, payload: 
     AWS_SECRET_ACCESS_KEY: 'testing',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
-  const [command, args] = runtime === 'nodejs18' ? [process.execPath, ['-e', nodeDriver]] : [(await pythonExecutable())!, ['-c', pythonDriver]];
+  const [command, args] = runtime === 'nodejs18' ? [process.execPath, ['-e', nodeDriver]] : [(await pythonExecutable('python3'))!, ['-c', pythonDriver]];
   const stderr: Buffer[] = [];
   const status = await new Promise<number | null>((resolve, reject) => {
     const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -93,7 +94,7 @@ async function runInLambdaWrapper(runtime: RuntimeLabel, code: string, payload: 
 
 /** The same script in a local worker, its calls going through the runner's in-process rules. */
 async function runInLocalWorker(runtime: RuntimeLabel, code: string, grant: RunGrant): Promise<Outcome> {
-  const prepared = await prepareCode(runtime, code);
+  const prepared = await prepareCode(runtime, code, 'python3');
   const started = performance.now();
   const outcome = await pool.invoke({
     scriptId: grant.scriptId,

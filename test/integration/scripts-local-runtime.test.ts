@@ -17,6 +17,7 @@ beforeAll(() => {
   writeFileSync(secretFile, '{"adminKey":"adm_secret"}');
   process.env.PLATFORM_TEST_SECRET = 'adm_secret';
   pool = createLocalScriptRuntime({
+    python: 'python3',
     stageDir: mkdtempSync(join(tmpdir(), 'platform-stage-')),
     functionPrefix: 'platform-script-',
     idleMs: 60_000,
@@ -27,7 +28,7 @@ afterAll(() => pool.stop());
 
 let counter = 0;
 async function request(runtime: RuntimeLabel, code: string, overrides: Partial<InvokeRequest> = {}): Promise<InvokeRequest> {
-  const prepared = await prepareCode(runtime, code);
+  const prepared = await prepareCode(runtime, code, 'python3');
   const scriptId = `scr_local${counter++}`;
   return {
     scriptId,
@@ -93,6 +94,7 @@ describe('local script runtime: warm workers', () => {
   it('stops workers that stayed idle longer than the idle time', async () => {
     // Prepare
     const brief = createLocalScriptRuntime({
+      python: 'python3',
       stageDir: mkdtempSync(join(tmpdir(), 'platform-stage-')),
       functionPrefix: 'platform-script-',
       idleMs: 200,
@@ -140,6 +142,7 @@ describe('local script runtime: global caps', () => {
   it('starts at most maxWorkers workers for 40 concurrent long runs; the rest wait for a free one and all finish', async () => {
     // Prepare: 8 scripts x 5 runs, each held until released, in a pool capped at 32 workers.
     const capped = createLocalScriptRuntime({
+      python: 'python3',
       stageDir: mkdtempSync(join(tmpdir(), 'platform-stage-')),
       functionPrefix: 'platform-script-',
       idleMs: 60_000,
@@ -175,6 +178,7 @@ describe('local script runtime: global caps', () => {
   it('refuses a worker larger than the memory all workers may use with CONCURRENCY_LIMIT', async () => {
     // Prepare
     const small = createLocalScriptRuntime({
+      python: 'python3',
       stageDir: mkdtempSync(join(tmpdir(), 'platform-stage-')),
       functionPrefix: 'platform-script-',
       idleMs: 60_000,

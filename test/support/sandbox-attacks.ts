@@ -40,11 +40,11 @@ export function plantTargets(): Target {
 }
 
 export const attackPool = (target: Target): LocalScriptRuntime =>
-  createLocalScriptRuntime({ stageDir: target.stageDir, functionPrefix: 'platform-script-', idleMs: 60_000, maxWorkers: 32 });
+  createLocalScriptRuntime({ python: 'python3', stageDir: target.stageDir, functionPrefix: 'platform-script-', idleMs: 60_000, maxWorkers: 32 });
 
 let counter = 0;
 export async function attackRequest(runtime: RuntimeLabel, code: string, overrides: Partial<InvokeRequest> = {}): Promise<InvokeRequest> {
-  const prepared = await prepareCode(runtime, code);
+  const prepared = await prepareCode(runtime, code, 'python3');
   const scriptId = `scr_attack${process.pid}x${counter++}`;
   return {
     scriptId,

@@ -8,7 +8,7 @@ import { filterMarketplace } from '../../functions/scripts/views/marketplace.js'
 import type { Script } from '../../functions/scripts/model.js';
 import { CodeSyntaxError, toCommonJs } from '../../functions/scripts/authoring/node-code.js';
 import { compareSemver, nextPatch } from '../../functions/platform/semver.js';
-import { pythonFacts } from '../../functions/scripts/authoring/python.js';
+import { pythonFacts as factsOf } from '../../functions/scripts/authoring/python.js';
 import { storedLogs, storedOutput } from '../../functions/scripts/runs/stored-run.js';
 import { latestNodeRuntime } from '../../lib/platform-function.js';
 import { pythonLambdaRuntime } from '../../lib/python-lint.js';
@@ -18,6 +18,9 @@ const load = (code: string) => {
   new Function('module', 'exports', 'require', toCommonJs(code))(module, module.exports, (name: string) => ({ name, default: `${name}-default`, value: 1 }));
   return module.exports;
 };
+
+/** This machine's python3 reads Python code, as the local platform's does. */
+const pythonFacts = <T>(code: string) => factsOf<T>('python3', code);
 
 describe('scripts kit: node code as the wrapper loads it', () => {
   it('exports a handler written in any of the accepted forms', () => {

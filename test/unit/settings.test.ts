@@ -24,6 +24,7 @@ describe('area settings', () => {
       packagesBucket: undefined,
       pythonLintFunction: undefined,
       sandbox: 'bwrap',
+      python: 'python3',
       lambda: {
         roleBoundaryArn: undefined,
         runtimeLayerArn: undefined,
@@ -100,7 +101,13 @@ describe('area settings', () => {
     // Prepare / Act
     const { scripts } = parseEnv(
       { scripts: scriptSettingsSchema },
-      { SCRIPT_MAX_WORKERS: '4', SCRIPT_IDLE_SECONDS: '2', SCRIPT_MANUAL_RUNS_PER_MINUTE: '100000', PACKAGE_INSTALL_TIMEOUT_SECONDS: '60' },
+      {
+        SCRIPT_MAX_WORKERS: '4',
+        SCRIPT_IDLE_SECONDS: '2',
+        SCRIPT_MANUAL_RUNS_PER_MINUTE: '100000',
+        PACKAGE_INSTALL_TIMEOUT_SECONDS: '60',
+        PYTHON: '/opt/python/bin/python3.12',
+      },
     );
     // Assess
     expect(scripts).toEqual({
@@ -111,6 +118,7 @@ describe('area settings', () => {
       packagesBucket: undefined,
       pythonLintFunction: undefined,
       sandbox: 'bwrap',
+      python: '/opt/python/bin/python3.12',
       lambda: {
         roleBoundaryArn: undefined,
         runtimeLayerArn: undefined,

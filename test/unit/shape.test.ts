@@ -100,11 +100,23 @@ describe('shape of functions/', () => {
     expect([...folders].sort()).toEqual([...subDomains].sort());
   });
 
-  it("keeps services off the composition modules: only handlers, other composition modules and their own area's facade import them", () => {
-    // Prepare: the handler kit (http.ts, x402-http.ts) builds handlers; an area's facade (api.ts) answers other areas
-    // with the services its composition built.
-    const facadeOfItsArea = (path: string, target: string) => /^functions\/[\w-]+\/api\.ts$/.test(path) && target === `functions/app/${areaOf(path)}/wiring.ts`;
-    const handlerLayer = (path: string) => path.includes('/handlers/') || ['functions/platform/http.ts', 'functions/payments/x402-http.ts'].includes(path);
+  it("keeps each area's domain below the app layer: no module of functions/<area>/, its facade (api.ts) included, imports functions/app/", () => {
+    // Prepare: a facade is built from its area's services by the area's composition, which hands it to other areas' compositions
+    const domain = modules().filter((module) => areaOf(module.source));
+    // Act
+    const upward = domain.flatMap((module) =>
+      module.dependencies
+        .filter((dependency) => dependency.resolved.startsWith('functions/app/'))
+        .map((dependency) => `${module.source} -> ${dependency.resolved}`),
+    );
+    // Assess
+    expect(domain.filter((module) => module.source.endsWith('/api.ts')).length).toBeGreaterThan(5);
+    expect(upward).toEqual([]);
+  });
+
+  it('keeps services off the composition modules: only handlers and other composition modules import them', () => {
+    // Prepare
+    const handlerLayer = (path: string) => path.includes('/handlers/');
     // The composition above the areas (functions/app/, e.g. the trigger pipeline's target kinds) takes them from the areas' wirings.
     const aboveAreas = (path: string) => /^functions\/app\/[\w-]+\.ts$/.test(path);
     // Act
@@ -113,9 +125,7 @@ describe('shape of functions/', () => {
         (module) => !wiring(module.source) && !handlerLayer(module.source) && !aboveAreas(module.source) && !module.source.startsWith('functions/adapters/'),
       )
       .flatMap((module) =>
-        module.dependencies
-          .filter((dependency) => wiring(dependency.resolved) && !facadeOfItsArea(module.source, dependency.resolved))
-          .map((dependency) => `${module.source} -> ${dependency.resolved}`),
+        module.dependencies.filter((dependency) => wiring(dependency.resolved)).map((dependency) => `${module.source} -> ${dependency.resolved}`),
       );
     // Assess
     expect(importers).toEqual([]);
@@ -123,11 +133,9 @@ describe('shape of functions/', () => {
 
   it('reads the environment only in the settings modules and the composition root', () => {
     // Prepare: settings modules declare and parse; the root parses once per start and switches on the mode.
-    // Still reading it where they stand (move each onto its area's settings, then drop it here).
-    const notYetMoved = ['functions/scripts/authoring/python.ts'];
     // The root is platform.ts, edge.ts, the AWS ports and the area adapter modules beside them, so that bundles stay small.
     const root = (path: string) => /^functions\/app\/[\w-]+\.ts$/.test(path);
-    const allowed = (path: string) => /^functions\/([\w-]+\/)?settings\.ts$/.test(path) || root(path) || notYetMoved.includes(path);
+    const allowed = (path: string) => /^functions\/([\w-]+\/)?settings\.ts$/.test(path) || root(path);
     // Act
     const readers = modules()
       .filter((module) => /process\.env\b|\b(readEnv|requiredEnv)\(/.test(sourceOf(module.source)))
@@ -137,17 +145,24 @@ describe('shape of functions/', () => {
       .flatMap((module) => sourceOf(module.source).match(/process\.env\.\w+/g) ?? []);
     // Assess
     expect(readers.filter((path) => !allowed(path))).toEqual([]);
-    expect(notYetMoved.filter((path) => !readers.includes(path))).toEqual([]);
     expect(new Set(rootReads)).toEqual(new Set(['process.env.PLATFORM_MODE']));
   });
 
   it('lets areas meet only through facades: another area is reached only by its api.ts, schemas.ts or model.ts (a route table also by its routes.ts)', () => {
     // Prepare: an area's domain and its handlers and composition (functions/app/<area>/) alike. api.ts is the facade,
     // schemas.ts and model.ts the types it speaks; a route that runs another area's operation declares that
-    // operation's grants, so a route table may spread another route table's.
+    // operation's grants, so a route table may spread another route table's. A composition takes another area's
+    // facade as that area's composition built it (`<area>Api`), and nothing else of it.
+    const facadesOnly = (from: string, to: string) => {
+      const names = [...sourceOf(from).matchAll(/^import \{([^}]*)\} from '#functions\/app\/([\w-]+)\/wiring\.js';$/gm)]
+        .filter((match) => to === `functions/app/${match[2]}/wiring.ts`)
+        .flatMap((match) => match[1]!.split(',').map((name) => name.trim()));
+      return names.length > 0 && names.every((name) => /^\w+Api$/.test(name));
+    };
     const allowed = (from: string, to: string) =>
       ['api.ts', 'schemas.ts', 'model.ts'].some((name) => to.endsWith(`/${name}`) && to.split('/').length === 3) ||
-      (from.endsWith('/routes.ts') && /^functions\/[\w-]+\/routes\.ts$/.test(to));
+      (from.endsWith('/routes.ts') && /^functions\/[\w-]+\/routes\.ts$/.test(to)) ||
+      (wiring(from) && wiring(to) && facadesOnly(from, to));
     // Act
     const reaching = modules()
       .filter((module) => ownerOf(module.source))

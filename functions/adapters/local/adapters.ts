@@ -32,6 +32,7 @@ export const localScriptRuntime: (scripts: ScriptSettings) => LocalScriptRuntime
       idleMs: scripts.idleMs,
       maxWorkers: scripts.maxWorkers,
       sandbox: scripts.sandbox,
+      python: scripts.python,
     }),
   (pool) => pool.stop(),
 );
@@ -65,6 +66,7 @@ export const localAdapters: LocalAdapters = {
       timeoutMs: (scripts.packageInstallTimeoutSeconds ?? 180) * 1000,
       blobs: scriptPackages,
       sandbox: scripts.sandbox,
+      python: scripts.python,
     }),
   scriptPackages,
   // Loaded on first use: the embedded bank's native module is large.

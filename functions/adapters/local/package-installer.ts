@@ -24,6 +24,8 @@ export interface InstallerOptions {
   blobs: () => BlobStore;
   /** The operator's choice of isolation (SCRIPT_SANDBOX); default bubblewrap. */
   sandbox?: SandboxChoice;
+  /** The Python interpreter of pip installs, a command or a path (the scripts area's `python` setting). */
+  python: string;
 }
 
 /** Paths inside the sandbox. */
@@ -72,7 +74,7 @@ export function createLocalPackageInstaller(options: InstallerOptions): PackageI
         let installed;
         if (request.runtime === 'nodejs18') installed = await installNode(site, request);
         else {
-          const python = await workerPython(sandbox);
+          const python = await workerPython(options.python, sandbox);
           if (!python) throw new PackageResolutionError((request.declared as string[]).join(', '), 'python3 is not installed on this machine');
           installed = await installPython(site, request, python);
         }

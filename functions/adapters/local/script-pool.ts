@@ -30,6 +30,8 @@ export interface PoolOptions {
   slotWaitMs?: number;
   /** The operator's choice of isolation (SCRIPT_SANDBOX); default bubblewrap. */
   sandbox?: SandboxChoice;
+  /** The Python interpreter, a command or a path (the scripts area's `python` setting). */
+  python: string;
 }
 
 export interface LocalScriptRuntime extends ScriptRuntime {
@@ -39,8 +41,8 @@ export interface LocalScriptRuntime extends ScriptRuntime {
 }
 
 /** The interpreter the sandbox uid can reach: a copy installed under a private home (pyenv in /root) cannot be bound. */
-export async function workerPython(sandbox: SandboxMode): Promise<string | undefined> {
-  const found = await pythonExecutable();
+export async function workerPython(python: string, sandbox: SandboxMode): Promise<string | undefined> {
+  const found = await pythonExecutable(python);
   if (!found || sandbox.kind === 'none' || !sandbox.runAs || reachableByOthers(found)) return found;
   return ['/usr/bin/python3', '/usr/local/bin/python3'].find((candidate) => existsSync(candidate) && reachableByOthers(candidate)) ?? found;
 }
@@ -225,7 +227,7 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
         scriptDir: await stage(request),
         dependenciesDir: await dependenciesOf(request.dependencies),
         memoryMb: request.memoryMb,
-        python: request.runtime === 'python3.11' ? await workerPython(sandbox) : undefined,
+        python: request.runtime === 'python3.11' ? await workerPython(options.python, sandbox) : undefined,
         sandbox,
       });
       // Counted as busy before the reservation ends, so the caps never see a gap.

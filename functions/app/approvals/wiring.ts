@@ -1,20 +1,20 @@
 // The approvals area's composition: the approval service with its store, the accounts area's user lookup, the
 // platform's bus for the owner's event, and the durable-run engine that resumes a run once its approval is decided.
-import { findUsers } from '#functions/accounts/api.js';
+import { accountsApi } from '#functions/app/accounts/wiring.js';
 import { perPlatform } from '#functions/app/platform.js';
-import { resolveWait } from '#functions/scripts/api.js';
+import { scriptsApi } from '#functions/app/scripts/wiring.js';
 import { type ApprovalService, createApprovalService } from '#functions/approvals/service.js';
 import { createApprovalStore } from '#functions/approvals/store.js';
 
 export const approvalService = perPlatform(
-  ({ eventBus, clock, settings }): ApprovalService =>
+  (platform): ApprovalService =>
     createApprovalService({
       store: createApprovalStore(),
-      users: { findUsers },
-      waits: { resolve: resolveWait },
-      events: eventBus,
-      clock,
+      users: accountsApi(platform),
+      waits: { resolve: (executionId, name, outcome) => scriptsApi(platform).resolveWait(executionId, name, outcome) },
+      events: platform.eventBus,
+      clock: platform.clock,
       // The console is served at the platform's address (PUBLIC_BASE_URL; locally the server's own).
-      consoleUrl: settings.kernel.callbackBaseUrl,
+      consoleUrl: platform.settings.kernel.callbackBaseUrl,
     }),
 );

@@ -1,5 +1,5 @@
 // The documents area's composition module: its services with their production dependencies.
-import { accountExists } from '#functions/accounts/api.js';
+import { accountsApi } from '#functions/app/accounts/wiring.js';
 import { documentAdapters } from '#functions/app/document-adapters.js';
 import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { type LexicalSnapshots, createGraphIndexCache, snapshotAfterChunks } from '#functions/documents/graph-index-cache.js';
@@ -14,7 +14,7 @@ import { createSnapshotKeeper } from '#functions/documents/snapshot-keeper.js';
 import { type DocumentStore, createDocumentStore } from '#functions/documents/store.js';
 import { createTermStore } from '#functions/documents/term-store.js';
 
-const accounts: AccountDirectory = { exists: accountExists };
+const accountDirectory = (platform: Platform): AccountDirectory => ({ exists: accountsApi(platform).accountExists });
 
 /** Where a graph's BM25 snapshot is kept beside the originals: one object per graph, replaced as the graph grows. */
 export const lexicalSnapshotKey = (graphId: string) => `lexical-indexes/${encodeURIComponent(graphId)}.json`;
@@ -61,7 +61,7 @@ export function productionDeps(
   const { clock } = platform;
   const store = createDocumentStore();
   const graphStore = createGraphStore();
-  const graphs = createGraphService({ graphs: graphStore, accounts, clock });
+  const graphs = createGraphService({ graphs: graphStore, accounts: accountDirectory(platform), clock });
   const { blobStore: blobs, embedder, graphVectorStore } = documentAdapters(platform);
   const vectorStore = large.vectorStore ?? graphVectorStore;
   const largeGraphs = vectorStore && createLargeGraphIndex({ vectors: vectorStore, terms: createTermStore() });
@@ -81,7 +81,9 @@ export function productionDeps(
 
 export const documentService = perPlatform((platform): DocumentService => createDocumentService(productionDeps(platform)));
 
-export const graphsService = perPlatform(({ clock }): GraphService => createGraphService({ graphs: createGraphStore(), accounts, clock }));
+export const graphsService = perPlatform(
+  (platform): GraphService => createGraphService({ graphs: createGraphStore(), accounts: accountDirectory(platform), clock: platform.clock }),
+);
 
 /** What a processing job sent to the upload functions runs (withBackgroundRuns tells it from an HTTP event). */
 export const processDocument = (job: DocumentJob) => documentService().process(job.documentId);

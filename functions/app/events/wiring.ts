@@ -1,7 +1,7 @@
 // The events area's composition: its services, the trigger pipeline and its subscription kind with their production
 // dependencies (stores, the platform root's ports, and the scripts area behind the ScriptPort). Handlers get their services here; services
 // never import this file.
-import { describeScript, resolveWait, runScript } from '#functions/scripts/api.js';
+import { scriptsApi } from '#functions/app/scripts/wiring.js';
 import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { createDeliveryStore } from '#functions/events/delivery-store.js';
 import { createEventHistoryService } from '#functions/events/history-service.js';
@@ -20,30 +20,33 @@ import { runEventWaits } from '#functions/app/run-wait-kinds.js';
 import { createEventWaitTarget } from '#functions/events/wait-target.js';
 
 /** The scripts area's facade says who owns a script and whether it is deployed, and runs it with its limits. */
-const scriptPort: ScriptPort = {
+const scriptPort = (platform: Platform): ScriptPort => ({
   async describe(scriptId) {
-    const script = await describeScript(scriptId);
+    const script = await scriptsApi(platform).describeScript(scriptId);
     return script && { userId: script.ownerId, deployed: script.deployed };
   },
   async run(request) {
-    const { execution } = await runScript(request);
+    const { execution } = await scriptsApi(platform).runScript(request);
     return { executionId: execution.executionId, status: execution.status };
   },
-};
+});
 
 /** Runs waiting for their user's events: opened by the durable engine, resumed by the trigger pipeline's wait kind. */
-export const eventWaits = perPlatform((platform): EventWaits => runEventWaits(platform, { resolve: resolveWait }));
+export const eventWaits = perPlatform(
+  (platform): EventWaits => runEventWaits(platform, { resolve: (executionId, name, outcome) => scriptsApi(platform).resolveWait(executionId, name, outcome) }),
+);
 
 /** The trigger pipeline's kind for runs waiting on their user's events. */
 export const eventWaitTarget = perPlatform((platform): TargetKind => createEventWaitTarget(eventWaits(platform)));
 
 /** The trigger pipeline's subscription kind: subscribed scripts, script schedule firings and webhook requests. */
-export const subscriptionTarget = perPlatform(({ settings, scheduler, clock }): TargetKind => {
+export const subscriptionTarget = perPlatform((platform): TargetKind => {
+  const { settings, scheduler, clock } = platform;
   const triggers = createTriggerStore();
   return createSubscriptionTarget({
     index: createSubscriptionIndex({ cached: settings.kernel.mode === 'local' }),
     history: createEventHistoryStore(),
-    scripts: scriptPort,
+    scripts: scriptPort(platform),
     triggers: { ...triggers, retireSchedule: (scheduleId) => retireSchedule({ store: triggers, scheduler }, scheduleId) },
     clock,
   });
@@ -58,10 +61,17 @@ export const eventIngest = perPlatform(({ eventBus, clock }) => createEventInges
 export const eventHistory = perPlatform(() => createEventHistoryService({ store: createEventHistoryStore() }));
 
 export const subscriptionService = perPlatform(
-  ({ clock }): SubscriptionService => createSubscriptionService({ store: createSubscriptionStore(), scripts: scriptPort, clock }),
+  (platform): SubscriptionService => createSubscriptionService({ store: createSubscriptionStore(), scripts: scriptPort(platform), clock: platform.clock }),
 );
 
 export const triggerService = perPlatform(
-  ({ credentialVault, eventBus, scheduler, clock }): TriggerService =>
-    createTriggerService({ store: createTriggerStore(), scripts: scriptPort, vault: credentialVault, publisher: eventBus, scheduler, clock }),
+  (platform): TriggerService =>
+    createTriggerService({
+      store: createTriggerStore(),
+      scripts: scriptPort(platform),
+      vault: platform.credentialVault,
+      publisher: platform.eventBus,
+      scheduler: platform.scheduler,
+      clock: platform.clock,
+    }),
 );

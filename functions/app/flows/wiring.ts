@@ -1,11 +1,10 @@
 // Production implementations of the flows area's ports, on the scripts and resources areas, and the area's
 // services with their production dependencies.
 import { type TargetKind, deliveryLedger } from '#functions/events/api.js';
-import { installedResources, resourceCaller } from '#functions/resources/api.js';
-import { countScriptRuns, inProcessDurableRuns, mayRun, ownedScripts, runScript, scriptRun, scriptRuns } from '#functions/scripts/api.js';
+import { resourcesApi } from '#functions/app/resources/wiring.js';
+import { scriptsApi } from '#functions/app/scripts/wiring.js';
 import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { languageModel } from '#adapters/llm.js';
-import type { Clock } from '#platform/clock.js';
 import { createExecutionStore } from '#functions/flows/execution-store.js';
 import { createExecutor, realDeadline, realWait } from '#functions/flows/executor.js';
 import { type FlowRuns, createFlowRuns } from '#functions/flows/flow-runs.js';
@@ -22,11 +21,13 @@ import { type FlowRunOperations, createFlowRunOperations } from '#functions/flow
  * Direct flows and script tools run through the scripts area's runner, with trigger type `flow` (a run waits there
  * for one of its script's slots); who may name a script is the scripts area's access rule.
  */
-export function flowScriptRunner(clock: Clock): FlowScriptRunner {
+export const flowScriptRunner = perPlatform((platform: Platform): FlowScriptRunner => {
+  const { clock } = platform;
+  const scripts = scriptsApi(platform);
   return {
-    canRun: mayRun,
+    canRun: scripts.mayRun,
     async run({ scriptId, userId, data, flowId, eventType }) {
-      const { execution, logs, output } = await runScript({
+      const { execution, logs, output } = await scripts.runScript({
         scriptId,
         userId,
         data,
@@ -43,7 +44,7 @@ export function flowScriptRunner(clock: Clock): FlowScriptRunner {
       };
     },
     async ended(executionId) {
-      const run = await scriptRun(executionId);
+      const run = await scripts.scriptRun(executionId);
       if (!run || run.status === 'running' || run.status === 'waiting') return undefined;
       return {
         executionId,
@@ -55,13 +56,14 @@ export function flowScriptRunner(clock: Clock): FlowScriptRunner {
       };
     },
   };
-}
+});
 
-function toolCatalog(scripts: FlowScriptRunner) {
+function toolCatalog(platform: Platform, scripts: FlowScriptRunner) {
+  const resources = resourcesApi(platform);
   return createToolCatalog({
-    installedResources,
-    ownedScripts,
-    resources: resourceCaller,
+    installedResources: resources.installedResources,
+    ownedScripts: scriptsApi(platform).ownedScripts,
+    resources: () => resources.caller,
     scripts,
   });
 }
@@ -71,13 +73,13 @@ const flowRunner = 'flow';
 
 const durableFlowRuns = perPlatform(
   (platform: Platform): DurableFlowRuns =>
-    inProcessDurableRuns(flowRunner, async (payload, invocation) => void (await flowRuns(platform).resume(payload, invocation))),
+    scriptsApi(platform).inProcessDurableRuns(flowRunner, async (payload, invocation) => void (await flowRuns(platform).resume(payload, invocation))),
 );
 
 /** Built before any durable wake-up is handled (functions/app/handlers/wake-durable-run.ts): it registers the flows' resumer. */
 export const flowRuns = perPlatform((platform: Platform): FlowRuns => {
   const { clock, settings } = platform;
-  const scripts = flowScriptRunner(clock);
+  const scripts = flowScriptRunner(platform);
   const durable = durableFlowRuns(platform);
   return createFlowRuns({
     flows: createFlowStore(),
@@ -85,7 +87,7 @@ export const flowRuns = perPlatform((platform: Platform): FlowRuns => {
     scripts,
     executor: createExecutor({
       scripts,
-      tools: toolCatalog(scripts),
+      tools: toolCatalog(platform, scripts),
       model: () => languageModel(settings.flows.llm),
       durable,
       clock,
@@ -116,7 +118,7 @@ export const flowService = perPlatform(
     createFlowService({
       flows: createFlowStore(),
       executions: createExecutionStore(),
-      scripts: flowScriptRunner(platform.clock),
+      scripts: flowScriptRunner(platform),
       scheduler: platform.scheduler,
       longRuns: flowLongRuns(platform),
       clock: platform.clock,
@@ -130,13 +132,14 @@ export const flowEventTarget = perPlatform(
 );
 
 /** The run history reads the scripts area's runs beside the flows' own results. */
-export const runHistory = perPlatform(({ clock }: Platform) => {
+export const runHistory = perPlatform((platform: Platform) => {
   const [flows, results] = [createFlowStore(), createExecutionStore()];
+  const { scriptRuns, countScriptRuns } = scriptsApi(platform);
   return createRunHistory({
     scriptRuns,
     countScriptRuns,
     flows: (userId) => flows.listByUser(userId, ['flowId', 'scriptId', 'trigger']),
-    flowRuns: (userId, range) => results.listByUser(userId, range, clock.now()),
+    flowRuns: (userId, range) => results.listByUser(userId, range, platform.clock.now()),
   });
 });
 

@@ -1,8 +1,9 @@
 // The payments area's composition: the payment and payout services with their production dependencies (stores, the
 // platform root's ledger, signers, payout trigger and metrics) and the port onto the resources and accounts areas.
 // Handlers get their services here; services never import this file.
-import { profile } from '#functions/accounts/api.js';
-import { callAsOwner, checkParams, recordRevenue, resourceForCall } from '#functions/resources/api.js';
+import { accountsApi } from '#functions/app/accounts/wiring.js';
+import { resourcesApi } from '#functions/app/resources/wiring.js';
+import { checkParams } from '#functions/resources/api.js';
 import { AppError } from '#platform/errors.js';
 import { errorBody } from '#platform/http.js';
 import { type Platform, perPlatform } from '#functions/app/platform.js';
@@ -25,7 +26,8 @@ const served = (status: number, body: unknown): ServedResponse =>
     ? { status, contentType: 'text/plain; charset=utf-8', body }
     : { status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(body) };
 
-function productionResources(): PaymentResources {
+function productionResources(platform: Platform): PaymentResources {
+  const { resourceForCall, callAsOwner, recordRevenue } = resourcesApi(platform);
   return {
     async get(resourceId) {
       const resource = await resourceForCall(resourceId);
@@ -55,13 +57,13 @@ function productionResources(): PaymentResources {
       }
     },
     recordRevenue,
-    seller: profile,
+    seller: accountsApi(platform).profile,
   };
 }
 
 /** The payout service of this process (the payout function, the local schedule, threshold crossings). */
 export const payoutService = perPlatform((platform: Platform): PayoutService => {
-  const resources = productionResources();
+  const resources = productionResources(platform);
   const threshold = usdToUsdc(platform.settings.payments.payoutThresholdUsdc);
   return createPayoutService({
     store: createPayoutStore(),
@@ -83,7 +85,7 @@ export const paymentService = perPlatform(
       requestPayout: payoutTrigger(platform, (ownerId, asset) => payoutService(platform).run({ ownerId, asset })),
       ledger: solanaLedger(platform),
       signers: platformSigners(platform),
-      resources: productionResources(),
+      resources: productionResources(platform),
       clock: platform.clock,
       metrics: platform.metrics,
       solPriceUsd: platform.settings.payments.solPriceUsd,

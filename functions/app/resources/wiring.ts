@@ -1,11 +1,11 @@
 // The resources area's composition: its services with their production dependencies (stores, the version cache,
-// access rules, and the platform root's vault, rate limiter and bus). Handlers and other areas' composition modules
-// get the services here; services never import this file.
+// access rules, and the platform root's vault, rate limiter and bus), and the area's facade over them. Handlers get
+// the services here, other areas' composition modules the facade; services never import this file.
 import type { ReviewTarget } from '#functions/reviews/api.js';
 import { outboundRequest } from '#platform/outbound.js';
-import type { ResourceCaller } from '#platform/ports.js';
 import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { createAccess } from '#functions/resources/access.js';
+import { type ResourcesApi, createResourcesApi } from '#functions/resources/api.js';
 import { type CallService, createCallService } from '#functions/resources/call-service.js';
 import { type InstallationService, createInstallationService } from '#functions/resources/installation-service.js';
 import { createInstallationStore } from '#functions/resources/installation-store.js';
@@ -26,17 +26,23 @@ export const callService = perPlatform(
     createCallService({ ...storesAndAccess(), vault: credentialVault, limiter: rateLimiter, clock, send: outboundRequest }),
 );
 
-/** The ResourceCaller port (functions/platform/ports.ts), plus callAsOwner for x402 payments. */
-export const resourceCaller = (): ResourceCaller & Pick<CallService, 'callAsOwner'> => callService();
-
 export const installationService = perPlatform(
   ({ credentialVault, clock }: Platform): InstallationService => createInstallationService({ ...storesAndAccess(), vault: credentialVault, clock }),
 );
 
 export const resourceService = perPlatform(({ clock }: Platform): ResourceService => createResourceService({ ...storesAndAccess(), clock }));
 
-/** Payments records each settled x402 payment here; metrics' `totalRevenue` includes it. */
-export const recordRevenue = (resourceId: string, amountUsd: number) => resourceService().recordRevenue(resourceId, amountUsd);
+export const resourcesApi = perPlatform((platform: Platform): ResourcesApi => {
+  const { resources, installations, versions } = storesAndAccess();
+  return createResourcesApi({
+    calls: callService(platform),
+    installations: installationService(platform),
+    resourceService: resourceService(platform),
+    resources,
+    installationStore: installations,
+    versions,
+  });
+});
 
 export const webhookService = perPlatform(({ credentialVault, eventBus, clock }: Platform) =>
   createWebhookService({

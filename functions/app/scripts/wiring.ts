@@ -1,13 +1,13 @@
 // Production implementations of the scripts area's ports, on top of the accounts, resources and flows areas, the
 // area's services with their production dependencies, and the resource-call function's service with its signing key.
-import { findUsers, issueKey, monthlyBudgetUsd, revokeKey } from '#functions/accounts/api.js';
 import { enabledSubscriptionCount } from '#functions/events/api.js';
 import { repointFlow, scriptOfFlow } from '#functions/flows/api.js';
-import { installedMethodNames, resourceCaller } from '#functions/resources/api.js';
 import type { ReviewTarget } from '#functions/reviews/api.js';
 import { scriptGrantKey } from '#adapters/script-grant-key.js';
 import { tmpdir } from 'node:os';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
+import { accountsApi } from '#functions/app/accounts/wiring.js';
+import { resourcesApi } from '#functions/app/resources/wiring.js';
 import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { packageInstaller, pythonCodeFacts, runSlots, scriptPackageStore, scriptRuntime } from '#functions/app/script-adapters.js';
 import { type Authoring, createAuthoring } from '#functions/scripts/authoring/authoring.js';
@@ -20,6 +20,7 @@ import { type LongRuns, createLongRuns } from '#functions/scripts/runs/long-runs
 import type { BudgetSource, KeyIssuer, ResourceCatalog } from '#functions/scripts/ports.js';
 import { type RegistryService, createRegistryService, createRegistryStore } from '#functions/scripts/packages/registries.js';
 import { createScriptReviewTarget } from '#functions/scripts/reviews.js';
+import { type ScriptsApi, createScriptsApi } from '#functions/scripts/api.js';
 import { createRunTallies } from '#functions/scripts/runs/run-tallies.js';
 import { type ScriptRunner, createScriptRunner } from '#functions/scripts/runs/runner.js';
 import { type ScriptAccess, createScriptAccess } from '#functions/scripts/runs/script-access.js';
@@ -36,21 +37,24 @@ import { createDurableScriptRuns } from '#functions/scripts/durable/script-runs.
 import type { DurableRunHooks } from '#functions/scripts/runs/runner.js';
 import { registerRunWaitKinds } from '#functions/app/run-wait-kinds.js';
 
-export const accountKeys: KeyIssuer = {
-  issue: issueKey,
-  async revoke(userId, keyId) {
-    try {
-      await revokeKey(userId, keyId);
-    } catch (error) {
-      // Revoked (or deleted) by the user already: nothing left to do.
-      if (!(error instanceof NotFoundError || error instanceof ConflictError)) throw error;
-    }
-  },
-};
+function accountKeys(platform: Platform): KeyIssuer {
+  const accounts = accountsApi(platform);
+  return {
+    issue: accounts.issueKey,
+    async revoke(userId, keyId) {
+      try {
+        await accounts.revokeKey(userId, keyId);
+      } catch (error) {
+        // Revoked (or deleted) by the user already: nothing left to do.
+        if (!(error instanceof NotFoundError || error instanceof ConflictError)) throw error;
+      }
+    },
+  };
+}
 
-export const accountBudgets = (): BudgetSource => ({ monthlyBudgetUsd });
+const accountBudgets = (platform: Platform): BudgetSource => ({ monthlyBudgetUsd: accountsApi(platform).monthlyBudgetUsd });
 
-export const installedResources = (): ResourceCatalog => ({ methodsOf: installedMethodNames });
+const installedResources = (platform: Platform): ResourceCatalog => ({ methodsOf: resourcesApi(platform).installedMethodNames });
 
 export const scriptRegistries = perPlatform(
   ({ credentialVault, clock }: Platform): RegistryService => createRegistryService({ store: createRegistryStore(), vault: () => credentialVault, clock }),
@@ -85,7 +89,7 @@ export const scriptResourceCalls = perPlatform((platform: Platform) =>
   createScriptResourceCalls({
     key: () => scriptGrantKey(platform.settings.scripts.lambda.grantSecretArn),
     tallies: createRunTallies(),
-    caller: resourceCaller,
+    caller: () => resourcesApi(platform).caller,
     clock: platform.clock,
     checkpoint: (grant, method, params) =>
       durableEngine(platform).checkpoint({ executionId: grant.executionId, userId: grant.userId, scriptId: grant.scriptId }, method, params),
@@ -99,6 +103,7 @@ const deployerOf = (platform: Platform, store: ScriptStore): Deployer =>
     packages: () => scriptDependencies(platform),
     code: scriptCode(platform),
     clock: platform.clock,
+    python: platform.settings.scripts.python,
   });
 
 export const scriptService = perPlatform((platform: Platform): ScriptService => {
@@ -107,11 +112,12 @@ export const scriptService = perPlatform((platform: Platform): ScriptService => 
     store,
     deployer: deployerOf(platform, store),
     runtime: () => scriptRuntime(platform),
-    keys: accountKeys,
+    keys: accountKeys(platform),
     subscriptions: { enabledCount: enabledSubscriptionCount },
     clock: platform.clock,
     packages: () => scriptDependencies(platform),
     code: scriptCode(platform),
+    python: platform.settings.scripts.python,
   });
 });
 
@@ -127,8 +133,8 @@ export const scriptRunner = perPlatform((platform: Platform): ScriptRunner => {
     runtime: () => scriptRuntime(platform),
     slots: () => runSlots(platform),
     limiter: platform.rateLimiter,
-    budgets: accountBudgets(),
-    resources: resourceCaller,
+    budgets: accountBudgets(platform),
+    resources: () => resourcesApi(platform).caller,
     clock: platform.clock,
     metrics: platform.metrics,
     settings: platform.settings.scripts,
@@ -148,7 +154,7 @@ const durableParts = perPlatform((platform: Platform) => {
   const callbacks = registerCallbacks(engine, { journal, baseUrl: consoleUrl });
   const scripts = createScriptStore();
   registerRunWaitKinds(platform, engine, {
-    users: { findUsers },
+    users: accountsApi(platform),
     events: bus,
     clock,
     scriptOwner: async (scriptId) => (await scripts.get(scriptId))?.ownerId,
@@ -164,7 +170,7 @@ const durableParts = perPlatform((platform: Platform) => {
 export const durableEngine = (of?: Platform): DurableEngine => durableParts(of).engine;
 export const durableCallbacks = (): DurableCallbacks => durableParts().callbacks;
 export const durableScriptRuns = (of?: Platform): DurableRunHooks => durableParts(of).hooks;
-export const runOperations = (): RunOperations => durableParts().operations;
+export const runOperations = (of?: Platform): RunOperations => durableParts(of).operations;
 
 export const scriptLongRuns = perPlatform(
   (platform: Platform): LongRuns =>
@@ -184,8 +190,9 @@ export const scriptAuthoring = perPlatform(
       scripts: scriptService(platform),
       store: createScriptStore(),
       code: scriptCode(platform),
-      catalog: installedResources(),
+      catalog: installedResources(platform),
       pythonFacts: pythonCodeFacts(platform),
+      python: platform.settings.scripts.python,
     }),
 );
 
@@ -196,4 +203,18 @@ export const scriptInsights = perPlatform(
 
 export const scriptReviewTarget = perPlatform(
   (platform: Platform): ReviewTarget => createScriptReviewTarget({ scripts: scriptService(platform), store: createScriptStore() }),
+);
+
+export const scriptsApi = perPlatform(
+  (platform: Platform): ScriptsApi =>
+    createScriptsApi({
+      runner: scriptRunner(platform),
+      access: scriptAccess(),
+      service: scriptService(platform),
+      engine: durableEngine(platform),
+      operations: runOperations(platform),
+      store: createScriptStore(),
+      executions: createExecutionStore(),
+      clock: platform.clock,
+    }),
 );

@@ -1,6 +1,6 @@
 // The templates area's composition root: the only file of the area that imports adapters or other areas.
-import { installResource, resourceAvailability, uninstallResource } from '#functions/resources/api.js';
-import { installScript, scriptAvailability, uninstallScript } from '#functions/scripts/api.js';
+import { resourcesApi } from '#functions/app/resources/wiring.js';
+import { scriptsApi } from '#functions/app/scripts/wiring.js';
 import { type CodeBuildStateChange, createCodeBuildTemplateBuilder, outcomeOfStateChange } from '#adapters/aws/codebuild-template-builder.js';
 import { type Platform, perPlatform, platform } from '#functions/app/platform.js';
 import { templateBuilder, templatePagesHost } from '#functions/app/template-adapters.js';
@@ -28,7 +28,9 @@ const alreadyInstalled = (error: unknown) => {
   throw error;
 };
 
-function dependencies(): TemplateDependencies {
+function dependencies(platform: Platform): TemplateDependencies {
+  const { resourceAvailability, installResource, uninstallResource } = resourcesApi(platform);
+  const { scriptAvailability, installScript, uninstallScript } = scriptsApi(platform);
   return {
     resources: (_userId, ids) => resourceAvailability(ids),
     scripts: scriptAvailability,
@@ -53,7 +55,7 @@ export const templatesArea = perPlatform((platform: Platform): TemplatesArea => 
   // The local builder reports a build's end through this callback; on AWS the state-change consumer does.
   const builder = templateBuilder(platform, { timeoutMs: platform.settings.templates.buildTimeoutMs, onOutcome: (outcome) => builds.finish(outcome) });
   const builds = createBuildService({ store, builder, pages, settings, clock });
-  const deps = dependencies();
+  const deps = dependencies(platform);
   const templates = createTemplateService({ store, builds, builder, pages, dependencies: deps, settings, clock });
   const installations = createInstallationService({ store, templates, builds, builder, pages, dependencies: deps, clock });
   return { templates, installations, builds };

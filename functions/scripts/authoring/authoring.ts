@@ -15,6 +15,8 @@ export function createAuthoring(deps: {
   code: VersionCode;
   catalog: ResourceCatalog;
   pythonFacts: LintContext['pythonFacts'];
+  /** The interpreter that checks Python code (the area's `python` setting). */
+  python: string;
 }) {
   const { scripts } = deps;
 
@@ -42,7 +44,7 @@ export function createAuthoring(deps: {
     /** The owner's script gets a new deployed version; someone else's is copied to the caller first, and the flow moves to the copy. */
     async modifyFlowScript(userId: string, input: { flowId: string; newCode: string; commitMessage?: string }) {
       const script = await flowScript(userId, input.flowId);
-      await prepareCode(script.runtime, input.newCode);
+      await prepareCode(script.runtime, input.newCode, deps.python);
       if (script.ownerId === userId) {
         const { version } = await scripts.createVersion(userId, script.scriptId, { code: input.newCode, message: input.commitMessage });
         await scripts.deploy(userId, script.scriptId, { version: version.version });

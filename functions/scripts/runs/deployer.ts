@@ -27,9 +27,17 @@ export interface PackageTrees {
   treeOf(version: Pick<ScriptVersion, 'dependencies'>): DependencyTree | undefined;
 }
 
-export function createDeployer(deps: { store: ScriptStore; runtime: () => ScriptRuntime; packages: () => PackageTrees; code: VersionCode; clock: Clock }) {
+export function createDeployer(deps: {
+  store: ScriptStore;
+  runtime: () => ScriptRuntime;
+  packages: () => PackageTrees;
+  code: VersionCode;
+  clock: Clock;
+  /** The interpreter that checks Python code (the area's `python` setting). */
+  python: string;
+}) {
   const { store, clock } = deps;
-  const prepared = async (script: Script, version: ScriptVersion) => prepareCode(script.runtime, await deps.code.read(version));
+  const prepared = async (script: Script, version: ScriptVersion) => prepareCode(script.runtime, await deps.code.read(version), deps.python);
 
   /** Reuses an artifact built with the script's current timeout and memory; otherwise reads the code, so a syntax error throws before anything changes. */
   async function check(script: Script, version: ScriptVersion): Promise<Checked> {

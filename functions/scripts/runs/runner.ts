@@ -307,7 +307,7 @@ export function createScriptRunner(deps: {
         codeHash: version.codeHash,
         qualifier: admitted.qualifier,
         // Called only where no staged or deployed copy exists (a cold local worker): warm runs read no blob.
-        code: async () => prepareCode(admitted.runtime, await deps.code.read(version)),
+        code: async () => prepareCode(admitted.runtime, await deps.code.read(version), deps.settings.python),
         dependencies: deps.packages().treeOf(version),
         memoryMb: config.memory,
         timeoutMs,
