@@ -8,6 +8,17 @@ import { scriptSettingsSchema } from '../../functions/scripts/settings.js';
 import { templateSettingsSchema } from '../../functions/templates/settings.js';
 import { kernelSettingsSchema, parseEnv } from '../../functions/platform/settings.js';
 
+/** The scripts' AWS resource names, which only the stack sets. */
+const noLambdaResources = {
+  roleBoundaryArn: undefined,
+  runtimeLayerArn: undefined,
+  resourceCallFunction: undefined,
+  resourceCallFunctionArn: undefined,
+  npmInstallerFunction: undefined,
+  pipInstallerFunction: undefined,
+  grantSecretArn: undefined,
+};
+
 describe('area settings', () => {
   it('keeps the defaults of an unset environment', () => {
     // Prepare / Act
@@ -25,15 +36,7 @@ describe('area settings', () => {
       pythonLintFunction: undefined,
       sandbox: 'bwrap',
       python: 'python3',
-      lambda: {
-        roleBoundaryArn: undefined,
-        runtimeLayerArn: undefined,
-        resourceCallFunction: undefined,
-        resourceCallFunctionArn: undefined,
-        npmInstallerFunction: undefined,
-        pipInstallerFunction: undefined,
-        grantSecretArn: undefined,
-      },
+      lambda: noLambdaResources,
     });
     expect(documents).toEqual({
       maxCachedVectors: 500_000,
@@ -119,15 +122,7 @@ describe('area settings', () => {
       pythonLintFunction: undefined,
       sandbox: 'bwrap',
       python: '/opt/python/bin/python3.12',
-      lambda: {
-        roleBoundaryArn: undefined,
-        runtimeLayerArn: undefined,
-        resourceCallFunction: undefined,
-        resourceCallFunctionArn: undefined,
-        npmInstallerFunction: undefined,
-        pipInstallerFunction: undefined,
-        grantSecretArn: undefined,
-      },
+      lambda: noLambdaResources,
     });
   });
 
