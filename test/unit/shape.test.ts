@@ -236,17 +236,20 @@ describe('shape of functions/', () => {
     expect(strangers).toEqual([]);
   });
 
-  it('keeps areas out of the adapters: an adapter takes from an area only the types of the ports it implements', () => {
+  it('keeps areas out of the adapters: an adapter takes from an area only the ports it implements', () => {
     // Prepare: from the area's port modules (ports.ts, *-port.ts) anything, since a port's contract includes its errors,
     // constants and the helpers an implementation must apply; types from its model, schemas or settings; never other code.
     // Still importing an area's code where they stand (move the shared code out of the area, then drop it here).
     const notYetMoved = [
-      'functions/adapters/aws/package-installer.ts',
+      // signs the run grant (run-grant.ts) and closes the run's tallies (run-tallies.ts) the resource-call function shares
       'functions/adapters/aws/script-functions.ts',
-      'functions/adapters/aws/script-packages.ts',
+      // builds the in-memory run slots of scripts/runs/run-slots.ts for the one local process
       'functions/adapters/local/adapters.ts',
+      // stops the documents' extraction workers (extract-worker.ts) before shutdown waits for the jobs in flight
       'functions/adapters/local/background-jobs.ts',
+      // runs the package managers (package-managers.ts) and stores the tree (package-trees.ts) as the installer function does
       'functions/adapters/local/package-installer.ts',
+      // finds the interpreter with pythonExecutable (authoring/python.ts), which the Python code checks share
       'functions/adapters/local/script-pool.ts',
     ];
     const portContract = (dependency: { resolved: string; dependencyTypes: string[] }) =>

@@ -8,11 +8,18 @@ import { strToU8, zipSync } from 'fflate';
 import { scriptGrantKey } from '#adapters/script-grant-key.js';
 import { TooManyRequestsError, UpstreamError } from '#platform/errors.js';
 import type { ExecutionError, RuntimeLabel } from '#functions/scripts/model.js';
-import type { PreparedCode } from '#functions/scripts/runs/prepare.js';
-import type { RunUsage } from '#functions/scripts/runs/runtime-port.js';
 import { runGraceMs, signGrant } from '#functions/scripts/runs/run-grant.js';
 import { createRunTallies } from '#functions/scripts/runs/run-tallies.js';
-import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey, liveAlias } from '#functions/scripts/runs/runtime-port.js';
+import {
+  type DeployRequest,
+  type InvokeOutcome,
+  type InvokeRequest,
+  type PreparedCode,
+  type RunUsage,
+  type ScriptRuntime,
+  configKey,
+  liveAlias,
+} from '#functions/scripts/runs/runtime-port.js';
 import { type EnvName, envNames } from '#platform/env-names.js';
 import { requiredSetting } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
