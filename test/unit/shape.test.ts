@@ -241,8 +241,6 @@ describe('shape of functions/', () => {
     // constants and the helpers an implementation must apply; types from its model, schemas or settings; never other code.
     // Still importing an area's code where they stand (move the shared code out of the area, then drop it here).
     const notYetMoved = [
-      // signs the run grant (run-grant.ts) and closes the run's tallies (run-tallies.ts) the resource-call function shares
-      'functions/adapters/aws/script-functions.ts',
       // builds the in-memory run slots of scripts/runs/run-slots.ts for the one local process
       'functions/adapters/local/adapters.ts',
       // stops the documents' extraction workers (extract-worker.ts) before shutdown waits for the jobs in flight
