@@ -90,7 +90,7 @@ async function ingest(platform: BarePlatform, pdf: Uint8Array): Promise<{ ms: nu
 /** 100 documents of 1,000 random unit vectors each, through the store, completed into the dev user's graph. */
 async function seedSyntheticGraph(graphId: string, ownerId: string): Promise<void> {
   const { createDocumentStore } = await import('../functions/documents/store.js');
-  const { normalise } = await import('../functions/documents/vector-codec.js');
+  const { normalise } = await import('../functions/documents/ports.js');
   const store = createDocumentStore();
   for (let d = 0; d < syntheticDocuments; d++) {
     const documentId = `doc_synthetic${d}x${Date.now()}`;

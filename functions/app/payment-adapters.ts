@@ -1,9 +1,8 @@
 // The payments area's ports on a platform: the Solana ledger, the platform's signing keys, the payout trigger and,
 // locally only, the faucet and RPC endpoint. The Solana client loads on first use.
 import { lambdaPayoutTrigger } from '#adapters/aws/payout-trigger.js';
-import type { SolanaLedger } from '#functions/payments/ledger.js';
+import type { PlatformSigners, SolanaLedger } from '#functions/payments/ports.js';
 import type { PaymentSettings } from '#functions/payments/settings.js';
-import type { PlatformSigners } from '#functions/payments/signers.js';
 import { tableGrant, withGrantedTables } from '#platform/dynamo.js';
 import { routeTables } from '#platform/route.js';
 import { type Platform, type SolanaDevTools, perPlatform } from './platform.js';

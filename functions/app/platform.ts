@@ -15,9 +15,8 @@
 import type { Embedder } from '#functions/documents/ports.js';
 import { flowSettingsSchema } from '#functions/flows/settings.js';
 import { type DocumentSettings, documentSettingsSchema } from '#functions/documents/settings.js';
-import type { SolanaLedger } from '#functions/payments/ledger.js';
+import type { PlatformSigners, SolanaLedger } from '#functions/payments/ports.js';
 import { paymentSettingsSchema } from '#functions/payments/settings.js';
-import type { PlatformSigners } from '#functions/payments/signers.js';
 import type { PackageInstaller } from '#functions/scripts/packages/dependency-port.js';
 import type { RunSlots } from '#functions/scripts/runs/run-slots.js';
 import type { ScriptRuntime } from '#functions/scripts/runs/runtime-port.js';

@@ -4,10 +4,13 @@ import { lambdaPackageInstaller } from '#adapters/aws/package-installer.js';
 import { lambdaPythonFacts } from '#adapters/aws/python-facts.js';
 import { createS3BlobStore } from '#adapters/aws/s3-blob-store.js';
 import { lambdaScriptRuntime } from '#adapters/aws/script-functions.js';
+import { scriptGrantKey } from '#adapters/script-grant-key.js';
 import { pythonFacts } from '#functions/scripts/authoring/python.js';
 import type { PackageInstaller } from '#functions/scripts/packages/dependency-port.js';
 import { createLeaseRunSlots } from '#functions/scripts/runs/run-leases.js';
+import { runGrantToken } from '#functions/scripts/runs/run-grant.js';
 import type { RunSlots } from '#functions/scripts/runs/run-slots.js';
+import { createRunTallies } from '#functions/scripts/runs/run-tallies.js';
 import type { ScriptRuntime } from '#functions/scripts/runs/runtime-port.js';
 import { envNames } from '#platform/env-names.js';
 import type { BlobStore } from '#platform/ports.js';
@@ -35,7 +38,8 @@ export const scriptRuntime: (platform: Platform) => ScriptRuntime = perPlatform(
         runtimeLayerArn: scripts.lambda.runtimeLayerArn,
         resourceCallFunction: scripts.lambda.resourceCallFunction,
         packagesBucket: scripts.packagesBucket,
-        grantSecretArn: scripts.lambda.grantSecretArn,
+        grantToken: async (grant, timeoutMs) => runGrantToken(grant, timeoutMs, await scriptGrantKey(scripts.lambda.grantSecretArn)),
+        tallies: createRunTallies,
       }),
 );
 

@@ -14,6 +14,15 @@ export interface Embedder {
   embed(texts: string[]): Promise<Float32Array[]>;
 }
 
+/** Scales `vector` to unit length in place; a zero vector stays zero. An Embedder applies it to answer unit vectors. */
+export function normalise(vector: Float32Array): Float32Array {
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
+  const norm = Math.sqrt(sum);
+  if (norm > 0) for (let i = 0; i < vector.length; i++) vector[i]! /= norm;
+  return vector;
+}
+
 /** Originals of uploaded documents are kept in the kernel's generic blob store. */
 export type { BlobStore, UploadTarget } from '#platform/ports.js';
 

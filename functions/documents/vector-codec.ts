@@ -1,14 +1,6 @@
 // Vectors at rest: unit vectors quantised to int8 with one float32 scale each (dims + 4 bytes instead of 4 x dims).
 // The cosine error this adds is about 0.002, far below what separates a relevant passage from an unrelated one.
-
-/** Scales `vector` to unit length in place; a zero vector stays zero. */
-export function normalise(vector: Float32Array): Float32Array {
-  let sum = 0;
-  for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
-  const norm = Math.sqrt(sum);
-  if (norm > 0) for (let i = 0; i < vector.length; i++) vector[i]! /= norm;
-  return vector;
-}
+import { normalise } from './ports.js';
 
 const bytesPer = (dims: number) => 4 + dims;
 

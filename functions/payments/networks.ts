@@ -14,12 +14,6 @@ export type X402Version = 1 | 2;
 /** A network's name as each x402 version writes it. */
 export const networkName = (network: SolanaNetwork, version: X402Version) => (version === 2 ? caip2Networks[network] : network);
 
-/** Circle's USDC mints; local mode creates its own USDC-like mint instead. */
-export const usdcMints: Record<SolanaNetwork, string> = {
-  solana: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-  'solana-devnet': '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
-};
-
 /** The native coin has no mint; x402 and wallets name it by the wrapped-SOL mint. Paid with System transfers. */
 export const nativeSolMint = 'So11111111111111111111111111111111111111112';
 

@@ -4,7 +4,7 @@ import { PublicKey, TransactionInstruction, TransactionMessage, VersionedTransac
 import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import bs58 from 'bs58';
 import { programIds, usdcDecimals } from './networks.js';
-import type { PlatformSigners } from './signers.js';
+import type { PlatformSigners } from './ports.js';
 
 export interface PayoutOrder {
   batchId: string;

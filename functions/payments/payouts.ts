@@ -4,14 +4,8 @@
 import type { Clock } from '#platform/clock.js';
 import { newId } from '#platform/ids.js';
 import { logger } from '#platform/logger.js';
-import type { Landed, SolanaLedger } from './ledger.js';
+import type { Landed, PlatformSigners, SolanaLedger } from './ports.js';
 import type { PayoutBatch, PayoutEntry, PayoutStore } from './payout-store.js';
-import type { PlatformSigners } from './signers.js';
-
-/** The payload the payout function accepts besides its schedule's: one owner and asset to pay now. */
-export interface PayoutRequest {
-  payoutRun: { ownerId: string; asset: string };
-}
 
 export interface PayoutDeps {
   store: PayoutStore;

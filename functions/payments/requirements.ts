@@ -1,5 +1,5 @@
 // The interface's payment requirements for one method of one resource: one offer per asset, USDC first.
-import type { LedgerInfo } from './ledger.js';
+import type { LedgerInfo } from './ports.js';
 import {
   type SolanaNetwork,
   nativeSolMint,

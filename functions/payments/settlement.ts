@@ -4,7 +4,7 @@ import type { MetricsPort } from '#platform/ports.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { logger } from '#platform/logger.js';
 import { PaymentError, type SettlementProof } from './errors.js';
-import type { Landed, Settlement, SolanaLedger } from './ledger.js';
+import type { Landed, Settlement, SolanaLedger } from './ports.js';
 import type { PaymentTerms } from './rules.js';
 import type { PayoutStore } from './payout-store.js';
 import type { PaymentStore, StoredPayment } from './store.js';

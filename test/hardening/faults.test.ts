@@ -5,7 +5,7 @@ import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localAdapters } from '../../functions/adapters/local/adapters.js';
 import { createPaymentHeader, selectOffer } from '../../functions/payments/client.js';
-import type { SolanaLedger } from '../../functions/payments/ledger.js';
+import type { SolanaLedger } from '../../functions/payments/ports.js';
 import { dynamo } from '../../functions/platform/dynamo.js';
 import { installLocalAdapters } from '../../functions/app/platform.js';
 import { type ApiResponse, type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';

@@ -1,7 +1,7 @@
 // The S3 Vectors adapter at its HTTP boundary, against a local server speaking the same API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3VectorsStore } from '../../functions/adapters/aws/s3-vectors-store.js';
-import { normalise } from '../../functions/documents/vector-codec.js';
+import { normalise } from '../../functions/documents/ports.js';
 import { type S3VectorsServer, startS3VectorsServer } from '../support/s3-vectors-server.js';
 
 let server: S3VectorsServer;

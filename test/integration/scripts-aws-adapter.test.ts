@@ -17,7 +17,7 @@ import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ScriptFunctionUpkeep, teardownScriptFunctions } from '../../functions/adapters/aws/script-function-upkeep.js';
 import { createLambdaScriptRuntime } from '../../functions/adapters/aws/script-functions.js';
-import { runGraceMs, verifyGrant } from '../../functions/scripts/runs/run-grant.js';
+import { runGraceMs, runGrantToken, verifyGrant } from '../../functions/scripts/runs/run-grant.js';
 import { type RunTallies, createRunTallies } from '../../functions/scripts/runs/run-tallies.js';
 import type { InvokeRequest, ScriptRuntime } from '../../functions/scripts/runs/runtime-port.js';
 import { type Moto, givenScriptUpkeep, startMoto } from '../support/moto.js';
@@ -67,7 +67,7 @@ beforeAll(async () => {
     layerArn,
     waitSeconds: 10,
     resourceCallFunction,
-    grantKey: async () => grantKey,
+    grantToken: async (grant, timeoutMs) => runGrantToken(grant, timeoutMs, grantKey),
     tallies,
     packages: { s3, bucket: () => 'script-packages' },
   });
@@ -197,7 +197,7 @@ describe('aws adapter: teardown of every script function', () => {
       layerArn,
       waitSeconds: 10,
       resourceCallFunction,
-      grantKey: async () => grantKey,
+      grantToken: async (grant, timeoutMs) => runGrantToken(grant, timeoutMs, grantKey),
       tallies,
       upkeep: upkeep(),
       packages: { s3: new S3Client({ ...moto.clientConfig, forcePathStyle: true }), bucket: () => 'script-packages' },

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createLambdaScriptRuntime } from '../../functions/adapters/aws/script-functions.js';
+import { runGrantToken } from '../../functions/scripts/runs/run-grant.js';
 import { createRunTallies } from '../../functions/scripts/runs/run-tallies.js';
 import type { DeployRequest, ScriptRuntime } from '../../functions/scripts/runs/runtime-port.js';
 import { type Moto, givenScriptUpkeep, startMoto } from '../support/moto.js';
@@ -45,7 +46,7 @@ beforeAll(async () => {
     layerArn: layer.LayerVersionArn!,
     waitSeconds: 10,
     resourceCallFunction: 'platform-ScriptResourceCall',
-    grantKey: async () => randomBytes(32),
+    grantToken: async (grant, timeoutMs) => runGrantToken(grant, timeoutMs, randomBytes(32)),
     tallies: createRunTallies(),
     packages: { s3, bucket: () => bucket, directUploadLimitBytes },
   });

@@ -5,7 +5,8 @@ import { ExtractionError, csvToText, jsonToText, markdownToText, parseCsv } from
 import { createGraphIndexCache, snapshotAfterChunks } from '../../functions/documents/graph-index-cache.js';
 import { rankHybrid } from '../../functions/documents/hybrid-rank.js';
 import { LexicalIndex, questionTermsOf, termsOf } from '../../functions/documents/lexical-index.js';
-import { decodeVectors, encodeVectors, normalise } from '../../functions/documents/vector-codec.js';
+import { normalise } from '../../functions/documents/ports.js';
+import { decodeVectors, encodeVectors } from '../../functions/documents/vector-codec.js';
 import { VectorIndex } from '../../functions/documents/vector-index.js';
 
 const sizes = { targetChars: 120, maxChars: 160, overlapChars: 60 };

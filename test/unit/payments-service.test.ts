@@ -2,14 +2,13 @@ import { Keypair } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import { createPaymentHeader, selectOffer } from '../../functions/payments/client.js';
 import type { ServedResponse } from '../../functions/payments/errors.js';
-import type { Landed, Settlement, SolanaLedger } from '../../functions/payments/ledger.js';
+import type { Landed, PlatformSigners, Settlement, SolanaLedger } from '../../functions/payments/ports.js';
 import type { PaymentResources, ResourceForSale } from '../../functions/payments/resources-port.js';
 import { createPaymentService } from '../../functions/payments/service.js';
 import type { PaymentStore, StoredPayment } from '../../functions/payments/store.js';
 import { recordingMetrics } from '../support/metrics.js';
 import type { PayoutStore } from '../../functions/payments/payout-store.js';
 import type { PayoutService } from '../../functions/payments/payouts.js';
-import type { PlatformSigners } from '../../functions/payments/signers.js';
 
 const platformWallet = Keypair.generate().publicKey.toBase58();
 const usdcMint = Keypair.generate().publicKey.toBase58();

@@ -2,8 +2,7 @@
 // a few in flight at once. 512 dimensions, the same as the local model, so an index holds the same bytes per chunk.
 import pMap from 'p-map';
 import type { BedrockRuntimeClientConfig } from '@aws-sdk/client-bedrock-runtime';
-import type { Embedder } from '#functions/documents/ports.js';
-import { normalise } from '#functions/documents/vector-codec.js';
+import { type Embedder, normalise } from '#functions/documents/ports.js';
 import { traced } from '#platform/tracer.js';
 import { onFirstUse } from './on-first-use.js';
 

@@ -5,7 +5,7 @@
 import type { CloudWatchLogsClientConfig } from '@aws-sdk/client-cloudwatch-logs';
 import type { CodeBuildClient, CodeBuildClientConfig } from '@aws-sdk/client-codebuild';
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
-import { BuildFailure, parseManifest } from '#functions/templates/checkout.js';
+import { BuildFailure, parseManifest } from '#functions/templates/checkout-port.js';
 import type { BuildOutcome, BuildRecord } from '#functions/templates/model.js';
 import type { BuildJob, TemplateBuilder } from '#functions/templates/ports.js';
 import { envNames } from '#platform/env-names.js';

@@ -6,12 +6,12 @@ import { isIP } from 'node:net';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import {
   type InstallRequest,
+  type InstallerAnswer,
   type PackageInstaller,
   PackageRefusedError,
   PackageResolutionError,
   PackageTooLargeError,
 } from '#functions/scripts/packages/dependency-port.js';
-import type { InstallerAnswer } from '#functions/scripts/packages/installer-function.js';
 import { envNames } from '#platform/env-names.js';
 import { isPrivateAddress, privateUpstreamsAllowed } from '#platform/outbound.js';
 import { requiredSetting } from '#platform/settings.js';

@@ -1,6 +1,6 @@
 // Asking for a payout run now, for one owner and asset whose owed sum crossed the threshold: on AWS by invoking the
 // payout function asynchronously (Lambda retries it twice).
-import type { PayoutRequest } from '#functions/payments/payouts.js';
+import type { PayoutRequest } from '#functions/payments/ports.js';
 import { traced } from '#platform/tracer.js';
 import { onFirstUse } from './on-first-use.js';
 

@@ -5,14 +5,18 @@
 // calls are read back from the run's tally once it returns.
 import type { CreateFunctionCommandInput, LambdaClient, Runtime } from '@aws-sdk/client-lambda';
 import { strToU8, zipSync } from 'fflate';
-import { scriptGrantKey } from '#adapters/script-grant-key.js';
 import { TooManyRequestsError, UpstreamError } from '#platform/errors.js';
 import type { ExecutionError, RuntimeLabel } from '#functions/scripts/model.js';
-import type { PreparedCode } from '#functions/scripts/runs/prepare.js';
-import type { RunUsage } from '#functions/scripts/runs/runtime-port.js';
-import { runGraceMs, signGrant } from '#functions/scripts/runs/run-grant.js';
-import { createRunTallies } from '#functions/scripts/runs/run-tallies.js';
-import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey, liveAlias } from '#functions/scripts/runs/runtime-port.js';
+import {
+  type DeployRequest,
+  type InvokeOutcome,
+  type InvokeRequest,
+  type PreparedCode,
+  type RunUsage,
+  type ScriptRuntime,
+  configKey,
+  liveAlias,
+} from '#functions/scripts/runs/runtime-port.js';
 import { type EnvName, envNames } from '#platform/env-names.js';
 import { requiredSetting } from '#platform/settings.js';
 import { traced } from '#platform/tracer.js';
@@ -41,8 +45,8 @@ export interface LambdaRuntimeOptions {
   layerArn: string;
   /** Deployed functions invoke it for resource calls (RESOURCE_CALL_FUNCTION in their environment). */
   resourceCallFunction: string;
-  /** Signs each run's grant (functions/scripts/runs/run-grant.ts). */
-  grantKey: () => Promise<Uint8Array>;
+  /** The signed token of a run's grant (runGrantToken of functions/scripts/runs/run-grant.ts, with the stack's key). */
+  grantToken: (grant: InvokeRequest['grant'], timeoutMs: number) => Promise<string>;
   /** Ends a run's resource calls and reads what they came to. */
   tallies: { close(executionId: string): Promise<RunUsage> };
   /** How long to wait for a function to become active or finish an update. */
@@ -206,8 +210,7 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
     },
 
     async invoke(request: InvokeRequest): Promise<InvokeOutcome> {
-      // The grant lasts as long as the run may, plus Lambda's own overhead.
-      const token = signGrant(request.grant, request.grant.startedAt + request.timeoutMs + runGraceMs, await options.grantKey());
+      const token = await options.grantToken(request.grant, request.timeoutMs);
       const outcome = await invokeFunction(request, token);
       return { ...outcome, resourceUsage: await options.tallies.close(request.context.executionId) };
     },
@@ -237,7 +240,9 @@ export interface ScriptFunctionResources {
   runtimeLayerArn: string | undefined;
   resourceCallFunction: string | undefined;
   packagesBucket: string | undefined;
-  grantSecretArn: string | undefined;
+  grantToken: LambdaRuntimeOptions['grantToken'];
+  /** Made on the runtime's first call, with its SDK clients. */
+  tallies: () => LambdaRuntimeOptions['tallies'];
 }
 
 const required = (value: string | undefined, name: EnvName) => requiredSetting(value, name, 'scriptFunctions');
@@ -271,8 +276,8 @@ export function lambdaScriptRuntime(resources: ScriptFunctionResources): ScriptR
       functionPrefix: resources.functionPrefix,
       layerArn,
       resourceCallFunction,
-      grantKey: () => scriptGrantKey(resources.grantSecretArn),
-      tallies: createRunTallies(),
+      grantToken: resources.grantToken,
+      tallies: resources.tallies(),
       packages: { s3: traced(new S3Client({})), bucket: () => required(resources.packagesBucket, envNames.scriptPackagesBucket) },
     });
   });

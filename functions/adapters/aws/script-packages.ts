@@ -4,7 +4,7 @@
 // Lambda requires.
 import type { LambdaClient, Runtime } from '@aws-sdk/client-lambda';
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { DependencyTree } from '#functions/scripts/packages/dependencies.js';
+import type { DependencyTree } from '#functions/scripts/runs/runtime-port.js';
 import { onFirstUse } from './on-first-use.js';
 
 // Loaded on the first deploy, as the clients are (script-functions.ts).

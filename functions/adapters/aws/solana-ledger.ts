@@ -1,12 +1,11 @@
 // The ledger port over a Solana RPC node (@solana/web3.js), for `solana` or `solana-devnet`.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection, PublicKey, SendTransactionError, VersionedTransaction } from '@solana/web3.js';
-import type { Landed, SolanaLedger } from '#functions/payments/ledger.js';
-import { type SolanaNetwork, usdcMints } from '#functions/payments/networks.js';
+import { type Landed, type LedgerInfo, type SolanaLedger, usdcMints } from '#functions/payments/ports.js';
 
 export interface RpcLedgerOptions {
   rpcUrl: string;
-  network: SolanaNetwork;
+  network: LedgerInfo['network'];
   platformWallet: () => Promise<string>;
   feePayer: () => Promise<string>;
   /** How often the signature status is polled while waiting for confirmation. */

@@ -1,8 +1,7 @@
 // The fee payer and the settlement account (the platform wallet) from Secrets Manager: only the functions granted
 // `feePayer` (co-signing settlements, payouts) and `platformWallet` (payouts) can read them.
 import type { KeyObject } from 'node:crypto';
-import type { PlatformSigners } from '#functions/payments/signers.js';
-import { signWith, signingKey } from '#functions/payments/signers.js';
+import { type PlatformSigners, signWith, signingKey } from '#functions/payments/ports.js';
 import { parseWalletSecret } from './platform-wallet.js';
 import { secretString } from './secret-string.js';
 

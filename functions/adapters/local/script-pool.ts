@@ -7,10 +7,16 @@ import { unzipSync } from 'fflate';
 import { totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { TooManyRequestsError } from '#platform/errors.js';
-import type { DependencyTree } from '#functions/scripts/packages/dependencies.js';
 import type { ExecutionError } from '#functions/scripts/model.js';
 import { pythonExecutable } from '#functions/scripts/authoring/python.js';
-import { type DeployRequest, type InvokeOutcome, type InvokeRequest, type ScriptRuntime, configKey } from '#functions/scripts/runs/runtime-port.js';
+import {
+  type DependencyTree,
+  type DeployRequest,
+  type InvokeOutcome,
+  type InvokeRequest,
+  type ScriptRuntime,
+  configKey,
+} from '#functions/scripts/runs/runtime-port.js';
 import { type PoolCaps, createFairShare, reserveOf } from './fair-share.js';
 import { type SandboxChoice, type SandboxMode, SandboxUnavailableError, reachableByOthers, scriptSandbox } from './script-sandbox.js';
 import { ScriptWorker } from './script-worker.js';

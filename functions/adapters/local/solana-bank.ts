@@ -17,7 +17,7 @@ import {
 import bs58 from 'bs58';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
 import { settings } from '#platform/settings.js';
-import { usdcMints } from '#functions/payments/networks.js';
+import { usdcMints } from '#functions/payments/ports.js';
 import { startedOnFirstUse } from './lifecycle.js';
 import { type TransactionErrorJson, isRejectedBeforeLanding, transactionErrorJson } from './solana-errors.js';
 

@@ -1,7 +1,6 @@
 // Local mode only (localOnly routes, never deployed): the faucet and the Solana JSON-RPC endpoint over the embedded
 // bank, served to the payments area through the platform root. The bank is imported on first use: litesvm and the SPL
 // libraries add seconds to `npm start` for runs that never pay.
-import { solDecimals } from '#functions/payments/networks.js';
 import type { SolanaDevTools } from '#functions/app/platform.js';
 import type { JsonRpcCall } from './solana-rpc.js';
 
@@ -9,11 +8,11 @@ import type { JsonRpcCall } from './solana-rpc.js';
 const defaultAmounts = { SOL: 1, USDC: 100 } as const;
 
 async function airdrop(input: { address: string; asset: 'SOL' | 'USDC'; amount?: number }) {
-  const { localSolanaBank, localUsdcDecimals } = await import('./solana-bank.js');
+  const [{ localSolanaBank, localUsdcDecimals }, { LAMPORTS_PER_SOL }] = await Promise.all([import('./solana-bank.js'), import('@solana/web3.js')]);
   const bank = localSolanaBank();
   const amount = input.amount ?? defaultAmounts[input.asset];
-  const decimals = input.asset === 'SOL' ? solDecimals : localUsdcDecimals;
-  const atomicAmount = BigInt(Math.round(amount * 10 ** decimals));
+  const unit = input.asset === 'SOL' ? LAMPORTS_PER_SOL : 10 ** localUsdcDecimals;
+  const atomicAmount = BigInt(Math.round(amount * unit));
   const { balance } = bank.airdrop(input.address, input.asset, atomicAmount);
   const mint = input.asset === 'SOL' ? 'native' : bank.usdcMint.toBase58();
   return { address: input.address, asset: input.asset, mint, amount, atomicAmount: atomicAmount.toString(), balance: balance.toString() };

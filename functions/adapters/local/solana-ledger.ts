@@ -1,4 +1,4 @@
-import type { SolanaLedger } from '#functions/payments/ledger.js';
+import type { SolanaLedger } from '#functions/payments/ports.js';
 import { localSolanaBank } from './solana-bank.js';
 import { describeTransactionError } from './solana-errors.js';
 

@@ -1,5 +1,4 @@
-import type { PlatformSigners } from '#functions/payments/signers.js';
-import { signWith, signingKey } from '#functions/payments/signers.js';
+import { type PlatformSigners, signWith, signingKey } from '#functions/payments/ports.js';
 import { localSolanaBank } from './solana-bank.js';
 
 /** The bank's own fee payer and platform wallet keypairs (files under the data directory). */

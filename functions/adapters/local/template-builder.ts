@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readlink, rename, rm, symlink } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import { BuildFailure, collectOutput, readManifest } from '#functions/templates/checkout.js';
+import { BuildFailure, collectOutput, readManifest } from '#functions/templates/checkout-port.js';
 import type { BuildOutcome, BuildRecord } from '#functions/templates/model.js';
 import type { BuildCommandRunner, BuildJob, TemplateBuilder } from '#functions/templates/ports.js';
 import type { TemplateSettings } from '#functions/templates/settings.js';

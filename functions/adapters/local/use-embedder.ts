@@ -4,8 +4,7 @@
 // HTTP server nor leaves a core idle.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { Embedder } from '#functions/documents/ports.js';
-import { normalise } from '#functions/documents/vector-codec.js';
+import { type Embedder, normalise } from '#functions/documents/ports.js';
 import { onLocalShutdown } from './lifecycle.js';
 
 const workerUrl = new URL('./use-embedder-worker.mjs', import.meta.url);

@@ -18,15 +18,10 @@ import {
 import { type DeclaredDependencies, type RuntimeLabel, type ScriptVersion, type VersionDependencies, maxPackageBytes } from '../model.js';
 import { archiveKey } from './package-trees.js';
 import type { TreeRefStore } from './tree-ref-store.js';
+import type { DependencyTree } from '../runs/runtime-port.js';
 
 export type Ecosystem = 'npm' | 'pypi';
 export const ecosystemOf = (runtime: RuntimeLabel): Ecosystem => (runtime === 'nodejs18' ? 'npm' : 'pypi');
-
-/** What a runtime needs to mount a version's packages: the tree's key and its zip (a Lambda layer's layout). */
-export interface DependencyTree {
-  lockHash: string;
-  archive: () => Promise<Uint8Array>;
-}
 
 const megabytes = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 

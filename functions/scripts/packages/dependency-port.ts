@@ -62,3 +62,9 @@ export class PackageTooLargeError extends Error {
     super(`the installed packages come to ${sizeBytes} bytes`);
   }
 }
+
+/** What the stack's installer functions answer the AWS installer: the tree, or the refusal as one of the errors above. */
+export type InstallerAnswer =
+  | { ok: true; resolved: Record<string, string>; lock: string; key: string; sizeBytes: number; added: boolean }
+  | { ok: false; kind: 'resolution' | 'refused'; package: string; message: string }
+  | { ok: false; kind: 'tooLarge'; sizeBytes: number };

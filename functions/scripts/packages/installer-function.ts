@@ -1,17 +1,12 @@
-// The installer functions of the stack (one per runtime) speak this: the API functions invoke them with an install
+// The installer functions of the stack (one per runtime) speak InstallerAnswer (dependency-port.ts): the API functions invoke them with an install
 // request and get the stored tree or a structured refusal back (functions/adapters/aws/package-installer.ts).
 // The npm one is below; the pip one is functions/scripts/packages/installer/pip_installer.py, answering the same shape.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BlobStore } from '#platform/ports.js';
-import { type InstallRequest, PackageRefusedError, PackageResolutionError, PackageTooLargeError } from './dependency-port.js';
+import { type InstallRequest, type InstallerAnswer, PackageRefusedError, PackageResolutionError, PackageTooLargeError } from './dependency-port.js';
 import { installNode, plainSite } from './package-managers.js';
 import { archiveKey, storeTree } from './package-trees.js';
-
-export type InstallerAnswer =
-  | { ok: true; resolved: Record<string, string>; lock: string; key: string; sizeBytes: number; added: boolean }
-  | { ok: false; kind: 'resolution' | 'refused'; package: string; message: string }
-  | { ok: false; kind: 'tooLarge'; sizeBytes: number };
 
 /** Refusals become answers; anything else is the function's own failure. */
 export function answerOf(error: unknown): InstallerAnswer {

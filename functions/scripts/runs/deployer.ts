@@ -5,10 +5,9 @@ import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, UpstreamError } from '#platform/errors.js';
 import { newId } from '#platform/ids.js';
 import type { Artifact, Script, ScriptVersion } from '../model.js';
-import { type PreparedCode, prepareCode } from './prepare.js';
-import { type Deployment, type ScriptRuntime, configKey } from './runtime-port.js';
+import { prepareCode } from './prepare.js';
+import { type DependencyTree, type Deployment, type PreparedCode, type ScriptRuntime, configKey } from './runtime-port.js';
 import type { ScriptStore } from '../store.js';
-import type { DependencyTree } from '../packages/dependencies.js';
 import type { VersionCode } from '../authoring/version-code.js';
 
 /** A deploy that has not finished in this long died with its process; another may start. */

@@ -3,11 +3,7 @@
 import type { CodeFacts } from '../authoring/lint/code-facts.js';
 import type { RuntimeLabel } from '../model.js';
 import { pythonFacts } from '../authoring/python.js';
-
-export interface PreparedCode {
-  fileName: 'script.cjs' | 'script.py';
-  source: string;
-}
+import type { PreparedCode } from './runtime-port.js';
 
 /** `python`: the interpreter that checks Python code (the scripts area's setting). */
 export async function prepareCode(runtime: RuntimeLabel, code: string, python: string): Promise<PreparedCode> {

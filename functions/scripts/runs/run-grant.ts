@@ -35,6 +35,9 @@ export function signGrant(grant: RunGrant, exp: number, key: Uint8Array): string
   return `${signed}.${mac(key, signed).toString('base64url')}`;
 }
 
+/** The token a run carries to the resource-call function: valid while the run may go on, plus Lambda's own overhead. */
+export const runGrantToken = (grant: RunGrant, timeoutMs: number, key: Uint8Array): string => signGrant(grant, grant.startedAt + timeoutMs + runGraceMs, key);
+
 /** The grant a token carries; UNAUTHORIZED for anything not signed with `key`, malformed, or past `exp`. */
 export function verifyGrant(token: unknown, key: Uint8Array, nowMs: number): SignedGrant {
   const parts = typeof token === 'string' ? token.split('.') : [];

@@ -1,9 +1,19 @@
 // Where scripts run: one Lambda function per script on AWS, a pool of warm sandboxed processes locally
 // (functions/adapters/{aws,local}/script-*.ts). The service speaks only this port.
-import type { DependencyTree } from '../packages/dependencies.js';
 import type { Artifact, ExecutionError, RuntimeLabel } from '../model.js';
-import type { PreparedCode } from './prepare.js';
 import type { RunGrant } from './run-grant.js';
+
+/** A version's code as the runtime wrapper loads it (prepare.ts checks it first). */
+export interface PreparedCode {
+  fileName: 'script.cjs' | 'script.py';
+  source: string;
+}
+
+/** What a runtime needs to mount a version's packages: the tree's key and its zip (a Lambda layer's layout). */
+export interface DependencyTree {
+  lockHash: string;
+  archive: () => Promise<Uint8Array>;
+}
 
 export interface DeployRequest {
   scriptId: string;

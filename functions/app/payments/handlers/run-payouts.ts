@@ -1,7 +1,7 @@
 // The payout function: its schedule fires it with an EventBridge event (every owed entry is paid), a threshold
 // crossing invokes it with `payoutRun` (one owner and asset, paid if still due).
 import { logger } from '#platform/logger.js';
-import type { PayoutRequest } from '#functions/payments/payouts.js';
+import type { PayoutRequest } from '#functions/payments/ports.js';
 import { payoutService } from '../wiring.js';
 
 export async function handler(event: Partial<PayoutRequest>) {

@@ -1,5 +1,6 @@
-// What a builder checks in a checked-out repository: template.json where templatePath says, valid, and paths
-// (templatePath, outputDirectory, every output file) that stay inside the checkout even through symlinks.
+// Part of the TemplateBuilder port (ports.ts): what every builder checks in a checked-out repository, template.json
+// where templatePath says, valid, and paths (templatePath, outputDirectory, every output file) that stay inside the
+// checkout even through symlinks, and the error a build is refused with.
 import { lstat, readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { fieldProblems } from './customization.js';
