@@ -388,8 +388,8 @@ export function createScriptRunner(deps: {
       await executions.addSpend(admitted.spendCounter, invocationCost, Math.floor(admitted.admittedAt / 1000) + 400 * 86_400);
       return { execution: (await executions.get(executionId, true)) ?? finished, logs: outcome.logs, output: null };
     }
+    // The script's totals before the record: whoever sees the run finished sees it counted too.
     await Promise.all([
-      executions.putFinished(finished, storedLogs(outcome.logs)),
       executions.addToTotals(running.scriptId, {
         succeeded: finished.status === 'success',
         duration: finished.duration,
@@ -399,6 +399,7 @@ export function createScriptRunner(deps: {
       }),
       executions.addSpend(admitted.spendCounter, invocationCost, Math.floor(admitted.admittedAt / 1000) + 400 * 86_400),
     ]);
+    await executions.putFinished(finished, storedLogs(outcome.logs));
     if (finished.status !== 'success') await deps.durable?.().failed(finished);
     if (durable && admitted.resumed) await durable.ended(finished);
     deps.metrics.record('ScriptRuns', 'Count', 1, { status: finished.status });
