@@ -4,28 +4,24 @@
 // run gets, and hostile input answered in the error envelope with nothing changed.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { flowsPath, getFlow, givenEventFlow } from '../support/flows.js';
-import { type LlmServer, type Turn, startLlmServer } from '../support/llm-server.js';
-import { type TestApi, type TestUser, reconfigurePlatform, startTestPlatform } from '../support/platform.js';
-import { type Upstream, givenInstalled, givenPublishedResource, startUpstream } from '../support/resources.js';
+import type { LlmServer, Turn } from '../support/llm-server.js';
+import { type TestApi, type TestUser, reconfigurePlatform } from '../support/platform.js';
+import { type Upstream, givenInstalled, givenPublishedResource } from '../support/resources.js';
+import { type ToolFlowWorld, startToolFlowWorld, unsetLanguageModel } from '../support/tool-flows.js';
 import { givenDeployed } from '../support/scripts.js';
 
 let api: TestApi;
 let llm: LlmServer;
 let upstream: Upstream;
 
+let world: ToolFlowWorld;
+
 beforeAll(async () => {
-  api = await startTestPlatform();
-  [llm, upstream] = await Promise.all([startLlmServer(), startUpstream()]);
-  upstream.respond((_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ filed: true }));
-  });
+  world = await startToolFlowWorld();
+  ({ api, llm, upstream } = world);
 });
-afterEach(() => reconfigurePlatform({ LLM_BASE_URL: undefined, LLM_MODEL: undefined }));
-afterAll(async () => {
-  await Promise.all([llm.close(), upstream.close()]);
-  await api.stop();
-});
+afterEach(unsetLanguageModel);
+afterAll(() => world.stop());
 
 const executions = '/api/sdk/v1/executions';
 const reports = () => upstream.received.filter((request) => request.method === 'POST' && request.url === '/reports').length;

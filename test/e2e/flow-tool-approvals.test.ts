@@ -4,27 +4,23 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eventScripts } from '../support/event-scripts.js';
 import { flowsPath, getFlow, givenEventFlow } from '../support/flows.js';
-import { type LlmServer, startLlmServer } from '../support/llm-server.js';
-import { type TestApi, type TestUser, reconfigurePlatform, startTestPlatform } from '../support/platform.js';
-import { type Upstream, givenInstalled, givenPublishedResource, startUpstream } from '../support/resources.js';
+import type { LlmServer } from '../support/llm-server.js';
+import { type TestApi, type TestUser, reconfigurePlatform } from '../support/platform.js';
+import { type Upstream, givenInstalled, givenPublishedResource } from '../support/resources.js';
+import { type ToolFlowWorld, startToolFlowWorld, unsetLanguageModel } from '../support/tool-flows.js';
 
 let api: TestApi;
 let llm: LlmServer;
 let upstream: Upstream;
 
+let world: ToolFlowWorld;
+
 beforeAll(async () => {
-  api = await startTestPlatform();
-  [llm, upstream] = await Promise.all([startLlmServer(), startUpstream()]);
-  upstream.respond((_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ filed: true }));
-  });
+  world = await startToolFlowWorld();
+  ({ api, llm, upstream } = world);
 });
-afterEach(() => reconfigurePlatform({ LLM_BASE_URL: undefined, LLM_MODEL: undefined }));
-afterAll(async () => {
-  await Promise.all([llm.close(), upstream.close()]);
-  await api.stop();
-});
+afterEach(unsetLanguageModel);
+afterAll(() => world.stop());
 
 const reports = () => upstream.received.filter((request) => request.method === 'POST' && request.url === '/reports');
 
