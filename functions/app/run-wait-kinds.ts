@@ -2,7 +2,7 @@
 // the run user's events (the events area). Registered with the engine where it is built (the scripts area's
 // composition), so every function that opens a wait or times one out knows these kinds.
 import type { UserDirectory } from '#functions/approvals/ports.js';
-import { createApprovalService } from '#functions/approvals/service.js';
+import { createApprovalService, reusableOutcome } from '#functions/approvals/service.js';
 import { createApprovalStore } from '#functions/approvals/store.js';
 import { type EventWaitResolver, type EventWaits, createEventWaitStore, createEventWaits } from '#functions/events/event-waits.js';
 import type { DurableEngine } from '#functions/scripts/durable/engine.js';
@@ -44,6 +44,9 @@ export function registerRunWaitKinds(platform: Platform, engine: DurableEngine, 
       const { approval, timeoutSeconds } = await approvals.request({ ...owner, ownerId }, name, args);
       return { timeoutSeconds, fields: { approvalId: approval.approvalId }, reply: { approvalId: approval.approvalId } };
     },
+    // A decision holds for its run: a re-run asks again unless the approver let re-runs reuse it.
+    reusable: (entry) => entry.status === 'succeeded' && reusableOutcome(entry.result),
+    closed: (entry, reason) => approvals.cancel(String(entry.fields?.approvalId), reason),
   });
   engine.registerWaitKind('event', {
     type: 'event',

@@ -14,7 +14,7 @@ export const approvalRoutes = defineRoutes('approvals', {
     path: '/api/sdk/v1/approvals',
     auth: 'apiKey',
     scopes: [scopes.scriptsRead, scopes.scriptsManage],
-    summary: 'The pending approvals the caller is an approver of, newest first',
+    summary: 'The pending approvals the caller is an approver of, soonest expiry first; `count` is the page’s',
     input: ListApprovalsInput,
     output: ApprovalList,
     tables: { approverInbox: 'read', approvals: 'read' },
@@ -27,7 +27,8 @@ export const approvalRoutes = defineRoutes('approvals', {
     summary: 'Approve or reject a pending approval the caller is an approver of; the waiting run resumes with the decision',
     description:
       'Only a listed approver decides: anyone else gets NOT_FOUND. The run’s own user is refused (FORBIDDEN) unless they own the script and are its only approver. ' +
-      'An approval decided, or past its expiry, is CONFLICT.',
+      'An approval decided, past its expiry, or cancelled because its run ended is CONFLICT (the message says why). ' +
+      'A decision holds for its run only: a re-run or replay that reaches the approval asks again, unless `allowReuse: true` lets re-runs of this run from a later step reuse it.',
     input: DecideApprovalInput,
     output: Approval,
     tables: decideTables,
@@ -46,7 +47,8 @@ export const approvalRoutes = defineRoutes('approvals', {
     method: 'POST',
     path: '/api/sdk/v1/approvals/{approvalId}/signed',
     auth: 'public',
-    summary: 'Approve or reject with a signed link’s token instead of a key, as the approver the link was sent to; refused once the approval is decided',
+    summary:
+      'Approve or reject with a signed link’s token instead of a key, as the approver the link was sent to (the link reaches that approver only); refused once the approval is decided or cancelled; `allowReuse` as with a key',
     input: SignedDecisionInput,
     output: Approval,
     tables: decideTables,

@@ -241,18 +241,21 @@ describe('approvals: requests refused at the call', () => {
       .post(sdk('executeScript'), { scriptId: scriptIds[runtime], data: { request: { approvers: [approver.username, 'no-such-user-anywhere'] } } });
     // Assess
     expect(run.status).toBe(200);
-    expect(run.body.data.output.caught).toBe('DURABLE_INVALID_ARGUMENT');
-    expect(run.body.data.output.message).toContain('no such user: no-such-user-anywhere');
+    expect(run.body.data.output.caught).toBe('APPROVER_UNAVAILABLE');
+    expect(run.body.data.output.message).toContain('cannot ask no-such-user-anywhere for this approval');
     expect(await pendingIds(approver)).toEqual(before);
   });
 
-  it('names every approver that is no one, as VALIDATION_ERROR on approvers', async () => {
+  it('names every approver that is no one, as APPROVER_UNAVAILABLE on approvers', async () => {
     // Act
     const request = approvalService().request({ executionId: 'exe_never', scriptId: scriptIds.node!, userId: owner.userId, ownerId: owner.userId }, 'ship', {
       approvers: [approver.username, 'no-such-user-anywhere', 'usr_nobody'],
     });
     // Assess
-    await expect(request).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'approvers', value: ['no-such-user-anywhere', 'usr_nobody'] } });
+    await expect(request).rejects.toMatchObject({
+      code: 'APPROVER_UNAVAILABLE',
+      details: { field: 'approvers', value: ['no-such-user-anywhere', 'usr_nobody'] },
+    });
   });
 
   it('refuses a list on which only the run’s own user could approve, when that user does not own the script', async () => {
@@ -265,7 +268,7 @@ describe('approvals: requests refused at the call', () => {
       { approvers: [installer.username] },
     );
     // Assess
-    await expect(request).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'approvers' } });
+    await expect(request).rejects.toMatchObject({ code: 'APPROVER_UNAVAILABLE', details: { field: 'approvers', value: [installer.username] } });
     expect(await pendingIds(installer)).toEqual(before);
   });
 
@@ -317,18 +320,18 @@ describe('approvals: the signed link', () => {
   });
 });
 
-/** The links of `platform.approval.requested` as the bus carries them, by `<approvalId>:<approver userId>`. */
+/** The links of `platform.approval.requested` as the bus carries them (each in its approver's own event), by `<approvalId>:<approver userId>`. */
 async function subscribeToApprovalRequests(links: Map<string, string>): Promise<() => void> {
   const { inProcessBus } = await import('../../functions/adapters/local/event-bus.js');
   return inProcessBus.subscribe(async (event) => {
     if (event.type !== 'platform.approval.requested') return;
-    const data = event.data as { approvalId: string; approvers: Array<{ userId: string; approvalUrl: string }> };
-    for (const { userId, approvalUrl } of data.approvers) links.set(`${data.approvalId}:${userId}`, approvalUrl);
+    const data = event.data as { approvalId: string; approvers: Array<{ userId: string; approvalUrl?: string }> };
+    for (const { userId, approvalUrl } of data.approvers) if (approvalUrl) links.set(`${data.approvalId}:${userId}`, approvalUrl);
   });
 }
 
 describe('approvals: platform.approval.requested', () => {
-  it('reaches a subscription of the run’s user, with the approval and each approver’s link', async () => {
+  it('reaches a subscription of the run’s user, with the approval and no approver’s link', async () => {
     // Prepare
     const scripts = eventScripts(api);
     const listenerId = await scripts.givenScript(owner);
@@ -347,9 +350,9 @@ describe('approvals: platform.approval.requested', () => {
         approvalId: approval.approvalId,
         executionId,
         message: 'Pay the invoice?',
-        approvers: [{ userId: approver.userId, username: approver.username, approvalUrl: expect.stringContaining(`/#/approve/${approval.approvalId}?token=`) }],
       },
     });
+    expect(delivered.result?.data.data.approvers).toEqual([{ userId: approver.userId, username: approver.username }]);
     const sample = JSON.parse(readFileSync(new URL('../../events/platform/platform.approval.requested.json', import.meta.url), 'utf8'));
     expect(Object.keys(delivered.result!.data.data).sort()).toEqual(Object.keys(sample.data).sort());
   });

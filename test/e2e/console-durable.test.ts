@@ -25,8 +25,10 @@ beforeAll(async () => {
   [owner, approver] = await Promise.all([api.givenUser(), api.givenUser()]);
   untap = inProcessBus.subscribe(async (event) => {
     if (event.type !== 'platform.approval.requested') return;
-    const data = event.data as { executionId: string; approvalId: string; approvers: Array<{ approvalUrl: string }> };
-    links.set(data.executionId, { approvalId: data.approvalId, link: data.approvers[0]!.approvalUrl });
+    // Each approver's link is in that approver's own event only.
+    const data = event.data as { executionId: string; approvalId: string; approvers: Array<{ approvalUrl?: string }> };
+    const link = data.approvers.find((approver) => approver.approvalUrl)?.approvalUrl;
+    if (link) links.set(data.executionId, { approvalId: data.approvalId, link });
   });
   asker = (
     await givenDurable("export async function handler(event, context) {\n  return { answer: await context.waitForApproval('ship', event.data.request) };\n}\n")

@@ -41,8 +41,14 @@ export function registerCallbacks(engine: DurableEngine, deps: { journal: Journa
   async function complete(executionId: string, callbackId: string, outcome: WaitOutcome) {
     const entry = await findCallback(executionId, callbackId);
     if (!entry) throw new NotFoundError('callbackId', callbackId, 'callback');
-    if (!(await engine.resolveWait(executionId, entry.name, outcome)))
-      throw new ConflictError(`callback ${callbackId} is ${entry.status}, not waiting`, { callbackId });
+    if (await engine.resolveWait(executionId, entry.name, outcome)) return;
+    const now = (await findCallback(executionId, callbackId)) ?? entry;
+    // A wait is cancelled only by its run's end: say which end.
+    const why =
+      now.status === 'cancelled'
+        ? `: its run ${executionId} ${(await deps.journal.getRun(executionId))?.state === 'cancelled' ? 'was cancelled' : 'ended'}`
+        : ', not waiting';
+    throw new ConflictError(`callback ${callbackId} is ${now.status}${why}`, { callbackId });
   }
 
   return {

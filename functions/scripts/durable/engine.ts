@@ -62,6 +62,26 @@ export function createDurableEngine(deps: DurableEngineDeps) {
   const expiresAt = () => Math.floor(clock.now() / 1000) + retentionSeconds;
   const waitHash = (name: string) => createHash('sha256').update(name).digest('hex').slice(0, 16);
 
+  const kindOf = (entry: JournalEntry) => [...waitKinds.values()].find((candidate) => candidate.type === entry.type);
+
+  /**
+   * The run ended (it finished, failed, timed out or was cancelled): its open waits end as cancelled, their timers go,
+   * and each kind closes what it keeps elsewhere (an approval leaves its approvers' inboxes), saying why.
+   */
+  async function closeOpenWaits(executionId: string, reason: string): Promise<void> {
+    const { entries } = await journal.read(executionId);
+    const endedAt = clock.nowIso();
+    await Promise.all(
+      entries
+        .filter((entry) => entry.status === 'waiting')
+        .map(async (entry) => {
+          if (!(await journal.settleWait(executionId, entry.name, { status: 'cancelled', endedAt }))) return;
+          await deps.oneShots.remove(waitTimerName(executionId, waitHash(entry.name)));
+          await kindOf(entry)?.closed?.(entry, reason);
+        }),
+    );
+  }
+
   const wake = (owner: { executionId: string; userId: string }, detail: Record<string, unknown>) =>
     deps.bus.publish({ type: durableWakeType, source: 'durable', userId: owner.userId, executionId: owner.executionId, ...detail });
 
@@ -204,8 +224,13 @@ export function createDurableEngine(deps: DurableEngineDeps) {
     /** The invocation ended the run; false when it no longer held it (cancelled meanwhile). */
     async finished(executionId: string, invocation: number): Promise<boolean> {
       await deps.oneShots.remove(watchdogName(executionId));
-      return (await journal.moveRun(executionId, ['running'], 'finished', { invocation })) !== undefined;
+      if (!(await journal.moveRun(executionId, ['running'], 'finished', { invocation }))) return false;
+      await closeOpenWaits(executionId, `its run ${executionId} ended`);
+      return true;
     },
+
+    /** Whether a re-run from a later step may start with this ended entry of the run instead of running it again. */
+    reusable: (entry: JournalEntry): boolean => entry.type === 'step' || (kindOf(entry)?.reusable?.(entry) ?? true),
 
     /** Ends a wait and continues its run. False when the wait is not waiting (ended before, cancelled, or no such wait). */
     async resolveWait(executionId: string, name: string, outcome: WaitOutcome): Promise<boolean> {
@@ -236,7 +261,7 @@ export function createDurableEngine(deps: DurableEngineDeps) {
       if (detail.wait !== undefined) {
         const { entries } = await journal.read(detail.executionId);
         const entry = entries.find((candidate) => candidate.name === detail.wait);
-        const kind = entry && [...waitKinds.values()].find((candidate) => candidate.type === entry.type);
+        const kind = entry && kindOf(entry);
         if (!entry || !kind) return;
         await engine.resolveWait(
           detail.executionId,
@@ -252,16 +277,7 @@ export function createDurableEngine(deps: DurableEngineDeps) {
     async cancel(executionId: string): Promise<boolean> {
       const run = await journal.moveRun(executionId, ['queued', 'running', 'waiting'], 'cancelled');
       if (!run) return false;
-      const { entries } = await journal.read(executionId);
-      const endedAt = clock.nowIso();
-      await Promise.all(
-        entries
-          .filter((entry) => entry.status === 'waiting')
-          .map(async (entry) => {
-            await journal.settleWait(executionId, entry.name, { status: 'cancelled', endedAt });
-            await deps.oneShots.remove(waitTimerName(executionId, waitHash(entry.name)));
-          }),
-      );
+      await closeOpenWaits(executionId, `its run ${executionId} was cancelled`);
       await deps.oneShots.remove(watchdogName(executionId));
       return true;
     },

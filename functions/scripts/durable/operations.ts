@@ -54,12 +54,15 @@ export function createRunOperations(deps: {
     throw new ConflictError(`execution ${execution.executionId} did not keep its input: it cannot be re-run`, { executionId: execution.executionId });
   }
 
-  /** The ended steps a re-run from `fromStep` reuses: those before it. */
+  /**
+   * The ended steps a re-run from `fromStep` reuses: those before it, but for waits whose kind refuses reuse (an
+   * approval its approver did not let re-runs reuse), which the re-run meets again.
+   */
   async function stepsBefore(executionId: string, fromStep: string): Promise<JournalEntry[]> {
     const { entries } = await journal.read(executionId);
     const index = entries.findIndex((entry) => entry.name === fromStep);
     if (index < 0) throw new ValidationError('fromStep', fromStep, `execution ${executionId} has no step named ${fromStep}`);
-    return entries.slice(0, index).filter((entry) => entry.status === 'succeeded' || entry.status === 'failed');
+    return entries.slice(0, index).filter((entry) => (entry.status === 'succeeded' || entry.status === 'failed') && engine.reusable(entry));
   }
 
   async function copySteps(entries: JournalEntry[], executionId: string): Promise<void> {

@@ -1,7 +1,7 @@
 // The extension point for what a durable run can wait on. The engine knows `wait` (a timer) and `callback`; other
 // areas register theirs (an approval, an event) once, through `engine.registerWaitKind`.
 import type { ExecutionError } from '../model.js';
-import type { StepType } from './journal.js';
+import type { JournalEntry, StepType } from './journal.js';
 
 /** The run a wait is opened for. */
 export interface WaitOwner {
@@ -30,6 +30,10 @@ export interface WaitKind {
   open(owner: WaitOwner, name: string, args: unknown): Promise<OpenedWait>;
   /** What the code gets when the time runs out: a timer resolves, everything else throws TIMEOUT. */
   onTimeout: 'resolve' | 'timeout';
+  /** Whether a re-run from a later step may reuse this ended wait's outcome (default yes): an approval only if allowed. */
+  reusable?(entry: JournalEntry): boolean;
+  /** The run ended with this wait open (now `cancelled` in the journal): closes what the kind keeps elsewhere. */
+  closed?(entry: JournalEntry, reason: string): Promise<void>;
 }
 
 /** How a wait ends: a result for the code, or an error it throws (`error.code`). */

@@ -2,6 +2,4 @@ import { httpHandler } from '#platform/http.js';
 import { approvalRoutes } from '#functions/approvals/routes.js';
 import { approvalService } from '../wiring.js';
 
-export const handler = httpHandler(approvalRoutes.decideApproval, ({ input, caller }) =>
-  approvalService().decide(caller, input.approvalId, input.decision, input.comment),
-);
+export const handler = httpHandler(approvalRoutes.decideApproval, ({ input, caller }) => approvalService().decide(caller, input.approvalId, input));
