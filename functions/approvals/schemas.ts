@@ -45,7 +45,7 @@ const Comment = z.string().max(2000);
 const Token = z.string().min(1).max(200);
 
 /** A page is one Query of the inbox: the offset is bounded as that read is. */
-export const maxListOffset = 10_000;
+export const maxListOffset = 1000;
 export const ListApprovalsInput = z.object({ ...pagination(50), offset: z.coerce.number().int().min(0).max(maxListOffset).default(0) });
 /** By default a decision holds for its run only: a re-run or replay that reaches the approval asks again. */
 const AllowReuse = z

@@ -42,7 +42,7 @@ const unavailable = (names: string[]) =>
   new AppError(
     approverUnavailableCode,
     400,
-    `cannot ask ${names.join(', ')} for this approval: not a user who may approve it now (no such user, the run’s own user, or ${maxPendingPerRequester} approvals from the same requester already pending)`,
+    `cannot ask ${names.join(', ')} for this approval: not a user who may approve it now (unknown, the run’s own user, or ${maxPendingPerRequester} approvals from the same requester already pending)`,
     { field: 'approvers', value: names },
   );
 
