@@ -74,6 +74,19 @@ async function givenApprovedRun(user: TestUser, resourceName: string, flowId: st
   return executionId;
 }
 
+/** A re-run that passes an approval asks again (the decision held for its run only): the owner approves it again. */
+async function approveAgain(user: TestUser, executionId: string): Promise<void> {
+  const approval = await vi.waitFor(
+    async () => {
+      const found = (await api.as(user.apiKey).get('/api/sdk/v1/approvals')).body.data.approvals.find((item: any) => item.executionId === executionId);
+      if (!found) throw new Error(`no approval of ${executionId} yet`);
+      return found;
+    },
+    { timeout: 20_000, interval: 100 },
+  );
+  expect((await api.as(user.apiKey).post(`/api/sdk/v1/approvals/${approval.approvalId}`, { decision: 'approve' })).status).toBe(200);
+}
+
 const historyOf = async (user: TestUser, flowId: string) => (await api.as(user.apiKey).get(`${executions}?flowId=${flowId}`)).body.data.executions;
 
 describe('llm flows: cancel', () => {
@@ -167,7 +180,7 @@ describe('llm flows: re-run', () => {
     expect(llm.requests.at(-1)!.messages[1]!.content).toBe(firstAsked);
   });
 
-  it('re-runs from a model turn: the turns, approvals and tool calls before it keep their results and do not run again', async () => {
+  it('re-runs from a model turn: the turns and tool calls before it keep their results, and their approval is asked again', async () => {
     // Prepare
     const { user, resourceName, flowId } = await givenHeldFlow();
     const original = await givenApprovedRun(user, resourceName, flowId);
@@ -177,17 +190,16 @@ describe('llm flows: re-run', () => {
     const rerun = await api.as(user.apiKey).post(`${executions}/${original}/rerun`, { fromStep: 'turn 2' });
     // Assess
     expect(rerun.status, rerun.text).toBe(202);
+    await approveAgain(user, rerun.body.data.executionId);
     const result = await ended(user, flowId, rerun.body.data.executionId);
     expect(result).toMatchObject({ status: 'success', result: { steps: 2, toolCalls: 1 } });
     expect(result.logs[0]).toBe(`re-run of execution ${original} from step turn 2`);
     expect(result.result.output).toContain('"filed":true');
     expect(reports()).toBe(reportsBefore);
     expect(llm.requests.length - requestsBefore).toBe(1);
-    const pending = (await api.as(user.apiKey).get('/api/sdk/v1/approvals')).body.data.approvals;
-    expect(pending.filter((item: any) => item.executionId === rerun.body.data.executionId)).toEqual([]);
   });
 
-  it('re-runs from a tool call: the model is not asked again for the turn before, the approved call runs again', async () => {
+  it('re-runs from a tool call: the model is not asked again for the turn before, the call is approved again and runs again', async () => {
     // Prepare
     const { user, resourceName, flowId } = await givenHeldFlow();
     const original = await givenApprovedRun(user, resourceName, flowId);
@@ -197,6 +209,7 @@ describe('llm flows: re-run', () => {
     const rerun = await api.as(user.apiKey).post(`${executions}/${original}/rerun`, { fromStep: `tool 1.1 ${resourceName}__report` });
     // Assess
     expect(rerun.status, rerun.text).toBe(202);
+    await approveAgain(user, rerun.body.data.executionId);
     expect(await ended(user, flowId, rerun.body.data.executionId)).toMatchObject({ status: 'success', result: { steps: 2, toolCalls: 1 } });
     expect(reports() - reportsBefore).toBe(1);
     expect(llm.requests.length - requestsBefore).toBe(1);

@@ -52,8 +52,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The pending approvals the caller is an approver of, newest first
-         * @description The pending approvals the caller is an approver of, newest first.
+         * The pending approvals the caller is an approver of, soonest expiry first; `count` is the page’s
+         * @description The pending approvals the caller is an approver of, soonest expiry first; `count` is the page’s.
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
@@ -79,7 +79,7 @@ export interface paths {
         put?: never;
         /**
          * Approve or reject a pending approval the caller is an approver of; the waiting run resumes with the decision
-         * @description Only a listed approver decides: anyone else gets NOT_FOUND. The run’s own user is refused (FORBIDDEN) unless they own the script and are its only approver. An approval decided, or past its expiry, is CONFLICT.
+         * @description Only a listed approver decides: anyone else gets NOT_FOUND. The run’s own user is refused (FORBIDDEN) unless they own the script and are its only approver. An approval decided, past its expiry, or cancelled because its run ended is CONFLICT (the message says why). A decision holds for its run only: a re-run or replay that reaches the approval asks again, unless `allowReuse: true` lets re-runs of this run from a later step reuse it.
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
@@ -108,8 +108,8 @@ export interface paths {
         get: operations["getSignedApproval"];
         put?: never;
         /**
-         * Approve or reject with a signed link’s token instead of a key, as the approver the link was sent to; refused once the approval is decided
-         * @description Approve or reject with a signed link’s token instead of a key, as the approver the link was sent to; refused once the approval is decided.
+         * Approve or reject with a signed link’s token instead of a key, as the approver the link was sent to (the link reaches that approver only); refused once the approval is decided or cancelled; `allowReuse` as with a key
+         * @description Approve or reject with a signed link’s token instead of a key, as the approver the link was sent to (the link reaches that approver only); refused once the approval is decided or cancelled; `allowReuse` as with a key.
          *
          *     No authentication.
          */
@@ -3411,7 +3411,9 @@ export interface operations {
                      *             "decision": "approve",
                      *             "decidedBy": "string",
                      *             "comment": "string",
-                     *             "decidedAt": "2019-08-24T14:15:22Z"
+                     *             "decidedAt": "2019-08-24T14:15:22Z",
+                     *             "allowReuse": true,
+                     *             "cancelReason": "string"
                      *           }
                      *         ],
                      *         "count": -9007199254740991
@@ -3422,11 +3424,15 @@ export interface operations {
                     "application/json": {
                         data?: {
                             approvals: {
+                                /** @description the approver let a re-run from a later step reuse this decision */
+                                allowReuse?: boolean;
                                 approvalId: string;
                                 approvers: {
                                     userId: string;
                                     username: string;
                                 }[];
+                                /** @description why a cancelled approval can no longer be decided (its run ended) */
+                                cancelReason?: string;
                                 comment?: string;
                                 /** Format: date-time */
                                 decidedAt?: string;
@@ -3444,7 +3450,7 @@ export interface operations {
                                 requestedAt: string;
                                 scriptId: string;
                                 /** @enum {string} */
-                                status: "pending" | "approved" | "rejected" | "expired";
+                                status: "pending" | "approved" | "rejected" | "expired" | "cancelled";
                             }[];
                             count: number;
                         };
@@ -3574,10 +3580,16 @@ export interface operations {
                 /**
                  * @example {
                  *       "decision": "approve",
-                 *       "comment": "string"
+                 *       "comment": "string",
+                 *       "allowReuse": false
                  *     }
                  */
                 "application/json": {
+                    /**
+                     * @description true lets a re-run of this run from a later step reuse this decision instead of asking again (default false)
+                     * @default false
+                     */
+                    allowReuse?: boolean;
                     comment?: string;
                     /** @enum {string} */
                     decision: "approve" | "reject";
@@ -3613,18 +3625,24 @@ export interface operations {
                      *         "decision": "approve",
                      *         "decidedBy": "string",
                      *         "comment": "string",
-                     *         "decidedAt": "2019-08-24T14:15:22Z"
+                     *         "decidedAt": "2019-08-24T14:15:22Z",
+                     *         "allowReuse": true,
+                     *         "cancelReason": "string"
                      *       },
                      *       "message": "string"
                      *     }
                      */
                     "application/json": {
                         data?: {
+                            /** @description the approver let a re-run from a later step reuse this decision */
+                            allowReuse?: boolean;
                             approvalId: string;
                             approvers: {
                                 userId: string;
                                 username: string;
                             }[];
+                            /** @description why a cancelled approval can no longer be decided (its run ended) */
+                            cancelReason?: string;
                             comment?: string;
                             /** Format: date-time */
                             decidedAt?: string;
@@ -3642,7 +3660,7 @@ export interface operations {
                             requestedAt: string;
                             scriptId: string;
                             /** @enum {string} */
-                            status: "pending" | "approved" | "rejected" | "expired";
+                            status: "pending" | "approved" | "rejected" | "expired" | "cancelled";
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -3818,6 +3836,8 @@ export interface operations {
                      *         "decidedBy": "string",
                      *         "comment": "string",
                      *         "decidedAt": "2019-08-24T14:15:22Z",
+                     *         "allowReuse": true,
+                     *         "cancelReason": "string",
                      *         "approver": "string"
                      *       },
                      *       "message": "string"
@@ -3825,12 +3845,16 @@ export interface operations {
                      */
                     "application/json": {
                         data?: {
+                            /** @description the approver let a re-run from a later step reuse this decision */
+                            allowReuse?: boolean;
                             approvalId: string;
                             approver: string;
                             approvers: {
                                 userId: string;
                                 username: string;
                             }[];
+                            /** @description why a cancelled approval can no longer be decided (its run ended) */
+                            cancelReason?: string;
                             comment?: string;
                             /** Format: date-time */
                             decidedAt?: string;
@@ -3848,7 +3872,7 @@ export interface operations {
                             requestedAt: string;
                             scriptId: string;
                             /** @enum {string} */
-                            status: "pending" | "approved" | "rejected" | "expired";
+                            status: "pending" | "approved" | "rejected" | "expired" | "cancelled";
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -3934,10 +3958,16 @@ export interface operations {
                  * @example {
                  *       "token": "string",
                  *       "decision": "approve",
-                 *       "comment": "string"
+                 *       "comment": "string",
+                 *       "allowReuse": false
                  *     }
                  */
                 "application/json": {
+                    /**
+                     * @description true lets a re-run of this run from a later step reuse this decision instead of asking again (default false)
+                     * @default false
+                     */
+                    allowReuse?: boolean;
                     comment?: string;
                     /** @enum {string} */
                     decision: "approve" | "reject";
@@ -3974,18 +4004,24 @@ export interface operations {
                      *         "decision": "approve",
                      *         "decidedBy": "string",
                      *         "comment": "string",
-                     *         "decidedAt": "2019-08-24T14:15:22Z"
+                     *         "decidedAt": "2019-08-24T14:15:22Z",
+                     *         "allowReuse": true,
+                     *         "cancelReason": "string"
                      *       },
                      *       "message": "string"
                      *     }
                      */
                     "application/json": {
                         data?: {
+                            /** @description the approver let a re-run from a later step reuse this decision */
+                            allowReuse?: boolean;
                             approvalId: string;
                             approvers: {
                                 userId: string;
                                 username: string;
                             }[];
+                            /** @description why a cancelled approval can no longer be decided (its run ended) */
+                            cancelReason?: string;
                             comment?: string;
                             /** Format: date-time */
                             decidedAt?: string;
@@ -4003,7 +4039,7 @@ export interface operations {
                             requestedAt: string;
                             scriptId: string;
                             /** @enum {string} */
-                            status: "pending" | "approved" | "rejected" | "expired";
+                            status: "pending" | "approved" | "rejected" | "expired" | "cancelled";
                         };
                         message?: string;
                         /** @enum {boolean} */
