@@ -6,9 +6,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { compileConditionList } from '../../functions/events/conditions/engine.js';
 import { scriptDialect } from '../../functions/events/conditions/script-dialect.js';
 import { compileFlowConditions } from '../../functions/flows/conditions.js';
+import { checkParams } from '../../functions/resources/method-definitions.js';
+import { MethodInput } from '../../functions/resources/schemas.js';
+import { buildUpstreamRequest } from '../../functions/resources/upstream-request.js';
 import { concurrencyKeyValue } from '../../functions/scripts/runs/concurrency-key.js';
 import { noKeyValue } from '../../functions/scripts/runs/run-slots.js';
 import { durableRuns } from '../support/durable-runs.js';
+import { flowsPath, getFlow, givenTimeFlow } from '../support/flows.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { givenDeployed, sdk } from '../support/scripts.js';
 
@@ -272,15 +276,19 @@ describe('prototype keys: durable operations named after Object.prototype', () =
   );
 });
 
-const nodeOutput = `export async function handler(event) {
-  const keyed = Object.fromEntries(event.data.names.map((name) => [name, name]));
+const nodeOutput = `export async function handler() {
+  const keyed = Object.fromEntries(${JSON.stringify(names)}.map((name) => [name, name]));
   return { ...keyed, nested: { deeper: keyed }, list: [keyed] };
 }`;
 
 const pythonOutput = `def handler(event, context):
-    keyed = {name: name for name in event["data"]["names"]}
+    keyed = {name: name for name in ${JSON.stringify(names)}}
     return {**keyed, "nested": {"deeper": keyed}, "list": [keyed]}
 `;
+
+/** What the output scripts return, as ownJson shows it. */
+const keyed = keyedByNames((name) => name);
+const expectedOutput = ownJson({ ...keyed, nested: { deeper: keyed }, list: [keyed] });
 
 describe('prototype keys: outputs holding them as keys', () => {
   it.each([
@@ -289,19 +297,32 @@ describe('prototype keys: outputs holding them as keys', () => {
   ])('%s: the run is recorded and its output reads back equal', async (_label, runtime, code) => {
     // Prepare
     const script = await givenDeployed(api, owner, { runtime, code });
-    const keyed = keyedByNames((name) => name);
-    const expected = ownJson({ ...keyed, nested: { deeper: keyed }, list: [keyed] });
     // Act
-    const run = await api.as(owner.apiKey).post(sdk('executeScript'), { scriptId: script.id, data: { names } });
+    const run = await api.as(owner.apiKey).post(sdk('executeScript'), { scriptId: script.id });
     // Assess
     expect(run.status).toBe(200);
     expect(run.body.data.status).toBe('completed');
-    expect(ownJson(run.body.data.output)).toBe(expected);
+    expect(ownJson(run.body.data.output)).toBe(expectedOutput);
     const recorded = await runs.getExecution(run.body.data.executionId);
     expect(recorded.status).toBe('completed');
-    expect(ownJson(recorded.output)).toBe(expected);
+    expect(ownJson(recorded.output)).toBe(expectedOutput);
     const metrics = await api.as(owner.apiKey).post(sdk('getMetrics'), { scriptId: script.id });
     expect(metrics.body.data.totalExecutions).toBe(1);
+  });
+
+  it('a flow running such a script records its result and reads it back equal', async () => {
+    // Prepare
+    const script = await givenDeployed(api, owner, { code: nodeOutput });
+    const flow = await givenTimeFlow(api, owner, script.id);
+    // Act
+    const run = await api.as(owner.apiKey).post(flowsPath('runFlow'), { assignmentId: flow.id });
+    // Assess
+    expect(run.status).toBe(200);
+    expect(run.body.data.status).toBe('success');
+    expect(ownJson(run.body.data.result)).toBe(expectedOutput);
+    const [recorded] = (await getFlow(api, owner, flow.id)).executionResults;
+    expect(recorded.executionId).toBe(run.body.data.executionId);
+    expect(ownJson(recorded.result)).toBe(expectedOutput);
   });
 });
 
@@ -335,5 +356,17 @@ describe('prototype keys: condition paths and concurrency keys', () => {
     const flow = compileFlowConditions({ operator: 'AND', conditions: [{ field: 'length', operator: 'exists', value: true }] }, name);
     expect(flow({ length: 'yes' })).toBe(true);
     expect(flow({})).toBe(false);
+  });
+
+  it.each(names)('%s: a resource parameter so named is a parameter like any other', (name) => {
+    // Prepare
+    const endpoint = { baseUrl: 'https://api.example.com', authentication: 'none' as const, methods: [] };
+    const post = MethodInput.parse({ name: 'send', method: 'POST', path: '/items' });
+    const required = MethodInput.parse({ name: 'get', method: 'GET', path: '/items', parameters: [{ name, type: 'string', required: true }] });
+    // Act
+    const request = buildUpstreamRequest(endpoint, post, JSON.parse(`{${JSON.stringify(name)}:{"field":1},"other":2}`));
+    // Assess
+    expect(ownJson(JSON.parse(String(request.body)))).toBe(ownJson(JSON.parse(`{${JSON.stringify(name)}:{"field":1},"other":2}`)));
+    expect(() => checkParams(required, {})).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }));
   });
 });
