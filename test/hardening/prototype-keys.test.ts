@@ -310,6 +310,19 @@ describe('prototype keys: outputs holding them as keys', () => {
     expect(metrics.body.data.totalExecutions).toBe(1);
   });
 
+  it('runs of such a script ending at once are each recorded and counted once', async () => {
+    // Prepare
+    const script = await givenDeployed(api, owner, { code: nodeOutput });
+    // Act
+    const ran = await Promise.all(Array.from({ length: 8 }, () => api.as(owner.apiKey).post(sdk('executeScript'), { scriptId: script.id })));
+    // Assess
+    expect(ran.map((run) => run.status)).toEqual(ran.map(() => 200));
+    const recorded = await Promise.all(ran.map((run) => runs.getExecution(run.body.data.executionId)));
+    expect(recorded.map((execution) => ownJson(execution.output))).toEqual(ran.map(() => expectedOutput));
+    const metrics = await api.as(owner.apiKey).post(sdk('getMetrics'), { scriptId: script.id });
+    expect(metrics.body.data.totalExecutions).toBe(8);
+  });
+
   it('a flow running such a script records its result and reads it back equal', async () => {
     // Prepare
     const script = await givenDeployed(api, owner, { code: nodeOutput });

@@ -10,7 +10,7 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { dynamo, isConditionFailure, tableName } from '#platform/dynamo.js';
+import { dynamo, isConditionFailure, tableName, unlessConditionFails } from '#platform/dynamo.js';
 import { type TimeRange, countRuns, listRuns, runExpiry } from '#platform/run-records.js';
 import { type Execution, type Installation, type RunSummary, type Script, runSummaryFields } from '../model.js';
 import { createJournal, stepViews } from '../durable/journal.js';
@@ -25,6 +25,9 @@ export interface RunCounts {
 }
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Tries of a run's finishing transaction that others cancel (about 5 s of backoff in all) before writing it in parts. */
+const transactionAttempts = 8;
 
 /**
  * The item of a run: its output as JSON text (`outputJson`), since the document marshaller refuses or changes objects
@@ -69,20 +72,30 @@ export function createExecutionStore() {
       ...(run.succeeded && { ':version': new Set([run.version]) }),
     },
   });
-  /** Puts the record and its logs with what the run counts, all or nothing. */
-  async function putCounted(writes: TransactItem[], counts: RunCounts): Promise<void> {
-    const counted: TransactItem[] = [
-      ...(counts.spend && counts.spend.amountUsd > 0 ? [{ Update: spendUpdate(counts.spend) }] : []),
-      ...(counts.totals ? [{ Update: totalsUpdate(counts.totals) }] : []),
-    ];
+  /**
+   * Puts the record and its logs with what the run counts, all or nothing. Runs ending at once contend for their
+   * script's totals and their user's spend item, which cancels all but one transaction: those try again, and past
+   * transactionAttempts write the record first and its counts after it, so no run is ever counted without its record.
+   */
+  async function putCounted(writes: TransactItem[], counts: RunCounts, attempt = 1): Promise<void> {
+    const spend = counts.spend && counts.spend.amountUsd > 0 ? spendUpdate(counts.spend) : undefined;
+    const totals = counts.totals && totalsUpdate(counts.totals);
+    const counted: TransactItem[] = [...(spend ? [{ Update: spend }] : []), ...(totals ? [{ Update: totals }] : [])];
     try {
       await db.send(new TransactWriteCommand({ TransactItems: [...writes, ...counted] }));
+      return;
     } catch (error) {
-      // The script was deleted while it ran: its totals went with it, the rest is written without them.
       const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-      if (!counts.totals || reasons?.at(-1)?.Code !== 'ConditionalCheckFailed') throw error;
-      await putCounted(writes, { ...counts, totals: undefined });
+      // The script was deleted while it ran: its totals went with it, the rest is written without them.
+      if (totals && reasons?.at(-1)?.Code === 'ConditionalCheckFailed') return putCounted(writes, { ...counts, totals: undefined }, attempt);
+      if (!reasons?.some((reason) => reason.Code === 'TransactionConflict')) throw error;
     }
+    if (attempt < transactionAttempts) {
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
+      return putCounted(writes, counts, attempt + 1);
+    }
+    for (const write of writes) await db.send(new PutCommand(write.Put!));
+    await Promise.all([spend && db.send(new UpdateCommand(spend)), totals && unlessConditionFails(db.send(new UpdateCommand(totals)))]);
   }
   const withSteps = async (execution: Execution): Promise<Execution> =>
     execution.durable ? { ...execution, steps: stepViews((await journal.read(execution.executionId)).entries) } : execution;
