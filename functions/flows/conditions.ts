@@ -115,7 +115,8 @@ const dialects = new Map<string, Dialect>();
 export function flowDialect(eventType: string): Dialect {
   let dialect = dialects.get(eventType);
   if (!dialect) {
-    const aliases = fieldAliases[eventType] ?? {};
+    // Own entries only: an event type named `constructor` or `__proto__` has no aliases.
+    const aliases = Object.hasOwn(fieldAliases, eventType) ? fieldAliases[eventType]! : {};
     dialect = {
       name: 'flow',
       groups: { AND: 'and', OR: 'or', and: 'and', or: 'or' },

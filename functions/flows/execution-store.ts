@@ -58,7 +58,13 @@ export type FlowRunSummary = Pick<ExecutionResult, 'executionId' | 'timestamp' |
 
 const flowRunSummaryFields = ['flowId', 'executionId', 'timestamp', 'status', 'duration', 'cost', 'error'] as const;
 
-interface StoredResult extends ExecutionResult {
+/**
+ * A result as its item holds it: the script's output as JSON text (`resultJson`), since the document marshaller refuses
+ * or changes objects keyed by Object.prototype's names; items written before keep theirs in `result`.
+ */
+interface StoredResult extends Omit<ExecutionResult, 'result'> {
+  result?: unknown;
+  resultJson?: string;
   flowId: string;
   /** The flow's owner: the partition of the `byUser` index, sorted by `timestamp`. */
   userId: string;
@@ -91,8 +97,20 @@ const shown = ({
   expiresAt: _expires,
   trigger: _trigger,
   scriptExecutionId: _script,
+  resultJson,
   ...result
-}: StoredResult): ExecutionResult => result;
+}: StoredResult): ExecutionResult => ({ ...result, result: resultJson === undefined ? result.result : JSON.parse(resultJson) });
+
+/** The JSON text attribute of a user's value (a script's output, a trigger's data): absent for undefined. */
+const jsonText = (value: unknown): string | undefined => (value === undefined ? undefined : JSON.stringify(value));
+
+/** A pending retry as its item holds it: the trigger's data as JSON text, for the same reason as results. */
+type StoredRetry = Omit<PendingRetry, 'data'> & { data?: unknown; dataJson?: string; entry: string; expiresAt: number };
+
+const retryOf = ({ entry: _entry, expiresAt: _expires, dataJson, ...retry }: StoredRetry): PendingRetry => ({
+  ...retry,
+  data: dataJson === undefined ? retry.data : JSON.parse(dataJson),
+});
 
 export function createExecutionStore() {
   const db = dynamo();
@@ -101,8 +119,10 @@ export function createExecutionStore() {
 
   const itemOf = (flow: Pick<FlowItem, 'flowId' | 'userId'>, executionNumber: number, result: ExecutionResult, trigger?: StoredTrigger): StoredResult => {
     const { expiresAt, logsExpireAt } = runExpiry(result.timestamp);
+    const { result: output, ...kept } = result;
     return {
-      ...result,
+      ...kept,
+      resultJson: jsonText(output),
       flowId: flow.flowId,
       userId: flow.userId,
       ...(trigger && { trigger }),
@@ -178,7 +198,9 @@ export function createExecutionStore() {
     async settle(flowId: string, kept: KeptResult, result: ExecutionResult): Promise<boolean> {
       const { executionId, timestamp: _timestamp, ...ended } = result;
       // Named even when undefined, so that a field the end does not have (an error, a result) is removed, as a put would.
-      const update = updateExpression({ ...ended, error: result.error, result: result.result }, [], { removeUndefined: true });
+      const { result: output, ...rest } = ended;
+      // `result` is named to remove it from items written before `resultJson`.
+      const update = updateExpression({ ...rest, error: result.error, resultJson: jsonText(output), result: undefined }, [], { removeUndefined: true });
       try {
         await db.send(
           new UpdateCommand({
@@ -222,15 +244,19 @@ export function createExecutionStore() {
 
     async putRetry(retry: PendingRetry): Promise<void> {
       // The item outlives its due time by a day, for a firing the bus delivers late.
-      const item = { ...retry, entry: retryEntry(retry.originId), expiresAt: Math.floor(Date.parse(retry.dueAt) / 1000) + day };
+      const { data, ...kept } = retry;
+      const item: StoredRetry = {
+        ...kept,
+        dataJson: jsonText(data),
+        entry: retryEntry(retry.originId),
+        expiresAt: Math.floor(Date.parse(retry.dueAt) / 1000) + day,
+      };
       await db.send(new PutCommand({ TableName: table(), Item: item }));
     },
 
     async getRetry(flowId: string, originId: string): Promise<PendingRetry | undefined> {
       const { Item } = await db.send(new GetCommand({ TableName: table(), Key: { flowId, entry: retryEntry(originId) }, ConsistentRead: true }));
-      if (!Item) return undefined;
-      const { entry: _entry, expiresAt: _expires, ...retry } = Item;
-      return retry as PendingRetry;
+      return Item && retryOf(Item as StoredRetry);
     },
 
     deleteRetry: async (flowId: string, originId: string) =>
@@ -246,7 +272,7 @@ export function createExecutionStore() {
           ExpressionAttributeValues: { ':flowId': flowId, ':retry': 'retry#' },
         }),
       );
-      return Items as PendingRetry[];
+      return (Items as StoredRetry[]).map(retryOf);
     },
 
     /** Everything the flow has here: its history and its pending retries. */

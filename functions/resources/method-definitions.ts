@@ -152,12 +152,12 @@ const isDotSegmentValue = (value: unknown) =>
 export function checkParams(method: MethodDefinition, params: Record<string, unknown>): void {
   const placeholders = pathPlaceholders(method.path);
   for (const name of placeholders) {
-    if (isDotSegmentValue(params[name])) {
+    if (Object.hasOwn(params, name) && isDotSegmentValue(params[name])) {
       throw new ValidationError(`params.${name}`, params[name], `path parameter ${name} may not be or decode to a . or .. path segment`);
     }
   }
   for (const parameter of method.parameters) {
-    const value = params[parameter.name];
+    const value = Object.hasOwn(params, parameter.name) ? params[parameter.name] : undefined;
     if (value === undefined || value === null) {
       if (parameter.required || placeholders.includes(parameter.name)) {
         throw new ValidationError(`params.${parameter.name}`, value ?? null, `method ${method.name} requires parameter ${parameter.name} (${parameter.type})`);

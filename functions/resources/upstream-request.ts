@@ -59,7 +59,7 @@ export function buildUpstreamRequest(
   if (!endpoint.baseUrl) throw new ValidationError('endpoint.baseUrl', null, 'this resource has no endpoint.baseUrl to call');
   const placeholders = pathPlaceholders(method.path);
   const path = method.path.replace(/\{([^{}]+)\}/g, (_whole, name: string) => {
-    const value = params[name];
+    const value = Object.hasOwn(params, name) ? params[name] : undefined;
     if (value === undefined || value === null) throw new ValidationError(`params.${name}`, null, `path parameter ${name} is required`);
     return encodeURIComponent(queryValue(value));
   });
@@ -67,7 +67,8 @@ export function buildUpstreamRequest(
   const url = new URL(`${base}${path}`);
   checkWithinDeclaredPath(url, base, method.path);
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'automation-platform/1' };
-  const body: Record<string, unknown> = {};
+  // Null-prototype: a param named `__proto__` is a body field, not the body's prototype.
+  const body: Record<string, unknown> = Object.create(null);
   const declared = new Map(method.parameters.map((parameter) => [parameter.name, parameter.in]));
   const fallback: ParameterLocation = bodiless.has(method.httpMethod) ? 'query' : 'body';
 

@@ -175,7 +175,7 @@ export interface Execution {
   output: unknown;
   /** Output over the stored size is kept as a prefix of its JSON text. */
   outputTruncated?: boolean;
-  /** The output is its JSON text: nested past DynamoDB's depth or holding `__proto__` keys (stored-run.ts). */
+  /** The output is its JSON text: nested past maxInputDepth (stored-run.ts), or, in records written before `outputJson`, holding `__proto__` keys. */
   outputAsJsonText?: boolean;
   error: ExecutionError | null;
   duration: number;

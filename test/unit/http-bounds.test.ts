@@ -80,17 +80,19 @@ describe('http bounds: scopes', () => {
 });
 
 describe('http bounds: stored script output', () => {
-  it('keeps an output nested past DynamoDB depth or holding __proto__ keys as its JSON text', () => {
+  it('keeps an output nested past DynamoDB depth as its JSON text, and one holding __proto__ keys as itself', () => {
     // Prepare
     const deepJson = JSON.stringify({ a: JSON.parse(nested(40)) });
     const protoJson = '{"__proto__":{"admin":true},"ok":1}';
     // Act
     const deepStored = storedOutput(JSON.parse(deepJson), deepJson);
-    const protoStored = storedOutput(JSON.parse(protoJson), protoJson);
+    const proto = JSON.parse(protoJson);
+    const protoStored = storedOutput(proto, protoJson);
     const plain = storedOutput({ ok: 1 }, '{"ok":1}');
     // Assess
     expect(deepStored).toEqual({ output: deepJson, outputAsJsonText: true });
-    expect(protoStored).toEqual({ output: protoJson, outputAsJsonText: true });
+    expect(protoStored).toEqual({ output: proto });
+    expect(Object.hasOwn(protoStored.output as object, '__proto__')).toBe(true);
     expect(plain).toEqual({ output: { ok: 1 } });
   });
 });

@@ -61,15 +61,16 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** API Gateway joins repeated headers and query parameters with commas. */
+/** API Gateway joins repeated headers and query parameters with commas; a Map, as `?constructor=x` is a name like any other. */
 function joinValues(entries: Iterable<[string, string | string[] | undefined]>): Record<string, string> {
-  const joined: Record<string, string> = {};
+  const joined = new Map<string, string>();
   for (const [key, value] of entries) {
     if (value === undefined) continue;
     const text = Array.isArray(value) ? value.join(',') : value;
-    joined[key] = key in joined ? `${joined[key]},${text}` : text;
+    const before = joined.get(key);
+    joined.set(key, before === undefined ? text : `${before},${text}`);
   }
-  return joined;
+  return Object.fromEntries(joined);
 }
 
 function lambdaContext(name: string, requestId: string, timeoutSeconds: number): Context {

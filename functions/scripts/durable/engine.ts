@@ -21,8 +21,11 @@ export class DurableError extends AppError {
   }
 }
 
-/** The journal as an invocation gets it: by name, results as JSON text. */
-export type InvocationJournal = Record<string, { type: JournalEntry['type']; status: JournalEntry['status']; result?: string; error?: ExecutionError }>;
+/** What an invocation knows of one of its run's steps and waits: its result as JSON text. */
+export type JournalStep = { type: JournalEntry['type']; status: JournalEntry['status']; result?: string; error?: ExecutionError };
+
+/** The journal as an invocation gets it, by name: a Map, since the names are the code's (`constructor` is one too). */
+export type InvocationJournal = Map<string, JournalStep>;
 
 /** Continues a run in a new invocation; registered per kind of run (`script`, or an in-process runner's name). */
 export type Resumer = (run: RunItem) => Promise<void>;
@@ -114,7 +117,7 @@ export function createDurableEngine(deps: DurableEngineDeps) {
     /** The journal an invocation carries. */
     async invocationJournal(executionId: string): Promise<InvocationJournal> {
       const { entries } = await journal.read(executionId);
-      return Object.fromEntries(
+      return new Map(
         entries.map((entry) => [
           entry.name,
           { type: entry.type, status: entry.status, ...(entry.result !== undefined && { result: entry.result }), ...(entry.error && { error: entry.error }) },

@@ -2,7 +2,7 @@
 // replay rules as scripts' `context.step` / `context.wait`. A wait ends the body by throwing Suspension, which
 // `runDurably` turns into a suspended run; the registered resumer calls `runDurably` again when the wait ends.
 import type { ExecutionError } from '../model.js';
-import type { DurableEngine } from './engine.js';
+import type { DurableEngine, JournalStep } from './engine.js';
 import { durableErrorCodes } from './limits.js';
 import type { WaitOwner } from './wait-kinds.js';
 
@@ -59,9 +59,9 @@ export async function runDurably<T>(
   const claim = (name: string) => {
     if (used.has(name)) throw new StepFailure(durableErrorCodes.nameReused, `the name ${name} is used twice in this run`);
     used.add(name);
-    return journal[name];
+    return journal.get(name);
   };
-  const settled = <R>(entry: NonNullable<(typeof journal)[string]>, name: string): R => {
+  const settled = <R>(entry: JournalStep, name: string): R => {
     if (entry.status === 'waiting') throw suspend(name);
     if (entry.error) throw fail(entry.error);
     if (entry.status === 'cancelled') throw new StepFailure(durableErrorCodes.cancelled, `${name} was cancelled`);

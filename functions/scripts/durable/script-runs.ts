@@ -45,7 +45,8 @@ export function createDurableScriptRuns(deps: {
       }
       const { invocation } = admitted.resumed;
       const [journal] = await Promise.all([engine.invocationJournal(owner.executionId), engine.watch(owner, invocation, admitted.running.runningUntil!)]);
-      return { journal, invocation };
+      // A JSON object by name on the wire (each name an own key, `__proto__` too); the wrappers read own keys only.
+      return { journal: Object.fromEntries(journal), invocation };
     },
     checkpoint: (admitted, method, params) => engine.checkpoint(ownerOf(admitted), method, params),
     suspended: (admitted, invocation) => engine.suspended(admitted.running.executionId, invocation),

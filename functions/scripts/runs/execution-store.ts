@@ -1,13 +1,49 @@
 // DynamoDB access for runs: execution records and their logs (kept as every run record is: platform/run-records.ts),
 // the script's running totals, and the counters behind the daily limit and the monthly budget.
-import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, isConditionFailure, tableName } from '#platform/dynamo.js';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { dynamo, isConditionFailure, tableName, unlessConditionFails } from '#platform/dynamo.js';
 import { type TimeRange, countRuns, listRuns, runExpiry } from '#platform/run-records.js';
 import { type Execution, type Installation, type RunSummary, type Script, runSummaryFields } from '../model.js';
 import { createJournal, stepViews } from '../durable/journal.js';
 
 /** A user's runs of one script (`scriptUser`), or all of a user's runs (`userId`, the run history). */
 export type ExecutionQuery = ({ scriptUser: string } | { userId: string }) & TimeRange;
+
+/** What a finished invocation adds to the script's running totals and to its user's month of spend. */
+export interface RunCounts {
+  totals?: { scriptId: string; succeeded: boolean; duration: number; cost: number; at: string; version: number };
+  spend?: { counter: string; amountUsd: number; expiresAt: number };
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Tries of a run's finishing transaction that others cancel (about 5 s of backoff in all) before writing it in parts. */
+const transactionAttempts = 8;
+
+/**
+ * The item of a run: its output as JSON text (`outputJson`), since the document marshaller refuses or changes objects
+ * whose keys are Object.prototype's (`{constructor: "x"}` fails the write, a `__proto__` key is dropped). A truncated
+ * output is a prefix of that text and stays in `output`; steps live in the journal.
+ */
+function itemOf(execution: Execution): Record<string, unknown> {
+  const { output, steps: _steps, ...kept } = execution;
+  return execution.outputTruncated ? { ...kept, output } : { ...kept, outputJson: JSON.stringify(output ?? null) };
+}
+
+/** A stored run as the platform sees it; records written before `outputJson` keep their output in `output`. */
+function executionOf(item: Record<string, unknown>): Execution {
+  const { outputJson, ...kept } = item;
+  return (typeof outputJson === 'string' ? { ...kept, output: JSON.parse(outputJson) } : kept) as Execution;
+}
 
 export function createExecutionStore() {
   const db = dynamo();
@@ -16,6 +52,51 @@ export function createExecutionStore() {
   const counters = () => tableName('scriptCounters');
   const journal = createJournal();
   /** A durable run's record carries its journal's steps: one query of the journal per durable run. */
+  const spendUpdate = ({ counter, amountUsd, expiresAt }: NonNullable<RunCounts['spend']>) => ({
+    TableName: counters(),
+    Key: { counter },
+    UpdateExpression: 'ADD amountUsd :amount SET expiresAt = :expiresAt',
+    ExpressionAttributeValues: { ':amount': amountUsd, ':expiresAt': expiresAt },
+  });
+  const totalsUpdate = (run: NonNullable<RunCounts['totals']>) => ({
+    TableName: tableName('scripts'),
+    Key: { scriptId: run.scriptId },
+    UpdateExpression: `ADD totalExecutions :one, successCount :success, totalDuration :duration, totalCost :cost${run.succeeded ? ', testedVersions :version' : ''} SET lastExecutedAt = :at`,
+    ConditionExpression: 'attribute_exists(scriptId)',
+    ExpressionAttributeValues: {
+      ':one': 1,
+      ':success': run.succeeded ? 1 : 0,
+      ':duration': run.duration,
+      ':cost': run.cost,
+      ':at': run.at,
+      ...(run.succeeded && { ':version': new Set([run.version]) }),
+    },
+  });
+  /**
+   * Puts the record and its logs with what the run counts, all or nothing. Runs ending at once contend for their
+   * script's totals and their user's spend item, which cancels all but one transaction: those try again, and past
+   * transactionAttempts write the record first and its counts after it, so no run is ever counted without its record.
+   */
+  async function putCounted(writes: TransactItem[], counts: RunCounts, attempt = 1): Promise<void> {
+    const spend = counts.spend && counts.spend.amountUsd > 0 ? spendUpdate(counts.spend) : undefined;
+    const totals = counts.totals && totalsUpdate(counts.totals);
+    const counted: TransactItem[] = [...(spend ? [{ Update: spend }] : []), ...(totals ? [{ Update: totals }] : [])];
+    try {
+      await db.send(new TransactWriteCommand({ TransactItems: [...writes, ...counted] }));
+      return;
+    } catch (error) {
+      const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+      // The script was deleted while it ran: its totals went with it, the rest is written without them.
+      if (totals && reasons?.at(-1)?.Code === 'ConditionalCheckFailed') return putCounted(writes, { ...counts, totals: undefined }, attempt);
+      if (!reasons?.some((reason) => reason.Code === 'TransactionConflict')) throw error;
+    }
+    if (attempt < transactionAttempts) {
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
+      return putCounted(writes, counts, attempt + 1);
+    }
+    for (const write of writes) await db.send(new PutCommand(write.Put!));
+    await Promise.all([spend && db.send(new UpdateCommand(spend)), totals && unlessConditionFails(db.send(new UpdateCommand(totals)))]);
+  }
   const withSteps = async (execution: Execution): Promise<Execution> =>
     execution.durable ? { ...execution, steps: stepViews((await journal.read(execution.executionId)).entries) } : execution;
   const byIndex = (query: ExecutionQuery) =>
@@ -25,7 +106,7 @@ export function createExecutionStore() {
 
   return {
     async putRunning(execution: Execution): Promise<void> {
-      await db.send(new PutCommand({ TableName: executions(), Item: execution }));
+      await db.send(new PutCommand({ TableName: executions(), Item: itemOf(execution) }));
     },
 
     /** A background run takes its running record once: a repeated delivery of its job finds it taken and runs nothing. */
@@ -48,14 +129,29 @@ export function createExecutionStore() {
       }
     },
 
-    /** The finished record and its logs (if it printed anything) in one request. */
-    async putFinished(execution: Execution, lines: string[]): Promise<void> {
+    /**
+     * The finished record and its logs (if it printed anything) in one request; with `counts`, in one transaction with
+     * the run's totals and spend: a run is counted exactly when it is recorded, so whoever sees it finished sees it
+     * counted, and no run is paid for without its record.
+     */
+    async putFinished(execution: Execution, lines: string[], counts?: RunCounts): Promise<void> {
       const logsItem = {
         executionId: execution.executionId,
         logs: lines,
         expiresAt: runExpiry(execution.createdAt).logsExpireAt,
       };
-      const items = { [executions()]: [{ PutRequest: { Item: execution } }], ...(lines.length && { [logs()]: [{ PutRequest: { Item: logsItem } }] }) };
+      if (counts) {
+        const writes: TransactItem[] = [
+          { Put: { TableName: executions(), Item: itemOf(execution) } },
+          ...(lines.length ? [{ Put: { TableName: logs(), Item: logsItem } }] : []),
+        ];
+        await putCounted(writes, counts);
+        return;
+      }
+      const items = {
+        [executions()]: [{ PutRequest: { Item: itemOf(execution) } }],
+        ...(lines.length && { [logs()]: [{ PutRequest: { Item: logsItem } }] }),
+      };
       let unprocessed: typeof items | undefined = items;
       while (unprocessed && Object.keys(unprocessed).length)
         unprocessed = (await db.send(new BatchWriteCommand({ RequestItems: unprocessed }))).UnprocessedItems as typeof items | undefined;
@@ -75,7 +171,7 @@ export function createExecutionStore() {
 
     async get(executionId: string, consistent = false): Promise<Execution | undefined> {
       const { Item } = await db.send(new GetCommand({ TableName: executions(), Key: { executionId }, ConsistentRead: consistent }));
-      return Item && withSteps(Item as Execution);
+      return Item && withSteps(executionOf(Item));
     },
 
     async getLogs(executionId: string): Promise<string[]> {
@@ -89,7 +185,7 @@ export function createExecutionStore() {
      */
     async list(query: ExecutionQuery, first?: number): Promise<Execution[]> {
       const [index, partition] = byIndex(query);
-      return listRuns<Execution>(index, partition, query, { first });
+      return (await listRuns<Record<string, unknown>>(index, partition, query, { first })).map(executionOf);
     },
 
     /** What a list of runs across scripts shows of each, newest first, within the date range; with `first`, that many. */
@@ -106,31 +202,6 @@ export function createExecutionStore() {
 
     /** The runs with their durable runs' steps, read from the journal: for the few runs a page shows. */
     withSteps: (runs: Execution[]): Promise<Execution[]> => Promise.all(runs.map(withSteps)),
-
-    /** The script's running totals, which outlive the 90-day records they summarize. */
-    async addToTotals(scriptId: string, run: { succeeded: boolean; duration: number; cost: number; at: string; version: number }): Promise<void> {
-      await db
-        .send(
-          new UpdateCommand({
-            TableName: tableName('scripts'),
-            Key: { scriptId },
-            UpdateExpression: `ADD totalExecutions :one, successCount :success, totalDuration :duration, totalCost :cost${run.succeeded ? ', testedVersions :version' : ''} SET lastExecutedAt = :at`,
-            ConditionExpression: 'attribute_exists(scriptId)',
-            ExpressionAttributeValues: {
-              ':one': 1,
-              ':success': run.succeeded ? 1 : 0,
-              ':duration': run.duration,
-              ':cost': run.cost,
-              ':at': run.at,
-              ...(run.succeeded && { ':version': new Set([run.version]) }),
-            },
-          }),
-        )
-        .catch((error: unknown) => {
-          // The script was deleted while it ran: its totals went with it.
-          if (!isConditionFailure(error)) throw error;
-        });
-    },
 
     /** What a run needs to know, in one request: the script, the runner's installation and the month's spend so far. */
     async readForRun(scriptId: string, userId: string, spendCounter: string): Promise<{ script?: Script; installation?: Installation; spent: number }> {
@@ -184,16 +255,9 @@ export function createExecutionStore() {
       return Number(Item?.count ?? 0);
     },
 
-    async addSpend(counter: string, amountUsd: number, expiresAt: number): Promise<void> {
-      if (amountUsd <= 0) return;
-      await db.send(
-        new UpdateCommand({
-          TableName: counters(),
-          Key: { counter },
-          UpdateExpression: 'ADD amountUsd :amount SET expiresAt = :expiresAt',
-          ExpressionAttributeValues: { ':amount': amountUsd, ':expiresAt': expiresAt },
-        }),
-      );
+    /** Spend of an invocation whose record another write holds (a run cancelled while it ran). */
+    async addSpend(spend: NonNullable<RunCounts['spend']>): Promise<void> {
+      if (spend.amountUsd > 0) await db.send(new UpdateCommand(spendUpdate(spend)));
     },
 
     async remove(executionId: string): Promise<void> {

@@ -21,7 +21,7 @@ import { runnableScript } from './script-access.js';
 import { type ScriptRuntime, liveAlias } from './runtime-port.js';
 import type { ScriptStore } from '../store.js';
 import type { VersionCode } from '../authoring/version-code.js';
-import { storableAsMap, storedLogs, storedOutput } from './stored-run.js';
+import { answeredOutput, storedLogs, storedOutput } from './stored-run.js';
 import type { ScriptSettings } from '../settings.js';
 import { maxDurableInputBytes } from '../durable/limits.js';
 
@@ -360,7 +360,6 @@ export function createScriptRunner(deps: {
         : { code: 'BUDGET_EXCEEDED', message: `the run would pass the monthly budget of ${admitted.budget} USD` }
       : outcome.error;
     const parsed = JSON.parse(outcome.outputJson) as unknown;
-    const output = storableAsMap(parsed) ? parsed : outcome.outputJson;
     const finishedAt = clock.nowIso();
     const finished: Execution = {
       ...ended,
@@ -375,36 +374,33 @@ export function createScriptRunner(deps: {
       finishedAt,
     };
     await runningWritten;
+    const spend = { counter: admitted.spendCounter, amountUsd: invocationCost, expiresAt: Math.floor(admitted.admittedAt / 1000) + 400 * 86_400 };
     if (durable && invocation && outcome.status === 'suspended' && !cutByCost) {
       const waiting: Execution = { ...finished, status: 'waiting', output: null, error: null, finishedAt: null };
-      await Promise.all([
-        executions.putFinished(waiting, storedLogs(outcome.logs)),
-        executions.addSpend(admitted.spendCounter, invocationCost, Math.floor(admitted.admittedAt / 1000) + 400 * 86_400),
-      ]);
+      await executions.putFinished(waiting, storedLogs(outcome.logs), { spend });
       await durable.suspended(admitted, invocation.invocation);
       return { execution: waiting, logs: outcome.logs, output: null };
     }
     if (durable && invocation && !(await durable.finished(admitted, invocation.invocation))) {
-      await executions.addSpend(admitted.spendCounter, invocationCost, Math.floor(admitted.admittedAt / 1000) + 400 * 86_400);
+      await executions.addSpend(spend);
       return { execution: (await executions.get(executionId, true)) ?? finished, logs: outcome.logs, output: null };
     }
-    // The script's totals before the record: whoever sees the run finished sees it counted too.
-    await Promise.all([
-      executions.addToTotals(running.scriptId, {
+    await executions.putFinished(finished, storedLogs(outcome.logs), {
+      spend,
+      totals: {
+        scriptId: running.scriptId,
         succeeded: finished.status === 'success',
         duration: finished.duration,
         cost,
         at: finishedAt,
         version: running.version,
-      }),
-      executions.addSpend(admitted.spendCounter, invocationCost, Math.floor(admitted.admittedAt / 1000) + 400 * 86_400),
-    ]);
-    await executions.putFinished(finished, storedLogs(outcome.logs));
+      },
+    });
     if (finished.status !== 'success') await deps.durable?.().failed(finished);
     if (durable && admitted.resumed) await durable.ended(finished);
     deps.metrics.record('ScriptRuns', 'Count', 1, { status: finished.status });
     deps.metrics.record('ScriptRunCost', 'NoUnit', cost);
-    return { execution: finished, logs: outcome.logs, output };
+    return { execution: finished, logs: outcome.logs, output: answeredOutput(parsed, outcome.outputJson) };
   }
 
   return {

@@ -114,7 +114,7 @@ function durationSeconds(what, duration) {
     throw durableError('DURABLE_INVALID_ARGUMENT', `${what} must be {seconds|minutes|hours|days}`);
   let total = 0;
   for (const [unit, amount] of Object.entries(duration)) {
-    if (!(unit in units)) throw durableError('DURABLE_INVALID_ARGUMENT', `${what}: unknown unit ${unit} (seconds, minutes, hours or days)`);
+    if (!Object.hasOwn(units, unit)) throw durableError('DURABLE_INVALID_ARGUMENT', `${what}: unknown unit ${unit} (seconds, minutes, hours or days)`);
     if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0)
       throw durableError('DURABLE_INVALID_ARGUMENT', `${what}.${unit} must be a number of at least 0`);
     total += amount * units[unit];
@@ -132,9 +132,11 @@ const checkName = (name) => {
 /**
  * The step API over the run's journal: stored steps replay, new ones are checkpointed over `call` (the resource-call
  * channel), and a wait not yet ended checkpoints itself and suspends the invocation (`suspended` resolves; the
- * handler's promise is left behind, as AWS's durable SDK leaves it).
+ * handler's promise is left behind, as AWS's durable SDK leaves it). The journal comes as a JSON object by name and is
+ * read into a Map: a name such as `constructor` or `__proto__` must find its own entry or none, never the prototype's.
  */
-function createDurableContext(journal, call) {
+function createDurableContext(stored, call) {
+  const journal = new Map(Object.entries(stored));
   const used = new Set();
   let suspend;
   const suspended = new Promise((resolve) => (suspend = resolve));
@@ -146,7 +148,7 @@ function createDurableContext(journal, call) {
     checkName(name);
     if (used.has(name)) throw durableError('DURABLE_NAME_REUSED', `the name ${name} is used twice in this run: step and wait names are unique per run`);
     used.add(name);
-    return journal[name];
+    return journal.get(name);
   };
   const settled = (entry, name) => {
     if (entry.status === 'waiting') return never();
