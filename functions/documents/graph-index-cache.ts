@@ -5,6 +5,7 @@
 // 100,000 chunks), so the index is also kept as a snapshot per graph (in the blob store), read on a cold load and then
 // brought up to date like a warm index: documents that left are taken out, new ones read from their chunks.
 import pMap from 'p-map';
+import { TimeoutError } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
 import type { GraphIndex } from './hybrid-rank.js';
 import { LexicalIndex } from './lexical-index.js';
@@ -51,9 +52,11 @@ export function createGraphIndexCache(deps: {
   source: IndexSource;
   embedder: Pick<Embedder, 'modelId' | 'dims'>;
   maxVectors: number;
+  /** How long `indexFor` waits for a load before it throws TIMEOUT (the load goes on for the next caller); unset, no bound. */
+  loadWaitMs?: number;
   snapshots?: LexicalSnapshots;
 }) {
-  const { source, embedder, maxVectors, snapshots } = deps;
+  const { source, embedder, maxVectors, loadWaitMs, snapshots } = deps;
   const cache = new Map<string, Cached>();
   const loading = new Map<string, Promise<Cached>>();
   let clock = 0;
@@ -119,6 +122,32 @@ export function createGraphIndexCache(deps: {
     return entry;
   }
 
+  /** A load outlives the search that stopped waiting for it, so its failure is logged here rather than left unhandled. */
+  function startLoad(graphId: string, version: number, previous: Cached | undefined): Promise<Cached> {
+    const load = reload(graphId, version, previous).finally(() => loading.delete(graphId));
+    load.catch((error: unknown) => logger.warn('a graph index could not be loaded', { graphId, error: (error as Error).message }));
+    loading.set(graphId, load);
+    return load;
+  }
+
+  /** The load, or TIMEOUT once `loadWaitMs` has passed (at once for 0): a cold load of a large graph can take longer than a search may. */
+  async function withinWait(graphId: string, load: Promise<Cached>): Promise<Cached> {
+    if (loadWaitMs === undefined) return load;
+    const outOfTime = () => new TimeoutError(`the search index of graph ${graphId} is still loading; it goes on loading, so search again shortly`);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline =
+      loadWaitMs > 0
+        ? new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(outOfTime()), loadWaitMs).unref();
+          })
+        : Promise.reject(outOfTime());
+    try {
+      return await Promise.race([load, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   return {
     stats: () => ({ chunksFromText }),
 
@@ -130,11 +159,7 @@ export function createGraphIndexCache(deps: {
         cached.usedAt = ++clock;
         return cached.index;
       }
-      const inFlight = loading.get(graphId);
-      if (inFlight) return (await inFlight).index;
-      const load = reload(graphId, version, cached).finally(() => loading.delete(graphId));
-      loading.set(graphId, load);
-      return (await load).index;
+      return (await withinWait(graphId, loading.get(graphId) ?? startLoad(graphId, version, cached))).index;
     },
   };
 }

@@ -7,6 +7,7 @@ export const documentSettingsSchema = z
   .object({
     [envNames.searchCacheVectors]: envNumber(500_000),
     [envNames.largeGraphChunks]: envNumber(100_000),
+    [envNames.searchIndexWaitSeconds]: envNumber(20),
     [envNames.embeddingWorkers]: z.coerce.number().optional(),
     [envNames.documentsBucket]: z.string().optional(),
     [envNames.documentVectorIndexArn]: z.string().optional(),
@@ -17,6 +18,11 @@ export const documentSettingsSchema = z
     maxCachedVectors: env[envNames.searchCacheVectors],
     /** Chunks past which a graph is searched outside the process, where large graphs are kept there (docs/data-model.md). */
     largeGraphChunks: env[envNames.largeGraphChunks],
+    /**
+     * How long a search waits for a graph's index to load before answering TIMEOUT while the load goes on (0: never
+     * waits for a cold load). Under the search function's 29 s, leaving time to embed the question and read the chunks.
+     */
+    searchIndexWaitMs: env[envNames.searchIndexWaitSeconds] * 1000,
     /** Local embedding worker threads; unset, one per core. */
     embeddingWorkers: env[envNames.embeddingWorkers],
     /** The originals' bucket on AWS, granted to the functions that read or write documents. */

@@ -69,6 +69,7 @@ export const envNames = {
   documentVectorIndexArn: 'DOCUMENT_VECTOR_INDEX_ARN',
   searchCacheVectors: 'SEARCH_CACHE_VECTORS',
   largeGraphChunks: 'LARGE_GRAPH_CHUNKS',
+  searchIndexWaitSeconds: 'SEARCH_INDEX_WAIT_SECONDS',
   llmProvider: 'LLM_PROVIDER',
   llmBaseUrl: 'LLM_BASE_URL',
   llmApiKey: 'LLM_API_KEY',

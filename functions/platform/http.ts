@@ -6,8 +6,8 @@ import type { Context } from 'aws-lambda';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { Caller } from './caller.js';
 import { edgePorts } from './edge.js';
-import { UnauthorizedError } from './errors.js';
-import { withLogKeys } from './logger.js';
+import { TimeoutError, UnauthorizedError } from './errors.js';
+import { logger, withLogKeys } from './logger.js';
 import { authenticate, checkScopes } from './middlewares/authenticate.js';
 import { envelope, errorResult } from './middlewares/envelope.js';
 import { answerOnce } from './middlewares/idempotency.js';
@@ -68,11 +68,20 @@ function answerIdempotently(route: Route, kind: IdempotencyKind): Answer {
     });
 }
 
+/** Time kept back from the function's own timeout to answer in the envelope (error mapping, metrics) before Lambda stops it. */
+export const answerMarginMs = 500;
+
+/** What a handler that runs out of its function's time answers: 504 TIMEOUT in the envelope (middy's own error would be a 500). */
+function outOfTime(route: Route): never {
+  logger.warn('the handler ran out of time; answered 504', { operation: route.operation });
+  throw new TimeoutError('the request did not finish in time; work it started may still complete, so read its state before retrying');
+}
+
 export function httpHandler<R extends Route>(route: R, run: (args: HandlerArgs<InputOf<R>>) => Promise<unknown>) {
   const states = new WeakMap<HttpEvent, RequestState>();
   // Decided once per route, not per request.
   const answer = route.idempotency ? answerIdempotently(route, route.idempotency) : answerDirectly;
-  const handler = middy<HttpEvent, HttpResult>();
+  const handler = middy<HttpEvent, HttpResult>({ timeoutEarlyInMillis: answerMarginMs, timeoutEarlyResponse: () => outOfTime(route) });
   if (tracer) handler.use(captureLambdaHandler(tracer, { captureResponse: false }));
   handler
     .use(observeOperation(route, () => edgePorts().metrics()))

@@ -38,29 +38,37 @@ export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 const systemResolver: Resolver = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
 
+/**
+ * Loopback, link-local (cloud metadata at 169.254.169.254), private, shared, benchmarking, multicast, reserved and
+ * unspecified networks. The one list: `npm run generate:ranges` writes it into the script sandbox runtimes
+ * (layers/script-runtime), and test/unit/private-ranges.test.ts fails while they differ.
+ */
+export const privateRanges = {
+  ipv4: [
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+    ['224.0.0.0', 4],
+    ['240.0.0.0', 4],
+  ],
+  ipv6: [
+    ['::', 128],
+    ['::1', 128],
+    ['fc00::', 7],
+    ['fe80::', 10],
+    ['ff00::', 8],
+  ],
+} as const;
+
 const blocked = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  blocked.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  blocked.addSubnet(network, prefix, 'ipv6');
+for (const [network, prefix] of privateRanges.ipv4) blocked.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of privateRanges.ipv6) blocked.addSubnet(network, prefix, 'ipv6');
 
 /** Loopback, link-local (cloud metadata at 169.254.169.254), private, shared, multicast or unspecified; IPv4-mapped IPv6 included. */
 export function isPrivateAddress(address: string): boolean {

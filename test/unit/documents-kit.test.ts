@@ -320,6 +320,35 @@ describe('documents: warm graph indexes', () => {
     expect(index.lexical.search('text doc_b')).toHaveLength(2);
   });
 
+  it('answers TIMEOUT past its wait while the load goes on, and the next call gets what that load left', async () => {
+    // Prepare: a load held until the test releases it, and a cache that never waits for one.
+    const { state } = givenSource();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let loads = 0;
+    const source = {
+      version: async () => state.version,
+      documentIds: async () => (loads++, await held, state.documents),
+      vectors: async () => ({ model: 'm', dims: 2, vectors: unit(1, 0) }),
+      chunks: async () => [],
+    };
+    const cache = createGraphIndexCache({ source, embedder: { modelId: 'm', dims: 2 }, maxVectors: 100, loadWaitMs: 0 });
+    // Act
+    const first = await cache.indexFor('user:usr_a').catch((error: unknown) => error);
+    const joined = await cache.indexFor('user:usr_a').catch((error: unknown) => error);
+    release();
+    let loaded: Awaited<ReturnType<typeof cache.indexFor>> | undefined;
+    // The released load ends after a few turns of the event loop; every call meanwhile joins it.
+    for (let turn = 0; turn < 1000 && !loaded; turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      loaded = await cache.indexFor('user:usr_a').catch(() => undefined);
+    }
+    // Assess
+    expect([first, joined]).toEqual([expect.objectContaining({ code: 'TIMEOUT', status: 504 }), expect.objectContaining({ code: 'TIMEOUT' })]);
+    expect(loaded?.vectors.size).toBe(1);
+    expect(loads).toBe(1);
+  });
+
   it('drops a removed document when the version moves', async () => {
     // Prepare
     const { state, cache } = givenSource();

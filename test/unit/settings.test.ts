@@ -41,6 +41,7 @@ describe('area settings', () => {
     expect(documents).toEqual({
       maxCachedVectors: 500_000,
       largeGraphChunks: 100_000,
+      searchIndexWaitMs: 20_000,
       embeddingWorkers: undefined,
       bucket: undefined,
       vectorIndexArn: undefined,

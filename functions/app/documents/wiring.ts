@@ -34,7 +34,8 @@ export function graphIndexes(
   const { store, graphStore, blobs, embedder } = deps;
   const version = async (graphId: string) => (await graphStore.state(graphId)).version;
   const source = { version, vectors: store.getVectors, chunks: store.listChunks, documentIds: documentIdsOf(store) };
-  return createGraphIndexCache({ source, embedder, maxVectors: platform.settings.documents.maxCachedVectors, snapshots: lexicalSnapshots(blobs) });
+  const { maxCachedVectors: maxVectors, searchIndexWaitMs: loadWaitMs } = platform.settings.documents;
+  return createGraphIndexCache({ source, embedder, maxVectors, loadWaitMs, snapshots: lexicalSnapshots(blobs) });
 }
 
 /** The processing job's upkeep of BM25 snapshots, for graphs of at least `fromChunks` chunks. */

@@ -5,28 +5,14 @@
 const net = require('node:net');
 const dns = require('node:dns');
 const { basename } = require('node:path');
+const privateRanges = require('./private-ranges.cjs');
 const runtime = require('./runtime.cjs');
 
-/** Loopback, private, link-local and unspecified ranges: the platform's own services live there, scripts reach them only through `resources`. */
+/** The platform's private-address list (private-ranges.cjs, generated from outbound.ts): its own services live there, scripts reach them only through `resources`. */
 function guardNetwork() {
   const blocked = new net.BlockList();
-  for (const [prefix, bits] of [
-    ['0.0.0.0', 8],
-    ['10.0.0.0', 8],
-    ['100.64.0.0', 10],
-    ['127.0.0.0', 8],
-    ['169.254.0.0', 16],
-    ['172.16.0.0', 12],
-    ['192.168.0.0', 16],
-  ])
-    blocked.addSubnet(prefix, bits, 'ipv4');
-  for (const [prefix, bits] of [
-    ['::', 127],
-    ['::1', 128],
-    ['fc00::', 7],
-    ['fe80::', 10],
-  ])
-    blocked.addSubnet(prefix, bits, 'ipv6');
+  for (const [prefix, bits] of privateRanges.ipv4) blocked.addSubnet(prefix, bits, 'ipv4');
+  for (const [prefix, bits] of privateRanges.ipv6) blocked.addSubnet(prefix, bits, 'ipv6');
   const isBlocked = (address) => {
     const mapped = address.toLowerCase().startsWith('::ffff:') && net.isIPv4(address.slice(7)) ? address.slice(7) : address;
     const family = net.isIPv4(mapped) ? 'ipv4' : 'ipv6';

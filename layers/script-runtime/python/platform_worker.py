@@ -12,7 +12,8 @@ import sysconfig
 # Started with -S (no `site`: its .pth processing costs tens of ms per cold start); installed packages stay importable.
 sys.path.extend(path for path in (sysconfig.get_paths()['purelib'], sysconfig.get_paths()['platlib']) if path not in sys.path)
 
-import platform_runtime  # noqa: E402  (after the path is complete)
+import platform_private_ranges  # noqa: E402  (after the path is complete)
+import platform_runtime  # noqa: E402
 
 _BLOCKED_EVENTS = {
     'subprocess.Popen', 'os.system', 'os.exec', 'os.posix_spawn', 'os.spawn', 'os.fork', 'os.forkpty',
@@ -21,7 +22,11 @@ _BLOCKED_EVENTS = {
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
+_PRIVATE_NETWORKS = [ipaddress.ip_network(f'{network}/{prefix}') for network, prefix in platform_private_ranges.IPV4 + platform_private_ranges.IPV6]
+
+
 def _is_private(host):
+    """The platform's private-address list (platform_private_ranges.py, generated from outbound.ts)."""
     try:
         candidates = [ipaddress.ip_address(host)]
     except ValueError:
@@ -29,7 +34,7 @@ def _is_private(host):
     for address in candidates:
         if getattr(address, 'ipv4_mapped', None):
             address = address.ipv4_mapped
-        if address.is_private or address.is_loopback or address.is_link_local or address.is_unspecified or address.is_reserved:
+        if any(address in network for network in _PRIVATE_NETWORKS):
             return True
     return False
 
