@@ -16398,7 +16398,8 @@ export interface operations {
                  *         ],
                  *         "concurrency": {
                  *           "limit": 1,
-                 *           "key": "string"
+                 *           "key": "string",
+                 *           "scope": "user"
                  *         },
                  *         "durable": true
                  *       },
@@ -16419,10 +16420,16 @@ export interface operations {
                     code: string;
                     config?: {
                         allowedResources?: string[];
-                        /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId); runs past it wait their turn; null removes it */
+                        /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it */
                         concurrency?: {
                             key: string;
                             limit: number;
+                            /**
+                             * @description user (default): each user who runs the script has the key's values to themselves; global: every user's runs of a value share its limit
+                             * @default user
+                             * @enum {string}
+                             */
+                            scope?: "user" | "global";
                         } | null;
                         /** @description runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback */
                         durable?: boolean;
@@ -16637,7 +16644,8 @@ export interface operations {
                      *           ],
                      *           "concurrency": {
                      *             "limit": 0,
-                     *             "key": "string"
+                     *             "key": "string",
+                     *             "scope": "user"
                      *           },
                      *           "durable": true
                      *         },
@@ -16685,6 +16693,8 @@ export interface operations {
                                 concurrency?: {
                                     key: string;
                                     limit: number;
+                                    /** @enum {string} */
+                                    scope: "user" | "global";
                                 };
                                 durable?: boolean;
                                 maxCostPerExecution: number;
@@ -17057,7 +17067,8 @@ export interface operations {
                  *         ],
                  *         "concurrency": {
                  *           "limit": 1,
-                 *           "key": "string"
+                 *           "key": "string",
+                 *           "scope": "user"
                  *         },
                  *         "durable": true
                  *       },
@@ -17081,10 +17092,16 @@ export interface operations {
                     code?: string;
                     config?: {
                         allowedResources?: string[];
-                        /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId); runs past it wait their turn; null removes it */
+                        /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it */
                         concurrency?: {
                             key: string;
                             limit: number;
+                            /**
+                             * @description user (default): each user who runs the script has the key's values to themselves; global: every user's runs of a value share its limit
+                             * @default user
+                             * @enum {string}
+                             */
+                            scope?: "user" | "global";
                         } | null;
                         /** @description runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback */
                         durable?: boolean;
@@ -17137,7 +17154,8 @@ export interface operations {
                      *           ],
                      *           "concurrency": {
                      *             "limit": 0,
-                     *             "key": "string"
+                     *             "key": "string",
+                     *             "scope": "user"
                      *           },
                      *           "durable": true
                      *         },
@@ -17185,6 +17203,8 @@ export interface operations {
                                 concurrency?: {
                                     key: string;
                                     limit: number;
+                                    /** @enum {string} */
+                                    scope: "user" | "global";
                                 };
                                 durable?: boolean;
                                 maxCostPerExecution: number;
@@ -21262,7 +21282,8 @@ export interface operations {
                  *         ],
                  *         "concurrency": {
                  *           "limit": 1,
-                 *           "key": "string"
+                 *           "key": "string",
+                 *           "scope": "user"
                  *         },
                  *         "durable": true
                  *       },
@@ -21283,10 +21304,16 @@ export interface operations {
                     code: string;
                     config?: {
                         allowedResources?: string[];
-                        /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId); runs past it wait their turn; null removes it */
+                        /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it */
                         concurrency?: {
                             key: string;
                             limit: number;
+                            /**
+                             * @description user (default): each user who runs the script has the key's values to themselves; global: every user's runs of a value share its limit
+                             * @default user
+                             * @enum {string}
+                             */
+                            scope?: "user" | "global";
                         } | null;
                         /** @description runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback */
                         durable?: boolean;
