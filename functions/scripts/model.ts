@@ -32,17 +32,33 @@ export const limits = {
   manualExecutionsPerMinute: 100,
 } as const;
 
+/** Whose runs share a concurrency key value: each run user's own (the default), or every user's. */
+export const concurrencyScopes = ['user', 'global'] as const;
+export type ConcurrencyScope = (typeof concurrencyScopes)[number];
+
 export interface ScriptConfig {
   timeout: number;
   memory: number;
   maxCostPerExecution: number;
   maxExecutionsPerDay: number;
   allowedResources: string[];
-  /** At most `limit` runs at once per value of `key` (a dotted path into `event.data`); runs past it wait their turn. */
-  concurrency?: { limit: number; key: string };
+  /**
+   * At most `limit` runs at once per value of `key` (a dotted path into `event.data`); runs past it wait their turn.
+   * A value counts per run user unless `scope` is `global` (records written before scopes existed have none: `user`).
+   */
+  concurrency?: { limit: number; key: string; scope?: ConcurrencyScope };
   /** Runs may checkpoint steps and wait (functions/scripts/durable/). */
   durable?: boolean;
 }
+
+/** The config with its concurrency's scope spelled out: configs stored before scopes existed count per user. */
+export const withConcurrencyScope = ({
+  concurrency,
+  ...config
+}: ScriptConfig): Omit<ScriptConfig, 'concurrency'> & { concurrency?: Required<ScriptConfig>['concurrency'] & { scope: ConcurrencyScope } } => ({
+  ...config,
+  ...(concurrency && { concurrency: { ...concurrency, scope: concurrency.scope ?? 'user' } }),
+});
 
 export interface Pricing {
   model: (typeof pricingModels)[number];

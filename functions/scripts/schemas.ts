@@ -5,7 +5,7 @@ import { reviewFields } from '#functions/reviews/schemas.js';
 import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
 import { Semver, isSemver } from '#platform/semver.js';
 import { keyPathPattern, maxKeyPathLength } from './runs/concurrency-key.js';
-import { limits, marketplaceCategories, maxPackageBytes, pricingModels, runtimeLabels, triggerTypes } from './model.js';
+import { concurrencyScopes, limits, marketplaceCategories, maxPackageBytes, pricingModels, runtimeLabels, triggerTypes } from './model.js';
 
 const ScriptId = OpaqueId;
 const ExecutionId = OpaqueId;
@@ -64,11 +64,15 @@ const ConfigPatch = z.strictObject({
     .strictObject({
       limit: z.number().int().min(1).max(limits.concurrentExecutionsPerScript),
       key: z.string().max(maxKeyPathLength).regex(keyPathPattern, 'a dotted path into event.data: segments of letters, digits, _ and -'),
+      scope: z
+        .enum(concurrencyScopes)
+        .default('user')
+        .describe("user (default): each user who runs the script has the key's values to themselves; global: every user's runs of a value share its limit"),
     })
     .nullable()
     .optional()
     .describe(
-      "At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId); runs past it wait their turn; null removes it",
+      "At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it",
     ),
   durable: z.boolean().optional().describe('runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback'),
 });

@@ -2,6 +2,7 @@
 // the interface's 10 runs per script, a tenant's share, `config.concurrency` per key value, and waiting for a turn.
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { newId } from '../../functions/platform/ids.js';
+import { concurrencyClaim } from '../../functions/scripts/runs/concurrency-key.js';
 import { createLeaseRunSlots } from '../../functions/scripts/runs/run-leases.js';
 import { type RunSlots, type SlotClaim, createMemoryRunSlots } from '../../functions/scripts/runs/run-slots.js';
 
@@ -22,6 +23,10 @@ const claimOf = (scriptId: string, fields: Partial<SlotClaim> = {}): SlotClaim =
 async function takeEach(slots: RunSlots, claims: SlotClaim[]) {
   for (const claim of claims) await slots.take(claim, 0);
 }
+
+/** The key part of a claim for `value`, as the runner builds it from a run's data (`global`: shared by every user). */
+const keyOf = (value: string, limit: number, userId = newId('usr'), scope: 'user' | 'global' = 'global') =>
+  concurrencyClaim({ limit, key: 'customerId', scope }, userId, { customerId: value });
 
 const refusal = async (taking: Promise<void>) => (await Promise.allSettled([taking]))[0];
 
@@ -109,7 +114,7 @@ describe.each([
   it('holds at most `limit` runs per key value, each key value apart, runs without the key sharing one value', async () => {
     // Prepare
     const scriptId = newId('scr');
-    const keyed = (value: string) => claimOf(scriptId, { key: { value, limit: 2 } });
+    const keyed = (value: string) => claimOf(scriptId, { key: keyOf(value, 2) });
     await takeEach(slots, [keyed('acme'), keyed('acme'), keyed(''), keyed('')]);
     // Act
     const thirdAcme = await refusal(slots.take(keyed('acme'), 0));
@@ -120,6 +125,22 @@ describe.each([
     expect(thirdWithout).toMatchObject({ status: 'rejected', reason: { code: 'CONCURRENCY_LIMIT' } });
     expect(firstGlobex.status).toBe('fulfilled');
   });
+
+  it("counts a key value per run user unless the key is global: another user's runs of the value hold no slot of it", async () => {
+    // Prepare: limit 1; the other tenant holds value acme under a per-user key and under a global one.
+    const [perUser, global] = [newId('scr'), newId('scr')];
+    const [tenant, customer] = [newId('usr'), newId('usr')];
+    const run = (scriptId: string, userId: string, scope: 'user' | 'global') => claimOf(scriptId, { userId, key: keyOf('acme', 1, userId, scope) });
+    await takeEach(slots, [run(perUser, tenant, 'user'), run(global, tenant, 'global')]);
+    // Act
+    const customerOwn = await refusal(slots.take(run(perUser, customer, 'user'), 0));
+    const tenantSecond = await refusal(slots.take(run(perUser, tenant, 'user'), 0));
+    const customerGlobal = await refusal(slots.take(run(global, customer, 'global'), 0));
+    // Assess
+    expect(customerOwn.status).toBe('fulfilled');
+    expect(tenantSecond).toMatchObject({ status: 'rejected', reason: { code: 'CONCURRENCY_LIMIT', details: { concurrencyKey: 'acme' } } });
+    expect(customerGlobal).toMatchObject({ status: 'rejected', reason: { code: 'CONCURRENCY_LIMIT', details: { concurrencyKey: 'acme' } } });
+  });
 });
 
 describe('scripts: run slots in memory, waiting runs', () => {
@@ -127,7 +148,7 @@ describe('scripts: run slots in memory, waiting runs', () => {
     // Prepare: a script of 2 slots, both held; key A queues 20 runs, then key B one.
     const slots = createMemoryRunSlots({ perScript: 2 });
     const scriptId = newId('scr');
-    const keyed = (value: string) => claimOf(scriptId, { key: { value, limit: 10 } });
+    const keyed = (value: string) => claimOf(scriptId, { key: keyOf(value, 10) });
     const holders = [keyed('A'), keyed('A')];
     for (const claim of holders) await slots.take(claim, 0);
     const started: string[] = [];
@@ -159,7 +180,7 @@ describe('scripts: run slots in memory, waiting runs', () => {
     await Promise.all(
       Array.from({ length: 30 }, async (_, index) => {
         const value = `customer-${index % 3}`;
-        const claim = claimOf(scriptId, { key: { value, limit: 2 } });
+        const claim = claimOf(scriptId, { key: keyOf(value, 2) });
         await slots.take(claim, Number.POSITIVE_INFINITY);
         active.set(value, (active.get(value) ?? 0) + 1);
         peak = Math.max(peak, active.get(value)!);

@@ -2,8 +2,8 @@
 // published and installed resource.
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll } from 'vitest';
-import { type TestApi, type TestUser, startTestPlatform } from './platform.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { type TestApi, type TestUser, reconfigurePlatform, startTestPlatform } from './platform.js';
 
 export const openApiDoc = {
   openapi: '3.0.3',
@@ -74,6 +74,40 @@ export const json = (response: ServerResponse, status: number, body: unknown) =>
   response.end(JSON.stringify(body));
 };
 
+/** The last path segment of a call: the `city` of `/forecast/<city>`, where tests of held runs send a run's key. */
+export const lastSegmentOf = (request: ReceivedRequest) => decodeURIComponent(new URL(request.url, 'http://upstream').pathname.split('/').at(-1) ?? '');
+
+/** A call the upstream holds, by its last path segment, with the answer still to give. */
+export interface HeldCall {
+  key: string;
+  response: ServerResponse;
+}
+
+/**
+ * Calls the upstream holds until the test answers them, so that runs wait inside their handlers: `hold` holds every
+ * call (or those whose key `which` picks, answering the others), `answerAll` answers what is held and every call after.
+ */
+export function heldCalls(upstream: Upstream) {
+  const held: HeldCall[] = [];
+  const answer = (response: ServerResponse) => json(response, 200, { ok: true });
+  return {
+    held,
+    hold(which: (key: string) => boolean = () => true) {
+      upstream.respond((request, response) => {
+        const key = lastSegmentOf(request);
+        if (which(key)) held.push({ key, response });
+        else answer(response);
+      });
+    },
+    answerAll() {
+      upstream.respond((_request, response) => answer(response));
+      for (const { response } of held.splice(0)) answer(response);
+    },
+  };
+}
+
+export type HeldCalls = ReturnType<typeof heldCalls>;
+
 /** A real HTTP server on 127.0.0.1 that records every request; answers `{ok: true, path}` until told otherwise. */
 export async function startUpstream(): Promise<Upstream> {
   const received: ReceivedRequest[] = [];
@@ -137,6 +171,42 @@ export function resourceWorld(): ResourceWorld {
   beforeAll(async () => {
     [world.api, world.upstream] = await Promise.all([startTestPlatform(), startUpstream()]);
     [world.owner, world.user] = await Promise.all([world.api.givenUser(), world.api.givenUser()]);
+  });
+  afterAll(async () => {
+    await world.upstream.close();
+    await world.api.stop();
+  });
+  return world;
+}
+
+export interface HeldRunWorld {
+  api: TestApi;
+  upstream: Upstream;
+  calls: HeldCalls;
+  /** Published the resource and installed it. */
+  owner: TestUser;
+  resourceId: string;
+  resourceName: string;
+}
+
+/**
+ * A test file's platform, upstream and an owner's resource on it, for scripts whose runs wait inside their handlers on
+ * a call the test answers: started before its tests; after each, the API's wait is the default again and every held
+ * call is answered; stopped after them.
+ */
+export function heldRunWorld(resource: Record<string, unknown> = {}): HeldRunWorld {
+  const world = {} as HeldRunWorld;
+  beforeAll(async () => {
+    [world.api, world.upstream] = await Promise.all([startTestPlatform(), startUpstream()]);
+    world.calls = heldCalls(world.upstream);
+    world.owner = await world.api.givenUser();
+    world.resourceName = `held-${Date.now().toString(36)}`;
+    world.resourceId = await givenPublishedResource(world.api, world.owner, { name: world.resourceName, ...resource }, { baseUrl: world.upstream.baseUrl });
+    await givenInstalled(world.api, world.owner, world.resourceId);
+  });
+  afterEach(() => {
+    reconfigurePlatform({ RUN_WAIT_SECONDS: undefined });
+    world.calls.answerAll();
   });
   afterAll(async () => {
     await world.upstream.close();

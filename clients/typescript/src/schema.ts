@@ -16434,7 +16434,8 @@ export interface operations {
                  *         ],
                  *         "concurrency": {
                  *           "limit": 1,
-                 *           "key": "string"
+                 *           "key": "string",
+                 *           "scope": "user"
                  *         },
                  *         "durable": true
                  *       },
@@ -16455,10 +16456,16 @@ export interface operations {
                     code: string;
                     config?: {
                         allowedResources?: string[];
-                        /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId); runs past it wait their turn; null removes it */
+                        /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it */
                         concurrency?: {
                             key: string;
                             limit: number;
+                            /**
+                             * @description user (default): each user who runs the script has the key's values to themselves; global: every user's runs of a value share its limit
+                             * @default user
+                             * @enum {string}
+                             */
+                            scope?: "user" | "global";
                         } | null;
                         /** @description runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback */
                         durable?: boolean;
@@ -16673,7 +16680,8 @@ export interface operations {
                      *           ],
                      *           "concurrency": {
                      *             "limit": 0,
-                     *             "key": "string"
+                     *             "key": "string",
+                     *             "scope": "user"
                      *           },
                      *           "durable": true
                      *         },
@@ -16721,6 +16729,8 @@ export interface operations {
                                 concurrency?: {
                                     key: string;
                                     limit: number;
+                                    /** @enum {string} */
+                                    scope: "user" | "global";
                                 };
                                 durable?: boolean;
                                 maxCostPerExecution: number;
@@ -17093,7 +17103,8 @@ export interface operations {
                  *         ],
                  *         "concurrency": {
                  *           "limit": 1,
-                 *           "key": "string"
+                 *           "key": "string",
+                 *           "scope": "user"
                  *         },
                  *         "durable": true
                  *       },
@@ -17117,10 +17128,16 @@ export interface operations {
                     code?: string;
                     config?: {
                         allowedResources?: string[];
-                        /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId); runs past it wait their turn; null removes it */
+                        /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it */
                         concurrency?: {
                             key: string;
                             limit: number;
+                            /**
+                             * @description user (default): each user who runs the script has the key's values to themselves; global: every user's runs of a value share its limit
+                             * @default user
+                             * @enum {string}
+                             */
+                            scope?: "user" | "global";
                         } | null;
                         /** @description runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback */
                         durable?: boolean;
@@ -17173,7 +17190,8 @@ export interface operations {
                      *           ],
                      *           "concurrency": {
                      *             "limit": 0,
-                     *             "key": "string"
+                     *             "key": "string",
+                     *             "scope": "user"
                      *           },
                      *           "durable": true
                      *         },
@@ -17221,6 +17239,8 @@ export interface operations {
                                 concurrency?: {
                                     key: string;
                                     limit: number;
+                                    /** @enum {string} */
+                                    scope: "user" | "global";
                                 };
                                 durable?: boolean;
                                 maxCostPerExecution: number;
@@ -21298,7 +21318,8 @@ export interface operations {
                  *         ],
                  *         "concurrency": {
                  *           "limit": 1,
-                 *           "key": "string"
+                 *           "key": "string",
+                 *           "scope": "user"
                  *         },
                  *         "durable": true
                  *       },
@@ -21319,10 +21340,16 @@ export interface operations {
                     code: string;
                     config?: {
                         allowedResources?: string[];
-                        /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId); runs past it wait their turn; null removes it */
+                        /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it */
                         concurrency?: {
                             key: string;
                             limit: number;
+                            /**
+                             * @description user (default): each user who runs the script has the key's values to themselves; global: every user's runs of a value share its limit
+                             * @default user
+                             * @enum {string}
+                             */
+                            scope?: "user" | "global";
                         } | null;
                         /** @description runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback */
                         durable?: boolean;

@@ -2,6 +2,7 @@
 import { NotFoundError } from '#platform/errors.js';
 import { type LintContext, type LintReport, lintScript } from './lint/lint.js';
 import type { FlowScripts, ResourceCatalog } from '../ports.js';
+import { withConcurrencyScope } from '../model.js';
 import { prepareCode } from '../runs/prepare.js';
 import type { LintRequest } from '../schemas.js';
 import type { ScriptService } from '../service.js';
@@ -57,7 +58,7 @@ export function createAuthoring(deps: {
         description: script.description,
         runtime: script.runtime,
         code: input.newCode,
-        config: script.config,
+        config: withConcurrencyScope(script.config),
         category: script.category ?? undefined,
         tags: script.tags,
         private: true,

@@ -2,8 +2,8 @@
 // scriptCounters holds the runs in progress, each with the time its lease lapses, so a run whose function died frees
 // its place by itself. Reserved concurrency is not used: see docs/decisions.md. The same leases keyed by user
 // (`running-user#<userId>`) cap what one tenant holds of the account's Lambda concurrency, which all script functions
-// share (docs/security.md, fair run pool), and keyed by a script's concurrency key value (`running-key#...`) its
-// `config.concurrency`.
+// share (docs/security.md, fair run pool), and keyed by a script's concurrency key group (`running-key#...`: the run
+// user's value, or the value of everyone for a global key) its `config.concurrency`.
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, systemClock } from '#platform/clock.js';
@@ -35,10 +35,10 @@ export const userScope: LeaseScope = {
 /** Runs starting together retry the conditional write; each round lets at least one of them in. */
 const maxAttempts = 25;
 
-/** One key value's runs of a script; the value is hashed, since it comes from the run's data and may be long. */
-const keyScope = (scriptId: string, limit: number): LeaseScope => ({
-  counter: (value) => `running-key#${scriptId}#${createHash('sha256').update(value).digest('hex').slice(0, 32)}`,
-  refusal: (value) => keyBusy(scriptId, value, limit),
+/** One key group's runs of a script; the group is hashed, since its value comes from the run's data and may be long. */
+const keyScope = (scriptId: string, key: NonNullable<SlotClaim['key']>): LeaseScope => ({
+  counter: (group) => `running-key#${scriptId}#${createHash('sha256').update(group).digest('hex').slice(0, 32)}`,
+  refusal: () => keyBusy(scriptId, key.value, key.limit),
   name: 'concurrency key value of script',
 });
 
@@ -115,7 +115,7 @@ export function createLeaseRunSlots(options: { clock?: Clock; perUser?: number }
   const users = createRunLeases({ clock, scope: userScope, limit: options.perUser });
   const leasesOf = (claim: SlotClaim): Array<[RunLeases, string]> => [
     ...(claim.key
-      ? [[createRunLeases({ clock, scope: keyScope(claim.scriptId, claim.key.limit), limit: claim.key.limit }), claim.key.value] as [RunLeases, string]]
+      ? [[createRunLeases({ clock, scope: keyScope(claim.scriptId, claim.key), limit: claim.key.limit }), claim.key.group] as [RunLeases, string]]
       : []),
     [users, claim.userId],
     [scripts, claim.scriptId],

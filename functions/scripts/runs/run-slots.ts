@@ -1,7 +1,8 @@
 // Admission of a run to its script: the interface's 10 concurrent executions per script, a tenant's share of the
-// platform (runs of one user across all scripts), and the script's own `config.concurrency` per key value. The runner
-// takes a run's slots right before each invocation and releases them right after; a durable run releases them when
-// it suspends and takes them again when it resumes, so a waiting run holds none. Adapters only execute.
+// platform (runs of one user across all scripts), and the script's own `config.concurrency` per key value (each run
+// user's own, unless the owner made the key global). The runner takes a run's slots right before each invocation and
+// releases them right after; a durable run releases them when it suspends and takes them again when it resumes, so a
+// waiting run holds none. Adapters only execute.
 // Implementations: memory for one process (below, local mode) and DynamoDB leases on AWS (run-leases.ts).
 import { TooManyRequestsError } from '#platform/errors.js';
 import { limits } from '../model.js';
@@ -17,8 +18,11 @@ export interface SlotClaim {
   executionId: string;
   scriptId: string;
   userId: string;
-  /** Set when the script has `config.concurrency`: the value of its key in this run's data, and its limit. */
-  key?: { value: string; limit: number };
+  /**
+   * Set when the script has `config.concurrency`: the value of its key in this run's data, its limit, and the group
+   * the limit counts in (the value of this run's user, or of every user when the key is global).
+   */
+  key?: { value: string; limit: number; group: string };
   /** How long the slots may be held: slots of a run whose process died lapse by themselves (DynamoDB). */
   holdMs: number;
 }
@@ -26,7 +30,7 @@ export interface SlotClaim {
 export interface RunSlots {
   /**
    * Resolves once the run holds a slot of its script, of its user and of its key value (if any). Runs waiting for a
-   * script's slots are served first in, first out per key value, round-robin between key values. Past `waitMs`
+   * script's slots are served first in, first out per key group, round-robin between key groups. Past `waitMs`
    * (0: at once) it refuses with CONCURRENCY_LIMIT, holding nothing.
    */
   take(claim: SlotClaim, waitMs: number): Promise<void>;
@@ -49,13 +53,13 @@ interface Waiter {
   grant(): void;
 }
 
-/** Waiting runs of one script: a queue per key value, and the key values in round-robin order. */
+/** Waiting runs of one script: a queue per key group, and the key groups in round-robin order. */
 interface Lane {
   queues: Map<string, Waiter[]>;
   order: string[];
 }
 
-const keyOf = (claim: SlotClaim) => claim.key?.value ?? noKeyValue;
+const keyOf = (claim: SlotClaim) => claim.key?.group ?? noKeyValue;
 
 /** Slots of one process: every run of the platform goes through it locally. */
 export function createMemoryRunSlots(options: { perScript?: number; perUser?: number } = {}): RunSlots {
@@ -94,7 +98,7 @@ export function createMemoryRunSlots(options: { perScript?: number; perUser?: nu
     if (!lane.order.length) lanes.delete(scriptId);
   }
 
-  /** Grants the heads of the script's queues that fit, the key value served last going to the back of the order. */
+  /** Grants the heads of the script's queues that fit, the key group served last going to the back of the order. */
   function serve(scriptId: string) {
     const lane = lanes.get(scriptId);
     while (lane?.order.length) {
@@ -112,9 +116,9 @@ export function createMemoryRunSlots(options: { perScript?: number; perUser?: nu
     async take(claim, waitMs) {
       if (held.has(claim.executionId)) return;
       const refusal = refusalFor(claim);
-      // Runs of other key values still waiting wait for their own limits (each release serves every head that fits).
+      // Runs of other key groups still waiting wait for their own limits (each release serves every head that fits).
       if (!refusal && !lanes.get(claim.scriptId)?.queues.has(keyOf(claim))) return hold(claim);
-      if (waitMs <= 0) throw refusal ?? keyBusy(claim.scriptId, keyOf(claim), claim.key?.limit ?? perScript);
+      if (waitMs <= 0) throw refusal ?? keyBusy(claim.scriptId, claim.key?.value ?? noKeyValue, claim.key?.limit ?? perScript);
       await new Promise<void>((resolve, reject) => {
         const key = keyOf(claim);
         let timer: NodeJS.Timeout | undefined;

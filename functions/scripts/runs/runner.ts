@@ -11,7 +11,7 @@ import type { Deployer, PackageTrees } from './deployer.js';
 import type { ExecutionStore } from './execution-store.js';
 import { createLiveLog } from './live-logs.js';
 import type { Execution, ExecutionError, Installation, RuntimeLabel, Script, ScriptConfig, ScriptVersion, Trigger } from '../model.js';
-import { concurrencyKeyValue } from './concurrency-key.js';
+import { concurrencyClaim } from './concurrency-key.js';
 import type { BudgetSource } from '../ports.js';
 import { prepareCode } from './prepare.js';
 import { memoryTally, resourceGate } from './resource-gate.js';
@@ -270,7 +270,7 @@ export function createScriptRunner(deps: {
       executionId,
       scriptId: running.scriptId,
       userId: running.userId,
-      ...(config.concurrency && { key: { value: concurrencyKeyValue(config.concurrency.key, admitted.data), limit: config.concurrency.limit } }),
+      ...(config.concurrency && { key: concurrencyClaim(config.concurrency, running.userId, admitted.data) }),
       holdMs: timeoutMs + runGraceMs,
     };
     let slotTaken = false;

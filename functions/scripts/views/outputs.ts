@@ -1,6 +1,7 @@
 // Shapes of `data` in the scripts area's answers, for the OpenAPI document (views.ts builds them).
 import * as z from 'zod';
 import { CostUsd, DurationMs, IsoDate, MemoryMb } from '#platform/schemas.js';
+import { concurrencyScopes } from '../model.js';
 
 const Nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
 const Runtime = z.enum(['nodejs18', 'python3.11']);
@@ -73,7 +74,7 @@ export const RestScript = z.object({
     maxCostPerExecution: z.number(),
     maxExecutionsPerDay: z.number(),
     allowedResources: z.array(z.string()),
-    concurrency: z.object({ limit: z.number(), key: z.string() }).optional(),
+    concurrency: z.object({ limit: z.number(), key: z.string(), scope: z.enum(concurrencyScopes) }).optional(),
     durable: z.boolean().optional(),
   }),
   category: Nullable(z.string()),

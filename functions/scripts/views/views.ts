@@ -2,7 +2,15 @@
 // successRate in percent) and the SDK operations (integer versions, completed/failed/running, successRate 0-1).
 import type { Metrics } from './insights.js';
 import { ratingOf } from './marketplace.js';
-import type { Execution, ExecutionStatus, Installation, Script, ScriptVersion, VersionDependencies } from '../model.js';
+import {
+  type Execution,
+  type ExecutionStatus,
+  type Installation,
+  type Script,
+  type ScriptVersion,
+  type VersionDependencies,
+  withConcurrencyScope,
+} from '../model.js';
 import type { ExecutionResult } from '../runs/runner.js';
 
 export const sdkStatus: Record<ExecutionStatus, 'completed' | 'failed' | 'running' | 'waiting' | 'cancelled'> = {
@@ -72,7 +80,7 @@ export const rest = {
     ...activeOf(script),
     latestVersion: script.latestSemver,
     latestVersionNumber: script.latestVersion,
-    config: script.config,
+    config: withConcurrencyScope(script.config),
     category: script.category,
     tags: script.tags,
     private: script.isPrivate,
