@@ -8,7 +8,8 @@ import { createLocalApi } from '../functions/adapters/local/api-gateway.js';
 import { localAdapters } from '../functions/adapters/local/adapters.js';
 import { JavaMissingError, ensureTables, startDynamoLocal } from '../functions/adapters/local/dynamodb.js';
 import { inProcessBus } from '../functions/adapters/local/event-bus.js';
-import { onLocalShutdown, stopLocalServices } from '../functions/adapters/local/lifecycle.js';
+import { onLocalShutdown, settlesWithin, stopLocalServices } from '../functions/adapters/local/lifecycle.js';
+import { cpuShareStatus } from '../functions/adapters/local/cpu-shares.js';
 import { busConsumers } from '../functions/consumers.js';
 import { attachBusRule } from '../functions/adapters/local/bus-rules.js';
 import { type BusEnvelope, busEnvelope, rulePattern } from '../functions/platform/bus-envelope.js';
@@ -62,6 +63,15 @@ const ensurePortFree = (port: number, host: string) =>
     );
     probe.listen(port, host, () => probe.close(() => free()));
   });
+
+/**
+ * A stop ends within this, whatever is queued: services get what is left after DynamoDB Local's reserve (a clean
+ * exit writes its file), and DynamoDB Local is killed at the end. `npm start` exits within 10 s of SIGTERM.
+ */
+const stopBudgetMs = 8_000;
+const databaseStopReserveMs = 3_000;
+/** The last resort of `npm start`: the stop is bounded, but should anything still hang, the process exits at this. */
+const exitDeadlineMs = 9_500;
 
 export interface RunningPlatform {
   baseUrl: string;
@@ -202,10 +212,12 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
     dev,
     buildConsole: webConsole.build,
     async stop() {
+      const deadline = Date.now() + stopBudgetMs;
       server.closeAllConnections();
-      await new Promise<void>((closed) => server.close(() => closed()));
-      await stopLocalServices();
-      await dynamo.stop();
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      await stopLocalServices(deadline - databaseStopReserveMs);
+      await settlesWithin(closed, deadline - databaseStopReserveMs - Date.now());
+      await dynamo.stop(deadline);
     },
   };
 }
@@ -226,11 +238,16 @@ async function main() {
     console.log(`Dev account written to ${join(process.env.DATA_DIR ?? '.data', 'dev.json')}`);
     console.log(`Try: curl -H "X-API-Key: ${platform.dev?.apiKey}" ${platform.baseUrl}/api/sdk/v1/me`);
     console.log(scriptSandboxStatus(currentPlatform().settings.scripts.sandbox));
+    console.log(cpuShareStatus());
     let stopping = false;
     const shutdown = async (signal: string) => {
       if (stopping) return;
       stopping = true;
       console.log(`${signal}: stopping`);
+      setTimeout(() => {
+        console.error(`the platform did not stop within ${exitDeadlineMs / 1000} s of ${signal}: exiting`);
+        process.exit(1);
+      }, exitDeadlineMs).unref();
       await platform.stop();
       process.exit(0);
     };

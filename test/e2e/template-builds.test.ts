@@ -1,10 +1,11 @@
 // Builds that must fail, each with its reason and logs, leaving the previous good build serving; and the
 // `building` answer at the wait bound with logs readable while the build runs.
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { runningWith } from '../support/processes.js';
 import {
   type FixtureRepo,
   buildScript,
@@ -29,24 +30,6 @@ beforeAll(async () => {
   owner = await api.givenUser();
 });
 afterAll(() => api.stop());
-
-/**
- * Processes of this machine running exactly `command`, zombies left out (gone in all but name). Read from the host's
- * /proc: a sandboxed build has a pid namespace of its own, so it cannot tell its pids out.
- */
-function runningWith(command: string[]): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .flatMap((pid) => {
-      try {
-        const running =
-          readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `${command.join('\0')}\0` && !/^\d+ \(.*\) [ZX]/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-        return running ? [Number(pid)] : [];
-      } catch {
-        return [];
-      }
-    });
-}
 
 const byId = (templateId: string, suffix = '') => `${templatesPath}/${templateId}${suffix}`;
 const site = { 'build.mjs': buildScript };

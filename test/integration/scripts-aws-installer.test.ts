@@ -114,7 +114,7 @@ const pypi = { url: '', token };
 describe('aws adapter: package installer functions', () => {
   it('installs a real npm package in the npm installer and finds its tree in S3 under the lock hash', async () => {
     // Act
-    const tree = await installer.install({ runtime: 'nodejs18', declared: { ms: '2.1.3' }, maxBytes });
+    const tree = await installer.install({ userId: 'usr_installer', runtime: 'nodejs18', declared: { ms: '2.1.3' }, maxBytes });
     // Assess
     expect(tree).toEqual({ resolved: { ms: '2.1.3' }, lockHash: expect.stringMatching(/^[0-9a-f]{64}$/), sizeBytes: expect.any(Number), added: true });
     expect(await storedKeys()).toEqual([archiveKey(tree.lockHash)]);
@@ -128,8 +128,13 @@ describe('aws adapter: package installer functions', () => {
     // Prepare
     const before = await storedKeys();
     // Act
-    const missing = await refusal({ runtime: 'nodejs18', declared: { ms: '2.1.3', 'no-such-package-zz-platform-test': '1.0.0' }, maxBytes });
-    const scripted = await refusal({ runtime: 'nodejs18', declared: { '@scarf/scarf': '1.4.0' }, maxBytes });
+    const missing = await refusal({
+      userId: 'usr_installer',
+      runtime: 'nodejs18',
+      declared: { ms: '2.1.3', 'no-such-package-zz-platform-test': '1.0.0' },
+      maxBytes,
+    });
+    const scripted = await refusal({ userId: 'usr_installer', runtime: 'nodejs18', declared: { '@scarf/scarf': '1.4.0' }, maxBytes });
     // Assess
     expect(missing).toBeInstanceOf(PackageResolutionError);
     expect(missing).toMatchObject({ packageName: 'no-such-package-zz-platform-test', message: expect.stringContaining('does not exist') });
@@ -140,7 +145,13 @@ describe('aws adapter: package installer functions', () => {
 
   it('installs a wheel from a private index in the pip installer, named by its lock and files as the local installer names it', async () => {
     // Prepare
-    const request: InstallRequest = { runtime: 'python3.11', declared: ['tinyhelper==1.0.0'], registry: { ...pypi, url: index.url }, maxBytes };
+    const request: InstallRequest = {
+      userId: 'usr_installer',
+      runtime: 'python3.11',
+      declared: ['tinyhelper==1.0.0'],
+      registry: { ...pypi, url: index.url },
+      maxBytes,
+    };
     const localSite = mkdtempSync(join(tmpdir(), 'pip-local-'));
     // Act
     const tree = await installer.install(request);
@@ -165,9 +176,9 @@ describe('aws adapter: package installer functions', () => {
     const before = await storedKeys();
     const registry = { ...pypi, url: index.url };
     // Act
-    const native = await refusal({ runtime: 'python3.11', declared: ['nativepkg'], registry, maxBytes });
-    const missing = await refusal({ runtime: 'python3.11', declared: ['nosuchwheel==1.0'], registry, maxBytes });
-    const large = await refusal({ runtime: 'python3.11', declared: ['tinyhelper'], registry, maxBytes: 10 });
+    const native = await refusal({ userId: 'usr_installer', runtime: 'python3.11', declared: ['nativepkg'], registry, maxBytes });
+    const missing = await refusal({ userId: 'usr_installer', runtime: 'python3.11', declared: ['nosuchwheel==1.0'], registry, maxBytes });
+    const large = await refusal({ userId: 'usr_installer', runtime: 'python3.11', declared: ['tinyhelper'], registry, maxBytes: 10 });
     // Assess
     expect(native).toBeInstanceOf(PackageRefusedError);
     expect(native).toMatchObject({ packageName: 'nativepkg', message: expect.stringContaining('native code') });
@@ -181,7 +192,7 @@ describe('aws adapter: package installer functions', () => {
 
   it('refuses the packages of an installer stopped at its timeout by name, and fails on any other function error', async () => {
     // Prepare
-    const request: InstallRequest = { runtime: 'nodejs18', declared: { ms: '2.1.3' }, maxBytes };
+    const request: InstallRequest = { userId: 'usr_installer', runtime: 'nodejs18', declared: { ms: '2.1.3' }, maxBytes };
     // Act
     installer = installerOf(functions.stalled);
     const stalled = await refusal(request);
@@ -200,7 +211,13 @@ describe('aws adapter: package installer functions', () => {
     const invoked = lambdaApi.invoked.length;
     process.env.ALLOW_PRIVATE_UPSTREAMS = 'false';
     // Act
-    const refused = await refusal({ runtime: 'python3.11', declared: ['tinyhelper'], registry: { ...pypi, url: index.url }, maxBytes });
+    const refused = await refusal({
+      userId: 'usr_installer',
+      runtime: 'python3.11',
+      declared: ['tinyhelper'],
+      registry: { ...pypi, url: index.url },
+      maxBytes,
+    });
     process.env.ALLOW_PRIVATE_UPSTREAMS = 'true';
     // Assess
     expect(refused).toBeInstanceOf(PackageResolutionError);

@@ -7,7 +7,7 @@ import { createMemoryRunSlots } from '#functions/scripts/runs/run-slots.js';
 import { settings } from '#platform/settings.js';
 import type { LocalAdapters } from '#functions/app/platform.js';
 import { createBackgroundRuns } from './background-jobs.js';
-import { childProcessRunner, stopRunningBuilds } from './build-runner.js';
+import { childProcessRunner } from './build-runner.js';
 import { localCredentialVault } from './credential-vault.js';
 import { inProcessBus } from './event-bus.js';
 import { createFileBlobStore } from './file-blob-store.js';
@@ -74,13 +74,19 @@ export const localAdapters: LocalAdapters = {
   platformSigners: async () => (await import('./solana-signers.js')).bankSigners(),
   payoutTrigger: backgroundPayoutTrigger,
   templateBuilder({ sandbox, ...options }) {
-    onLocalShutdown(stopRunningBuilds);
-    return createLocalTemplateBuilder({
+    const runner = childProcessRunner(sandbox);
+    const builder = createLocalTemplateBuilder({
       pagesDir: join(settings.dataDir, 'pages'),
       workDir: join(settings.dataDir, 'template-builds'),
-      runner: childProcessRunner(sandbox),
+      runner,
       ...options,
     });
+    // Builds waiting their turn fail first (their records are written while the database still runs), then the running ones are killed.
+    onLocalShutdown(() => {
+      builder.stop();
+      runner.stop();
+    });
+    return builder;
   },
   pagesHost: localPagesHost,
   metrics: logMetrics,

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { chownSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BuildCommandRunner } from '#functions/templates/ports.js';
+import { inCpuShare, lowerSession } from './cpu-shares.js';
 import { type EgressProxy, startEgressProxy } from './egress-proxy.js';
 import {
   type SandboxChoice,
@@ -50,14 +51,6 @@ function lines(onLine: (line: string) => void) {
   };
 }
 
-/** Process groups of running commands, so that stopping the local platform stops its builds too. */
-const runningGroups = new Set<number>();
-
-export function stopRunningBuilds(): void {
-  for (const pid of runningGroups) killGroup(pid);
-  runningGroups.clear();
-}
-
 /**
  * Runs in a scratch sandbox: copies the seed in, runs the command with fd 3 closed, and only if it succeeded
  * streams the scratch space out as a tar on fd 3. Arguments: seed, scratch, then the command.
@@ -83,6 +76,7 @@ function commandOf(request: Request, egress: EgressProxy | undefined, sandboxMod
     writable: scratchBytes ? {} : { [writableDir]: writableDir },
     addressSpaceMb: 4096,
     env: request.env,
+    newSession: false,
     command: scratchBytes ? ['/bin/sh', '-c', scratchScript, 'sh', sandboxPaths.scratchSeed, writableDir, ...command] : command,
     ...(egress && { egressSocketDir: egress.socketDir }),
     // Mounted where the directory is, so the command's paths are the same on the copy.
@@ -105,12 +99,16 @@ function unpack(stream: NodeJS.ReadableStream, into: string, sandbox: SandboxMod
   });
 }
 
-/** Builds yield to everything else on the machine: the API, scripts, other tenants' runs. */
-const lowPriority = <T extends SandboxedCommand>(command: T): T => ({
-  ...command,
-  file: '/usr/bin/nice',
-  args: ['-n', '19', '/usr/bin/ionice', '-c', '2', '-n', '7', command.file, ...command.args],
-});
+/**
+ * Builds yield to everything else on the machine: the API, scripts, other tenants' runs. Nice orders the build's own
+ * processes; the share that holds against other sessions is its CPU group's (cpu-shares.ts).
+ */
+const lowPriority = <T extends SandboxedCommand>(command: T): T =>
+  inCpuShare('builds', {
+    ...command,
+    file: '/usr/bin/nice',
+    args: ['-n', '19', '/usr/bin/ionice', '-c', '2', '-n', '7', command.file, ...command.args],
+  });
 
 /** The egress proxy of a sandboxed command that may reach a registry; none otherwise (the command has no network). */
 async function egressOf(request: Request, sandboxMode: () => SandboxMode): Promise<EgressProxy | undefined> {
@@ -119,17 +117,34 @@ async function egressOf(request: Request, sandboxMode: () => SandboxMode): Promi
   return startEgressProxy({ allowedOrigins: egress.allowedOrigins, onRefused: request.onLine });
 }
 
+export interface StoppableRunner extends BuildCommandRunner {
+  /** Kills every command running and starts none after: the local platform is stopping. */
+  stop(): void;
+}
+
 /** Builds' commands as child processes; isolated ones in the sandbox `sandbox` chooses, probed at the first that needs it. */
-export const childProcessRunner = (sandbox: SandboxChoice): BuildCommandRunner => {
+export const childProcessRunner = (sandbox: SandboxChoice): StoppableRunner => {
   const sandboxMode = () => scriptSandbox(sandbox);
+  /** Process groups of running commands: a build's are in a session of their own, and outlive the platform unless killed. */
+  const groups = new Set<number>();
+  let stopped = false;
   return {
     async run(request) {
       const egress = await egressOf(request, sandboxMode);
       try {
-        return await runCommand(request, egress, sandboxMode);
+        if (stopped) {
+          request.onLine(`the platform is stopping: ${request.command} was not started`);
+          return { exitCode: null, timedOut: false };
+        }
+        return await runCommand(request, egress, sandboxMode, groups);
       } finally {
         await egress?.close();
       }
+    },
+    stop() {
+      stopped = true;
+      for (const pid of groups) killGroup(pid);
+      groups.clear();
     },
   };
 };
@@ -138,6 +153,7 @@ function runCommand(
   request: Request,
   egress: EgressProxy | undefined,
   sandboxMode: () => SandboxMode,
+  groups: Set<number>,
 ): Promise<{ exitCode: number | null; timedOut: boolean; resultDir?: string }> {
   return new Promise((resolve) => {
     const { command, timeoutMs, onLine } = request;
@@ -149,9 +165,10 @@ function runCommand(
       ...(started.cwd && { cwd: started.cwd }),
       ...(started.uid !== undefined && { uid: started.uid, gid: started.gid }),
     });
+    lowerSession(child.pid);
     const resultDir = started.scratch ? `${request.isolated!.writableDir}.result` : undefined;
     const unpacked = resultDir ? unpack(child.stdio[3] as NodeJS.ReadableStream, resultDir, sandboxMode()) : Promise.resolve(true);
-    if (child.pid) runningGroups.add(child.pid);
+    if (child.pid) groups.add(child.pid);
     const out = lines(onLine);
     const err = lines(onLine);
     child.stdout!.on('data', (chunk: Buffer) => out.push(chunk));
@@ -173,7 +190,7 @@ function runCommand(
     child.once('exit', () => {
       clearTimeout(timer);
       killGroup(child.pid);
-      runningGroups.delete(child.pid!);
+      groups.delete(child.pid!);
     });
     child.once('close', async (exitCode) => {
       out.end();

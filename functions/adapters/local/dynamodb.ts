@@ -38,7 +38,8 @@ const spawnDynamoLocal = createSpawn(dirname(packageMain), ((command: string, ar
 
 export interface LocalDynamo {
   endpoint: string;
-  stop(): Promise<void>;
+  /** SIGTERM, so the database file gets what it was told; SIGKILL at `deadline` (epoch ms) if it has not exited by then. */
+  stop(deadline?: number): Promise<void>;
 }
 
 /** Starts DynamoDB Local on `port`, persisted under `dbPath` or in memory, and waits until it answers. */
@@ -66,10 +67,14 @@ export async function startDynamoLocal(options: { port: number; dbPath?: string 
   client.destroy();
   return {
     endpoint,
-    stop: () =>
+    stop: (deadline) =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
+        const late = deadline === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), Math.max(0, deadline - Date.now()));
+        child.once('exit', () => {
+          clearTimeout(late);
+          resolve();
+        });
         child.kill('SIGTERM');
       }),
   };

@@ -1,7 +1,9 @@
 // Local adapter of the PackageInstaller port: npm or pip (functions/scripts/packages/package-managers.ts) inside bubblewrap,
 // reaching the registry only through the egress guard (egress-proxy.ts: the account's registry origin and public
-// addresses, never the platform's), the install's own directories and a shared download cache as the only writable
-// places, and a time limit. Nothing of the platform's data is visible. The tree is stored in the blob store.
+// addresses, never the platform's), the install's own directories and the account's own download cache as the only
+// writable places, and a time limit. Nothing of the platform's data is visible. The tree is stored in the blob store.
+// The cache is per account: npm takes a tarball whose integrity a lockfile names from its cache without asking any
+// registry, so a shared cache handed one account's private packages to whoever named their hash.
 import { chownSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -17,7 +19,7 @@ import { workerPython } from './script-pool.js';
 export interface InstallerOptions {
   /** Where installs happen; removed after each. */
   workDir: string;
-  /** npm's and pip's download caches, kept between installs (a warm cache). */
+  /** npm's and pip's download caches, kept between installs (a warm cache): one folder per account under it. */
   cacheDir: string;
   timeoutMs: number;
   /** Where installed trees are kept, one zip per lock. */
@@ -31,9 +33,15 @@ export interface InstallerOptions {
 /** Paths inside the sandbox. */
 const inside = { work: '/install', cache: '/cache' };
 
-function sandboxSite(sandbox: SandboxMode, work: string, options: InstallerOptions, registry?: PackageRegistry): InstallSite {
-  const writable = { [inside.work]: work, [inside.cache]: options.cacheDir };
-  if (sandbox.kind !== 'bwrap') return plainSite(work, options.cacheDir, options.timeoutMs);
+/** The account's cache folder; user ids are the platform's own, checked anyway since they become a path. */
+function accountCache(options: InstallerOptions, userId: string): string {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(userId)) throw new Error('an install needs the id of the account it is for');
+  return join(options.cacheDir, userId);
+}
+
+function sandboxSite(sandbox: SandboxMode, work: string, cache: string, options: InstallerOptions, registry?: PackageRegistry): InstallSite {
+  const writable = { [inside.work]: work, [inside.cache]: cache };
+  if (sandbox.kind !== 'bwrap') return plainSite(work, cache, options.timeoutMs);
   return {
     dir: work,
     seenAs: inside.work,
@@ -64,12 +72,14 @@ export function createLocalPackageInstaller(options: InstallerOptions): PackageI
   return {
     async install(request) {
       const sandbox = scriptSandbox(options.sandbox);
+      const cache = accountCache(options, request.userId);
       await mkdir(options.workDir, { recursive: true });
-      await mkdir(options.cacheDir, { recursive: true });
-      if (sandbox.kind === 'bwrap' && sandbox.runAs) letOthersTraverse([options.workDir, dirname(options.workDir), dirname(options.cacheDir)]);
+      await mkdir(cache, { recursive: true });
+      if (sandbox.kind === 'bwrap' && sandbox.runAs)
+        letOthersTraverse([options.workDir, dirname(options.workDir), options.cacheDir, dirname(options.cacheDir)]);
       const work = await mkdtemp(join(options.workDir, 'install-'));
-      if (sandbox.kind === 'bwrap' && sandbox.runAs) chownSync(options.cacheDir, sandbox.runAs.uid, sandbox.runAs.gid);
-      const site = sandboxSite(sandbox, work, options, request.registry);
+      if (sandbox.kind === 'bwrap' && sandbox.runAs) chownSync(cache, sandbox.runAs.uid, sandbox.runAs.gid);
+      const site = sandboxSite(sandbox, work, cache, options, request.registry);
       try {
         let installed;
         if (request.runtime === 'nodejs18') installed = await installNode(site, request);

@@ -90,6 +90,8 @@ async function removeDependencies(dependenciesDir: string, lockHash: string): Pr
   await rm(doomed, { recursive: true, force: true });
 }
 
+const stoppedBeforeWorker = () => new Error('the local script runtime stopped before the run got a worker');
+
 const versionDir = (options: PoolOptions, scriptId: string, version: number, codeHash: string) =>
   join(options.stageDir, scriptId, `${version}-${codeHash.slice(0, 16)}`);
 
@@ -105,6 +107,8 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
   const starting = { count: 0, memoryMb: 0 };
   /** Runs waiting for a worker slot, woken whenever a worker goes idle or away. */
   const slotWaiters = new Set<() => void>();
+  /** Set at shutdown: no worker starts after it, and runs waiting for one give up. */
+  let stopped = false;
   mkdirSync(options.stageDir, { recursive: true });
   const dependenciesDir = options.dependenciesDir ?? join(dirname(options.stageDir), 'script-deps');
   const dependenciesOf = async (tree: DependencyTree | undefined) => (tree ? stageDependencies(dependenciesDir, tree) : undefined);
@@ -164,6 +168,7 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
     const waiter = fair.wait(tenant);
     try {
       while (!(fair.isTurnOf(waiter) && fair.capsFor(tenant, memoryMb).some((caps) => makeRoom(memoryMb, caps)))) {
+        if (stopped) throw stoppedBeforeWorker();
         const left = deadline - Date.now();
         if (left <= 0) {
           const reserve = reserveOf({ workers: options.maxWorkers, memoryMb: maxTotalMemoryMb });
@@ -225,6 +230,7 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
       return { status: 'error', outputJson: 'null', error: { code: error.code, message: error.message }, logs: [], duration: 0, memoryUsed: 0 };
     }
     letSandboxTraverse(sandbox);
+    if (stopped) throw stoppedBeforeWorker();
     await reserveSlot(request.memoryMb, tenant);
     let started: ScriptWorker | ExecutionError;
     try {
@@ -293,6 +299,8 @@ export function createLocalScriptRuntime(options: PoolOptions): LocalScriptRunti
     removeDependencyTree: (lockHash: string) => removeDependencies(dependenciesDir, lockHash),
 
     async stop() {
+      stopped = true;
+      wakeSlotWaiters();
       clearInterval(reaper);
       for (const worker of all()) worker.kill();
       idle.clear();

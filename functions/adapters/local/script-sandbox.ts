@@ -56,12 +56,13 @@ export interface SandboxRequest {
 
 const namespaceArgs = ['--unshare-user', '--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try', '--disable-userns'];
 
-function baseArgs(): string[] {
+/** `newSession`: bubblewrap starts a session (no terminal to inject input into) unless the caller's process did. */
+function baseArgs(newSession = true): string[] {
   const args = [
     ...namespaceArgs,
     '--unshare-net',
     '--die-with-parent',
-    '--new-session',
+    ...(newSession ? ['--new-session'] : []),
     '--cap-drop',
     'ALL',
     '--hostname',
@@ -175,6 +176,11 @@ export interface InstallSandboxRequest {
   egressSocketDir?: string;
   /** A private tmpfs of `bytes` at `path`, with `seed` shown read-only at sandboxPaths.scratchSeed to start from. */
   scratch?: { path: string; bytes: number; seed: string };
+  /**
+   * False for a command spawned as a session leader without a terminal (a build): it needs no session of its own,
+   * and a new one would leave the session whose CPU share the platform lowered (cpu-shares.ts).
+   */
+  newSession?: boolean;
 }
 
 /** Where the forwarder and the egress socket show inside. */
@@ -217,7 +223,7 @@ export function installSandboxCommand(mode: Extract<SandboxMode, { kind: 'bwrap'
   return {
     file: 'bwrap',
     args: [
-      ...baseArgs(),
+      ...baseArgs(request.newSession),
       ...binds,
       ...egress,
       ...writable,

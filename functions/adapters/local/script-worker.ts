@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { ExecutionError, RuntimeLabel } from '#functions/scripts/model.js';
 import type { InvokeOutcome, InvokeRequest } from '#functions/scripts/runs/runtime-port.js';
+import { inCpuShare } from './cpu-shares.js';
 import { type WorkerFrame, parseFrame } from './script-frames.js';
 import { type SandboxMode, type SandboxedCommand, sandboxPaths, sandboxedCommand } from './script-sandbox.js';
 
@@ -191,7 +192,8 @@ export class ScriptWorker {
       // As Lambda resolves a layer's /opt/nodejs/node_modules.
       ...(spec.runtime === 'nodejs18' && dependenciesPath(spec) && { NODE_PATH: join(dependenciesPath(spec)!, 'nodejs', 'node_modules') }),
     };
-    const { file, args, env: spawnEnv, uid, gid } = command(spec, tmp, env);
+    // All workers share one CPU group (cpu-shares.ts): each in a session of its own, many would crowd out the platform.
+    const { file, args, env: spawnEnv, uid, gid } = inCpuShare('scripts', command(spec, tmp, env));
     this.child = spawn(file, args, {
       cwd: this.workDir ?? '/',
       env: spawnEnv,

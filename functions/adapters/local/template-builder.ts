@@ -41,15 +41,16 @@ const gitEnv = (settings: TemplateSettings, home: string) =>
 
 /** A first-come queue that starts a build when both its account and the whole platform are under their limit. */
 function buildQueue(settings: TemplateSettings) {
-  const waiting: Array<{ userId: string; start: () => void }> = [];
+  const waiting: Array<{ userId: string; start: () => void; refuse: (error: Error) => void }> = [];
   const running = new Map<string, number>();
   let total = 0;
+  let stopped = false;
   const fits = (userId: string) => {
     const { buildsMax, buildsPerAccount } = settings;
     return total < buildsMax && (running.get(userId) ?? 0) < buildsPerAccount;
   };
   function next() {
-    for (let index = 0; index < waiting.length; index++) {
+    for (let index = 0; !stopped && index < waiting.length; index++) {
       const entry = waiting[index]!;
       if (!fits(entry.userId)) continue;
       waiting.splice(index--, 1);
@@ -61,8 +62,8 @@ function buildQueue(settings: TemplateSettings) {
   return {
     /** Runs `work` in its turn; `onQueued` hears when it has to wait. */
     async run<T>(userId: string, work: () => Promise<T>, onQueued: (ahead: number) => void): Promise<T> {
-      await new Promise<void>((start) => {
-        waiting.push({ userId, start });
+      await new Promise<void>((start, refuse) => {
+        waiting.push({ userId, start, refuse });
         next();
         const ahead = waiting.findIndex((entry) => entry.start === start);
         if (ahead >= 0) onQueued(ahead);
@@ -75,10 +76,16 @@ function buildQueue(settings: TemplateSettings) {
         next();
       }
     },
+
+    /** Starts nothing more: every build still waiting fails with `reason`. */
+    stop(reason: string) {
+      stopped = true;
+      for (const entry of waiting.splice(0)) entry.refuse(new BuildFailure(reason));
+    },
   };
 }
 
-export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions): TemplateBuilder {
+export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions): TemplateBuilder & { stop(): void } {
   const running = new Map<string, string[]>();
   const queue = buildQueue(options.settings);
   // Subdomains are never reused: one removed while a build of it ran (or waited) must not come back when it ends.
@@ -215,6 +222,9 @@ export function createLocalTemplateBuilder(options: LocalTemplateBuilderOptions)
     },
 
     logs: async (build: BuildRecord) => (running.has(build.buildId) ? [...running.get(build.buildId)!] : undefined),
+
+    /** The local platform is stopping: builds waiting their turn fail (the running ones end with their commands). */
+    stop: () => queue.stop('the platform stopped before the build started; build again'),
 
     async removeSite(subdomain) {
       removedSites.add(subdomain);

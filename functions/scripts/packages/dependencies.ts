@@ -116,6 +116,7 @@ export function createDependencyService(deps: {
       checkShape(runtime, declared, lockfile);
       if (isEmpty(declared)) return undefined;
       const request: InstallRequest = {
+        userId,
         runtime,
         declared,
         lockfile,

@@ -11,6 +11,8 @@ export interface PackageRegistry {
 }
 
 export interface InstallRequest {
+  /** The account installing: a download cache kept between installs is this account's alone. */
+  userId: string;
   runtime: RuntimeLabel;
   declared: DeclaredDependencies;
   /** A package-lock.json the user gave (node): installed exactly, with `npm ci`. */
