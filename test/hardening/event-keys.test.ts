@@ -29,7 +29,7 @@ function hostileEvent(eventType: string, orderId: string): string {
 /** What the data must read back as: every key an own property with its value. */
 function expectIntact(data: Record<string, unknown>, orderId: string) {
   expect(Object.getOwnPropertyNames(data).sort()).toEqual([...prototypeNames, 'orderId'].sort());
-  prototypeNames.forEach((name, index) => expect(Object.getOwnPropertyDescriptor(data, name)?.value).toEqual({ index, name }));
+  for (const [index, name] of prototypeNames.entries()) expect(Object.getOwnPropertyDescriptor(data, name)?.value).toEqual({ index, name });
   expect(data.orderId).toBe(orderId);
 }
 
