@@ -14,7 +14,8 @@ import { busConsumers } from '../functions/consumers.js';
 import { attachBusRule } from '../functions/adapters/local/bus-rules.js';
 import { type BusEnvelope, busEnvelope, rulePattern } from '../functions/platform/bus-envelope.js';
 import { installLocalAdapters, parsePlatformSettings, platform as currentPlatform } from '../functions/app/platform.js';
-import { tableGrant, withGrantedTables } from '../functions/platform/dynamo.js';
+import { dynamo as dynamoClient, tableGrant, withGrantedTables } from '../functions/platform/dynamo.js';
+import { countStoreCalls, tallyStoreCalls } from '../functions/adapters/local/store-calls.js';
 import { routeTables } from '../functions/platform/route.js';
 import { createPagesServer } from '../functions/adapters/local/pages-server.js';
 import { createConsoleServer } from '../functions/adapters/local/console-server.js';
@@ -105,7 +106,9 @@ async function attachBusConsumers(): Promise<void> {
     const grant = tableGrant(consumer.name, Object.keys(routeTables(consumer)));
     const detach = attachBusRule(
       (listener) => inProcessBus.attachRule(pattern, (envelope) => listener(envelope.detail)),
-      () => ({ handle: (event) => withGrantedTables(grant, () => handler(busEnvelope(event))) }),
+      () => ({
+        handle: (event) => tallyStoreCalls(`bus ${consumer.name} ${event.type}`, event.id, () => withGrantedTables(grant, () => handler(busEnvelope(event)))),
+      }),
       consumer.localConcurrency,
     );
     onLocalShutdown(detach);
@@ -150,6 +153,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Runn
     ? { endpoint: options.dynamoEndpoint, stop: async () => undefined }
     : await startDynamoLocal({ port: await freePort(), ...(!options.inMemory && { dbPath: join(dataDir, 'dynamodb') }) });
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  countStoreCalls(dynamoClient());
   progress('creating tables');
   await ensureTables(dynamo.endpoint, (name) => `${process.env.TABLE_PREFIX ?? 'platform-'}${name}`);
 

@@ -27,7 +27,11 @@ const eventWaitsOf = new WeakMap<Platform, EventWaits>();
  */
 export function runEventWaits(platform: Platform, resolver: EventWaitResolver): EventWaits {
   let waits = eventWaitsOf.get(platform);
-  if (!waits) eventWaitsOf.set(platform, (waits = createEventWaits({ store: createEventWaitStore(), resolver, clock: platform.clock })));
+  if (!waits)
+    eventWaitsOf.set(
+      platform,
+      (waits = createEventWaits({ store: createEventWaitStore({ cached: platform.settings.kernel.mode === 'local' }), resolver, clock: platform.clock })),
+    );
   return waits;
 }
 

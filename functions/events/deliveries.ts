@@ -46,3 +46,24 @@ export async function deliverAll<D extends { deliveryId: string }>(
   if (failures.length) throw new AggregateError(failures, `${failures.length} of ${deliveries.length} deliveries failed (${kind})`);
   return report;
 }
+
+/** Work in named lanes, at most `limit` at once per lane; the rest wait in arrival order. Idle lanes are dropped. */
+export function createLanes() {
+  const lanes = new Map<string, { running: number; waiting: Array<() => void> }>();
+  return {
+    async run<T>(key: string, limit: number, work: () => Promise<T>): Promise<T> {
+      let lane = lanes.get(key);
+      if (!lane) lanes.set(key, (lane = { running: 0, waiting: [] }));
+      // A finished piece of work hands its place straight to the next in line.
+      if (lane.running >= limit) await new Promise<void>((turn) => lane.waiting.push(turn));
+      else lane.running++;
+      try {
+        return await work();
+      } finally {
+        const next = lane.waiting.shift();
+        if (next) next();
+        else if (--lane.running === 0) lanes.delete(key);
+      }
+    },
+  };
+}

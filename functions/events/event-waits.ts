@@ -10,6 +10,7 @@ import { parseInput } from '#platform/validation.js';
 import { Duration } from '#functions/scripts/schemas.js';
 import { compileConditionList } from './conditions/engine.js';
 import { scriptDialect } from './conditions/script-dialect.js';
+import { createLocalLookups } from './local-lookups.js';
 import type { EventObject } from '#platform/event-object.js';
 import { SubscribableEventType } from '#platform/event-types.js';
 
@@ -45,20 +46,29 @@ export const EventWaitInput = z.strictObject({
 const waitKeyOf = (userId: string, eventType: string) => `${userId}#${eventType}`;
 const waitIdOf = (executionId: string, name: string) => `${executionId}#${name}`;
 
-export function createEventWaitStore() {
+/** Each key's waits kept in memory locally (see local-lookups.ts): most events, of types nobody waits for, read nothing. */
+const localWaits = createLocalLookups<EventWait[]>();
+
+export function createEventWaitStore(options: { cached: boolean }) {
   const db = dynamo();
   const table = () => tableName('eventWaits');
   const key = (wait: Pick<EventWait, 'waitKey' | 'waitId'>) => ({ waitKey: wait.waitKey, waitId: wait.waitId });
+  const query = (waitKey: string) =>
+    queryAll<EventWait>({ TableName: table(), KeyConditionExpression: 'waitKey = :key', ExpressionAttributeValues: { ':key': waitKey }, ConsistentRead: true });
+  const forget = <T>(waitKey: string, written: T) => {
+    localWaits.forget(waitKey);
+    return written;
+  };
   return {
     put: async (wait: EventWait) =>
-      Boolean(await unlessConditionFails(db.send(new PutCommand({ TableName: table(), Item: wait, ConditionExpression: 'attribute_not_exists(waitId)' })))),
-    waiting: (userId: string, eventType: string) =>
-      queryAll<EventWait>({
-        TableName: table(),
-        KeyConditionExpression: 'waitKey = :key',
-        ExpressionAttributeValues: { ':key': waitKeyOf(userId, eventType) },
-        ConsistentRead: true,
-      }),
+      forget(
+        wait.waitKey,
+        Boolean(await unlessConditionFails(db.send(new PutCommand({ TableName: table(), Item: wait, ConditionExpression: 'attribute_not_exists(waitId)' })))),
+      ),
+    waiting(userId: string, eventType: string): Promise<EventWait[]> {
+      const waitKey = waitKeyOf(userId, eventType);
+      return options.cached ? localWaits.get(waitKey, query) : query(waitKey);
+    },
     /** Takes the wait for one event; false when another event holds it, or it is gone. */
     claim: async (wait: EventWait, eventId: string) =>
       Boolean(
@@ -86,7 +96,8 @@ export function createEventWaitStore() {
           }),
         ),
       ),
-    remove: (wait: Pick<EventWait, 'waitKey' | 'waitId'>) => db.send(new DeleteCommand({ TableName: table(), Key: key(wait) })),
+    remove: async (wait: Pick<EventWait, 'waitKey' | 'waitId'>) =>
+      forget(wait.waitKey, await db.send(new DeleteCommand({ TableName: table(), Key: key(wait) }))),
   };
 }
 
@@ -120,8 +131,11 @@ export function createEventWaits(deps: { store: EventWaitStore; resolver: EventW
       return { expiresAt, timeoutSeconds: input.timeout, eventType: input.eventType };
     },
 
-    /** The waits of a user for an event type: one Query, whatever else the user waits for. */
-    waiting: (userId: string, eventType: string) => deps.store.waiting(userId, eventType),
+    /** The open waits of a user for an event type: one Query (none locally while they are known), whatever else the user waits for. */
+    async waiting(userId: string, eventType: string): Promise<EventWait[]> {
+      const now = deps.clock.nowIso();
+      return (await deps.store.waiting(userId, eventType)).filter((wait) => wait.expiresAt > now);
+    },
 
     /**
      * Resumes the run of a wait its event matched (the trigger pipeline tested the conditions), once: false when the wait

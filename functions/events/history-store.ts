@@ -1,7 +1,10 @@
 // The caller's event history in DynamoDB: one item per event and one per delivery, side by side in the user's
 // partition (the delivery's key extends its event's), so one descending query reads events with their deliveries.
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+// The user's event is kept as JSON text (`eventJson`), never as a map: no key of theirs (`constructor`, which the
+// marshaller refuses) can break the write. Items written before hold the event as a map (`event`) and read as they were.
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#platform/dynamo.js';
+import { createBatchedPuts } from './batched-puts.js';
 import type { EventObject } from '#platform/event-object.js';
 import type { DeliveryOutcome, EventHistory } from './ports.js';
 
@@ -44,26 +47,23 @@ export interface HistoryQuery {
 interface StoredItem {
   kind: 'event' | 'delivery';
   eventId: string;
+  eventJson?: string;
   event?: Record<string, unknown>;
   delivery?: HistoryDelivery;
 }
 
+/** JSON.parse defines a `__proto__` key as an own property: it never reaches a prototype. */
+const storedEvent = (item: StoredItem): Record<string, unknown> | undefined => (item.eventJson === undefined ? item.event : JSON.parse(item.eventJson));
+
 export function createEventHistoryStore(): EventHistory & { list(userId: string, query: HistoryQuery): Promise<{ events: HistoryEvent[]; hasMore: boolean }> } {
   const db = dynamo();
   const table = () => tableName('eventHistory');
+  // Many events are recorded at once under load: their items go out together, up to 25 to a request.
+  const put = createBatchedPuts(table, ['userId', 'historyKey']);
   const common = (event: EventObject) => ({ userId: event.userId, eventId: event.id, type: event.type, source: event.source, expiresAt: retainedUntil() });
   return {
-    async recordEvent(event) {
-      await db.send(new PutCommand({ TableName: table(), Item: { ...common(event), historyKey: eventKey(event), kind: 'event', event } }));
-    },
-    async recordDelivery(event, delivery) {
-      await db.send(
-        new PutCommand({
-          TableName: table(),
-          Item: { ...common(event), historyKey: `${eventKey(event)}#${delivery.subscriptionId}`, kind: 'delivery', delivery },
-        }),
-      );
-    },
+    recordEvent: (event) => put({ ...common(event), historyKey: eventKey(event), kind: 'event', eventJson: JSON.stringify(event) }),
+    recordDelivery: (event, delivery) => put({ ...common(event), historyKey: `${eventKey(event)}#${delivery.subscriptionId}`, kind: 'delivery', delivery }),
     async list(userId, query) {
       const range =
         query.startDate || query.endDate
@@ -94,14 +94,15 @@ export function createEventHistoryStore(): EventHistory & { list(userId: string,
         );
         for (const item of (page.Items ?? []) as StoredItem[]) {
           if (item.kind === 'delivery' && item.delivery) pending.push(item.delivery);
-          if (item.kind !== 'event' || !item.event) continue;
-          const event = item.event as unknown as EventObject;
+          const stored = item.kind === 'event' ? storedEvent(item) : undefined;
+          if (!stored) continue;
+          const event = stored as unknown as EventObject;
           events.push({
             eventId: item.eventId,
             type: event.type,
             source: event.source,
             timestamp: event.timestamp,
-            event: item.event,
+            event: stored,
             deliveries: pending.sort((a, b) => a.at.localeCompare(b.at)),
           });
           pending = [];

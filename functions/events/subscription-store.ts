@@ -3,6 +3,7 @@
 // the dispatcher). Both items are written in one transaction, so the index never disagrees with the truth.
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, queryAll, tableName } from '#platform/dynamo.js';
+import { createLocalLookups } from './local-lookups.js';
 import type { ActiveSubscription, SubscriptionIndex } from './ports.js';
 
 export interface StoredSubscription extends ActiveSubscription {
@@ -12,13 +13,9 @@ export interface StoredSubscription extends ActiveSubscription {
 
 export const dispatchKey = (userId: string, eventType: string) => `${userId}#${eventType}`;
 
-/**
- * Local mode is one process, and this store the only writer of the index: lookups are kept in memory and
- * dropped by every write before it answers. On AWS other containers write, so every event reads DynamoDB.
- */
-const localLookups = new Map<string, Promise<ActiveSubscription[]>>();
-const maxLocalLookups = 10_000;
-const forget = (subscription: StoredSubscription) => localLookups.delete(dispatchKey(subscription.userId, subscription.eventType));
+/** Lookups kept in memory locally (see local-lookups.ts). */
+const localLookups = createLocalLookups<ActiveSubscription[]>();
+const forget = (subscription: StoredSubscription) => localLookups.forget(dispatchKey(subscription.userId, subscription.eventType));
 
 function indexWrite(subscription: StoredSubscription) {
   const { subscriptionId, scriptId, userId, eventType, conditions, updatedAt } = subscription;
@@ -100,15 +97,7 @@ export function createSubscriptionIndex(options: { cached: boolean }): Subscript
   return {
     active(userId, eventType) {
       const key = dispatchKey(userId, eventType);
-      if (!options.cached) return query(key);
-      let lookup = localLookups.get(key);
-      if (!lookup) {
-        if (localLookups.size >= maxLocalLookups) localLookups.delete(localLookups.keys().next().value!);
-        lookup = query(key);
-        localLookups.set(key, lookup);
-        lookup.catch(() => localLookups.get(key) === lookup && localLookups.delete(key));
-      }
-      return lookup;
+      return options.cached ? localLookups.get(key, query) : query(key);
     },
   };
 }

@@ -18,6 +18,13 @@ export interface SubscriptionTargetDeps {
   clock: Clock;
 }
 
+/**
+ * Deliveries to one script claimed and running at once in a process: the interface's 10 concurrent executions per
+ * script. A burst of events for a busy script waits here, before its claim and the run's admission (several store calls
+ * each), rather than in the runner's slot queue after them.
+ */
+const scriptLaneLimit = 10;
+
 /** The runner's answers for a script that is gone, not the subscriber's, or not deployed: nothing to run. */
 const skippedCodes: ReadonlySet<string> = new Set(['NOT_FOUND', 'FORBIDDEN', 'CONFLICT']);
 
@@ -28,6 +35,7 @@ export function createSubscriptionTarget(deps: SubscriptionTargetDeps): TargetKi
     compile: () => compileConditionList(subscription.conditions, scriptDialect),
     delivery: ({ normalized, enriched }: MatchedEvent) => ({
       deliveryId: `${enriched.id}#${subscription.subscriptionId}`,
+      lane: { key: `script#${subscription.scriptId}`, limit: scriptLaneLimit },
       run: () =>
         deps.scripts.run({
           scriptId: subscription.scriptId,

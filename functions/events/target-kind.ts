@@ -23,6 +23,11 @@ export interface TargetDelivery {
   claimedByRun?: boolean;
   /** What the kind keeps of the outcome once it is in the ledger (a subscription's line in the event history). */
   recorded?(outcome: DeliveryOutcome): Promise<void>;
+  /**
+   * The target's lane (a script): at most `limit` of its deliveries are claimed and running in this process at once,
+   * the others wait their turn before costing anything, first come first served.
+   */
+  lane?: { key: string; limit: number };
 }
 
 /** A user event as the pipeline hands it to a kind: as published (normalised) and enriched for matching. */

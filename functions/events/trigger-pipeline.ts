@@ -8,7 +8,7 @@ import { AppError } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
 import type { MetricsPort } from '#platform/ports.js';
 import type { Predicate } from './conditions/engine.js';
-import { type DispatchReport, deliverAll, emptyReport } from './deliveries.js';
+import { type DispatchReport, createLanes, deliverAll, emptyReport } from './deliveries.js';
 import { enrichEvent } from './enrichment/enrich.js';
 import { type EventObject, normalizeEvent } from '#platform/event-object.js';
 import { ownerEventTypes } from '#platform/event-types.js';
@@ -81,7 +81,12 @@ export function createTriggerPipeline(deps: TriggerPipelineDeps) {
   const match = (kind: TargetKind, event: EventObject, candidates: Candidate[]): Candidate[] =>
     candidates.filter((candidate) => predicateOf(kind, candidate)(event));
 
-  async function deliver(kind: TargetKind, delivery: TargetDelivery): Promise<DeliveryOutcome | 'duplicate'> {
+  const lanes = createLanes();
+
+  const deliver = (kind: TargetKind, delivery: TargetDelivery) =>
+    delivery.lane ? lanes.run(delivery.lane.key, delivery.lane.limit, () => deliverNow(kind, delivery)) : deliverNow(kind, delivery);
+
+  async function deliverNow(kind: TargetKind, delivery: TargetDelivery): Promise<DeliveryOutcome | 'duplicate'> {
     const token = delivery.claimedByRun ? undefined : await ledger.claim(delivery.deliveryId);
     if (!delivery.claimedByRun && !token) return 'duplicate';
     let outcome: DeliveryOutcome;
@@ -98,7 +103,12 @@ export function createTriggerPipeline(deps: TriggerPipelineDeps) {
         : { result: 'refused', code: error.code, reason: error.message };
     }
     if (token) await ledger.complete(delivery.deliveryId, token, outcome);
-    await delivery.recorded?.(outcome);
+    // Done and in the ledger: a failed history line is logged, since a retry of the event would find it a duplicate.
+    await delivery
+      .recorded?.(outcome)
+      .catch((error: unknown) =>
+        logger.error('the delivery could not be recorded in its history', { kind: kind.name, deliveryId: delivery.deliveryId, error: String(error) }),
+      );
     return outcome;
   }
 
@@ -122,7 +132,12 @@ export function createTriggerPipeline(deps: TriggerPipelineDeps) {
     const normalized = normalizeEvent(detail, { id: detail.id, userId: detail.userId, now });
     const userId = detail.userId;
     const type = String(detail.type);
-    const [candidates] = await Promise.all([Promise.all(kinds.map((kind) => kind.candidates(userId, type))), deps.history.recordEvent(normalized)]);
+    // The history is what the user reads back, not what delivery depends on: a failed write is logged, never retried
+    // by failing the event (a retry would not write it either, and would hold up every target).
+    const recorded = deps.history
+      .recordEvent(normalized)
+      .catch((error: unknown) => logger.error('the event could not be recorded in its history', { eventId: detail.id, type, error: String(error) }));
+    const [candidates] = await Promise.all([Promise.all(kinds.map((kind) => kind.candidates(userId, type))), recorded]);
     // Most events of most users have no listener: enrichment is paid only when someone listens.
     if (candidates.every((list) => list.length === 0)) return emptyReport();
     const event = { normalized, enriched: enrichEvent(normalized, now) };

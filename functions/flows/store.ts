@@ -36,6 +36,8 @@ export type FlowCounters = Pick<FlowItem, 'flowId' | 'executionCount' | 'lastExe
 const withoutEventFlows = new Set<string>();
 const maxRememberedEmpty = 50_000;
 let eventFlowWrites = 0;
+/** Queries under way, shared by the events that arrive meanwhile while no write has begun since they started. */
+const pendingEventQueries = new Map<string, { writesBefore: number; found: Promise<FlowItem[]> }>();
 
 async function addingEventKey<T>(eventKey: string | undefined, write: () => Promise<T>): Promise<T> {
   if (!eventKey) return write();
@@ -145,17 +147,26 @@ export function createFlowStore() {
       const remember = settings.mode === 'local';
       if (remember && withoutEventFlows.has(key)) return [];
       const writesBefore = eventFlowWrites;
-      const found = await queryAll<FlowItem>({
+      const pending = remember ? pendingEventQueries.get(key) : undefined;
+      if (pending?.writesBefore === writesBefore) return pending.found;
+      const query = queryAll<FlowItem>({
         TableName: flows(),
         IndexName: 'byEventTrigger',
         KeyConditionExpression: 'eventKey = :key',
         ExpressionAttributeValues: { ':key': key },
       });
-      if (remember && found.length === 0 && writesBefore === eventFlowWrites) {
-        if (withoutEventFlows.size >= maxRememberedEmpty) withoutEventFlows.clear();
-        withoutEventFlows.add(key);
+      const entry = { writesBefore, found: query };
+      if (remember) pendingEventQueries.set(key, entry);
+      try {
+        const found = await query;
+        if (remember && found.length === 0 && writesBefore === eventFlowWrites) {
+          if (withoutEventFlows.size >= maxRememberedEmpty) withoutEventFlows.clear();
+          withoutEventFlows.add(key);
+        }
+        return found;
+      } finally {
+        if (pendingEventQueries.get(key) === entry) pendingEventQueries.delete(key);
       }
-      return found;
     },
 
     /** A user's change, applied only if nobody changed the flow since `seen` was read; false otherwise. */

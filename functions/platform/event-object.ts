@@ -28,6 +28,16 @@ const integrations = {
   crypto: z.looseObject({ priceUsd: z.number().optional() }).optional(),
 };
 
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * The user's own object, kept as parsed: every key survives, `__proto__` and `constructor` included (a zod record
+ * drops `__proto__`). JSON.parse made it, so such a key is an own property, never the prototype.
+ */
+const userObject = z
+  .custom<Record<string, unknown>>(isRecord, { error: 'expected an object' })
+  .meta({ type: 'object', additionalProperties: {} } as Record<string, unknown>);
+
 /** Body of POST /api/sdk/v1/events: the event object without what the server fills. */
 export const EventInput = z.strictObject({
   id: serverSet,
@@ -44,8 +54,8 @@ export const EventInput = z.strictObject({
     .nullable()
     .optional(),
   graphId: z.string().max(200).nullable().optional(),
-  entity: z.record(z.string(), z.unknown()).optional(),
-  data: z.record(z.string(), z.unknown()).optional(),
+  entity: userObject.optional(),
+  data: userObject.optional(),
   ...integrations,
   messageText: z.string().max(100_000).optional(),
   senderName: shortText.optional(),
@@ -85,7 +95,6 @@ const defaultContentType: Record<string, (typeof contentTypes)[number]> = {
   call: 'call',
 };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 const systemActor: EventActor = { id: '', name: 'System', actorType: 'system' };

@@ -38,7 +38,7 @@ describe('events: waits of durable runs', () => {
   it('resumes a run with a matching event of its user, once', async () => {
     // Prepare
     const { resolver, resumed } = recordingResolver();
-    const waits = createEventWaits({ store: createEventWaitStore(), resolver, clock: systemClock });
+    const waits = createEventWaits({ store: createEventWaitStore({ cached: false }), resolver, clock: systemClock });
     const run = { executionId: unique('exe'), userId: unique('usr') };
     await waits.open(run, 'paid', { eventType: 'payment.completed', conditions: [{ field: 'data.orderId', operator: 'equals', value: 'o-1' }] });
     const event = eventOf(run.userId, 'payment.completed', { data: { orderId: 'o-1' } });
@@ -54,7 +54,7 @@ describe('events: waits of durable runs', () => {
   it('is not resumed by another user’s event, a non-matching one, or another type', async () => {
     // Prepare
     const { resolver, resumed } = recordingResolver();
-    const waits = createEventWaits({ store: createEventWaitStore(), resolver, clock: systemClock });
+    const waits = createEventWaits({ store: createEventWaitStore({ cached: false }), resolver, clock: systemClock });
     const run = { executionId: unique('exe'), userId: unique('usr') };
     await waits.open(run, 'paid', { eventType: 'payment.completed', conditions: [{ field: 'data.orderId', operator: 'equals', value: 'o-1' }] });
     // Act
@@ -80,7 +80,7 @@ describe('events: waits of durable runs', () => {
         return true;
       },
     };
-    const waits = createEventWaits({ store: createEventWaitStore(), resolver, clock: systemClock });
+    const waits = createEventWaits({ store: createEventWaitStore({ cached: false }), resolver, clock: systemClock });
     const run = { executionId: unique('exe'), userId: unique('usr') };
     await waits.open(run, 'any', { eventType: 'custom.ready' });
     const event = eventOf(run.userId, 'custom.ready');
@@ -97,7 +97,8 @@ describe('events: waits of durable runs', () => {
     const { resolver, resumed } = recordingResolver();
     let now = Date.now();
     const clock: Clock = { now: () => now, nowIso: () => new Date(now).toISOString() };
-    const waits = createEventWaits({ store: createEventWaitStore(), resolver, clock });
+    const store = createEventWaitStore({ cached: false });
+    const waits = createEventWaits({ store, resolver, clock });
     const run = { executionId: unique('exe'), userId: unique('usr') };
     await waits.open(run, 'soon', { eventType: 'custom.ready', timeout: { minutes: 1 } });
     now += 61_000;
@@ -106,7 +107,8 @@ describe('events: waits of durable runs', () => {
     // Assess
     expect(count).toBe(0);
     expect(resumed).toEqual([]);
-    expect(await waits.waiting(run.userId, 'custom.ready')).toHaveLength(1);
+    expect(await waits.waiting(run.userId, 'custom.ready')).toEqual([]);
+    expect(await store.waiting(run.userId, 'custom.ready')).toHaveLength(1);
   });
 
   it.each([
@@ -117,7 +119,7 @@ describe('events: waits of durable runs', () => {
   ])('refuses a bad wait %j naming %s, and stores nothing', async (input, field) => {
     // Prepare
     const { resolver } = recordingResolver();
-    const waits = createEventWaits({ store: createEventWaitStore(), resolver, clock: systemClock });
+    const waits = createEventWaits({ store: createEventWaitStore({ cached: false }), resolver, clock: systemClock });
     const run = { executionId: unique('exe'), userId: unique('usr') };
     // Act
     const opened = waits.open(run, 'bad', input);
@@ -129,7 +131,7 @@ describe('events: waits of durable runs', () => {
   it('waits for the platform’s owner events too', async () => {
     // Prepare
     const { resolver, resumed } = recordingResolver();
-    const waits = createEventWaits({ store: createEventWaitStore(), resolver, clock: systemClock });
+    const waits = createEventWaits({ store: createEventWaitStore({ cached: false }), resolver, clock: systemClock });
     const run = { executionId: unique('exe'), userId: unique('usr') };
     await waits.open(run, 'asked', { eventType: 'platform.approval.requested' });
     // Act

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { scheduleFiringType, webhookDeliverySource, webhookDeliveryType } from '../../functions/events/internal-events.js';
 import { createSubscriptionTarget } from '../../functions/events/subscription-target.js';
 import type { TargetKind } from '../../functions/events/target-kind.js';
@@ -131,6 +131,28 @@ describe('events: trigger pipeline, subscriptions', () => {
     expect(report).toMatchObject({ matched: 3, executed: 0, skipped: 3 });
     expect(w.runs).toEqual([]);
     expect(w.claims.get('evt_1#sub_draft')?.outcome).toMatchObject({ result: 'skipped', reason: expect.stringContaining('not deployed') });
+  });
+
+  it('holds a script\u2019s deliveries beyond its 10 concurrent runs before claiming them, and no other script\u2019s', async () => {
+    // Prepare
+    const w = world();
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    w.scripts.set('scr_busy', { userId: 'usr_a', deployed: true, run: async () => gate.then(() => ({ executionId: 'exe_busy', status: 'success' })) });
+    w.scripts.set('scr_other', { userId: 'usr_a', deployed: true });
+    w.subscribe('sub_busy', 'scr_busy', [{ field: 'id', operator: 'starts_with', value: 'evt_busy' }]);
+    w.subscribe('sub_other', 'scr_other', [{ field: 'id', operator: 'equals', value: 'evt_other' }]);
+    // Act
+    const busy = Array.from({ length: 12 }, (_, index) => w.pipeline.handle(chatEvent('usr_a', `evt_busy${index}`)));
+    await vi.waitFor(() => expect(w.runs.filter((run) => run.scriptId === 'scr_busy')).toHaveLength(10));
+    const other = await w.pipeline.handle(chatEvent('usr_a', 'evt_other'));
+    // Assess
+    expect(other.executed).toBe(1);
+    expect([...w.claims.keys()].filter((id) => id.endsWith('#sub_busy'))).toHaveLength(10);
+    open();
+    const reports = await Promise.all(busy);
+    expect(reports.every((report) => report.executed === 1)).toBe(true);
+    expect(w.runs.filter((run) => run.scriptId === 'scr_busy')).toHaveLength(12);
   });
 
   it('records the event in its user\u2019s history, once more on a retry, and each delivery once with its outcome', async () => {

@@ -14,6 +14,7 @@ import { routeFallback } from '#platform/fallback.js';
 import { createRouteMatcher } from '#platform/route-match.js';
 import { boundedEcho } from '#platform/json-bounds.js';
 import type { LocalHosts } from './local-hosts.js';
+import { tallyStoreCalls } from './store-calls.js';
 
 type Handler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
 type Authorizer = (event: APIGatewayRequestAuthorizerEventV2) => Promise<{ isAuthorized: boolean; context?: Record<string, unknown> }>;
@@ -126,7 +127,8 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
         scope.runInAsyncScope(() => logger.info('request', { method, status: response.statusCode, ms: Math.round(performance.now() - started) })),
       );
       if (found.kind !== 'found') return send(response, fallbackResult(method, url.pathname, requestId));
-      await dispatch(request, response, requestId, url, found.route, found.pathParameters);
+      const { route, pathParameters } = found;
+      await tallyStoreCalls(`${route.method} ${route.path}`, requestId, () => dispatch(request, response, requestId, url, route, pathParameters));
     });
   }
 
