@@ -122,6 +122,28 @@ describe('durable engine: in-process runs', () => {
     expect((await journal.read(run.executionId)).entries.map((entry) => entry.name)).toEqual(['reply']);
   });
 
+  it('closes the waits a run left open when it ends: cancelled in the journal, and their kind told why', async () => {
+    // Prepare: a wait opened without suspending (as a script can through its #durable channel), then the run ends.
+    const { engine, journal } = givenEngine();
+    const run = owner();
+    const closed: Array<[string, string]> = [];
+    engine.registerWaitKind('approval', {
+      type: 'approval',
+      onTimeout: 'timeout',
+      open: async () => ({ timeoutSeconds: 3600 }),
+      closed: async (entry, reason) => void closed.push([entry.name, reason]),
+    });
+    await engine.begin({ ...run, runner: 'agent', payload: '{}', state: 'running' });
+    await engine.checkpoint(run, 'wait', { kind: 'approval', name: 'left-open', args: {} });
+    // Act
+    const finished = await engine.finished(run.executionId, 1);
+    // Assess
+    expect(finished).toBe(true);
+    expect((await journal.read(run.executionId)).entries.map((entry) => [entry.name, entry.status])).toEqual([['left-open', 'cancelled']]);
+    expect(closed).toEqual([['left-open', `its run ${run.executionId} ended`]]);
+    expect(await engine.resolveWait(run.executionId, 'left-open', { result: { decision: 'approve' } })).toBe(false);
+  });
+
   it('refuses a second registration of a wait kind', () => {
     // Prepare
     const { engine } = givenEngine();

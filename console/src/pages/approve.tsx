@@ -12,6 +12,7 @@ const outcomes: Record<string, string> = {
   approved: 'approved',
   rejected: 'rejected',
   expired: 'expired: no decision can be made any more',
+  cancelled: 'cancelled: no decision can be made any more',
 };
 
 /** Why a link does not open, in the approver's words rather than the API's code. */
@@ -37,6 +38,7 @@ function Decided({ approval }: { approval: Rec }) {
       This approval is {outcome}
       {approval.decidedBy ? ` by ${approval.decidedBy}` : ''}
       {approval.decidedAt ? ` at ${when(approval.decidedAt)}` : ''}.{approval.comment ? ` Comment: "${approval.comment}".` : ''}
+      {approval.cancelReason ? ` Why: ${approval.cancelReason}.` : ''}
     </p>
   );
 }
