@@ -23,6 +23,14 @@ export const SolanaAddress = z.string().min(32).max(44).refine(isSolanaAddress, 
  */
 export const OpaqueId = z.string().min(1).max(200);
 
+/**
+ * A JSON object of the caller's, kept as it came: `z.record` rebuilds it and drops a `__proto__` key, which is a name
+ * like any other in user data (JSON.parse made it an own key).
+ */
+export const JsonObject = z
+  .custom<Record<string, unknown>>((value) => value !== null && typeof value === 'object' && !Array.isArray(value), 'must be an object')
+  .meta({ type: 'object', additionalProperties: true });
+
 export const IsoDate = z.iso.datetime({ offset: true });
 
 export const Message = z.object({ message: z.string() });

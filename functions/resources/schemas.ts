@@ -2,7 +2,7 @@
 // accepted and normalised here: `httpMethod` or `method`, parameters as a map or an array.
 import * as z from 'zod';
 import { reviewFields } from '#functions/reviews/schemas.js';
-import { OpaqueId, pagination } from '#platform/schemas.js';
+import { JsonObject, OpaqueId, pagination } from '#platform/schemas.js';
 import { type MethodDefinition, normalizeMethod } from './method-definitions.js';
 
 export const resourceTypes = ['api', 'llm', 'script', 'integration', 'api_endpoint', 'data_source', 'webhook'] as const;
@@ -170,7 +170,7 @@ export const AuthenticateInput = z.object({
 export const CallResourceInput = z.object({
   resourceId: ResourceId,
   method: z.string().min(1).max(100),
-  params: z.record(z.string(), z.unknown()).default({}),
+  params: JsonObject.default({}),
 });
 
 export const OAuthCallbackInput = z.object({

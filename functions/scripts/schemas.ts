@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { SubscribableEventType } from '#platform/event-types.js';
 import { reviewFields } from '#functions/reviews/schemas.js';
-import { IsoDate, OpaqueId, pagination } from '#platform/schemas.js';
+import { IsoDate, JsonObject, OpaqueId, pagination } from '#platform/schemas.js';
 import { Semver, isSemver } from '#platform/semver.js';
 import { keyPathPattern, maxKeyPathLength } from './runs/concurrency-key.js';
 import { concurrencyScopes, limits, marketplaceCategories, maxPackageBytes, pricingModels, runtimeLabels, triggerTypes } from './model.js';
@@ -125,7 +125,7 @@ export const UpdateScriptInput = z
 export const RestListScriptsInput = z.strictObject({ ...pagination(10), status: z.enum(['draft', 'deployed', 'published']).optional() });
 export const SdkListScriptsInput = z.strictObject({});
 
-const EventData = z.record(z.string(), z.unknown());
+const EventData = JsonObject;
 export const RestExecuteInput = z.strictObject({ ...byId, data: EventData.default({}) });
 export const SdkExecuteInput = z.strictObject({
   ...byId,

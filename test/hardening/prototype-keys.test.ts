@@ -310,6 +310,20 @@ describe('prototype keys: outputs holding them as keys', () => {
     expect(metrics.body.data.totalExecutions).toBe(1);
   });
 
+  it('a run’s data holding such keys reaches the script as it was sent', async () => {
+    // Prepare
+    const script = await givenDeployed(api, owner, {
+      code: 'export async function handler(event) { return { keys: Object.keys(event.data), data: event.data }; }',
+    });
+    const data = keyedByNames((name) => ({ sent: name }));
+    // Act
+    const run = await api.as(owner.apiKey).post(sdk('executeScript'), { scriptId: script.id, data });
+    // Assess
+    expect(run.status).toBe(200);
+    expect([...run.body.data.output.keys].sort()).toEqual(names);
+    expect(ownJson(run.body.data.output.data)).toBe(ownJson(data));
+  });
+
   it('runs of such a script ending at once are each recorded and counted once', async () => {
     // Prepare
     const script = await givenDeployed(api, owner, { code: nodeOutput });

@@ -2,6 +2,7 @@
 // any descriptor it holds, so every frame is checked: a frame that is not one of these, or a result that does not
 // carry the invocation's id, stops the worker. Durations, memory and cost are never read from a frame.
 import * as z from 'zod';
+import { JsonObject } from '#platform/schemas.js';
 
 const isJson = (text: string) => {
   try {
@@ -22,7 +23,7 @@ const frame = z.discriminatedUnion('type', [
     callId: z.number().int().nonnegative(),
     name: z.string().max(200),
     method: z.string().max(200),
-    params: z.record(z.string(), z.unknown()).catch({}),
+    params: JsonObject.catch({}),
   }),
   z.object({ type: z.literal('log'), line: z.string().max(1024 * 1024) }),
   z.object({

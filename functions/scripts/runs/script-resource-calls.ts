@@ -5,6 +5,7 @@ import * as z from 'zod';
 import type { Clock } from '#platform/clock.js';
 import { AppError } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
+import { JsonObject } from '#platform/schemas.js';
 import type { ResourceCaller } from '#platform/ports.js';
 import { CodedError, type RunTally, resourceGate } from './resource-gate.js';
 import { type RunGrant, verifyGrant } from './run-grant.js';
@@ -14,7 +15,7 @@ export const ScriptResourceCallInput = z.object({
   token: z.string(),
   resource: z.string().min(1),
   method: z.string().min(1),
-  params: z.record(z.string(), z.unknown()).default({}),
+  params: JsonObject.default({}),
 });
 
 /** What the wrappers turn back into the value, or the coded error, the local worker gives a script. */
