@@ -142,6 +142,17 @@ export const SdkCreateVersionInput = z.strictObject({ ...byId, code: Code, commi
 export const RestDeployInput = z.strictObject({ ...byId, versionId: VersionId.optional() });
 export const SdkDeployInput = z.strictObject({ ...byId, version: z.number().int().min(1).optional() });
 
+/** The dates a filter of runs may name: runs are kept 90 days, and the bounds keep every instant within ISO 8601's years. */
+const runDates = { from: '2000-01-01T00:00:00.000Z', to: '3000-01-01T00:00:00.000Z' } as const;
+function withinRunDates(value: string): boolean {
+  const day = value.slice(0, 10);
+  const midnight = Date.parse(`${day}T00:00:00Z`);
+  const at = value.length === 10 ? midnight : Date.parse(value);
+  // A day that does not exist (`2026-02-30`) would otherwise roll over into the next month.
+  const real = Number.isFinite(midnight) && new Date(midnight).toISOString().startsWith(day);
+  return real && at >= Date.parse(runDates.from) && at < Date.parse(runDates.to);
+}
+
 /**
  * ISO 8601 date-times with any offset, or whole days (`2025-01-31`: from its first instant as startDate, through its
  * last as endDate), as UTC timestamps: the form runs are stored in, so the range compares as instants do.
@@ -149,6 +160,7 @@ export const SdkDeployInput = z.strictObject({ ...byId, version: z.number().int(
 const DateBound = (endOfDay: boolean) =>
   z
     .union([IsoDate, z.iso.date()])
+    .refine(withinRunDates, `must be a date from ${runDates.from.slice(0, 4)} to ${Number(runDates.to.slice(0, 4)) - 1}`)
     .transform((value) => (value.length === 10 ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : new Date(value).toISOString()));
 export const dateRange = { startDate: DateBound(false).optional(), endDate: DateBound(true).optional() };
 export const ordered = (range: { startDate?: string; endDate?: string }) => !range.startDate || !range.endDate || range.startDate <= range.endDate;
@@ -262,12 +274,14 @@ export const ReplayInput = z
     scriptId: z.string().min(1).max(200).optional().describe("replay this script's runs (exactly one of scriptId and flowId)"),
     flowId: z.string().min(1).max(200).optional().describe("replay this flow's executions with their stored trigger data"),
     status: z.enum(['success', 'error', 'timeout', 'cancelled', 'completed', 'failed']).optional(),
-    from: z.iso.datetime({ offset: true }).optional(),
-    to: z.iso.datetime({ offset: true }).optional(),
+    from: DateBound(false).optional().describe('only runs started at or after this (ISO 8601, or a whole day from its start)'),
+    to: DateBound(true).optional().describe('only runs started at or before this (ISO 8601, or a whole day through its end); not before from'),
   })
   .superRefine((input, context) => {
     if ((input.scriptId === undefined) === (input.flowId === undefined))
       context.addIssue({ code: 'custom', path: ['scriptId'], message: 'give exactly one of scriptId and flowId', input: input.scriptId });
+    if (!ordered({ startDate: input.from, endDate: input.to }))
+      context.addIssue({ code: 'custom', path: ['to'], message: 'to must not be before from', input: input.to });
   });
 
 /** A durable wait's length, `{seconds|minutes|hours|days}`: the approvals and events areas take it for their waits' timeouts. */

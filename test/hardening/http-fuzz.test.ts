@@ -5,7 +5,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../functions/platform/openapi.js';
 import { routes } from '../../functions/routes.js';
+import { givenEventFlow } from '../support/flows.js';
 import { type ApiResponse, type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
+import { givenScript } from '../support/scripts.js';
 
 type Schema = {
   type?: string;
@@ -173,4 +175,120 @@ describe('hardening: fuzzing every operation of the OpenAPI document', () => {
     expect(failures).toEqual([]);
     if (accepted === 0) expect(after).toEqual(before);
   }, 900_000);
+});
+
+/** The routes that operate durable runs, approvals included: the sweep below sends each its own hostile inputs. */
+const durableRunOperations = [
+  'cancelExecution',
+  'rerunExecution',
+  'replayExecutions',
+  'followExecutionLogs',
+  'completeCallback',
+  'completeSignedCallback',
+  'listApprovals',
+  'decideApproval',
+  'getSignedApproval',
+  'decideSignedApproval',
+];
+
+const replay = '/api/sdk/v1/executions/replay';
+/** Ids of the wrong shape and of no run: long, traversing, control and unicode characters, percent signs, prototype names. */
+const hostileIds = ['x'.repeat(5_000), '../../etc', '\u0000', 'exe_\uffff', '𝔘‮', '%ff', 'constructor', '__proto__', '-1', '1e308'];
+const hostileBodies: unknown[] = [
+  { result: deep(2_000) },
+  { error: { code: 'x'.repeat(300_000), message: 1 } },
+  { result: 'x'.repeat(300_000) },
+  { fromStep: ['a'] },
+  { fromStep: 'x'.repeat(10_000) },
+  { decision: 'approve', comment: deep(30) },
+  { decision: { approve: true } },
+  { token: 5 },
+  [],
+  'text',
+  null,
+];
+
+describe('hardening: malformed input to the durable-runs routes', () => {
+  /** Owns a script and a flow: replay reads the window only for a script or flow the caller may replay. */
+  let operator: TestUser;
+  let scriptId: string;
+  let flowId: string;
+  beforeAll(async () => {
+    operator = await api.givenUser();
+    scriptId = (await givenScript(api, operator)).id;
+    flowId = (await givenEventFlow(api, operator)).id;
+  });
+
+  it('has every durable-runs route in the document the fuzzing above walks', () => {
+    // Assess
+    expect(durableRunOperations.filter((operationId) => !operations.some((operation) => operation.operationId === operationId))).toEqual([]);
+  });
+
+  it('refuses a replay window that is inverted, out of range or not a date with VALIDATION_ERROR naming the field', async () => {
+    // Prepare
+    const as = api.as(operator.apiKey);
+    const windows: Array<{ window: Record<string, unknown>; field: string }> = [
+      { window: { from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' }, field: 'to' },
+      { window: { from: '2026-01-01T00:00:00+05:00', to: '2025-12-31T18:00:00Z' }, field: 'to' },
+      { window: { from: '9999-12-31T23:59:59Z' }, field: 'from' },
+      { window: { to: '9999-12-31T23:59:59-14:00' }, field: 'to' },
+      { window: { from: '0000-01-01T00:00:00Z' }, field: 'from' },
+      { window: { from: '+275760-09-13T00:00:00Z' }, field: 'from' },
+      { window: { to: '2026-02-30T00:00:00Z' }, field: 'to' },
+      { window: { from: 'yesterday' }, field: 'from' },
+      { window: { from: 1_767_225_600_000 }, field: 'from' },
+      { window: { to: 'x'.repeat(300_000) }, field: 'to' },
+      { window: { from: { $gt: '' } }, field: 'from' },
+    ];
+    // Act
+    const answers = await Promise.all(windows.flatMap(({ window }) => [as.post(replay, { scriptId, ...window }), as.post(replay, { flowId, ...window })]));
+    // Assess
+    answers.forEach((answer, index) => {
+      const { window, field } = windows[Math.floor(index / 2)]!;
+      expect(answer.status, `${JSON.stringify(window).slice(0, 100)}: ${answer.text.slice(0, 300)}`).toBe(400);
+      expect(answer.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
+    });
+  });
+
+  it('answers hostile ids and bodies on every durable-runs route with a 4xx in the envelope, never a 500', async () => {
+    // Prepare
+    const as = api.as(operator.apiKey);
+    const requests: Array<[string, string, unknown]> = hostileIds
+      .flatMap((raw) => [[raw, raw] as const, [raw, encodeURIComponent(raw)] as const])
+      .flatMap(([raw, id]) => [
+        ['POST', `/api/sdk/v1/executions/${id}/cancel`, {}],
+        ['POST', `/api/sdk/v1/executions/${id}/rerun`, { fromStep: 'a' }],
+        ['GET', `/api/sdk/v1/executions/${id}/logs?after=${id}&wait=${id}`, undefined],
+        ['POST', `/api/sdk/v1/executions/${id}/callbacks/${id}`, { result: 1 }],
+        ['POST', `/api/callbacks/${id}/${id}/${id}`, { result: 1 }],
+        ['POST', `/api/sdk/v1/approvals/${id}`, { decision: 'approve' }],
+        ['GET', `/api/sdk/v1/approvals/${id}/signed?token=${id}`, undefined],
+        ['POST', `/api/sdk/v1/approvals/${id}/signed`, { token: raw, decision: 'reject' }],
+        ['POST', replay, { scriptId: raw }],
+        ['POST', replay, { flowId: raw, from: raw, to: raw }],
+      ]);
+    for (const body of hostileBodies)
+      requests.push(
+        ['POST', '/api/sdk/v1/executions/exe_none/cancel', body],
+        ['POST', '/api/sdk/v1/executions/exe_none/rerun', body],
+        ['POST', '/api/sdk/v1/executions/exe_none/callbacks/cb_none', body],
+        ['POST', '/api/callbacks/exe_none/cb_none/token', body],
+        ['POST', '/api/sdk/v1/approvals/apr_none', body],
+        ['POST', '/api/sdk/v1/approvals/apr_none/signed', body],
+        ['POST', replay, body],
+      );
+    requests.push(['GET', '/api/sdk/v1/approvals?limit=-1&offset=1e308', undefined], ['GET', `/api/sdk/v1/approvals?limit=${'9'.repeat(400)}`, undefined]);
+    // Act
+    const answers = await Promise.all(
+      requests.map(([method, path, body]) =>
+        method === 'GET' ? as.get(path) : api.request(method, path, { rawBody: JSON.stringify(body), headers: { 'x-api-key': operator.apiKey } }),
+      ),
+    );
+    // Assess
+    const wrong = answers
+      .map((answer, index) => ({ answer, request: requests[index]! }))
+      .filter(({ answer }) => answer.status < 400 || answer.status >= 500 || answer.body?.success !== false || typeof answer.body.error?.code !== 'string')
+      .map(({ answer, request: [method, path] }) => `${method} ${path.slice(0, 80)}: ${answer.status} ${answer.text.slice(0, 200)}`);
+    expect(wrong).toEqual([]);
+  });
 });

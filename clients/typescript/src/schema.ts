@@ -7716,13 +7716,13 @@ export interface operations {
                 "application/json": {
                     /** @description replay this flow's executions with their stored trigger data */
                     flowId?: string;
-                    /** Format: date-time */
+                    /** @description only runs started at or after this (ISO 8601, or a whole day from its start) */
                     from?: string;
                     /** @description replay this script's runs (exactly one of scriptId and flowId) */
                     scriptId?: string;
                     /** @enum {string} */
                     status?: "success" | "error" | "timeout" | "cancelled" | "completed" | "failed";
-                    /** Format: date-time */
+                    /** @description only runs started at or before this (ISO 8601, or a whole day through its end); not before from */
                     to?: string;
                 };
             };
