@@ -1,5 +1,6 @@
 // Every bench `npm run bench` knows, in the order they run; register a new one by appending it here.
 import * as authMe from './auth-me.bench.js';
+import * as buildNeighbours from './build-neighbours.bench.js';
 import * as deploy from './deploy.bench.js';
 import * as webConsole from './console.bench.js';
 import * as documents from './documents.bench.js';
@@ -24,6 +25,7 @@ export const benches: Bench[] = [
   scripts,
   durable,
   scriptNeighbours,
+  buildNeighbours,
   scriptDependencies,
   flows,
   templates,
