@@ -49,3 +49,8 @@ export function usdToLamports(usd: number, solPriceUsd: number): bigint {
   const priceMicroUsd = microUsd(solPriceUsd);
   return (microUsd(usd) * 1_000_000_000n + priceMicroUsd - 1n) / priceMicroUsd;
 }
+
+/** Micro-USDC worth `lamports` at `solPriceUsd`, rounded up so what the fee payer spends is always covered. */
+export function lamportsToUsdc(lamports: bigint, solPriceUsd: number): bigint {
+  return (lamports * microUsd(solPriceUsd) + 999_999_999n) / 1_000_000_000n;
+}

@@ -13,7 +13,10 @@ export const PayoutList = z.object({
     z.object({
       batchId: z.string(),
       asset: z.string(),
+      /** The owed payments it settles; the owner received it less `cost`. */
       amount: AtomicAmount,
+      /** What the payout cost the network (its fee, and the rent of the owner's token account when it created it). */
+      cost: AtomicAmount,
       walletAddress: z.string(),
       status: z.enum(['submitted', 'paid', 'failed']),
       transaction: z.string(),
@@ -34,7 +37,19 @@ export const PaymentSettings = z.object({ splitOfferOnly: z.boolean() });
 
 export const PayoutRunResult = z.object({
   reconciled: z.number(),
-  paid: z.array(z.object({ batchId: z.string(), ownerId: z.string(), asset: z.string(), amount: AtomicAmount, payments: z.number(), transaction: z.string() })),
+  paid: z.array(
+    z.object({
+      batchId: z.string(),
+      ownerId: z.string(),
+      asset: z.string(),
+      amount: AtomicAmount,
+      cost: AtomicAmount,
+      payments: z.number(),
+      transaction: z.string(),
+    }),
+  ),
   failed: z.array(z.object({ batchId: z.string(), ownerId: z.string(), reason: z.string() })),
   unconfirmed: z.number(),
+  /** Owners whose owed sum does not yet exceed the cost of paying it out: it stays owed until it does. */
+  deferred: z.array(z.object({ ownerId: z.string(), asset: z.string(), owed: AtomicAmount, cost: AtomicAmount })),
 });

@@ -30,7 +30,10 @@ export interface PayoutBatch {
   ownerId: string;
   asset: string;
   walletAddress: string;
+  /** The owed entries' sum: the owner receives it less `cost`. */
   amount: string;
+  /** What the payout cost the fee payer (fee, and rent of the owner's token account when it created it), in the asset's units; absent on batches from before payouts carried their cost. */
+  cost?: string;
   txHashes: string[];
   /** The payout transaction's signature, known before it is sent: reconciliation asks the chain about it. */
   signature: string;

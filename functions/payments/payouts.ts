@@ -1,9 +1,12 @@
 // Paying owners their 90% of reference-client payments: owed entries are batched per owner and asset into one
 // transfer each, on a schedule (every owed entry) or when an owner's owed sum crosses the threshold. A batch is
 // written with its signature before it is sent, so a run that dies mid-way is concluded from the chain, never re-paid.
+// A payout carries its own cost: its fee, and the rent of the owner's token account when it creates it, come out of
+// the amount, and an owed sum that does not exceed that cost waits for more; many small payees cannot drain the fee payer.
 import type { Clock } from '#platform/clock.js';
 import { newId } from '#platform/ids.js';
 import { logger } from '#platform/logger.js';
+import { lamportsToUsdc } from './networks.js';
 import type { Landed, PlatformSigners, SolanaLedger } from './ports.js';
 import type { PayoutBatch, PayoutEntry, PayoutStore } from './payout-store.js';
 
@@ -18,15 +21,19 @@ export interface PayoutDeps {
   threshold: (asset: string) => bigint;
   /** How long a payout may take to confirm before the next run concludes it from the chain. */
   confirmTimeoutMs: number;
+  /** USD per SOL: what the fee payer's lamports are worth in the asset (USDC, 1:1 with USD). */
+  solPriceUsd: number;
 }
 
 export interface PayoutRun {
   /** Batches concluded from the chain (sent by an earlier run). */
   reconciled: number;
-  paid: Array<{ batchId: string; ownerId: string; asset: string; amount: string; payments: number; transaction: string }>;
+  paid: Array<{ batchId: string; ownerId: string; asset: string; amount: string; cost: string; payments: number; transaction: string }>;
   failed: Array<{ batchId: string; ownerId: string; reason: string }>;
   /** Sent but not confirmed in time: the next run concludes them. */
   unconfirmed: number;
+  /** Owners whose owed sum does not yet exceed what paying it out would cost: it stays owed and grows. */
+  deferred: Array<{ ownerId: string; asset: string; owed: string; cost: string }>;
 }
 
 /** Entries a batch claimed but whose batch record never got written (a run died in between) wait this long. */
@@ -97,19 +104,31 @@ export function createPayoutService(deps: PayoutDeps) {
     const { ownerId, asset } = owed[0]!;
     const walletAddress = await deps.walletOf(ownerId);
     if (!walletAddress) return;
+    // The Solana client loads with the first payout: every payments handler composes this service, few pay anyone out.
+    const payout = await import('./payout-transaction.js');
+    const createAccount = (await ledger.lamports(payout.ownerTokenAccount(asset, walletAddress))) === 0n;
+    const costLamports = payout.payoutFeeLamports + (createAccount ? await ledger.rentExemptMinimum(payout.tokenAccountBytes) : 0n);
+    const cost = lamportsToUsdc(costLamports, deps.solPriceUsd);
+    if (sum(owed) <= cost) {
+      run.deferred.push({ ownerId, asset, owed: sum(owed).toString(), cost: cost.toString() });
+      return;
+    }
     const batchId = newId('pyo');
     const batchedAt = clock.nowIso();
     const claimed = (
       await inGroups(owed, claimConcurrency, async (entry) => ((await store.claim(entry.txHash, batchId, batchedAt)) ? entry : undefined))
     ).filter((entry) => entry !== undefined);
     if (claimed.length === 0) return;
-    const info = await ledger.info();
     const amount = sum(claimed);
+    if (amount <= cost) {
+      // Another run took some of the entries meanwhile: what is left waits for more.
+      await inGroups(claimed, claimConcurrency, (entry) => store.release(entry, batchId, 'its owed sum no longer covers the payout cost'));
+      return;
+    }
+    const info = await ledger.info();
     const blockhash = await ledger.latestBlockhash();
-    // The Solana client loads with the first payout: every payments handler composes this service, few pay anyone out.
-    const { signedPayout } = await import('./payout-transaction.js');
-    const { wire, signature } = await signedPayout(
-      { batchId, asset, walletAddress, amount, feePayer: info.feePayer, settlementAccount: info.platformWallet, blockhash },
+    const { wire, signature } = await payout.signedPayout(
+      { batchId, asset, walletAddress, amount: amount - cost, createAccount, feePayer: info.feePayer, settlementAccount: info.platformWallet, blockhash },
       signers,
     );
     const batch: PayoutBatch = {
@@ -118,6 +137,7 @@ export function createPayoutService(deps: PayoutDeps) {
       asset,
       walletAddress,
       amount: amount.toString(),
+      cost: cost.toString(),
       txHashes: claimed.map((entry) => entry.txHash),
       signature,
       blockhash,
@@ -131,7 +151,8 @@ export function createPayoutService(deps: PayoutDeps) {
       return;
     }
     await conclude(batch, outcome);
-    if (outcome.status === 'confirmed') run.paid.push({ batchId, ownerId, asset, amount: batch.amount, payments: claimed.length, transaction: signature });
+    if (outcome.status === 'confirmed')
+      run.paid.push({ batchId, ownerId, asset, amount: batch.amount, cost: batch.cost!, payments: claimed.length, transaction: signature });
     else {
       logger.warn('payout failed', { batchId, ownerId, reason: outcome.reason });
       run.failed.push({ batchId, ownerId, reason: outcome.reason });
@@ -145,7 +166,7 @@ export function createPayoutService(deps: PayoutDeps) {
      */
     async run(only?: { ownerId: string; asset: string }): Promise<PayoutRun> {
       const [ledger, signers] = await Promise.all([deps.ledger(), deps.signers()]);
-      const run: PayoutRun = { reconciled: await reconcile(ledger), paid: [], failed: [], unconfirmed: 0 };
+      const run: PayoutRun = { reconciled: await reconcile(ledger), paid: [], failed: [], unconfirmed: 0, deferred: [] };
       const owed = only ? (await store.owedTo(only.ownerId)).filter((entry) => entry.asset === only.asset) : await store.entriesIn('owed');
       const groups = new Map<string, PayoutEntry[]>();
       for (const entry of owed) {
@@ -186,6 +207,7 @@ export function createPayoutService(deps: PayoutDeps) {
         batchId: batch.batchId,
         asset: batch.asset,
         amount: batch.amount,
+        cost: batch.cost ?? '0',
         walletAddress: batch.walletAddress,
         status: batch.batchStatus,
         transaction: batch.signature,

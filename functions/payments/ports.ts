@@ -37,8 +37,8 @@ export interface SolanaLedger {
   latestBlockhash(): Promise<string>;
   /** Lamports held by an account; 0 when it does not exist. */
   lamports(address: string): Promise<bigint>;
-  /** The smallest balance of an account without data that the network keeps (rent exemption). */
-  rentExemptMinimum(): Promise<bigint>;
+  /** The smallest balance of an account of `dataBytes` (default 0) that the network keeps (rent exemption). */
+  rentExemptMinimum(dataBytes?: number): Promise<bigint>;
   /** Runs the transaction without landing it: would the network accept it now (funds, accounts, signatures)? */
   simulate(wireTransaction: Uint8Array): Promise<{ ok: true } | { ok: false; reason: string }>;
   /** Where a submitted transaction stands: undefined while the network does not know it (yet). */

@@ -1,6 +1,6 @@
 // The unmodified reference x402 clients pay a paid call on the embedded bank: x402-fetch 1.x (package x402's SVM
 // signer) and @x402/fetch 2.x with @x402/svm. Each takes the payout offer (first in accepts): full price to the
-// settlement account, the platform's fee payer co-signing. The owner's 90% is then paid out in a batch.
+// settlement account, the platform's fee payer co-signing. The owner's 90% is then paid out in a batch, less its fee.
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import type { Keypair } from '@solana/web3.js';
 import { x402Client, wrapFetchWithPayment as wrapFetchV2 } from '@x402/fetch';
@@ -9,7 +9,8 @@ import bs58 from 'bs58';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSigner, wrapFetchWithPayment as wrapFetchV1 } from 'x402-fetch';
 import { decodePaymentResponse } from '../../functions/payments/client.js';
-import { givenPayer, lamportBalance, paymentWorld, tokenBalance } from '../support/payments.js';
+import { payoutFeeLamports } from '../../functions/payments/payout-transaction.js';
+import { fund, givenPayer, lamportBalance, localPayoutCost, paymentWorld, tokenBalance } from '../support/payments.js';
 
 const world = paymentWorld();
 let usdcMint: string;
@@ -95,8 +96,9 @@ describe('payments: unmodified reference x402 clients', () => {
     });
   }
 
-  it('pays the owners their 90% in one payout per owner and asset: the platform keeps exactly 10%, fees come from the fee payer', async () => {
-    // Prepare: what the two reference-client payments above owe the world.owner
+  it('pays the owners their 90% in one payout per owner and asset, less its fee: the platform keeps exactly 10%, the fee payer spends what the payout kept', async () => {
+    // Prepare: what the two reference-client payments above owe the world.owner, who already holds USDC (has a token account)
+    await fund(world.api, world.ownerWallet, 'USDC', 1);
     const payer = await givenPayer(world.api);
     const owedBefore = (await world.api.as(world.owner.apiKey).get('/api/sdk/v1/payments/payouts')).body.data;
     const before = await balances(payer);
@@ -106,15 +108,23 @@ describe('payments: unmodified reference x402 clients', () => {
     // Assess
     const after = await balances(payer);
     const owedAfter = (await world.api.as(world.owner.apiKey).get('/api/sdk/v1/payments/payouts')).body.data;
+    const cost = localPayoutCost(payoutFeeLamports);
     expect(owedBefore.balances).toEqual([{ asset: usdcMint, owed: '18000', inFlight: '0', paid: '0' }]);
-    expect(run.paid).toEqual([expect.objectContaining({ ownerId: world.owner.userId, asset: usdcMint, amount: '18000', payments: 2 })]);
+    expect(run.paid).toEqual([expect.objectContaining({ ownerId: world.owner.userId, asset: usdcMint, amount: '18000', cost: cost.toString(), payments: 2 })]);
     expect(again.paid).toEqual([]);
-    expect(after.ownerUsdc).toBe(before.ownerUsdc + 18_000n);
-    expect(after.platformUsdc).toBe(before.platformUsdc - 18_000n);
-    expect(after.feePayerLamports).toBeLessThan(before.feePayerLamports);
+    expect(after.ownerUsdc).toBe(before.ownerUsdc + 18_000n - cost);
+    expect(after.platformUsdc).toBe(before.platformUsdc - 18_000n + cost);
+    expect(after.feePayerLamports).toBe(before.feePayerLamports - payoutFeeLamports);
     expect(owedAfter.balances).toEqual([{ asset: usdcMint, owed: '0', inFlight: '0', paid: '18000' }]);
     expect(owedAfter.payouts).toEqual([
-      expect.objectContaining({ status: 'paid', amount: '18000', payments: 2, walletAddress: world.ownerWallet, transaction: run.paid[0].transaction }),
+      expect.objectContaining({
+        status: 'paid',
+        amount: '18000',
+        cost: cost.toString(),
+        payments: 2,
+        walletAddress: world.ownerWallet,
+        transaction: run.paid[0].transaction,
+      }),
     ]);
   });
 

@@ -2,9 +2,12 @@
 // hand-made transactions for the refusal cases.
 import { Connection, Keypair, PublicKey, type TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import bs58 from 'bs58';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { createSigner, wrapFetchWithPayment } from 'x402-fetch';
 import { encodePaymentHeader } from '../../functions/payments/client.js';
+import { lamportsToUsdc } from '../../functions/payments/networks.js';
 import type { PaymentRequirement } from '../../functions/payments/schemas.js';
-import { afterAll, beforeAll } from 'vitest';
 import { type TestApi, type TestUser, startTestPlatform } from './platform.js';
 import { type Upstream, givenPublishedResource, json, startUpstream } from './resources.js';
 
@@ -95,3 +98,49 @@ export function paymentWorld(): PaymentWorld {
   });
   return world;
 }
+
+export interface Seller {
+  user: TestUser;
+  wallet: string;
+  path: string;
+  usdcMint: string;
+}
+
+/** An owner with a fresh wallet (no token account yet) and a published resource at `priceUsdc` a call. */
+export async function givenSeller(api: TestApi, upstream: Upstream, priceUsdc: number): Promise<Seller> {
+  const wallet = Keypair.generate().publicKey.toBase58();
+  const user = await api.givenUser({ walletAddress: wallet });
+  const resourceId = await givenPublishedResource(
+    api,
+    user,
+    { pricing: { model: 'pay-per-call', basePrice: priceUsdc, currency: 'USDC' } },
+    { baseUrl: `${upstream.baseUrl}/v1` },
+  );
+  const path = `/api/x402/resources/${resourceId}/getForecast?city=Oslo`;
+  return { user, wallet, path, usdcMint: (await api.request('GET', path)).body.accepts[0].asset };
+}
+
+/** Pays `times` calls of the seller's resource with the unmodified x402-fetch client (it takes the payout offer). */
+export async function paidCalls(api: TestApi, seller: Seller, times: number): Promise<void> {
+  const connection = solanaConnection(api);
+  const payer = await givenPayer(api);
+  // The client refuses to pay more than its maximum a call (0.1 USDC unless told): 1 USDC here.
+  const pay = wrapFetchWithPayment(fetch, await createSigner('solana-devnet', bs58.encode(payer.secretKey)), 1_000_000n, undefined, {
+    svmConfig: { rpcUrl: `${api.baseUrl}/solana` },
+  });
+  for (let index = 0; index < times; index++) {
+    const response = await pay(`${api.baseUrl}${seller.path}&n=${index}`);
+    if (response.status !== 200) throw new Error(`paid call answered ${response.status}: ${await response.text()}`);
+    // The reference client's transaction of one price is the same bytes under one blockhash, as on Solana: the next
+    // payment waits for a blockhash newer than the latest one after this payment (the one it used, or a later one),
+    // or it would be the same (already settled) transaction.
+    const { blockhash } = await connection.getLatestBlockhash();
+    await expect.poll(async () => (await connection.getLatestBlockhash()).blockhash, { timeout: 10_000 }).not.toBe(blockhash);
+  }
+}
+
+/** One payout run now, as the schedule would run it. */
+export const runPayouts = async (api: TestApi) => (await api.request('POST', '/api/x402/dev/payouts')).body.data;
+
+/** Micro-USDC the platform charges a payout for `lamports` of the fee payer's, at the local SOL price (150 USD). */
+export const localPayoutCost = (lamports: bigint) => lamportsToUsdc(lamports, 150);

@@ -15,7 +15,7 @@ export interface RpcLedgerOptions {
 export function rpcLedger(options: RpcLedgerOptions): SolanaLedger {
   const connection = new Connection(options.rpcUrl, { commitment: 'confirmed' });
   const pollMs = options.pollMs ?? 400;
-  let rentExempt: Promise<bigint> | undefined;
+  const rentExempt = new Map<number, Promise<bigint>>();
 
   async function status(signature: string): Promise<Landed | undefined> {
     const [found] = (await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value;
@@ -42,9 +42,10 @@ export function rpcLedger(options: RpcLedgerOptions): SolanaLedger {
 
     lamports: async (address) => BigInt(await connection.getBalance(new PublicKey(address), 'confirmed')),
 
-    async rentExemptMinimum() {
-      rentExempt ??= connection.getMinimumBalanceForRentExemption(0).then(BigInt);
-      return rentExempt;
+    async rentExemptMinimum(dataBytes = 0) {
+      const known = rentExempt.get(dataBytes) ?? connection.getMinimumBalanceForRentExemption(dataBytes).then(BigInt);
+      rentExempt.set(dataBytes, known);
+      return known;
     },
 
     status,

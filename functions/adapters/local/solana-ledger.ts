@@ -15,7 +15,7 @@ export function bankLedger(): SolanaLedger {
     isBlockhashValid: async (blockhash) => bank.isBlockhashValid(blockhash),
     latestBlockhash: async () => bank.latestBlockhash().blockhash,
     lamports: async (address) => bank.getAccount(address)?.lamports ?? 0n,
-    rentExemptMinimum: async () => bank.minimumBalanceForRentExemption(0n),
+    rentExemptMinimum: async (dataBytes = 0) => bank.minimumBalanceForRentExemption(BigInt(dataBytes)),
     async simulate(wireTransaction) {
       const { err } = bank.simulate(wireTransaction);
       return err ? { ok: false, reason: describeTransactionError(err) } : { ok: true };

@@ -73,6 +73,7 @@ export const payoutService = perPlatform((platform: Platform): PayoutService => 
     clock: platform.clock,
     threshold: () => threshold,
     confirmTimeoutMs: maxTimeoutSeconds * 1000,
+    solPriceUsd: platform.settings.payments.solPriceUsd,
   });
 });
 
