@@ -19,13 +19,13 @@ interface Pending {
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export function createBatchedPuts(table: () => string, keyAttributes: readonly string[]): (item: Item) => Promise<void> {
-  const db = dynamo();
   // By key: a batch may not hold one key twice, and a later put of the same key replaces the earlier one.
   let pending = new Map<string, Pending>();
   let scheduled = false;
 
   async function write(batch: Pending[]): Promise<void> {
     const TableName = table();
+    const db = dynamo();
     if (batch.length === 1) {
       await db.send(new PutCommand({ TableName, Item: batch[0]!.item }));
       return;

@@ -3,6 +3,8 @@ import { claimLeaseMs, createDeliveryStore } from '../../functions/events/delive
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '../../functions/platform/dynamo.js';
 import { type StoredSubscription, createSubscriptionIndex, createSubscriptionStore } from '../../functions/events/subscription-store.js';
+import { createBatchedPuts } from '../../functions/events/batched-puts.js';
+import { type StoreCallTally, countStoreCalls, tallyStoreCalls, watchStoreCalls } from '../../functions/adapters/local/store-calls.js';
 
 beforeAll(() => {
   process.env.PLATFORM_MODE = 'local';
@@ -194,5 +196,42 @@ describe('events: subscription store and dispatch index', () => {
     await look();
     // Assess
     expect(lookups).toEqual([0, 1, 0, 1, 0]);
+  });
+});
+
+describe('events: history writes', () => {
+  const put = createBatchedPuts(() => tableName('eventHistory'), ['userId', 'historyKey']);
+  const read = async (userId: string, historyKey: string) =>
+    (await dynamo().send(new GetCommand({ TableName: tableName('eventHistory'), Key: { userId, historyKey }, ConsistentRead: true }))).Item;
+
+  it('writes the records put together in batches of 25, each put answering once its item is written', async () => {
+    // Prepare
+    countStoreCalls(dynamo());
+    const userId = unique('usr');
+    const tallies: StoreCallTally[] = [];
+    const unwatch = watchStoreCalls((tally) => tallies.push(tally));
+    // Act
+    await tallyStoreCalls('burst', userId, () =>
+      Promise.all(Array.from({ length: 30 }, (_, index) => put({ userId, historyKey: `k${index}`, kind: 'event', eventJson: '{}' }))),
+    );
+    unwatch();
+    // Assess
+    expect(Object.fromEntries(tallies.find((tally) => tally.id === userId)!.calls)).toEqual({
+      [`BatchWriteItemCommand ${tableName('eventHistory')}`]: 2,
+    });
+    const items = await Promise.all(Array.from({ length: 30 }, (_, index) => read(userId, `k${index}`)));
+    expect(items.every(Boolean)).toBe(true);
+  });
+
+  it('keeps the last of two puts of one key made together', async () => {
+    // Prepare
+    const userId = unique('usr');
+    // Act
+    await Promise.all([
+      put({ userId, historyKey: 'k', kind: 'event', eventJson: '"first"' }),
+      put({ userId, historyKey: 'k', kind: 'event', eventJson: '"last"' }),
+    ]);
+    // Assess
+    expect((await read(userId, 'k'))?.eventJson).toBe('"last"');
   });
 });
