@@ -12047,6 +12047,7 @@ export interface operations {
                      *             "batchId": "string",
                      *             "asset": "string",
                      *             "amount": "string",
+                     *             "cost": "string",
                      *             "walletAddress": "string",
                      *             "status": "submitted",
                      *             "transaction": "string",
@@ -12079,6 +12080,7 @@ export interface operations {
                                 batchId: string;
                                 /** Format: date-time */
                                 concludedAt: string | null;
+                                cost: string;
                                 /** Format: date-time */
                                 createdAt: string;
                                 failureReason: string | null;
@@ -29200,6 +29202,7 @@ export interface operations {
                      *             "ownerId": "string",
                      *             "asset": "string",
                      *             "amount": "string",
+                     *             "cost": "string",
                      *             "payments": 0,
                      *             "transaction": "string"
                      *           }
@@ -29211,13 +29214,27 @@ export interface operations {
                      *             "reason": "string"
                      *           }
                      *         ],
-                     *         "unconfirmed": 0
+                     *         "unconfirmed": 0,
+                     *         "deferred": [
+                     *           {
+                     *             "ownerId": "string",
+                     *             "asset": "string",
+                     *             "owed": "string",
+                     *             "cost": "string"
+                     *           }
+                     *         ]
                      *       },
                      *       "message": "string"
                      *     }
                      */
                     "application/json": {
                         data?: {
+                            deferred: {
+                                asset: string;
+                                cost: string;
+                                owed: string;
+                                ownerId: string;
+                            }[];
                             failed: {
                                 batchId: string;
                                 ownerId: string;
@@ -29227,6 +29244,7 @@ export interface operations {
                                 amount: string;
                                 asset: string;
                                 batchId: string;
+                                cost: string;
                                 ownerId: string;
                                 payments: number;
                                 transaction: string;
