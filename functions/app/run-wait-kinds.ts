@@ -52,5 +52,8 @@ export function registerRunWaitKinds(platform: Platform, engine: DurableEngine, 
       const { timeoutSeconds, eventType } = await eventWaits.open(owner, name, args);
       return { timeoutSeconds, fields: { eventType } };
     },
+    async close({ executionId, userId, name, fields }) {
+      if (userId && typeof fields?.eventType === 'string') await eventWaits.close({ executionId, userId }, name, fields.eventType);
+    },
   });
 }

@@ -120,6 +120,10 @@ export function createEventWaits(deps: { store: EventWaitStore; resolver: EventW
       return { expiresAt, timeoutSeconds: input.timeout, eventType: input.eventType };
     },
 
+    /** Removes the wait of a run that ended while it waited: no later event of its type reads it. */
+    close: (run: { executionId: string; userId: string }, name: string, eventType: string) =>
+      deps.store.remove({ waitKey: waitKeyOf(run.userId, eventType), waitId: waitIdOf(run.executionId, name) }),
+
     /** The waits of a user for an event type: one Query, whatever else the user waits for. */
     waiting: (userId: string, eventType: string) => deps.store.waiting(userId, eventType),
 

@@ -364,7 +364,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     path: sdk('getExecution'),
     auth: 'apiKey',
     summary: 'SDK: one run with logs',
-    input: input.ExecutionIdInput,
+    input: input.GetExecutionInput,
     output: out.SdkExecution,
     tables: history,
   },

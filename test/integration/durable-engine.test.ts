@@ -9,6 +9,11 @@ import { registerCallbacks } from '../../functions/scripts/durable/callbacks.js'
 import { createDurableEngine } from '../../functions/scripts/durable/engine.js';
 import { runDurably } from '../../functions/scripts/durable/in-process.js';
 import { createJournal } from '../../functions/scripts/durable/journal.js';
+import { createFileBlobStore } from '../../functions/adapters/local/file-blob-store.js';
+import { defaultDurableLimits } from '../../functions/scripts/durable/limits.js';
+
+/** Results this small stay in the journal: no blob is written. */
+const journalResults = () => createFileBlobStore('script-packages');
 import { durableWakeType } from '../../functions/scripts/durable/internal-events.js';
 
 beforeAll(() => {
@@ -22,7 +27,7 @@ const clock = { now: () => clockMs, nowIso: () => new Date(clockMs).toISOString(
 
 /** An engine whose bus hands wake-ups straight back to it, as the wake consumer does. */
 function givenEngine() {
-  const journal = createJournal();
+  const journal = createJournal(journalResults);
   const published: PlatformEventInput[] = [];
   let engine: ReturnType<typeof createDurableEngine>;
   const bus = {
@@ -33,7 +38,7 @@ function givenEngine() {
     },
   };
   const oneShots = createLocalScheduler({ clock, publish: (event) => bus.publish(event), heartbeat: false });
-  engine = createDurableEngine({ journal, oneShots, bus, clock });
+  engine = createDurableEngine({ journal, limits: defaultDurableLimits, oneShots, bus, clock });
   registerCallbacks(engine, { journal, baseUrl: () => 'http://127.0.0.1:1' });
   return { engine, journal, oneShots };
 }

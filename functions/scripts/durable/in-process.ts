@@ -2,7 +2,7 @@
 // replay rules as scripts' `context.step` / `context.wait`. A wait ends the body by throwing Suspension, which
 // `runDurably` turns into a suspended run; the registered resumer calls `runDurably` again when the wait ends.
 import type { ExecutionError } from '../model.js';
-import type { DurableEngine } from './engine.js';
+import type { DurableEngine, HandedEntry } from './engine.js';
 import { durableErrorCodes } from './limits.js';
 import type { WaitOwner } from './wait-kinds.js';
 
@@ -56,19 +56,22 @@ export async function runDurably<T>(
     suspendedOn ??= name;
     return new Suspension(name);
   };
-  const claim = (name: string) => {
+  /** The entry of that name: from the journal handed over, or (held back or left out of it) from the engine. */
+  const claim = async (name: string): Promise<HandedEntry | undefined> => {
     if (used.has(name)) throw new StepFailure(durableErrorCodes.nameReused, `the name ${name} is used twice in this run`);
     used.add(name);
-    return journal[name];
+    const entry = Object.hasOwn(journal.entries, name) ? journal.entries[name] : undefined;
+    if (entry?.held || (!entry && journal.partial)) return (await engine.entry(owner.executionId, name)) ?? undefined;
+    return entry;
   };
-  const settled = <R>(entry: NonNullable<(typeof journal)[string]>, name: string): R => {
+  const settled = <R>(entry: HandedEntry, name: string): R => {
     if (entry.status === 'waiting') throw suspend(name);
     if (entry.error) throw fail(entry.error);
     if (entry.status === 'cancelled') throw new StepFailure(durableErrorCodes.cancelled, `${name} was cancelled`);
     return (entry.result === undefined ? null : JSON.parse(entry.result)) as R;
   };
   async function openWait<R>(kind: string, name: string, args: unknown, afterOpen?: (reply: Record<string, unknown>) => Promise<void>): Promise<R> {
-    const entry = claim(name);
+    const entry = await claim(name);
     if (entry) return settled<R>(entry, name);
     const reply = await engine.checkpoint(owner, 'wait', { kind, name, args });
     await afterOpen?.(reply);
@@ -77,7 +80,7 @@ export async function runDurably<T>(
   const context: DurableContext = {
     executionId: owner.executionId,
     async step<R>(name: string, fn: () => Promise<R>): Promise<R> {
-      const entry = claim(name);
+      const entry = await claim(name);
       if (entry) return settled<R>(entry, name);
       const started = Date.now();
       let value: R;

@@ -30,6 +30,8 @@ export interface WaitKind {
   open(owner: WaitOwner, name: string, args: unknown): Promise<OpenedWait>;
   /** What the code gets when the time runs out: a timer resolves, everything else throws TIMEOUT. */
   onTimeout: 'resolve' | 'timeout';
+  /** Removes what `open` stored elsewhere, for a wait still open when its run ends. */
+  close?(wait: { executionId: string; userId?: string; name: string; fields?: Record<string, unknown> }): Promise<void>;
 }
 
 /** How a wait ends: a result for the code, or an error it throws (`error.code`). */
