@@ -26,7 +26,7 @@ let clockMs = Date.now();
 const clock = { now: () => clockMs, nowIso: () => new Date(clockMs).toISOString() };
 
 /** An engine whose bus hands wake-ups straight back to it, as the wake consumer does. */
-function givenEngine() {
+function givenEngine(limits = defaultDurableLimits) {
   const journal = createJournal(journalResults);
   const published: PlatformEventInput[] = [];
   let engine: ReturnType<typeof createDurableEngine>;
@@ -38,7 +38,7 @@ function givenEngine() {
     },
   };
   const oneShots = createLocalScheduler({ clock, publish: (event) => bus.publish(event), heartbeat: false });
-  engine = createDurableEngine({ journal, limits: defaultDurableLimits, oneShots, bus, clock });
+  engine = createDurableEngine({ journal, limits, oneShots, bus, clock });
   registerCallbacks(engine, { journal, baseUrl: () => 'http://127.0.0.1:1' });
   return { engine, journal, oneShots };
 }
@@ -125,6 +125,29 @@ describe('durable engine: in-process runs', () => {
     expect(fired).toBe(1);
     expect(outcomes).toEqual([{ suspended: false, value: { refused: 'DURABLE_INVALID_ARGUMENT', timedOut: 'TIMEOUT' } }]);
     expect((await journal.read(run.executionId)).entries.map((entry) => entry.name)).toEqual(['reply']);
+  });
+
+  it("refuses a wait past the run's open waits, records the bound on the run, and closes its waits when it is cancelled", async () => {
+    // Prepare
+    const { engine, journal, oneShots } = givenEngine({ ...defaultDurableLimits, maxOpenWaitsPerRun: 2 });
+    const run = owner();
+    await engine.begin({ ...run, runner: 'none', payload: '{}', state: 'running' });
+    await engine.checkpoint(run, 'wait', { kind: 'callback', name: 'a' });
+    await engine.checkpoint(run, 'wait', { kind: 'callback', name: 'b' });
+    // Act
+    const refused = await engine.checkpoint(run, 'wait', { kind: 'callback', name: 'c' }).catch((error: unknown) => error);
+    const cancelled = await engine.cancel(run.executionId);
+    // Assess
+    expect(refused).toMatchObject({ code: 'DURABLE_LIMIT_EXCEEDED', details: { limit: 'openWaitsPerRun', max: 2 } });
+    expect((await engine.failure(run.executionId))?.code).toBe('DURABLE_LIMIT_EXCEEDED');
+    expect(cancelled).toBe(true);
+    const { run: item, entries } = await journal.read(run.executionId);
+    expect(entries.map((entry) => [entry.name, entry.status])).toEqual([
+      ['a', 'cancelled'],
+      ['b', 'cancelled'],
+    ]);
+    expect(item?.openWaits).toBe(0);
+    expect(oneShots.pendingOneShots().filter((once) => once.name.includes(run.executionId))).toEqual([]);
   });
 
   it('refuses a second registration of a wait kind', () => {
