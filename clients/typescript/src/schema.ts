@@ -2149,7 +2149,7 @@ export interface paths {
         put?: never;
         /**
          * SDK: one run with logs
-         * @description SDK: one run with logs.
+         * @description A durable run's steps come a page at a time: at most `stepsLimit` (default 100) and about 4 MB of results; when there are more, `stepsNextCursor` is set: pass it as `stepsCursor` for the next page.
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
@@ -17849,7 +17849,8 @@ export interface operations {
                      *                 },
                      *                 "wakeAt": "2019-08-24T14:15:22Z"
                      *               }
-                     *             ]
+                     *             ],
+                     *             "stepsNextCursor": "string"
                      *           }
                      *         ],
                      *         "total": 0,
@@ -17893,6 +17894,8 @@ export interface operations {
                                      */
                                     wakeAt?: string;
                                 }[];
+                                /** @description present when the run has more steps than this answer holds: pass it as getExecution's `stepsCursor` for the next page */
+                                stepsNextCursor?: string;
                                 /** Format: date-time */
                                 timestamp: string;
                                 trigger: string;
@@ -18036,7 +18039,10 @@ export interface operations {
     };
     restGetExecution: {
         parameters: {
-            query?: never;
+            query?: {
+                stepsCursor?: string;
+                stepsLimit?: number;
+            };
             header?: never;
             path: {
                 executionId: string;
@@ -18079,6 +18085,7 @@ export interface operations {
                      *             "wakeAt": "2019-08-24T14:15:22Z"
                      *           }
                      *         ],
+                     *         "stepsNextCursor": "string",
                      *         "result": null,
                      *         "logs": [
                      *           "string"
@@ -18132,6 +18139,8 @@ export interface operations {
                                  */
                                 wakeAt?: string;
                             }[];
+                            /** @description present when the run has more steps than this answer holds: pass it as getExecution's `stepsCursor` for the next page */
+                            stepsNextCursor?: string;
                             /** Format: date-time */
                             timestamp: string;
                             trigger: string;
@@ -22258,7 +22267,8 @@ export interface operations {
                      *             },
                      *             "wakeAt": "2019-08-24T14:15:22Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "stepsNextCursor": "string"
                      *       },
                      *       "message": "string"
                      *     }
@@ -22302,6 +22312,8 @@ export interface operations {
                                  */
                                 wakeAt?: string;
                             }[];
+                            /** @description present when the run has more steps than this answer holds: pass it as getExecution's `stepsCursor` for the next page */
+                            stepsNextCursor?: string;
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -22479,11 +22491,20 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "executionId": "string"
+                 *       "executionId": "string",
+                 *       "stepsLimit": 100,
+                 *       "stepsCursor": "string"
                  *     }
                  */
                 "application/json": {
                     executionId: string;
+                    /** @description the `stepsNextCursor` of the previous answer: the steps after those it held */
+                    stepsCursor?: string;
+                    /**
+                     * @description at most this many of a durable run's steps (the answer also stops at about 4 MB of results)
+                     * @default 100
+                     */
+                    stepsLimit?: number;
                 };
             };
         };
@@ -22527,7 +22548,8 @@ export interface operations {
                      *             },
                      *             "wakeAt": "2019-08-24T14:15:22Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "stepsNextCursor": "string"
                      *       },
                      *       "message": "string"
                      *     }
@@ -22571,6 +22593,8 @@ export interface operations {
                                  */
                                 wakeAt?: string;
                             }[];
+                            /** @description present when the run has more steps than this answer holds: pass it as getExecution's `stepsCursor` for the next page */
+                            stepsNextCursor?: string;
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -22752,7 +22776,8 @@ export interface operations {
                      *                 },
                      *                 "wakeAt": "2019-08-24T14:15:22Z"
                      *               }
-                     *             ]
+                     *             ],
+                     *             "stepsNextCursor": "string"
                      *           }
                      *         ]
                      *       },
@@ -22794,6 +22819,8 @@ export interface operations {
                                      */
                                     wakeAt?: string;
                                 }[];
+                                /** @description present when the run has more steps than this answer holds: pass it as getExecution's `stepsCursor` for the next page */
+                                stepsNextCursor?: string;
                             }[];
                             scriptId: string;
                         };
