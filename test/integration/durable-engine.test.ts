@@ -150,6 +150,20 @@ describe('durable engine: in-process runs', () => {
     expect(oneShots.pendingOneShots().filter((once) => once.name.includes(run.executionId))).toEqual([]);
   });
 
+  it('refuses a wait of an unknown kind without taking a place for it', async () => {
+    // Prepare
+    const { engine, journal } = givenEngine();
+    const run = owner();
+    await engine.begin({ ...run, runner: 'none', payload: '{}', state: 'running' });
+    // Act
+    const refused = await engine.checkpoint(run, 'wait', { kind: 'teleport', name: 'x', args: {} }).catch((error: unknown) => error);
+    // Assess
+    expect(refused).toMatchObject({ code: 'DURABLE_UNKNOWN_KIND' });
+    const { run: item, entries } = await journal.read(run.executionId);
+    expect(entries).toEqual([]);
+    expect(item?.openWaits ?? 0).toBe(0);
+  });
+
   it('refuses a second registration of a wait kind', () => {
     // Prepare
     const { engine } = givenEngine();

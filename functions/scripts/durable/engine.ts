@@ -121,11 +121,11 @@ export function createDurableEngine(deps: DurableEngineDeps) {
 
   /**
    * A run that ended (finished or cancelled) holds nothing open: its waits end as cancelled (their places given back),
-   * their timers and the wait kinds' own records go, and so do its watchdog and retry timers.
+   * their timers and the wait kinds' own records go, and so does its watchdog (a pending retry finds the run ended).
    */
   async function closeOpenWaits(run: Pick<RunItem, 'executionId' | 'openWaits'>): Promise<void> {
     const { executionId } = run;
-    await Promise.all([deps.oneShots.remove(watchdogName(executionId)), deps.oneShots.remove(retryName(executionId))]);
+    await deps.oneShots.remove(watchdogName(executionId));
     if (run.openWaits === 0) return;
     const endedAt = clock.nowIso();
     for (const entry of await journal.waiting(executionId)) {
