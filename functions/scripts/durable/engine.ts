@@ -155,24 +155,36 @@ export function createDurableEngine(deps: DurableEngineDeps) {
 
     /** The journal an invocation carries, within handedJournalBytes. */
     async invocationJournal(executionId: string): Promise<InvocationJournal> {
-      const { entries } = await journal.read(executionId);
+      const outline = await journal.outline(executionId);
       // Null-prototype: a step may be named `__proto__` or `constructor`.
       const handed: Record<string, HandedEntry> = Object.create(null);
       let bytes = 0;
-      for (const entry of entries) {
+      const kept: JournalEntry[] = [];
+      for (const entry of outline) {
         bytes += Buffer.byteLength(entry.name) + 100 + (entry.error ? Buffer.byteLength(entry.error.message) : 0);
-        if (bytes > handedJournalBytes) return { entries: handed, partial: true };
-        const inline = entry.result !== undefined && bytes + Buffer.byteLength(entry.result) <= handedJournalBytes;
-        if (inline) bytes += Buffer.byteLength(entry.result!);
+        if (bytes > handedJournalBytes) break;
+        kept.push(entry);
+      }
+      // Inline results while they fit what is left; the rest are held, asked for when the code reaches them.
+      let room = handedJournalBytes - bytes;
+      const fitting = kept.filter((entry) => {
+        const size = entry.resultKey ? undefined : entry.resultBytes;
+        if (size === undefined || size > room) return false;
+        room -= size;
+        return true;
+      });
+      const results = new Map((await journal.withResults(executionId, fitting)).map((entry) => [entry.name, entry.result]));
+      for (const entry of kept) {
+        const result = results.get(entry.name);
         handed[entry.name] = {
           type: entry.type,
           status: entry.status,
-          ...(inline && { result: entry.result }),
-          ...(!inline && (entry.result !== undefined || entry.resultKey) && { held: true as const }),
+          ...(result !== undefined && { result }),
+          ...(result === undefined && entry.status === 'succeeded' && { held: true as const }),
           ...(entry.error && { error: entry.error }),
         };
       }
-      return { entries: handed };
+      return { entries: handed, ...(kept.length < outline.length && { partial: true as const }) };
     },
 
     /** One entry of the run for its invocation (one left out of the journal it was handed), or null. */

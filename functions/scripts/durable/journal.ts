@@ -3,7 +3,7 @@
 // its tallies (entries, result bytes, open waits), written in the same transaction as the entry they count. Results
 // past inlineResultBytes go to the blob store and the item keeps their key. A `#user#<userId>` item counts the waits
 // all of a user's runs hold open.
-import { GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, isConditionFailure, queryAll, tableName } from '#platform/dynamo.js';
 import { newId } from '#platform/ids.js';
 import type { BlobStore } from '#platform/ports.js';
@@ -156,6 +156,57 @@ export function createJournal(results: () => BlobStore) {
       const run = items.find((item): item is RunItem => item.name === runItemName);
       const entries = items.filter((item): item is JournalEntry => item.name !== runItemName).sort((a, b) => a.seq - b.seq);
       return { run, entries };
+    },
+
+    /**
+     * The run's entries in order without their inline results: at most a few hundred bytes each, whatever the steps
+     * returned (read `withResults` for the few a caller shows or hands on).
+     */
+    async outline(executionId: string): Promise<JournalEntry[]> {
+      const items = await queryAll<JournalEntry>({
+        TableName: table(),
+        KeyConditionExpression: 'executionId = :id',
+        ProjectionExpression: '#name, seq, #type, #status, startedAt, endedAt, resultKey, resultBytes, #error, wakeAt, #fields, userId',
+        ExpressionAttributeNames: { '#name': 'name', '#type': 'type', '#status': 'status', '#error': 'error', '#fields': 'fields' },
+        ExpressionAttributeValues: { ':id': executionId },
+        ConsistentRead: true,
+      });
+      return items
+        .filter((item) => item.name !== runItemName)
+        .map((item) => ({ ...item, executionId }))
+        .sort((a, b) => a.seq - b.seq);
+    },
+
+    /** The entries with their results as JSON text: inline ones in batch reads of 100, the others from the blob store. */
+    async withResults(executionId: string, entries: JournalEntry[]): Promise<JournalEntry[]> {
+      const inline = entries.filter((entry) => entry.status === 'succeeded' && !entry.resultKey && entry.result === undefined);
+      const texts = new Map<string, string>();
+      for (let start = 0; start < inline.length; start += 100) {
+        let keys: Record<string, unknown>[] | undefined = inline.slice(start, start + 100).map((entry) => ({ executionId, name: entry.name }));
+        while (keys?.length) {
+          const answer = await db.send(
+            new BatchGetCommand({
+              RequestItems: {
+                [table()]: {
+                  Keys: keys,
+                  ProjectionExpression: '#name, #result',
+                  ExpressionAttributeNames: { '#name': 'name', '#result': 'result' },
+                  ConsistentRead: true,
+                },
+              },
+            }),
+          );
+          for (const item of (answer.Responses?.[table()] ?? []) as Pick<JournalEntry, 'name' | 'result'>[])
+            if (item.result !== undefined) texts.set(item.name, item.result);
+          keys = answer.UnprocessedKeys?.[table()]?.Keys as Record<string, unknown>[] | undefined;
+        }
+      }
+      return Promise.all(
+        entries.map(async (entry) => {
+          const result = entry.resultKey ? await journal.resultOf(entry) : (entry.result ?? texts.get(entry.name));
+          return result === undefined ? entry : { ...entry, result };
+        }),
+      );
     },
 
     async getRun(executionId: string): Promise<RunItem | undefined> {
@@ -346,17 +397,17 @@ export function createJournal(results: () => BlobStore) {
      * `budgetBytes` (at least one entry); `next` is where the next page starts, when there is one.
      */
     async page(executionId: string, options: { after?: number; limit: number; budgetBytes: number }): Promise<{ entries: JournalEntry[]; next?: number }> {
-      const { entries } = await journal.read(executionId);
+      const entries = await journal.outline(executionId);
       const rest = options.after === undefined ? entries : entries.filter((entry) => entry.seq > options.after!);
       const page: JournalEntry[] = [];
       let bytes = 0;
       for (const entry of rest.slice(0, options.limit)) {
-        bytes += (entry.resultBytes ?? Buffer.byteLength(entry.result ?? '')) + sizeOf(undefined, entry.error) + 200;
+        // An entry written before sizes were kept counts as the most a result may be inline.
+        bytes += (entry.resultBytes ?? (entry.resultKey ? 0 : inlineResultBytes)) + sizeOf(undefined, entry.error) + 200;
         if (page.length > 0 && bytes > options.budgetBytes) break;
-        const text = await journal.resultOf(entry);
-        page.push({ ...entry, ...(text !== undefined && { result: text }) });
+        page.push(entry);
       }
-      return { entries: page, ...(page.length < rest.length && { next: page.at(-1)!.seq }) };
+      return { entries: await journal.withResults(executionId, page), ...(page.length < rest.length && { next: page.at(-1)!.seq }) };
     },
   };
   return journal;

@@ -56,17 +56,21 @@ export function createRunOperations(deps: {
 
   /** The ended steps a re-run from `fromStep` reuses: those before it. */
   async function stepsBefore(executionId: string, fromStep: string): Promise<JournalEntry[]> {
-    const { entries } = await journal.read(executionId);
+    const entries = await journal.outline(executionId);
     const index = entries.findIndex((entry) => entry.name === fromStep);
     if (index < 0) throw new ValidationError('fromStep', fromStep, `execution ${executionId} has no step named ${fromStep}`);
-    return entries.slice(0, index).filter((entry) => entry.status === 'succeeded' || entry.status === 'failed');
+    return journal.withResults(
+      executionId,
+      entries.slice(0, index).filter((entry) => entry.status === 'succeeded' || entry.status === 'failed'),
+    );
   }
 
   /** Copies the entries into the run `executionId`; answers what they add to its tallies. */
   async function copySteps(entries: JournalEntry[], executionId: string): Promise<Pick<RunItem, 'stepCount' | 'journalBytes'>> {
     let journalBytes = 0;
     for (const entry of entries) {
-      await journal.putEntry({ ...entry, executionId });
+      // A result in the blob store is shared by its key, not copied into the item.
+      await journal.putEntry({ ...entry, executionId, ...(entry.resultKey && { result: undefined }) });
       journalBytes += (entry.resultBytes ?? Buffer.byteLength(entry.result ?? '')) + Buffer.byteLength(entry.error?.message ?? '');
     }
     return { stepCount: entries.length, journalBytes };
