@@ -150,6 +150,24 @@ describe('durable engine: in-process runs', () => {
     expect(oneShots.pendingOneShots().filter((once) => once.name.includes(run.executionId))).toEqual([]);
   });
 
+  it('ends an in-process run past its steps failed with DURABLE_LIMIT_EXCEEDED, though its body caught the refusal', async () => {
+    // Prepare
+    const { engine, journal } = givenEngine({ ...defaultDurableLimits, maxSteps: 2 });
+    const run = owner();
+    await engine.begin({ ...run, runner: 'none', payload: '{}', state: 'running' });
+    const body = async (context: Parameters<Parameters<typeof runDurably>[3]>[0]) => {
+      for (const name of ['one', 'two', 'three']) await context.step(name, async () => name).catch(() => undefined);
+      return 'done';
+    };
+    // Act
+    const ended = await runDurably(engine, run, 1, body).catch((error: unknown) => error);
+    // Assess
+    expect(ended).toMatchObject({ code: 'DURABLE_LIMIT_EXCEEDED' });
+    const { run: item, entries } = await journal.read(run.executionId);
+    expect(item?.state).toBe('finished');
+    expect(entries.map((entry) => entry.name)).toEqual(['one', 'two']);
+  });
+
   it('refuses a wait of an unknown kind without taking a place for it', async () => {
     // Prepare
     const { engine, journal } = givenEngine();
