@@ -104,7 +104,8 @@ export async function run(): Promise<BenchFigure[]> {
     const rssWaiting = process.memoryUsage().rss;
     // The callback ids reach the code's submitter; the bench reads them from the journal (the platform runs in this process).
     const { createJournal } = await import('../functions/scripts/durable/journal.js');
-    const journal = createJournal();
+    const { createFileBlobStore } = await import('../functions/adapters/local/file-blob-store.js');
+    const journal = createJournal(() => createFileBlobStore('script-packages'));
     const callbackIds = new Map<string, string>();
     for (const executionId of waiting) {
       const { run: runItem, entries } = await journal.read(executionId);

@@ -2,6 +2,7 @@
 // script is subscribed to them, then a count: every event the platform accepted ran the script exactly once.
 import { inProcessBus } from '../functions/adapters/local/event-bus.js';
 import { createExecutionStore } from '../functions/scripts/runs/execution-store.js';
+import { createFileBlobStore } from '../functions/adapters/local/file-blob-store.js';
 import type { BarePlatform, BenchFigure, LoadTestOptions, LoadTestResult } from './support.js';
 
 const connections = 32;
@@ -45,7 +46,7 @@ export async function runDeliveryLoad(platform: BarePlatform, tools: Tools): Pro
   const unsubscribe = inProcessBus.subscribe(async (event) => {
     if (event.type === eventType) accepted.add(event.id);
   });
-  const executions = createExecutionStore();
+  const executions = createExecutionStore(() => createFileBlobStore('script-packages'));
   const runsOf = () => executions.list({ scriptUser: `${scriptId}#${platform.dev.userId}` });
   try {
     const load = {

@@ -57,6 +57,8 @@ export class Storage extends Construct {
     });
     this.scriptPackagesBucket = new Bucket(this, 'ScriptPackages', {
       ...privateBucket,
+      // Durable runs' large step results: kept as long as their journal (90 days past a wait of up to a year).
+      lifecycleRules: [{ prefix: 'journal/', expiration: Duration.days(365 + 90 + 5) }],
       serverAccessLogsBucket: this.accessLogsBucket,
       serverAccessLogsPrefix: 'script-packages/',
     });

@@ -50,7 +50,7 @@ export function registerRunWaitKinds(platform: Platform, engine: DurableEngine, 
     },
     // A decision holds for its run: a re-run asks again unless the approver let re-runs reuse it.
     reusable: (entry) => entry.status === 'succeeded' && reusableOutcome(entry.result),
-    closed: (entry, reason) => approvals.cancel(String(entry.fields?.approvalId), reason),
+    close: (entry, reason) => approvals.cancel(String(entry.fields?.approvalId), reason),
   });
   engine.registerWaitKind('event', {
     type: 'event',
@@ -58,6 +58,9 @@ export function registerRunWaitKinds(platform: Platform, engine: DurableEngine, 
     async open(owner, name, args) {
       const { timeoutSeconds, eventType } = await eventWaits.open(owner, name, args);
       return { timeoutSeconds, fields: { eventType } };
+    },
+    async close({ executionId, userId, name, fields }) {
+      if (userId && typeof fields?.eventType === 'string') await eventWaits.close({ executionId, userId }, name, fields.eventType);
     },
   });
 }

@@ -131,6 +131,10 @@ export function createEventWaits(deps: { store: EventWaitStore; resolver: EventW
       return { expiresAt, timeoutSeconds: input.timeout, eventType: input.eventType };
     },
 
+    /** Removes the wait of a run that ended while it waited: no later event of its type reads it. */
+    close: (run: { executionId: string; userId: string }, name: string, eventType: string) =>
+      deps.store.remove({ waitKey: waitKeyOf(run.userId, eventType), waitId: waitIdOf(run.executionId, name) }),
+
     /** The open waits of a user for an event type: one Query (none locally while they are known), whatever else the user waits for. */
     async waiting(userId: string, eventType: string): Promise<EventWait[]> {
       const now = deps.clock.nowIso();

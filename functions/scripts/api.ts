@@ -63,9 +63,9 @@ export function createScriptsApi({ runner, access, service, engine, operations, 
     countScriptRuns: (userId: string, range: { startDate?: string; endDate?: string }): Promise<number> =>
       executions.count({ userId, startDate: range.startDate, endDate: range.endDate }),
 
-    /** One run by id, a run past its deadline shown as it settles; undefined for an unknown run. */
+    /** One run by id (without its steps), a run past its deadline shown as it settles; undefined for an unknown run. */
     async scriptRun(executionId: string): Promise<Execution | undefined> {
-      const run = await executions.get(executionId, true);
+      const run = await executions.get(executionId, true, false);
       return run && settledRun(run, clock.nowIso());
     },
 

@@ -209,6 +209,8 @@ export interface Execution {
   durable?: true;
   /** Read from the journal, never stored on the item. */
   steps?: StepView[];
+  /** Where the next page of a durable run's steps starts (getExecution's `stepsCursor`), when the record holds a page. */
+  stepsNextCursor?: string;
   /** The run's data as JSON text (bounded), kept so it can be re-run or replayed. */
   inputJson?: string;
 }

@@ -60,6 +60,8 @@ const newVersion: Tables = { ...edit, scriptRegistries: 'read', scriptCounters: 
 const registries: Tables = { scriptRegistries: 'write' };
 const remove: Tables = { ...create, scriptSubscriptions: 'read' };
 const history: Tables = { ...read, scriptExecutions: 'read', scriptExecutionLogs: 'read', scriptSteps: 'read' };
+/** Durable runs' step results past a journal item's share are read from the script-packages bucket (`journal/`). */
+const journalResults: Pick<RouteSpec, 'uses'> = { uses: ['scriptPackages'] };
 const sdk = (operation: string) => `/api/sdk/v1/scripts/${operation}`;
 const byId = (suffix = '') => `/api/sdk/v1/scripts/{scriptId}${suffix}`;
 
@@ -179,6 +181,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     input: input.RestExecutionsInput,
     output: out.RestExecutions,
     tables: history,
+    ...journalResults,
   },
   restGetExecution: {
     method: 'GET',
@@ -188,6 +191,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     input: input.RestExecutionInput,
     output: out.RestExecutionDetail,
     tables: history,
+    ...journalResults,
   },
   restGetMetrics: {
     method: 'GET',
@@ -358,15 +362,19 @@ export const scriptRoutes = defineRoutes('scripts', {
     input: input.SdkExecutionsInput,
     output: out.SdkExecutions,
     tables: history,
+    ...journalResults,
   },
   getExecution: {
     method: 'POST',
     path: sdk('getExecution'),
     auth: 'apiKey',
     summary: 'SDK: one run with logs',
-    input: input.ExecutionIdInput,
+    description:
+      "A durable run's steps come a page at a time: at most `stepsLimit` (default 100) and about 4 MB of results; when there are more, `stepsNextCursor` is set: pass it as `stepsCursor` for the next page.",
+    input: input.GetExecutionInput,
     output: out.SdkExecution,
     tables: history,
+    ...journalResults,
   },
   followExecutionLogs: {
     method: 'GET',
@@ -489,7 +497,7 @@ export const scriptRoutes = defineRoutes('scripts', {
 
 /** Operating runs: cancel, re-run, replay, and the ends of waits on callbacks (functions/scripts/durable/). */
 const operate: Tables = { ...run, scriptSteps: 'write', scriptExecutionLogs: 'read' };
-const operations: Pick<RouteSpec, 'tables' | 'uses' | 'scopes'> = { tables: operate, uses: ['scheduler', 'eventBus'], scopes: execute };
+const operations: Pick<RouteSpec, 'tables' | 'uses' | 'scopes'> = { tables: operate, uses: ['scheduler', 'eventBus', 'scriptPackages'], scopes: execute };
 /** An execution id may name a flow's execution: it is looked up among the caller's flows' kept results. */
 const flowRuns = (executions: 'read' | 'write'): Tables => ({ flows: 'read', flowExecutions: executions });
 const executionPath = (suffix: string) => `/api/sdk/v1/executions/{executionId}${suffix}`;
@@ -545,7 +553,7 @@ export const runRoutes = defineRoutes('scripts', {
     input: input.CompleteSignedCallbackInput,
     output: Message,
     tables: { scriptSteps: 'write' },
-    uses: ['scheduler', 'eventBus'],
+    uses: ['scheduler', 'eventBus', 'scriptPackages'],
   },
 });
 
@@ -572,7 +580,7 @@ export const scriptResourceCallFunction: FunctionSpec = {
   // Durable runs' checkpoints come the same way: the journal, and a one-shot per wait.
   tables: { ...resourceRoutes.callResource.tables, scriptCounters: 'write', scriptSteps: 'write', ...waitKindTables },
   // An approval asked for is announced on the bus.
-  uses: [...(resourceRoutes.callResource.uses ?? []), 'scriptGrantKey', 'scheduler', 'eventBus'],
+  uses: [...(resourceRoutes.callResource.uses ?? []), 'scriptGrantKey', 'scheduler', 'eventBus', 'scriptPackages'],
   // A resource's endpoint.timeoutSeconds goes up to 120.
   timeoutSeconds: 130,
 };

@@ -172,6 +172,22 @@ export const SdkExecutionsInput = z
   .strictObject({ ...byId, ...pagination(100), status: z.enum(['completed', 'failed', 'running']).optional(), ...dateRange })
   .refine(ordered, orderedRange);
 export const ExecutionIdInput = z.strictObject({ executionId: ExecutionId });
+/** Which page of a durable run's steps a run's record carries. */
+const StepsPaging = {
+  stepsLimit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(100)
+    .describe("at most this many of a durable run's steps (the answer also stops at about 4 MB of results)"),
+  stepsCursor: z
+    .string()
+    .regex(/^\d{1,20}$/, 'the stepsNextCursor of an earlier answer')
+    .optional()
+    .describe('the `stepsNextCursor` of the previous answer: the steps after those it held'),
+};
+export const GetExecutionInput = z.strictObject({ executionId: ExecutionId, ...StepsPaging });
 /** Long-poll bounds of following a run's logs: API Gateway stops waiting at 30 s. */
 export const maxFollowWaitSeconds = 20;
 export const FollowLogsInput = z.strictObject({
@@ -179,7 +195,7 @@ export const FollowLogsInput = z.strictObject({
   after: z.coerce.number().int().min(0).max(100_000).default(0).describe('lines already read: the `next` of the previous answer'),
   wait: z.coerce.number().int().min(0).max(maxFollowWaitSeconds).default(0).describe('seconds to wait for new lines or the end of the run (long poll)'),
 });
-export const RestExecutionInput = z.strictObject({ ...byId, executionId: ExecutionId });
+export const RestExecutionInput = z.strictObject({ ...byId, executionId: ExecutionId, ...StepsPaging });
 /** A version by its number (`3`, as the SDK names it) or its semantic version (`1.0.2`, as REST names it). */
 const VersionSelector = z
   .string()

@@ -2,7 +2,11 @@
 import * as z from 'zod';
 import { envNames } from '#platform/env-names.js';
 import { envNumber } from '#platform/settings.js';
+import { defaultDurableLimits } from './durable/limits.js';
 import { limits } from './model.js';
+
+/** A positive whole number: a bound of 0 would refuse everything, a fraction means nothing. */
+const bound = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 export const scriptSettingsSchema = z
   .object({
@@ -22,6 +26,10 @@ export const scriptSettingsSchema = z
     [envNames.scriptGrantSecretArn]: z.string().optional(),
     [envNames.scriptSandbox]: z.string().optional(),
     [envNames.python]: z.string().optional(),
+    [envNames.durableMaxSteps]: bound(defaultDurableLimits.maxSteps),
+    [envNames.durableMaxJournalBytes]: bound(defaultDurableLimits.maxJournalBytes),
+    [envNames.durableMaxOpenWaitsPerRun]: bound(defaultDurableLimits.maxOpenWaitsPerRun),
+    [envNames.durableMaxOpenWaitsPerUser]: bound(defaultDurableLimits.maxOpenWaitsPerUser),
   })
   .transform((env) => ({
     /** Warm workers of the local script pool. */
@@ -47,6 +55,13 @@ export const scriptSettingsSchema = z
       npmInstallerFunction: env[envNames.npmInstallerFunction],
       pipInstallerFunction: env[envNames.pipInstallerFunction],
       grantSecretArn: env[envNames.scriptGrantSecretArn],
+    },
+    /** The bounds of a durable run's journal and of the waits a run and a user hold open (durable/limits.ts). */
+    durable: {
+      maxSteps: env[envNames.durableMaxSteps],
+      maxJournalBytes: env[envNames.durableMaxJournalBytes],
+      maxOpenWaitsPerRun: env[envNames.durableMaxOpenWaitsPerRun],
+      maxOpenWaitsPerUser: env[envNames.durableMaxOpenWaitsPerUser],
     },
   }));
 

@@ -276,7 +276,7 @@ describe('durable runs: bad input', () => {
     ['a wait past a year', `await context.wait('long', { days: 366 })`, 'DURABLE_INVALID_ARGUMENT'],
     ['a wait of no time', `await context.wait('none', { seconds: 0 })`, 'DURABLE_INVALID_ARGUMENT'],
     ['an unknown unit', `await context.wait('odd', { weeks: 1 })`, 'DURABLE_INVALID_ARGUMENT'],
-    ['an unknown wait kind', `await resources['#durable'].wait({ kind: 'teleport', name: 'x', args: {} })`, 'DURABLE_UNKNOWN_KIND'],
+    ['a checkpoint around the step API', `await resources['#durable'].wait({ kind: 'teleport', name: 'x', args: {} })`, 'RESOURCE_NOT_ALLOWED'],
     ['a result over the size limit', `await context.step('big', async () => 'x'.repeat(300 * 1024))`, 'DURABLE_RESULT_TOO_LARGE'],
     ['a function as result', `await context.step('fn', async () => ({ run() {} }))`, 'DURABLE_RESULT_NOT_JSON'],
     ['a BigInt as result', `await context.step('big-int', async () => 10n)`, 'DURABLE_RESULT_NOT_JSON'],

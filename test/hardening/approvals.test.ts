@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { approvalService } from '../../functions/app/approvals/wiring.js';
 import { maxPendingPerRequester } from '../../functions/approvals/schemas.js';
+import { createFileBlobStore } from '../../functions/adapters/local/file-blob-store.js';
 import { createJournal } from '../../functions/scripts/durable/journal.js';
 import { durableRuns } from '../support/durable-runs.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
@@ -290,7 +291,7 @@ describe('approvals and callbacks of a run that ended', () => {
     const waiting = await untilStatus(owner, executionId, 'waiting');
     expect(waiting.steps[0]).toMatchObject({ name: 'paid', type: 'callback', status: 'waiting' });
     // The callback's id went to the code alone: the test reads it from the run's journal.
-    const { entries } = await createJournal().read(executionId);
+    const { entries } = await createJournal(() => createFileBlobStore('script-packages')).read(executionId);
     const callbackId = entries.find((entry) => entry.name === 'paid')!.fields!.callbackId as string;
     // Act
     expect((await api.as(owner.apiKey).post(`${executions}/${executionId}/cancel`, {})).status).toBe(200);

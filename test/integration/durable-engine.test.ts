@@ -9,6 +9,11 @@ import { registerCallbacks } from '../../functions/scripts/durable/callbacks.js'
 import { createDurableEngine } from '../../functions/scripts/durable/engine.js';
 import { runDurably } from '../../functions/scripts/durable/in-process.js';
 import { createJournal } from '../../functions/scripts/durable/journal.js';
+import { createFileBlobStore } from '../../functions/adapters/local/file-blob-store.js';
+import { defaultDurableLimits } from '../../functions/scripts/durable/limits.js';
+
+/** Results this small stay in the journal: no blob is written. */
+const journalResults = () => createFileBlobStore('script-packages');
 import { durableWakeType } from '../../functions/scripts/durable/internal-events.js';
 
 beforeAll(() => {
@@ -21,8 +26,8 @@ let clockMs = Date.now();
 const clock = { now: () => clockMs, nowIso: () => new Date(clockMs).toISOString() };
 
 /** An engine whose bus hands wake-ups straight back to it, as the wake consumer does. */
-function givenEngine() {
-  const journal = createJournal();
+function givenEngine(limits = defaultDurableLimits) {
+  const journal = createJournal(journalResults);
   const published: PlatformEventInput[] = [];
   let engine: ReturnType<typeof createDurableEngine>;
   const bus = {
@@ -33,7 +38,7 @@ function givenEngine() {
     },
   };
   const oneShots = createLocalScheduler({ clock, publish: (event) => bus.publish(event), heartbeat: false });
-  engine = createDurableEngine({ journal, oneShots, bus, clock });
+  engine = createDurableEngine({ journal, limits, oneShots, bus, clock });
   registerCallbacks(engine, { journal, baseUrl: () => 'http://127.0.0.1:1' });
   return { engine, journal, oneShots };
 }
@@ -131,7 +136,7 @@ describe('durable engine: in-process runs', () => {
       type: 'approval',
       onTimeout: 'timeout',
       open: async () => ({ timeoutSeconds: 3600 }),
-      closed: async (entry, reason) => void closed.push([entry.name, reason]),
+      close: async (entry, reason) => void closed.push([entry.name, reason]),
     });
     await engine.begin({ ...run, runner: 'agent', payload: '{}', state: 'running' });
     await engine.checkpoint(run, 'wait', { kind: 'approval', name: 'left-open', args: {} });
@@ -142,6 +147,61 @@ describe('durable engine: in-process runs', () => {
     expect((await journal.read(run.executionId)).entries.map((entry) => [entry.name, entry.status])).toEqual([['left-open', 'cancelled']]);
     expect(closed).toEqual([['left-open', `its run ${run.executionId} ended`]]);
     expect(await engine.resolveWait(run.executionId, 'left-open', { result: { decision: 'approve' } })).toBe(false);
+  });
+
+  it("refuses a wait past the run's open waits, records the bound on the run, and closes its waits when it is cancelled", async () => {
+    // Prepare
+    const { engine, journal, oneShots } = givenEngine({ ...defaultDurableLimits, maxOpenWaitsPerRun: 2 });
+    const run = owner();
+    await engine.begin({ ...run, runner: 'none', payload: '{}', state: 'running' });
+    await engine.checkpoint(run, 'wait', { kind: 'callback', name: 'a' });
+    await engine.checkpoint(run, 'wait', { kind: 'callback', name: 'b' });
+    // Act
+    const refused = await engine.checkpoint(run, 'wait', { kind: 'callback', name: 'c' }).catch((error: unknown) => error);
+    const cancelled = await engine.cancel(run.executionId);
+    // Assess
+    expect(refused).toMatchObject({ code: 'DURABLE_LIMIT_EXCEEDED', details: { limit: 'openWaitsPerRun', max: 2 } });
+    expect((await engine.failure(run.executionId))?.code).toBe('DURABLE_LIMIT_EXCEEDED');
+    expect(cancelled).toBe(true);
+    const { run: item, entries } = await journal.read(run.executionId);
+    expect(entries.map((entry) => [entry.name, entry.status])).toEqual([
+      ['a', 'cancelled'],
+      ['b', 'cancelled'],
+    ]);
+    expect(item?.openWaits).toBe(0);
+    expect(oneShots.pendingOneShots().filter((once) => once.name.includes(run.executionId))).toEqual([]);
+  });
+
+  it('ends an in-process run past its steps failed with DURABLE_LIMIT_EXCEEDED, though its body caught the refusal', async () => {
+    // Prepare
+    const { engine, journal } = givenEngine({ ...defaultDurableLimits, maxSteps: 2 });
+    const run = owner();
+    await engine.begin({ ...run, runner: 'none', payload: '{}', state: 'running' });
+    const body = async (context: Parameters<Parameters<typeof runDurably>[3]>[0]) => {
+      for (const name of ['one', 'two', 'three']) await context.step(name, async () => name).catch(() => undefined);
+      return 'done';
+    };
+    // Act
+    const ended = await runDurably(engine, run, 1, body).catch((error: unknown) => error);
+    // Assess
+    expect(ended).toMatchObject({ code: 'DURABLE_LIMIT_EXCEEDED' });
+    const { run: item, entries } = await journal.read(run.executionId);
+    expect(item?.state).toBe('finished');
+    expect(entries.map((entry) => entry.name)).toEqual(['one', 'two']);
+  });
+
+  it('refuses a wait of an unknown kind without taking a place for it', async () => {
+    // Prepare
+    const { engine, journal } = givenEngine();
+    const run = owner();
+    await engine.begin({ ...run, runner: 'none', payload: '{}', state: 'running' });
+    // Act
+    const refused = await engine.checkpoint(run, 'wait', { kind: 'teleport', name: 'x', args: {} }).catch((error: unknown) => error);
+    // Assess
+    expect(refused).toMatchObject({ code: 'DURABLE_UNKNOWN_KIND' });
+    const { run: item, entries } = await journal.read(run.executionId);
+    expect(entries).toEqual([]);
+    expect(item?.openWaits ?? 0).toBe(0);
   });
 
   it('refuses a second registration of a wait kind', () => {

@@ -9,6 +9,10 @@ import { newId } from '../../functions/platform/ids.js';
 import { createJournal } from '../../functions/scripts/durable/journal.js';
 import type { Execution } from '../../functions/scripts/model.js';
 import { createExecutionStore as createScriptExecutionStore } from '../../functions/scripts/runs/execution-store.js';
+import { createFileBlobStore } from '../../functions/adapters/local/file-blob-store.js';
+
+/** Results this small stay in the journal: no blob is written. */
+const journalResults = () => createFileBlobStore('script-packages');
 
 beforeAll(() => {
   process.env.PLATFORM_MODE = 'local';
@@ -146,8 +150,8 @@ const run = (userId: string, scriptId: string, createdAt: string, durable: boole
 describe('script runs in lists', () => {
   it("lists a user's runs, durable ones included, reading no journal; the page shown reads its durable runs' steps", async () => {
     // Prepare
-    const store = createScriptExecutionStore();
-    const journal = createJournal();
+    const store = createScriptExecutionStore(journalResults);
+    const journal = createJournal(journalResults);
     const [userId, scriptId] = [newId('usr'), newId('scr')];
     const runs = Array.from({ length: 6 }, (_, index) => run(userId, scriptId, `2099-06-0${index + 1}T10:00:00.000Z`, index % 2 === 1));
     for (const each of runs) await store.putRunning(each);
@@ -197,7 +201,7 @@ describe('script runs in lists', () => {
 
   it('reads every run started at the same instant as the last one asked for, whichever order DynamoDB gives them', async () => {
     // Prepare
-    const store = createScriptExecutionStore();
+    const store = createScriptExecutionStore(journalResults);
     const [userId, scriptId] = [newId('usr'), newId('scr')];
     const newest = run(userId, scriptId, '2099-06-05T10:00:00.000Z', false);
     const tied = Array.from({ length: 3 }, () => run(userId, scriptId, '2099-06-04T10:00:00.000Z', false));

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { documentSettingsSchema } from '../../functions/documents/settings.js';
 import { flowSettingsSchema } from '../../functions/flows/settings.js';
 import { paymentSettingsSchema } from '../../functions/payments/settings.js';
+import { defaultDurableLimits } from '../../functions/scripts/durable/limits.js';
 import { scriptSettingsSchema } from '../../functions/scripts/settings.js';
 import { templateSettingsSchema } from '../../functions/templates/settings.js';
 import { kernelSettingsSchema, parseEnv } from '../../functions/platform/settings.js';
@@ -37,6 +38,7 @@ describe('area settings', () => {
       sandbox: 'bwrap',
       python: 'python3',
       lambda: noLambdaResources,
+      durable: defaultDurableLimits,
     });
     expect(documents).toEqual({
       maxCachedVectors: 500_000,
@@ -111,6 +113,10 @@ describe('area settings', () => {
         SCRIPT_MANUAL_RUNS_PER_MINUTE: '100000',
         PACKAGE_INSTALL_TIMEOUT_SECONDS: '60',
         PYTHON: '/opt/python/bin/python3.12',
+        DURABLE_MAX_STEPS: '20',
+        DURABLE_MAX_JOURNAL_BYTES: '1000000',
+        DURABLE_MAX_OPEN_WAITS_PER_RUN: '5',
+        DURABLE_MAX_OPEN_WAITS_PER_USER: '3',
       },
     );
     // Assess
@@ -124,16 +130,19 @@ describe('area settings', () => {
       sandbox: 'bwrap',
       python: '/opt/python/bin/python3.12',
       lambda: noLambdaResources,
+      durable: { maxSteps: 20, maxJournalBytes: 1_000_000, maxOpenWaitsPerRun: 5, maxOpenWaitsPerUser: 3 },
     });
   });
 
   it('refuses a value that is not a number, naming every bad variable', () => {
     // Prepare
-    const env = { SCRIPT_MAX_WORKERS: 'abc', PACKAGE_INSTALL_TIMEOUT_SECONDS: 'soon', LARGE_GRAPH_CHUNKS: '1e3x' };
+    const env = { SCRIPT_MAX_WORKERS: 'abc', PACKAGE_INSTALL_TIMEOUT_SECONDS: 'soon', DURABLE_MAX_STEPS: '0', LARGE_GRAPH_CHUNKS: '1e3x' };
     // Act
     const parse = () => parseEnv({ scripts: scriptSettingsSchema, documents: documentSettingsSchema }, env);
     // Assess
-    expect(parse).toThrow(/^invalid configuration: SCRIPT_MAX_WORKERS="abc" \(.*\); PACKAGE_INSTALL_TIMEOUT_SECONDS="soon" \(.*\); LARGE_GRAPH_CHUNKS="1e3x"/);
+    expect(parse).toThrow(
+      /^invalid configuration: SCRIPT_MAX_WORKERS="abc" \(.*\); PACKAGE_INSTALL_TIMEOUT_SECONDS="soon" \(.*\); DURABLE_MAX_STEPS="0" \(.*\); LARGE_GRAPH_CHUNKS="1e3x"/,
+    );
   });
 });
 

@@ -2149,7 +2149,7 @@ export interface paths {
         put?: never;
         /**
          * SDK: one run with logs
-         * @description SDK: one run with logs.
+         * @description A durable run's steps come a page at a time: at most `stepsLimit` (default 100) and about 4 MB of results; when there are more, `stepsNextCursor` is set: pass it as `stepsCursor` for the next page.
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
@@ -17907,7 +17907,8 @@ export interface operations {
                      *                 },
                      *                 "wakeAt": "2019-08-24T14:15:22Z"
                      *               }
-                     *             ]
+                     *             ],
+                     *             "stepsNextCursor": "string"
                      *           }
                      *         ],
                      *         "total": 0,
@@ -17951,6 +17952,8 @@ export interface operations {
                                      */
                                     wakeAt?: string;
                                 }[];
+                                /** @description present when the run has more steps than this answer holds: pass it as getExecution's `stepsCursor` for the next page */
+                                stepsNextCursor?: string;
                                 /** Format: date-time */
                                 timestamp: string;
                                 trigger: string;
@@ -18094,7 +18097,10 @@ export interface operations {
     };
     restGetExecution: {
         parameters: {
-            query?: never;
+            query?: {
+                stepsCursor?: string;
+                stepsLimit?: number;
+            };
             header?: never;
             path: {
                 executionId: string;
@@ -18137,6 +18143,7 @@ export interface operations {
                      *             "wakeAt": "2019-08-24T14:15:22Z"
                      *           }
                      *         ],
+                     *         "stepsNextCursor": "string",
                      *         "result": null,
                      *         "logs": [
                      *           "string"
@@ -18190,6 +18197,8 @@ export interface operations {
                                  */
                                 wakeAt?: string;
                             }[];
+                            /** @description present when the run has more steps than this answer holds: pass it as getExecution's `stepsCursor` for the next page */
+                            stepsNextCursor?: string;
                             /** Format: date-time */
                             timestamp: string;
                             trigger: string;
@@ -22323,7 +22332,8 @@ export interface operations {
                      *             },
                      *             "wakeAt": "2019-08-24T14:15:22Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "stepsNextCursor": "string"
                      *       },
                      *       "message": "string"
                      *     }
@@ -22367,6 +22377,8 @@ export interface operations {
                                  */
                                 wakeAt?: string;
                             }[];
+                            /** @description present when the run has more steps than this answer holds: pass it as getExecution's `stepsCursor` for the next page */
+                            stepsNextCursor?: string;
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -22544,11 +22556,20 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "executionId": "string"
+                 *       "executionId": "string",
+                 *       "stepsLimit": 100,
+                 *       "stepsCursor": "string"
                  *     }
                  */
                 "application/json": {
                     executionId: string;
+                    /** @description the `stepsNextCursor` of the previous answer: the steps after those it held */
+                    stepsCursor?: string;
+                    /**
+                     * @description at most this many of a durable run's steps (the answer also stops at about 4 MB of results)
+                     * @default 100
+                     */
+                    stepsLimit?: number;
                 };
             };
         };
@@ -22592,7 +22613,8 @@ export interface operations {
                      *             },
                      *             "wakeAt": "2019-08-24T14:15:22Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "stepsNextCursor": "string"
                      *       },
                      *       "message": "string"
                      *     }
@@ -22636,6 +22658,8 @@ export interface operations {
                                  */
                                 wakeAt?: string;
                             }[];
+                            /** @description present when the run has more steps than this answer holds: pass it as getExecution's `stepsCursor` for the next page */
+                            stepsNextCursor?: string;
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -22817,7 +22841,8 @@ export interface operations {
                      *                 },
                      *                 "wakeAt": "2019-08-24T14:15:22Z"
                      *               }
-                     *             ]
+                     *             ],
+                     *             "stepsNextCursor": "string"
                      *           }
                      *         ]
                      *       },
@@ -22859,6 +22884,8 @@ export interface operations {
                                      */
                                     wakeAt?: string;
                                 }[];
+                                /** @description present when the run has more steps than this answer holds: pass it as getExecution's `stepsCursor` for the next page */
+                                stepsNextCursor?: string;
                             }[];
                             scriptId: string;
                         };

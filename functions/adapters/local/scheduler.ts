@@ -1,5 +1,5 @@
 // Local stand-in for EventBridge Scheduler: recurring definitions kept in `<dataDir>/schedules.json` and pending
-// one-time firings in `<dataDir>/one-shots.json` (they outlive a restart, as AWS schedules do), a croner heartbeat at
+// one-time firings in `<dataDir>/one-shots.json` (JSON lines, one-shot-store.ts: they outlive a restart, as AWS schedules do), a croner heartbeat at
 // every UTC minute and one timer armed for the earliest one-time firing, firings published on the in-process bus
 // exactly as the AWS schedules put them on the platform bus. Tests turn the clocks off and call `tick()` and
 // `fireOneShots()` with their own clock.
@@ -12,6 +12,7 @@ import { type CronSchedule, cronMatches, parseCron } from '#platform/cron.js';
 import { logger } from '#platform/logger.js';
 import type { OneShotDefinition, PlatformEventInput, ScheduleDefinition, SchedulerPort } from '#platform/ports.js';
 import { inProcessBus } from './event-bus.js';
+import { createOneShotStore } from './one-shot-store.js';
 import { startedOnFirstUse } from './lifecycle.js';
 
 const minuteMs = 60_000;
@@ -51,7 +52,7 @@ function writeJson(file: string | undefined, items: unknown[]) {
 
 export function createLocalScheduler(options: LocalSchedulerOptions): LocalScheduler {
   const schedules = new Map<string, { definition: ScheduleDefinition; cron: CronSchedule }>();
-  const oneShots = new Map<string, OneShotDefinition>();
+  const oneShots = createOneShotStore(options.oneShotFile);
   let lastMinute: number | undefined;
   let heartbeat: Cron | undefined;
   let oneShotTimer: NodeJS.Timeout | undefined;
@@ -59,21 +60,19 @@ export function createLocalScheduler(options: LocalSchedulerOptions): LocalSched
 
   const remember = (definition: ScheduleDefinition) => schedules.set(definition.name, { definition, cron: parseCron(definition.cronExpression) });
   for (const definition of readJson<ScheduleDefinition>(options.file)) remember(definition);
-  for (const once of readJson<OneShotDefinition>(options.oneShotFile)) oneShots.set(once.name, once);
 
   const persist = () =>
     writeJson(
       options.file,
       [...schedules.values()].map(({ definition }) => definition),
     );
-  const persistOneShots = () => writeJson(options.oneShotFile, [...oneShots.values()]);
 
   function armOneShots() {
     if (!options.heartbeat || stopped) return;
     clearTimeout(oneShotTimer);
     oneShotTimer = undefined;
-    if (oneShots.size === 0) return;
-    const earliest = Math.min(...[...oneShots.values()].map((once) => Date.parse(once.at)));
+    const earliest = oneShots.earliest();
+    if (earliest === undefined) return;
     oneShotTimer = setTimeout(
       () => {
         scheduler.fireOneShots().catch((error: unknown) => logger.error('local one-shot firing failed', { error: String(error) }));
@@ -98,16 +97,12 @@ export function createLocalScheduler(options: LocalSchedulerOptions): LocalSched
       startHeartbeat();
     },
     async putOnce(once) {
-      oneShots.set(once.name, once);
-      persistOneShots();
+      oneShots.put(once);
       armOneShots();
     },
     async remove(name) {
       if (schedules.delete(name)) persist();
-      if (oneShots.delete(name)) {
-        persistOneShots();
-        armOneShots();
-      }
+      if (oneShots.remove(name)) armOneShots();
     },
     async tick() {
       const minute = Math.floor(options.clock.now() / minuteMs) * minuteMs;
@@ -126,10 +121,7 @@ export function createLocalScheduler(options: LocalSchedulerOptions): LocalSched
       return fired;
     },
     async fireOneShots() {
-      const now = options.clock.now();
-      const due = [...oneShots.values()].filter((once) => Date.parse(once.at) <= now).sort((a, b) => a.at.localeCompare(b.at));
-      for (const once of due) oneShots.delete(once.name);
-      if (due.length) persistOneShots();
+      const due = oneShots.takeDue(options.clock.now());
       for (const once of due) {
         const { type, userId, detail } = once.event;
         await options.publish({ ...detail, type, userId, source: 'scheduler', scheduledTime: once.at });
@@ -137,7 +129,7 @@ export function createLocalScheduler(options: LocalSchedulerOptions): LocalSched
       armOneShots();
       return due.length;
     },
-    pendingOneShots: () => [...oneShots.values()],
+    pendingOneShots: () => oneShots.all(),
     stop() {
       stopped = true;
       heartbeat?.stop();

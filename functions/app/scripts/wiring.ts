@@ -81,6 +81,9 @@ export const npmInstall = perPlatform((platform: Platform) =>
   }),
 );
 
+/** Durable runs' step results past a journal item's share, in the same blob store as versions' packages (`journal/`). */
+const journalResults = (platform: Platform) => () => scriptPackageStore(platform);
+
 /** Versions' code, in the same blob store as their packages. */
 export const scriptCode = perPlatform((platform: Platform): VersionCode => createVersionCode(() => scriptPackageStore(platform)));
 
@@ -126,7 +129,7 @@ export const scriptRunner = perPlatform((platform: Platform): ScriptRunner => {
   const store = createScriptStore();
   return createScriptRunner({
     store,
-    executions: createExecutionStore(),
+    executions: createExecutionStore(journalResults(platform)),
     deployer: deployerOf(platform, store),
     packages: () => scriptDependencies(platform),
     code: scriptCode(platform),
@@ -149,8 +152,8 @@ export const scriptAccess = (): ScriptAccess => createScriptAccess(createScriptS
 const durableParts = perPlatform((platform: Platform) => {
   const { clock, eventBus: bus, scheduler } = platform;
   const consoleUrl = platform.settings.kernel.callbackBaseUrl;
-  const journal = createJournal();
-  const engine = createDurableEngine({ journal, oneShots: scheduler, bus, clock });
+  const journal = createJournal(journalResults(platform));
+  const engine = createDurableEngine({ journal, limits: platform.settings.scripts.durable, oneShots: scheduler, bus, clock });
   const callbacks = registerCallbacks(engine, { journal, baseUrl: consoleUrl });
   const scripts = createScriptStore();
   registerRunWaitKinds(platform, engine, {
@@ -160,7 +163,7 @@ const durableParts = perPlatform((platform: Platform) => {
     scriptOwner: async (scriptId) => (await scripts.get(scriptId))?.ownerId,
     consoleUrl,
   });
-  const executions = createExecutionStore();
+  const executions = createExecutionStore(journalResults(platform));
   const runner = () => scriptRunner(platform);
   const hooks = createDurableScriptRuns({ engine, executions, runner, bus, clock });
   const operations = createRunOperations({ engine, journal, callbacks, executions, runner, access: scriptAccess(), ended: hooks.ended, clock });
@@ -176,7 +179,7 @@ export const scriptLongRuns = perPlatform(
   (platform: Platform): LongRuns =>
     createLongRuns({
       runner: scriptRunner(platform),
-      executions: createExecutionStore(),
+      executions: createExecutionStore(journalResults(platform)),
       background: platform.backgroundRuns,
       boundMs: platform.settings.kernel.runWaitMs,
       clock: platform.clock,
@@ -198,7 +201,12 @@ export const scriptAuthoring = perPlatform(
 
 export const scriptInsights = perPlatform(
   (platform: Platform): Insights =>
-    createInsights({ scripts: scriptService(platform), store: createScriptStore(), executions: createExecutionStore(), clock: platform.clock }),
+    createInsights({
+      scripts: scriptService(platform),
+      store: createScriptStore(),
+      executions: createExecutionStore(journalResults(platform)),
+      clock: platform.clock,
+    }),
 );
 
 export const scriptReviewTarget = perPlatform(
@@ -214,7 +222,7 @@ export const scriptsApi = perPlatform(
       engine: durableEngine(platform),
       operations: runOperations(platform),
       store: createScriptStore(),
-      executions: createExecutionStore(),
+      executions: createExecutionStore(journalResults(platform)),
       clock: platform.clock,
     }),
 );

@@ -34,7 +34,7 @@ export function registerCallbacks(engine: DurableEngine, deps: { journal: Journa
 
   /** The callback's wait in the run, if the run has one with that id. */
   async function findCallback(executionId: string, callbackId: string) {
-    const { entries } = await deps.journal.read(executionId);
+    const entries = await deps.journal.outline(executionId);
     return entries.find((entry) => entry.type === 'callback' && entry.fields?.callbackId === callbackId);
   }
 

@@ -10,8 +10,8 @@ import { AppError, ValidationError } from '#platform/errors.js';
 import type { EventPublisher, SchedulerPort } from '#platform/ports.js';
 import type { ExecutionError } from '../model.js';
 import { durableWakeType, retryName, waitTimerName, watchdogName } from './internal-events.js';
-import type { Journal, JournalEntry, RunItem, RunState } from './journal.js';
-import { Duration, StepName, durableErrorCodes, unstorableResult } from './limits.js';
+import type { Journal, JournalEntry, Refusal, RunItem, RunState } from './journal.js';
+import { Duration, type DurableLimits, StepName, durableErrorCodes, handedJournalBytes, maxWaitSeconds, unstorableResult } from './limits.js';
 import type { WaitKind, WaitOutcome, WaitOwner } from './wait-kinds.js';
 
 /** A refusal the code catches as `error.code` (and the API answers as a 400). */
@@ -21,11 +21,23 @@ export class DurableError extends AppError {
   }
 }
 
-/** What an invocation knows of one of its run's steps and waits: its result as JSON text. */
-export type JournalStep = { type: JournalEntry['type']; status: JournalEntry['status']; result?: string; error?: ExecutionError };
+/** An entry as an invocation gets it: its result as JSON text, or `held` when the runtime asks for it (`entry`). */
+export interface HandedEntry {
+  type: JournalEntry['type'];
+  status: JournalEntry['status'];
+  result?: string;
+  error?: ExecutionError;
+  held?: true;
+}
 
-/** The journal as an invocation gets it, by name: a Map, since the names are the code's (`constructor` is one too). */
-export type InvocationJournal = Map<string, JournalStep>;
+/**
+ * The journal as an invocation gets it, by name, within handedJournalBytes: results past that are `held`, and
+ * entries past it are left out (`partial`); the runtime asks for either with the `entry` checkpoint.
+ */
+export interface InvocationJournal {
+  entries: Record<string, HandedEntry>;
+  partial?: true;
+}
 
 /** Continues a run in a new invocation; registered per kind of run (`script`, or an in-process runner's name). */
 export type Resumer = (run: RunItem) => Promise<void>;
@@ -37,6 +49,7 @@ const StepCheckpoint = z.strictObject({
   durationMs: z.number().finite().min(0).max(1e8).optional(),
 });
 const WaitCheckpoint = z.strictObject({ kind: z.string().min(1).max(50), name: StepName, args: z.unknown().optional() });
+const EntryCheckpoint = z.strictObject({ name: StepName });
 const TimerArgs = z.strictObject({ duration: Duration });
 
 /** Journal entries live as long as the execution record they belong to. */
@@ -49,8 +62,29 @@ const invalid = (error: z.ZodError) => {
   return new DurableError(durableErrorCodes.invalidArgument, `${issue.path.join('.') || 'argument'}: ${issue.message}`, { field: issue.path.join('.') });
 };
 
+/** What a refusal says, per bound; the run fails with it. */
+const refusals: Record<Refusal, (limits: DurableLimits) => { message: string; limit: string; max: number }> = {
+  steps: (limits) => ({ limit: 'steps', max: limits.maxSteps, message: `a durable run has at most ${limits.maxSteps} steps and waits` }),
+  bytes: (limits) => ({
+    limit: 'journalBytes',
+    max: limits.maxJournalBytes,
+    message: `a durable run's step results and errors add up to at most ${limits.maxJournalBytes} bytes`,
+  }),
+  runWaits: (limits) => ({
+    limit: 'openWaitsPerRun',
+    max: limits.maxOpenWaitsPerRun,
+    message: `a durable run holds at most ${limits.maxOpenWaitsPerRun} waits open`,
+  }),
+  userWaits: (limits) => ({
+    limit: 'openWaitsPerUser',
+    max: limits.maxOpenWaitsPerUser,
+    message: `a user's durable runs hold at most ${limits.maxOpenWaitsPerUser} waits open together`,
+  }),
+};
+
 export interface DurableEngineDeps {
   journal: Journal;
+  limits: DurableLimits;
   oneShots: Pick<SchedulerPort, 'putOnce' | 'remove'>;
   bus: EventPublisher;
   clock: Clock;
@@ -65,26 +99,6 @@ export function createDurableEngine(deps: DurableEngineDeps) {
   const expiresAt = () => Math.floor(clock.now() / 1000) + retentionSeconds;
   const waitHash = (name: string) => createHash('sha256').update(name).digest('hex').slice(0, 16);
 
-  const kindOf = (entry: JournalEntry) => [...waitKinds.values()].find((candidate) => candidate.type === entry.type);
-
-  /**
-   * The run ended (it finished, failed, timed out or was cancelled): its open waits end as cancelled, their timers go,
-   * and each kind closes what it keeps elsewhere (an approval leaves its approvers' inboxes), saying why.
-   */
-  async function closeOpenWaits(executionId: string, reason: string): Promise<void> {
-    const { entries } = await journal.read(executionId);
-    const endedAt = clock.nowIso();
-    await Promise.all(
-      entries
-        .filter((entry) => entry.status === 'waiting')
-        .map(async (entry) => {
-          if (!(await journal.settleWait(executionId, entry.name, { status: 'cancelled', endedAt }))) return;
-          await deps.oneShots.remove(waitTimerName(executionId, waitHash(entry.name)));
-          await kindOf(entry)?.closed?.(entry, reason);
-        }),
-    );
-  }
-
   const wake = (owner: { executionId: string; userId: string }, detail: Record<string, unknown>) =>
     deps.bus.publish({ type: durableWakeType, source: 'durable', userId: owner.userId, executionId: owner.executionId, ...detail });
 
@@ -97,6 +111,32 @@ export function createDurableEngine(deps: DurableEngineDeps) {
     await resumer(run);
     return true;
   }
+
+  /** A checkpoint past one of the run's bounds: the run records it (and fails with it at its end), the code gets it thrown. */
+  async function refuse(executionId: string, refusal: Refusal): Promise<DurableError> {
+    const { message, ...details } = refusals[refusal](deps.limits);
+    await journal.recordFailure(executionId, { code: durableErrorCodes.limitExceeded, message });
+    return new DurableError(durableErrorCodes.limitExceeded, message, details);
+  }
+
+  /**
+   * A run that ended (finished or cancelled) holds nothing open: its waits end as cancelled (their places given back),
+   * their timers go, each kind closes what it keeps elsewhere saying why (an approval leaves its approvers' inboxes),
+   * and so does its watchdog (a pending retry finds the run ended).
+   */
+  async function closeOpenWaits(run: Pick<RunItem, 'executionId' | 'openWaits'>, reason: string): Promise<void> {
+    const { executionId } = run;
+    await deps.oneShots.remove(watchdogName(executionId));
+    if (run.openWaits === 0) return;
+    const endedAt = clock.nowIso();
+    for (const entry of await journal.waiting(executionId)) {
+      if (!(await journal.settleWait(executionId, entry.name, { status: 'cancelled', endedAt }))) continue;
+      await deps.oneShots.remove(waitTimerName(executionId, waitHash(entry.name)));
+      await waitKindOf(entry.type)?.close?.(entry, reason);
+    }
+  }
+
+  const waitKindOf = (type: JournalEntry['type']) => [...waitKinds.values()].find((candidate) => candidate.type === type);
 
   const engine = {
     registerWaitKind(kind: string, waitKind: WaitKind) {
@@ -114,15 +154,51 @@ export function createDurableEngine(deps: DurableEngineDeps) {
       if (run.state === 'queued') await wake(run, {});
     },
 
-    /** The journal an invocation carries. */
+    /** The journal an invocation carries, within handedJournalBytes. */
     async invocationJournal(executionId: string): Promise<InvocationJournal> {
-      const { entries } = await journal.read(executionId);
-      return new Map(
-        entries.map((entry) => [
-          entry.name,
-          { type: entry.type, status: entry.status, ...(entry.result !== undefined && { result: entry.result }), ...(entry.error && { error: entry.error }) },
-        ]),
-      );
+      const outline = await journal.outline(executionId);
+      // Null-prototype: a step may be named `__proto__` or `constructor`.
+      const handed: Record<string, HandedEntry> = Object.create(null);
+      let bytes = 0;
+      const kept: JournalEntry[] = [];
+      for (const entry of outline) {
+        bytes += Buffer.byteLength(entry.name) + 100 + (entry.error ? Buffer.byteLength(entry.error.message) : 0);
+        if (bytes > handedJournalBytes) break;
+        kept.push(entry);
+      }
+      // Inline results while they fit what is left; the rest are held, asked for when the code reaches them.
+      let room = handedJournalBytes - bytes;
+      const fitting = kept.filter((entry) => {
+        const size = entry.resultKey ? undefined : entry.resultBytes;
+        if (size === undefined || size > room) return false;
+        room -= size;
+        return true;
+      });
+      const results = new Map((await journal.withResults(executionId, fitting)).map((entry) => [entry.name, entry.result]));
+      for (const entry of kept) {
+        const result = results.get(entry.name);
+        handed[entry.name] = {
+          type: entry.type,
+          status: entry.status,
+          ...(result !== undefined && { result }),
+          ...(result === undefined && entry.status === 'succeeded' && { held: true as const }),
+          ...(entry.error && { error: entry.error }),
+        };
+      }
+      return { entries: handed, ...(kept.length < outline.length && { partial: true as const }) };
+    },
+
+    /** One entry of the run for its invocation (one left out of the journal it was handed), or null. */
+    async entry(executionId: string, name: string): Promise<HandedEntry | null> {
+      const entry = await journal.entry(executionId, name);
+      if (!entry) return null;
+      const result = await journal.resultOf(entry);
+      return { type: entry.type, status: entry.status, ...(result !== undefined && { result }), ...(entry.error && { error: entry.error }) };
+    },
+
+    /** The bound the run went past, recorded when a checkpoint was refused: the run fails with it. */
+    async failure(executionId: string): Promise<ExecutionError | undefined> {
+      return (await journal.getRun(executionId))?.failure;
     },
 
     /**
@@ -138,52 +214,73 @@ export function createDurableEngine(deps: DurableEngineDeps) {
         const { name, result, error, durationMs } = parsed.data;
         const refused = error ? undefined : unstorableResult(result);
         if (refused) throw new DurableError(refused.code, refused.message, { field: 'result' });
-        const { written, entry } = await journal.putEntry({
-          executionId: owner.executionId,
-          name,
-          seq: nextSeq(),
-          type: 'step',
-          status: error ? 'failed' : 'succeeded',
-          startedAt: new Date(now - (durationMs ?? 0)).toISOString(),
-          endedAt: new Date(now).toISOString(),
-          ...(error ? { error } : { result: JSON.stringify(result ?? null) }),
-          expiresAt: expiresAt(),
-        });
+        const put = await journal.putStep(
+          {
+            executionId: owner.executionId,
+            name,
+            seq: nextSeq(),
+            type: 'step',
+            status: error ? 'failed' : 'succeeded',
+            startedAt: new Date(now - (durationMs ?? 0)).toISOString(),
+            endedAt: new Date(now).toISOString(),
+            ...(error && { error }),
+            expiresAt: expiresAt(),
+          },
+          error ? undefined : JSON.stringify(result ?? null),
+          deps.limits,
+        );
+        if ('refused' in put) throw await refuse(owner.executionId, put.refused);
+        const { written, entry } = put;
         if (!written && entry.type !== 'step')
           throw new DurableError(durableErrorCodes.nameReused, `the name ${name} is used by a ${entry.type} of this run already`);
-        return { result: entry.result ?? null, error: entry.error ?? null };
+        return { result: (await journal.resultOf(entry)) ?? null, error: entry.error ?? null };
       }
-      if (method !== 'wait') throw new DurableError(durableErrorCodes.unknownKind, `unknown durable operation ${method}: step or wait`);
+      if (method === 'entry') {
+        const parsed = EntryCheckpoint.safeParse(params);
+        if (!parsed.success) throw invalid(parsed.error);
+        return { entry: await engine.entry(owner.executionId, parsed.data.name) };
+      }
+      if (method !== 'wait') throw new DurableError(durableErrorCodes.unknownKind, `unknown durable operation ${method}: step, wait or entry`);
       const parsed = WaitCheckpoint.safeParse(params);
       if (!parsed.success) throw invalid(parsed.error);
       const { kind, name, args } = parsed.data;
       // Read at waits, not at every step (one read less per step): a cancelled run stops at its next wait or its end.
       const run = await journal.getRun(owner.executionId);
       if (!run || run.state === 'cancelled') throw new DurableError(durableErrorCodes.cancelled, `execution ${owner.executionId} was cancelled`);
+      if (run.failure) throw new DurableError(run.failure.code, run.failure.message);
       const waitKind = waitKinds.get(kind);
       if (!waitKind)
         throw new DurableError(durableErrorCodes.unknownKind, `unknown wait kind ${kind}: one of ${[...waitKinds.keys()].join(', ')}`, { field: 'kind' });
+      // The wait's place is taken before its kind stores anything (an approval, an event wait), and given back if it does not open.
+      const keptUntil = expiresAt() + maxWaitSeconds;
+      const refusal = await journal.reserveWait(owner.executionId, owner.userId, deps.limits, Math.max(run.expiresAt, keptUntil));
+      if (refusal) throw await refuse(owner.executionId, refusal);
       let opened;
+      let wakeAt = '';
+      let written = false;
       try {
         opened = await waitKind.open(owner, name, args);
+        wakeAt = new Date(now + opened.timeoutSeconds * 1000).toISOString();
+        const put = await journal.putEntry({
+          executionId: owner.executionId,
+          name,
+          seq: nextSeq(),
+          type: waitKind.type,
+          status: 'waiting',
+          startedAt: new Date(now).toISOString(),
+          endedAt: null,
+          wakeAt,
+          ...(opened.fields && { fields: opened.fields }),
+          userId: owner.userId,
+          expiresAt: keptUntil,
+        });
+        written = put.written;
+        if (!written) throw new DurableError(durableErrorCodes.nameReused, `the name ${name} is used by a ${put.entry.type} of this run already`);
       } catch (error) {
+        if (!written) await journal.releaseWait(owner.executionId, owner.userId);
         if (error instanceof ValidationError) throw new DurableError(durableErrorCodes.invalidArgument, error.message, error.details);
         throw error;
       }
-      const wakeAt = new Date(now + opened.timeoutSeconds * 1000).toISOString();
-      const { written, entry } = await journal.putEntry({
-        executionId: owner.executionId,
-        name,
-        seq: nextSeq(),
-        type: waitKind.type,
-        status: 'waiting',
-        startedAt: new Date(now).toISOString(),
-        endedAt: null,
-        wakeAt,
-        ...(opened.fields && { fields: opened.fields }),
-        expiresAt: expiresAt(),
-      });
-      if (!written) throw new DurableError(durableErrorCodes.nameReused, `the name ${name} is used by a ${entry.type} of this run already`);
       await deps.oneShots.putOnce({
         name: waitTimerName(owner.executionId, waitHash(name)),
         at: wakeAt,
@@ -209,8 +306,7 @@ export function createDurableEngine(deps: DurableEngineDeps) {
       await deps.oneShots.remove(watchdogName(executionId));
       const run = await journal.moveRun(executionId, ['running'], 'waiting', { invocation });
       if (!run) return;
-      const { entries } = await journal.read(executionId);
-      if (!entries.some((entry) => entry.status === 'waiting')) await wake(run, {});
+      if ((await journal.waiting(executionId)).length === 0) await wake(run, {});
     },
 
     /** An invocation that could not start (no free slot): the run waits again and is continued after `seconds`. */
@@ -226,14 +322,17 @@ export function createDurableEngine(deps: DurableEngineDeps) {
 
     /** The invocation ended the run; false when it no longer held it (cancelled meanwhile). */
     async finished(executionId: string, invocation: number): Promise<boolean> {
-      await deps.oneShots.remove(watchdogName(executionId));
-      if (!(await journal.moveRun(executionId, ['running'], 'finished', { invocation }))) return false;
-      await closeOpenWaits(executionId, `its run ${executionId} ended`);
+      const run = await journal.moveRun(executionId, ['running'], 'finished', { invocation });
+      if (!run) {
+        await deps.oneShots.remove(watchdogName(executionId));
+        return false;
+      }
+      await closeOpenWaits(run, `its run ${executionId} ended`);
       return true;
     },
 
     /** Whether a re-run from a later step may start with this ended entry of the run instead of running it again. */
-    reusable: (entry: JournalEntry): boolean => entry.type === 'step' || (kindOf(entry)?.reusable?.(entry) ?? true),
+    reusable: (entry: JournalEntry): boolean => entry.type === 'step' || (waitKindOf(entry.type)?.reusable?.(entry) ?? true),
 
     /** Ends a wait and continues its run. False when the wait is not waiting (ended before, cancelled, or no such wait). */
     async resolveWait(executionId: string, name: string, outcome: WaitOutcome): Promise<boolean> {
@@ -244,7 +343,7 @@ export function createDurableEngine(deps: DurableEngineDeps) {
           : await (async () => {
               const refused = unstorableResult(outcome.result);
               if (refused) throw new ValidationError('result', outcome.result, refused.message, { code: refused.code });
-              return journal.settleWait(executionId, name, { status: 'succeeded', endedAt, result: JSON.stringify(outcome.result ?? null) });
+              return journal.settleWait(executionId, name, { status: 'succeeded', endedAt, text: JSON.stringify(outcome.result ?? null) });
             })();
       if (!settled) return false;
       await deps.oneShots.remove(waitTimerName(executionId, waitHash(name)));
@@ -262,9 +361,8 @@ export function createDurableEngine(deps: DurableEngineDeps) {
         return;
       }
       if (detail.wait !== undefined) {
-        const { entries } = await journal.read(detail.executionId);
-        const entry = entries.find((candidate) => candidate.name === detail.wait);
-        const kind = entry && kindOf(entry);
+        const entry = await journal.entry(detail.executionId, detail.wait);
+        const kind = entry && waitKindOf(entry.type);
         if (!entry || !kind) return;
         await engine.resolveWait(
           detail.executionId,
@@ -280,8 +378,7 @@ export function createDurableEngine(deps: DurableEngineDeps) {
     async cancel(executionId: string): Promise<boolean> {
       const run = await journal.moveRun(executionId, ['queued', 'running', 'waiting'], 'cancelled');
       if (!run) return false;
-      await closeOpenWaits(executionId, `its run ${executionId} was cancelled`);
-      await deps.oneShots.remove(watchdogName(executionId));
+      await closeOpenWaits(run, `its run ${executionId} was cancelled`);
       return true;
     },
   };

@@ -2,7 +2,7 @@
 // replay rules as scripts' `context.step` / `context.wait`. A wait ends the body by throwing Suspension, which
 // `runDurably` turns into a suspended run; the registered resumer calls `runDurably` again when the wait ends.
 import type { ExecutionError } from '../model.js';
-import type { DurableEngine, JournalStep } from './engine.js';
+import { type DurableEngine, DurableError, type HandedEntry } from './engine.js';
 import { durableErrorCodes } from './limits.js';
 import type { WaitOwner } from './wait-kinds.js';
 
@@ -56,28 +56,41 @@ export async function runDurably<T>(
     suspendedOn ??= name;
     return new Suspension(name);
   };
-  const claim = (name: string) => {
+  // A checkpoint past one of the run's bounds: the run ends failed with it, whatever the body does with the refusal.
+  let pastBound: ExecutionError | undefined;
+  const checkpoint = async (method: 'step' | 'wait', params: Record<string, unknown>) => {
+    try {
+      return await engine.checkpoint(owner, method, params);
+    } catch (error) {
+      if (error instanceof DurableError && error.code === durableErrorCodes.limitExceeded) pastBound ??= { code: error.code, message: error.message };
+      throw error;
+    }
+  };
+  /** The entry of that name: from the journal handed over, or (held back or left out of it) from the engine. */
+  const claim = async (name: string): Promise<HandedEntry | undefined> => {
     if (used.has(name)) throw new StepFailure(durableErrorCodes.nameReused, `the name ${name} is used twice in this run`);
     used.add(name);
-    return journal.get(name);
+    const entry = Object.hasOwn(journal.entries, name) ? journal.entries[name] : undefined;
+    if (entry?.held || (!entry && journal.partial)) return (await engine.entry(owner.executionId, name)) ?? undefined;
+    return entry;
   };
-  const settled = <R>(entry: JournalStep, name: string): R => {
+  const settled = <R>(entry: HandedEntry, name: string): R => {
     if (entry.status === 'waiting') throw suspend(name);
     if (entry.error) throw fail(entry.error);
     if (entry.status === 'cancelled') throw new StepFailure(durableErrorCodes.cancelled, `${name} was cancelled`);
     return (entry.result === undefined ? null : JSON.parse(entry.result)) as R;
   };
   async function openWait<R>(kind: string, name: string, args: unknown, afterOpen?: (reply: Record<string, unknown>) => Promise<void>): Promise<R> {
-    const entry = claim(name);
+    const entry = await claim(name);
     if (entry) return settled<R>(entry, name);
-    const reply = await engine.checkpoint(owner, 'wait', { kind, name, args });
+    const reply = await checkpoint('wait', { kind, name, args });
     await afterOpen?.(reply);
     throw suspend(name);
   }
   const context: DurableContext = {
     executionId: owner.executionId,
     async step<R>(name: string, fn: () => Promise<R>): Promise<R> {
-      const entry = claim(name);
+      const entry = await claim(name);
       if (entry) return settled<R>(entry, name);
       const started = Date.now();
       let value: R;
@@ -85,10 +98,10 @@ export async function runDurably<T>(
         value = await fn();
       } catch (error) {
         const failure = { code: (error as { code?: string }).code ?? 'STEP_FAILED', message: error instanceof Error ? error.message : String(error) };
-        await engine.checkpoint(owner, 'step', { name, error: failure, durationMs: Date.now() - started });
+        await checkpoint('step', { name, error: failure, durationMs: Date.now() - started });
         throw fail(failure);
       }
-      const stored = await engine.checkpoint(owner, 'step', { name, result: value ?? null, durationMs: Date.now() - started });
+      const stored = await checkpoint('step', { name, result: value ?? null, durationMs: Date.now() - started });
       return JSON.parse(stored.result as string) as R;
     },
     wait: (name, duration) => openWait<void>('wait', name, { duration }),
@@ -106,6 +119,10 @@ export async function runDurably<T>(
       await engine.finished(owner.executionId, invocation);
       throw error;
     }
+  }
+  if (pastBound) {
+    await engine.finished(owner.executionId, invocation);
+    throw fail(pastBound);
   }
   if (suspendedOn !== undefined) {
     await engine.suspended(owner.executionId, invocation);

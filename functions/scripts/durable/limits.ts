@@ -1,5 +1,6 @@
 // The bounds of durable runs, checked by the engine (the wrappers check the same first, for a clearer error in the
-// script): step names, a step's stored result, wait durations.
+// script): step names, a step's stored result, wait durations; and the bounds of a run's journal and of the waits a
+// run and a user hold open (settings, so a test platform can start with small ones).
 import * as z from 'zod';
 
 /** A step's result is stored in one journal item (DynamoDB's 400 KB), with room for the rest of the item. */
@@ -9,6 +10,35 @@ export const maxWaitSeconds = 365 * 24 * 60 * 60;
 /** A durable run's input travels with every invocation: bounded like a step result. */
 export const maxDurableInputBytes = 256 * 1024;
 
+/**
+ * A result up to this size stays in its journal item; a larger one goes to the blob store and the item keeps its
+ * size. Every resume reads the journal's items, so they stay small whatever the steps return.
+ */
+export const inlineResultBytes = 16 * 1024;
+/**
+ * An invocation is handed at most this much of its journal (on AWS it travels in the invoke payload, at most 6 MB
+ * with the run's input); the runtime asks for what was left out (`entry`) when the code reaches it.
+ */
+export const handedJournalBytes = 1024 * 1024;
+
+export interface DurableLimits {
+  /** Journal entries (steps and waits) per run. */
+  maxSteps: number;
+  /** Bytes of results and errors per run, inline and offloaded. */
+  maxJournalBytes: number;
+  /** Waits a run holds open at once. */
+  maxOpenWaitsPerRun: number;
+  /** Waits all of a user's runs hold open at once: on AWS each is an EventBridge Scheduler schedule of the account. */
+  maxOpenWaitsPerUser: number;
+}
+
+export const defaultDurableLimits: DurableLimits = {
+  maxSteps: 10_000,
+  maxJournalBytes: 50 * 1024 * 1024,
+  maxOpenWaitsPerRun: 1_000,
+  maxOpenWaitsPerUser: 10_000,
+};
+
 /** The error codes a script catches from the step API. */
 export const durableErrorCodes = {
   invalidArgument: 'DURABLE_INVALID_ARGUMENT',
@@ -16,6 +46,8 @@ export const durableErrorCodes = {
   resultTooLarge: 'DURABLE_RESULT_TOO_LARGE',
   resultNotJson: 'DURABLE_RESULT_NOT_JSON',
   unknownKind: 'DURABLE_UNKNOWN_KIND',
+  /** A run past one of DurableLimits: the run fails with it, whatever the code does with the error. */
+  limitExceeded: 'DURABLE_LIMIT_EXCEEDED',
   cancelled: 'CANCELLED',
   timeout: 'TIMEOUT',
 } as const;

@@ -9,7 +9,7 @@ import type { AdmittedRun, ScriptRunner } from '../runs/runner.js';
 import type { ScriptAccess } from '../runs/script-access.js';
 import type { DurableCallbacks } from './callbacks.js';
 import type { DurableEngine } from './engine.js';
-import type { Journal, JournalEntry } from './journal.js';
+import type { Journal, JournalEntry, RunItem } from './journal.js';
 import { scriptRunner } from './script-runs.js';
 import type { WaitOutcome } from './wait-kinds.js';
 
@@ -41,7 +41,7 @@ export function createRunOperations(deps: {
   const { engine, journal, executions, clock } = deps;
 
   async function owned(userId: string, executionId: string): Promise<Execution> {
-    const execution = await executions.get(executionId, true);
+    const execution = await executions.get(executionId, true, false);
     if (!execution || execution.userId !== userId) throw new NotFoundError('executionId', executionId, 'execution');
     return execution;
   }
@@ -59,18 +59,29 @@ export function createRunOperations(deps: {
    * approval its approver did not let re-runs reuse), which the re-run meets again.
    */
   async function stepsBefore(executionId: string, fromStep: string): Promise<JournalEntry[]> {
-    const { entries } = await journal.read(executionId);
+    const entries = await journal.outline(executionId);
     const index = entries.findIndex((entry) => entry.name === fromStep);
     if (index < 0) throw new ValidationError('fromStep', fromStep, `execution ${executionId} has no step named ${fromStep}`);
-    return entries.slice(0, index).filter((entry) => (entry.status === 'succeeded' || entry.status === 'failed') && engine.reusable(entry));
+    const ended = await journal.withResults(
+      executionId,
+      entries.slice(0, index).filter((entry) => entry.status === 'succeeded' || entry.status === 'failed'),
+    );
+    return ended.filter((entry) => engine.reusable(entry));
   }
 
-  async function copySteps(entries: JournalEntry[], executionId: string): Promise<void> {
-    for (const entry of entries) await journal.putEntry({ ...entry, executionId });
+  /** Copies the entries into the run `executionId`; answers what they add to its tallies. */
+  async function copySteps(entries: JournalEntry[], executionId: string): Promise<Pick<RunItem, 'stepCount' | 'journalBytes'>> {
+    let journalBytes = 0;
+    for (const entry of entries) {
+      // A result in the blob store is shared by its key, not copied into the item.
+      await journal.putEntry({ ...entry, executionId, ...(entry.resultKey && { result: undefined }) });
+      journalBytes += (entry.resultBytes ?? Buffer.byteLength(entry.result ?? '')) + Buffer.byteLength(entry.error?.message ?? '');
+    }
+    return { stepCount: entries.length, journalBytes };
   }
 
   /** Admits a new run of the same script with the same data; its first invocation is started through the bus. */
-  async function startAgain(execution: Execution, reuse: (newExecutionId: string) => Promise<void>): Promise<string> {
+  async function startAgain(execution: Execution, reuse: (newExecutionId: string) => Promise<Pick<RunItem, 'stepCount' | 'journalBytes'>>): Promise<string> {
     const admitted = await deps.runner().admit({
       scriptId: execution.scriptId,
       userId: execution.userId,
@@ -79,8 +90,9 @@ export function createRunOperations(deps: {
     });
     const { running } = admitted;
     await executions.putRunning(running);
-    await reuse(running.executionId);
+    const tallies = await reuse(running.executionId);
     await engine.begin({
+      ...tallies,
       executionId: running.executionId,
       userId: running.userId,
       scriptId: running.scriptId,
@@ -97,7 +109,7 @@ export function createRunOperations(deps: {
       if (!execution.durable) throw new ConflictError(`execution ${executionId} is not a durable run: only durable runs can be cancelled`, { executionId });
       if (!(await engine.cancel(executionId)))
         throw new ConflictError(`execution ${executionId} is ${execution.status}, not running or waiting`, { executionId });
-      const { steps: _steps, runningUntil: _until, ...kept } = execution;
+      const { runningUntil: _until, ...kept } = execution;
       const cancelled: Execution = {
         ...kept,
         status: 'cancelled',
@@ -112,7 +124,7 @@ export function createRunOperations(deps: {
     /** A new execution; with `fromStep`, the steps before it keep their stored results and do not run again. */
     async rerun(userId: string, executionId: string, fromStep?: string): Promise<string> {
       const execution = await owned(userId, executionId);
-      if (fromStep === undefined) return startAgain(execution, async () => undefined);
+      if (fromStep === undefined) return startAgain(execution, async () => ({}));
       const reused = await stepsBefore(executionId, fromStep);
       return startAgain(execution, (newExecutionId) => copySteps(reused, newExecutionId));
     },
@@ -122,7 +134,7 @@ export function createRunOperations(deps: {
      * a re-run of an in-process durable run (an llm flow's) starts; VALIDATION_ERROR when there is no such step.
      */
     reuseSteps: async (fromExecutionId: string, toExecutionId: string, fromStep: string): Promise<void> =>
-      copySteps(await stepsBefore(fromExecutionId, fromStep), toExecutionId),
+      void (await copySteps(await stepsBefore(fromExecutionId, fromStep), toExecutionId)),
 
     /** Re-runs the caller's ended runs of a script that match, newest first, at most maxReplayRuns. */
     async replay(userId: string, filter: ReplayFilter): Promise<string[]> {
@@ -132,7 +144,7 @@ export function createRunOperations(deps: {
         .filter((execution) => ended.includes(execution.status) && statuses.includes(execution.status))
         .slice(0, maxReplayRuns);
       const started: string[] = [];
-      for (const execution of runs) started.push(await startAgain(execution, async () => undefined));
+      for (const execution of runs) started.push(await startAgain(execution, async () => ({})));
       return started;
     },
 

@@ -41,16 +41,17 @@ export function createDurableScriptRuns(deps: {
           engine.begin({ ...owner, runner: scriptRunner, payload: JSON.stringify(admitted), state: 'running' }),
           engine.watch(owner, 1, admitted.running.runningUntil!),
         ]);
-        return { journal: {}, invocation: 1 };
+        return { journal: { entries: {} }, invocation: 1 };
       }
       const { invocation } = admitted.resumed;
       const [journal] = await Promise.all([engine.invocationJournal(owner.executionId), engine.watch(owner, invocation, admitted.running.runningUntil!)]);
-      // A JSON object by name on the wire (each name an own key, `__proto__` too); the wrappers read own keys only.
-      return { journal: Object.fromEntries(journal), invocation };
+      // A null-prototype object by name on the wire (each name an own key, `__proto__` too); the wrappers read own keys only.
+      return { journal, invocation };
     },
     checkpoint: (admitted, method, params) => engine.checkpoint(ownerOf(admitted), method, params),
     suspended: (admitted, invocation) => engine.suspended(admitted.running.executionId, invocation),
     finished: (admitted, invocation) => engine.finished(admitted.running.executionId, invocation),
+    boundExceeded: (admitted) => engine.failure(admitted.running.executionId),
     async failed(execution: Execution) {
       // A run started by a failure event does not announce its own failure: one failing alert would feed itself.
       if (execution.trigger.event === executionFailedType) return;
@@ -84,15 +85,14 @@ export function createDurableScriptRuns(deps: {
   /** A new invocation of the run's execution: what the earlier ones took is added to what this one takes. */
   async function resume(run: RunItem): Promise<void> {
     const stored = JSON.parse(run.payload) as AdmittedRun;
-    const record = await deps.executions.get(run.executionId, true);
+    const record = await deps.executions.get(run.executionId, true, false);
     if (!record) return;
     const now = clock.now();
     const running: Execution = {
       ...stored.running,
       runningUntil: new Date(now + stored.timeoutMs + runGraceMs).toISOString(),
     };
-    const { steps: _steps, ...kept } = record;
-    await deps.executions.putRunning({ ...kept, status: 'running', finishedAt: null, runningUntil: running.runningUntil });
+    await deps.executions.putRunning({ ...record, status: 'running', finishedAt: null, runningUntil: running.runningUntil });
     try {
       await deps.runner().runAdmitted({
         ...stored,
@@ -108,7 +108,7 @@ export function createDurableScriptRuns(deps: {
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'CONCURRENCY_LIMIT')) throw error;
       // All of the script's slots are taken: the run waits again and asks after the refusal's Retry-After.
-      await deps.executions.putRunning(kept);
+      await deps.executions.putRunning(record);
       await engine.retryLater(run, invocation(run), Number(error.headers['Retry-After'] ?? 1));
     }
   }

@@ -32,8 +32,8 @@ export interface WaitKind {
   onTimeout: 'resolve' | 'timeout';
   /** Whether a re-run from a later step may reuse this ended wait's outcome (default yes): an approval only if allowed. */
   reusable?(entry: JournalEntry): boolean;
-  /** The run ended with this wait open (now `cancelled` in the journal): closes what the kind keeps elsewhere. */
-  closed?(entry: JournalEntry, reason: string): Promise<void>;
+  /** The run ended with this wait open (now `cancelled` in the journal): removes what `open` stored elsewhere, saying why. */
+  close?(wait: Pick<JournalEntry, 'executionId' | 'name' | 'type' | 'fields' | 'userId'>, reason: string): Promise<void>;
 }
 
 /** How a wait ends: a result for the code, or an error it throws (`error.code`). */

@@ -13,6 +13,7 @@ import {
 import { dynamo, isConditionFailure, tableName, unlessConditionFails } from '#platform/dynamo.js';
 import { type TimeRange, countRuns, listRuns, runExpiry } from '#platform/run-records.js';
 import { type Execution, type Installation, type RunSummary, type Script, runSummaryFields } from '../model.js';
+import type { BlobStore } from '#platform/ports.js';
 import { createJournal, stepViews } from '../durable/journal.js';
 
 /** A user's runs of one script (`scriptUser`), or all of a user's runs (`userId`, the run history). */
@@ -45,13 +46,30 @@ function executionOf(item: Record<string, unknown>): Execution {
   return (typeof outputJson === 'string' ? { ...kept, output: JSON.parse(outputJson) } : kept) as Execution;
 }
 
-export function createExecutionStore() {
+/** Which of a durable run's steps a record carries: after `after` (a step's position), at most `limit`, within `budgetBytes` of results. */
+export interface StepsPage {
+  after?: number;
+  limit: number;
+  budgetBytes: number;
+}
+/** One run's record (getExecution): the first 100 steps, within 4 MB (a Lambda answers at most 6 MB). */
+export const runStepsPage: StepsPage = { limit: 100, budgetBytes: 4 * 1024 * 1024 };
+/** Each run of a list (up to 100 of them): its first 10 steps, within 32 KB. */
+export const listStepsPage: StepsPage = { limit: 10, budgetBytes: 32 * 1024 };
+
+/** The page a getExecution asks for: `stepsLimit` steps after `stepsCursor`. */
+export const stepsPage = (input: { stepsLimit: number; stepsCursor?: string }): StepsPage => ({
+  ...runStepsPage,
+  limit: input.stepsLimit,
+  ...(input.stepsCursor !== undefined && { after: Number(input.stepsCursor) }),
+});
+
+export function createExecutionStore(results: () => BlobStore) {
   const db = dynamo();
   const executions = () => tableName('scriptExecutions');
   const logs = () => tableName('scriptExecutionLogs');
   const counters = () => tableName('scriptCounters');
-  const journal = createJournal();
-  /** A durable run's record carries its journal's steps: one query of the journal per durable run. */
+  const journal = createJournal(results);
   const spendUpdate = ({ counter, amountUsd, expiresAt }: NonNullable<RunCounts['spend']>) => ({
     TableName: counters(),
     Key: { counter },
@@ -97,8 +115,12 @@ export function createExecutionStore() {
     for (const write of writes) await db.send(new PutCommand(write.Put!));
     await Promise.all([spend && db.send(new UpdateCommand(spend)), totals && unlessConditionFails(db.send(new UpdateCommand(totals)))]);
   }
-  const withSteps = async (execution: Execution): Promise<Execution> =>
-    execution.durable ? { ...execution, steps: stepViews((await journal.read(execution.executionId)).entries) } : execution;
+  /** A durable run's record carries a page of its journal's steps, and where the next page starts when there is one. */
+  async function withSteps(execution: Execution, page: StepsPage): Promise<Execution> {
+    if (!execution.durable) return execution;
+    const { entries, next } = await journal.page(execution.executionId, page);
+    return { ...execution, steps: stepViews(entries), ...(next !== undefined && { stepsNextCursor: String(next) }) };
+  }
   const byIndex = (query: ExecutionQuery) =>
     'userId' in query
       ? ([{ table: executions(), index: 'byUser', partitionKey: 'userId', startedAt: 'createdAt' }, query.userId] as const)
@@ -169,9 +191,10 @@ export function createExecutionStore() {
       );
     },
 
-    async get(executionId: string, consistent = false): Promise<Execution | undefined> {
+    /** The record, with the page of steps asked for (none with `false`). */
+    async get(executionId: string, consistent = false, steps: StepsPage | false = runStepsPage): Promise<Execution | undefined> {
       const { Item } = await db.send(new GetCommand({ TableName: executions(), Key: { executionId }, ConsistentRead: consistent }));
-      return Item && withSteps(executionOf(Item));
+      return Item && (steps ? withSteps(executionOf(Item), steps) : executionOf(Item));
     },
 
     async getLogs(executionId: string): Promise<string[]> {
@@ -200,8 +223,8 @@ export function createExecutionStore() {
       return countRuns(index, partition, query);
     },
 
-    /** The runs with their durable runs' steps, read from the journal: for the few runs a page shows. */
-    withSteps: (runs: Execution[]): Promise<Execution[]> => Promise.all(runs.map(withSteps)),
+    /** The runs with the first steps of their durable runs, read from the journal: for the few runs a page shows. */
+    withSteps: (runs: Execution[]): Promise<Execution[]> => Promise.all(runs.map((run) => withSteps(run, listStepsPage))),
 
     /** What a run needs to know, in one request: the script, the runner's installation and the month's spend so far. */
     async readForRun(scriptId: string, userId: string, spendCounter: string): Promise<{ script?: Script; installation?: Installation; spent: number }> {

@@ -97,6 +97,8 @@ export interface DurableRunHooks {
   suspended(admitted: AdmittedRun, invocation: number): Promise<void>;
   /** False when the run was cancelled meanwhile: its end is not recorded over the cancellation. */
   finished(admitted: AdmittedRun, invocation: number): Promise<boolean>;
+  /** The bound the run went past (a checkpoint was refused), whatever the code did with the refusal. */
+  boundExceeded(admitted: AdmittedRun): Promise<ExecutionError | undefined>;
   /** A run that failed: the owner's `platform.execution.failed` event. */
   failed(execution: Execution): Promise<void>;
   /** A run that had suspended ended (recorded already): whoever waits on it hears of it. */
@@ -354,17 +356,19 @@ export function createScriptRunner(deps: {
     const invocationCost = roundUsd(computeCostUsd(outcome.duration, config.memory) + usage.cost);
     const cost = roundUsd(invocationCost + (prior?.cost ?? 0));
     const cutByCost = usage.stoppedForCost || cost > limitUsd || (outcome.status === 'timeout' && timeoutMs < config.timeout * 1000);
+    const pastBound = durable && invocation ? await durable.boundExceeded(admitted) : undefined;
     const error: ExecutionError | null = cutByCost
       ? limitedBy === 'cost'
         ? { code: 'COST_LIMIT_EXCEEDED', message: `the run cost more than maxCostPerExecution (${config.maxCostPerExecution} USD)` }
         : { code: 'BUDGET_EXCEEDED', message: `the run would pass the monthly budget of ${admitted.budget} USD` }
-      : outcome.error;
+      : (pastBound ?? outcome.error);
+    const failed = cutByCost || pastBound !== undefined;
     const parsed = JSON.parse(outcome.outputJson) as unknown;
     const finishedAt = clock.nowIso();
     const finished: Execution = {
       ...ended,
-      status: cutByCost ? 'error' : outcome.status === 'suspended' ? 'waiting' : outcome.status,
-      ...(outcome.noOp && !cutByCost && { noOp: true }),
+      status: failed ? 'error' : outcome.status === 'suspended' ? 'waiting' : outcome.status,
+      ...(outcome.noOp && !failed && { noOp: true }),
       ...storedOutput(parsed, outcome.outputJson),
       error,
       duration: Math.round((outcome.duration + (prior?.duration ?? 0)) * 100) / 100,
@@ -375,7 +379,7 @@ export function createScriptRunner(deps: {
     };
     await runningWritten;
     const spend = { counter: admitted.spendCounter, amountUsd: invocationCost, expiresAt: Math.floor(admitted.admittedAt / 1000) + 400 * 86_400 };
-    if (durable && invocation && outcome.status === 'suspended' && !cutByCost) {
+    if (durable && invocation && outcome.status === 'suspended' && !failed) {
       const waiting: Execution = { ...finished, status: 'waiting', output: null, error: null, finishedAt: null };
       await executions.putFinished(waiting, storedLogs(outcome.logs), { spend });
       await durable.suspended(admitted, invocation.invocation);

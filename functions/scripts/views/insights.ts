@@ -2,7 +2,7 @@
 // metrics (owner only), and the marketplace.
 import type { Clock } from '#platform/clock.js';
 import { NotFoundError } from '#platform/errors.js';
-import type { ExecutionStore } from '../runs/execution-store.js';
+import { type ExecutionStore, type StepsPage, runStepsPage } from '../runs/execution-store.js';
 import { type MarketplaceFilter, filterMarketplace } from './marketplace.js';
 import { type Execution, type ExecutionStatus, type Script, settledRun } from '../model.js';
 import { dailyRunsCounter } from '../runs/runner.js';
@@ -48,8 +48,8 @@ export function statsOf(script: Script): Omit<Metrics, 'script' | 'executionsTod
 
 export function createInsights(deps: { scripts: ScriptService; store: ScriptStore; executions: ExecutionStore; clock: Clock }) {
   const { executions } = deps;
-  async function execution(userId: string, executionId: string): Promise<{ execution: Execution; logs: string[] }> {
-    const [found, logs] = await Promise.all([executions.get(executionId), executions.getLogs(executionId)]);
+  async function execution(userId: string, executionId: string, steps: StepsPage | false = runStepsPage): Promise<{ execution: Execution; logs: string[] }> {
+    const [found, logs] = await Promise.all([executions.get(executionId, false, steps), executions.getLogs(executionId)]);
     if (!found || found.userId !== userId) throw new NotFoundError('executionId', executionId, 'execution');
     return { execution: settledRun(found, deps.clock.nowIso()), logs };
   }
@@ -75,7 +75,7 @@ export function createInsights(deps: { scripts: ScriptService; store: ScriptStor
     async followLogs(userId: string, executionId: string, after: number, waitMs: number) {
       const until = deps.clock.now() + waitMs;
       for (;;) {
-        const { execution: run, logs } = await execution(userId, executionId);
+        const { execution: run, logs } = await execution(userId, executionId, false);
         const done = run.status !== 'running';
         if (done || logs.length > after || deps.clock.now() >= until) {
           return { executionId, status: run.status, lines: logs.slice(after), next: Math.max(after, logs.length), done };

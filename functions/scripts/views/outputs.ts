@@ -20,6 +20,10 @@ export const StepView = z.object({
   wakeAt: IsoDate.optional().describe('waits: when the timer or the timeout ends the wait'),
 });
 const Steps = z.array(StepView);
+const StepsNextCursor = z
+  .string()
+  .optional()
+  .describe("present when the run has more steps than this answer holds: pass it as getExecution's `stepsCursor` for the next page");
 const Pricing = z.object({ model: z.string(), basePrice: z.number().optional(), monthlyPrice: z.number().optional(), currency: z.string().optional() });
 
 const Packages = z
@@ -115,6 +119,7 @@ const RestExecution = z.object({
   timestamp: IsoDate,
   trigger: z.string(),
   steps: Steps,
+  stepsNextCursor: StepsNextCursor,
 });
 export const RestExecutions = z.object({ executions: z.array(RestExecution), total: z.number(), limit: z.number(), offset: z.number() });
 export const RestExecutionDetail = RestExecution.extend({ result: z.unknown(), logs: z.array(z.string()), error: Nullable(ExecError) });
@@ -220,6 +225,7 @@ export const SdkExecution = z.object({
   error: Nullable(ExecError),
   createdAt: IsoDate,
   steps: Steps,
+  stepsNextCursor: StepsNextCursor,
 });
 const SdkExecutionItem = z.object({
   executionId: z.string(),
@@ -229,6 +235,7 @@ const SdkExecutionItem = z.object({
   createdAt: IsoDate,
   hasError: z.boolean(),
   steps: Steps,
+  stepsNextCursor: StepsNextCursor,
 });
 export const LiveLogs = z.object({
   executionId: z.string(),

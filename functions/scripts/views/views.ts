@@ -27,8 +27,11 @@ export const storedStatuses: Record<'completed' | 'failed' | 'running', Executio
   failed: ['error', 'timeout'],
   running: ['running'],
 };
-/** A durable run's journal on its record; `[]` for every other run. */
-const stepsOf = (execution: Execution) => ({ steps: execution.steps ?? [] });
+/** A page of a durable run's journal on its record, and where the next starts; `[]` for every other run. */
+const stepsOf = (execution: Execution) => ({
+  steps: execution.steps ?? [],
+  ...(execution.stepsNextCursor !== undefined && { stepsNextCursor: execution.stepsNextCursor }),
+});
 
 /** The answer of a run still going at the bound (HTTP 202): follow it with getExecution. */
 export const runningView = (execution: Pick<Execution, 'executionId' | 'status'>) => ({

@@ -11,11 +11,14 @@ const maxLogBytes = 1024 * 1024;
 
 /** `resources[name][method](params)` resolves to the call's data; `call` crosses to the platform. */
 function createResources(call) {
+  // `#` names are the platform's own channels (a durable run's checkpoints go through the step API only).
+  const refused = (name) => () => Promise.reject(resourceError('RESOURCE_NOT_ALLOWED', `${name} is not a resource: names starting with # are the platform's`));
   const forResource = (name) =>
     new Proxy(
       {},
       {
-        get: (_target, method) => (typeof method === 'string' && method !== 'then' ? (params) => call(name, method, params ?? {}) : undefined),
+        get: (_target, method) =>
+          typeof method === 'string' && method !== 'then' ? (name.startsWith('#') ? refused(name) : (params) => call(name, method, params ?? {})) : undefined,
       },
     );
   return new Proxy({}, { get: (_target, name) => (typeof name === 'string' && name !== 'then' ? forResource(name) : undefined) });
@@ -132,11 +135,10 @@ const checkName = (name) => {
 /**
  * The step API over the run's journal: stored steps replay, new ones are checkpointed over `call` (the resource-call
  * channel), and a wait not yet ended checkpoints itself and suspends the invocation (`suspended` resolves; the
- * handler's promise is left behind, as AWS's durable SDK leaves it). The journal comes as a JSON object by name and is
- * read into a Map: a name such as `constructor` or `__proto__` must find its own entry or none, never the prototype's.
+ * handler's promise is left behind, as AWS's durable SDK leaves it). The journal handed over is bounded: an entry
+ * whose result was `held`, or one left out of a `partial` journal, is asked for when the code reaches it.
  */
-function createDurableContext(stored, call) {
-  const journal = new Map(Object.entries(stored));
+function createDurableContext({ entries, partial }, call) {
   const used = new Set();
   let suspend;
   const suspended = new Promise((resolve) => (suspend = resolve));
@@ -144,11 +146,13 @@ function createDurableContext(stored, call) {
     suspend();
     return new Promise(() => undefined);
   };
-  const claim = (name) => {
+  const claim = async (name) => {
     checkName(name);
     if (used.has(name)) throw durableError('DURABLE_NAME_REUSED', `the name ${name} is used twice in this run: step and wait names are unique per run`);
     used.add(name);
-    return journal.get(name);
+    const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
+    if (entry?.held || (!entry && partial)) return (await call(durable.channel, 'entry', { name })).entry ?? undefined;
+    return entry;
   };
   const settled = (entry, name) => {
     if (entry.status === 'waiting') return never();
@@ -157,7 +161,7 @@ function createDurableContext(stored, call) {
     return entry.result === undefined ? null : JSON.parse(entry.result);
   };
   async function openWait(kind, name, args, afterOpen) {
-    const entry = claim(name);
+    const entry = await claim(name);
     if (entry) return settled(entry, name);
     const reply = await call(durable.channel, 'wait', { kind, name, args });
     if (afterOpen) await afterOpen(reply);
@@ -165,7 +169,7 @@ function createDurableContext(stored, call) {
   }
   const api = {
     async step(name, fn) {
-      const entry = claim(name);
+      const entry = await claim(name);
       if (typeof fn !== 'function') throw durableError('DURABLE_INVALID_ARGUMENT', `step ${name} needs a function to run`);
       if (entry) return settled(entry, name);
       const started = performance.now();
@@ -275,7 +279,7 @@ async function invoke(handler, capture, event, context, scriptFile, call) {
   capture.begin();
   const started = performance.now();
   const { durable: durableRun, ...plain } = context;
-  const steps = durableRun ? createDurableContext(durableRun.journal ?? {}, call) : undefined;
+  const steps = durableRun ? createDurableContext(durableRun.journal ?? { entries: {} }, call) : undefined;
   const handed = steps ? { ...plain, ...steps.api } : plain;
   let value;
   let thrown;

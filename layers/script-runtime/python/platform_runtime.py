@@ -42,6 +42,9 @@ class _Resource:
     def __getattr__(self, method):
         if method.startswith('__'):
             raise AttributeError(method)
+        if isinstance(self._name, str) and self._name.startswith('#'):
+            # '#' names are the platform's own channels (a durable run's checkpoints go through the step API only).
+            raise ResourceError('RESOURCE_NOT_ALLOWED', f"{self._name} is not a resource: names starting with # are the platform's")
         return lambda params=None, **kwargs: self._call(self._name, method, params if params is not None else kwargs)
 
 
@@ -152,16 +155,21 @@ class DurableSteps:
     _Suspended, which ends the invocation."""
 
     def __init__(self, journal, call):
-        self._journal = journal
+        self._entries = journal.get('entries') or {}
+        self._partial = bool(journal.get('partial'))
         self._call = call
         self._used = set()
 
     def _claim(self, name):
+        """The entry of that name: from the journal handed over, or (held back or left out of it) asked for."""
         _check_name(name)
         if name in self._used:
             raise DurableError('DURABLE_NAME_REUSED', f'the name {name} is used twice in this run: step and wait names are unique per run')
         self._used.add(name)
-        return self._journal.get(name)
+        entry = self._entries.get(name)
+        if (entry and entry.get('held')) or (entry is None and self._partial):
+            return self._call(DURABLE_CHANNEL, 'entry', {'name': name}).get('entry')
+        return entry
 
     def _settled(self, entry, name):
         if entry['status'] == 'waiting':
