@@ -39,9 +39,13 @@ function cpuRoot(): { version: 1 | 2; dir: string } | undefined {
   return undefined;
 }
 
+/** Drops to the sandbox uid after joining a group (util-linux, as prlimit). */
+const setpriv = '/usr/bin/setpriv';
+
 function makeGroups(): CpuShareMode | undefined {
   const root = cpuRoot();
-  if (!root) return undefined;
+  // As root, joining a group then dropping to the sandbox uid needs setpriv.
+  if (!root || (process.getuid?.() === 0 && !existsSync(setpriv))) return undefined;
   try {
     if (root.version === 2 && !readFileSync(join(root.dir, 'cgroup.subtree_control'), 'utf8').split(/\s+/).includes('cpu'))
       writeFileSync(join(root.dir, 'cgroup.subtree_control'), '+cpu');
@@ -91,7 +95,7 @@ export function inCpuShare<T extends SandboxedCommand>(cpuClass: CpuClass, comma
   const mode = cpuShareMode();
   if (mode.kind !== 'cgroup') return command;
   const { uid, gid, ...rest } = command;
-  const dropTo = uid === undefined ? [] : ['/usr/bin/setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--'];
+  const dropTo = uid === undefined ? [] : [setpriv, `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--'];
   return { ...rest, file: '/bin/sh', args: ['-c', joinGroup, mode.groups[cpuClass], ...dropTo, command.file, ...command.args] } as T;
 }
 
