@@ -2,7 +2,7 @@
 // sessions first and by nice only within one: a build at nice 19 in a session of its own (every sandbox starts one)
 // weighs as much as the whole platform, and a tenant's busy build took a neighbour's short script run from 22 to
 // 100 ms. So each class of sandbox goes into a CPU cgroup of its own at the root of the hierarchy, beside the
-// sessions: builds at the least weight the kernel takes, scripts (all workers together) at one session's weight, so a
+// sessions: builds at an eighth of a session's weight, scripts (all workers together) at one session's weight, so a
 // flood of workers cannot crowd out the API either. A process cannot leave its cgroup (the sandbox shows no cgroup
 // file system, and every other group's file is root's), whatever sessions it starts. Where no cgroup can be made
 // (not root, no delegated cpu controller) builds fall back to their session's autogroup at nice 19, which a hostile
@@ -19,10 +19,14 @@ export type CpuShareMode = { kind: 'cgroup'; version: 1 | 2; groups: Record<CpuC
 /** The groups' names, shared by every platform on the machine: all their builds yield to everything else. */
 export const cpuGroupNames: Record<CpuClass, string> = { builds: 'platform-builds', scripts: 'platform-scripts' };
 
-/** Per version, the weight file and each class's weight: builds the kernel's minimum, scripts one session's default. */
+/**
+ * Per version, the weight file and each class's weight: scripts one session's default, builds an eighth of it. A
+ * busy neighbour keeps at least 8/9 of a core against any number of builds, and builds together keep 1/9 against
+ * one busy session: the kernel's minimum (1/512) would let a tenant's busy scripts starve every build past its limit.
+ */
 export const cpuWeights = {
-  1: { file: 'cpu.shares', builds: 2, scripts: 1024 },
-  2: { file: 'cpu.weight', builds: 1, scripts: 100 },
+  1: { file: 'cpu.shares', builds: 128, scripts: 1024 },
+  2: { file: 'cpu.weight', builds: 12, scripts: 100 },
 } as const;
 
 const autogroupSwitch = '/proc/sys/kernel/sched_autogroup_enabled';
@@ -39,9 +43,13 @@ function cpuRoot(): { version: 1 | 2; dir: string } | undefined {
   return undefined;
 }
 
+/** Drops to the sandbox uid after joining a group (util-linux, as prlimit). */
+const setpriv = '/usr/bin/setpriv';
+
 function makeGroups(): CpuShareMode | undefined {
   const root = cpuRoot();
-  if (!root) return undefined;
+  // As root, joining a group then dropping to the sandbox uid needs setpriv.
+  if (!root || (process.getuid?.() === 0 && !existsSync(setpriv))) return undefined;
   try {
     if (root.version === 2 && !readFileSync(join(root.dir, 'cgroup.subtree_control'), 'utf8').split(/\s+/).includes('cpu'))
       writeFileSync(join(root.dir, 'cgroup.subtree_control'), '+cpu');
@@ -91,7 +99,7 @@ export function inCpuShare<T extends SandboxedCommand>(cpuClass: CpuClass, comma
   const mode = cpuShareMode();
   if (mode.kind !== 'cgroup') return command;
   const { uid, gid, ...rest } = command;
-  const dropTo = uid === undefined ? [] : ['/usr/bin/setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--'];
+  const dropTo = uid === undefined ? [] : [setpriv, `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--'];
   return { ...rest, file: '/bin/sh', args: ['-c', joinGroup, mode.groups[cpuClass], ...dropTo, command.file, ...command.args] } as T;
 }
 
