@@ -1,6 +1,8 @@
 // DynamoDB access for a flow's history: a ring of its last 100 execution results (`run#00`..`run#99`, the slot
 // is the execution's number modulo 100, so keeping "the last 100" costs no delete) and the pending retries. Results
 // are kept as every run record is (platform/run-records.ts) and indexed by owner and start time for the run history.
+// Each result also has a lookup item under `execution#<executionId>` naming its flow, owner and slot, so that finding
+// an execution by id is one read (docs/decisions.md: a lookup item rather than a second index on the table).
 import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, isConditionFailure, queryAll, tableName } from '#platform/dynamo.js';
 import { type TimeRange, listRuns, runExpiry } from '#platform/run-records.js';
@@ -77,6 +79,27 @@ interface StoredResult extends Omit<ExecutionResult, 'result'> {
   expiresAt: number;
 }
 
+/** Where an execution's result is: written with each result, so an id finds its flow's slot in one read. */
+interface ExecutionLookup {
+  flowId: string;
+  entry: typeof lookupEntry;
+  /** The flow holding the result; no `userId` and `timestamp`, so the item stays out of the `byUser` index. */
+  resultFlowId: string;
+  ownerId: string;
+  sequence: number;
+  expiresAt: number;
+}
+
+const lookupEntry = 'lookup' as const;
+const lookupKey = (executionId: string) => ({ flowId: `execution#${executionId}`, entry: lookupEntry });
+
+/** A kept result found by its execution id, with its flow and the flow's owner. */
+export interface FoundResult {
+  flowId: string;
+  ownerId: string;
+  kept: KeptResult;
+}
+
 const slotEntry = (executionNumber: number) => `run#${String((executionNumber - 1) % flowLimits.historyKept).padStart(2, '0')}`;
 const retryEntry = (originId: string) => `retry#${originId}`;
 
@@ -133,12 +156,33 @@ export function createExecutionStore() {
     };
   };
 
+  /** Batch writes, 25 at a time, each batch until DynamoDB has taken all of it. */
+  async function writeAll(requests: Record<string, unknown>[]): Promise<void> {
+    for (let index = 0; index < requests.length; index += 25) {
+      let pending: Record<string, unknown>[] | undefined = requests.slice(index, index + 25);
+      while (pending?.length) {
+        const { UnprocessedItems } = await db.send(new BatchWriteCommand({ RequestItems: { [table()]: pending } }));
+        pending = UnprocessedItems?.[table()] as Record<string, unknown>[] | undefined;
+      }
+    }
+  }
+
+  const lookupOf = (flow: Pick<FlowItem, 'flowId' | 'userId'>, executionNumber: number, result: ExecutionResult): ExecutionLookup => ({
+    ...lookupKey(result.executionId),
+    resultFlowId: flow.flowId,
+    ownerId: flow.userId,
+    sequence: executionNumber,
+    expiresAt: runExpiry(result.timestamp).expiresAt,
+  });
+
   return {
     /**
      * `executionNumber` is the flow's executionCount when this execution started (1 for the first). False when the
      * execution was cancelled meanwhile: its record stays cancelled.
      */
     async putResult(flow: Pick<FlowItem, 'flowId' | 'userId'>, executionNumber: number, result: ExecutionResult, trigger?: StoredTrigger): Promise<boolean> {
+      // The lookup first: a result that can be read always has one.
+      await db.send(new PutCommand({ TableName: table(), Item: lookupOf(flow, executionNumber, result) }));
       try {
         await db.send(
           new PutCommand({
@@ -161,6 +205,25 @@ export function createExecutionStore() {
       const { Item } = await db.send(new GetCommand({ TableName: table(), Key: { flowId, entry: slotEntry(executionNumber) }, ConsistentRead: true }));
       if (!Item || Item.executionId !== executionId) return undefined;
       return shown(Item as StoredResult);
+    },
+
+    /** The kept result of execution `executionId` through its lookup, if it is still kept: two reads, whatever the owner has. */
+    async findKept(executionId: string, nowMs: number): Promise<FoundResult | undefined> {
+      const lookup = (await db.send(new GetCommand({ TableName: table(), Key: lookupKey(executionId), ConsistentRead: true }))).Item as
+        | ExecutionLookup
+        | undefined;
+      if (!lookup) return undefined;
+      const Key = { flowId: lookup.resultFlowId, entry: slotEntry(lookup.sequence) };
+      const item = (await db.send(new GetCommand({ TableName: table(), Key, ConsistentRead: true }))).Item as StoredResult | undefined;
+      // A slot the ring has given to a newer execution, or a result past its retention, is no longer kept.
+      if (!item || item.executionId !== executionId || item.expiresAt <= nowMs / 1000) return undefined;
+      return { flowId: lookup.resultFlowId, ownerId: lookup.ownerId, kept: keptOf(item) };
+    },
+
+    /** Writes the lookups of results kept before lookups were written (the migration: flow-run operations call it). */
+    async putLookups(flow: Pick<FlowItem, 'flowId' | 'userId'>, kept: KeptResult[]): Promise<void> {
+      const lookups = kept.map(({ result, executionNumber }) => ({ PutRequest: { Item: lookupOf(flow, executionNumber, result) } }));
+      await writeAll(lookups);
     },
 
     /** The kept results with their triggers and numbers, newest first (replay reads them). */
@@ -284,13 +347,7 @@ export function createExecutionStore() {
         ProjectionExpression: 'flowId, #entry',
         ExpressionAttributeNames: { '#entry': 'entry' },
       });
-      for (let index = 0; index < keys.length; index += 25) {
-        let pending: Record<string, unknown>[] | undefined = keys.slice(index, index + 25).map((key) => ({ DeleteRequest: { Key: key } }));
-        while (pending?.length) {
-          const { UnprocessedItems } = await db.send(new BatchWriteCommand({ RequestItems: { [table()]: pending } }));
-          pending = UnprocessedItems?.[table()] as Record<string, unknown>[] | undefined;
-        }
-      }
+      await writeAll(keys.map((key) => ({ DeleteRequest: { Key: key } })));
     },
   };
 }

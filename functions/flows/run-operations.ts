@@ -26,7 +26,7 @@ const statusOf: Record<string, ExecutionStatus> = {
 };
 /** A cancelled execution is recorded as failed with this code (the flows' statuses have no `cancelled`). */
 const cancelledCode = 'CANCELLED';
-/** The caller's flows searched at once for an execution. */
+/** The caller's flows indexed at once. */
 const flowsAtOnce = 10;
 
 export interface FlowReplayFilter {
@@ -37,28 +37,44 @@ export interface FlowReplayFilter {
 }
 
 export function createFlowRunOperations(deps: {
-  flows: Pick<FlowStore, 'get' | 'listByUser'>;
-  executions: Pick<ExecutionStore, 'listKept' | 'settle'>;
+  flows: Pick<FlowStore, 'get' | 'listByUser' | 'getOwner' | 'markExecutionsIndexed'>;
+  executions: Pick<ExecutionStore, 'findKept' | 'putLookups' | 'listKept' | 'settle'>;
   durable: Pick<DurableFlowRuns, 'cancel' | 'reuseSteps'>;
   publisher: EventPublisher;
   clock: Clock;
 }) {
   const { executions, clock } = deps;
 
-  /** The caller's execution among their flows' kept results; anyone else's, or an unknown one, is NOT_FOUND. */
+  /**
+   * The caller's execution among their flows' kept results, through its lookup; anyone else's, or an unknown one, is
+   * NOT_FOUND. Results kept before lookups were written have none: the first miss of an owner not yet marked indexed
+   * writes the lookups of all their flows' kept results (once per owner; new owners are marked with their first flow).
+   */
   async function owned(userId: string, executionId: string): Promise<{ flowId: string; kept: KeptResult }> {
-    const flows = await deps.flows.listByUser(userId, ['flowId']);
-    for (let index = 0; index < flows.length; index += flowsAtOnce) {
-      const found = await Promise.all(
-        flows.slice(index, index + flowsAtOnce).map(async ({ flowId }) => {
-          const kept = (await executions.listKept(flowId, clock.now())).find(({ result }) => result.executionId === executionId);
-          return kept && { flowId, kept };
-        }),
-      );
-      const match = found.find((candidate) => candidate !== undefined);
+    const found = await executions.findKept(executionId, clock.now());
+    if (found?.ownerId === userId) return found;
+    if (!found && !(await deps.flows.getOwner(userId))?.executionsIndexed) {
+      const indexed = await indexKeptResults(userId);
+      const match = indexed.find(({ kept }) => kept.result.executionId === executionId);
       if (match) return match;
     }
     throw new NotFoundError('executionId', executionId, 'execution');
+  }
+
+  /** Writes the lookups of the kept results of every flow of the owner, then marks the owner indexed. */
+  async function indexKeptResults(userId: string): Promise<Array<{ flowId: string; kept: KeptResult }>> {
+    const flows = await deps.flows.listByUser(userId, ['flowId']);
+    const indexed: Array<{ flowId: string; kept: KeptResult }> = [];
+    for (let index = 0; index < flows.length; index += flowsAtOnce)
+      await Promise.all(
+        flows.slice(index, index + flowsAtOnce).map(async ({ flowId }) => {
+          const kept = await executions.listKept(flowId, clock.now());
+          await executions.putLookups({ flowId, userId }, kept);
+          indexed.push(...kept.map((one) => ({ flowId, kept: one })));
+        }),
+      );
+    await deps.flows.markExecutionsIndexed(userId);
+    return indexed;
   }
 
   /** A new execution of the flow with the trigger data `kept` started with, run under `executionId`. */

@@ -99,7 +99,8 @@ export function createFlowService(deps: FlowServiceDeps) {
           limit: flowLimits.createdPerDay,
         });
       }
-      if (await flows.create(flow, today, startsDay, { flows: flowLimits.flowsPerUser, perDay: flowLimits.createdPerDay })) return;
+      const firstFlow = (owner?.flowCount ?? 0) === 0 && !owner?.executionsIndexed;
+      if (await flows.create(flow, today, startsDay, { flows: flowLimits.flowsPerUser, perDay: flowLimits.createdPerDay }, firstFlow)) return;
     }
     throw new ConflictError('flows of this user changed meanwhile; try again');
   }

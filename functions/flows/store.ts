@@ -15,6 +15,11 @@ export interface OwnerCounters {
   createdOnDay: number;
   /** Bumped by every change to the owner's flows other than execution counters. */
   revision: number;
+  /**
+   * Every kept execution result of the owner's flows has its lookup (execution-store.ts): set with the owner's first
+   * flow, or once the results of flows from before lookups existed have theirs (flows/run-operations.ts).
+   */
+  executionsIndexed?: boolean;
 }
 
 /** A flow as a firing names it: the run starts only if the flow still belongs to that user. */
@@ -79,21 +84,28 @@ export function createFlowStore() {
 
     /**
      * The flow and its owner's counters in one transaction, within the limits: counting on `day` (atomic ADDs, so
-     * creations of one user do not conflict), or starting that day's count when the stored one is another day's.
-     * False when a limit was reached or the day changed meanwhile.
+     * creations of one user do not conflict), or starting that day's count when the stored one is another day's. The
+     * owner's first flow (`firstFlow`: the owner has none) marks their executions as indexed: none came before.
+     * False when a limit was reached, or the day or the owner's flows changed meanwhile.
      */
-    create(flow: FlowItem, day: string, startsDay: boolean, limits: { flows: number; perDay: number }): Promise<boolean> {
-      const owner = startsDay
+    create(flow: FlowItem, day: string, startsDay: boolean, limits: { flows: number; perDay: number }, firstFlow = false): Promise<boolean> {
+      const counting = startsDay
         ? {
-            UpdateExpression: 'SET createdDay = :day, createdOnDay = :one ADD flowCount :one, revision :one',
-            ConditionExpression: '(attribute_not_exists(createdDay) OR createdDay <> :day) AND (attribute_not_exists(flowCount) OR flowCount < :flows)',
-            ExpressionAttributeValues: { ':day': day, ':one': 1, ':flows': limits.flows },
+            set: 'createdDay = :day, createdOnDay = :one',
+            condition: '(attribute_not_exists(createdDay) OR createdDay <> :day) AND (attribute_not_exists(flowCount) OR flowCount < :flows)',
+            values: { ':day': day, ':one': 1, ':flows': limits.flows },
           }
         : {
-            UpdateExpression: 'ADD flowCount :one, createdOnDay :one, revision :one',
-            ConditionExpression: 'createdDay = :day AND createdOnDay < :perDay AND flowCount < :flows',
-            ExpressionAttributeValues: { ':day': day, ':one': 1, ':flows': limits.flows, ':perDay': limits.perDay },
+            set: '',
+            condition: 'createdDay = :day AND createdOnDay < :perDay AND flowCount < :flows',
+            values: { ':day': day, ':one': 1, ':flows': limits.flows, ':perDay': limits.perDay },
           };
+      const set = [counting.set, firstFlow ? 'executionsIndexed = :indexed' : ''].filter(Boolean).join(', ');
+      const owner = {
+        UpdateExpression: `${set ? `SET ${set} ` : ''}ADD flowCount :one, ${startsDay ? '' : 'createdOnDay :one, '}revision :one`,
+        ConditionExpression: firstFlow ? `${counting.condition} AND (attribute_not_exists(flowCount) OR flowCount = :none)` : counting.condition,
+        ExpressionAttributeValues: { ...counting.values, ...(firstFlow && { ':indexed': true, ':none': 0 }) },
+      };
       return addingEventKey(flow.eventKey, () =>
         conditional(() =>
           db.send(
@@ -111,6 +123,17 @@ export function createFlowStore() {
     async get(flowId: string): Promise<FlowItem | undefined> {
       return (await db.send(new GetCommand({ TableName: flows(), Key: { flowId }, ConsistentRead: true }))).Item as FlowItem | undefined;
     },
+
+    /** Records that every kept execution result of the user's flows has its lookup. */
+    markExecutionsIndexed: async (userId: string) =>
+      void (await db.send(
+        new UpdateCommand({
+          TableName: owners(),
+          Key: { userId },
+          UpdateExpression: 'SET executionsIndexed = :indexed',
+          ExpressionAttributeValues: { ':indexed': true },
+        }),
+      )),
 
     /** Every flow of a user, newest first; `fields` keeps only those attributes. */
     listByUser(userId: string, fields?: readonly string[]): Promise<FlowItem[]> {

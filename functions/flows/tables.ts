@@ -24,6 +24,7 @@ export const flowTables = {
     },
     ttlAttribute: 'expiresAt',
     description:
-      'Per flow: `run#NN`, a ring of the last 100 execution results (kept 90 days, with the owner and start time the `byUser` index sorts by), and `retry#<executionId>`, the input of a pending retry.',
+      'Per flow: `run#NN`, a ring of the last 100 execution results (kept 90 days, with the owner and start time the `byUser` index sorts by), and `retry#<executionId>`, the input of a pending retry. ' +
+      'Per execution: `execution#<executionId>` / `lookup`, its flow, owner and ring slot (kept as long as the result), so an id is found in one read.',
   },
 } as const satisfies Record<string, TableDefinition>;

@@ -498,8 +498,13 @@ export const scriptRoutes = defineRoutes('scripts', {
 /** Operating runs: cancel, re-run, replay, and the ends of waits on callbacks (functions/scripts/durable/). */
 const operate: Tables = { ...run, scriptSteps: 'write', scriptExecutionLogs: 'read' };
 const operations: Pick<RouteSpec, 'tables' | 'uses' | 'scopes'> = { tables: operate, uses: ['scheduler', 'eventBus', 'scriptPackages'], scopes: execute };
-/** An execution id may name a flow's execution: it is looked up among the caller's flows' kept results. */
-const flowRuns = (executions: 'read' | 'write'): Tables => ({ flows: 'read', flowExecutions: executions });
+/**
+ * An execution id may name a flow's execution: it is found through its lookup item in flowExecutions; the owner's
+ * first miss before lookups existed writes the lookups of their flows' kept results and marks them in flowOwners.
+ */
+const flowRunById: Tables = { flows: 'read', flowOwners: 'write', flowExecutions: 'write' };
+/** Replay by flowId reads the flow and its kept executions. */
+const flowRunsOfFlow: Tables = { flows: 'read', flowExecutions: 'read' };
 const executionPath = (suffix: string) => `/api/sdk/v1/executions/{executionId}${suffix}`;
 
 export const runRoutes = defineRoutes('scripts', {
@@ -511,7 +516,7 @@ export const runRoutes = defineRoutes('scripts', {
     input: input.ExecutionIdInput,
     output: out.RunOperated,
     ...operations,
-    tables: { ...operate, ...flowRuns('write') },
+    tables: { ...operate, ...flowRunById },
   },
   rerunExecution: {
     method: 'POST',
@@ -522,7 +527,7 @@ export const runRoutes = defineRoutes('scripts', {
     output: out.RunOperated,
     successStatus: 202,
     ...operations,
-    tables: { ...operate, ...flowRuns('read') },
+    tables: { ...operate, ...flowRunById },
   },
   replayExecutions: {
     method: 'POST',
@@ -533,8 +538,8 @@ export const runRoutes = defineRoutes('scripts', {
     output: out.Replayed,
     successStatus: 202,
     ...operations,
-    // Replay by flowId reads the flow and its kept executions; the runs start on the flows' rule.
-    tables: { ...operate, ...flowRuns('read') },
+    // The runs start on the flows' rule.
+    tables: { ...operate, ...flowRunsOfFlow },
   },
   completeCallback: {
     method: 'POST',

@@ -1,7 +1,11 @@
 // Runs of one tenant cannot hold back another's: an installed script's `config.concurrency` key values count per user
 // who runs it (unless its owner made the key global), over HTTP with real sandboxed workers. Each run waits inside its
-// handler on a resource call to a local upstream, which answers when the test says.
+// handler on a resource call to a local upstream, which answers when the test says. And an execution id costs one
+// lookup however many flows its caller has: DynamoDB calls are counted on the platform's own client.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../functions/platform/ids.js';
+import { commandsDuring } from '../support/dynamo-commands.js';
+import { givenEventFlow } from '../support/flows.js';
 import { waitFor } from '../support/local-start.js';
 import { type TestUser, reconfigurePlatform } from '../support/platform.js';
 import { givenInstalled, heldRunWorld, lastSegmentOf } from '../support/resources.js';
@@ -71,4 +75,27 @@ describe('run isolation: concurrency keys of an installed script', () => {
     expect(statusWhileHeld).toBe('running');
     await waitFor(customerCalled, "the customer's run once its turn came");
   }, 120_000);
+});
+
+describe('run isolation: an execution id is one lookup', () => {
+  it('answers cancel and rerun of an unknown id by a user with 40 flows with NOT_FOUND in a few reads, none per flow', async () => {
+    // Prepare
+    const user = await world.api.givenUser();
+    for (let index = 0; index < 40; index++) await givenEventFlow(world.api, user, { title: `flow ${index}` });
+    const unknown = newId('exe');
+    // Act
+    const { value: answers, commands } = await commandsDuring(() =>
+      Promise.all([
+        world.api.as(user.apiKey).post(`/api/sdk/v1/executions/${unknown}/cancel`),
+        world.api.as(user.apiKey).post(`/api/sdk/v1/executions/${unknown}/rerun`, { fromStep: 'a' }),
+      ]),
+    );
+    // Assess
+    for (const answer of answers) {
+      expect(answer.status, answer.text).toBe(404);
+      expect(answer.body.error).toMatchObject({ code: 'NOT_FOUND', details: { executionId: unknown } });
+    }
+    const ofFlows = commands.filter(({ table }) => /flow/i.test(table));
+    expect(ofFlows.length, JSON.stringify(ofFlows)).toBeLessThanOrEqual(2 * 2);
+  }, 180_000);
 });

@@ -4,7 +4,6 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createExecutionStore as createFlowExecutionStore } from '../../functions/flows/execution-store.js';
 import type { ExecutionResult } from '../../functions/flows/model.js';
-import { dynamo } from '../../functions/platform/dynamo.js';
 import { newId } from '../../functions/platform/ids.js';
 import { createJournal } from '../../functions/scripts/durable/journal.js';
 import type { Execution } from '../../functions/scripts/model.js';
@@ -13,6 +12,7 @@ import { createFileBlobStore } from '../../functions/adapters/local/file-blob-st
 
 /** Results this small stay in the journal: no blob is written. */
 const journalResults = () => createFileBlobStore('script-packages');
+import { commandsDuring } from '../support/dynamo-commands.js';
 
 beforeAll(() => {
   process.env.PLATFORM_MODE = 'local';
@@ -21,20 +21,8 @@ beforeAll(() => {
 
 /** The tables each Query and GetItem sent through the platform's client reads, in order, while `work` runs. */
 async function tablesRead<T>(work: () => Promise<T>): Promise<{ value: T; tables: string[] }> {
-  const tables: string[] = [];
-  const name = `count-reads-${newId('mw')}`;
-  dynamo().middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === 'QueryCommand' || context.commandName === 'GetCommand') tables.push((args.input as { TableName: string }).TableName);
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  try {
-    return { value: await work(), tables };
-  } finally {
-    dynamo().middlewareStack.remove(name);
-  }
+  const { value, commands } = await commandsDuring(work);
+  return { value, tables: commands.filter(({ command }) => command === 'QueryCommand' || command === 'GetCommand').map(({ table }) => table) };
 }
 
 const result = (executionId: string, timestamp: string, overrides: Partial<ExecutionResult> = {}): ExecutionResult => ({
