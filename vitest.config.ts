@@ -1,8 +1,13 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// Suites that would take `npm test` past ten minutes on two cores: `npm run test:long` runs them, and so does .ci/run.
+const longSuites = ['test/hardening/http-fuzz.test.ts', 'test/e2e/durable-restart.test.ts'];
+const onlyLong = process.env.TEST_SUITES === 'long';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: onlyLong ? longSuites : ['test/**/*.test.ts'],
+    exclude: onlyLong ? configDefaults.exclude : [...configDefaults.exclude, ...longSuites],
     globalSetup: ['test/support/global-setup.ts'],
     // Tests that switch to local mode without starting the platform find the local adapters installed.
     setupFiles: ['test/support/local-adapters.ts'],
