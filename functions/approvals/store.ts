@@ -177,7 +177,10 @@ export function createApprovalStore() {
           keys = answer.UnprocessedKeys?.[tableName('approvals')]?.Keys;
         }
       }
-      return ids.flatMap((approvalId) => found.get(approvalId) ?? []);
+      // The index orders by the expiry's second, and ties by the random id: within the page, by expiry then request time.
+      return ids
+        .flatMap((approvalId) => found.get(approvalId) ?? [])
+        .sort((a, b) => a.expiresAt.localeCompare(b.expiresAt) || a.requestedAt.localeCompare(b.requestedAt));
     },
   };
 }

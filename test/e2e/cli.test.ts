@@ -306,7 +306,8 @@ describe('cli: runs and approvals', () => {
       const rejected = jsonOf(await runCli(['--json', 'approvals', 'reject', drop.approvalId], asApprover));
       const left = await runCli(['approvals', 'list'], asApprover);
       // Assess
-      expect(listed.approvals.map((item: { approvalId: string }) => item.approvalId)).toEqual([drop.approvalId, ship.approvalId]);
+      // Soonest expiry first: both wait as long, so the one asked first.
+      expect(listed.approvals.map((item: { approvalId: string }) => item.approvalId)).toEqual([ship.approvalId, drop.approvalId]);
       expect(approved.stdout.trim()).toBe(`${ship.approvalId} approved by ${approver.username}`);
       expect(rejected).toMatchObject({ approvalId: drop.approvalId, status: 'rejected', decision: 'reject' });
       expect(left.stdout.trim()).toBe('no pending approvals');
