@@ -103,7 +103,7 @@ export async function run(): Promise<BenchFigure[]> {
     global.gc?.();
     const rssWaiting = process.memoryUsage().rss;
     // The callback ids reach the code's submitter; the bench reads them from the journal (the platform runs in this process).
-    const { createJournal } = await import('../functions/scripts/durable/journal.js');
+    const { createJournal } = await import('../functions/durable/journal.js');
     const { createFileBlobStore } = await import('../functions/adapters/local/file-blob-store.js');
     const journal = createJournal(() => createFileBlobStore('script-packages'));
     const callbackIds = new Map<string, string>();

@@ -8,7 +8,7 @@ import { flowReplayType, flowRetryType, flowScheduleType } from './flows/interna
 import { flowTargetNeeds } from './flows/routes.js';
 import type { BusConsumer, ServiceEventConsumer } from './platform/route.js';
 import { buildStateFunction } from './templates/routes.js';
-import { durableWakeType } from './scripts/durable/internal-events.js';
+import { durableWakeType } from './durable/api.js';
 import { durableFlowRunEndedType } from './scripts/model.js';
 import { durableWakeFunction } from './scripts/routes.js';
 

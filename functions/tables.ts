@@ -4,6 +4,7 @@ import { accountTables } from './accounts/tables.js';
 import { approvalTables } from './approvals/tables.js';
 import { reviewTables } from './reviews/tables.js';
 import { documentTables } from './documents/tables.js';
+import { durableTables } from './durable/tables.js';
 import { eventTables } from './events/tables.js';
 import { flowTables } from './flows/tables.js';
 import { paymentTables } from './payments/tables.js';
@@ -20,6 +21,7 @@ export const tables = {
   ...platformTables,
   ...accountTables,
   ...scriptTables,
+  ...durableTables,
   ...resourceTables,
   ...reviewTables,
   ...documentTables,

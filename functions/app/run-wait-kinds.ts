@@ -5,7 +5,7 @@ import type { UserDirectory } from '#functions/approvals/ports.js';
 import { createApprovalService, reusableOutcome } from '#functions/approvals/service.js';
 import { createApprovalStore } from '#functions/approvals/store.js';
 import { type EventWaitResolver, type EventWaits, createEventWaitStore, createEventWaits } from '#functions/events/event-waits.js';
-import type { DurableEngine } from '#functions/scripts/durable/engine.js';
+import type { DurableEngine } from '#functions/durable/api.js';
 import type { Clock } from '#platform/clock.js';
 import type { Platform } from './platform.js';
 import type { EventPublisher } from '#platform/ports.js';

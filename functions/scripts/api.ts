@@ -9,8 +9,8 @@ import type { ExecuteRequest, ExecutionResult, ScriptRunner } from './runs/runne
 import type { ScriptAccess } from './runs/script-access.js';
 import type { ScriptService } from './service.js';
 import type { ScriptStore } from './store.js';
-import type { DurableEngine } from './durable/engine.js';
-import { type DurableContext, runDurably } from './durable/in-process.js';
+import type { DurableEngine } from '../durable/api.js';
+import { type DurableContext, runDurably } from '../durable/api.js';
 import type { RunOperations } from './durable/operations.js';
 
 export type { ExecuteRequest, ExecutionResult } from './runs/runner.js';

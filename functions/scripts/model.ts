@@ -1,4 +1,7 @@
 // The scripts area's records as stored, and the published script limits.
+import type { ExecutionError, StepView } from '../durable/api.js';
+
+export type { ExecutionError, StepView };
 
 export const runtimeLabels = ['nodejs18', 'python3.11'] as const;
 export type RuntimeLabel = (typeof runtimeLabels)[number];
@@ -149,19 +152,6 @@ export interface ScriptVersion {
  */
 export type ExecutionStatus = 'running' | 'success' | 'error' | 'timeout' | 'waiting' | 'cancelled';
 
-/** One entry of a durable run's journal as the interface shows it. */
-export interface StepView {
-  name: string;
-  type: 'step' | 'wait' | 'callback' | 'event' | 'approval';
-  status: 'succeeded' | 'failed' | 'waiting' | 'cancelled';
-  startedAt: string;
-  endedAt: string | null;
-  result?: unknown;
-  error?: ExecutionError;
-  /** Waits: when the wait ends (its timer or its timeout). */
-  wakeAt?: string;
-}
-
 export const triggerTypes = ['manual', 'event', 'schedule', 'webhook', 'flow'] as const;
 export type TriggerType = (typeof triggerTypes)[number];
 
@@ -169,12 +159,6 @@ export interface Trigger {
   type: TriggerType;
   source?: string;
   event?: unknown;
-}
-
-export interface ExecutionError {
-  code: string;
-  message: string;
-  line?: number;
 }
 
 export interface Execution {

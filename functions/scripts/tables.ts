@@ -21,13 +21,6 @@ export const scriptTables = {
     ttlAttribute: 'expiresAt',
     description: 'One item per script run (status, duration, memory, cost, output); kept 90 days.',
   },
-  scriptSteps: {
-    partitionKey: 'executionId',
-    sortKey: 'name',
-    ttlAttribute: 'expiresAt',
-    description:
-      "Durable runs' journal: one item per step or wait (result, status, wake-up time), written once, and a `#run` item with the run's state and input; kept 90 days.",
-  },
   scriptExecutionLogs: {
     partitionKey: 'executionId',
     ttlAttribute: 'expiresAt',

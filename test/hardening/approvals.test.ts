@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { approvalService } from '../../functions/app/approvals/wiring.js';
 import { maxPendingPerRequester } from '../../functions/approvals/schemas.js';
 import { createFileBlobStore } from '../../functions/adapters/local/file-blob-store.js';
-import { createJournal } from '../../functions/scripts/durable/journal.js';
+import { createJournal } from '../../functions/durable/journal.js';
 import { durableRuns } from '../support/durable-runs.js';
 import { type TestApi, type TestUser, startTestPlatform } from '../support/platform.js';
 import { execute, givenDeployed, givenListed, rest, sdk } from '../support/scripts.js';

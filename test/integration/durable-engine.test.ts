@@ -5,16 +5,16 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createLocalScheduler } from '../../functions/adapters/local/scheduler.js';
 import { ValidationError } from '../../functions/platform/errors.js';
 import type { PlatformEventInput } from '../../functions/platform/ports.js';
-import { registerCallbacks } from '../../functions/scripts/durable/callbacks.js';
-import { createDurableEngine } from '../../functions/scripts/durable/engine.js';
-import { runDurably } from '../../functions/scripts/durable/in-process.js';
-import { createJournal } from '../../functions/scripts/durable/journal.js';
+import { registerCallbacks } from '../../functions/durable/callbacks.js';
+import { createDurableEngine } from '../../functions/durable/engine.js';
+import { runDurably } from '../../functions/durable/in-process.js';
+import { createJournal } from '../../functions/durable/journal.js';
 import { createFileBlobStore } from '../../functions/adapters/local/file-blob-store.js';
-import { defaultDurableLimits } from '../../functions/scripts/durable/limits.js';
+import { defaultDurableLimits } from '../../functions/durable/limits.js';
 
 /** Results this small stay in the journal: no blob is written. */
 const journalResults = () => createFileBlobStore('script-packages');
-import { durableWakeType } from '../../functions/scripts/durable/internal-events.js';
+import { durableWakeType } from '../../functions/durable/internal-events.js';
 
 beforeAll(() => {
   process.env.PLATFORM_MODE = 'local';

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createExecutionStore as createFlowExecutionStore } from '../../functions/flows/execution-store.js';
 import type { ExecutionResult } from '../../functions/flows/model.js';
 import { newId } from '../../functions/platform/ids.js';
-import { createJournal } from '../../functions/scripts/durable/journal.js';
+import { createJournal } from '../../functions/durable/journal.js';
 import type { Execution } from '../../functions/scripts/model.js';
 import { createExecutionStore as createScriptExecutionStore } from '../../functions/scripts/runs/execution-store.js';
 import { createFileBlobStore } from '../../functions/adapters/local/file-blob-store.js';

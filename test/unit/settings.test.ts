@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { documentSettingsSchema } from '../../functions/documents/settings.js';
 import { flowSettingsSchema } from '../../functions/flows/settings.js';
 import { paymentSettingsSchema } from '../../functions/payments/settings.js';
-import { defaultDurableLimits } from '../../functions/scripts/durable/limits.js';
+import { defaultDurableLimits } from '../../functions/durable/limits.js';
 import { scriptSettingsSchema } from '../../functions/scripts/settings.js';
 import { templateSettingsSchema } from '../../functions/templates/settings.js';
 import { kernelSettingsSchema, parseEnv } from '../../functions/platform/settings.js';

@@ -11,6 +11,7 @@ import { platformTables } from '../../functions/platform/tables.js';
 import { resourceTables } from '../../functions/resources/tables.js';
 import { reviewTables } from '../../functions/reviews/tables.js';
 import { scriptTables } from '../../functions/scripts/tables.js';
+import { durableTables } from '../../functions/durable/tables.js';
 import { templateTables } from '../../functions/templates/tables.js';
 
 let graph: ICruiseResult;
@@ -30,7 +31,7 @@ beforeAll(async () => {
 const sourceOf = (path: string) => readFileSync(path, 'utf8');
 const modules = () => graph.modules.filter((module) => module.source.startsWith('functions/') && module.source.endsWith('.ts'));
 
-const areas = ['accounts', 'approvals', 'documents', 'events', 'flows', 'payments', 'resources', 'reviews', 'scripts', 'templates'];
+const areas = ['accounts', 'approvals', 'documents', 'durable', 'events', 'flows', 'payments', 'resources', 'reviews', 'scripts', 'templates'];
 /** The area whose domain (functions/<area>/) holds a module; undefined for the kernel, the adapters and the app layer. */
 const areaOf = (path: string) => areas.find((area) => path.startsWith(`functions/${area}/`));
 /** The area a module serves: its domain, or its handlers and composition in functions/app/<area>/. */
@@ -204,6 +205,7 @@ describe('shape of functions/', () => {
       accounts: accountTables,
       approvals: approvalTables,
       documents: documentTables,
+      durable: durableTables,
       events: eventTables,
       flows: flowTables,
       payments: paymentTables,
@@ -272,6 +274,23 @@ describe('shape of functions/', () => {
       .map((module) => module.source);
     // Assess
     expect(importers).toEqual([]);
+  });
+
+  it('keeps the durable engine knowing no run kind: functions/durable/ imports only itself and the kernel', () => {
+    // Prepare: scripts and flows are the engine's resumers, approvals, events and callbacks its wait kinds; none is imported
+    const engine = (path: string) => path.startsWith('functions/durable/');
+    const allowed = (path: string) => engine(path) || path.startsWith('functions/platform/');
+    // Act
+    const outward = modules()
+      .filter((module) => engine(module.source))
+      .flatMap((module) =>
+        module.dependencies
+          .filter((dependency) => dependency.resolved.startsWith('functions/') && !allowed(dependency.resolved))
+          .map((dependency) => `${module.source} -> ${dependency.resolved}`),
+      );
+    // Assess
+    expect(modules().filter((module) => engine(module.source)).length).toBeGreaterThan(5);
+    expect(outward).toEqual([]);
   });
 
   it('keeps the kernel free of the rest: functions/platform/ imports nothing outside itself', () => {

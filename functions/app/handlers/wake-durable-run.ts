@@ -2,7 +2,7 @@
 // the engine's conditional moves of a run make a repeated delivery continue nothing twice. It serves every kind of
 // durable run, so it sits above the areas: script runs, and llm flows' runs whose tool call waited for approval.
 import type { EventBridgeEvent } from 'aws-lambda';
-import { durableWakeType } from '#functions/scripts/durable/internal-events.js';
+import { durableWakeType } from '#functions/durable/api.js';
 import { durableEngine } from '#functions/app/scripts/wiring.js';
 import { flowRuns } from '#functions/app/flows/wiring.js';
 

@@ -29,9 +29,9 @@ import { type ScriptService, createScriptService } from '#functions/scripts/serv
 import { type ScriptStore, createScriptStore } from '#functions/scripts/store.js';
 import { createTreeRefStore } from '#functions/scripts/packages/tree-ref-store.js';
 import { type VersionCode, createVersionCode } from '#functions/scripts/authoring/version-code.js';
-import { type DurableCallbacks, registerCallbacks } from '#functions/scripts/durable/callbacks.js';
-import { type DurableEngine, createDurableEngine } from '#functions/scripts/durable/engine.js';
-import { createJournal } from '#functions/scripts/durable/journal.js';
+import { type DurableCallbacks, registerCallbacks } from '#functions/durable/api.js';
+import { type DurableEngine, createDurableEngine } from '#functions/durable/api.js';
+import { createJournal } from '#functions/durable/api.js';
 import { type RunOperations, createRunOperations } from '#functions/scripts/durable/operations.js';
 import { createDurableScriptRuns } from '#functions/scripts/durable/script-runs.js';
 import type { DurableRunHooks } from '#functions/scripts/runs/runner.js';

@@ -7,11 +7,11 @@ import type { Execution, ExecutionStatus } from '../model.js';
 import type { ExecutionStore } from '../runs/execution-store.js';
 import type { AdmittedRun, ScriptRunner } from '../runs/runner.js';
 import type { ScriptAccess } from '../runs/script-access.js';
-import type { DurableCallbacks } from './callbacks.js';
-import type { DurableEngine } from './engine.js';
-import type { Journal, JournalEntry, RunItem } from './journal.js';
+import type { DurableCallbacks } from '../../durable/api.js';
+import type { DurableEngine } from '../../durable/api.js';
+import type { Journal, JournalEntry, RunItem } from '../../durable/api.js';
 import { scriptRunner } from './script-runs.js';
-import type { WaitOutcome } from './wait-kinds.js';
+import type { WaitOutcome } from '../../durable/api.js';
 
 /** At most this many runs per replay call. */
 export const maxReplayRuns = 100;

@@ -8,8 +8,8 @@ import { type Execution, durableFlowRunEndedType } from '../model.js';
 import type { ExecutionStore } from '../runs/execution-store.js';
 import { runGraceMs } from '../runs/run-grant.js';
 import type { AdmittedRun, DurableRunHooks, ScriptRunner } from '../runs/runner.js';
-import type { DurableEngine } from './engine.js';
-import type { RunItem } from './journal.js';
+import type { DurableEngine } from '../../durable/api.js';
+import type { RunItem } from '../../durable/api.js';
 
 /** The runner name of script runs in the journal's run items. */
 export const scriptRunner = 'script';

@@ -14,7 +14,7 @@ import { dynamo, isConditionFailure, tableName, unlessConditionFails } from '#pl
 import { type TimeRange, countRuns, listRuns, runExpiry } from '#platform/run-records.js';
 import { type Execution, type Installation, type RunSummary, type Script, runSummaryFields } from '../model.js';
 import type { BlobStore } from '#platform/ports.js';
-import { createJournal, stepViews } from '../durable/journal.js';
+import { createJournal, stepViews } from '../../durable/api.js';
 
 /** A user's runs of one script (`scriptUser`), or all of a user's runs (`userId`, the run history). */
 export type ExecutionQuery = ({ scriptUser: string } | { userId: string }) & TimeRange;

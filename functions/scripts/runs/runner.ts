@@ -23,7 +23,7 @@ import type { ScriptStore } from '../store.js';
 import type { VersionCode } from '../authoring/version-code.js';
 import { answeredOutput, storedLogs, storedOutput } from './stored-run.js';
 import type { ScriptSettings } from '../settings.js';
-import { maxDurableInputBytes } from '../durable/limits.js';
+import { maxDurableInputBytes } from '../../durable/api.js';
 
 export interface ExecuteRequest {
   scriptId: string;

@@ -1,6 +1,6 @@
 // The extension point for what a durable run can wait on. The engine knows `wait` (a timer) and `callback`; other
 // areas register theirs (an approval, an event) once, through `engine.registerWaitKind`.
-import type { ExecutionError } from '../model.js';
+import type { ExecutionError } from './model.js';
 import type { JournalEntry, StepType } from './journal.js';
 
 /** The run a wait is opened for. */

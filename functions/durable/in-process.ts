@@ -1,7 +1,7 @@
 // The step API for platform code that runs in this process (an LLM flow's agent loop): the same journal, the same
 // replay rules as scripts' `context.step` / `context.wait`. A wait ends the body by throwing Suspension, which
 // `runDurably` turns into a suspended run; the registered resumer calls `runDurably` again when the wait ends.
-import type { ExecutionError } from '../model.js';
+import type { ExecutionError } from './model.js';
 import { type DurableEngine, DurableError, type HandedEntry } from './engine.js';
 import { durableErrorCodes } from './limits.js';
 import type { WaitOwner } from './wait-kinds.js';

@@ -8,7 +8,7 @@ import * as z from 'zod';
 import type { Clock } from '#platform/clock.js';
 import { AppError, ValidationError } from '#platform/errors.js';
 import type { EventPublisher, SchedulerPort } from '#platform/ports.js';
-import type { ExecutionError } from '../model.js';
+import type { ExecutionError } from './model.js';
 import { durableWakeType, retryName, waitTimerName, watchdogName } from './internal-events.js';
 import type { Journal, JournalEntry, Refusal, RunItem, RunState } from './journal.js';
 import { Duration, type DurableLimits, StepName, durableErrorCodes, handedJournalBytes, maxWaitSeconds, unstorableResult } from './limits.js';

@@ -7,7 +7,7 @@ import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand, type Tra
 import { dynamo, isConditionFailure, queryAll, tableName } from '#platform/dynamo.js';
 import { newId } from '#platform/ids.js';
 import type { BlobStore } from '#platform/ports.js';
-import type { ExecutionError, StepView } from '../model.js';
+import type { ExecutionError, StepView } from './model.js';
 import { type DurableLimits, inlineResultBytes } from './limits.js';
 
 export type StepType = StepView['type'];
