@@ -50,7 +50,7 @@ export interface ScriptConfig {
    * A value counts per run user unless `scope` is `global` (records written before scopes existed have none: `user`).
    */
   concurrency?: { limit: number; key: string; scope?: ConcurrencyScope };
-  /** Runs may checkpoint steps and wait (functions/scripts/durable/). */
+  /** Runs may checkpoint steps and wait (functions/durable/). */
   durable?: boolean;
 }
 
@@ -189,7 +189,7 @@ export interface Execution {
   /** While running: when the run must have ended (its timeout and a margin); past it, it is read as timed out. */
   runningUntil?: string;
   expiresAt: number;
-  /** A run of a durable script: its steps are in the journal (functions/scripts/durable/journal.ts). */
+  /** A run of a durable script: its steps are in the journal (functions/durable/journal.ts). */
   durable?: true;
   /** Read from the journal, never stored on the item. */
   steps?: StepView[];

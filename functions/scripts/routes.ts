@@ -495,7 +495,7 @@ export const scriptRoutes = defineRoutes('scripts', {
   },
 });
 
-/** Operating runs: cancel, re-run, replay, and the ends of waits on callbacks (functions/scripts/durable/). */
+/** Operating runs: cancel, re-run, replay, and the ends of waits on callbacks (functions/durable/). */
 const operate: Tables = { ...run, scriptSteps: 'write', scriptExecutionLogs: 'read' };
 const operations: Pick<RouteSpec, 'tables' | 'uses' | 'scopes'> = { tables: operate, uses: ['scheduler', 'eventBus', 'scriptPackages'], scopes: execute };
 /**

@@ -59,7 +59,7 @@ export interface InvokeRequest {
     executionId: string;
     userId: string;
     customization: Record<string, unknown>;
-    /** A durable script's run: the journal the wrapper replays (functions/scripts/durable/). */
+    /** A durable script's run: the journal the wrapper replays (functions/durable/). */
     durable?: { journal: unknown };
   };
   /** For code running in this process: the run's resource calls, rules applied and tallied by the caller. */

@@ -26,7 +26,7 @@ export function createScriptResourceCalls(deps: {
   tallies: { forRun(executionId: string): RunTally };
   caller: () => ResourceCaller;
   clock: Clock;
-  /** A durable run's checkpoint, which its wrapper sends over the same channel (functions/scripts/durable/). */
+  /** A durable run's checkpoint, which its wrapper sends over the same channel (functions/durable/). */
   checkpoint: (grant: RunGrant, method: string, params: Record<string, unknown>) => Promise<unknown>;
 }) {
   const { clock } = deps;
