@@ -87,7 +87,14 @@ describe('long runs: scripts', () => {
     // Act
     const answer = await runs.execute(request);
     // Assess
-    expect(answer).toEqual({ ended: { execution: expect.objectContaining({ status: 'success' }), logs: ['from the record'], output: { ok: true } } });
+    expect(answer).toEqual({
+      ended: {
+        execution: expect.objectContaining({ status: 'success' }),
+        logs: ['from the record'],
+        logLines: [{ text: 'from the record', invocation: 1 }],
+        output: { ok: true },
+      },
+    });
   });
 
   it('answers running when the record still says running at the bound', async () => {
