@@ -9,7 +9,7 @@ import type { EventPublisher, RateLimiter, SchedulerPort } from '#platform/ports
 import { type ExecutionStore, type KeptResult, storedTrigger } from './execution-store.js';
 import type { Executor } from './executor.js';
 import { flowPausedType, flowRetryType, flowSchedule, retryName } from './internal-events.js';
-import { type ExecutionResult, type FlowItem, flowLimits, retryDelaysMs, scriptFailuresToPause } from './model.js';
+import { type ExecutionResult, type FlowItem, continuedLogs, flowLimits, retryDelaysMs, scriptFailuresToPause } from './model.js';
 import type { FlowScriptRunner } from './ports.js';
 import type { FlowRef, FlowStore } from './store.js';
 
@@ -196,6 +196,8 @@ export function createFlowRuns(deps: FlowRunsDeps) {
       result.logs.unshift(
         trigger.fromStep === undefined ? `replay of execution ${trigger.replayOf}` : `re-run of execution ${trigger.replayOf} from step ${trigger.fromStep}`,
       );
+    // A run continuing after a wait keeps the lines of its invocations before.
+    if (invocation > 1) Object.assign(result, continuedLogs(await deps.executions.getResult(flow.flowId, flow.executionCount, executionId), result.logs));
     const kept: KeptResult = { result, executionNumber: flow.executionCount, trigger: storedTrigger(trigger) };
     // Cancelled while this invocation ran: the cancellation stands.
     if (!(await deps.executions.putResult(flow, flow.executionCount, result, kept.trigger))) return result;
