@@ -7977,6 +7977,12 @@ export interface operations {
                      *             "logs": [
                      *               "string"
                      *             ],
+                     *             "logLines": [
+                     *               {
+                     *                 "text": "string",
+                     *                 "invocation": -9007199254740991
+                     *               }
+                     *             ],
                      *             "result": null,
                      *             "error": {
                      *               "code": "string",
@@ -8014,6 +8020,12 @@ export interface operations {
                                     message: string;
                                 };
                                 executionId: string;
+                                /** @description the same lines with the invocation that printed each (1 for the first, 2 after the run continued from a wait, ...) */
+                                logLines: {
+                                    invocation: number;
+                                    text: string;
+                                }[];
+                                /** @description the run's log lines, of every invocation, in order */
                                 logs: string[];
                                 result: unknown;
                                 /**
@@ -8264,6 +8276,12 @@ export interface operations {
                      *             "logs": [
                      *               "string"
                      *             ],
+                     *             "logLines": [
+                     *               {
+                     *                 "text": "string",
+                     *                 "invocation": -9007199254740991
+                     *               }
+                     *             ],
                      *             "result": null,
                      *             "error": {
                      *               "code": "string",
@@ -8301,6 +8319,12 @@ export interface operations {
                                     message: string;
                                 };
                                 executionId: string;
+                                /** @description the same lines with the invocation that printed each (1 for the first, 2 after the run continued from a wait, ...) */
+                                logLines: {
+                                    invocation: number;
+                                    text: string;
+                                }[];
+                                /** @description the run's log lines, of every invocation, in order */
                                 logs: string[];
                                 result: unknown;
                                 /**
@@ -8686,6 +8710,12 @@ export interface operations {
                      *             "logs": [
                      *               "string"
                      *             ],
+                     *             "logLines": [
+                     *               {
+                     *                 "text": "string",
+                     *                 "invocation": -9007199254740991
+                     *               }
+                     *             ],
                      *             "result": null,
                      *             "error": {
                      *               "code": "string",
@@ -8723,6 +8753,12 @@ export interface operations {
                                     message: string;
                                 };
                                 executionId: string;
+                                /** @description the same lines with the invocation that printed each (1 for the first, 2 after the run continued from a wait, ...) */
+                                logLines: {
+                                    invocation: number;
+                                    text: string;
+                                }[];
+                                /** @description the run's log lines, of every invocation, in order */
                                 logs: string[];
                                 result: unknown;
                                 /**
@@ -9247,6 +9283,12 @@ export interface operations {
                      *         "logs": [
                      *           "string"
                      *         ],
+                     *         "logLines": [
+                     *           {
+                     *             "text": "string",
+                     *             "invocation": -9007199254740991
+                     *           }
+                     *         ],
                      *         "result": null,
                      *         "error": {
                      *           "code": "string",
@@ -9267,6 +9309,12 @@ export interface operations {
                                 message: string;
                             };
                             executionId: string;
+                            /** @description the same lines with the invocation that printed each (1 for the first, 2 after the run continued from a wait, ...) */
+                            logLines: {
+                                invocation: number;
+                                text: string;
+                            }[];
+                            /** @description the run's log lines, of every invocation, in order */
                             logs: string[];
                             result: unknown;
                             /**
