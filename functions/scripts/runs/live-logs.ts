@@ -4,7 +4,7 @@
 import { logger } from '#platform/logger.js';
 import type { LogLine } from '../model.js';
 import type { PrintedLine } from './runtime-port.js';
-import { storedLogBytes } from './stored-run.js';
+import { storedLineBytes, storedLogBytes } from './stored-run.js';
 
 /** How long lines gather before one write: a chatty script costs a few writes a second, not one per line. */
 const batchMs = 250;
@@ -27,7 +27,7 @@ export function createLiveLog(invocation: number, append: (lines: LogLine[]) => 
 
   return {
     push(line: PrintedLine): void {
-      bytes += Buffer.byteLength(line.text) + 1;
+      bytes += storedLineBytes(line);
       if (bytes > storedLogBytes) return;
       queued.push({ ...line, invocation });
       timer ??= setTimeout(flush, batchMs);
