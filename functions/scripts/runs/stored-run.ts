@@ -22,7 +22,8 @@ export function storedOutput(output: unknown, outputJson: string): { output: unk
 /** A segment of the stored log without its step's name: the invocation and its count of lines. */
 const segmentBytes = 32;
 /** What a line costs in the stored log: its text and newline, and (in a step) a segment naming the step, at worst one per line. */
-export const storedLineBytes = (line: PrintedLine) => Buffer.byteLength(line.text) + 1 + (line.step === undefined ? 0 : Buffer.byteLength(line.step) + segmentBytes);
+export const storedLineBytes = (line: PrintedLine) =>
+  Buffer.byteLength(line.text) + 1 + (line.step === undefined ? 0 : Buffer.byteLength(line.step) + segmentBytes);
 
 /**
  * An invocation's lines as the run's log keeps them, after the `bytesBefore` earlier invocations stored. The first line
