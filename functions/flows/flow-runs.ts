@@ -9,7 +9,7 @@ import type { EventPublisher, RateLimiter, SchedulerPort } from '#platform/ports
 import { type ExecutionStore, type KeptResult, storedTrigger } from './execution-store.js';
 import type { Executor } from './executor.js';
 import { flowPausedType, flowRetryType, flowSchedule, retryName } from './internal-events.js';
-import { type ExecutionResult, type FlowItem, flowLimits, retryDelaysMs, scriptFailuresToPause } from './model.js';
+import { type ExecutionResult, type FlowItem, continuedLogs, flowLimits, retryDelaysMs, scriptFailuresToPause } from './model.js';
 import type { FlowScriptRunner } from './ports.js';
 import type { FlowRef, FlowStore } from './store.js';
 
@@ -179,6 +179,14 @@ export function createFlowRuns(deps: FlowRunsDeps) {
     return true;
   }
 
+  /** What started a run, as its first lines say: a replay or re-run, a retry. */
+  const startLines = (trigger: RunTrigger) => [
+    ...(trigger.replayOf
+      ? [trigger.fromStep === undefined ? `replay of execution ${trigger.replayOf}` : `re-run of execution ${trigger.replayOf} from step ${trigger.fromStep}`]
+      : []),
+    ...(trigger.attempt > 0 ? [`retry ${trigger.attempt} of ${retryDelaysMs.length} after the failure of execution ${trigger.originId}`] : []),
+  ];
+
   /** Admitted (limits, a concurrency slot), executed, recorded, and the failure policy applied. */
   async function finish(admitted: AdmittedFlowRun): Promise<ExecutionResult> {
     const { flow, executionId, startedAt, trigger, invocation = 1 } = admitted;
@@ -191,11 +199,9 @@ export function createFlowRuns(deps: FlowRunsDeps) {
       eventType: trigger.eventType,
       durable: { invocation, payload: JSON.stringify(payload) },
     });
-    if (trigger.attempt > 0) result.logs.unshift(`retry ${trigger.attempt} of ${retryDelaysMs.length} after the failure of execution ${trigger.originId}`);
-    if (trigger.replayOf)
-      result.logs.unshift(
-        trigger.fromStep === undefined ? `replay of execution ${trigger.replayOf}` : `re-run of execution ${trigger.replayOf} from step ${trigger.fromStep}`,
-      );
+    // What started the run heads its first invocation's lines; a run continuing after a wait keeps them and adds its own.
+    if (invocation > 1) Object.assign(result, continuedLogs(await deps.executions.getResult(flow.flowId, flow.executionCount, executionId), result.logs));
+    else result.logs.unshift(...startLines(trigger));
     const kept: KeptResult = { result, executionNumber: flow.executionCount, trigger: storedTrigger(trigger) };
     // Cancelled while this invocation ran: the cancellation stands.
     if (!(await deps.executions.putResult(flow, flow.executionCount, result, kept.trigger))) return result;

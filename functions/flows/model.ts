@@ -87,10 +87,35 @@ export interface ExecutionResult {
   duration: number;
   cost: number;
   logs: string[];
+  /** How many of `logs` each invocation printed, in order (a run that continued after a wait has more than one). */
+  logInvocationLines?: number[];
   result: unknown;
   error?: { code: string; message: string };
   /** Kept on the stored item only: the script run a waiting execution waits on. */
   scriptExecutionId?: string;
+}
+
+/** The most log lines a flow run keeps, over all its invocations. */
+export const maxRunLogLines = 200;
+
+/**
+ * An invocation's lines after those of the invocations before it (`earlier`, the run's result as it waited), within
+ * maxRunLogLines: past it, a note says what was left out, and later invocations add nothing.
+ */
+export function continuedLogs(earlier: Pick<ExecutionResult, 'logs' | 'logInvocationLines'> | undefined, lines: string[]) {
+  const before = earlier?.logs ?? [];
+  const counts = earlier?.logInvocationLines ?? (before.length ? [before.length] : []);
+  const room = Math.max(0, maxRunLogLines - before.length);
+  const note = `[${lines.length - room + 1} more log lines of invocation ${counts.length + 1}, and every line of later invocations, not kept: a flow run keeps ${maxRunLogLines} lines]`;
+  const kept = lines.length <= room ? lines : room === 0 ? [] : [...lines.slice(0, room - 1), note];
+  return { logs: [...before, ...kept], logInvocationLines: [...counts, kept.length] };
+}
+
+/** A result as the API shows it: each log line with the invocation that printed it (lines added after the last invocation count as its). */
+export function resultView({ logInvocationLines, ...result }: ExecutionResult) {
+  const invocationOf: number[] = (logInvocationLines ?? [result.logs.length]).flatMap((count, index) => Array<number>(count).fill(index + 1));
+  const last = invocationOf.at(-1) ?? 1;
+  return { ...result, logLines: result.logs.map((text, index) => ({ text, invocation: invocationOf[index] ?? last })) };
 }
 
 export const eventKeyOf = (userId: string, eventType: string) => `${userId}#${eventType}`;
@@ -112,7 +137,7 @@ export function flowView(flow: FlowItem, executionResults: ExecutionResult[], wa
     approvalRequired: flow.approvalRequired ?? [],
     approvalAboveUsd: flow.approvalAboveUsd ?? null,
     executionCount: flow.executionCount,
-    executionResults,
+    executionResults: executionResults.map(resultView),
     lastExecutedAt: flow.lastExecutedAt,
     createdAt: flow.createdAt,
     updatedAt: flow.updatedAt,

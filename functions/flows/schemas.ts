@@ -151,7 +151,10 @@ export const ExecutionResultOutput = z.object({
     .describe("waiting: an llm flow's tool call waits for its approval, or a direct flow's durable script waits; the execution settles when the run ends"),
   duration: DurationMs,
   cost: CostUsd,
-  logs: z.array(z.string()),
+  logs: z.array(z.string()).describe("the run's log lines, of every invocation, in order"),
+  logLines: z
+    .array(z.object({ text: z.string(), invocation: z.number().int() }))
+    .describe('the same lines with the invocation that printed each (1 for the first, 2 after the run continued from a wait, ...)'),
   result: z.unknown(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
 });

@@ -258,6 +258,27 @@ describe("console: a durable run's page", () => {
     expect((await getRun(executionId)).steps.map((step: { name: string }) => step.name)).not.toContain('finish');
   }, 120_000);
 
+  it("shows a resumed run's logs with where each invocation begins and the step of each line", async () => {
+    onTestFailed(() => browser.screenshot('failure-durable-logs'));
+    // Prepare
+    const script = await givenDurable(`export async function handler(event, context) {
+  await context.step('charge', async () => console.log('preparing refund for o-1'));
+  await context.wait('pause', { seconds: 1 });
+  await context.step('confirm', async () => console.log('STEP-SECOND-RAN'));
+  console.log('refund done');
+}`);
+    const executionId = await started(script.id);
+    await ended(executionId);
+    // Act
+    const run = await openRun(executionId);
+    // Assess
+    await until(() => run.getByLabel('Logs').textContent()).toContain('refund done');
+    expect(await run.getByLabel('Logs').textContent()).toBe(
+      '── invocation 1 ──\n[charge] preparing refund for o-1\n── invocation 2, resumed ──\n[confirm] STEP-SECOND-RAN\nrefund done\n',
+    );
+    await browser.screenshot('36-run-logs-invocations');
+  }, 120_000);
+
   it("shows a failed step's error behind its disclosure, and no cancel for an ended run", async () => {
     onTestFailed(() => browser.screenshot('failure-durable-error'));
     // Prepare

@@ -90,6 +90,7 @@ describe('flows: event flows run their script', () => {
       duration: expect.any(Number),
       cost: expect.any(Number),
       logs: expect.any(Array),
+      logLines: expect.any(Array),
       result: {
         success: true,
         trigger: { type: 'flow', source: flow.id, event: null },

@@ -78,6 +78,10 @@ describe('llm flows: tool calls held for approval', () => {
     expect(reports().length - reportsBefore).toBe(1);
     expect(llm.requests.length - requestsBefore).toBe(2);
     expect(result.result.output).toContain('"filed":true');
+    // The first invocation's line survives the wait, before the lines of the invocation that continued the run.
+    expect(result.logLines[0]).toEqual({ text: 'a tool call waits for its approval; the run continues after the decision', invocation: 1 });
+    expect(result.logs.slice(1)).toEqual(expect.arrayContaining([expect.stringMatching(/^model turn 2/)]));
+    expect(result.logLines.slice(1).every((line: { invocation: number }) => line.invocation === 2)).toBe(true);
   });
 
   it('answers the model with the rejection when the owner rejects a call named in approvalRequired, and the upstream sees none', async () => {

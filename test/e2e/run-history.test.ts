@@ -219,7 +219,14 @@ describe('following a run\u2019s logs', () => {
     const tooLong = await follow(user, executionId, '?wait=21');
     const backwards = await follow(user, executionId, '?after=-1');
     // Assess
-    expect(ended.body.data).toEqual({ executionId, status: 'success', lines: ['only line'], next: 1, done: true });
+    expect(ended.body.data).toEqual({
+      executionId,
+      status: 'success',
+      lines: ['only line'],
+      entries: [{ text: 'only line', invocation: 1 }],
+      next: 1,
+      done: true,
+    });
     expect(theirs.status).toBe(404);
     expect(tooLong.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'wait' } });
     expect(backwards.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'after' } });

@@ -38,6 +38,7 @@ describe('scripts: executing', () => {
       output: { label: 'node', data: { city: 'Oslo' }, trigger: 'manual', scriptId: script.id },
       duration: expect.any(Number),
       logs: ['running node'],
+      logLines: [{ text: 'running node', invocation: 1 }],
       error: null,
       createdAt: expect.any(String),
       steps: [],

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { printedLines } from '../../functions/adapters/aws/script-functions.js';
 import { type LocalScriptRuntime, createLocalScriptRuntime } from '../../functions/adapters/local/script-pool.js';
 import { scriptGrantKey } from '../../functions/adapters/script-grant-key.js';
 import { callService } from '../../functions/app/resources/wiring.js';
@@ -49,6 +50,7 @@ interface Outcome {
   status: string;
   output: string;
   error: unknown;
+  logs?: unknown;
 }
 
 const nodeDriver = `require(process.env.LAYER + 'nodejs/lambda.cjs').handler(JSON.parse(process.env.PAYLOAD))
@@ -176,5 +178,40 @@ describe.each(['nodejs18', 'python3.11'] as const)('scripts: the %s Lambda entry
     expect(JSON.parse(forged.output)).toEqual({ code: 'UNAUTHORIZED', message: 'the run grant is not signed by the platform' });
     expect(JSON.parse(unreachable.output)).toMatchObject({ code: 'RESOURCE_CALL_FAILED', message: expect.stringContaining('resources.') });
     expect(upstream.received.length).toBe(calls);
+  });
+});
+
+const printsInAStep: Record<RuntimeLabel, string> = {
+  nodejs18: `export async function handler(event, context) {
+  console.log('outside');
+  try { await context.step('charge', async () => { console.log('inside'); return 1; }); } catch {}
+  return 'ok';
+}`,
+  'python3.11': `def handler(event, context):
+    print('outside')
+    def charge():
+        print('inside')
+        return 1
+    try:
+        context.step('charge', charge)
+    except Exception:
+        pass
+    return 'ok'
+`,
+};
+
+describe.each(['nodejs18', 'python3.11'] as const)('scripts: the %s Lambda entry hands its lines back', (runtime) => {
+  it('with the durable step each was printed in, as the platform reads them', async () => {
+    // Prepare
+    const grant = runGrant(resource.userId, { allowedResources: [resource.name] });
+    const payload = await payloadFor(grant);
+    // Act
+    const lambda = await runInLambdaWrapper(runtime, printsInAStep[runtime], {
+      ...payload,
+      context: { ...payload.context, durable: { journal: { entries: {} } } },
+    });
+    // Assess
+    expect(printedLines(lambda.logs)).toEqual([{ text: 'outside' }, { text: 'inside', step: 'charge' }]);
+    expect(printedLines(['from an older layer'])).toEqual([{ text: 'from an older layer' }]);
   });
 });

@@ -505,7 +505,7 @@ export interface paths {
         };
         /**
          * A run's log lines after `after`, waiting up to `wait` seconds for more (long poll)
-         * @description Follow a run while it runs: call with after=0, print `lines`, call again with after=`next` until `done`. Locally the lines of a running script arrive as it prints them; on AWS a script function reports its lines when it returns, so a running run shows them at its end. Only the caller's own runs.
+         * @description Follow a run while it runs: call with after=0, print `lines`, call again with after=`next` until `done`. Locally the lines of a running script arrive as it prints them; on AWS a script function reports its lines when it returns, so a running run shows them at its end. A durable run's lines of every invocation count in `after`, and a waiting run is not `done`. Only the caller's own runs.
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
@@ -7363,6 +7363,13 @@ export interface operations {
                      *         "lines": [
                      *           "string"
                      *         ],
+                     *         "entries": [
+                     *           {
+                     *             "text": "string",
+                     *             "invocation": -9007199254740991,
+                     *             "step": "string"
+                     *           }
+                     *         ],
                      *         "next": -9007199254740991,
                      *         "done": true
                      *       },
@@ -7373,13 +7380,19 @@ export interface operations {
                         data?: {
                             /** @description the run has ended: no more lines will come */
                             done: boolean;
+                            /** @description the same lines with their invocation and step */
+                            entries: {
+                                invocation: number;
+                                step?: string;
+                                text: string;
+                            }[];
                             executionId: string;
-                            /** @description log lines after `after`, in the order printed */
+                            /** @description log lines after `after`, in the order printed, over every invocation of the run */
                             lines: string[];
                             /** @description pass as `after` to read on */
                             next: number;
                             /** @enum {string} */
-                            status: "running" | "success" | "error" | "timeout";
+                            status: "running" | "waiting" | "success" | "error" | "timeout" | "cancelled";
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -7964,6 +7977,12 @@ export interface operations {
                      *             "logs": [
                      *               "string"
                      *             ],
+                     *             "logLines": [
+                     *               {
+                     *                 "text": "string",
+                     *                 "invocation": -9007199254740991
+                     *               }
+                     *             ],
                      *             "result": null,
                      *             "error": {
                      *               "code": "string",
@@ -8001,6 +8020,12 @@ export interface operations {
                                     message: string;
                                 };
                                 executionId: string;
+                                /** @description the same lines with the invocation that printed each (1 for the first, 2 after the run continued from a wait, ...) */
+                                logLines: {
+                                    invocation: number;
+                                    text: string;
+                                }[];
+                                /** @description the run's log lines, of every invocation, in order */
                                 logs: string[];
                                 result: unknown;
                                 /**
@@ -8251,6 +8276,12 @@ export interface operations {
                      *             "logs": [
                      *               "string"
                      *             ],
+                     *             "logLines": [
+                     *               {
+                     *                 "text": "string",
+                     *                 "invocation": -9007199254740991
+                     *               }
+                     *             ],
                      *             "result": null,
                      *             "error": {
                      *               "code": "string",
@@ -8288,6 +8319,12 @@ export interface operations {
                                     message: string;
                                 };
                                 executionId: string;
+                                /** @description the same lines with the invocation that printed each (1 for the first, 2 after the run continued from a wait, ...) */
+                                logLines: {
+                                    invocation: number;
+                                    text: string;
+                                }[];
+                                /** @description the run's log lines, of every invocation, in order */
                                 logs: string[];
                                 result: unknown;
                                 /**
@@ -8673,6 +8710,12 @@ export interface operations {
                      *             "logs": [
                      *               "string"
                      *             ],
+                     *             "logLines": [
+                     *               {
+                     *                 "text": "string",
+                     *                 "invocation": -9007199254740991
+                     *               }
+                     *             ],
                      *             "result": null,
                      *             "error": {
                      *               "code": "string",
@@ -8710,6 +8753,12 @@ export interface operations {
                                     message: string;
                                 };
                                 executionId: string;
+                                /** @description the same lines with the invocation that printed each (1 for the first, 2 after the run continued from a wait, ...) */
+                                logLines: {
+                                    invocation: number;
+                                    text: string;
+                                }[];
+                                /** @description the run's log lines, of every invocation, in order */
                                 logs: string[];
                                 result: unknown;
                                 /**
@@ -9234,6 +9283,12 @@ export interface operations {
                      *         "logs": [
                      *           "string"
                      *         ],
+                     *         "logLines": [
+                     *           {
+                     *             "text": "string",
+                     *             "invocation": -9007199254740991
+                     *           }
+                     *         ],
                      *         "result": null,
                      *         "error": {
                      *           "code": "string",
@@ -9254,6 +9309,12 @@ export interface operations {
                                 message: string;
                             };
                             executionId: string;
+                            /** @description the same lines with the invocation that printed each (1 for the first, 2 after the run continued from a wait, ...) */
+                            logLines: {
+                                invocation: number;
+                                text: string;
+                            }[];
+                            /** @description the run's log lines, of every invocation, in order */
                             logs: string[];
                             result: unknown;
                             /**
@@ -18148,6 +18209,13 @@ export interface operations {
                      *         "logs": [
                      *           "string"
                      *         ],
+                     *         "logLines": [
+                     *           {
+                     *             "text": "string",
+                     *             "invocation": -9007199254740991,
+                     *             "step": "string"
+                     *           }
+                     *         ],
                      *         "error": {
                      *           "code": "string",
                      *           "message": "string",
@@ -18169,6 +18237,12 @@ export interface operations {
                                 message: string;
                             } | null;
                             executionId: string;
+                            /** @description the run's log lines in order, each with its invocation (1 for the first, 2 after the first resume, ...) and its step, if printed in one */
+                            logLines: {
+                                invocation: number;
+                                step?: string;
+                                text: string;
+                            }[];
                             logs: string[];
                             /** @description memory in megabytes */
                             memoryUsed: number;
@@ -22311,6 +22385,13 @@ export interface operations {
                      *         "logs": [
                      *           "string"
                      *         ],
+                     *         "logLines": [
+                     *           {
+                     *             "text": "string",
+                     *             "invocation": -9007199254740991,
+                     *             "step": "string"
+                     *           }
+                     *         ],
                      *         "error": {
                      *           "code": "string",
                      *           "message": "string",
@@ -22350,6 +22431,12 @@ export interface operations {
                                 message: string;
                             } | null;
                             executionId: string;
+                            /** @description the run's log lines in order, each with its invocation (1 for the first, 2 after the first resume, ...) and its step, if printed in one */
+                            logLines: {
+                                invocation: number;
+                                step?: string;
+                                text: string;
+                            }[];
                             logs: string[];
                             output: unknown;
                             scriptId: string;
@@ -22592,6 +22679,13 @@ export interface operations {
                      *         "logs": [
                      *           "string"
                      *         ],
+                     *         "logLines": [
+                     *           {
+                     *             "text": "string",
+                     *             "invocation": -9007199254740991,
+                     *             "step": "string"
+                     *           }
+                     *         ],
                      *         "error": {
                      *           "code": "string",
                      *           "message": "string",
@@ -22631,6 +22725,12 @@ export interface operations {
                                 message: string;
                             } | null;
                             executionId: string;
+                            /** @description the run's log lines in order, each with its invocation (1 for the first, 2 after the first resume, ...) and its step, if printed in one */
+                            logLines: {
+                                invocation: number;
+                                step?: string;
+                                text: string;
+                            }[];
                             logs: string[];
                             output: unknown;
                             scriptId: string;

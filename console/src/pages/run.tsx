@@ -1,6 +1,7 @@
 // One run: status (a waiting run says what it waits for), logs, output, cost and duration, a durable run's steps as a
 // timeline, its pending approval with approve and reject, and the actions: cancel a running or waiting run, re-run it
 // from the start or from a chosen step. Followed live (polling) while it runs or waits.
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApprovalFacts, DecisionForm, approvalsChanged, decideWithKey, usePendingApprovals } from '../approvals';
 import { api, unwrap } from '../api';
@@ -17,6 +18,28 @@ function waitingFor(steps: Rec[]): string {
   if (open.type === 'wait') return `Sleeping in "${open.name}" until ${when(open.wakeAt)}`;
   const awaited = { callback: 'a callback', event: 'an event', approval: 'an approval' }[open.type as string] ?? 'its step';
   return `Waiting in "${open.name}" for ${awaited}`;
+}
+
+/**
+ * A run's log lines. A durable run's show where each invocation begins (a resumed run runs its code again, and the
+ * steps that finished before are not repeated) and the step each line was printed in.
+ */
+function RunLogs({ lines }: { lines: Rec[] }) {
+  const durable = lines.some((line) => line.invocation > 1 || line.step !== undefined);
+  return (
+    <pre class="logs" role="log" aria-label="Logs" aria-live="polite">
+      {lines.length === 0 && '(no log lines)'}
+      {lines.map((line, index) => (
+        <Fragment key={index}>
+          {durable && line.invocation !== lines[index - 1]?.invocation && (
+            <span class="log-invocation">{`── invocation ${line.invocation}${line.invocation > 1 ? ', resumed' : ''} ──\n`}</span>
+          )}
+          {durable && line.step !== undefined && <span class="log-step">{`[${line.step}] `}</span>}
+          {`${line.text}\n`}
+        </Fragment>
+      ))}
+    </pre>
+  );
 }
 
 function Actions({ run, onChanged }: { run: Rec; onChanged(): void }) {
@@ -159,9 +182,7 @@ export function RunDetail({ executionId }: { executionId: string }) {
           <StepTimeline steps={steps} runStart={run.createdAt} now={Date.now()} />
           <Actions run={{ ...run, executionId }} onChanged={() => setLoads(loads + 1)} />
           <h3>Logs</h3>
-          <pre class="logs" role="log" aria-label="Logs" aria-live="polite">
-            {((run.logs ?? []) as string[]).join('\n') || '(no log lines)'}
-          </pre>
+          <RunLogs lines={(run.logLines ?? []) as Rec[]} />
           <h3>Output</h3>
           <pre role="document" aria-label="Output">
             {JSON.stringify(run.error ?? run.output, null, 2)}
