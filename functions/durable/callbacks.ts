@@ -8,30 +8,32 @@ import { newId, newSecret, sha256Hex } from '#platform/ids.js';
 import type { DurableEngine } from './engine.js';
 import type { Journal } from './journal.js';
 import { Duration, maxWaitSeconds } from './limits.js';
-import type { WaitOutcome } from './wait-kinds.js';
+import type { WaitKind, WaitOutcome } from './wait-kinds.js';
 
 const CallbackArgs = z.strictObject({ timeout: Duration.optional() });
 
 /** Where the signed URL points: the route that needs no key. */
 export const callbackUrlPath = (executionId: string, callbackId: string, token: string) => `/api/callbacks/${executionId}/${callbackId}/${token}`;
 
-export function registerCallbacks(engine: DurableEngine, deps: { journal: Journal; baseUrl: () => string }) {
-  engine.registerWaitKind('callback', {
-    type: 'callback',
-    onTimeout: 'timeout',
-    async open(owner, _name, args) {
-      const parsed = CallbackArgs.safeParse(args ?? {});
-      if (!parsed.success) throw new ValidationError('timeout', args, parsed.error.issues[0]!.message);
-      const callbackId = newId('cb');
-      const token = newSecret('cbt');
-      return {
-        timeoutSeconds: parsed.data.timeout ?? maxWaitSeconds,
-        fields: { callbackId, tokenHash: sha256Hex(token) },
-        reply: { callbackId, callbackUrl: `${deps.baseUrl()}${callbackUrlPath(owner.executionId, callbackId, token)}` },
-      };
-    },
-  });
+/** `callback`: the wait the code opens with a callback id and the signed URL at `baseUrl` to hand over. */
+export const callbackWaitKind = (baseUrl: () => string): WaitKind => ({
+  type: 'callback',
+  onTimeout: 'timeout',
+  async open(owner, _name, args) {
+    const parsed = CallbackArgs.safeParse(args ?? {});
+    if (!parsed.success) throw new ValidationError('timeout', args, parsed.error.issues[0]!.message);
+    const callbackId = newId('cb');
+    const token = newSecret('cbt');
+    return {
+      timeoutSeconds: parsed.data.timeout ?? maxWaitSeconds,
+      fields: { callbackId, tokenHash: sha256Hex(token) },
+      reply: { callbackId, callbackUrl: `${baseUrl()}${callbackUrlPath(owner.executionId, callbackId, token)}` },
+    };
+  },
+});
 
+/** Completing callbacks: the owner's POST to the callback route, or anyone's to the signed URL. */
+export function createCallbacks(engine: Pick<DurableEngine, 'resolveWait'>, deps: { journal: Journal }) {
   /** The callback's wait in the run, if the run has one with that id. */
   async function findCallback(executionId: string, callbackId: string) {
     const entries = await deps.journal.outline(executionId);
@@ -66,4 +68,4 @@ export function registerCallbacks(engine: DurableEngine, deps: { journal: Journa
   };
 }
 
-export type DurableCallbacks = ReturnType<typeof registerCallbacks>;
+export type DurableCallbacks = ReturnType<typeof createCallbacks>;

@@ -2,7 +2,7 @@
 // comes back from it instead of running again; each step's result is checkpointed as soon as the step ends; a wait
 // is checkpointed and ends the invocation (the run is then `waiting` and holds no worker, no Lambda and no slot).
 // A wait ends through `resolveWait` (a callback, an approval, an event) or its one-shot timer; the run then
-// continues in a new invocation of the same execution, through the resumer registered for it (the script runner).
+// continues in a new invocation of the same execution, through the resumer declared for its kind (`engine.wakes`).
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { Clock } from '#platform/clock.js';
@@ -39,8 +39,15 @@ export interface InvocationJournal {
   partial?: true;
 }
 
-/** Continues a run in a new invocation; registered per kind of run (`script`, or an in-process runner's name). */
+/** Continues a run in a new invocation; declared per kind of run (`script`, or an in-process runner's name). */
 export type Resumer = (run: RunItem) => Promise<void>;
+
+/** The bus delivery of a wake-up: a wait's timer or timeout (`wait`), a lapsed lease (`watch`), or a run to continue. */
+export interface WakeDetail {
+  executionId: string;
+  wait?: string;
+  watch?: number;
+}
 
 const StepCheckpoint = z.strictObject({
   name: StepName,
@@ -60,6 +67,17 @@ const watchdogGraceMs = 5_000;
 const invalid = (error: z.ZodError) => {
   const issue = error.issues[0]!;
   return new DurableError(durableErrorCodes.invalidArgument, `${issue.path.join('.') || 'argument'}: ${issue.message}`, { field: issue.path.join('.') });
+};
+
+/** `wait`: a timer, which resolves when its duration is over. */
+export const timerWaitKind: WaitKind = {
+  type: 'wait',
+  onTimeout: 'resolve',
+  async open(_owner, _name, args) {
+    const parsed = TimerArgs.safeParse(args);
+    if (!parsed.success) throw invalid(parsed.error);
+    return { timeoutSeconds: parsed.data.duration };
+  },
 };
 
 /** What a refusal says, per bound; the run fails with it. */
@@ -88,12 +106,13 @@ export interface DurableEngineDeps {
   oneShots: Pick<SchedulerPort, 'putOnce' | 'remove'>;
   bus: EventPublisher;
   clock: Clock;
+  /** What a run can wait on, by the kind the code names (`wait`, `callback`, `approval`, ...): the one registry. */
+  waitKinds: Readonly<Record<string, WaitKind>>;
 }
 
 export function createDurableEngine(deps: DurableEngineDeps) {
   const { journal, clock } = deps;
-  const waitKinds = new Map<string, WaitKind>();
-  const resumers = new Map<string, Resumer>();
+  const waitKinds = new Map(Object.entries(deps.waitKinds));
   let order = 0;
   const nextSeq = () => clock.now() * 1000 + (order++ % 1000);
   const expiresAt = () => Math.floor(clock.now() / 1000) + retentionSeconds;
@@ -101,16 +120,6 @@ export function createDurableEngine(deps: DurableEngineDeps) {
 
   const wake = (owner: { executionId: string; userId: string }, detail: Record<string, unknown>) =>
     deps.bus.publish({ type: durableWakeType, source: 'durable', userId: owner.userId, executionId: owner.executionId, ...detail });
-
-  /** Continues a waiting (or queued) run in a new invocation, unless another took it first. */
-  async function resume(executionId: string): Promise<boolean> {
-    const run = await journal.moveRun(executionId, ['waiting', 'queued'], 'running', { nextInvocation: true });
-    if (!run) return false;
-    const resumer = resumers.get(run.runner);
-    if (!resumer) throw new Error(`no resumer registered for durable runs of kind ${run.runner}`);
-    await resumer(run);
-    return true;
-  }
 
   /** A checkpoint past one of the run's bounds: the run records it (and fails with it at its end), the code gets it thrown. */
   async function refuse(executionId: string, refusal: Refusal): Promise<DurableError> {
@@ -139,15 +148,6 @@ export function createDurableEngine(deps: DurableEngineDeps) {
   const waitKindOf = (type: JournalEntry['type']) => [...waitKinds.values()].find((candidate) => candidate.type === type);
 
   const engine = {
-    registerWaitKind(kind: string, waitKind: WaitKind) {
-      if (waitKinds.has(kind)) throw new Error(`wait kind ${kind} is registered already`);
-      waitKinds.set(kind, waitKind);
-    },
-
-    registerResumer(runner: string, resumer: Resumer) {
-      resumers.set(runner, resumer);
-    },
-
     /** Records a run before its first invocation; `queued` ones start through the bus (reruns, replays). */
     async begin(run: Omit<RunItem, 'name' | 'expiresAt' | 'invocation' | 'state'> & { state: Extract<RunState, 'queued' | 'running'> }) {
       await journal.putRun({ ...run, invocation: 1, expiresAt: expiresAt() });
@@ -352,26 +352,39 @@ export function createDurableEngine(deps: DurableEngineDeps) {
       return true;
     },
 
-    /** The bus delivery of a wake-up: a wait's timer or timeout, a lapsed lease, or a run to continue. */
-    async onWake(detail: { executionId: string; wait?: string; watch?: number }): Promise<void> {
-      if (detail.watch !== undefined) {
-        // The invocation that armed it never reported back (its worker or Lambda died): the run continues in a new one.
-        const taken = await journal.moveRun(detail.executionId, ['running'], 'waiting', { invocation: detail.watch });
-        if (taken) await resume(detail.executionId);
-        return;
+    /**
+     * What handles the engine's wake-ups, with the resumers of every kind of run (by the runner name its runs are begun
+     * with): a wait's timer or timeout ends the wait, a lapsed lease or a wait that ended continues the run.
+     */
+    wakes(resumers: Readonly<Record<string, Resumer>>) {
+      /** Continues a waiting (or queued) run in a new invocation, unless another took it first. */
+      async function resume(executionId: string): Promise<void> {
+        const run = await journal.moveRun(executionId, ['waiting', 'queued'], 'running', { nextInvocation: true });
+        if (!run) return;
+        const resumer = Object.hasOwn(resumers, run.runner) ? resumers[run.runner] : undefined;
+        if (!resumer) throw new Error(`no resumer declared for durable runs of kind ${run.runner}`);
+        await resumer(run);
       }
-      if (detail.wait !== undefined) {
-        const entry = await journal.entry(detail.executionId, detail.wait);
-        const kind = entry && waitKindOf(entry.type);
-        if (!entry || !kind) return;
-        await engine.resolveWait(
-          detail.executionId,
-          entry.name,
-          kind.onTimeout === 'resolve' ? { result: null } : { error: { code: durableErrorCodes.timeout, message: `${entry.type} ${entry.name} timed out` } },
-        );
-        return;
-      }
-      await resume(detail.executionId);
+      return async (detail: WakeDetail): Promise<void> => {
+        if (detail.watch !== undefined) {
+          // The invocation that armed it never reported back (its worker or Lambda died): the run continues in a new one.
+          const taken = await journal.moveRun(detail.executionId, ['running'], 'waiting', { invocation: detail.watch });
+          if (taken) await resume(detail.executionId);
+          return;
+        }
+        if (detail.wait !== undefined) {
+          const entry = await journal.entry(detail.executionId, detail.wait);
+          const kind = entry && waitKindOf(entry.type);
+          if (!entry || !kind) return;
+          await engine.resolveWait(
+            detail.executionId,
+            entry.name,
+            kind.onTimeout === 'resolve' ? { result: null } : { error: { code: durableErrorCodes.timeout, message: `${entry.type} ${entry.name} timed out` } },
+          );
+          return;
+        }
+        await resume(detail.executionId);
+      };
     },
 
     /** Stops the run: its open waits end as cancelled and later wake-ups, callbacks and checkpoints are refused. */
@@ -383,15 +396,6 @@ export function createDurableEngine(deps: DurableEngineDeps) {
     },
   };
 
-  engine.registerWaitKind('wait', {
-    type: 'wait',
-    onTimeout: 'resolve',
-    async open(_owner, _name, args) {
-      const parsed = TimerArgs.safeParse(args);
-      if (!parsed.success) throw invalid(parsed.error);
-      return { timeoutSeconds: parsed.data.duration };
-    },
-  });
   return engine;
 }
 

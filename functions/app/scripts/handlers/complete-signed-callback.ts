@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
-import { durableCallbacks } from '../wiring.js';
+import { durableCallbacks } from '#functions/app/durable-engine.js';
 import { runRoutes } from '#functions/scripts/routes.js';
 
 export const handler = httpHandler(runRoutes.completeSignedCallback, async ({ input }) => {
