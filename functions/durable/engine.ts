@@ -11,7 +11,7 @@ import type { EventPublisher, SchedulerPort } from '#platform/ports.js';
 import type { ExecutionError } from './model.js';
 import { durableWakeType, retryName, waitTimerName, watchdogName } from './internal-events.js';
 import type { Journal, JournalEntry, Refusal, RunItem, RunState } from './journal.js';
-import { Duration, type DurableLimits, StepName, durableErrorCodes, handedJournalBytes, maxWaitSeconds, unstorableResult } from './limits.js';
+import { Duration, type DurableLimits, StepName, durableErrorCodes, durableProtocol, handedJournalBytes, maxWaitSeconds, unstorableResult } from './limits.js';
 import type { WaitKind, WaitOutcome, WaitOwner } from './wait-kinds.js';
 
 /** A refusal the code catches as `error.code` (and the API answers as a 400). */
@@ -49,13 +49,14 @@ export interface WakeDetail {
   watch?: number;
 }
 
+const { maxErrorCodeLength, maxErrorMessageLength, maxKindLength } = durableProtocol.limits;
 const StepCheckpoint = z.strictObject({
   name: StepName,
   result: z.unknown().optional(),
-  error: z.strictObject({ code: z.string().min(1).max(64), message: z.string().max(20_000) }).optional(),
+  error: z.strictObject({ code: z.string().min(1).max(maxErrorCodeLength), message: z.string().max(maxErrorMessageLength) }).optional(),
   durationMs: z.number().finite().min(0).max(1e8).optional(),
 });
-const WaitCheckpoint = z.strictObject({ kind: z.string().min(1).max(50), name: StepName, args: z.unknown().optional() });
+const WaitCheckpoint = z.strictObject({ kind: z.string().min(1).max(maxKindLength), name: StepName, args: z.unknown().optional() });
 const EntryCheckpoint = z.strictObject({ name: StepName });
 const TimerArgs = z.strictObject({ duration: Duration });
 
