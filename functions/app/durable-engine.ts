@@ -6,9 +6,11 @@ import { accountsApi } from '#functions/app/accounts/wiring.js';
 import { createApprovalService } from '#functions/approvals/service.js';
 import { createApprovalStore } from '#functions/approvals/store.js';
 import { approvalWaitKind } from '#functions/approvals/wait-kind.js';
+import { AppError, ValidationError } from '#platform/errors.js';
 import {
   type DurableCallbacks,
   type DurableEngine,
+  DurableError,
   type Journal,
   callbackWaitKind,
   createCallbacks,
@@ -66,3 +68,18 @@ export const durableEngine = perPlatform((platform: Platform): DurableEngine => 
 export const durableCallbacks = perPlatform(
   (platform: Platform): DurableCallbacks => createCallbacks(durableEngine(platform), { journal: durableJournal(platform) }),
 );
+
+const httpStatuses: Record<string, number> = { NOT_FOUND: 404, CONFLICT: 409 };
+
+/**
+ * A DurableError as the routes answer it (the engine's errors carry no HTTP status): NOT_FOUND 404, CONFLICT 409; a
+ * value the caller sent that the engine refuses (a callback's result) VALIDATION_ERROR 400 with the engine's code in
+ * its details; any other code 400 as it is. Anything else passes unchanged.
+ */
+export function atTheEdge(error: unknown): unknown {
+  if (!(error instanceof DurableError)) return error;
+  const { code, message, details } = error;
+  if (httpStatuses[code]) return new AppError(code, httpStatuses[code], message, details);
+  if (typeof details?.field === 'string') return new ValidationError(details.field, details.value, message, { code });
+  return new AppError(code, 400, message, details);
+}

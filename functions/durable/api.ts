@@ -1,5 +1,6 @@
 // The durable engine's facade: what scripts, flows and the composition use of it.
 export { callbackWaitKind, createCallbacks, type DurableCallbacks } from './callbacks.js';
+export { DurableError } from './errors.js';
 export { createDurableEngine, type DurableEngine, type Resumer, timerWaitKind } from './engine.js';
 export { type DurableContext, runDurably } from './in-process.js';
 export { durableWakeType } from './internal-events.js';

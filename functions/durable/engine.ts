@@ -6,20 +6,14 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { Clock } from '#platform/clock.js';
-import { AppError, ValidationError } from '#platform/errors.js';
+import { ValidationError } from '#platform/errors.js';
+import { DurableError } from './errors.js';
 import type { EventPublisher, SchedulerPort } from '#platform/ports.js';
 import type { ExecutionError } from './model.js';
 import { durableWakeType, retryName, waitTimerName, watchdogName } from './internal-events.js';
 import type { Journal, JournalEntry, Refusal, RunItem, RunState } from './journal.js';
 import { Duration, type DurableLimits, StepName, durableErrorCodes, durableProtocol, handedJournalBytes, maxWaitSeconds, unstorableResult } from './limits.js';
 import type { WaitKind, WaitOutcome, WaitOwner } from './wait-kinds.js';
-
-/** A refusal the code catches as `error.code` (and the API answers as a 400). */
-export class DurableError extends AppError {
-  constructor(code: string, message: string, details?: Record<string, unknown>) {
-    super(code, 400, message, details);
-  }
-}
 
 /** An entry as an invocation gets it: its result as JSON text, or `held` when the runtime asks for it (`entry`). */
 export interface HandedEntry {
@@ -343,7 +337,7 @@ export function createDurableEngine(deps: DurableEngineDeps) {
           ? await journal.settleWait(executionId, name, { status: 'failed', endedAt, error: outcome.error })
           : await (async () => {
               const refused = unstorableResult(outcome.result);
-              if (refused) throw new ValidationError('result', outcome.result, refused.message, { code: refused.code });
+              if (refused) throw new DurableError(refused.code, refused.message, { field: 'result', value: outcome.result });
               return journal.settleWait(executionId, name, { status: 'succeeded', endedAt, text: JSON.stringify(outcome.result ?? null) });
             })();
       if (!settled) return false;

@@ -44,10 +44,10 @@ export const defaultDurableLimits: DurableLimits = {
 };
 
 /**
- * The error codes a script catches from the step API; `limitExceeded` (a run past one of DurableLimits) fails the run,
- * whatever the code does with the error.
+ * The error codes a script catches from the step API (`limitExceeded`, a run past one of DurableLimits, fails the run
+ * whatever the code does with the error), and those of completing a callback that is unknown or no longer waits.
  */
-export const durableErrorCodes = protocol.errorCodes;
+export const durableErrorCodes = { ...protocol.errorCodes, notFound: 'NOT_FOUND', conflict: 'CONFLICT' } as const;
 
 const { maxNameLength, reservedNamePrefix } = protocol.limits;
 /** Names the code gives its steps; the reserved prefix (`#`) starts the journal's own items. */
