@@ -3,35 +3,39 @@
 // ends the wait with a result or an error.
 import { timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
-import { ConflictError, NotFoundError, ValidationError } from '#platform/errors.js';
+import { DurableError } from './errors.js';
 import { newId, newSecret, sha256Hex } from '#platform/ids.js';
 import type { DurableEngine } from './engine.js';
 import type { Journal } from './journal.js';
-import { Duration, maxWaitSeconds } from './limits.js';
-import type { WaitOutcome } from './wait-kinds.js';
+import { Duration, durableErrorCodes, maxWaitSeconds } from './limits.js';
+import type { WaitKind, WaitOutcome } from './wait-kinds.js';
 
 const CallbackArgs = z.strictObject({ timeout: Duration.optional() });
+
+const unknownCallback = (callbackId: string) => new DurableError(durableErrorCodes.notFound, `callback ${callbackId} not found`, { callbackId });
 
 /** Where the signed URL points: the route that needs no key. */
 export const callbackUrlPath = (executionId: string, callbackId: string, token: string) => `/api/callbacks/${executionId}/${callbackId}/${token}`;
 
-export function registerCallbacks(engine: DurableEngine, deps: { journal: Journal; baseUrl: () => string }) {
-  engine.registerWaitKind('callback', {
-    type: 'callback',
-    onTimeout: 'timeout',
-    async open(owner, _name, args) {
-      const parsed = CallbackArgs.safeParse(args ?? {});
-      if (!parsed.success) throw new ValidationError('timeout', args, parsed.error.issues[0]!.message);
-      const callbackId = newId('cb');
-      const token = newSecret('cbt');
-      return {
-        timeoutSeconds: parsed.data.timeout ?? maxWaitSeconds,
-        fields: { callbackId, tokenHash: sha256Hex(token) },
-        reply: { callbackId, callbackUrl: `${deps.baseUrl()}${callbackUrlPath(owner.executionId, callbackId, token)}` },
-      };
-    },
-  });
+/** `callback`: the wait the code opens with a callback id and the signed URL at `baseUrl` to hand over. */
+export const callbackWaitKind = (baseUrl: () => string): WaitKind => ({
+  type: 'callback',
+  onTimeout: 'timeout',
+  async open(owner, _name, args) {
+    const parsed = CallbackArgs.safeParse(args ?? {});
+    if (!parsed.success) throw new DurableError(durableErrorCodes.invalidArgument, parsed.error.issues[0]!.message, { field: 'timeout' });
+    const callbackId = newId('cb');
+    const token = newSecret('cbt');
+    return {
+      timeoutSeconds: parsed.data.timeout ?? maxWaitSeconds,
+      fields: { callbackId, tokenHash: sha256Hex(token) },
+      reply: { callbackId, callbackUrl: `${baseUrl()}${callbackUrlPath(owner.executionId, callbackId, token)}` },
+    };
+  },
+});
 
+/** Completing callbacks: the owner's POST to the callback route, or anyone's to the signed URL. */
+export function createCallbacks(engine: Pick<DurableEngine, 'resolveWait'>, deps: { journal: Journal }) {
   /** The callback's wait in the run, if the run has one with that id. */
   async function findCallback(executionId: string, callbackId: string) {
     const entries = await deps.journal.outline(executionId);
@@ -40,7 +44,7 @@ export function registerCallbacks(engine: DurableEngine, deps: { journal: Journa
 
   async function complete(executionId: string, callbackId: string, outcome: WaitOutcome) {
     const entry = await findCallback(executionId, callbackId);
-    if (!entry) throw new NotFoundError('callbackId', callbackId, 'callback');
+    if (!entry) throw unknownCallback(callbackId);
     if (await engine.resolveWait(executionId, entry.name, outcome)) return;
     const now = (await findCallback(executionId, callbackId)) ?? entry;
     // A wait is cancelled only by its run's end: say which end.
@@ -48,7 +52,7 @@ export function registerCallbacks(engine: DurableEngine, deps: { journal: Journa
       now.status === 'cancelled'
         ? `: its run ${executionId} ${(await deps.journal.getRun(executionId))?.state === 'cancelled' ? 'was cancelled' : 'ended'}`
         : ', not waiting';
-    throw new ConflictError(`callback ${callbackId} is ${now.status}${why}`, { callbackId });
+    throw new DurableError(durableErrorCodes.conflict, `callback ${callbackId} is ${now.status}${why}`, { callbackId });
   }
 
   return {
@@ -59,11 +63,10 @@ export function registerCallbacks(engine: DurableEngine, deps: { journal: Journa
       const entry = await findCallback(executionId, callbackId);
       const stored = typeof entry?.fields?.tokenHash === 'string' ? Buffer.from(entry.fields.tokenHash, 'hex') : undefined;
       const presented = Buffer.from(sha256Hex(token), 'hex');
-      if (!entry || !stored || stored.length !== presented.length || !timingSafeEqual(stored, presented))
-        throw new NotFoundError('callbackId', callbackId, 'callback');
+      if (!entry || !stored || stored.length !== presented.length || !timingSafeEqual(stored, presented)) throw unknownCallback(callbackId);
       await complete(executionId, callbackId, outcome);
     },
   };
 }
 
-export type DurableCallbacks = ReturnType<typeof registerCallbacks>;
+export type DurableCallbacks = ReturnType<typeof createCallbacks>;

@@ -2,24 +2,18 @@
 // comes back from it instead of running again; each step's result is checkpointed as soon as the step ends; a wait
 // is checkpointed and ends the invocation (the run is then `waiting` and holds no worker, no Lambda and no slot).
 // A wait ends through `resolveWait` (a callback, an approval, an event) or its one-shot timer; the run then
-// continues in a new invocation of the same execution, through the resumer registered for it (the script runner).
+// continues in a new invocation of the same execution, through the resumer declared for its kind (`engine.wakes`).
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { Clock } from '#platform/clock.js';
-import { AppError, ValidationError } from '#platform/errors.js';
+import { ValidationError } from '#platform/errors.js';
+import { DurableError } from './errors.js';
 import type { EventPublisher, SchedulerPort } from '#platform/ports.js';
 import type { ExecutionError } from './model.js';
 import { durableWakeType, retryName, waitTimerName, watchdogName } from './internal-events.js';
 import type { Journal, JournalEntry, Refusal, RunItem, RunState } from './journal.js';
-import { Duration, type DurableLimits, StepName, durableErrorCodes, handedJournalBytes, maxWaitSeconds, unstorableResult } from './limits.js';
+import { Duration, type DurableLimits, StepName, durableErrorCodes, durableProtocol, handedJournalBytes, maxWaitSeconds, unstorableResult } from './limits.js';
 import type { WaitKind, WaitOutcome, WaitOwner } from './wait-kinds.js';
-
-/** A refusal the code catches as `error.code` (and the API answers as a 400). */
-export class DurableError extends AppError {
-  constructor(code: string, message: string, details?: Record<string, unknown>) {
-    super(code, 400, message, details);
-  }
-}
 
 /** An entry as an invocation gets it: its result as JSON text, or `held` when the runtime asks for it (`entry`). */
 export interface HandedEntry {
@@ -39,16 +33,24 @@ export interface InvocationJournal {
   partial?: true;
 }
 
-/** Continues a run in a new invocation; registered per kind of run (`script`, or an in-process runner's name). */
+/** Continues a run in a new invocation; declared per kind of run (`script`, or an in-process runner's name). */
 export type Resumer = (run: RunItem) => Promise<void>;
 
+/** The bus delivery of a wake-up: a wait's timer or timeout (`wait`), a lapsed lease (`watch`), or a run to continue. */
+export interface WakeDetail {
+  executionId: string;
+  wait?: string;
+  watch?: number;
+}
+
+const { maxErrorCodeLength, maxErrorMessageLength, maxKindLength } = durableProtocol.limits;
 const StepCheckpoint = z.strictObject({
   name: StepName,
   result: z.unknown().optional(),
-  error: z.strictObject({ code: z.string().min(1).max(64), message: z.string().max(20_000) }).optional(),
+  error: z.strictObject({ code: z.string().min(1).max(maxErrorCodeLength), message: z.string().max(maxErrorMessageLength) }).optional(),
   durationMs: z.number().finite().min(0).max(1e8).optional(),
 });
-const WaitCheckpoint = z.strictObject({ kind: z.string().min(1).max(50), name: StepName, args: z.unknown().optional() });
+const WaitCheckpoint = z.strictObject({ kind: z.string().min(1).max(maxKindLength), name: StepName, args: z.unknown().optional() });
 const EntryCheckpoint = z.strictObject({ name: StepName });
 const TimerArgs = z.strictObject({ duration: Duration });
 
@@ -60,6 +62,17 @@ const watchdogGraceMs = 5_000;
 const invalid = (error: z.ZodError) => {
   const issue = error.issues[0]!;
   return new DurableError(durableErrorCodes.invalidArgument, `${issue.path.join('.') || 'argument'}: ${issue.message}`, { field: issue.path.join('.') });
+};
+
+/** `wait`: a timer, which resolves when its duration is over. */
+export const timerWaitKind: WaitKind = {
+  type: 'wait',
+  onTimeout: 'resolve',
+  async open(_owner, _name, args) {
+    const parsed = TimerArgs.safeParse(args);
+    if (!parsed.success) throw invalid(parsed.error);
+    return { timeoutSeconds: parsed.data.duration };
+  },
 };
 
 /** What a refusal says, per bound; the run fails with it. */
@@ -88,12 +101,13 @@ export interface DurableEngineDeps {
   oneShots: Pick<SchedulerPort, 'putOnce' | 'remove'>;
   bus: EventPublisher;
   clock: Clock;
+  /** What a run can wait on, by the kind the code names (`wait`, `callback`, `approval`, ...): the one registry. */
+  waitKinds: Readonly<Record<string, WaitKind>>;
 }
 
 export function createDurableEngine(deps: DurableEngineDeps) {
   const { journal, clock } = deps;
-  const waitKinds = new Map<string, WaitKind>();
-  const resumers = new Map<string, Resumer>();
+  const waitKinds = new Map(Object.entries(deps.waitKinds));
   let order = 0;
   const nextSeq = () => clock.now() * 1000 + (order++ % 1000);
   const expiresAt = () => Math.floor(clock.now() / 1000) + retentionSeconds;
@@ -101,16 +115,6 @@ export function createDurableEngine(deps: DurableEngineDeps) {
 
   const wake = (owner: { executionId: string; userId: string }, detail: Record<string, unknown>) =>
     deps.bus.publish({ type: durableWakeType, source: 'durable', userId: owner.userId, executionId: owner.executionId, ...detail });
-
-  /** Continues a waiting (or queued) run in a new invocation, unless another took it first. */
-  async function resume(executionId: string): Promise<boolean> {
-    const run = await journal.moveRun(executionId, ['waiting', 'queued'], 'running', { nextInvocation: true });
-    if (!run) return false;
-    const resumer = resumers.get(run.runner);
-    if (!resumer) throw new Error(`no resumer registered for durable runs of kind ${run.runner}`);
-    await resumer(run);
-    return true;
-  }
 
   /** A checkpoint past one of the run's bounds: the run records it (and fails with it at its end), the code gets it thrown. */
   async function refuse(executionId: string, refusal: Refusal): Promise<DurableError> {
@@ -139,15 +143,6 @@ export function createDurableEngine(deps: DurableEngineDeps) {
   const waitKindOf = (type: JournalEntry['type']) => [...waitKinds.values()].find((candidate) => candidate.type === type);
 
   const engine = {
-    registerWaitKind(kind: string, waitKind: WaitKind) {
-      if (waitKinds.has(kind)) throw new Error(`wait kind ${kind} is registered already`);
-      waitKinds.set(kind, waitKind);
-    },
-
-    registerResumer(runner: string, resumer: Resumer) {
-      resumers.set(runner, resumer);
-    },
-
     /** Records a run before its first invocation; `queued` ones start through the bus (reruns, replays). */
     async begin(run: Omit<RunItem, 'name' | 'expiresAt' | 'invocation' | 'state'> & { state: Extract<RunState, 'queued' | 'running'> }) {
       await journal.putRun({ ...run, invocation: 1, expiresAt: expiresAt() });
@@ -342,7 +337,7 @@ export function createDurableEngine(deps: DurableEngineDeps) {
           ? await journal.settleWait(executionId, name, { status: 'failed', endedAt, error: outcome.error })
           : await (async () => {
               const refused = unstorableResult(outcome.result);
-              if (refused) throw new ValidationError('result', outcome.result, refused.message, { code: refused.code });
+              if (refused) throw new DurableError(refused.code, refused.message, { field: 'result', value: outcome.result });
               return journal.settleWait(executionId, name, { status: 'succeeded', endedAt, text: JSON.stringify(outcome.result ?? null) });
             })();
       if (!settled) return false;
@@ -352,26 +347,39 @@ export function createDurableEngine(deps: DurableEngineDeps) {
       return true;
     },
 
-    /** The bus delivery of a wake-up: a wait's timer or timeout, a lapsed lease, or a run to continue. */
-    async onWake(detail: { executionId: string; wait?: string; watch?: number }): Promise<void> {
-      if (detail.watch !== undefined) {
-        // The invocation that armed it never reported back (its worker or Lambda died): the run continues in a new one.
-        const taken = await journal.moveRun(detail.executionId, ['running'], 'waiting', { invocation: detail.watch });
-        if (taken) await resume(detail.executionId);
-        return;
+    /**
+     * What handles the engine's wake-ups, with the resumers of every kind of run (by the runner name its runs are begun
+     * with): a wait's timer or timeout ends the wait, a lapsed lease or a wait that ended continues the run.
+     */
+    wakes(resumers: Readonly<Record<string, Resumer>>) {
+      /** Continues a waiting (or queued) run in a new invocation, unless another took it first. */
+      async function resume(executionId: string): Promise<void> {
+        const run = await journal.moveRun(executionId, ['waiting', 'queued'], 'running', { nextInvocation: true });
+        if (!run) return;
+        const resumer = Object.hasOwn(resumers, run.runner) ? resumers[run.runner] : undefined;
+        if (!resumer) throw new Error(`no resumer declared for durable runs of kind ${run.runner}`);
+        await resumer(run);
       }
-      if (detail.wait !== undefined) {
-        const entry = await journal.entry(detail.executionId, detail.wait);
-        const kind = entry && waitKindOf(entry.type);
-        if (!entry || !kind) return;
-        await engine.resolveWait(
-          detail.executionId,
-          entry.name,
-          kind.onTimeout === 'resolve' ? { result: null } : { error: { code: durableErrorCodes.timeout, message: `${entry.type} ${entry.name} timed out` } },
-        );
-        return;
-      }
-      await resume(detail.executionId);
+      return async (detail: WakeDetail): Promise<void> => {
+        if (detail.watch !== undefined) {
+          // The invocation that armed it never reported back (its worker or Lambda died): the run continues in a new one.
+          const taken = await journal.moveRun(detail.executionId, ['running'], 'waiting', { invocation: detail.watch });
+          if (taken) await resume(detail.executionId);
+          return;
+        }
+        if (detail.wait !== undefined) {
+          const entry = await journal.entry(detail.executionId, detail.wait);
+          const kind = entry && waitKindOf(entry.type);
+          if (!entry || !kind) return;
+          await engine.resolveWait(
+            detail.executionId,
+            entry.name,
+            kind.onTimeout === 'resolve' ? { result: null } : { error: { code: durableErrorCodes.timeout, message: `${entry.type} ${entry.name} timed out` } },
+          );
+          return;
+        }
+        await resume(detail.executionId);
+      };
     },
 
     /** Stops the run: its open waits end as cancelled and later wake-ups, callbacks and checkpoints are refused. */
@@ -383,15 +391,6 @@ export function createDurableEngine(deps: DurableEngineDeps) {
     },
   };
 
-  engine.registerWaitKind('wait', {
-    type: 'wait',
-    onTimeout: 'resolve',
-    async open(_owner, _name, args) {
-      const parsed = TimerArgs.safeParse(args);
-      if (!parsed.success) throw invalid(parsed.error);
-      return { timeoutSeconds: parsed.data.duration };
-    },
-  });
   return engine;
 }
 

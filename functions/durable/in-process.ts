@@ -1,8 +1,9 @@
 // The step API for platform code that runs in this process (an LLM flow's agent loop): the same journal, the same
 // replay rules as scripts' `context.step` / `context.wait`. A wait ends the body by throwing Suspension, which
-// `runDurably` turns into a suspended run; the registered resumer calls `runDurably` again when the wait ends.
+// `runDurably` turns into a suspended run; the resumer declared for the run calls `runDurably` again when the wait ends.
 import type { ExecutionError } from './model.js';
-import { type DurableEngine, DurableError, type HandedEntry } from './engine.js';
+import type { DurableEngine, HandedEntry } from './engine.js';
+import { DurableError } from './errors.js';
 import { durableErrorCodes } from './limits.js';
 import type { WaitOwner } from './wait-kinds.js';
 
@@ -10,16 +11,6 @@ import type { WaitOwner } from './wait-kinds.js';
 export class Suspension extends Error {
   constructor(readonly waitName: string) {
     super(`the run waits on ${waitName}`);
-  }
-}
-
-/** What a step or a wait threw, as the code sees it on every replay. */
-export class StepFailure extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
   }
 }
 
@@ -36,7 +27,8 @@ export interface DurableContext {
   waitFor<T>(kind: string, name: string, args: unknown): Promise<T>;
 }
 
-const fail = (error: ExecutionError) => new StepFailure(error.code, error.message);
+/** What a step or a wait threw, as the code sees it on every replay. */
+const fail = (error: ExecutionError) => new DurableError(error.code, error.message);
 
 /**
  * Runs `body` as invocation `invocation` of the run (begun with `engine.begin` and registered under its runner's
@@ -68,7 +60,7 @@ export async function runDurably<T>(
   };
   /** The entry of that name: from the journal handed over, or (held back or left out of it) from the engine. */
   const claim = async (name: string): Promise<HandedEntry | undefined> => {
-    if (used.has(name)) throw new StepFailure(durableErrorCodes.nameReused, `the name ${name} is used twice in this run`);
+    if (used.has(name)) throw new DurableError(durableErrorCodes.nameReused, `the name ${name} is used twice in this run`);
     used.add(name);
     const entry = Object.hasOwn(journal.entries, name) ? journal.entries[name] : undefined;
     if (entry?.held || (!entry && journal.partial)) return (await engine.entry(owner.executionId, name)) ?? undefined;
@@ -77,7 +69,7 @@ export async function runDurably<T>(
   const settled = <R>(entry: HandedEntry, name: string): R => {
     if (entry.status === 'waiting') throw suspend(name);
     if (entry.error) throw fail(entry.error);
-    if (entry.status === 'cancelled') throw new StepFailure(durableErrorCodes.cancelled, `${name} was cancelled`);
+    if (entry.status === 'cancelled') throw new DurableError(durableErrorCodes.cancelled, `${name} was cancelled`);
     return (entry.result === undefined ? null : JSON.parse(entry.result)) as R;
   };
   async function openWait<R>(kind: string, name: string, args: unknown, afterOpen?: (reply: Record<string, unknown>) => Promise<void>): Promise<R> {
@@ -97,7 +89,10 @@ export async function runDurably<T>(
       try {
         value = await fn();
       } catch (error) {
-        const failure = { code: (error as { code?: string }).code ?? 'STEP_FAILED', message: error instanceof Error ? error.message : String(error) };
+        const failure = {
+          code: (error as { code?: string }).code ?? durableErrorCodes.stepFailed,
+          message: error instanceof Error ? error.message : String(error),
+        };
         await checkpoint('step', { name, error: failure, durationMs: Date.now() - started });
         throw fail(failure);
       }

@@ -2,11 +2,15 @@
 // script): step names, a step's stored result, wait durations; and the bounds of a run's journal and of the waits a
 // run and a user hold open (settings, so a test platform can start with small ones).
 import * as z from 'zod';
+import protocol from '../../layers/script-runtime/durable-protocol.json' with { type: 'json' };
+
+/** The checkpoint and replay protocol the script runtimes share with the engine: one file, shipped in their layer. */
+export const durableProtocol = protocol;
 
 /** A step's result is stored in one journal item (DynamoDB's 400 KB), with room for the rest of the item. */
-export const maxStepResultBytes = 256 * 1024;
+export const maxStepResultBytes = protocol.limits.maxStepResultBytes;
 /** The longest wait, as AWS Lambda durable functions allow one execution to last. */
-export const maxWaitSeconds = 365 * 24 * 60 * 60;
+export const maxWaitSeconds = protocol.limits.maxWaitSeconds;
 /** A durable run's input travels with every invocation: bounded like a step result. */
 export const maxDurableInputBytes = 256 * 1024;
 
@@ -39,27 +43,26 @@ export const defaultDurableLimits: DurableLimits = {
   maxOpenWaitsPerUser: 10_000,
 };
 
-/** The error codes a script catches from the step API. */
-export const durableErrorCodes = {
-  invalidArgument: 'DURABLE_INVALID_ARGUMENT',
-  nameReused: 'DURABLE_NAME_REUSED',
-  resultTooLarge: 'DURABLE_RESULT_TOO_LARGE',
-  resultNotJson: 'DURABLE_RESULT_NOT_JSON',
-  unknownKind: 'DURABLE_UNKNOWN_KIND',
-  /** A run past one of DurableLimits: the run fails with it, whatever the code does with the error. */
-  limitExceeded: 'DURABLE_LIMIT_EXCEEDED',
-  cancelled: 'CANCELLED',
-  timeout: 'TIMEOUT',
-} as const;
+/**
+ * The error codes a script catches from the step API (`limitExceeded`, a run past one of DurableLimits, fails the run
+ * whatever the code does with the error), and those of completing a callback that is unknown or no longer waits.
+ */
+export const durableErrorCodes = { ...protocol.errorCodes, notFound: 'NOT_FOUND', conflict: 'CONFLICT' } as const;
 
-/** Names the code gives its steps; `#` starts the journal's own items. */
-export const StepName = z.string().min(1).max(200).regex(/^[^#]/, 'a step name may not start with #');
+const { maxNameLength, reservedNamePrefix } = protocol.limits;
+/** Names the code gives its steps; the reserved prefix (`#`) starts the journal's own items. */
+export const StepName = z
+  .string()
+  .min(1)
+  .max(maxNameLength)
+  .refine((name) => !name.startsWith(reservedNamePrefix), `a step name may not start with ${reservedNamePrefix}`);
 
 const unit = z.number().finite().nonnegative();
+const units = protocol.durationUnits;
 /** `{seconds|minutes|hours|days}`, added up; more than zero and at most a year. */
 export const Duration = z
   .strictObject({ seconds: unit.optional(), minutes: unit.optional(), hours: unit.optional(), days: unit.optional() })
-  .transform((d) => (d.seconds ?? 0) + (d.minutes ?? 0) * 60 + (d.hours ?? 0) * 3600 + (d.days ?? 0) * 86_400)
+  .transform((d) => (d.seconds ?? 0) * units.seconds + (d.minutes ?? 0) * units.minutes + (d.hours ?? 0) * units.hours + (d.days ?? 0) * units.days)
   .refine((seconds) => seconds > 0, 'a duration must be more than 0 seconds')
   .refine((seconds) => seconds <= maxWaitSeconds, `a duration may be at most 1 year (${maxWaitSeconds} seconds)`);
 

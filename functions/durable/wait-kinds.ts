@@ -1,5 +1,5 @@
-// The extension point for what a durable run can wait on. The engine knows `wait` (a timer) and `callback`; other
-// areas register theirs (an approval, an event) once, through `engine.registerWaitKind`.
+// The extension point for what a durable run can wait on. The engine has `wait` (a timer) and `callback`; other
+// areas declare theirs (an approval, an event); the composition hands them all to the engine in one registry.
 import type { ExecutionError } from './model.js';
 import type { JournalEntry, StepType } from './journal.js';
 

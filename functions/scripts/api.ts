@@ -89,10 +89,9 @@ export function createScriptsApi({ runner, access, service, engine, operations, 
 
     /**
      * Durable runs of platform code in this process (an llm flow's agent loop) under the runner name `runner`: the same
-     * journal and replay rules as scripts' steps. `resume` continues a run in a new invocation once its wait ended.
+     * journal and replay rules as scripts' steps. The resumer declared for `runner` continues a run once its wait ended.
      */
-    inProcessDurableRuns(runner: string, resume: (payload: string, invocation: number) => Promise<void>) {
-      engine.registerResumer(runner, (run) => resume(run.payload, run.invocation));
+    inProcessDurableRuns(runner: string) {
       return {
         async run<T>(
           run: { executionId: string; userId: string; flowId: string; payload: string; runningUntil: string },

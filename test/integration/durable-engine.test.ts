@@ -1,16 +1,17 @@
 // The durable engine against DynamoDB Local, as platform code uses it in process: runDurably replays stored steps,
-// suspends at a wait, and a wait kind registered by another module is ended through resolveWait; the run continues
-// through its registered resumer. The bus and the one-shots are the local adapters (timers off: the test ticks).
+// suspends at a wait, and a wait kind declared by another module is ended through resolveWait; the run continues
+// through the resumer declared for its kind. The bus and the one-shots are the local adapters (timers off: the test ticks).
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createLocalScheduler } from '../../functions/adapters/local/scheduler.js';
 import { ValidationError } from '../../functions/platform/errors.js';
 import type { PlatformEventInput } from '../../functions/platform/ports.js';
-import { registerCallbacks } from '../../functions/durable/callbacks.js';
-import { createDurableEngine } from '../../functions/durable/engine.js';
+import { callbackWaitKind } from '../../functions/durable/callbacks.js';
+import { type Resumer, createDurableEngine, timerWaitKind } from '../../functions/durable/engine.js';
 import { runDurably } from '../../functions/durable/in-process.js';
 import { createJournal } from '../../functions/durable/journal.js';
 import { createFileBlobStore } from '../../functions/adapters/local/file-blob-store.js';
 import { defaultDurableLimits } from '../../functions/durable/limits.js';
+import type { WaitKind } from '../../functions/durable/wait-kinds.js';
 
 /** Results this small stay in the journal: no blob is written. */
 const journalResults = () => createFileBlobStore('script-packages');
@@ -25,34 +26,40 @@ beforeAll(() => {
 let clockMs = Date.now();
 const clock = { now: () => clockMs, nowIso: () => new Date(clockMs).toISOString() };
 
-/** An engine whose bus hands wake-ups straight back to it, as the wake consumer does. */
-function givenEngine(limits = defaultDurableLimits) {
+/** An engine with the timer, the callback and `waitKinds`, whose bus hands wake-ups straight to its wakes with `resumers`, as the wake consumer does. */
+function givenEngine(options: { limits?: typeof defaultDurableLimits; waitKinds?: Record<string, WaitKind>; resumers?: Record<string, Resumer> } = {}) {
   const journal = createJournal(journalResults);
   const published: PlatformEventInput[] = [];
-  let engine: ReturnType<typeof createDurableEngine>;
+  let wakes: (detail: { executionId: string; wait?: string; watch?: number }) => Promise<void>;
   const bus = {
     async publish(event: PlatformEventInput) {
       published.push(event);
-      if (event.type === durableWakeType) await engine.onWake(event as unknown as { executionId: string; wait?: string; watch?: number });
+      if (event.type === durableWakeType) await wakes(event as unknown as { executionId: string; wait?: string; watch?: number });
       return { eventId: `evt_${published.length}` };
     },
   };
   const oneShots = createLocalScheduler({ clock, publish: (event) => bus.publish(event), heartbeat: false });
-  engine = createDurableEngine({ journal, limits, oneShots, bus, clock });
-  registerCallbacks(engine, { journal, baseUrl: () => 'http://127.0.0.1:1' });
+  const engine = createDurableEngine({
+    journal,
+    limits: options.limits ?? defaultDurableLimits,
+    oneShots,
+    bus,
+    clock,
+    waitKinds: { wait: timerWaitKind, callback: callbackWaitKind(() => 'http://127.0.0.1:1'), ...options.waitKinds },
+  });
+  wakes = engine.wakes(options.resumers ?? {});
   return { engine, journal, oneShots };
 }
 
 const owner = () => ({ executionId: `exe_${Math.random().toString(36).slice(2, 12)}`, userId: 'usr_durable', scriptId: 'scr_none' });
 
 describe('durable engine: in-process runs', () => {
-  it('replays stored steps, suspends at a registered wait kind, and resumes when it is resolved', async () => {
+  it('replays stored steps, suspends at a declared wait kind, and resumes when it is resolved', async () => {
     // Prepare
-    const { engine, journal } = givenEngine();
     const run = owner();
     const sideEffects: string[] = [];
     const approvals: string[] = [];
-    engine.registerWaitKind('approval', {
+    const approval: WaitKind = {
       type: 'approval',
       onTimeout: 'timeout',
       async open(_owner, name, args) {
@@ -60,7 +67,7 @@ describe('durable engine: in-process runs', () => {
         approvals.push(name);
         return { timeoutSeconds: 3600, fields: { approvalId: `apr_${name}` } };
       },
-    });
+    };
     const outcomes: unknown[] = [];
     const body = async (context: Parameters<Parameters<typeof runDurably>[3]>[0]) => {
       const drafted = await context.step('draft', async () => {
@@ -70,8 +77,9 @@ describe('durable engine: in-process runs', () => {
       const decision = await context.waitFor<{ decision: string }>('approval', 'ask', { message: 'send it?' });
       return { drafted, decision };
     };
-    engine.registerResumer('agent', async (item) => {
-      outcomes.push(await runDurably(engine, run, item.invocation, body));
+    const { engine, journal } = givenEngine({
+      waitKinds: { approval },
+      resumers: { agent: async (item) => void outcomes.push(await runDurably(engine, run, item.invocation, body)) },
     });
     await engine.begin({ ...run, runner: 'agent', payload: '{}', state: 'running' });
     // Act
@@ -95,7 +103,6 @@ describe('durable engine: in-process runs', () => {
 
   it('throws TIMEOUT into the body when a wait times out, and refuses bad wait arguments without journaling', async () => {
     // Prepare
-    const { engine, journal, oneShots } = givenEngine();
     const run = owner();
     const outcomes: unknown[] = [];
     const body = async (context: Parameters<Parameters<typeof runDurably>[3]>[0]) => {
@@ -112,8 +119,8 @@ describe('durable engine: in-process runs', () => {
         return { refused, timedOut: (error as { code: string }).code };
       }
     };
-    engine.registerResumer('timeouts', async (item) => {
-      outcomes.push(await runDurably(engine, run, item.invocation, body));
+    const { engine, journal, oneShots } = givenEngine({
+      resumers: { timeouts: async (item) => void outcomes.push(await runDurably(engine, run, item.invocation, body)) },
     });
     await engine.begin({ ...run, runner: 'timeouts', payload: '{}', state: 'running' });
     // Act
@@ -129,14 +136,17 @@ describe('durable engine: in-process runs', () => {
 
   it('closes the waits a run left open when it ends: cancelled in the journal, and their kind told why', async () => {
     // Prepare: a wait opened without suspending (as a script can through its #durable channel), then the run ends.
-    const { engine, journal } = givenEngine();
     const run = owner();
     const closed: Array<[string, string]> = [];
-    engine.registerWaitKind('approval', {
-      type: 'approval',
-      onTimeout: 'timeout',
-      open: async () => ({ timeoutSeconds: 3600 }),
-      close: async (entry, reason) => void closed.push([entry.name, reason]),
+    const { engine, journal } = givenEngine({
+      waitKinds: {
+        approval: {
+          type: 'approval',
+          onTimeout: 'timeout',
+          open: async () => ({ timeoutSeconds: 3600 }),
+          close: async (entry, reason) => void closed.push([entry.name, reason]),
+        },
+      },
     });
     await engine.begin({ ...run, runner: 'agent', payload: '{}', state: 'running' });
     await engine.checkpoint(run, 'wait', { kind: 'approval', name: 'left-open', args: {} });
@@ -151,7 +161,7 @@ describe('durable engine: in-process runs', () => {
 
   it("refuses a wait past the run's open waits, records the bound on the run, and closes its waits when it is cancelled", async () => {
     // Prepare
-    const { engine, journal, oneShots } = givenEngine({ ...defaultDurableLimits, maxOpenWaitsPerRun: 2 });
+    const { engine, journal, oneShots } = givenEngine({ limits: { ...defaultDurableLimits, maxOpenWaitsPerRun: 2 } });
     const run = owner();
     await engine.begin({ ...run, runner: 'none', payload: '{}', state: 'running' });
     await engine.checkpoint(run, 'wait', { kind: 'callback', name: 'a' });
@@ -174,7 +184,7 @@ describe('durable engine: in-process runs', () => {
 
   it('ends an in-process run past its steps failed with DURABLE_LIMIT_EXCEEDED, though its body caught the refusal', async () => {
     // Prepare
-    const { engine, journal } = givenEngine({ ...defaultDurableLimits, maxSteps: 2 });
+    const { engine, journal } = givenEngine({ limits: { ...defaultDurableLimits, maxSteps: 2 } });
     const run = owner();
     await engine.begin({ ...run, runner: 'none', payload: '{}', state: 'running' });
     const body = async (context: Parameters<Parameters<typeof runDurably>[3]>[0]) => {
@@ -202,14 +212,5 @@ describe('durable engine: in-process runs', () => {
     const { run: item, entries } = await journal.read(run.executionId);
     expect(entries).toEqual([]);
     expect(item?.openWaits ?? 0).toBe(0);
-  });
-
-  it('refuses a second registration of a wait kind', () => {
-    // Prepare
-    const { engine } = givenEngine();
-    // Act / Assess
-    expect(() => engine.registerWaitKind('wait', { type: 'wait', onTimeout: 'resolve', open: async () => ({ timeoutSeconds: 1 }) })).toThrow(
-      /registered already/,
-    );
   });
 });

@@ -111,6 +111,57 @@ describe('scripts kit: lint of JavaScript', () => {
   });
 });
 
+describe('scripts kit: lint of durable scripts', () => {
+  const durable = { methodsOf: async () => undefined, pythonFacts, durable: true };
+  const why = 'outside a step: a resumed run replays the code and gets a different value';
+
+  it('warns about clock and random reads outside context.step in a durable node script, naming the line', async () => {
+    // Prepare
+    const code = [
+      'export async function handler(event, ctx) {',
+      '  const startedAt = Date.now();',
+      '  const id = await ctx.step("id", async () => Math.random());',
+      '  const at = await ctx.step("at", () => new Date());',
+      '  return { startedAt, id, at, roll: Math.random(), today: new Date(), fixed: new Date(0) };',
+      '}',
+    ].join('\n');
+    // Act
+    const report = await lintScript({ code }, durable);
+    const plain = await lintScript({ code }, { ...durable, durable: false });
+    // Assess
+    expect(report.issues.map(({ severity, line, message }) => [severity, line, message])).toEqual([
+      ['warning', 2, `Date.now() ${why}`],
+      ['warning', 5, `Math.random() ${why}`],
+      ['warning', 5, `new Date() ${why}`],
+    ]);
+    expect(report.valid).toBe(true);
+    expect(plain.issues).toEqual([]);
+  });
+
+  it('warns about time.time(), random calls and datetime.now() outside context.step in a durable python script', async () => {
+    // Prepare
+    const code = [
+      'import random, time',
+      'from datetime import datetime',
+      'def handler(event, context):',
+      '    began = time.time()',
+      '    def pick():',
+      '        return random.random()',
+      '    chosen = context.step("pick", pick)',
+      '    at = context.step("at", lambda: datetime.now().isoformat())',
+      '    return [began, chosen, at, random.choice([1, 2]), datetime.now().isoformat()]',
+    ].join('\n');
+    // Act
+    const report = await lintScript({ code, runtime: 'python3.11' }, durable);
+    // Assess
+    expect(report.issues.map(({ severity, line, message }) => [severity, line, message])).toEqual([
+      ['warning', 4, `time.time() ${why}`],
+      ['warning', 9, `random.choice() ${why}`],
+      ['warning', 9, `datetime.now() ${why}`],
+    ]);
+  });
+});
+
 describe('scripts kit: cost', () => {
   it("prices a run at Lambda's x86 GB-second rate for the configured memory", () => {
     // Act

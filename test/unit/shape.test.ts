@@ -293,6 +293,31 @@ describe('shape of functions/', () => {
     expect(outward).toEqual([]);
   });
 
+  it("keeps scripts' runs below their durable side: functions/scripts/runs/ imports nothing of functions/scripts/durable/", () => {
+    // Prepare: the runner takes the durable hooks as a port (DurableRunHooks); the durable side builds on the runner
+    const runs = modules().filter((module) => module.source.startsWith('functions/scripts/runs/'));
+    // Act
+    const upward = runs.flatMap((module) =>
+      module.dependencies
+        .filter((dependency) => dependency.resolved.startsWith('functions/scripts/durable/'))
+        .map((dependency) => `${module.source} -> ${dependency.resolved}`),
+    );
+    // Assess
+    expect(runs.length).toBeGreaterThan(5);
+    expect(upward).toEqual([]);
+  });
+
+  it('hands the durable engine its wait kinds and resumers in one registry: no module registers one on a built engine', () => {
+    // Prepare: registration by side effect made the order of imports matter (a wake-up found no resumer)
+    const registering = /\.register(WaitKind|Resumer)\(/;
+    // Act
+    const registrars = modules()
+      .filter((module) => registering.test(sourceOf(module.source)))
+      .map((module) => module.source);
+    // Assess
+    expect(registrars).toEqual([]);
+  });
+
   it('keeps the kernel free of the rest: functions/platform/ imports nothing outside itself', () => {
     // Prepare: packages and Node's own modules resolve outside functions/
     const kernel = (path: string) => path.startsWith('functions/platform/');

@@ -51,9 +51,11 @@ function command(spec: WorkerSpec, workDir: string, env: Record<string, string>)
     const node = join(runtimeDir, 'nodejs');
     interpreter = [
       process.execPath,
-      // Node's permission model: read the wrapper, the script and its packages, write the own temp dir, no child processes, workers or addons.
+      // Node's permission model: read the wrapper (and the durable protocol beside it), the script and its packages, write the
+      // own temp dir, no child processes, workers or addons.
       '--experimental-permission',
       `--allow-fs-read=${node}/`,
+      `--allow-fs-read=${join(runtimeDir, 'durable-protocol.json')}`,
       `--allow-fs-read=${taskDir}/`,
       ...(packages ? [`--allow-fs-read=${packages}/`] : []),
       `--allow-fs-read=${tmp}/`,

@@ -16,7 +16,7 @@ import { createTriggerStore } from '#functions/events/trigger-store.js';
 import type { TargetKind } from '#functions/events/target-kind.js';
 import { type TriggerPipeline, createTriggerPipeline } from '#functions/events/trigger-pipeline.js';
 import type { EventWaits } from '#functions/events/event-waits.js';
-import { runEventWaits } from '#functions/app/run-wait-kinds.js';
+import { runEventWaits } from '#functions/app/durable-engine.js';
 import { createEventWaitTarget } from '#functions/events/wait-target.js';
 
 /** The scripts area's facade says who owns a script and whether it is deployed, and runs it with its limits. */
@@ -32,9 +32,7 @@ const scriptPort = (platform: Platform): ScriptPort => ({
 });
 
 /** Runs waiting for their user's events: opened by the durable engine, resumed by the trigger pipeline's wait kind. */
-export const eventWaits = perPlatform(
-  (platform): EventWaits => runEventWaits(platform, { resolve: (executionId, name, outcome) => scriptsApi(platform).resolveWait(executionId, name, outcome) }),
-);
+export const eventWaits = (of?: Platform): EventWaits => runEventWaits(of);
 
 /** The trigger pipeline's kind for runs waiting on their user's events. */
 export const eventWaitTarget = perPlatform((platform): TargetKind => createEventWaitTarget(eventWaits(platform)));

@@ -9,6 +9,7 @@ import { createExecutionStore } from '#functions/flows/execution-store.js';
 import { createExecutor, realDeadline, realWait } from '#functions/flows/executor.js';
 import { type FlowRuns, createFlowRuns } from '#functions/flows/flow-runs.js';
 import type { DurableFlowRuns, FlowScriptRunner } from '#functions/flows/ports.js';
+import type { Resumer } from '#functions/durable/api.js';
 import { createRunHistory } from '#functions/flows/run-history.js';
 import { createFlowEventTarget } from '#functions/flows/event-target.js';
 import { type FlowService, createFlowService } from '#functions/flows/service.js';
@@ -69,14 +70,16 @@ function toolCatalog(platform: Platform, scripts: FlowScriptRunner) {
 }
 
 /** The durable engine's runner name of flow runs: it continues them after their tool call's approval. */
-const flowRunner = 'flow';
+export const flowRunner = 'flow';
 
-const durableFlowRuns = perPlatform(
-  (platform: Platform): DurableFlowRuns =>
-    scriptsApi(platform).inProcessDurableRuns(flowRunner, async (payload, invocation) => void (await flowRuns(platform).resume(payload, invocation))),
-);
+const durableFlowRuns = perPlatform((platform: Platform): DurableFlowRuns => scriptsApi(platform).inProcessDurableRuns(flowRunner));
 
-/** Built before any durable wake-up is handled (functions/app/handlers/wake-durable-run.ts): it registers the flows' resumer. */
+/** The durable engine's resumer of flow runs (functions/app/durable-wakes.ts): the next invocation of the run's agent loop. */
+export const flowResumer =
+  (platform: Platform): Resumer =>
+  async (run) =>
+    void (await flowRuns(platform).resume(run.payload, run.invocation));
+
 export const flowRuns = perPlatform((platform: Platform): FlowRuns => {
   const { clock, settings } = platform;
   const scripts = flowScriptRunner(platform);

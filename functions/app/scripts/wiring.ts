@@ -29,13 +29,11 @@ import { type ScriptService, createScriptService } from '#functions/scripts/serv
 import { type ScriptStore, createScriptStore } from '#functions/scripts/store.js';
 import { createTreeRefStore } from '#functions/scripts/packages/tree-ref-store.js';
 import { type VersionCode, createVersionCode } from '#functions/scripts/authoring/version-code.js';
-import { type DurableCallbacks, registerCallbacks } from '#functions/durable/api.js';
-import { type DurableEngine, createDurableEngine } from '#functions/durable/api.js';
-import { createJournal } from '#functions/durable/api.js';
+import type { Resumer } from '#functions/durable/api.js';
 import { type RunOperations, createRunOperations } from '#functions/scripts/durable/operations.js';
-import { createDurableScriptRuns } from '#functions/scripts/durable/script-runs.js';
+import { createDurableScriptRuns, createScriptResumer } from '#functions/scripts/durable/script-runs.js';
 import type { DurableRunHooks } from '#functions/scripts/runs/runner.js';
-import { registerRunWaitKinds } from '#functions/app/run-wait-kinds.js';
+import { durableCallbacks, durableEngine, durableJournal } from '#functions/app/durable-engine.js';
 
 function accountKeys(platform: Platform): KeyIssuer {
   const accounts = accountsApi(platform);
@@ -141,39 +139,43 @@ export const scriptRunner = perPlatform((platform: Platform): ScriptRunner => {
     clock: platform.clock,
     metrics: platform.metrics,
     settings: platform.settings.scripts,
-    durable: () => durableScriptRuns(platform),
+    durable: durableScriptRuns(platform),
   });
 });
 
 /** Who may run a script: its owner or an installer (script-access.ts). */
 export const scriptAccess = (): ScriptAccess => createScriptAccess(createScriptStore());
 
-/** The durable-run engine with its built-in wait kinds, the script runs' hooks and the operations on runs. */
-const durableParts = perPlatform((platform: Platform) => {
-  const { clock, eventBus: bus, scheduler } = platform;
-  const consoleUrl = platform.settings.kernel.callbackBaseUrl;
-  const journal = createJournal(journalResults(platform));
-  const engine = createDurableEngine({ journal, limits: platform.settings.scripts.durable, oneShots: scheduler, bus, clock });
-  const callbacks = registerCallbacks(engine, { journal, baseUrl: consoleUrl });
-  const scripts = createScriptStore();
-  registerRunWaitKinds(platform, engine, {
-    users: accountsApi(platform),
-    events: bus,
-    clock,
-    scriptOwner: async (scriptId) => (await scripts.get(scriptId))?.ownerId,
-    consoleUrl,
-  });
-  const executions = createExecutionStore(journalResults(platform));
-  const runner = () => scriptRunner(platform);
-  const hooks = createDurableScriptRuns({ engine, executions, runner, bus, clock });
-  const operations = createRunOperations({ engine, journal, callbacks, executions, runner, access: scriptAccess(), ended: hooks.ended, clock });
-  return { engine, callbacks, hooks, operations };
-});
-/** The engine, for wait kinds and in-process durable runs of other modules (`registerWaitKind`, `resolveWait`). */
-export const durableEngine = (of?: Platform): DurableEngine => durableParts(of).engine;
-export const durableCallbacks = (): DurableCallbacks => durableParts().callbacks;
-export const durableScriptRuns = (of?: Platform): DurableRunHooks => durableParts(of).hooks;
-export const runOperations = (of?: Platform): RunOperations => durableParts(of).operations;
+/** How the runner meets the durable engine: the journal in, checkpoints out, suspended or finished. */
+export const durableScriptRuns = perPlatform(
+  (platform: Platform): DurableRunHooks => createDurableScriptRuns({ engine: durableEngine(platform), bus: platform.eventBus, clock: platform.clock }),
+);
+
+/** The durable engine's resumer of script runs (functions/app/durable-wakes.ts). */
+export const scriptResumer = perPlatform(
+  (platform: Platform): Resumer =>
+    createScriptResumer({
+      engine: durableEngine(platform),
+      executions: createExecutionStore(journalResults(platform)),
+      runner: scriptRunner(platform),
+      clock: platform.clock,
+    }),
+);
+
+/** Cancel, re-run, replay and callbacks of script runs. */
+export const runOperations = perPlatform(
+  (platform: Platform): RunOperations =>
+    createRunOperations({
+      engine: durableEngine(platform),
+      journal: durableJournal(platform),
+      callbacks: durableCallbacks(platform),
+      executions: createExecutionStore(journalResults(platform)),
+      runner: scriptRunner(platform),
+      access: scriptAccess(),
+      ended: durableScriptRuns(platform).ended,
+      clock: platform.clock,
+    }),
+);
 
 export const scriptLongRuns = perPlatform(
   (platform: Platform): LongRuns =>

@@ -70,8 +70,13 @@ export function createAuthoring(deps: {
     },
 
     async lint(userId: string, request: LintRequest): Promise<LintReport> {
-      const allowedResources = request.scriptId ? (await scripts.owned(userId, request.scriptId)).config.allowedResources : undefined;
-      return lintScript(request, { allowedResources, methodsOf: (name) => deps.catalog.methodsOf(userId, name), pythonFacts: deps.pythonFacts });
+      const config = request.scriptId ? (await scripts.owned(userId, request.scriptId)).config : undefined;
+      return lintScript(request, {
+        allowedResources: config?.allowedResources,
+        durable: config?.durable === true,
+        methodsOf: (name) => deps.catalog.methodsOf(userId, name),
+        pythonFacts: deps.pythonFacts,
+      });
     },
   };
 }

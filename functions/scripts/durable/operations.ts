@@ -31,7 +31,7 @@ export function createRunOperations(deps: {
   journal: Journal;
   callbacks: DurableCallbacks;
   executions: Pick<ExecutionStore, 'get' | 'list' | 'putRunning'>;
-  runner: () => Pick<ScriptRunner, 'admit'>;
+  runner: Pick<ScriptRunner, 'admit'>;
   /** Replay names a script: the caller must be one who may run it (another user's script is NOT_FOUND). */
   access: Pick<ScriptAccess, 'runnable'>;
   /** Announces a cancelled run to whoever waits on it (a direct flow's execution). */
@@ -82,7 +82,7 @@ export function createRunOperations(deps: {
 
   /** Admits a new run of the same script with the same data; its first invocation is started through the bus. */
   async function startAgain(execution: Execution, reuse: (newExecutionId: string) => Promise<Pick<RunItem, 'stepCount' | 'journalBytes'>>): Promise<string> {
-    const admitted = await deps.runner().admit({
+    const admitted = await deps.runner.admit({
       scriptId: execution.scriptId,
       userId: execution.userId,
       data: await inputOf(execution),

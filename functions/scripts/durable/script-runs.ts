@@ -1,5 +1,5 @@
-// Durable runs of scripts: the runner's hooks (journal in, checkpoints out, suspended or finished), the resumer that
-// continues a script run in a new invocation of the same execution, and the failed-run event.
+// Durable runs of scripts: the runner's hooks (journal in, checkpoints out, suspended or finished), the failed-run
+// event, and the resumer that continues a script run in a new invocation of the same execution through the runner.
 import type { Clock } from '#platform/clock.js';
 import { AppError } from '#platform/errors.js';
 import { executionFailedType } from '#platform/event-types.js';
@@ -8,8 +8,7 @@ import { type Execution, durableFlowRunEndedType } from '../model.js';
 import type { ExecutionStore } from '../runs/execution-store.js';
 import { runGraceMs } from '../runs/run-grant.js';
 import type { AdmittedRun, DurableRunHooks, ScriptRunner } from '../runs/runner.js';
-import type { DurableEngine } from '../../durable/api.js';
-import type { RunItem } from '../../durable/api.js';
+import type { DurableEngine, Resumer, RunItem } from '../../durable/api.js';
 
 /** The runner name of script runs in the journal's run items. */
 export const scriptRunner = 'script';
@@ -23,13 +22,7 @@ const ownerOf = (admitted: AdmittedRun) => ({
   ...(admitted.trigger.type === 'flow' && admitted.trigger.source && { flowId: admitted.trigger.source }),
 });
 
-export function createDurableScriptRuns(deps: {
-  engine: DurableEngine;
-  executions: Pick<ExecutionStore, 'get' | 'putRunning'>;
-  runner: () => Pick<ScriptRunner, 'runAdmitted'>;
-  bus: EventPublisher;
-  clock: Clock;
-}) {
+export function createDurableScriptRuns(deps: { engine: DurableEngine; bus: EventPublisher; clock: Clock }) {
   const { engine, clock } = deps;
 
   const hooks: DurableRunHooks = {
@@ -81,9 +74,18 @@ export function createDurableScriptRuns(deps: {
       });
     },
   };
+  return hooks;
+}
 
-  /** A new invocation of the run's execution: what the earlier ones took is added to what this one takes. */
-  async function resume(run: RunItem): Promise<void> {
+/** The resumer of script runs: a new invocation of the run's execution, what the earlier ones took added to what this one takes. */
+export function createScriptResumer(deps: {
+  engine: Pick<DurableEngine, 'retryLater'>;
+  executions: Pick<ExecutionStore, 'get' | 'putRunning'>;
+  runner: Pick<ScriptRunner, 'runAdmitted'>;
+  clock: Clock;
+}): Resumer {
+  const { clock } = deps;
+  return async (run: RunItem): Promise<void> => {
     const stored = JSON.parse(run.payload) as AdmittedRun;
     const record = await deps.executions.get(run.executionId, true, false);
     if (!record) return;
@@ -94,7 +96,7 @@ export function createDurableScriptRuns(deps: {
     };
     await deps.executions.putRunning({ ...record, status: 'running', finishedAt: null, runningUntil: running.runningUntil });
     try {
-      await deps.runner().runAdmitted({
+      await deps.runner.runAdmitted({
         ...stored,
         running,
         resumed: {
@@ -110,10 +112,7 @@ export function createDurableScriptRuns(deps: {
       if (!(error instanceof AppError && error.code === 'CONCURRENCY_LIMIT')) throw error;
       // All of the script's slots are taken: the run waits again and asks after the refusal's Retry-After.
       await deps.executions.putRunning(record);
-      await engine.retryLater(run, invocation(run), Number(error.headers['Retry-After'] ?? 1));
+      await deps.engine.retryLater(run, invocation(run), Number(error.headers['Retry-After'] ?? 1));
     }
-  }
-
-  engine.registerResumer(scriptRunner, resume);
-  return hooks;
+  };
 }

@@ -153,7 +153,7 @@ export function createScriptRunner(deps: {
   metrics: MetricsPort;
   /** The settings of the platform the runner was composed for. */
   settings: ScriptSettings;
-  durable?: () => DurableRunHooks;
+  durable?: DurableRunHooks;
 }) {
   const { store, executions, clock } = deps;
   /** Versions are immutable: one read per version and process, refreshed when a test build records its artifact. */
@@ -310,7 +310,7 @@ export function createScriptRunner(deps: {
     let started = performance.now();
     const caller: ResourceCaller = { call: (call) => deps.resources().call(call) };
     const callResource = resourceGate({ grant, tally, caller, elapsedMs: () => performance.now() - started });
-    const durable = config.durable ? deps.durable?.() : undefined;
+    const durable = config.durable ? deps.durable : undefined;
     const invocation = durable && (await durable.start(admitted));
     const invocationNumber = invocation ? invocation.invocation : 1;
     const liveLog = createLiveLog(invocationNumber, (lines) => executions.appendLogs(executionId, lines, runExpiry(running.createdAt).logsExpireAt));
@@ -423,7 +423,7 @@ export function createScriptRunner(deps: {
         version: running.version,
       },
     });
-    if (finished.status !== 'success') await deps.durable?.().failed(finished);
+    if (finished.status !== 'success') await deps.durable?.failed(finished);
     if (durable && admitted.resumed) await durable.ended(finished);
     deps.metrics.record('ScriptRuns', 'Count', 1, { status: finished.status });
     deps.metrics.record('ScriptRunCost', 'NoUnit', cost);

@@ -10,6 +10,7 @@ import type { ResourceCaller } from '#platform/ports.js';
 import { CodedError, type RunTally, resourceGate } from './resource-gate.js';
 import { type RunGrant, verifyGrant } from './run-grant.js';
 import { durableChannel } from './runner.js';
+import { DurableError } from '../../durable/api.js';
 
 export const ScriptResourceCallInput = z.object({
   token: z.string(),
@@ -49,7 +50,8 @@ export function createScriptResourceCalls(deps: {
         });
         return { ok: true, data: (await gate(resource, method, params)) ?? null };
       } catch (error) {
-        if (error instanceof CodedError || error instanceof AppError) return { ok: false, error: { code: error.code, message: error.message } };
+        if (error instanceof CodedError || error instanceof AppError || error instanceof DurableError)
+          return { ok: false, error: { code: error.code, message: error.message } };
         logger.error('script resource call failed', { resource, method, error: (error as Error).message });
         return { ok: false, error: { code: 'RESOURCE_CALL_FAILED', message: 'the resource call failed' } };
       }

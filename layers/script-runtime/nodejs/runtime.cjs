@@ -85,12 +85,9 @@ function captureOutput(onLine) {
   };
 }
 
-/** A durable script's step API (the design's "Durable runs"): the same rules as the platform's engine checks. */
-const durable = {
-  channel: '#durable',
-  maxResultBytes: 256 * 1024,
-  maxWaitSeconds: 365 * 24 * 60 * 60,
-};
+/** A durable script's step API: the protocol's rules (../durable-protocol.json), which the platform's engine checks too. */
+const protocol = require('../durable-protocol.json');
+const { limits, errorCodes: codes } = protocol;
 const durableError = (code, message) => Object.assign(new Error(message), { code });
 
 /** Why a step result is not plain JSON within the bound, or undefined. */
@@ -111,33 +108,36 @@ function unstorable(value) {
     return undefined;
   };
   const why = walk(value === undefined ? null : value, 'result');
-  if (why) return durableError('DURABLE_RESULT_NOT_JSON', `a step result must be JSON: ${why}`);
+  if (why) return durableError(codes.resultNotJson, `a step result must be JSON: ${why}`);
   const bytes = Buffer.byteLength(JSON.stringify(value ?? null));
-  if (bytes > durable.maxResultBytes)
-    return durableError('DURABLE_RESULT_TOO_LARGE', `a step result is at most ${durable.maxResultBytes} bytes of JSON; this one is ${bytes}`);
+  if (bytes > limits.maxStepResultBytes)
+    return durableError(codes.resultTooLarge, `a step result is at most ${limits.maxStepResultBytes} bytes of JSON; this one is ${bytes}`);
   return undefined;
 }
 
 /** `{seconds|minutes|hours|days}` in seconds; a refusal for anything else, nothing positive, or past a year. */
 function durationSeconds(what, duration) {
-  const units = { seconds: 1, minutes: 60, hours: 3600, days: 86400 };
+  const units = protocol.durationUnits;
   if (!duration || typeof duration !== 'object' || Array.isArray(duration))
-    throw durableError('DURABLE_INVALID_ARGUMENT', `${what} must be {seconds|minutes|hours|days}`);
+    throw durableError(codes.invalidArgument, `${what} must be {seconds|minutes|hours|days}`);
   let total = 0;
   for (const [unit, amount] of Object.entries(duration)) {
-    if (!Object.hasOwn(units, unit)) throw durableError('DURABLE_INVALID_ARGUMENT', `${what}: unknown unit ${unit} (seconds, minutes, hours or days)`);
+    if (!Object.hasOwn(units, unit)) throw durableError(codes.invalidArgument, `${what}: unknown unit ${unit} (seconds, minutes, hours or days)`);
     if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0)
-      throw durableError('DURABLE_INVALID_ARGUMENT', `${what}.${unit} must be a number of at least 0`);
+      throw durableError(codes.invalidArgument, `${what}.${unit} must be a number of at least 0`);
     total += amount * units[unit];
   }
-  if (total <= 0) throw durableError('DURABLE_INVALID_ARGUMENT', `${what} must be more than 0 seconds`);
-  if (total > durable.maxWaitSeconds) throw durableError('DURABLE_INVALID_ARGUMENT', `${what} may be at most 1 year (${durable.maxWaitSeconds} seconds)`);
+  if (total <= 0) throw durableError(codes.invalidArgument, `${what} must be more than 0 seconds`);
+  if (total > limits.maxWaitSeconds) throw durableError(codes.invalidArgument, `${what} may be at most 1 year (${limits.maxWaitSeconds} seconds)`);
   return duration;
 }
 
 const checkName = (name) => {
-  if (typeof name !== 'string' || name.length === 0 || name.length > 200 || name.startsWith('#'))
-    throw durableError('DURABLE_INVALID_ARGUMENT', 'a step name is a string of 1 to 200 characters, not starting with #');
+  if (typeof name !== 'string' || name.length === 0 || name.length > limits.maxNameLength || name.startsWith(limits.reservedNamePrefix))
+    throw durableError(
+      codes.invalidArgument,
+      `a step name is a string of 1 to ${limits.maxNameLength} characters, not starting with ${limits.reservedNamePrefix}`,
+    );
 };
 
 /**
@@ -156,29 +156,29 @@ function createDurableContext({ entries, partial }, call) {
   };
   const claim = async (name) => {
     checkName(name);
-    if (used.has(name)) throw durableError('DURABLE_NAME_REUSED', `the name ${name} is used twice in this run: step and wait names are unique per run`);
+    if (used.has(name)) throw durableError(codes.nameReused, `the name ${name} is used twice in this run: step and wait names are unique per run`);
     used.add(name);
     const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
-    if (entry?.held || (!entry && partial)) return (await call(durable.channel, 'entry', { name })).entry ?? undefined;
+    if (entry?.held || (!entry && partial)) return (await call(protocol.channel, 'entry', { name })).entry ?? undefined;
     return entry;
   };
   const settled = (entry, name) => {
     if (entry.status === 'waiting') return never();
     if (entry.error) throw durableError(entry.error.code, entry.error.message);
-    if (entry.status === 'cancelled') throw durableError('CANCELLED', `${name} was cancelled`);
+    if (entry.status === 'cancelled') throw durableError(codes.cancelled, `${name} was cancelled`);
     return entry.result === undefined ? null : JSON.parse(entry.result);
   };
   async function openWait(kind, name, args, afterOpen) {
     const entry = await claim(name);
     if (entry) return settled(entry, name);
-    const reply = await call(durable.channel, 'wait', { kind, name, args });
+    const reply = await call(protocol.channel, 'wait', { kind, name, args });
     if (afterOpen) await afterOpen(reply);
     return never();
   }
   const api = {
     async step(name, fn) {
       const entry = await claim(name);
-      if (typeof fn !== 'function') throw durableError('DURABLE_INVALID_ARGUMENT', `step ${name} needs a function to run`);
+      if (typeof fn !== 'function') throw durableError(codes.invalidArgument, `step ${name} needs a function to run`);
       if (entry) return settled(entry, name);
       const started = performance.now();
       let value;
@@ -186,15 +186,15 @@ function createDurableContext({ entries, partial }, call) {
         value = await runningStep.run(name, fn);
       } catch (error) {
         const failure = {
-          code: typeof error?.code === 'string' ? error.code.slice(0, 64) : 'STEP_FAILED',
-          message: String(error?.message ?? error).slice(0, 20000),
+          code: typeof error?.code === 'string' ? error.code.slice(0, limits.maxErrorCodeLength) : codes.stepFailed,
+          message: String(error?.message ?? error).slice(0, limits.maxErrorMessageLength),
         };
-        await call(durable.channel, 'step', { name, error: failure, durationMs: performance.now() - started });
+        await call(protocol.channel, 'step', { name, error: failure, durationMs: performance.now() - started });
         throw error;
       }
       const refused = unstorable(value);
       if (refused) throw refused;
-      const stored = await call(durable.channel, 'step', { name, result: value ?? null, durationMs: performance.now() - started });
+      const stored = await call(protocol.channel, 'step', { name, result: value ?? null, durationMs: performance.now() - started });
       return JSON.parse(stored.result);
     },
     async wait(name, duration) {
@@ -204,7 +204,7 @@ function createDurableContext({ entries, partial }, call) {
     async waitForCallback(name, submitter, options = {}) {
       checkName(name);
       if (typeof submitter !== 'function')
-        throw durableError('DURABLE_INVALID_ARGUMENT', `waitForCallback ${name} needs a submitter(callbackId, callbackUrl) function`);
+        throw durableError(codes.invalidArgument, `waitForCallback ${name} needs a submitter(callbackId, callbackUrl) function`);
       const args = options.timeout === undefined ? {} : { timeout: durationSeconds('timeout', options.timeout) };
       return openWait('callback', name, args, (reply) => submitter(reply.callbackId, reply.callbackUrl));
     },

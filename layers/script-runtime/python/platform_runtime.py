@@ -4,6 +4,7 @@ captures print output as logs[], calls handler(event, context) and applies the i
 import contextvars
 import io
 import json
+import os
 import sys
 import time
 import traceback
@@ -113,11 +114,15 @@ class _Capture(io.TextIOBase):
         return self.completed + ([_line(self._partial, _running_step.get())] if self._partial else [])
 
 
-# A durable script's step API (the design's "Durable runs"): the same rules as the platform's engine checks.
-DURABLE_CHANNEL = '#durable'
-MAX_STEP_RESULT_BYTES = 256 * 1024
-MAX_WAIT_SECONDS = 365 * 24 * 60 * 60
-_UNITS = {'seconds': 1, 'minutes': 60, 'hours': 3600, 'days': 86400}
+# A durable script's step API: the protocol's rules (../durable-protocol.json), which the platform's engine checks too.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'durable-protocol.json'), encoding='utf-8') as _file:
+    PROTOCOL = json.load(_file)
+DURABLE_CHANNEL = PROTOCOL['channel']
+_LIMITS = PROTOCOL['limits']
+_CODES = PROTOCOL['errorCodes']
+MAX_STEP_RESULT_BYTES = _LIMITS['maxStepResultBytes']
+MAX_WAIT_SECONDS = _LIMITS['maxWaitSeconds']
+_UNITS = PROTOCOL['durationUnits']
 
 
 class DurableError(Exception):
@@ -134,30 +139,32 @@ def _duration_seconds(what, units):
     total = 0
     for unit, amount in units.items():
         if unit not in _UNITS:
-            raise DurableError('DURABLE_INVALID_ARGUMENT', f'{what}: unknown unit {unit} (seconds, minutes, hours or days)')
+            raise DurableError(_CODES['invalidArgument'], f'{what}: unknown unit {unit} (seconds, minutes, hours or days)')
         if isinstance(amount, bool) or not isinstance(amount, (int, float)) or amount != amount or amount in (float('inf'), float('-inf')) or amount < 0:
-            raise DurableError('DURABLE_INVALID_ARGUMENT', f'{what}.{unit} must be a number of at least 0')
+            raise DurableError(_CODES['invalidArgument'], f'{what}.{unit} must be a number of at least 0')
         total += amount * _UNITS[unit]
     if total <= 0:
-        raise DurableError('DURABLE_INVALID_ARGUMENT', f'{what} must be more than 0 seconds')
+        raise DurableError(_CODES['invalidArgument'], f'{what} must be more than 0 seconds')
     if total > MAX_WAIT_SECONDS:
-        raise DurableError('DURABLE_INVALID_ARGUMENT', f'{what} may be at most 1 year ({MAX_WAIT_SECONDS} seconds)')
+        raise DurableError(_CODES['invalidArgument'], f'{what} may be at most 1 year ({MAX_WAIT_SECONDS} seconds)')
     return units
 
 
 def _check_name(name):
-    if not isinstance(name, str) or not name or len(name) > 200 or name.startswith('#'):
-        raise DurableError('DURABLE_INVALID_ARGUMENT', 'a step name is a string of 1 to 200 characters, not starting with #')
+    if not isinstance(name, str) or not name or len(name) > _LIMITS['maxNameLength'] or name.startswith(_LIMITS['reservedNamePrefix']):
+        raise DurableError(
+            _CODES['invalidArgument'], f"a step name is a string of 1 to {_LIMITS['maxNameLength']} characters, not starting with {_LIMITS['reservedNamePrefix']}"
+        )
 
 
 def _storable(value):
     try:
         text = json.dumps(value, allow_nan=False)
     except (TypeError, ValueError) as error:
-        raise DurableError('DURABLE_RESULT_NOT_JSON', f'a step result must be JSON: {error}') from None
+        raise DurableError(_CODES['resultNotJson'], f'a step result must be JSON: {error}') from None
     size = len(text.encode('utf-8'))
     if size > MAX_STEP_RESULT_BYTES:
-        raise DurableError('DURABLE_RESULT_TOO_LARGE', f'a step result is at most {MAX_STEP_RESULT_BYTES} bytes of JSON; this one is {size}')
+        raise DurableError(_CODES['resultTooLarge'], f'a step result is at most {MAX_STEP_RESULT_BYTES} bytes of JSON; this one is {size}')
     return value
 
 
@@ -176,7 +183,7 @@ class DurableSteps:
         """The entry of that name: from the journal handed over, or (held back or left out of it) asked for."""
         _check_name(name)
         if name in self._used:
-            raise DurableError('DURABLE_NAME_REUSED', f'the name {name} is used twice in this run: step and wait names are unique per run')
+            raise DurableError(_CODES['nameReused'], f'the name {name} is used twice in this run: step and wait names are unique per run')
         self._used.add(name)
         entry = self._entries.get(name)
         if (entry and entry.get('held')) or (entry is None and self._partial):
@@ -189,7 +196,7 @@ class DurableSteps:
         if entry.get('error'):
             raise DurableError(entry['error']['code'], entry['error']['message'])
         if entry['status'] == 'cancelled':
-            raise DurableError('CANCELLED', f'{name} was cancelled')
+            raise DurableError(_CODES['cancelled'], f'{name} was cancelled')
         return json.loads(entry['result']) if 'result' in entry else None
 
     def _open_wait(self, kind, name, args, after_open=None):
@@ -204,7 +211,7 @@ class DurableSteps:
     def step(self, name, fn):
         entry = self._claim(name)
         if not callable(fn):
-            raise DurableError('DURABLE_INVALID_ARGUMENT', f'step {name} needs a function to run')
+            raise DurableError(_CODES['invalidArgument'], f'step {name} needs a function to run')
         if entry:
             return self._settled(entry, name)
         started = time.perf_counter()
@@ -213,7 +220,10 @@ class DurableSteps:
             value = fn()
         except Exception as error:
             code = getattr(error, 'code', None)
-            failure = {'code': code[:64] if isinstance(code, str) and code else 'STEP_FAILED', 'message': str(error)[:20000]}
+            failure = {
+                'code': code[: _LIMITS['maxErrorCodeLength']] if isinstance(code, str) and code else _CODES['stepFailed'],
+                'message': str(error)[: _LIMITS['maxErrorMessageLength']],
+            }
             self._call(DURABLE_CHANNEL, 'step', {'name': name, 'error': failure, 'durationMs': (time.perf_counter() - started) * 1000})
             raise
         finally:
@@ -228,7 +238,7 @@ class DurableSteps:
     def wait_for_callback(self, name, submitter, timeout=None):
         _check_name(name)
         if not callable(submitter):
-            raise DurableError('DURABLE_INVALID_ARGUMENT', f'wait_for_callback {name} needs a submitter(callback_id, callback_url) function')
+            raise DurableError(_CODES['invalidArgument'], f'wait_for_callback {name} needs a submitter(callback_id, callback_url) function')
         if timeout is None:
             args = {}
         else:

@@ -15,6 +15,11 @@ export interface CodeFacts {
   sdkCalls: Array<{ line: number; call: string }>;
   /** Modules the code imports (`import`, `require`, `import()` with a literal name), as written. */
   imports: Array<{ line: number; module: string }>;
+  /**
+   * Clock and random reads outside a `context.step(...)` callback (`Date.now()`, `new Date()`, `Math.random()`;
+   * `time.time()`, `random.*()`, `datetime.now()`): a resumed durable run replays its code and gets another value.
+   */
+  unsteadyCalls: Array<{ line: number; call: string }>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: acorn nodes carry type-specific fields its Node type does not declare
@@ -67,7 +72,7 @@ function findHandler(body: AnyNode[]): AnyNode | undefined {
 }
 
 export function javascriptFacts(code: string): CodeFacts {
-  const facts: CodeFacts = { resourceCalls: [], dataAccesses: [], sdkCalls: [], imports: [] };
+  const facts: CodeFacts = { resourceCalls: [], dataAccesses: [], sdkCalls: [], imports: [], unsteadyCalls: [] };
   let program: AnyNode;
   try {
     program = parseNode(code).program as AnyNode;
@@ -78,6 +83,21 @@ export function javascriptFacts(code: string): CodeFacts {
   const handler = findHandler(program.body);
   if (handler) facts.handler = { line: handler.loc!.start.line, isAsync: Boolean(handler.async) };
   const eventName = handler?.params[0]?.type === 'Identifier' ? handler.params[0].name : 'event';
+  const contextName = handler?.params[1]?.type === 'Identifier' ? handler.params[1].name : 'context';
+  /** Inside the function of a `context.step(name, fn)`: what runs there is journaled once, not replayed. */
+  const inStep = (ancestors: AnyNode[]) =>
+    ancestors.some((node, index) => {
+      const call = ancestors[index - 1];
+      return (
+        isFunction(node) &&
+        call?.type === 'CallExpression' &&
+        call.arguments.includes(node) &&
+        call.callee.type === 'MemberExpression' &&
+        call.callee.object.type === 'Identifier' &&
+        call.callee.object.name === contextName &&
+        keyOf(call.callee) === 'step'
+      );
+    });
 
   // Names bound to event.data: `const data = event.data` and `const { data } = event`.
   const aliases = new Set<string>();
@@ -117,13 +137,20 @@ export function javascriptFacts(code: string): CodeFacts {
       if (node.source.type === 'Literal' && typeof node.source.value === 'string')
         facts.imports.push({ line: node.loc!.start.line, module: node.source.value });
     },
-    CallExpression(node: AnyNode) {
+    NewExpression(node: AnyNode, _state: unknown, ancestors: AnyNode[]) {
+      if (node.callee.type === 'Identifier' && node.callee.name === 'Date' && node.arguments.length === 0 && !inStep(ancestors))
+        facts.unsteadyCalls.push({ line: node.loc!.start.line, call: 'new Date()' });
+    },
+    CallExpression(node: AnyNode, _state: unknown, ancestors: AnyNode[]) {
       const [first] = node.arguments;
       if (node.callee.type === 'Identifier' && node.callee.name === 'require' && first?.type === 'Literal' && typeof first.value === 'string') {
         facts.imports.push({ line: node.loc!.start.line, module: first.value });
       }
       if (node.callee.type !== 'MemberExpression') return;
       const { root, keys } = chainOf(node.callee);
+      const called = [root, ...keys].join('.');
+      if ((called === 'Date.now' || called === 'Math.random') && !inStep(ancestors))
+        facts.unsteadyCalls.push({ line: node.loc!.start.line, call: `${called}()` });
       if (root === 'resources' && keys.length === 2 && keys[1] !== undefined)
         facts.resourceCalls.push({ line: node.loc!.start.line, method: keys[1], ...(keys[0] !== undefined && { name: keys[0] }) });
       if (root && sdkRoots.has(root)) facts.sdkCalls.push({ line: node.loc!.start.line, call: [root, ...keys.map((key) => key ?? '[]')].join('.') });

@@ -31,6 +31,8 @@ export interface LintContext {
   methodsOf(name: string): Promise<string[] | undefined>;
   /** Python's own reading of Python code; undefined where no Python is at hand. */
   pythonFacts(code: string): Promise<CodeFacts | undefined>;
+  /** The script's `config.durable`: its runs replay their code when they resume. */
+  durable?: boolean;
 }
 
 /** Without an explicit runtime: Python when a top-level `def handler` is there. */
@@ -149,6 +151,14 @@ export async function lintScript(request: LintRequest, context: LintContext): Pr
       });
     }
     issues.push(...(await resourceIssues(facts, context)), ...dataIssues(facts, request));
+    if (context.durable)
+      for (const call of facts.unsteadyCalls)
+        issues.push({
+          severity: 'warning',
+          line: call.line,
+          message: `${call.call} outside a step: a resumed run replays the code and gets a different value`,
+          suggestion: `read it inside context.step(...), whose result is journaled and replayed`,
+        });
   }
   const suggested = facts && !facts.syntaxError ? suggestedDependencies(runtime, facts, request.dependencies) : undefined;
   const unique = [...new Map(issues.map((issue) => [`${issue.line}|${issue.severity}|${issue.message}`, issue])).values()].sort((a, b) => a.line - b.line);

@@ -38,19 +38,53 @@ def chain(node):
     return (node.id, keys) if isinstance(node, ast.Name) else (None, keys)
 
 
+UNSTEADY = {'time.time', 'datetime.now', 'datetime.datetime.now'}
+
+
+def unsteady_calls(tree, context_name):
+    """Clock and random reads (time.time(), random.*(), datetime.now()) outside the function of a
+    context.step(name, fn): a resumed durable run replays its code and gets another value. A lambda or a function
+    named in the step call counts as inside it."""
+    stepped = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == 'step':
+            if isinstance(node.func.value, ast.Name) and node.func.value.id == context_name:
+                for argument in node.args[1:2]:
+                    if isinstance(argument, ast.Lambda):
+                        stepped.update(id(inner) for inner in ast.walk(argument))
+                    elif isinstance(argument, ast.Name):
+                        stepped.add(argument.id)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in stepped:
+            stepped.update(id(inner) for inner in ast.walk(node))
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or id(node) in stepped:
+            continue
+        root, keys = chain(node.func)
+        called = '.'.join([root or '', *[key or '[]' for key in keys]])
+        if called in UNSTEADY or (root == 'random' and len(keys) == 1):
+            found.append({'line': node.lineno, 'call': f'{called}()'})
+    return found
+
+
 def facts(code):
     try:
         tree = ast.parse(code)
     except SyntaxError as error:
         return {'syntaxError': {'message': error.msg, 'line': error.lineno or 1, 'column': error.offset or 1},
-                'resourceCalls': [], 'dataAccesses': [], 'sdkCalls': [], 'imports': []}
-    result = {'resourceCalls': [], 'dataAccesses': [], 'sdkCalls': [], 'imports': []}
+                'resourceCalls': [], 'dataAccesses': [], 'sdkCalls': [], 'imports': [], 'unsteadyCalls': []}
+    result = {'resourceCalls': [], 'dataAccesses': [], 'sdkCalls': [], 'imports': [], 'unsteadyCalls': []}
     event_name = 'event'
+    context_name = 'context'
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == 'handler':
             result['handler'] = {'line': node.lineno, 'isAsync': isinstance(node, ast.AsyncFunctionDef)}
             if node.args.args:
                 event_name = node.args.args[0].arg
+            if len(node.args.args) > 1:
+                context_name = node.args.args[1].arg
+    result['unsteadyCalls'] = unsteady_calls(tree, context_name)
     aliases = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
