@@ -32,8 +32,14 @@ export interface JournalEntry {
   /** On a wait counted against its user's open waits: whose count to lower when it ends. */
   userId?: string;
   wakeAt?: string;
-  /** Fields a wait kind keeps with its wait (a callback's id and token hash, an approval's id). */
+  /** Fields a wait kind keeps with its wait (a callback's id and token hash, an approval's id, an invoke's child run). */
   fields?: Record<string, unknown>;
+  /**
+   * Where the code called the operation: its context (`''` for the handler's own, `<name>/<index>/` for a branch of a
+   * map or parallel) and its place among that context's operations; a resumed invocation is held to them.
+   */
+  context?: string;
+  position?: number;
   expiresAt: number;
 }
 
@@ -60,6 +66,8 @@ export interface RunItem {
   openWaits?: number;
   /** Set when the run went past one of its bounds: it fails with it, whatever its code did with the refusal. */
   failure?: ExecutionError;
+  /** When the invocation holding the run took it (ms): a wait that ended since then continues the run once it suspends. */
+  takenAt?: number;
 }
 
 /** Which bound refused a write: the run's entries or bytes, the run's open waits, or the user's. */
@@ -166,8 +174,16 @@ export function createJournal(results: () => BlobStore) {
       const items = await queryAll<JournalEntry>({
         TableName: table(),
         KeyConditionExpression: 'executionId = :id',
-        ProjectionExpression: '#name, seq, #type, #status, startedAt, endedAt, resultKey, resultBytes, #error, wakeAt, #fields, userId',
-        ExpressionAttributeNames: { '#name': 'name', '#type': 'type', '#status': 'status', '#error': 'error', '#fields': 'fields' },
+        ProjectionExpression: '#name, seq, #type, #status, startedAt, endedAt, resultKey, resultBytes, #error, wakeAt, #fields, userId, #context, #position',
+        ExpressionAttributeNames: {
+          '#name': 'name',
+          '#type': 'type',
+          '#status': 'status',
+          '#error': 'error',
+          '#fields': 'fields',
+          '#context': 'context',
+          '#position': 'position',
+        },
         ExpressionAttributeValues: { ':id': executionId },
         ConsistentRead: true,
       });
@@ -223,7 +239,7 @@ export function createJournal(results: () => BlobStore) {
       executionId: string,
       from: RunState[],
       to: RunState,
-      options: { invocation?: number; nextInvocation?: boolean } = {},
+      options: { invocation?: number; nextInvocation?: boolean; takenAt?: number } = {},
     ): Promise<RunItem | undefined> {
       const states = Object.fromEntries(from.map((state, index) => [`:from${index}`, state]));
       try {
@@ -231,13 +247,14 @@ export function createJournal(results: () => BlobStore) {
           new UpdateCommand({
             TableName: table(),
             Key: { executionId, name: runItemName },
-            UpdateExpression: `SET #state = :to${options.nextInvocation ? ' ADD invocation :one' : ''}`,
+            UpdateExpression: `SET #state = :to${options.takenAt !== undefined ? ', takenAt = :takenAt' : ''}${options.nextInvocation ? ' ADD invocation :one' : ''}`,
             ConditionExpression: `#state IN (${Object.keys(states).join(', ')})${options.invocation !== undefined ? ' AND invocation = :invocation' : ''}`,
             ExpressionAttributeNames: { '#state': 'state' },
             ExpressionAttributeValues: {
               ':to': to,
               ...states,
               ...(options.nextInvocation && { ':one': 1 }),
+              ...(options.takenAt !== undefined && { ':takenAt': options.takenAt }),
               ...(options.invocation !== undefined && { ':invocation': options.invocation }),
             },
             ReturnValues: 'ALL_NEW',
@@ -426,4 +443,5 @@ export const stepViews = (entries: JournalEntry[]): StepView[] =>
     ...(entry.result !== undefined && { result: JSON.parse(entry.result) as unknown }),
     ...(entry.error && { error: entry.error }),
     ...(entry.wakeAt && { wakeAt: entry.wakeAt }),
+    ...(typeof entry.fields?.childExecutionId === 'string' && { childExecutionId: entry.fields.childExecutionId }),
   }));

@@ -3,6 +3,11 @@
 // run and a user hold open (settings, so a test platform can start with small ones).
 import * as z from 'zod';
 
+/** A journal entry's name with its branch prefixes: within DynamoDB's 1 KB sort key. */
+export const maxEntryNameLength = 1000;
+/** At most this many branches per `map` or `parallel` call. */
+export const maxBranches = 1000;
+
 /** A step's result is stored in one journal item (DynamoDB's 400 KB), with room for the rest of the item. */
 export const maxStepResultBytes = 256 * 1024;
 /** The longest wait, as AWS Lambda durable functions allow one execution to last. */
@@ -46,14 +51,19 @@ export const durableErrorCodes = {
   resultTooLarge: 'DURABLE_RESULT_TOO_LARGE',
   resultNotJson: 'DURABLE_RESULT_NOT_JSON',
   unknownKind: 'DURABLE_UNKNOWN_KIND',
+  /** A resumed invocation called another operation than the journal holds at that place of its context. */
+  nondeterministic: 'DURABLE_NONDETERMINISTIC',
   /** A run past one of DurableLimits: the run fails with it, whatever the code does with the error. */
   limitExceeded: 'DURABLE_LIMIT_EXCEEDED',
   cancelled: 'CANCELLED',
   timeout: 'TIMEOUT',
 } as const;
 
-/** Names the code gives its steps; `#` starts the journal's own items. */
-export const StepName = z.string().min(1).max(200).regex(/^[^#]/, 'a step name may not start with #');
+/**
+ * Names of journal entries; `#` starts the journal's own items. The code names its operations with up to 200
+ * characters (the runtimes check that); a map's or parallel's branches prefix theirs with `<name>/<index>/`.
+ */
+export const StepName = z.string().min(1).max(maxEntryNameLength).regex(/^[^#]/, 'a step name may not start with #');
 
 const unit = z.number().finite().nonnegative();
 /** `{seconds|minutes|hours|days}`, added up; more than zero and at most a year. */
