@@ -17905,7 +17905,8 @@ export interface operations {
                      *                   "message": "string",
                      *                   "line": 0
                      *                 },
-                     *                 "wakeAt": "2019-08-24T14:15:22Z"
+                     *                 "wakeAt": "2019-08-24T14:15:22Z",
+                     *                 "childExecutionId": "string"
                      *               }
                      *             ],
                      *             "stepsNextCursor": "string"
@@ -17931,6 +17932,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "running" | "success" | "error" | "timeout" | "waiting" | "cancelled";
                                 steps: {
+                                    /** @description invoke: the child run */
+                                    childExecutionId?: string;
                                     /** Format: date-time */
                                     endedAt: string | null;
                                     error?: {
@@ -17945,7 +17948,7 @@ export interface operations {
                                     /** @enum {string} */
                                     status: "succeeded" | "failed" | "waiting" | "cancelled";
                                     /** @enum {string} */
-                                    type: "step" | "wait" | "callback" | "event" | "approval";
+                                    type: "step" | "wait" | "callback" | "event" | "approval" | "invoke" | "map" | "parallel";
                                     /**
                                      * Format: date-time
                                      * @description waits: when the timer or the timeout ends the wait
@@ -18140,7 +18143,8 @@ export interface operations {
                      *               "message": "string",
                      *               "line": 0
                      *             },
-                     *             "wakeAt": "2019-08-24T14:15:22Z"
+                     *             "wakeAt": "2019-08-24T14:15:22Z",
+                     *             "childExecutionId": "string"
                      *           }
                      *         ],
                      *         "stepsNextCursor": "string",
@@ -18176,6 +18180,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "running" | "success" | "error" | "timeout" | "waiting" | "cancelled";
                             steps: {
+                                /** @description invoke: the child run */
+                                childExecutionId?: string;
                                 /** Format: date-time */
                                 endedAt: string | null;
                                 error?: {
@@ -18190,7 +18196,7 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "succeeded" | "failed" | "waiting" | "cancelled";
                                 /** @enum {string} */
-                                type: "step" | "wait" | "callback" | "event" | "approval";
+                                type: "step" | "wait" | "callback" | "event" | "approval" | "invoke" | "map" | "parallel";
                                 /**
                                  * Format: date-time
                                  * @description waits: when the timer or the timeout ends the wait
@@ -22317,6 +22323,8 @@ export interface operations {
                      *           "line": 0
                      *         },
                      *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "parentExecutionId": "string",
+                     *         "rootExecutionId": "string",
                      *         "steps": [
                      *           {
                      *             "name": "string",
@@ -22330,7 +22338,8 @@ export interface operations {
                      *               "message": "string",
                      *               "line": 0
                      *             },
-                     *             "wakeAt": "2019-08-24T14:15:22Z"
+                     *             "wakeAt": "2019-08-24T14:15:22Z",
+                     *             "childExecutionId": "string"
                      *           }
                      *         ],
                      *         "stepsNextCursor": "string"
@@ -22352,10 +22361,16 @@ export interface operations {
                             executionId: string;
                             logs: string[];
                             output: unknown;
+                            /** @description a child run (`context.invoke`): the run that started it */
+                            parentExecutionId?: string;
+                            /** @description a child run: the top-level run of its tree */
+                            rootExecutionId?: string;
                             scriptId: string;
                             /** @enum {string} */
                             status: "completed" | "failed" | "running" | "waiting" | "cancelled";
                             steps: {
+                                /** @description invoke: the child run */
+                                childExecutionId?: string;
                                 /** Format: date-time */
                                 endedAt: string | null;
                                 error?: {
@@ -22370,7 +22385,7 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "succeeded" | "failed" | "waiting" | "cancelled";
                                 /** @enum {string} */
-                                type: "step" | "wait" | "callback" | "event" | "approval";
+                                type: "step" | "wait" | "callback" | "event" | "approval" | "invoke" | "map" | "parallel";
                                 /**
                                  * Format: date-time
                                  * @description waits: when the timer or the timeout ends the wait
@@ -22598,6 +22613,8 @@ export interface operations {
                      *           "line": 0
                      *         },
                      *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "parentExecutionId": "string",
+                     *         "rootExecutionId": "string",
                      *         "steps": [
                      *           {
                      *             "name": "string",
@@ -22611,7 +22628,8 @@ export interface operations {
                      *               "message": "string",
                      *               "line": 0
                      *             },
-                     *             "wakeAt": "2019-08-24T14:15:22Z"
+                     *             "wakeAt": "2019-08-24T14:15:22Z",
+                     *             "childExecutionId": "string"
                      *           }
                      *         ],
                      *         "stepsNextCursor": "string"
@@ -22633,10 +22651,16 @@ export interface operations {
                             executionId: string;
                             logs: string[];
                             output: unknown;
+                            /** @description a child run (`context.invoke`): the run that started it */
+                            parentExecutionId?: string;
+                            /** @description a child run: the top-level run of its tree */
+                            rootExecutionId?: string;
                             scriptId: string;
                             /** @enum {string} */
                             status: "completed" | "failed" | "running" | "waiting" | "cancelled";
                             steps: {
+                                /** @description invoke: the child run */
+                                childExecutionId?: string;
                                 /** Format: date-time */
                                 endedAt: string | null;
                                 error?: {
@@ -22651,7 +22675,7 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "succeeded" | "failed" | "waiting" | "cancelled";
                                 /** @enum {string} */
-                                type: "step" | "wait" | "callback" | "event" | "approval";
+                                type: "step" | "wait" | "callback" | "event" | "approval" | "invoke" | "map" | "parallel";
                                 /**
                                  * Format: date-time
                                  * @description waits: when the timer or the timeout ends the wait
@@ -22839,7 +22863,8 @@ export interface operations {
                      *                   "message": "string",
                      *                   "line": 0
                      *                 },
-                     *                 "wakeAt": "2019-08-24T14:15:22Z"
+                     *                 "wakeAt": "2019-08-24T14:15:22Z",
+                     *                 "childExecutionId": "string"
                      *               }
                      *             ],
                      *             "stepsNextCursor": "string"
@@ -22863,6 +22888,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "completed" | "failed" | "running" | "waiting" | "cancelled";
                                 steps: {
+                                    /** @description invoke: the child run */
+                                    childExecutionId?: string;
                                     /** Format: date-time */
                                     endedAt: string | null;
                                     error?: {
@@ -22877,7 +22904,7 @@ export interface operations {
                                     /** @enum {string} */
                                     status: "succeeded" | "failed" | "waiting" | "cancelled";
                                     /** @enum {string} */
-                                    type: "step" | "wait" | "callback" | "event" | "approval";
+                                    type: "step" | "wait" | "callback" | "event" | "approval" | "invoke" | "map" | "parallel";
                                     /**
                                      * Format: date-time
                                      * @description waits: when the timer or the timeout ends the wait

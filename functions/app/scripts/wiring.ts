@@ -34,6 +34,7 @@ import { type DurableEngine, createDurableEngine } from '#functions/durable/api.
 import { createJournal } from '#functions/durable/api.js';
 import { type RunOperations, createRunOperations } from '#functions/scripts/durable/operations.js';
 import { createDurableScriptRuns } from '#functions/scripts/durable/script-runs.js';
+import { createChildRuns } from '#functions/scripts/durable/child-runs.js';
 import type { DurableRunHooks } from '#functions/scripts/runs/runner.js';
 import { registerRunWaitKinds } from '#functions/app/run-wait-kinds.js';
 
@@ -165,7 +166,15 @@ const durableParts = perPlatform((platform: Platform) => {
   });
   const executions = createExecutionStore(journalResults(platform));
   const runner = () => scriptRunner(platform);
-  const hooks = createDurableScriptRuns({ engine, executions, runner, bus, clock });
+  const children = createChildRuns({
+    engine,
+    runner,
+    start: (admitted) => scriptLongRuns(platform).startChild(admitted),
+    executions,
+    scripts,
+    cancel: (userId, executionId) => operations.cancel(userId, executionId),
+  });
+  const hooks = createDurableScriptRuns({ engine, executions, runner, bus, clock, childEnded: children.ended });
   const operations = createRunOperations({ engine, journal, callbacks, executions, runner, access: scriptAccess(), ended: hooks.ended, clock });
   return { engine, callbacks, hooks, operations };
 });

@@ -29,6 +29,8 @@ export function createDurableScriptRuns(deps: {
   runner: () => Pick<ScriptRunner, 'runAdmitted'>;
   bus: EventPublisher;
   clock: Clock;
+  /** A child run ended: its parent's wait ends with it (child-runs.ts). */
+  childEnded: (execution: Execution, output: unknown) => Promise<void>;
 }) {
   const { engine, clock } = deps;
 
@@ -69,7 +71,8 @@ export function createDurableScriptRuns(deps: {
         },
       });
     },
-    async ended(execution: Execution) {
+    async ended(execution: Execution, output?: unknown) {
+      await deps.childEnded(execution, output);
       // A direct flow recorded its execution as waiting on this run: it settles from the run's record.
       if (execution.trigger.type !== 'flow' || !execution.trigger.source) return;
       await deps.bus.publish({

@@ -241,6 +241,7 @@ export const sdk = {
     logs,
     error: execution.error,
     createdAt: execution.createdAt,
+    ...(execution.parentExecutionId && { parentExecutionId: execution.parentExecutionId, rootExecutionId: execution.rootExecutionId }),
     ...stepsOf(execution),
   }),
 
