@@ -72,8 +72,6 @@ const WaitCheckpoint = z.strictObject({ kind: z.string().min(1).max(50), name: S
 const EntryCheckpoint = z.strictObject({ name: StepName });
 const TimerArgs = z.strictObject({ duration: Duration });
 
-/** Entries the invocation writes itself when they end (the others are waits, ended from outside). */
-const checkpointedTypes = new Set<JournalEntry['type']>(['step', 'map', 'parallel']);
 /** Journal entries live as long as the execution record they belong to. */
 const retentionSeconds = 90 * 24 * 60 * 60;
 /** A watchdog fires this long after an invocation's lease, so a run still finishing is not taken from it. */
@@ -126,7 +124,7 @@ export function createDurableEngine(deps: DurableEngineDeps) {
 
   /** Continues a waiting (or queued) run in a new invocation, unless another took it first. */
   async function resume(executionId: string): Promise<boolean> {
-    const run = await journal.moveRun(executionId, ['waiting', 'queued'], 'running', { nextInvocation: true, takenAt: clock.now() });
+    const run = await journal.moveRun(executionId, ['waiting', 'queued'], 'running', { nextInvocation: true });
     if (!run) return false;
     const resumer = resumers.get(run.runner);
     if (!resumer) throw new Error(`no resumer registered for durable runs of kind ${run.runner}`);
@@ -172,7 +170,7 @@ export function createDurableEngine(deps: DurableEngineDeps) {
 
     /** Records a run before its first invocation; `queued` ones start through the bus (reruns, replays). */
     async begin(run: Omit<RunItem, 'name' | 'expiresAt' | 'invocation' | 'state'> & { state: Extract<RunState, 'queued' | 'running'> }) {
-      await journal.putRun({ ...run, invocation: 1, expiresAt: expiresAt(), ...(run.state === 'running' && { takenAt: clock.now() }) });
+      await journal.putRun({ ...run, invocation: 1, expiresAt: expiresAt() });
       if (run.state === 'queued') await wake(run, {});
     },
 
@@ -333,9 +331,8 @@ export function createDurableEngine(deps: DurableEngineDeps) {
       await deps.oneShots.remove(watchdogName(executionId));
       const run = await journal.moveRun(executionId, ['running'], 'waiting', { invocation });
       if (!run) return;
-      const entries = await journal.outline(executionId);
-      const endedSinceTaken = (entry: JournalEntry) => !checkpointedTypes.has(entry.type) && entry.endedAt !== null && Date.parse(entry.endedAt) >= (run.takenAt ?? 0);
-      if (!entries.some((entry) => entry.status === 'waiting') || entries.some(endedSinceTaken)) await wake(run, {});
+      const endedSinceTaken = (run.settledWaits ?? 0) > (run.settledWhenTaken ?? 0);
+      if (endedSinceTaken || (await journal.waiting(executionId)).length === 0) await wake(run, {});
     },
 
     /** An invocation that could not start (no free slot): the run waits again and is continued after `seconds`. */

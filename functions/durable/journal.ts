@@ -66,8 +66,12 @@ export interface RunItem {
   openWaits?: number;
   /** Set when the run went past one of its bounds: it fails with it, whatever its code did with the refusal. */
   failure?: ExecutionError;
-  /** When the invocation holding the run took it (ms): a wait that ended since then continues the run once it suspends. */
-  takenAt?: number;
+  /**
+   * Waits of the run ended so far, and how many had when the invocation holding the run took it: one that ended since
+   * (a branch's, while others ran) continues the run once the invocation suspends.
+   */
+  settledWaits?: number;
+  settledWhenTaken?: number;
 }
 
 /** Which bound refused a write: the run's entries or bytes, the run's open waits, or the user's. */
@@ -107,13 +111,18 @@ export function createJournal(results: () => BlobStore) {
   };
 
   /** A run's tally update: entries and bytes added, within the run's bounds. */
-  const tallied = (executionId: string, add: { steps: number; bytes: number; waits?: number }, limits?: DurableLimits, expiresAt?: number): TransactItem => {
+  const tallied = (
+    executionId: string,
+    add: { steps: number; bytes: number; waits?: number; settled?: number },
+    limits?: DurableLimits,
+    expiresAt?: number,
+  ): TransactItem => {
     const bounded = limits !== undefined;
     return {
       Update: {
         TableName: table(),
         Key: { executionId, name: runItemName },
-        UpdateExpression: `ADD stepCount :steps, journalBytes :bytes${add.waits !== undefined ? ', openWaits :waits' : ''}${expiresAt ? ' SET expiresAt = :expiresAt' : ''}`,
+        UpdateExpression: `ADD stepCount :steps, journalBytes :bytes${add.waits !== undefined ? ', openWaits :waits' : ''}${add.settled ? ', settledWaits :settled' : ''}${expiresAt ? ' SET expiresAt = :expiresAt' : ''}`,
         ConditionExpression: [
           'attribute_exists(executionId)',
           ...(bounded
@@ -128,6 +137,7 @@ export function createJournal(results: () => BlobStore) {
           ':steps': add.steps,
           ':bytes': add.bytes,
           ...(add.waits !== undefined && { ':waits': add.waits }),
+          ...(add.settled && { ':settled': add.settled }),
           ...(expiresAt && { ':expiresAt': expiresAt }),
           ...(bounded && { ':maxSteps': limits.maxSteps, ':room': limits.maxJournalBytes - add.bytes }),
           ...(bounded && add.waits && { ':maxWaits': limits.maxOpenWaitsPerRun }),
@@ -239,7 +249,7 @@ export function createJournal(results: () => BlobStore) {
       executionId: string,
       from: RunState[],
       to: RunState,
-      options: { invocation?: number; nextInvocation?: boolean; takenAt?: number } = {},
+      options: { invocation?: number; nextInvocation?: boolean } = {},
     ): Promise<RunItem | undefined> {
       const states = Object.fromEntries(from.map((state, index) => [`:from${index}`, state]));
       try {
@@ -247,14 +257,13 @@ export function createJournal(results: () => BlobStore) {
           new UpdateCommand({
             TableName: table(),
             Key: { executionId, name: runItemName },
-            UpdateExpression: `SET #state = :to${options.takenAt !== undefined ? ', takenAt = :takenAt' : ''}${options.nextInvocation ? ' ADD invocation :one' : ''}`,
+            UpdateExpression: `SET #state = :to${options.nextInvocation ? ', settledWhenTaken = if_not_exists(settledWaits, :zero) ADD invocation :one' : ''}`,
             ConditionExpression: `#state IN (${Object.keys(states).join(', ')})${options.invocation !== undefined ? ' AND invocation = :invocation' : ''}`,
             ExpressionAttributeNames: { '#state': 'state' },
             ExpressionAttributeValues: {
               ':to': to,
               ...states,
-              ...(options.nextInvocation && { ':one': 1 }),
-              ...(options.takenAt !== undefined && { ':takenAt': options.takenAt }),
+              ...(options.nextInvocation && { ':one': 1, ':zero': 0 }),
               ...(options.invocation !== undefined && { ':invocation': options.invocation }),
             },
             ReturnValues: 'ALL_NEW',
@@ -372,7 +381,7 @@ export function createJournal(results: () => BlobStore) {
       };
       // A wait opened before the tallies were kept has no user: it was never counted.
       const counted = waiting.userId
-        ? [tallied(executionId, { steps: 0, bytes: sizeOf(settled.text, settled.error), waits: -1 }), userWaits(waiting.userId, -1)]
+        ? [tallied(executionId, { steps: 0, bytes: sizeOf(settled.text, settled.error), waits: -1, settled: 1 }), userWaits(waiting.userId, -1)]
         : [];
       try {
         await transact([update, ...counted]);
