@@ -126,7 +126,13 @@ export async function runDurably<T>(
     }
 
     /** Runs `count` branches, at most `maxConcurrency` at once; a waiting branch frees its place, a failure starts no further one. */
-    async function fanOut<R>(type: 'map' | 'parallel', name: string, count: number, run: (branch: DurableContext, index: number) => Promise<R>, options?: FanOutOptions) {
+    async function fanOut<R>(
+      type: 'map' | 'parallel',
+      name: string,
+      count: number,
+      run: (branch: DurableContext, index: number) => Promise<R>,
+      options?: FanOutOptions,
+    ) {
       const max = options?.maxConcurrency ?? 10;
       if (count > maxBranches) throw new StepFailure(durableErrorCodes.invalidArgument, `${type} ${name}: at most ${maxBranches} branches, not ${count}`);
       if (!Number.isInteger(max) || max < 1 || max > maxBranches)

@@ -137,7 +137,7 @@ describe('durable invoke: child runs', () => {
   it.each([
     ['node', 'nodejs18', nodeChild, nodeParent],
     ['python', 'python3.11', pythonChild, pythonParent],
-  ])('%s: returns the child run\'s result, throws its error with its code, and starts each child once', async (_label, runtime, child, parent) => {
+  ])("%s: returns the child run's result, throws its error with its code, and starts each child once", async (_label, runtime, child, parent) => {
     // Prepare
     const childName = `child-${marked()}`;
     const childScript = await givenDeployed(api, owner, { name: childName, runtime, code: child(resourceName), config: { allowedResources: [resourceName] } });
@@ -184,7 +184,7 @@ describe('durable invoke: child runs', () => {
     for (const child of chain.slice(1)) await runs().waitForStatus(child, 'cancelled');
   });
 
-  it('refuses a missing script, another user\'s script and nesting past 10 levels with clear codes', async () => {
+  it("refuses a missing script, another user's script and nesting past 10 levels with clear codes", async () => {
     // Prepare
     const stranger = await api.givenUser();
     const foreign = await givenDeployed(api, stranger, { code: 'export async function handler() { return 1; }' });

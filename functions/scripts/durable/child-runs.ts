@@ -98,7 +98,9 @@ export function createChildRuns(deps: {
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         const code = typeof error.details?.code === 'string' ? error.details.code : 'VALIDATION_ERROR';
-        await engine.resolveWait(execution.parentExecutionId, execution.parentWait, { error: { code, message: `child run ${execution.executionId}: ${error.message}` } });
+        await engine.resolveWait(execution.parentExecutionId, execution.parentWait, {
+          error: { code, message: `child run ${execution.executionId}: ${error.message}` },
+        });
       }
     },
   };
