@@ -6,6 +6,7 @@ import * as webConsole from './console.bench.js';
 import * as documents from './documents.bench.js';
 import * as durable from './durable.bench.js';
 import * as events from './events.bench.js';
+import * as fanout from './fanout.bench.js';
 import * as flows from './flows.bench.js';
 import * as resourceCall from './resource-call.bench.js';
 import * as runHistory from './run-history.bench.js';
@@ -24,6 +25,7 @@ export const benches: Bench[] = [
   events,
   scripts,
   durable,
+  fanout,
   scriptNeighbours,
   buildNeighbours,
   scriptDependencies,

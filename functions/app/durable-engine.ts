@@ -1,5 +1,6 @@
 // The durable engine as the platform runs it, with the one registry of what a run can wait on: the engine's own timer
-// and callback, an approval (declared by the approvals area) and one of the run user's events (the events area). The
+// and callback, an approval (declared by the approvals area), one of the run user's events (the events area) and a
+// child run (the scripts area's `invoke`). The
 // resumers of the kinds of runs (scripts, flows) are declared where wake-ups are handled (durable-wakes.ts), above the
 // areas that run them; every module that checkpoints, opens or ends a wait takes the engine from here.
 import { accountsApi } from '#functions/app/accounts/wiring.js';
@@ -20,6 +21,7 @@ import {
 } from '#functions/durable/api.js';
 import { type EventWaits, createEventWaitStore, createEventWaits } from '#functions/events/event-waits.js';
 import { eventWaitKind } from '#functions/events/wait-kind.js';
+import { invokeWaitKind } from '#functions/scripts/durable/child-runs.js';
 import { createScriptStore } from '#functions/scripts/store.js';
 import { type Platform, perPlatform } from './platform.js';
 import { scriptPackageStore } from './script-adapters.js';
@@ -60,6 +62,11 @@ export const durableEngine = perPlatform((platform: Platform): DurableEngine => 
       callback: callbackWaitKind(consoleUrl),
       approval: approvalWaitKind(approvals, async (scriptId) => (await scripts.get(scriptId))?.ownerId),
       event: eventWaitKind(runEventWaits(platform)),
+      // The scripts' wiring builds its runner with this engine: its ports are loaded on the first invoke.
+      invoke: invokeWaitKind(
+        async () => (await import('./scripts/wiring.js')).childRunPorts(platform),
+        () => durableEngine(platform),
+      ),
     },
   });
 });

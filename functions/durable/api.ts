@@ -5,6 +5,6 @@ export { createDurableEngine, type DurableEngine, type Resumer, timerWaitKind } 
 export { type DurableContext, runDurably } from './in-process.js';
 export { durableWakeType } from './internal-events.js';
 export { createJournal, stepViews, type Journal, type JournalEntry, type RunItem } from './journal.js';
-export { Duration, defaultDurableLimits, maxDurableInputBytes } from './limits.js';
+export { Duration, defaultDurableLimits, maxDurableInputBytes, maxWaitSeconds } from './limits.js';
 export type { ExecutionError, StepView } from './model.js';
 export type { WaitKind, WaitOutcome } from './wait-kinds.js';

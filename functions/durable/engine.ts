@@ -12,7 +12,17 @@ import type { EventPublisher, SchedulerPort } from '#platform/ports.js';
 import type { ExecutionError } from './model.js';
 import { durableWakeType, retryName, waitTimerName, watchdogName } from './internal-events.js';
 import type { Journal, JournalEntry, Refusal, RunItem, RunState } from './journal.js';
-import { Duration, type DurableLimits, StepName, durableErrorCodes, durableProtocol, handedJournalBytes, maxWaitSeconds, unstorableResult } from './limits.js';
+import {
+  Duration,
+  type DurableLimits,
+  StepName,
+  durableErrorCodes,
+  durableProtocol,
+  handedJournalBytes,
+  maxEntryNameLength,
+  maxWaitSeconds,
+  unstorableResult,
+} from './limits.js';
 import type { WaitKind, WaitOutcome, WaitOwner } from './wait-kinds.js';
 
 /** An entry as an invocation gets it: its result as JSON text, or `held` when the runtime asks for it (`entry`). */
@@ -22,6 +32,9 @@ export interface HandedEntry {
   result?: string;
   error?: ExecutionError;
   held?: true;
+  /** Where the code called it (its context and place there): the determinism guard compares a resumed invocation's calls with these. */
+  context?: string;
+  position?: number;
 }
 
 /**
@@ -44,13 +57,22 @@ export interface WakeDetail {
 }
 
 const { maxErrorCodeLength, maxErrorMessageLength, maxKindLength } = durableProtocol.limits;
+
+/** Where in the code an operation was called: its context (the handler's, or a branch's) and its place there. */
+const CallSite = {
+  context: z.string().max(maxEntryNameLength).optional(),
+  position: z.number().int().min(0).max(1_000_000).optional(),
+};
 const StepCheckpoint = z.strictObject({
   name: StepName,
+  /** A map's or parallel's own entry is checkpointed as a step of that type, its result the branches' in input order. */
+  type: z.enum(['step', 'map', 'parallel']).optional(),
+  ...CallSite,
   result: z.unknown().optional(),
   error: z.strictObject({ code: z.string().min(1).max(maxErrorCodeLength), message: z.string().max(maxErrorMessageLength) }).optional(),
   durationMs: z.number().finite().min(0).max(1e8).optional(),
 });
-const WaitCheckpoint = z.strictObject({ kind: z.string().min(1).max(maxKindLength), name: StepName, args: z.unknown().optional() });
+const WaitCheckpoint = z.strictObject({ kind: z.string().min(1).max(maxKindLength), name: StepName, args: z.unknown().optional(), ...CallSite });
 const EntryCheckpoint = z.strictObject({ name: StepName });
 const TimerArgs = z.strictObject({ duration: Duration });
 
@@ -178,6 +200,7 @@ export function createDurableEngine(deps: DurableEngineDeps) {
           ...(result !== undefined && { result }),
           ...(result === undefined && entry.status === 'succeeded' && { held: true as const }),
           ...(entry.error && { error: entry.error }),
+          ...(entry.context !== undefined && { context: entry.context, position: entry.position }),
         };
       }
       return { entries: handed, ...(kept.length < outline.length && { partial: true as const }) };
@@ -206,7 +229,7 @@ export function createDurableEngine(deps: DurableEngineDeps) {
       if (method === 'step') {
         const parsed = StepCheckpoint.safeParse(params);
         if (!parsed.success) throw invalid(parsed.error);
-        const { name, result, error, durationMs } = parsed.data;
+        const { name, type, context, position, result, error, durationMs } = parsed.data;
         const refused = error ? undefined : unstorableResult(result);
         if (refused) throw new DurableError(refused.code, refused.message, { field: 'result' });
         const put = await journal.putStep(
@@ -214,8 +237,9 @@ export function createDurableEngine(deps: DurableEngineDeps) {
             executionId: owner.executionId,
             name,
             seq: nextSeq(),
-            type: 'step',
+            type: type ?? 'step',
             status: error ? 'failed' : 'succeeded',
+            ...(context !== undefined && { context, position }),
             startedAt: new Date(now - (durationMs ?? 0)).toISOString(),
             endedAt: new Date(now).toISOString(),
             ...(error && { error }),
@@ -226,7 +250,7 @@ export function createDurableEngine(deps: DurableEngineDeps) {
         );
         if ('refused' in put) throw await refuse(owner.executionId, put.refused);
         const { written, entry } = put;
-        if (!written && entry.type !== 'step')
+        if (!written && entry.type !== (type ?? 'step'))
           throw new DurableError(durableErrorCodes.nameReused, `the name ${name} is used by a ${entry.type} of this run already`);
         return { result: (await journal.resultOf(entry)) ?? null, error: entry.error ?? null };
       }
@@ -238,7 +262,7 @@ export function createDurableEngine(deps: DurableEngineDeps) {
       if (method !== 'wait') throw new DurableError(durableErrorCodes.unknownKind, `unknown durable operation ${method}: step, wait or entry`);
       const parsed = WaitCheckpoint.safeParse(params);
       if (!parsed.success) throw invalid(parsed.error);
-      const { kind, name, args } = parsed.data;
+      const { kind, name, args, context, position } = parsed.data;
       // Read at waits, not at every step (one read less per step): a cancelled run stops at its next wait or its end.
       const run = await journal.getRun(owner.executionId);
       if (!run || run.state === 'cancelled') throw new DurableError(durableErrorCodes.cancelled, `execution ${owner.executionId} was cancelled`);
@@ -266,13 +290,14 @@ export function createDurableEngine(deps: DurableEngineDeps) {
           endedAt: null,
           wakeAt,
           ...(opened.fields && { fields: opened.fields }),
+          ...(context !== undefined && { context, position }),
           userId: owner.userId,
           expiresAt: keptUntil,
         });
         written = put.written;
         if (!written) throw new DurableError(durableErrorCodes.nameReused, `the name ${name} is used by a ${put.entry.type} of this run already`);
       } catch (error) {
-        if (!written) await journal.releaseWait(owner.executionId, owner.userId);
+        if (!written) await Promise.all([journal.releaseWait(owner.executionId, owner.userId), opened?.abandon?.()]);
         if (error instanceof ValidationError) throw new DurableError(durableErrorCodes.invalidArgument, error.message, error.details);
         throw error;
       }
@@ -281,6 +306,8 @@ export function createDurableEngine(deps: DurableEngineDeps) {
         at: wakeAt,
         event: { type: durableWakeType, userId: owner.userId, detail: { executionId: owner.executionId, wait: name } },
       });
+      // Begun once its entry stands: what it starts (a child run) may end it at once.
+      await opened.begin?.();
       return { wakeAt, ...opened.reply };
     },
 
@@ -295,13 +322,14 @@ export function createDurableEngine(deps: DurableEngineDeps) {
 
     /**
      * The invocation ended by suspending: the run waits. A wait that ended while the invocation was still running
-     * (a quick callback) continues it at once.
+     * (a quick callback, one of a map's branches) continues it at once.
      */
     async suspended(executionId: string, invocation: number): Promise<void> {
       await deps.oneShots.remove(watchdogName(executionId));
       const run = await journal.moveRun(executionId, ['running'], 'waiting', { invocation });
       if (!run) return;
-      if ((await journal.waiting(executionId)).length === 0) await wake(run, {});
+      const endedSinceTaken = (run.settledWaits ?? 0) > (run.settledWhenTaken ?? 0);
+      if (endedSinceTaken || (await journal.waiting(executionId)).length === 0) await wake(run, {});
     },
 
     /** An invocation that could not start (no free slot): the run waits again and is continued after `seconds`. */

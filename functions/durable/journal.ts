@@ -32,8 +32,14 @@ export interface JournalEntry {
   /** On a wait counted against its user's open waits: whose count to lower when it ends. */
   userId?: string;
   wakeAt?: string;
-  /** Fields a wait kind keeps with its wait (a callback's id and token hash, an approval's id). */
+  /** Fields a wait kind keeps with its wait (a callback's id and token hash, an approval's id, an invoke's child run). */
   fields?: Record<string, unknown>;
+  /**
+   * Where the code called the operation: its context (`''` for the handler's own, `<name>/<index>/` for a branch of a
+   * map or parallel) and its place among that context's operations; a resumed invocation is held to them.
+   */
+  context?: string;
+  position?: number;
   expiresAt: number;
 }
 
@@ -60,6 +66,12 @@ export interface RunItem {
   openWaits?: number;
   /** Set when the run went past one of its bounds: it fails with it, whatever its code did with the refusal. */
   failure?: ExecutionError;
+  /**
+   * Waits of the run ended so far, and how many had when the invocation holding the run took it: one that ended since
+   * (a branch's, while others ran) continues the run once the invocation suspends.
+   */
+  settledWaits?: number;
+  settledWhenTaken?: number;
 }
 
 /** Which bound refused a write: the run's entries or bytes, the run's open waits, or the user's. */
@@ -99,13 +111,18 @@ export function createJournal(results: () => BlobStore) {
   };
 
   /** A run's tally update: entries and bytes added, within the run's bounds. */
-  const tallied = (executionId: string, add: { steps: number; bytes: number; waits?: number }, limits?: DurableLimits, expiresAt?: number): TransactItem => {
+  const tallied = (
+    executionId: string,
+    add: { steps: number; bytes: number; waits?: number; settled?: number },
+    limits?: DurableLimits,
+    expiresAt?: number,
+  ): TransactItem => {
     const bounded = limits !== undefined;
     return {
       Update: {
         TableName: table(),
         Key: { executionId, name: runItemName },
-        UpdateExpression: `ADD stepCount :steps, journalBytes :bytes${add.waits !== undefined ? ', openWaits :waits' : ''}${expiresAt ? ' SET expiresAt = :expiresAt' : ''}`,
+        UpdateExpression: `ADD stepCount :steps, journalBytes :bytes${add.waits !== undefined ? ', openWaits :waits' : ''}${add.settled ? ', settledWaits :settled' : ''}${expiresAt ? ' SET expiresAt = :expiresAt' : ''}`,
         ConditionExpression: [
           'attribute_exists(executionId)',
           ...(bounded
@@ -120,6 +137,7 @@ export function createJournal(results: () => BlobStore) {
           ':steps': add.steps,
           ':bytes': add.bytes,
           ...(add.waits !== undefined && { ':waits': add.waits }),
+          ...(add.settled && { ':settled': add.settled }),
           ...(expiresAt && { ':expiresAt': expiresAt }),
           ...(bounded && { ':maxSteps': limits.maxSteps, ':room': limits.maxJournalBytes - add.bytes }),
           ...(bounded && add.waits && { ':maxWaits': limits.maxOpenWaitsPerRun }),
@@ -166,8 +184,16 @@ export function createJournal(results: () => BlobStore) {
       const items = await queryAll<JournalEntry>({
         TableName: table(),
         KeyConditionExpression: 'executionId = :id',
-        ProjectionExpression: '#name, seq, #type, #status, startedAt, endedAt, resultKey, resultBytes, #error, wakeAt, #fields, userId',
-        ExpressionAttributeNames: { '#name': 'name', '#type': 'type', '#status': 'status', '#error': 'error', '#fields': 'fields' },
+        ProjectionExpression: '#name, seq, #type, #status, startedAt, endedAt, resultKey, resultBytes, #error, wakeAt, #fields, userId, #context, #position',
+        ExpressionAttributeNames: {
+          '#name': 'name',
+          '#type': 'type',
+          '#status': 'status',
+          '#error': 'error',
+          '#fields': 'fields',
+          '#context': 'context',
+          '#position': 'position',
+        },
         ExpressionAttributeValues: { ':id': executionId },
         ConsistentRead: true,
       });
@@ -231,13 +257,13 @@ export function createJournal(results: () => BlobStore) {
           new UpdateCommand({
             TableName: table(),
             Key: { executionId, name: runItemName },
-            UpdateExpression: `SET #state = :to${options.nextInvocation ? ' ADD invocation :one' : ''}`,
+            UpdateExpression: `SET #state = :to${options.nextInvocation ? ', settledWhenTaken = if_not_exists(settledWaits, :zero) ADD invocation :one' : ''}`,
             ConditionExpression: `#state IN (${Object.keys(states).join(', ')})${options.invocation !== undefined ? ' AND invocation = :invocation' : ''}`,
             ExpressionAttributeNames: { '#state': 'state' },
             ExpressionAttributeValues: {
               ':to': to,
               ...states,
-              ...(options.nextInvocation && { ':one': 1 }),
+              ...(options.nextInvocation && { ':one': 1, ':zero': 0 }),
               ...(options.invocation !== undefined && { ':invocation': options.invocation }),
             },
             ReturnValues: 'ALL_NEW',
@@ -355,7 +381,7 @@ export function createJournal(results: () => BlobStore) {
       };
       // A wait opened before the tallies were kept has no user: it was never counted.
       const counted = waiting.userId
-        ? [tallied(executionId, { steps: 0, bytes: sizeOf(settled.text, settled.error), waits: -1 }), userWaits(waiting.userId, -1)]
+        ? [tallied(executionId, { steps: 0, bytes: sizeOf(settled.text, settled.error), waits: -1, settled: 1 }), userWaits(waiting.userId, -1)]
         : [];
       try {
         await transact([update, ...counted]);
@@ -426,4 +452,5 @@ export const stepViews = (entries: JournalEntry[]): StepView[] =>
     ...(entry.result !== undefined && { result: JSON.parse(entry.result) as unknown }),
     ...(entry.error && { error: entry.error }),
     ...(entry.wakeAt && { wakeAt: entry.wakeAt }),
+    ...(typeof entry.fields?.childExecutionId === 'string' && { childExecutionId: entry.fields.childExecutionId }),
   }));

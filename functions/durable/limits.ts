@@ -7,6 +7,11 @@ import protocol from '../../layers/script-runtime/durable-protocol.json' with { 
 /** The checkpoint and replay protocol the script runtimes share with the engine: one file, shipped in their layer. */
 export const durableProtocol = protocol;
 
+/** A journal entry's name with its branch prefixes: within DynamoDB's 1 KB sort key. */
+export const maxEntryNameLength = protocol.limits.maxEntryNameLength;
+/** At most this many branches per `map` or `parallel` call. */
+export const maxBranches = protocol.limits.maxBranches;
+
 /** A step's result is stored in one journal item (DynamoDB's 400 KB), with room for the rest of the item. */
 export const maxStepResultBytes = protocol.limits.maxStepResultBytes;
 /** The longest wait, as AWS Lambda durable functions allow one execution to last. */
@@ -49,12 +54,15 @@ export const defaultDurableLimits: DurableLimits = {
  */
 export const durableErrorCodes = { ...protocol.errorCodes, notFound: 'NOT_FOUND', conflict: 'CONFLICT' } as const;
 
-const { maxNameLength, reservedNamePrefix } = protocol.limits;
-/** Names the code gives its steps; the reserved prefix (`#`) starts the journal's own items. */
+const { reservedNamePrefix } = protocol.limits;
+/**
+ * Names of journal entries; the reserved prefix (`#`) starts the journal's own items. The code names its operations
+ * with up to maxNameLength characters (the runtimes check that); a map's or parallel's branches prefix theirs with `<name>/<index>/`.
+ */
 export const StepName = z
   .string()
   .min(1)
-  .max(maxNameLength)
+  .max(maxEntryNameLength)
   .refine((name) => !name.startsWith(reservedNamePrefix), `a step name may not start with ${reservedNamePrefix}`);
 
 const unit = z.number().finite().nonnegative();

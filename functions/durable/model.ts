@@ -10,7 +10,7 @@ export interface ExecutionError {
 /** One entry of a durable run's journal as the interface shows it. */
 export interface StepView {
   name: string;
-  type: 'step' | 'wait' | 'callback' | 'event' | 'approval';
+  type: 'step' | 'wait' | 'callback' | 'event' | 'approval' | 'invoke' | 'map' | 'parallel';
   status: 'succeeded' | 'failed' | 'waiting' | 'cancelled';
   startedAt: string;
   endedAt: string | null;
@@ -18,4 +18,6 @@ export interface StepView {
   error?: ExecutionError;
   /** Waits: when the wait ends (its timer or its timeout). */
   wakeAt?: string;
+  /** `invoke` entries: the child run. */
+  childExecutionId?: string;
 }

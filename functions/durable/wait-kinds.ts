@@ -18,6 +18,10 @@ export interface OpenedWait {
   fields?: Record<string, unknown>;
   /** Handed back to the code at once (a callback's id and URL). */
   reply?: Record<string, unknown>;
+  /** Called once the wait's entry is written (a child run starts then, so its end finds the wait). */
+  begin?(): Promise<void>;
+  /** Called when the wait's entry could not be written: undoes what `open` prepared. */
+  abandon?(): Promise<void>;
 }
 
 export interface WaitKind {

@@ -42,6 +42,11 @@ export function createLongRun<J, R>(deps: LongRunDeps<J, R>) {
       return result;
     },
 
+    /** Starts an admitted job and answers at once: whoever needs its end hears of it otherwise. */
+    async detach(job: J): Promise<void> {
+      await jobs.start(job);
+    },
+
     /** Starts an admitted job: its end within the bound, or `running` while it goes on. */
     async start(job: J, undo: LongRunUndo): Promise<{ ended: R } | { running: true }> {
       let started;

@@ -153,7 +153,8 @@ export interface ScriptVersion {
 export type ExecutionStatus = 'running' | 'success' | 'error' | 'timeout' | 'waiting' | 'cancelled';
 
 export const triggerTypes = ['manual', 'event', 'schedule', 'webhook', 'flow'] as const;
-export type TriggerType = (typeof triggerTypes)[number];
+/** `invoke`: a child run another run started (`context.invoke`); not a trigger a caller may name. */
+export type TriggerType = (typeof triggerTypes)[number] | 'invoke';
 
 export interface Trigger {
   type: TriggerType;
@@ -197,6 +198,12 @@ export interface Execution {
   stepsNextCursor?: string;
   /** The run's data as JSON text (bounded), kept so it can be re-run or replayed. */
   inputJson?: string;
+  /** A child run (`context.invoke`): the run that started it, and the top of its tree. */
+  parentExecutionId?: string;
+  rootExecutionId?: string;
+  /** A child run: the parent's wait its end settles, and how deep it nests (1 for a top-level run's child). */
+  parentWait?: string;
+  depth?: number;
   /** What the run's stored log holds so far, over all its invocations (stored-run.ts bounds it). */
   logBytes?: number;
 }

@@ -40,6 +40,11 @@ const returnedValue = (returns: unknown) => {
   return repeat !== null && typeof repeat === 'object' && repeat.$repeat !== undefined ? repeat.$repeat.repeat(repeat.times ?? 1) : returns;
 };
 const programError = (thrown: { code: string; message: string }) => Object.assign(new Error(thrown.message), { code: thrown.code });
+/**
+ * Fields of a checkpoint a fixture does not fix: the step's duration, and where the code called the operation (its
+ * context and place, which the determinism guard compares on a resumed invocation; test/e2e/durable-fanout.test.ts).
+ */
+const runDependent = ['durationMs', 'context', 'position'];
 const without = (params: Record<string, unknown>, ...fields: string[]) =>
   Object.fromEntries(Object.entries(params).filter(([field]) => !fields.includes(field)));
 const defined = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
@@ -115,7 +120,7 @@ const runtimes: Record<string, (fixture: Fixture) => Promise<Ran>> = {
     const checkpoints: Checkpoint[] = [];
     const call = async (name: string, method: string, params: Record<string, unknown>) => {
       expect(name).toBe(durableProtocol.channel);
-      checkpoints.push({ method, params: without(params, 'durationMs') });
+      checkpoints.push({ method, params: without(params, ...runDependent) });
       return answer(fixture, method, params);
     };
     const { run, escaped } = programOf(fixture);
@@ -155,7 +160,7 @@ const runtimes: Record<string, (fixture: Fixture) => Promise<Ran>> = {
         const unstorable = method === 'step' && !params.error ? unstorableResult(params.result) : undefined;
         if (unstorable) refuse(unstorable.code, unstorable.message);
         if (method === 'wait' && params.kind === 'wait') await timerWaitKind.open(owner, params.name as string, params.args);
-        checkpoints.push({ method, params: without(params, 'durationMs') });
+        checkpoints.push({ method, params: without(params, ...runDependent) });
         return answer(fixture, method, params);
       },
       suspended: async () => undefined,

@@ -214,3 +214,75 @@ describe('durable engine: in-process runs', () => {
     expect(item?.openWaits ?? 0).toBe(0);
   });
 });
+
+describe('durable engine: in-process map and parallel', () => {
+  it('runs branches at most maxConcurrency at once, frees the place of a waiting one, and repeats no finished branch on resume', async () => {
+    // Prepare
+    const { engine, journal } = givenEngine({
+      resumers: { fan: async (item) => void outcomes.push(await runDurably(engine, run, item.invocation, body)) },
+    });
+    const run = owner();
+    const ran: number[] = [];
+    let running = 0;
+    let mostAtOnce = 0;
+    const outcomes: unknown[] = [];
+    const body = async (context: Parameters<Parameters<typeof runDurably>[3]>[0]) => {
+      const doubled = await context.map(
+        'fan',
+        [1, 2, 3, 4, 5],
+        async (branch, item, index) => {
+          const value = await branch.step('double', async () => {
+            running += 1;
+            mostAtOnce = Math.max(mostAtOnce, running);
+            await new Promise((resolve) => setImmediate(resolve));
+            running -= 1;
+            ran.push(index);
+            return item * 2;
+          });
+          if (index % 2 === 0) await branch.waitForCallback('reply', async () => undefined);
+          return value;
+        },
+        { maxConcurrency: 2 },
+      );
+      const both = await context.parallel('both', [async () => 'a', async (branch) => branch.step('b', async () => 'b')]);
+      return { doubled, both };
+    };
+    await engine.begin({ ...run, runner: 'fan', payload: '{}', state: 'running' });
+    // Act
+    const first = await runDurably(engine, run, 1, body);
+    const callbacks = (await journal.read(run.executionId)).entries.filter((entry) => entry.type === 'callback');
+    for (const callback of callbacks) await engine.resolveWait(run.executionId, callback.name, { result: 'ok' });
+    // Assess
+    expect(first).toEqual({ suspended: true });
+    expect(callbacks.map((entry) => entry.name)).toEqual(['fan/0/reply', 'fan/2/reply', 'fan/4/reply']);
+    expect(outcomes.at(-1)).toEqual({ suspended: false, value: { doubled: [2, 4, 6, 8, 10], both: ['a', 'b'] } });
+    expect(ran.sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(mostAtOnce).toBeLessThanOrEqual(2);
+    const entries = (await journal.read(run.executionId)).entries;
+    expect(entries.find((entry) => entry.name === 'fan')).toMatchObject({ type: 'map', status: 'succeeded', context: '', position: 0 });
+    expect(entries.find((entry) => entry.name === 'both')).toMatchObject({ type: 'parallel', context: '', position: 1 });
+  });
+
+  it('fails a resumed run whose body calls another operation than the journal holds with DURABLE_NONDETERMINISTIC', async () => {
+    // Prepare
+    const { engine } = givenEngine();
+    const run = owner();
+    let flipped = false;
+    const body = async (context: Parameters<Parameters<typeof runDurably>[3]>[0]) => {
+      const [one, two] = flipped ? ['second', 'first'] : ['first', 'second'];
+      await context.step(one, async () => 1);
+      await context.waitForCallback('reply', async () => undefined);
+      await context.step(two, async () => 2);
+    };
+    await engine.begin({ ...run, runner: 'unused', payload: '{}', state: 'running' });
+    await runDurably(engine, run, 1, body);
+    flipped = true;
+    // Act
+    const replay = runDurably(engine, run, 1, body);
+    // Assess
+    await expect(replay).rejects.toMatchObject({
+      code: 'DURABLE_NONDETERMINISTIC',
+      details: { expected: { name: 'first', type: 'step' }, actual: { name: 'second', type: 'step' } },
+    });
+  });
+});

@@ -17966,7 +17966,8 @@ export interface operations {
                      *                   "message": "string",
                      *                   "line": 0
                      *                 },
-                     *                 "wakeAt": "2019-08-24T14:15:22Z"
+                     *                 "wakeAt": "2019-08-24T14:15:22Z",
+                     *                 "childExecutionId": "string"
                      *               }
                      *             ],
                      *             "stepsNextCursor": "string"
@@ -17992,6 +17993,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "running" | "success" | "error" | "timeout" | "waiting" | "cancelled";
                                 steps: {
+                                    /** @description invoke: the child run */
+                                    childExecutionId?: string;
                                     /** Format: date-time */
                                     endedAt: string | null;
                                     error?: {
@@ -18006,7 +18009,7 @@ export interface operations {
                                     /** @enum {string} */
                                     status: "succeeded" | "failed" | "waiting" | "cancelled";
                                     /** @enum {string} */
-                                    type: "step" | "wait" | "callback" | "event" | "approval";
+                                    type: "step" | "wait" | "callback" | "event" | "approval" | "invoke" | "map" | "parallel";
                                     /**
                                      * Format: date-time
                                      * @description waits: when the timer or the timeout ends the wait
@@ -18201,7 +18204,8 @@ export interface operations {
                      *               "message": "string",
                      *               "line": 0
                      *             },
-                     *             "wakeAt": "2019-08-24T14:15:22Z"
+                     *             "wakeAt": "2019-08-24T14:15:22Z",
+                     *             "childExecutionId": "string"
                      *           }
                      *         ],
                      *         "stepsNextCursor": "string",
@@ -18250,6 +18254,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "running" | "success" | "error" | "timeout" | "waiting" | "cancelled";
                             steps: {
+                                /** @description invoke: the child run */
+                                childExecutionId?: string;
                                 /** Format: date-time */
                                 endedAt: string | null;
                                 error?: {
@@ -18264,7 +18270,7 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "succeeded" | "failed" | "waiting" | "cancelled";
                                 /** @enum {string} */
-                                type: "step" | "wait" | "callback" | "event" | "approval";
+                                type: "step" | "wait" | "callback" | "event" | "approval" | "invoke" | "map" | "parallel";
                                 /**
                                  * Format: date-time
                                  * @description waits: when the timer or the timeout ends the wait
@@ -22398,6 +22404,8 @@ export interface operations {
                      *           "line": 0
                      *         },
                      *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "parentExecutionId": "string",
+                     *         "rootExecutionId": "string",
                      *         "steps": [
                      *           {
                      *             "name": "string",
@@ -22411,7 +22419,8 @@ export interface operations {
                      *               "message": "string",
                      *               "line": 0
                      *             },
-                     *             "wakeAt": "2019-08-24T14:15:22Z"
+                     *             "wakeAt": "2019-08-24T14:15:22Z",
+                     *             "childExecutionId": "string"
                      *           }
                      *         ],
                      *         "stepsNextCursor": "string"
@@ -22439,10 +22448,16 @@ export interface operations {
                             }[];
                             logs: string[];
                             output: unknown;
+                            /** @description a child run (`context.invoke`): the run that started it */
+                            parentExecutionId?: string;
+                            /** @description a child run: the top-level run of its tree */
+                            rootExecutionId?: string;
                             scriptId: string;
                             /** @enum {string} */
                             status: "completed" | "failed" | "running" | "waiting" | "cancelled";
                             steps: {
+                                /** @description invoke: the child run */
+                                childExecutionId?: string;
                                 /** Format: date-time */
                                 endedAt: string | null;
                                 error?: {
@@ -22457,7 +22472,7 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "succeeded" | "failed" | "waiting" | "cancelled";
                                 /** @enum {string} */
-                                type: "step" | "wait" | "callback" | "event" | "approval";
+                                type: "step" | "wait" | "callback" | "event" | "approval" | "invoke" | "map" | "parallel";
                                 /**
                                  * Format: date-time
                                  * @description waits: when the timer or the timeout ends the wait
@@ -22692,6 +22707,8 @@ export interface operations {
                      *           "line": 0
                      *         },
                      *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "parentExecutionId": "string",
+                     *         "rootExecutionId": "string",
                      *         "steps": [
                      *           {
                      *             "name": "string",
@@ -22705,7 +22722,8 @@ export interface operations {
                      *               "message": "string",
                      *               "line": 0
                      *             },
-                     *             "wakeAt": "2019-08-24T14:15:22Z"
+                     *             "wakeAt": "2019-08-24T14:15:22Z",
+                     *             "childExecutionId": "string"
                      *           }
                      *         ],
                      *         "stepsNextCursor": "string"
@@ -22733,10 +22751,16 @@ export interface operations {
                             }[];
                             logs: string[];
                             output: unknown;
+                            /** @description a child run (`context.invoke`): the run that started it */
+                            parentExecutionId?: string;
+                            /** @description a child run: the top-level run of its tree */
+                            rootExecutionId?: string;
                             scriptId: string;
                             /** @enum {string} */
                             status: "completed" | "failed" | "running" | "waiting" | "cancelled";
                             steps: {
+                                /** @description invoke: the child run */
+                                childExecutionId?: string;
                                 /** Format: date-time */
                                 endedAt: string | null;
                                 error?: {
@@ -22751,7 +22775,7 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "succeeded" | "failed" | "waiting" | "cancelled";
                                 /** @enum {string} */
-                                type: "step" | "wait" | "callback" | "event" | "approval";
+                                type: "step" | "wait" | "callback" | "event" | "approval" | "invoke" | "map" | "parallel";
                                 /**
                                  * Format: date-time
                                  * @description waits: when the timer or the timeout ends the wait
@@ -22939,7 +22963,8 @@ export interface operations {
                      *                   "message": "string",
                      *                   "line": 0
                      *                 },
-                     *                 "wakeAt": "2019-08-24T14:15:22Z"
+                     *                 "wakeAt": "2019-08-24T14:15:22Z",
+                     *                 "childExecutionId": "string"
                      *               }
                      *             ],
                      *             "stepsNextCursor": "string"
@@ -22963,6 +22988,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "completed" | "failed" | "running" | "waiting" | "cancelled";
                                 steps: {
+                                    /** @description invoke: the child run */
+                                    childExecutionId?: string;
                                     /** Format: date-time */
                                     endedAt: string | null;
                                     error?: {
@@ -22977,7 +23004,7 @@ export interface operations {
                                     /** @enum {string} */
                                     status: "succeeded" | "failed" | "waiting" | "cancelled";
                                     /** @enum {string} */
-                                    type: "step" | "wait" | "callback" | "event" | "approval";
+                                    type: "step" | "wait" | "callback" | "event" | "approval" | "invoke" | "map" | "parallel";
                                     /**
                                      * Format: date-time
                                      * @description waits: when the timer or the timeout ends the wait

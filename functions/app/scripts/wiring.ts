@@ -32,6 +32,7 @@ import { type VersionCode, createVersionCode } from '#functions/scripts/authorin
 import type { Resumer } from '#functions/durable/api.js';
 import { type RunOperations, createRunOperations } from '#functions/scripts/durable/operations.js';
 import { createDurableScriptRuns, createScriptResumer } from '#functions/scripts/durable/script-runs.js';
+import { type ChildRunPorts, childRunEnded } from '#functions/scripts/durable/child-runs.js';
 import type { DurableRunHooks } from '#functions/scripts/runs/runner.js';
 import { durableCallbacks, durableEngine, durableJournal } from '#functions/app/durable-engine.js';
 
@@ -148,7 +149,13 @@ export const scriptAccess = (): ScriptAccess => createScriptAccess(createScriptS
 
 /** How the runner meets the durable engine: the journal in, checkpoints out, suspended or finished. */
 export const durableScriptRuns = perPlatform(
-  (platform: Platform): DurableRunHooks => createDurableScriptRuns({ engine: durableEngine(platform), bus: platform.eventBus, clock: platform.clock }),
+  (platform: Platform): DurableRunHooks =>
+    createDurableScriptRuns({
+      engine: durableEngine(platform),
+      bus: platform.eventBus,
+      clock: platform.clock,
+      childEnded: childRunEnded(durableEngine(platform)),
+    }),
 );
 
 /** The durable engine's resumer of script runs (functions/app/durable-wakes.ts). */
@@ -175,6 +182,17 @@ export const runOperations = perPlatform(
       ended: durableScriptRuns(platform).ended,
       clock: platform.clock,
     }),
+);
+
+/** What the engine's `invoke` wait kind uses of the scripts area (functions/app/durable-engine.ts). */
+export const childRunPorts = perPlatform(
+  (platform: Platform): ChildRunPorts => ({
+    runner: scriptRunner(platform),
+    start: (admitted) => scriptLongRuns(platform).startChild(admitted),
+    executions: createExecutionStore(journalResults(platform)),
+    scripts: createScriptStore(),
+    cancel: (userId, executionId) => runOperations(platform).cancel(userId, executionId),
+  }),
 );
 
 export const scriptLongRuns = perPlatform(

@@ -22,7 +22,13 @@ const ownerOf = (admitted: AdmittedRun) => ({
   ...(admitted.trigger.type === 'flow' && admitted.trigger.source && { flowId: admitted.trigger.source }),
 });
 
-export function createDurableScriptRuns(deps: { engine: DurableEngine; bus: EventPublisher; clock: Clock }) {
+export function createDurableScriptRuns(deps: {
+  engine: DurableEngine;
+  bus: EventPublisher;
+  clock: Clock;
+  /** A child run ended: its parent's wait ends with it (child-runs.ts). */
+  childEnded: (execution: Execution, output: unknown) => Promise<void>;
+}) {
   const { engine, clock } = deps;
 
   const hooks: DurableRunHooks = {
@@ -62,7 +68,8 @@ export function createDurableScriptRuns(deps: { engine: DurableEngine; bus: Even
         },
       });
     },
-    async ended(execution: Execution) {
+    async ended(execution: Execution, output?: unknown) {
+      await deps.childEnded(execution, output);
       // A direct flow recorded its execution as waiting on this run: it settles from the run's record.
       if (execution.trigger.type !== 'flow' || !execution.trigger.source) return;
       await deps.bus.publish({

@@ -42,6 +42,12 @@ export function createLongRuns(deps: LongRunsDeps) {
   return {
     runJob: longRun.runJob,
 
+    /** Starts an admitted child run (`context.invoke`) in the background: its end settles its parent's wait. */
+    async startChild(admitted: AdmittedRun): Promise<void> {
+      await executions.putRunning(admitted.running);
+      await longRun.detach(admitted);
+    },
+
     async execute(request: ExecuteRequest): Promise<ApiRun> {
       const admitted = await deps.runner.admit(request);
       const { running } = admitted;

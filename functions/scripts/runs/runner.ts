@@ -44,6 +44,8 @@ export interface ExecuteRequest {
   trigger: Trigger;
   /** Came in over the API: counted against the manual executions per minute. */
   viaApi?: boolean;
+  /** A child run (`context.invoke`): its parent, the parent's wait it ends, and its depth. */
+  parent?: Required<Pick<Execution, 'parentExecutionId' | 'rootExecutionId' | 'parentWait' | 'depth'>>;
 }
 
 export interface ExecutionResult {
@@ -121,8 +123,8 @@ export interface DurableRunHooks {
   boundExceeded(admitted: AdmittedRun): Promise<ExecutionError | undefined>;
   /** A run that failed: the owner's `platform.execution.failed` event. */
   failed(execution: Execution): Promise<void>;
-  /** A run that had suspended ended (recorded already): whoever waits on it hears of it. */
-  ended(execution: Execution): Promise<void>;
+  /** A run that had suspended, or a child run, ended (recorded already): whoever waits on it hears of it (`output` in full). */
+  ended(execution: Execution, output?: unknown): Promise<void>;
 }
 
 /** The resource name of checkpoints on the resource-call channel (`#` is not a resource name). */
@@ -256,6 +258,7 @@ export function createScriptRunner(deps: {
       ...(config.durable && { durable: true as const }),
       // Kept for rerun and replay while it fits the record with room to spare.
       ...(Buffer.byteLength(inputJson) <= maxStoredInputBytes && { inputJson }),
+      ...request.parent,
     };
     return {
       running,
@@ -366,7 +369,8 @@ export function createScriptRunner(deps: {
         !admitted.resumed && executions.releaseDailyRun(admitted.dailyCounter),
         durable && invocation && durable.finished(admitted, invocation.invocation),
       ]);
-      if (durable && admitted.resumed && background) await durable.ended({ ...ended, status: 'error', error: failureOf(error), finishedAt: clock.nowIso() });
+      if (background && ((durable && admitted.resumed) || running.parentExecutionId))
+        await deps.durable?.ended({ ...ended, status: 'error', error: failureOf(error), finishedAt: clock.nowIso() });
       throw error;
     }
     clearTimeout(runningTimer);
@@ -424,7 +428,7 @@ export function createScriptRunner(deps: {
       },
     });
     if (finished.status !== 'success') await deps.durable?.failed(finished);
-    if (durable && admitted.resumed) await durable.ended(finished);
+    if ((durable && admitted.resumed) || running.parentExecutionId) await deps.durable?.ended(finished, parsed);
     deps.metrics.record('ScriptRuns', 'Count', 1, { status: finished.status });
     deps.metrics.record('ScriptRunCost', 'NoUnit', cost);
     return { execution: finished, ...printedBy(outcome.logs, invocationNumber), output: answeredOutput(parsed, outcome.outputJson) };

@@ -11,13 +11,14 @@ const ExecError = z.object({ code: z.string(), message: z.string(), line: z.numb
 /** A durable run's step or wait (`[]` for runs of other scripts). */
 export const StepView = z.object({
   name: z.string(),
-  type: z.enum(['step', 'wait', 'callback', 'event', 'approval']),
+  type: z.enum(['step', 'wait', 'callback', 'event', 'approval', 'invoke', 'map', 'parallel']),
   status: z.enum(['succeeded', 'failed', 'waiting', 'cancelled']),
   startedAt: IsoDate,
   endedAt: Nullable(IsoDate),
   result: z.unknown().optional(),
   error: ExecError.optional(),
   wakeAt: IsoDate.optional().describe('waits: when the timer or the timeout ends the wait'),
+  childExecutionId: z.string().optional().describe('invoke: the child run'),
 });
 const Steps = z.array(StepView);
 const StepsNextCursor = z
@@ -229,6 +230,8 @@ export const SdkExecution = z.object({
   logLines: LogLines,
   error: Nullable(ExecError),
   createdAt: IsoDate,
+  parentExecutionId: z.string().optional().describe('a child run (`context.invoke`): the run that started it'),
+  rootExecutionId: z.string().optional().describe('a child run: the top-level run of its tree'),
   steps: Steps,
   stepsNextCursor: StepsNextCursor,
 });

@@ -244,6 +244,7 @@ export const sdk = {
     logLines,
     error: execution.error,
     createdAt: execution.createdAt,
+    ...(execution.parentExecutionId && { parentExecutionId: execution.parentExecutionId, rootExecutionId: execution.rootExecutionId }),
     ...stepsOf(execution),
   }),
 

@@ -140,96 +140,254 @@ const checkName = (name) => {
     );
 };
 
+const { maxEntryNameLength, maxBranches, defaultMaxConcurrency } = limits;
+
+/** The error a failed step or branch is recorded with: its own code when it has one. */
+const failureOf = (error) => ({
+  code: typeof error?.code === 'string' && error.code ? error.code.slice(0, limits.maxErrorCodeLength) : codes.stepFailed,
+  message: String(error?.message ?? error).slice(0, limits.maxErrorMessageLength),
+});
+
+/** `{maxConcurrency}` of a map or parallel: at most that many branches run at once (default 10). */
+function concurrencyOf(what, options) {
+  if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options)))
+    throw durableError(codes.invalidArgument, `${what}: options must be an object ({maxConcurrency})`);
+  const max = options?.maxConcurrency ?? defaultMaxConcurrency;
+  if (!Number.isInteger(max) || max < 1 || max > maxBranches)
+    throw durableError(codes.invalidArgument, `${what}: maxConcurrency must be a whole number from 1 to ${maxBranches}`);
+  return max;
+}
+
 /**
  * The step API over the run's journal: stored steps replay, new ones are checkpointed over `call` (the resource-call
- * channel), and a wait not yet ended checkpoints itself and suspends the invocation (`suspended` resolves; the
- * handler's promise is left behind, as AWS's durable SDK leaves it). The journal handed over is bounded: an entry
- * whose result was `held`, or one left out of a `partial` journal, is asked for when the code reaches it.
+ * channel), and a wait not yet ended checkpoints itself and blocks. A block in the handler's own context suspends the
+ * invocation (`suspended` resolves; the handler's promise is left behind, as AWS's durable SDK leaves it); a block in a
+ * branch of a map or parallel frees the branch's place, and the map blocks its own context once each of its started
+ * branches has ended or blocked, so no running step is cut short. The journal handed over is bounded: an entry whose
+ * result was `held`, or one left out of a `partial` journal, is asked for when the code reaches it. Each operation's
+ * context and place are checkpointed with it; a resumed invocation calling another one there fails the run with
+ * DURABLE_NONDETERMINISTIC.
  */
 function createDurableContext({ entries, partial }, call) {
   const used = new Set();
   let suspend;
   const suspended = new Promise((resolve) => (suspend = resolve));
-  const never = () => {
-    suspend();
-    return new Promise(() => undefined);
-  };
-  const claim = async (name) => {
-    checkName(name);
-    if (used.has(name)) throw durableError(codes.nameReused, `the name ${name} is used twice in this run: step and wait names are unique per run`);
-    used.add(name);
-    const entry = Object.hasOwn(entries, name) ? entries[name] : undefined;
-    if (entry?.held || (!entry && partial)) return (await call(protocol.channel, 'entry', { name })).entry ?? undefined;
+  const recorded = new Map();
+  for (const [name, entry] of Object.entries(entries))
+    if (typeof entry.position === 'number') recorded.set(`${entry.context ?? ''}\u0000${entry.position}`, { name, type: entry.type });
+  // The first departure from the journal: the run fails with it, whatever the code does with the error.
+  let departure;
+  const lookUp = async (full) => {
+    const entry = Object.hasOwn(entries, full) ? entries[full] : undefined;
+    if (entry?.held || (!entry && partial)) return (await call(protocol.channel, 'entry', { name: full })).entry ?? undefined;
     return entry;
   };
-  const settled = (entry, name) => {
-    if (entry.status === 'waiting') return never();
-    if (entry.error) throw durableError(entry.error.code, entry.error.message);
-    if (entry.status === 'cancelled') throw durableError(codes.cancelled, `${name} was cancelled`);
-    return entry.result === undefined ? null : JSON.parse(entry.result);
+  const reserve = (full) => {
+    if (full.length > maxEntryNameLength)
+      throw durableError(codes.invalidArgument, `${full}: names with their branch prefixes are at most ${maxEntryNameLength} characters`);
+    if (used.has(full)) throw durableError(codes.nameReused, `the name ${full} is used twice in this run: step and wait names are unique per run`);
+    used.add(full);
   };
-  async function openWait(kind, name, args, afterOpen) {
-    const entry = await claim(name);
-    if (entry) return settled(entry, name);
-    const reply = await call(protocol.channel, 'wait', { kind, name, args });
-    if (afterOpen) await afterOpen(reply);
-    return never();
-  }
-  const api = {
-    async step(name, fn) {
-      const entry = await claim(name);
-      if (typeof fn !== 'function') throw durableError(codes.invalidArgument, `step ${name} needs a function to run`);
-      if (entry) return settled(entry, name);
-      const started = performance.now();
-      let value;
-      try {
-        value = await runningStep.run(name, fn);
-      } catch (error) {
-        const failure = {
-          code: typeof error?.code === 'string' ? error.code.slice(0, limits.maxErrorCodeLength) : codes.stepFailed,
-          message: String(error?.message ?? error).slice(0, limits.maxErrorMessageLength),
-        };
-        await call(protocol.channel, 'step', { name, error: failure, durationMs: performance.now() - started });
-        throw error;
+
+  /** The operations of one context: the handler's (prefix '') or a branch's (`<map name>/<index>/`). */
+  function scope(prefix, block) {
+    let position = 0;
+    const blocked = () => {
+      block();
+      return new Promise(() => undefined);
+    };
+    /** The operation's name in the run, its place, and its entry if the journal has one. */
+    const claim = async (name, type) => {
+      checkName(name);
+      const full = prefix + name;
+      reserve(full);
+      const site = { context: prefix, position: position++ };
+      const expected = recorded.get(`${prefix}\u0000${site.position}`);
+      if (expected && (expected.name !== full || expected.type !== type)) {
+        const actual = { name: full, type };
+        departure ??= Object.assign(
+          durableError(
+            codes.nondeterministic,
+            `the run's journal holds ${expected.type} ${expected.name} at this place, but the code called ${type} ${full}: the code changed the order or kind of its operations since the run started`,
+          ),
+          { details: { expected, actual } },
+        );
+        throw departure;
       }
-      const refused = unstorable(value);
+      return { full, site, entry: await lookUp(full) };
+    };
+    const settled = (entry, name) => {
+      if (entry.status === 'waiting') return blocked();
+      if (entry.error) throw durableError(entry.error.code, entry.error.message);
+      if (entry.status === 'cancelled') throw durableError('CANCELLED', `${name} was cancelled`);
+      return entry.result === undefined ? null : JSON.parse(entry.result);
+    };
+    async function openWait(kind, name, args, afterOpen) {
+      const { full, site, entry } = await claim(name, kind);
+      if (entry) return settled(entry, full);
+      const reply = await call(protocol.channel, 'wait', { kind, name: full, args, ...site });
+      if (afterOpen) await afterOpen(reply);
+      return blocked();
+    }
+
+    /** Runs `count` branches, at most `maxConcurrency` at once; their results in input order. */
+    async function fanOut(type, name, count, runBranch, maxConcurrency) {
+      const { full, site, entry } = await claim(name, type);
+      if (entry) return settled(entry, full);
+      const results = new Array(count).fill(null);
+      const failures = new Map();
+      let next = 0;
+      let active = 0;
+      let parked = 0;
+      await new Promise((resolve) => {
+        let over = false;
+        const settle = () => {
+          if (over || active > 0 || (next < count && failures.size === 0)) return;
+          over = true;
+          // AWS's default (all must succeed): a failure starts no further branch; blocked ones stay behind.
+          if (failures.size === 0 && parked > 0) blocked();
+          else resolve();
+        };
+        const launch = () => {
+          while (active < maxConcurrency && next < count && failures.size === 0) start(next++);
+          settle();
+        };
+        const start = (index) => {
+          active += 1;
+          let isParked = false;
+          const branch = scope(`${full}/${index}/`, () => {
+            if (isParked) return;
+            isParked = true;
+            active -= 1;
+            parked += 1;
+            launch();
+          });
+          const own = `${full}/${index}`;
+          (async () => {
+            reserve(own);
+            const stored = await lookUp(own);
+            if (stored && stored.status !== 'waiting') {
+              if (stored.error) failures.set(index, stored.error);
+              else results[index] = stored.result === undefined ? null : JSON.parse(stored.result);
+              return;
+            }
+            let value;
+            try {
+              value = await runBranch(branch.api, index);
+              const refused = unstorable(value);
+              if (refused) throw refused;
+            } catch (error) {
+              if (departure) return failures.set(index, departure);
+              const recorded = await call(protocol.channel, 'step', { name: own, error: failureOf(error) });
+              failures.set(index, recorded.error ?? failureOf(error));
+              return;
+            }
+            const kept = await call(protocol.channel, 'step', { name: own, result: value ?? null });
+            results[index] = JSON.parse(kept.result);
+          })()
+            .catch((error) => failures.set(index, departure ?? failureOf(error)))
+            .finally(() => {
+              if (isParked) parked -= 1;
+              else active -= 1;
+              isParked = true;
+              launch();
+            });
+        };
+        launch();
+      });
+      if (departure) throw departure;
+      if (failures.size > 0) {
+        const first = failures.get(Math.min(...failures.keys()));
+        const kept = await call(protocol.channel, 'step', { name: full, type, ...site, error: { code: first.code, message: first.message } });
+        throw durableError(kept.error?.code ?? first.code, kept.error?.message ?? first.message);
+      }
+      const refused = unstorable(results);
       if (refused) throw refused;
-      const stored = await call(protocol.channel, 'step', { name, result: value ?? null, durationMs: performance.now() - started });
-      return JSON.parse(stored.result);
-    },
-    async wait(name, duration) {
-      checkName(name);
-      return openWait('wait', name, { duration: durationSeconds('wait duration', duration) });
-    },
-    async waitForCallback(name, submitter, options = {}) {
-      checkName(name);
-      if (typeof submitter !== 'function')
-        throw durableError(codes.invalidArgument, `waitForCallback ${name} needs a submitter(callbackId, callbackUrl) function`);
-      const args = options.timeout === undefined ? {} : { timeout: durationSeconds('timeout', options.timeout) };
-      return openWait('callback', name, args, (reply) => submitter(reply.callbackId, reply.callbackUrl));
-    },
-    /** Resolves with `{decision, by, comment, decidedAt}`: a reject is an answer; only the timeout throws (TIMEOUT). */
-    async waitForApproval(name, options = {}) {
-      checkName(name);
-      const { approvers, message, timeout } = options ?? {};
-      return openWait('approval', name, {
-        ...(approvers !== undefined && { approvers: Array.isArray(approvers) ? approvers : [approvers] }),
-        ...(message !== undefined && { message }),
-        ...(timeout !== undefined && { timeout: durationSeconds('timeout', timeout) }),
-      });
-    },
-    /** Resolves with the first of the run user's events of `eventType` that meets `conditions`. */
-    async waitForEvent(name, options = {}) {
-      checkName(name);
-      const { eventType, conditions, timeout } = options ?? {};
-      return openWait('event', name, {
-        eventType,
-        ...(conditions !== undefined && { conditions }),
-        ...(timeout !== undefined && { timeout: durationSeconds('timeout', timeout) }),
-      });
-    },
-  };
-  return { api, suspended, openWait };
+      const kept = await call(protocol.channel, 'step', { name: full, type, ...site, result: results });
+      return JSON.parse(kept.result);
+    }
+
+    const api = {
+      async step(name, fn) {
+        const { full, site, entry } = await claim(name, 'step');
+        if (typeof fn !== 'function') throw durableError(codes.invalidArgument, `step ${name} needs a function to run`);
+        if (entry) return settled(entry, full);
+        const started = performance.now();
+        let value;
+        try {
+          value = await runningStep.run(full, fn);
+        } catch (error) {
+          await call(protocol.channel, 'step', { name: full, ...site, error: failureOf(error), durationMs: performance.now() - started });
+          throw error;
+        }
+        const refused = unstorable(value);
+        if (refused) throw refused;
+        const stored = await call(protocol.channel, 'step', { name: full, ...site, result: value ?? null, durationMs: performance.now() - started });
+        return JSON.parse(stored.result);
+      },
+      async wait(name, duration) {
+        checkName(name);
+        return openWait('wait', name, { duration: durationSeconds('wait duration', duration) });
+      },
+      async waitForCallback(name, submitter, options = {}) {
+        checkName(name);
+        if (typeof submitter !== 'function')
+          throw durableError(codes.invalidArgument, `waitForCallback ${name} needs a submitter(callbackId, callbackUrl) function`);
+        const args = options.timeout === undefined ? {} : { timeout: durationSeconds('timeout', options.timeout) };
+        return openWait('callback', name, args, (reply) => submitter(reply.callbackId, reply.callbackUrl));
+      },
+      /** Resolves with `{decision, by, comment, decidedAt}`: a reject is an answer; only the timeout throws (TIMEOUT). */
+      async waitForApproval(name, options = {}) {
+        checkName(name);
+        const { approvers, message, timeout } = options ?? {};
+        return openWait('approval', name, {
+          ...(approvers !== undefined && { approvers: Array.isArray(approvers) ? approvers : [approvers] }),
+          ...(message !== undefined && { message }),
+          ...(timeout !== undefined && { timeout: durationSeconds('timeout', timeout) }),
+        });
+      },
+      /** Resolves with the first of the run user's events of `eventType` that meets `conditions`. */
+      async waitForEvent(name, options = {}) {
+        checkName(name);
+        const { eventType, conditions, timeout } = options ?? {};
+        return openWait('event', name, {
+          eventType,
+          ...(conditions !== undefined && { conditions }),
+          ...(timeout !== undefined && { timeout: durationSeconds('timeout', timeout) }),
+        });
+      },
+      /** Runs another script (id or name) as a child run and resolves with its result; its error is thrown with its code. */
+      async invoke(name, script, data, options = {}) {
+        checkName(name);
+        if (typeof script !== 'string' || script.length === 0 || script.length > 200)
+          throw durableError(codes.invalidArgument, `invoke ${name} needs the script's id or name (1 to 200 characters)`);
+        const { timeout } = options ?? {};
+        return openWait('invoke', name, { script, data: data ?? null, ...(timeout !== undefined && { timeout: durationSeconds('timeout', timeout) }) });
+      },
+      /** `fn(branchContext, item, index)` for each item, at most `maxConcurrency` at once; the results in input order. */
+      async map(name, items, fn, options) {
+        checkName(name);
+        if (!Array.isArray(items)) throw durableError(codes.invalidArgument, `map ${name} needs an array of items`);
+        if (items.length > maxBranches) throw durableError(codes.invalidArgument, `map ${name}: at most ${maxBranches} items, not ${items.length}`);
+        if (typeof fn !== 'function') throw durableError(codes.invalidArgument, `map ${name} needs a function(branchContext, item, index)`);
+        const max = concurrencyOf(`map ${name}`, options);
+        return fanOut('map', name, items.length, (branch, index) => fn(branch, items[index], index), max);
+      },
+      /** Each `fn(branchContext)` at most `maxConcurrency` at once; the results in input order. */
+      async parallel(name, fns, options) {
+        checkName(name);
+        if (!Array.isArray(fns) || fns.some((fn) => typeof fn !== 'function'))
+          throw durableError(codes.invalidArgument, `parallel ${name} needs an array of functions(branchContext)`);
+        if (fns.length > maxBranches) throw durableError(codes.invalidArgument, `parallel ${name}: at most ${maxBranches} branches, not ${fns.length}`);
+        const max = concurrencyOf(`parallel ${name}`, options);
+        return fanOut('parallel', name, fns.length, (branch, index) => fns[index](branch), max);
+      },
+    };
+    return { api };
+  }
+
+  const root = scope('', suspend);
+  return { api: root.api, suspended, departure: () => departure };
 }
 
 /** Line of the first stack frame inside the user's script. */
@@ -300,6 +458,9 @@ async function invoke(handler, capture, event, context, scriptFile, call) {
   const duration = performance.now() - started;
   const { lines, overflow } = capture.end();
   const base = { duration, logs: lines };
+  // A resumed run whose code left its journal's order fails with that, whatever the code did with the error.
+  const departed = steps?.departure();
+  if (departed && !overflow) return { ...base, status: 'error', output: 'null', error: { code: departed.code, message: departed.message } };
   if (value === suspendedRun && !overflow) return { ...base, status: 'suspended', output: 'null', error: null };
   if (overflow)
     return { ...base, status: 'error', output: 'null', error: { code: 'LOG_LIMIT_EXCEEDED', message: `the script printed more than ${maxLogBytes} bytes` } };

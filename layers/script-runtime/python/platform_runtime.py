@@ -6,9 +6,15 @@ import io
 import json
 import os
 import sys
+import threading
 import time
 import traceback
 import types
+from concurrent.futures import ThreadPoolExecutor
+
+# One frame at a time on the platform channel: branches of a map run in threads, and print, resource calls and
+# checkpoints share the channel.
+_channel_lock = threading.RLock()
 
 # Lambda's synchronous response limit.
 MAX_RESPONSE_BYTES = 6 * 1024 * 1024
@@ -54,7 +60,11 @@ class Resources:
     """`resources['name'].method(params)` or `resources.name.method(params)`; calls are synchronous."""
 
     def __init__(self, call):
-        self._call = call
+        def serialized(*args):
+            with _channel_lock:
+                return call(*args)
+
+        self._call = serialized
 
     def __getitem__(self, name):
         return _Resource(self._call, name)
@@ -101,13 +111,15 @@ class _Capture(io.TextIOBase):
         if self.bytes > MAX_LOG_BYTES:
             self.overflow = True
         else:
-            *complete, self._partial = (self._partial + text).split('\n')
             step = _running_step.get()
-            for text_of_line in complete:
-                line = _line(text_of_line, step)
-                self.completed.append(line)
-                if self._on_line:
-                    self._on_line(line)
+            # Branches of a map or parallel print from threads: one line at a time reaches the channel.
+            with _channel_lock:
+                *complete, self._partial = (self._partial + text).split('\n')
+                for text_of_line in complete:
+                    line = _line(text_of_line, step)
+                    self.completed.append(line)
+                    if self._on_line:
+                        self._on_line(line)
         return len(text)
 
     def lines(self):
@@ -168,27 +180,102 @@ def _storable(value):
     return value
 
 
-class DurableSteps:
-    """context.step / context.wait / context.wait_for_callback over the run's journal: stored steps replay, new ones
-    are checkpointed over `call` (the resource-call channel), a wait not yet ended checkpoints itself and raises
-    _Suspended, which ends the invocation."""
+MAX_ENTRY_NAME_LENGTH = _LIMITS['maxEntryNameLength']
+MAX_BRANCHES = _LIMITS['maxBranches']
+DEFAULT_MAX_CONCURRENCY = _LIMITS['defaultMaxConcurrency']
+
+
+def _failure_of(error):
+    """The error a failed step or branch is recorded with: its own code when it has one."""
+    code = getattr(error, 'code', None)
+    return {
+        'code': code[: _LIMITS['maxErrorCodeLength']] if isinstance(code, str) and code else _CODES['stepFailed'],
+        'message': str(error)[: _LIMITS['maxErrorMessageLength']],
+    }
+
+
+def _concurrency(what, options, max_concurrency):
+    """At most this many branches of a map or parallel run at once (default 10)."""
+    if options is not None and not isinstance(options, dict):
+        raise DurableError(_CODES['invalidArgument'], f'{what}: options must be a dict ({{"maxConcurrency": n}})')
+    value = max_concurrency if max_concurrency is not None else (options or {}).get('maxConcurrency', DEFAULT_MAX_CONCURRENCY)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or value > MAX_BRANCHES:
+        raise DurableError(_CODES['invalidArgument'], f'{what}: max_concurrency must be a whole number from 1 to {MAX_BRANCHES}')
+    return value
+
+
+class _RunJournal:
+    """What the contexts of one invocation share: the journal handed over, the names used, the checkpoint channel
+    (one call at a time: branches run in threads), and the first departure from the journal's order, which the run
+    fails with whatever the code does with the error."""
 
     def __init__(self, journal, call):
-        self._entries = journal.get('entries') or {}
-        self._partial = bool(journal.get('partial'))
+        self.entries = journal.get('entries') or {}
+        self.partial = bool(journal.get('partial'))
         self._call = call
         self._used = set()
+        self._lock = threading.Lock()
+        self.recorded = {
+            (entry.get('context') or '', entry['position']): {'name': name, 'type': entry.get('type')}
+            for name, entry in self.entries.items()
+            if isinstance(entry.get('position'), int)
+        }
+        self.departure = None
 
-    def _claim(self, name):
+    def call(self, method, params):
+        with _channel_lock:
+            return self._call(DURABLE_CHANNEL, method, params)
+
+    def reserve(self, full):
+        if len(full) > MAX_ENTRY_NAME_LENGTH:
+            raise DurableError(_CODES['invalidArgument'], f'{full}: names with their branch prefixes are at most {MAX_ENTRY_NAME_LENGTH} characters')
+        with self._lock:
+            if full in self._used:
+                raise DurableError(_CODES['nameReused'], f'the name {full} is used twice in this run: step and wait names are unique per run')
+            self._used.add(full)
+
+    def look_up(self, full):
         """The entry of that name: from the journal handed over, or (held back or left out of it) asked for."""
-        _check_name(name)
-        if name in self._used:
-            raise DurableError(_CODES['nameReused'], f'the name {name} is used twice in this run: step and wait names are unique per run')
-        self._used.add(name)
-        entry = self._entries.get(name)
-        if (entry and entry.get('held')) or (entry is None and self._partial):
-            return self._call(DURABLE_CHANNEL, 'entry', {'name': name}).get('entry')
+        entry = self.entries.get(full)
+        if (entry and entry.get('held')) or (entry is None and self.partial):
+            return self.call('entry', {'name': full}).get('entry')
         return entry
+
+
+class DurableSteps:
+    """The step API of one context (the handler's, or a branch's of a map or parallel, its names prefixed
+    `<name>/<index>/`) over the run's journal: stored steps replay, new ones are checkpointed over `call` (the
+    resource-call channel), a wait not yet ended checkpoints itself and raises _Suspended. In the handler's context
+    that ends the invocation; in a branch it ends the branch, and its map raises it once every branch has ended or
+    waits. Each operation's context and place are checkpointed with it: a resumed invocation calling another one
+    there fails the run with DURABLE_NONDETERMINISTIC."""
+
+    def __init__(self, journal, call, prefix='', shared=None):
+        self._run = shared or _RunJournal(journal, call)
+        self._prefix = prefix
+        self._position = 0
+
+    def departure(self):
+        return self._run.departure
+
+    def _claim(self, name, kind):
+        _check_name(name)
+        full = self._prefix + name
+        self._run.reserve(full)
+        site = {'context': self._prefix, 'position': self._position}
+        self._position += 1
+        expected = self._run.recorded.get((self._prefix, site['position']))
+        if expected and (expected['name'] != full or expected['type'] != kind):
+            error = DurableError(
+                _CODES['nondeterministic'],
+                f"the run's journal holds {expected['type']} {expected['name']} at this place, but the code called {kind} {full}: "
+                'the code changed the order or kind of its operations since the run started',
+            )
+            error.details = {'expected': expected, 'actual': {'name': full, 'type': kind}}
+            if self._run.departure is None:
+                self._run.departure = error
+            raise self._run.departure
+        return full, site, self._run.look_up(full)
 
     def _settled(self, entry, name):
         if entry['status'] == 'waiting':
@@ -200,35 +287,30 @@ class DurableSteps:
         return json.loads(entry['result']) if 'result' in entry else None
 
     def _open_wait(self, kind, name, args, after_open=None):
-        entry = self._claim(name)
+        full, site, entry = self._claim(name, kind)
         if entry:
-            return self._settled(entry, name)
-        reply = self._call(DURABLE_CHANNEL, 'wait', {'kind': kind, 'name': name, 'args': args})
+            return self._settled(entry, full)
+        reply = self._run.call('wait', {'kind': kind, 'name': full, 'args': args, **site})
         if after_open:
             after_open(reply)
         raise _Suspended()
 
     def step(self, name, fn):
-        entry = self._claim(name)
+        full, site, entry = self._claim(name, 'step')
         if not callable(fn):
             raise DurableError(_CODES['invalidArgument'], f'step {name} needs a function to run')
         if entry:
-            return self._settled(entry, name)
+            return self._settled(entry, full)
         started = time.perf_counter()
-        token = _running_step.set(name)
+        token = _running_step.set(full)
         try:
             value = fn()
         except Exception as error:
-            code = getattr(error, 'code', None)
-            failure = {
-                'code': code[: _LIMITS['maxErrorCodeLength']] if isinstance(code, str) and code else _CODES['stepFailed'],
-                'message': str(error)[: _LIMITS['maxErrorMessageLength']],
-            }
-            self._call(DURABLE_CHANNEL, 'step', {'name': name, 'error': failure, 'durationMs': (time.perf_counter() - started) * 1000})
+            self._run.call('step', {'name': full, **site, 'error': _failure_of(error), 'durationMs': (time.perf_counter() - started) * 1000})
             raise
         finally:
             _running_step.reset(token)
-        stored = self._call(DURABLE_CHANNEL, 'step', {'name': name, 'result': _storable(value), 'durationMs': (time.perf_counter() - started) * 1000})
+        stored = self._run.call('step', {'name': full, **site, 'result': _storable(value), 'durationMs': (time.perf_counter() - started) * 1000})
         return json.loads(stored['result'])
 
     def wait(self, name, **duration):
@@ -266,6 +348,89 @@ class DurableSteps:
         if timeout is not None:
             args['timeout'] = _duration_seconds('timeout', timeout if isinstance(timeout, dict) else {'seconds': timeout})
         return self._open_wait('event', name, args)
+
+    def invoke(self, name, script, data=None, timeout=None):
+        """Runs another script (id or name) as a child run and returns its result; its error is raised with its code."""
+        _check_name(name)
+        if not isinstance(script, str) or not script or len(script) > 200:
+            raise DurableError(_CODES['invalidArgument'], f"invoke {name} needs the script's id or name (1 to 200 characters)")
+        args = {'script': script, 'data': data}
+        if timeout is not None:
+            args['timeout'] = _duration_seconds('timeout', timeout if isinstance(timeout, dict) else {'seconds': timeout})
+        return self._open_wait('invoke', name, args)
+
+    def map(self, name, items, fn, options=None, max_concurrency=None):
+        """fn(branch_context, item, index) for each item, at most max_concurrency at once; the results in input order."""
+        _check_name(name)
+        if not isinstance(items, (list, tuple)):
+            raise DurableError(_CODES['invalidArgument'], f'map {name} needs a list of items')
+        if len(items) > MAX_BRANCHES:
+            raise DurableError(_CODES['invalidArgument'], f'map {name}: at most {MAX_BRANCHES} items, not {len(items)}')
+        if not callable(fn):
+            raise DurableError(_CODES['invalidArgument'], f'map {name} needs a function(branch_context, item, index)')
+        limit = _concurrency(f'map {name}', options, max_concurrency)
+        return self._fan_out('map', name, len(items), lambda branch, index: fn(branch, items[index], index), limit)
+
+    def parallel(self, name, fns, options=None, max_concurrency=None):
+        """Each fn(branch_context), at most max_concurrency at once; the results in input order."""
+        _check_name(name)
+        if not isinstance(fns, (list, tuple)) or not all(callable(fn) for fn in fns):
+            raise DurableError(_CODES['invalidArgument'], f'parallel {name} needs a list of functions(branch_context)')
+        if len(fns) > MAX_BRANCHES:
+            raise DurableError(_CODES['invalidArgument'], f'parallel {name}: at most {MAX_BRANCHES} branches, not {len(fns)}')
+        limit = _concurrency(f'parallel {name}', options, max_concurrency)
+        return self._fan_out('parallel', name, len(fns), lambda branch, index: fns[index](branch), limit)
+
+    def _fan_out(self, kind, name, count, run_branch, limit):
+        """Runs the branches in up to `limit` threads; AWS's default: a failure starts no further branch."""
+        full, site, entry = self._claim(name, kind)
+        if entry:
+            return self._settled(entry, full)
+        results = [None] * count
+        failures = {}
+        parked = []
+
+        def branch(index):
+            if failures:
+                return
+            own = f'{full}/{index}'
+            self._run.reserve(own)
+            stored = self._run.look_up(own)
+            if stored and stored['status'] != 'waiting':
+                if stored.get('error'):
+                    failures[index] = stored['error']
+                else:
+                    results[index] = json.loads(stored['result']) if 'result' in stored else None
+                return
+            try:
+                value = _storable(run_branch(DurableSteps(None, None, f'{own}/', self._run), index))
+            except _Suspended:
+                parked.append(index)
+                return
+            except Exception as error:
+                if self._run.departure is not None:
+                    failures[index] = {'code': self._run.departure.code, 'message': str(self._run.departure)}
+                    return
+                kept = self._run.call('step', {'name': own, 'error': _failure_of(error)})
+                failures[index] = kept.get('error') or _failure_of(error)
+                return
+            kept = self._run.call('step', {'name': own, 'result': value})
+            results[index] = json.loads(kept['result'])
+
+        with ThreadPoolExecutor(max_workers=limit) as pool:
+            for future in [pool.submit(branch, index) for index in range(count)]:
+                future.result()
+        if self._run.departure is not None:
+            raise self._run.departure
+        if failures:
+            first = failures[min(failures)]
+            kept = self._run.call('step', {'name': full, 'type': kind, **site, 'error': {'code': first['code'], 'message': first['message']}})
+            recorded = kept.get('error') or first
+            raise DurableError(recorded['code'], recorded['message'])
+        if parked:
+            raise _Suspended()
+        kept = self._run.call('step', {'name': full, 'type': kind, **site, 'result': _storable(results)})
+        return json.loads(kept['result'])
 
 
 def describe(code, error, script_path):
@@ -330,6 +495,7 @@ def invoke(handler, event, context, script_path, on_line=None, call=None):
     started = time.perf_counter()
     value, thrown, suspended = None, None, False
     plain = {key: item for key, item in context.items() if key != 'durable'}
+    steps = None
     if context.get('durable') is not None:
         steps = DurableSteps(context['durable'].get('journal') or {}, call)
         plain.update(
@@ -338,6 +504,9 @@ def invoke(handler, event, context, script_path, on_line=None, call=None):
             wait_for_callback=steps.wait_for_callback,
             wait_for_approval=steps.wait_for_approval,
             wait_for_event=steps.wait_for_event,
+            invoke=steps.invoke,
+            map=steps.map,
+            parallel=steps.parallel,
         )
     try:
         value = handler(event, Context(plain))
@@ -352,6 +521,10 @@ def invoke(handler, event, context, script_path, on_line=None, call=None):
     finally:
         sys.stdout, sys.stderr = saved
     base = {'duration': (time.perf_counter() - started) * 1000, 'logs': capture.lines()}
+    # A resumed run whose code left its journal's order fails with that, whatever the code did with the error.
+    departed = steps.departure() if steps else None
+    if departed is not None and not capture.overflow:
+        return {**base, 'status': 'error', 'output': 'null', 'error': {'code': departed.code, 'message': str(departed)}}
     if suspended and not capture.overflow:
         return {**base, 'status': 'suspended', 'output': 'null', 'error': None}
     if capture.overflow:

@@ -27,7 +27,7 @@ def value_of(returns):
 def call(name, method, params):
     if name != platform_runtime.DURABLE_CHANNEL:
         raise ProgramError('RESOURCE_NOT_ALLOWED', name)
-    checkpoints.append({'method': method, 'params': {key: item for key, item in params.items() if key != 'durationMs'}})
+    checkpoints.append({'method': method, 'params': {key: item for key, item in params.items() if key not in ('durationMs', 'context', 'position')}})
     if method == 'step':
         return {'result': None if 'error' in params else json.dumps(params.get('result')), 'error': params.get('error')}
     if method == 'entry':
