@@ -2,7 +2,8 @@
 // flow's execution (the flows area's), and replay's filter names a script or a flow, so they are composed here, above
 // both. The flows' composition loads on the first operation on a flow's run: the scripts area's handlers that serve
 // these routes do not carry it at import.
-import { runOperations } from '#functions/app/scripts/wiring.js';
+import { type Platform, perPlatform } from '#functions/app/platform.js';
+import { runOperations, runsReader } from '#functions/app/scripts/wiring.js';
 import { NotFoundError } from '#platform/errors.js';
 
 export interface ReplayRequest {
@@ -13,7 +14,13 @@ export interface ReplayRequest {
   to?: string;
 }
 
-const flowRunOperations = async () => (await import('#functions/app/flows/wiring.js')).flowRunOperations();
+const flowsWiring = () => import('#functions/app/flows/wiring.js');
+const flowRunOperations = async () => (await flowsWiring()).flowRunOperations();
+
+/** Every run of the caller from the one record; an owner's first read brings in the runs their flows kept before it. */
+export const runs = perPlatform((platform: Platform) =>
+  runsReader(platform, async (userId) => (await flowsWiring()).flowRunMigration(platform).migrate(userId)),
+);
 
 /** Asks the scripts area first; an execution id it does not know as the caller's may be one of the caller's flows' executions. */
 async function scriptRunOr<T>(executionId: string, asScriptRun: () => Promise<T>, asFlowRun: () => Promise<T>): Promise<T> {

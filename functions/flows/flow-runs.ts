@@ -10,7 +10,8 @@ import { type ExecutionStore, type KeptResult, storedTrigger } from './execution
 import type { Executor } from './executor.js';
 import { flowPausedType, flowRetryType, flowSchedule, retryName } from './internal-events.js';
 import { type ExecutionResult, type FlowItem, flowLimits, retryDelaysMs, scriptFailuresToPause } from './model.js';
-import type { FlowScriptRunner } from './ports.js';
+import type { FlowRunRecords, FlowScriptRunner } from './ports.js';
+import { flowRunEnd, flowRunRecord, startedFlowRun } from './run-records.js';
 import type { FlowRef, FlowStore } from './store.js';
 
 export interface RunTrigger {
@@ -42,6 +43,8 @@ export interface AdmittedFlowRun {
 export interface FlowRunsDeps {
   flows: FlowStore;
   executions: ExecutionStore;
+  /** The platform's one run record, beside the flow's own ring of its last 100. */
+  records: FlowRunRecords;
   executor: Executor;
   /** The end of a durable script run a waiting execution waits on. */
   scripts: Pick<FlowScriptRunner, 'ended'>;
@@ -164,6 +167,7 @@ export function createFlowRuns(deps: FlowRunsDeps) {
       ...(ended.status !== 'success' && { error: ended.error ?? { code: 'SCRIPT_ERROR', message: 'the script ended with error' } }),
     };
     if (!(await deps.executions.settle(flowId, kept, result))) return true;
+    await deps.records.end(result.executionId, flowRunEnd(result));
     const flow = await flows.get(flowId);
     const stored = kept.trigger;
     if (flow && stored) {
@@ -183,6 +187,7 @@ export function createFlowRuns(deps: FlowRunsDeps) {
   async function finish(admitted: AdmittedFlowRun): Promise<ExecutionResult> {
     const { flow, executionId, startedAt, trigger, invocation = 1 } = admitted;
     const { invocation: _invocation, ...payload } = admitted;
+    if (invocation === 1) await deps.records.put(startedFlowRun(flow, executionId, startedAt, trigger));
     const result = await deps.executor.execute({
       flow,
       executionId,
@@ -198,6 +203,7 @@ export function createFlowRuns(deps: FlowRunsDeps) {
       );
     const kept: KeptResult = { result, executionNumber: flow.executionCount, trigger: storedTrigger(trigger) };
     // Cancelled while this invocation ran: the cancellation stands.
+    if (!(await deps.records.put(flowRunRecord(flow, result, trigger)))) return result;
     if (!(await deps.executions.putResult(flow, flow.executionCount, result, kept.trigger))) return result;
     if (result.status !== 'waiting') {
       await applyPolicy(flow, trigger, result);

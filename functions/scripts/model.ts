@@ -1,5 +1,6 @@
 // The scripts area's records as stored, and the published script limits.
 import type { ExecutionError, StepView } from '../durable/api.js';
+import type { RunLineage } from './runs/run-record.js';
 
 export type { ExecutionError, StepView };
 
@@ -161,8 +162,10 @@ export interface Trigger {
   event?: unknown;
 }
 
-export interface Execution {
+export interface Execution extends RunLineage {
   executionId: string;
+  /** Records written before kinds have none: every one of them is a script run. */
+  kind?: 'script';
   scriptId: string;
   /** Who the run belongs to: the owner, or a user who installed the script. */
   userId: string;

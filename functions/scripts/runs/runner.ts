@@ -24,6 +24,7 @@ import type { VersionCode } from '../authoring/version-code.js';
 import { answeredOutput, storedLogs, storedOutput } from './stored-run.js';
 import type { ScriptSettings } from '../settings.js';
 import { maxDurableInputBytes } from '../../durable/api.js';
+import { type RunOrigin, lineageOf } from './run-record.js';
 
 export interface ExecuteRequest {
   scriptId: string;
@@ -33,6 +34,11 @@ export interface ExecuteRequest {
   trigger: Trigger;
   /** Came in over the API: counted against the manual executions per minute. */
   viaApi?: boolean;
+  /** The run that starts this one as its child (a flow run for its script run), and the top of that run's tree. */
+  parentExecutionId?: string;
+  rootExecutionId?: string;
+  /** The run a rerun or replay was made from. */
+  origin?: RunOrigin;
 }
 
 export interface ExecutionResult {
@@ -215,8 +221,15 @@ export function createScriptRunner(deps: {
       await executions.releaseDailyRun(dailyCounter);
       throw new ValidationError('data', `${Buffer.byteLength(inputJson)} bytes`, `a durable run's data is at most ${maxDurableInputBytes} bytes of JSON`);
     }
+    const executionId = newId('exe');
+    const parent = request.parentExecutionId
+      ? { parentExecutionId: request.parentExecutionId, rootExecutionId: request.rootExecutionId ?? request.parentExecutionId }
+      : undefined;
     const running: Execution = {
-      executionId: newId('exe'),
+      executionId,
+      kind: 'script',
+      ...lineageOf(executionId, parent),
+      ...(request.origin && { origin: request.origin }),
       scriptId: script.scriptId,
       userId: request.userId,
       scriptUser: `${script.scriptId}#${request.userId}`,
