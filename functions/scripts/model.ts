@@ -220,12 +220,6 @@ export const runSummaryFields = [
 export type RunSummary = Pick<Execution, (typeof runSummaryFields)[number]>;
 
 /**
- * On the platform bus: a durable run a flow started ended after it had suspended (the flow recorded its execution as
- * waiting), detail `{flowId, executionId}` (the script's run). The flows area takes it to settle the flow's execution.
- */
-export const durableFlowRunEndedType = 'platform.durable_flow_run_ended';
-
-/**
  * How a run reads: one still `running` past `runningUntil` lost its process (a Lambda killed, a restart) and timed out.
  * Not a durable run: its invocation's watchdog continues it in a new one, which then writes a new `runningUntil`.
  */

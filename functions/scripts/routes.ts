@@ -496,8 +496,12 @@ export const scriptRoutes = defineRoutes('scripts', {
   },
 });
 
-/** Operating runs: cancel, re-run, replay, and the ends of waits on callbacks (functions/durable/). */
-const operate: Tables = { ...run, scriptSteps: 'write', scriptExecutionLogs: 'read' };
+/**
+ * Operating runs: cancel, re-run, replay, and the ends of waits on callbacks (functions/durable/). A flow's script run
+ * that had suspended settles its waiting flow run where it ends (functions/app/run-tree.ts): the flow's ring, its
+ * running places, retries and pause.
+ */
+const operate: Tables = { ...run, scriptSteps: 'write', scriptExecutionLogs: 'read', flows: 'write', flowExecutions: 'write' };
 const operations: Pick<RouteSpec, 'tables' | 'uses' | 'scopes'> = { tables: operate, uses: ['scheduler', 'eventBus', 'scriptPackages'], scopes: execute };
 /**
  * An execution id may name a flow's execution: it is found through its lookup item in flowExecutions; the owner's

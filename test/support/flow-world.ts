@@ -123,6 +123,7 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     caller,
     flows,
     executions,
+    records,
     handle: (detail: Record<string, unknown>) => pipeline!.handle(detail),
     event: (text: string) => pipeline!.handle({ id: newId('evt'), type: 'chatapp.message', source: 'chatapp', userId: caller.userId, content: { text } }),
     eventFlow: (executionType: 'llm' | 'direct') =>

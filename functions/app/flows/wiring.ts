@@ -16,6 +16,7 @@ import { createToolCatalog } from '#functions/flows/tools.js';
 import { type FlowLongRuns, createFlowLongRuns } from '#functions/flows/long-runs.js';
 import { type FlowRunOperations, createFlowRunOperations } from '#functions/flows/run-operations.js';
 import { type FlowRunMigration, createFlowRunMigration } from '#functions/flows/run-records.js';
+import { scriptRunEnd } from '#functions/flows/run-policy.js';
 
 /**
  * Direct flows and script tools run through the scripts area's runner, with trigger type `flow` (a run waits there
@@ -47,15 +48,7 @@ export const flowScriptRunner = perPlatform((platform: Platform): FlowScriptRunn
     },
     async ended(executionId) {
       const run = await scripts.scriptRun(executionId);
-      if (!run || run.status === 'running' || run.status === 'waiting') return undefined;
-      return {
-        executionId,
-        status: run.status === 'success' ? 'success' : 'error',
-        output: run.output,
-        error: run.error && { code: run.error.code, message: run.error.message },
-        cost: run.cost,
-        finishedAt: run.finishedAt ?? clock.nowIso(),
-      };
+      return run && scriptRunEnd(run, clock.nowIso());
     },
   };
 });
@@ -151,6 +144,7 @@ export const flowRunOperations = perPlatform(
     createFlowRunOperations({
       flows: createFlowStore(),
       executions: createExecutionStore(),
+      records: scriptsApi(platform).flowRunRecords,
       durable: durableFlowRuns(platform),
       publisher: platform.eventBus,
       clock: platform.clock,

@@ -15,6 +15,7 @@ import { type DependencyService, createDependencyService } from '#functions/scri
 import { createNpmInstallerFunction } from '#functions/scripts/packages/installer-function.js';
 import { type Deployer, createDeployer } from '#functions/scripts/runs/deployer.js';
 import { createExecutionStore } from '#functions/scripts/runs/execution-store.js';
+import { settleParentRun } from '#functions/app/run-tree.js';
 import { type RunStore, createRunStore } from '#functions/scripts/runs/run-store.js';
 import { type Runs, createRuns } from '#functions/scripts/runs/runs.js';
 import { type Insights, createInsights } from '#functions/scripts/views/insights.js';
@@ -167,7 +168,14 @@ const durableParts = perPlatform((platform: Platform) => {
   });
   const executions = createExecutionStore(journalResults(platform));
   const runner = () => scriptRunner(platform);
-  const hooks = createDurableScriptRuns({ engine, executions, runner, bus, clock });
+  const hooks = createDurableScriptRuns({
+    engine,
+    executions,
+    runner,
+    bus,
+    parentEnded: (execution) => settleParentRun(platform, scriptsApi(platform).flowRunRecords, execution),
+    clock,
+  });
   const operations = createRunOperations({ engine, journal, callbacks, executions, runner, access: scriptAccess(), ended: hooks.ended, clock });
   return { engine, callbacks, hooks, operations };
 });
