@@ -9,7 +9,6 @@ import { flowTargetNeeds } from './flows/routes.js';
 import type { BusConsumer, ServiceEventConsumer } from './platform/route.js';
 import { buildStateFunction } from './templates/routes.js';
 import { durableWakeType } from './durable/api.js';
-import { durableFlowRunEndedType } from './scripts/model.js';
 import { durableWakeFunction } from './scripts/routes.js';
 
 const triggerPipelineHandler = 'functions/app/handlers/deliver-event.ts';
@@ -37,11 +36,11 @@ export const busConsumers: BusConsumer[] = [
   // firings have a rule of their own.
   {
     name: 'runFlows',
-    summary: "Runs time flows' schedule firings and flow retries coming due and replays, and settles flow executions that waited on a durable run",
+    summary: "Runs time flows' schedule firings and flow retries coming due and replays",
     handler: triggerPipelineHandler,
     sourcePrefix: 'platform.',
     userEvents: false,
-    internalTypes: [flowScheduleType, flowRetryType, flowReplayType, durableFlowRunEndedType],
+    internalTypes: [flowScheduleType, flowRetryType, flowReplayType],
     localConcurrency: 1000,
     ...flowTargetNeeds,
     // One flow run of at most 300 s.

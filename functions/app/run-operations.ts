@@ -1,9 +1,9 @@
 // The run operations span two areas: an execution id names a script's run (the scripts area's run operations) or a
-// flow's execution (the flows area's), and replay's filter names a script or a flow, so they are composed here, above
-// both. The flows' composition loads on the first operation on a flow's run: the scripts area's handlers that serve
+// flow's run (the flows area's), as the one run record's `kind` says, and replay's filter names a script or a flow, so
+// they are composed here, above both. The flows' composition loads on the first operation on a flow's run: the scripts area's handlers that serve
 // these routes do not carry it at import.
-import { runOperations } from '#functions/app/scripts/wiring.js';
-import { NotFoundError } from '#platform/errors.js';
+import { type Platform, perPlatform } from '#functions/app/platform.js';
+import { runOperations, runsReader } from '#functions/app/scripts/wiring.js';
 
 export interface ReplayRequest {
   scriptId?: string;
@@ -13,20 +13,23 @@ export interface ReplayRequest {
   to?: string;
 }
 
-const flowRunOperations = async () => (await import('#functions/app/flows/wiring.js')).flowRunOperations();
+const flowsWiring = () => import('#functions/app/flows/wiring.js');
+const flowRunOperations = async () => (await flowsWiring()).flowRunOperations();
 
-/** Asks the scripts area first; an execution id it does not know as the caller's may be one of the caller's flows' executions. */
-async function scriptRunOr<T>(executionId: string, asScriptRun: () => Promise<T>, asFlowRun: () => Promise<T>): Promise<T> {
-  try {
-    return await asScriptRun();
-  } catch (error) {
-    if (!(error instanceof NotFoundError && error.details?.executionId === executionId)) throw error;
-    return asFlowRun();
-  }
+/** Every run of the caller from the one record; an owner's first read brings in the runs their flows kept before it. */
+export const runs = perPlatform((platform: Platform) =>
+  runsReader(platform, async (userId) => (await flowsWiring()).flowRunMigration(platform).migrate(userId)),
+);
+
+/** The caller's run by its record's kind (another user's, or an unknown id, is NOT_FOUND). */
+async function byKind<T>(userId: string, executionId: string, asScriptRun: () => Promise<T>, asFlowRun: () => Promise<T>): Promise<T> {
+  const run = await runs().owned(userId, executionId);
+  return run.kind === 'flow' ? asFlowRun() : asScriptRun();
 }
 
 export const cancelRun = (userId: string, executionId: string): Promise<void> =>
-  scriptRunOr(
+  byKind(
+    userId,
     executionId,
     async () => void (await runOperations().cancel(userId, executionId)),
     async () => void (await (await flowRunOperations()).cancel(userId, executionId)),
@@ -34,7 +37,8 @@ export const cancelRun = (userId: string, executionId: string): Promise<void> =>
 
 /** The new execution's id. */
 export const rerunRun = (userId: string, executionId: string, fromStep?: string): Promise<string> =>
-  scriptRunOr(
+  byKind(
+    userId,
     executionId,
     () => runOperations().rerun(userId, executionId, fromStep),
     async () => (await flowRunOperations()).rerun(userId, executionId, fromStep),

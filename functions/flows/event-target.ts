@@ -4,7 +4,6 @@
 // or event never runs a flow twice: events and retries are claimed in the pipeline's ledger, schedule minutes by
 // the run's first write on the flow (FlowStore.startRun).
 import { type Candidate, type TargetDelivery, type TargetKind, emptyReport } from '#functions/events/api.js';
-import { durableFlowRunEndedType } from '#functions/scripts/model.js';
 import { firingIsDue } from '#platform/cron.js';
 import { compileFlowConditions } from './conditions.js';
 import type { ExecutionStore, StoredTrigger } from './execution-store.js';
@@ -16,7 +15,7 @@ import type { FlowRef, FlowStore } from './store.js';
 export interface FlowEventTargetDeps {
   flows: Pick<FlowStore, 'activeForEvent'>;
   executions: Pick<ExecutionStore, 'getRetry' | 'deleteRetry'>;
-  runs: Pick<FlowRuns, 'run' | 'scriptRunEnded'>;
+  runs: Pick<FlowRuns, 'run'>;
 }
 
 /** The flow is gone, paused, or the firing already ran: nothing to run. */
@@ -61,14 +60,6 @@ export function createFlowEventTarget(deps: FlowEventTargetDeps): TargetKind {
               firing: scheduledTime,
             }),
           ]);
-        },
-      },
-      /** A direct flow's waiting execution settles once its durable script run ends (settled once: no ledger claim). */
-      [durableFlowRunEndedType]: {
-        source: 'scripts',
-        async handle(detail) {
-          await deps.runs.scriptRunEnded({ flowId: String(detail.flowId), userId: String(detail.userId) }, String(detail.executionId));
-          return emptyReport();
         },
       },
       /** A replayed or re-run execution runs under the id the operation answered, claimed once in the ledger. */

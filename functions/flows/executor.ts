@@ -78,11 +78,15 @@ export function createExecutor(deps: ExecutorDeps) {
     }
   }
 
-  async function direct({ flow, data, eventType }: RunInput, deadlineMs: number): Promise<Outcome> {
+  async function direct({ flow, executionId, data, eventType }: RunInput, deadlineMs: number): Promise<Outcome> {
     if (!flow.scriptId) return failed('NO_SCRIPT', 'this direct flow names no script');
     const waits: string[] = [];
     try {
-      const run = await runScript({ scriptId: flow.scriptId, userId: flow.userId, data, flowId: flow.flowId, eventType }, deadlineMs, waits);
+      const run = await runScript(
+        { scriptId: flow.scriptId, userId: flow.userId, data, flowId: flow.flowId, eventType, parent: { parentExecutionId: executionId } },
+        deadlineMs,
+        waits,
+      );
       const logs = [...waits, `script ${flow.scriptId} execution ${run.executionId}: ${run.status}${run.noOp ? ' (no-op)' : ''}`, ...run.logs];
       if (run.status === 'success') return { status: 'success', result: run.output, logs, cost: run.cost };
       // A durable script suspended: the execution waits for the run's end (FlowRuns.settle).

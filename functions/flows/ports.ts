@@ -1,5 +1,6 @@
 // What the flows area needs from the outside, as narrow ports: a language model with tool calling, the tools
 // a flow's owner may use, the script runner, and the stores (store.ts, execution-store.ts).
+import type { FlowRunEnd, StoredFlowRun } from '#functions/scripts/api.js';
 
 /** A function the model may call; `parameters` is a JSON Schema object. */
 export interface ToolDefinition {
@@ -57,7 +58,15 @@ export interface FlowScriptRunner {
   /** May the user run it: their own script or one they installed. */
   canRun(userId: string, scriptId: string): Promise<boolean>;
   /** `waiting`: a durable script suspended; its end comes later (`ended`). */
-  run(request: { scriptId: string; userId: string; data: unknown; flowId: string; eventType?: string }): Promise<ScriptRunOutcome>;
+  /** With `parentExecutionId` (the flow run), the script run is that run's child. */
+  run(request: {
+    scriptId: string;
+    userId: string;
+    data: unknown;
+    flowId: string;
+    eventType?: string;
+    parent?: { parentExecutionId: string };
+  }): Promise<ScriptRunOutcome>;
   /** The end of a run that had suspended: undefined while it runs or waits, or for an unknown run. */
   ended(executionId: string): Promise<(Omit<ScriptRunOutcome, 'status' | 'noOp' | 'logs'> & { status: 'success' | 'error'; finishedAt: string }) | undefined>;
 }
@@ -95,4 +104,13 @@ export interface DurableFlowRuns {
   cancel(executionId: string): Promise<boolean>;
   /** Gives run `toExecutionId`, before it starts, the ended steps of `fromExecutionId` before `fromStep` (VALIDATION_ERROR without such a step). */
   reuseSteps(fromExecutionId: string, toExecutionId: string, fromStep: string): Promise<void>;
+}
+
+/** The platform's one run record (the scripts area's run table): a flow run as it starts and ends, and the runs rings kept before it. */
+export interface FlowRunRecords {
+  /** False when the run was cancelled meanwhile: the cancellation stands. */
+  put(run: StoredFlowRun): Promise<boolean>;
+  /** A running or waiting run's end, once: false when it had ended. */
+  end(executionId: string, end: FlowRunEnd): Promise<boolean>;
+  putMigrated(runs: StoredFlowRun[]): Promise<void>;
 }

@@ -9,10 +9,8 @@ import {
   CreateEventFlowInput,
   CreateTimeFlowInput,
   DeletedFlow,
-  ExecutionHistory,
   ExecutionResultOutput,
   FlowOutput,
-  ListExecutionsInput,
   PausedFlow,
   ResumedFlow,
   SearchFlowsInput,
@@ -138,17 +136,6 @@ export const flowRoutes = defineRoutes('flows', {
       output: RunningRun,
       description: 'the run goes on past the run wait (about 25 s): its result appears in getFlow `executionResults` and in GET /api/sdk/v1/executions',
     },
-  },
-  listExecutions: {
-    method: 'GET',
-    path: '/api/sdk/v1/executions',
-    auth: 'apiKey',
-    summary: "The caller's runs across scripts and flows, newest first",
-    description:
-      "Every run of the caller's scripts (including runs of scripts they installed) and of their flows, newest first, filtered by status, trigger, scriptId, flowId and a date range (days in UTC or ISO instants). Runs are kept 90 days; a flow keeps its last 100. Follow one run with getExecution.",
-    input: ListExecutionsInput,
-    output: ExecutionHistory,
-    tables: { scriptExecutions: 'read', flows: 'read', flowExecutions: 'read' },
   },
 });
 

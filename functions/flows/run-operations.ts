@@ -4,13 +4,15 @@
 // anyone else gets NOT_FOUND. A re-run or replay is a new execution started on the bus, so the flow's 10 concurrent
 // places and its daily limit hold: one that finds the places taken is delivered again later.
 import type { Clock } from '#platform/clock.js';
+import { cancelledCode } from '#functions/scripts/api.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { newId } from '#platform/ids.js';
 import type { EventPublisher } from '#platform/ports.js';
 import type { ExecutionStore, KeptResult } from './execution-store.js';
 import { flowReplayType } from './internal-events.js';
 import type { ExecutionResult, ExecutionStatus } from './model.js';
-import type { DurableFlowRuns } from './ports.js';
+import type { DurableFlowRuns, FlowRunRecords } from './ports.js';
+import { flowRunEnd } from './run-records.js';
 import type { FlowStore } from './store.js';
 
 /** At most this many executions per replay call. */
@@ -24,8 +26,6 @@ const statusOf: Record<string, ExecutionStatus> = {
   timeout: 'failed',
   cancelled: 'failed',
 };
-/** A cancelled execution is recorded as failed with this code (the flows' statuses have no `cancelled`). */
-const cancelledCode = 'CANCELLED';
 /** The caller's flows indexed at once. */
 const flowsAtOnce = 10;
 
@@ -39,6 +39,7 @@ export interface FlowReplayFilter {
 export function createFlowRunOperations(deps: {
   flows: Pick<FlowStore, 'get' | 'listByUser' | 'getOwner' | 'markExecutionsIndexed'>;
   executions: Pick<ExecutionStore, 'findKept' | 'putLookups' | 'listKept' | 'settle'>;
+  records: Pick<FlowRunRecords, 'end'>;
   durable: Pick<DurableFlowRuns, 'cancel' | 'reuseSteps'>;
   publisher: EventPublisher;
   clock: Clock;
@@ -115,7 +116,7 @@ export function createFlowRunOperations(deps: {
         logs: [...result.logs, 'the run was cancelled by its user'].slice(0, 200),
         error: { code: cancelledCode, message: 'the run was cancelled by its user' },
       };
-      await executions.settle(flowId, kept, cancelled);
+      if (await executions.settle(flowId, kept, cancelled)) await deps.records.end(executionId, flowRunEnd(cancelled));
       return cancelled;
     },
 

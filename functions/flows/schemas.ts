@@ -2,8 +2,7 @@
 import * as z from 'zod';
 import { documentConditionTree } from '#functions/events/api.js';
 import { SubscribableEventType } from '#platform/event-types.js';
-import { dateRange, ordered, orderedRange } from '#functions/scripts/schemas.js';
-import { CostUsd, DurationMs, IsoDate, componentRef, pagination } from '#platform/schemas.js';
+import { CostUsd, DurationMs, IsoDate, componentRef } from '#platform/schemas.js';
 import { flowDialect } from './conditions.js';
 import { executionTypes, flowLimits, flowScopes, flowStatuses } from './model.js';
 
@@ -216,39 +215,3 @@ const VariantBItem = z.object({
 });
 /** Variant A's `data`; variant B answers an array of VariantBItem with `meta {total, limit, offset}` beside `data`. */
 export const SearchFlowsOutput = z.union([z.object({ count: z.number(), flows: z.array(z.union([SummaryItem, MinimalItem])) }), z.array(VariantBItem)]);
-
-const HistoryStatus = z.enum(['running', 'waiting', 'success', 'failed']);
-const HistoryTrigger = z.enum(['manual', 'event', 'schedule', 'webhook', 'flow']);
-
-/** GET /api/sdk/v1/executions: filters of the run history; dates are days (UTC) or instants. */
-export const ListExecutionsInput = z
-  .strictObject({
-    status: HistoryStatus.optional(),
-    trigger: HistoryTrigger.optional(),
-    scriptId: ScriptId.optional(),
-    flowId: FlowId.optional(),
-    ...dateRange,
-    ...pagination(20),
-  })
-  .refine(ordered, orderedRange);
-
-export const ExecutionHistory = z.object({
-  executions: z.array(
-    z.object({
-      executionId: z.string(),
-      kind: z.enum(['script', 'flow']).describe('script: one run of a script (with trigger flow when a direct flow ran it); flow: one run of a flow'),
-      scriptId: z.string().nullable(),
-      flowId: z.string().nullable(),
-      status: HistoryStatus,
-      trigger: HistoryTrigger,
-      source: z.string().nullable().describe('the subscription, schedule, webhook or flow that started the run'),
-      startedAt: IsoDate,
-      duration: DurationMs,
-      cost: CostUsd,
-      error: z.object({ code: z.string(), message: z.string() }).nullable(),
-    }),
-  ),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
-});

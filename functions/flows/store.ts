@@ -20,6 +20,8 @@ export interface OwnerCounters {
    * flow, or once the results of flows from before lookups existed have theirs (flows/run-operations.ts).
    */
   executionsIndexed?: boolean;
+  /** Every run the owner's flows kept in their rings is in the one run record too (run-records.ts): set with the owner's first flow, or once they were brought in. */
+  runsMigrated?: boolean;
 }
 
 /** A flow as a firing names it: the run starts only if the flow still belongs to that user. */
@@ -100,7 +102,7 @@ export function createFlowStore() {
             condition: 'createdDay = :day AND createdOnDay < :perDay AND flowCount < :flows',
             values: { ':day': day, ':one': 1, ':flows': limits.flows, ':perDay': limits.perDay },
           };
-      const set = [counting.set, firstFlow ? 'executionsIndexed = :indexed' : ''].filter(Boolean).join(', ');
+      const set = [counting.set, firstFlow ? 'executionsIndexed = :indexed, runsMigrated = :indexed' : ''].filter(Boolean).join(', ');
       const owner = {
         UpdateExpression: `${set ? `SET ${set} ` : ''}ADD flowCount :one, ${startsDay ? '' : 'createdOnDay :one, '}revision :one`,
         ConditionExpression: firstFlow ? `${counting.condition} AND (attribute_not_exists(flowCount) OR flowCount = :none)` : counting.condition,
@@ -132,6 +134,16 @@ export function createFlowStore() {
           Key: { userId },
           UpdateExpression: 'SET executionsIndexed = :indexed',
           ExpressionAttributeValues: { ':indexed': true },
+        }),
+      )),
+
+    markRunsMigrated: async (userId: string) =>
+      void (await db.send(
+        new UpdateCommand({
+          TableName: owners(),
+          Key: { userId },
+          UpdateExpression: 'SET runsMigrated = :migrated',
+          ExpressionAttributeValues: { ':migrated': true },
         }),
       )),
 

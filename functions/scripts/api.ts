@@ -5,6 +5,7 @@ import type { Clock } from '#platform/clock.js';
 import { AppError } from '#platform/errors.js';
 import { type Execution, type Installation, type RunSummary, settledRun } from './model.js';
 import type { ExecutionStore } from './runs/execution-store.js';
+import type { RunStore } from './runs/run-store.js';
 import type { ExecuteRequest, ExecutionResult, ScriptRunner } from './runs/runner.js';
 import type { ScriptAccess } from './runs/script-access.js';
 import type { ScriptService } from './service.js';
@@ -14,6 +15,7 @@ import { type DurableContext, runDurably } from '../durable/api.js';
 import type { RunOperations } from './durable/operations.js';
 
 export type { ExecuteRequest, ExecutionResult } from './runs/runner.js';
+export { cancelledCode, lineageOf, type FlowRunEnd, type RunOrigin, type StoredFlowRun } from './runs/run-record.js';
 
 export interface ScriptsApiDeps {
   runner: ScriptRunner;
@@ -23,13 +25,17 @@ export interface ScriptsApiDeps {
   operations: RunOperations;
   store: ScriptStore;
   executions: ExecutionStore;
+  records: RunStore;
   clock: Clock;
 }
 
 export type ScriptsApi = ReturnType<typeof createScriptsApi>;
 
-export function createScriptsApi({ runner, access, service, engine, operations, store, executions, clock }: ScriptsApiDeps) {
+export function createScriptsApi({ runner, access, service, engine, operations, store, executions, records, clock }: ScriptsApiDeps) {
   return {
+    /** Flows' runs in the one run record: as each starts, ends or is cancelled, and those their rings kept before it. */
+    flowRunRecords: { put: records.putFlowRun, end: records.endFlowRun, putMigrated: records.putMigrated },
+
     runScript: (request: ExecuteRequest): Promise<ExecutionResult> => runner.execute(request),
 
     /** Who owns the script and whether it has an active version; undefined for an unknown script. */

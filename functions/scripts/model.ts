@@ -1,5 +1,6 @@
 // The scripts area's records as stored, and the published script limits.
 import type { ExecutionError, StepView } from '../durable/api.js';
+import type { RunLineage } from './runs/run-record.js';
 
 export type { ExecutionError, StepView };
 
@@ -162,8 +163,10 @@ export interface Trigger {
   event?: unknown;
 }
 
-export interface Execution {
+export interface Execution extends RunLineage {
   executionId: string;
+  /** Records written before kinds have none: every one of them is a script run. */
+  kind?: 'script';
   scriptId: string;
   /** Who the run belongs to: the owner, or a user who installed the script. */
   userId: string;
@@ -234,12 +237,6 @@ export const runSummaryFields = [
 ] as const satisfies readonly (keyof Execution)[];
 
 export type RunSummary = Pick<Execution, (typeof runSummaryFields)[number]>;
-
-/**
- * On the platform bus: a durable run a flow started ended after it had suspended (the flow recorded its execution as
- * waiting), detail `{flowId, executionId}` (the script's run). The flows area takes it to settle the flow's execution.
- */
-export const durableFlowRunEndedType = 'platform.durable_flow_run_ended';
 
 /**
  * How a run reads: one still `running` past `runningUntil` lost its process (a Lambda killed, a restart) and timed out.

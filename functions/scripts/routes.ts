@@ -4,6 +4,7 @@ import { Review, ReviewList } from '#functions/reviews/schemas.js';
 import { resourceRoutes } from '#functions/resources/routes.js';
 import { type FunctionSpec, type RouteSpec, type TableAccess, defineRoutes } from '#platform/route.js';
 import { Message, RunningRun } from '#platform/schemas.js';
+import { scopes } from '#platform/scopes.js';
 import type { TableName } from '../tables.js';
 import * as out from './views/outputs.js';
 import * as input from './schemas.js';
@@ -495,8 +496,12 @@ export const scriptRoutes = defineRoutes('scripts', {
   },
 });
 
-/** Operating runs: cancel, re-run, replay, and the ends of waits on callbacks (functions/durable/). */
-const operate: Tables = { ...run, scriptSteps: 'write', scriptExecutionLogs: 'read' };
+/**
+ * Operating runs: cancel, re-run, replay, and the ends of waits on callbacks (functions/durable/). A flow's script run
+ * that had suspended settles its waiting flow run where it ends (functions/app/run-tree.ts): the flow's ring, its
+ * running places, retries and pause.
+ */
+const operate: Tables = { ...run, scriptSteps: 'write', scriptExecutionLogs: 'read', flows: 'write', flowExecutions: 'write' };
 const operations: Pick<RouteSpec, 'tables' | 'uses' | 'scopes'> = { tables: operate, uses: ['scheduler', 'eventBus', 'scriptPackages'], scopes: execute };
 /**
  * An execution id may name a flow's execution: it is found through its lookup item in flowExecutions; the owner's
@@ -506,8 +511,41 @@ const flowRunById: Tables = { flows: 'read', flowOwners: 'write', flowExecutions
 /** Replay by flowId reads the flow and its kept executions. */
 const flowRunsOfFlow: Tables = { flows: 'read', flowExecutions: 'read' };
 const executionPath = (suffix: string) => `/api/sdk/v1/executions/{executionId}${suffix}`;
+/**
+ * Reading runs of both kinds: the run table, a script run's logs and a durable run's journal (results past an item's
+ * share in the script-packages bucket); an owner's first read brings the runs their flows kept before the one record
+ * into it (reads the flows and their rings, marks the owner in flowOwners).
+ */
+const readRuns: Pick<RouteSpec, 'tables' | 'uses' | 'scopes'> = {
+  tables: { scriptExecutions: 'write', scriptExecutionLogs: 'read', scriptSteps: 'read', flows: 'read', flowOwners: 'write', flowExecutions: 'read' },
+  uses: ['scriptPackages'],
+  scopes: [scopes.scriptsRead, scopes.scriptsManage, scopes.flowsRead, scopes.flowsManage],
+};
 
 export const runRoutes = defineRoutes('scripts', {
+  listExecutions: {
+    method: 'GET',
+    path: '/api/sdk/v1/executions',
+    auth: 'apiKey',
+    summary: "The caller's runs of scripts and flows, newest first",
+    description:
+      'Every run the caller owns (runs of their scripts, of scripts they installed, and of their flows), newest first, filtered by kind, status (any word of the SDK, REST or flows: `success` is `completed`, `error` is `failed`), trigger, scriptId, flowId and a time range (`from`/`to` or `startDate`/`endDate`: days in UTC or ISO instants). ' +
+      "A flow's script run is listed as that flow run's child (`parentExecutionId`). Runs are kept 90 days. Read one run whole with GET /api/sdk/v1/executions/{executionId}.",
+    input: input.ListRunsInput,
+    output: out.RunList,
+    ...readRuns,
+  },
+  getRun: {
+    method: 'GET',
+    path: executionPath(''),
+    auth: 'apiKey',
+    summary: 'One run of the caller, of a script or of a flow: its record with steps and logs',
+    description:
+      "Any run the caller owns; another user's run, or an unknown id, is NOT_FOUND. A durable run's steps come a page at a time (`stepsLimit`, `stepsCursor`, as getExecution).",
+    input: input.GetRunInput,
+    output: out.RunRecord,
+    ...readRuns,
+  },
   cancelExecution: {
     method: 'POST',
     path: executionPath('/cancel'),

@@ -5,6 +5,7 @@ import { reviewFields } from '#functions/reviews/schemas.js';
 import { IsoDate, JsonObject, OpaqueId, pagination } from '#platform/schemas.js';
 import { Semver, isSemver } from '#platform/semver.js';
 import { keyPathPattern, maxKeyPathLength } from './runs/concurrency-key.js';
+import { runKinds, statusWords } from './runs/run-record.js';
 import { concurrencyScopes, limits, marketplaceCategories, maxPackageBytes, pricingModels, runtimeLabels, triggerTypes } from './model.js';
 
 const ScriptId = OpaqueId;
@@ -188,6 +189,25 @@ const StepsPaging = {
     .describe('the `stepsNextCursor` of the previous answer: the steps after those it held'),
 };
 export const GetExecutionInput = z.strictObject({ executionId: ExecutionId, ...StepsPaging });
+/** GET /api/sdk/v1/executions/{executionId}: any run of the caller, of a script or of a flow. */
+export const GetRunInput = GetExecutionInput;
+/** The largest `offset` of the runs list: past it a page would read more runs than a request may. */
+export const maxRunsOffset = 10_000;
+/** GET /api/sdk/v1/executions: filters of the runs list; every status word of every vocabulary; dates are days (UTC) or instants. */
+export const ListRunsInput = z
+  .strictObject({
+    kind: z.enum(runKinds).optional(),
+    status: z.enum(Object.keys(statusWords) as [string, ...string[]]).optional(),
+    trigger: z.enum(triggerTypes).optional(),
+    scriptId: ScriptId.optional(),
+    flowId: OpaqueId.optional(),
+    ...dateRange,
+    from: DateBound(false).optional().describe('the same as startDate'),
+    to: DateBound(true).optional().describe('the same as endDate'),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    offset: z.coerce.number().int().min(0).max(maxRunsOffset).default(0),
+  })
+  .refine((query) => ordered({ startDate: query.from ?? query.startDate, endDate: query.to ?? query.endDate }), orderedRange);
 /** Long-poll bounds of following a run's logs: API Gateway stops waiting at 30 s. */
 export const maxFollowWaitSeconds = 20;
 export const FollowLogsInput = z.strictObject({

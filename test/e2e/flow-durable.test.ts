@@ -59,12 +59,12 @@ describe('direct flows with a durable script', () => {
     const settled = await executionWith(flow.id, 'success');
     expect(settled).toMatchObject({ executionId, result: { seen: flow.id, done: true } });
     const scriptRun = (await history(flow.id)).find((item) => item.kind === 'script')!;
-    expect(scriptRun).toMatchObject({ status: 'success' });
+    expect(scriptRun).toMatchObject({ status: 'completed', parentExecutionId: executionId, rootExecutionId: executionId });
     expect(scriptRun.cost).toBeGreaterThan(0);
     expect(settled.cost).toBe(Math.round(scriptRun.cost * 1e6) / 1e6);
     expect(settled.duration).toBeGreaterThanOrEqual(2000);
     expect(settled.error).toBeUndefined();
-    expect((await history(flow.id)).find((item) => item.kind === 'flow')).toMatchObject({ executionId, status: 'success' });
+    expect((await history(flow.id)).find((item) => item.kind === 'flow')).toMatchObject({ executionId, status: 'completed' });
   });
 
   it('an event flow waits while its script waits, then records the failure of the run', async () => {

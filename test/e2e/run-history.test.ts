@@ -40,7 +40,7 @@ describe('run history', () => {
     expect(items.map((item) => item.startedAt)).toEqual([...items.map((item) => item.startedAt)].sort().reverse());
     expect(items).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ kind: 'script', scriptId, flowId: null, trigger: 'manual', status: 'success', duration: expect.any(Number) }),
+        expect.objectContaining({ kind: 'script', scriptId, flowId: null, trigger: 'manual', status: 'completed', duration: expect.any(Number) }),
         expect.objectContaining({
           kind: 'script',
           scriptId: failingId,
@@ -48,9 +48,14 @@ describe('run history', () => {
           error: expect.objectContaining({ message: expect.stringContaining('boom') }),
         }),
         expect.objectContaining({ kind: 'script', scriptId, flowId, trigger: 'flow', source: flowId }),
-        expect.objectContaining({ kind: 'flow', flowId, scriptId, trigger: 'schedule', status: 'success' }),
+        expect.objectContaining({ kind: 'flow', flowId, scriptId, trigger: 'manual', status: 'completed', parentExecutionId: null }),
       ]),
     );
+    // A flow's script run is the flow run's child, in the flow run's tree.
+    const flowRun = items.find((item) => item.kind === 'flow')!;
+    const scriptRun = items.find((item) => item.trigger === 'flow')!;
+    expect(flowRun.rootExecutionId).toBe(flowRun.executionId);
+    expect(scriptRun).toMatchObject({ parentExecutionId: flowRun.executionId, rootExecutionId: flowRun.executionId });
   });
 
   it('filters by status, trigger, script, flow and date range, and pages', async () => {
@@ -63,7 +68,7 @@ describe('run history', () => {
     const page = await history(owner, '?limit=1&offset=1');
     // Assess
     expect(failed.body.data.executions.map((item: any) => item.scriptId)).toEqual([failingId]);
-    expect(manual.body.data.total).toBe(2);
+    expect(manual.body.data.total).toBe(3);
     expect(ofFlow.body.data.executions.map((item: any) => item.kind).sort()).toEqual(['flow', 'script']);
     expect(ofScript.body.data.total).toBe(1);
     expect(future.body.data).toMatchObject({ total: 0, executions: [] });

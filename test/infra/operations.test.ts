@@ -6,7 +6,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { busConsumers } from '../../functions/consumers.js';
 import { scheduleFiringType, webhookDeliveryType } from '../../functions/events/internal-events.js';
 import { flowReplayType, flowRetryType, flowScheduleType } from '../../functions/flows/internal-events.js';
-import { durableFlowRunEndedType } from '../../functions/scripts/model.js';
 import { busEnvelope, matchesRule, rulePattern } from '../../functions/platform/bus-envelope.js';
 import type { Route } from '../../functions/platform/route.js';
 import { deployedRoutes, routes } from '../../functions/routes.js';
@@ -160,7 +159,6 @@ describe('infra: bus rules carry only the events their consumer handles', () => 
     expect(matchesRule(flows, delivered(flowScheduleType, 'scheduler'))).toBe(true);
     expect(matchesRule(flows, delivered(flowRetryType, 'scheduler'))).toBe(true);
     expect(matchesRule(flows, delivered(flowReplayType, 'flows'))).toBe(true);
-    expect(matchesRule(flows, delivered(durableFlowRunEndedType, 'scripts'))).toBe(true);
     expect(matchesRule(flows, delivered(scheduleFiringType, 'scheduler'))).toBe(false);
     expect(matchesRule(flows, delivered(webhookDeliveryType, 'script-webhook'))).toBe(false);
   });
@@ -175,23 +173,13 @@ describe('infra: bus rules carry only the events their consumer handles', () => 
       [flowScheduleType, 'scheduler'],
       [flowRetryType, 'scheduler'],
       [flowReplayType, 'flows'],
-      [durableFlowRunEndedType, 'scripts'],
     ] as const;
     // Act
     const takers = types.map(([type, source]) =>
       busConsumers.filter((candidate) => matchesRule(rulePattern(candidate), delivered(type, source))).map((c) => c.name),
     );
     // Assess
-    expect(takers).toEqual([
-      ['dispatchEvent'],
-      ['dispatchEvent'],
-      ['dispatchEvent'],
-      ['dispatchEvent'],
-      ['runFlows'],
-      ['runFlows'],
-      ['runFlows'],
-      ['runFlows'],
-    ]);
+    expect(takers).toEqual([['dispatchEvent'], ['dispatchEvent'], ['dispatchEvent'], ['dispatchEvent'], ['runFlows'], ['runFlows'], ['runFlows']]);
     expect(busConsumers.filter((candidate) => candidate.userEvents).map((candidate) => candidate.name)).toEqual(['dispatchEvent']);
   });
 });

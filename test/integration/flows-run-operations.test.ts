@@ -36,6 +36,7 @@ describe('flows: cancel of a run', () => {
     const operations = createFlowRunOperations({
       flows: w.flows,
       executions: w.executions,
+      records: w.records,
       durable: { cancel: async () => true, reuseSteps: async () => undefined },
       publisher: { publish: async () => ({ eventId: 'evt' }) },
       clock: w.clock,
@@ -68,6 +69,7 @@ describe('flows: finding a run by id', () => {
     const operations = createFlowRunOperations({
       flows: w.flows,
       executions: w.executions,
+      records: w.records,
       durable: { cancel: async () => true, reuseSteps: async () => undefined },
       publisher: { publish: async (event) => (published.push(event), { eventId: 'evt' }) },
       clock: w.clock,

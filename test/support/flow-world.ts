@@ -15,6 +15,8 @@ import type { FlowScriptRunner } from '../../functions/flows/ports.js';
 import { createFlowEventTarget } from '../../functions/flows/event-target.js';
 import { createFlowService } from '../../functions/flows/service.js';
 import { createFlowStore } from '../../functions/flows/store.js';
+import { createFileBlobStore } from '../../functions/adapters/local/file-blob-store.js';
+import { createRunStore } from '../../functions/scripts/runs/run-store.js';
 import { newId } from '../../functions/platform/ids.js';
 import type { PlatformEventInput } from '../../functions/platform/ports.js';
 import { recordingMetrics } from './metrics.js';
@@ -85,7 +87,9 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     deadline: () => ({ expired: new Promise<void>((expire) => deadlines.push(expire)), clear: () => undefined }),
     wait: async () => undefined,
   });
-  const runs = createFlowRuns({ flows, executions, executor, scripts, scheduler, publisher: { publish: bus }, limiter: memoryRateLimiter(), clock });
+  const runStore = createRunStore(() => createFileBlobStore('scripts'));
+  const records = { put: runStore.putFlowRun, end: runStore.endFlowRun, putMigrated: runStore.putMigrated };
+  const runs = createFlowRuns({ flows, executions, records, executor, scripts, scheduler, publisher: { publish: bus }, limiter: memoryRateLimiter(), clock });
   const ledger = createDeliveryStore(clock);
   // The trigger pipeline with the event-flow kind only: these tests run no subscriptions.
   pipeline = createTriggerPipeline({
@@ -119,6 +123,7 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     caller,
     flows,
     executions,
+    records,
     handle: (detail: Record<string, unknown>) => pipeline!.handle(detail),
     event: (text: string) => pipeline!.handle({ id: newId('evt'), type: 'chatapp.message', source: 'chatapp', userId: caller.userId, content: { text } }),
     eventFlow: (executionType: 'llm' | 'direct') =>

@@ -23,7 +23,9 @@ beforeAll(async () => {
     tsPreCompilationDeps: true,
     doNotFollow: { path: 'node_modules' },
     validate: true,
-    ruleSet: { forbidden: [{ name: 'no-circular', severity: 'error', from: {}, to: { circular: true } }] },
+    // A dynamic import() loads on first use, not at import: it is how a composition reaches one built after it (the
+    // engine's `invoke` kind and the scripts' runner), so only static imports may not go round.
+    ruleSet: { forbidden: [{ name: 'no-circular', severity: 'error', from: {}, to: { circular: true, viaOnly: { dependencyTypesNot: ['dynamic-import'] } } }] },
   });
   graph = result.output as ICruiseResult;
 });

@@ -432,14 +432,38 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's runs across scripts and flows, newest first
-         * @description Every run of the caller's scripts (including runs of scripts they installed) and of their flows, newest first, filtered by status, trigger, scriptId, flowId and a date range (days in UTC or ISO instants). Runs are kept 90 days; a flow keeps its last 100. Follow one run with getExecution.
+         * The caller's runs of scripts and flows, newest first
+         * @description Every run the caller owns (runs of their scripts, of scripts they installed, and of their flows), newest first, filtered by kind, status (any word of the SDK, REST or flows: `success` is `completed`, `error` is `failed`), trigger, scriptId, flowId and a time range (`from`/`to` or `startDate`/`endDate`: days in UTC or ISO instants). A flow's script run is listed as that flow run's child (`parentExecutionId`). Runs are kept 90 days. Read one run whole with GET /api/sdk/v1/executions/{executionId}.
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
-         *     Required scope: `*` or `flows:read` or `flows:manage`.
+         *     Required scope: `*` or `scripts:read` or `scripts:manage` or `flows:read` or `flows:manage`.
          */
         get: operations["listExecutions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sdk/v1/executions/{executionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One run of the caller, of a script or of a flow: its record with steps and logs
+         * @description Any run the caller owns; another user's run, or an unknown id, is NOT_FOUND. A durable run's steps come a page at a time (`stepsLimit`, `stepsCursor`, as getExecution).
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:read` or `scripts:manage` or `flows:read` or `flows:manage`.
+         */
+        get: operations["getRun"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6787,11 +6811,14 @@ export interface operations {
             query?: {
                 endDate?: string;
                 flowId?: string;
+                from?: string;
+                kind?: "script" | "flow";
                 limit?: number;
                 offset?: number;
                 scriptId?: string;
                 startDate?: string;
-                status?: "running" | "waiting" | "success" | "failed";
+                status?: "queued" | "running" | "waiting" | "completed" | "success" | "failed" | "error" | "cancelled" | "timeout";
+                to?: string;
                 trigger?: "manual" | "event" | "schedule" | "webhook" | "flow";
             };
             header?: never;
@@ -6816,16 +6843,24 @@ export interface operations {
                      *             "kind": "script",
                      *             "scriptId": "string",
                      *             "flowId": "string",
-                     *             "status": "running",
-                     *             "trigger": "manual",
-                     *             "source": "string",
-                     *             "startedAt": "2019-08-24T14:15:22Z",
-                     *             "duration": 0,
-                     *             "cost": 0,
+                     *             "parentExecutionId": "string",
+                     *             "rootExecutionId": "string",
+                     *             "status": "queued",
                      *             "error": {
                      *               "code": "string",
                      *               "message": "string"
-                     *             }
+                     *             },
+                     *             "cost": 0,
+                     *             "duration": 0,
+                     *             "startedAt": "2019-08-24T14:15:22Z",
+                     *             "endedAt": "2019-08-24T14:15:22Z",
+                     *             "createdAt": "2019-08-24T14:15:22Z",
+                     *             "origin": {
+                     *               "executionId": "string",
+                     *               "fromStep": "string"
+                     *             },
+                     *             "trigger": "manual",
+                     *             "source": "string"
                      *           }
                      *         ],
                      *         "total": -9007199254740991,
@@ -6840,8 +6875,12 @@ export interface operations {
                             executions: {
                                 /** @description cost in US dollars */
                                 cost: number;
+                                /** Format: date-time */
+                                createdAt: string;
                                 /** @description duration in milliseconds */
                                 duration: number;
+                                /** Format: date-time */
+                                endedAt: string | null;
                                 error: {
                                     code: string;
                                     message: string;
@@ -6849,17 +6888,29 @@ export interface operations {
                                 executionId: string;
                                 flowId: string | null;
                                 /**
-                                 * @description script: one run of a script (with trigger flow when a direct flow ran it); flow: one run of a flow
+                                 * @description script: a run of a script (a flow's script run too, as that flow run's child); flow: a run of a flow
                                  * @enum {string}
                                  */
                                 kind: "script" | "flow";
+                                /** @description set on a run made by rerun or replay: the run it was made from, and the step a rerun started at */
+                                origin?: {
+                                    executionId: string;
+                                    fromStep?: string;
+                                };
+                                /** @description the run that started this one (a flow run for its script run); null at the top */
+                                parentExecutionId: string | null;
+                                /** @description the top of the run's tree: its own id for a top-level run */
+                                rootExecutionId: string;
                                 scriptId: string | null;
                                 /** @description the subscription, schedule, webhook or flow that started the run */
                                 source: string | null;
                                 /** Format: date-time */
                                 startedAt: string;
-                                /** @enum {string} */
-                                status: "running" | "waiting" | "success" | "failed";
+                                /**
+                                 * @description queued, running, waiting, completed, failed, cancelled or timeout (the REST script routes say success/error for completed/failed)
+                                 * @enum {string}
+                                 */
+                                status: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "timeout";
                                 /** @enum {string} */
                                 trigger: "manual" | "event" | "schedule" | "webhook" | "flow";
                             }[];
@@ -6913,7 +6964,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description the key holds neither `*` nor `flows:read` or `flows:manage` */
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` or `flows:read` or `flows:manage` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6924,12 +6975,307 @@ export interface operations {
                      *       "success": false,
                      *       "error": {
                      *         "code": "FORBIDDEN",
-                     *         "message": "this API key lacks the scope flows:read or flows:manage",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage or flows:read or flows:manage",
                      *         "details": {
                      *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage",
                      *             "flows:read",
                      *             "flows:manage"
                      *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getRun: {
+        parameters: {
+            query?: {
+                stepsCursor?: string;
+                stepsLimit?: number;
+            };
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "executionId": "string",
+                     *         "kind": "script",
+                     *         "scriptId": "string",
+                     *         "flowId": "string",
+                     *         "parentExecutionId": "string",
+                     *         "rootExecutionId": "string",
+                     *         "status": "queued",
+                     *         "error": {
+                     *           "code": "string",
+                     *           "message": "string"
+                     *         },
+                     *         "cost": 0,
+                     *         "duration": 0,
+                     *         "startedAt": "2019-08-24T14:15:22Z",
+                     *         "endedAt": "2019-08-24T14:15:22Z",
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "origin": {
+                     *           "executionId": "string",
+                     *           "fromStep": "string"
+                     *         },
+                     *         "trigger": {
+                     *           "type": "string",
+                     *           "source": "string",
+                     *           "event": "string"
+                     *         },
+                     *         "steps": [
+                     *           {
+                     *             "name": "string",
+                     *             "type": "step",
+                     *             "status": "succeeded",
+                     *             "startedAt": "2019-08-24T14:15:22Z",
+                     *             "endedAt": "2019-08-24T14:15:22Z",
+                     *             "result": null,
+                     *             "error": {
+                     *               "code": "string",
+                     *               "message": "string",
+                     *               "line": 0
+                     *             },
+                     *             "wakeAt": "2019-08-24T14:15:22Z"
+                     *           }
+                     *         ],
+                     *         "stepsNextCursor": "string",
+                     *         "logs": [
+                     *           "string"
+                     *         ],
+                     *         "logLines": [
+                     *           {
+                     *             "text": "string",
+                     *             "invocation": -9007199254740991,
+                     *             "step": "string"
+                     *           }
+                     *         ],
+                     *         "output": null
+                     *       },
+                     *       "message": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        data?: {
+                            /** @description cost in US dollars */
+                            cost: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description duration in milliseconds */
+                            duration: number;
+                            /** Format: date-time */
+                            endedAt: string | null;
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
+                            executionId: string;
+                            flowId: string | null;
+                            /**
+                             * @description script: a run of a script (a flow's script run too, as that flow run's child); flow: a run of a flow
+                             * @enum {string}
+                             */
+                            kind: "script" | "flow";
+                            logLines: {
+                                invocation: number;
+                                step?: string;
+                                text: string;
+                            }[];
+                            /** @description every invocation's lines, in order */
+                            logs: string[];
+                            /** @description set on a run made by rerun or replay: the run it was made from, and the step a rerun started at */
+                            origin?: {
+                                executionId: string;
+                                fromStep?: string;
+                            };
+                            /** @description the script's output, or the flow run's result */
+                            output: unknown;
+                            /** @description the run that started this one (a flow run for its script run); null at the top */
+                            parentExecutionId: string | null;
+                            /** @description the top of the run's tree: its own id for a top-level run */
+                            rootExecutionId: string;
+                            scriptId: string | null;
+                            /** Format: date-time */
+                            startedAt: string;
+                            /**
+                             * @description queued, running, waiting, completed, failed, cancelled or timeout (the REST script routes say success/error for completed/failed)
+                             * @enum {string}
+                             */
+                            status: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "timeout";
+                            steps: {
+                                /** Format: date-time */
+                                endedAt: string | null;
+                                error?: {
+                                    code: string;
+                                    line?: number;
+                                    message: string;
+                                };
+                                name: string;
+                                result?: unknown;
+                                /** Format: date-time */
+                                startedAt: string;
+                                /** @enum {string} */
+                                status: "succeeded" | "failed" | "waiting" | "cancelled";
+                                /** @enum {string} */
+                                type: "step" | "wait" | "callback" | "event" | "approval";
+                                /**
+                                 * Format: date-time
+                                 * @description waits: when the timer or the timeout ends the wait
+                                 */
+                                wakeAt?: string;
+                            }[];
+                            /** @description present when the run has more steps than this answer holds: pass it as getExecution's `stepsCursor` for the next page */
+                            stepsNextCursor?: string;
+                            trigger: {
+                                event: string | null;
+                                source: string | null;
+                                type: string;
+                            };
+                        };
+                        message?: string;
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` or `flows:read` or `flows:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage or flows:read or flows:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage",
+                     *             "flows:read",
+                     *             "flows:manage"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "executionId not found",
+                     *         "details": {
+                     *           "executionId": "x"
                      *         }
                      *       }
                      *     }

@@ -10,13 +10,14 @@ import { createExecutor, realDeadline, realWait } from '#functions/flows/executo
 import { type FlowRuns, createFlowRuns } from '#functions/flows/flow-runs.js';
 import type { DurableFlowRuns, FlowScriptRunner } from '#functions/flows/ports.js';
 import type { Resumer } from '#functions/durable/api.js';
-import { createRunHistory } from '#functions/flows/run-history.js';
 import { createFlowEventTarget } from '#functions/flows/event-target.js';
 import { type FlowService, createFlowService } from '#functions/flows/service.js';
 import { createFlowStore } from '#functions/flows/store.js';
 import { createToolCatalog } from '#functions/flows/tools.js';
 import { type FlowLongRuns, createFlowLongRuns } from '#functions/flows/long-runs.js';
 import { type FlowRunOperations, createFlowRunOperations } from '#functions/flows/run-operations.js';
+import { type FlowRunMigration, createFlowRunMigration } from '#functions/flows/run-records.js';
+import { scriptRunEnd } from '#functions/flows/run-policy.js';
 
 /**
  * Direct flows and script tools run through the scripts area's runner, with trigger type `flow` (a run waits there
@@ -27,11 +28,13 @@ export const flowScriptRunner = perPlatform((platform: Platform): FlowScriptRunn
   const scripts = scriptsApi(platform);
   return {
     canRun: scripts.mayRun,
-    async run({ scriptId, userId, data, flowId, eventType }) {
+    async run({ scriptId, userId, data, flowId, eventType, parent }) {
       const { execution, logs, output } = await scripts.runScript({
         scriptId,
         userId,
         data,
+        // A flow run is at the top of its tree: its script run's root is the flow run.
+        ...(parent && { parent }),
         trigger: { type: 'flow', source: flowId, ...(eventType && { event: eventType }) },
       });
       return {
@@ -46,15 +49,7 @@ export const flowScriptRunner = perPlatform((platform: Platform): FlowScriptRunn
     },
     async ended(executionId) {
       const run = await scripts.scriptRun(executionId);
-      if (!run || run.status === 'running' || run.status === 'waiting') return undefined;
-      return {
-        executionId,
-        status: run.status === 'success' ? 'success' : 'error',
-        output: run.output,
-        error: run.error && { code: run.error.code, message: run.error.message },
-        cost: run.cost,
-        finishedAt: run.finishedAt ?? clock.nowIso(),
-      };
+      return run && scriptRunEnd(run, clock.nowIso());
     },
   };
 });
@@ -87,6 +82,7 @@ export const flowRuns = perPlatform((platform: Platform): FlowRuns => {
   return createFlowRuns({
     flows: createFlowStore(),
     executions: createExecutionStore(),
+    records: scriptsApi(platform).flowRunRecords,
     scripts,
     executor: createExecutor({
       scripts,
@@ -134,17 +130,16 @@ export const flowEventTarget = perPlatform(
   (platform: Platform): TargetKind => createFlowEventTarget({ flows: createFlowStore(), executions: createExecutionStore(), runs: flowRuns(platform) }),
 );
 
-/** The run history reads the scripts area's runs beside the flows' own results. */
-export const runHistory = perPlatform((platform: Platform) => {
-  const [flows, results] = [createFlowStore(), createExecutionStore()];
-  const { scriptRuns, countScriptRuns } = scriptsApi(platform);
-  return createRunHistory({
-    scriptRuns,
-    countScriptRuns,
-    flows: (userId) => flows.listByUser(userId, ['flowId', 'scriptId', 'trigger']),
-    flowRuns: (userId, range) => results.listByUser(userId, range, platform.clock.now()),
-  });
-});
+/** Brings the runs an owner's flows kept in their rings before the one run record into it. */
+export const flowRunMigration = perPlatform(
+  (platform: Platform): FlowRunMigration =>
+    createFlowRunMigration({
+      flows: createFlowStore(),
+      executions: createExecutionStore(),
+      records: scriptsApi(platform).flowRunRecords,
+      clock: platform.clock,
+    }),
+);
 
 /** Cancel, re-run and replay of flows' runs: each re-run or replayed execution through the bus to the flows' rule. */
 export const flowRunOperations = perPlatform(
@@ -152,6 +147,7 @@ export const flowRunOperations = perPlatform(
     createFlowRunOperations({
       flows: createFlowStore(),
       executions: createExecutionStore(),
+      records: scriptsApi(platform).flowRunRecords,
       durable: durableFlowRuns(platform),
       publisher: platform.eventBus,
       clock: platform.clock,

@@ -15,6 +15,9 @@ import { type DependencyService, createDependencyService } from '#functions/scri
 import { createNpmInstallerFunction } from '#functions/scripts/packages/installer-function.js';
 import { type Deployer, createDeployer } from '#functions/scripts/runs/deployer.js';
 import { createExecutionStore } from '#functions/scripts/runs/execution-store.js';
+import { settleParentRun } from '#functions/app/run-tree.js';
+import { type RunStore, createRunStore } from '#functions/scripts/runs/run-store.js';
+import { type Runs, createRuns } from '#functions/scripts/runs/runs.js';
 import { type Insights, createInsights } from '#functions/scripts/views/insights.js';
 import { type LongRuns, createLongRuns } from '#functions/scripts/runs/long-runs.js';
 import type { BudgetSource, KeyIssuer, ResourceCatalog } from '#functions/scripts/ports.js';
@@ -155,6 +158,7 @@ export const durableScriptRuns = perPlatform(
       bus: platform.eventBus,
       clock: platform.clock,
       childEnded: childRunEnded(durableEngine(platform)),
+      parentEnded: (execution) => settleParentRun(platform, scriptsApi(platform).flowRunRecords, execution),
     }),
 );
 
@@ -194,6 +198,13 @@ export const childRunPorts = perPlatform(
     cancel: (userId, executionId) => runOperations(platform).cancel(userId, executionId),
   }),
 );
+
+/** The one store of every run, of scripts and of flows (the flows write theirs through the facade). */
+export const runStore = perPlatform((platform: Platform): RunStore => createRunStore(journalResults(platform)));
+
+/** Every run read from the one record; `migrate` brings an owner's runs kept before it in (functions/app/run-operations.ts gives the flows'). */
+export const runsReader = (platform: Platform, migrate: (userId: string) => Promise<void>): Runs =>
+  createRuns({ records: runStore(platform), executions: createExecutionStore(journalResults(platform)), clock: platform.clock, migrate });
 
 export const scriptLongRuns = perPlatform(
   (platform: Platform): LongRuns =>
@@ -243,6 +254,7 @@ export const scriptsApi = perPlatform(
       operations: runOperations(platform),
       store: createScriptStore(),
       executions: createExecutionStore(journalResults(platform)),
+      records: runStore(platform),
       clock: platform.clock,
     }),
 );

@@ -4,7 +4,7 @@ import type { Clock } from '#platform/clock.js';
 import { AppError } from '#platform/errors.js';
 import { executionFailedType } from '#platform/event-types.js';
 import type { EventPublisher } from '#platform/ports.js';
-import { type Execution, durableFlowRunEndedType } from '../model.js';
+import type { Execution } from '../model.js';
 import type { ExecutionStore } from '../runs/execution-store.js';
 import { runGraceMs } from '../runs/run-grant.js';
 import type { AdmittedRun, DurableRunHooks, ScriptRunner } from '../runs/runner.js';
@@ -25,6 +25,8 @@ const ownerOf = (admitted: AdmittedRun) => ({
 export function createDurableScriptRuns(deps: {
   engine: DurableEngine;
   bus: EventPublisher;
+  /** Settles the run this one is a child of (a flow run), when it waits on it. */
+  parentEnded: (execution: Execution) => Promise<void>;
   clock: Clock;
   /** A child run ended: its parent's wait ends with it (child-runs.ts). */
   childEnded: (execution: Execution, output: unknown) => Promise<void>;
@@ -70,15 +72,8 @@ export function createDurableScriptRuns(deps: {
     },
     async ended(execution: Execution, output?: unknown) {
       await deps.childEnded(execution, output);
-      // A direct flow recorded its execution as waiting on this run: it settles from the run's record.
-      if (execution.trigger.type !== 'flow' || !execution.trigger.source) return;
-      await deps.bus.publish({
-        type: durableFlowRunEndedType,
-        source: 'scripts',
-        userId: execution.userId,
-        flowId: execution.trigger.source,
-        executionId: execution.executionId,
-      });
+      // A direct flow recorded its run as waiting on this one: the flow run settles from this run's record.
+      await deps.parentEnded(execution);
     },
   };
   return hooks;

@@ -41,7 +41,7 @@ function itemOf(execution: Execution): Record<string, unknown> {
 }
 
 /** A stored run as the platform sees it; records written before `outputJson` keep their output in `output`. */
-function executionOf(item: Record<string, unknown>): Execution {
+export function executionOf(item: Record<string, unknown>): Execution {
   const { outputJson, ...kept } = item;
   return (typeof outputJson === 'string' ? { ...kept, output: JSON.parse(outputJson) } : kept) as Execution;
 }

@@ -35,6 +35,7 @@ import type { VersionCode } from '../authoring/version-code.js';
 import { answeredOutput, storedLogs, storedOutput } from './stored-run.js';
 import type { ScriptSettings } from '../settings.js';
 import { maxDurableInputBytes } from '../../durable/api.js';
+import { type RunOrigin, lineageOf } from './run-record.js';
 
 export interface ExecuteRequest {
   scriptId: string;
@@ -44,8 +45,13 @@ export interface ExecuteRequest {
   trigger: Trigger;
   /** Came in over the API: counted against the manual executions per minute. */
   viaApi?: boolean;
-  /** A child run (`context.invoke`): its parent, the parent's wait it ends, and its depth. */
-  parent?: Required<Pick<Execution, 'parentExecutionId' | 'rootExecutionId' | 'parentWait' | 'depth'>>;
+  /**
+   * The run that starts this one as its child (a flow run for its script run, a durable run's `context.invoke`) and the
+   * top of that run's tree; an invoked child also names the parent's wait its end settles, and how deep it nests.
+   */
+  parent?: { parentExecutionId: string; rootExecutionId?: string; parentWait?: string; depth?: number };
+  /** The run a rerun or replay was made from. */
+  origin?: RunOrigin;
 }
 
 export interface ExecutionResult {
@@ -237,8 +243,17 @@ export function createScriptRunner(deps: {
       await executions.releaseDailyRun(dailyCounter);
       throw new ValidationError('data', `${Buffer.byteLength(inputJson)} bytes`, `a durable run's data is at most ${maxDurableInputBytes} bytes of JSON`);
     }
+    const executionId = newId('exe');
+    const { parentWait, depth } = request.parent ?? {};
+    const parent = request.parent && {
+      parentExecutionId: request.parent.parentExecutionId,
+      rootExecutionId: request.parent.rootExecutionId ?? request.parent.parentExecutionId,
+    };
     const running: Execution = {
-      executionId: newId('exe'),
+      executionId,
+      kind: 'script',
+      ...lineageOf(executionId, parent),
+      ...(request.origin && { origin: request.origin }),
       scriptId: script.scriptId,
       userId: request.userId,
       scriptUser: `${script.scriptId}#${request.userId}`,
@@ -258,7 +273,7 @@ export function createScriptRunner(deps: {
       ...(config.durable && { durable: true as const }),
       // Kept for rerun and replay while it fits the record with room to spare.
       ...(Buffer.byteLength(inputJson) <= maxStoredInputBytes && { inputJson }),
-      ...request.parent,
+      ...(parentWait !== undefined && { parentWait, depth }),
     };
     return {
       running,

@@ -1,7 +1,8 @@
 // Shapes of `data` in the scripts area's answers, for the OpenAPI document (views.ts builds them).
 import * as z from 'zod';
 import { CostUsd, DurationMs, IsoDate, MemoryMb } from '#platform/schemas.js';
-import { concurrencyScopes } from '../model.js';
+import { concurrencyScopes, triggerTypes } from '../model.js';
+import { runKinds, runStatuses } from '../runs/run-record.js';
 
 const Nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
 const Runtime = z.enum(['nodejs18', 'python3.11']);
@@ -318,3 +319,49 @@ export const RunOperated = z.object({
   status: z.enum(['running', 'cancelled']).describe('a re-run starts as running; a cancelled run stays cancelled'),
 });
 export const Replayed = z.object({ executionIds: z.array(z.string()).describe('the new executions, one per replayed run') });
+
+const RunStatus = z
+  .enum(runStatuses)
+  .describe('queued, running, waiting, completed, failed, cancelled or timeout (the REST script routes say success/error for completed/failed)');
+const RunOrigin = z
+  .object({ executionId: z.string(), fromStep: z.string().optional() })
+  .optional()
+  .describe('set on a run made by rerun or replay: the run it was made from, and the step a rerun started at');
+/** What a run's record and a list item share, of a script run or a flow run. */
+const RunFields = {
+  executionId: z.string(),
+  kind: z.enum(runKinds).describe("script: a run of a script (a flow's script run too, as that flow run's child); flow: a run of a flow"),
+  scriptId: Nullable(z.string()),
+  flowId: Nullable(z.string()),
+  parentExecutionId: Nullable(z.string()).describe('the run that started this one (a flow run for its script run); null at the top'),
+  rootExecutionId: z.string().describe("the top of the run's tree: its own id for a top-level run"),
+  status: RunStatus,
+  error: Nullable(z.object({ code: z.string(), message: z.string() })),
+  cost: CostUsd,
+  duration: DurationMs,
+  startedAt: IsoDate,
+  endedAt: Nullable(IsoDate),
+  createdAt: IsoDate,
+  origin: RunOrigin,
+};
+export const RunRecord = z.object({
+  ...RunFields,
+  trigger: z.object({ type: z.string(), source: Nullable(z.string()), event: Nullable(z.string()) }),
+  steps: Steps,
+  stepsNextCursor: StepsNextCursor,
+  logs: z.array(z.string()).describe("every invocation's lines, in order"),
+  logLines: z.array(z.object({ text: z.string(), invocation: z.number().int(), step: z.string().optional() })),
+  output: z.unknown().describe("the script's output, or the flow run's result"),
+});
+export const RunList = z.object({
+  executions: z.array(
+    z.object({
+      ...RunFields,
+      trigger: z.enum(triggerTypes),
+      source: Nullable(z.string()).describe('the subscription, schedule, webhook or flow that started the run'),
+    }),
+  ),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
