@@ -200,6 +200,18 @@ export interface Execution extends RunLineage {
   stepsNextCursor?: string;
   /** The run's data as JSON text (bounded), kept so it can be re-run or replayed. */
   inputJson?: string;
+  /** What the run's stored log holds so far, over all its invocations (stored-run.ts bounds it). */
+  logBytes?: number;
+}
+
+/** The text of log lines, as a run's `logs` shows them. */
+export const logTexts = (lines: LogLine[]): string[] => lines.map((line) => line.text);
+
+/** A line of a run's log: the invocation that printed it (1 for the first, 2 after the first resume, ...) and the durable step it was printed in. */
+export interface LogLine {
+  text: string;
+  invocation: number;
+  step?: string;
 }
 
 /** What a list of runs across scripts shows of a run (and what `settledRun` reads): a few fields of its record. */

@@ -384,7 +384,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     summary: "A run's log lines after `after`, waiting up to `wait` seconds for more (long poll)",
     description:
       'Follow a run while it runs: call with after=0, print `lines`, call again with after=`next` until `done`. Locally the lines of a running script arrive as it prints them; ' +
-      "on AWS a script function reports its lines when it returns, so a running run shows them at its end. Only the caller's own runs.",
+      "on AWS a script function reports its lines when it returns, so a running run shows them at its end. A durable run's lines of every invocation count in `after`, and a waiting run is not `done`. Only the caller's own runs.",
     input: input.FollowLogsInput,
     output: out.LiveLogs,
     tables: history,

@@ -212,7 +212,7 @@ export const ListRunsInput = z
 export const maxFollowWaitSeconds = 20;
 export const FollowLogsInput = z.strictObject({
   executionId: ExecutionId,
-  after: z.coerce.number().int().min(0).max(100_000).default(0).describe('lines already read: the `next` of the previous answer'),
+  after: z.coerce.number().int().min(0).max(1_000_000).default(0).describe('lines already read: the `next` of the previous answer'),
   wait: z.coerce.number().int().min(0).max(maxFollowWaitSeconds).default(0).describe('seconds to wait for new lines or the end of the run (long poll)'),
 });
 export const RestExecutionInput = z.strictObject({ ...byId, executionId: ExecutionId, ...StepsPaging });

@@ -12,7 +12,12 @@ import type { AdmittedRun, ExecutionResult } from '../../functions/scripts/runs/
 
 const running = { executionId: 'exe_1', scriptId: 'scr_1', userId: 'usr_1', status: 'running', output: null, error: null } as unknown as Execution;
 const admitted = { running, dailyCounter: 'daily#scr_1#2099-03-02' } as unknown as AdmittedRun;
-const finished = (output: unknown): ExecutionResult => ({ execution: { ...running, status: 'success', output }, logs: ['done'], output });
+const finished = (output: unknown): ExecutionResult => ({
+  execution: { ...running, status: 'success', output },
+  logs: ['done'],
+  logLines: [{ text: 'done', invocation: 1 }],
+  output,
+});
 
 /** The bound passes at the first pause unless `boundNeverPasses`; each pause moves the clock. */
 function world(
@@ -38,7 +43,7 @@ function world(
       putRunning: async () => void log.push('putRunning'),
       claim: async (executionId) => !claimed.has(executionId) && Boolean(claimed.add(executionId)),
       get: async () => records.shift() ?? running,
-      getLogs: async () => ['from the record'],
+      getLogs: async () => [{ text: 'from the record', invocation: 1 }],
       remove: async () => void log.push('remove'),
       releaseDailyRun: async () => void log.push('releaseDailyRun'),
     },

@@ -206,14 +206,14 @@ describe('scripts kit: marketplace, semver and stored runs', () => {
 
   it('keeps a bounded prefix of huge logs and outputs in the stored record', () => {
     // Prepare
-    const lines = Array.from({ length: 10_000 }, (_, i) => `line ${i} ${'x'.repeat(100)}`);
+    const lines = Array.from({ length: 10_000 }, (_, i) => ({ text: `line ${i} ${'x'.repeat(100)}` }));
     const big = 'y'.repeat(400_000);
     // Act
-    const kept = storedLogs(lines);
+    const kept = storedLogs(lines, 1).lines;
     const output = storedOutput(big, JSON.stringify(big));
     // Assess
     expect(kept.length).toBeLessThan(lines.length);
-    expect(kept.at(-1)).toMatch(/more log lines not kept/);
+    expect(kept.at(-1)?.text).toMatch(/more log lines of invocation 1, and every line of later invocations, not kept/);
     expect(output).toMatchObject({ outputTruncated: true });
     expect(storedOutput({ a: 1 }, '{"a":1}')).toEqual({ output: { a: 1 } });
   });

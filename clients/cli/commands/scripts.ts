@@ -156,10 +156,11 @@ export function registerScriptCommands(program: Command): void {
       if (executionId) {
         if (options.follow) return void (await followRun(options, executionId));
         const run = await unwrap(client.POST('/api/sdk/v1/scripts/getExecution', { body: { executionId } }));
+        const labelled = run.logLines.some(inDurableRun);
         output(options, run, () => [
           `${run.executionId} ${run.status} in ${run.duration} ms`,
           ...(run.error ? [`${run.error.code}: ${run.error.message}`] : []),
-          ...run.logs,
+          ...run.logLines.map((line) => (labelled ? labelledLine(line) : line.text)),
         ]);
         return;
       }
@@ -180,6 +181,17 @@ export function registerScriptCommands(program: Command): void {
     });
 }
 
+interface LogLine {
+  text: string;
+  invocation: number;
+  step?: string;
+}
+
+/** A line a resumed invocation or a step printed: the run's lines are then labelled with where they come from. */
+const inDurableRun = (line: LogLine) => line.invocation > 1 || line.step !== undefined;
+/** `[#2 charge] text`: the invocation (1 is the run's first) and the step the line was printed in. */
+const labelledLine = (line: LogLine) => `[#${line.invocation}${line.step === undefined ? '' : ` ${line.step}`}] ${line.text}`;
+
 /** How often `logs --script --follow` looks for new runs of the script. */
 const newRunPollMs = 1000;
 
@@ -189,8 +201,9 @@ async function followRun(options: GlobalOptions, executionId: string): Promise<v
   let after = 0;
   for (;;) {
     const page = await unwrap(client.GET('/api/sdk/v1/executions/{executionId}/logs', { params: { path: { executionId }, query: { after, wait: 20 } } }));
-    if (options.json) for (const line of page.lines) console.log(JSON.stringify({ executionId, line }));
-    else for (const line of page.lines) console.log(line);
+    if (options.json)
+      for (const entry of page.entries) console.log(JSON.stringify({ executionId, line: entry.text, invocation: entry.invocation, step: entry.step }));
+    else for (const entry of page.entries) console.log(inDurableRun(entry) ? labelledLine(entry) : entry.text);
     after = page.next;
     if (!page.done) continue;
     const run = await unwrap(client.POST('/api/sdk/v1/scripts/getExecution', { body: { executionId } }));

@@ -529,7 +529,7 @@ export interface paths {
         };
         /**
          * A run's log lines after `after`, waiting up to `wait` seconds for more (long poll)
-         * @description Follow a run while it runs: call with after=0, print `lines`, call again with after=`next` until `done`. Locally the lines of a running script arrive as it prints them; on AWS a script function reports its lines when it returns, so a running run shows them at its end. Only the caller's own runs.
+         * @description Follow a run while it runs: call with after=0, print `lines`, call again with after=`next` until `done`. Locally the lines of a running script arrive as it prints them; on AWS a script function reports its lines when it returns, so a running run shows them at its end. A durable run's lines of every invocation count in `after`, and a waiting run is not `done`. Only the caller's own runs.
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
@@ -7709,6 +7709,13 @@ export interface operations {
                      *         "lines": [
                      *           "string"
                      *         ],
+                     *         "entries": [
+                     *           {
+                     *             "text": "string",
+                     *             "invocation": -9007199254740991,
+                     *             "step": "string"
+                     *           }
+                     *         ],
                      *         "next": -9007199254740991,
                      *         "done": true
                      *       },
@@ -7719,13 +7726,19 @@ export interface operations {
                         data?: {
                             /** @description the run has ended: no more lines will come */
                             done: boolean;
+                            /** @description the same lines with their invocation and step */
+                            entries: {
+                                invocation: number;
+                                step?: string;
+                                text: string;
+                            }[];
                             executionId: string;
-                            /** @description log lines after `after`, in the order printed */
+                            /** @description log lines after `after`, in the order printed, over every invocation of the run */
                             lines: string[];
                             /** @description pass as `after` to read on */
                             next: number;
                             /** @enum {string} */
-                            status: "running" | "success" | "error" | "timeout";
+                            status: "running" | "waiting" | "success" | "error" | "timeout" | "cancelled";
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -18494,6 +18507,13 @@ export interface operations {
                      *         "logs": [
                      *           "string"
                      *         ],
+                     *         "logLines": [
+                     *           {
+                     *             "text": "string",
+                     *             "invocation": -9007199254740991,
+                     *             "step": "string"
+                     *           }
+                     *         ],
                      *         "error": {
                      *           "code": "string",
                      *           "message": "string",
@@ -18515,6 +18535,12 @@ export interface operations {
                                 message: string;
                             } | null;
                             executionId: string;
+                            /** @description the run's log lines in order, each with its invocation (1 for the first, 2 after the first resume, ...) and its step, if printed in one */
+                            logLines: {
+                                invocation: number;
+                                step?: string;
+                                text: string;
+                            }[];
                             logs: string[];
                             /** @description memory in megabytes */
                             memoryUsed: number;
@@ -22657,6 +22683,13 @@ export interface operations {
                      *         "logs": [
                      *           "string"
                      *         ],
+                     *         "logLines": [
+                     *           {
+                     *             "text": "string",
+                     *             "invocation": -9007199254740991,
+                     *             "step": "string"
+                     *           }
+                     *         ],
                      *         "error": {
                      *           "code": "string",
                      *           "message": "string",
@@ -22696,6 +22729,12 @@ export interface operations {
                                 message: string;
                             } | null;
                             executionId: string;
+                            /** @description the run's log lines in order, each with its invocation (1 for the first, 2 after the first resume, ...) and its step, if printed in one */
+                            logLines: {
+                                invocation: number;
+                                step?: string;
+                                text: string;
+                            }[];
                             logs: string[];
                             output: unknown;
                             scriptId: string;
@@ -22938,6 +22977,13 @@ export interface operations {
                      *         "logs": [
                      *           "string"
                      *         ],
+                     *         "logLines": [
+                     *           {
+                     *             "text": "string",
+                     *             "invocation": -9007199254740991,
+                     *             "step": "string"
+                     *           }
+                     *         ],
                      *         "error": {
                      *           "code": "string",
                      *           "message": "string",
@@ -22977,6 +23023,12 @@ export interface operations {
                                 message: string;
                             } | null;
                             executionId: string;
+                            /** @description the run's log lines in order, each with its invocation (1 for the first, 2 after the first resume, ...) and its step, if printed in one */
+                            logLines: {
+                                invocation: number;
+                                step?: string;
+                                text: string;
+                            }[];
                             logs: string[];
                             output: unknown;
                             scriptId: string;

@@ -12,6 +12,7 @@ import {
   type InvokeOutcome,
   type InvokeRequest,
   type PreparedCode,
+  type PrintedLine,
   type RunUsage,
   type ScriptRuntime,
   configKey,
@@ -69,6 +70,17 @@ export function parseReport(logTail: string): { duration?: number; memoryUsed?: 
   const memory = /Max Memory Used: (\d+) MB/.exec(report)?.[1];
   return { ...(duration && { duration: Number(duration) }), ...(memory && { memoryUsed: Number(memory) }) };
 }
+
+/**
+ * The lines a function's wrapper handed back: `{text, step?}`, or plain strings from a version published with an
+ * older layer (a published version keeps the layer it was built with).
+ */
+export const printedLines = (logs: unknown): PrintedLine[] =>
+  Array.isArray(logs)
+    ? logs.map((line: string | Partial<PrintedLine>) =>
+        typeof line === 'string' ? { text: line } : { text: String(line.text), ...(typeof line.step === 'string' && { step: line.step }) },
+      )
+    : [];
 
 /** Lambda's own failures (timeout, out of memory, oversized response, crash) as execution errors. */
 export function lambdaFailure(payload: { errorType?: string; errorMessage?: string }): { status: 'error' | 'timeout'; error: ExecutionError } {
@@ -188,7 +200,7 @@ export function createLambdaScriptRuntime(options: LambdaRuntimeOptions): Script
       ...(payload.noOp && { noOp: true }),
       outputJson: payload.output,
       error: payload.error ?? null,
-      logs: payload.logs ?? [],
+      logs: printedLines(payload.logs),
       ...common,
     };
   }

@@ -13,6 +13,9 @@ const isJson = (text: string) => {
   }
 };
 
+/** A printed line and the durable step it was printed in (the wrapper's names are bounded by the journal's checks). */
+const printedLine = z.object({ text: z.string().max(1024 * 1024), step: z.string().max(4096).optional() });
+
 const executionError = z.object({ code: z.string().min(1).max(64), message: z.string().max(20_000), line: z.number().int().positive().optional() });
 
 const frame = z.discriminatedUnion('type', [
@@ -25,7 +28,7 @@ const frame = z.discriminatedUnion('type', [
     method: z.string().max(200),
     params: JsonObject.catch({}),
   }),
-  z.object({ type: z.literal('log'), line: z.string().max(1024 * 1024) }),
+  printedLine.extend({ type: z.literal('log') }),
   z.object({
     type: z.literal('result'),
     id: z.string(),
@@ -33,7 +36,7 @@ const frame = z.discriminatedUnion('type', [
     noOp: z.literal(true).optional(),
     output: z.string().refine(isJson),
     error: executionError.nullish(),
-    logs: z.array(z.string()),
+    logs: z.array(printedLine),
   }),
 ]);
 

@@ -305,7 +305,7 @@ export class ScriptWorker {
               );
         }
         if (frame.type === 'resourceCall') this.answerResourceCall(frame, request);
-        else if (frame.type === 'log') request.onLog?.(frame.line);
+        else if (frame.type === 'log') request.onLog?.({ text: frame.text, ...(frame.step !== undefined && { step: frame.step }) });
         else if (frame.type === 'result') {
           const { status, noOp, output, error, logs } = frame;
           return { status, ...(noOp && { noOp }), outputJson: output, error: error ?? null, logs, duration: elapsed, memoryUsed: Math.ceil(peakMb) };

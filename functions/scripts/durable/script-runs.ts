@@ -103,6 +103,7 @@ export function createDurableScriptRuns(deps: {
           cost: record.cost,
           resourceCalls: record.resourceCalls,
           memoryUsed: record.memoryUsed,
+          logBytes: record.logBytes,
         },
       });
     } catch (error) {

@@ -2,17 +2,17 @@
 // the script's running totals, and the counters behind the daily limit and the monthly budget.
 import {
   BatchGetCommand,
-  BatchWriteCommand,
   DeleteCommand,
   GetCommand,
   PutCommand,
+  TransactGetCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { dynamo, isConditionFailure, tableName, unlessConditionFails } from '#platform/dynamo.js';
 import { type TimeRange, countRuns, listRuns, runExpiry } from '#platform/run-records.js';
-import { type Execution, type Installation, type RunSummary, type Script, runSummaryFields } from '../model.js';
+import { type Execution, type Installation, type LogLine, type RunSummary, type Script, runSummaryFields } from '../model.js';
 import type { BlobStore } from '#platform/ports.js';
 import { createJournal, stepViews } from '../../durable/api.js';
 
@@ -64,6 +64,51 @@ export const stepsPage = (input: { stepsLimit: number; stepsCursor?: string }): 
   ...(input.stepsCursor !== undefined && { after: Number(input.stepsCursor) }),
 });
 
+/**
+ * A run's log items (keys of the logs table): the stored lines of its ended invocations under the run's id, and the
+ * lines of the invocation still running under `<executionId>#live`, replaced by its stored lines when it ends.
+ */
+const liveLogKey = (executionId: string) => `${executionId}#live`;
+
+/** Consecutive lines of one invocation printed in one step (or outside steps): the log item keeps `logs` as plain text. */
+interface LogSegment {
+  lines: number;
+  invocation: number;
+  step?: string;
+}
+
+function segmentsOf(lines: LogLine[]): LogSegment[] {
+  const segments: LogSegment[] = [];
+  for (const { invocation, step } of lines) {
+    const last = segments.at(-1);
+    if (last && last.invocation === invocation && last.step === step) last.lines += 1;
+    else segments.push({ lines: 1, invocation, ...(step !== undefined && { step }) });
+  }
+  return segments;
+}
+
+/** A log item's lines; those before its segments (items written before segments were kept) are the first invocation's. */
+function linesOf(item: Record<string, unknown> | undefined): LogLine[] {
+  const texts = (item?.logs as string[] | undefined) ?? [];
+  const segments = (item?.logSegments as LogSegment[] | undefined) ?? [];
+  let at = Math.max(0, texts.length - segments.reduce((sum, segment) => sum + segment.lines, 0));
+  const lines: LogLine[] = texts.slice(0, at).map((text) => ({ text, invocation: 1 }));
+  for (const { lines: count, invocation, step } of segments) {
+    for (const text of texts.slice(at, at + count)) lines.push({ text, invocation, ...(step !== undefined && { step }) });
+    at += count;
+  }
+  return lines;
+}
+
+/** Adds lines to a log item, in order. */
+const appendedLines = (TableName: string, executionId: string, lines: LogLine[], expiresAt: number) => ({
+  TableName,
+  Key: { executionId },
+  UpdateExpression:
+    'SET logs = list_append(if_not_exists(logs, :none), :lines), logSegments = list_append(if_not_exists(logSegments, :none), :segments), expiresAt = :expiresAt',
+  ExpressionAttributeValues: { ':none': [], ':lines': lines.map((line) => line.text), ':segments': segmentsOf(lines), ':expiresAt': expiresAt },
+});
+
 export function createExecutionStore(results: () => BlobStore) {
   const db = dynamo();
   const executions = () => tableName('scriptExecutions');
@@ -112,7 +157,10 @@ export function createExecutionStore(results: () => BlobStore) {
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
       return putCounted(writes, counts, attempt + 1);
     }
-    for (const write of writes) await db.send(new PutCommand(write.Put!));
+    for (const write of writes)
+      if (write.Put) await db.send(new PutCommand(write.Put));
+      else if (write.Update) await db.send(new UpdateCommand(write.Update as ConstructorParameters<typeof UpdateCommand>[0]));
+      else if (write.Delete) await db.send(new DeleteCommand(write.Delete));
     await Promise.all([spend && db.send(new UpdateCommand(spend)), totals && unlessConditionFails(db.send(new UpdateCommand(totals)))]);
   }
   /** A durable run's record carries a page of its journal's steps, and where the next page starts when there is one. */
@@ -152,43 +200,25 @@ export function createExecutionStore(results: () => BlobStore) {
     },
 
     /**
-     * The finished record and its logs (if it printed anything) in one request; with `counts`, in one transaction with
-     * the run's totals and spend: a run is counted exactly when it is recorded, so whoever sees it finished sees it
-     * counted, and no run is paid for without its record.
+     * The record of an ended invocation, with the lines it printed added to the run's log in place of its live ones;
+     * with `counts`, in one transaction with the run's totals and spend: a run is counted exactly when it is recorded,
+     * so whoever sees it finished sees it counted, and no run is paid for without its record. Without `printed` (the
+     * invocation failed to run), its live lines stay.
      */
-    async putFinished(execution: Execution, lines: string[], counts?: RunCounts): Promise<void> {
-      const logsItem = {
-        executionId: execution.executionId,
-        logs: lines,
-        expiresAt: runExpiry(execution.createdAt).logsExpireAt,
-      };
-      if (counts) {
-        const writes: TransactItem[] = [
-          { Put: { TableName: executions(), Item: itemOf(execution) } },
-          ...(lines.length ? [{ Put: { TableName: logs(), Item: logsItem } }] : []),
-        ];
-        await putCounted(writes, counts);
-        return;
-      }
-      const items = {
-        [executions()]: [{ PutRequest: { Item: itemOf(execution) } }],
-        ...(lines.length && { [logs()]: [{ PutRequest: { Item: logsItem } }] }),
-      };
-      let unprocessed: typeof items | undefined = items;
-      while (unprocessed && Object.keys(unprocessed).length)
-        unprocessed = (await db.send(new BatchWriteCommand({ RequestItems: unprocessed }))).UnprocessedItems as typeof items | undefined;
+    async putFinished(execution: Execution, printed?: LogLine[], counts: RunCounts = {}): Promise<void> {
+      const { executionId } = execution;
+      const expiresAt = runExpiry(execution.createdAt).logsExpireAt;
+      const writes: TransactItem[] = [
+        { Put: { TableName: executions(), Item: itemOf(execution) } },
+        ...(printed?.length ? [{ Update: appendedLines(logs(), executionId, printed, expiresAt) }] : []),
+        ...(printed ? [{ Delete: { TableName: logs(), Key: { executionId: liveLogKey(executionId) } } }] : []),
+      ];
+      await putCounted(writes, counts);
     },
 
-    /** Lines of a run still going, after those appended before; the finished run's logs replace them. */
-    async appendLogs(executionId: string, lines: string[], expiresAt: number): Promise<void> {
-      await db.send(
-        new UpdateCommand({
-          TableName: logs(),
-          Key: { executionId },
-          UpdateExpression: 'SET logs = list_append(if_not_exists(logs, :none), :lines), expiresAt = :expiresAt',
-          ExpressionAttributeValues: { ':none': [], ':lines': lines, ':expiresAt': expiresAt },
-        }),
-      );
+    /** Lines of an invocation still running, after those appended before. */
+    async appendLogs(executionId: string, lines: LogLine[], expiresAt: number): Promise<void> {
+      await db.send(new UpdateCommand(appendedLines(logs(), liveLogKey(executionId), lines, expiresAt)));
     },
 
     /** The record, with the page of steps asked for (none with `false`). */
@@ -197,9 +227,14 @@ export function createExecutionStore(results: () => BlobStore) {
       return Item && (steps ? withSteps(executionOf(Item), steps) : executionOf(Item));
     },
 
-    async getLogs(executionId: string): Promise<string[]> {
-      const { Item } = await db.send(new GetCommand({ TableName: logs(), Key: { executionId } }));
-      return (Item?.logs as string[] | undefined) ?? [];
+    /** Every invocation's lines in order, the running one's last (one consistent read of both items). */
+    async getLogs(executionId: string): Promise<LogLine[]> {
+      const { Responses } = await db.send(
+        new TransactGetCommand({
+          TransactItems: [executionId, liveLogKey(executionId)].map((key) => ({ Get: { TableName: logs(), Key: { executionId: key } } })),
+        }),
+      );
+      return [...linesOf(Responses?.[0]?.Item), ...linesOf(Responses?.[1]?.Item)];
     },
 
     /**

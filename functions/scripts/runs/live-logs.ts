@@ -1,13 +1,16 @@
-// A run's log lines while it runs: batched into the run's stored log a few times a second, so getExecution and the
-// follow operation show them before the run ends. Bounded like the stored log; the finished run's logs replace them.
+// An invocation's log lines while it runs: batched into the run's live log a few times a second, so getExecution and
+// the follow operation show them before the invocation ends. Bounded like the stored log; the lines the invocation
+// ends with replace them.
 import { logger } from '#platform/logger.js';
+import type { LogLine } from '../model.js';
+import type { PrintedLine } from './runtime-port.js';
 import { storedLogBytes } from './stored-run.js';
 
 /** How long lines gather before one write: a chatty script costs a few writes a second, not one per line. */
 const batchMs = 250;
 
-export function createLiveLog(append: (lines: string[]) => Promise<void>) {
-  let queued: string[] = [];
+export function createLiveLog(invocation: number, append: (lines: LogLine[]) => Promise<void>) {
+  let queued: LogLine[] = [];
   let bytes = 0;
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
@@ -23,13 +26,13 @@ export function createLiveLog(append: (lines: string[]) => Promise<void>) {
   };
 
   return {
-    push(line: string): void {
-      bytes += Buffer.byteLength(line) + 1;
+    push(line: PrintedLine): void {
+      bytes += Buffer.byteLength(line.text) + 1;
       if (bytes > storedLogBytes) return;
-      queued.push(line);
+      queued.push({ ...line, invocation });
       timer ??= setTimeout(flush, batchMs);
     },
-    /** Writes what is left and waits for every write, so nothing lands after the finished run's logs. */
+    /** Writes what is left and waits for every write, so nothing lands after the invocation's stored lines. */
     async close(): Promise<void> {
       clearTimeout(timer);
       await flush();

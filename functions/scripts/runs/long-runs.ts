@@ -7,7 +7,7 @@ import { createLongRun } from '#platform/long-runs.js';
 import type { BackgroundRuns } from '#platform/ports.js';
 import type { ExecutionStore } from './execution-store.js';
 import { type Execution, settledRun } from '../model.js';
-import type { AdmittedRun, ExecuteRequest, ExecutionResult, ScriptRunner } from './runner.js';
+import { type AdmittedRun, type ExecuteRequest, type ExecutionResult, type ScriptRunner, resultLogs } from './runner.js';
 
 /** The end of a run, or its record while it still runs past the bound. */
 export type ApiRun = { ended: ExecutionResult } | { running: Execution };
@@ -32,7 +32,7 @@ export function createLongRuns(deps: LongRunsDeps) {
       const stored = await executions.get(running.executionId, true);
       const execution = stored && settledRun(stored, clock.nowIso());
       if (!execution || execution.status === 'running') return undefined;
-      return { execution, logs: await executions.getLogs(running.executionId), output: execution.output };
+      return { execution, ...resultLogs(await executions.getLogs(running.executionId)), output: execution.output };
     },
     boundMs: deps.boundMs,
     clock,

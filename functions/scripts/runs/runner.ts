@@ -10,7 +10,18 @@ import { computeCostUsd, msAffordable, roundUsd } from './cost.js';
 import type { Deployer, PackageTrees } from './deployer.js';
 import type { ExecutionStore } from './execution-store.js';
 import { createLiveLog } from './live-logs.js';
-import type { Execution, ExecutionError, Installation, RuntimeLabel, Script, ScriptConfig, ScriptVersion, Trigger } from '../model.js';
+import {
+  type Execution,
+  type ExecutionError,
+  type Installation,
+  type LogLine,
+  type RuntimeLabel,
+  type Script,
+  type ScriptConfig,
+  type ScriptVersion,
+  type Trigger,
+  logTexts,
+} from '../model.js';
 import { concurrencyClaim } from './concurrency-key.js';
 import type { BudgetSource } from '../ports.js';
 import { prepareCode } from './prepare.js';
@@ -18,7 +29,7 @@ import { memoryTally, resourceGate } from './resource-gate.js';
 import { type RunGrant, runGraceMs } from './run-grant.js';
 import type { RunSlots, SlotClaim } from './run-slots.js';
 import { runnableScript } from './script-access.js';
-import { type ScriptRuntime, liveAlias } from './runtime-port.js';
+import { type PrintedLine, type ScriptRuntime, liveAlias } from './runtime-port.js';
 import type { ScriptStore } from '../store.js';
 import type { VersionCode } from '../authoring/version-code.js';
 import { answeredOutput, storedLogs, storedOutput } from './stored-run.js';
@@ -43,10 +54,19 @@ export interface ExecuteRequest {
 
 export interface ExecutionResult {
   execution: Execution;
-  /** Every captured line; the stored record keeps a bounded prefix. */
+  /** Every line this invocation printed; the stored record keeps a bounded prefix of the run's. */
   logs: string[];
+  /** The same lines with their invocation and step. */
+  logLines: LogLine[];
   output: unknown;
 }
+
+/** An invocation's printed lines as a result carries them. */
+export function resultLogs(lines: LogLine[]): Pick<ExecutionResult, 'logs' | 'logLines'> {
+  return { logs: logTexts(lines), logLines: lines };
+}
+
+const printedBy = (printed: PrintedLine[], invocation: number) => resultLogs(printed.map((line) => ({ ...line, invocation })));
 
 const dayMs = 24 * 60 * 60 * 1000;
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -91,7 +111,7 @@ export interface AdmittedRun {
   /** How long it may wait for its slots (slotWaitMs). */
   slotWaitMs: number;
   /** A durable run's later invocation: its number, and what the invocations before it added up to. */
-  resumed?: { invocation: number; duration: number; cost: number; resourceCalls: number; memoryUsed: number };
+  resumed?: { invocation: number; duration: number; cost: number; resourceCalls: number; memoryUsed: number; logBytes?: number };
 }
 
 /** How a durable script's run meets its journal (functions/scripts/durable/script-runs.ts). */
@@ -305,7 +325,8 @@ export function createScriptRunner(deps: {
     const callResource = resourceGate({ grant, tally, caller, elapsedMs: () => performance.now() - started });
     const durable = config.durable ? deps.durable?.() : undefined;
     const invocation = durable && (await durable.start(admitted));
-    const liveLog = createLiveLog((lines) => executions.appendLogs(executionId, lines, runExpiry(running.createdAt).logsExpireAt));
+    const invocationNumber = invocation ? invocation.invocation : 1;
+    const liveLog = createLiveLog(invocationNumber, (lines) => executions.appendLogs(executionId, lines, runExpiry(running.createdAt).logsExpireAt));
 
     let outcome;
     try {
@@ -352,7 +373,7 @@ export function createScriptRunner(deps: {
       if (admitted.resumed && error instanceof AppError && error.code === 'CONCURRENCY_LIMIT') throw error;
       await Promise.all([
         background
-          ? executions.putFinished({ ...ended, status: 'error', error: failureOf(error), finishedAt: clock.nowIso() }, [])
+          ? executions.putFinished({ ...ended, status: 'error', error: failureOf(error), finishedAt: clock.nowIso() })
           : runningWritten && executions.remove(executionId),
         // A later invocation's run was counted for the day by its first.
         !admitted.resumed && executions.releaseDailyRun(admitted.dailyCounter),
@@ -378,6 +399,7 @@ export function createScriptRunner(deps: {
     const failed = cutByCost || pastBound !== undefined;
     const parsed = JSON.parse(outcome.outputJson) as unknown;
     const finishedAt = clock.nowIso();
+    const stored = storedLogs(outcome.logs, invocationNumber, prior?.logBytes);
     const finished: Execution = {
       ...ended,
       status: failed ? 'error' : outcome.status === 'suspended' ? 'waiting' : outcome.status,
@@ -388,21 +410,22 @@ export function createScriptRunner(deps: {
       memoryUsed: Math.max(outcome.memoryUsed, prior?.memoryUsed ?? 0),
       cost,
       resourceCalls: usage.calls + (prior?.resourceCalls ?? 0),
+      logBytes: (prior?.logBytes ?? 0) + stored.bytes,
       finishedAt,
     };
     await runningWritten;
     const spend = { counter: admitted.spendCounter, amountUsd: invocationCost, expiresAt: Math.floor(admitted.admittedAt / 1000) + 400 * 86_400 };
     if (durable && invocation && outcome.status === 'suspended' && !failed) {
       const waiting: Execution = { ...finished, status: 'waiting', output: null, error: null, finishedAt: null };
-      await executions.putFinished(waiting, storedLogs(outcome.logs), { spend });
+      await executions.putFinished(waiting, stored.lines, { spend });
       await durable.suspended(admitted, invocation.invocation);
-      return { execution: waiting, logs: outcome.logs, output: null };
+      return { execution: waiting, ...printedBy(outcome.logs, invocationNumber), output: null };
     }
     if (durable && invocation && !(await durable.finished(admitted, invocation.invocation))) {
       await executions.addSpend(spend);
-      return { execution: (await executions.get(executionId, true)) ?? finished, logs: outcome.logs, output: null };
+      return { execution: (await executions.get(executionId, true)) ?? finished, ...printedBy(outcome.logs, invocationNumber), output: null };
     }
-    await executions.putFinished(finished, storedLogs(outcome.logs), {
+    await executions.putFinished(finished, stored.lines, {
       spend,
       totals: {
         scriptId: running.scriptId,
@@ -417,7 +440,7 @@ export function createScriptRunner(deps: {
     if (durable && admitted.resumed) await durable.ended(finished);
     deps.metrics.record('ScriptRuns', 'Count', 1, { status: finished.status });
     deps.metrics.record('ScriptRunCost', 'NoUnit', cost);
-    return { execution: finished, logs: outcome.logs, output: answeredOutput(parsed, outcome.outputJson) };
+    return { execution: finished, ...printedBy(outcome.logs, invocationNumber), output: answeredOutput(parsed, outcome.outputJson) };
   }
 
   return {

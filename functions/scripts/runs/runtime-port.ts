@@ -65,7 +65,7 @@ export interface InvokeRequest {
   /** For code running in this process: the run's resource calls, rules applied and tallied by the caller. */
   callResource: ResourceCallHandler;
   /** For code running in this process: each log line as it is printed (the outcome still carries them all). */
-  onLog?: (line: string) => void;
+  onLog?: (line: PrintedLine) => void;
   /** For code running elsewhere: what the run may call and spend, to hand over signed. */
   grant: RunGrant;
 }
@@ -78,6 +78,12 @@ export interface RunUsage {
   stoppedForCost: boolean;
 }
 
+/** A line the script printed, and the durable step it was printed in (none outside steps). */
+export interface PrintedLine {
+  text: string;
+  step?: string;
+}
+
 export interface InvokeOutcome {
   /** `suspended`: a durable run's code waits (the wrapper ended the invocation at a wait). */
   status: 'success' | 'error' | 'timeout' | 'suspended';
@@ -85,7 +91,7 @@ export interface InvokeOutcome {
   /** The handler's return value as JSON text (at most 6 MB). */
   outputJson: string;
   error: ExecutionError | null;
-  logs: string[];
+  logs: PrintedLine[];
   /** Measured handler time, ms. */
   duration: number;
   /** Measured peak resident memory, MB. */

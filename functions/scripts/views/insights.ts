@@ -4,7 +4,7 @@ import type { Clock } from '#platform/clock.js';
 import { NotFoundError } from '#platform/errors.js';
 import { type ExecutionStore, type StepsPage, runStepsPage } from '../runs/execution-store.js';
 import { type MarketplaceFilter, filterMarketplace } from './marketplace.js';
-import { type Execution, type ExecutionStatus, type Script, settledRun } from '../model.js';
+import { type Execution, type ExecutionStatus, type LogLine, type Script, logTexts, settledRun } from '../model.js';
 import { dailyRunsCounter } from '../runs/runner.js';
 import type { ScriptService } from '../service.js';
 import type { ScriptStore } from '../store.js';
@@ -28,6 +28,9 @@ export interface Metrics {
   executionsToday: number;
 }
 
+/** The states of a run that may still print: a waiting run continues in a new invocation. */
+const goingOn = new Set<ExecutionStatus>(['running', 'waiting']);
+
 /** How often a follower's long poll reads the run again. */
 const followPollMs = 250;
 
@@ -48,10 +51,14 @@ export function statsOf(script: Script): Omit<Metrics, 'script' | 'executionsTod
 
 export function createInsights(deps: { scripts: ScriptService; store: ScriptStore; executions: ExecutionStore; clock: Clock }) {
   const { executions } = deps;
-  async function execution(userId: string, executionId: string, steps: StepsPage | false = runStepsPage): Promise<{ execution: Execution; logs: string[] }> {
-    const [found, logs] = await Promise.all([executions.get(executionId, false, steps), executions.getLogs(executionId)]);
+  async function execution(
+    userId: string,
+    executionId: string,
+    steps: StepsPage | false = runStepsPage,
+  ): Promise<{ execution: Execution; logLines: LogLine[] }> {
+    const [found, logLines] = await Promise.all([executions.get(executionId, false, steps), executions.getLogs(executionId)]);
     if (!found || found.userId !== userId) throw new NotFoundError('executionId', executionId, 'execution');
-    return { execution: settledRun(found, deps.clock.nowIso()), logs };
+    return { execution: settledRun(found, deps.clock.nowIso()), logLines };
   }
   return {
     /** Without a status filter only the runs up to the page's end are read, and DynamoDB counts the rest. */
@@ -71,14 +78,18 @@ export function createInsights(deps: { scripts: ScriptService; store: ScriptStor
 
     execution,
 
-    /** Lines after `after`: at once when there are some or the run has ended, else when they come or `waitMs` passes. */
+    /**
+     * Lines of the whole run after `after`: at once when there are some or the run has ended, else when they come or
+     * `waitMs` passes. A waiting run has not ended: its next invocation prints on.
+     */
     async followLogs(userId: string, executionId: string, after: number, waitMs: number) {
       const until = deps.clock.now() + waitMs;
       for (;;) {
-        const { execution: run, logs } = await execution(userId, executionId, false);
-        const done = run.status !== 'running';
-        if (done || logs.length > after || deps.clock.now() >= until) {
-          return { executionId, status: run.status, lines: logs.slice(after), next: Math.max(after, logs.length), done };
+        const { execution: run, logLines } = await execution(userId, executionId, false);
+        const done = !goingOn.has(run.status);
+        if (done || logLines.length > after || deps.clock.now() >= until) {
+          const entries = logLines.slice(after);
+          return { executionId, status: run.status, lines: logTexts(entries), entries, next: Math.max(after, logLines.length), done };
         }
         await new Promise((resolve) => setTimeout(resolve, followPollMs));
       }

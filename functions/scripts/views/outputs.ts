@@ -111,6 +111,10 @@ export const RestDeployment = z.object({
   deployedAt: IsoDate,
 });
 export const RestExecuted = z.object({ executionId: z.string(), result: z.unknown(), duration: DurationMs, memoryUsed: MemoryMb, cost: CostUsd });
+/** A log line with the invocation that printed it and the durable step it was printed in. */
+const LogLines = z
+  .array(z.object({ text: z.string(), invocation: z.number().int(), step: z.string().optional() }))
+  .describe("the run's log lines in order, each with its invocation (1 for the first, 2 after the first resume, ...) and its step, if printed in one");
 const RestExecution = z.object({
   executionId: z.string(),
   status: z.enum(['running', 'success', 'error', 'timeout', 'waiting', 'cancelled']),
@@ -123,7 +127,7 @@ const RestExecution = z.object({
   stepsNextCursor: StepsNextCursor,
 });
 export const RestExecutions = z.object({ executions: z.array(RestExecution), total: z.number(), limit: z.number(), offset: z.number() });
-export const RestExecutionDetail = RestExecution.extend({ result: z.unknown(), logs: z.array(z.string()), error: Nullable(ExecError) });
+export const RestExecutionDetail = RestExecution.extend({ result: z.unknown(), logs: z.array(z.string()), logLines: LogLines, error: Nullable(ExecError) });
 export const RestMetrics = z.object({
   totalExecutions: z.number(),
   successRate: z.number(),
@@ -223,6 +227,7 @@ export const SdkExecution = z.object({
   output: z.unknown(),
   duration: DurationMs,
   logs: z.array(z.string()),
+  logLines: LogLines,
   error: Nullable(ExecError),
   createdAt: IsoDate,
   steps: Steps,
@@ -240,8 +245,9 @@ const SdkExecutionItem = z.object({
 });
 export const LiveLogs = z.object({
   executionId: z.string(),
-  status: z.enum(['running', 'success', 'error', 'timeout']),
-  lines: z.array(z.string()).describe('log lines after `after`, in the order printed'),
+  status: z.enum(['running', 'waiting', 'success', 'error', 'timeout', 'cancelled']),
+  lines: z.array(z.string()).describe('log lines after `after`, in the order printed, over every invocation of the run'),
+  entries: LogLines.describe('the same lines with their invocation and step'),
   next: z.number().int().describe('pass as `after` to read on'),
   done: z.boolean().describe('the run has ended: no more lines will come'),
 });

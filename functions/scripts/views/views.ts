@@ -6,9 +6,11 @@ import {
   type Execution,
   type ExecutionStatus,
   type Installation,
+  type LogLine,
   type Script,
   type ScriptVersion,
   type VersionDependencies,
+  logTexts,
   withConcurrencyScope,
 } from '../model.js';
 import type { ExecutionResult } from '../runs/runner.js';
@@ -232,13 +234,14 @@ export const sdk = {
     deployedAt: script.deployedAt,
   }),
 
-  execution: (execution: Execution, logs: string[], output: unknown = execution.output) => ({
+  execution: (execution: Execution, logLines: LogLine[], output: unknown = execution.output) => ({
     executionId: execution.executionId,
     scriptId: execution.scriptId,
     status: sdkStatus[execution.status],
     output,
     duration: execution.duration,
-    logs,
+    logs: logTexts(logLines),
+    logLines,
     error: execution.error,
     createdAt: execution.createdAt,
     ...stepsOf(execution),

@@ -2,6 +2,7 @@
 // The wrapper around a user's script (DESIGN.md §3), shared by the local worker (worker.cjs) and the
 // Lambda entry (lambda.cjs): loads the code, gives it `resources`, captures console output as logs[],
 // calls handler(event, context) and applies SPEC.md's handler return convention.
+const { AsyncLocalStorage } = require('node:async_hooks');
 const { format } = require('node:util');
 
 /** Lambda's synchronous response limit (SPEC.md Limits/Scripts). */
@@ -44,7 +45,13 @@ function settleResourceAnswer(text, name, method) {
   throw resourceError(answer.error.code, answer.error.message);
 }
 
-/** Routes console.* and stdout/stderr writes of the running invocation into its logs, and each line to `onLine` as it comes. */
+/** The durable step whose function is running: a line printed in it (or in work it started) is tagged with its name. */
+const runningStep = new AsyncLocalStorage();
+
+/**
+ * Routes console.* and stdout/stderr writes of the running invocation into its logs as `{text, step?}`, and each line
+ * to `onLine` as it comes.
+ */
 function captureOutput(onLine) {
   let current;
   const record = (text) => {
@@ -54,7 +61,8 @@ function captureOutput(onLine) {
       current.overflow = true;
       return;
     }
-    const line = text.endsWith('\n') ? text.slice(0, -1) : text;
+    const step = runningStep.getStore();
+    const line = { text: text.endsWith('\n') ? text.slice(0, -1) : text, ...(step !== undefined && { step }) };
     current.lines.push(line);
     if (onLine) onLine(line);
   };
@@ -175,7 +183,7 @@ function createDurableContext({ entries, partial }, call) {
       const started = performance.now();
       let value;
       try {
-        value = await fn();
+        value = await runningStep.run(name, fn);
       } catch (error) {
         const failure = {
           code: typeof error?.code === 'string' ? error.code.slice(0, 64) : 'STEP_FAILED',

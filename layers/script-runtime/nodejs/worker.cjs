@@ -88,7 +88,7 @@ const scriptFile = basename(scriptPath);
 guardNetwork();
 guardSignals();
 // Lines go out as they are printed, so a run's logs can be followed while it runs.
-const capture = runtime.captureOutput((line) => send({ type: 'log', line }));
+const capture = runtime.captureOutput((line) => send({ type: 'log', ...line }));
 let handler;
 try {
   handler = runtime.loadHandler(scriptPath, resources);

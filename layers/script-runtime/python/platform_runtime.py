@@ -1,6 +1,7 @@
 """The wrapper around a user's Python script, shared by the local worker
 (platform_worker.py) and the Lambda entry (platform_lambda.py): loads the code, gives it `resources`,
 captures print output as logs[], calls handler(event, context) and applies the interface's return convention."""
+import contextvars
 import io
 import json
 import sys
@@ -73,9 +74,19 @@ class Context(dict):
             raise AttributeError(name) from missing
 
 
+# The durable step whose function is running: a line printed in it is tagged with its name.
+_running_step = contextvars.ContextVar('running_step', default=None)
+
+
+def _line(text, step):
+    return {'text': text, 'step': step} if step is not None else {'text': text}
+
+
 class _Capture(io.TextIOBase):
+    """Printed text as lines `{text, step?}`; a line belongs to the step running when it was completed."""
+
     def __init__(self, on_line=None):
-        self.text = []
+        self.completed = []
         self.bytes = 0
         self.overflow = False
         self._on_line = on_line
@@ -89,16 +100,17 @@ class _Capture(io.TextIOBase):
         if self.bytes > MAX_LOG_BYTES:
             self.overflow = True
         else:
-            self.text.append(text)
-            if self._on_line:
-                *complete, self._partial = (self._partial + text).split('\n')
-                for line in complete:
+            *complete, self._partial = (self._partial + text).split('\n')
+            step = _running_step.get()
+            for text_of_line in complete:
+                line = _line(text_of_line, step)
+                self.completed.append(line)
+                if self._on_line:
                     self._on_line(line)
         return len(text)
 
     def lines(self):
-        joined = ''.join(self.text)
-        return joined[:-1].split('\n') if joined.endswith('\n') else (joined.split('\n') if joined else [])
+        return self.completed + ([_line(self._partial, _running_step.get())] if self._partial else [])
 
 
 # A durable script's step API (the design's "Durable runs"): the same rules as the platform's engine checks.
@@ -196,6 +208,7 @@ class DurableSteps:
         if entry:
             return self._settled(entry, name)
         started = time.perf_counter()
+        token = _running_step.set(name)
         try:
             value = fn()
         except Exception as error:
@@ -203,6 +216,8 @@ class DurableSteps:
             failure = {'code': code[:64] if isinstance(code, str) and code else 'STEP_FAILED', 'message': str(error)[:20000]}
             self._call(DURABLE_CHANNEL, 'step', {'name': name, 'error': failure, 'durationMs': (time.perf_counter() - started) * 1000})
             raise
+        finally:
+            _running_step.reset(token)
         stored = self._call(DURABLE_CHANNEL, 'step', {'name': name, 'result': _storable(value), 'durationMs': (time.perf_counter() - started) * 1000})
         return json.loads(stored['result'])
 

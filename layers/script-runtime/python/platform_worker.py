@@ -122,7 +122,7 @@ def main():
         if frame.get('type') == 'invoke':
             # Lines go out as they are printed, so a run's logs can be followed while it runs.
             outcome = platform_runtime.invoke(
-                handler, frame['event'], frame['context'], script_path, lambda line: channel.send({'type': 'log', 'line': line}), channel.call_resource
+                handler, frame['event'], frame['context'], script_path, lambda line: channel.send({'type': 'log', **line}), channel.call_resource
             )
             # Duration and memory are the platform's measurements; the id ties the result to the invocation it answers.
             channel.send({'type': 'result', 'id': frame.get('id'), **outcome})

@@ -11,7 +11,7 @@ export const handler = withBackgroundRuns(
     const run = await scriptLongRuns().execute({ scriptId: input.scriptId, userId: caller.userId, data: input.data, trigger: input.trigger, viaApi: true });
     if ('running' in run) return Reply.data(runningView(run.running), 202);
     throwIfStoppedByLimit(run.ended.execution);
-    return sdk.execution(run.ended.execution, run.ended.logs, run.ended.output);
+    return sdk.execution(run.ended.execution, run.ended.logLines, run.ended.output);
   }),
   (job: AdmittedRun) => scriptLongRuns().runJob(job),
 );

@@ -5,6 +5,6 @@ import { scriptRoutes } from '#functions/scripts/routes.js';
 import { sdk } from '#functions/scripts/views/views.js';
 
 export const handler = httpHandler(scriptRoutes.getExecution, async ({ input, caller }) => {
-  const { execution, logs } = await scriptInsights().execution(caller.userId, input.executionId, stepsPage(input));
-  return sdk.execution(execution, logs);
+  const { execution, logLines } = await scriptInsights().execution(caller.userId, input.executionId, stepsPage(input));
+  return sdk.execution(execution, logLines);
 });
