@@ -4,7 +4,7 @@
 import type { Clock } from '#platform/clock.js';
 import { NotFoundError } from '#platform/errors.js';
 import type { TimeRange } from '#platform/run-records.js';
-import { settledRun } from '../model.js';
+import { logTexts, settledRun } from '../model.js';
 import type { ExecutionStore, StepsPage } from './execution-store.js';
 import { type RunKind, type RunStatus, type RunView, flowRunStatus, scriptRunStatus, statusWords } from './run-record.js';
 import type { ListedRun, RunStore, StoredRun } from './run-store.js';
@@ -94,8 +94,8 @@ export function createRuns(deps: RunsDeps) {
 
     async get(userId: string, executionId: string, page: StepsPage): Promise<RunView> {
       const run = await owned(userId, executionId);
-      const [logs, steps] = await Promise.all([
-        run.kind === 'flow' ? run.logs : deps.executions.getLogs(executionId),
+      const [logLines, steps] = await Promise.all([
+        run.kind === 'flow' ? run.logs.map((text) => ({ text, invocation: 1 })) : deps.executions.getLogs(executionId),
         run.kind === 'flow' || run.durable ? records.steps(executionId, page) : { steps: [] },
       ]);
       const { source: _source, trigger: _trigger, ...summary } = summaryOf(run, clock.nowIso());
@@ -104,8 +104,8 @@ export function createRuns(deps: RunsDeps) {
         ...summary,
         trigger: { type: run.trigger.type, source: run.trigger.source ?? null, event: typeof run.trigger.event === 'string' ? run.trigger.event : null },
         ...steps,
-        logs,
-        logLines: logs.map((text) => ({ text, invocation: 1 })),
+        logs: logTexts(logLines),
+        logLines,
         output,
       };
     },
