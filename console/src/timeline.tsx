@@ -3,7 +3,7 @@
 // error behind a disclosure (results can be large). A map's or parallel's branches are nested under it (step-groups.ts),
 // an invoke links its child run, and a step a re-run kept from the earlier run says so, its times being that run's.
 import { type BranchRow, type StepRow, groupSteps } from './step-groups';
-import { type Rec, when } from './ui';
+import { type Rec, RunLink, when } from './ui';
 
 /** Milliseconds as a person reads a duration: 850 ms, 4.2 s, 3 min 5 s, 2 h 10 min, 3 d 4 h. */
 export function duration(ms: number): string {
@@ -59,8 +59,6 @@ interface Axis {
   now: number;
 }
 
-const runLink = (executionId: string) => <a href={`#/runs/${encodeURIComponent(executionId)}`}>{executionId}</a>;
-
 function Payload({ step }: { step: Rec }) {
   const payload = step.error ?? step.result;
   if (payload === undefined) return null;
@@ -96,7 +94,7 @@ function StepItem({ row, axis }: { row: StepRow; axis: Axis }) {
         {step.childExecutionId && (
           <>
             <dt>Child run</dt>
-            <dd>{runLink(step.childExecutionId)}</dd>
+            <dd>{<RunLink executionId={step.childExecutionId} />}</dd>
           </>
         )}
         <dt>Started{earlier}</dt>
