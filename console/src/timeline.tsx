@@ -2,7 +2,7 @@
 // status, start, end and duration, a bar placed on the run's own time axis, a wait's wake-up time, and its result or
 // error behind a disclosure (results can be large). A map's or parallel's branches are nested under it (step-groups.ts),
 // an invoke links its child run, and a step a re-run kept from the earlier run says so, its times being that run's.
-import { type BranchRow, type StepRow, groupSteps } from './step-groups';
+import { type BranchRow, type StepRow, groupSteps, unwrittenFanOut } from '../../clients/typescript/src/index';
 import { type Rec, RunLink, when } from './ui';
 
 /** Milliseconds as a person reads a duration: 850 ms, 4.2 s, 3 min 5 s, 2 h 10 min, 3 d 4 h. */
@@ -38,7 +38,7 @@ const stepKinds: Record<string, string> = {
   invoke: 'child run',
   map: 'map',
   parallel: 'parallel',
-  branches: 'branches',
+  [unwrittenFanOut]: 'branches',
 };
 
 /** What a step that has not ended is doing, in words. */
@@ -49,6 +49,9 @@ function pendingLabel(step: Rec): string {
   const deadline = step.wakeAt ? ` (times out ${when(step.wakeAt)})` : '';
   return awaited ? `waiting for ${awaited}${deadline}` : step.status;
 }
+
+/** A step entry as the API answers it, read loosely. */
+type Step = Rec & { name: string; type: string };
 
 const time = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? new Date(value).getTime() : undefined);
 
@@ -72,7 +75,7 @@ function Payload({ step }: { step: Rec }) {
   );
 }
 
-function StepItem({ row, axis }: { row: StepRow; axis: Axis }) {
+function StepItem({ row, axis }: { row: StepRow<Step>; axis: Axis }) {
   const { step } = row;
   const start = time(step.startedAt) ?? axis.now;
   const ended = time(step.endedAt);
@@ -123,7 +126,7 @@ function StepItem({ row, axis }: { row: StepRow; axis: Axis }) {
   );
 }
 
-function BranchItem({ branch, axis }: { branch: BranchRow; axis: Axis }) {
+function BranchItem({ branch, axis }: { branch: BranchRow<Step>; axis: Axis }) {
   const status = branch.step?.status ?? 'running';
   return (
     <li class={`branch step-${status}`} aria-label={`Branch ${branch.name}`}>
@@ -152,7 +155,7 @@ export function StepTimeline({ steps, runStart, now }: { steps: Rec[]; runStart?
   const axis = { origin, span: Math.max(1, Math.max(origin, ...ends) - origin), now };
   return (
     <ol class="timeline" aria-label="Steps">
-      {groupSteps(steps).map((row) => (
+      {groupSteps(steps as Step[]).map((row) => (
         <StepItem row={row} axis={axis} />
       ))}
     </ol>

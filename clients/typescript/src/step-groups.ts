@@ -1,26 +1,32 @@
-// A run's checkpoints as the timeline nests them: a map's or parallel's branch checkpoints (`<name>/<index>/<inner>`)
+// A run's checkpoints as a timeline nests them (the console's and `platform runs get`'s): a map's or parallel's branch checkpoints (`<name>/<index>/<inner>`)
 // go under their entry (`<name>`), one branch per index (`<name>/<index>`, its result entry) in index order, and a
 // branch's own inner checkpoints are grouped the same way, so a map inside a branch nests once more. Pure: no DOM.
-import type { Rec } from './ui';
-
-export interface StepRow {
-  /** The checkpoint; a map whose entry is not written yet (it is written as it ends) gets one of status running. */
-  step: Rec;
-  /** The name within its branch (the full name at the top). */
-  label: string;
-  branches?: BranchRow[];
+/** What grouping reads of a step entry of a run (GET /api/sdk/v1/executions/{executionId}'s `steps[]`). */
+export interface NamedStep {
+  name: string;
+  type: string;
 }
 
-export interface BranchRow {
+export interface StepRow<S extends NamedStep> {
+  /** The checkpoint; a map whose entry is not written yet (it is written as it ends) gets one of status running. */
+  step: S;
+  /** The name within its branch (the full name at the top). */
+  label: string;
+  branches?: BranchRow<S>[];
+}
+
+export interface BranchRow<S extends NamedStep> {
   index: number;
   /** `<name>/<index>`. */
   name: string;
   /** The branch's result entry, once the branch has ended. */
-  step?: Rec;
-  rows: StepRow[];
+  step?: S;
+  rows: StepRow<S>[];
 }
 
 const fanOut = new Set(['map', 'parallel']);
+/** The step type of a map's entry not written yet, whose kind (map or parallel) its branches do not tell. */
+export const unwrittenFanOut = 'branches';
 /** A branch checkpoint whose map entry is not known yet: `<name>/<index>/<inner>`. */
 const branchCheckpoint = /^(.+?)\/(\d+)\/(.+)$/;
 
@@ -46,18 +52,19 @@ function placeOf(name: string, groups: string[]): Placed | undefined {
 }
 
 /** `steps` in the order the run reached them, nested under their map or parallel entries. */
-export function groupSteps(steps: Rec[], prefix = ''): StepRow[] {
-  const relative = (step: Rec) => String(step.name).slice(prefix.length);
+export function groupSteps<S extends NamedStep>(steps: S[], prefix = ''): StepRow<S>[] {
+  const relative = (step: S) => String(step.name).slice(prefix.length);
   const groups = steps
     .filter((step) => fanOut.has(step.type))
     .map(relative)
     .sort((a, b) => a.length - b.length);
-  const rows: StepRow[] = [];
-  const grouped = new Map<string, { row: StepRow; branches: Map<number, BranchRow & { inner: Rec[] }> }>();
+  const rows: StepRow<S>[] = [];
+  const grouped = new Map<string, { row: StepRow<S>; branches: Map<number, BranchRow<S> & { inner: S[] }> }>();
   const groupRow = (group: string) => {
     let found = grouped.get(group);
     if (!found) {
-      found = { row: { step: { name: `${prefix}${group}`, type: 'branches', status: 'running' }, label: group }, branches: new Map() };
+      const unwritten = { name: `${prefix}${group}`, type: unwrittenFanOut, status: 'running' } as NamedStep as S;
+      found = { row: { step: unwritten, label: group }, branches: new Map() };
       grouped.set(group, found);
       rows.push(found.row);
     }

@@ -1,11 +1,11 @@
-// The timeline's nesting of a run's checkpoints: map and parallel branches under their entry, in index order, a map
+// The timeline's nesting (console and CLI) of a run's checkpoints: map and parallel branches under their entry, in index order, a map
 // inside a branch nested once more, and a running map (its entry not written yet) still grouped.
 import { describe, expect, it } from 'vitest';
-import { type StepRow, groupSteps } from '../../console/src/step-groups.js';
+import { type StepRow, groupSteps } from '../../clients/typescript/src/step-groups.js';
 
 const step = (name: string, type = 'step') => ({ name, type, status: 'succeeded' });
 /** Each row as `label` with its branches' names and their rows, for comparing shapes. */
-const shape = (rows: StepRow[]): unknown[] =>
+const shape = (rows: StepRow<ReturnType<typeof step>>[]): unknown[] =>
   rows.map((row) =>
     row.branches ? { [row.label]: row.branches.map((branch) => ({ [branch.name]: { ended: Boolean(branch.step), rows: shape(branch.rows) } })) } : row.label,
   );
