@@ -34,7 +34,7 @@ export function RunsPage({ param }: { param?: string }) {
       ),
     [filters, offset, param],
   );
-  if (param) return <RunDetail executionId={param} />;
+  if (param) return <RunDetail key={param} executionId={param} />;
   const set = (key: keyof Filters) => (event: { currentTarget: { value: string } }) => setDraft({ ...draft, [key]: event.currentTarget.value });
   return (
     <>
