@@ -202,12 +202,7 @@ export function RunDetail({ executionId }: { executionId: string }) {
     <section aria-label={`Run ${executionId}`}>
       <h2>
         Run {executionId}
-        {run && (
-          <>
-            {' '}
-            of {run.kind} {of}
-          </>
-        )}
+        {run && <> of {of}</>}
       </h2>
       <ErrorMessage error={error} />
       {!run && !error && <Busy label="Loading the run" />}
