@@ -2,7 +2,7 @@
 // input each was given. The API replays at most 100 runs per call, so the form says so and shows how many it took.
 import { useState } from 'preact/hooks';
 import { api, unwrap } from './api';
-import { ChoiceField, Field, type Rec, useAction } from './ui';
+import { ChoiceField, Field, type Rec, RunLink, useAction } from './ui';
 
 export const replayLimit = 100;
 const replayableStatuses = ['failed', 'success', 'cancelled'] as const;
@@ -58,7 +58,7 @@ export function BulkReplay({ scriptId }: { scriptId: string }) {
           <ul>
             {replayed.map((executionId) => (
               <li>
-                <a href={`#/runs/${encodeURIComponent(executionId)}`}>{executionId}</a>
+                <RunLink executionId={executionId} />
               </li>
             ))}
           </ul>

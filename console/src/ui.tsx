@@ -164,6 +164,9 @@ export function Pager({ offset, limit, total, onPage }: { offset: number; limit:
   );
 }
 
+/** A run's page, named by its id. */
+export const RunLink = ({ executionId }: { executionId: string }) => <a href={`#/runs/${encodeURIComponent(executionId)}`}>{executionId}</a>;
+
 /** Parses a JSON text field, naming the field when it is not JSON. */
 export function parseJson(label: string, text: string): unknown {
   try {

@@ -529,7 +529,7 @@ export const runRoutes = defineRoutes('scripts', {
     auth: 'apiKey',
     summary: "The caller's runs of scripts and flows, newest first",
     description:
-      'Every run the caller owns (runs of their scripts, of scripts they installed, and of their flows), newest first, filtered by kind, status (any word of the SDK, REST or flows: `success` is `completed`, `error` is `failed`), trigger, scriptId, flowId and a time range (`from`/`to` or `startDate`/`endDate`: days in UTC or ISO instants). ' +
+      'Every run the caller owns (runs of their scripts, of scripts they installed, and of their flows), newest first, filtered by kind, status (any word of the SDK, REST or flows: `success` is `completed`, `error` is `failed`), trigger, scriptId, flowId, parentExecutionId (the runs a run started) and a time range (`from`/`to` or `startDate`/`endDate`: days in UTC or ISO instants). ' +
       "A flow's script run is listed as that flow run's child (`parentExecutionId`). Runs are kept 90 days. Read one run whole with GET /api/sdk/v1/executions/{executionId}.",
     input: input.ListRunsInput,
     output: out.RunList,

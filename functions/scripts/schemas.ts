@@ -201,6 +201,7 @@ export const ListRunsInput = z
     trigger: z.enum(triggerTypes).optional(),
     scriptId: ScriptId.optional(),
     flowId: OpaqueId.optional(),
+    parentExecutionId: ExecutionId.optional().describe("only the runs this run started (a flow run's script run, an invoked child)"),
     ...dateRange,
     from: DateBound(false).optional().describe('the same as startDate'),
     to: DateBound(true).optional().describe('the same as endDate'),

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jsonOf, runCli } from '../support/cli.js';
+import { flowsPath, givenTimeFlow } from '../support/flows.js';
 import { givenPayer } from '../support/payments.js';
 import { type TestApi, type TestUser, reconfigurePlatform, startTestPlatform, uniqueName } from '../support/platform.js';
 import { type Upstream, givenPublishedResource, json, startUpstream } from '../support/resources.js';
@@ -272,6 +273,35 @@ describe('cli: runs and approvals', () => {
       expect(replayed.executionIds[0]).not.toBe(failed.executionId);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain('[field fromStep]');
+    },
+    slow,
+  );
+
+  it(
+    'prints a flow run with its script run as its child, and lists runs by kind and status',
+    async () => {
+      // Prepare
+      const script = (await api.as(user.apiKey).post('/api/sdk/v1/scripts', { name: uniqueName('cli-flowed'), code: 'async function handler() { return 1 }' }))
+        .body.data;
+      await api.as(user.apiKey).post('/api/sdk/v1/scripts/deployScript', { scriptId: script.id });
+      const flowId = (await givenTimeFlow(api, user, script.id)).id;
+      await api.as(user.apiKey).post(flowsPath('runFlow'), { flowId });
+      const runs = (await api.as(user.apiKey).get(`/api/sdk/v1/executions?flowId=${flowId}`)).body.data.executions as Array<Record<string, string>>;
+      const flowRun = runs.find((item) => item.kind === 'flow')!.executionId;
+      const child = runs.find((item) => item.kind === 'script')!.executionId;
+      // Act
+      const got = await runCli(['runs', 'get', flowRun], env);
+      const childGot = await runCli(['runs', 'get', child], env);
+      const flowsListed = jsonOf(await runCli(['--json', 'runs', 'list', '--kind', 'flow', '--status', 'completed'], env));
+      const refused = await runCli(['runs', 'list', '--status', 'done'], env);
+      // Assess
+      expect(got.stdout).toContain(`${flowRun}  flow run of flow ${flowId}`);
+      expect(got.stdout).toMatch(/^status {4}completed$/m);
+      expect(got.stdout).toMatch(new RegExp(`^children\n  ${child}$`, 'm'));
+      expect(childGot.stdout).toMatch(new RegExp(`^parent {4}${flowRun}$`, 'm'));
+      expect(flowsListed.executions.map((item: { executionId: string }) => item.executionId)).toContain(flowRun);
+      expect(flowsListed.executions.every((item: { kind: string; status: string }) => item.kind === 'flow' && item.status === 'completed')).toBe(true);
+      expect(refused.code).toBe(2);
     },
     slow,
   );

@@ -1,44 +1,96 @@
-// `platform runs get|cancel|rerun|replay`: reading and operating durable runs.
-import type { Command } from 'commander';
-import { unwrap } from '../../typescript/src/index.js';
+// `platform runs list|get|cancel|rerun|replay`: reading runs of scripts and flows, and operating durable runs.
+import { type Command, Option } from 'commander';
+import { type BranchRow, type StepRow, groupSteps, unwrap } from '../../typescript/src/index.js';
 import { clientFor, optionsOf, output } from '../context.js';
 import { resolveScript } from './scripts.js';
 
 type ReplayStatus = 'success' | 'error' | 'timeout' | 'cancelled' | 'completed' | 'failed';
-interface TimelineStep {
+/** Every state a run can be in, in the SDK's words. */
+const runStatuses = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'timeout'] as const;
+
+interface Step {
   name: string;
   type: string;
   status: string;
+  kept?: boolean;
   childExecutionId?: string;
+  error?: { code?: string; message?: string } | null;
 }
 
-/**
- * A run's steps as a timeline: a map's or parallel's branch checkpoints (`<name>/<index>/<inner>`) indented under it,
- * a child run (`invoke`) named by its id.
- */
-export function timeline(steps: TimelineStep[]): string[] {
-  const fanOuts = steps.filter((step) => step.type === 'map' || step.type === 'parallel').map((step) => `${step.name}/`);
-  const depthOf = (name: string) => fanOuts.filter((prefix) => name.startsWith(prefix)).length;
-  return steps.map((step) => {
-    const child = step.childExecutionId ? ` -> child run ${step.childExecutionId}` : '';
-    return `${'  '.repeat(depthOf(step.name) + 1)}${step.name} [${step.type}] ${step.status}${child}`;
-  });
+/** A step's line: name, type, status, kept, its child run, its error. */
+const stepLine = (label: string, step: Step) =>
+  [
+    `${label}  ${step.type}  ${step.status}`,
+    step.kept ? '  (kept from the earlier run)' : '',
+    step.childExecutionId ? `  child ${step.childExecutionId}` : '',
+    step.error ? `  ${step.error.code}: ${step.error.message}` : '',
+  ].join('');
+
+/** The steps as the console's timeline nests them: a map's or parallel's branches indented under it, their steps under each. */
+function stepLines(rows: StepRow<Step>[], indent = '  '): string[] {
+  const branchLines = (branch: BranchRow<Step>) => [
+    `${indent}  ${branch.name}  branch  ${branch.step?.status ?? 'running'}${branch.step?.kept ? '  (kept from the earlier run)' : ''}`,
+    ...stepLines(branch.rows, `${indent}    `),
+  ];
+  return rows.flatMap((row) => [`${indent}${stepLine(row.label, row.step)}`, ...(row.branches ?? []).flatMap(branchLines)]);
 }
 
 export function registerRunCommands(program: Command): void {
-  const runs = program.command('runs').description('read and operate runs: get, cancel, re-run, replay');
+  const runs = program.command('runs').description('your runs of scripts and flows: list, read one, cancel, re-run, replay');
+
+  runs
+    .command('list')
+    .description('your runs of scripts and flows, newest first')
+    .addOption(new Option('--kind <kind>', 'only runs of scripts or of flows').choices(['script', 'flow']))
+    .addOption(new Option('--status <status>', 'only runs in this state').choices(runStatuses))
+    .option('--parent <executionId>', 'only the runs this run started')
+    .option('--limit <n>', 'at most this many (1-100)', '20')
+    .action(async (_local: unknown, command: Command) => {
+      const options = optionsOf(command);
+      const query = {
+        limit: Number(options.limit),
+        ...(options.kind && { kind: options.kind as 'script' | 'flow' }),
+        ...(options.status && { status: options.status as (typeof runStatuses)[number] }),
+        ...(options.parent && { parentExecutionId: options.parent }),
+      };
+      const list = await unwrap(clientFor(options).GET('/api/sdk/v1/executions', { params: { query } }));
+      output(options, list, () =>
+        list.executions.length
+          ? list.executions.map(
+              (run) =>
+                `${run.executionId}  ${run.kind.padEnd(6)}  ${run.status.padEnd(9)}  ${run.startedAt}  ${run.flowId ?? run.scriptId ?? ''}${run.error ? `  ${run.error.code}: ${run.error.message}` : ''}`,
+            )
+          : 'no runs',
+      );
+    });
 
   runs
     .command('get <executionId>')
-    .description('one run: its status, parent run if it is a child run, and its steps (branches indented, child runs by id)')
+    .description('one run of a script or a flow: kind, status and reason, its family, its steps with branches and child runs')
     .action(async (executionId: string, _local: unknown, command: Command) => {
       const options = optionsOf(command);
-      const run = await unwrap(clientFor(options).POST('/api/sdk/v1/scripts/getExecution', { body: { executionId } }));
-      output(options, run, () => [
-        `${run.executionId} ${run.status} in ${run.duration} ms`,
-        ...(run.parentExecutionId ? [`child of ${run.parentExecutionId} (root ${run.rootExecutionId})`] : []),
-        ...(run.error ? [`${run.error.code}: ${run.error.message}`] : []),
-        ...(run.steps.length ? ['steps:', ...timeline(run.steps)] : []),
+      const client = clientFor(options);
+      const [run, children] = await Promise.all([
+        unwrap(client.GET('/api/sdk/v1/executions/{executionId}', { params: { path: { executionId } } })),
+        unwrap(client.GET('/api/sdk/v1/executions', { params: { query: { parentExecutionId: executionId, limit: 100 } } })),
+      ]);
+      const steps = run.steps as unknown as Step[];
+      const childIds = [
+        ...new Set([
+          ...children.executions.map((child) => child.executionId),
+          ...steps.flatMap((step) => (step.childExecutionId ? [step.childExecutionId] : [])),
+        ]),
+      ];
+      output(options, { ...run, children: childIds }, () => [
+        `${run.executionId}  ${run.kind} run of ${run.flowId ? `flow ${run.flowId}` : `script ${run.scriptId}`}`,
+        `status    ${run.status}${run.error ? `: ${run.error.code}: ${run.error.message}` : ''}`,
+        `trigger   ${run.trigger.type}${run.trigger.source ? ` (${run.trigger.source})` : ''}`,
+        `started   ${run.startedAt}${run.endedAt ? `, ended ${run.endedAt}` : ''}, ${run.duration} ms, cost ${run.cost}`,
+        ...(run.parentExecutionId ? [`parent    ${run.parentExecutionId}`] : []),
+        ...(run.rootExecutionId !== run.executionId && run.rootExecutionId !== run.parentExecutionId ? [`root      ${run.rootExecutionId}`] : []),
+        ...(run.origin ? [`re-run of ${run.origin.executionId}${run.origin.fromStep ? ` from step ${run.origin.fromStep}` : ''}`] : []),
+        ...(steps.length ? ['steps', ...stepLines(groupSteps(steps))] : []),
+        ...(childIds.length ? ['children', ...childIds.map((id) => `  ${id}`)] : []),
       ]);
     });
 

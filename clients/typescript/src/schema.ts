@@ -433,7 +433,7 @@ export interface paths {
         };
         /**
          * The caller's runs of scripts and flows, newest first
-         * @description Every run the caller owns (runs of their scripts, of scripts they installed, and of their flows), newest first, filtered by kind, status (any word of the SDK, REST or flows: `success` is `completed`, `error` is `failed`), trigger, scriptId, flowId and a time range (`from`/`to` or `startDate`/`endDate`: days in UTC or ISO instants). A flow's script run is listed as that flow run's child (`parentExecutionId`). Runs are kept 90 days. Read one run whole with GET /api/sdk/v1/executions/{executionId}.
+         * @description Every run the caller owns (runs of their scripts, of scripts they installed, and of their flows), newest first, filtered by kind, status (any word of the SDK, REST or flows: `success` is `completed`, `error` is `failed`), trigger, scriptId, flowId, parentExecutionId (the runs a run started) and a time range (`from`/`to` or `startDate`/`endDate`: days in UTC or ISO instants). A flow's script run is listed as that flow run's child (`parentExecutionId`). Runs are kept 90 days. Read one run whole with GET /api/sdk/v1/executions/{executionId}.
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
@@ -6815,6 +6815,7 @@ export interface operations {
                 kind?: "script" | "flow";
                 limit?: number;
                 offset?: number;
+                parentExecutionId?: string;
                 scriptId?: string;
                 startDate?: string;
                 status?: "queued" | "running" | "waiting" | "completed" | "success" | "failed" | "error" | "cancelled" | "timeout";

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { ApprovalFacts, type Decision, DecisionForm, approvalsChanged, decideWithKey, usePendingApprovals } from '../approvals';
 import { nameOf, useFlows, useScripts } from '../pickers';
-import { Loaded, type Rec } from '../ui';
+import { Loaded, type Rec, RunLink } from '../ui';
 
 export function ApprovalsPage() {
   const pending = usePendingApprovals();
@@ -20,8 +20,7 @@ export function ApprovalsPage() {
         <ul role="status" aria-label="Decisions">
           {decided.map(({ approval, decision }) => (
             <li>
-              You {decision === 'approve' ? 'approved' : 'rejected'} "{approval.name}" of run{' '}
-              <a href={`#/runs/${encodeURIComponent(approval.executionId)}`}>{approval.executionId}</a>.
+              You {decision === 'approve' ? 'approved' : 'rejected'} "{approval.name}" of run <RunLink executionId={approval.executionId} />.
             </li>
           ))}
         </ul>
@@ -37,7 +36,7 @@ export function ApprovalsPage() {
                 approval={approval}
                 subject={
                   <>
-                    run <a href={`#/runs/${encodeURIComponent(approval.executionId)}`}>{approval.executionId}</a>
+                    run <RunLink executionId={approval.executionId} />
                     {approval.flowId ? (
                       <>
                         {' '}

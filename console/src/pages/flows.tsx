@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { namedEventTypes } from '../../../functions/platform/event-type-names';
 import { api, unwrap } from '../api';
 import { NamePicker, nameOf, useScripts } from '../pickers';
-import { ChoiceField, Field, Loaded, type Rec, Table, money, text, useAction, useLoad, when } from '../ui';
+import { ChoiceField, Field, Loaded, type Rec, RunLink, Table, money, text, useAction, useLoad, when } from '../ui';
 import { ConditionGroup, type ConditionNode, newLeaf } from './conditions';
 
 function CreateFlow({ onCreated }: { onCreated(id: string): void }) {
@@ -204,7 +204,7 @@ function FlowDetail({ flowId }: { flowId: string }) {
                 ['Duration', (result) => `${result.duration} ms`],
                 ['Cost', (result) => money(result.cost)],
                 ['Result', (result) => text(result.error ?? result.result)],
-                ['Run', (result) => text(result.executionId)],
+                ['Run', (result) => (result.executionId ? <RunLink executionId={result.executionId} /> : '–')],
               ]}
             />
             <a href="#/flows">All flows</a>

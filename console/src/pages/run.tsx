@@ -1,15 +1,15 @@
-// One run: status (a waiting run says what it waits for), logs, output, cost and duration, a durable run's steps as a
-// timeline, its pending approval with approve and reject, and the actions: cancel a running or waiting run, re-run it
-// from the start or from a chosen step. Followed live (polling) while it runs or waits.
-import { Fragment } from 'preact';
+// One run of a script or of a flow: its kind, status (a waiting run says what it waits for) and failure reason, trigger,
+// times, cost; its family (parent, root, the run it re-runs, its children); a durable run's steps as a timeline; logs by
+// invocation; output; its pending approval with approve and reject; and the actions: cancel a running or waiting run,
+// re-run it from the start or from a chosen step. Followed live (polling) while it is not ended.
 import { useState } from 'preact/hooks';
 import { ApprovalFacts, DecisionForm, approvalsChanged, decideWithKey, usePendingApprovals } from '../approvals';
 import { api, unwrap } from '../api';
-import { nameOf, useScripts } from '../pickers';
-import { StepTimeline } from '../timeline';
-import { Busy, ErrorMessage, Field, type Rec, money, usePolling, useAction, useLoad, when } from '../ui';
+import { nameOf, useFlows, useScripts } from '../pickers';
+import { StepTimeline, duration } from '../timeline';
+import { Busy, ErrorMessage, Field, type Rec, RunLink, money, usePolling, useAction, useLoad, when } from '../ui';
 
-const unfinished = (status: unknown) => status === 'running' || status === 'waiting';
+const unfinished = (status: unknown) => status === 'queued' || status === 'running' || status === 'waiting';
 
 /** What a waiting run waits for, from its open step. */
 function waitingFor(steps: Rec[]): string {
@@ -18,28 +18,6 @@ function waitingFor(steps: Rec[]): string {
   if (open.type === 'wait') return `Sleeping in "${open.name}" until ${when(open.wakeAt)}`;
   const awaited = { callback: 'a callback', event: 'an event', approval: 'an approval' }[open.type as string] ?? 'its step';
   return `Waiting in "${open.name}" for ${awaited}`;
-}
-
-/**
- * A run's log lines. A durable run's show where each invocation begins (a resumed run runs its code again, and the
- * steps that finished before are not repeated) and the step each line was printed in.
- */
-function RunLogs({ lines }: { lines: Rec[] }) {
-  const durable = lines.some((line) => line.invocation > 1 || line.step !== undefined);
-  return (
-    <pre class="logs" role="log" aria-label="Logs" aria-live="polite">
-      {lines.length === 0 && '(no log lines)'}
-      {lines.map((line, index) => (
-        <Fragment key={index}>
-          {durable && line.invocation !== lines[index - 1]?.invocation && (
-            <span class="log-invocation">{`── invocation ${line.invocation}${line.invocation > 1 ? ', resumed' : ''} ──\n`}</span>
-          )}
-          {durable && line.step !== undefined && <span class="log-step">{`[${line.step}] `}</span>}
-          {`${line.text}\n`}
-        </Fragment>
-      ))}
-    </pre>
-  );
 }
 
 function Actions({ run, onChanged }: { run: Rec; onChanged(): void }) {
@@ -120,6 +98,83 @@ function RunApprovals({ executionId, status }: { executionId: string; status: st
   );
 }
 
+/** The run's children: the runs listed under it (a flow run's script run) and the children its invoke steps name. */
+function useChildren(executionId: string, steps: Rec[], status: unknown): string[] {
+  const listed = useLoad(
+    (): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/executions', { params: { query: { parentExecutionId: executionId, limit: 100 } } })),
+    [executionId, status],
+  );
+  const ids = [
+    ...((listed.data?.executions ?? []) as Rec[]).map((child) => child.executionId as string),
+    ...steps.flatMap((step) => (step.childExecutionId ? [step.childExecutionId as string] : [])),
+  ];
+  return [...new Set(ids)];
+}
+
+/** Where the run stands among others: its parent and root, the run it re-runs, and its children. */
+function RunFamily({ run, children }: { run: Rec; children: string[] }) {
+  const { parentExecutionId: parent, rootExecutionId: root, origin } = run;
+  if (!parent && (!root || root === run.executionId) && !origin && children.length === 0) return null;
+  return (
+    <section class="run-family" aria-label="Family">
+      <dl>
+        {origin && (
+          <>
+            <dt>Re-run of</dt>
+            <dd>
+              {<RunLink executionId={origin.executionId} />}
+              {origin.fromStep ? <> from step {origin.fromStep}</> : <> from the start</>}
+            </dd>
+          </>
+        )}
+        {parent && (
+          <>
+            <dt>Parent run</dt>
+            <dd>{<RunLink executionId={parent} />}</dd>
+          </>
+        )}
+        {root && root !== run.executionId && root !== parent && (
+          <>
+            <dt>Root run</dt>
+            <dd>{<RunLink executionId={root} />}</dd>
+          </>
+        )}
+        {children.length > 0 && (
+          <>
+            <dt>Child runs</dt>
+            <dd>
+              <ul aria-label="Child runs">
+                {children.map((child) => (
+                  <li>{<RunLink executionId={child} />}</li>
+                ))}
+              </ul>
+            </dd>
+          </>
+        )}
+      </dl>
+    </section>
+  );
+}
+
+/** The run's log lines, each invocation's under its own heading when the run was resumed, each line with its step. */
+function RunLogs({ run }: { run: Rec }) {
+  const lines = (run.logLines ?? ((run.logs ?? []) as string[]).map((text) => ({ text, invocation: 1 }))) as Rec[];
+  const resumed = lines.some((line) => line.invocation > 1);
+  return (
+    <pre class="logs" role="log" aria-label="Logs" aria-live="polite">
+      {lines.length === 0
+        ? '(no log lines)'
+        : lines.map((line, index) => (
+            <>
+              {resumed && line.invocation !== lines[index - 1]?.invocation && <span class="invocation">{`Invocation ${line.invocation}\n`}</span>}
+              {line.step && <span class="log-step">[{line.step}] </span>}
+              {`${line.text}\n`}
+            </>
+          ))}
+    </pre>
+  );
+}
+
 export function RunDetail({ executionId }: { executionId: string }) {
   const [run, setRun] = useState<Rec>();
   const [error, setError] = useState<unknown>();
@@ -127,7 +182,7 @@ export function RunDetail({ executionId }: { executionId: string }) {
   usePolling(
     async () => {
       try {
-        const found: Rec = await unwrap(api().POST('/api/sdk/v1/scripts/getExecution', { body: { executionId } }));
+        const found: Rec = await unwrap(api().GET('/api/sdk/v1/executions/{executionId}', { params: { path: { executionId } } }));
         setRun(found);
         return !unfinished(found.status);
       } catch (failure) {
@@ -138,24 +193,24 @@ export function RunDetail({ executionId }: { executionId: string }) {
     1000,
     [executionId, loads],
   );
-  const summary = useLoad(
-    (): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/executions', { params: { query: { limit: 100 } as never } })),
-    [executionId, run?.status],
-  );
-  const listed = (summary.data?.executions as Rec[] | undefined)?.find((item) => item.executionId === executionId);
   const scripts = useScripts();
+  const flows = useFlows();
   const steps = (run?.steps ?? []) as Rec[];
+  const children = useChildren(executionId, steps, run?.status);
+  const of = run?.kind === 'flow' ? nameOf(flows.data, run.flowId) : run && nameOf(scripts.data, run.scriptId);
   return (
     <section aria-label={`Run ${executionId}`}>
       <h2>
         Run {executionId}
-        {run && <> of {nameOf(scripts.data, run.scriptId)}</>}
+        {run && <> of {of}</>}
       </h2>
       <ErrorMessage error={error} />
       {!run && !error && <Busy label="Loading the run" />}
       {run && (
         <>
-          <dl>
+          <dl aria-label="Run">
+            <dt>Kind</dt>
+            <dd>{run.kind === 'flow' ? 'flow run' : 'script run'}</dd>
             <dt>Status</dt>
             <dd>
               <span class={`badge status-${run.status}`}>{run.status}</span>
@@ -166,23 +221,51 @@ export function RunDetail({ executionId }: { executionId: string }) {
                 </p>
               )}
             </dd>
-            <dt>Script</dt>
+            {run.error && (
+              <>
+                <dt>Reason</dt>
+                <dd class="run-reason">
+                  {run.error.code}: {run.error.message}
+                </dd>
+              </>
+            )}
+            {run.flowId && (
+              <>
+                <dt>Flow</dt>
+                <dd>
+                  <a href={`#/flows/${encodeURIComponent(run.flowId)}`}>{nameOf(flows.data, run.flowId)}</a>
+                </dd>
+              </>
+            )}
+            {run.scriptId && (
+              <>
+                <dt>Script</dt>
+                <dd>
+                  <a href={`#/scripts/${encodeURIComponent(run.scriptId)}`}>{nameOf(scripts.data, run.scriptId)}</a>
+                </dd>
+              </>
+            )}
+            <dt>Trigger</dt>
             <dd>
-              <a href={`#/scripts/${encodeURIComponent(run.scriptId)}`}>{nameOf(scripts.data, run.scriptId)}</a>
+              {run.trigger?.type}
+              {run.trigger?.source && <> ({run.trigger.source})</>}
             </dd>
-            <dt>Duration</dt>
-            <dd>{run.duration} ms</dd>
-            <dt>Cost</dt>
-            <dd>{money(listed?.cost)}</dd>
             <dt>Started</dt>
-            <dd>{when(run.createdAt)}</dd>
+            <dd>{when(run.startedAt ?? run.createdAt)}</dd>
+            <dt>Ended</dt>
+            <dd>{when(run.endedAt)}</dd>
+            <dt>Duration</dt>
+            <dd>{typeof run.duration === 'number' ? duration(run.duration) : '–'}</dd>
+            <dt>Cost</dt>
+            <dd>{money(run.cost)}</dd>
           </dl>
+          <RunFamily run={{ ...run, executionId }} children={children} />
           <RunApprovals executionId={executionId} status={run.status} />
           <h3>Steps</h3>
-          <StepTimeline steps={steps} runStart={run.createdAt} now={Date.now()} />
+          <StepTimeline steps={steps} runStart={run.startedAt ?? run.createdAt} now={Date.now()} />
           <Actions run={{ ...run, executionId }} onChanged={() => setLoads(loads + 1)} />
           <h3>Logs</h3>
-          <RunLogs lines={(run.logLines ?? []) as Rec[]} />
+          <RunLogs run={run} />
           <h3>Output</h3>
           <pre role="document" aria-label="Output">
             {JSON.stringify(run.error ?? run.output, null, 2)}

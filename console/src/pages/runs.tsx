@@ -2,11 +2,14 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { NamePicker, nameOf, useFlows, useScripts } from '../pickers';
-import { ChoiceField, Field, Loaded, Pager, type Rec, Table, money, useLoad, when } from '../ui';
+import { ChoiceField, Field, Loaded, Pager, type Rec, RunLink, Table, money, useLoad, when } from '../ui';
 import { RunDetail } from './run';
 
 const limit = 20;
+/** The SDK's status words: every state a run can be in. */
+const runStatuses = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'timeout'];
 interface Filters {
+  kind: string;
   status: string;
   trigger: string;
   scriptId: string;
@@ -14,7 +17,7 @@ interface Filters {
   startDate: string;
   endDate: string;
 }
-const none: Filters = { status: '', trigger: '', scriptId: '', flowId: '', startDate: '', endDate: '' };
+const none: Filters = { kind: '', status: '', trigger: '', scriptId: '', flowId: '', startDate: '', endDate: '' };
 
 export function RunsPage({ param }: { param?: string }) {
   const [draft, setDraft] = useState(none);
@@ -31,7 +34,7 @@ export function RunsPage({ param }: { param?: string }) {
       ),
     [filters, offset, param],
   );
-  if (param) return <RunDetail executionId={param} />;
+  if (param) return <RunDetail key={param} executionId={param} />;
   const set = (key: keyof Filters) => (event: { currentTarget: { value: string } }) => setDraft({ ...draft, [key]: event.currentTarget.value });
   return (
     <>
@@ -44,7 +47,8 @@ export function RunsPage({ param }: { param?: string }) {
           setFilters(draft);
         }}
       >
-        <ChoiceField label="Status" value={draft.status} choices={['running', 'success', 'failed']} any onChange={set('status')} />
+        <ChoiceField label="Status" value={draft.status} choices={runStatuses} any onChange={set('status')} />
+        <ChoiceField label="Kind" value={draft.kind} choices={['script', 'flow']} any onChange={set('kind')} />
         <ChoiceField label="Trigger" value={draft.trigger} choices={['manual', 'event', 'schedule', 'webhook', 'flow']} any onChange={set('trigger')} />
         <NamePicker label="Script" items={scripts} value={draft.scriptId} empty="any" onChange={(scriptId) => setDraft({ ...draft, scriptId })} />
         <NamePicker label="Flow" items={flows} value={draft.flowId} empty="any" onChange={(flowId) => setDraft({ ...draft, flowId })} />
@@ -63,10 +67,7 @@ export function RunsPage({ param }: { param?: string }) {
               caption="Runs, newest first"
               rows={(data.executions ?? []) as Rec[]}
               columns={[
-                [
-                  'Run',
-                  (item) => (item.kind === 'script' ? <a href={`#/runs/${encodeURIComponent(item.executionId)}`}>{item.executionId}</a> : item.executionId),
-                ],
+                ['Run', (item) => <RunLink executionId={item.executionId} />],
                 ['Kind', (item) => item.kind],
                 [
                   'Of',
@@ -79,7 +80,7 @@ export function RunsPage({ param }: { param?: string }) {
                       '–'
                     ),
                 ],
-                ['Status', (item) => <span class="badge">{item.status}</span>],
+                ['Status', (item) => <span class={`badge status-${item.status}`}>{item.status}</span>],
                 ['Trigger', (item) => item.trigger],
                 ['Started', (item) => when(item.startedAt)],
                 ['Duration', (item) => `${item.duration} ms`],

@@ -6,7 +6,7 @@ import { api, unwrap } from '../api';
 import { CodeEditor } from '../editor';
 import { NameChecklist, useInstalledResources } from '../pickers';
 import { BulkReplay } from '../replay';
-import { ErrorMessage, Field, Loaded, type Rec, Table, money, parseJson, text, useAction, useLoad, when } from '../ui';
+import { ErrorMessage, Field, Loaded, type Rec, RunLink, Table, money, parseJson, text, useAction, useLoad, when } from '../ui';
 
 const starter = {
   nodejs18: 'export async function handler(event, context) {\n  return { success: true, got: event.data };\n}\n',
@@ -145,7 +145,7 @@ function Run({ script, onChanged }: { script: Rec; onChanged(): void }) {
       {result && (
         <div role="status">
           <p>
-            Run <a href={`#/runs/${result.executionId}`}>{result.executionId}</a>: {result.status}
+            Run <RunLink executionId={result.executionId} />: {result.status}
             {result.duration !== undefined && ` in ${result.duration} ms`}
           </p>
           <pre role="document" aria-label="Output">

@@ -16,6 +16,8 @@ export interface RunListQuery extends TimeRange {
   trigger?: string;
   scriptId?: string;
   flowId?: string;
+  /** Only the children of this run. */
+  parentExecutionId?: string;
   limit: number;
   offset: number;
 }
@@ -115,7 +117,7 @@ export function createRuns(deps: RunsDeps) {
       await deps.migrate(userId);
       const range = { startDate: query.startDate, endDate: query.endDate };
       const status: RunStatus | undefined = query.status === undefined ? undefined : statusWords[query.status];
-      const filtered = Boolean(query.kind || status || query.trigger || query.scriptId || query.flowId);
+      const filtered = Boolean(query.kind || status || query.trigger || query.scriptId || query.flowId || query.parentExecutionId);
       const [runs, counted] = await Promise.all([
         records.listByUser(userId, range, filtered ? undefined : query.offset + query.limit),
         filtered ? undefined : records.countByUser(userId, range),
@@ -125,7 +127,7 @@ export function createRuns(deps: RunsDeps) {
         .map((run) => summaryOf(run, now))
         .filter((item) => (!query.kind || item.kind === query.kind) && (!status || item.status === status))
         .filter((item) => (!query.trigger || item.trigger === query.trigger) && (!query.scriptId || item.scriptId === query.scriptId))
-        .filter((item) => !query.flowId || item.flowId === query.flowId)
+        .filter((item) => (!query.flowId || item.flowId === query.flowId) && (!query.parentExecutionId || item.parentExecutionId === query.parentExecutionId))
         .sort((a, b) => b.startedAt.localeCompare(a.startedAt) || b.executionId.localeCompare(a.executionId));
       return {
         executions: matching.slice(query.offset, query.offset + query.limit),
