@@ -55,7 +55,8 @@ const fromScript = (run: RunSummary): HistoryItem => ({
   flowId: run.trigger.type === 'flow' ? (run.trigger.source ?? null) : null,
   status: run.status === 'running' || run.status === 'waiting' || run.status === 'success' ? run.status : 'failed',
   trigger: run.trigger.type,
-  source: run.trigger.source ?? null,
+  // An MCP tool call's run names the client that called the tool.
+  source: run.trigger.source ?? run.trigger.client ?? null,
   startedAt: run.createdAt,
   duration: run.duration,
   cost: run.cost,

@@ -215,7 +215,7 @@ const VariantBItem = z.object({
 export const SearchFlowsOutput = z.union([z.object({ count: z.number(), flows: z.array(z.union([SummaryItem, MinimalItem])) }), z.array(VariantBItem)]);
 
 const HistoryStatus = z.enum(['running', 'waiting', 'success', 'failed']);
-const HistoryTrigger = z.enum(['manual', 'event', 'schedule', 'webhook', 'flow']);
+const HistoryTrigger = z.enum(['manual', 'event', 'schedule', 'webhook', 'flow', 'mcp']);
 
 /** GET /api/sdk/v1/executions: filters of the run history; dates are days (UTC) or instants. */
 export const ListExecutionsInput = z
@@ -238,7 +238,7 @@ export const ExecutionHistory = z.object({
       flowId: z.string().nullable(),
       status: HistoryStatus,
       trigger: HistoryTrigger,
-      source: z.string().nullable().describe('the subscription, schedule, webhook or flow that started the run'),
+      source: z.string().nullable().describe('the subscription, schedule, webhook or flow that started the run; for mcp, the MCP client'),
       startedAt: IsoDate,
       duration: DurationMs,
       cost: CostUsd,
