@@ -4,7 +4,7 @@ import { SubscribableEventType } from '#platform/event-types.js';
 import { reviewFields } from '#functions/reviews/schemas.js';
 import { IsoDate, JsonObject, OpaqueId, pagination } from '#platform/schemas.js';
 import { Semver, isSemver } from '#platform/semver.js';
-import { InputSchema } from './input-schema.js';
+import { InputSchema } from './authoring/input-schema.js';
 import { keyPathPattern, maxKeyPathLength } from './runs/concurrency-key.js';
 import { concurrencyScopes, limits, marketplaceCategories, maxPackageBytes, pricingModels, runtimeLabels, triggerTypes } from './model.js';
 
