@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonOf, runCli } from '../support/cli.js';
 import { connectMcp, postMcp, rpc } from '../support/mcp.js';
 import { givenInstalled, givenPublishedResource, resourceWorld } from '../support/resources.js';
 import { givenDeployed } from '../support/scripts.js';
@@ -170,6 +171,30 @@ describe('POST /mcp with the SDK client', () => {
     expect(names).toContain('resource.weather-now.getForecast');
     expect(names.filter((name) => name.startsWith('script.'))).toEqual([]);
     await scoped.close();
+  });
+});
+
+describe('platform mcp', () => {
+  const env = () => ({ PLATFORM_BASE_URL: world.api.baseUrl, PLATFORM_API_KEY: world.user.apiKey, PLATFORM_CONFIG: '/nonexistent/config.json' });
+
+  it('lists the tools and calls one with --args, through the SDK client', async () => {
+    // Act
+    const tools = jsonOf(await runCli(['mcp', 'tools', '--json'], env()));
+    const called = jsonOf(await runCli(['mcp', 'call', 'resource.weather-now.getForecast', '--args', '{"city":"Rome"}', '--json'], env()));
+    // Assess
+    expect(tools.map((tool: { name: string }) => tool.name)).toContain('resource.weather-now.getForecast');
+    expect(called.structuredContent).toMatchObject({ status: 200, success: true });
+    expect(world.upstream.received.at(-1)!.url).toContain('/v1/forecast/Rome');
+  });
+
+  it('exits 3 when the tool answers with an error, and 2 on arguments that are not a JSON object', async () => {
+    // Act
+    const failed = await runCli(['mcp', 'call', 'resource.weather-now.getForecast', '--args', '{"days":"x"}'], env());
+    const usage = await runCli(['mcp', 'call', 'get_run', '--args', '[1]'], env());
+    // Assess
+    expect(failed.code).toBe(3);
+    expect(failed.stdout).toMatch(/do not match the input schema/);
+    expect(usage.code).toBe(2);
   });
 });
 
