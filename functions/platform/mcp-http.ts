@@ -14,7 +14,8 @@ import { recordOperation } from './middlewares/observe.js';
 import { rateLimit } from './middlewares/rate-limit.js';
 import type { HttpEvent, HttpResult, RequestState } from './middlewares/request-state.js';
 import type { Route } from './route.js';
-import { settings } from './settings.js';
+import { envNames } from './env-names.js';
+import { readEnv, settings } from './settings.js';
 
 /** An MCP message is a tool call's arguments at most: far below Lambda's payload limit. */
 export const maxMcpBodyBytes = 1024 * 1024;
@@ -39,9 +40,13 @@ const hostOf = (url: string | undefined) => {
   }
 };
 
-/** The hosts this deployment answers on: the API's own domain and the public base URL when one is set. */
+/**
+ * The hosts this deployment answers on: the API's own domain, the public base URL when one is set, and on AWS the
+ * console's address, whose distribution forwards /mcp (the stack gives it to every function that runs scripts).
+ */
 function deploymentHosts(event: HttpEvent): Set<string> {
-  return new Set([event.requestContext.domainName.toLowerCase(), hostOf(settings.publicBaseUrl)].filter((host): host is string => Boolean(host)));
+  const named = [event.requestContext.domainName.toLowerCase(), hostOf(settings.publicBaseUrl), hostOf(readEnv(envNames.callbackBaseUrl))];
+  return new Set(named.filter((host): host is string => Boolean(host)));
 }
 
 /**
