@@ -33,13 +33,15 @@ async function allTools(): Promise<Rec[]> {
   return tools;
 }
 
+/** mcp-remote reads the key from the environment: `${API_KEY}` is its placeholder, not this page's. */
+const keyPlaceholder = ['Authorization:Bearer $', '{API_KEY}'].join('');
 const clientConfig = () =>
   JSON.stringify(
     {
       mcpServers: {
         automations: {
           command: 'npx',
-          args: ['-y', 'mcp-remote', mcpUrl(), '--header', 'Authorization:Bearer ${API_KEY}'],
+          args: ['-y', 'mcp-remote', mcpUrl(), '--header', keyPlaceholder],
           env: { API_KEY: '<your API key>' },
         },
       },
