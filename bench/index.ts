@@ -7,6 +7,7 @@ import * as documents from './documents.bench.js';
 import * as durable from './durable.bench.js';
 import * as events from './events.bench.js';
 import * as flows from './flows.bench.js';
+import * as mcp from './mcp.bench.js';
 import * as resourceCall from './resource-call.bench.js';
 import * as runHistory from './run-history.bench.js';
 import * as payments from './payments.bench.js';
@@ -19,6 +20,7 @@ import type { Bench } from './support.js';
 export const benches: Bench[] = [
   authMe,
   resourceCall,
+  mcp,
   payments,
   documents,
   events,
