@@ -14,8 +14,7 @@ import { recordOperation } from './middlewares/observe.js';
 import { rateLimit } from './middlewares/rate-limit.js';
 import type { HttpEvent, HttpResult, RequestState } from './middlewares/request-state.js';
 import type { Route } from './route.js';
-import { envNames } from './env-names.js';
-import { readEnv, settings } from './settings.js';
+import { settings } from './settings.js';
 
 /** An MCP message is a tool call's arguments at most: far below Lambda's payload limit. */
 export const maxMcpBodyBytes = 1024 * 1024;
@@ -45,7 +44,7 @@ const hostOf = (url: string | undefined) => {
  * console's address, whose distribution forwards /mcp (the stack gives it to every function that runs scripts).
  */
 function deploymentHosts(event: HttpEvent): Set<string> {
-  const named = [event.requestContext.domainName.toLowerCase(), hostOf(settings.publicBaseUrl), hostOf(readEnv(envNames.callbackBaseUrl))];
+  const named = [event.requestContext.domainName.toLowerCase(), hostOf(settings.publicBaseUrl), hostOf(settings.consoleBaseUrl)];
   return new Set(named.filter((host): host is string => Boolean(host)));
 }
 
