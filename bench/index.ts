@@ -8,6 +8,7 @@ import * as durable from './durable.bench.js';
 import * as events from './events.bench.js';
 import * as fanout from './fanout.bench.js';
 import * as flows from './flows.bench.js';
+import * as mcp from './mcp.bench.js';
 import * as resourceCall from './resource-call.bench.js';
 import * as runHistory from './run-history.bench.js';
 import * as payments from './payments.bench.js';
@@ -20,6 +21,7 @@ import type { Bench } from './support.js';
 export const benches: Bench[] = [
   authMe,
   resourceCall,
+  mcp,
   payments,
   documents,
   events,

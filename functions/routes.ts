@@ -1,5 +1,6 @@
 // THE route table: read by lib/ (one API Gateway route and one Lambda per entry) and by bin/local.ts.
 import { accountRoutes } from './accounts/routes.js';
+import { agentRoutes } from './agents/routes.js';
 import { approvalRoutes } from './approvals/routes.js';
 import { documentRoutes } from './documents/routes.js';
 import { eventRoutes } from './events/routes.js';
@@ -14,6 +15,7 @@ import { templateRoutes } from './templates/routes.js';
 export const routes: Route[] = [
   ...Object.values(platformRoutes),
   ...Object.values(accountRoutes),
+  ...Object.values(agentRoutes),
   ...Object.values(approvalRoutes),
   ...Object.values(documentRoutes),
   ...Object.values(eventRoutes),

@@ -66,6 +66,13 @@ export class Console extends NestedStack {
         xssProtection: { protection: true, modeBlock: true, override: false },
       },
     });
+    const toApi = {
+      origin: new HttpOrigin(apiDomain, { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY }),
+      viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+      allowedMethods: AllowedMethods.ALLOW_ALL,
+      cachePolicy: CachePolicy.CACHING_DISABLED,
+      originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+    };
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'Web console and its API',
       defaultRootObject: 'index.html',
@@ -75,15 +82,8 @@ export class Console extends NestedStack {
         cachePolicy: CachePolicy.CACHING_OPTIMIZED,
         responseHeadersPolicy: headers,
       },
-      additionalBehaviors: {
-        '/api/*': {
-          origin: new HttpOrigin(apiDomain, { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY }),
-          viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
-          allowedMethods: AllowedMethods.ALLOW_ALL,
-          cachePolicy: CachePolicy.CACHING_DISABLED,
-          originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
-        },
-      },
+      // The MCP server too: agents and the console's "Connect an agent" page reach it at the console's address.
+      additionalBehaviors: { '/api/*': toApi, '/mcp': toApi },
       httpVersion: HttpVersion.HTTP2_AND_3,
       priceClass: PriceClass.PRICE_CLASS_100,
       enableLogging: true,

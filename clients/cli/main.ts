@@ -4,6 +4,7 @@ import { unwrap } from '../typescript/src/index.js';
 import { registerApprovalCommands } from './commands/approvals.js';
 import { registerDocumentCommands } from './commands/docs.js';
 import { registerFlowCommands } from './commands/flows.js';
+import { registerMcpCommands } from './commands/mcp.js';
 import { registerPayCommand } from './commands/pay.js';
 import { registerRunCommands } from './commands/runs.js';
 import { registerScriptCommands } from './commands/scripts.js';
@@ -61,6 +62,7 @@ registerApprovalCommands(program);
 registerDocumentCommands(program);
 registerPayCommand(program);
 registerTemplateCommands(program);
+registerMcpCommands(program);
 
 try {
   await program.parseAsync(process.argv);

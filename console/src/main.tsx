@@ -5,6 +5,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { devApiKey, signIn, signOut, storedKey } from './api';
 import { usePendingApprovals } from './approvals';
+import { AgentsPage } from './pages/agents';
 import { ApprovalsPage } from './pages/approvals';
 import { ApprovePage } from './pages/approve';
 import { DocumentsPage } from './pages/documents';
@@ -26,6 +27,7 @@ const pages = {
   documents: ['Documents', DocumentsPage],
   usage: ['Usage and revenue', UsagePage],
   templates: ['Templates', TemplatesPage],
+  agents: ['Connect an agent', AgentsPage],
 } as const;
 type PageName = keyof typeof pages;
 

@@ -40,7 +40,8 @@ export interface HandlerArgs<I> {
   event: HttpEvent;
 }
 
-function baseUrlOf(event: HttpEvent): string {
+/** Scheme and host the request came in on (the public base URL when one is set). */
+export function baseUrlOf(event: HttpEvent): string {
   const proto = event.headers['x-forwarded-proto'] ?? (settings.mode === 'local' ? 'http' : 'https');
   return settings.publicBaseUrl ?? `${proto}://${event.requestContext.domainName}`;
 }

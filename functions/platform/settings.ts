@@ -54,6 +54,10 @@ export const settings = {
   get publicBaseUrl(): string | undefined {
     return readEnv(envNames.publicBaseUrl);
   },
+  /** The console's address on AWS (the stack sets it where runs are written); it forwards /api/* and /mcp. */
+  get consoleBaseUrl(): string | undefined {
+    return readEnv(envNames.callbackBaseUrl);
+  },
   get adminApiKey(): string | undefined {
     return readEnv(envNames.adminApiKey);
   },

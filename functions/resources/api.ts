@@ -64,6 +64,9 @@ export function createResourcesApi({ calls, installations, resourceService, reso
       return ids.map((id) => ({ id, name: found.get(id)?.name ?? null, available: found.get(id)?.status === 'published' }));
     },
 
+    /** The marketplace's published resources matching the query, as its listing shows them. */
+    marketplace: (query: { search?: string; category?: string; limit: number }) => resourceService.marketplace({ ...query, offset: 0 }),
+
     installResource: (caller: Caller, resourceId: string, baseUrl: string) => installations.install(caller, resourceId, baseUrl),
 
     uninstallResource: (caller: Caller, resourceId: string) => installations.uninstall(caller, resourceId),

@@ -6,7 +6,8 @@ import { AppError } from '#platform/errors.js';
 import { type Execution, type Installation, type RunSummary, settledRun } from './model.js';
 import type { ExecutionStore } from './runs/execution-store.js';
 import type { RunStore } from './runs/run-store.js';
-import type { ExecuteRequest, ExecutionResult, ScriptRunner } from './runs/runner.js';
+import type { AdmittedRun, ExecuteRequest, ExecutionResult, ScriptRunner } from './runs/runner.js';
+import type { ApiRun, LongRuns } from './runs/long-runs.js';
 import type { ScriptAccess } from './runs/script-access.js';
 import type { ScriptService } from './service.js';
 import type { ScriptStore } from './store.js';
@@ -19,6 +20,7 @@ export { cancelledCode, lineageOf, type FlowRunEnd, type RunOrigin, type StoredF
 
 export interface ScriptsApiDeps {
   runner: ScriptRunner;
+  longRuns: LongRuns;
   access: ScriptAccess;
   service: ScriptService;
   engine: DurableEngine;
@@ -31,7 +33,7 @@ export interface ScriptsApiDeps {
 
 export type ScriptsApi = ReturnType<typeof createScriptsApi>;
 
-export function createScriptsApi({ runner, access, service, engine, operations, store, executions, records, clock }: ScriptsApiDeps) {
+export function createScriptsApi({ runner, longRuns, access, service, engine, operations, store, executions, records, clock }: ScriptsApiDeps) {
   return {
     /** Flows' runs in the one run record: as each starts, ends or is cancelled, and those their rings kept before it. */
     flowRunRecords: { put: records.putFlowRun, end: records.endFlowRun, putMigrated: records.putMigrated },
@@ -54,6 +56,29 @@ export function createScriptsApi({ runner, access, service, engine, operations, 
         throw error;
       }
     },
+
+    /** The deployed scripts the user may run (own and installed), with what an MCP tool of each shows. */
+    async runnableScripts(
+      userId: string,
+    ): Promise<{ scriptId: string; name: string; description: string; owned: boolean; inputSchema?: Record<string, unknown> }[]> {
+      const installed = await store.listUserInstallations(userId);
+      const scripts = await Promise.all(installed.map((installation) => store.get(installation.scriptId)));
+      return scripts
+        .filter((script) => script !== undefined && script.activeVersion !== null)
+        .map((script) => ({
+          scriptId: script!.scriptId,
+          name: script!.name,
+          description: script!.description,
+          owned: script!.ownerId === userId,
+          ...(script!.config.inputSchema && { inputSchema: script!.config.inputSchema }),
+        }));
+    },
+
+    /** A run answered within the API's bound, or its record while it goes on (the long-run rule of executeScript). */
+    runWithinBound: (request: ExecuteRequest): Promise<ApiRun> => longRuns.execute(request),
+
+    /** The background half of runWithinBound, for the function's own asynchronous invocation. */
+    runJob: (job: AdmittedRun) => longRuns.runJob(job),
 
     async ownedScripts(userId: string) {
       return (await store.listByOwner(userId)).map(({ scriptId, name, description }) => ({ scriptId, name, description }));

@@ -53,6 +53,8 @@ export interface ScriptConfig {
   concurrency?: { limit: number; key: string; scope?: ConcurrencyScope };
   /** Runs may checkpoint steps and wait (functions/durable/). */
   durable?: boolean;
+  /** JSON Schema of the run's `data`: what an MCP tool of the script declares and checks its arguments against. */
+  inputSchema?: Record<string, unknown>;
 }
 
 /** The config with its concurrency's scope spelled out: configs stored before scopes existed count per user. */
@@ -153,7 +155,7 @@ export interface ScriptVersion {
  */
 export type ExecutionStatus = 'running' | 'success' | 'error' | 'timeout' | 'waiting' | 'cancelled';
 
-export const triggerTypes = ['manual', 'event', 'schedule', 'webhook', 'flow'] as const;
+export const triggerTypes = ['manual', 'event', 'schedule', 'webhook', 'flow', 'mcp'] as const;
 /** `invoke`: a child run another run started (`context.invoke`); not a trigger a caller may name. */
 export type TriggerType = (typeof triggerTypes)[number] | 'invoke';
 
@@ -161,6 +163,8 @@ export interface Trigger {
   type: TriggerType;
   source?: string;
   event?: unknown;
+  /** An `mcp` run: the name the MCP client gave in its clientInfo. */
+  client?: string;
 }
 
 export interface Execution extends RunLineage {

@@ -4,6 +4,7 @@ import { SubscribableEventType } from '#platform/event-types.js';
 import { reviewFields } from '#functions/reviews/schemas.js';
 import { IsoDate, JsonObject, OpaqueId, pagination } from '#platform/schemas.js';
 import { Semver, isSemver } from '#platform/semver.js';
+import { InputSchema } from './authoring/input-schema.js';
 import { keyPathPattern, maxKeyPathLength } from './runs/concurrency-key.js';
 import { runKinds, statusWords } from './runs/run-record.js';
 import { concurrencyScopes, limits, marketplaceCategories, maxPackageBytes, pricingModels, runtimeLabels, triggerTypes } from './model.js';
@@ -76,6 +77,7 @@ const ConfigPatch = z.strictObject({
       "At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it",
     ),
   durable: z.boolean().optional().describe('runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback'),
+  inputSchema: InputSchema.optional(),
 });
 
 const Pricing = z

@@ -119,6 +119,15 @@ export function createScriptStore() {
       return Item as Installation | undefined;
     },
 
+    /** Every script the user installed, their own included (the owner gets an installation at creation). */
+    listUserInstallations: (userId: string) =>
+      queryAll<Installation>({
+        TableName: installations(),
+        IndexName: 'byUser',
+        KeyConditionExpression: 'userId = :userId',
+        ExpressionAttributeValues: { ':userId': userId },
+      }),
+
     listInstallations: (scriptId: string) =>
       queryAll<Installation>({
         TableName: installations(),

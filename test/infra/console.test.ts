@@ -63,6 +63,14 @@ describe('infra: the web console', () => {
     expect(origin.DomainName).toBe('abc123.execute-api.us-east-1.amazonaws.com');
   });
 
+  it('sends /mcp to the HTTP API as it sends /api/*: the MCP server at the console address', () => {
+    // Act
+    const distribution = Object.values(template.findResources('AWS::CloudFront::Distribution'))[0]!.Properties.DistributionConfig as Json;
+    const behaviorOf = (pattern: string) => distribution.CacheBehaviors.find((behavior: Json) => behavior.PathPattern === pattern) as Json;
+    // Assess
+    expect(behaviorOf('/mcp')).toEqual({ ...behaviorOf('/api/*'), PathPattern: '/mcp' });
+  });
+
   it('copies the built console into the bucket and invalidates the distribution on every deployment', () => {
     // Act
     const deployments = Object.values(template.findResources('Custom::CDKBucketDeployment')) as Json[];

@@ -215,6 +215,18 @@ describe('infra: PlatformStack from the route table', () => {
     expect(allows(s.fn(s.binding('runFlow').fn).statements, 'dynamodb:PutItem', tableArn(s, 'eventDeliveries'))).toBe(true);
   });
 
+  it('serves POST /mcp from its own function behind the authorizer, granted what its tools run: script runs (and their own background half) and installs', () => {
+    // Act
+    const { fn } = s.binding('serveMcp');
+    const { statements } = s.fn(fn);
+    const [route] = Object.values(s.template(s.area('agents')).findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: 'POST /mcp' } }));
+    // Assess
+    expect(route?.Properties.AuthorizationType).toBe('CUSTOM');
+    expect(allows(statements, 'lambda:InvokeFunction', { 'Fn::GetAtt': [logicalId(fn.node.defaultChild), 'Arn'] })).toBe(true);
+    expect(allows(statements, 'dynamodb:PutItem', tableArn(s, 'scriptExecutions'))).toBe(true);
+    expect(allows(statements, 'dynamodb:PutItem', tableArn(s, 'resourceInstallations'))).toBe(true);
+  });
+
   it('gives every function the shared settings: newest Node runtime, arm64, tracing, source maps, own log group', () => {
     // Prepare
     const functions = [

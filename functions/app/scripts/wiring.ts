@@ -248,6 +248,7 @@ export const scriptsApi = perPlatform(
   (platform: Platform): ScriptsApi =>
     createScriptsApi({
       runner: scriptRunner(platform),
+      longRuns: scriptLongRuns(platform),
       access: scriptAccess(),
       service: scriptService(platform),
       engine: durableEngine(platform),

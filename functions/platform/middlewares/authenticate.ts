@@ -5,7 +5,8 @@ import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import { holdsScope, mayHoldScope } from '../scopes.js';
 import type { HttpEvent, RequestState } from './request-state.js';
 
-function authorizerCaller(event: HttpEvent): Caller | undefined {
+/** The caller the API key authorizer resolved (on AWS and locally alike); undefined without a valid key. */
+export function authorizerCaller(event: HttpEvent): Caller | undefined {
   const identity = event.requestContext.authorizer?.lambda;
   if (!identity?.userId) return undefined;
   return {

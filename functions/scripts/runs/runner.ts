@@ -141,9 +141,14 @@ const failureOf = (error: unknown): ExecutionError =>
   error instanceof AppError ? { code: error.code, message: error.message } : { code: 'INTERNAL_ERROR', message: 'the run failed unexpectedly' };
 
 /** The record names the event (its type or id) rather than holding it: events can be as large as the item may be. */
-const storedTrigger = ({ type, source, event }: Trigger): Trigger => {
+const storedTrigger = ({ type, source, event, client }: Trigger): Trigger => {
   const named = event !== null && typeof event === 'object' ? ((event as { type?: unknown; id?: unknown }).type ?? (event as { id?: unknown }).id) : event;
-  return { type, ...(source !== undefined && { source }), ...(typeof named === 'string' && { event: named.slice(0, 200) }) };
+  return {
+    type,
+    ...(source !== undefined && { source }),
+    ...(typeof named === 'string' && { event: named.slice(0, 200) }),
+    ...(client !== undefined && { client: client.slice(0, 64) }),
+  };
 };
 
 export function createScriptRunner(deps: {

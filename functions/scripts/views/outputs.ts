@@ -124,6 +124,7 @@ const RestExecution = z.object({
   cost: CostUsd,
   timestamp: IsoDate,
   trigger: z.string(),
+  client: z.string().optional().describe('mcp runs: the name the MCP client gave'),
   steps: Steps,
   stepsNextCursor: StepsNextCursor,
 });

@@ -132,6 +132,7 @@ export const rest = {
     cost: execution.cost,
     timestamp: execution.createdAt,
     trigger: execution.trigger.type,
+    ...(execution.trigger.client !== undefined && { client: execution.trigger.client }),
     ...stepsOf(execution),
   }),
 
