@@ -14,6 +14,7 @@ export const accountTables = {
     indexes: { byUser: { partitionKey: 'userId', sortKey: 'createdAt' } },
     // OAuth tokens carry no userId (out of the index) and an epoch-seconds expiresAt; API keys and grants never expire.
     ttlAttribute: 'expiresAt',
-    description: 'API keys by SHA-256 of the key, OAuth grants (grant#<grantId>) and their access and refresh tokens by SHA-256; no key or token itself is stored.',
+    description:
+      'API keys by SHA-256 of the key, OAuth grants (grant#<grantId>) and their access and refresh tokens by SHA-256; no key or token itself is stored.',
   },
 } as const satisfies Record<string, TableDefinition>;

@@ -20,7 +20,10 @@ export const ClientMetadata = z.object({
     .max(100)
     .regex(/^[^\p{Cc}]*$/u, 'no control characters')
     .optional(),
-  client_uri: z.url({ protocol: /^https$/ }).max(maxRedirectUriLength).optional(),
+  client_uri: z
+    .url({ protocol: /^https$/ })
+    .max(maxRedirectUriLength)
+    .optional(),
   token_endpoint_auth_method: z.enum(authMethods).optional(),
   grant_types: z
     .array(z.enum(['authorization_code', 'refresh_token']))

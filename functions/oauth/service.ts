@@ -73,7 +73,10 @@ function basicCredentials(authorization: string | undefined): { clientId: string
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
   try {
-    return { clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')) };
+    return {
+      clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
+      secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
+    };
   } catch {
     return undefined;
   }
@@ -88,7 +91,8 @@ export function createOAuthService(deps: { store: OAuthStore; grants: Grants; li
     const clientId = basic?.clientId ?? parameters.client_id;
     const secret = basic?.secret ?? parameters.client_secret;
     if (!clientId) throw invalidClient('client_id is required');
-    if (basic && parameters.client_id !== undefined && parameters.client_id !== basic.clientId) throw invalidClient('client_id differs from the Basic credentials');
+    if (basic && parameters.client_id !== undefined && parameters.client_id !== basic.clientId)
+      throw invalidClient('client_id differs from the Basic credentials');
     const client = clientId.length <= 200 ? await store.getClient(clientId) : undefined;
     if (!client || (client.expiresAt !== undefined && client.expiresAt * 1000 <= clock.now())) throw invalidClient('unknown client');
     if (client.secretHash === undefined) {
@@ -118,7 +122,8 @@ export function createOAuthService(deps: { store: OAuthStore; grants: Grants; li
     if ((authorization.codeExpiresAt ?? 0) <= clock.now()) throw invalidGrant('the authorization code has expired');
     if (redirectUri !== authorization.redirectUri) throw invalidGrant('redirect_uri differs from the authorization request');
     if (!sameText(s256(verifier), authorization.codeChallenge)) throw invalidGrant('code_verifier does not match the code challenge');
-    if (resource !== undefined && resource !== authorization.resource) throw new OAuthError('invalid_target', 'resource differs from the authorization request');
+    if (resource !== undefined && resource !== authorization.resource)
+      throw new OAuthError('invalid_target', 'resource differs from the authorization request');
     if (!(await store.claimCode(authorization.authorizationId, codeHash))) throw invalidGrant('the authorization code was already used');
     const tokens = await grants.issueGrant({
       userId: authorization.userId,
@@ -150,7 +155,8 @@ export function createOAuthService(deps: { store: OAuthStore; grants: Grants; li
   /** The request a consent decides: NOT_FOUND for a request unknown or decided by someone else, CONFLICT once decided or expired. */
   async function pendingRequest(caller: Caller, requestId: string): Promise<StoredAuthorization> {
     const authorization = await store.getAuthorization(requestId);
-    if (!authorization || (authorization.userId && authorization.userId !== caller.userId)) throw new NotFoundError('requestId', requestId, 'authorization request');
+    if (!authorization || (authorization.userId && authorization.userId !== caller.userId))
+      throw new NotFoundError('requestId', requestId, 'authorization request');
     if (authorization.status !== 'pending') throw new ConflictError(`authorization request ${requestId} is already ${authorization.status}`);
     if (authorization.decideBy <= clock.now()) throw new ConflictError(`authorization request ${requestId} has expired; start again from the client`);
     return authorization;
@@ -160,7 +166,8 @@ export function createOAuthService(deps: { store: OAuthStore; grants: Grants; li
     /** RFC 7591: registers a client; `source` (the caller's address) is rate-limited. */
     async register(rawBody: string, body: Record<string, unknown>, source: string) {
       if (!(await limiter.allow(source))) throw new OAuthError('too_many_requests', 'too many registrations from this address; try again in a minute', 429);
-      if (Buffer.byteLength(rawBody) > maxRegistrationBytes) throw new OAuthError('invalid_client_metadata', `the registration exceeds ${maxRegistrationBytes} bytes`);
+      if (Buffer.byteLength(rawBody) > maxRegistrationBytes)
+        throw new OAuthError('invalid_client_metadata', `the registration exceeds ${maxRegistrationBytes} bytes`);
       const parsed = ClientMetadata.safeParse(body);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
@@ -207,7 +214,8 @@ export function createOAuthService(deps: { store: OAuthStore; grants: Grants; li
      * is VALIDATION_ERROR here (never a redirect to an unregistered URI); after, the client hears it at its redirect URI.
      */
     async authorize(parameters: Record<string, string>, origin: string): Promise<string> {
-      for (const [name, value] of Object.entries(parameters)) if (value.length > maxParameterLength) throw new ValidationError(name, null, `${name} is longer than ${maxParameterLength} characters`);
+      for (const [name, value] of Object.entries(parameters))
+        if (value.length > maxParameterLength) throw new ValidationError(name, null, `${name} is longer than ${maxParameterLength} characters`);
       const clientId = parameters.client_id;
       if (!clientId) throw new ValidationError('client_id', null, 'client_id is required');
       const client = await store.getClient(clientId);
@@ -247,7 +255,8 @@ export function createOAuthService(deps: { store: OAuthStore; grants: Grants; li
     /** What the consent page shows: who asks, where the answer goes, and for what. */
     async describeRequest(caller: Caller, requestId: string): Promise<AuthorizationRequestView> {
       const authorization = await store.getAuthorization(requestId);
-      if (!authorization || (authorization.userId && authorization.userId !== caller.userId)) throw new NotFoundError('requestId', requestId, 'authorization request');
+      if (!authorization || (authorization.userId && authorization.userId !== caller.userId))
+        throw new NotFoundError('requestId', requestId, 'authorization request');
       const client = await store.getClient(authorization.clientId);
       if (!client) throw new NotFoundError('requestId', requestId, 'authorization request');
       return {
@@ -296,10 +305,12 @@ export function createOAuthService(deps: { store: OAuthStore; grants: Grants; li
 
     /** The token endpoint (RFC 6749 §3.2): form parameters, client authentication, one of the two grant types. */
     async token(parameters: Record<string, string>, authorization: string | undefined): Promise<TokenAnswer> {
-      for (const [name, value] of Object.entries(parameters)) if (value.length > maxParameterLength) throw invalidRequest(`${name} is longer than ${maxParameterLength} characters`);
+      for (const [name, value] of Object.entries(parameters))
+        if (value.length > maxParameterLength) throw invalidRequest(`${name} is longer than ${maxParameterLength} characters`);
       const client = await authenticateClient(parameters, authorization);
       const grantType = parameters.grant_type;
-      if (grantType !== 'authorization_code' && grantType !== 'refresh_token') throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
+      if (grantType !== 'authorization_code' && grantType !== 'refresh_token')
+        throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
       if (!client.grantTypes.includes(grantType)) throw new OAuthError('unauthorized_client', `this client did not register the ${grantType} grant`);
       return grantType === 'authorization_code' ? exchangeCode(client, parameters) : refresh(client, parameters);
     },

@@ -26,7 +26,8 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-const grantsOf = async (user: TestUser) => ((await api.as(user.apiKey).get('/api/sdk/v1/keys?limit=100')).body.data.keys as Array<Record<string, unknown>>).filter((key) => key.kind === 'oauth');
+const grantsOf = async (user: TestUser) =>
+  ((await api.as(user.apiKey).get('/api/sdk/v1/keys?limit=100')).body.data.keys as Array<Record<string, unknown>>).filter((key) => key.kind === 'oauth');
 
 describe('oauth: discovery', () => {
   it('serves protected resource metadata at both well-known paths and the authorization server metadata', async () => {
@@ -101,7 +102,11 @@ describe('oauth: the SDK client flow', () => {
     expect(replayed.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/already used/) });
     expect(replayed.body).not.toHaveProperty('access_token');
     expect(await identityAt(api, second.access_token)).toEqual({ reason: 'revoked' });
-    const afterReuse = await tokenRequest(api, { grant_type: 'refresh_token', refresh_token: second.refresh_token!, client_id: provider.information!.client_id });
+    const afterReuse = await tokenRequest(api, {
+      grant_type: 'refresh_token',
+      refresh_token: second.refresh_token!,
+      client_id: provider.information!.client_id,
+    });
     expect(afterReuse.body.error).toBe('invalid_grant');
     expect((await grantsOf(owner)).find((key) => key.keyId === grant!.keyId)?.revokedAt).toEqual(expect.any(String));
   });
@@ -155,7 +160,8 @@ describe('oauth: bad input gets an OAuth error or the envelope, never a 500, and
     const approved = await consent(api, other, { requestId, approve: true });
     const code = new URL(approved.body.data.redirectTo).searchParams.get('code')!;
     const clientId = provider.information!.client_id;
-    const exchange = (verifier: string) => tokenRequest(api, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUrl, client_id: clientId });
+    const exchange = (verifier: string) =>
+      tokenRequest(api, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUrl, client_id: clientId });
     // Act
     const wrong = await exchange('x'.repeat(43));
     const right = await exchange(provider.verifier);
@@ -287,7 +293,13 @@ describe('oauth: bad input gets an OAuth error or the envelope, never a 500, and
     const badGrant = await tokenRequest(api, { grant_type: 'password', client_id: 'cli_nobody' });
     const garbageCode = await (async () => {
       const { provider } = await startAuthorization(api);
-      return tokenRequest(api, { grant_type: 'authorization_code', code: 'oar_x.y', code_verifier: 'v'.repeat(43), redirect_uri: redirectUrl, client_id: provider.information!.client_id });
+      return tokenRequest(api, {
+        grant_type: 'authorization_code',
+        code: 'oar_x.y',
+        code_verifier: 'v'.repeat(43),
+        redirect_uri: redirectUrl,
+        client_id: provider.information!.client_id,
+      });
     })();
     // Assess
     expect(noClient.status).toBe(401);

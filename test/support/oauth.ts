@@ -110,6 +110,11 @@ export async function identityAt(api: TestApi, token: string, path = '/mcp') {
 /** Moves a token's expiry into the past, as an hour going by would. */
 export async function expireToken(token: string): Promise<void> {
   await dynamo().send(
-    new UpdateCommand({ TableName: tableName('apiKeys'), Key: { keyHash: sha256Hex(token) }, UpdateExpression: 'SET expiresAt = :past', ExpressionAttributeValues: { ':past': 1 } }),
+    new UpdateCommand({
+      TableName: tableName('apiKeys'),
+      Key: { keyHash: sha256Hex(token) },
+      UpdateExpression: 'SET expiresAt = :past',
+      ExpressionAttributeValues: { ':past': 1 },
+    }),
   );
 }

@@ -11,7 +11,9 @@ import { perPlatform } from '#functions/app/platform.js';
 
 const keyCache = perPlatform(({ clock }) => createKeyCache(keyCacheTtlMs, () => clock.now()));
 
-const grantService = perPlatform((platform): GrantService => createGrantService({ store: createGrantStore(), clock: platform.clock, keyCache: keyCache(platform) }));
+const grantService = perPlatform(
+  (platform): GrantService => createGrantService({ store: createGrantStore(), clock: platform.clock, keyCache: keyCache(platform) }),
+);
 
 export const accountService = perPlatform(
   (platform): AccountService =>
