@@ -111,6 +111,23 @@ describe('oauth attacks', () => {
     expect((await api.as(victim.apiKey).get(`/api/sdk/v1/oauth/requests/${requestId}`)).body.data.status).toBe('pending');
   });
 
+  it('another user can neither read nor take over a request the victim decided', async () => {
+    // Prepare
+    const { requestId } = await startAuthorization(api);
+    await consent(api, victim, { requestId, approve: true });
+    const before = await grantCount(attacker);
+    // Act
+    const [read, taken] = await Promise.all([
+      api.as(attacker.apiKey).get(`/api/sdk/v1/oauth/requests/${requestId}`),
+      consent(api, attacker, { requestId, approve: true }),
+    ]);
+    // Assess
+    expect(read.status).toBe(404);
+    expect(taken.status).toBe(404);
+    expect(taken.body.data).toBeUndefined();
+    expect(await grantCount(attacker)).toBe(before);
+  });
+
   it('redirects only to an exact registered redirect URI', async () => {
     // Prepare
     const { provider } = await startAuthorization(api);
