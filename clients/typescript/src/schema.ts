@@ -8224,6 +8224,14 @@ export interface operations {
                  *         "string"
                  *       ],
                  *       "approvalAboveUsd": 0,
+                 *       "mcpServers": [
+                 *         {
+                 *           "url": "http://example.com",
+                 *           "allowedTools": [
+                 *             "string"
+                 *           ]
+                 *         }
+                 *       ],
                  *       "scope": "user",
                  *       "executionType": "llm",
                  *       "scriptId": "string"
@@ -8242,6 +8250,12 @@ export interface operations {
                      * @enum {string}
                      */
                     executionType?: "llm" | "direct";
+                    /** @description llm flows: remote MCP servers whose tools (or those allowedTools names) the model is offered, named mcp_<host>__<tool> */
+                    mcpServers?: {
+                        allowedTools?: string[];
+                        /** Format: uri */
+                        url: string;
+                    }[];
                     /** @description required for llm flows; a direct flow runs its script and may leave it out */
                     prompt?: string;
                     /** @default [] */
@@ -8289,6 +8303,14 @@ export interface operations {
                      *           "string"
                      *         ],
                      *         "approvalAboveUsd": 0,
+                     *         "mcpServers": [
+                     *           {
+                     *             "url": "string",
+                     *             "allowedTools": [
+                     *               "string"
+                     *             ]
+                     *           }
+                     *         ],
                      *         "executionCount": 0,
                      *         "executionResults": [
                      *           {
@@ -8352,6 +8374,10 @@ export interface operations {
                             id: string;
                             /** Format: date-time */
                             lastExecutedAt: string | null;
+                            mcpServers: {
+                                allowedTools?: string[];
+                                url: string;
+                            }[];
                             /** Format: date-time */
                             pausedAt: string | null;
                             prompt: string | null;
@@ -8519,7 +8545,15 @@ export interface operations {
                  *       "approvalRequired": [
                  *         "string"
                  *       ],
-                 *       "approvalAboveUsd": 0
+                 *       "approvalAboveUsd": 0,
+                 *       "mcpServers": [
+                 *         {
+                 *           "url": "http://example.com",
+                 *           "allowedTools": [
+                 *             "string"
+                 *           ]
+                 *         }
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -8530,6 +8564,12 @@ export interface operations {
                     description: string;
                     /** @enum {string} */
                     executionType?: "llm" | "direct";
+                    /** @description llm flows: remote MCP servers whose tools (or those allowedTools names) the model is offered, named mcp_<host>__<tool> */
+                    mcpServers?: {
+                        allowedTools?: string[];
+                        /** Format: uri */
+                        url: string;
+                    }[];
                     prompt?: string;
                     recommendedTools?: string[];
                     schedule: string;
@@ -8576,6 +8616,14 @@ export interface operations {
                      *           "string"
                      *         ],
                      *         "approvalAboveUsd": 0,
+                     *         "mcpServers": [
+                     *           {
+                     *             "url": "string",
+                     *             "allowedTools": [
+                     *               "string"
+                     *             ]
+                     *           }
+                     *         ],
                      *         "executionCount": 0,
                      *         "executionResults": [
                      *           {
@@ -8639,6 +8687,10 @@ export interface operations {
                             id: string;
                             /** Format: date-time */
                             lastExecutedAt: string | null;
+                            mcpServers: {
+                                allowedTools?: string[];
+                                url: string;
+                            }[];
                             /** Format: date-time */
                             pausedAt: string | null;
                             prompt: string | null;
@@ -8998,6 +9050,14 @@ export interface operations {
                      *           "string"
                      *         ],
                      *         "approvalAboveUsd": 0,
+                     *         "mcpServers": [
+                     *           {
+                     *             "url": "string",
+                     *             "allowedTools": [
+                     *               "string"
+                     *             ]
+                     *           }
+                     *         ],
                      *         "executionCount": 0,
                      *         "executionResults": [
                      *           {
@@ -9061,6 +9121,10 @@ export interface operations {
                             id: string;
                             /** Format: date-time */
                             lastExecutedAt: string | null;
+                            mcpServers: {
+                                allowedTools?: string[];
+                                url: string;
+                            }[];
                             /** Format: date-time */
                             pausedAt: string | null;
                             prompt: string | null;
@@ -10036,6 +10100,14 @@ export interface operations {
                  *         "string"
                  *       ],
                  *       "approvalAboveUsd": 0,
+                 *       "mcpServers": [
+                 *         {
+                 *           "url": "http://example.com",
+                 *           "allowedTools": [
+                 *             "string"
+                 *           ]
+                 *         }
+                 *       ],
                  *       "conditions": {
                  *         "field": "string",
                  *         "operator": "equals",
@@ -10054,6 +10126,12 @@ export interface operations {
                     description?: string;
                     /** @description the same as assignmentId */
                     flowId?: string;
+                    /** @description llm flows: remote MCP servers whose tools (or those allowedTools names) the model is offered, named mcp_<host>__<tool> */
+                    mcpServers?: {
+                        allowedTools?: string[];
+                        /** Format: uri */
+                        url: string;
+                    }[];
                     prompt?: string;
                     recommendedTools?: string[];
                     schedule?: string;
