@@ -5,6 +5,7 @@ import { approvalRoutes } from './approvals/routes.js';
 import { documentRoutes } from './documents/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { flowRoutes } from './flows/routes.js';
+import { oauthRoutes } from './oauth/routes.js';
 import { paymentRoutes } from './payments/routes.js';
 import type { Route } from './platform/route.js';
 import { platformRoutes } from './app/platform-routes.js';
@@ -25,6 +26,7 @@ export const routes: Route[] = [
   ...Object.values(scriptRoutes),
   ...Object.values(runRoutes),
   ...Object.values(templateRoutes),
+  ...Object.values(oauthRoutes),
 ];
 
 /** What API Gateway serves: every route but the local-mode stand-ins. */

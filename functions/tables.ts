@@ -7,6 +7,7 @@ import { documentTables } from './documents/tables.js';
 import { durableTables } from './durable/tables.js';
 import { eventTables } from './events/tables.js';
 import { flowTables } from './flows/tables.js';
+import { oauthTables } from './oauth/tables.js';
 import { paymentTables } from './payments/tables.js';
 import { platformTables } from './platform/tables.js';
 import { resourceTables } from './resources/tables.js';
@@ -30,6 +31,7 @@ export const tables = {
   ...approvalTables,
   ...flowTables,
   ...templateTables,
+  ...oauthTables,
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableName = keyof typeof tables;

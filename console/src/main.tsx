@@ -1,6 +1,7 @@
 // The console: sign-in with an API key, then one page per area, chosen by the URL's hash (#/scripts, #/runs/...);
 // every object has a URL of its own (#/scripts/<id>, #/flows/<id>, #/documents/<id>, #/marketplace/resources/<id>...).
 // The one page without sign-in is an approval's signed link (#/approve/<approvalId>?token=...): its token is the key.
+// An MCP client's authorization lands on #/authorize?requestId=... (the consent page), after sign-in, outside the navigation.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { devApiKey, signIn, signOut, storedKey } from './api';
@@ -8,6 +9,7 @@ import { usePendingApprovals } from './approvals';
 import { AgentsPage } from './pages/agents';
 import { ApprovalsPage } from './pages/approvals';
 import { ApprovePage } from './pages/approve';
+import { AuthorizePage } from './pages/authorize';
 import { DocumentsPage } from './pages/documents';
 import { FlowsPage } from './pages/flows';
 import { MarketplacePage } from './pages/marketplace';
@@ -32,11 +34,11 @@ const pages = {
 type PageName = keyof typeof pages;
 
 /** `#/<page>/<param>?<query>`: the param names what the page shows (an id, or `<kind>/<id>` in the marketplace). */
-const route = (): { page: PageName | 'approve'; param?: string; query: URLSearchParams } => {
+const route = (): { page: PageName | 'approve' | 'authorize'; param?: string; query: URLSearchParams } => {
   const [path = '', search] = location.hash.replace(/^#\/?/, '').split('?', 2);
   const [name, ...rest] = path.split('/');
   const param = rest.filter(Boolean).map(decodeURIComponent).join('/');
-  const page = name === 'approve' || (name && name in pages) ? (name as PageName | 'approve') : 'marketplace';
+  const page = name === 'approve' || name === 'authorize' || (name && name in pages) ? (name as PageName | 'approve' | 'authorize') : 'marketplace';
   return { page, param: param || undefined, query: new URLSearchParams(search) };
 };
 
@@ -106,6 +108,13 @@ function App() {
   if (where.page === 'approve') return <ApprovePage approvalId={where.param ?? ''} token={where.query.get('token') ?? ''} />;
   if (checking) return <p role="status">Signing in…</p>;
   if (!user) return <SignIn onSignedIn={setUser} />;
+  if (where.page === 'authorize')
+    return (
+      <main id="content">
+        <h1>Connect an MCP client</h1>
+        <AuthorizePage requestId={where.query.get('requestId') ?? ''} />
+      </main>
+    );
   const [title, Page] = pages[where.page];
   return (
     <>

@@ -1,13 +1,24 @@
 // The accounts area's facade: what other areas may ask of an account, typed by the area's own records. Built from the
 // area's service and store by its composition; another area's composition hands it to that area's own port.
+import type { GrantService } from './grants.js';
 import type { User } from './schemas.js';
 import { type AccountService, defaultMonthlyBudgetUsd } from './service.js';
 import type { AccountStore } from './store.js';
 
 export type AccountsApi = ReturnType<typeof createAccountsApi>;
 
-export function createAccountsApi({ accounts, store }: { accounts: AccountService; store: AccountStore }) {
+export function createAccountsApi({ accounts, store, grants }: { accounts: AccountService; store: AccountStore; grants: GrantService }) {
   return {
+    /** An OAuth grant for a consenting user's client: its first access and refresh tokens (shown once). */
+    issueGrant: grants.issue,
+
+    /** Rotates a grant's refresh token; a spent one presented again revokes the grant. */
+    refreshGrant: grants.refresh,
+
+    revokeGrant: grants.revokeGrant,
+
+    activeGrantCount: async (userId: string): Promise<number> => (await store.listKeys(userId)).filter((key) => key.kind === 'oauth' && !key.revokedAt).length,
+
     /** A key minted for the user (a script's `scripts:execute` key): shown once, stored hashed like any other. */
     issueKey: (userId: string, name: string, scopes: string[]) => accounts.issueKey(userId, { name, scopes }),
 

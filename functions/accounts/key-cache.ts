@@ -1,6 +1,12 @@
 // The authorizer's own result cache (API Gateway's cannot be used: see docs/decisions.md).
 
-export type Identity = { userId: string; keyId: string; scopes: string } | { reason: 'missing' | 'unknown' | 'revoked' };
+/**
+ * An OAuth access token's identity also names the resource it is bound to and when it expires (ms), both checked on
+ * every request, cached or not.
+ */
+export type Identity =
+  | { userId: string; keyId: string; scopes: string; resource?: string; expiresAt?: number }
+  | { reason: 'missing' | 'unknown' | 'revoked' | 'expired' | 'wrong_resource' };
 
 const maxEntries = 10_000;
 

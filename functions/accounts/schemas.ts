@@ -51,12 +51,16 @@ export const CreatedUser = z.object({ userId: z.string(), username: z.string(), 
 
 export const ApiKeyRecord = z.object({
   keyId: z.string(),
+  /** `api`: an API key; `oauth`: an OAuth client's grant (its name is the client's), revoked the same way. */
+  kind: z.enum(['api', 'oauth']),
   name: z.string(),
   scopes: z.array(z.string()),
   prefix: z.string(),
   createdAt: IsoDate,
   lastUsedAt: IsoDate.nullable(),
   revokedAt: IsoDate.nullable(),
+  /** The OAuth client holding the grant. */
+  clientId: z.string().optional(),
 });
 export type ApiKeyRecord = z.infer<typeof ApiKeyRecord>;
 

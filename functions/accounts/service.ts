@@ -3,6 +3,8 @@ import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
 import { newId, newSecret, sha256Hex } from '#platform/ids.js';
+import type { StoredToken } from './grant-store.js';
+import type { GrantService } from './grants.js';
 import type { Identity, KeyCache } from './key-cache.js';
 import type { ApiKeyRecord, User } from './schemas.js';
 import type { AccountStore, StoredKey } from './store.js';
@@ -15,16 +17,26 @@ export const keyCacheTtlMs = 30_000;
 
 const toRecord = (key: StoredKey): ApiKeyRecord => ({
   keyId: key.keyId,
+  kind: key.kind === 'oauth' ? 'oauth' : 'api',
   name: key.name,
   scopes: key.scopes,
   prefix: key.prefix,
   createdAt: key.createdAt,
-  lastUsedAt: null,
+  lastUsedAt: key.lastUsedAt ?? null,
   revokedAt: key.revokedAt ?? null,
+  ...(key.clientId && { clientId: key.clientId }),
 });
 
-export function createAccountService(deps: { store: AccountStore; clock: Clock; keyCache: KeyCache }) {
-  const { store, clock, keyCache } = deps;
+/** A token bound to a resource (an OAuth access token) is refused anywhere else, and once it expires, cached or not. */
+function forRequest(identity: Identity, requestUrl: string | undefined, now: number): Identity {
+  if (!('userId' in identity)) return identity;
+  if (identity.expiresAt !== undefined && identity.expiresAt <= now) return { reason: 'expired' };
+  if (identity.resource !== undefined && identity.resource !== requestUrl) return { reason: 'wrong_resource' };
+  return identity;
+}
+
+export function createAccountService(deps: { store: AccountStore; clock: Clock; keyCache: KeyCache; grants: Pick<GrantService, 'identityOf'> }) {
+  const { store, clock, keyCache, grants } = deps;
 
   function mintKey(userId: string, name: string, scopes: string[]): { apiKey: string; key: StoredKey } {
     const apiKey = newSecret('amp');
@@ -97,7 +109,7 @@ export function createAccountService(deps: { store: AccountStore; clock: Clock; 
     async createKey(caller: Caller, input: { name: string; scopes: string[] }) {
       const beyond = caller.scopes.includes('*') ? [] : input.scopes.filter((scope) => !caller.scopes.includes(scope));
       if (beyond.length) throw new ForbiddenError(`a key cannot grant scopes it does not hold: ${beyond.join(', ')}`, { scopes: beyond });
-      const active = (await store.listKeys(caller.userId)).filter((key) => !key.revokedAt);
+      const active = (await store.listKeys(caller.userId)).filter((key) => !key.revokedAt && !key.kind);
       if (active.length >= maxActiveKeys) throw new ConflictError(`at most ${maxActiveKeys} active keys per account; revoke one first`);
       const { apiKey, key } = mintKey(caller.userId, input.name, [...new Set(input.scopes)]);
       await store.putKey(key);
@@ -127,30 +139,36 @@ export function createAccountService(deps: { store: AccountStore; clock: Clock; 
         if (isConditionFailure(error)) throw new ConflictError(`key ${keyId} is already revoked`, { keyId });
         throw error;
       }
-      keyCache.invalidate(key.keyHash);
+      // A grant's tokens are refused from now on: the access token's identity reads the grant.
+      keyCache.invalidate(key.accessHash ?? key.keyHash);
       return `key ${keyId} revoked`;
     },
 
-    /** Who an API key belongs to; answers from the cache for up to keyCacheTtlMs. */
-    async resolveKey(apiKey: string | undefined): Promise<Identity> {
+    /**
+     * Who an API key or OAuth access token belongs to, as presented at `requestUrl` (origin and path); answers from the
+     * cache for up to keyCacheTtlMs.
+     */
+    async resolveKey(apiKey: string | undefined, requestUrl?: string): Promise<Identity> {
       if (!apiKey) return { reason: 'missing' };
       const keyHash = sha256Hex(apiKey);
       const cached = keyCache.get(keyHash);
-      if (cached) return cached;
+      if (cached) return forRequest(cached, requestUrl, clock.now());
       const lookup = async (): Promise<Identity> => {
         const key = await store.getKeyByHash(keyHash);
         if (!key) return { reason: 'unknown' };
+        // A refresh token is no key: only an access token is, through its grant.
+        if (key.kind) return grants.identityOf(key as unknown as StoredToken);
         return key.revokedAt ? { reason: 'revoked' } : { userId: key.userId, keyId: key.keyId, scopes: key.scopes.join(',') };
       };
       const readAt = keyCache.generation();
       const identity = await lookup();
-      if (keyCache.set(keyHash, identity, readAt)) return identity;
+      if (keyCache.set(keyHash, identity, readAt)) return forRequest(identity, requestUrl, clock.now());
       // A revocation finished while the key was read, so the read may predate it. A second read starts after its
       // store write (consistent read): it sees the revocation, and is cached only if no other one intervened.
       const again = keyCache.generation();
       const fresh = await lookup();
       keyCache.set(keyHash, fresh, again);
-      return fresh;
+      return forRequest(fresh, requestUrl, clock.now());
     },
   };
 }

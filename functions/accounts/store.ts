@@ -11,6 +11,11 @@ export interface StoredKey {
   prefix: string;
   createdAt: string;
   revokedAt?: string;
+  /** Absent on API keys; `oauth` on an OAuth grant (grant-store.ts), whose fields follow. */
+  kind?: string;
+  clientId?: string;
+  lastUsedAt?: string;
+  accessHash?: string;
 }
 
 const usernameClaim = (username: string) => username.toLowerCase();

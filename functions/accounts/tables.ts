@@ -12,6 +12,9 @@ export const accountTables = {
   apiKeys: {
     partitionKey: 'keyHash',
     indexes: { byUser: { partitionKey: 'userId', sortKey: 'createdAt' } },
-    description: 'API keys by SHA-256 of the key; the key itself is never stored.',
+    // OAuth tokens carry no userId (out of the index) and an epoch-seconds expiresAt; API keys and grants never expire.
+    ttlAttribute: 'expiresAt',
+    description:
+      'API keys by SHA-256 of the key, OAuth grants (grant#<grantId>) and their access and refresh tokens by SHA-256; no key or token itself is stored.',
   },
 } as const satisfies Record<string, TableDefinition>;

@@ -1,4 +1,5 @@
 // The flows area's records as stored, the interface's Limits/Flows, and the public views of a flow.
+import type { McpServerRef } from './ports.js';
 
 export const flowLimits = {
   titleLength: 200,
@@ -14,6 +15,8 @@ export const flowLimits = {
   recommendedTools: 50,
   /** Not an interface limit: tool names an llm flow holds for approval. */
   approvalRequired: 50,
+  /** Not an interface limit: remote MCP servers an llm flow offers the tools of. */
+  mcpServers: 5,
 } as const;
 
 /** How long a held tool call waits for its approver before the model hears that the approval timed out. */
@@ -60,6 +63,8 @@ export interface FlowItem {
   approvalRequired?: string[];
   /** A paid resource call priced above this (USD) waits for the owner's approval. */
   approvalAboveUsd?: number;
+  /** Remote MCP servers whose tools the model is offered. */
+  mcpServers?: McpServerRef[];
   executionCount: number;
   lastExecutedAt: string | null;
   createdAt: string;
@@ -136,6 +141,7 @@ export function flowView(flow: FlowItem, executionResults: ExecutionResult[], wa
     recommendedTools: flow.recommendedTools,
     approvalRequired: flow.approvalRequired ?? [],
     approvalAboveUsd: flow.approvalAboveUsd ?? null,
+    mcpServers: flow.mcpServers ?? [],
     executionCount: flow.executionCount,
     executionResults: executionResults.map(resultView),
     lastExecutedAt: flow.lastExecutedAt,

@@ -50,7 +50,25 @@ export interface ToolCatalog {
    * The owner's tools named in `recommended`: `<resource>.<method>` or `<resource>` (every method) of an installed
    * resource (by name or id), or an owned script (by id or name). Names that resolve to nothing come back in `unknown`.
    */
-  resolve(userId: string, recommended: string[], flowId: string): Promise<{ tools: BoundTool[]; unknown: string[] }>;
+  resolve(userId: string, recommended: string[], flowId: string, mcpServers?: McpServerRef[]): Promise<{ tools: BoundTool[]; unknown: string[] }>;
+}
+
+/** A remote MCP server an llm flow offers the tools of; `allowedTools` (by the server's tool names) narrows them. */
+export interface McpServerRef {
+  url: string;
+  allowedTools?: string[];
+}
+
+export interface RemoteTool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** Remote MCP servers, reached through the outbound guard: their tools, and one call of one. */
+export interface RemoteMcpServers {
+  listTools(url: string): Promise<RemoteTool[]>;
+  callTool(url: string, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; content: unknown; structuredContent?: unknown }>;
 }
 
 /** What a direct flow needs from the scripts area. */

@@ -21,6 +21,16 @@ const ApprovalRequired = z
   .array(z.string().min(1).max(200))
   .max(flowLimits.approvalRequired)
   .describe("llm flows: the tools (as the flow's tool catalog names them) whose every call waits for the owner's approval");
+/** Remote MCP servers (Streamable HTTP) whose tools the model is offered, reached through the outbound guard. */
+const McpServers = z
+  .array(
+    z.strictObject({
+      url: z.url({ protocol: /^https?$/ }).max(2000),
+      allowedTools: z.array(z.string().min(1).max(128)).max(flowLimits.recommendedTools).optional(),
+    }),
+  )
+  .max(flowLimits.mcpServers)
+  .describe('llm flows: remote MCP servers whose tools (or those allowedTools names) the model is offered, named mcp_<host>__<tool>');
 const ApprovalAboveUsd = z.number().finite().min(0).describe("llm flows: a paid resource call priced above this (USD) waits for the owner's approval");
 documentConditionTree(
   'FlowCondition',
@@ -50,6 +60,7 @@ export const CreateTimeFlowInput = z.strictObject({
   recommendedTools: RecommendedTools.optional(),
   approvalRequired: ApprovalRequired.optional(),
   approvalAboveUsd: ApprovalAboveUsd.optional(),
+  mcpServers: McpServers.optional(),
 });
 
 export const CreateEventFlowInput = z.strictObject({
@@ -61,6 +72,7 @@ export const CreateEventFlowInput = z.strictObject({
   recommendedTools: RecommendedTools.default([]),
   approvalRequired: ApprovalRequired.optional(),
   approvalAboveUsd: ApprovalAboveUsd.optional(),
+  mcpServers: McpServers.optional(),
   scope: Scope.default('user'),
   executionType: z.enum(executionTypes).default('llm'),
   scriptId: ScriptId.optional(),
@@ -93,10 +105,11 @@ export const UpdateFlowInput = z
     recommendedTools: RecommendedTools.optional(),
     approvalRequired: ApprovalRequired.optional(),
     approvalAboveUsd: ApprovalAboveUsd.nullable().optional().describe('null removes the threshold'),
+    mcpServers: McpServers.optional(),
     conditions: z.unknown().meta(ConditionTree).optional(),
   })
   .refine((input) => Object.keys(input).some((key) => key !== 'assignmentId' && key !== 'flowId' && input[key as keyof typeof input] !== undefined), {
-    message: 'give at least one of title, description, schedule, prompt, recommendedTools, approvalRequired, approvalAboveUsd, conditions',
+    message: 'give at least one of title, description, schedule, prompt, recommendedTools, approvalRequired, approvalAboveUsd, mcpServers, conditions',
   })
   .superRefine(namesOneFlow)
   .transform(asAssignment);
@@ -172,6 +185,7 @@ export const FlowOutput = z.object({
   recommendedTools: z.array(z.string()),
   approvalRequired: z.array(z.string()),
   approvalAboveUsd: z.number().nullable(),
+  mcpServers: z.array(z.object({ url: z.string(), allowedTools: z.array(z.string()).optional() })),
   executionCount: z.number(),
   executionResults: z.array(ExecutionResultOutput),
   lastExecutedAt: IsoDate.nullable(),

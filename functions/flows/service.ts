@@ -45,15 +45,16 @@ const attempts = 5;
 const dayMs = 86_400_000;
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-type ApprovalRules = Pick<FlowItem, 'approvalRequired' | 'approvalAboveUsd'>;
+type ApprovalRules = Pick<FlowItem, 'approvalRequired' | 'approvalAboveUsd' | 'mcpServers'>;
 
-const onlyLlm = (field: string, value: unknown) => new ValidationError(field, value, 'only llm flows call tools that can wait for approval');
+const onlyLlm = (field: string, value: unknown) => new ValidationError(field, value, 'only llm flows call tools (and hold them for approval)');
 
 /** The approval fields given, for a flow of `executionType`: a direct flow calls no tools, so it takes none. */
 function approvalRules(executionType: ExecutionType, input: ApprovalRules): ApprovalRules {
-  for (const field of ['approvalRequired', 'approvalAboveUsd'] as const)
+  for (const field of ['approvalRequired', 'approvalAboveUsd', 'mcpServers'] as const)
     if (input[field] !== undefined && executionType !== 'llm') throw onlyLlm(field, input[field]);
   return {
+    ...(input.mcpServers !== undefined && { mcpServers: input.mcpServers }),
     ...(input.approvalRequired !== undefined && { approvalRequired: input.approvalRequired }),
     ...(input.approvalAboveUsd !== undefined && { approvalAboveUsd: input.approvalAboveUsd }),
   };

@@ -1,7 +1,8 @@
 // The tools an LLM flow offers its model: methods of the owner's installed resources and the owner's own scripts,
-// as named in the flow's `recommendedTools`, each bound to the owner so every call runs with their permissions.
+// as named in the flow's `recommendedTools`, each bound to the owner so every call runs with their permissions, and
+// the tools of the remote MCP servers the flow names (`mcpServers`).
 import type { ResourceCaller } from '#platform/ports.js';
-import type { BoundTool, FlowScriptRunner, ToolCatalog, ToolDefinition } from './ports.js';
+import type { BoundTool, FlowScriptRunner, McpServerRef, RemoteMcpServers, ToolCatalog, ToolDefinition } from './ports.js';
 
 interface Method {
   name: string;
@@ -17,7 +18,13 @@ export interface ToolSources {
   ownedScripts(userId: string): Promise<Array<{ scriptId: string; name: string; description: string }>>;
   resources: () => ResourceCaller;
   scripts: FlowScriptRunner;
+  mcp: RemoteMcpServers;
 }
+
+/** Tools taken from one remote server: its listing is the server's to fill, so it is bounded here. */
+const maxToolsPerServer = 50;
+/** A remote tool's input schema larger than this goes to the model as a plain object. */
+const maxSchemaChars = 10_000;
 
 /** OpenAI and Bedrock both want `^[a-zA-Z0-9_-]{1,64}$`. */
 const toolName = (...parts: string[]) =>
@@ -44,9 +51,30 @@ function methodParameters(method: Method): Record<string, unknown> {
 }
 
 export function createToolCatalog(sources: ToolSources): ToolCatalog {
+  /** A server's tools (those `allowedTools` names, when it does), each call one request through the outbound guard. */
+  async function remoteTools(server: McpServerRef) {
+    const listed = await sources.mcp.listTools(server.url);
+    const chosen = (server.allowedTools ? listed.filter((tool) => server.allowedTools!.includes(tool.name)) : listed).slice(0, maxToolsPerServer);
+    const host = new URL(server.url).hostname;
+    return {
+      missing: (server.allowedTools ?? []).filter((name) => !listed.some((tool) => tool.name === name)),
+      tools: chosen.map(
+        (tool) =>
+          [
+            {
+              name: toolName(`mcp_${host}`, tool.name),
+              description: `${host}: ${tool.description ?? tool.name}`.slice(0, 1000),
+              parameters: JSON.stringify(tool.inputSchema).length <= maxSchemaChars ? tool.inputSchema : { type: 'object' },
+            },
+            async (args: Record<string, unknown>) => ({ output: await sources.mcp.callTool(server.url, tool.name, args), cost: 0 }),
+          ] as const,
+      ),
+    };
+  }
+
   return {
-    async resolve(userId, recommended, flowId) {
-      if (recommended.length === 0) return { tools: [], unknown: [] };
+    async resolve(userId, recommended, flowId, mcpServers = []) {
+      if (recommended.length === 0 && mcpServers.length === 0) return { tools: [], unknown: [] };
       const [resources, scripts] = await Promise.all([sources.installedResources(userId), sources.ownedScripts(userId)]);
       const tools = new Map<string, BoundTool>();
       const unknown: string[] = [];
@@ -95,6 +123,17 @@ export function createToolCatalog(sources: ToolSources): ToolCatalog {
         );
         if (matched.length === 0) unknown.push(entry);
         for (const [resource, method] of matched) addMethod(resource, method);
+      }
+      const remote = await Promise.all(
+        mcpServers.map((server) => remoteTools(server).catch((error: Error) => ({ failed: `${server.url} (${error.message})` }))),
+      );
+      for (const [index, listed] of remote.entries()) {
+        if ('failed' in listed) {
+          unknown.push(listed.failed);
+          continue;
+        }
+        for (const [definition, invoke] of listed.tools) add(definition, invoke);
+        unknown.push(...listed.missing.map((name) => `${mcpServers[index]!.url} ${name}`));
       }
       return { tools: [...tools.values()], unknown };
     },

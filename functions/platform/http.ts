@@ -40,10 +40,10 @@ export interface HandlerArgs<I> {
   event: HttpEvent;
 }
 
-/** Scheme and host the request came in on (the public base URL when one is set). */
-export function baseUrlOf(event: HttpEvent): string {
-  const proto = event.headers['x-forwarded-proto'] ?? (settings.mode === 'local' ? 'http' : 'https');
-  return settings.publicBaseUrl ?? `${proto}://${event.requestContext.domainName}`;
+/** Scheme and host a request came in on (PUBLIC_BASE_URL when set): the platform's address as its caller sees it. */
+export function requestBaseUrl(request: { headers?: Record<string, string | undefined>; requestContext: { domainName: string } }): string {
+  const proto = request.headers?.['x-forwarded-proto'] ?? (settings.mode === 'local' ? 'http' : 'https');
+  return settings.publicBaseUrl ?? `${proto}://${request.requestContext.domainName}`;
 }
 
 /** How a route's answer is produced: the work itself, or, on an idempotent route, its first answer kept for repeats. */
@@ -118,7 +118,7 @@ export function httpHandler<R extends Route>(route: R, run: (args: HandlerArgs<I
             requestId: state.requestId,
             headers: event.headers,
             rawBody,
-            baseUrl: baseUrlOf(event),
+            baseUrl: requestBaseUrl(event),
             event,
           }),
         );

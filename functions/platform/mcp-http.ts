@@ -7,7 +7,7 @@ import { maxInputDepth, nestsDeeperThan } from './json-bounds.js';
 import type { Caller } from './caller.js';
 import { edgePorts } from './edge.js';
 import { AppError } from './errors.js';
-import { baseUrlOf } from './http.js';
+import { requestBaseUrl } from './http.js';
 import { logger, withLogKeys } from './logger.js';
 import { authorizerCaller } from './middlewares/authenticate.js';
 import { recordOperation } from './middlewares/observe.js';
@@ -164,7 +164,7 @@ export function mcpHandler<R extends Route>(route: R, build: (args: { caller: Ca
         jsonRpcCodes.refused,
         revoked ? 'Unauthorized: this API key has been revoked' : 'Unauthorized: send Authorization: Bearer <API key or access token>',
         {
-          'WWW-Authenticate': `Bearer resource_metadata="${baseUrlOf(event)}/.well-known/oauth-protected-resource"`,
+          'WWW-Authenticate': `Bearer resource_metadata="${requestBaseUrl(event)}/.well-known/oauth-protected-resource"`,
         },
       );
     }

@@ -58,6 +58,8 @@ export interface RouteSpec {
   scopes?: string[];
   /** Merged path parameters, query string and JSON body, validated at the edge. */
   input?: z.ZodType;
+  /** `form`: the body is `application/x-www-form-urlencoded` (OAuth's token endpoint, RFC 6749); JSON otherwise. */
+  body?: 'json' | 'form';
   /** Shape of `data` in the success envelope, for the OpenAPI document. */
   output?: z.ZodType;
   /** Status of a successful answer; 200 unless the operation creates something. */

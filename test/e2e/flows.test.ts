@@ -48,6 +48,7 @@ describe('flows: create and read', () => {
       recommendedTools: [],
       approvalRequired: [],
       approvalAboveUsd: null,
+      mcpServers: [],
       executionCount: 0,
       executionResults: [],
       lastExecutedAt: null,

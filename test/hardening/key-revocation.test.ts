@@ -10,6 +10,7 @@ import { printAttackSummary } from '../support/attack-summary.js';
 printAttackSummary('key revocation (a lookup in flight)');
 
 const apiKey = 'amp_test-key-revocation';
+const noGrants = { identityOf: async () => ({ reason: 'unknown' as const }) };
 
 /** One key in memory; the first read copies the record, then waits for `release`, as a slow DynamoDB read would. */
 function heldStore() {
@@ -49,7 +50,7 @@ describe('accounts: key revocation against an in-flight lookup', () => {
     // Prepare
     const held = heldStore();
     const keyCache = createKeyCache(30_000, () => 0);
-    const accounts = createAccountService({ store: held.store, clock: systemClock, keyCache });
+    const accounts = createAccountService({ store: held.store, clock: systemClock, keyCache, grants: noGrants });
     const inFlight = accounts.resolveKey(apiKey);
     await held.started;
     // Act
@@ -68,7 +69,7 @@ describe('accounts: key revocation against an in-flight lookup', () => {
     // Prepare
     const held = heldStore();
     const keyCache = createKeyCache(30_000, () => 0);
-    const accounts = createAccountService({ store: held.store, clock: systemClock, keyCache });
+    const accounts = createAccountService({ store: held.store, clock: systemClock, keyCache, grants: noGrants });
     // Act
     const first = accounts.resolveKey(apiKey);
     await held.started;

@@ -3,6 +3,7 @@ import { cruise, type ICruiseResult } from 'dependency-cruiser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { accountTables } from '../../functions/accounts/tables.js';
 import { approvalTables } from '../../functions/approvals/tables.js';
+import { oauthTables } from '../../functions/oauth/tables.js';
 import { documentTables } from '../../functions/documents/tables.js';
 import { eventTables } from '../../functions/events/tables.js';
 import { flowTables } from '../../functions/flows/tables.js';
@@ -33,7 +34,7 @@ beforeAll(async () => {
 const sourceOf = (path: string) => readFileSync(path, 'utf8');
 const modules = () => graph.modules.filter((module) => module.source.startsWith('functions/') && module.source.endsWith('.ts'));
 
-const areas = ['accounts', 'approvals', 'documents', 'durable', 'events', 'flows', 'payments', 'resources', 'reviews', 'scripts', 'templates'];
+const areas = ['accounts', 'approvals', 'documents', 'durable', 'events', 'flows', 'oauth', 'payments', 'resources', 'reviews', 'scripts', 'templates'];
 /** The area whose domain (functions/<area>/) holds a module; undefined for the kernel, the adapters and the app layer. */
 const areaOf = (path: string) => areas.find((area) => path.startsWith(`functions/${area}/`));
 /** The area a module serves: its domain, or its handlers and composition in functions/app/<area>/. */
@@ -210,6 +211,7 @@ describe('shape of functions/', () => {
       durable: durableTables,
       events: eventTables,
       flows: flowTables,
+      oauth: oauthTables,
       payments: paymentTables,
       resources: resourceTables,
       reviews: reviewTables,

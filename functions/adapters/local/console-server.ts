@@ -18,7 +18,8 @@ export interface ConsoleServerOptions {
 }
 
 const isLoopback = (address: string) => address === '::1' || /^(::ffff:)?127\./.test(address);
-const ownedElsewhere = /^\/(api|pages|solana|uploads|mcp)(\/|$)/;
+// `mcp`, `.well-known` and `oauth`: the MCP server and the OAuth metadata and endpoints, routes of the API.
+const ownedElsewhere = /^\/(api|pages|solana|uploads|mcp|\.well-known|oauth)(\/|$)/;
 export const devAccountPath = '/console/dev-account.json';
 
 function answer(response: ServerResponse, status: number, type: string, body: string | Buffer) {

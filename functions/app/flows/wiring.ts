@@ -14,6 +14,7 @@ import { createFlowEventTarget } from '#functions/flows/event-target.js';
 import { type FlowService, createFlowService } from '#functions/flows/service.js';
 import { createFlowStore } from '#functions/flows/store.js';
 import { createToolCatalog } from '#functions/flows/tools.js';
+import { remoteMcpServers } from '#functions/adapters/mcp-client.js';
 import { type FlowLongRuns, createFlowLongRuns } from '#functions/flows/long-runs.js';
 import { type FlowRunOperations, createFlowRunOperations } from '#functions/flows/run-operations.js';
 import { type FlowRunMigration, createFlowRunMigration } from '#functions/flows/run-records.js';
@@ -61,6 +62,7 @@ function toolCatalog(platform: Platform, scripts: FlowScriptRunner) {
     ownedScripts: scriptsApi(platform).ownedScripts,
     resources: () => resources.caller,
     scripts,
+    mcp: remoteMcpServers,
   });
 }
 

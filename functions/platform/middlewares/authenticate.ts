@@ -5,6 +5,14 @@ import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import { holdsScope, mayHoldScope } from '../scopes.js';
 import type { HttpEvent, RequestState } from './request-state.js';
 
+/** What the authorizer's reason for no identity tells the caller; a missing or unknown key gets the default message. */
+const refusals: Record<string, string> = {
+  revoked: 'this API key has been revoked',
+  expired: 'this access token has expired; refresh it',
+  // OAuth access tokens are bound to the MCP endpoint (RFC 8707): the REST API takes API keys only.
+  wrong_resource: 'this access token is bound to another resource: OAuth access tokens are accepted at /mcp only; use an API key here',
+};
+
 /** The caller the API key authorizer resolved (on AWS and locally alike); undefined without a valid key. */
 export function authorizerCaller(event: HttpEvent): Caller | undefined {
   const identity = event.requestContext.authorizer?.lambda;
@@ -26,7 +34,7 @@ export async function authenticate(state: RequestState, event: HttpEvent): Promi
   const caller = authorizerCaller(event);
   if (!caller) {
     const reason = event.requestContext.authorizer?.lambda?.reason;
-    throw new UnauthorizedError(reason === 'revoked' ? 'this API key has been revoked' : undefined);
+    throw new UnauthorizedError(typeof reason === 'string' && Object.hasOwn(refusals, reason) ? refusals[reason] : undefined);
   }
   state.caller = caller;
 }

@@ -23,3 +23,10 @@ export function parseJson(raw: string): Record<string, unknown> {
   }
   return parsed as Record<string, unknown>;
 }
+
+/** A form body as an object; a repeated field keeps its values comma-joined, as API Gateway joins repeated query parameters. */
+export function parseForm(raw: string): Record<string, string> {
+  const fields = new Map<string, string>();
+  for (const [name, value] of new URLSearchParams(raw)) fields.set(name, fields.has(name) ? `${fields.get(name)},${value}` : value);
+  return Object.fromEntries(fields);
+}

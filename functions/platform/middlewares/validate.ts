@@ -2,12 +2,13 @@
 import type { z } from 'zod';
 import type { Route } from '../route.js';
 import { parseInput } from '../validation.js';
-import { parseJson } from './parse.js';
+import { parseForm, parseJson } from './parse.js';
 import type { HttpEvent } from './request-state.js';
 
 export type InputOf<R extends Route> = R['input'] extends z.ZodType ? z.output<R['input']> : Record<string, never>;
 
 export function validateInput<R extends Route>(route: R, event: HttpEvent, rawBody: string): InputOf<R> {
-  const source = { ...(event.queryStringParameters ?? {}), ...(route.method === 'GET' ? {} : parseJson(rawBody)), ...(event.pathParameters ?? {}) };
+  const body = route.method === 'GET' ? {} : route.body === 'form' ? parseForm(rawBody) : parseJson(rawBody);
+  const source = { ...(event.queryStringParameters ?? {}), ...body, ...(event.pathParameters ?? {}) };
   return (route.input ? parseInput(route.input, source) : {}) as InputOf<R>;
 }

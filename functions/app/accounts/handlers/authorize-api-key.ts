@@ -1,6 +1,7 @@
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
 import { accountService } from '../wiring.js';
 import type { Identity } from '#functions/accounts/key-cache.js';
+import { requestBaseUrl } from '#platform/http.js';
 
 /** Both header forms of the design; header names arrive lower-cased. */
 export function presentedKey(headers: Record<string, string | undefined> | undefined): string | undefined {
@@ -14,5 +15,6 @@ export function presentedKey(headers: Record<string, string | undefined> | undef
 // which API Gateway's own authorizer refusal (a bare {"message":"Forbidden"}) cannot give.
 export const handler = async (event: APIGatewayRequestAuthorizerEventV2): Promise<APIGatewaySimpleAuthorizerWithContextResult<Identity>> => ({
   isAuthorized: true,
-  context: await accountService().resolveKey(presentedKey(event.headers)),
+  // The URL an OAuth access token must be bound to (RFC 8707): this request's origin and path.
+  context: await accountService().resolveKey(presentedKey(event.headers), `${requestBaseUrl(event)}${event.rawPath}`),
 });

@@ -2,7 +2,7 @@ import { agentRoutes } from '#functions/agents/routes.js';
 import { buildCatalog, type CatalogEntry } from '#functions/agents/catalog.js';
 import { createUserServer } from '#functions/agents/server.js';
 import { withBackgroundRuns } from '#platform/background-handler.js';
-import { baseUrlOf } from '#platform/http.js';
+import { requestBaseUrl } from '#platform/http.js';
 import { mcpHandler } from '#platform/mcp-http.js';
 import { scriptsApi } from '#functions/app/scripts/wiring.js';
 import { catalogSources, toolActions } from '../wiring.js';
@@ -14,7 +14,7 @@ export const handler = withBackgroundRuns(
     return createUserServer({
       caller: caller!,
       catalog: () => (catalog ??= buildCatalog(catalogSources(), caller!)),
-      actions: toolActions(baseUrlOf(event)),
+      actions: toolActions(requestBaseUrl(event)),
       client,
     });
   }),

@@ -1,0 +1,8 @@
+import { httpHandler } from '#platform/http.js';
+import { oauthReply } from '#functions/oauth/replies.js';
+import { oauthRoutes } from '#functions/oauth/routes.js';
+import { oauthService } from '../wiring.js';
+
+export const handler = httpHandler(oauthRoutes.registerClient, ({ input, rawBody, event }) =>
+  oauthReply(() => oauthService().register(rawBody, input, event.requestContext.http.sourceIp), 201),
+);
