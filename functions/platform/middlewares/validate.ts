@@ -1,4 +1,5 @@
-// Query string, JSON body and path parameters merged into one object and checked against the route's zod input.
+// Query string, JSON body and path parameters merged into one object and checked against the route's zod input. A route
+// behind every method reads its own body (an MCP endpoint answers a malformed one in JSON-RPC, not in the envelope).
 import type { z } from 'zod';
 import type { Route } from '../route.js';
 import { parseInput } from '../validation.js';
@@ -8,6 +9,6 @@ import type { HttpEvent } from './request-state.js';
 export type InputOf<R extends Route> = R['input'] extends z.ZodType ? z.output<R['input']> : Record<string, never>;
 
 export function validateInput<R extends Route>(route: R, event: HttpEvent, rawBody: string): InputOf<R> {
-  const source = { ...(event.queryStringParameters ?? {}), ...(route.method === 'GET' ? {} : parseJson(rawBody)), ...(event.pathParameters ?? {}) };
+  const source = { ...(event.queryStringParameters ?? {}), ...(route.method === 'GET' || route.method === 'ANY' ? {} : parseJson(rawBody)), ...(event.pathParameters ?? {}) };
   return (route.input ? parseInput(route.input, source) : {}) as InputOf<R>;
 }
