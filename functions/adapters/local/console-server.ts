@@ -18,7 +18,7 @@ export interface ConsoleServerOptions {
 }
 
 const isLoopback = (address: string) => address === '::1' || /^(::ffff:)?127\./.test(address);
-const ownedElsewhere = /^\/(api|pages|solana|uploads)(\/|$)/;
+const ownedElsewhere = /^\/(api|pages|solana|uploads|mcp|\.well-known)(\/|$)/;
 export const devAccountPath = '/console/dev-account.json';
 
 function answer(response: ServerResponse, status: number, type: string, body: string | Buffer) {
