@@ -11,6 +11,7 @@ import {
   PaymentRecord,
   PaymentRequiredSchema,
   TxHashInput,
+  DiscoveryInput,
 } from './schemas.js';
 import { ListPayoutsInput, PaymentSettings, PayoutList, PayoutRunResult } from './payout-schemas.js';
 
@@ -43,7 +44,35 @@ const paidCall = {
   timeoutSeconds: 29,
 } as const;
 
+/** The marketplace's paid calls as MCP tools: listing them reads the published resources, a call is a paid call. */
+const marketplaceMcpTables = paidCallTables;
+
 export const paymentRoutes = defineRoutes('payments', {
+  mcpMarketplace: {
+    method: 'ANY',
+    path: '/mcp/marketplace',
+    auth: 'public',
+    summary: "MCP server (Streamable HTTP, stateless) of the marketplace's paid calls, paid per call through x402's MCP transport",
+    description:
+      'A JSON-RPC message per POST; GET and DELETE answer 405. A tool call without `_meta["x402/payment"]` answers a tool result with `isError: true` and the x402 v2 PaymentRequired; with a PaymentPayload there, the payment is verified, settled, the method run, and the result carries `_meta["x402/payment-response"]`.',
+    tables: marketplaceMcpTables,
+    uses: paidCall.uses,
+    timeoutSeconds: 29,
+  },
+  getX402Discovery: {
+    method: 'GET',
+    path: '/.well-known/x402',
+    auth: 'public',
+    summary: 'The paid endpoints (HTTP paid calls and MCP tools) with their price, network and payTo, and the bazaar discovery of each',
+    input: DiscoveryInput,
+    tables: { users: 'read', resources: 'read', paymentSettings: 'read' },
+  },
+  getMcpServerJson: {
+    method: 'GET',
+    path: '/.well-known/mcp/server.json',
+    auth: 'public',
+    summary: "The MCP registry's server.json of this deployment: the per-user MCP server and the marketplace's paid one",
+  },
   getPaidResource: {
     ...paidCall,
     method: 'GET',
