@@ -9,6 +9,10 @@ import type { HttpEvent } from './request-state.js';
 export type InputOf<R extends Route> = R['input'] extends z.ZodType ? z.output<R['input']> : Record<string, never>;
 
 export function validateInput<R extends Route>(route: R, event: HttpEvent, rawBody: string): InputOf<R> {
-  const source = { ...(event.queryStringParameters ?? {}), ...(route.method === 'GET' || route.method === 'ANY' ? {} : parseJson(rawBody)), ...(event.pathParameters ?? {}) };
+  const source = {
+    ...(event.queryStringParameters ?? {}),
+    ...(route.method === 'GET' || route.method === 'ANY' ? {} : parseJson(rawBody)),
+    ...(event.pathParameters ?? {}),
+  };
   return (route.input ? parseInput(route.input, source) : {}) as InputOf<R>;
 }
