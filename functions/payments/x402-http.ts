@@ -5,7 +5,7 @@ import { httpDiscovery } from './bazaar.js';
 import { toV2PaymentRequired } from './requirements.js';
 import type { paymentRoutes } from './routes.js';
 import type { PaymentRequiredBody } from './schemas.js';
-import type { PaidCallOutcome, PaymentService } from './service.js';
+import type { PaidCallOutcome, PaidCallRequest, PaymentService } from './service.js';
 import { encodeHeader, readPaymentHeader, x402Headers } from './x402-codec.js';
 
 export function paidCallReply(outcome: PaidCallOutcome): Reply {
@@ -38,12 +38,15 @@ export function paidCallReply(outcome: PaidCallOutcome): Reply {
 export const paidCallHandler = (
   route: typeof paymentRoutes.getPaidResource | typeof paymentRoutes.callPaidResource,
   payments: () => Pick<PaymentService, 'paidCall'>,
+  /** The agent budget of the API key the call presents, if any; `approvalId` from X-Approval-Id. */
+  admission: (headers: Record<string, string | undefined>) => Promise<((approvalId: string | undefined) => PaidCallRequest['admit']) | undefined>,
 ) =>
   httpHandler(route, async ({ input, baseUrl, headers, event, rawBody }) => {
+    const admit = (await admission(headers))?.(headers['x-approval-id']);
     const { resourceId, methodName } = input;
     const params =
       route.method === 'GET'
         ? { query: { ...event.queryStringParameters } as Record<string, string> }
         : { body: rawBody.trim() ? (JSON.parse(rawBody) as Record<string, unknown>) : {} };
-    return paidCallReply(await payments().paidCall({ resourceId, methodName, baseUrl, params, payment: readPaymentHeader(headers) }));
+    return paidCallReply(await payments().paidCall({ resourceId, methodName, baseUrl, params, payment: readPaymentHeader(headers), ...(admit && { admit }) }));
   });

@@ -21,8 +21,12 @@ export interface MarketplaceRequest {
   serverUrl: string;
   baseUrl: string;
   client: string | null;
-  admit?: MarketplaceCall['admit'];
+  /** The agent budget of the API key the request presents, for the approval a call names in `_meta`. */
+  admission?: (approvalId: string | undefined) => NonNullable<MarketplaceCall['admit']>;
 }
+
+/** Where a call made again after its owner's approval names that approval. */
+export const approvalMetaKey = 'platform/approvalId';
 
 export function marketplaceMcpServer(payments: Pick<PaymentService, 'paidCall' | 'listings'>, request: MarketplaceRequest): Server {
   const tools = createMarketplaceTools(payments);
@@ -39,13 +43,16 @@ export function marketplaceMcpServer(payments: Pick<PaymentService, 'paidCall' |
     const next = offset + pageSize;
     return { tools: all.slice(offset, next), ...(next < all.length && { nextCursor: cursorOf(next) }) };
   });
-  server.setRequestHandler(CallToolRequestSchema, async ({ params }) =>
-    tools.call({
+  server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
+    const approvalId = params._meta?.[approvalMetaKey];
+    const { admission, ...context } = request;
+    return tools.call({
       name: params.name,
       arguments: params.arguments ?? {},
       payment: params._meta?.[paymentMetaKey],
-      ...request,
-    }),
-  );
+      ...context,
+      ...(admission && { admit: admission(typeof approvalId === 'string' ? approvalId : undefined) }),
+    });
+  });
   return server;
 }
