@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { x402Client } from '@x402/core/client';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { ExactSvmScheme, toClientSvmSigner } from '@x402/svm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -165,6 +166,30 @@ describe('payments over MCP: the marketplace server', () => {
     );
     expect(await balances(payer)).toEqual(before);
     expect(upstreamCalls()).toBe(callsBefore);
+  });
+
+  it('serves discovery: /.well-known/x402 lists the listing over HTTP and MCP with its offers and bazaar info valid against its schema; server.json names both servers', async () => {
+    // Act
+    const x402 = await world.api.request('GET', '/.well-known/x402?limit=100');
+    const serverJson = await world.api.request('GET', '/.well-known/mcp/server.json');
+    const http402 = await world.api.request('GET', world.paidPath);
+    // Assess
+    const items = x402.body.items.filter((item: { resource: string; tool?: string }) => item.resource.endsWith(`/${world.resourceId}/getForecast`) || item.tool === tool);
+    expect(items.map((item: { type: string }) => item.type)).toEqual(['http', 'mcp']);
+    for (const item of items) {
+      expect(item.accepts[0]).toMatchObject({ amount: '10000', asset: usdcMint, payTo: platformWallet, network: expect.stringMatching(/^solana:/) });
+      const { info, schema } = item.extensions.bazaar;
+      const validate = new Ajv2020({ strict: false }).compile(schema);
+      expect(validate(info), JSON.stringify(validate.errors)).toBe(true);
+    }
+    const header = JSON.parse(Buffer.from(http402.headers.get('payment-required')!, 'base64').toString('utf8'));
+    expect(header.extensions.bazaar.info.input).toMatchObject({ type: 'http', method: 'POST', bodyType: 'json' });
+    expect(serverJson.body).toMatchObject({ name: expect.stringMatching(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/), version: expect.any(String) });
+    expect(serverJson.body.description.length).toBeLessThanOrEqual(100);
+    expect(serverJson.body.remotes).toEqual([
+      expect.objectContaining({ type: 'streamable-http', url: `${world.api.baseUrl}/mcp` }),
+      { type: 'streamable-http', url: `${world.api.baseUrl}/mcp/marketplace` },
+    ]);
   });
 
   it('answers an unknown tool and arguments that do not fit with a tool error, GET with 405', async () => {
