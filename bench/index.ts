@@ -10,6 +10,7 @@ import * as flows from './flows.bench.js';
 import * as resourceCall from './resource-call.bench.js';
 import * as runHistory from './run-history.bench.js';
 import * as payments from './payments.bench.js';
+import * as mcpPayments from './mcp-payments.bench.js';
 import * as scriptDependencies from './script-dependencies.bench.js';
 import * as scriptNeighbours from './script-neighbours.bench.js';
 import * as scripts from './scripts.bench.js';
@@ -20,6 +21,7 @@ export const benches: Bench[] = [
   authMe,
   resourceCall,
   payments,
+  mcpPayments,
   documents,
   events,
   scripts,
