@@ -12,6 +12,7 @@ import * as mcp from './mcp.bench.js';
 import * as resourceCall from './resource-call.bench.js';
 import * as runHistory from './run-history.bench.js';
 import * as payments from './payments.bench.js';
+import * as mcpPayments from './mcp-payments.bench.js';
 import * as scriptDependencies from './script-dependencies.bench.js';
 import * as scriptNeighbours from './script-neighbours.bench.js';
 import * as scripts from './scripts.bench.js';
@@ -23,6 +24,7 @@ export const benches: Bench[] = [
   resourceCall,
   mcp,
   payments,
+  mcpPayments,
   documents,
   events,
   scripts,

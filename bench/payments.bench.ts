@@ -45,7 +45,7 @@ function verificationsPerSecond(offers: PaymentRequirement[], header: string, ne
   return { cpu: count / ((cpu.user + cpu.system) / 1e6), wall: count / ((performance.now() - started) / 1000) };
 }
 
-async function startUpstream(): Promise<{ baseUrl: string; server: Server }> {
+export async function startUpstream(): Promise<{ baseUrl: string; server: Server }> {
   const server = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end('{"forecast":"sunny"}');
@@ -54,10 +54,35 @@ async function startUpstream(): Promise<{ baseUrl: string; server: Server }> {
   return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-async function call(url: string, init: RequestInit = {}) {
+export async function call(url: string, init: RequestInit = {}) {
   const response = await fetch(url, init);
   const text = await response.text();
   return { status: response.status, text, body: text ? (JSON.parse(text) as any) : undefined };
+}
+
+/** A resource of the dev account sold at 0.01 USD a call (`forecast`), published: its id. */
+export async function publishedPaidResource(baseUrl: string, headers: Record<string, string>, upstreamBaseUrl: string): Promise<string> {
+  const created = await call(`${baseUrl}/api/sdk/v1/resources`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      name: 'bench-weather',
+      description: 'Forecasts',
+      resourceType: 'api',
+      openApiSpec: {
+        openapi: '3.0.3',
+        info: { title: 'Weather', version: '1.0.0' },
+        paths: { '/forecast': { get: { responses: { '200': { description: 'ok' } } } } },
+      },
+      pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' },
+      endpoint: { baseUrl: upstreamBaseUrl, authentication: 'none', methods: [{ name: 'forecast', httpMethod: 'GET', path: '/forecast' }] },
+    }),
+  });
+  if (created.status !== 201) throw new Error(`resource not created: ${created.text}`);
+  const resourceId = created.body.data.id as string;
+  const published = await call(`${baseUrl}/api/sdk/v1/resources/${resourceId}/publish`, { method: 'POST', headers, body: '{}' });
+  if (published.status !== 200) throw new Error(`resource not published: ${published.text}`);
+  return resourceId;
 }
 
 export async function run(): Promise<BenchFigure[]> {
@@ -67,26 +92,7 @@ export async function run(): Promise<BenchFigure[]> {
     const { baseUrl, dev } = platform;
     const headers = { 'content-type': 'application/json', 'x-api-key': dev.apiKey };
     await call(`${baseUrl}/api/sdk/v1/me`, { method: 'PATCH', headers, body: JSON.stringify({ walletAddress: Keypair.generate().publicKey.toBase58() }) });
-    const created = await call(`${baseUrl}/api/sdk/v1/resources`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        name: 'bench-weather',
-        description: 'Forecasts',
-        resourceType: 'api',
-        openApiSpec: {
-          openapi: '3.0.3',
-          info: { title: 'Weather', version: '1.0.0' },
-          paths: { '/forecast': { get: { responses: { '200': { description: 'ok' } } } } },
-        },
-        pricing: { model: 'pay-per-call', basePrice: 0.01, currency: 'USDC' },
-        endpoint: { baseUrl: upstream.baseUrl, authentication: 'none', methods: [{ name: 'forecast', httpMethod: 'GET', path: '/forecast' }] },
-      }),
-    });
-    if (created.status !== 201) throw new Error(`resource not created: ${created.text}`);
-    const resourceId = created.body.data.id as string;
-    const published = await call(`${baseUrl}/api/sdk/v1/resources/${resourceId}/publish`, { method: 'POST', headers, body: '{}' });
-    if (published.status !== 200) throw new Error(`resource not published: ${published.text}`);
+    const resourceId = await publishedPaidResource(baseUrl, headers, upstream.baseUrl);
 
     const url = `${baseUrl}/api/x402/resources/${resourceId}/forecast`;
     const required = await call(url);

@@ -24,6 +24,9 @@ export function createAccountsApi({ accounts, store, grants }: { accounts: Accou
 
     revokeKey: (userId: string, keyId: string) => accounts.revokeKey(userId, keyId),
 
+    /** The key a paid call presents: its owner and agent budget; UNAUTHORIZED when unknown or revoked. */
+    agentKey: (apiKey: string) => accounts.agentKey(apiKey),
+
     /** The account's `monthlyBudgetUsd`, or the default for an unknown account. */
     monthlyBudgetUsd: async (userId: string): Promise<number> => (await store.getUser(userId))?.monthlyBudgetUsd ?? defaultMonthlyBudgetUsd,
 

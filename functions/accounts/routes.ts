@@ -1,6 +1,18 @@
 import { defineRoutes } from '#platform/route.js';
 import { Message } from '#platform/schemas.js';
-import { CreateKeyInput, CreateUserInput, CreatedKey, CreatedUser, KeyIdInput, KeyList, ListKeysInput, UpdateMeInput, User } from './schemas.js';
+import {
+  ApiKeyRecord,
+  CreateKeyInput,
+  CreateUserInput,
+  CreatedKey,
+  CreatedUser,
+  KeyIdInput,
+  KeyList,
+  ListKeysInput,
+  UpdateKeyInput,
+  UpdateMeInput,
+  User,
+} from './schemas.js';
 
 export const accountRoutes = defineRoutes('accounts', {
   createUser: {
@@ -52,6 +64,16 @@ export const accountRoutes = defineRoutes('accounts', {
     input: ListKeysInput,
     output: KeyList,
     tables: { apiKeys: 'read' },
+  },
+  updateKey: {
+    method: 'PATCH',
+    path: '/api/sdk/v1/keys/{keyId}',
+    auth: 'apiKey',
+    scopes: ['keys:manage'],
+    summary: "Set or remove (null) a key's agent budget: spendLimitUsd per UTC day and approvalAboveUsd for paid calls",
+    input: UpdateKeyInput,
+    output: ApiKeyRecord,
+    tables: { apiKeys: 'write' },
   },
   deleteKey: {
     method: 'DELETE',

@@ -28,10 +28,25 @@ export const UpdateMeInput = z
   })
   .refine((v) => Object.keys(v).length > 0, { message: 'give at least one of username, walletAddress, monthlyBudgetUsd' });
 
+/** An agent's budget on a key: USD it may pay per UTC day, and above which price a paid call waits for the owner's approval. */
+export const maxAgentBudgetUsd = 10_000;
+const SpendLimitUsd = z.number().positive().max(maxAgentBudgetUsd);
+const ApprovalAboveUsd = z.number().min(0).max(maxAgentBudgetUsd);
+export const KeyBudget = { spendLimitUsd: SpendLimitUsd.optional(), approvalAboveUsd: ApprovalAboveUsd.optional() };
+
 export const CreateKeyInput = z.strictObject({
   name: z.string().min(1).max(100),
   scopes: z.array(Scope).min(1).max(20).default(['*']),
+  ...KeyBudget,
 });
+
+/** null removes a limit. */
+export const UpdateKeyInput = z
+  .strictObject({ keyId: OpaqueId, spendLimitUsd: SpendLimitUsd.nullable().optional(), approvalAboveUsd: ApprovalAboveUsd.nullable().optional() })
+  .refine((input) => input.spendLimitUsd !== undefined || input.approvalAboveUsd !== undefined, {
+    message: 'give spendLimitUsd or approvalAboveUsd (null removes it)',
+    path: ['spendLimitUsd'],
+  });
 
 export const ListKeysInput = z.object(pagination(10));
 
@@ -61,9 +76,18 @@ export const ApiKeyRecord = z.object({
   revokedAt: IsoDate.nullable(),
   /** The OAuth client holding the grant. */
   clientId: z.string().optional(),
+  spendLimitUsd: z.number().optional().describe('USD the key may pay per UTC day in paid calls'),
+  approvalAboveUsd: z.number().optional().describe("a paid call above this price waits for the owner's approval"),
 });
 export type ApiKeyRecord = z.infer<typeof ApiKeyRecord>;
 
-export const CreatedKey = z.object({ keyId: z.string(), apiKey: z.string(), name: z.string(), scopes: z.array(z.string()), createdAt: IsoDate });
+export const CreatedKey = z.object({
+  keyId: z.string(),
+  apiKey: z.string(),
+  name: z.string(),
+  scopes: z.array(z.string()),
+  createdAt: IsoDate,
+  ...KeyBudget,
+});
 
 export const KeyList = z.object({ keys: z.array(ApiKeyRecord), total: z.number(), limit: z.number(), offset: z.number() });

@@ -1,6 +1,6 @@
 import type { Clock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '#platform/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
 import { newId, newSecret, sha256Hex } from '#platform/ids.js';
 import type { StoredToken } from './grant-store.js';
@@ -25,6 +25,12 @@ const toRecord = (key: StoredKey): ApiKeyRecord => ({
   lastUsedAt: key.lastUsedAt ?? null,
   revokedAt: key.revokedAt ?? null,
   ...(key.clientId && { clientId: key.clientId }),
+  ...budgetOf(key),
+});
+
+const budgetOf = (key: Pick<StoredKey, 'spendLimitUsd' | 'approvalAboveUsd'>) => ({
+  ...(key.spendLimitUsd !== undefined && { spendLimitUsd: key.spendLimitUsd }),
+  ...(key.approvalAboveUsd !== undefined && { approvalAboveUsd: key.approvalAboveUsd }),
 });
 
 /** A token bound to a resource (an OAuth access token) is refused anywhere else, and once it expires, cached or not. */
@@ -106,14 +112,43 @@ export function createAccountService(deps: { store: AccountStore; clock: Clock; 
       return next;
     },
 
-    async createKey(caller: Caller, input: { name: string; scopes: string[] }) {
+    async createKey(caller: Caller, input: { name: string; scopes: string[]; spendLimitUsd?: number; approvalAboveUsd?: number }) {
       const beyond = caller.scopes.includes('*') ? [] : input.scopes.filter((scope) => !caller.scopes.includes(scope));
       if (beyond.length) throw new ForbiddenError(`a key cannot grant scopes it does not hold: ${beyond.join(', ')}`, { scopes: beyond });
       const active = (await store.listKeys(caller.userId)).filter((key) => !key.revokedAt && !key.kind);
       if (active.length >= maxActiveKeys) throw new ConflictError(`at most ${maxActiveKeys} active keys per account; revoke one first`);
-      const { apiKey, key } = mintKey(caller.userId, input.name, [...new Set(input.scopes)]);
+      const minted = mintKey(caller.userId, input.name, [...new Set(input.scopes)]);
+      const key = { ...minted.key, ...budgetOf(input) };
       await store.putKey(key);
-      return { keyId: key.keyId, apiKey, name: key.name, scopes: key.scopes, createdAt: key.createdAt };
+      return { keyId: key.keyId, apiKey: minted.apiKey, name: key.name, scopes: key.scopes, createdAt: key.createdAt, ...budgetOf(key) };
+    },
+
+    /** Sets or removes (null) the key's agent budget: its daily spend limit and approval threshold for paid calls. */
+    async updateKey(caller: Caller, input: { keyId: string; spendLimitUsd?: number | null; approvalAboveUsd?: number | null }): Promise<ApiKeyRecord> {
+      const key = (await store.listKeys(caller.userId)).find((candidate) => candidate.keyId === input.keyId);
+      if (!key) throw new NotFoundError('keyId', input.keyId, 'key');
+      if (key.revokedAt) throw new ConflictError(`key ${input.keyId} is revoked`, { keyId: input.keyId });
+      const { keyId: _keyId, ...budget } = input;
+      try {
+        await store.updateBudget(key.keyHash, budget);
+      } catch (error) {
+        if (isConditionFailure(error)) throw new ConflictError(`key ${input.keyId} is revoked`, { keyId: input.keyId });
+        throw error;
+      }
+      const next = { ...key };
+      for (const [name, value] of Object.entries(budget) as Array<['spendLimitUsd' | 'approvalAboveUsd', number | null | undefined]>) {
+        if (value === null) delete next[name];
+        else if (value !== undefined) next[name] = value;
+      }
+      return toRecord(next);
+    },
+
+    /** The key a paid call presents (an agent's): its owner and budget. UNAUTHORIZED when unknown or revoked. */
+    async agentKey(apiKey: string): Promise<{ userId: string; keyId: string; name: string; spendLimitUsd?: number; approvalAboveUsd?: number }> {
+      const key = await store.getKeyByHash(sha256Hex(apiKey));
+      if (!key) throw new UnauthorizedError();
+      if (key.revokedAt) throw new UnauthorizedError('this API key has been revoked');
+      return { userId: key.userId, keyId: key.keyId, name: key.name, ...budgetOf(key) };
     },
 
     /** A key the platform hands out on the user's behalf (a script's `scripts:execute` key): no caller scopes or key cap apply. */

@@ -16,6 +16,8 @@ export interface StoredKey {
   clientId?: string;
   lastUsedAt?: string;
   accessHash?: string;
+  spendLimitUsd?: number;
+  approvalAboveUsd?: number;
 }
 
 const usernameClaim = (username: string) => username.toLowerCase();
@@ -117,6 +119,28 @@ export function createAccountStore() {
         ExpressionAttributeValues: { ':userId': userId },
         ScanIndexForward: false,
       });
+    },
+
+    /** Sets (a number) or removes (null) a key's budget fields; the key must exist and not be revoked. */
+    async updateBudget(keyHash: string, budget: { spendLimitUsd?: number | null; approvalAboveUsd?: number | null }): Promise<void> {
+      const given = Object.entries(budget).filter(([, value]) => value !== undefined);
+      const set = given.filter(([, value]) => value !== null);
+      const removed = given.filter(([, value]) => value === null);
+      await db.send(
+        new UpdateCommand({
+          TableName: tableName('apiKeys'),
+          Key: { keyHash },
+          UpdateExpression: [
+            set.length && `SET ${set.map(([name]) => `#${name} = :${name}`).join(', ')}`,
+            removed.length && `REMOVE ${removed.map(([name]) => `#${name}`).join(', ')}`,
+          ]
+            .filter(Boolean)
+            .join(' '),
+          ConditionExpression: 'attribute_exists(keyHash) AND attribute_not_exists(revokedAt)',
+          ExpressionAttributeNames: Object.fromEntries(given.map(([name]) => [`#${name}`, name])),
+          ...(set.length && { ExpressionAttributeValues: Object.fromEntries(set.map(([name, value]) => [`:${name}`, value])) }),
+        }),
+      );
     },
 
     async revokeKey(keyHash: string, revokedAt: string): Promise<void> {

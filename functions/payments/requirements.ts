@@ -1,4 +1,5 @@
 // The interface's payment requirements for one method of one resource: one offer per asset, USDC first.
+import type { BazaarExtension } from './bazaar.js';
 import type { LedgerInfo } from './ports.js';
 import {
   type SolanaNetwork,
@@ -108,10 +109,19 @@ export const toV2Requirement = (offer: PaymentRequirement) => ({
 
 export const resourceInfo = (offer: PaymentRequirement) => ({ url: offer.resource, description: offer.description, mimeType: offer.mimeType });
 
-/** The offers as x402 v2's PAYMENT-REQUIRED header carries them. */
-export const toV2PaymentRequired = (accepts: PaymentRequirement[], error: string) => ({
+/**
+ * The offers as x402 v2's PaymentRequired carries them (the PAYMENT-REQUIRED header, the MCP tool result), with the
+ * `bazaar` discovery extension; `resource` describes where it is paid when not at the offers' URL (the MCP server).
+ */
+export const toV2PaymentRequired = (
+  accepts: PaymentRequirement[],
+  error: string,
+  bazaar: BazaarExtension,
+  resource: ReturnType<typeof resourceInfo> = resourceInfo(accepts[0]!),
+) => ({
   x402Version: 2,
   error,
-  resource: resourceInfo(accepts[0]!),
+  resource,
   accepts: accepts.map(toV2Requirement),
+  extensions: { bazaar },
 });

@@ -28,6 +28,8 @@ export interface Seller {
 export interface PaymentResources {
   /** NOT_FOUND when the resource does not exist. */
   get(resourceId: string): Promise<ResourceForSale>;
+  /** Every published resource: the marketplace. */
+  listed(): Promise<ResourceForSale[]>;
   /** Throws VALIDATION_ERROR when `params` do not fit the method: checked before anyone pays. */
   checkParams(method: MethodForSale, params: Record<string, unknown>): void;
   /** Runs the method for an anonymous payer with the owner's credentials; errors become the answer served. */

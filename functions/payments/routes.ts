@@ -11,6 +11,7 @@ import {
   PaymentRecord,
   PaymentRequiredSchema,
   TxHashInput,
+  DiscoveryInput,
 } from './schemas.js';
 import { ListPayoutsInput, PaymentSettings, PayoutList, PayoutRunResult } from './payout-schemas.js';
 
@@ -20,6 +21,12 @@ const payoutTables = { paymentSettings: 'read', payouts: 'write' } as const;
 /** A payout run: the ledger, the owners' wallets, both platform keys. */
 const payoutRunTables = { payouts: 'write', payoutBatches: 'write', users: 'read' } as const;
 
+/**
+ * An agent's paid call (one presenting an API key) reads the key, counts its spend and may ask its owner's approval
+ * (which reads approvers and publishes the request).
+ */
+const agentBudgetTables = { apiKeys: 'read', agentBudgets: 'write', usernames: 'read', approvals: 'write', approverInbox: 'write' } as const;
+
 /** A paid call reads the resource and the seller, settles, then runs the method as the resources area does. */
 const paidCallTables = {
   ...resourceRoutes.callResource.tables,
@@ -27,6 +34,7 @@ const paidCallTables = {
   users: 'read',
   resources: 'write',
   ...payoutTables,
+  ...agentBudgetTables,
 } as const;
 
 // Paid calls, the facilitator and the JSON-RPC endpoint answer bare bodies (402 bodies, the resource's own answer,
@@ -37,13 +45,39 @@ const paidCall = {
   paymentRequired: PaymentRequiredSchema,
   tables: paidCallTables,
   // credentialsKey: the owner's stored upstream credentials are decrypted for the call; feePayer co-signs
-  // reference-client payments; payoutRunner is asked for a payout when an owner's owed sum crosses the threshold.
+  // reference-client payments; payoutRunner is asked for a payout when an owner's owed sum crosses the threshold;
+  // eventBus tells a key's owner of an approval their agent's paid call waits for.
   // The platform wallet's address comes from the stack's context: public routes never read its secret.
-  uses: ['credentialsKey', 'feePayer', 'payoutRunner'] as Capability[],
+  uses: ['credentialsKey', 'feePayer', 'payoutRunner', 'eventBus'] as Capability[],
   timeoutSeconds: 29,
 } as const;
 
 export const paymentRoutes = defineRoutes('payments', {
+  mcpMarketplace: {
+    method: 'ANY',
+    path: '/mcp/marketplace',
+    auth: 'public',
+    summary: "MCP server (Streamable HTTP, stateless) of the marketplace's paid calls, paid per call through x402's MCP transport",
+    description:
+      'A JSON-RPC message per POST; GET and DELETE answer 405. A tool call without `_meta["x402/payment"]` answers a tool result with `isError: true` and the x402 v2 PaymentRequired; with a PaymentPayload there, the payment is verified, settled, the method run, and the result carries `_meta["x402/payment-response"]`.',
+    tables: paidCallTables,
+    uses: paidCall.uses,
+    timeoutSeconds: 29,
+  },
+  getX402Discovery: {
+    method: 'GET',
+    path: '/.well-known/x402',
+    auth: 'public',
+    summary: 'The paid endpoints (HTTP paid calls and MCP tools) with their price, network and payTo, and the bazaar discovery of each',
+    input: DiscoveryInput,
+    tables: { users: 'read', resources: 'read', paymentSettings: 'read' },
+  },
+  getMcpServerJson: {
+    method: 'GET',
+    path: '/.well-known/mcp/server.json',
+    auth: 'public',
+    summary: "The MCP registry's server.json of this deployment: the per-user MCP server and the marketplace's paid one",
+  },
   getPaidResource: {
     ...paidCall,
     method: 'GET',

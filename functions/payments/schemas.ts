@@ -108,9 +108,12 @@ export const FacilitatorInput = z.object({
 });
 export type FacilitatorInput = z.infer<typeof FacilitatorInput>;
 
+/** What a paid-call URL can name: a method with another name is not sold. */
+export const sellableMethodName = /^[A-Za-z0-9_.-]{1,100}$/;
+
 export const PaidCallInput = z.object({
   resourceId: OpaqueId,
-  methodName: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be a method name'),
+  methodName: z.string().regex(sellableMethodName, 'must be a method name'),
 });
 
 /** The interface's payment record, plus what a seller filters and reconciles by. */
@@ -133,7 +136,10 @@ export const PaymentRecord = z.object({
   failureReason: z.string().nullable(),
   /** `split`: the owner was paid in the payer's own transaction; `payout`: the platform holds it until a payout (GET .../payments/payouts). */
   settlement: z.enum(['split', 'payout']),
+  /** How the paid call came when not over HTTP: `mcp` for a tool call of the marketplace's MCP server, with the client's name. */
+  trigger: z.object({ type: z.literal('mcp'), client: z.string().nullable() }).optional(),
 });
+export type PaymentTrigger = NonNullable<PaymentRecord['trigger']>;
 export type PaymentRecord = z.infer<typeof PaymentRecord>;
 
 export const ListPaymentsInput = z.object({
@@ -141,6 +147,9 @@ export const ListPaymentsInput = z.object({
   status: z.enum(settlementStatuses).optional(),
   ...pagination(10),
 });
+
+/** A page of `/.well-known/x402`: listings (each one an HTTP endpoint and an MCP tool). */
+export const DiscoveryInput = z.object({ ...pagination(50) });
 
 export const TxHashInput = z.object({ txHash: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,90}$/, 'must be a base58 transaction signature') });
 

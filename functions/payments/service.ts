@@ -11,14 +11,15 @@ import type { PayoutStore } from './payout-store.js';
 import type { PayoutService } from './payouts.js';
 import { messageBytes, withSignature } from './transaction.js';
 import { buildRequirements, parsePaidCallUrl } from './requirements.js';
-import { type PaymentResources, paramsFromQuery } from './resources-port.js';
+import { type MethodForSale, type PaymentResources, type ResourceForSale, paramsFromQuery } from './resources-port.js';
 import type { PaymentTerms } from './rules.js';
-import type { FacilitatorInput, PaymentRecord, PaymentRequirement, SettlementStatus } from './schemas.js';
+import type { FacilitatorInput, PaymentRecord, PaymentRequirement, PaymentTrigger, SettlementStatus } from './schemas.js';
 import { maxTimeoutSeconds } from './settings.js';
+import { sellableMethodName } from './schemas.js';
 import { type SaleContext, alreadySettled, proofOf, settleVerified } from './settlement.js';
 import type { PaymentStore, StoredPayment } from './store.js';
 import type { VerifiedPayment } from './verification.js';
-import { decodePaymentHeader, toNetwork } from './x402-codec.js';
+import { decodePaymentHeader, readPaymentPayload, toNetwork } from './x402-codec.js';
 
 // The rules read transactions with @solana/web3.js, which loads here with a payment's first verification (as the
 // ledger does): the handlers of listings and settings compose this service too, and never verify a payment.
@@ -44,12 +45,30 @@ export interface PaidCallRequest {
   baseUrl: string;
   /** GET carries params in the query string, POST in the JSON body. */
   params: { query: Record<string, string> } | { body: Record<string, unknown> };
-  payment?: { version: X402Version; value: string };
+  /** The x402 header of an HTTP call, or the payload the MCP transport carries in `_meta["x402/payment"]` (always v2). */
+  payment?: { version: X402Version; value: string } | { version: 2; payload: unknown };
+  /** How the call came, kept on the payment record: `mcp` with the client's name for the MCP server's tool calls. */
+  trigger?: PaymentTrigger;
+  /**
+   * Asked once the payment verified and before it settles (an agent key's budget): it throws to refuse, or answers that
+   * the call waits for an approval; either way nothing is paid or run. An admitted call that then fails to settle is
+   * released.
+   */
+  admit?: (sale: { resourceId: string; methodName: string; amountUsd: number }) => Promise<Admission>;
+}
+
+export type Admission = { kind: 'admitted'; release(): Promise<void> } | { kind: 'waiting'; waiting: Record<string, unknown> };
+
+/** What is sold: the paid-call outcomes carry it for discovery (the `bazaar` extension). */
+export interface Listing {
+  resource: ResourceForSale;
+  method: MethodForSale;
 }
 
 export type PaidCallOutcome =
-  | { kind: 'payment-required'; accepts: PaymentRequirement[]; version: X402Version; error?: PaymentError }
-  | { kind: 'served'; response: ServedResponse; settlement: SettlementProof; version: X402Version };
+  | { kind: 'payment-required'; accepts: PaymentRequirement[]; version: X402Version; listing: Listing; error?: PaymentError }
+  | { kind: 'waiting'; waiting: Record<string, unknown>; listing: Listing }
+  | { kind: 'served'; response: ServedResponse; settlement: SettlementProof; version: X402Version; listing: Listing };
 
 const toRecord = ({ response: _response, x402Version: _version, confirmedAt: _confirmedAt, ...record }: StoredPayment): PaymentRecord => ({
   ...record,
@@ -208,26 +227,55 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     }
   }
 
+  /** The marketplace's paid calls: every priced method (named as a paid-call URL can name it) of every published resource. */
+  const listings = async (): Promise<Listing[]> =>
+    (await resources.listed()).flatMap((resource) =>
+      resource.methods.filter((method) => method.priceUsd > 0 && sellableMethodName.test(method.name)).map((method) => ({ resource, method })),
+    );
+
   const settlementDeps = (ledger: SolanaLedger) => ({ store, payouts: deps.payoutStore, ledger, clock, metrics, recordRevenue: resources.recordRevenue });
 
   const networkOf = (input: FacilitatorInput) =>
     input.paymentPayload.x402Version === 2 ? input.paymentPayload.accepted.network : input.paymentPayload.network;
 
   return {
+    listings,
+
+    /** A page of the listings with their offers; one that cannot be sold now (its owner has no wallet) is left out. */
+    async offeredListings(baseUrl: string, page: { limit: number; offset: number }) {
+      const all = await listings();
+      const ledger = await ledgerWithInfo();
+      const offered = await Promise.all(
+        all.slice(page.offset, page.offset + page.limit).map(async (listing) => {
+          try {
+            return { listing, accepts: (await offers(listing.resource.resourceId, listing.method.name, baseUrl, ledger)).accepts };
+          } catch (error) {
+            if (error instanceof ConflictError) return undefined;
+            throw error;
+          }
+        }),
+      );
+      return { items: offered.filter((item) => item !== undefined), total: all.length };
+    },
+
     async paidCall(request: PaidCallRequest): Promise<PaidCallOutcome> {
       const version = request.payment?.version ?? 1;
       const { ledger, info } = await ledgerWithInfo();
-      const { method, seller, accepts } = await offers(request.resourceId, request.methodName, request.baseUrl, { ledger, info });
-      if (!request.payment) return { kind: 'payment-required', accepts, version };
+      const { resource, method, seller, accepts } = await offers(request.resourceId, request.methodName, request.baseUrl, { ledger, info });
+      const listing = { resource, method };
+      if (!request.payment) return { kind: 'payment-required', accepts, version, listing };
       const params = 'query' in request.params ? paramsFromQuery(method, request.params.query) : request.params.body;
       const deadline = clock.now() + maxTimeoutSeconds * 1000;
       const { verifyPayment } = await verification();
+      let admission: Admission | undefined;
       try {
-        const verified = await countersigned(
-          verifyPayment(decodePaymentHeader(request.payment.value), accepts, info.network, info.platformWallet, deps.solPriceUsd),
-        );
+        const payload =
+          'payload' in request.payment ? readPaymentPayload(request.payment.payload, '_meta["x402/payment"]') : decodePaymentHeader(request.payment.value);
+        const verified = await countersigned(verifyPayment(payload, accepts, info.network, info.platformWallet, deps.solPriceUsd));
         resources.checkParams(method, params);
         if (verified.feePayer && !(await store.get(verified.transaction.signature))) await simulated(ledger, verified);
+        admission = await request.admit?.({ resourceId: request.resourceId, methodName: request.methodName, amountUsd: method.priceUsd });
+        if (admission?.kind === 'waiting') return { kind: 'waiting', waiting: admission.waiting, listing };
         const payment = await settleVerified(settlementDeps(ledger), verified, {
           agentOwnerId: seller.userId,
           resource: verified.offer.resource,
@@ -237,6 +285,10 @@ export function createPaymentService(deps: PaymentServiceDeps) {
           network: info.network,
           x402Version: version,
           timeoutMs: deadline - clock.now(),
+          ...(request.trigger && { trigger: request.trigger }),
+        }).catch(async (error: unknown) => {
+          if (admission?.kind === 'admitted') await admission.release();
+          throw error;
         });
         const response = await resources.call({
           resourceId: request.resourceId,
@@ -246,9 +298,9 @@ export function createPaymentService(deps: PaymentServiceDeps) {
         });
         await store.saveResponse(payment.txHash, response);
         await payoutIfDue(payment);
-        return { kind: 'served', response, settlement: proofOf(payment, version), version };
+        return { kind: 'served', response, settlement: proofOf(payment, version), version, listing };
       } catch (error) {
-        if (error instanceof PaymentError) return { kind: 'payment-required', accepts, version, error };
+        if (error instanceof PaymentError) return { kind: 'payment-required', accepts, version, listing, error };
         throw error;
       }
     },

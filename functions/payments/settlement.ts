@@ -7,6 +7,7 @@ import { PaymentError, type SettlementProof } from './errors.js';
 import type { Landed, Settlement, SolanaLedger } from './ports.js';
 import type { PaymentTerms } from './rules.js';
 import type { PayoutStore } from './payout-store.js';
+import type { PaymentTrigger } from './schemas.js';
 import type { PaymentStore, StoredPayment } from './store.js';
 import type { VerifiedPayment } from './verification.js';
 import { type SolanaNetwork, type X402Version, networkName } from './networks.js';
@@ -31,6 +32,7 @@ export interface SaleContext {
   network: SolanaNetwork;
   x402Version: X402Version;
   timeoutMs: number;
+  trigger?: PaymentTrigger;
 }
 
 export const proofOf = (payment: StoredPayment, version: X402Version): SettlementProof => ({
@@ -154,6 +156,7 @@ export async function settleVerified(deps: SettlementDeps, verified: VerifiedPay
     failureReason: null,
     settlement: verified.feePayer ? 'payout' : 'split',
     x402Version: sale.x402Version,
+    ...(sale.trigger && { trigger: sale.trigger }),
   };
   if (!(await deps.store.claim(payment))) throw alreadySettled((await deps.store.get(txHash)) ?? payment, sale.x402Version);
 

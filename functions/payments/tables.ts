@@ -24,6 +24,14 @@ export const paymentTables = {
     indexes: { byStatus: { partitionKey: 'batchStatus', sortKey: 'createdAt' }, byOwner: { partitionKey: 'ownerId', sortKey: 'createdAt' } },
     description: 'Payout transactions, one per owner and asset per run: submitted -> paid | failed, reconciled against the chain by signature.',
   },
+  agentBudgets: {
+    partitionKey: 'keyId',
+    sortKey: 'entry',
+    ttlAttribute: 'expiresAt',
+    description:
+      "Agent budgets of API keys: `day#<UTC date>` counts the micro-USD the key's paid calls spent that day (a conditional ADD: no two calls " +
+      'overspend the limit); `approval#<approvalId>` is a paid call above the approval threshold waiting for the owner, used once when approved.',
+  },
   paymentSettings: {
     partitionKey: 'userId',
     description: "An owner's payment settings: splitOfferOnly refuses payments held by the platform (only the interface's split offer is made).",

@@ -37,10 +37,15 @@ export function decodePaymentHeader(value: string): PaymentPayload {
     if (error instanceof PaymentError) throw error;
     throw new PaymentError('INVALID_PAYMENT', 'the payment header is not base64-encoded JSON');
   }
+  return readPaymentPayload(json, 'the payment header');
+}
+
+/** A payment payload already parsed from JSON (the MCP transport's `_meta["x402/payment"]`); anything else is INVALID_PAYMENT. */
+export function readPaymentPayload(json: unknown, what: string): PaymentPayload {
   try {
     return parseInput(PaymentPayload, json);
   } catch (error) {
-    throw new PaymentError('INVALID_PAYMENT', `the payment header is not an x402 payment payload: ${(error as Error).message}`);
+    throw new PaymentError('INVALID_PAYMENT', `${what} is not an x402 payment payload: ${(error as Error).message}`);
   }
 }
 

@@ -201,7 +201,7 @@ function operation(route: Route, components: Record<string, JsonSchema>) {
 export function buildOpenApiDocument(routes: Route[], serverUrl: string, version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   const components = componentSchemas();
-  for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, components);
+  for (const route of routes) (paths[route.path] ??= {})[route.method === 'ANY' ? 'post' : route.method.toLowerCase()] = operation(route, components);
   return {
     openapi: '3.0.3',
     info: {

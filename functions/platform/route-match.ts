@@ -60,7 +60,7 @@ export function createRouteMatcher(routes: Route[]) {
     for (const candidate of compiled) {
       const params = matchSegments(candidate.segments, actual);
       if (!params) continue;
-      if (candidate.route.method === method) return { kind: 'found', route: candidate.route, pathParameters: params };
+      if (candidate.route.method === method || candidate.route.method === 'ANY') return { kind: 'found', route: candidate.route, pathParameters: params };
       allowed.add(candidate.route.method);
     }
     return allowed.size ? { kind: 'wrongMethod', allowed: [...allowed].sort() } : { kind: 'none' };

@@ -5,7 +5,8 @@ import { defaultScopes } from './scopes.js';
 /** `caller`: the caller's Idempotency-Key header; `webhookDelivery`: the sender's delivery id, per receive URL. */
 export type IdempotencyKind = 'caller' | 'webhookDelivery';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** `ANY`: one function behind every method of a path (a protocol endpoint that answers each method itself, as MCP does). */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ANY';
 
 /** `apiKey`: caller identified by the authorizer; `admin`: X-Admin-Key; `public`: anyone. */
 export type AuthMode = 'apiKey' | 'admin' | 'public';

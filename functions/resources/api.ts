@@ -35,6 +35,9 @@ export function createResourcesApi({ calls, installations, resourceService, reso
     /** What a paid call needs to know about a resource, whoever asks; NOT_FOUND when it does not exist. */
     resourceForCall: (resourceId: string) => resourceService.getForCall(resourceId),
 
+    /** The marketplace's resources as a paid call sees them. */
+    listedForCall: () => resourceService.listedForCall(),
+
     /** Payments records each settled x402 payment here; metrics' `totalRevenue` includes it. */
     recordRevenue: (resourceId: string, amountUsd: number) => resourceService.recordRevenue(resourceId, amountUsd),
 

@@ -40,6 +40,20 @@ const snapshotOf = (resourceId: string, version: number, definition: ResourceDef
 
 const round = (value: number, digits = 6) => Math.round(value * 10 ** digits) / 10 ** digits;
 
+/** What a paid call needs to know about a resource. */
+const forCall = (item: ResourceItem) => ({
+  resourceId: item.resourceId,
+  name: item.name,
+  description: item.description,
+  resourceType: item.resourceType,
+  status: item.status,
+  ownerId: item.ownerId,
+  version: item.version,
+  pricing: item.pricing,
+  authentication: item.endpoint.authentication,
+  methods: item.endpoint.methods,
+});
+
 export function createResourceService(deps: { resources: ResourceStore; installations: InstallationStore; access: Access; clock: Clock }) {
   const { resources, installations, access, clock } = deps;
 
@@ -235,19 +249,11 @@ export function createResourceService(deps: { resources: ResourceStore; installa
     async getForCall(resourceId: string) {
       const item = await resources.get(resourceId);
       if (!item) throw new NotFoundError('resourceId', resourceId, 'resource');
-      return {
-        resourceId: item.resourceId,
-        name: item.name,
-        description: item.description,
-        resourceType: item.resourceType,
-        status: item.status,
-        ownerId: item.ownerId,
-        version: item.version,
-        pricing: item.pricing,
-        authentication: item.endpoint.authentication,
-        methods: item.endpoint.methods,
-      };
+      return forCall(item);
     },
+
+    /** For payments: the marketplace (every published resource) as a paid call sees each. */
+    listedForCall: async () => (await resources.listPublished()).map(forCall),
 
     /** For payments: adds a settled payment's USD value to the resource's revenue (atomic ADD). */
     async recordRevenue(resourceId: string, amountUsd: number): Promise<void> {

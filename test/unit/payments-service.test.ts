@@ -76,6 +76,7 @@ function given(options: Options = {}) {
       methods: [{ name: 'forecast', priceUsd: options.priceUsd ?? 0.01, definition: { name: 'forecast', httpMethod: 'GET', path: '/', parameters: [] } }],
       ...options.resource,
     }),
+    listed: async () => [],
     checkParams: () => undefined,
     async call(request): Promise<ServedResponse> {
       calls.push(request.method);

@@ -140,7 +140,8 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
     route: Route,
     pathParameters: Record<string, string>,
   ) {
-    const { method } = route;
+    // As API Gateway: the request's own method, whichever the route (an ANY route serves them all).
+    const method = request.method ?? route.method;
     let raw: Buffer;
     try {
       raw = await readBody(request);

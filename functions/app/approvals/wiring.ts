@@ -5,13 +5,18 @@ import { perPlatform } from '#functions/app/platform.js';
 import { scriptsApi } from '#functions/app/scripts/wiring.js';
 import { type ApprovalService, createApprovalService } from '#functions/approvals/service.js';
 import { createApprovalStore } from '#functions/approvals/store.js';
+import { agentPaymentPrefix } from '#functions/payments/agent-budgets.js';
 
 export const approvalService = perPlatform(
   (platform): ApprovalService =>
     createApprovalService({
       store: createApprovalStore(),
       users: accountsApi(platform),
-      waits: { resolve: (executionId, name, outcome) => scriptsApi(platform).resolveWait(executionId, name, outcome) },
+      // An agent's paid call waits in no run: the agent makes the call again once it is decided.
+      waits: {
+        resolve: async (executionId, name, outcome) =>
+          executionId.startsWith(`${agentPaymentPrefix}_`) || scriptsApi(platform).resolveWait(executionId, name, outcome),
+      },
       events: platform.eventBus,
       clock: platform.clock,
       // The console is served at the platform's address (PUBLIC_BASE_URL; locally the server's own).

@@ -12,7 +12,8 @@ import type { ServedResponse } from '#functions/payments/errors.js';
 import { usdToUsdc } from '#functions/payments/networks.js';
 import { createPayoutStore } from '#functions/payments/payout-store.js';
 import { type PayoutService, createPayoutService } from '#functions/payments/payouts.js';
-import type { PaymentResources } from '#functions/payments/resources-port.js';
+import type { PaymentResources, ResourceForSale } from '#functions/payments/resources-port.js';
+import type { ResourcesApi } from '#functions/resources/api.js';
 import { type PaymentService, createPaymentService } from '#functions/payments/service.js';
 import { maxTimeoutSeconds } from '#functions/payments/settings.js';
 import { createPaymentStore } from '#functions/payments/store.js';
@@ -26,25 +27,25 @@ const served = (status: number, body: unknown): ServedResponse =>
     ? { status, contentType: 'text/plain; charset=utf-8', body }
     : { status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(body) };
 
+const forSale = (resource: Awaited<ReturnType<ResourcesApi['resourceForCall']>>): ResourceForSale => ({
+  resourceId: resource.resourceId,
+  name: resource.name,
+  description: resource.description,
+  published: resource.status === 'published',
+  ownerId: resource.ownerId,
+  methods: resource.methods.map((method) => ({
+    name: method.name,
+    description: method.description,
+    priceUsd: priceOf(resource.pricing, method.cost),
+    definition: method,
+  })),
+});
+
 function productionResources(platform: Platform): PaymentResources {
-  const { resourceForCall, callAsOwner, recordRevenue } = resourcesApi(platform);
+  const { resourceForCall, listedForCall, callAsOwner, recordRevenue } = resourcesApi(platform);
   return {
-    async get(resourceId) {
-      const resource = await resourceForCall(resourceId);
-      return {
-        resourceId: resource.resourceId,
-        name: resource.name,
-        description: resource.description,
-        published: resource.status === 'published',
-        ownerId: resource.ownerId,
-        methods: resource.methods.map((method) => ({
-          name: method.name,
-          description: method.description,
-          priceUsd: priceOf(resource.pricing, method.cost),
-          definition: method,
-        })),
-      };
-    },
+    get: async (resourceId) => forSale(await resourceForCall(resourceId)),
+    listed: async () => (await listedForCall()).map(forSale),
     checkParams: (method, params) => checkParams(method.definition, params),
     async call(request) {
       try {

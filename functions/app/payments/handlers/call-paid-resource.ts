@@ -1,5 +1,6 @@
+import { agentAdmission } from '#functions/app/payments/agent-budgets.js';
 import { paymentService } from '#functions/app/payments/wiring.js';
 import { paymentRoutes } from '#functions/payments/routes.js';
 import { paidCallHandler } from '#functions/payments/x402-http.js';
 
-export const handler = paidCallHandler(paymentRoutes.callPaidResource, paymentService);
+export const handler = paidCallHandler(paymentRoutes.callPaidResource, paymentService, agentAdmission);
