@@ -179,6 +179,13 @@ export function createApprovalService(deps: ApprovalServiceDeps) {
       if (approval?.status === 'pending') await store.settle(approval, { status: 'cancelled', cancelReason: reason });
     },
 
+    /** The status of one approval, a pending one past its expiry read as expired; undefined for an unknown id. */
+    async statusOf(approvalId: string): Promise<Approval['status'] | undefined> {
+      const approval = await store.get(approvalId);
+      if (!approval) return undefined;
+      return approval.status === 'pending' && Date.parse(approval.expiresAt) <= clock.now() ? 'expired' : approval.status;
+    },
+
     /** One page of the caller's pending approvals, soonest expiry first; `count` is the page's. */
     async listPending(caller: Caller, page: { limit: number; offset: number }): Promise<{ approvals: Approval[]; count: number }> {
       const open = (await store.pendingPage(caller.userId, Math.floor(clock.now() / 1000), page)).filter(

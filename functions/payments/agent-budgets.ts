@@ -7,8 +7,7 @@ import { AppError, ConflictError, ForbiddenError, NotFoundError } from '#platfor
 import { newId } from '#platform/ids.js';
 import type { AgentBudgetStore } from './agent-budget-store.js';
 import type { Admission } from './service.js';
-
-export const agentPaymentPrefix = 'agp';
+import { agentPaymentPrefix } from './schemas.js';
 
 /** The key a paid call presents. */
 export interface AgentKey {

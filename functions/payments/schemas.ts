@@ -177,3 +177,5 @@ export const JsonRpcRequest = z.looseObject({
   method: z.string().max(100),
   params: z.array(z.unknown()).max(10).optional(),
 });
+
+export const agentPaymentPrefix = 'agp';

@@ -174,7 +174,9 @@ describe('payments over MCP: the marketplace server', () => {
     const serverJson = await world.api.request('GET', '/.well-known/mcp/server.json');
     const http402 = await world.api.request('GET', world.paidPath);
     // Assess
-    const items = x402.body.items.filter((item: { resource: string; tool?: string }) => item.resource.endsWith(`/${world.resourceId}/getForecast`) || item.tool === tool);
+    const items = x402.body.items.filter(
+      (item: { resource: string; tool?: string }) => item.resource.endsWith(`/${world.resourceId}/getForecast`) || item.tool === tool,
+    );
     expect(items.map((item: { type: string }) => item.type)).toEqual(['http', 'mcp']);
     for (const item of items) {
       expect(item.accepts[0]).toMatchObject({ amount: '10000', asset: usdcMint, payTo: platformWallet, network: expect.stringMatching(/^solana:/) });

@@ -3,9 +3,10 @@
 import { accountsApi } from '#functions/app/accounts/wiring.js';
 import { perPlatform } from '#functions/app/platform.js';
 import { scriptsApi } from '#functions/app/scripts/wiring.js';
+import { type ApprovalsApi, createApprovalsApi } from '#functions/approvals/api.js';
 import { type ApprovalService, createApprovalService } from '#functions/approvals/service.js';
 import { createApprovalStore } from '#functions/approvals/store.js';
-import { agentPaymentPrefix } from '#functions/payments/agent-budgets.js';
+import { agentPaymentPrefix } from '#functions/payments/schemas.js';
 
 export const approvalService = perPlatform(
   (platform): ApprovalService =>
@@ -23,3 +24,6 @@ export const approvalService = perPlatform(
       consoleUrl: platform.settings.kernel.callbackBaseUrl,
     }),
 );
+
+/** The approvals area's facade, for other areas' compositions. */
+export const approvalsApi = perPlatform((platform): ApprovalsApi => createApprovalsApi(approvalService(platform)));

@@ -2,6 +2,10 @@
 // platform root's ledger, signers, payout trigger and metrics) and the port onto the resources and accounts areas.
 // Handlers get their services here; services never import this file.
 import { accountsApi } from '#functions/app/accounts/wiring.js';
+import { approvalsApi } from '#functions/app/approvals/wiring.js';
+import { createAgentBudgetStore } from '#functions/payments/agent-budget-store.js';
+import { type AgentBudgets, createAgentBudgets } from '#functions/payments/agent-budgets.js';
+import type { PaidCallRequest } from '#functions/payments/service.js';
 import { resourcesApi } from '#functions/app/resources/wiring.js';
 import { checkParams } from '#functions/resources/api.js';
 import { AppError } from '#platform/errors.js';
@@ -93,3 +97,36 @@ export const paymentService = perPlatform(
       solPriceUsd: platform.settings.payments.solPriceUsd,
     }),
 );
+
+// Agent budgets: the key a paid call presents (accounts), its budget counters, and the owner's approvals (whose
+// decisions of agent payments resume nothing: the agent makes the call again).
+const agentBudgets = perPlatform((platform: Platform): AgentBudgets => {
+  const approvals = approvalsApi(platform);
+  return createAgentBudgets({
+    store: createAgentBudgetStore(),
+    approvals: {
+      async request({ executionId, userId, name, message }) {
+        const { approval } = await approvals.request({ executionId, scriptId: '', userId, ownerId: userId }, name, { message });
+        return { approvalId: approval.approvalId, expiresAt: approval.expiresAt };
+      },
+      status: (approvalId) => approvals.statusOf(approvalId),
+    },
+    clock: platform.clock,
+  });
+});
+
+/** The API key a request presents, if any: X-API-Key, or Authorization: Bearer. */
+const presentedKey = (headers: Record<string, string | undefined>) => headers['x-api-key'] ?? /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '')?.[1];
+
+/**
+ * The admission of a paid call made with an API key (its budget); none for an anonymous payer. A key presented but
+ * unknown or revoked is UNAUTHORIZED: an agent is never left thinking a budget holds when it does not.
+ */
+export async function agentAdmission(
+  headers: Record<string, string | undefined>,
+): Promise<((approvalId: string | undefined) => NonNullable<PaidCallRequest['admit']>) | undefined> {
+  const apiKey = presentedKey(headers);
+  if (!apiKey) return undefined;
+  const key = await accountsApi().agentKey(apiKey);
+  return (approvalId) => agentBudgets().admission(key, approvalId);
+}

@@ -1,4 +1,4 @@
-import { agentAdmission } from '#functions/app/payments/agent-budgets.js';
+import { agentAdmission } from '#functions/app/payments/wiring.js';
 import { answerMcp } from '#functions/app/mcp/stateless-http.js';
 import { marketplaceMcpServer } from '#functions/app/payments/marketplace-mcp-server.js';
 import { paymentService } from '#functions/app/payments/wiring.js';
