@@ -40,6 +40,8 @@ export interface JournalEntry {
    */
   context?: string;
   position?: number;
+  /** Reused by a re-run from an earlier run (its times are that run's). */
+  kept?: true;
   expiresAt: number;
 }
 
@@ -184,7 +186,7 @@ export function createJournal(results: () => BlobStore) {
       const items = await queryAll<JournalEntry>({
         TableName: table(),
         KeyConditionExpression: 'executionId = :id',
-        ProjectionExpression: '#name, seq, #type, #status, startedAt, endedAt, resultKey, resultBytes, #error, wakeAt, #fields, userId, #context, #position',
+        ProjectionExpression: '#name, seq, #type, #status, startedAt, endedAt, resultKey, resultBytes, #error, wakeAt, #fields, userId, #context, #position, #kept',
         ExpressionAttributeNames: {
           '#name': 'name',
           '#type': 'type',
@@ -193,6 +195,7 @@ export function createJournal(results: () => BlobStore) {
           '#fields': 'fields',
           '#context': 'context',
           '#position': 'position',
+          '#kept': 'kept',
         },
         ExpressionAttributeValues: { ':id': executionId },
         ConsistentRead: true,
@@ -453,4 +456,5 @@ export const stepViews = (entries: JournalEntry[]): StepView[] =>
     ...(entry.error && { error: entry.error }),
     ...(entry.wakeAt && { wakeAt: entry.wakeAt }),
     ...(typeof entry.fields?.childExecutionId === 'string' && { childExecutionId: entry.fields.childExecutionId }),
+    ...(entry.kept && { kept: true as const }),
   }));

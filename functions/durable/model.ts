@@ -18,6 +18,8 @@ export interface StepView {
   error?: ExecutionError;
   /** Waits: when the wait ends (its timer or its timeout). */
   wakeAt?: string;
+  /** Reused by a re-run from an earlier run: its times are that run's. */
+  kept?: true;
   /** `invoke` entries: the child run. */
   childExecutionId?: string;
 }

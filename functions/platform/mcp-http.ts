@@ -109,7 +109,7 @@ const sessionOf = (client: string) => `${sessionPrefix}${Buffer.from(client).toS
 
 export interface McpExchange {
   /** A new server for this request, its handlers bound to whoever is calling and the client they call through. */
-  server: (session: { client: string }) => Server;
+  server: (session: { client: string }) => Server | Promise<Server>;
 }
 
 /** Handles one Streamable HTTP request: GET and DELETE are 405 (no standalone stream, no session to end). */
@@ -123,7 +123,7 @@ export async function answerMcp(event: HttpEvent, exchange: McpExchange): Promis
   const { enableJsonResponse, accept } = negotiate(event.headers.accept);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse });
   const client = clientOf(event, read.message);
-  const server = exchange.server({ client });
+  const server = await exchange.server({ client });
   await server.connect(transport);
   try {
     const headers = new Headers();
@@ -146,7 +146,10 @@ export async function answerMcp(event: HttpEvent, exchange: McpExchange): Promis
  * without a valid key, 401 with the challenge that points MCP clients at the protected-resource metadata; each
  * request counts against the caller's rate limits like any other.
  */
-export function mcpHandler<R extends Route>(route: R, build: (args: { caller: Caller | undefined; client: string; event: HttpEvent }) => Server) {
+export function mcpHandler<R extends Route>(
+  route: R,
+  build: (args: { caller: Caller | undefined; client: string; event: HttpEvent }) => Server | Promise<Server>,
+) {
   const handler = async (event: HttpEvent): Promise<HttpResult> =>
     withLogKeys({ requestId: event.requestContext.requestId, operation: route.operation, path: event.rawPath }, async () => {
       const started = performance.now();

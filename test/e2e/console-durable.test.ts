@@ -274,7 +274,7 @@ describe("console: a durable run's page", () => {
     // Assess
     await until(() => run.getByLabel('Logs').textContent()).toContain('refund done');
     expect(await run.getByLabel('Logs').textContent()).toBe(
-      '── invocation 1 ──\n[charge] preparing refund for o-1\n── invocation 2, resumed ──\n[confirm] STEP-SECOND-RAN\nrefund done\n',
+      'Invocation 1\n[charge] preparing refund for o-1\nInvocation 2\n[confirm] STEP-SECOND-RAN\nrefund done\n',
     );
     await browser.screenshot('36-run-logs-invocations');
   }, 120_000);

@@ -165,7 +165,7 @@ describe('console: a user journey through every page', () => {
     await until(() => page.getByLabel('Logs').textContent()).toContain('calling forecast for Oslo');
     await screenshot('06-run-detail');
     await page.goto(`${api.baseUrl}/#/runs`);
-    await until(() => page.getByRole('row', { name: /success manual/ }).count()).toBe(1);
+    await until(() => page.getByRole('row', { name: /completed manual/ }).count()).toBe(1);
     await screenshot('07-runs');
 
     // Flows: an invalid cron shows the API's code and message; an event flow built with the condition builder runs now.

@@ -234,6 +234,14 @@ describe('durable runs: operating runs', () => {
     expect(rerunFromSecond.output).toEqual(original.body.data.output);
     expect(callsWith(`${marker}-first`)).toBe(2);
     expect(callsWith(`${marker}-second`)).toBe(3);
+    const record = (await api.as(owner.apiKey).get(`${executions}/${fromSecond.body.data.executionId}`)).body.data;
+    expect(record.origin).toEqual({ executionId: original.body.data.executionId, fromStep: 'second' });
+    expect(record.steps.map((step: { name: string; kept?: boolean }) => [step.name, step.kept ?? false])).toEqual([
+      ['first', true],
+      ['second', false],
+    ]);
+    const wholeRecord = (await api.as(owner.apiKey).get(`${executions}/${whole.body.data.executionId}`)).body.data;
+    expect(wholeRecord.origin).toEqual({ executionId: original.body.data.executionId });
   });
 
   it('refuses a rerun from a step the run does not have, and starts nothing', async () => {

@@ -107,7 +107,7 @@ describe('llm flows: cancel', () => {
     expect(decided.status).toBe(409);
     const [result] = (await getFlow(api, user, flowId)).executionResults;
     expect(result).toMatchObject({ executionId, status: 'failed', error: { code: 'CANCELLED' } });
-    expect((await historyOf(user, flowId))[0]).toMatchObject({ executionId, kind: 'flow', status: 'failed', error: { code: 'CANCELLED' } });
+    expect((await historyOf(user, flowId))[0]).toMatchObject({ executionId, kind: 'flow', status: 'cancelled', error: { code: 'CANCELLED' } });
     expect(reports()).toBe(reportsBefore);
     expect(llm.requests.length).toBe(requestsBefore);
   });

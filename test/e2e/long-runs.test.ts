@@ -98,7 +98,7 @@ describe('long runs: script executions', () => {
     const restRead = await api.as(owner.apiKey).get(`${rest}/${script.id}/executions/${run.body.data.executionId}`);
     expect(restRead.body.data).toMatchObject({ status: 'success', result: { ok: true, released: true } });
     const history = await api.as(owner.apiKey).get(`/api/sdk/v1/executions?scriptId=${script.id}`);
-    expect(history.body.data.executions).toEqual([expect.objectContaining({ executionId: run.body.data.executionId, status: 'success' })]);
+    expect(history.body.data.executions).toEqual([expect.objectContaining({ executionId: run.body.data.executionId, status: 'completed' })]);
     expect(upstream.received.filter((request) => request.url === '/forecast/Oslo')).toHaveLength(1);
     expect((await api.as(owner.apiKey).post(sdk('getMetrics'), { scriptId: script.id })).body.data).toMatchObject({ totalExecutions: 1, successRate: 1 });
   });
@@ -163,8 +163,10 @@ describe('long runs: runFlow', () => {
     release();
     const ended = await vi.waitFor(
       async () => {
-        const history = await api.as(owner.apiKey).get(`/api/sdk/v1/executions?flowId=${flow.id}&trigger=schedule`);
+        const history = await api.as(owner.apiKey).get(`/api/sdk/v1/executions?flowId=${flow.id}&trigger=manual`);
         expect(history.body.data.executions).toHaveLength(1);
+        // The flow run's record exists from its start: wait for its end.
+        expect(history.body.data.executions[0].status).not.toBe('running');
         return history.body.data.executions[0];
       },
       { timeout: 20_000, interval: 100 },
@@ -173,7 +175,7 @@ describe('long runs: runFlow', () => {
     expect(run.status).toBe(202);
     expect(run.body.data).toEqual({ executionId: expect.stringMatching(/^exe_/), status: 'running' });
     expect(whileRunning.executionResults).toEqual([]);
-    expect(ended).toMatchObject({ executionId: run.body.data.executionId, kind: 'flow', status: 'success' });
+    expect(ended).toMatchObject({ executionId: run.body.data.executionId, kind: 'flow', status: 'completed' });
     const [result] = (await getFlow(api, owner, flow.id)).executionResults;
     expect(result).toMatchObject({ executionId: run.body.data.executionId, status: 'success', result: { ok: true, released: true } });
   });

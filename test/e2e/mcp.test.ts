@@ -89,7 +89,7 @@ describe('POST /mcp with the SDK client', () => {
     expect(output).toMatchObject({ data: { word: 'hello' }, trigger: 'mcp', scriptId: script.id });
     const history = await world.api.as(world.user.apiKey).get('/api/sdk/v1/executions?trigger=mcp');
     expect(history.body.data.executions).toContainEqual(
-      expect.objectContaining({ executionId, scriptId: script.id, trigger: 'mcp', source: 'claude-test', status: 'success' }),
+      expect.objectContaining({ executionId, scriptId: script.id, trigger: 'mcp', source: 'claude-test', status: 'completed' }),
     );
     const record = await world.api.as(world.user.apiKey).get(`/api/sdk/v1/scripts/${script.id}/executions/${executionId}`);
     expect(record.body.data).toMatchObject({ executionId, trigger: 'mcp', client: 'claude-test' });

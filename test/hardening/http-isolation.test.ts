@@ -1,5 +1,6 @@
 // The tenant boundary, generated from the route table: every apiKey route that takes the id of an object is called on
 // the owner's objects as another user, with no key, with a revoked key and with a key lacking the route's scope.
+import { consent, startAuthorization } from '../support/oauth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.js';
 import { buildOpenApiDocument } from '../../functions/platform/openapi.js';
@@ -100,6 +101,7 @@ beforeAll(async () => {
   ids.scriptId = script.id;
   ids.versionId = (await as.get(`/api/sdk/v1/scripts/${script.id}/versions`)).body.data.versions[0].versionId;
   ids.executionId = (await execute(api, owner, script.id)).body.data.executionId;
+  ids.parentExecutionId = ids.executionId;
   ids.assignmentId = (await givenTimeFlow(api, owner, script.id)).id;
   // A durable run waiting on a callback, another on an approval: the ids the run operations name.
   const durable = await givenDeployed(api, owner, { private: true, code: durableWaits, config: { durable: true } });
@@ -117,6 +119,9 @@ beforeAll(async () => {
   ids.targetGraphId = ids.graphId;
   await as.post(`/api/sdk/v1/documents/${ids.documentId}/share`, { targetGraphId: ids.graphId });
   ids.userId = owner.userId;
+  // An MCP client's authorization request the owner decided: from then on it is the owner's alone.
+  ids.requestId = (await startAuthorization(api)).requestId;
+  await consent(api, owner, { requestId: ids.requestId, approve: false });
   ids.subscriptionId = (await as.post(`/api/sdk/v1/scripts/${script.id}/subscriptions`, { eventType: 'isolation.test' })).body.data.subscriptionId;
   // A draft template (invisible to others) with a build, and a published one the owner installed.
   const { repo, gitHash } = givenSiteRepo();

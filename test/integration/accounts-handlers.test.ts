@@ -20,7 +20,13 @@ beforeAll(() => {
 const newUser = (username: string) =>
   createUser(httpEvent({ method: 'POST', path: '/api/admin/v1/users', body: { username }, headers: { 'x-admin-key': adminKey } }), lambdaContext);
 
-const authorizerEvent = (headers: Record<string, string>) => ({ headers }) as Parameters<typeof authorize>[0];
+/** A request authorizer event as API Gateway sends it for GET /api/sdk/v1/me. */
+const authorizerEvent = (headers: Record<string, string>) =>
+  ({
+    headers,
+    rawPath: '/api/sdk/v1/me',
+    requestContext: { domainName: 'api.example.test', http: { method: 'GET', path: '/api/sdk/v1/me' } },
+  }) as unknown as Parameters<typeof authorize>[0];
 
 describe('accounts handlers against DynamoDB Local', () => {
   it('lets exactly one of ten concurrent creations claim a username', async () => {

@@ -7659,7 +7659,8 @@ export interface operations {
                      *               "line": 0
                      *             },
                      *             "wakeAt": "2019-08-24T14:15:22Z",
-                     *             "childExecutionId": "string"
+                     *             "childExecutionId": "string",
+                     *             "kept": true
                      *           }
                      *         ],
                      *         "stepsNextCursor": "string",
@@ -7735,6 +7736,11 @@ export interface operations {
                                     line?: number;
                                     message: string;
                                 };
+                                /**
+                                 * @description reused by a re-run from the earlier run: its times are that run's
+                                 * @enum {boolean}
+                                 */
+                                kept?: true;
                                 name: string;
                                 result?: unknown;
                                 /** Format: date-time */
@@ -19553,7 +19559,8 @@ export interface operations {
                      *                   "line": 0
                      *                 },
                      *                 "wakeAt": "2019-08-24T14:15:22Z",
-                     *                 "childExecutionId": "string"
+                     *                 "childExecutionId": "string",
+                     *                 "kept": true
                      *               }
                      *             ],
                      *             "stepsNextCursor": "string"
@@ -19590,6 +19597,11 @@ export interface operations {
                                         line?: number;
                                         message: string;
                                     };
+                                    /**
+                                     * @description reused by a re-run from the earlier run: its times are that run's
+                                     * @enum {boolean}
+                                     */
+                                    kept?: true;
                                     name: string;
                                     result?: unknown;
                                     /** Format: date-time */
@@ -19794,7 +19806,8 @@ export interface operations {
                      *               "line": 0
                      *             },
                      *             "wakeAt": "2019-08-24T14:15:22Z",
-                     *             "childExecutionId": "string"
+                     *             "childExecutionId": "string",
+                     *             "kept": true
                      *           }
                      *         ],
                      *         "stepsNextCursor": "string",
@@ -19854,6 +19867,11 @@ export interface operations {
                                     line?: number;
                                     message: string;
                                 };
+                                /**
+                                 * @description reused by a re-run from the earlier run: its times are that run's
+                                 * @enum {boolean}
+                                 */
+                                kept?: true;
                                 name: string;
                                 result?: unknown;
                                 /** Format: date-time */
@@ -24019,7 +24037,8 @@ export interface operations {
                      *               "line": 0
                      *             },
                      *             "wakeAt": "2019-08-24T14:15:22Z",
-                     *             "childExecutionId": "string"
+                     *             "childExecutionId": "string",
+                     *             "kept": true
                      *           }
                      *         ],
                      *         "stepsNextCursor": "string"
@@ -24064,6 +24083,11 @@ export interface operations {
                                     line?: number;
                                     message: string;
                                 };
+                                /**
+                                 * @description reused by a re-run from the earlier run: its times are that run's
+                                 * @enum {boolean}
+                                 */
+                                kept?: true;
                                 name: string;
                                 result?: unknown;
                                 /** Format: date-time */
@@ -24322,7 +24346,8 @@ export interface operations {
                      *               "line": 0
                      *             },
                      *             "wakeAt": "2019-08-24T14:15:22Z",
-                     *             "childExecutionId": "string"
+                     *             "childExecutionId": "string",
+                     *             "kept": true
                      *           }
                      *         ],
                      *         "stepsNextCursor": "string"
@@ -24367,6 +24392,11 @@ export interface operations {
                                     line?: number;
                                     message: string;
                                 };
+                                /**
+                                 * @description reused by a re-run from the earlier run: its times are that run's
+                                 * @enum {boolean}
+                                 */
+                                kept?: true;
                                 name: string;
                                 result?: unknown;
                                 /** Format: date-time */
@@ -24563,7 +24593,8 @@ export interface operations {
                      *                   "line": 0
                      *                 },
                      *                 "wakeAt": "2019-08-24T14:15:22Z",
-                     *                 "childExecutionId": "string"
+                     *                 "childExecutionId": "string",
+                     *                 "kept": true
                      *               }
                      *             ],
                      *             "stepsNextCursor": "string"
@@ -24596,6 +24627,11 @@ export interface operations {
                                         line?: number;
                                         message: string;
                                     };
+                                    /**
+                                     * @description reused by a re-run from the earlier run: its times are that run's
+                                     * @enum {boolean}
+                                     */
+                                    kept?: true;
                                     name: string;
                                     result?: unknown;
                                     /** Format: date-time */

@@ -74,19 +74,24 @@ export function createRunOperations(deps: {
     let journalBytes = 0;
     for (const entry of entries) {
       // A result in the blob store is shared by its key, not copied into the item.
-      await journal.putEntry({ ...entry, executionId, ...(entry.resultKey && { result: undefined }) });
+      await journal.putEntry({ ...entry, executionId, kept: true, ...(entry.resultKey && { result: undefined }) });
       journalBytes += (entry.resultBytes ?? Buffer.byteLength(entry.result ?? '')) + Buffer.byteLength(entry.error?.message ?? '');
     }
     return { stepCount: entries.length, journalBytes };
   }
 
   /** Admits a new run of the same script with the same data; its first invocation is started through the bus. */
-  async function startAgain(execution: Execution, reuse: (newExecutionId: string) => Promise<Pick<RunItem, 'stepCount' | 'journalBytes'>>): Promise<string> {
+  async function startAgain(
+    execution: Execution,
+    reuse: (newExecutionId: string) => Promise<Pick<RunItem, 'stepCount' | 'journalBytes'>>,
+    fromStep?: string,
+  ): Promise<string> {
     const admitted = await deps.runner.admit({
       scriptId: execution.scriptId,
       userId: execution.userId,
       data: await inputOf(execution),
       trigger: { type: execution.trigger.type, source: `rerun:${execution.executionId}` },
+      origin: { executionId: execution.executionId, ...(fromStep !== undefined && { fromStep }) },
     });
     const { running } = admitted;
     await executions.putRunning(running);
@@ -126,7 +131,7 @@ export function createRunOperations(deps: {
       const execution = await owned(userId, executionId);
       if (fromStep === undefined) return startAgain(execution, async () => ({}));
       const reused = await stepsBefore(executionId, fromStep);
-      return startAgain(execution, (newExecutionId) => copySteps(reused, newExecutionId));
+      return startAgain(execution, (newExecutionId) => copySteps(reused, newExecutionId), fromStep);
     },
 
     /**

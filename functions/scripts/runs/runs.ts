@@ -25,7 +25,7 @@ export interface RunListQuery extends TimeRange {
 /** What a list shows of a run: its record without steps, logs and output (GET .../executions/{executionId} has them). */
 export interface RunListItem extends Omit<RunView, 'trigger' | 'steps' | 'stepsNextCursor' | 'logs' | 'logLines' | 'output'> {
   trigger: string;
-  /** What started it: a subscription, schedule, webhook or flow id, when there is one. */
+  /** What started it: a subscription, schedule, webhook or flow id, or an MCP run's client, when there is one. */
   source: string | null;
 }
 
@@ -44,7 +44,7 @@ function summaryOf(run: ListedRun, nowIso: string): RunListItem {
     parentExecutionId: run.parentExecutionId ?? null,
     rootExecutionId: run.rootExecutionId ?? run.executionId,
     trigger: run.trigger.type,
-    source: run.trigger.source ?? null,
+    source: run.trigger.source ?? ('client' in run.trigger ? run.trigger.client : undefined) ?? null,
     cost: run.cost,
     startedAt: run.createdAt,
     createdAt: run.createdAt,

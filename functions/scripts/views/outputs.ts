@@ -20,6 +20,7 @@ export const StepView = z.object({
   error: ExecError.optional(),
   wakeAt: IsoDate.optional().describe('waits: when the timer or the timeout ends the wait'),
   childExecutionId: z.string().optional().describe('invoke: the child run'),
+  kept: z.literal(true).optional().describe("reused by a re-run from the earlier run: its times are that run's"),
 });
 const Steps = z.array(StepView);
 const StepsNextCursor = z

@@ -1,21 +1,16 @@
-import { agentAdmission } from '#functions/app/payments/wiring.js';
-import { answerMcp } from '#functions/app/mcp/stateless-http.js';
 import { marketplaceMcpServer } from '#functions/app/payments/marketplace-mcp-server.js';
-import { paymentService } from '#functions/app/payments/wiring.js';
+import { agentAdmission, paymentService } from '#functions/app/payments/wiring.js';
 import { paymentRoutes } from '#functions/payments/routes.js';
-import { httpHandler } from '#platform/http.js';
+import { requestBaseUrl } from '#platform/http.js';
+import { mcpHandler } from '#platform/mcp-http.js';
 
-/** The client as it names itself (User-Agent), bounded: kept on the payment record. */
-const clientOf = (userAgent: string | undefined) => userAgent?.slice(0, 200) ?? null;
-
-export const handler = httpHandler(paymentRoutes.mcpMarketplace, async ({ event, rawBody, baseUrl, headers }) => {
-  const admission = await agentAdmission(headers);
-  return answerMcp(event, rawBody, baseUrl, () =>
-    marketplaceMcpServer(paymentService(), {
-      serverUrl: `${baseUrl}${event.rawPath}`,
-      baseUrl,
-      client: clientOf(headers['user-agent']),
-      ...(admission && { admission }),
-    }),
-  );
+export const handler = mcpHandler(paymentRoutes.mcpMarketplace, async ({ client, event }) => {
+  const admission = await agentAdmission(event.headers);
+  const baseUrl = requestBaseUrl(event);
+  return marketplaceMcpServer(paymentService(), {
+    serverUrl: `${baseUrl}${event.rawPath}`,
+    baseUrl,
+    client,
+    ...(admission && { admission }),
+  });
 });
