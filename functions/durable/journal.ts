@@ -186,7 +186,8 @@ export function createJournal(results: () => BlobStore) {
       const items = await queryAll<JournalEntry>({
         TableName: table(),
         KeyConditionExpression: 'executionId = :id',
-        ProjectionExpression: '#name, seq, #type, #status, startedAt, endedAt, resultKey, resultBytes, #error, wakeAt, #fields, userId, #context, #position, #kept',
+        ProjectionExpression:
+          '#name, seq, #type, #status, startedAt, endedAt, resultKey, resultBytes, #error, wakeAt, #fields, userId, #context, #position, #kept',
         ExpressionAttributeNames: {
           '#name': 'name',
           '#type': 'type',
