@@ -106,13 +106,12 @@ describe('infra: one esbuild pass bundles every handler', () => {
   // The compositions each area's handlers load when imported: their own and those their area's facade calls reach.
   const compositionsOf: Record<string, string[]> = {
     accounts: ['accounts'],
-    // A decision resumes its run through the scripts' composition, loaded on first use.
-    approvals: ['accounts', 'approvals'],
+    approvals: ['accounts', 'approvals', 'resources', 'scripts'],
     documents: ['accounts', 'documents'],
     events: ['accounts', 'events', 'resources', 'scripts'],
     flows: ['accounts', 'flows', 'resources', 'scripts'],
     // A paid call made with a key asks the owner's approval above the key's threshold (agent budgets).
-    payments: ['accounts', 'approvals', 'payments', 'resources'],
+    payments: ['accounts', 'approvals', 'payments', 'resources', 'scripts'],
     resources: ['resources'],
     scripts: ['accounts', 'resources', 'scripts'],
     templates: ['accounts', 'resources', 'scripts', 'templates'],

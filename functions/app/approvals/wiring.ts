@@ -2,6 +2,7 @@
 // platform's bus for the owner's event, and the durable-run engine that resumes a run once its approval is decided.
 import { accountsApi } from '#functions/app/accounts/wiring.js';
 import { perPlatform } from '#functions/app/platform.js';
+import { scriptsApi } from '#functions/app/scripts/wiring.js';
 import { type ApprovalsApi, createApprovalsApi } from '#functions/approvals/api.js';
 import { type ApprovalService, createApprovalService } from '#functions/approvals/service.js';
 import { createApprovalStore } from '#functions/approvals/store.js';
@@ -14,11 +15,8 @@ export const approvalService = perPlatform(
       users: accountsApi(platform),
       // An agent's paid call waits in no run: the agent makes the call again once it is decided.
       waits: {
-        // The scripts' composition loads on the first decision of a run's approval: a paid call's budget check, which
-        // asks approvals, does not carry it.
         resolve: async (executionId, name, outcome) =>
-          executionId.startsWith(`${agentPaymentPrefix}_`) ||
-          (await import('#functions/app/scripts/wiring.js')).scriptsApi(platform).resolveWait(executionId, name, outcome),
+          executionId.startsWith(`${agentPaymentPrefix}_`) || scriptsApi(platform).resolveWait(executionId, name, outcome),
       },
       events: platform.eventBus,
       clock: platform.clock,
