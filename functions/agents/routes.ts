@@ -15,6 +15,7 @@ export const agentRoutes = defineRoutes('agents', {
     method: 'POST',
     path: '/mcp',
     auth: 'apiKey',
+    errorFormat: 'jsonRpc',
     // Each tool checks the key's scopes itself: a key sees and calls only the tools its scopes allow.
     scopes: [],
     summary: "MCP server (Streamable HTTP) whose tools are the caller's automations",

@@ -25,6 +25,7 @@ export const oauthRoutes = defineRoutes('oauth', {
     method: 'POST',
     path: '/oauth/register',
     auth: 'public',
+    errorFormat: 'oauth',
     summary: 'Register an OAuth client (RFC 7591 dynamic client registration)',
     description:
       'Answers 201 with `client_id` (and `client_secret` unless `token_endpoint_auth_method` is `none`, the default). Redirect URIs must be https, or http to a loopback address. ' +
@@ -70,6 +71,7 @@ export const oauthRoutes = defineRoutes('oauth', {
     method: 'POST',
     path: '/oauth/token',
     auth: 'public',
+    errorFormat: 'oauth',
     summary: 'OAuth token endpoint: authorization_code (with code_verifier) and refresh_token (rotated on every use)',
     description:
       'Form-encoded (RFC 6749). Access tokens last an hour and are accepted at `/mcp` only; each refresh returns a new refresh token, and a spent one presented again revokes the grant. ' +

@@ -57,6 +57,7 @@ export const paymentRoutes = defineRoutes('payments', {
     method: 'ANY',
     path: '/mcp/marketplace',
     auth: 'public',
+    errorFormat: 'jsonRpc',
     summary: "MCP server (Streamable HTTP, stateless) of the marketplace's paid calls, paid per call through x402's MCP transport",
     description:
       'A JSON-RPC message per POST; GET and DELETE answer 405. A tool call without `_meta["x402/payment"]` answers a tool result with `isError: true` and the x402 v2 PaymentRequired; with a PaymentPayload there, the payment is verified, settled, the method run, and the result carries `_meta["x402/payment-response"]`.',

@@ -69,10 +69,36 @@ function errorResponse(code: string, description: string, message: string, detai
   };
 }
 
+/** A protocol endpoint's own error shapes (RouteSpec.errorFormat). */
+const protocolErrors = {
+  jsonRpc: {
+    description: 'a JSON-RPC 2.0 error: -32700 parse error, -32600 invalid request, -32601 unknown method, -32602 invalid params',
+    schema: {
+      type: 'object',
+      required: ['jsonrpc', 'error'],
+      properties: {
+        jsonrpc: { type: 'string', enum: ['2.0'] },
+        id: { nullable: true, oneOf: [{ type: 'string' }, { type: 'number' }] },
+        error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } },
+      },
+    },
+    example: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: Invalid JSON-RPC message' } },
+  },
+  oauth: {
+    description: 'an OAuth error (RFC 6749 §5.2, RFC 7591 §3.2.2): `error` is the code, `error_description` says why',
+    schema: { type: 'object', required: ['error'], properties: { error: { type: 'string' }, error_description: { type: 'string' } } },
+    example: { error: 'invalid_request', error_description: 'grant_type is required' },
+  },
+} as const;
+
 /** The error answers a route can give, from what it declares: input, authentication, scopes, path parameters. */
 function errorResponses(route: Route, pathParams: string[], components: Record<string, JsonSchema>) {
   const responses: Record<string, unknown> = {};
-  if (route.input)
+  if (route.errorFormat) {
+    const { description, schema, example } = protocolErrors[route.errorFormat];
+    responses['400'] = { description, content: { 'application/json': { schema, example } } };
+  }
+  if (route.input && !route.errorFormat)
     responses['400'] = errorResponse(
       'VALIDATION_ERROR',
       'invalid input: `details.field` names it, nothing was changed',
@@ -180,6 +206,8 @@ function operation(route: Route, components: Record<string, JsonSchema>) {
     security: security[route.auth],
     /** OpenAPI 3.0 gives API keys no scopes: the key must hold one of these (or `*`), see docs/security.md. */
     ...(route.scopes && { 'x-required-scopes': route.scopes }),
+    /** Errors in a protocol's own shape instead of the envelope (JSON-RPC 2.0 or OAuth). */
+    ...(route.errorFormat && { 'x-error-format': route.errorFormat }),
     ...(parameters.length && { parameters }),
     ...(!inQuery &&
       Object.keys(bodyProperties).length && {

@@ -78,6 +78,11 @@ export interface RouteSpec {
   idempotency?: IdempotencyKind;
   /** Served by `npm start` only (local Solana RPC, faucet): never deployed to AWS. */
   localOnly?: boolean;
+  /**
+   * A protocol endpoint answers errors in its protocol's shape, not the envelope: `jsonRpc` (MCP: a JSON-RPC 2.0 error
+   * object) or `oauth` (RFC 6749 / RFC 7591: `{error, error_description}`).
+   */
+  errorFormat?: 'jsonRpc' | 'oauth';
 }
 
 export interface Route extends RouteSpec {

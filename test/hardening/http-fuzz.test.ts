@@ -20,6 +20,7 @@ type Schema = {
 };
 interface Operation {
   method: string;
+  'x-error-format'?: 'jsonRpc' | 'oauth';
   path: string;
   operationId: string;
   parameters?: Array<{ name: string; in: string; schema: Schema }>;
@@ -122,6 +123,12 @@ function send(operation: Operation, values: { fields: Record<string, unknown>; e
   return api.request(operation.method, path, { rawBody: JSON.stringify(body), headers });
 }
 
+function answersItsErrorFormat(operation: Operation, body: ApiResponse['body']): boolean {
+  if (operation['x-error-format'] === 'jsonRpc') return body?.jsonrpc === '2.0' && Number.isInteger(body.error?.code) && typeof body.error?.message === 'string';
+  if (operation['x-error-format'] === 'oauth') return typeof body?.error === 'string' && body.error.length > 0;
+  return body?.success === false && typeof body.error?.code === 'string';
+}
+
 let api: TestApi;
 let fuzzer: TestUser;
 
@@ -160,8 +167,9 @@ describe('hardening: fuzzing every operation of the OpenAPI document', () => {
           const response = await send(operation, values, fuzzer.apiKey);
           attempts += 1;
           if (response.status < 400) accepted += 1;
-          // Successes may answer a document of their own format (OpenAPI, x402 /supported); every error is the envelope.
-          const enveloped = response.status < 400 || (response.body?.success === false && typeof response.body.error?.code === 'string');
+          // Successes may answer a document of their own format (OpenAPI, x402 /supported); every error is the envelope,
+          // or the protocol's own error where the operation declares one (MCP's JSON-RPC, OAuth's RFC 6749).
+          const enveloped = response.status < 400 || answersItsErrorFormat(operation, response.body);
           if (response.status >= 500 || !enveloped) failures.push(`${operation.operationId} ${response.status} ${response.text.slice(0, 300)}`);
         }),
         { numRuns: runsPerOperation, seed: 12 },

@@ -31811,6 +31811,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description a JSON-RPC 2.0 error: -32700 parse error, -32600 invalid request, -32601 unknown method, -32602 invalid params */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": null,
+                     *       "error": {
+                     *         "code": -32700,
+                     *         "message": "Parse error: Invalid JSON-RPC message"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            code: number;
+                            data?: unknown;
+                            message: string;
+                        };
+                        id?: (string | number) | null;
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    };
+                };
+            };
             /** @description missing, unknown or revoked key */
             401: {
                 headers: {
@@ -31900,6 +31928,34 @@ export interface operations {
                         message?: string;
                         /** @enum {boolean} */
                         success: true;
+                    };
+                };
+            };
+            /** @description a JSON-RPC 2.0 error: -32700 parse error, -32600 invalid request, -32601 unknown method, -32602 invalid params */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": null,
+                     *       "error": {
+                     *         "code": -32700,
+                     *         "message": "Parse error: Invalid JSON-RPC message"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            code: number;
+                            data?: unknown;
+                            message: string;
+                        };
+                        id?: (string | number) | null;
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
                     };
                 };
             };
@@ -32029,7 +32085,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid input: `details.field` names it, nothing was changed */
+            /** @description an OAuth error (RFC 6749 §5.2, RFC 7591 §3.2.2): `error` is the code, `error_description` says why */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32037,18 +32093,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "success": false,
-                     *       "error": {
-                     *         "code": "VALIDATION_ERROR",
-                     *         "message": "name: Too small: expected string to have >=1 characters",
-                     *         "details": {
-                     *           "field": "name",
-                     *           "value": ""
-                     *         }
-                     *       }
+                     *       "error": "invalid_request",
+                     *       "error_description": "grant_type is required"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
                 };
             };
             /** @description unexpected failure: quote the `X-Request-Id` response header */
@@ -32103,7 +32155,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid input: `details.field` names it, nothing was changed */
+            /** @description an OAuth error (RFC 6749 §5.2, RFC 7591 §3.2.2): `error` is the code, `error_description` says why */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32111,18 +32163,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "success": false,
-                     *       "error": {
-                     *         "code": "VALIDATION_ERROR",
-                     *         "message": "name: Too small: expected string to have >=1 characters",
-                     *         "details": {
-                     *           "field": "name",
-                     *           "value": ""
-                     *         }
-                     *       }
+                     *       "error": "invalid_request",
+                     *       "error_description": "grant_type is required"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
                 };
             };
             /** @description unexpected failure: quote the `X-Request-Id` response header */
