@@ -124,7 +124,8 @@ function send(operation: Operation, values: { fields: Record<string, unknown>; e
 }
 
 function answersItsErrorFormat(operation: Operation, body: ApiResponse['body']): boolean {
-  if (operation['x-error-format'] === 'jsonRpc') return body?.jsonrpc === '2.0' && Number.isInteger(body.error?.code) && typeof body.error?.message === 'string';
+  if (operation['x-error-format'] === 'jsonRpc')
+    return body?.jsonrpc === '2.0' && Number.isInteger(body.error?.code) && typeof body.error?.message === 'string';
   if (operation['x-error-format'] === 'oauth') return typeof body?.error === 'string' && body.error.length > 0;
   return body?.success === false && typeof body.error?.code === 'string';
 }
