@@ -26,8 +26,10 @@ export const metrics = (): MetricsPort => (process.env.PLATFORM_MODE === 'local'
 
 let dynamoRateLimiter: Promise<RateLimiter> | undefined;
 /** Loaded on the first counted request: functions that never count one (health, OpenAPI) do without the DynamoDB client. */
+const loadRateLimiter = () => (dynamoRateLimiter ??= import('#adapters/aws/rate-limiter.js').then((module) => module.dynamoRateLimiter));
 const awsRateLimiter: RateLimiter = {
-  hit: async (...args) => (await (dynamoRateLimiter ??= import('#adapters/aws/rate-limiter.js').then((module) => module.dynamoRateLimiter))).hit(...args),
+  hit: async (...args) => (await loadRateLimiter()).hit(...args),
+  hold: async (...args) => (await loadRateLimiter()).hold(...args),
 };
 
 export const rateLimiter = (): RateLimiter => (process.env.PLATFORM_MODE === 'local' ? localEdge().rateLimiter() : awsRateLimiter);

@@ -7,6 +7,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { Caller } from './caller.js';
 import { edgePorts } from './edge.js';
 import { TimeoutError, UnauthorizedError } from './errors.js';
+import { StreamReply, streamedResult } from './event-stream.js';
 import { logger, withLogKeys } from './logger.js';
 import { authenticate, checkScopes } from './middlewares/authenticate.js';
 import { envelope, errorResult } from './middlewares/envelope.js';
@@ -105,23 +106,21 @@ export function httpHandler<R extends Route>(route: R, run: (args: HandlerArgs<I
       const input = validateInput(route, event, rawBody);
       checkScopes(state, input as Record<string, unknown>);
       const caller = state.caller;
-      const work = async () =>
-        envelope(
-          route,
-          state,
-          await run({
-            input,
-            get caller() {
-              if (!caller) throw new UnauthorizedError();
-              return caller;
-            },
-            requestId: state.requestId,
-            headers: event.headers,
-            rawBody,
-            baseUrl: requestBaseUrl(event),
-            event,
-          }),
-        );
+      const work = async () => {
+        const result = await run({
+          input,
+          get caller() {
+            if (!caller) throw new UnauthorizedError();
+            return caller;
+          },
+          requestId: state.requestId,
+          headers: event.headers,
+          rawBody,
+          baseUrl: requestBaseUrl(event),
+          event,
+        });
+        return result instanceof StreamReply ? streamedResult(result, { 'X-Request-Id': state.requestId, ...state.headers }) : envelope(route, state, result);
+      };
       return answer(state, event, input, rawBody, work);
     });
   // Every line logged while this request is handled names it, however many requests the process handles at once.

@@ -214,7 +214,9 @@ function operation(route: Route, components: Record<string, JsonSchema>) {
         requestBody: { required: bodyRequired.length > 0, content: { 'application/json': { schema: bodySchema, example: exampleOf(bodySchema, components) } } },
       }),
     responses: {
-      [success]: { description: 'success', content: { 'application/json': { schema: successSchema, example: exampleOf(successSchema, components) } } },
+      [success]: route.eventStream
+        ? { description: 'server-sent events', content: { 'text/event-stream': { schema: { type: 'string' }, example: eventStreamExample } } }
+        : { description: 'success', content: { 'application/json': { schema: successSchema, example: exampleOf(successSchema, components) } } },
       ...(acceptedSchema && {
         '202': {
           description: route.accepted!.description,
@@ -225,6 +227,11 @@ function operation(route: Route, components: Record<string, JsonSchema>) {
     },
   };
 }
+
+const eventStreamExample =
+  'retry: 1000\n\nevent: log\nid: 1.-.-\ndata: {"index":0,"text":"charging o-1","invocation":1,"step":"charge"}\n\n' +
+  'event: status\nid: 1.-.completed\ndata: {"status":"completed"}\n\n' +
+  'event: end\nid: 1.-.completed\ndata: {"status":"completed","error":null,"duration":42,"endedAt":"2026-01-01T00:00:00.000Z"}\n\n';
 
 export function buildOpenApiDocument(routes: Route[], serverUrl: string, version: string) {
   const paths: Record<string, Record<string, unknown>> = {};

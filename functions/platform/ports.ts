@@ -10,6 +10,11 @@ export interface RateWindow {
 export interface RateLimiter {
   /** Counts one hit in the fixed window of `windowSeconds` for `bucket` and reports what is left. */
   hit(bucket: string, limit: number, windowSeconds: number, now?: number): Promise<RateWindow & { allowed: boolean }>;
+  /**
+   * Takes one of `limit` holds of `bucket` (the streams a key has open), or answers undefined when all are taken. The
+   * hold lapses by itself after `holdMs`, so one whose process died frees itself; `release` gives it back sooner.
+   */
+  hold(bucket: string, limit: number, holdMs: number): Promise<{ release(): Promise<void> } | undefined>;
 }
 
 /** A call of an installed resource's method on behalf of `userId`, with that user's stored credentials. */

@@ -65,6 +65,8 @@ export interface RouteSpec {
   output?: z.ZodType;
   /** Status of a successful answer; 200 unless the operation creates something. */
   successStatus?: number;
+  /** The answer is a stream of server-sent events (text/event-stream, functions/platform/event-stream.ts), not JSON. */
+  eventStream?: true;
   /** Shape of `data` in a 202 answer: the work goes on after it (a run past the synchronous wait). */
   accepted?: { output: z.ZodType; description: string };
   tables?: Partial<Record<TableName, TableAccess>>;

@@ -48,7 +48,7 @@ const rejection = async (work: () => unknown) => {
 };
 
 /** A fixed-window limiter with `remaining` hits left. */
-const limiterWith = (remaining: number, resetAt = 1_000): RateLimiter & { buckets: string[] } => {
+const limiterWith = (remaining: number, resetAt = 1_000): Pick<RateLimiter, 'hit'> & { buckets: string[] } => {
   const buckets: string[] = [];
   return {
     buckets,

@@ -11,6 +11,7 @@ import { type HttpEvent, type HttpResult, errorResult, maxBodyBytes } from '#pla
 import { type Route, type TableAccess, routeTables } from '#platform/route.js';
 import { type TableGrant, tableGrant, withGrantedTables } from '#platform/dynamo.js';
 import { routeFallback } from '#platform/fallback.js';
+import { type Chunks, type StreamedResult, streamedChunks } from '#platform/event-stream.js';
 import { createRouteMatcher } from '#platform/route-match.js';
 import { boundedEcho } from '#platform/json-bounds.js';
 import type { LocalHosts } from './local-hosts.js';
@@ -100,6 +101,21 @@ function send(response: ServerResponse, result: HttpResult) {
   headers['Content-Length'] = String(Buffer.byteLength(body));
   response.writeHead(result.statusCode ?? 200, headers);
   response.end(body);
+}
+
+/** Writes each chunk as it comes; a client that goes away stops the producer (its `finally` releases what it holds). */
+async function pipeChunks(response: ServerResponse, result: HttpResult, chunks: Chunks) {
+  const headers: Record<string, string> = {};
+  for (const [key, value] of Object.entries(result.headers ?? {})) headers[key] = String(value);
+  const gone = new AbortController();
+  response.once('close', () => gone.abort());
+  response.writeHead(result.statusCode ?? 200, headers);
+  response.flushHeaders();
+  for await (const chunk of chunks(gone.signal)) {
+    if (response.destroyed) break;
+    response.write(chunk);
+  }
+  response.end();
 }
 
 export async function createLocalApi(options: LocalApiOptions): Promise<Server> {
@@ -204,7 +220,12 @@ export async function createLocalApi(options: LocalApiOptions): Promise<Server> 
     }
     const { handler, grant } = functions.get(route)!;
     const context = lambdaContext(route.operation, requestId, route.timeoutSeconds ?? 29);
-    send(response, await withGrantedTables(grant, () => handler(event, context)));
+    await withGrantedTables(grant, async () => {
+      const result: StreamedResult = await handler(event, context);
+      const chunks = result[streamedChunks];
+      if (!chunks) return send(response, result);
+      await pipeChunks(response, result, chunks);
+    });
   }
 
   return createServer({ keepAliveTimeout: 65_000 }, (request, response) => {

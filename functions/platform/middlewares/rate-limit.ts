@@ -29,7 +29,7 @@ function report(state: RequestState, window: Window): void {
 }
 
 /** The key's window first: a key past its limit does not spend the user's budget its other keys share. */
-export async function rateLimit(state: RequestState, limiter: RateLimiter, limits: RateLimits, nowMs = Date.now()): Promise<void> {
+export async function rateLimit(state: RequestState, limiter: Pick<RateLimiter, 'hit'>, limits: RateLimits, nowMs = Date.now()): Promise<void> {
   if (!state.caller) return;
   const byKey = await limiter.hit(`key:${state.caller.keyId}`, limits.perKey, 60);
   report(state, byKey);
