@@ -4,6 +4,8 @@
 // these routes do not carry it at import.
 import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { runOperations, runsReader } from '#functions/app/scripts/wiring.js';
+import { createRunEvents } from '#functions/scripts/runs/run-events.js';
+import { canStream } from '#platform/event-stream.js';
 
 export interface ReplayRequest {
   scriptId?: string;
@@ -49,3 +51,8 @@ export async function replayRuns(userId: string, { scriptId, flowId, ...filter }
   if (flowId === undefined) return runOperations().replay(userId, { scriptId: scriptId!, ...filter });
   return (await flowRunOperations()).replay(userId, { flowId, ...filter });
 }
+
+/** Runs followed live; locally the answer is sent as it is produced, a Lambda sends it whole. */
+export const runEvents = perPlatform((platform: Platform) =>
+  createRunEvents({ runs: runs(platform), limiter: platform.rateLimiter, clock: platform.clock, streaming: canStream() }),
+);

@@ -546,6 +546,22 @@ export const runRoutes = defineRoutes('scripts', {
     output: out.RunRecord,
     ...readRuns,
   },
+  followRunEvents: {
+    method: 'GET',
+    path: executionPath('/events'),
+    auth: 'apiKey',
+    summary: 'A run followed live: server-sent events of its new log lines, steps and status, then its end',
+    description:
+      'text/event-stream. Events: `log` `{index, text, invocation, step?}` for each new line, `steps` `{steps[]}` (the first 100 steps, without results) when they change, ' +
+      '`status` `{status}` when it changes, and `end` `{status, error, duration, endedAt}` when the run has ended, after which the stream closes: do not reconnect. ' +
+      'Every event has an id: reconnect with it as Last-Event-ID (or `lastEventId`) to get what came after it, nothing twice. A stream ends by itself after a while ' +
+      '(about 5 minutes locally; on AWS at its first events or 20 s, a long poll) and announces `retry`: reconnect then. Comments (`: heartbeat`) keep a quiet stream alive. ' +
+      "At most 5 open streams per API key (RATE_LIMITED past them). Another user's run, or an unknown id, is NOT_FOUND.",
+    input: input.RunEventsInput,
+    eventStream: true,
+    ...readRuns,
+    timeoutSeconds: 30,
+  },
   cancelExecution: {
     method: 'POST',
     path: executionPath('/cancel'),

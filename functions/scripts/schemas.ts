@@ -218,6 +218,14 @@ export const FollowLogsInput = z.strictObject({
   after: z.coerce.number().int().min(0).max(1_000_000).default(0).describe('lines already read: the `next` of the previous answer'),
   wait: z.coerce.number().int().min(0).max(maxFollowWaitSeconds).default(0).describe('seconds to wait for new lines or the end of the run (long poll)'),
 });
+export const RunEventsInput = z.strictObject({
+  executionId: ExecutionId,
+  lastEventId: z
+    .string()
+    .max(64)
+    .optional()
+    .describe("resume after this event's id, for clients that cannot send the Last-Event-ID header (which wins when both are given)"),
+});
 export const RestExecutionInput = z.strictObject({ ...byId, executionId: ExecutionId, ...StepsPaging });
 /** A version by its number (`3`, as the SDK names it) or its semantic version (`1.0.2`, as REST names it). */
 const VersionSelector = z

@@ -4,6 +4,7 @@ import createFetchClient, { type Client } from 'openapi-fetch';
 import type { paths } from './schema.js';
 
 export type { components, operations, paths } from './schema.js';
+export { type FollowOptions, type RunEvent, type StepState, followRun } from './run-events.js';
 export { type BranchRow, type NamedStep, type StepRow, groupSteps, unwrittenFanOut } from './step-groups.js';
 
 /** The codes the platform answers with; others may be added, so `code` stays a string. */

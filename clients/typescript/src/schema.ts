@@ -630,6 +630,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sdk/v1/executions/{executionId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run followed live: server-sent events of its new log lines, steps and status, then its end
+         * @description text/event-stream. Events: `log` `{index, text, invocation, step?}` for each new line, `steps` `{steps[]}` (the first 100 steps, without results) when they change, `status` `{status}` when it changes, and `end` `{status, error, duration, endedAt}` when the run has ended, after which the stream closes: do not reconnect. Every event has an id: reconnect with it as Last-Event-ID (or `lastEventId`) to get what came after it, nothing twice. A stream ends by itself after a while (about 5 minutes locally; on AWS at its first events or 20 s, a long poll) and announces `retry`: reconnect then. Comments (`: heartbeat`) keep a quiet stream alive. At most 5 open streams per API key (RATE_LIMITED past them). Another user's run, or an unknown id, is NOT_FOUND.
+         *
+         *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
+         *
+         *     Required scope: `*` or `scripts:read` or `scripts:manage` or `flows:read` or `flows:manage`.
+         */
+        get: operations["followRunEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sdk/v1/executions/{executionId}/logs": {
         parameters: {
             query?: never;
@@ -8182,6 +8206,172 @@ export interface operations {
                      *             "scripts:manage",
                      *             "scripts:execute",
                      *             "scripts:{scriptId}:execute"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such object, or another user's private one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "executionId not found",
+                     *         "details": {
+                     *           "executionId": "x"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description too many requests: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "rate limit of 1000 requests per minute exceeded",
+                     *         "details": {
+                     *           "limit": 1000,
+                     *           "retryAfter": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unexpected failure: quote the `X-Request-Id` response header */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "internal error; quote the X-Request-Id response header to support"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    followRunEvents: {
+        parameters: {
+            query?: {
+                lastEventId?: string;
+            };
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description server-sent events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 1000
+                     *
+                     *     event: log
+                     *     id: 1.-.-
+                     *     data: {"index":0,"text":"charging o-1","invocation":1,"step":"charge"}
+                     *
+                     *     event: status
+                     *     id: 1.-.completed
+                     *     data: {"status":"completed"}
+                     *
+                     *     event: end
+                     *     id: 1.-.completed
+                     *     data: {"status":"completed","error":null,"duration":42,"endedAt":"2026-01-01T00:00:00.000Z"}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description invalid input: `details.field` names it, nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "name: Too small: expected string to have >=1 characters",
+                     *         "details": {
+                     *           "field": "name",
+                     *           "value": ""
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "a valid API key is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the key holds neither `*` nor `scripts:read` or `scripts:manage` or `flows:read` or `flows:manage` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "this API key lacks the scope scripts:read or scripts:manage or flows:read or flows:manage",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "scripts:read",
+                     *             "scripts:manage",
+                     *             "flows:read",
+                     *             "flows:manage"
                      *           ]
                      *         }
                      *       }
