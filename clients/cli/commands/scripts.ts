@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { type PlatformClient, scriptStateLabel, unwrap, versionLabel } from '../../typescript/src/index.js';
+import { type PlatformClient, followRun as runEvents, scriptStateLabel, unwrap, versionLabel } from '../../typescript/src/index.js';
 import {
   type GlobalOptions,
   UsageError,
@@ -15,6 +15,7 @@ import {
   optionsOf,
   output,
   parseJsonOption,
+  settings,
 } from '../context.js';
 
 /** `script.json` in the folder: `name` is required; `main` defaults to index.js (node) or main.py (python). */
@@ -154,7 +155,10 @@ export function registerScriptCommands(program: Command): void {
       const options = optionsOf(command);
       const client = clientFor(options);
       if (executionId) {
-        if (options.follow) return void (await followRun(options, executionId));
+        if (options.follow) {
+          if (failedRun(await followRun(options, executionId))) process.exitCode = exitCodes.runFailed;
+          return;
+        }
         const run = await unwrap(client.POST('/api/sdk/v1/scripts/getExecution', { body: { executionId } }));
         const labelled = run.logLines.some(inDurableRun);
         output(options, run, () => [
@@ -195,23 +199,21 @@ const labelledLine = (line: LogLine) => `[#${line.invocation}${line.step === und
 /** How often `logs --script --follow` looks for new runs of the script. */
 const newRunPollMs = 1000;
 
-/** Prints a run's log lines as they come (long polls of the follow operation), then how it ended. */
-async function followRun(options: GlobalOptions, executionId: string): Promise<void> {
-  const client = clientFor(options);
-  let after = 0;
-  for (;;) {
-    const page = await unwrap(client.GET('/api/sdk/v1/executions/{executionId}/logs', { params: { path: { executionId }, query: { after, wait: 20 } } }));
-    if (options.json)
-      for (const entry of page.entries) console.log(JSON.stringify({ executionId, line: entry.text, invocation: entry.invocation, step: entry.step }));
-    else for (const entry of page.entries) console.log(inDurableRun(entry) ? labelledLine(entry) : entry.text);
-    after = page.next;
-    if (!page.done) continue;
-    const run = await unwrap(client.POST('/api/sdk/v1/scripts/getExecution', { body: { executionId } }));
+/** Prints a run's log lines as they come (its event stream), then how it ended; the status it ended with. */
+async function followRun(options: GlobalOptions, executionId: string): Promise<string> {
+  const { baseUrl, apiKey } = settings(options);
+  for await (const event of runEvents({ baseUrl, apiKey }, executionId)) {
+    if (event.type === 'log') {
+      if (options.json) console.log(JSON.stringify({ executionId, line: event.text, invocation: event.invocation, step: event.step }));
+      else console.log(inDurableRun(event) ? labelledLine(event) : event.text);
+    }
+    if (event.type !== 'end') continue;
     output(
       options,
-      { executionId, status: run.status, duration: run.duration, error: run.error },
-      () => `=== ${run.executionId} ${run.status} in ${run.duration} ms${run.error ? `: ${run.error.code}: ${run.error.message}` : ''}`,
+      { executionId, status: event.status, duration: event.duration, error: event.error },
+      () => `=== ${executionId} ${event.status} in ${event.duration} ms${event.error ? `: ${event.error.code}: ${event.error.message}` : ''}`,
     );
-    return;
+    return event.status;
   }
+  throw new Error(`the event stream of ${executionId} closed before the run ended`);
 }
