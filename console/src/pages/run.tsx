@@ -1,13 +1,14 @@
 // One run of a script or of a flow: its kind, status (a waiting run says what it waits for) and failure reason, trigger,
 // times, cost; its family (parent, root, the run it re-runs, its children); a durable run's steps as a timeline; logs by
 // invocation; output; its pending approval with approve and reject; and the actions: cancel a running or waiting run,
-// re-run it from the start or from a chosen step. Followed live (polling) while it is not ended.
-import { useState } from 'preact/hooks';
+// re-run it from the start or from a chosen step. Followed live (the run's event stream) while it is not ended.
+import { useEffect, useState } from 'preact/hooks';
 import { ApprovalFacts, DecisionForm, approvalsChanged, decideWithKey, usePendingApprovals } from '../approvals';
 import { api, unwrap } from '../api';
 import { nameOf, useFlows, useScripts } from '../pickers';
+import { followRunLive, withEvent } from '../run-stream';
 import { StepTimeline, duration } from '../timeline';
-import { Busy, ErrorMessage, Field, type Rec, RunLink, money, usePolling, useAction, useLoad, when } from '../ui';
+import { Busy, ErrorMessage, Field, type Rec, RunLink, money, useAction, useLoad, when } from '../ui';
 
 const unfinished = (status: unknown) => status === 'queued' || status === 'running' || status === 'waiting';
 
@@ -179,20 +180,32 @@ export function RunDetail({ executionId }: { executionId: string }) {
   const [run, setRun] = useState<Rec>();
   const [error, setError] = useState<unknown>();
   const [loads, setLoads] = useState(0);
-  usePolling(
-    async () => {
-      try {
-        const found: Rec = await unwrap(api().GET('/api/sdk/v1/executions/{executionId}', { params: { path: { executionId } } }));
-        setRun(found);
-        return !unfinished(found.status);
-      } catch (failure) {
-        setError(failure);
-        return true;
-      }
-    },
-    1000,
-    [executionId, loads],
-  );
+  useEffect(() => {
+    const leaving = new AbortController();
+    const load = async () => {
+      const found: Rec = await unwrap(api().GET('/api/sdk/v1/executions/{executionId}', { params: { path: { executionId } } }));
+      // A record read before the stream's latest lines keeps those lines.
+      if (!leaving.signal.aborted)
+        setRun((current) =>
+          current && current.logLines?.length > found.logLines?.length ? { ...found, logLines: current.logLines, logs: current.logs } : found,
+        );
+      return found;
+    };
+    // New lines and steps merge into the record; a new status brings the whole record again (output, reason, children).
+    const follow = async () => {
+      if (!unfinished((await load()).status)) return;
+      await followRunLive(
+        executionId,
+        (event) => {
+          if (event.type === 'status' || event.type === 'end') void load().catch(setError);
+          else setRun((current) => current && withEvent(current, event));
+        },
+        leaving.signal,
+      );
+    };
+    follow().catch(setError);
+    return () => leaving.abort();
+  }, [executionId, loads]);
   const scripts = useScripts();
   const flows = useFlows();
   const steps = (run?.steps ?? []) as Rec[];
@@ -214,7 +227,7 @@ export function RunDetail({ executionId }: { executionId: string }) {
             <dt>Status</dt>
             <dd>
               <span class={`badge status-${run.status}`}>{run.status}</span>
-              {run.status === 'running' && <Busy label="Following its logs" />}
+              {run.status === 'running' && <Busy label="Following its logs live" />}
               {run.status === 'waiting' && (
                 <p class="waiting" role="status">
                   {waitingFor(steps)}. A waiting run holds no worker and none of the script's run slots.
