@@ -11,6 +11,7 @@ import * as flows from './flows.bench.js';
 import * as mcp from './mcp.bench.js';
 import * as resourceCall from './resource-call.bench.js';
 import * as runHistory from './run-history.bench.js';
+import * as runEvents from './run-events.bench.js';
 import * as payments from './payments.bench.js';
 import * as mcpPayments from './mcp-payments.bench.js';
 import * as scriptDependencies from './script-dependencies.bench.js';
@@ -36,6 +37,7 @@ export const benches: Bench[] = [
   flows,
   templates,
   runHistory,
+  runEvents,
   deploy,
   webConsole,
 ];
