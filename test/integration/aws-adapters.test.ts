@@ -53,6 +53,27 @@ describe('aws adapter: DynamoDB rate limiter', () => {
   });
 });
 
+describe('aws adapter: holds of the DynamoDB rate limiter', () => {
+  it('grants at most the limit at once, a released or lapsed hold frees its place', async () => {
+    // Prepare
+    const bucket = `holds-${Date.now()}-${Math.random()}`;
+    // Act
+    const taken = await Promise.all(Array.from({ length: 3 }, () => dynamoRateLimiter.hold(bucket, 2, 60_000)));
+    const granted = taken.filter((hold) => hold !== undefined);
+    await granted[0]!.release();
+    const afterRelease = await dynamoRateLimiter.hold(bucket, 2, 60_000);
+    const whileFull = await dynamoRateLimiter.hold(bucket, 2, 60_000);
+    const otherBucket = await dynamoRateLimiter.hold(`${bucket}-other`, 2, -1);
+    const afterLapse = await dynamoRateLimiter.hold(`${bucket}-other`, 1, 60_000);
+    // Assess
+    expect(granted).toHaveLength(2);
+    expect(afterRelease).toBeDefined();
+    expect(whileFull).toBeUndefined();
+    expect(otherBucket).toBeDefined();
+    expect(afterLapse).toBeDefined();
+  });
+});
+
 describe('aws adapter: the language model\u2019s API key from Secrets Manager', () => {
   it('sends the key stored in the secret named by LLM_API_KEY_SECRET_ARN as the bearer token', async () => {
     // Prepare
