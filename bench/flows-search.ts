@@ -4,6 +4,7 @@ import { createExecutionStore } from '../functions/flows/execution-store.js';
 import { createFlowService } from '../functions/flows/service.js';
 import { createFlowStore } from '../functions/flows/store.js';
 import { flowLongRuns, flowScriptRunner } from '../functions/app/flows/wiring.js';
+import { dynamoCatalogStamps } from '../functions/platform/catalog-stamps.js';
 import { type BarePlatform, type BenchFigure, assertAllOk, loadTest } from './support.js';
 
 const flowCount = 1000;
@@ -22,6 +23,7 @@ async function givenThousandFlows(platform: BarePlatform): Promise<void> {
     longRuns: flowLongRuns(),
     clock,
     llmConfigured: () => true,
+    catalog: dynamoCatalogStamps,
   });
   const caller = { userId: platform.dev.userId, keyId: 'bench', scopes: ['*'] };
   for (let index = 0; index < flowCount; index++) {

@@ -3,9 +3,8 @@
 // bank), the same resource. Only the paid request is timed; the MCP client connects once.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Connection, Keypair } from '@solana/web3.js';
-import { createPaymentHeader, selectOffer } from '../functions/payments/client.js';
-import { call, publishedPaidResource, startUpstream } from './payments.bench.js';
+import { createPaymentHeader } from '../functions/payments/client.js';
+import { call, givenPaidCall, startUpstream } from './payments.bench.js';
 import { type BenchFigure, percentile, startBarePlatform } from './support.js';
 
 export const name = 'mcp-payments';
@@ -20,20 +19,7 @@ export async function run(): Promise<BenchFigure[]> {
   const client = new Client({ name: 'bench', version: '1.0.0' });
   try {
     const { baseUrl, dev } = platform;
-    const headers = { 'content-type': 'application/json', 'x-api-key': dev.apiKey };
-    await call(`${baseUrl}/api/sdk/v1/me`, { method: 'PATCH', headers, body: JSON.stringify({ walletAddress: Keypair.generate().publicKey.toBase58() }) });
-    const resourceId = await publishedPaidResource(baseUrl, headers, upstream.baseUrl);
-    const url = `${baseUrl}/api/x402/resources/${resourceId}/forecast`;
-    const offer = selectOffer((await call(url)).body, 'USDC');
-    const payer = Keypair.generate();
-    for (const asset of ['SOL', 'USDC'] as const) {
-      await call(`${baseUrl}/api/x402/dev/airdrop`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ address: payer.publicKey.toBase58(), asset, amount: asset === 'SOL' ? 10 : 100 }),
-      });
-    }
-    const connection = new Connection(`${baseUrl}/solana`, 'confirmed');
+    const { resourceId, url, offer, payer, connection } = await givenPaidCall(baseUrl, dev.apiKey, upstream.baseUrl);
     await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp/marketplace`)));
     const http: number[] = [];
     const mcp: number[] = [];

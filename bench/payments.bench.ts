@@ -85,27 +85,34 @@ export async function publishedPaidResource(baseUrl: string, headers: Record<str
   return resourceId;
 }
 
+/**
+ * What a paid-call bench starts from: the dev account with a wallet selling `forecast`, its USDC offer, and a payer
+ * funded on the embedded bank.
+ */
+export async function givenPaidCall(baseUrl: string, apiKey: string, upstreamBaseUrl: string) {
+  const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
+  await call(`${baseUrl}/api/sdk/v1/me`, { method: 'PATCH', headers, body: JSON.stringify({ walletAddress: Keypair.generate().publicKey.toBase58() }) });
+  const resourceId = await publishedPaidResource(baseUrl, headers, upstreamBaseUrl);
+  const url = `${baseUrl}/api/x402/resources/${resourceId}/forecast`;
+  const required = await call(url);
+  const offer = selectOffer(required.body, 'USDC');
+  const payer = Keypair.generate();
+  for (const asset of ['SOL', 'USDC'] as const) {
+    await call(`${baseUrl}/api/x402/dev/airdrop`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ address: payer.publicKey.toBase58(), asset, amount: asset === 'SOL' ? 10 : 100 }),
+    });
+  }
+  return { headers, resourceId, url, required, offer, payer, connection: new Connection(`${baseUrl}/solana`, 'confirmed') };
+}
+
 export async function run(): Promise<BenchFigure[]> {
   const platform = await startBarePlatform();
   const upstream = await startUpstream();
   try {
     const { baseUrl, dev } = platform;
-    const headers = { 'content-type': 'application/json', 'x-api-key': dev.apiKey };
-    await call(`${baseUrl}/api/sdk/v1/me`, { method: 'PATCH', headers, body: JSON.stringify({ walletAddress: Keypair.generate().publicKey.toBase58() }) });
-    const resourceId = await publishedPaidResource(baseUrl, headers, upstream.baseUrl);
-
-    const url = `${baseUrl}/api/x402/resources/${resourceId}/forecast`;
-    const required = await call(url);
-    const offer = selectOffer(required.body, 'USDC');
-    const payer = Keypair.generate();
-    for (const asset of ['SOL', 'USDC'] as const) {
-      await call(`${baseUrl}/api/x402/dev/airdrop`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ address: payer.publicKey.toBase58(), asset, amount: asset === 'SOL' ? 10 : 100 }),
-      });
-    }
-    const connection = new Connection(`${baseUrl}/solana`, 'confirmed');
+    const { url, required, offer, payer, connection } = await givenPaidCall(baseUrl, dev.apiKey, upstream.baseUrl);
     const { blockhash } = await connection.getLatestBlockhash();
 
     const verifications = verificationsPerSecond(

@@ -8,6 +8,8 @@ import type { CatalogSources, MethodShape } from './ports.js';
 export type ToolTarget =
   | { kind: 'resource'; resourceId: string; method: string }
   | { kind: 'script'; scriptId: string; wholeInput: boolean }
+  | { kind: 'flow'; flowId: string }
+  | { kind: 'documentSearch' }
   | { kind: 'getRun' }
   | { kind: 'marketplaceSearch' }
   | { kind: 'marketplaceInstall' };
@@ -15,6 +17,12 @@ export type ToolTarget =
 export interface CatalogEntry {
   tool: Tool;
   target: ToolTarget;
+}
+
+/** An entry with the scopes a key needs to see and call it (any one of them, templates filled from `scopeInput`). */
+export interface ScopedEntry extends CatalogEntry {
+  scopes: string[];
+  scopeInput: Record<string, unknown>;
 }
 
 /** MCP's tool-name rule. */
@@ -79,11 +87,28 @@ const runOutput: Tool['outputSchema'] = {
 
 const resourceScopes = ['resources:call', 'resources:{resourceId}:call'];
 const scriptScopes = ['scripts:execute', 'scripts:{scriptId}:execute'];
+/** runFlow's scope. */
+const flowScopes = ['flows:manage'];
+/** A flow runs as its trigger would: it takes no arguments. */
+const flowInput: Tool['inputSchema'] = { type: 'object', properties: {}, additionalProperties: false };
 
-const platformTools: (CatalogEntry & { scopes: string[] })[] = [
+const platformTools = (documentSearchInput: Tool['inputSchema']): ScopedEntry[] => [
+  {
+    target: { kind: 'documentSearch' },
+    scopes: ['documents:read', 'documents:write'],
+    scopeInput: {},
+    tool: {
+      name: 'documents.search',
+      title: 'Search your documents',
+      description: "Semantic search over the chunks of the caller's documents (their own graph, or a group graph they belong to by graphId).",
+      inputSchema: documentSearchInput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+  },
   {
     target: { kind: 'getRun' },
     scopes: ['scripts:read', 'scripts:manage', 'scripts:execute'],
+    scopeInput: {},
     tool: {
       name: 'get_run',
       title: 'Read a run',
@@ -96,6 +121,7 @@ const platformTools: (CatalogEntry & { scopes: string[] })[] = [
   {
     target: { kind: 'marketplaceSearch' },
     scopes: ['resources:read', 'resources:manage', 'resources:call'],
+    scopeInput: {},
     tool: {
       name: 'marketplace.search',
       title: 'Search the marketplace',
@@ -115,6 +141,7 @@ const platformTools: (CatalogEntry & { scopes: string[] })[] = [
   {
     target: { kind: 'marketplaceInstall' },
     scopes: ['resources:manage'],
+    scopeInput: {},
     tool: {
       name: 'marketplace.install',
       title: 'Install a resource',
@@ -132,9 +159,12 @@ function uniqueNames<T>(items: T[], base: (item: T) => string, id: (item: T) => 
   return new Map(items.map((item) => [item, counts.get(base(item))! > 1 ? `${base(item)}-${slugOf(id(item)).slice(0, idSuffixLength)}` : base(item)]));
 }
 
-/** The caller's tools, sorted by name (pages follow that order); only those the key's scopes allow. */
-export async function buildCatalog(sources: CatalogSources, caller: { userId: string; scopes: string[] }): Promise<CatalogEntry[]> {
-  const [resources, scripts] = await Promise.all([sources.installedResources(caller.userId), sources.runnableScripts(caller.userId)]);
+/**
+ * Every tool of the user, sorted by name (pages follow that order), each with the scopes that show it: names do not
+ * depend on the key, so one build serves every key of the user (`visibleTo` picks a key's tools).
+ */
+export async function buildCatalog(sources: CatalogSources, userId: string): Promise<{ entries: ScopedEntry[]; owners: string[] }> {
+  const [resources, scripts, flows] = await Promise.all([sources.installedResources(userId), sources.runnableScripts(userId), sources.ownedFlows(userId)]);
   const resourceSlugs = uniqueNames(
     resources,
     (resource) => slugOf(resource.name),
@@ -145,12 +175,18 @@ export async function buildCatalog(sources: CatalogSources, caller: { userId: st
     (script) => slugOf(script.name),
     (script) => script.scriptId,
   );
-  const entries: CatalogEntry[] = [];
+  const flowSlugs = uniqueNames(
+    flows,
+    (flow) => slugOf(flow.title),
+    (flow) => flow.flowId,
+  );
+  const entries: ScopedEntry[] = [];
   for (const resource of resources) {
-    if (!holdsScope(caller.scopes, resourceScopes, { resourceId: resource.resourceId })) continue;
     for (const method of resource.methods) {
       entries.push({
         target: { kind: 'resource', resourceId: resource.resourceId, method: method.name },
+        scopes: resourceScopes,
+        scopeInput: { resourceId: resource.resourceId },
         tool: {
           name: `resource.${resourceSlugs.get(resource)}.${methodPart(method.name)}`.slice(0, 128),
           title: `${resource.name}: ${method.name}`,
@@ -163,22 +199,46 @@ export async function buildCatalog(sources: CatalogSources, caller: { userId: st
     }
   }
   for (const script of scripts) {
-    if (!holdsScope(caller.scopes, scriptScopes, { scriptId: script.scriptId })) continue;
     entries.push({
       target: { kind: 'script', scriptId: script.scriptId, wholeInput: Boolean(script.inputSchema) },
+      scopes: scriptScopes,
+      scopeInput: { scriptId: script.scriptId },
       tool: {
         name: `script.${scriptSlugs.get(script)}`,
         title: script.name,
-        description: script.description || `Runs the script ${script.name}${script.owned ? '' : ' (installed)'}`,
+        description: script.description || `Runs the script ${script.name}${script.ownerId === userId ? '' : ' (installed)'}`,
         inputSchema: (script.inputSchema as Tool['inputSchema'] | undefined) ?? defaultScriptInput,
         outputSchema: runOutput,
         annotations: { readOnlyHint: false, openWorldHint: true },
       },
     });
   }
-  for (const { scopes, ...entry } of platformTools) if (holdsScope(caller.scopes, scopes, {})) entries.push(entry);
-  return entries.sort((a, b) => (a.tool.name < b.tool.name ? -1 : a.tool.name > b.tool.name ? 1 : 0));
+  for (const flow of flows) {
+    entries.push({
+      target: { kind: 'flow', flowId: flow.flowId },
+      scopes: flowScopes,
+      scopeInput: {},
+      tool: {
+        name: `flow.${flowSlugs.get(flow)}`,
+        title: flow.title,
+        description: `Runs the flow "${flow.title}" now, as runFlow does${flow.description ? `: ${flow.description}` : ''}`.slice(0, 1000),
+        inputSchema: flowInput,
+        outputSchema: runOutput,
+        annotations: { readOnlyHint: false, openWorldHint: true },
+      },
+    });
+  }
+  entries.push(...platformTools(sources.documentSearchInput));
+  return {
+    entries: entries.sort((a, b) => (a.tool.name < b.tool.name ? -1 : a.tool.name > b.tool.name ? 1 : 0)),
+    // Whose changes the catalog shows: the user's, and those of the owners of the scripts they installed.
+    owners: [...new Set([userId, ...scripts.map((script) => script.ownerId)])],
+  };
 }
+
+/** The tools a key with `scopes` sees, in the catalog's order. */
+export const visibleTo = (entries: ScopedEntry[], scopes: string[]): CatalogEntry[] =>
+  entries.filter((entry) => holdsScope(scopes, entry.scopes, entry.scopeInput)).map(({ tool, target }) => ({ tool, target }));
 
 export const pageSize = 100;
 

@@ -1,6 +1,7 @@
 // The per-user MCP server: tools/list pages the caller's catalog, tools/call checks the arguments against the tool's
 // input schema and runs it as the caller. Failures of a call are tool errors (`isError`) the agent can read and act
-// on; an unknown tool or a bad cursor is a JSON-RPC error. Built per request: nothing is kept between requests.
+// on; an unknown tool or a bad cursor is a JSON-RPC error. Built per request over the user's cached catalog
+// (catalog-cache.ts); the validators of input schemas are compiled once per schema.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -8,13 +9,15 @@ import type { Caller } from '#platform/caller.js';
 import { AppError } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
 import { type CatalogEntry, catalogPage } from './catalog.js';
+import type { CatalogView } from './catalog-cache.js';
 import type { RunAnswer, ToolActions } from './ports.js';
 
 export const serverInfo = { name: 'automation-marketplace', title: 'Your automations', version: '1.0.0' };
 
 const instructions =
   "Tools are the caller's automations: resource.<resource>.<method> calls an installed API with the caller's stored credentials, " +
-  'script.<script> runs a script, get_run reads a run that outlived its call, marketplace.search and marketplace.install find and add resources.';
+  'script.<script> runs a script, flow.<flow> runs a flow now, documents.search searches your documents, get_run reads a run that outlived its call, ' +
+  'marketplace.search and marketplace.install find and add resources.';
 
 const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 
@@ -54,6 +57,19 @@ async function call(entry: CatalogEntry, args: Record<string, unknown>, caller: 
       return toolResult(await actions.callResource(caller, { resourceId: target.resourceId, method: target.method, params: args }));
     case 'script':
       return runResult(await actions.runScript(caller, { scriptId: target.scriptId, data: target.wholeInput ? args : (args.data ?? {}), client }));
+    case 'flow':
+      return runResult(await actions.runFlow(caller, { flowId: target.flowId, client }));
+    case 'documentSearch':
+      return toolResult(
+        object(
+          await actions.searchDocuments(caller, {
+            query: String(args.query),
+            ...(args.graphId !== undefined && { graphId: String(args.graphId) }),
+            ...(args.limit !== undefined && { limit: args.limit as number }),
+            ...(args.threshold !== undefined && { threshold: args.threshold as number }),
+          }),
+        ),
+      );
     case 'getRun': {
       const run = await actions.getRun(caller, String(args.executionId));
       return run ? runResult(run) : toolError(`no run ${String(args.executionId)} of yours`);
@@ -69,30 +85,39 @@ async function call(entry: CatalogEntry, args: Record<string, unknown>, caller: 
 
 export interface UserServerDeps {
   caller: Caller;
-  /** The caller's catalog, read once per request that needs it. */
-  catalog: () => Promise<CatalogEntry[]>;
+  /** The tools the caller's key sees, read once per request that needs them. */
+  catalog: () => Promise<CatalogView>;
   actions: ToolActions;
   /** Who the client said it is (its clientInfo name), for the run records. */
   client: string;
 }
 
+/** Validators compiled once per input schema: a cached catalog keeps its schemas, so a call compiles nothing. */
+const validators = new AjvJsonSchemaValidator();
+const compiled = new WeakMap<object, ReturnType<AjvJsonSchemaValidator['getValidator']>>();
+
+function validatorOf(schema: CatalogEntry['tool']['inputSchema']) {
+  let validate = compiled.get(schema);
+  if (!validate) compiled.set(schema, (validate = validators.getValidator(schema)));
+  return validate;
+}
+
 export function createUserServer({ caller, catalog, actions, client }: UserServerDeps): Server {
   const server = new Server(serverInfo, { capabilities: { tools: { listChanged: false } }, instructions });
-  const validators = new AjvJsonSchemaValidator();
 
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
-    const page = catalogPage(await catalog(), request.params?.cursor);
+    const page = catalogPage((await catalog()).entries, request.params?.cursor);
     if (!page) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: unknown cursor; list from the start');
     return page;
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name } = request.params;
-    const entry = (await catalog()).find((candidate) => candidate.tool.name === name);
+    const entry = (await catalog()).byName.get(name);
     // Another user's tool and a tool the key's scopes leave out are as unknown as one that never existed.
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name.slice(0, 128))}; call tools/list for the tools you have`);
     const args = request.params.arguments ?? {};
-    const checked = validators.getValidator(entry.tool.inputSchema)(args);
+    const checked = validatorOf(entry.tool.inputSchema)(args);
     if (!checked.valid) return toolError(`the arguments do not match the input schema of ${name}: ${checked.errorMessage ?? 'invalid'}`);
     try {
       return await call(entry, args, caller, actions, client);

@@ -1,8 +1,12 @@
-// The flows area's facade: which script a flow runs (getFlowScript), and pointing the flow at the copy that
-// modifyFlowScript makes of a script the caller does not own.
+// The flows area's facade: which script a flow runs (getFlowScript), pointing the flow at the copy that
+// modifyFlowScript makes of a script the caller does not own, and a user's flows listed and run (agents' tools).
+import type { Caller } from '#platform/caller.js';
 import { systemClock } from '#platform/clock.js';
 import { ConflictError, NotFoundError } from '#platform/errors.js';
 import { nextRevision } from './model.js';
+import type { AdmittedFlowRun } from './flow-runs.js';
+import type { FlowLongRuns } from './long-runs.js';
+import type { FlowService } from './service.js';
 import { createFlowStore } from './store.js';
 
 const attempts = 5;
@@ -22,3 +26,16 @@ export async function repointFlow(userId: string, flowId: string, scriptId: stri
   }
   throw new ConflictError(`flow ${flowId} changed meanwhile; try again`, { flowId });
 }
+
+/** What other areas may do with a user's flows: list them and run one now, as runFlow does. */
+export function createFlowsApi(service: Pick<FlowService, 'listOwned' | 'run'>, longRuns: Pick<FlowLongRuns, 'runJob'>) {
+  return {
+    ownedFlows: service.listOwned,
+    /** runFlow for an MCP client's flow tool: the run's record names the client. */
+    runFlow: (caller: Caller, flowId: string, client: string) => service.run(caller, flowId, client),
+    /** The background half of runFlow, for the function's own asynchronous invocation. */
+    runJob: (job: AdmittedFlowRun) => longRuns.runJob(job),
+  };
+}
+
+export type FlowsApi = ReturnType<typeof createFlowsApi>;

@@ -49,11 +49,11 @@ export function createFlowLongRuns(deps: FlowLongRunsDeps) {
   return {
     runJob: longRun.runJob,
 
-    /** Ownership is the caller's to check (FlowService.run). */
-    async run(caller: Caller, flowId: string): Promise<ApiFlowRun> {
+    /** Ownership is the caller's to check (FlowService.run); `client` names the MCP client of a flow tool. */
+    async run(caller: Caller, flowId: string, client?: string): Promise<ApiFlowRun> {
       const admitted = await deps.runs.admit(
         { flowId, userId: caller.userId },
-        { type: 'manual', data: { flowId, manual: true, requestedAt: deps.clock.nowIso() }, attempt: 0 },
+        { type: 'manual', data: { flowId, manual: true, requestedAt: deps.clock.nowIso() }, attempt: 0, ...(client !== undefined && { client }) },
       );
       const answer = await longRun.start(admitted, { notStarted: () => deps.runs.release(admitted) });
       // A direct flow whose durable script suspended answers at once, as one still running does: it goes on later.

@@ -42,7 +42,7 @@ export const flowRoutes = defineRoutes('flows', {
     summary: 'A flow that runs a script on a five-field cron schedule (UTC)',
     input: CreateTimeFlowInput,
     output: FlowOutput,
-    tables: create,
+    tables: { ...create, catalogStamps: 'write' },
     uses: ['scheduler'],
   },
   createEventFlow: {
@@ -53,7 +53,7 @@ export const flowRoutes = defineRoutes('flows', {
     summary: 'A flow that runs on events of a type matching a condition tree (llm or direct)',
     input: CreateEventFlowInput,
     output: FlowOutput,
-    tables: create,
+    tables: { ...create, catalogStamps: 'write' },
   },
   getFlow: {
     method: 'POST',
@@ -72,7 +72,7 @@ export const flowRoutes = defineRoutes('flows', {
     summary: 'Change title, description, schedule, prompt, recommended tools or conditions',
     input: UpdateFlowInput,
     output: UpdatedFlow,
-    tables: { flows: 'write', flowOwners: 'write' },
+    tables: { flows: 'write', flowOwners: 'write', catalogStamps: 'write' },
     uses: ['scheduler'],
   },
   pauseFlow: {
@@ -105,7 +105,7 @@ export const flowRoutes = defineRoutes('flows', {
     summary: 'Delete a flow, its schedule, pending retries and execution history',
     input: AssignmentInput,
     output: DeletedFlow,
-    tables: { flows: 'write', flowOwners: 'write', flowExecutions: 'write' },
+    tables: { flows: 'write', flowOwners: 'write', flowExecutions: 'write', catalogStamps: 'write' },
     uses: ['scheduler'],
   },
   searchFlows: {

@@ -27,6 +27,8 @@ export interface RunTrigger {
   replayOf?: string;
   /** A re-run's first step to run: the steps before it were given the stored results of `replayOf`'s. */
   fromStep?: string;
+  /** A manual run an MCP client asked for (a flow tool): the name it gave in its clientInfo. */
+  client?: string;
 }
 
 /** A script run's end as a flow run waiting on it reads it; undefined while it runs or waits. */

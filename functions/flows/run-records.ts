@@ -16,12 +16,14 @@ export interface FlowRunStart {
   /** The run a replay or rerun runs again, and the step a rerun starts at. */
   replayOf?: string;
   fromStep?: string;
+  /** The MCP client that ran the flow as a tool. */
+  client?: string;
 }
 
-const triggerOf = (start: FlowRunStart): StoredFlowRun['trigger'] => ({
-  type: start.type === 'time' ? 'schedule' : start.replayOf ? 'manual' : start.type,
-  ...(start.eventType && { event: start.eventType }),
-});
+const triggerOf = (start: FlowRunStart): StoredFlowRun['trigger'] => {
+  if (start.client !== undefined && !start.replayOf) return { type: 'mcp', source: start.client };
+  return { type: start.type === 'time' ? 'schedule' : start.replayOf ? 'manual' : start.type, ...(start.eventType && { event: start.eventType }) };
+};
 
 /** The record of a flow run: `result` as an invocation of it left it (status running while it runs). */
 export function flowRunRecord(flow: Pick<FlowItem, 'flowId' | 'userId' | 'scriptId'>, result: ExecutionResult, start: FlowRunStart): StoredFlowRun {

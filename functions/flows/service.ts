@@ -2,6 +2,7 @@
 // run which script), the per-user limits, the state machine (active <-> paused; delete from any state), the
 // schedule that follows the flow, and ownership on every read and write (others' flows are NOT_FOUND).
 import type { z } from 'zod';
+import type { CatalogStamps } from '#platform/catalog-stamps.js';
 import type { Clock } from '#platform/clock.js';
 import { parseCron } from '#platform/cron.js';
 import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '#platform/errors.js';
@@ -38,6 +39,8 @@ export interface FlowServiceDeps {
   clock: Clock;
   /** Whether a language model is configured now: an llm flow is still created without one, with a warning, and its runs fail. */
   llmConfigured: () => boolean;
+  /** A flow created, changed or deleted changes its owner's agent tools. */
+  catalog: Pick<CatalogStamps, 'changed'>;
 }
 
 /** Optimistic writes that lost to a concurrent change are tried again this many times. */
@@ -163,6 +166,7 @@ export function createFlowService(deps: FlowServiceDeps) {
         await flows.remove(flow);
         throw error;
       }
+      await deps.catalog.changed(caller.userId);
       return view(flow, []);
     },
 
@@ -185,6 +189,7 @@ export function createFlowService(deps: FlowServiceDeps) {
         recommendedTools: input.recommendedTools,
       });
       await admit(flow);
+      await deps.catalog.changed(caller.userId);
       return view(flow, []);
     },
 
@@ -195,7 +200,7 @@ export function createFlowService(deps: FlowServiceDeps) {
 
     async update(caller: Caller, input: z.output<typeof UpdateFlowInput>) {
       const cron = input.schedule === undefined ? undefined : parseCron(input.schedule, 'schedule');
-      return changeOwned(caller, input.assignmentId, async (flow) => {
+      const updated = await changeOwned(caller, input.assignmentId, async (flow) => {
         const patch: Partial<FlowItem> = {
           ...(input.title !== undefined && { title: input.title }),
           ...(input.description !== undefined && { description: input.description }),
@@ -231,6 +236,8 @@ export function createFlowService(deps: FlowServiceDeps) {
         }
         return { id: next.flowId, title: next.title, description: next.description, trigger: next.trigger, updatedAt: next.updatedAt };
       });
+      await deps.catalog.changed(caller.userId);
+      return updated;
     },
 
     async pause(caller: Caller, flowId: string) {
@@ -269,15 +276,21 @@ export function createFlowService(deps: FlowServiceDeps) {
       if (flow.trigger.type === 'time') await deps.scheduler.remove(flowScheduleName(flowId));
       for (const retry of await deps.executions.listRetries(flowId)) await deps.scheduler.remove(retryName(retry.originId, retry.attempt));
       await deps.executions.removeAll(flowId);
+      await deps.catalog.changed(caller.userId);
       return { id: flowId, deleted: true as const, deletedAt: clock.nowIso() };
     },
 
     search: (caller: Caller, input: SearchFlowsInput) => search.search(caller.userId, input),
 
-    /** runFlow: runs an active or paused flow now; its result, or `running` past the run wait. */
-    async run(caller: Caller, flowId: string) {
+    /** The user's flows as an agent's tools show them. */
+    async listOwned(userId: string) {
+      return (await flows.listByUser(userId, ['flowId', 'title', 'description'])).map(({ flowId, title, description }) => ({ flowId, title, description }));
+    },
+
+    /** runFlow (and a flow tool of an MCP `client`): runs an active or paused flow now; its result, or `running` past the run wait. */
+    async run(caller: Caller, flowId: string, client?: string) {
       await owned(caller, flowId);
-      return deps.longRuns.run(caller, flowId);
+      return deps.longRuns.run(caller, flowId, client);
     },
   };
 }

@@ -11,4 +11,8 @@ export const platformTables = {
     ttlAttribute: 'expiresAt',
     description: 'First answers of requests repeated with an Idempotency-Key or a webhook delivery id, kept 24 hours.',
   },
+  catalogStamps: {
+    partitionKey: 'userId',
+    description: "Per-user change counters of what an agent's MCP tool catalog is built from (installed resources, runnable scripts, flows).",
+  },
 } as const satisfies Record<string, TableDefinition>;

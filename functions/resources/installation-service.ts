@@ -1,5 +1,6 @@
 // Installation lifecycle (Installation): install, authenticate, upgrade, uninstall, the lists and
 // usage, and the OAuth2 authorization-code flow that ends in stored tokens.
+import type { CatalogStamps } from '#platform/catalog-stamps.js';
 import type { Clock } from '#platform/clock.js';
 import { ConflictError, ValidationError } from '#platform/errors.js';
 import type { Caller } from '#platform/caller.js';
@@ -26,6 +27,8 @@ export interface InstallationDeps {
   access: Access;
   vault: CredentialVault;
   clock: Clock;
+  /** Installing, upgrading and uninstalling change the user's agent tools. */
+  catalog: Pick<CatalogStamps, 'changed'>;
 }
 
 export function createInstallationService(deps: InstallationDeps) {
@@ -99,6 +102,7 @@ export function createInstallationService(deps: InstallationDeps) {
       if (refusal === 'already_installed') throw new ConflictError(`resource ${resourceId} is already installed`, { resourceId, reason: refusal });
       if (refusal)
         throw new ConflictError(`resource ${resourceId} is not published; only published resources can be installed`, { resourceId, reason: refusal });
+      await deps.catalog.changed(caller.userId);
       return {
         ...installationView(item),
         ...(webhookSecret && { webhookUrl: `${baseUrl}${webhookReceivePath(item.installationId)}`, webhookSecret }),
@@ -109,7 +113,10 @@ export function createInstallationService(deps: InstallationDeps) {
       // A call landing between the read and the removal changes the counters being folded: read again and retry.
       for (let attempt = 0; attempt < 5; attempt++) {
         const installation = await access.installation(caller.userId, resourceId);
-        if (await installations.uninstall(installation)) return `resource ${resourceId} uninstalled; its stored credentials were removed`;
+        if (await installations.uninstall(installation)) {
+          await deps.catalog.changed(caller.userId);
+          return `resource ${resourceId} uninstalled; its stored credentials were removed`;
+        }
       }
       throw new ConflictError(`resource ${resourceId} is being called too often to uninstall; try again`, { resourceId });
     },
@@ -246,6 +253,7 @@ export function createInstallationService(deps: InstallationDeps) {
       ) {
         throw new ConflictError(`installation ${installationId} changed meanwhile; read it again and retry`, { installationId });
       }
+      await deps.catalog.changed(caller.userId);
       return { ...installationView(next), previousVersion: item.version };
     },
   };

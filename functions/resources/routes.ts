@@ -58,7 +58,7 @@ const CallResult = z.object({ status: z.number(), success: z.boolean(), data: z.
 /** Seeing a resource may ask whether the caller installed it (functions/resources/access.ts). */
 const seeResource = { resources: 'read', resourceInstallations: 'read' } as const;
 const changeResource = { resources: 'write', resourceInstallations: 'read' } as const;
-const installations = { resourceInstallations: 'write', resourceVersions: 'read', resources: 'read' } as const;
+const installations = { resourceInstallations: 'write', resourceVersions: 'read', resources: 'read', catalogStamps: 'write' } as const;
 
 export const resourceRoutes = defineRoutes('resources', {
   createResource: {
@@ -146,7 +146,7 @@ export const resourceRoutes = defineRoutes('resources', {
     input: ResourceIdInput,
     output: Installation.extend({ webhookUrl: z.string().optional(), webhookSecret: z.string().optional() }),
     successStatus: 201,
-    tables: { resources: 'write', resourceInstallations: 'write' },
+    tables: { resources: 'write', resourceInstallations: 'write', catalogStamps: 'write' },
     uses: ['credentialsKey'],
   },
   uninstallResource: {
@@ -157,7 +157,7 @@ export const resourceRoutes = defineRoutes('resources', {
     summary: 'Uninstall; the stored credentials are removed',
     input: ResourceIdInput,
     output: Message,
-    tables: { resources: 'write', resourceInstallations: 'write' },
+    tables: { resources: 'write', resourceInstallations: 'write', catalogStamps: 'write' },
   },
   authenticateResource: {
     method: 'POST',

@@ -60,7 +60,7 @@ export function createScriptsApi({ runner, longRuns, access, service, engine, op
     /** The deployed scripts the user may run (own and installed), with what an MCP tool of each shows. */
     async runnableScripts(
       userId: string,
-    ): Promise<{ scriptId: string; name: string; description: string; owned: boolean; inputSchema?: Record<string, unknown> }[]> {
+    ): Promise<{ scriptId: string; name: string; description: string; ownerId: string; inputSchema?: Record<string, unknown> }[]> {
       const installed = await store.listUserInstallations(userId);
       const scripts = await Promise.all(installed.map((installation) => store.get(installation.scriptId)));
       return scripts
@@ -69,7 +69,7 @@ export function createScriptsApi({ runner, longRuns, access, service, engine, op
           scriptId: script!.scriptId,
           name: script!.name,
           description: script!.description,
-          owned: script!.ownerId === userId,
+          ownerId: script!.ownerId,
           ...(script!.config.inputSchema && { inputSchema: script!.config.inputSchema }),
         }));
     },

@@ -60,6 +60,8 @@ const installs: Pick<RouteSpec, 'uses'> = { uses: ['credentialsKey', 'packageIns
 const newVersion: Tables = { ...edit, scriptRegistries: 'read', scriptCounters: 'write' };
 const registries: Tables = { scriptRegistries: 'write' };
 const remove: Tables = { ...create, scriptSubscriptions: 'read' };
+/** A change an agent's tool catalog shows: the owner's (and installers') catalog stamp moves. */
+const catalog: Tables = { catalogStamps: 'write' };
 const history: Tables = { ...read, scriptExecutions: 'read', scriptExecutionLogs: 'read', scriptSteps: 'read' };
 /** Durable runs' step results past a journal item's share are read from the script-packages bucket (`journal/`). */
 const journalResults: Pick<RouteSpec, 'uses'> = { uses: ['scriptPackages'] };
@@ -76,7 +78,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     input: input.CreateScriptInput,
     output: out.RestCreated,
     successStatus: 201,
-    tables: create,
+    tables: { ...create, ...catalog },
     ...installs,
   },
   restListScripts: {
@@ -105,7 +107,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     summary: 'Change metadata or config; new code becomes a new version',
     input: input.UpdateScriptInput,
     output: out.RestScript,
-    tables: newVersion,
+    tables: { ...newVersion, ...catalog },
     ...installs,
     uses: ['scriptFunctions', ...installs.uses!],
   },
@@ -117,7 +119,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     summary: 'Delete a script (refused with active installations or subscriptions)',
     input: input.ScriptIdInput,
     output: Message,
-    tables: remove,
+    tables: { ...remove, ...catalog },
     uses: ['scriptFunctions'],
   },
   restExecuteScript: {
@@ -171,7 +173,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     summary: 'Deploy a version (an older one is the rollback)',
     input: input.RestDeployInput,
     output: out.RestDeployment,
-    tables: edit,
+    tables: { ...edit, ...catalog },
     uses: ['scriptFunctions'],
   },
   restGetExecutions: {
@@ -211,7 +213,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     summary: 'Publish (deploys first if needed)',
     input: input.RestPublishInput,
     output: out.RestPublished,
-    tables: edit,
+    tables: { ...edit, ...catalog },
     uses: ['scriptFunctions'],
   },
   restUnpublishScript: {
@@ -242,7 +244,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     input: input.ScriptIdInput,
     output: out.ScriptInstallation,
     successStatus: 201,
-    tables: { scripts: 'write', scriptInstallations: 'write' },
+    tables: { scripts: 'write', scriptInstallations: 'write', ...catalog },
   },
   uninstallScript: {
     method: 'DELETE',
@@ -252,7 +254,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     summary: 'Uninstall a script',
     input: input.ScriptIdInput,
     output: Message,
-    tables: { scripts: 'write', scriptInstallations: 'write' },
+    tables: { scripts: 'write', scriptInstallations: 'write', ...catalog },
   },
   createScriptReview: {
     method: 'POST',
@@ -283,7 +285,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     summary: 'SDK: create a script',
     input: input.CreateScriptInput,
     output: out.SdkCreated,
-    tables: create,
+    tables: { ...create, ...catalog },
     ...installs,
   },
   deleteScript: {
@@ -294,7 +296,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     summary: 'SDK: delete a script',
     input: input.ScriptIdInput,
     output: out.SdkDeleted,
-    tables: remove,
+    tables: { ...remove, ...catalog },
     uses: ['scriptFunctions'],
   },
   createVersion: {
@@ -325,7 +327,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     summary: 'SDK: deploy a version (default latest)',
     input: input.SdkDeployInput,
     output: out.SdkDeployment,
-    tables: edit,
+    tables: { ...edit, ...catalog },
     uses: ['scriptFunctions'],
   },
   executeScript: {
@@ -398,7 +400,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     summary: 'SDK: publish',
     input: input.SdkPublishInput,
     output: out.SdkPublished,
-    tables: edit,
+    tables: { ...edit, ...catalog },
     uses: ['scriptFunctions'],
   },
   unpublishScript: {
@@ -447,7 +449,7 @@ export const scriptRoutes = defineRoutes('scripts', {
     summary: "SDK: change a flow's code (copy-on-write for others' scripts)",
     input: input.ModifyFlowScriptInput,
     output: out.FlowScriptModified,
-    tables: { ...create, flows: 'write', flowOwners: 'write' },
+    tables: { ...create, ...catalog, flows: 'write', flowOwners: 'write' },
     ...installs,
     uses: ['scriptFunctions', ...installs.uses!],
   },

@@ -1,5 +1,6 @@
 // The scripts area's rules and state machine, behind both the REST and the SDK shapes.
 import type { z } from 'zod';
+import type { CatalogStamps } from '#platform/catalog-stamps.js';
 import type { Clock } from '#platform/clock.js';
 import { isConditionFailure } from '#platform/dynamo.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#platform/errors.js';
@@ -61,6 +62,8 @@ export function createScriptService(deps: {
   code: VersionCode;
   /** The interpreter that checks Python code (the area's `python` setting). */
   python: string;
+  /** A script created, changed, deployed, removed, installed or uninstalled changes agent tools: its owner's or installer's stamp moves. */
+  catalog: Pick<CatalogStamps, 'changed'>;
 }) {
   const { store, deployer, clock } = deps;
 
@@ -226,6 +229,7 @@ export function createScriptService(deps: {
       await deps.keys.revoke(userId, key.keyId);
       throw error;
     }
+    await deps.catalog.changed(userId);
     return { script, version, installation, apiKey: key.apiKey };
   }
 
@@ -272,6 +276,7 @@ export function createScriptService(deps: {
       const runtimeChanged = config.timeout !== script.config.timeout || config.memory !== script.config.memory;
       if (runtimeChanged && updated.activeVersion !== null)
         updated = await deployer.deploy(updated, await versionOf(updated, { version: updated.activeVersion }));
+      await deps.catalog.changed(userId);
       return { script: updated, version };
     },
 
@@ -297,6 +302,7 @@ export function createScriptService(deps: {
         installations.map((installation) => installation.userId),
       );
       if (script.apiKeyId) await deps.keys.revoke(userId, script.apiKeyId);
+      await deps.catalog.changed(userId);
       await removeBlobs(versions);
       // Other users' installations refuse the delete, so none is ever left behind.
       return { installationsRemoved: installations.length, preservedInstallations: others.length };
@@ -334,7 +340,9 @@ export function createScriptService(deps: {
     async deploy(userId: string, scriptId: string, selector: { version?: number; versionId?: string }) {
       const script = await owned(userId, scriptId);
       const version = await versionOf(script, selector);
-      return { script: await deployer.deploy(script, version), version };
+      const deployed = await deployer.deploy(script, version);
+      await deps.catalog.changed(userId);
+      return { script: deployed, version };
     },
 
     /** The interface publish requirements; deploys first when needed and publishes only if that succeeds. */
@@ -349,7 +357,7 @@ export function createScriptService(deps: {
       }
       if (script.activeVersion === null) script = await deployer.deploy(script, await versionOf(script, { version: candidate }));
       const publishedAt = clock.nowIso();
-      return saved(script, {
+      const published = await saved(script, {
         status: 'published',
         publishedAt,
         listed: listing('published', script.isPrivate),
@@ -357,6 +365,8 @@ export function createScriptService(deps: {
         ...(input.category && { category: input.category }),
         ...(input.tags && { tags: input.tags }),
       });
+      await deps.catalog.changed(userId);
+      return published;
     },
 
     async unpublish(userId: string, scriptId: string) {
@@ -376,6 +386,7 @@ export function createScriptService(deps: {
         if (isConditionFailure(error)) throw new ConflictError(`script ${scriptId} is already installed`, { scriptId });
         throw error;
       }
+      await deps.catalog.changed(userId);
       return installation;
     },
 
@@ -384,6 +395,7 @@ export function createScriptService(deps: {
       if (!installation) throw new NotFoundError('scriptId', scriptId, 'installation of script');
       const script = await store.get(scriptId);
       await store.uninstall(installation, Boolean(script && script.ownerId !== userId));
+      await deps.catalog.changed(userId);
     },
 
     owned,

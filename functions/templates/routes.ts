@@ -23,6 +23,7 @@ const installs: Tables = {
   ...resourceRoutes.callResource.tables,
   scripts: 'write',
   scriptInstallations: 'write',
+  catalogStamps: 'write',
 };
 
 const BuildView = z.object({

@@ -1,6 +1,7 @@
 // Attacks on POST /mcp: DNS rebinding (a foreign Host or Origin), bodies too big or too deep, JSON-RPC batches that
 // would multiply the work of one request, tool names crafted to reach another user's tools or to break out of the
-// name rule, and hostile input schemas on scripts that others install and call.
+// name rule, hostile input schemas on scripts that others install and call, another user's flow, and hostile document
+// searches.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as serveMcp } from '../../functions/app/agents/handlers/serve-mcp.js';
@@ -8,7 +9,8 @@ import { printAttackSummary } from '../support/attack-summary.js';
 import { httpEvent, lambdaContext } from '../support/lambda-event.js';
 import { connectMcp, postMcp, rpc } from '../support/mcp.js';
 import { givenInstalled, givenPublishedResource, resourceWorld } from '../support/resources.js';
-import { givenScript } from '../support/scripts.js';
+import { givenTimeFlow } from '../support/flows.js';
+import { givenDeployed, givenScript } from '../support/scripts.js';
 
 printAttackSummary('MCP server (rebinding, body bounds, batches, tool names, input schemas)');
 
@@ -185,5 +187,34 @@ describe("scripts' input schemas", () => {
     });
     // Assess
     expect(script.id).toEqual(expect.any(String));
+  });
+});
+
+describe('flow and document tools', () => {
+  it("never runs another user's flow: its tool is unknown to everyone else", async () => {
+    // Prepare
+    const script = await givenDeployed(world.api, world.owner, { name: 'Owner Step' });
+    await givenTimeFlow(world.api, world.owner, script.id, { title: 'Owner Only Flow' });
+    const ownerAgent = await connectMcp(world.api, world.owner.apiKey);
+    // Act
+    const ownerNames = (await ownerAgent.listTools()).tools.map((tool) => tool.name);
+    const stranger = agent.callTool({ name: 'flow.owner-only-flow', arguments: {} });
+    // Assess
+    expect(ownerNames).toContain('flow.owner-only-flow');
+    await expect(stranger).rejects.toThrow(/Unknown tool/);
+    await ownerAgent.close();
+  });
+
+  it.each([
+    ['a graph the caller is not a member of', { query: 'secrets', graphId: 'group:not-mine' }, /NOT_FOUND|FORBIDDEN/],
+    ['a limit past 100', { query: 'x', limit: 1_000_000 }, /input schema/],
+    ['a blank query', { query: '   ' }, /VALIDATION_ERROR/],
+    ['a graph id with a path in it', { query: 'x', graphId: 'user:../../etc' }, /input schema/],
+  ])('answers documents.search over %s with a tool error, never a 500', async (_label, args, reason) => {
+    // Act
+    const result = await agent.callTool({ name: 'documents.search', arguments: args });
+    // Assess
+    expect(result.isError).toBe(true);
+    expect((result.content as { text: string }[])[0]!.text).toMatch(reason);
   });
 });

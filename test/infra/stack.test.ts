@@ -405,7 +405,8 @@ describe('infra: PlatformStack from the route table', () => {
     // Prepare
     const indexArn = { 'Fn::GetAtt': [logicalId(s.stack.documentVectors.index), 'IndexArn'] };
     const vectorActions = ['s3vectors:PutVectors', 's3vectors:GetVectors', 's3vectors:QueryVectors', 's3vectors:DeleteVectors'];
-    const writers = ['uploadDocument', 'completeUpload', 'deleteDocument', 'shareDocument', 'unshareDocument', 'searchDocuments'];
+    // serveMcp searches documents for the MCP tool documents.search.
+    const writers = ['uploadDocument', 'completeUpload', 'deleteDocument', 'shareDocument', 'unshareDocument', 'searchDocuments', 'serveMcp'];
     // Act
     const [index] = Object.values(s.parent.findResources('AWS::S3Vectors::Index'));
     const buckets = Object.values(s.parent.findResources('AWS::S3Vectors::VectorBucket'));

@@ -17,6 +17,7 @@ import { createFlowService } from '../../functions/flows/service.js';
 import { createFlowStore } from '../../functions/flows/store.js';
 import { createFileBlobStore } from '../../functions/adapters/local/file-blob-store.js';
 import { createRunStore } from '../../functions/scripts/runs/run-store.js';
+import { dynamoCatalogStamps } from '../../functions/platform/catalog-stamps.js';
 import { newId } from '../../functions/platform/ids.js';
 import type { PlatformEventInput } from '../../functions/platform/ports.js';
 import { recordingMetrics } from './metrics.js';
@@ -108,7 +109,7 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
     boundMs: 0,
     clock,
   });
-  const service = createFlowService({ flows, executions, scripts, scheduler, longRuns, clock, llmConfigured: () => true });
+  const service = createFlowService({ flows, executions, scripts, scheduler, longRuns, clock, llmConfigured: () => true, catalog: dynamoCatalogStamps });
   const caller = { userId: newId('usr'), keyId: 'key_test', scopes: ['*'] };
   return {
     clock,

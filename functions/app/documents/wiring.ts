@@ -5,6 +5,7 @@ import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { type LexicalSnapshots, createGraphIndexCache, snapshotAfterChunks } from '#functions/documents/graph-index-cache.js';
 import { type GraphService, createGraphService } from '#functions/documents/graph-service.js';
 import { type GraphStore, createGraphStore } from '#functions/documents/graph-store.js';
+import { type DocumentsApi, createDocumentsApi } from '#functions/documents/api.js';
 import { createIngest } from '#functions/documents/ingest.js';
 import { createLargeGraphIndex } from '#functions/documents/large-graph-index.js';
 import type { AccountDirectory, BlobStore, DocumentJob, Embedder, GraphVectorStore } from '#functions/documents/ports.js';
@@ -81,6 +82,9 @@ export function productionDeps(
 }
 
 export const documentService = perPlatform((platform): DocumentService => createDocumentService(productionDeps(platform)));
+
+/** The documents facade other areas' compositions take. */
+export const documentsApi = perPlatform((platform): DocumentsApi => createDocumentsApi(documentService(platform)));
 
 export const graphsService = perPlatform(
   (platform): GraphService => createGraphService({ graphs: createGraphStore(), accounts: accountDirectory(platform), clock: platform.clock }),

@@ -5,12 +5,14 @@ import { resourcesApi } from '#functions/app/resources/wiring.js';
 import { scriptsApi } from '#functions/app/scripts/wiring.js';
 import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { languageModel } from '#adapters/llm.js';
+import { type FlowsApi, createFlowsApi } from '#functions/flows/api.js';
 import { createExecutionStore } from '#functions/flows/execution-store.js';
 import { createExecutor, realDeadline, realWait } from '#functions/flows/executor.js';
 import { type FlowRuns, createFlowRuns } from '#functions/flows/flow-runs.js';
 import type { DurableFlowRuns, FlowScriptRunner } from '#functions/flows/ports.js';
 import type { Resumer } from '#functions/durable/api.js';
 import { createFlowEventTarget } from '#functions/flows/event-target.js';
+import { dynamoCatalogStamps } from '#platform/catalog-stamps.js';
 import { type FlowService, createFlowService } from '#functions/flows/service.js';
 import { createFlowStore } from '#functions/flows/store.js';
 import { createToolCatalog } from '#functions/flows/tools.js';
@@ -124,8 +126,12 @@ export const flowService = perPlatform(
       longRuns: flowLongRuns(platform),
       clock: platform.clock,
       llmConfigured: () => languageModel(platform.settings.flows.llm) !== undefined,
+      catalog: dynamoCatalogStamps,
     }),
 );
+
+/** The flows facade other areas' compositions take. */
+export const flowsApi = perPlatform((platform: Platform): FlowsApi => createFlowsApi(flowService(platform), flowLongRuns(platform)));
 
 /** The trigger pipeline's event-flow kind: event flows, time flows' firings and retries coming due. */
 export const flowEventTarget = perPlatform(

@@ -7,6 +7,7 @@ import { type Platform, perPlatform } from '#functions/app/platform.js';
 import { createAccess } from '#functions/resources/access.js';
 import { type ResourcesApi, createResourcesApi } from '#functions/resources/api.js';
 import { type CallService, createCallService } from '#functions/resources/call-service.js';
+import { dynamoCatalogStamps } from '#platform/catalog-stamps.js';
 import { type InstallationService, createInstallationService } from '#functions/resources/installation-service.js';
 import { createInstallationStore } from '#functions/resources/installation-store.js';
 import { type ResourceService, createResourceService } from '#functions/resources/service.js';
@@ -27,7 +28,8 @@ export const callService = perPlatform(
 );
 
 export const installationService = perPlatform(
-  ({ credentialVault, clock }: Platform): InstallationService => createInstallationService({ ...storesAndAccess(), vault: credentialVault, clock }),
+  ({ credentialVault, clock }: Platform): InstallationService =>
+    createInstallationService({ ...storesAndAccess(), vault: credentialVault, clock, catalog: dynamoCatalogStamps }),
 );
 
 export const resourceService = perPlatform(({ clock }: Platform): ResourceService => createResourceService({ ...storesAndAccess(), clock }));

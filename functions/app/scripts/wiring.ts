@@ -28,6 +28,7 @@ import { createRunTallies } from '#functions/scripts/runs/run-tallies.js';
 import { type ScriptRunner, createScriptRunner } from '#functions/scripts/runs/runner.js';
 import { type ScriptAccess, createScriptAccess } from '#functions/scripts/runs/script-access.js';
 import { createScriptResourceCalls } from '#functions/scripts/runs/script-resource-calls.js';
+import { dynamoCatalogStamps } from '#platform/catalog-stamps.js';
 import { type ScriptService, createScriptService } from '#functions/scripts/service.js';
 import { type ScriptStore, createScriptStore } from '#functions/scripts/store.js';
 import { createTreeRefStore } from '#functions/scripts/packages/tree-ref-store.js';
@@ -123,6 +124,7 @@ export const scriptService = perPlatform((platform: Platform): ScriptService => 
     packages: () => scriptDependencies(platform),
     code: scriptCode(platform),
     python: platform.settings.scripts.python,
+    catalog: dynamoCatalogStamps,
   });
 });
 

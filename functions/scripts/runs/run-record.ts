@@ -59,7 +59,7 @@ export interface StoredFlowRun extends RunLineage {
   createdAt: string;
   finishedAt: string | null;
   status: 'running' | 'waiting' | 'success' | 'failed' | 'cancelled';
-  trigger: { type: 'schedule' | 'event' | 'manual'; source?: string; event?: string };
+  trigger: { type: 'schedule' | 'event' | 'manual' | 'mcp'; source?: string; event?: string };
   duration: number;
   cost: number;
   logs: string[];
