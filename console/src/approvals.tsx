@@ -3,7 +3,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap } from './api';
-import { Field, type Rec, useAction, useLoad, when } from './ui';
+import { Field, type Rec, useAction, useLoad } from './ui';
+import { Time } from './time';
 
 export type Decision = 'approve' | 'reject';
 
@@ -37,9 +38,13 @@ export function ApprovalFacts({ approval, subject }: { approval: Rec; subject?: 
           </>
         )}
         <dt>Requested</dt>
-        <dd>{when(approval.requestedAt)}</dd>
+        <dd>
+          <Time value={approval.requestedAt} />
+        </dd>
         <dt>Expires</dt>
-        <dd>{when(approval.expiresAt)}</dd>
+        <dd>
+          <Time value={approval.expiresAt} />
+        </dd>
         {(approval.approvers ?? []).length > 0 && (
           <>
             <dt>Approvers</dt>

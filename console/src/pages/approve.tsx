@@ -6,7 +6,8 @@ import { useState } from 'preact/hooks';
 import { PlatformError } from '../../../clients/typescript/src/index';
 import { ApprovalFacts, type Decision, DecisionForm } from '../approvals';
 import { keylessApi, unwrap } from '../api';
-import { ErrorMessage, Loaded, type Rec, useLoad, when } from '../ui';
+import { ErrorMessage, Loaded, type Rec, useLoad } from '../ui';
+import { when } from '../time';
 
 const outcomes: Record<string, string> = {
   approved: 'approved',

@@ -7,7 +7,9 @@ import { ApprovalFacts, DecisionForm, approvalsChanged, decideWithKey, usePendin
 import { api, unwrap } from '../api';
 import { nameOf, useFlows, useScripts } from '../pickers';
 import { StepTimeline, duration } from '../timeline';
-import { Busy, ErrorMessage, Field, type Rec, RunLink, money, usePolling, useAction, useLoad, when } from '../ui';
+import { Busy, ErrorMessage, Field, type Rec, RunLink, usePolling, useAction, useLoad } from '../ui';
+import { money } from '../money';
+import { Time, when } from '../time';
 
 const unfinished = (status: unknown) => status === 'queued' || status === 'running' || status === 'waiting';
 
@@ -253,7 +255,9 @@ export function RunDetail({ executionId }: { executionId: string }) {
             <dt>Started</dt>
             <dd>{when(run.startedAt ?? run.createdAt)}</dd>
             <dt>Ended</dt>
-            <dd>{when(run.endedAt)}</dd>
+            <dd>
+              <Time value={run.endedAt} />
+            </dd>
             <dt>Duration</dt>
             <dd>{typeof run.duration === 'number' ? duration(run.duration) : '–'}</dd>
             <dt>Cost</dt>

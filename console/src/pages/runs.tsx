@@ -2,7 +2,9 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { NamePicker, nameOf, useFlows, useScripts } from '../pickers';
-import { ChoiceField, Field, Loaded, Pager, type Rec, RunLink, Table, money, useLoad, when } from '../ui';
+import { ChoiceField, Field, Loaded, Pager, type Rec, RunLink, Table, useLoad } from '../ui';
+import { money } from '../money';
+import { Time } from '../time';
 import { RunDetail } from './run';
 
 const limit = 20;
@@ -82,7 +84,7 @@ export function RunsPage({ param }: { param?: string }) {
                 ],
                 ['Status', (item) => <span class={`badge status-${item.status}`}>{item.status}</span>],
                 ['Trigger', (item) => item.trigger],
-                ['Started', (item) => when(item.startedAt)],
+                ['Started', (item) => <Time value={item.startedAt} />],
                 ['Duration', (item) => `${item.duration} ms`],
                 ['Cost', (item) => money(item.cost)],
                 ['Error', (item) => (item.error ? `${item.error.code}: ${item.error.message}` : '')],

@@ -6,7 +6,9 @@ import { api, unwrap } from '../api';
 import { CodeEditor } from '../editor';
 import { NameChecklist, useInstalledResources } from '../pickers';
 import { BulkReplay } from '../replay';
-import { ErrorMessage, Field, Loaded, type Rec, RunLink, Table, money, parseJson, text, useAction, useLoad, when } from '../ui';
+import { ErrorMessage, Field, Loaded, type Rec, RunLink, Table, parseJson, text, useAction, useLoad } from '../ui';
+import { money } from '../money';
+import { Time, when } from '../time';
 
 const starter = {
   nodejs18: 'export async function handler(event, context) {\n  return { success: true, got: event.data };\n}\n',
@@ -102,7 +104,7 @@ function Versions({ script, onChanged }: { script: Rec; onChanged(): void }) {
             columns={[
               ['Version', (version) => versionLabel(version.version, version.semver)],
               ['Message', (version) => text(version.commitMessage)],
-              ['Created', (version) => when(version.createdAt)],
+              ['Created', (version) => <Time value={version.createdAt} />],
               ['Active', (version) => (version.isActive ? <span class="badge">deployed</span> : '')],
               [
                 '',
@@ -398,7 +400,7 @@ export function ScriptsPage({ param }: { param?: string }) {
               ['Name', (item) => <a href={`#/scripts/${encodeURIComponent(item.id)}`}>{item.name}</a>],
               ['Status', (item) => scriptStateLabel(item as never)],
               ['Runs', (item) => item.totalExecutions],
-              ['Created', (item) => when(item.createdAt)],
+              ['Created', (item) => <Time value={item.createdAt} />],
             ]}
           />
         )}

@@ -3,7 +3,8 @@
 import { useEffect, useRef } from 'preact/hooks';
 import type uPlot from 'uplot';
 import { api, unwrap } from '../api';
-import { Loaded, type Rec, Table, money, useLoad } from '../ui';
+import { Loaded, type Rec, Table, rating, useLoad } from '../ui';
+import { money } from '../money';
 
 const days = 14;
 const dayOf = (value: string | number) => new Date(value).toISOString().slice(0, 10);
@@ -161,7 +162,7 @@ export function UsagePage() {
               ['Users', ({ metrics: m }) => m.totalUsers],
               ['Calls', ({ metrics: m }) => m.totalCalls],
               ['Revenue', ({ metrics: m }) => money(m.totalRevenue)],
-              ['Rating', ({ metrics: m }) => `${m.rating} (${m.reviewCount})`],
+              ['Rating', ({ metrics: m }) => rating(m.rating, m.reviewCount)],
             ]}
           />
         </>
