@@ -7385,6 +7385,7 @@ export interface operations {
                 startDate?: string;
                 status?: "queued" | "running" | "waiting" | "completed" | "success" | "failed" | "error" | "cancelled" | "timeout";
                 to?: string;
+                topLevel?: "true" | "false";
                 trigger?: "manual" | "event" | "schedule" | "webhook" | "flow" | "mcp";
             };
             header?: never;

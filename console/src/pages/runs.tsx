@@ -31,7 +31,15 @@ export function RunsPage({ param }: { param?: string }) {
     (): Promise<Rec> =>
       unwrap(
         api().GET('/api/sdk/v1/executions', {
-          params: { query: { ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)), limit, offset } as never },
+          params: {
+            query: {
+              ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)),
+              // A flow's trigger is one row, its script run a child on the flow run's page; a script's runs include them.
+              ...(!filters.scriptId && { topLevel: 'true' }),
+              limit,
+              offset,
+            } as never,
+          },
         }),
       ),
     [filters, offset, param],
