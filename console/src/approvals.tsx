@@ -56,13 +56,15 @@ export function ApprovalFacts({ approval, subject }: { approval: Rec; subject?: 
   );
 }
 
-/** Approve or reject with an optional comment; `decide` is the key's route or the signed link's. */
+/** Approve or reject with an optional comment; `decide` is the key's route or the signed link's. `compact`: one line. */
 export function DecisionForm({
   label,
+  compact,
   decide,
   onDecided,
 }: {
   label: string;
+  compact?: boolean;
   decide(decision: Decision, comment: string): Promise<unknown>;
   onDecided(decision: Decision, outcome: unknown): void;
 }) {
@@ -74,16 +76,27 @@ export function DecisionForm({
   };
   return (
     <form
-      class="decision"
+      class={compact ? 'decision compact' : 'decision'}
       aria-label={label}
       onSubmit={(event) => {
         event.preventDefault();
         void submit('approve');
       }}
     >
-      <Field label="Comment" hint="Optional; the run receives it with the decision.">
-        <textarea name="comment" maxLength={2000} value={comment} onInput={(event) => setComment(event.currentTarget.value)} />
-      </Field>
+      {compact ? (
+        <input
+          name="comment"
+          aria-label="Comment"
+          placeholder="Comment (optional)"
+          maxLength={2000}
+          value={comment}
+          onInput={(event) => setComment(event.currentTarget.value)}
+        />
+      ) : (
+        <Field label="Comment" hint="Optional; the run receives it with the decision.">
+          <textarea name="comment" maxLength={2000} value={comment} onInput={(event) => setComment(event.currentTarget.value)} />
+        </Field>
+      )}
       <div class="row">
         <button type="submit" disabled={Boolean(busy)}>
           Approve
