@@ -58,11 +58,11 @@ export function JsonTree({ value, label }: { value: unknown; label: string }) {
     setCopied(true);
   };
   return (
-    <div class="json" role="group" aria-label={label}>
+    <section class="json" aria-label={label}>
       <button type="button" class="secondary copy" onClick={copy}>
         {copied ? 'Copied' : 'Copy JSON'}
       </button>
       {value === undefined ? <p class="empty">(nothing)</p> : <ul class="json-tree">{<Node value={value} depth={0} />}</ul>}
-    </div>
+    </section>
   );
 }

@@ -21,9 +21,15 @@ interface Filters {
 }
 const none: Filters = { kind: '', status: '', trigger: '', scriptId: '', flowId: '', startDate: '', endDate: '' };
 
+/** Filters a link sets (`#/runs?status=failed`, from the home page and a script's page). */
+const linked = (): Filters => {
+  const query = new URLSearchParams(location.hash.split('?')[1]);
+  return Object.fromEntries(Object.entries(none).map(([key]) => [key, query.get(key) ?? ''])) as unknown as Filters;
+};
+
 export function RunsPage({ param }: { param?: string }) {
-  const [draft, setDraft] = useState(none);
-  const [filters, setFilters] = useState(none);
+  const [draft, setDraft] = useState(linked);
+  const [filters, setFilters] = useState(linked);
   const [offset, setOffset] = useState(0);
   const scripts = useScripts();
   const flows = useFlows();
