@@ -13,7 +13,7 @@ export function money(value: unknown): string {
   const size = Math.abs(value);
   if (size === 0 || size >= 0.01) return `${value.toFixed(2)} USDC`;
   const digits = Math.min(6, Math.max(3, 1 - Math.floor(Math.log10(size))));
-  return `${value.toFixed(digits).replace(/0+$/, '')} USDC`;
+  return `${value.toFixed(digits).replace(/(\.\d*?[1-9])0+$/, '$1')} USDC`;
 }
 
 /** The owner's share of a payment: the platform keeps a tenth. */

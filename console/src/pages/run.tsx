@@ -5,6 +5,7 @@
 import { useState } from 'preact/hooks';
 import { ApprovalFacts, DecisionForm, approvalsChanged, decideWithKey, usePendingApprovals } from '../approvals';
 import { api, unwrap } from '../api';
+import { JsonTree } from '../json-tree';
 import { nameOf, useFlows, useScripts } from '../pickers';
 import { StepTimeline, duration } from '../timeline';
 import { Busy, ErrorMessage, Field, type Rec, RunLink, usePolling, useAction, useLoad } from '../ui';
@@ -271,9 +272,7 @@ export function RunDetail({ executionId }: { executionId: string }) {
           <h3>Logs</h3>
           <RunLogs run={run} />
           <h3>Output</h3>
-          <pre role="document" aria-label="Output">
-            {JSON.stringify(run.error ?? run.output, null, 2)}
-          </pre>
+          <JsonTree value={run.error ?? run.output} label="Output" />
         </>
       )}
       <a href="#/runs">All runs</a>
