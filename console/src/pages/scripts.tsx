@@ -170,13 +170,16 @@ const settings: [string, string, (value: Rec[string]) => string][] = [
   ['allowedResources', 'Allowed resources', (value) => (Array.isArray(value) && value.length ? value.join(', ') : 'none')],
 ];
 
+/** The script's configuration: the SDK's record of a script carries only its timeout and memory. */
 function ScriptSettings({ script }: { script: Rec }) {
-  const config = (script.config ?? {}) as Rec;
+  const loaded = useLoad((): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/scripts/{scriptId}', { params: { path: { scriptId: script.id } } })), [script.id]);
+  const config = (loaded.data?.config ?? {}) as Rec;
   const named = new Set(settings.map(([key]) => key));
   const others = Object.entries(config).filter(([key]) => !named.has(key));
   return (
     <section aria-label="Configuration">
       <h3>Configuration</h3>
+      <ErrorMessage error={loaded.error} />
       <dl>
         {settings.map(([key, label, show]) => (
           <>
