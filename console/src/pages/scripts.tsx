@@ -410,7 +410,7 @@ function ScriptDetail({ scriptId }: { scriptId: string }) {
             </h2>
             <p>{data.description}</p>
             <p>
-              {data.totalExecutions} runs · {money(data.totalCost)} · average {Math.round(data.avgDuration ?? 0)} ms
+              {data.totalExecutions} run{data.totalExecutions === 1 ? '' : 's'} · {money(data.totalCost)} · average {Math.round(data.avgDuration ?? 0)} ms
             </p>
             <ScriptSettings script={data} />
             <StoredCode script={data} saved={saved} onEdit={(code) => setDraft({ code, started: (draft?.started ?? 0) + 1 })} />
