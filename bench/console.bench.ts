@@ -1,5 +1,5 @@
 // The web console's first load with a cold cache (a fresh Chromium profile each time) against the local platform,
-// until the signed-in marketplace shows its first page, and the size of its JavaScript gzipped.
+// until the signed-in home dashboard shows today's runs, and the size of its JavaScript gzipped.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -7,7 +7,7 @@ import { launchBrowser } from '../test/support/browser.js';
 import { type BenchFigure, percentile, startBarePlatform } from './support.js';
 
 export const name = 'console';
-export const description = 'web console: cold-cache first load until the signed-in marketplace renders (Chromium), and its JavaScript gzipped';
+export const description = 'web console: cold-cache first load until the signed-in home dashboard renders (Chromium), and its JavaScript gzipped';
 
 const loads = 5;
 const targetFirstLoadMs = 1000;
@@ -40,7 +40,7 @@ export async function run(): Promise<BenchFigure[]> {
         });
         const started = performance.now();
         await page.goto(`${platform.baseUrl}/`);
-        await page.getByRole('table', { name: 'Published resources' }).or(page.getByText('Nothing yet.')).waitFor();
+        await page.getByRole('region', { name: 'Runs today' }).waitFor();
         times.push(performance.now() - started);
         firstLoadJsKb = Math.round(scripts.reduce((sum, url) => sum + gzipKb(readFileSync(join(folder, new URL(url).pathname))), 0) * 10) / 10;
       } finally {

@@ -3,7 +3,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap } from './api';
-import { Field, type Rec, useAction, useLoad, when } from './ui';
+import { Field, type Rec, useAction, useLoad } from './ui';
+import { Time } from './time';
 
 export type Decision = 'approve' | 'reject';
 
@@ -37,9 +38,13 @@ export function ApprovalFacts({ approval, subject }: { approval: Rec; subject?: 
           </>
         )}
         <dt>Requested</dt>
-        <dd>{when(approval.requestedAt)}</dd>
+        <dd>
+          <Time value={approval.requestedAt} />
+        </dd>
         <dt>Expires</dt>
-        <dd>{when(approval.expiresAt)}</dd>
+        <dd>
+          <Time value={approval.expiresAt} />
+        </dd>
         {(approval.approvers ?? []).length > 0 && (
           <>
             <dt>Approvers</dt>
@@ -51,13 +56,15 @@ export function ApprovalFacts({ approval, subject }: { approval: Rec; subject?: 
   );
 }
 
-/** Approve or reject with an optional comment; `decide` is the key's route or the signed link's. */
+/** Approve or reject with an optional comment; `decide` is the key's route or the signed link's. `compact`: one line. */
 export function DecisionForm({
   label,
+  compact,
   decide,
   onDecided,
 }: {
   label: string;
+  compact?: boolean;
   decide(decision: Decision, comment: string): Promise<unknown>;
   onDecided(decision: Decision, outcome: unknown): void;
 }) {
@@ -69,16 +76,27 @@ export function DecisionForm({
   };
   return (
     <form
-      class="decision"
+      class={compact ? 'decision compact' : 'decision'}
       aria-label={label}
       onSubmit={(event) => {
         event.preventDefault();
         void submit('approve');
       }}
     >
-      <Field label="Comment" hint="Optional; the run receives it with the decision.">
-        <textarea name="comment" maxLength={2000} value={comment} onInput={(event) => setComment(event.currentTarget.value)} />
-      </Field>
+      {compact ? (
+        <input
+          name="comment"
+          aria-label="Comment"
+          placeholder="Comment (optional)"
+          maxLength={2000}
+          value={comment}
+          onInput={(event) => setComment(event.currentTarget.value)}
+        />
+      ) : (
+        <Field label="Comment" hint="Optional; the run receives it with the decision.">
+          <textarea name="comment" maxLength={2000} value={comment} onInput={(event) => setComment(event.currentTarget.value)} />
+        </Field>
+      )}
       <div class="row">
         <button type="submit" disabled={Boolean(busy)}>
           Approve

@@ -1,4 +1,4 @@
-// The console: sign-in with an API key, then one page per area, chosen by the URL's hash (#/scripts, #/runs/...);
+// The console: sign-in with an API key (locally the dev account's, without a form), then a home dashboard and one page per area, chosen by the URL's hash (#/scripts, #/runs/...);
 // every object has a URL of its own (#/scripts/<id>, #/flows/<id>, #/documents/<id>, #/marketplace/resources/<id>...).
 // The one page without sign-in is an approval's signed link (#/approve/<approvalId>?token=...): its token is the key.
 // An MCP client's authorization lands on #/authorize?requestId=... (the consent page), after sign-in, outside the navigation.
@@ -9,18 +9,22 @@ import { usePendingApprovals } from './approvals';
 import { AgentsPage } from './pages/agents';
 import { ApprovalsPage } from './pages/approvals';
 import { ApprovePage } from './pages/approve';
+import { goKeys, listenForKeys } from './keys';
 import { AuthorizePage } from './pages/authorize';
 import { DocumentsPage } from './pages/documents';
 import { FlowsPage } from './pages/flows';
+import { HomePage } from './pages/home';
 import { MarketplacePage } from './pages/marketplace';
 import { RunsPage } from './pages/runs';
 import { ScriptsPage } from './pages/scripts';
+import { SearchPage } from './pages/search';
 import { TemplatesPage } from './pages/templates';
 import { UsagePage } from './pages/usage';
 import { Field, useAction } from './ui';
 import './style.css';
 
 const pages = {
+  home: ['Home', HomePage],
   marketplace: ['Marketplace', MarketplacePage],
   scripts: ['My scripts', ScriptsPage],
   runs: ['Runs', RunsPage],
@@ -31,14 +35,17 @@ const pages = {
   templates: ['Templates', TemplatesPage],
   agents: ['Connect an agent', AgentsPage],
 } as const;
-type PageName = keyof typeof pages;
+/** Pages reached by a link rather than the navigation. */
+const hidden = { search: ['Search', SearchPage] } as const;
+type PageName = keyof typeof pages | keyof typeof hidden;
 
 /** `#/<page>/<param>?<query>`: the param names what the page shows (an id, or `<kind>/<id>` in the marketplace). */
 const route = (): { page: PageName | 'approve' | 'authorize'; param?: string; query: URLSearchParams } => {
   const [path = '', search] = location.hash.replace(/^#\/?/, '').split('?', 2);
   const [name, ...rest] = path.split('/');
   const param = rest.filter(Boolean).map(decodeURIComponent).join('/');
-  const page = name === 'approve' || name === 'authorize' || (name && name in pages) ? (name as PageName | 'approve' | 'authorize') : 'marketplace';
+  const page =
+    name === 'approve' || name === 'authorize' || (name && (name in pages || name in hidden)) ? (name as PageName | 'approve' | 'authorize') : 'home';
   return { page, param: param || undefined, query: new URLSearchParams(search) };
 };
 
@@ -46,7 +53,13 @@ function SignIn({ onSignedIn }: { onSignedIn(user: string): void }) {
   const [key, setKey] = useState('');
   const { run, status } = useAction();
   useEffect(() => {
-    void devApiKey().then((found) => found && setKey((typed) => typed || found));
+    // Locally the dev account signs in by itself; a key it no longer takes is left in the form to change.
+    void devApiKey().then(async (found) => {
+      if (!found) return;
+      setKey((typed) => typed || found);
+      const me = await signIn(found).catch(() => undefined);
+      if (me) onSignedIn(me.username ?? me.userId);
+    });
   }, []);
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -88,10 +101,59 @@ function Navigation({ current }: { current: string }) {
   );
 }
 
+function Search({ current }: { current?: string }) {
+  const [words, setWords] = useState(current ?? '');
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: a form in the search landmark; preact's types have no <search>
+    <form
+      role="search"
+      class="search"
+      onSubmit={(event) => {
+        event.preventDefault();
+        location.hash = `#/search/${encodeURIComponent(words.trim())}`;
+      }}
+    >
+      <input
+        name="search"
+        type="search"
+        aria-label="Search scripts, flows, resources, or a run by id"
+        placeholder="Search ( / )"
+        value={words}
+        onInput={(event) => setWords(event.currentTarget.value)}
+      />
+    </form>
+  );
+}
+
+function KeyHelp({ onClose }: { onClose(): void }) {
+  return (
+    <aside class="keys" aria-label="Keyboard shortcuts">
+      <h2>Keyboard shortcuts</h2>
+      <dl>
+        <dt>/</dt>
+        <dd>search</dd>
+        {Object.entries(goKeys).map(([key, page]) => (
+          <>
+            <dt>g {key}</dt>
+            <dd>{page}</dd>
+          </>
+        ))}
+        <dt>?</dt>
+        <dd>show or hide this list</dd>
+      </dl>
+      <button type="button" class="secondary" onClick={onClose}>
+        Close
+      </button>
+    </aside>
+  );
+}
+
 function App() {
   const [user, setUser] = useState<string | undefined>();
   const [checking, setChecking] = useState(Boolean(storedKey()));
   const [where, setWhere] = useState(route);
+  const [help, setHelp] = useState(false);
+  useEffect(() => listenForKeys(() => setHelp((shown) => !shown)), []);
   useEffect(() => {
     const follow = () => setWhere(route());
     addEventListener('hashchange', follow);
@@ -115,7 +177,7 @@ function App() {
         <AuthorizePage requestId={where.query.get('requestId') ?? ''} />
       </main>
     );
-  const [title, Page] = pages[where.page];
+  const [title, Page] = where.page in hidden ? hidden[where.page as keyof typeof hidden] : pages[where.page as keyof typeof pages];
   return (
     <>
       <header>
@@ -124,6 +186,7 @@ function App() {
         </a>
         <strong>Automation platform</strong>
         <Navigation current={where.page} />
+        <Search key={where.page === 'search' ? where.param : undefined} current={where.page === 'search' ? where.param : undefined} />
         <span class="user">Signed in as {user}</span>
         <button
           type="button"
@@ -135,6 +198,7 @@ function App() {
           Sign out
         </button>
       </header>
+      {help && <KeyHelp onClose={() => setHelp(false)} />}
       <main id="content" tabIndex={-1}>
         <h1>{title}</h1>
         <Page param={where.param} />

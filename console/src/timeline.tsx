@@ -3,7 +3,8 @@
 // error behind a disclosure (results can be large). A map's or parallel's branches are nested under it (step-groups.ts),
 // an invoke links its child run, and a step a re-run kept from the earlier run says so, its times being that run's.
 import { type BranchRow, type StepRow, groupSteps, unwrittenFanOut } from '../../clients/typescript/src/index';
-import { type Rec, RunLink, when } from './ui';
+import { type Rec, RunLink } from './ui';
+import { Time, when } from './time';
 
 /** Milliseconds as a person reads a duration: 850 ms, 4.2 s, 3 min 5 s, 2 h 10 min, 3 d 4 h. */
 export function duration(ms: number): string {
@@ -101,16 +102,22 @@ function StepItem({ row, axis }: { row: StepRow<Step>; axis: Axis }) {
           </>
         )}
         <dt>Started{earlier}</dt>
-        <dd>{when(step.startedAt)}</dd>
+        <dd>
+          <Time value={step.startedAt} />
+        </dd>
         <dt>Ended{earlier}</dt>
-        <dd>{when(step.endedAt)}</dd>
+        <dd>
+          <Time value={step.endedAt} />
+        </dd>
         <dt>Duration</dt>
         <dd>{ended === undefined ? `${duration(axis.now - start)} so far` : duration(ended - start)}</dd>
         {/* A sleep's wake-up stays worth seeing; a decided approval's or callback's deadline does not. */}
         {step.wakeAt && (step.type === 'wait' || ended === undefined) && (
           <>
             <dt>{step.type === 'wait' ? 'Wakes up' : 'Times out'}</dt>
-            <dd>{when(step.wakeAt)}</dd>
+            <dd>
+              <Time value={step.wakeAt} />
+            </dd>
           </>
         )}
       </dl>

@@ -176,9 +176,6 @@ export function parseJson(label: string, text: string): unknown {
   }
 }
 
-/** Per-call costs are fractions of a cent: six decimals between zero and a dollar. */
-export const money = (value: unknown) => (typeof value === 'number' ? `$${value.toFixed(value !== 0 && Math.abs(value) < 1 ? 6 : 2)}` : '–');
-export const when = (value: unknown) => (value === undefined || value === null || value === '' ? '–' : new Date(value as string | number).toLocaleString());
 export const text = (value: unknown) => (value === undefined || value === null ? '–' : typeof value === 'object' ? JSON.stringify(value) : String(value));
 
 /** Calls `tick` every `ms` until it answers true (or the component goes). */
@@ -202,3 +199,7 @@ export function usePolling(tick: () => Promise<boolean>, ms: number, deps: unkno
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 // biome-ignore lint/suspicious/noExplicitAny: API answers are read loosely, the typed client checks the requests
 export type Rec = Record<string, any>;
+
+/** An average of reviews; an item nobody reviewed has no rating rather than a zero. */
+export const rating = (value: unknown, count: unknown) =>
+  typeof count === 'number' && count > 0 && typeof value === 'number' ? `${value.toFixed(1)} / 5 (${count} review${count === 1 ? '' : 's'})` : 'no ratings';

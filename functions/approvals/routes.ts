@@ -1,6 +1,6 @@
 import { defineRoutes } from '#platform/route.js';
 import { scopes } from '#platform/scopes.js';
-import { Approval, ApprovalList, DecideApprovalInput, ListApprovalsInput, SignedApprovalInput, SignedDecisionInput } from './schemas.js';
+import { Approval, ApprovalList, DecideApprovalInput, ListApprovalsInput, SignedApproval, SignedApprovalInput, SignedDecisionInput } from './schemas.js';
 
 /** Deciding settles the approval, empties the approvers' inboxes and resumes the waiting run (journal, timer, bus). */
 const decideTables = { approvals: 'write', approverInbox: 'write', scriptSteps: 'write' } as const;
@@ -38,10 +38,12 @@ export const approvalRoutes = defineRoutes('approvals', {
     method: 'GET',
     path: '/api/sdk/v1/approvals/{approvalId}/signed',
     auth: 'public',
-    summary: 'The approval a signed link is for, read with the link’s token instead of a key; `approver` is whom the link acts for',
+    summary:
+      'The approval a signed link is for, read with the link’s token instead of a key; `approver` is whom the link acts for, `scriptName` the name of the script that asks',
     input: SignedApprovalInput,
-    output: Approval.extend({ approver: Approval.shape.decidedBy.unwrap() }),
-    tables: { approvals: 'read' },
+    output: SignedApproval,
+    // The script's name: the approver may hold no key to look it up.
+    tables: { approvals: 'read', scripts: 'read' },
   },
   decideSignedApproval: {
     method: 'POST',

@@ -29,6 +29,9 @@ export const Approval = z.object({
 });
 export type Approval = z.infer<typeof Approval>;
 
+/** An approval read through its signed link: whom the link acts for, and the name of the script that asks. */
+export const SignedApproval = Approval.extend({ approver: Approval.shape.decidedBy.unwrap(), scriptName: z.string().optional() });
+
 export const ApprovalList = z.object({ approvals: z.array(Approval), count: z.number().int() });
 
 /** What the waiting run gets back: a reject is an answer, not an error. */

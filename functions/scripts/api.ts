@@ -40,10 +40,10 @@ export function createScriptsApi({ runner, longRuns, access, service, engine, op
 
     runScript: (request: ExecuteRequest): Promise<ExecutionResult> => runner.execute(request),
 
-    /** Who owns the script and whether it has an active version; undefined for an unknown script. */
-    async describeScript(scriptId: string): Promise<{ ownerId: string; deployed: boolean } | undefined> {
+    /** Who owns the script, its name and whether it has an active version; undefined for an unknown script. */
+    async describeScript(scriptId: string): Promise<{ ownerId: string; name: string; deployed: boolean } | undefined> {
       const script = await store.get(scriptId);
-      return script && { ownerId: script.ownerId, deployed: script.activeVersion !== null };
+      return script && { ownerId: script.ownerId, name: script.name, deployed: script.activeVersion !== null };
     },
 
     /** Whether the user may run the script: the area's one access rule (its owner, or a user who installed it). */

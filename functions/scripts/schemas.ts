@@ -204,6 +204,10 @@ export const ListRunsInput = z
     scriptId: ScriptId.optional(),
     flowId: OpaqueId.optional(),
     parentExecutionId: ExecutionId.optional().describe("only the runs this run started (a flow run's script run, an invoked child)"),
+    topLevel: z
+      .enum(['true', 'false'])
+      .optional()
+      .describe("`true`: only the runs no other run started (a flow's trigger is one run, its script run its child)"),
     ...dateRange,
     from: DateBound(false).optional().describe('the same as startDate'),
     to: DateBound(true).optional().describe('the same as endDate'),

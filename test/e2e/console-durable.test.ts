@@ -13,6 +13,7 @@ let owner: TestUser;
 let approver: TestUser;
 let browser: TestBrowser;
 let asker: string;
+let askerName: string;
 /** The signed links of `platform.approval.requested` as the bus carries them, by run. */
 const links = new Map<string, { approvalId: string; link: string }>();
 let untap: () => void;
@@ -30,8 +31,13 @@ beforeAll(async () => {
     const link = data.approvers.find((approver) => approver.approvalUrl)?.approvalUrl;
     if (link) links.set(data.executionId, { approvalId: data.approvalId, link });
   });
+  askerName = uniqueName('asker');
   asker = (
-    await givenDurable("export async function handler(event, context) {\n  return { answer: await context.waitForApproval('ship', event.data.request) };\n}\n")
+    await givenDeployed(api, owner, {
+      name: askerName,
+      config: { durable: true },
+      code: "export async function handler(event, context) {\n  return { answer: await context.waitForApproval('ship', event.data.request) };\n}\n",
+    })
   ).id;
   // The main tab is the owner's, signed in once: the key stays in its session storage across the URLs below.
   await browser.page.goto(`${api.baseUrl}/`);
@@ -91,7 +97,7 @@ describe("console: an approval's signed link", () => {
       // Assess: what is asked, for what, and until when, with no sign-in on the way.
       const region = page.getByRole('region', { name: 'Approval ship' });
       await until(() => region.textContent()).toContain('Ship order 42 to Oslo?');
-      expect(await region.textContent()).toMatch(new RegExp(`Forscript ${asker}.*Requested.*Expires.*You decide as ${approver.username}`));
+      expect(await region.textContent()).toMatch(new RegExp(`Forscript ${askerName}.*Requested.*Expires.*You decide as ${approver.username}`));
       expect(await page.getByLabel('API key').count()).toBe(0);
       await page.screenshot({ path: join(screenshotDir, '30-signed-approval.png'), fullPage: true });
       // Act
@@ -99,6 +105,7 @@ describe("console: an approval's signed link", () => {
       await region.getByRole('button', { name: 'Approve' }).click();
       // Assess: the outcome on the page, in the approval and in the run, which goes on with the decision.
       await until(() => region.getByRole('status').textContent()).toMatch(new RegExp(`approved by ${approver.username} at .*Comment: "carrier booked"`));
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Approval approved');
       expect((await api.request('GET', signedPath(approvalId, token))).body.data).toMatchObject({
         status: 'approved',
         decision: 'approve',

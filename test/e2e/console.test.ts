@@ -105,6 +105,7 @@ describe('console: a user journey through every page', () => {
     await until(() => page.getByText(`Signed in as ${user.username}`).count()).toBe(1);
 
     // Marketplace, my resources: create and publish a resource on a real local upstream.
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Marketplace' }).click();
     await page.getByRole('tab', { name: 'My resources' }).click();
     const create = form('Create a resource');
     await create.getByLabel('Name', { exact: true }).fill(resourceName);

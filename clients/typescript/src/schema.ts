@@ -210,8 +210,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The approval a signed link is for, read with the link’s token instead of a key; `approver` is whom the link acts for
-         * @description The approval a signed link is for, read with the link’s token instead of a key; `approver` is whom the link acts for.
+         * The approval a signed link is for, read with the link’s token instead of a key; `approver` is whom the link acts for, `scriptName` the name of the script that asks
+         * @description The approval a signed link is for, read with the link’s token instead of a key; `approver` is whom the link acts for, `scriptName` the name of the script that asks.
          *
          *     No authentication.
          */
@@ -4449,7 +4449,8 @@ export interface operations {
                      *         "decidedAt": "2019-08-24T14:15:22Z",
                      *         "allowReuse": true,
                      *         "cancelReason": "string",
-                     *         "approver": "string"
+                     *         "approver": "string",
+                     *         "scriptName": "string"
                      *       },
                      *       "message": "string"
                      *     }
@@ -4482,6 +4483,7 @@ export interface operations {
                             /** Format: date-time */
                             requestedAt: string;
                             scriptId: string;
+                            scriptName?: string;
                             /** @enum {string} */
                             status: "pending" | "approved" | "rejected" | "expired" | "cancelled";
                         };
@@ -7407,6 +7409,7 @@ export interface operations {
                 startDate?: string;
                 status?: "queued" | "running" | "waiting" | "completed" | "success" | "failed" | "error" | "cancelled" | "timeout";
                 to?: string;
+                topLevel?: "true" | "false";
                 trigger?: "manual" | "event" | "schedule" | "webhook" | "flow" | "mcp";
             };
             header?: never;

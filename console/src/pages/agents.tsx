@@ -1,7 +1,8 @@
 // Connect an agent: the MCP server's URL with client configurations to copy, the tools an agent connected with the
 // signed-in key sees (tools/list over POST /mcp, every page), and the recent runs tool calls started (trigger mcp).
 import { api, storedKey, unwrap } from '../api';
-import { Loaded, type Rec, Table, useLoad, when } from '../ui';
+import { Loaded, type Rec, Table, useLoad } from '../ui';
+import { Time } from '../time';
 
 const mcpUrl = () => `${location.origin}/mcp`;
 
@@ -95,7 +96,7 @@ export function AgentsPage() {
                 ['Run', (run) => <a href={`#/runs/${encodeURIComponent(run.executionId)}`}>{run.executionId}</a>],
                 ['Client', (run) => run.source ?? ''],
                 ['Status', (run) => run.status],
-                ['Started', (run) => when(run.startedAt)],
+                ['Started', (run) => <Time value={run.startedAt} />],
               ]}
             />
           )}

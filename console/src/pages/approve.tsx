@@ -6,7 +6,8 @@ import { useState } from 'preact/hooks';
 import { PlatformError } from '../../../clients/typescript/src/index';
 import { ApprovalFacts, type Decision, DecisionForm } from '../approvals';
 import { keylessApi, unwrap } from '../api';
-import { ErrorMessage, Loaded, type Rec, useLoad, when } from '../ui';
+import { ErrorMessage, Loaded, type Rec, useLoad } from '../ui';
+import { when } from '../time';
 
 const outcomes: Record<string, string> = {
   approved: 'approved',
@@ -53,19 +54,19 @@ export function ApprovePage({ approvalId, token }: { approvalId: string; token: 
   const [decided, setDecided] = useState<Rec>();
   const decide = (decision: Decision, comment: string): Promise<Rec> =>
     unwrap(client.POST('/api/sdk/v1/approvals/{approvalId}/signed', { params: { path }, body: { token, decision, ...(comment && { comment }) } }));
-  const shown = decided ?? approval.data;
+  const current = decided ? { ...approval.data, ...decided } : approval.data;
   return (
     <main class="approve">
-      <h1>Approval requested</h1>
+      <h1>{current && current.status !== 'pending' ? `Approval ${outcomes[current.status]?.split(':')[0] ?? current.status}` : 'Approval requested'}</h1>
       {approval.error !== undefined ? (
         <LinkRefused error={approval.error} />
       ) : (
         <Loaded state={approval} label="the approval">
           {() =>
-            shown && (
-              <section aria-label={`Approval ${shown.name}`}>
-                <ApprovalFacts approval={shown} subject={shown.flowId ? `flow ${shown.flowId}` : `script ${shown.scriptId}`} />
-                {shown.status === 'pending' ? (
+            current && (
+              <section aria-label={`Approval ${current.name}`}>
+                <ApprovalFacts approval={current} subject={`script ${current.scriptName ?? current.scriptId}`} />
+                {current.status === 'pending' ? (
                   <>
                     <p>
                       You decide as <strong>{approval.data?.approver}</strong>; the first decision of any approver settles it.
@@ -73,7 +74,7 @@ export function ApprovePage({ approvalId, token }: { approvalId: string; token: 
                     <DecisionForm label="Your decision" decide={decide} onDecided={(_decision, outcome) => setDecided(outcome as Rec)} />
                   </>
                 ) : (
-                  <Decided approval={shown} />
+                  <Decided approval={current} />
                 )}
               </section>
             )

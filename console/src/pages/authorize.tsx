@@ -3,7 +3,8 @@
 // do not grant, then approves or denies, and the browser goes back to the client.
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
-import { Loaded, type Rec, useAction, useLoad, when } from '../ui';
+import { Loaded, type Rec, useAction, useLoad } from '../ui';
+import { Time } from '../time';
 
 export function AuthorizePage({ requestId }: { requestId: string }) {
   const request = useLoad((): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/oauth/requests/{requestId}', { params: { path: { requestId } } })), [requestId]);
@@ -37,7 +38,9 @@ export function AuthorizePage({ requestId }: { requestId: string }) {
               </>
             )}
             <dt>Asked</dt>
-            <dd>{when(shown.createdAt)}</dd>
+            <dd>
+              <Time value={shown.createdAt} />
+            </dd>
           </dl>
           {shown.status === 'pending' ? (
             <>

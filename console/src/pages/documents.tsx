@@ -2,7 +2,8 @@
 // group graphs; each document has its own page (#/documents/<id>) with its chunks, its graphs, sharing and unsharing.
 import { useState } from 'preact/hooks';
 import { api, unwrap, uploadClient } from '../api';
-import { Busy, Field, Loaded, type Rec, Table, text, usePolling, useAction, useLoad, when } from '../ui';
+import { Busy, Field, Loaded, type Rec, Table, text, usePolling, useAction, useLoad } from '../ui';
+import { Time } from '../time';
 
 const mimeByExtension: Record<string, string> = {
   pdf: 'application/pdf',
@@ -196,7 +197,7 @@ function DocumentGraphs({ documentId, graphs }: { documentId: string; graphs: Re
               ['Graph', (entry) => entry.graphName ?? entry.graphId],
               ['Type', (entry) => entry.graphType],
               ['Primary', (entry) => (entry.isPrimary ? 'yes' : '')],
-              ['Shared', (entry) => when(entry.sharedAt)],
+              ['Shared', (entry) => <Time value={entry.sharedAt} />],
               [
                 '',
                 (entry) =>
@@ -255,7 +256,9 @@ function DocumentDetail({ documentId, graphs }: { documentId: string; graphs: Re
                 <dt>Tags</dt>
                 <dd>{(document.productTags ?? []).join(', ') || '–'}</dd>
                 <dt>Uploaded</dt>
-                <dd>{when(document.uploadedAt)}</dd>
+                <dd>
+                  <Time value={document.uploadedAt} />
+                </dd>
                 <dt>Chunks</dt>
                 <dd>{document.chunkCount}</dd>
               </dl>
@@ -335,7 +338,7 @@ export function DocumentsPage({ param }: { param?: string }) {
               ['File', (item) => item.filename],
               ['Chunks', (item) => item.chunkCount],
               ['Tags', (item) => (item.productTags ?? []).join(', ')],
-              ['Uploaded', (item) => when(item.uploadedAt)],
+              ['Uploaded', (item) => <Time value={item.uploadedAt} />],
             ]}
           />
         )}

@@ -4,7 +4,9 @@ import { useState } from 'preact/hooks';
 import { namedEventTypes } from '../../../functions/platform/event-type-names';
 import { api, unwrap } from '../api';
 import { NamePicker, nameOf, useScripts } from '../pickers';
-import { ChoiceField, Field, Loaded, type Rec, RunLink, Table, money, text, useAction, useLoad, when } from '../ui';
+import { ChoiceField, Field, Loaded, type Rec, RunLink, Table, text, useAction, useLoad } from '../ui';
+import { money } from '../money';
+import { Time, when } from '../time';
 import { ConditionGroup, type ConditionNode, newLeaf } from './conditions';
 
 function CreateFlow({ onCreated }: { onCreated(id: string): void }) {
@@ -173,7 +175,9 @@ function FlowDetail({ flowId }: { flowId: string }) {
                 {record.executionCount ?? 0}, last {when(record.lastExecutedAt)}
               </dd>
               <dt>Created</dt>
-              <dd>{when(record.createdAt)}</dd>
+              <dd>
+                <Time value={record.createdAt} />
+              </dd>
             </dl>
             <div class="row">
               {record.status === 'active' && (
@@ -199,7 +203,7 @@ function FlowDetail({ flowId }: { flowId: string }) {
               rows={[...((record.executionResults ?? []) as Rec[])].reverse()}
               empty="No runs yet."
               columns={[
-                ['When', (result) => when(result.timestamp)],
+                ['When', (result) => <Time value={result.timestamp} />],
                 ['Status', (result) => <span class="badge">{result.status}</span>],
                 ['Duration', (result) => `${result.duration} ms`],
                 ['Cost', (result) => money(result.cost)],
@@ -236,7 +240,7 @@ export function FlowsPage({ param }: { param?: string }) {
               ['Trigger', (item) => item.triggerType],
               ['Schedule', (item) => text(item.cronExpression)],
               ['Runs', (item) => text(item.executionCount)],
-              ['Last run', (item) => when(item.lastExecutedAt)],
+              ['Last run', (item) => <Time value={item.lastExecutedAt} />],
             ]}
           />
         )}

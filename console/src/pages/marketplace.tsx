@@ -4,7 +4,9 @@
 // (#/marketplace/<tab>, #/marketplace/<kind>/<id>).
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
-import { ChoiceField, Field, Loaded, Pager, type Rec, Table, money, parseJson, text, useAction, useLoad, when } from '../ui';
+import { ChoiceField, Field, Loaded, Pager, type Rec, Table, rating, parseJson, text, useAction, useLoad } from '../ui';
+import { money } from '../money';
+import { Time } from '../time';
 import { CustomizationForm } from './customization';
 
 type Kind = 'resources' | 'scripts' | 'templates';
@@ -73,7 +75,7 @@ function Reviews({ kind, id }: { kind: Kind; id: string }) {
           columns={[
             ['Rating', (review) => `${review.rating} / 5`],
             ['Comment', (review) => review.comment ?? review.text ?? ''],
-            ['When', (review) => when(review.createdAt)],
+            ['When', (review) => <Time value={review.createdAt} />],
           ]}
         />
       )}
@@ -207,9 +209,7 @@ function Detail({ kind, id }: { kind: Kind; id: string }) {
             <dt>Pricing</dt>
             <dd>{pricingOf(item)}</dd>
             <dt>Rating</dt>
-            <dd>
-              {item.rating ?? 0} / 5 ({item.reviewCount ?? 0} reviews)
-            </dd>
+            <dd>{rating(item.rating, item.reviewCount)}</dd>
             <dt>Installs</dt>
             <dd>{item.installCount ?? 0}</dd>
             <dt>Category</dt>
@@ -327,7 +327,7 @@ function Browse({ kind }: { kind: Kind }) {
                 ['Name', (item) => <a href={`#/marketplace/${kind}/${encodeURIComponent(item.id)}`}>{item.name}</a>],
                 ['Description', (item) => item.description],
                 ['Pricing', pricingOf],
-                ['Rating', (item) => text(item.rating)],
+                ['Rating', (item) => rating(item.rating, item.reviewCount)],
                 ['Installs', (item) => text(item.installCount)],
               ]}
             />
@@ -418,7 +418,7 @@ function MyResources() {
           <Field label="Category">
             <input value={form.category} onInput={set('category')} />
           </Field>
-          <Field label="Price per call (USD)">
+          <Field label="Price per call (USDC)">
             <input type="number" min="0" step="0.001" value={form.price} onInput={set('price')} />
           </Field>
         </div>
@@ -453,7 +453,7 @@ function MyResources() {
             columns={[
               ['Name', (item) => <a href={`#/marketplace/resources/${encodeURIComponent(item.id)}`}>{item.name}</a>],
               ['Status', (item) => <span class="badge">{item.status}</span>],
-              ['Created', (item) => when(item.createdAt)],
+              ['Created', (item) => <Time value={item.createdAt} />],
               [
                 '',
                 (item) =>
@@ -476,7 +476,7 @@ function MyResources() {
               ['Resource', (item) => item.resourceName ?? item.resourceId],
               ['Authenticated', (item) => (item.isAuthenticated ? 'yes' : 'no')],
               ['Status', (item) => item.status],
-              ['Last used', (item) => when(item.lastUsedAt)],
+              ['Last used', (item) => <Time value={item.lastUsedAt} />],
             ]}
           />
         )}

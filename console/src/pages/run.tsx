@@ -5,10 +5,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApprovalFacts, DecisionForm, approvalsChanged, decideWithKey, usePendingApprovals } from '../approvals';
 import { api, unwrap } from '../api';
+import { JsonTree } from '../json-tree';
 import { nameOf, useFlows, useScripts } from '../pickers';
 import { followRunLive, withEvent } from '../run-stream';
 import { StepTimeline, duration } from '../timeline';
-import { Busy, ErrorMessage, Field, type Rec, RunLink, money, useAction, useLoad, when } from '../ui';
+import { Busy, ErrorMessage, Field, type Rec, RunLink, useAction, useLoad } from '../ui';
+import { money } from '../money';
+import { Time, when } from '../time';
 
 const unfinished = (status: unknown) => status === 'queued' || status === 'running' || status === 'waiting';
 
@@ -266,7 +269,9 @@ export function RunDetail({ executionId }: { executionId: string }) {
             <dt>Started</dt>
             <dd>{when(run.startedAt ?? run.createdAt)}</dd>
             <dt>Ended</dt>
-            <dd>{when(run.endedAt)}</dd>
+            <dd>
+              <Time value={run.endedAt} />
+            </dd>
             <dt>Duration</dt>
             <dd>{typeof run.duration === 'number' ? duration(run.duration) : '–'}</dd>
             <dt>Cost</dt>
@@ -280,9 +285,7 @@ export function RunDetail({ executionId }: { executionId: string }) {
           <h3>Logs</h3>
           <RunLogs run={run} />
           <h3>Output</h3>
-          <pre role="document" aria-label="Output">
-            {JSON.stringify(run.error ?? run.output, null, 2)}
-          </pre>
+          <JsonTree value={run.error ?? run.output} label="Output" />
         </>
       )}
       <a href="#/runs">All runs</a>

@@ -2,7 +2,9 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
 import { NamePicker, nameOf, useFlows, useScripts } from '../pickers';
-import { ChoiceField, Field, Loaded, Pager, type Rec, RunLink, Table, money, useLoad, when } from '../ui';
+import { ChoiceField, Field, Loaded, Pager, type Rec, RunLink, Table, useLoad } from '../ui';
+import { money } from '../money';
+import { Time } from '../time';
 import { RunDetail } from './run';
 
 const limit = 20;
@@ -19,9 +21,15 @@ interface Filters {
 }
 const none: Filters = { kind: '', status: '', trigger: '', scriptId: '', flowId: '', startDate: '', endDate: '' };
 
+/** Filters a link sets (`#/runs?status=failed`, from the home page and a script's page). */
+const linked = (): Filters => {
+  const query = new URLSearchParams(location.hash.split('?')[1]);
+  return Object.fromEntries(Object.entries(none).map(([key]) => [key, query.get(key) ?? ''])) as unknown as Filters;
+};
+
 export function RunsPage({ param }: { param?: string }) {
-  const [draft, setDraft] = useState(none);
-  const [filters, setFilters] = useState(none);
+  const [draft, setDraft] = useState(linked);
+  const [filters, setFilters] = useState(linked);
   const [offset, setOffset] = useState(0);
   const scripts = useScripts();
   const flows = useFlows();
@@ -29,7 +37,15 @@ export function RunsPage({ param }: { param?: string }) {
     (): Promise<Rec> =>
       unwrap(
         api().GET('/api/sdk/v1/executions', {
-          params: { query: { ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)), limit, offset } as never },
+          params: {
+            query: {
+              ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value)),
+              // A flow's trigger is one row, its script run a child on the flow run's page; a script's runs include them.
+              ...(!filters.scriptId && { topLevel: 'true' }),
+              limit,
+              offset,
+            } as never,
+          },
         }),
       ),
     [filters, offset, param],
@@ -82,7 +98,7 @@ export function RunsPage({ param }: { param?: string }) {
                 ],
                 ['Status', (item) => <span class={`badge status-${item.status}`}>{item.status}</span>],
                 ['Trigger', (item) => item.trigger],
-                ['Started', (item) => when(item.startedAt)],
+                ['Started', (item) => <Time value={item.startedAt} />],
                 ['Duration', (item) => `${item.duration} ms`],
                 ['Cost', (item) => money(item.cost)],
                 ['Error', (item) => (item.error ? `${item.error.code}: ${item.error.message}` : '')],

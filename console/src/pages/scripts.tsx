@@ -4,9 +4,12 @@ import { useState } from 'preact/hooks';
 import { scriptStateLabel, versionLabel } from '../../../clients/typescript/src/index';
 import { api, unwrap } from '../api';
 import { CodeEditor } from '../editor';
+import { JsonTree } from '../json-tree';
 import { NameChecklist, useInstalledResources } from '../pickers';
 import { BulkReplay } from '../replay';
-import { ErrorMessage, Field, Loaded, type Rec, RunLink, Table, money, parseJson, text, useAction, useLoad, when } from '../ui';
+import { ErrorMessage, Field, Loaded, type Rec, RunLink, Table, parseJson, text, useAction, useLoad } from '../ui';
+import { money } from '../money';
+import { Time, when } from '../time';
 
 const starter = {
   nodejs18: 'export async function handler(event, context) {\n  return { success: true, got: event.data };\n}\n',
@@ -102,7 +105,7 @@ function Versions({ script, onChanged }: { script: Rec; onChanged(): void }) {
             columns={[
               ['Version', (version) => versionLabel(version.version, version.semver)],
               ['Message', (version) => text(version.commitMessage)],
-              ['Created', (version) => when(version.createdAt)],
+              ['Created', (version) => <Time value={version.createdAt} />],
               ['Active', (version) => (version.isActive ? <span class="badge">deployed</span> : '')],
               [
                 '',
@@ -148,12 +151,79 @@ function Run({ script, onChanged }: { script: Rec; onChanged(): void }) {
             Run <RunLink executionId={result.executionId} />: {result.status}
             {result.duration !== undefined && ` in ${result.duration} ms`}
           </p>
-          <pre role="document" aria-label="Output">
-            {JSON.stringify(result.output ?? result.error, null, 2)}
-          </pre>
+          <JsonTree value={result.output ?? result.error} label="Output" />
         </div>
       )}
     </form>
+  );
+}
+
+const seconds = (value: unknown) => (typeof value === 'number' ? `${value} s` : '–');
+/** How each setting reads; settings not named here show as they are. */
+const settings: [string, string, (value: Rec[string]) => string][] = [
+  ['durable', 'Durable', (value) => (value ? 'yes: steps checkpoint, waits hold no worker' : 'no')],
+  ['timeout', 'Timeout', seconds],
+  ['memory', 'Memory', (value) => (typeof value === 'number' ? `${value} MB` : '–')],
+  ['concurrency', 'Concurrency', (value) => (value ? `${value.limit} at once per ${value.key} (${value.scope ?? 'user'})` : 'the platform’s limit per script')],
+  ['maxExecutionsPerDay', 'Runs per day at most', (value) => text(value)],
+  ['maxCostPerExecution', 'Cost per run at most', money],
+  ['allowedResources', 'Allowed resources', (value) => (Array.isArray(value) && value.length ? value.join(', ') : 'none')],
+];
+
+/** The script's configuration: the SDK's record of a script carries only its timeout and memory. */
+function ScriptSettings({ script }: { script: Rec }) {
+  const loaded = useLoad((): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/scripts/{scriptId}', { params: { path: { scriptId: script.id } } })), [script.id]);
+  const config = (loaded.data?.config ?? {}) as Rec;
+  const named = new Set(settings.map(([key]) => key));
+  const others = Object.entries(config).filter(([key]) => !named.has(key));
+  return (
+    <section aria-label="Configuration">
+      <h3>Configuration</h3>
+      <ErrorMessage error={loaded.error} />
+      <dl>
+        {settings.map(([key, label, show]) => (
+          <>
+            <dt>{label}</dt>
+            <dd>{key === 'durable' || key === 'concurrency' || key in config ? show(config[key]) : '–'}</dd>
+          </>
+        ))}
+        {others.map(([key, value]) => (
+          <>
+            <dt>{key}</dt>
+            <dd>{text(value)}</dd>
+          </>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
+function RecentRuns({ script }: { script: Rec }) {
+  const runs = useLoad(
+    (): Promise<Rec> => unwrap(api().GET('/api/sdk/v1/executions', { params: { query: { scriptId: script.id, limit: 10 } as never } })),
+    [script.id, script.totalExecutions],
+  );
+  return (
+    <section aria-label="Recent runs">
+      <h3>Recent runs</h3>
+      <Loaded state={runs} label="recent runs">
+        {(data) => (
+          <Table
+            caption="The script's last 10 runs"
+            rows={(data.executions ?? []) as Rec[]}
+            empty="No runs yet."
+            columns={[
+              ['Run', (item) => <RunLink executionId={item.executionId} />],
+              ['Status', (item) => <span class={`badge status-${item.status}`}>{item.status}</span>],
+              ['Trigger', (item) => item.trigger],
+              ['Started', (item) => <Time value={item.startedAt} />],
+              ['Reason', (item) => (item.error ? `${item.error.code}: ${item.error.message}` : '')],
+            ]}
+          />
+        )}
+      </Loaded>
+      <a href={`#/runs?scriptId=${encodeURIComponent(script.id)}`}>All runs of this script</a>
+    </section>
   );
 }
 
@@ -340,8 +410,9 @@ function ScriptDetail({ scriptId }: { scriptId: string }) {
             </h2>
             <p>{data.description}</p>
             <p>
-              {data.totalExecutions} runs · {money(data.totalCost)} · average {Math.round(data.avgDuration ?? 0)} ms
+              {data.totalExecutions} run{data.totalExecutions === 1 ? '' : 's'} · {money(data.totalCost)} · average {Math.round(data.avgDuration ?? 0)} ms
             </p>
+            <ScriptSettings script={data} />
             <StoredCode script={data} saved={saved} onEdit={(code) => setDraft({ code, started: (draft?.started ?? 0) + 1 })} />
             {draft && (
               <form onSubmit={save} aria-label="Edit the code">
@@ -366,8 +437,9 @@ function ScriptDetail({ scriptId }: { scriptId: string }) {
               </form>
             )}
           </section>
-          <Versions key={saved} script={data} onChanged={script.reload} />
           <Run script={data} onChanged={script.reload} />
+          <RecentRuns script={data} />
+          <Versions key={saved} script={data} onChanged={script.reload} />
           <Triggers script={data} />
           <BulkReplay scriptId={data.id} />
           <a href="#/scripts">All scripts</a>
@@ -398,7 +470,7 @@ export function ScriptsPage({ param }: { param?: string }) {
               ['Name', (item) => <a href={`#/scripts/${encodeURIComponent(item.id)}`}>{item.name}</a>],
               ['Status', (item) => scriptStateLabel(item as never)],
               ['Runs', (item) => item.totalExecutions],
-              ['Created', (item) => when(item.createdAt)],
+              ['Created', (item) => <Time value={item.createdAt} />],
             ]}
           />
         )}

@@ -2,7 +2,9 @@
 // installations with links to their pages. Each template has its own page (#/templates/<id>).
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api';
-import { Busy, Field, Loaded, type Rec, Table, money, text, usePolling, useAction, useLoad, when } from '../ui';
+import { Busy, Field, Loaded, type Rec, Table, text, usePolling, useAction, useLoad } from '../ui';
+import { money } from '../money';
+import { Time } from '../time';
 
 function CreateTemplate({ onCreated }: { onCreated(id: string): void }) {
   const [form, setForm] = useState({ name: '', description: '', repository: '', templatePath: '.', gitHash: '', version: '1.0.0', category: '' });
@@ -238,7 +240,7 @@ export function TemplatesPage({ param }: { param?: string }) {
               ['Status', (item) => <span class="badge">{item.status}</span>],
               ['Version', (item) => item.version],
               ['Installs', (item) => item.installCount],
-              ['Created', (item) => when(item.createdAt)],
+              ['Created', (item) => <Time value={item.createdAt} />],
             ]}
           />
         )}
@@ -262,7 +264,7 @@ export function TemplatesPage({ param }: { param?: string }) {
                   ),
               ],
               ['Monthly', (item) => money(item.monthlyFee)],
-              ['Installed', (item) => when(item.installedAt)],
+              ['Installed', (item) => <Time value={item.installedAt} />],
             ]}
           />
         )}

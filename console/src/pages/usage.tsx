@@ -1,9 +1,11 @@
-// Usage and revenue: calls, runs, cost and revenue per day (UTC) over the last 14 days, as uPlot charts with the
-// numbers behind them in a table; totals of the caller's resources beside.
+// Usage and revenue: calls, runs, cost and net revenue (the owner's 90%) per day (UTC) over the last 14 days, as uPlot
+// charts with the numbers behind them in a table; net revenue per resource, and the payments received.
 import { useEffect, useRef } from 'preact/hooks';
 import type uPlot from 'uplot';
 import { api, unwrap } from '../api';
-import { Loaded, type Rec, Table, money, useLoad } from '../ui';
+import { fromAtomic, money, ownerShare } from '../money';
+import { Time } from '../time';
+import { Loaded, type Rec, Table, rating, text, useLoad } from '../ui';
 
 const days = 14;
 const dayOf = (value: string | number) => new Date(value).toISOString().slice(0, 10);
@@ -72,11 +74,17 @@ async function loadUsage() {
       row.cost += call.cost ?? 0;
     }
   }
-  for (const payment of payments) {
+  const received = payments.filter((payment) => payment.settlementStatus !== 'failed');
+  for (const payment of received) {
     const row = at(payment.timestamp);
-    if (row) row.revenue += payment.amountUsd ?? 0;
+    if (row) row.revenue += fromAtomic(payment.agentOwnerAmount) ?? 0;
   }
-  return { table, metrics };
+  const perResource = metrics.map(({ resource, metrics: totals }) => ({
+    resource,
+    totals,
+    net: received.filter((payment) => payment.resourceId === resource.id).reduce((sum, payment) => sum + (fromAtomic(payment.agentOwnerAmount) ?? 0), 0),
+  }));
+  return { table, perResource, payments };
 }
 
 function Chart({ title, table, series, digits = 0 }: { title: string; table: Day[]; series: [keyof Day, string][]; digits?: number }) {
@@ -98,6 +106,8 @@ function Chart({ title, table, series, digits = 0 }: { title: string; table: Day
           width: Math.min(560, host.current!.clientWidth || 560),
           height: 240,
           series: [{}, ...series.map(([, label], index) => ({ label, stroke: colors[index], width: 2, points: { show: true } }))],
+          // The legend names the series; the numbers are in the table (a live legend reads "--" off the cursor).
+          legend: { live: false },
           axes: [{}, { size: 70, values: (_, ticks) => ticks.map((tick) => tick.toFixed(digits)) }],
         },
         data,
@@ -116,56 +126,78 @@ function Chart({ title, table, series, digits = 0 }: { title: string; table: Day
   );
 }
 
+const share = `${Math.round(ownerShare * 100)}%`;
+const shortHash = (hash: string) => `${hash.slice(0, 6)}…${hash.slice(-4)}`;
+
 export function UsagePage() {
   const usage = useLoad(loadUsage, []);
   return (
     <Loaded state={usage} label="usage">
-      {({ table, metrics }) => (
-        <>
-          <div class="grid">
-            <Chart
-              title="Calls and runs per day"
-              table={table}
-              series={[
-                ['calls', 'Resource calls'],
-                ['runs', 'Runs'],
+      {({ table, perResource, payments }) => {
+        const active = table.filter((row) => row.calls || row.runs || row.cost || row.revenue);
+        return (
+          <>
+            <p>Revenue is net: you receive {share} of each payment, the platform keeps the rest.</p>
+            <div class="grid">
+              <Chart
+                title="Calls and runs per day"
+                table={table}
+                series={[
+                  ['calls', 'Resource calls'],
+                  ['runs', 'Runs'],
+                ]}
+              />
+              <Chart
+                title="Cost and net revenue per day (USDC)"
+                table={table}
+                series={[
+                  ['cost', 'Cost'],
+                  ['revenue', 'Net revenue'],
+                ]}
+                digits={4}
+              />
+            </div>
+            <Table
+              caption="Per day (UTC), days with activity"
+              rows={[...active].reverse()}
+              empty="No activity in the last 14 days."
+              columns={[
+                ['Day', (row) => row.day],
+                ['Resource calls', (row) => row.calls],
+                ['Runs', (row) => row.runs],
+                ['Cost', (row) => money(row.cost)],
+                ['Net revenue', (row) => money(row.revenue)],
               ]}
             />
-            <Chart
-              title="Cost and revenue per day (USD)"
-              table={table}
-              series={[
-                ['cost', 'Cost'],
-                ['revenue', 'Revenue'],
+            <Table
+              caption="Your resources"
+              rows={perResource}
+              empty="You have not created resources."
+              columns={[
+                ['Resource', ({ resource }) => resource.name],
+                ['Users', ({ totals }) => totals.totalUsers],
+                ['Calls', ({ totals }) => totals.totalCalls],
+                ['Net revenue', ({ net }) => money(net)],
+                ['Rating', ({ totals }) => rating(totals.rating, totals.reviewCount)],
               ]}
-              digits={4}
             />
-          </div>
-          <Table
-            caption="Per day (UTC)"
-            rows={[...table].reverse()}
-            columns={[
-              ['Day', (row) => row.day],
-              ['Resource calls', (row) => row.calls],
-              ['Runs', (row) => row.runs],
-              ['Cost', (row) => money(row.cost)],
-              ['Revenue', (row) => money(row.revenue)],
-            ]}
-          />
-          <Table
-            caption="Your resources"
-            rows={metrics}
-            empty="You have not created resources."
-            columns={[
-              ['Resource', ({ resource }) => resource.name],
-              ['Users', ({ metrics: m }) => m.totalUsers],
-              ['Calls', ({ metrics: m }) => m.totalCalls],
-              ['Revenue', ({ metrics: m }) => money(m.totalRevenue)],
-              ['Rating', ({ metrics: m }) => `${m.rating} (${m.reviewCount})`],
-            ]}
-          />
-        </>
-      )}
+            <Table
+              caption="Payments received, newest first"
+              rows={payments}
+              empty="No payment yet."
+              columns={[
+                ['Transaction', (payment) => <code title={payment.txHash}>{shortHash(payment.txHash)}</code>],
+                ['When', (payment) => <Time value={payment.timestamp} />],
+                ['Resource', (payment) => perResource.find(({ resource }) => resource.id === payment.resourceId)?.resource.name ?? text(payment.resourceId)],
+                ['Payer', (payment) => <code title={payment.payer}>{shortHash(payment.payer)}</code>],
+                ['Gross', (payment) => money(fromAtomic(payment.totalAmount))],
+                [`Your ${share}`, (payment) => money(fromAtomic(payment.agentOwnerAmount))],
+                ['Settlement', (payment) => <span class={`badge settlement-${payment.settlementStatus}`}>{payment.settlementStatus}</span>],
+              ]}
+            />
+          </>
+        );
+      }}
     </Loaded>
   );
 }

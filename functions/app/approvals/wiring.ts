@@ -25,5 +25,12 @@ export const approvalService = perPlatform(
     }),
 );
 
+/** An approval read through its signed link, with the name of the script that asks: the approver may hold no key. */
+export async function readSignedApproval(approvalId: string, token: string) {
+  const approval = await approvalService().readSigned(approvalId, token);
+  const script = await scriptsApi().describeScript(approval.scriptId);
+  return { ...approval, ...(script && { scriptName: script.name }) };
+}
+
 /** The approvals area's facade, for other areas' compositions. */
 export const approvalsApi = perPlatform((platform): ApprovalsApi => createApprovalsApi(approvalService(platform)));

@@ -18,6 +18,8 @@ export interface RunListQuery extends TimeRange {
   flowId?: string;
   /** Only the children of this run. */
   parentExecutionId?: string;
+  /** Only the runs no other run started: a flow's trigger is one run, its script run reached from it. */
+  topLevel?: 'true' | 'false';
   limit: number;
   offset: number;
 }
@@ -117,7 +119,7 @@ export function createRuns(deps: RunsDeps) {
       await deps.migrate(userId);
       const range = { startDate: query.startDate, endDate: query.endDate };
       const status: RunStatus | undefined = query.status === undefined ? undefined : statusWords[query.status];
-      const filtered = Boolean(query.kind || status || query.trigger || query.scriptId || query.flowId || query.parentExecutionId);
+      const filtered = Boolean(query.kind || status || query.trigger || query.scriptId || query.flowId || query.parentExecutionId || query.topLevel === 'true');
       const [runs, counted] = await Promise.all([
         records.listByUser(userId, range, filtered ? undefined : query.offset + query.limit),
         filtered ? undefined : records.countByUser(userId, range),
@@ -128,6 +130,7 @@ export function createRuns(deps: RunsDeps) {
         .filter((item) => (!query.kind || item.kind === query.kind) && (!status || item.status === status))
         .filter((item) => (!query.trigger || item.trigger === query.trigger) && (!query.scriptId || item.scriptId === query.scriptId))
         .filter((item) => (!query.flowId || item.flowId === query.flowId) && (!query.parentExecutionId || item.parentExecutionId === query.parentExecutionId))
+        .filter((item) => query.topLevel !== 'true' || !item.parentExecutionId)
         .sort((a, b) => b.startedAt.localeCompare(a.startedAt) || b.executionId.localeCompare(a.executionId));
       return {
         executions: matching.slice(query.offset, query.offset + query.limit),

@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
 import { approvalRoutes } from '#functions/approvals/routes.js';
-import { approvalService } from '../wiring.js';
+import { readSignedApproval } from '../wiring.js';
 
-export const handler = httpHandler(approvalRoutes.getSignedApproval, ({ input }) => approvalService().readSigned(input.approvalId, input.token));
+export const handler = httpHandler(approvalRoutes.getSignedApproval, ({ input }) => readSignedApproval(input.approvalId, input.token));
