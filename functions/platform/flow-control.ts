@@ -34,8 +34,7 @@ const Duration = z
 
 export type FlowDuration = z.output<typeof Duration>;
 
-export const durationMs = (duration: FlowDuration): number =>
-  ((duration.seconds ?? 0) + (duration.minutes ?? 0) * 60 + (duration.hours ?? 0) * 3600) * 1000;
+export const durationMs = (duration: FlowDuration): number => ((duration.seconds ?? 0) + (duration.minutes ?? 0) * 60 + (duration.hours ?? 0) * 3600) * 1000;
 
 const boundedDuration = (bounds: { min: number; max: number }, what: string) =>
   Duration.refine((duration) => durationMs(duration) >= bounds.min && durationMs(duration) <= bounds.max, {
@@ -93,6 +92,9 @@ export interface FlowControl {
 }
 
 export const flowControlNames = ['throttle', 'rateLimit', 'priority', 'singleton', 'queueTtl'] as const satisfies readonly (keyof FlowControl)[];
+
+/** What the scheduler puts on the bus for run queues: a throttle window opens, or a queued run's queueTtl passes. */
+export const runQueueWakeType = 'platform.run_queue_wake';
 
 /** Why a run waits in its queue, and why one did not run. */
 export const queueReasons = ['concurrency', 'throttle', 'debounce', 'batch'] as const;

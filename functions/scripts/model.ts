@@ -220,6 +220,11 @@ export interface Execution extends RunLineage {
   queue?: QueuePlace;
   /** A `skipped` or `expired` run: why it did not run. */
   reason?: NotRunReason;
+  /** A run queued by its throttle: its queue (the `byQueue` index's partition) and its place in it. */
+  queueKey?: string;
+  queueOrder?: string;
+  /** A queued run: its admission (the runner's AdmittedRun) as JSON, what starting it needs. */
+  admittedJson?: string;
 }
 
 /** The text of log lines, as a run's `logs` shows them. */

@@ -4,7 +4,6 @@
 import type { ScriptConfig } from '../model.js';
 import { type SlotClaim, noKeyValue } from './run-slots.js';
 
-
 /** The value at `path` in `data`: a string, number or boolean as text; anything else is the shared "no value". */
 export function concurrencyKeyValue(path: string, data: unknown): string {
   let value: unknown = data;
