@@ -101,6 +101,8 @@ export const queueReasons = ['concurrency', 'throttle', 'debounce', 'batch'] as 
 export type QueueReason = (typeof queueReasons)[number];
 export const skipReasons = ['rateLimit', 'singleton'] as const;
 export type SkipReason = (typeof skipReasons)[number];
+/** Why a run ended without running: skipped by its rate limit or singleton, or expired in its queue (queueTtl). */
+export type NotRunReason = SkipReason | 'queueTtl';
 
 /** What every view of a queued run shows: why it waits, for which key value, and until when (at the earliest). */
 export interface QueuePlace {

@@ -1,7 +1,7 @@
 // The scripts area's records as stored, and the published script limits.
 import type { ExecutionError, StepView } from '../durable/api.js';
-import type { NotRunReason, RunLineage } from './runs/run-record.js';
-import type { FlowControl, QueuePlace } from '#platform/flow-control.js';
+import type { RunLineage } from './runs/run-record.js';
+import type { FlowControl, NotRunReason, QueuePlace } from '#platform/flow-control.js';
 
 export type { ExecutionError, StepView };
 

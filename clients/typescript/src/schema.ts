@@ -7381,7 +7381,7 @@ export interface operations {
                 parentExecutionId?: string;
                 scriptId?: string;
                 startDate?: string;
-                status?: "queued" | "running" | "waiting" | "completed" | "success" | "failed" | "error" | "cancelled" | "timeout";
+                status?: "queued" | "running" | "waiting" | "completed" | "success" | "failed" | "error" | "cancelled" | "timeout" | "skipped" | "expired";
                 to?: string;
                 trigger?: "manual" | "event" | "schedule" | "webhook" | "flow" | "mcp";
             };
@@ -7423,6 +7423,12 @@ export interface operations {
                      *               "executionId": "string",
                      *               "fromStep": "string"
                      *             },
+                     *             "queue": {
+                     *               "reason": "concurrency",
+                     *               "key": "string",
+                     *               "until": "2019-08-24T14:15:22Z"
+                     *             },
+                     *             "reason": "rateLimit",
                      *             "trigger": "manual",
                      *             "source": "string"
                      *           }
@@ -7463,6 +7469,19 @@ export interface operations {
                                 };
                                 /** @description the run that started this one (a flow run for its script run); null at the top */
                                 parentExecutionId: string | null;
+                                /** @description only while queued: why the run waits (concurrency, throttle, debounce, batch), for which key value, and until when at the earliest */
+                                queue?: {
+                                    key?: string;
+                                    /** @enum {string} */
+                                    reason: "concurrency" | "throttle" | "debounce" | "batch";
+                                    /** Format: date-time */
+                                    until?: string;
+                                };
+                                /**
+                                 * @description only when skipped or expired: why the run did not run
+                                 * @enum {string}
+                                 */
+                                reason?: "rateLimit" | "singleton" | "queueTtl";
                                 /** @description the top of the run's tree: its own id for a top-level run */
                                 rootExecutionId: string;
                                 scriptId: string | null;
@@ -7471,10 +7490,10 @@ export interface operations {
                                 /** Format: date-time */
                                 startedAt: string;
                                 /**
-                                 * @description queued, running, waiting, completed, failed, cancelled or timeout (the REST script routes say success/error for completed/failed)
+                                 * @description queued, running, waiting, completed, failed, cancelled, timeout, skipped (its rate limit or singleton) or expired (queueTtl); the REST script routes say success/error for completed/failed
                                  * @enum {string}
                                  */
-                                status: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "timeout";
+                                status: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "timeout" | "skipped" | "expired";
                                 /** @enum {string} */
                                 trigger: "manual" | "event" | "schedule" | "webhook" | "flow" | "mcp";
                             }[];
@@ -7640,6 +7659,12 @@ export interface operations {
                      *           "executionId": "string",
                      *           "fromStep": "string"
                      *         },
+                     *         "queue": {
+                     *           "reason": "concurrency",
+                     *           "key": "string",
+                     *           "until": "2019-08-24T14:15:22Z"
+                     *         },
+                     *         "reason": "rateLimit",
                      *         "trigger": {
                      *           "type": "string",
                      *           "source": "string",
@@ -7716,16 +7741,29 @@ export interface operations {
                             output: unknown;
                             /** @description the run that started this one (a flow run for its script run); null at the top */
                             parentExecutionId: string | null;
+                            /** @description only while queued: why the run waits (concurrency, throttle, debounce, batch), for which key value, and until when at the earliest */
+                            queue?: {
+                                key?: string;
+                                /** @enum {string} */
+                                reason: "concurrency" | "throttle" | "debounce" | "batch";
+                                /** Format: date-time */
+                                until?: string;
+                            };
+                            /**
+                             * @description only when skipped or expired: why the run did not run
+                             * @enum {string}
+                             */
+                            reason?: "rateLimit" | "singleton" | "queueTtl";
                             /** @description the top of the run's tree: its own id for a top-level run */
                             rootExecutionId: string;
                             scriptId: string | null;
                             /** Format: date-time */
                             startedAt: string;
                             /**
-                             * @description queued, running, waiting, completed, failed, cancelled or timeout (the REST script routes say success/error for completed/failed)
+                             * @description queued, running, waiting, completed, failed, cancelled, timeout, skipped (its rate limit or singleton) or expired (queueTtl); the REST script routes say success/error for completed/failed
                              * @enum {string}
                              */
-                            status: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "timeout";
+                            status: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "timeout" | "skipped" | "expired";
                             steps: {
                                 /** @description invoke: the child run */
                                 childExecutionId?: string;
@@ -8278,7 +8316,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "executionId": "string",
-                     *         "status": "running",
+                     *         "status": "queued",
                      *         "lines": [
                      *           "string"
                      *         ],
@@ -8311,7 +8349,7 @@ export interface operations {
                             /** @description pass as `after` to read on */
                             next: number;
                             /** @enum {string} */
-                            status: "running" | "waiting" | "success" | "error" | "timeout" | "cancelled";
+                            status: "queued" | "running" | "waiting" | "success" | "error" | "timeout" | "cancelled" | "skipped" | "expired";
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -10325,7 +10363,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "executionId": "string",
-                     *         "status": "running"
+                     *         "status": "queued"
                      *       }
                      *     }
                      */
@@ -10334,10 +10372,10 @@ export interface operations {
                             /** @description follow the run with this id */
                             executionId: string;
                             /**
-                             * @description waiting: a durable run suspended at a wait
+                             * @description waiting: a durable run suspended at a wait; queued: held by its flow control (throttle, debounce, batch)
                              * @enum {string}
                              */
-                            status: "running" | "waiting";
+                            status: "queued" | "running" | "waiting";
                         };
                         /** @enum {boolean} */
                         success: true;
@@ -18079,6 +18117,36 @@ export interface operations {
                  *         "inputSchema": {
                  *           "property1": null,
                  *           "property2": null
+                 *         },
+                 *         "throttle": {
+                 *           "limit": 1,
+                 *           "period": {
+                 *             "seconds": 0,
+                 *             "minutes": 0,
+                 *             "hours": 0
+                 *           },
+                 *           "key": "string"
+                 *         },
+                 *         "rateLimit": {
+                 *           "limit": 1,
+                 *           "period": {
+                 *             "seconds": 0,
+                 *             "minutes": 0,
+                 *             "hours": 0
+                 *           },
+                 *           "key": "string"
+                 *         },
+                 *         "priority": {
+                 *           "key": "string"
+                 *         },
+                 *         "singleton": {
+                 *           "key": "string",
+                 *           "mode": "skip"
+                 *         },
+                 *         "queueTtl": {
+                 *           "seconds": 0,
+                 *           "minutes": 0,
+                 *           "hours": 0
                  *         }
                  *       },
                  *       "category": "string",
@@ -18100,6 +18168,7 @@ export interface operations {
                         allowedResources?: string[];
                         /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it */
                         concurrency?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
                             key: string;
                             limit: number;
                             /**
@@ -18118,6 +18187,48 @@ export interface operations {
                         maxCostPerExecution?: number;
                         maxExecutionsPerDay?: number;
                         memory?: number;
+                        /** @description a queued run moves ahead by the number of seconds at `key` (-600 to 600); null removes it */
+                        priority?: {
+                            /** @description a dotted path to a number in event.data: seconds (-600 to 600) a queued run moves ahead */
+                            key: string;
+                        } | null;
+                        /** @description a run still queued this long after its trigger ends `expired` without running; null removes it */
+                        queueTtl?: {
+                            hours?: number;
+                            minutes?: number;
+                            seconds?: number;
+                        } | null;
+                        /** @description at most `limit` runs per `period` per key value; the rest are skipped (an execute answers 429 RATE_LIMITED); null removes it */
+                        rateLimit?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            limit: number;
+                            /** @description {seconds|minutes|hours}, summed */
+                            period: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                        } | null;
+                        /** @description one run per key value at a time: a new trigger is skipped (skip) or cancels the running one (cancel); null removes it */
+                        singleton?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            /** @enum {string} */
+                            mode: "skip" | "cancel";
+                        } | null;
+                        /** @description at most `limit` runs start per `period` per key value; the rest queue (none is dropped) and start as the window allows; null removes it */
+                        throttle?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            limit: number;
+                            /** @description {seconds|minutes|hours}, summed */
+                            period: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                        } | null;
                         timeout?: number;
                     };
                     /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
@@ -18329,7 +18440,37 @@ export interface operations {
                      *             "key": "string",
                      *             "scope": "user"
                      *           },
-                     *           "durable": true
+                     *           "durable": true,
+                     *           "throttle": {
+                     *             "limit": 1,
+                     *             "period": {
+                     *               "seconds": 0,
+                     *               "minutes": 0,
+                     *               "hours": 0
+                     *             },
+                     *             "key": "string"
+                     *           },
+                     *           "rateLimit": {
+                     *             "limit": 1,
+                     *             "period": {
+                     *               "seconds": 0,
+                     *               "minutes": 0,
+                     *               "hours": 0
+                     *             },
+                     *             "key": "string"
+                     *           },
+                     *           "priority": {
+                     *             "key": "string"
+                     *           },
+                     *           "singleton": {
+                     *             "key": "string",
+                     *             "mode": "skip"
+                     *           },
+                     *           "queueTtl": {
+                     *             "seconds": 0,
+                     *             "minutes": 0,
+                     *             "hours": 0
+                     *           }
                      *         },
                      *         "category": "string",
                      *         "tags": [
@@ -18382,6 +18523,48 @@ export interface operations {
                                 maxCostPerExecution: number;
                                 maxExecutionsPerDay: number;
                                 memory: number;
+                                /** @description a queued run moves ahead by the number of seconds at `key` (-600 to 600); null removes it */
+                                priority?: {
+                                    /** @description a dotted path to a number in event.data: seconds (-600 to 600) a queued run moves ahead */
+                                    key: string;
+                                } | null;
+                                /** @description a run still queued this long after its trigger ends `expired` without running; null removes it */
+                                queueTtl?: {
+                                    hours?: number;
+                                    minutes?: number;
+                                    seconds?: number;
+                                } | null;
+                                /** @description at most `limit` runs per `period` per key value; the rest are skipped (an execute answers 429 RATE_LIMITED); null removes it */
+                                rateLimit?: {
+                                    /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                                    key?: string;
+                                    limit: number;
+                                    /** @description {seconds|minutes|hours}, summed */
+                                    period: {
+                                        hours?: number;
+                                        minutes?: number;
+                                        seconds?: number;
+                                    };
+                                } | null;
+                                /** @description one run per key value at a time: a new trigger is skipped (skip) or cancels the running one (cancel); null removes it */
+                                singleton?: {
+                                    /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                                    key?: string;
+                                    /** @enum {string} */
+                                    mode: "skip" | "cancel";
+                                } | null;
+                                /** @description at most `limit` runs start per `period` per key value; the rest queue (none is dropped) and start as the window allows; null removes it */
+                                throttle?: {
+                                    /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                                    key?: string;
+                                    limit: number;
+                                    /** @description {seconds|minutes|hours}, summed */
+                                    period: {
+                                        hours?: number;
+                                        minutes?: number;
+                                        seconds?: number;
+                                    };
+                                } | null;
                                 timeout: number;
                             };
                             /** Format: date-time */
@@ -18756,6 +18939,36 @@ export interface operations {
                  *         "inputSchema": {
                  *           "property1": null,
                  *           "property2": null
+                 *         },
+                 *         "throttle": {
+                 *           "limit": 1,
+                 *           "period": {
+                 *             "seconds": 0,
+                 *             "minutes": 0,
+                 *             "hours": 0
+                 *           },
+                 *           "key": "string"
+                 *         },
+                 *         "rateLimit": {
+                 *           "limit": 1,
+                 *           "period": {
+                 *             "seconds": 0,
+                 *             "minutes": 0,
+                 *             "hours": 0
+                 *           },
+                 *           "key": "string"
+                 *         },
+                 *         "priority": {
+                 *           "key": "string"
+                 *         },
+                 *         "singleton": {
+                 *           "key": "string",
+                 *           "mode": "skip"
+                 *         },
+                 *         "queueTtl": {
+                 *           "seconds": 0,
+                 *           "minutes": 0,
+                 *           "hours": 0
                  *         }
                  *       },
                  *       "tags": [
@@ -18780,6 +18993,7 @@ export interface operations {
                         allowedResources?: string[];
                         /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it */
                         concurrency?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
                             key: string;
                             limit: number;
                             /**
@@ -18798,6 +19012,48 @@ export interface operations {
                         maxCostPerExecution?: number;
                         maxExecutionsPerDay?: number;
                         memory?: number;
+                        /** @description a queued run moves ahead by the number of seconds at `key` (-600 to 600); null removes it */
+                        priority?: {
+                            /** @description a dotted path to a number in event.data: seconds (-600 to 600) a queued run moves ahead */
+                            key: string;
+                        } | null;
+                        /** @description a run still queued this long after its trigger ends `expired` without running; null removes it */
+                        queueTtl?: {
+                            hours?: number;
+                            minutes?: number;
+                            seconds?: number;
+                        } | null;
+                        /** @description at most `limit` runs per `period` per key value; the rest are skipped (an execute answers 429 RATE_LIMITED); null removes it */
+                        rateLimit?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            limit: number;
+                            /** @description {seconds|minutes|hours}, summed */
+                            period: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                        } | null;
+                        /** @description one run per key value at a time: a new trigger is skipped (skip) or cancels the running one (cancel); null removes it */
+                        singleton?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            /** @enum {string} */
+                            mode: "skip" | "cancel";
+                        } | null;
+                        /** @description at most `limit` runs start per `period` per key value; the rest queue (none is dropped) and start as the window allows; null removes it */
+                        throttle?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            limit: number;
+                            /** @description {seconds|minutes|hours}, summed */
+                            period: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                        } | null;
                         timeout?: number;
                     };
                     /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
@@ -18847,7 +19103,37 @@ export interface operations {
                      *             "key": "string",
                      *             "scope": "user"
                      *           },
-                     *           "durable": true
+                     *           "durable": true,
+                     *           "throttle": {
+                     *             "limit": 1,
+                     *             "period": {
+                     *               "seconds": 0,
+                     *               "minutes": 0,
+                     *               "hours": 0
+                     *             },
+                     *             "key": "string"
+                     *           },
+                     *           "rateLimit": {
+                     *             "limit": 1,
+                     *             "period": {
+                     *               "seconds": 0,
+                     *               "minutes": 0,
+                     *               "hours": 0
+                     *             },
+                     *             "key": "string"
+                     *           },
+                     *           "priority": {
+                     *             "key": "string"
+                     *           },
+                     *           "singleton": {
+                     *             "key": "string",
+                     *             "mode": "skip"
+                     *           },
+                     *           "queueTtl": {
+                     *             "seconds": 0,
+                     *             "minutes": 0,
+                     *             "hours": 0
+                     *           }
                      *         },
                      *         "category": "string",
                      *         "tags": [
@@ -18900,6 +19186,48 @@ export interface operations {
                                 maxCostPerExecution: number;
                                 maxExecutionsPerDay: number;
                                 memory: number;
+                                /** @description a queued run moves ahead by the number of seconds at `key` (-600 to 600); null removes it */
+                                priority?: {
+                                    /** @description a dotted path to a number in event.data: seconds (-600 to 600) a queued run moves ahead */
+                                    key: string;
+                                } | null;
+                                /** @description a run still queued this long after its trigger ends `expired` without running; null removes it */
+                                queueTtl?: {
+                                    hours?: number;
+                                    minutes?: number;
+                                    seconds?: number;
+                                } | null;
+                                /** @description at most `limit` runs per `period` per key value; the rest are skipped (an execute answers 429 RATE_LIMITED); null removes it */
+                                rateLimit?: {
+                                    /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                                    key?: string;
+                                    limit: number;
+                                    /** @description {seconds|minutes|hours}, summed */
+                                    period: {
+                                        hours?: number;
+                                        minutes?: number;
+                                        seconds?: number;
+                                    };
+                                } | null;
+                                /** @description one run per key value at a time: a new trigger is skipped (skip) or cancels the running one (cancel); null removes it */
+                                singleton?: {
+                                    /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                                    key?: string;
+                                    /** @enum {string} */
+                                    mode: "skip" | "cancel";
+                                } | null;
+                                /** @description at most `limit` runs start per `period` per key value; the rest queue (none is dropped) and start as the window allows; null removes it */
+                                throttle?: {
+                                    /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                                    key?: string;
+                                    limit: number;
+                                    /** @description {seconds|minutes|hours}, summed */
+                                    period: {
+                                        hours?: number;
+                                        minutes?: number;
+                                        seconds?: number;
+                                    };
+                                } | null;
                                 timeout: number;
                             };
                             /** Format: date-time */
@@ -19339,7 +19667,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "executionId": "string",
-                     *         "status": "running"
+                     *         "status": "queued"
                      *       }
                      *     }
                      */
@@ -19348,10 +19676,10 @@ export interface operations {
                             /** @description follow the run with this id */
                             executionId: string;
                             /**
-                             * @description waiting: a durable run suspended at a wait
+                             * @description waiting: a durable run suspended at a wait; queued: held by its flow control (throttle, debounce, batch)
                              * @enum {string}
                              */
-                            status: "running" | "waiting";
+                            status: "queued" | "running" | "waiting";
                         };
                         /** @enum {boolean} */
                         success: true;
@@ -19538,7 +19866,7 @@ export interface operations {
                      *         "executions": [
                      *           {
                      *             "executionId": "string",
-                     *             "status": "running",
+                     *             "status": "queued",
                      *             "duration": 0,
                      *             "memoryUsed": 0,
                      *             "cost": 0,
@@ -19586,7 +19914,7 @@ export interface operations {
                                 /** @description memory in megabytes */
                                 memoryUsed: number;
                                 /** @enum {string} */
-                                status: "running" | "success" | "error" | "timeout" | "waiting" | "cancelled";
+                                status: "queued" | "running" | "success" | "error" | "timeout" | "waiting" | "cancelled" | "skipped" | "expired";
                                 steps: {
                                     /** @description invoke: the child run */
                                     childExecutionId?: string;
@@ -19785,7 +20113,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "executionId": "string",
-                     *         "status": "running",
+                     *         "status": "queued",
                      *         "duration": 0,
                      *         "memoryUsed": 0,
                      *         "cost": 0,
@@ -19856,7 +20184,7 @@ export interface operations {
                             memoryUsed: number;
                             result: unknown;
                             /** @enum {string} */
-                            status: "running" | "success" | "error" | "timeout" | "waiting" | "cancelled";
+                            status: "queued" | "running" | "success" | "error" | "timeout" | "waiting" | "cancelled" | "skipped" | "expired";
                             steps: {
                                 /** @description invoke: the child run */
                                 childExecutionId?: string;
@@ -23025,6 +23353,36 @@ export interface operations {
                  *         "inputSchema": {
                  *           "property1": null,
                  *           "property2": null
+                 *         },
+                 *         "throttle": {
+                 *           "limit": 1,
+                 *           "period": {
+                 *             "seconds": 0,
+                 *             "minutes": 0,
+                 *             "hours": 0
+                 *           },
+                 *           "key": "string"
+                 *         },
+                 *         "rateLimit": {
+                 *           "limit": 1,
+                 *           "period": {
+                 *             "seconds": 0,
+                 *             "minutes": 0,
+                 *             "hours": 0
+                 *           },
+                 *           "key": "string"
+                 *         },
+                 *         "priority": {
+                 *           "key": "string"
+                 *         },
+                 *         "singleton": {
+                 *           "key": "string",
+                 *           "mode": "skip"
+                 *         },
+                 *         "queueTtl": {
+                 *           "seconds": 0,
+                 *           "minutes": 0,
+                 *           "hours": 0
                  *         }
                  *       },
                  *       "category": "string",
@@ -23046,6 +23404,7 @@ export interface operations {
                         allowedResources?: string[];
                         /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it */
                         concurrency?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
                             key: string;
                             limit: number;
                             /**
@@ -23064,6 +23423,48 @@ export interface operations {
                         maxCostPerExecution?: number;
                         maxExecutionsPerDay?: number;
                         memory?: number;
+                        /** @description a queued run moves ahead by the number of seconds at `key` (-600 to 600); null removes it */
+                        priority?: {
+                            /** @description a dotted path to a number in event.data: seconds (-600 to 600) a queued run moves ahead */
+                            key: string;
+                        } | null;
+                        /** @description a run still queued this long after its trigger ends `expired` without running; null removes it */
+                        queueTtl?: {
+                            hours?: number;
+                            minutes?: number;
+                            seconds?: number;
+                        } | null;
+                        /** @description at most `limit` runs per `period` per key value; the rest are skipped (an execute answers 429 RATE_LIMITED); null removes it */
+                        rateLimit?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            limit: number;
+                            /** @description {seconds|minutes|hours}, summed */
+                            period: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                        } | null;
+                        /** @description one run per key value at a time: a new trigger is skipped (skip) or cancels the running one (cancel); null removes it */
+                        singleton?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            /** @enum {string} */
+                            mode: "skip" | "cancel";
+                        } | null;
+                        /** @description at most `limit` runs start per `period` per key value; the rest queue (none is dropped) and start as the window allows; null removes it */
+                        throttle?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            limit: number;
+                            /** @description {seconds|minutes|hours}, summed */
+                            period: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                        } | null;
                         timeout?: number;
                     };
                     /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
@@ -24002,7 +24403,7 @@ export interface operations {
                      *       "data": {
                      *         "executionId": "string",
                      *         "scriptId": "string",
-                     *         "status": "completed",
+                     *         "status": "queued",
                      *         "output": null,
                      *         "duration": 0,
                      *         "logs": [
@@ -24072,7 +24473,7 @@ export interface operations {
                             rootExecutionId?: string;
                             scriptId: string;
                             /** @enum {string} */
-                            status: "completed" | "failed" | "running" | "waiting" | "cancelled";
+                            status: "queued" | "completed" | "failed" | "running" | "waiting" | "cancelled" | "skipped" | "expired";
                             steps: {
                                 /** @description invoke: the child run */
                                 childExecutionId?: string;
@@ -24122,7 +24523,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "executionId": "string",
-                     *         "status": "running"
+                     *         "status": "queued"
                      *       }
                      *     }
                      */
@@ -24131,10 +24532,10 @@ export interface operations {
                             /** @description follow the run with this id */
                             executionId: string;
                             /**
-                             * @description waiting: a durable run suspended at a wait
+                             * @description waiting: a durable run suspended at a wait; queued: held by its flow control (throttle, debounce, batch)
                              * @enum {string}
                              */
-                            status: "running" | "waiting";
+                            status: "queued" | "running" | "waiting";
                         };
                         /** @enum {boolean} */
                         success: true;
@@ -24311,7 +24712,7 @@ export interface operations {
                      *       "data": {
                      *         "executionId": "string",
                      *         "scriptId": "string",
-                     *         "status": "completed",
+                     *         "status": "queued",
                      *         "output": null,
                      *         "duration": 0,
                      *         "logs": [
@@ -24381,7 +24782,7 @@ export interface operations {
                             rootExecutionId?: string;
                             scriptId: string;
                             /** @enum {string} */
-                            status: "completed" | "failed" | "running" | "waiting" | "cancelled";
+                            status: "queued" | "completed" | "failed" | "running" | "waiting" | "cancelled" | "skipped" | "expired";
                             steps: {
                                 /** @description invoke: the child run */
                                 childExecutionId?: string;
@@ -24575,7 +24976,7 @@ export interface operations {
                      *           {
                      *             "executionId": "string",
                      *             "scriptId": "string",
-                     *             "status": "completed",
+                     *             "status": "queued",
                      *             "duration": 0,
                      *             "createdAt": "2019-08-24T14:15:22Z",
                      *             "hasError": true,
@@ -24616,7 +25017,7 @@ export interface operations {
                                 hasError: boolean;
                                 scriptId: string;
                                 /** @enum {string} */
-                                status: "completed" | "failed" | "running" | "waiting" | "cancelled";
+                                status: "queued" | "completed" | "failed" | "running" | "waiting" | "cancelled" | "skipped" | "expired";
                                 steps: {
                                     /** @description invoke: the child run */
                                     childExecutionId?: string;

@@ -2,11 +2,7 @@
 // the run's kind, its place among other runs (parent and root), what it was made from (a rerun's or replay's origin),
 // and the one status vocabulary of the SDK with the words of every other vocabulary mapped onto it.
 import type { StepView } from '../../durable/api.js';
-import type { ExecutionStatus } from '../model.js';
-import type { QueuePlace, SkipReason } from '#platform/flow-control.js';
-
-/** Why a run ended without running: skipped by its rate limit or singleton, or expired in its queue (queueTtl). */
-export type NotRunReason = SkipReason | 'queueTtl';
+import type { NotRunReason, QueuePlace } from '#platform/flow-control.js';
 
 export const runKinds = ['script', 'flow'] as const;
 export type RunKind = (typeof runKinds)[number];
@@ -108,7 +104,7 @@ export interface RunView {
 }
 
 /** A script run's stored status as the SDK names it (a run past its deadline reads as it settles: the caller settles it first). */
-export const scriptRunStatus = (status: ExecutionStatus): RunStatus => statusWords[status] ?? 'failed';
+export const scriptRunStatus = (status: string): RunStatus => statusWords[status] ?? 'failed';
 
 /** A flow run's stored status as the SDK names it; ring records of before kept a cancellation as failed with code CANCELLED. */
 export const flowRunStatus = (status: string, error?: { code: string } | null): RunStatus =>

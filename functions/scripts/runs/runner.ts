@@ -36,7 +36,6 @@ import { answeredOutput, storedLogs, storedOutput } from './stored-run.js';
 import type { ScriptSettings } from '../settings.js';
 import { maxDurableInputBytes } from '../../durable/api.js';
 import { type RunOrigin, lineageOf } from './run-record.js';
-import type { FlowControlGate } from './flow-control.js';
 
 export interface ExecuteRequest {
   scriptId: string;
@@ -134,6 +133,13 @@ export interface DurableRunHooks {
   ended(execution: Execution, output?: unknown): Promise<void>;
 }
 
+/** What the runner asks of flow control (flow-control.ts): the gate after admission, and the end of a run. */
+export interface RunFlowControl {
+  /** The run goes on, or waits as its `queued` record; a skipped run is recorded and thrown as its refusal. */
+  enter(admitted: AdmittedRun): Promise<{ go: AdmittedRun } | { queued: Execution }>;
+  left(admitted: AdmittedRun): Promise<void>;
+}
+
 /** The resource name of checkpoints on the resource-call channel (`#` is not a resource name). */
 export const durableChannel = '#durable';
 
@@ -169,7 +175,7 @@ export function createScriptRunner(deps: {
   settings: ScriptSettings;
   durable?: DurableRunHooks;
   /** Flow control between admission and slots (flow-control.ts). */
-  flowControl?: () => FlowControlGate;
+  flowControl?: () => RunFlowControl;
 }) {
   const { store, executions, clock } = deps;
   /** Versions are immutable: one read per version and process, refreshed when a test build records its artifact. */
