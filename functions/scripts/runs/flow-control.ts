@@ -25,10 +25,14 @@ const lagRetryMs = 1_000;
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
 
-/** The value of `path` in the run's data, and the counter part it names (the value hashed: it may be long). */
-function keyOf(path: string | undefined, data: unknown) {
-  const value = path === undefined ? '' : concurrencyKeyValue(path, data);
-  return { value, hash: digest(value) };
+/**
+ * The value of `path` in the run's data, and the counter part it names: the value of the run's user (hashed: it may be
+ * long). Counted per user, as concurrency keys are by default: another user of an installed script cannot use up a
+ * window or a singleton of someone else's value.
+ */
+function keyOf(path: string | undefined, admitted: AdmittedRun) {
+  const value = path === undefined ? '' : concurrencyKeyValue(path, admitted.data);
+  return { value, hash: digest(JSON.stringify([admitted.running.userId, value])) };
 }
 
 /** Seconds of advance a run's priority key gives it, bounded; no number there is none. */
@@ -81,7 +85,7 @@ export function createFlowControl(deps: FlowControlDeps) {
     const periodMs = durationMs(rate.period);
     const now = clock.now();
     const window = Math.floor(now / periodMs);
-    const key = keyOf(rate.key, admitted.data);
+    const key = keyOf(rate.key, admitted);
     try {
       await db.send(
         new UpdateCommand({
@@ -104,7 +108,7 @@ export function createFlowControl(deps: FlowControlDeps) {
   /** Takes the key value's one place; the holder's id when another run holds it. */
   async function holdSingleton(admitted: AdmittedRun, singleton: NonNullable<FlowControl['singleton']>, force: boolean): Promise<string | undefined> {
     const { running } = admitted;
-    const key = keyOf(singleton.key, admitted.data);
+    const key = keyOf(singleton.key, admitted);
     const now = clock.now();
     const until = Date.parse(running.runningUntil ?? running.createdAt) + runGraceMs;
     try {
@@ -138,7 +142,7 @@ export function createFlowControl(deps: FlowControlDeps) {
   /** Cancel mode: the holder is cancelled (a durable run; another runs to its end) and the new run takes its place. */
   async function replaceSingleton(admitted: AdmittedRun, singleton: NonNullable<FlowControl['singleton']>) {
     const { running } = admitted;
-    const key = keyOf(singleton.key, admitted.data);
+    const key = keyOf(singleton.key, admitted);
     const { Attributes } = await db.send(
       new UpdateCommand({
         TableName: counters(),
@@ -214,7 +218,7 @@ export function createFlowControl(deps: FlowControlDeps) {
     const periodMs = durationMs(throttle.period);
     const now = clock.now();
     const window = Math.floor(now / periodMs);
-    const key = keyOf(throttle.key, admitted.data);
+    const key = keyOf(throttle.key, admitted);
     const queueKey = `throttle#${running.scriptId}#${key.hash}`;
     if (await startInWindow(queueKey, throttle.limit, window)) return { go: admitted };
     const { Attributes } = await db.send(
@@ -434,7 +438,7 @@ export function createFlowControl(deps: FlowControlDeps) {
     async left(admitted: AdmittedRun) {
       const { singleton } = admitted.config;
       if (!singleton) return;
-      const key = keyOf(singleton.key, admitted.data);
+      const key = keyOf(singleton.key, admitted);
       try {
         await db.send(
           new UpdateCommand({
