@@ -112,7 +112,7 @@ export async function subscriptionLoad(shape: { users: number; perUser: number }
   const subscriptions = createSubscriptionTarget({
     index,
     history: { recordDelivery: unused },
-    scripts: { describe: unused, run: unused },
+    scripts: { describe: unused, run: unused, wakeRunQueue: unused },
     triggers: { getWebhook: unused, getSchedule: unused, retireSchedule: unused },
     clock: systemClock,
   });

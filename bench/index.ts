@@ -7,6 +7,7 @@ import * as documents from './documents.bench.js';
 import * as durable from './durable.bench.js';
 import * as events from './events.bench.js';
 import * as fanout from './fanout.bench.js';
+import * as flowControl from './flow-control.bench.js';
 import * as flows from './flows.bench.js';
 import * as mcp from './mcp.bench.js';
 import * as resourceCall from './resource-call.bench.js';
@@ -31,6 +32,7 @@ export const benches: Bench[] = [
   scripts,
   durable,
   fanout,
+  flowControl,
   scriptNeighbours,
   buildNeighbours,
   scriptDependencies,

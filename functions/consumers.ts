@@ -2,6 +2,7 @@
 // (bin/local.ts), which attaches the same handlers to the in-process bus with the same rule patterns. Both run the
 // one trigger pipeline (functions/app/trigger-pipeline.ts); no event type reaches two of them.
 import { ownerEventTypes } from './platform/event-types.js';
+import { runQueueWakeType } from './platform/flow-control.js';
 import { scheduleFiringType, webhookDeliveryType } from './events/internal-events.js';
 import { subscriptionTargetNeeds } from './events/routes.js';
 import { flowReplayType, flowRetryType, flowScheduleType } from './flows/internal-events.js';
@@ -24,7 +25,7 @@ export const busConsumers: BusConsumer[] = [
     userEvents: true,
     // The platform's owner events (a failed run, an approval requested): subscriptions and event flows take them like
     // any event type.
-    internalTypes: [scheduleFiringType, webhookDeliveryType, ...ownerEventTypes],
+    internalTypes: [scheduleFiringType, webhookDeliveryType, runQueueWakeType, ...ownerEventTypes],
     tables: { ...subscriptionTargetNeeds.tables, ...flowTargetNeeds.tables },
     uses: [...new Set([...subscriptionTargetNeeds.uses, ...flowTargetNeeds.uses])],
     // Scripts run up to 300 s each, several per event.

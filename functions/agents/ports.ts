@@ -24,7 +24,7 @@ export interface CatalogSources {
 /** A run as a tool answers it: ended, or still going (`running`, or `waiting` for what `waitingFor` lists). */
 export interface RunAnswer {
   executionId: string;
-  status: 'running' | 'waiting' | 'success' | 'error' | 'timeout' | 'cancelled';
+  status: 'queued' | 'running' | 'waiting' | 'success' | 'error' | 'timeout' | 'cancelled' | 'skipped' | 'expired';
   output?: unknown;
   error?: { code: string; message: string };
   waitingFor?: { name: string; type: string; wakeAt?: string }[];

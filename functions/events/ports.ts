@@ -25,6 +25,8 @@ export interface ScriptPort {
    * or not the user's, with CONFLICT one that is not deployed, and with the limit's code a run over a limit.
    */
   run(request: ScriptRunRequest): Promise<{ executionId: string; status: string }>;
+  /** A one-shot of the scripts' run queues came (a throttle window opened, a queued run's queueTtl passed). */
+  wakeRunQueue(detail: Record<string, unknown>): Promise<void>;
 }
 
 /** A subscription as the dispatcher sees it through the index. */

@@ -2,6 +2,7 @@
 // the enriched event object, and each outcome goes into the user's event history. Script schedule firings and
 // webhook requests are this kind's internal deliveries: each runs its script once.
 import { firingIsDue } from '#platform/cron.js';
+import { runQueueWakeType } from '#platform/flow-control.js';
 import type { Clock } from '#platform/clock.js';
 import { compileConditionList } from './conditions/engine.js';
 import { scriptDialect } from './conditions/script-dialect.js';
@@ -78,6 +79,13 @@ export function createSubscriptionTarget(deps: SubscriptionTargetDeps): TargetKi
           // A deleted script leaves its schedules behind (the interface has no deleteSchedule); the first skipped firing after retires them.
           if (report.skipped && !(await deps.scripts.describe(scriptId))) await deps.triggers.retireSchedule(schedule.scheduleId);
           return report;
+        },
+      },
+      [runQueueWakeType]: {
+        source: 'scheduler',
+        async handle(detail) {
+          await deps.scripts.wakeRunQueue(detail);
+          return emptyReport();
         },
       },
       [webhookDeliveryType]: {

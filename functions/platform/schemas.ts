@@ -38,7 +38,9 @@ export const Message = z.object({ message: z.string() });
 /** `data` of a run still going when the synchronous wait ended (HTTP 202). */
 export const RunningRun = z.object({
   executionId: z.string().describe('follow the run with this id'),
-  status: z.enum(['running', 'waiting']).describe('waiting: a durable run suspended at a wait'),
+  status: z
+    .enum(['queued', 'running', 'waiting'])
+    .describe('waiting: a durable run suspended at a wait; queued: held by its flow control (throttle, debounce, batch)'),
 });
 
 /** Quantities with their unit in the OpenAPI document, so a client never guesses. */

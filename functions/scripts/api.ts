@@ -6,6 +6,7 @@ import { AppError } from '#platform/errors.js';
 import { type Execution, type Installation, type RunSummary, settledRun } from './model.js';
 import type { ExecutionStore } from './runs/execution-store.js';
 import type { RunStore } from './runs/run-store.js';
+import type { FlowControlGate } from './runs/flow-control.js';
 import type { AdmittedRun, ExecuteRequest, ExecutionResult, ScriptRunner } from './runs/runner.js';
 import type { ApiRun, LongRuns } from './runs/long-runs.js';
 import type { ScriptAccess } from './runs/script-access.js';
@@ -20,6 +21,7 @@ export { cancelledCode, lineageOf, type FlowRunEnd, type RunOrigin, type StoredF
 
 export interface ScriptsApiDeps {
   runner: ScriptRunner;
+  flowControl: FlowControlGate;
   longRuns: LongRuns;
   access: ScriptAccess;
   service: ScriptService;
@@ -33,12 +35,16 @@ export interface ScriptsApiDeps {
 
 export type ScriptsApi = ReturnType<typeof createScriptsApi>;
 
-export function createScriptsApi({ runner, longRuns, access, service, engine, operations, store, executions, records, clock }: ScriptsApiDeps) {
+export function createScriptsApi({ runner, longRuns, access, service, engine, operations, store, executions, records, clock, flowControl }: ScriptsApiDeps) {
   return {
     /** Flows' runs in the one run record: as each starts, ends or is cancelled, and those their rings kept before it. */
     flowRunRecords: { put: records.putFlowRun, end: records.endFlowRun, putMigrated: records.putMigrated },
 
     runScript: (request: ExecuteRequest): Promise<ExecutionResult> => runner.execute(request),
+    /** A one-shot of the run queues (flow-control.ts): a throttle window opened, or a queued run's queueTtl passed. */
+    wakeRunQueue: (detail: Record<string, unknown>): Promise<void> => flowControl.wake(detail),
+    /** "Admit this run now": a queued run whose window closed passes its throttle and starts, once. */
+    admitQueuedRun: (executionId: string) => flowControl.admitNow(executionId),
 
     /** Who owns the script, its name and whether it has an active version; undefined for an unknown script. */
     async describeScript(scriptId: string): Promise<{ ownerId: string; name: string; deployed: boolean } | undefined> {

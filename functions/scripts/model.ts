@@ -1,6 +1,7 @@
 // The scripts area's records as stored, and the published script limits.
 import type { ExecutionError, StepView } from '../durable/api.js';
 import type { RunLineage } from './runs/run-record.js';
+import type { FlowControl, NotRunReason, QueuePlace } from '#platform/flow-control.js';
 
 export type { ExecutionError, StepView };
 
@@ -40,7 +41,8 @@ export const limits = {
 export const concurrencyScopes = ['user', 'global'] as const;
 export type ConcurrencyScope = (typeof concurrencyScopes)[number];
 
-export interface ScriptConfig {
+/** A script's limits and how its runs start; flow control (FlowControl) beside `concurrency`. */
+export interface ScriptConfig extends FlowControl {
   timeout: number;
   memory: number;
   maxCostPerExecution: number;
@@ -153,7 +155,8 @@ export interface ScriptVersion {
  * Stored with REST's names; the SDK shows success as completed and error/timeout as failed. A durable run is
  * `waiting` between invocations and `cancelled` once stopped by its user.
  */
-export type ExecutionStatus = 'running' | 'success' | 'error' | 'timeout' | 'waiting' | 'cancelled';
+/** `queued` waits for its flow control (throttle, debounce, batch); `skipped` and `expired` never ran. */
+export type ExecutionStatus = 'queued' | 'running' | 'success' | 'error' | 'timeout' | 'waiting' | 'cancelled' | 'skipped' | 'expired';
 
 export const triggerTypes = ['manual', 'event', 'schedule', 'webhook', 'flow', 'mcp'] as const;
 /** `invoke`: a child run another run started (`context.invoke`); not a trigger a caller may name. */
@@ -213,6 +216,15 @@ export interface Execution extends RunLineage {
   depth?: number;
   /** What the run's stored log holds so far, over all its invocations (stored-run.ts bounds it). */
   logBytes?: number;
+  /** While `queued`: why it waits, for which key value, until when (flow-control.ts). */
+  queue?: QueuePlace;
+  /** A `skipped` or `expired` run: why it did not run. */
+  reason?: NotRunReason;
+  /** A run queued by its throttle: its queue (the `byQueue` index's partition) and its place in it. */
+  queueKey?: string;
+  queueOrder?: string;
+  /** A queued run: its admission (the runner's AdmittedRun) as JSON, what starting it needs. */
+  admittedJson?: string;
 }
 
 /** The text of log lines, as a run's `logs` shows them. */
@@ -238,6 +250,8 @@ export const runSummaryFields = [
   'finishedAt',
   'runningUntil',
   'durable',
+  'queue',
+  'reason',
 ] as const satisfies readonly (keyof Execution)[];
 
 export type RunSummary = Pick<Execution, (typeof runSummaryFields)[number]>;

@@ -5,7 +5,7 @@ import { reviewFields } from '#functions/reviews/schemas.js';
 import { IsoDate, JsonObject, OpaqueId, pagination } from '#platform/schemas.js';
 import { Semver, isSemver } from '#platform/semver.js';
 import { InputSchema } from './authoring/input-schema.js';
-import { keyPathPattern, maxKeyPathLength } from './runs/concurrency-key.js';
+import { KeyPath, flowControlFields } from '#platform/flow-control.js';
 import { runKinds, statusWords } from './runs/run-record.js';
 import { concurrencyScopes, limits, marketplaceCategories, maxPackageBytes, pricingModels, runtimeLabels, triggerTypes } from './model.js';
 
@@ -65,7 +65,7 @@ const ConfigPatch = z.strictObject({
   concurrency: z
     .strictObject({
       limit: z.number().int().min(1).max(limits.concurrentExecutionsPerScript),
-      key: z.string().max(maxKeyPathLength).regex(keyPathPattern, 'a dotted path into event.data: segments of letters, digits, _ and -'),
+      key: KeyPath,
       scope: z
         .enum(concurrencyScopes)
         .default('user')
@@ -78,6 +78,7 @@ const ConfigPatch = z.strictObject({
     ),
   durable: z.boolean().optional().describe('runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback'),
   inputSchema: InputSchema.optional(),
+  ...flowControlFields,
 });
 
 const Pricing = z

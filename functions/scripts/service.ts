@@ -7,6 +7,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '#
 import { newId } from '#platform/ids.js';
 import { logger } from '#platform/logger.js';
 import { scriptExecuteScope } from '#platform/scopes.js';
+import { flowControlNames } from '#platform/flow-control.js';
 import type { DependencyService } from './packages/dependencies.js';
 import { type Deployer, after } from './runs/deployer.js';
 import {
@@ -35,10 +36,11 @@ const defaultConfig: ScriptConfig = {
   allowedResources: [],
 };
 
-/** A config with a patch applied; `concurrency: null` removes the script's concurrency key. */
+/** A config with a patch applied; `null` removes an option (`concurrency`, or one of flow control's). */
 function patchedConfig(config: ScriptConfig, patch: z.output<typeof UpdateScriptInput>['config']): ScriptConfig {
-  const { concurrency, ...rest } = { ...config, ...patch };
-  return { ...rest, ...(concurrency && { concurrency }) };
+  const merged: Record<string, unknown> = { ...config, ...patch };
+  for (const name of ['concurrency', ...flowControlNames]) if (merged[name] === null || merged[name] === undefined) delete merged[name];
+  return merged as unknown as ScriptConfig;
 }
 
 /** The scope of the key createScript hands out (the interface Authentication 2). */

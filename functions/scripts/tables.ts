@@ -17,7 +17,12 @@ export const scriptTables = {
   },
   scriptExecutions: {
     partitionKey: 'executionId',
-    indexes: { byScriptUser: { partitionKey: 'scriptUser', sortKey: 'createdAt' }, byUser: { partitionKey: 'userId', sortKey: 'createdAt' } },
+    indexes: {
+      byScriptUser: { partitionKey: 'scriptUser', sortKey: 'createdAt' },
+      byUser: { partitionKey: 'userId', sortKey: 'createdAt' },
+      // Sparse: only runs queued by their throttle carry `queueKey`, in start order.
+      byQueue: { partitionKey: 'queueKey', sortKey: 'queueOrder' },
+    },
     ttlAttribute: 'expiresAt',
     description: 'One item per script run (status, duration, memory, cost, output); kept 90 days.',
   },

@@ -57,6 +57,7 @@ function world(otherKinds: TargetKind[] = []) {
     history: { recordDelivery: async (event, delivery) => void history.push({ eventId: event.id, delivery }) },
     scripts: {
       describe: async (scriptId) => scripts.get(scriptId),
+      wakeRunQueue: async () => undefined,
       // Refuses as the scripts area's runner does: NOT_FOUND for a script that is gone or not the user's, CONFLICT if not deployed.
       run: async (request) => {
         const script = scripts.get(request.scriptId);

@@ -6,7 +6,7 @@ import { resolveScript } from './scripts.js';
 
 type ReplayStatus = 'success' | 'error' | 'timeout' | 'cancelled' | 'completed' | 'failed';
 /** Every state a run can be in, in the SDK's words. */
-const runStatuses = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'timeout'] as const;
+const runStatuses = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'timeout', 'skipped', 'expired'] as const;
 
 interface Step {
   name: string;
@@ -44,6 +44,8 @@ export function registerRunCommands(program: Command): void {
     .addOption(new Option('--kind <kind>', 'only runs of scripts or of flows').choices(['script', 'flow']))
     .addOption(new Option('--status <status>', 'only runs in this state').choices(runStatuses))
     .option('--parent <executionId>', 'only the runs this run started')
+    .option('--script <scriptId>', "only this script's runs (with --status queued: its queue)")
+    .option('--flow <flowId>', "only this flow's runs")
     .option('--limit <n>', 'at most this many (1-100)', '20')
     .action(async (_local: unknown, command: Command) => {
       const options = optionsOf(command);
@@ -52,13 +54,15 @@ export function registerRunCommands(program: Command): void {
         ...(options.kind && { kind: options.kind as 'script' | 'flow' }),
         ...(options.status && { status: options.status as (typeof runStatuses)[number] }),
         ...(options.parent && { parentExecutionId: options.parent }),
+        ...(options.script && { scriptId: options.script }),
+        ...(options.flow && { flowId: options.flow }),
       };
       const list = await unwrap(clientFor(options).GET('/api/sdk/v1/executions', { params: { query } }));
       output(options, list, () =>
         list.executions.length
           ? list.executions.map(
               (run) =>
-                `${run.executionId}  ${run.kind.padEnd(6)}  ${run.status.padEnd(9)}  ${run.startedAt}  ${run.flowId ?? run.scriptId ?? ''}${run.error ? `  ${run.error.code}: ${run.error.message}` : ''}`,
+                `${run.executionId}  ${run.kind.padEnd(6)}  ${run.status.padEnd(9)}  ${run.startedAt}  ${run.flowId ?? run.scriptId ?? ''}${run.queue ? `  waits for ${run.queue.reason}${run.queue.key ? ` (${run.queue.key})` : ''}${run.queue.until ? ` until ${run.queue.until}` : ''}` : ''}${run.error ? `  ${run.error.code}: ${run.error.message}` : ''}`,
             )
           : 'no runs',
       );

@@ -59,9 +59,9 @@ const getExecution = (client: PlatformClient, executionId: string) => unwrap(cli
 type EndedRun = Awaited<ReturnType<typeof getExecution>>;
 
 /** A run still going past the platform's synchronous wait (HTTP 202, status running): its end, asked for until it has one. */
-async function untilEnded(client: PlatformClient, answer: EndedRun | { executionId: string; status: 'running' | 'waiting' }): Promise<EndedRun> {
+async function untilEnded(client: PlatformClient, answer: EndedRun | { executionId: string; status: 'queued' | 'running' | 'waiting' }): Promise<EndedRun> {
   let run = answer;
-  for (let pause = 250; !('logs' in run) || run.status === 'running'; pause = Math.min(pause * 2, 2000)) {
+  for (let pause = 250; !('logs' in run) || run.status === 'running' || run.status === 'queued'; pause = Math.min(pause * 2, 2000)) {
     await pauseFor(pause);
     run = await getExecution(client, run.executionId);
   }

@@ -7407,7 +7407,7 @@ export interface operations {
                 parentExecutionId?: string;
                 scriptId?: string;
                 startDate?: string;
-                status?: "queued" | "running" | "waiting" | "completed" | "success" | "failed" | "error" | "cancelled" | "timeout";
+                status?: "queued" | "running" | "waiting" | "completed" | "success" | "failed" | "error" | "cancelled" | "timeout" | "skipped" | "expired";
                 to?: string;
                 topLevel?: "true" | "false";
                 trigger?: "manual" | "event" | "schedule" | "webhook" | "flow" | "mcp";
@@ -7450,6 +7450,12 @@ export interface operations {
                      *               "executionId": "string",
                      *               "fromStep": "string"
                      *             },
+                     *             "queue": {
+                     *               "reason": "concurrency",
+                     *               "key": "string",
+                     *               "until": "2019-08-24T14:15:22Z"
+                     *             },
+                     *             "reason": "rateLimit",
                      *             "trigger": "manual",
                      *             "source": "string"
                      *           }
@@ -7490,6 +7496,19 @@ export interface operations {
                                 };
                                 /** @description the run that started this one (a flow run for its script run); null at the top */
                                 parentExecutionId: string | null;
+                                /** @description only while queued: why the run waits (concurrency, throttle, debounce, batch), for which key value, and until when at the earliest */
+                                queue?: {
+                                    key?: string;
+                                    /** @enum {string} */
+                                    reason: "concurrency" | "throttle" | "debounce" | "batch";
+                                    /** Format: date-time */
+                                    until?: string;
+                                };
+                                /**
+                                 * @description only when skipped or expired: why the run did not run
+                                 * @enum {string}
+                                 */
+                                reason?: "rateLimit" | "singleton" | "queueTtl";
                                 /** @description the top of the run's tree: its own id for a top-level run */
                                 rootExecutionId: string;
                                 scriptId: string | null;
@@ -7498,10 +7517,10 @@ export interface operations {
                                 /** Format: date-time */
                                 startedAt: string;
                                 /**
-                                 * @description queued, running, waiting, completed, failed, cancelled or timeout (the REST script routes say success/error for completed/failed)
+                                 * @description queued, running, waiting, completed, failed, cancelled, timeout, skipped (its rate limit or singleton) or expired (queueTtl); the REST script routes say success/error for completed/failed
                                  * @enum {string}
                                  */
-                                status: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "timeout";
+                                status: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "timeout" | "skipped" | "expired";
                                 /** @enum {string} */
                                 trigger: "manual" | "event" | "schedule" | "webhook" | "flow" | "mcp";
                             }[];
@@ -7667,6 +7686,12 @@ export interface operations {
                      *           "executionId": "string",
                      *           "fromStep": "string"
                      *         },
+                     *         "queue": {
+                     *           "reason": "concurrency",
+                     *           "key": "string",
+                     *           "until": "2019-08-24T14:15:22Z"
+                     *         },
+                     *         "reason": "rateLimit",
                      *         "trigger": {
                      *           "type": "string",
                      *           "source": "string",
@@ -7743,16 +7768,29 @@ export interface operations {
                             output: unknown;
                             /** @description the run that started this one (a flow run for its script run); null at the top */
                             parentExecutionId: string | null;
+                            /** @description only while queued: why the run waits (concurrency, throttle, debounce, batch), for which key value, and until when at the earliest */
+                            queue?: {
+                                key?: string;
+                                /** @enum {string} */
+                                reason: "concurrency" | "throttle" | "debounce" | "batch";
+                                /** Format: date-time */
+                                until?: string;
+                            };
+                            /**
+                             * @description only when skipped or expired: why the run did not run
+                             * @enum {string}
+                             */
+                            reason?: "rateLimit" | "singleton" | "queueTtl";
                             /** @description the top of the run's tree: its own id for a top-level run */
                             rootExecutionId: string;
                             scriptId: string | null;
                             /** Format: date-time */
                             startedAt: string;
                             /**
-                             * @description queued, running, waiting, completed, failed, cancelled or timeout (the REST script routes say success/error for completed/failed)
+                             * @description queued, running, waiting, completed, failed, cancelled, timeout, skipped (its rate limit or singleton) or expired (queueTtl); the REST script routes say success/error for completed/failed
                              * @enum {string}
                              */
-                            status: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "timeout";
+                            status: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "timeout" | "skipped" | "expired";
                             steps: {
                                 /** @description invoke: the child run */
                                 childExecutionId?: string;
@@ -8471,7 +8509,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "executionId": "string",
-                     *         "status": "running",
+                     *         "status": "queued",
                      *         "lines": [
                      *           "string"
                      *         ],
@@ -8504,7 +8542,7 @@ export interface operations {
                             /** @description pass as `after` to read on */
                             next: number;
                             /** @enum {string} */
-                            status: "running" | "waiting" | "success" | "error" | "timeout" | "cancelled";
+                            status: "queued" | "running" | "waiting" | "success" | "error" | "timeout" | "cancelled" | "skipped" | "expired";
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -10518,7 +10556,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "executionId": "string",
-                     *         "status": "running"
+                     *         "status": "queued"
                      *       }
                      *     }
                      */
@@ -10527,10 +10565,10 @@ export interface operations {
                             /** @description follow the run with this id */
                             executionId: string;
                             /**
-                             * @description waiting: a durable run suspended at a wait
+                             * @description waiting: a durable run suspended at a wait; queued: held by its flow control (throttle, debounce, batch)
                              * @enum {string}
                              */
-                            status: "running" | "waiting";
+                            status: "queued" | "running" | "waiting";
                         };
                         /** @enum {boolean} */
                         success: true;
@@ -18272,6 +18310,36 @@ export interface operations {
                  *         "inputSchema": {
                  *           "property1": null,
                  *           "property2": null
+                 *         },
+                 *         "throttle": {
+                 *           "limit": 1,
+                 *           "period": {
+                 *             "seconds": 0,
+                 *             "minutes": 0,
+                 *             "hours": 0
+                 *           },
+                 *           "key": "string"
+                 *         },
+                 *         "rateLimit": {
+                 *           "limit": 1,
+                 *           "period": {
+                 *             "seconds": 0,
+                 *             "minutes": 0,
+                 *             "hours": 0
+                 *           },
+                 *           "key": "string"
+                 *         },
+                 *         "priority": {
+                 *           "key": "string"
+                 *         },
+                 *         "singleton": {
+                 *           "key": "string",
+                 *           "mode": "skip"
+                 *         },
+                 *         "queueTtl": {
+                 *           "seconds": 0,
+                 *           "minutes": 0,
+                 *           "hours": 0
                  *         }
                  *       },
                  *       "category": "string",
@@ -18293,6 +18361,7 @@ export interface operations {
                         allowedResources?: string[];
                         /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it */
                         concurrency?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
                             key: string;
                             limit: number;
                             /**
@@ -18311,6 +18380,48 @@ export interface operations {
                         maxCostPerExecution?: number;
                         maxExecutionsPerDay?: number;
                         memory?: number;
+                        /** @description a queued run moves ahead by the number of seconds at `key` (-600 to 600); null removes it */
+                        priority?: {
+                            /** @description a dotted path to a number in event.data: seconds (-600 to 600) a queued run moves ahead */
+                            key: string;
+                        } | null;
+                        /** @description a run still queued this long after its trigger ends `expired` without running; null removes it */
+                        queueTtl?: {
+                            hours?: number;
+                            minutes?: number;
+                            seconds?: number;
+                        } | null;
+                        /** @description at most `limit` runs per `period` per key value; the rest are skipped (an execute answers 429 RATE_LIMITED); null removes it */
+                        rateLimit?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            limit: number;
+                            /** @description {seconds|minutes|hours}, summed */
+                            period: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                        } | null;
+                        /** @description one run per key value at a time: a new trigger is skipped (skip) or cancels the running one (cancel); null removes it */
+                        singleton?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            /** @enum {string} */
+                            mode: "skip" | "cancel";
+                        } | null;
+                        /** @description at most `limit` runs start per `period` per key value; the rest queue (none is dropped) and start as the window allows; null removes it */
+                        throttle?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            limit: number;
+                            /** @description {seconds|minutes|hours}, summed */
+                            period: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                        } | null;
                         timeout?: number;
                     };
                     /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
@@ -18522,7 +18633,37 @@ export interface operations {
                      *             "key": "string",
                      *             "scope": "user"
                      *           },
-                     *           "durable": true
+                     *           "durable": true,
+                     *           "throttle": {
+                     *             "limit": 1,
+                     *             "period": {
+                     *               "seconds": 0,
+                     *               "minutes": 0,
+                     *               "hours": 0
+                     *             },
+                     *             "key": "string"
+                     *           },
+                     *           "rateLimit": {
+                     *             "limit": 1,
+                     *             "period": {
+                     *               "seconds": 0,
+                     *               "minutes": 0,
+                     *               "hours": 0
+                     *             },
+                     *             "key": "string"
+                     *           },
+                     *           "priority": {
+                     *             "key": "string"
+                     *           },
+                     *           "singleton": {
+                     *             "key": "string",
+                     *             "mode": "skip"
+                     *           },
+                     *           "queueTtl": {
+                     *             "seconds": 0,
+                     *             "minutes": 0,
+                     *             "hours": 0
+                     *           }
                      *         },
                      *         "category": "string",
                      *         "tags": [
@@ -18575,6 +18716,48 @@ export interface operations {
                                 maxCostPerExecution: number;
                                 maxExecutionsPerDay: number;
                                 memory: number;
+                                /** @description a queued run moves ahead by the number of seconds at `key` (-600 to 600); null removes it */
+                                priority?: {
+                                    /** @description a dotted path to a number in event.data: seconds (-600 to 600) a queued run moves ahead */
+                                    key: string;
+                                } | null;
+                                /** @description a run still queued this long after its trigger ends `expired` without running; null removes it */
+                                queueTtl?: {
+                                    hours?: number;
+                                    minutes?: number;
+                                    seconds?: number;
+                                } | null;
+                                /** @description at most `limit` runs per `period` per key value; the rest are skipped (an execute answers 429 RATE_LIMITED); null removes it */
+                                rateLimit?: {
+                                    /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                                    key?: string;
+                                    limit: number;
+                                    /** @description {seconds|minutes|hours}, summed */
+                                    period: {
+                                        hours?: number;
+                                        minutes?: number;
+                                        seconds?: number;
+                                    };
+                                } | null;
+                                /** @description one run per key value at a time: a new trigger is skipped (skip) or cancels the running one (cancel); null removes it */
+                                singleton?: {
+                                    /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                                    key?: string;
+                                    /** @enum {string} */
+                                    mode: "skip" | "cancel";
+                                } | null;
+                                /** @description at most `limit` runs start per `period` per key value; the rest queue (none is dropped) and start as the window allows; null removes it */
+                                throttle?: {
+                                    /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                                    key?: string;
+                                    limit: number;
+                                    /** @description {seconds|minutes|hours}, summed */
+                                    period: {
+                                        hours?: number;
+                                        minutes?: number;
+                                        seconds?: number;
+                                    };
+                                } | null;
                                 timeout: number;
                             };
                             /** Format: date-time */
@@ -18949,6 +19132,36 @@ export interface operations {
                  *         "inputSchema": {
                  *           "property1": null,
                  *           "property2": null
+                 *         },
+                 *         "throttle": {
+                 *           "limit": 1,
+                 *           "period": {
+                 *             "seconds": 0,
+                 *             "minutes": 0,
+                 *             "hours": 0
+                 *           },
+                 *           "key": "string"
+                 *         },
+                 *         "rateLimit": {
+                 *           "limit": 1,
+                 *           "period": {
+                 *             "seconds": 0,
+                 *             "minutes": 0,
+                 *             "hours": 0
+                 *           },
+                 *           "key": "string"
+                 *         },
+                 *         "priority": {
+                 *           "key": "string"
+                 *         },
+                 *         "singleton": {
+                 *           "key": "string",
+                 *           "mode": "skip"
+                 *         },
+                 *         "queueTtl": {
+                 *           "seconds": 0,
+                 *           "minutes": 0,
+                 *           "hours": 0
                  *         }
                  *       },
                  *       "tags": [
@@ -18973,6 +19186,7 @@ export interface operations {
                         allowedResources?: string[];
                         /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it */
                         concurrency?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
                             key: string;
                             limit: number;
                             /**
@@ -18991,6 +19205,48 @@ export interface operations {
                         maxCostPerExecution?: number;
                         maxExecutionsPerDay?: number;
                         memory?: number;
+                        /** @description a queued run moves ahead by the number of seconds at `key` (-600 to 600); null removes it */
+                        priority?: {
+                            /** @description a dotted path to a number in event.data: seconds (-600 to 600) a queued run moves ahead */
+                            key: string;
+                        } | null;
+                        /** @description a run still queued this long after its trigger ends `expired` without running; null removes it */
+                        queueTtl?: {
+                            hours?: number;
+                            minutes?: number;
+                            seconds?: number;
+                        } | null;
+                        /** @description at most `limit` runs per `period` per key value; the rest are skipped (an execute answers 429 RATE_LIMITED); null removes it */
+                        rateLimit?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            limit: number;
+                            /** @description {seconds|minutes|hours}, summed */
+                            period: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                        } | null;
+                        /** @description one run per key value at a time: a new trigger is skipped (skip) or cancels the running one (cancel); null removes it */
+                        singleton?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            /** @enum {string} */
+                            mode: "skip" | "cancel";
+                        } | null;
+                        /** @description at most `limit` runs start per `period` per key value; the rest queue (none is dropped) and start as the window allows; null removes it */
+                        throttle?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            limit: number;
+                            /** @description {seconds|minutes|hours}, summed */
+                            period: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                        } | null;
                         timeout?: number;
                     };
                     /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
@@ -19040,7 +19296,37 @@ export interface operations {
                      *             "key": "string",
                      *             "scope": "user"
                      *           },
-                     *           "durable": true
+                     *           "durable": true,
+                     *           "throttle": {
+                     *             "limit": 1,
+                     *             "period": {
+                     *               "seconds": 0,
+                     *               "minutes": 0,
+                     *               "hours": 0
+                     *             },
+                     *             "key": "string"
+                     *           },
+                     *           "rateLimit": {
+                     *             "limit": 1,
+                     *             "period": {
+                     *               "seconds": 0,
+                     *               "minutes": 0,
+                     *               "hours": 0
+                     *             },
+                     *             "key": "string"
+                     *           },
+                     *           "priority": {
+                     *             "key": "string"
+                     *           },
+                     *           "singleton": {
+                     *             "key": "string",
+                     *             "mode": "skip"
+                     *           },
+                     *           "queueTtl": {
+                     *             "seconds": 0,
+                     *             "minutes": 0,
+                     *             "hours": 0
+                     *           }
                      *         },
                      *         "category": "string",
                      *         "tags": [
@@ -19093,6 +19379,48 @@ export interface operations {
                                 maxCostPerExecution: number;
                                 maxExecutionsPerDay: number;
                                 memory: number;
+                                /** @description a queued run moves ahead by the number of seconds at `key` (-600 to 600); null removes it */
+                                priority?: {
+                                    /** @description a dotted path to a number in event.data: seconds (-600 to 600) a queued run moves ahead */
+                                    key: string;
+                                } | null;
+                                /** @description a run still queued this long after its trigger ends `expired` without running; null removes it */
+                                queueTtl?: {
+                                    hours?: number;
+                                    minutes?: number;
+                                    seconds?: number;
+                                } | null;
+                                /** @description at most `limit` runs per `period` per key value; the rest are skipped (an execute answers 429 RATE_LIMITED); null removes it */
+                                rateLimit?: {
+                                    /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                                    key?: string;
+                                    limit: number;
+                                    /** @description {seconds|minutes|hours}, summed */
+                                    period: {
+                                        hours?: number;
+                                        minutes?: number;
+                                        seconds?: number;
+                                    };
+                                } | null;
+                                /** @description one run per key value at a time: a new trigger is skipped (skip) or cancels the running one (cancel); null removes it */
+                                singleton?: {
+                                    /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                                    key?: string;
+                                    /** @enum {string} */
+                                    mode: "skip" | "cancel";
+                                } | null;
+                                /** @description at most `limit` runs start per `period` per key value; the rest queue (none is dropped) and start as the window allows; null removes it */
+                                throttle?: {
+                                    /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                                    key?: string;
+                                    limit: number;
+                                    /** @description {seconds|minutes|hours}, summed */
+                                    period: {
+                                        hours?: number;
+                                        minutes?: number;
+                                        seconds?: number;
+                                    };
+                                } | null;
                                 timeout: number;
                             };
                             /** Format: date-time */
@@ -19532,7 +19860,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "executionId": "string",
-                     *         "status": "running"
+                     *         "status": "queued"
                      *       }
                      *     }
                      */
@@ -19541,10 +19869,10 @@ export interface operations {
                             /** @description follow the run with this id */
                             executionId: string;
                             /**
-                             * @description waiting: a durable run suspended at a wait
+                             * @description waiting: a durable run suspended at a wait; queued: held by its flow control (throttle, debounce, batch)
                              * @enum {string}
                              */
-                            status: "running" | "waiting";
+                            status: "queued" | "running" | "waiting";
                         };
                         /** @enum {boolean} */
                         success: true;
@@ -19731,7 +20059,7 @@ export interface operations {
                      *         "executions": [
                      *           {
                      *             "executionId": "string",
-                     *             "status": "running",
+                     *             "status": "queued",
                      *             "duration": 0,
                      *             "memoryUsed": 0,
                      *             "cost": 0,
@@ -19779,7 +20107,7 @@ export interface operations {
                                 /** @description memory in megabytes */
                                 memoryUsed: number;
                                 /** @enum {string} */
-                                status: "running" | "success" | "error" | "timeout" | "waiting" | "cancelled";
+                                status: "queued" | "running" | "success" | "error" | "timeout" | "waiting" | "cancelled" | "skipped" | "expired";
                                 steps: {
                                     /** @description invoke: the child run */
                                     childExecutionId?: string;
@@ -19978,7 +20306,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "executionId": "string",
-                     *         "status": "running",
+                     *         "status": "queued",
                      *         "duration": 0,
                      *         "memoryUsed": 0,
                      *         "cost": 0,
@@ -20049,7 +20377,7 @@ export interface operations {
                             memoryUsed: number;
                             result: unknown;
                             /** @enum {string} */
-                            status: "running" | "success" | "error" | "timeout" | "waiting" | "cancelled";
+                            status: "queued" | "running" | "success" | "error" | "timeout" | "waiting" | "cancelled" | "skipped" | "expired";
                             steps: {
                                 /** @description invoke: the child run */
                                 childExecutionId?: string;
@@ -23218,6 +23546,36 @@ export interface operations {
                  *         "inputSchema": {
                  *           "property1": null,
                  *           "property2": null
+                 *         },
+                 *         "throttle": {
+                 *           "limit": 1,
+                 *           "period": {
+                 *             "seconds": 0,
+                 *             "minutes": 0,
+                 *             "hours": 0
+                 *           },
+                 *           "key": "string"
+                 *         },
+                 *         "rateLimit": {
+                 *           "limit": 1,
+                 *           "period": {
+                 *             "seconds": 0,
+                 *             "minutes": 0,
+                 *             "hours": 0
+                 *           },
+                 *           "key": "string"
+                 *         },
+                 *         "priority": {
+                 *           "key": "string"
+                 *         },
+                 *         "singleton": {
+                 *           "key": "string",
+                 *           "mode": "skip"
+                 *         },
+                 *         "queueTtl": {
+                 *           "seconds": 0,
+                 *           "minutes": 0,
+                 *           "hours": 0
                  *         }
                  *       },
                  *       "category": "string",
@@ -23239,6 +23597,7 @@ export interface operations {
                         allowedResources?: string[];
                         /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it */
                         concurrency?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
                             key: string;
                             limit: number;
                             /**
@@ -23257,6 +23616,48 @@ export interface operations {
                         maxCostPerExecution?: number;
                         maxExecutionsPerDay?: number;
                         memory?: number;
+                        /** @description a queued run moves ahead by the number of seconds at `key` (-600 to 600); null removes it */
+                        priority?: {
+                            /** @description a dotted path to a number in event.data: seconds (-600 to 600) a queued run moves ahead */
+                            key: string;
+                        } | null;
+                        /** @description a run still queued this long after its trigger ends `expired` without running; null removes it */
+                        queueTtl?: {
+                            hours?: number;
+                            minutes?: number;
+                            seconds?: number;
+                        } | null;
+                        /** @description at most `limit` runs per `period` per key value; the rest are skipped (an execute answers 429 RATE_LIMITED); null removes it */
+                        rateLimit?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            limit: number;
+                            /** @description {seconds|minutes|hours}, summed */
+                            period: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                        } | null;
+                        /** @description one run per key value at a time: a new trigger is skipped (skip) or cancels the running one (cancel); null removes it */
+                        singleton?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            /** @enum {string} */
+                            mode: "skip" | "cancel";
+                        } | null;
+                        /** @description at most `limit` runs start per `period` per key value; the rest queue (none is dropped) and start as the window allows; null removes it */
+                        throttle?: {
+                            /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
+                            key?: string;
+                            limit: number;
+                            /** @description {seconds|minutes|hours}, summed */
+                            period: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                        } | null;
                         timeout?: number;
                     };
                     /** @description Packages the version imports: for node a map {"<package>": "<semver range>"}, for python a list of requirements (["requests==2.32.3"]). Resolved, installed (without install scripts; python wheels only, pure Python) and locked when the version is created; code and packages up to 50 MB. Left out, a new version keeps the previous version's; {} or [] declares none. */
@@ -24195,7 +24596,7 @@ export interface operations {
                      *       "data": {
                      *         "executionId": "string",
                      *         "scriptId": "string",
-                     *         "status": "completed",
+                     *         "status": "queued",
                      *         "output": null,
                      *         "duration": 0,
                      *         "logs": [
@@ -24265,7 +24666,7 @@ export interface operations {
                             rootExecutionId?: string;
                             scriptId: string;
                             /** @enum {string} */
-                            status: "completed" | "failed" | "running" | "waiting" | "cancelled";
+                            status: "queued" | "completed" | "failed" | "running" | "waiting" | "cancelled" | "skipped" | "expired";
                             steps: {
                                 /** @description invoke: the child run */
                                 childExecutionId?: string;
@@ -24315,7 +24716,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "executionId": "string",
-                     *         "status": "running"
+                     *         "status": "queued"
                      *       }
                      *     }
                      */
@@ -24324,10 +24725,10 @@ export interface operations {
                             /** @description follow the run with this id */
                             executionId: string;
                             /**
-                             * @description waiting: a durable run suspended at a wait
+                             * @description waiting: a durable run suspended at a wait; queued: held by its flow control (throttle, debounce, batch)
                              * @enum {string}
                              */
-                            status: "running" | "waiting";
+                            status: "queued" | "running" | "waiting";
                         };
                         /** @enum {boolean} */
                         success: true;
@@ -24504,7 +24905,7 @@ export interface operations {
                      *       "data": {
                      *         "executionId": "string",
                      *         "scriptId": "string",
-                     *         "status": "completed",
+                     *         "status": "queued",
                      *         "output": null,
                      *         "duration": 0,
                      *         "logs": [
@@ -24574,7 +24975,7 @@ export interface operations {
                             rootExecutionId?: string;
                             scriptId: string;
                             /** @enum {string} */
-                            status: "completed" | "failed" | "running" | "waiting" | "cancelled";
+                            status: "queued" | "completed" | "failed" | "running" | "waiting" | "cancelled" | "skipped" | "expired";
                             steps: {
                                 /** @description invoke: the child run */
                                 childExecutionId?: string;
@@ -24768,7 +25169,7 @@ export interface operations {
                      *           {
                      *             "executionId": "string",
                      *             "scriptId": "string",
-                     *             "status": "completed",
+                     *             "status": "queued",
                      *             "duration": 0,
                      *             "createdAt": "2019-08-24T14:15:22Z",
                      *             "hasError": true,
@@ -24809,7 +25210,7 @@ export interface operations {
                                 hasError: boolean;
                                 scriptId: string;
                                 /** @enum {string} */
-                                status: "completed" | "failed" | "running" | "waiting" | "cancelled";
+                                status: "queued" | "completed" | "failed" | "running" | "waiting" | "cancelled" | "skipped" | "expired";
                                 steps: {
                                     /** @description invoke: the child run */
                                     childExecutionId?: string;

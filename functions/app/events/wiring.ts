@@ -29,6 +29,7 @@ const scriptPort = (platform: Platform): ScriptPort => ({
     const { execution } = await scriptsApi(platform).runScript(request);
     return { executionId: execution.executionId, status: execution.status };
   },
+  wakeRunQueue: (detail) => scriptsApi(platform).wakeRunQueue(detail),
 });
 
 /** Runs waiting for their user's events: opened by the durable engine, resumed by the trigger pipeline's wait kind. */

@@ -26,6 +26,7 @@ import { createScriptReviewTarget } from '#functions/scripts/reviews.js';
 import { type ScriptsApi, createScriptsApi } from '#functions/scripts/api.js';
 import { createRunTallies } from '#functions/scripts/runs/run-tallies.js';
 import { type ScriptRunner, createScriptRunner } from '#functions/scripts/runs/runner.js';
+import { type FlowControlGate, createFlowControl } from '#functions/scripts/runs/flow-control.js';
 import { type ScriptAccess, createScriptAccess } from '#functions/scripts/runs/script-access.js';
 import { createScriptResourceCalls } from '#functions/scripts/runs/script-resource-calls.js';
 import { dynamoCatalogStamps } from '#platform/catalog-stamps.js';
@@ -146,8 +147,24 @@ export const scriptRunner = perPlatform((platform: Platform): ScriptRunner => {
     metrics: platform.metrics,
     settings: platform.settings.scripts,
     durable: durableScriptRuns(platform),
+    flowControl: () => flowControlGate(platform),
   });
 });
+
+/** Flow control of script runs: its counters, its queue's one-shots, and the background start of a run it lets go. */
+export const flowControlGate = perPlatform(
+  (platform: Platform): FlowControlGate =>
+    createFlowControl({
+      executions: createExecutionStore(journalResults(platform)),
+      oneShots: () => platform.scheduler,
+      clock: platform.clock,
+      start: (admitted) => scriptLongRuns(platform).startChild(admitted),
+      async cancel(userId, executionId) {
+        await runOperations(platform).cancel(userId, executionId);
+        return true;
+      },
+    }),
+);
 
 /** Who may run a script: its owner or an installer (script-access.ts). */
 export const scriptAccess = (): ScriptAccess => createScriptAccess(createScriptStore());
@@ -259,5 +276,6 @@ export const scriptsApi = perPlatform(
       executions: createExecutionStore(journalResults(platform)),
       records: runStore(platform),
       clock: platform.clock,
+      flowControl: flowControlGate(platform),
     }),
 );

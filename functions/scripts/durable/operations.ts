@@ -86,13 +86,16 @@ export function createRunOperations(deps: {
     reuse: (newExecutionId: string) => Promise<Pick<RunItem, 'stepCount' | 'journalBytes'>>,
     fromStep?: string,
   ): Promise<string> {
-    const admitted = await deps.runner.admit({
-      scriptId: execution.scriptId,
-      userId: execution.userId,
-      data: await inputOf(execution),
-      trigger: { type: execution.trigger.type, source: `rerun:${execution.executionId}` },
-      origin: { executionId: execution.executionId, ...(fromStep !== undefined && { fromStep }) },
-    });
+    const admitted = await deps.runner.admit(
+      {
+        scriptId: execution.scriptId,
+        userId: execution.userId,
+        data: await inputOf(execution),
+        trigger: { type: execution.trigger.type, source: `rerun:${execution.executionId}` },
+        origin: { executionId: execution.executionId, ...(fromStep !== undefined && { fromStep }) },
+      },
+      { flowControl: false },
+    );
     const { running } = admitted;
     await executions.putRunning(running);
     const tallies = await reuse(running.executionId);

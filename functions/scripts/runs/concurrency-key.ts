@@ -4,10 +4,6 @@
 import type { ScriptConfig } from '../model.js';
 import { type SlotClaim, noKeyValue } from './run-slots.js';
 
-/** Segments of a key path: letters, digits, `_` and `-`. */
-export const keyPathPattern = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
-export const maxKeyPathLength = 200;
-
 /** The value at `path` in `data`: a string, number or boolean as text; anything else is the shared "no value". */
 export function concurrencyKeyValue(path: string, data: unknown): string {
   let value: unknown = data;

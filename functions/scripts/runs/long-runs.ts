@@ -44,6 +44,8 @@ export function createLongRuns(deps: LongRunsDeps) {
 
     /** Starts an admitted child run (`context.invoke`) in the background: its end settles its parent's wait. */
     async startChild(admitted: AdmittedRun): Promise<void> {
+      // A queued child starts through its queue.
+      if (admitted.running.status === 'queued') return;
       await executions.putRunning(admitted.running);
       await longRun.detach(admitted);
     },
@@ -51,6 +53,7 @@ export function createLongRuns(deps: LongRunsDeps) {
     async execute(request: ExecuteRequest): Promise<ApiRun> {
       const admitted = await deps.runner.admit(request);
       const { running } = admitted;
+      if (running.status === 'queued') return { running };
       // Never started: the day's place goes back and no run is recorded.
       const notStarted = async () => void (await Promise.all([executions.releaseDailyRun(admitted.dailyCounter), executions.remove(running.executionId)]));
       try {

@@ -2,12 +2,13 @@
 // the run's kind, its place among other runs (parent and root), what it was made from (a rerun's or replay's origin),
 // and the one status vocabulary of the SDK with the words of every other vocabulary mapped onto it.
 import type { StepView } from '../../durable/api.js';
+import type { NotRunReason, QueuePlace } from '#platform/flow-control.js';
 
 export const runKinds = ['script', 'flow'] as const;
 export type RunKind = (typeof runKinds)[number];
 
 /** The SDK's status words: every state a run of either kind can be in. */
-export const runStatuses = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'timeout'] as const;
+export const runStatuses = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'timeout', 'skipped', 'expired'] as const;
 export type RunStatus = (typeof runStatuses)[number];
 
 /** Every status word of the platform's vocabularies (SDK, REST, flows') to the state it names: any filter takes any of them. */
@@ -21,6 +22,8 @@ export const statusWords: Record<string, RunStatus> = {
   error: 'failed',
   cancelled: 'cancelled',
   timeout: 'timeout',
+  skipped: 'skipped',
+  expired: 'expired',
 };
 
 /** The run a rerun or a replay was made from, and the step a rerun started at. */
@@ -94,10 +97,14 @@ export interface RunView {
   endedAt: string | null;
   createdAt: string;
   origin?: RunOrigin;
+  /** Only while `queued`: why it waits, for which key value, until when. */
+  queue?: QueuePlace;
+  /** Only when `skipped` or `expired`: why it did not run. */
+  reason?: NotRunReason;
 }
 
 /** A script run's stored status as the SDK names it (a run past its deadline reads as it settles: the caller settles it first). */
-export const scriptRunStatus = (status: 'running' | 'success' | 'error' | 'timeout' | 'waiting' | 'cancelled'): RunStatus => statusWords[status] ?? 'failed';
+export const scriptRunStatus = (status: string): RunStatus => statusWords[status] ?? 'failed';
 
 /** A flow run's stored status as the SDK names it; ring records of before kept a cancellation as failed with code CANCELLED. */
 export const flowRunStatus = (status: string, error?: { code: string } | null): RunStatus =>

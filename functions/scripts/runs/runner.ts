@@ -133,6 +133,13 @@ export interface DurableRunHooks {
   ended(execution: Execution, output?: unknown): Promise<void>;
 }
 
+/** What the runner asks of flow control (flow-control.ts): the gate after admission, and the end of a run. */
+export interface RunFlowControl {
+  /** The run goes on, or waits as its `queued` record; a skipped run is recorded and thrown as its refusal. */
+  enter(admitted: AdmittedRun): Promise<{ go: AdmittedRun } | { queued: Execution }>;
+  left(admitted: AdmittedRun): Promise<void>;
+}
+
 /** The resource name of checkpoints on the resource-call channel (`#` is not a resource name). */
 export const durableChannel = '#durable';
 
@@ -167,6 +174,8 @@ export function createScriptRunner(deps: {
   /** The settings of the platform the runner was composed for. */
   settings: ScriptSettings;
   durable?: DurableRunHooks;
+  /** Flow control between admission and slots (flow-control.ts). */
+  flowControl?: () => RunFlowControl;
 }) {
   const { store, executions, clock } = deps;
   /** Versions are immutable: one read per version and process, refreshed when a test build records its artifact. */
@@ -191,8 +200,19 @@ export function createScriptRunner(deps: {
     throw new TooManyRequestsError('RATE_LIMITED', `at most ${perMinute} manual executions per minute per script`, retryAfter, { scriptId });
   }
 
-  /** Every check before a run, in one round trip; the day's run is counted and released again on refusal. */
-  async function admit(request: ExecuteRequest): Promise<AdmittedRun> {
+  /**
+   * Every check before a run, in one round trip; the day's run is counted and released again on refusal. Then its
+   * flow control (unless `flowControl` is false: a rerun of a run that passed it): a run its throttle holds comes back
+   * with its `queued` record written, to be started by its queue.
+   */
+  async function admit(request: ExecuteRequest, options: { flowControl?: boolean } = {}): Promise<AdmittedRun> {
+    const admitted = await checked(request);
+    if (options.flowControl === false || !deps.flowControl) return admitted;
+    const entry = await deps.flowControl().enter(admitted);
+    return 'go' in entry ? entry.go : { ...admitted, running: entry.queued };
+  }
+
+  async function checked(request: ExecuteRequest): Promise<AdmittedRun> {
     const now = clock.now();
     const dailyCounter = dailyRunsCounter(request.scriptId, now);
     const spendCounter = monthlySpendCounter(request.userId, now);
@@ -391,6 +411,7 @@ export function createScriptRunner(deps: {
       ]);
       if (background && ((durable && admitted.resumed) || running.parentExecutionId))
         await deps.durable?.ended({ ...ended, status: 'error', error: failureOf(error), finishedAt: clock.nowIso() });
+      await deps.flowControl?.().left(admitted);
       throw error;
     }
     clearTimeout(runningTimer);
@@ -447,6 +468,7 @@ export function createScriptRunner(deps: {
         version: running.version,
       },
     });
+    await deps.flowControl?.().left(admitted);
     if (finished.status !== 'success') await deps.durable?.failed(finished);
     if ((durable && admitted.resumed) || running.parentExecutionId) await deps.durable?.ended(finished, parsed);
     deps.metrics.record('ScriptRuns', 'Count', 1, { status: finished.status });
@@ -460,7 +482,9 @@ export function createScriptRunner(deps: {
     runAdmitted: (admitted: AdmittedRun) => run(admitted, true),
     /** The run of every trigger that waits for its end (events, schedules, webhooks, flows). */
     async execute(request: ExecuteRequest): Promise<ExecutionResult> {
-      return run(await admit(request), false);
+      const admitted = await admit(request);
+      if (admitted.running.status === 'queued') return { execution: admitted.running, logs: [], logLines: [], output: null };
+      return run(admitted, false);
     },
   };
 }

@@ -73,6 +73,8 @@ function summaryOf(run: ListedRun, nowIso: string): RunListItem {
     scriptId: run.scriptId,
     flowId: run.trigger.type === 'flow' ? (run.trigger.source ?? null) : null,
     status: scriptRunStatus(settled.status),
+    ...(settled.queue && { queue: settled.queue }),
+    ...(settled.reason && { reason: settled.reason }),
     error: errorOf(settled.error),
     duration: settled.duration,
     endedAt: settled.finishedAt,

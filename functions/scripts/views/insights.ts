@@ -29,7 +29,7 @@ export interface Metrics {
 }
 
 /** The states of a run that may still print: a waiting run continues in a new invocation. */
-const goingOn = new Set<ExecutionStatus>(['running', 'waiting']);
+const goingOn = new Set<ExecutionStatus>(['queued', 'running', 'waiting']);
 
 /** How often a follower's long poll reads the run again. */
 const followPollMs = 250;

@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { CostUsd, DurationMs, IsoDate, MemoryMb } from '#platform/schemas.js';
 import { concurrencyScopes, triggerTypes } from '../model.js';
+import { flowControlFields, queueReasons } from '#platform/flow-control.js';
 import { runKinds, runStatuses } from '../runs/run-record.js';
 
 const Nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
@@ -83,6 +84,7 @@ export const RestScript = z.object({
     allowedResources: z.array(z.string()),
     concurrency: z.object({ limit: z.number(), key: z.string(), scope: z.enum(concurrencyScopes) }).optional(),
     durable: z.boolean().optional(),
+    ...flowControlFields,
   }),
   category: Nullable(z.string()),
   tags: z.array(z.string()),
@@ -119,7 +121,7 @@ const LogLines = z
   .describe("the run's log lines in order, each with its invocation (1 for the first, 2 after the first resume, ...) and its step, if printed in one");
 const RestExecution = z.object({
   executionId: z.string(),
-  status: z.enum(['running', 'success', 'error', 'timeout', 'waiting', 'cancelled']),
+  status: z.enum(['queued', 'running', 'success', 'error', 'timeout', 'waiting', 'cancelled', 'skipped', 'expired']),
   duration: DurationMs,
   memoryUsed: MemoryMb,
   cost: CostUsd,
@@ -226,7 +228,7 @@ export const SdkDeployment = z.object({
 export const SdkExecution = z.object({
   executionId: z.string(),
   scriptId: z.string(),
-  status: z.enum(['completed', 'failed', 'running', 'waiting', 'cancelled']),
+  status: z.enum(['queued', 'completed', 'failed', 'running', 'waiting', 'cancelled', 'skipped', 'expired']),
   output: z.unknown(),
   duration: DurationMs,
   logs: z.array(z.string()),
@@ -241,7 +243,7 @@ export const SdkExecution = z.object({
 const SdkExecutionItem = z.object({
   executionId: z.string(),
   scriptId: z.string(),
-  status: z.enum(['completed', 'failed', 'running', 'waiting', 'cancelled']),
+  status: z.enum(['queued', 'completed', 'failed', 'running', 'waiting', 'cancelled', 'skipped', 'expired']),
   duration: DurationMs,
   createdAt: IsoDate,
   hasError: z.boolean(),
@@ -250,7 +252,7 @@ const SdkExecutionItem = z.object({
 });
 export const LiveLogs = z.object({
   executionId: z.string(),
-  status: z.enum(['running', 'waiting', 'success', 'error', 'timeout', 'cancelled']),
+  status: z.enum(['queued', 'running', 'waiting', 'success', 'error', 'timeout', 'cancelled', 'skipped', 'expired']),
   lines: z.array(z.string()).describe('log lines after `after`, in the order printed, over every invocation of the run'),
   entries: LogLines.describe('the same lines with their invocation and step'),
   next: z.number().int().describe('pass as `after` to read on'),
@@ -324,7 +326,9 @@ export const Replayed = z.object({ executionIds: z.array(z.string()).describe('t
 
 const RunStatus = z
   .enum(runStatuses)
-  .describe('queued, running, waiting, completed, failed, cancelled or timeout (the REST script routes say success/error for completed/failed)');
+  .describe(
+    'queued, running, waiting, completed, failed, cancelled, timeout, skipped (its rate limit or singleton) or expired (queueTtl); the REST script routes say success/error for completed/failed',
+  );
 const RunOrigin = z
   .object({ executionId: z.string(), fromStep: z.string().optional() })
   .optional()
@@ -345,6 +349,11 @@ const RunFields = {
   endedAt: Nullable(IsoDate),
   createdAt: IsoDate,
   origin: RunOrigin,
+  queue: z
+    .object({ reason: z.enum(queueReasons), key: z.string().optional(), until: IsoDate.optional() })
+    .optional()
+    .describe('only while queued: why the run waits (concurrency, throttle, debounce, batch), for which key value, and until when at the earliest'),
+  reason: z.enum(['rateLimit', 'singleton', 'queueTtl']).optional().describe('only when skipped or expired: why the run did not run'),
 };
 export const RunRecord = z.object({
   ...RunFields,

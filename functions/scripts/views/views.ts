@@ -14,8 +14,12 @@ import {
   withConcurrencyScope,
 } from '../model.js';
 import type { ExecutionResult } from '../runs/runner.js';
+import type { RunStatus } from '../runs/run-record.js';
 
-export const sdkStatus: Record<ExecutionStatus, 'completed' | 'failed' | 'running' | 'waiting' | 'cancelled'> = {
+export const sdkStatus: Record<ExecutionStatus, RunStatus> = {
+  queued: 'queued',
+  skipped: 'skipped',
+  expired: 'expired',
   success: 'completed',
   error: 'failed',
   timeout: 'failed',
@@ -38,7 +42,7 @@ const stepsOf = (execution: Execution) => ({
 /** The answer of a run still going at the bound (HTTP 202): follow it with getExecution. */
 export const runningView = (execution: Pick<Execution, 'executionId' | 'status'>) => ({
   executionId: execution.executionId,
-  status: execution.status === 'waiting' ? ('waiting' as const) : ('running' as const),
+  status: execution.status === 'waiting' || execution.status === 'queued' ? execution.status : ('running' as const),
 });
 /** Declared and resolved packages; the field is left out for versions that declare none. */
 const packagesOf = (dependencies: VersionDependencies | null | undefined) =>
