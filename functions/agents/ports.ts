@@ -15,10 +15,10 @@ export interface CatalogSources {
   runnableScripts(userId: string): Promise<{ scriptId: string; name: string; description: string; owned: boolean; inputSchema?: Record<string, unknown> }[]>;
 }
 
-/** A run as a tool answers it: ended, or still going (`running`, or `waiting` for what `waitingFor` lists). */
+/** A run as a tool answers it: ended, or still going (`queued` in a window, `running`, or `waiting` for what `waitingFor` lists). */
 export interface RunAnswer {
   executionId: string;
-  status: 'running' | 'waiting' | 'success' | 'error' | 'timeout' | 'cancelled';
+  status: 'queued' | 'running' | 'waiting' | 'success' | 'error' | 'timeout' | 'cancelled';
   output?: unknown;
   error?: { code: string; message: string };
   waitingFor?: { name: string; type: string; wakeAt?: string }[];

@@ -1,6 +1,6 @@
 // The scripts area's records as stored, and the published script limits.
 import type { ExecutionError, StepView } from '../durable/api.js';
-import type { RunLineage } from './runs/run-record.js';
+import type { RunLineage, RunQueue } from './runs/run-record.js';
 
 export type { ExecutionError, StepView };
 
@@ -153,7 +153,7 @@ export interface ScriptVersion {
  * Stored with REST's names; the SDK shows success as completed and error/timeout as failed. A durable run is
  * `waiting` between invocations and `cancelled` once stopped by its user.
  */
-export type ExecutionStatus = 'running' | 'success' | 'error' | 'timeout' | 'waiting' | 'cancelled';
+export type ExecutionStatus = 'queued' | 'running' | 'success' | 'error' | 'timeout' | 'waiting' | 'cancelled';
 
 export const triggerTypes = ['manual', 'event', 'schedule', 'webhook', 'flow', 'mcp'] as const;
 /** `invoke`: a child run another run started (`context.invoke`); not a trigger a caller may name. */
@@ -213,6 +213,8 @@ export interface Execution extends RunLineage {
   depth?: number;
   /** What the run's stored log holds so far, over all its invocations (stored-run.ts bounds it). */
   logBytes?: number;
+  /** A queued run: why it waits, and until when. */
+  queue?: RunQueue;
 }
 
 /** The text of log lines, as a run's `logs` shows them. */

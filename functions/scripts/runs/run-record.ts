@@ -23,6 +23,15 @@ export const statusWords: Record<string, RunStatus> = {
   timeout: 'timeout',
 };
 
+/** Why a run waits before it starts, and (for a window) when the window closes. */
+export interface RunQueue {
+  reason: 'debounce' | 'batch';
+  /** The value of the option's `key` the run gathers for. */
+  key?: string;
+  /** When its window closes (ISO 8601). */
+  until?: string;
+}
+
 /** The run a rerun or a replay was made from, and the step a rerun started at. */
 export interface RunOrigin {
   executionId: string;
@@ -94,10 +103,12 @@ export interface RunView {
   endedAt: string | null;
   createdAt: string;
   origin?: RunOrigin;
+  /** A queued run: why it waits, and until when. */
+  queue?: RunQueue;
 }
 
 /** A script run's stored status as the SDK names it (a run past its deadline reads as it settles: the caller settles it first). */
-export const scriptRunStatus = (status: 'running' | 'success' | 'error' | 'timeout' | 'waiting' | 'cancelled'): RunStatus => statusWords[status] ?? 'failed';
+export const scriptRunStatus = (status: 'queued' | 'running' | 'success' | 'error' | 'timeout' | 'waiting' | 'cancelled'): RunStatus => statusWords[status] ?? 'failed';
 
 /** A flow run's stored status as the SDK names it; ring records of before kept a cancellation as failed with code CANCELLED. */
 export const flowRunStatus = (status: string, error?: { code: string } | null): RunStatus =>

@@ -15,7 +15,8 @@ import {
 } from '../model.js';
 import type { ExecutionResult } from '../runs/runner.js';
 
-export const sdkStatus: Record<ExecutionStatus, 'completed' | 'failed' | 'running' | 'waiting' | 'cancelled'> = {
+export const sdkStatus: Record<ExecutionStatus, 'queued' | 'completed' | 'failed' | 'running' | 'waiting' | 'cancelled'> = {
+  queued: 'queued',
   success: 'completed',
   error: 'failed',
   timeout: 'failed',
@@ -36,9 +37,10 @@ const stepsOf = (execution: Execution) => ({
 });
 
 /** The answer of a run still going at the bound (HTTP 202): follow it with getExecution. */
-export const runningView = (execution: Pick<Execution, 'executionId' | 'status'>) => ({
+export const runningView = (execution: Pick<Execution, 'executionId' | 'status' | 'queue'>) => ({
   executionId: execution.executionId,
-  status: execution.status === 'waiting' ? ('waiting' as const) : ('running' as const),
+  status: execution.status === 'waiting' || execution.status === 'queued' ? execution.status : ('running' as const),
+  ...(execution.queue && { queue: execution.queue }),
 });
 /** Declared and resolved packages; the field is left out for versions that declare none. */
 const packagesOf = (dependencies: VersionDependencies | null | undefined) =>
