@@ -1,5 +1,6 @@
 // The scripts area's records as stored, and the published script limits.
 import type { ExecutionError, StepView } from '../durable/api.js';
+import type { BatchOptions, DebounceOptions } from '../platform/gathering.js';
 import type { RunLineage, RunQueue } from './runs/run-record.js';
 
 export type { ExecutionError, StepView };
@@ -51,6 +52,9 @@ export interface ScriptConfig {
    * A value counts per run user unless `scope` is `global` (records written before scopes existed have none: `user`).
    */
   concurrency?: { limit: number; key: string; scope?: ConcurrencyScope };
+  /** Triggers gather before a run starts: the last of a quiet period (debounce), or many in one run (batch). */
+  debounce?: DebounceOptions;
+  batch?: BatchOptions;
   /** Runs may checkpoint steps and wait (functions/durable/). */
   durable?: boolean;
   /** JSON Schema of the run's `data`: what an MCP tool of the script declares and checks its arguments against. */

@@ -34,10 +34,11 @@ const defaultConfig: ScriptConfig = {
   allowedResources: [],
 };
 
-/** A config with a patch applied; `concurrency: null` removes the script's concurrency key. */
+/** A config with a patch applied; `null` removes the script's concurrency key, debounce or batch. */
 function patchedConfig(config: ScriptConfig, patch: z.output<typeof UpdateScriptInput>['config']): ScriptConfig {
-  const { concurrency, ...rest } = { ...config, ...patch };
-  return { ...rest, ...(concurrency && { concurrency }) };
+  const { concurrency, debounce, batch, ...rest } = { ...config, ...patch };
+  if (debounce && batch) throw new ValidationError('config.batch', batch, 'a script gathers its triggers by debounce or by batch, not both');
+  return { ...rest, ...(concurrency && { concurrency }), ...(debounce && { debounce }), ...(batch && { batch }) };
 }
 
 /** The scope of the key createScript hands out (the interface Authentication 2). */

@@ -35,7 +35,9 @@ import type { VersionCode } from '../authoring/version-code.js';
 import { answeredOutput, storedLogs, storedOutput } from './stored-run.js';
 import type { ScriptSettings } from '../settings.js';
 import { maxDurableInputBytes } from '../../durable/api.js';
-import { type RunOrigin, lineageOf } from './run-record.js';
+import { type RunOrigin, type RunQueue, lineageOf } from './run-record.js';
+import { gatheringOf } from '#platform/gathering.js';
+import type { ScriptGathering } from './gathering.js';
 
 export interface ExecuteRequest {
   scriptId: string;
@@ -52,6 +54,10 @@ export interface ExecuteRequest {
   parent?: { parentExecutionId: string; rootExecutionId?: string; parentWait?: string; depth?: number };
   /** The run a rerun or replay was made from. */
   origin?: RunOrigin;
+  /** The queued run of a closed debounce or batch window (gathering.ts) that this admission starts. */
+  gathered?: string;
+  /** A batch's run: every trigger's data, in arrival order (`event.batch`). */
+  batch?: unknown[];
 }
 
 export interface ExecutionResult {
@@ -97,6 +103,7 @@ export interface AdmittedRun {
   /** Its record while it runs. */
   running: Execution;
   data: unknown;
+  batch?: unknown[];
   trigger: Trigger;
   runtime: RuntimeLabel;
   config: ScriptConfig;
@@ -140,6 +147,31 @@ export const durableChannel = '#durable';
 const failureOf = (error: unknown): ExecutionError =>
   error instanceof AppError ? { code: error.code, message: error.message } : { code: 'INTERNAL_ERROR', message: 'the run failed unexpectedly' };
 
+/** The record of a window's run while it waits for the window to close. */
+function queuedRecord(script: Script, request: ExecuteRequest, executionId: string, queue: RunQueue, createdAt: string): Execution {
+  return {
+    executionId,
+    kind: 'script',
+    rootExecutionId: executionId,
+    scriptId: script.scriptId,
+    userId: request.userId,
+    scriptUser: `${script.scriptId}#${request.userId}`,
+    version: script.activeVersion ?? script.latestVersion,
+    trigger: storedTrigger(request.trigger),
+    status: 'queued',
+    queue,
+    output: null,
+    error: null,
+    duration: 0,
+    memoryUsed: 0,
+    cost: 0,
+    resourceCalls: 0,
+    createdAt,
+    finishedAt: null,
+    expiresAt: runExpiry(createdAt).expiresAt,
+  };
+}
+
 /** The record names the event (its type or id) rather than holding it: events can be as large as the item may be. */
 const storedTrigger = ({ type, source, event, client }: Trigger): Trigger => {
   const named = event !== null && typeof event === 'object' ? ((event as { type?: unknown; id?: unknown }).type ?? (event as { id?: unknown }).id) : event;
@@ -167,6 +199,8 @@ export function createScriptRunner(deps: {
   /** The settings of the platform the runner was composed for. */
   settings: ScriptSettings;
   durable?: DurableRunHooks;
+  /** Debounce and batch: a trigger of a script that gathers its triggers joins a window instead of running. */
+  gathering?: ScriptGathering;
 }) {
   const { store, executions, clock } = deps;
   /** Versions are immutable: one read per version and process, refreshed when a test build records its artifact. */
@@ -191,8 +225,12 @@ export function createScriptRunner(deps: {
     throw new TooManyRequestsError('RATE_LIMITED', `at most ${perMinute} manual executions per minute per script`, retryAfter, { scriptId });
   }
 
-  /** Every check before a run, in one round trip; the day's run is counted and released again on refusal. */
-  async function admit(request: ExecuteRequest): Promise<AdmittedRun> {
+  /**
+   * Every check before a run, in one round trip; the day's run is counted and released again on refusal. A trigger of
+   * a deployed script that gathers its triggers (debounce, batch) is queued instead, unless `gather` is off (a rerun,
+   * a child run) or it is the start of a closed window's run.
+   */
+  async function admission(request: ExecuteRequest, gather: boolean): Promise<AdmittedRun | { queued: Execution }> {
     const now = clock.now();
     const dailyCounter = dailyRunsCounter(request.scriptId, now);
     const spendCounter = monthlySpendCounter(request.userId, now);
@@ -202,7 +240,8 @@ export function createScriptRunner(deps: {
       deps.budgets.monthlyBudgetUsd(request.userId),
     ]);
     const { installation, spent } = read;
-    const manual = request.viaApi === true || request.trigger.type === 'manual';
+    // A closed window's run was counted as a manual run (if it was) when its trigger came.
+    const manual = request.gathered === undefined && (request.viaApi === true || request.trigger.type === 'manual');
     let script: Script;
     let version: ScriptVersion;
     let qualifier = liveAlias;
@@ -211,6 +250,12 @@ export function createScriptRunner(deps: {
       if (manual) await checkManualRate(script.scriptId, now);
       // A manual run of a never-deployed script is a test run of its latest version; everything else needs a deploy.
       if (script.activeVersion === null && !manual) throw new ConflictError(`script ${script.scriptId} is not deployed`, { scriptId: script.scriptId });
+      const gathering = gather && request.gathered === undefined && script.activeVersion !== null ? gatheringOf(script.config) : undefined;
+      if (gathering && deps.gathering) {
+        const queued = await deps.gathering.gather(gathering, request, (executionId, queue) => queuedRecord(script, request, executionId, queue, clock.nowIso()));
+        await executions.releaseDailyRun(dailyCounter);
+        return { queued };
+      }
       const { maxExecutionsPerDay } = script.config;
       if (runsToday > maxExecutionsPerDay) {
         const retryAfter = Math.ceil((nextUtcMidnight(now) - now) / 1000);
@@ -248,7 +293,7 @@ export function createScriptRunner(deps: {
       await executions.releaseDailyRun(dailyCounter);
       throw new ValidationError('data', `${Buffer.byteLength(inputJson)} bytes`, `a durable run's data is at most ${maxDurableInputBytes} bytes of JSON`);
     }
-    const executionId = newId('exe');
+    const executionId = request.gathered ?? newId('exe');
     const { parentWait, depth } = request.parent ?? {};
     const parent = request.parent && {
       parentExecutionId: request.parent.parentExecutionId,
@@ -283,6 +328,7 @@ export function createScriptRunner(deps: {
     return {
       running,
       data: request.data,
+      ...(request.batch && { batch: request.batch }),
       trigger: request.trigger,
       runtime: script.runtime,
       config,
@@ -359,6 +405,7 @@ export function createScriptRunner(deps: {
         timeoutMs,
         event: {
           data: admitted.data,
+          ...(admitted.batch && { batch: admitted.batch }),
           trigger: { type: admitted.trigger.type, source: admitted.trigger.source ?? null, event: admitted.trigger.event ?? null },
         },
         context: {
@@ -454,13 +501,24 @@ export function createScriptRunner(deps: {
     return { execution: finished, ...printedBy(outcome.logs, invocationNumber), output: answeredOutput(parsed, outcome.outputJson) };
   }
 
+  /** Admission where a gathering script's trigger would be refused: every caller but those of gathered triggers. */
+  async function admit(request: ExecuteRequest): Promise<AdmittedRun> {
+    const admitted = await admission(request, false);
+    if ('queued' in admitted) throw new ConflictError('a gathered trigger was admitted as a run');
+    return admitted;
+  }
+
   return {
     admit,
+    /** Admission of a trigger: its run, or the queued run of the debounce or batch window it joined. */
+    admitOrQueue: (request: ExecuteRequest) => admission(request, true),
     /** An admitted run in the background (long-runs.ts): its record is written, and a failure is recorded on it. */
     runAdmitted: (admitted: AdmittedRun) => run(admitted, true),
     /** The run of every trigger that waits for its end (events, schedules, webhooks, flows). */
     async execute(request: ExecuteRequest): Promise<ExecutionResult> {
-      return run(await admit(request), false);
+      const admitted = await admission(request, true);
+      if ('queued' in admitted) return { execution: admitted.queued, logs: [], logLines: [], output: null };
+      return run(admitted, false);
     },
   };
 }
