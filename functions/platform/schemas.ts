@@ -38,7 +38,13 @@ export const Message = z.object({ message: z.string() });
 /** `data` of a run still going when the synchronous wait ended (HTTP 202). */
 export const RunningRun = z.object({
   executionId: z.string().describe('follow the run with this id'),
-  status: z.enum(['running', 'waiting']).describe('waiting: a durable run suspended at a wait'),
+  status: z
+    .enum(['queued', 'running', 'waiting'])
+    .describe('waiting: a durable run suspended at a wait; queued: a run waiting for its debounce or batch window to close'),
+  queue: z
+    .object({ reason: z.enum(['debounce', 'batch']), key: z.string().optional(), until: z.string().optional() })
+    .optional()
+    .describe('a queued run: why it waits, for which key value, and until when its window stays open'),
 });
 
 /** Quantities with their unit in the OpenAPI document, so a client never guesses. */

@@ -38,7 +38,8 @@ export interface GatheredInput {
   triggerJson: string;
 }
 
-const names = { '#count': 'count', '#status': 'status', '#queue': 'queue', '#until': 'until' };
+/** The queued record's attributes a window's updates name. */
+const names = { '#status': 'status', '#queue': 'queue', '#until': 'until' };
 
 export function createGatherStore() {
   const db = dynamo();
@@ -52,7 +53,14 @@ export function createGatherStore() {
         await db.send(
           new TransactWriteCommand({
             TransactItems: [
-              { Put: { TableName: counters(), Item: window, ConditionExpression: 'attribute_not_exists(#counter)', ExpressionAttributeNames: { '#counter': 'counter' } } },
+              {
+                Put: {
+                  TableName: counters(),
+                  Item: window,
+                  ConditionExpression: 'attribute_not_exists(#counter)',
+                  ExpressionAttributeNames: { '#counter': 'counter' },
+                },
+              },
               { Put: { TableName: executions(), Item: { ...queued, outputJson: 'null' }, ConditionExpression: 'attribute_not_exists(executionId)' } },
             ],
           }),
@@ -99,7 +107,14 @@ export function createGatherStore() {
             UpdateExpression: 'SET #items = list_append(#items, :item), lastAt = :at ADD #count :one, bytes :bytes',
             ConditionExpression: 'attribute_exists(executionId) AND #count < :maxSize AND bytes <= :room',
             ExpressionAttributeNames: { '#count': 'count', '#items': 'items' },
-            ExpressionAttributeValues: { ':item': [itemJson], ':at': at, ':one': 1, ':bytes': bytes, ':maxSize': bounds.maxSize, ':room': bounds.maxBytes - bytes },
+            ExpressionAttributeValues: {
+              ':item': [itemJson],
+              ':at': at,
+              ':one': 1,
+              ':bytes': bytes,
+              ':maxSize': bounds.maxSize,
+              ':room': bounds.maxBytes - bytes,
+            },
             ReturnValues: 'ALL_NEW',
           }),
         ),

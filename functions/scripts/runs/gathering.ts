@@ -54,12 +54,7 @@ const inputOf = (window: GatherWindow): GatheredInput =>
     ? { batchJson: `[${(window.items ?? []).join(',')}]`, triggerJson: window.triggerJson }
     : { inputJson: window.lastJson ?? 'null', triggerJson: window.triggerJson };
 
-export function createGathering(deps: {
-  store: GatherStore;
-  oneShots: Pick<SchedulerPort, 'putOnce' | 'remove'>;
-  bus: EventPublisher;
-  clock: Clock;
-}) {
+export function createGathering(deps: { store: GatherStore; oneShots: Pick<SchedulerPort, 'putOnce' | 'remove'>; bus: EventPublisher; clock: Clock }) {
   const { store, clock } = deps;
 
   const closeEvent = (window: Pick<GatherWindow, 'executionId' | 'counter'>, userId: string) => ({
@@ -94,7 +89,11 @@ export function createGathering(deps: {
         .digest('base64url')
         .slice(0, 32);
       const counter = `gather#${request.scriptId}#${request.userId}#${keyHash}`;
-      const queue = (until: number): RunQueue => ({ reason: gathering.reason, ...(keyValue !== undefined && { key: keyValue.slice(0, 200) }), until: isoOf(until) });
+      const queue = (until: number): RunQueue => ({
+        reason: gathering.reason,
+        ...(keyValue !== undefined && { key: keyValue.slice(0, 200) }),
+        until: isoOf(until),
+      });
       const triggerJson = JSON.stringify(request.trigger);
       for (let attempt = 0; attempt < maxAttempts; attempt++) {
         const now = clock.now();

@@ -108,7 +108,8 @@ export interface RunView {
 }
 
 /** A script run's stored status as the SDK names it (a run past its deadline reads as it settles: the caller settles it first). */
-export const scriptRunStatus = (status: 'queued' | 'running' | 'success' | 'error' | 'timeout' | 'waiting' | 'cancelled'): RunStatus => statusWords[status] ?? 'failed';
+export const scriptRunStatus = (status: 'queued' | 'running' | 'success' | 'error' | 'timeout' | 'waiting' | 'cancelled'): RunStatus =>
+  statusWords[status] ?? 'failed';
 
 /** A flow run's stored status as the SDK names it; ring records of before kept a cancellation as failed with code CANCELLED. */
 export const flowRunStatus = (status: string, error?: { code: string } | null): RunStatus =>

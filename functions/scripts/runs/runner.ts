@@ -252,7 +252,9 @@ export function createScriptRunner(deps: {
       if (script.activeVersion === null && !manual) throw new ConflictError(`script ${script.scriptId} is not deployed`, { scriptId: script.scriptId });
       const gathering = gather && request.gathered === undefined && script.activeVersion !== null ? gatheringOf(script.config) : undefined;
       if (gathering && deps.gathering) {
-        const queued = await deps.gathering.gather(gathering, request, (executionId, queue) => queuedRecord(script, request, executionId, queue, clock.nowIso()));
+        const queued = await deps.gathering.gather(gathering, request, (executionId, queue) =>
+          queuedRecord(script, request, executionId, queue, clock.nowIso()),
+        );
         await executions.releaseDailyRun(dailyCounter);
         return { queued };
       }
