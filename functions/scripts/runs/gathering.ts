@@ -11,10 +11,11 @@ import type { Execution, Trigger } from '../model.js';
 import { concurrencyKeyValue } from './concurrency-key.js';
 import type { GatherStore, GatherWindow, GatheredInput } from './gather-store.js';
 import type { RunQueue } from './run-record.js';
-import type { AdmittedRun, ScriptRunner } from './runner.js';
 
-/** What starting a closed window's run uses of the runner and of the day's count. */
-export interface ReleasePorts extends Pick<ScriptRunner, 'admit' | 'runAdmitted'> {
+/** What starting a closed window's run uses of the runner (its admission and its run) and of the day's count. */
+export interface ReleasePorts<Admitted extends { running: Execution; dailyCounter: string }> {
+  admit(request: ReleasedRun & { gathered: string }): Promise<Admitted>;
+  runAdmitted(admitted: Admitted): Promise<unknown>;
   releaseDailyRun(counter: string): Promise<void>;
 }
 
@@ -170,9 +171,9 @@ export function createGathering(deps: { store: GatherStore; oneShots: Pick<Sched
      * Starts a closed window's run through ordinary admission, once: a refusal (its day's runs, the budget) ends it
      * failed, and a second close of the same run starts nothing.
      */
-    async release(released: ReleasedRun, runs: ReleasePorts): Promise<void> {
+    async release<Admitted extends { running: Execution; dailyCounter: string }>(released: ReleasedRun, runs: ReleasePorts<Admitted>): Promise<void> {
       const { executionId } = released;
-      let admitted: AdmittedRun;
+      let admitted: Admitted;
       try {
         admitted = await runs.admit({ ...released, gathered: executionId });
       } catch (error) {
