@@ -11,6 +11,7 @@ import type { BusConsumer, ServiceEventConsumer } from './platform/route.js';
 import { buildStateFunction } from './templates/routes.js';
 import { durableWakeType } from './durable/api.js';
 import { durableWakeFunction } from './scripts/routes.js';
+import { gatherCloseType } from './scripts/runs/gathering.js';
 
 const triggerPipelineHandler = 'functions/app/handlers/deliver-event.ts';
 
@@ -51,10 +52,10 @@ export const busConsumers: BusConsumer[] = [
   // Many durable runs may wake at once (a burst of callbacks): each continues in its own invocation.
   {
     name: 'wakeDurableRuns',
-    summary: 'Continues durable runs: a wait ended, a timer or timeout came, an invocation was lost',
+    summary: 'Continues durable runs (a wait ended, a timer or timeout came, an invocation was lost) and starts the runs of closed debounce and batch windows',
     sourcePrefix: 'platform.',
     userEvents: false,
-    internalTypes: [durableWakeType],
+    internalTypes: [durableWakeType, gatherCloseType],
     localConcurrency: 1000,
     ...durableWakeFunction,
     // It continues llm flows' runs too (after a tool call's approval): what a flow's execution needs.

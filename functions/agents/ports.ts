@@ -21,7 +21,7 @@ export interface CatalogSources {
   stamps(userIds: string[]): Promise<Map<string, number>>;
 }
 
-/** A run as a tool answers it: ended, or still going (`running`, or `waiting` for what `waitingFor` lists). */
+/** A run as a tool answers it: ended, or still going (`queued` in a window, `running`, or `waiting` for what `waitingFor` lists). */
 export interface RunAnswer {
   executionId: string;
   status: 'queued' | 'running' | 'waiting' | 'success' | 'error' | 'timeout' | 'cancelled' | 'skipped' | 'expired';

@@ -1,5 +1,6 @@
 import bs58 from 'bs58';
 import * as z from 'zod';
+import { queueReasons } from './flow-control.js';
 
 /** `limit` (1-100) and `offset` of every list; the default limit differs by operation. */
 export const pagination = (defaultLimit: number) => ({
@@ -41,6 +42,10 @@ export const RunningRun = z.object({
   status: z
     .enum(['queued', 'running', 'waiting'])
     .describe('waiting: a durable run suspended at a wait; queued: held by its flow control (throttle, debounce, batch)'),
+  queue: z
+    .object({ reason: z.enum(queueReasons), key: z.string().optional(), until: z.string().optional() })
+    .optional()
+    .describe('a queued run: why it waits, for which key value, and until when (at the earliest)'),
 });
 
 /** Quantities with their unit in the OpenAPI document, so a client never guesses. */

@@ -2,6 +2,7 @@
 import type { ExecutionError, StepView } from '../durable/api.js';
 import type { RunLineage } from './runs/run-record.js';
 import type { FlowControl, NotRunReason, QueuePlace } from '#platform/flow-control.js';
+import type { BatchOptions, DebounceOptions } from '../platform/gathering.js';
 
 export type { ExecutionError, StepView };
 
@@ -53,6 +54,9 @@ export interface ScriptConfig extends FlowControl {
    * A value counts per run user unless `scope` is `global` (records written before scopes existed have none: `user`).
    */
   concurrency?: { limit: number; key: string; scope?: ConcurrencyScope };
+  /** Triggers gather before a run starts: the last of a quiet period (debounce), or many in one run (batch). */
+  debounce?: DebounceOptions;
+  batch?: BatchOptions;
   /** Runs may checkpoint steps and wait (functions/durable/). */
   durable?: boolean;
   /** JSON Schema of the run's `data`: what an MCP tool of the script declares and checks its arguments against. */

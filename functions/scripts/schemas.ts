@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { SubscribableEventType } from '#platform/event-types.js';
 import { reviewFields } from '#functions/reviews/schemas.js';
+import { BatchOptions, DebounceOptions } from '#platform/gathering.js';
 import { IsoDate, JsonObject, OpaqueId, pagination } from '#platform/schemas.js';
 import { Semver, isSemver } from '#platform/semver.js';
 import { InputSchema } from './authoring/input-schema.js';
@@ -76,6 +77,8 @@ const ConfigPatch = z.strictObject({
     .describe(
       "At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it",
     ),
+  debounce: DebounceOptions.nullable().optional(),
+  batch: BatchOptions.nullable().optional(),
   durable: z.boolean().optional().describe('runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback'),
   inputSchema: InputSchema.optional(),
   ...flowControlFields,

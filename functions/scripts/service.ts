@@ -36,10 +36,12 @@ const defaultConfig: ScriptConfig = {
   allowedResources: [],
 };
 
-/** A config with a patch applied; `null` removes an option (`concurrency`, or one of flow control's). */
+/** A config with a patch applied; `null` removes an option (`concurrency`, debounce, batch, or one of flow control's). */
 function patchedConfig(config: ScriptConfig, patch: z.output<typeof UpdateScriptInput>['config']): ScriptConfig {
   const merged: Record<string, unknown> = { ...config, ...patch };
-  for (const name of ['concurrency', ...flowControlNames]) if (merged[name] === null || merged[name] === undefined) delete merged[name];
+  for (const name of ['concurrency', 'debounce', 'batch', ...flowControlNames]) if (merged[name] === null || merged[name] === undefined) delete merged[name];
+  if (merged.debounce && merged.batch)
+    throw new ValidationError('config.batch', merged.batch, 'a script gathers its triggers by debounce or by batch, not both');
   return merged as unknown as ScriptConfig;
 }
 

@@ -33,7 +33,7 @@ function world(
   const claimed = new Set<string>();
   const runs = createLongRuns({
     runner: {
-      admit: async () => admitted,
+      admitOrQueue: async () => admitted,
       runAdmitted: async () => {
         log.push('ran');
         return finished('ran');

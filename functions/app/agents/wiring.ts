@@ -18,7 +18,7 @@ const waitsOf = (execution: Execution) =>
 
 function runAnswer(execution: Execution): RunAnswer {
   const { executionId, status } = execution;
-  if (status === 'running') return { executionId, status };
+  if (status === 'running' || status === 'queued') return { executionId, status };
   if (status === 'waiting') return { executionId, status, waitingFor: waitsOf(execution) };
   if (status === 'success') return { executionId, status, output: execution.output };
   return { executionId, status, ...(execution.error && { error: { code: execution.error.code, message: execution.error.message } }) };

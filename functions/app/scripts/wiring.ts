@@ -15,6 +15,8 @@ import { type DependencyService, createDependencyService } from '#functions/scri
 import { createNpmInstallerFunction } from '#functions/scripts/packages/installer-function.js';
 import { type Deployer, createDeployer } from '#functions/scripts/runs/deployer.js';
 import { createExecutionStore } from '#functions/scripts/runs/execution-store.js';
+import { createGatherStore } from '#functions/scripts/runs/gather-store.js';
+import { type ScriptGathering, createGathering } from '#functions/scripts/runs/gathering.js';
 import { settleParentRun } from '#functions/app/run-tree.js';
 import { type RunStore, createRunStore } from '#functions/scripts/runs/run-store.js';
 import { type Runs, createRuns } from '#functions/scripts/runs/runs.js';
@@ -148,6 +150,7 @@ export const scriptRunner = perPlatform((platform: Platform): ScriptRunner => {
     settings: platform.settings.scripts,
     durable: durableScriptRuns(platform),
     flowControl: () => flowControlGate(platform),
+    gathering: scriptGathering(platform),
   });
 });
 
@@ -165,6 +168,21 @@ export const flowControlGate = perPlatform(
       },
     }),
 );
+
+/** Debounce and batch windows of scripts' triggers, closed by the scheduler's one-shots. */
+export const scriptGathering = perPlatform(
+  (platform: Platform): ScriptGathering =>
+    createGathering({ store: createGatherStore(), oneShots: platform.scheduler, bus: platform.eventBus, clock: platform.clock }),
+);
+
+/** A window's close (its one-shot, or a full batch): its run starts through ordinary admission, in this invocation. */
+export async function closeGatherWindow(platform: Platform, close: { executionId: string; window: string; userId: string }): Promise<void> {
+  const gathering = scriptGathering(platform);
+  const released = await gathering.closeDue(close.executionId, close.window, close.userId);
+  if (!released) return;
+  const executions = createExecutionStore(journalResults(platform));
+  await gathering.release(released, { ...scriptRunner(platform), releaseDailyRun: executions.releaseDailyRun });
+}
 
 /** Who may run a script: its owner or an installer (script-access.ts). */
 export const scriptAccess = (): ScriptAccess => createScriptAccess(createScriptStore());

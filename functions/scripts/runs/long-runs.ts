@@ -13,7 +13,7 @@ import { type AdmittedRun, type ExecuteRequest, type ExecutionResult, type Scrip
 export type ApiRun = { ended: ExecutionResult } | { running: Execution };
 
 export interface LongRunsDeps {
-  runner: Pick<ScriptRunner, 'admit' | 'runAdmitted'>;
+  runner: Pick<ScriptRunner, 'admitOrQueue' | 'runAdmitted'>;
   executions: Pick<ExecutionStore, 'putRunning' | 'claim' | 'get' | 'getLogs' | 'remove' | 'releaseDailyRun'>;
   background: (run: (job: AdmittedRun) => Promise<ExecutionResult | undefined>) => BackgroundRuns<AdmittedRun, ExecutionResult | undefined>;
   boundMs: number;
@@ -51,7 +51,10 @@ export function createLongRuns(deps: LongRunsDeps) {
     },
 
     async execute(request: ExecuteRequest): Promise<ApiRun> {
-      const admitted = await deps.runner.admit(request);
+      const admission = await deps.runner.admitOrQueue(request);
+      // Joined a debounce or batch window: the answer names the window's queued run.
+      if ('queued' in admission) return { running: admission.queued };
+      const admitted = admission;
       const { running } = admitted;
       if (running.status === 'queued') return { running };
       // Never started: the day's place goes back and no run is recorded.

@@ -36,6 +36,9 @@ import { answeredOutput, storedLogs, storedOutput } from './stored-run.js';
 import type { ScriptSettings } from '../settings.js';
 import { maxDurableInputBytes } from '../../durable/api.js';
 import { type RunOrigin, lineageOf } from './run-record.js';
+import type { QueuePlace } from '#platform/flow-control.js';
+import { gatheringOf } from '#platform/gathering.js';
+import type { ScriptGathering } from './gathering.js';
 
 export interface ExecuteRequest {
   scriptId: string;
@@ -52,6 +55,10 @@ export interface ExecuteRequest {
   parent?: { parentExecutionId: string; rootExecutionId?: string; parentWait?: string; depth?: number };
   /** The run a rerun or replay was made from. */
   origin?: RunOrigin;
+  /** The queued run of a closed debounce or batch window (gathering.ts) that this admission starts. */
+  gathered?: string;
+  /** A batch's run: every trigger's data, in arrival order (`event.batch`). */
+  batch?: unknown[];
 }
 
 export interface ExecutionResult {
@@ -97,6 +104,7 @@ export interface AdmittedRun {
   /** Its record while it runs. */
   running: Execution;
   data: unknown;
+  batch?: unknown[];
   trigger: Trigger;
   runtime: RuntimeLabel;
   config: ScriptConfig;
@@ -147,6 +155,31 @@ export const durableChannel = '#durable';
 const failureOf = (error: unknown): ExecutionError =>
   error instanceof AppError ? { code: error.code, message: error.message } : { code: 'INTERNAL_ERROR', message: 'the run failed unexpectedly' };
 
+/** The record of a window's run while it waits for the window to close. */
+function queuedRecord(script: Script, request: ExecuteRequest, executionId: string, queue: QueuePlace, createdAt: string): Execution {
+  return {
+    executionId,
+    kind: 'script',
+    rootExecutionId: executionId,
+    scriptId: script.scriptId,
+    userId: request.userId,
+    scriptUser: `${script.scriptId}#${request.userId}`,
+    version: script.activeVersion ?? script.latestVersion,
+    trigger: storedTrigger(request.trigger),
+    status: 'queued',
+    queue,
+    output: null,
+    error: null,
+    duration: 0,
+    memoryUsed: 0,
+    cost: 0,
+    resourceCalls: 0,
+    createdAt,
+    finishedAt: null,
+    expiresAt: runExpiry(createdAt).expiresAt,
+  };
+}
+
 /** The record names the event (its type or id) rather than holding it: events can be as large as the item may be. */
 const storedTrigger = ({ type, source, event, client }: Trigger): Trigger => {
   const named = event !== null && typeof event === 'object' ? ((event as { type?: unknown; id?: unknown }).type ?? (event as { id?: unknown }).id) : event;
@@ -176,6 +209,8 @@ export function createScriptRunner(deps: {
   durable?: DurableRunHooks;
   /** Flow control between admission and slots (flow-control.ts). */
   flowControl?: () => RunFlowControl;
+  /** Debounce and batch: a trigger of a script that gathers its triggers joins a window instead of running. */
+  gathering?: ScriptGathering;
 }) {
   const { store, executions, clock } = deps;
   /** Versions are immutable: one read per version and process, refreshed when a test build records its artifact. */
@@ -201,18 +236,11 @@ export function createScriptRunner(deps: {
   }
 
   /**
-   * Every check before a run, in one round trip; the day's run is counted and released again on refusal. Then its
-   * flow control (unless `flowControl` is false: a rerun of a run that passed it): a run its throttle holds comes back
-   * with its `queued` record written, to be started by its queue.
+   * Every check before a run, in one round trip; the day's run is counted and released again on refusal. A trigger of
+   * a deployed script that gathers its triggers (debounce, batch) is queued instead, unless `gather` is off (a rerun,
+   * a child run) or it is the start of a closed window's run.
    */
-  async function admit(request: ExecuteRequest, options: { flowControl?: boolean } = {}): Promise<AdmittedRun> {
-    const admitted = await checked(request);
-    if (options.flowControl === false || !deps.flowControl) return admitted;
-    const entry = await deps.flowControl().enter(admitted);
-    return 'go' in entry ? entry.go : { ...admitted, running: entry.queued };
-  }
-
-  async function checked(request: ExecuteRequest): Promise<AdmittedRun> {
+  async function admission(request: ExecuteRequest, gather: boolean): Promise<AdmittedRun | { queued: Execution }> {
     const now = clock.now();
     const dailyCounter = dailyRunsCounter(request.scriptId, now);
     const spendCounter = monthlySpendCounter(request.userId, now);
@@ -222,7 +250,8 @@ export function createScriptRunner(deps: {
       deps.budgets.monthlyBudgetUsd(request.userId),
     ]);
     const { installation, spent } = read;
-    const manual = request.viaApi === true || request.trigger.type === 'manual';
+    // A closed window's run was counted as a manual run (if it was) when its trigger came.
+    const manual = request.gathered === undefined && (request.viaApi === true || request.trigger.type === 'manual');
     let script: Script;
     let version: ScriptVersion;
     let qualifier = liveAlias;
@@ -231,6 +260,14 @@ export function createScriptRunner(deps: {
       if (manual) await checkManualRate(script.scriptId, now);
       // A manual run of a never-deployed script is a test run of its latest version; everything else needs a deploy.
       if (script.activeVersion === null && !manual) throw new ConflictError(`script ${script.scriptId} is not deployed`, { scriptId: script.scriptId });
+      const gathering = gather && request.gathered === undefined && script.activeVersion !== null ? gatheringOf(script.config) : undefined;
+      if (gathering && deps.gathering) {
+        const queued = await deps.gathering.gather(gathering, request, (executionId, queue) =>
+          queuedRecord(script, request, executionId, queue, clock.nowIso()),
+        );
+        await executions.releaseDailyRun(dailyCounter);
+        return { queued };
+      }
       const { maxExecutionsPerDay } = script.config;
       if (runsToday > maxExecutionsPerDay) {
         const retryAfter = Math.ceil((nextUtcMidnight(now) - now) / 1000);
@@ -268,7 +305,7 @@ export function createScriptRunner(deps: {
       await executions.releaseDailyRun(dailyCounter);
       throw new ValidationError('data', `${Buffer.byteLength(inputJson)} bytes`, `a durable run's data is at most ${maxDurableInputBytes} bytes of JSON`);
     }
-    const executionId = newId('exe');
+    const executionId = request.gathered ?? newId('exe');
     const { parentWait, depth } = request.parent ?? {};
     const parent = request.parent && {
       parentExecutionId: request.parent.parentExecutionId,
@@ -303,6 +340,7 @@ export function createScriptRunner(deps: {
     return {
       running,
       data: request.data,
+      ...(request.batch && { batch: request.batch }),
       trigger: request.trigger,
       runtime: script.runtime,
       config,
@@ -379,6 +417,7 @@ export function createScriptRunner(deps: {
         timeoutMs,
         event: {
           data: admitted.data,
+          ...(admitted.batch && { batch: admitted.batch }),
           trigger: { type: admitted.trigger.type, source: admitted.trigger.source ?? null, event: admitted.trigger.event ?? null },
         },
         context: {
@@ -476,13 +515,38 @@ export function createScriptRunner(deps: {
     return { execution: finished, ...printedBy(outcome.logs, invocationNumber), output: answeredOutput(parsed, outcome.outputJson) };
   }
 
+  /**
+   * A run's flow control (unless `flowControl` is false: a rerun of a run that passed it): a run its throttle holds
+   * comes back with its `queued` record written, to be started by its queue.
+   */
+  async function controlled(admitted: AdmittedRun, options: { flowControl?: boolean }): Promise<AdmittedRun> {
+    if (options.flowControl === false || !deps.flowControl) return admitted;
+    const entry = await deps.flowControl().enter(admitted);
+    return 'go' in entry ? entry.go : { ...admitted, running: entry.queued };
+  }
+
+  /** Admission where a gathering script's trigger would be refused: every caller but those of gathered triggers. */
+  async function admit(request: ExecuteRequest, options: { flowControl?: boolean } = {}): Promise<AdmittedRun> {
+    const admitted = await admission(request, false);
+    if ('queued' in admitted) throw new ConflictError('a gathered trigger was admitted as a run');
+    return controlled(admitted, options);
+  }
+
+  /** Admission of a trigger: its run (queued by its flow control, or not), or the queued run of the window it joined. */
+  async function admitOrQueue(request: ExecuteRequest): Promise<AdmittedRun | { queued: Execution }> {
+    const admitted = await admission(request, true);
+    return 'queued' in admitted ? admitted : controlled(admitted, {});
+  }
+
   return {
     admit,
+    admitOrQueue,
     /** An admitted run in the background (long-runs.ts): its record is written, and a failure is recorded on it. */
     runAdmitted: (admitted: AdmittedRun) => run(admitted, true),
     /** The run of every trigger that waits for its end (events, schedules, webhooks, flows). */
     async execute(request: ExecuteRequest): Promise<ExecutionResult> {
-      const admitted = await admit(request);
+      const admitted = await admitOrQueue(request);
+      if ('queued' in admitted) return { execution: admitted.queued, logs: [], logLines: [], output: null };
       if (admitted.running.status === 'queued') return { execution: admitted.running, logs: [], logLines: [], output: null };
       return run(admitted, false);
     },

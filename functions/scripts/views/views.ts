@@ -40,9 +40,10 @@ const stepsOf = (execution: Execution) => ({
 });
 
 /** The answer of a run still going at the bound (HTTP 202): follow it with getExecution. */
-export const runningView = (execution: Pick<Execution, 'executionId' | 'status'>) => ({
+export const runningView = (execution: Pick<Execution, 'executionId' | 'status' | 'queue'>) => ({
   executionId: execution.executionId,
   status: execution.status === 'waiting' || execution.status === 'queued' ? execution.status : ('running' as const),
+  ...(execution.queue && { queue: execution.queue }),
 });
 /** Declared and resolved packages; the field is left out for versions that declare none. */
 const packagesOf = (dependencies: VersionDependencies | null | undefined) =>
