@@ -324,4 +324,4 @@ export const ReplayInput = z
   });
 
 /** A durable wait's length, `{seconds|minutes|hours|days}`: the approvals and events areas take it for their waits' timeouts. */
-export { Duration } from '../durable/api.js';
+export { Duration } from '../durable/schemas.js';
