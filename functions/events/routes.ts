@@ -1,6 +1,6 @@
 import { type TableAccess, defineRoutes } from '#platform/route.js';
 import { Message } from '#platform/schemas.js';
-import type { TableName } from '../tables.js';
+import type { TableName } from '#platform/table-definition.js';
 import { EventInput } from '#platform/event-object.js';
 import {
   AcceptedWebhook,
