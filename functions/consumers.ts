@@ -10,7 +10,7 @@ import { flowTargetNeeds } from './flows/routes.js';
 import type { BusConsumer, ServiceEventConsumer } from './platform/route.js';
 import { buildStateFunction } from './templates/routes.js';
 import { durableWakeType } from './durable/api.js';
-import { durableWakeFunction } from './scripts/routes.js';
+import { durableWakeFunction, scriptRoutes } from './scripts/routes.js';
 import { gatherCloseType } from './scripts/runs/gathering.js';
 
 const triggerPipelineHandler = 'functions/app/handlers/deliver-event.ts';
@@ -27,8 +27,9 @@ export const busConsumers: BusConsumer[] = [
     // The platform's owner events (a failed run, an approval requested): subscriptions and event flows take them like
     // any event type.
     internalTypes: [scheduleFiringType, webhookDeliveryType, runQueueWakeType, ...ownerEventTypes],
-    tables: { ...subscriptionTargetNeeds.tables, ...flowTargetNeeds.tables },
-    uses: [...new Set([...subscriptionTargetNeeds.uses, ...flowTargetNeeds.uses])],
+    // Subscriptions run scripts: what running a script needs, with the dispatch tables of each kind of target.
+    tables: { ...scriptRoutes.executeScript.tables, ...subscriptionTargetNeeds.tables, ...flowTargetNeeds.tables },
+    uses: [...new Set([...(scriptRoutes.executeScript.uses ?? []), ...subscriptionTargetNeeds.uses, ...flowTargetNeeds.uses])],
     // Scripts run up to 300 s each, several per event.
     timeoutSeconds: 900,
     memoryMb: 1024,

@@ -11,7 +11,16 @@ import { templateBuildStateConsumer } from '../functions/consumers.js';
 import { type TableName, tables } from '../functions/tables.js';
 import { type TableGrants, routeTables } from './grants.js';
 import type { PlatformFunction } from './platform-function.js';
-import type { PlatformStack } from './platform-stack.js';
+import type { Api } from './api.js';
+import type { AreaRoutes } from './area-routes.js';
+import type { BusConsumers } from './bus-consumers.js';
+import type { Events } from './events.js';
+import type { Payouts } from './payouts.js';
+import type { PythonLint } from './python-lint.js';
+import type { PackageInstallers, Scripts } from './scripts.js';
+import type { Security } from './security.js';
+import type { Storage } from './storage.js';
+import type { TemplateBuilds } from './templates.js';
 
 const iam5 = (reason: string, ...appliesTo: (string | RegExp)[]): NagPackSuppression => ({
   id: 'AwsSolutions-IAM5',
@@ -106,7 +115,23 @@ function suppress(construct: IConstruct, id: string, reason: string): void {
   NagSuppressions.addResourceSuppressions(construct, [{ id, reason }], true);
 }
 
-export function suppressNagFindings(stack: PlatformStack): void {
+/** The platform stack's constructs whose findings are suppressed, named here so that this module need not import the stack. */
+export interface NaggedStack extends Stack {
+  api: Api;
+  areas: AreaRoutes[];
+  consumers: BusConsumers;
+  events: Events;
+  scriptResourceCall: PlatformFunction;
+  scripts: Scripts;
+  security: Security;
+  storage: Storage;
+  templateBuilds: TemplateBuilds;
+  packageInstallers: PackageInstallers;
+  payouts: Payouts;
+  pythonLint: PythonLint;
+}
+
+export function suppressNagFindings(stack: NaggedStack): void {
   Aspects.of(stack).add(new OverflowPolicySuppressions(), { priority: AspectPriority.MUTATING + 100 });
   const { api, areas, consumers, events, scriptResourceCall, scripts, security, storage, templateBuilds } = stack;
 

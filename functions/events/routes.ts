@@ -1,7 +1,6 @@
 import { type TableAccess, defineRoutes } from '#platform/route.js';
 import { Message } from '#platform/schemas.js';
-import type { TableName } from '../tables.js';
-import { scriptRoutes } from '../scripts/routes.js';
+import type { TableName } from '#platform/table-definition.js';
 import { EventInput } from '#platform/event-object.js';
 import {
   AcceptedWebhook,
@@ -131,12 +130,11 @@ export const eventRoutes = defineRoutes('events', {
 });
 
 /**
- * What the trigger pipeline's subscription kind needs of the bus consumer that runs it (functions/consumers.ts): it
- * runs scripts, so what running a script needs, plus the dispatch tables.
+ * What the trigger pipeline's subscription kind needs of the bus consumer that runs it (functions/consumers.ts), beside
+ * what running a script needs, which the consumer adds from the scripts' route table: the dispatch tables.
  */
 export const subscriptionTargetNeeds = {
   tables: {
-    ...scriptRoutes.executeScript.tables,
     subscriptionIndex: 'read',
     eventDeliveries: 'write',
     scriptWebhooks: 'read',
@@ -145,5 +143,5 @@ export const subscriptionTargetNeeds = {
     eventWaits: 'write',
   } as Partial<Record<TableName, TableAccess>>,
   // The scheduler: a firing for a deleted script retires its schedule.
-  uses: [...(scriptRoutes.executeScript.uses ?? []), 'scheduler' as const],
+  uses: ['scheduler' as const],
 };

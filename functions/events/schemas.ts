@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { IsoDate, OpaqueId, componentRef, pagination } from '#platform/schemas.js';
 import { documentConditionTree } from './conditions/schema.js';
 import { scriptDialect } from './conditions/script-dialect.js';
-import { dateRange, ordered, orderedRange } from '#functions/scripts/schemas.js';
+import { dateRange, ordered, orderedRange } from '#platform/date-range.js';
 import { SubscribableEventType } from '#platform/event-types.js';
 
 const ScriptId = OpaqueId;

@@ -3,7 +3,7 @@
 import { scriptRoutes } from '#functions/scripts/routes.js';
 import { type TableAccess, defineRoutes } from '#platform/route.js';
 import { RunningRun } from '#platform/schemas.js';
-import type { TableName } from '../tables.js';
+import type { TableName } from '#platform/table-definition.js';
 import {
   AssignmentInput,
   CreateEventFlowInput,

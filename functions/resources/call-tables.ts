@@ -1,5 +1,5 @@
 import type { TableAccess } from '../platform/route.js';
-import type { TableName } from '../tables.js';
+import type { TableName } from '#platform/table-definition.js';
 
 /**
  * Tables a function needs to call resources (the call route, and through the ResourceCaller port scripts, flows and

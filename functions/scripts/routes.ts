@@ -5,7 +5,7 @@ import { resourceRoutes } from '#functions/resources/routes.js';
 import { type FunctionSpec, type RouteSpec, type TableAccess, defineRoutes } from '#platform/route.js';
 import { Message, RunningRun } from '#platform/schemas.js';
 import { scopes } from '#platform/scopes.js';
-import type { TableName } from '../tables.js';
+import type { TableName } from '#platform/table-definition.js';
 import * as out from './views/outputs.js';
 import * as input from './schemas.js';
 

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { envNames } from '#platform/env-names.js';
 import { envNumber } from '#platform/settings.js';
-import { defaultDurableLimits } from '../durable/api.js';
+import { defaultDurableLimits } from '../durable/schemas.js';
 import { limits } from './model.js';
 
 /** A positive whole number: a bound of 0 would refuse everything, a fraction means nothing. */

@@ -5,7 +5,7 @@ import { Review, ReviewList } from '#functions/reviews/schemas.js';
 import { resourceRoutes } from '#functions/resources/routes.js';
 import { type TableAccess, defineRoutes } from '#platform/route.js';
 import { IsoDate, Message } from '#platform/schemas.js';
-import type { TableName } from '../tables.js';
+import type { TableName } from '#platform/table-definition.js';
 import * as input from './schemas.js';
 
 /** Changing templates takes a full key (`*`), or `templates:manage` once keys can hold it; installing takes `templates:install`. */

@@ -4,7 +4,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, queryAll } from '#platform/dynamo.js';
 import { updateExpression } from '#platform/update-expression.js';
 import { ratingUpdate } from '#functions/reviews/api.js';
-import type { TableName } from '../tables.js';
+import type { TableName } from '#platform/table-definition.js';
 import type { BuildRecord, TemplateInstallation, TemplateItem, TemplateVersion } from './model.js';
 
 export interface TemplateStoreDeps {

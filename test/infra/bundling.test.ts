@@ -103,12 +103,58 @@ describe('infra: one esbuild pass bundles every handler', () => {
     expect(inputs.filter((input) => areaModule.test(input))).toEqual([]);
   });
 
-  // The compositions each area's handlers load when imported: their own and those their area's facade calls reach.
+  // Our modules (functions/ and layers/, not node_modules) a handler loads when Lambda imports its bundle. The budget:
+  // health 26, the events handlers 40, every handler 80. Until each provider loads only what its operation uses, a
+  // group over budget is held to what it loads now, so a regression names itself.
+  const moduleBudget = (entry: string): number => {
+    if (entry === health.handler) return 26;
+    const group = /^functions\/app\/(?:([\w-]+)\/handlers\/[\w-]+|handlers\/([\w-]+))\.ts$/.exec(entry)!.slice(1).find(Boolean)!;
+    const heldAtToday: Record<string, number> = {
+      agents: 181,
+      approvals: 174,
+      'deliver-event': 189,
+      // Budget 40: the settings of every area, which the platform parses once per start, are most of the gap.
+      events: 59,
+      flows: 195,
+      'get-open-api-document': 88,
+      payments: 196,
+      scripts: 178,
+      templates: 187,
+      'wake-durable-run': 177,
+    };
+    return heldAtToday[group] ?? 80;
+  };
+
+  it('keeps each handler within its module budget, printing every count', () => {
+    // Prepare
+    const inputsOf = (file: string) => Object.keys(pass.metafile.outputs[Object.keys(pass.metafile.outputs).find((key) => key.endsWith(file))!]!.inputs);
+    // Act
+    const counts = platformEntries().map((entry) => ({
+      entry,
+      modules: new Set(
+        closureOf(pass, entry, { atImport: true })
+          .flatMap(inputsOf)
+          .filter((input) => !input.includes('node_modules/')),
+      ).size,
+    }));
+    console.log(
+      counts
+        .sort((a, b) => b.modules - a.modules)
+        .map(({ entry, modules }) => `${String(modules).padStart(4)} / ${String(moduleBudget(entry)).padStart(3)}  ${entry}`)
+        .join('\n'),
+    );
+    // Assess
+    expect(counts.filter(({ entry, modules }) => modules > moduleBudget(entry)).map(({ entry, modules }) => `${entry}: ${modules}`)).toEqual([]);
+  });
+
+  // The compositions (an area's wiring or providers) each area's handlers load when imported: their own and those their
+  // area's facade calls reach.
   const compositionsOf: Record<string, string[]> = {
     accounts: ['accounts'],
     approvals: ['accounts', 'approvals', 'resources', 'scripts'],
     documents: ['accounts', 'documents'],
-    events: ['accounts', 'events', 'resources', 'scripts'],
+    // The scripts' facade reaches the events' providers on the first call that needs a script.
+    events: ['events'],
     flows: ['accounts', 'flows', 'resources', 'scripts'],
     // A paid call made with a key asks the owner's approval above the key's threshold (agent budgets).
     payments: ['accounts', 'approvals', 'payments', 'resources', 'scripts'],
@@ -136,7 +182,7 @@ describe('infra: one esbuild pass bundles every handler', () => {
       const entries = platformEntries().filter((entry) => entry.startsWith(`functions/app/${area}/handlers/`));
       // Act: the modules each handler loads when Lambda imports its bundle (chunks behind `import()` load later)
       const loaded = entries.map((entry) => ({ entry, inputs: closureOf(pass, entry, { atImport: true }).flatMap(inputsOf) }));
-      const compositions = new Set(loaded.flatMap(({ inputs }) => inputs.flatMap((input) => /^functions\/app\/([\w-]+)\/wiring\.ts$/.exec(input)?.[1] ?? [])));
+      const compositions = new Set(loaded.flatMap(({ inputs }) => inputs.flatMap((input) => /^functions\/app\/([\w-]+)\/[\w-]+\.ts$/.exec(input)?.[1] ?? [])));
       const offenders = loaded.flatMap(({ entry, inputs }) => inputs.filter((input) => foreignAdapters.includes(input)).map((input) => `${entry}: ${input}`));
       // Assess
       expect(entries.length).toBeGreaterThan(0);

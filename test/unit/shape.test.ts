@@ -39,8 +39,8 @@ const areas = ['accounts', 'approvals', 'documents', 'durable', 'events', 'flows
 const areaOf = (path: string) => areas.find((area) => path.startsWith(`functions/${area}/`));
 /** The area a module serves: its domain, or its handlers and composition in functions/app/<area>/. */
 const ownerOf = (path: string) => areaOf(path) ?? areas.find((area) => path.startsWith(`functions/app/${area}/`));
-/** An area's composition: its services built with their production dependencies. */
-const wiring = (path: string) => /^functions\/app\/[\w-]+\/wiring\.ts$/.test(path);
+/** An area's composition: its providers (one per capability, or the area's wiring.ts), services built with their production dependencies. */
+const wiring = (path: string) => /^functions\/app\/[\w-]+\/[\w-]+\.ts$/.test(path);
 
 describe('shape of functions/', () => {
   it('has no import cycle among its modules', () => {
@@ -157,10 +157,17 @@ describe('shape of functions/', () => {
     // schemas.ts and model.ts the types it speaks; a route that runs another area's operation declares that
     // operation's grants, so a route table may spread another route table's. A composition takes another area's
     // facade as that area's composition built it (`<area>Api`), and nothing else of it.
+    // A provider may take the facade on first use instead: `(await import('#functions/app/<area>/wiring.js')).<area>Api`.
     const facadesOnly = (from: string, to: string) => {
-      const names = [...sourceOf(from).matchAll(/^import \{([^}]*)\} from '#functions\/app\/([\w-]+)\/wiring\.js';$/gm)]
-        .filter((match) => to === `functions/app/${match[2]}/wiring.ts`)
-        .flatMap((match) => match[1]!.split(',').map((name) => name.trim()));
+      const source = sourceOf(from);
+      const names = [
+        ...[...source.matchAll(/^import \{([^}]*)\} from '#functions\/app\/([\w-]+)\/wiring\.js';$/gm)]
+          .filter((match) => to === `functions/app/${match[2]}/wiring.ts`)
+          .flatMap((match) => match[1]!.split(',').map((name) => name.trim())),
+        ...[...source.matchAll(/\(await import\('#functions\/app\/([\w-]+)\/wiring\.js'\)\)\.(\w+)/g)]
+          .filter((match) => to === `functions/app/${match[1]}/wiring.ts`)
+          .map((match) => match[2]!),
+      ];
       return names.length > 0 && names.every((name) => /^\w+Api$/.test(name));
     };
     const allowed = (from: string, to: string) =>

@@ -7,7 +7,8 @@ import type { Execution } from '../model.js';
 import type { ExecutionStore } from '../runs/execution-store.js';
 import type { AdmittedRun, ScriptRunner } from '../runs/runner.js';
 import type { ScriptStore } from '../store.js';
-import { type DurableEngine, DurableError, Duration, type WaitKind, type WaitOutcome, maxWaitSeconds } from '../../durable/api.js';
+import { type DurableEngine, DurableError, type WaitKind, type WaitOutcome } from '../../durable/api.js';
+import { Duration, maxWaitSeconds } from '../../durable/schemas.js';
 
 /** Child runs nest at most this deep below a top-level run. */
 export const maxChildDepth = 10;

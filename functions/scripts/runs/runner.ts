@@ -34,7 +34,7 @@ import type { ScriptStore } from '../store.js';
 import type { VersionCode } from '../authoring/version-code.js';
 import { answeredOutput, storedLogs, storedOutput } from './stored-run.js';
 import type { ScriptSettings } from '../settings.js';
-import { maxDurableInputBytes } from '../../durable/api.js';
+import { maxDurableInputBytes } from '../../durable/schemas.js';
 import { type RunOrigin, lineageOf } from './run-record.js';
 import type { QueuePlace } from '#platform/flow-control.js';
 import { gatheringOf } from '#platform/gathering.js';

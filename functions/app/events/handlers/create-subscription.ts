@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
 import { eventRoutes } from '#functions/events/routes.js';
-import { subscriptionService } from '../wiring.js';
+import { subscriptionService } from '../triggers.js';
 
 export const handler = httpHandler(eventRoutes.createSubscription, ({ input, caller }) => subscriptionService().create(caller, input));

@@ -1,5 +1,5 @@
 import { httpHandler } from '#platform/http.js';
-import { eventIngest } from '../wiring.js';
+import { eventIngest } from '../ingest.js';
 import { eventRoutes } from '#functions/events/routes.js';
 
 export const handler = httpHandler(eventRoutes.publishEvent, ({ input, caller }) => eventIngest().publish(caller, input));
