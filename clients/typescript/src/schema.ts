@@ -6897,6 +6897,7 @@ export interface operations {
                      *               {
                      *                 "subscriptionId": "string",
                      *                 "scriptId": "string",
+                     *                 "wait": "string",
                      *                 "result": "executed",
                      *                 "executionId": "string",
                      *                 "status": "string",
@@ -6917,7 +6918,7 @@ export interface operations {
                     "application/json": {
                         data?: {
                             events: {
-                                /** @description one per subscription whose conditions matched, oldest first; empty while none ran yet or none matched */
+                                /** @description one per subscription whose conditions matched and per waiting run the event resumed, oldest first; empty while none ran yet or none matched */
                                 deliveries: {
                                     /** Format: date-time */
                                     at: string;
@@ -6930,9 +6931,12 @@ export interface operations {
                                      * @enum {string}
                                      */
                                     result: "executed" | "skipped" | "refused";
-                                    scriptId: string;
+                                    scriptId: string | null;
                                     status: string | null;
-                                    subscriptionId: string;
+                                    /** @description null when the event resumed a waiting run (see wait) */
+                                    subscriptionId: string | null;
+                                    /** @description the name of the waitForEvent wait of the run `executionId` that the event resumed */
+                                    wait?: string;
                                 }[];
                                 /** @description the event object as scripts received it, before enrichment */
                                 event: {
@@ -7660,6 +7664,9 @@ export interface operations {
                      *             },
                      *             "wakeAt": "2019-08-24T14:15:22Z",
                      *             "childExecutionId": "string",
+                     *             "callbackId": "string",
+                     *             "approvalId": "string",
+                     *             "eventType": "string",
                      *             "kept": true
                      *           }
                      *         ],
@@ -7727,6 +7734,10 @@ export interface operations {
                              */
                             status: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "timeout";
                             steps: {
+                                /** @description approval: the approval to decide */
+                                approvalId?: string;
+                                /** @description callback: the id to complete it with */
+                                callbackId?: string;
                                 /** @description invoke: the child run */
                                 childExecutionId?: string;
                                 /** Format: date-time */
@@ -7736,6 +7747,8 @@ export interface operations {
                                     line?: number;
                                     message: string;
                                 };
+                                /** @description event: the event type that resumes the wait */
+                                eventType?: string;
                                 /**
                                  * @description reused by a re-run from the earlier run: its times are that run's
                                  * @enum {boolean}
@@ -9143,6 +9156,7 @@ export interface operations {
                  *       "title": "string",
                  *       "description": "string",
                  *       "schedule": "string",
+                 *       "cronExpression": "string",
                  *       "scriptId": "string",
                  *       "scope": "user",
                  *       "executionType": "llm",
@@ -9169,6 +9183,8 @@ export interface operations {
                     approvalAboveUsd?: number;
                     /** @description llm flows: the tools (as the flow's tool catalog names them) whose every call waits for the owner's approval */
                     approvalRequired?: string[];
+                    /** @description the same as schedule, as reads name it */
+                    cronExpression?: string;
                     description: string;
                     /** @enum {string} */
                     executionType?: "llm" | "direct";
@@ -9180,7 +9196,8 @@ export interface operations {
                     }[];
                     prompt?: string;
                     recommendedTools?: string[];
-                    schedule: string;
+                    /** @description cron, 5 fields, UTC */
+                    schedule?: string;
                     /**
                      * @default user
                      * @enum {string}
@@ -10736,6 +10753,7 @@ export interface operations {
                  *       "title": "string",
                  *       "description": "string",
                  *       "schedule": "string",
+                 *       "cronExpression": "string",
                  *       "prompt": "string",
                  *       "recommendedTools": [
                  *         "string"
@@ -10767,6 +10785,8 @@ export interface operations {
                     /** @description the flow's id */
                     assignmentId?: string;
                     conditions?: components["schemas"]["FlowCondition"];
+                    /** @description the same as schedule, as reads name it */
+                    cronExpression?: string;
                     description?: string;
                     /** @description the same as assignmentId */
                     flowId?: string;
@@ -10778,6 +10798,7 @@ export interface operations {
                     }[];
                     prompt?: string;
                     recommendedTools?: string[];
+                    /** @description cron, 5 fields, UTC */
                     schedule?: string;
                     title?: string;
                 };
@@ -19560,6 +19581,9 @@ export interface operations {
                      *                 },
                      *                 "wakeAt": "2019-08-24T14:15:22Z",
                      *                 "childExecutionId": "string",
+                     *                 "callbackId": "string",
+                     *                 "approvalId": "string",
+                     *                 "eventType": "string",
                      *                 "kept": true
                      *               }
                      *             ],
@@ -19588,6 +19612,10 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "running" | "success" | "error" | "timeout" | "waiting" | "cancelled";
                                 steps: {
+                                    /** @description approval: the approval to decide */
+                                    approvalId?: string;
+                                    /** @description callback: the id to complete it with */
+                                    callbackId?: string;
                                     /** @description invoke: the child run */
                                     childExecutionId?: string;
                                     /** Format: date-time */
@@ -19597,6 +19625,8 @@ export interface operations {
                                         line?: number;
                                         message: string;
                                     };
+                                    /** @description event: the event type that resumes the wait */
+                                    eventType?: string;
                                     /**
                                      * @description reused by a re-run from the earlier run: its times are that run's
                                      * @enum {boolean}
@@ -19807,6 +19837,9 @@ export interface operations {
                      *             },
                      *             "wakeAt": "2019-08-24T14:15:22Z",
                      *             "childExecutionId": "string",
+                     *             "callbackId": "string",
+                     *             "approvalId": "string",
+                     *             "eventType": "string",
                      *             "kept": true
                      *           }
                      *         ],
@@ -19858,6 +19891,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "running" | "success" | "error" | "timeout" | "waiting" | "cancelled";
                             steps: {
+                                /** @description approval: the approval to decide */
+                                approvalId?: string;
+                                /** @description callback: the id to complete it with */
+                                callbackId?: string;
                                 /** @description invoke: the child run */
                                 childExecutionId?: string;
                                 /** Format: date-time */
@@ -19867,6 +19904,8 @@ export interface operations {
                                     line?: number;
                                     message: string;
                                 };
+                                /** @description event: the event type that resumes the wait */
+                                eventType?: string;
                                 /**
                                  * @description reused by a re-run from the earlier run: its times are that run's
                                  * @enum {boolean}
@@ -24038,6 +24077,9 @@ export interface operations {
                      *             },
                      *             "wakeAt": "2019-08-24T14:15:22Z",
                      *             "childExecutionId": "string",
+                     *             "callbackId": "string",
+                     *             "approvalId": "string",
+                     *             "eventType": "string",
                      *             "kept": true
                      *           }
                      *         ],
@@ -24074,6 +24116,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "completed" | "failed" | "running" | "waiting" | "cancelled";
                             steps: {
+                                /** @description approval: the approval to decide */
+                                approvalId?: string;
+                                /** @description callback: the id to complete it with */
+                                callbackId?: string;
                                 /** @description invoke: the child run */
                                 childExecutionId?: string;
                                 /** Format: date-time */
@@ -24083,6 +24129,8 @@ export interface operations {
                                     line?: number;
                                     message: string;
                                 };
+                                /** @description event: the event type that resumes the wait */
+                                eventType?: string;
                                 /**
                                  * @description reused by a re-run from the earlier run: its times are that run's
                                  * @enum {boolean}
@@ -24347,6 +24395,9 @@ export interface operations {
                      *             },
                      *             "wakeAt": "2019-08-24T14:15:22Z",
                      *             "childExecutionId": "string",
+                     *             "callbackId": "string",
+                     *             "approvalId": "string",
+                     *             "eventType": "string",
                      *             "kept": true
                      *           }
                      *         ],
@@ -24383,6 +24434,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "completed" | "failed" | "running" | "waiting" | "cancelled";
                             steps: {
+                                /** @description approval: the approval to decide */
+                                approvalId?: string;
+                                /** @description callback: the id to complete it with */
+                                callbackId?: string;
                                 /** @description invoke: the child run */
                                 childExecutionId?: string;
                                 /** Format: date-time */
@@ -24392,6 +24447,8 @@ export interface operations {
                                     line?: number;
                                     message: string;
                                 };
+                                /** @description event: the event type that resumes the wait */
+                                eventType?: string;
                                 /**
                                  * @description reused by a re-run from the earlier run: its times are that run's
                                  * @enum {boolean}
@@ -24594,6 +24651,9 @@ export interface operations {
                      *                 },
                      *                 "wakeAt": "2019-08-24T14:15:22Z",
                      *                 "childExecutionId": "string",
+                     *                 "callbackId": "string",
+                     *                 "approvalId": "string",
+                     *                 "eventType": "string",
                      *                 "kept": true
                      *               }
                      *             ],
@@ -24618,6 +24678,10 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "completed" | "failed" | "running" | "waiting" | "cancelled";
                                 steps: {
+                                    /** @description approval: the approval to decide */
+                                    approvalId?: string;
+                                    /** @description callback: the id to complete it with */
+                                    callbackId?: string;
                                     /** @description invoke: the child run */
                                     childExecutionId?: string;
                                     /** Format: date-time */
@@ -24627,6 +24691,8 @@ export interface operations {
                                         line?: number;
                                         message: string;
                                     };
+                                    /** @description event: the event type that resumes the wait */
+                                    eventType?: string;
                                     /**
                                      * @description reused by a re-run from the earlier run: its times are that run's
                                      * @enum {boolean}
