@@ -48,11 +48,16 @@ export function createCallbacks(engine: Pick<DurableEngine, 'resolveWait'>, deps
     if (await engine.resolveWait(executionId, entry.name, outcome)) return;
     const now = (await findCallback(executionId, callbackId)) ?? entry;
     // A wait is cancelled only by its run's end: say which end.
+    const at = now.endedAt ? ` at ${now.endedAt}` : '';
     const why =
       now.status === 'cancelled'
-        ? `: its run ${executionId} ${(await deps.journal.getRun(executionId))?.state === 'cancelled' ? 'was cancelled' : 'ended'}`
-        : ', not waiting';
-    throw new DurableError(durableErrorCodes.conflict, `callback ${callbackId} is ${now.status}${why}`, { callbackId });
+        ? `is cancelled: its run ${executionId} ${(await deps.journal.getRun(executionId))?.state === 'cancelled' ? 'was cancelled' : 'ended'}`
+        : now.status === 'succeeded'
+          ? `was already completed${at}: a callback takes one completion`
+          : now.error?.code === 'TIMEOUT'
+            ? `timed out${at}: the run went on without it`
+            : `was already completed with an error${at}: a callback takes one completion`;
+    throw new DurableError(durableErrorCodes.conflict, `callback ${callbackId} ${why}`, { callbackId, status: now.status, endedAt: now.endedAt });
   }
 
   return {

@@ -457,5 +457,8 @@ export const stepViews = (entries: JournalEntry[]): StepView[] =>
     ...(entry.error && { error: entry.error }),
     ...(entry.wakeAt && { wakeAt: entry.wakeAt }),
     ...(typeof entry.fields?.childExecutionId === 'string' && { childExecutionId: entry.fields.childExecutionId }),
+    ...(typeof entry.fields?.callbackId === 'string' && { callbackId: entry.fields.callbackId }),
+    ...(typeof entry.fields?.approvalId === 'string' && { approvalId: entry.fields.approvalId }),
+    ...(typeof entry.fields?.eventType === 'string' && { eventType: entry.fields.eventType }),
     ...(entry.kept && { kept: true as const }),
   }));

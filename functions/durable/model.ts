@@ -22,4 +22,8 @@ export interface StepView {
   kept?: true;
   /** `invoke` entries: the child run. */
   childExecutionId?: string;
+  /** What continues a wait: the callback to complete, the approval to decide, the event type to publish. */
+  callbackId?: string;
+  approvalId?: string;
+  eventType?: string;
 }

@@ -6,7 +6,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from '#platform/dynamo.js';
 import { createBatchedPuts } from './batched-puts.js';
 import type { EventObject } from '#platform/event-object.js';
-import type { DeliveryOutcome, EventHistory } from './ports.js';
+import type { EventHistory, HistoryDelivery } from './ports.js';
 
 const retentionSeconds = 30 * 24 * 3600;
 /** From the wall clock, not the injected one: DynamoDB's TTL sweeper compares with its own. */
@@ -14,17 +14,6 @@ const retainedUntil = () => Math.floor(Date.now() / 1000) + retentionSeconds;
 
 /** Event times as UTC instants, so keys sort in time order whatever offset the publisher wrote. */
 const eventKey = (event: Pick<EventObject, 'timestamp' | 'id'>) => `${new Date(event.timestamp).toISOString()}#${event.id}`;
-
-export interface HistoryDelivery {
-  subscriptionId: string;
-  scriptId: string;
-  result: DeliveryOutcome['result'];
-  executionId: string | null;
-  status: string | null;
-  code: string | null;
-  reason: string | null;
-  at: string;
-}
 
 export interface HistoryEvent {
   eventId: string;
@@ -63,7 +52,13 @@ export function createEventHistoryStore(): EventHistory & { list(userId: string,
   const common = (event: EventObject) => ({ userId: event.userId, eventId: event.id, type: event.type, source: event.source, expiresAt: retainedUntil() });
   return {
     recordEvent: (event) => put({ ...common(event), historyKey: eventKey(event), kind: 'event', eventJson: JSON.stringify(event) }),
-    recordDelivery: (event, delivery) => put({ ...common(event), historyKey: `${eventKey(event)}#${delivery.subscriptionId}`, kind: 'delivery', delivery }),
+    recordDelivery: (event, delivery) =>
+      put({
+        ...common(event),
+        historyKey: `${eventKey(event)}#${delivery.subscriptionId ?? `wait#${delivery.executionId}#${delivery.wait}`}`,
+        kind: 'delivery',
+        delivery,
+      }),
     async list(userId, query) {
       const range =
         query.startDate || query.endDate

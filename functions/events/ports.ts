@@ -50,22 +50,25 @@ export type DeliveryOutcome =
   | { result: 'skipped'; reason: string }
   | { result: 'refused'; code: string; reason: string };
 
+/** What one delivery of an event made: a subscribed script's run, or a waiting run the event resumed. */
+export interface HistoryDelivery {
+  /** Null for a run's `waitForEvent` wait (`wait` names it). */
+  subscriptionId: string | null;
+  scriptId: string | null;
+  /** The wait of the run (`executionId`) the event resumed. */
+  wait?: string;
+  result: DeliveryOutcome['result'];
+  executionId: string | null;
+  status: string | null;
+  code: string | null;
+  reason: string | null;
+  at: string;
+}
+
 /** The user's event history: every event the dispatcher receives, and what each subscribed script made of it. */
 export interface EventHistory {
   recordEvent(event: EventObject): Promise<void>;
-  recordDelivery(
-    event: EventObject,
-    delivery: {
-      subscriptionId: string;
-      scriptId: string;
-      result: DeliveryOutcome['result'];
-      executionId: string | null;
-      status: string | null;
-      code: string | null;
-      reason: string | null;
-      at: string;
-    },
-  ): Promise<void>;
+  recordDelivery(event: EventObject, delivery: HistoryDelivery): Promise<void>;
 }
 
 export interface DeliveryLedger {

@@ -86,8 +86,9 @@ export const ListEventsInput = z
   .refine(ordered, orderedRange);
 
 const HistoryDelivery = z.object({
-  subscriptionId: z.string(),
-  scriptId: z.string(),
+  subscriptionId: z.string().nullable().describe('null when the event resumed a waiting run (see wait)'),
+  scriptId: z.string().nullable(),
+  wait: z.string().optional().describe('the name of the waitForEvent wait of the run `executionId` that the event resumed'),
   result: z
     .enum(['executed', 'skipped', 'refused'])
     .describe('executed: the script ran (see status); skipped: script gone, not deployed or no longer yours; refused: a limit said no (see code)'),
@@ -106,7 +107,11 @@ export const EventHistoryPage = z.object({
       source: z.string(),
       timestamp: IsoDate,
       event: z.record(z.string(), z.unknown()).describe('the event object as scripts received it, before enrichment'),
-      deliveries: z.array(HistoryDelivery).describe('one per subscription whose conditions matched, oldest first; empty while none ran yet or none matched'),
+      deliveries: z
+        .array(HistoryDelivery)
+        .describe(
+          'one per subscription whose conditions matched and per waiting run the event resumed, oldest first; empty while none ran yet or none matched',
+        ),
     }),
   ),
   limit: z.number().int(),

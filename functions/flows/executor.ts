@@ -156,9 +156,14 @@ export function createExecutor(deps: ExecutorDeps) {
           deadline.expired.then(() => failed('TIMEOUT', `the flow execution exceeded ${flowLimits.executionSeconds} seconds`)),
         ]);
       } catch (error) {
+        // The durable engine's own refusal (a DURABLE_* code: a bound, a departed journal) fails the run with its code.
+        const code = (error as { code?: unknown }).code;
+        if (typeof code === 'string' && code.startsWith('DURABLE_')) outcome = failed(code, (error as Error).message);
         // Infrastructure trouble (a store, the script runtime) fails this execution; the retries of the failure policy follow.
-        logger.error('flow execution failed unexpectedly', { flowId: input.flow.flowId, executionId: input.executionId, error: String(error) });
-        outcome = failed('INTERNAL_ERROR', 'the execution failed unexpectedly');
+        else {
+          logger.error('flow execution failed unexpectedly', { flowId: input.flow.flowId, executionId: input.executionId, error: String(error) });
+          outcome = failed('INTERNAL_ERROR', 'the execution failed unexpectedly');
+        }
       } finally {
         deadline.clear();
       }

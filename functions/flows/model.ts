@@ -24,6 +24,11 @@ export const toolApprovalHours = 24;
 
 /** Retries after 1 min, 5 min, 15 min, 1 hour; when the last one fails too, the flow pauses. */
 export const retryDelaysMs = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000] as const;
+/**
+ * Failures of configuration that no retry mends until a person acts: the run fails at once with its code, without the
+ * retries of the failure policy; the flow keeps its trigger, so the first run after the fix succeeds.
+ */
+export const unretriableCodes: ReadonlySet<string> = new Set(['LLM_NOT_CONFIGURED', 'NO_SCRIPT']);
 /** Three consecutive failures of the script a flow runs pause it. */
 export const scriptFailuresToPause = 3;
 

@@ -1,14 +1,15 @@
 // What a flow run's end means for its flow, whoever sees the end: the run that ended at once (flow-runs.ts), or the
 // end of the durable script run a waiting flow run waits on, heard where that child run ended (functions/app/run-tree.ts).
 // The failure policy: retries after 1, 5, 15 and 60 minutes, then the flow pauses; three failures in a row of a direct
-// flow's script pause it sooner; the owner is notified.
+// flow's script pause it sooner; the owner is notified. A configuration failure (unretriableCodes) is neither retried nor
+// pauses the flow.
 import type { Clock } from '#platform/clock.js';
 import type { Execution } from '#functions/scripts/model.js';
 import { logger } from '#platform/logger.js';
 import type { EventPublisher, SchedulerPort } from '#platform/ports.js';
 import type { ExecutionStore, KeptResult } from './execution-store.js';
 import { flowPausedType, flowRetryType, flowSchedule, retryName } from './internal-events.js';
-import { type ExecutionResult, type FlowItem, retryDelaysMs, scriptFailuresToPause } from './model.js';
+import { type ExecutionResult, type FlowItem, retryDelaysMs, scriptFailuresToPause, unretriableCodes } from './model.js';
 import type { FlowRunRecords, FlowScriptRunner } from './ports.js';
 import { flowRunEnd } from './run-records.js';
 import type { FlowRef, FlowStore } from './store.js';
@@ -100,10 +101,12 @@ export function createFlowRunPolicy(deps: FlowRunPolicyDeps) {
     const failures = await flows.finishRun(flow.flowId, [result.executionId], manual || !direct ? undefined : succeeded ? 'reset' : 'count');
     if (manual) return;
     const originId = trigger.originId ?? result.executionId;
-    const chainEnds = succeeded || failures === undefined || (direct && failures >= scriptFailuresToPause) || trigger.attempt >= retryDelaysMs.length;
+    const unretriable = result.error !== undefined && unretriableCodes.has(result.error.code);
+    const chainEnds =
+      succeeded || failures === undefined || unretriable || (direct && failures >= scriptFailuresToPause) || trigger.attempt >= retryDelaysMs.length;
     if (!chainEnds) await scheduleRetry(flow, trigger, originId, trigger.attempt + 1);
     else if (trigger.originId) await deps.executions.deleteRetry(flow.flowId, trigger.originId);
-    if (succeeded || failures === undefined) return;
+    if (succeeded || failures === undefined || unretriable) return;
     if (direct && failures >= scriptFailuresToPause) await pause(flow, 'script_failures', result);
     else if (trigger.attempt >= retryDelaysMs.length) await pause(flow, 'retries_exhausted', result);
   }

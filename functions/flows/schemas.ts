@@ -12,6 +12,25 @@ const Description = z.string().trim().min(1).max(flowLimits.descriptionLength);
 const Prompt = z.string().trim().min(1).max(flowLimits.promptLength);
 // parseCron names the offending cron field and value; the schema only insists on a string.
 const Schedule = z.string().max(200);
+/** Writes name the cron `schedule`; reads return it as `cronExpression`, which writes take as the same thing. */
+const ScheduleFields = {
+  schedule: Schedule.optional().describe('cron, 5 fields, UTC'),
+  cronExpression: Schedule.optional().describe('the same as schedule, as reads name it'),
+};
+
+function namesOneSchedule(required: boolean) {
+  return (input: { schedule?: string; cronExpression?: string }, ctx: z.RefinementCtx) => {
+    if (required && input.schedule === undefined && input.cronExpression === undefined)
+      ctx.addIssue({ code: 'custom', path: ['schedule'], message: 'schedule (or cronExpression: the cron, 5 fields, UTC) is required' });
+    else if (input.schedule !== undefined && input.cronExpression !== undefined && input.schedule !== input.cronExpression)
+      ctx.addIssue({ code: 'custom', path: ['cronExpression'], input: input.cronExpression, message: 'schedule and cronExpression differ: give one of them' });
+  };
+}
+
+const asSchedule = <T extends { schedule?: string; cronExpression?: string }>({ cronExpression, ...rest }: T) => ({
+  ...rest,
+  schedule: rest.schedule ?? cronExpression,
+});
 const ScriptId = z.string().trim().min(1).max(100);
 const Scope = z.enum(flowScopes);
 /** A resource (`name` or `name.method`, by name or id) or a script (id or name) the model may use. */
@@ -49,19 +68,25 @@ const Conditions = z
  * The interface names a script for every time flow. Without `executionType` it is `direct` (runs the script), unless a
  * `prompt` is given: then it is the interface's default `llm`, and the model is offered the script as a tool.
  */
-export const CreateTimeFlowInput = z.strictObject({
-  title: Title,
-  description: Description,
-  schedule: Schedule,
-  scriptId: ScriptId,
-  scope: Scope.default('user'),
-  executionType: z.enum(executionTypes).optional(),
-  prompt: Prompt.optional(),
-  recommendedTools: RecommendedTools.optional(),
-  approvalRequired: ApprovalRequired.optional(),
-  approvalAboveUsd: ApprovalAboveUsd.optional(),
-  mcpServers: McpServers.optional(),
-});
+export const CreateTimeFlowInput = z
+  .strictObject({
+    title: Title,
+    description: Description,
+    ...ScheduleFields,
+    scriptId: ScriptId,
+    scope: Scope.default('user'),
+    executionType: z.enum(executionTypes).optional(),
+    prompt: Prompt.optional(),
+    recommendedTools: RecommendedTools.optional(),
+    approvalRequired: ApprovalRequired.optional(),
+    approvalAboveUsd: ApprovalAboveUsd.optional(),
+    mcpServers: McpServers.optional(),
+  })
+  .superRefine(namesOneSchedule(true))
+  .transform((input) => {
+    const { schedule, ...rest } = asSchedule(input);
+    return { ...rest, schedule: schedule as string };
+  });
 
 export const CreateEventFlowInput = z.strictObject({
   title: Title,
@@ -100,7 +125,7 @@ export const UpdateFlowInput = z
     ...FlowRef,
     title: Title.optional(),
     description: Description.optional(),
-    schedule: Schedule.optional(),
+    ...ScheduleFields,
     prompt: Prompt.optional(),
     recommendedTools: RecommendedTools.optional(),
     approvalRequired: ApprovalRequired.optional(),
@@ -112,7 +137,8 @@ export const UpdateFlowInput = z
     message: 'give at least one of title, description, schedule, prompt, recommendedTools, approvalRequired, approvalAboveUsd, mcpServers, conditions',
   })
   .superRefine(namesOneFlow)
-  .transform(asAssignment);
+  .superRefine(namesOneSchedule(false))
+  .transform((input) => asSchedule(asAssignment(input)));
 
 const TriggerFilter = z.strictObject({
   type: z.enum(['time', 'event']).optional(),

@@ -1,5 +1,6 @@
 // The interface's cron: exactly five fields (minute 0-59, hour 0-23, day of month 1-31, month 1-12, day of week
-// 0-6 with Sunday 0), special characters `*` `,` `-` `/` only, UTC. Shared by script schedules and flows.
+// 0-6 with Sunday 0), special characters `*` `,` `-` `/` only, UTC. Shared by script schedules and flows. Beyond the
+// interface, as every Unix cron: day names SUN-SAT and month names JAN-DEC, in any case, wherever a number goes.
 import { ValidationError } from './errors.js';
 
 export const cronFields = [
@@ -21,6 +22,21 @@ export interface CronSchedule {
   restricted: Record<CronFieldName, boolean>;
 }
 
+const names: Partial<Record<CronFieldName, readonly string[]>> = {
+  month: ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'],
+  dayOfWeek: ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'],
+};
+
+/** A field's names as their numbers (MON-FRI: 1-5); an unknown name stays, and is refused as not a number. */
+function numbered(text: string, spec: (typeof cronFields)[number]): string {
+  const list = names[spec.name];
+  if (!list) return text;
+  return text.replace(/[a-z]{3}/gi, (name) => {
+    const index = list.indexOf(name.toUpperCase());
+    return index < 0 ? name : String(index + spec.min);
+  });
+}
+
 const item = /^(\*|\d+(?:-\d+)?)(?:\/(\d+))?$/;
 
 function refuse(input: { field: string; expression: string }, cronField: string, cronValue: string, message: string): never {
@@ -30,7 +46,7 @@ function refuse(input: { field: string; expression: string }, cronField: string,
 function parseField(input: { field: string; expression: string }, text: string, spec: (typeof cronFields)[number]): number[] {
   const values = new Set<number>();
   for (const part of text.split(',')) {
-    const match = item.exec(part);
+    const match = item.exec(numbered(part, spec));
     if (!match) refuse(input, spec.name, part, `${spec.name} "${part}" is not a number, range, * or step (allowed: * , - /)`);
     const [, base, stepText] = match;
     const step = stepText === undefined ? 1 : Number(stepText);

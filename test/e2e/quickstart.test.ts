@@ -22,7 +22,6 @@ function quickstartScript(readme: string): string {
 beforeAll(async () => {
   api = await startTestPlatform();
   user = await api.givenUser();
-  // A directory under the repository, as `.data` is: the README reads it with a relative require.
   dataDir = mkdtempSync(join(root, 'node_modules', '.quickstart-'));
   writeFileSync(join(dataDir, 'dev.json'), JSON.stringify({ baseUrl: api.baseUrl, adminKey: api.platform.adminKey, userId: user.userId, apiKey: user.apiKey }));
 });
@@ -41,7 +40,8 @@ describe('README quickstart', () => {
     const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
       const child = spawn('bash', [scriptFile], {
         cwd: root,
-        env: { ...process.env, DATA_DIR: dataDir.slice(root.length + 1) },
+        // An absolute DATA_DIR, as a user who exports one has: the quickstart reads dev.json from wherever it is.
+        env: { ...process.env, DATA_DIR: dataDir },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';
@@ -67,6 +67,10 @@ describe('README quickstart', () => {
       scripts.body.data.scripts.map((script: { id: string }) => api.as(user.apiKey).get(`/api/sdk/v1/scripts/${script.id}/subscriptions`)),
     );
     expect(scripts.body.data.scripts.length).toBeGreaterThan(0);
+    // The second push of the same folder made no version 2.
+    const hello = scripts.body.data.scripts.find((script: { name: string }) => script.name === 'hello-resources');
+    const versions = await api.as(user.apiKey).get(`/api/sdk/v1/scripts/${hello.id}/versions`);
+    expect(versions.body.data.versions).toHaveLength(1);
     expect(subscriptions.map((answer) => answer.body.data.subscriptions)).toEqual(scripts.body.data.scripts.map(() => []));
   }, 600_000);
 });

@@ -29,7 +29,13 @@ const eventOf = (userId: string, type: string, fields: Record<string, unknown> =
 
 /** Delivers an event as the trigger pipeline's wait kind does: the waits of its user and type, those it matches, each resumed; how many were. */
 async function deliver(waits: EventWaits, event: ReturnType<typeof eventOf>) {
-  const matching = (await createEventWaitTarget(waits).candidates(event.userId, event.type)).filter((candidate) => candidate.compile()(event));
+  const matching = (
+    await createEventWaitTarget({
+      waits,
+      history: { recordDelivery: async () => undefined },
+      clock: { now: Date.now, nowIso: () => new Date().toISOString() },
+    }).candidates(event.userId, event.type)
+  ).filter((candidate) => candidate.compile()(event));
   const runs = await Promise.all(matching.map((candidate) => candidate.delivery({ normalized: event, enriched: event }).run()));
   return runs.filter((run) => run.status === 'resumed').length;
 }

@@ -1,14 +1,22 @@
 // Flow executions against DynamoDB Local with a clock the tests move: the retry ladder on the local scheduler's
 // one-time firings, auto-pause and the owner's notice, and time flows on the local scheduler.
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { LanguageModel } from '../../functions/flows/ports.js';
 import { flowWorld, scriptFailure, scriptResult, useDynamoLocal } from '../support/flow-world.js';
+
+/** A configured model whose endpoint is down: a failure a later retry may mend. */
+const modelDown: LanguageModel = {
+  modelId: 'down',
+  pricing: { inputPerMTok: 0, outputPerMTok: 0 },
+  complete: () => Promise.reject(new Error('connect ECONNREFUSED')),
+};
 
 beforeAll(useDynamoLocal);
 
 describe('flows: retries and auto-pause', () => {
   it('retries a failing llm flow after 1, 5, 15 and 60 minutes, then pauses it and notifies the owner', async () => {
     // Prepare
-    const w = flowWorld();
+    const w = flowWorld({ model: modelDown });
     const flow = await w.eventFlow('llm');
     const started = w.clock.now();
     // Act
@@ -29,12 +37,26 @@ describe('flows: retries and auto-pause', () => {
     const after = await w.service.get(w.caller, flow.id);
     expect(after.status).toBe('paused');
     expect(after.executionCount).toBe(5);
-    expect(after.executionResults.map((result) => [result.status, result.error?.code])).toEqual(Array(5).fill(['failed', 'LLM_NOT_CONFIGURED']));
+    expect(after.executionResults.map((result) => [result.status, result.error?.code])).toEqual(Array(5).fill(['failed', 'LLM_ERROR']));
     expect(after.executionResults[0]!.logs[0]).toMatch(/^retry 4 of 4 after the failure of execution exe_/);
     expect(w.pendingRetries()).toEqual([]);
     expect(w.paused()).toEqual([
       expect.objectContaining({ userId: w.caller.userId, source: 'flows', data: expect.objectContaining({ flowId: flow.id, reason: 'retries_exhausted' }) }),
     ]);
+  });
+
+  it('fails a run at once without retries when no language model is configured, and keeps the flow active', async () => {
+    // Prepare
+    const w = flowWorld();
+    const flow = await w.eventFlow('llm');
+    // Act
+    await w.event('please deploy now');
+    // Assess
+    const after = await w.service.get(w.caller, flow.id);
+    expect(after.executionResults.map((result) => [result.status, result.error?.code])).toEqual([['failed', 'LLM_NOT_CONFIGURED']]);
+    expect(w.pendingRetries()).toEqual([]);
+    expect(after.status).toBe('active');
+    expect(w.paused()).toEqual([]);
   });
 
   it('pauses a direct flow after 3 consecutive failures of its script, without the later retries', async () => {

@@ -11,7 +11,7 @@ import { createExecutionStore } from '../../functions/flows/execution-store.js';
 import { createExecutor } from '../../functions/flows/executor.js';
 import { createFlowRuns } from '../../functions/flows/flow-runs.js';
 import { createFlowLongRuns } from '../../functions/flows/long-runs.js';
-import type { FlowScriptRunner } from '../../functions/flows/ports.js';
+import type { FlowScriptRunner, LanguageModel } from '../../functions/flows/ports.js';
 import { createFlowEventTarget } from '../../functions/flows/event-target.js';
 import { createFlowService } from '../../functions/flows/service.js';
 import { createFlowStore } from '../../functions/flows/store.js';
@@ -51,7 +51,7 @@ export const refusalOf = (promise: Promise<unknown>) =>
     (error: { code: string; status: number }) => ({ code: error.code, status: error.status }),
   );
 
-export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
+export function flowWorld(options: { script?: FlowScriptRunner['run']; model?: LanguageModel } = {}) {
   // Far in the future: results carry a TTL from this clock, and DynamoDB Local sweeps items whose TTL has passed.
   let now = Date.parse('2099-03-02T09:00:00.000Z');
   const clock = { now: () => now, nowIso: () => new Date(now).toISOString() };
@@ -82,7 +82,7 @@ export function flowWorld(options: { script?: FlowScriptRunner['run'] } = {}) {
   const executor = createExecutor({
     scripts,
     tools: { resolve: async () => ({ tools: [], unknown: [] }) },
-    model: () => undefined,
+    model: () => options.model,
     durable: { run: () => Promise.reject(new Error('these flows have no approval rules')) },
     clock,
     deadline: () => ({ expired: new Promise<void>((expire) => deadlines.push(expire)), clear: () => undefined }),

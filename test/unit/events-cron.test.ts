@@ -18,7 +18,8 @@ const refusals: Refusal[] = [
   ['*/0 * * * *', 'minute', '*/0'],
   ['0 1-5/0 * * *', 'hour', '1-5/0'],
   ['5-1 * * * *', 'minute', '5-1'],
-  ['0 9 * * MON', 'dayOfWeek', 'MON'],
+  ['0 9 * * MOO', 'dayOfWeek', 'MOO'],
+  ['0 9 * MON *', 'month', 'MON'],
   ['0 9 ? * 1', 'dayOfMonth', '?'],
   ['0 9 L * *', 'dayOfMonth', 'L'],
   ['1,,2 * * * *', 'minute', ''],
@@ -53,6 +54,8 @@ describe('events: cron validation', () => {
     ['0 9-17/4 * * 1-5', { hour: [9, 13, 17], dayOfWeek: [1, 2, 3, 4, 5] }],
     ['5,10-12 0 1,15 */6 0', { minute: [5, 10, 11, 12], dayOfMonth: [1, 15], month: [1, 7], dayOfWeek: [0] }],
     ['30/10 * * * *', { minute: [30, 40, 50] }],
+    ['0 9 * * MON-FRI', { dayOfWeek: [1, 2, 3, 4, 5] }],
+    ['0 9 * jan,Dec sun,SAT', { month: [1, 12], dayOfWeek: [0, 6] }],
   ])('parses %s', (expression, expected) => {
     // Act
     const { values } = parseCron(expression);

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { type PlatformClient, unwrap } from '../../typescript/src/index.js';
 import { UsageError, clientFor, exitCodes, failedRun, idempotencyHeader, idempotencyKeyOption, optionsOf, output, parseJsonOption } from '../context.js';
+import { resolveScript } from './scripts.js';
 
 /** A flow run still going past the platform's synchronous wait (HTTP 202): its result, once the flow's history has it. */
 async function flowRunEnd(client: PlatformClient, flowId: string, executionId: string): Promise<Record<string, unknown>> {
@@ -27,21 +28,20 @@ export function registerFlowCommands(program: Command): void {
     .option('--schedule <cron>', 'five-field cron, UTC (time flow)')
     .option('--event-type <type>', 'event type, e.g. chatapp.message (event flow)')
     .option('--conditions <json>', 'condition tree, e.g. {"field":"text","operator":"contains","value":"deploy"}')
-    .option('--script <scriptId>', 'the script a time flow or direct event flow runs')
+    .option('--script <script>', 'the script (id or name) a time flow or direct event flow runs')
     .option('--prompt <text>', 'what the model does with the event (llm event flow)')
     .action(async (_local: unknown, command: Command) => {
       const options = optionsOf(command);
       const client = clientFor(options);
       const common = { title: String(options.title), description: String(options.description) };
+      const scriptId = options.script ? await resolveScript(options, String(options.script)) : undefined;
       let flow;
       if (options.schedule) {
-        if (!options.script) throw new UsageError('a time flow needs --script');
-        flow = await unwrap(
-          client.POST('/api/sdk/v1/flows/createTimeFlow', { body: { ...common, schedule: String(options.schedule), scriptId: String(options.script) } }),
-        );
+        if (!scriptId) throw new UsageError('a time flow needs --script');
+        flow = await unwrap(client.POST('/api/sdk/v1/flows/createTimeFlow', { body: { ...common, schedule: String(options.schedule), scriptId } }));
       } else if (options.eventType) {
         const conditions = parseJsonOption('conditions', options.conditions as string | undefined) ?? { operator: 'AND', conditions: [] };
-        const direct = Boolean(options.script);
+        const direct = Boolean(scriptId);
         flow = await unwrap(
           client.POST('/api/sdk/v1/flows/createEventFlow', {
             body: {
@@ -50,12 +50,13 @@ export function registerFlowCommands(program: Command): void {
               conditions,
               prompt: String(options.prompt ?? options.description),
               executionType: direct ? 'direct' : 'llm',
-              ...(direct && { scriptId: String(options.script) }),
+              ...(direct && { scriptId }),
             } as never,
           }),
         );
       } else throw new UsageError('give --schedule (time flow) or --event-type (event flow)');
-      output(options, flow, () => `created flow ${flow.id} (${flow.status}): ${flow.title}`);
+      const warnings = ((flow as { warnings?: string[] }).warnings ?? []).map((warning) => `warning: ${warning}`);
+      output(options, flow, () => [`created flow ${flow.id} (${flow.status}): ${flow.title}`, ...warnings]);
     });
 
   flows
@@ -83,7 +84,12 @@ export function registerFlowCommands(program: Command): void {
         unknown
       >;
       if (operation === 'runFlow' && answer.status === 'running') answer = await flowRunEnd(client, flowId, String(answer.executionId));
-      output(options, answer, () => `${verb} flow ${flowId}${answer.status ? `: ${String(answer.status)}` : ''}`);
+      const error = answer.error as { code: string; message: string } | undefined;
+      output(options, answer, () => [
+        `${verb} flow ${flowId}${answer.status ? `: ${String(answer.status)}` : ''}`,
+        ...(error ? [`${error.code}: ${error.message}`] : []),
+        ...(answer.status === 'waiting' ? [`it waits on a durable run: platform runs list --parent ${String(answer.executionId)}`] : []),
+      ]);
       if (operation === 'runFlow' && failedRun(answer.status)) process.exitCode = exitCodes.runFailed;
     });
   }
@@ -114,7 +120,7 @@ export function registerFlowCommands(program: Command): void {
               `${event.timestamp}  ${event.eventId}  ${event.type}  (${event.source})`,
               ...event.deliveries.map(
                 (delivery) =>
-                  `  -> ${delivery.scriptId} ${delivery.result}${delivery.executionId ? ` ${delivery.executionId} ${delivery.status}` : ''}${delivery.reason ? `: ${delivery.reason}` : ''}`,
+                  `  -> ${delivery.wait ? `wait ${delivery.wait} of` : delivery.scriptId} ${delivery.result}${delivery.executionId ? ` ${delivery.executionId} ${delivery.status}` : ''}${delivery.reason ? `: ${delivery.reason}` : ''}`,
               ),
             ])
           : 'no events',

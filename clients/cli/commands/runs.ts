@@ -1,7 +1,7 @@
 // `platform runs list|get|cancel|rerun|replay`: reading runs of scripts and flows, and operating durable runs.
 import { type Command, Option } from 'commander';
 import { type BranchRow, type StepRow, groupSteps, unwrap } from '../../typescript/src/index.js';
-import { clientFor, optionsOf, output } from '../context.js';
+import { UsageError, clientFor, optionsOf, output, parseJsonOption } from '../context.js';
 import { resolveScript } from './scripts.js';
 
 type ReplayStatus = 'success' | 'error' | 'timeout' | 'cancelled' | 'completed' | 'failed';
@@ -120,6 +120,21 @@ export function registerRunCommands(program: Command): void {
         }),
       );
       output(options, run, () => `re-run of ${executionId}: ${run.executionId} ${run.status}`);
+    });
+
+  runs
+    .command('callback <executionId> <callbackId>')
+    .description("complete a waiting run's callback with --result (JSON) or --error <message>: the run continues")
+    .option('--result <json>', 'the result the run receives')
+    .option('--error <message>', 'fail the wait with this message instead')
+    .action(async (executionId: string, callbackId: string, _local: unknown, command: Command) => {
+      const options = optionsOf(command);
+      if ((options.result === undefined) === (options.error === undefined)) throw new UsageError('give one of --result and --error');
+      const body = options.error === undefined ? { result: parseJsonOption('result', options.result) } : { error: { message: options.error } };
+      const answer = await unwrap(
+        clientFor(options).POST('/api/sdk/v1/executions/{executionId}/callbacks/{callbackId}', { params: { path: { executionId, callbackId } }, body }),
+      );
+      output(options, answer, () => `callback ${callbackId} of ${executionId} completed: ${answer.message}`);
     });
 
   runs

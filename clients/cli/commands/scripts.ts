@@ -17,6 +17,7 @@ import {
   parseJsonOption,
   settings,
 } from '../context.js';
+import { waitingLines } from '../waits.js';
 
 /** `script.json` in the folder: `name` is required; `main` defaults to index.js (node) or main.py (python). */
 interface Manifest {
@@ -73,7 +74,9 @@ export function registerScriptCommands(program: Command): void {
 
   scripts
     .command('push <dir>')
-    .description('create the script of a folder (script.json + code), or add its code as a new version, then deploy it')
+    .description(
+      'create the script of a folder (script.json + code), or add its code as a new version, then deploy it; code equal to the deployed version changes nothing',
+    )
     .action(async (dir: string, _local: unknown, command: Command) => {
       const options = optionsOf(command);
       const client = clientFor(options);
@@ -82,6 +85,28 @@ export function registerScriptCommands(program: Command): void {
       const existing = mine.find((script) => script.name === manifest.name);
       let scriptId: string;
       let created = false;
+      if (existing?.activeVersionNumber != null) {
+        const deployed = await unwrap(
+          client.GET('/api/sdk/v1/scripts/{scriptId}/versions/{version}/code', {
+            params: { path: { scriptId: existing.id, version: String(existing.activeVersionNumber) } },
+          }),
+        );
+        if (deployed.code === code) {
+          const unchanged = {
+            scriptId: existing.id,
+            created: false,
+            unchanged: true,
+            deployment: { version: existing.activeVersionNumber, semver: existing.activeVersion },
+          };
+          output(
+            options,
+            unchanged,
+            () =>
+              `unchanged script ${manifest.name} (${existing.id}): version ${existing.activeVersion ?? existing.activeVersionNumber} is deployed with this code`,
+          );
+          return;
+        }
+      }
       if (existing) {
         scriptId = existing.id;
         await unwrap(client.POST('/api/sdk/v1/scripts/createVersion', { body: { scriptId, code, commitMessage: `pushed from ${dir}` } }));
@@ -124,7 +149,7 @@ export function registerScriptCommands(program: Command): void {
       const run = await untilEnded(client, started);
       output(options, run, () => [
         `${run.executionId} ${run.status} in ${run.duration} ms`,
-        run.error ? `${run.error.code}: ${run.error.message}` : JSON.stringify(run.output, null, 2),
+        ...(run.error ? [`${run.error.code}: ${run.error.message}`] : run.status === 'waiting' ? waitingLines(run) : [JSON.stringify(run.output, null, 2)]),
         ...run.logs.map((line) => `| ${line}`),
       ]);
       if (failedRun(run.status)) process.exitCode = exitCodes.runFailed;

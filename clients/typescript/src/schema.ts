@@ -6923,6 +6923,7 @@ export interface operations {
                      *               {
                      *                 "subscriptionId": "string",
                      *                 "scriptId": "string",
+                     *                 "wait": "string",
                      *                 "result": "executed",
                      *                 "executionId": "string",
                      *                 "status": "string",
@@ -6943,7 +6944,7 @@ export interface operations {
                     "application/json": {
                         data?: {
                             events: {
-                                /** @description one per subscription whose conditions matched, oldest first; empty while none ran yet or none matched */
+                                /** @description one per subscription whose conditions matched and per waiting run the event resumed, oldest first; empty while none ran yet or none matched */
                                 deliveries: {
                                     /** Format: date-time */
                                     at: string;
@@ -6956,9 +6957,12 @@ export interface operations {
                                      * @enum {string}
                                      */
                                     result: "executed" | "skipped" | "refused";
-                                    scriptId: string;
+                                    scriptId: string | null;
                                     status: string | null;
-                                    subscriptionId: string;
+                                    /** @description null when the event resumed a waiting run (see wait) */
+                                    subscriptionId: string | null;
+                                    /** @description the name of the waitForEvent wait of the run `executionId` that the event resumed */
+                                    wait?: string;
                                 }[];
                                 /** @description the event object as scripts received it, before enrichment */
                                 event: {
@@ -7712,6 +7716,9 @@ export interface operations {
                      *             },
                      *             "wakeAt": "2019-08-24T14:15:22Z",
                      *             "childExecutionId": "string",
+                     *             "callbackId": "string",
+                     *             "approvalId": "string",
+                     *             "eventType": "string",
                      *             "kept": true
                      *           }
                      *         ],
@@ -7792,6 +7799,10 @@ export interface operations {
                              */
                             status: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "timeout" | "skipped" | "expired";
                             steps: {
+                                /** @description approval: the approval to decide */
+                                approvalId?: string;
+                                /** @description callback: the id to complete it with */
+                                callbackId?: string;
                                 /** @description invoke: the child run */
                                 childExecutionId?: string;
                                 /** Format: date-time */
@@ -7801,6 +7812,8 @@ export interface operations {
                                     line?: number;
                                     message: string;
                                 };
+                                /** @description event: the event type that resumes the wait */
+                                eventType?: string;
                                 /**
                                  * @description reused by a re-run from the earlier run: its times are that run's
                                  * @enum {boolean}
@@ -9374,6 +9387,7 @@ export interface operations {
                  *       "title": "string",
                  *       "description": "string",
                  *       "schedule": "string",
+                 *       "cronExpression": "string",
                  *       "scriptId": "string",
                  *       "scope": "user",
                  *       "executionType": "llm",
@@ -9400,6 +9414,8 @@ export interface operations {
                     approvalAboveUsd?: number;
                     /** @description llm flows: the tools (as the flow's tool catalog names them) whose every call waits for the owner's approval */
                     approvalRequired?: string[];
+                    /** @description the same as schedule, as reads name it */
+                    cronExpression?: string;
                     description: string;
                     /** @enum {string} */
                     executionType?: "llm" | "direct";
@@ -9411,7 +9427,8 @@ export interface operations {
                     }[];
                     prompt?: string;
                     recommendedTools?: string[];
-                    schedule: string;
+                    /** @description cron, 5 fields, UTC */
+                    schedule?: string;
                     /**
                      * @default user
                      * @enum {string}
@@ -10967,6 +10984,7 @@ export interface operations {
                  *       "title": "string",
                  *       "description": "string",
                  *       "schedule": "string",
+                 *       "cronExpression": "string",
                  *       "prompt": "string",
                  *       "recommendedTools": [
                  *         "string"
@@ -10998,6 +11016,8 @@ export interface operations {
                     /** @description the flow's id */
                     assignmentId?: string;
                     conditions?: components["schemas"]["FlowCondition"];
+                    /** @description the same as schedule, as reads name it */
+                    cronExpression?: string;
                     description?: string;
                     /** @description the same as assignmentId */
                     flowId?: string;
@@ -11009,6 +11029,7 @@ export interface operations {
                     }[];
                     prompt?: string;
                     recommendedTools?: string[];
+                    /** @description cron, 5 fields, UTC */
                     schedule?: string;
                     title?: string;
                 };
@@ -20081,6 +20102,9 @@ export interface operations {
                      *                 },
                      *                 "wakeAt": "2019-08-24T14:15:22Z",
                      *                 "childExecutionId": "string",
+                     *                 "callbackId": "string",
+                     *                 "approvalId": "string",
+                     *                 "eventType": "string",
                      *                 "kept": true
                      *               }
                      *             ],
@@ -20109,6 +20133,10 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "queued" | "running" | "success" | "error" | "timeout" | "waiting" | "cancelled" | "skipped" | "expired";
                                 steps: {
+                                    /** @description approval: the approval to decide */
+                                    approvalId?: string;
+                                    /** @description callback: the id to complete it with */
+                                    callbackId?: string;
                                     /** @description invoke: the child run */
                                     childExecutionId?: string;
                                     /** Format: date-time */
@@ -20118,6 +20146,8 @@ export interface operations {
                                         line?: number;
                                         message: string;
                                     };
+                                    /** @description event: the event type that resumes the wait */
+                                    eventType?: string;
                                     /**
                                      * @description reused by a re-run from the earlier run: its times are that run's
                                      * @enum {boolean}
@@ -20328,6 +20358,9 @@ export interface operations {
                      *             },
                      *             "wakeAt": "2019-08-24T14:15:22Z",
                      *             "childExecutionId": "string",
+                     *             "callbackId": "string",
+                     *             "approvalId": "string",
+                     *             "eventType": "string",
                      *             "kept": true
                      *           }
                      *         ],
@@ -20379,6 +20412,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "queued" | "running" | "success" | "error" | "timeout" | "waiting" | "cancelled" | "skipped" | "expired";
                             steps: {
+                                /** @description approval: the approval to decide */
+                                approvalId?: string;
+                                /** @description callback: the id to complete it with */
+                                callbackId?: string;
                                 /** @description invoke: the child run */
                                 childExecutionId?: string;
                                 /** Format: date-time */
@@ -20388,6 +20425,8 @@ export interface operations {
                                     line?: number;
                                     message: string;
                                 };
+                                /** @description event: the event type that resumes the wait */
+                                eventType?: string;
                                 /**
                                  * @description reused by a re-run from the earlier run: its times are that run's
                                  * @enum {boolean}
@@ -24632,6 +24671,9 @@ export interface operations {
                      *             },
                      *             "wakeAt": "2019-08-24T14:15:22Z",
                      *             "childExecutionId": "string",
+                     *             "callbackId": "string",
+                     *             "approvalId": "string",
+                     *             "eventType": "string",
                      *             "kept": true
                      *           }
                      *         ],
@@ -24668,6 +24710,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "queued" | "completed" | "failed" | "running" | "waiting" | "cancelled" | "skipped" | "expired";
                             steps: {
+                                /** @description approval: the approval to decide */
+                                approvalId?: string;
+                                /** @description callback: the id to complete it with */
+                                callbackId?: string;
                                 /** @description invoke: the child run */
                                 childExecutionId?: string;
                                 /** Format: date-time */
@@ -24677,6 +24723,8 @@ export interface operations {
                                     line?: number;
                                     message: string;
                                 };
+                                /** @description event: the event type that resumes the wait */
+                                eventType?: string;
                                 /**
                                  * @description reused by a re-run from the earlier run: its times are that run's
                                  * @enum {boolean}
@@ -24941,6 +24989,9 @@ export interface operations {
                      *             },
                      *             "wakeAt": "2019-08-24T14:15:22Z",
                      *             "childExecutionId": "string",
+                     *             "callbackId": "string",
+                     *             "approvalId": "string",
+                     *             "eventType": "string",
                      *             "kept": true
                      *           }
                      *         ],
@@ -24977,6 +25028,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "queued" | "completed" | "failed" | "running" | "waiting" | "cancelled" | "skipped" | "expired";
                             steps: {
+                                /** @description approval: the approval to decide */
+                                approvalId?: string;
+                                /** @description callback: the id to complete it with */
+                                callbackId?: string;
                                 /** @description invoke: the child run */
                                 childExecutionId?: string;
                                 /** Format: date-time */
@@ -24986,6 +25041,8 @@ export interface operations {
                                     line?: number;
                                     message: string;
                                 };
+                                /** @description event: the event type that resumes the wait */
+                                eventType?: string;
                                 /**
                                  * @description reused by a re-run from the earlier run: its times are that run's
                                  * @enum {boolean}
@@ -25188,6 +25245,9 @@ export interface operations {
                      *                 },
                      *                 "wakeAt": "2019-08-24T14:15:22Z",
                      *                 "childExecutionId": "string",
+                     *                 "callbackId": "string",
+                     *                 "approvalId": "string",
+                     *                 "eventType": "string",
                      *                 "kept": true
                      *               }
                      *             ],
@@ -25212,6 +25272,10 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "queued" | "completed" | "failed" | "running" | "waiting" | "cancelled" | "skipped" | "expired";
                                 steps: {
+                                    /** @description approval: the approval to decide */
+                                    approvalId?: string;
+                                    /** @description callback: the id to complete it with */
+                                    callbackId?: string;
                                     /** @description invoke: the child run */
                                     childExecutionId?: string;
                                     /** Format: date-time */
@@ -25221,6 +25285,8 @@ export interface operations {
                                         line?: number;
                                         message: string;
                                     };
+                                    /** @description event: the event type that resumes the wait */
+                                    eventType?: string;
                                     /**
                                      * @description reused by a re-run from the earlier run: its times are that run's
                                      * @enum {boolean}

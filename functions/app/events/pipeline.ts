@@ -19,7 +19,9 @@ import { scriptPort } from './script-port.js';
 export const eventWaits = (of?: Platform): EventWaits => runEventWaits(of);
 
 /** The trigger pipeline's kind for runs waiting on their user's events. */
-export const eventWaitTarget = perPlatform((platform): TargetKind => createEventWaitTarget(eventWaits(platform)));
+export const eventWaitTarget = perPlatform(
+  (platform): TargetKind => createEventWaitTarget({ waits: eventWaits(platform), history: createEventHistoryStore(), clock: platform.clock }),
+);
 
 /** The trigger pipeline's subscription kind: subscribed scripts, script schedule firings and webhook requests. */
 export const subscriptionTarget = perPlatform((platform): TargetKind => {

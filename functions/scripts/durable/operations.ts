@@ -61,7 +61,13 @@ export function createRunOperations(deps: {
   async function stepsBefore(executionId: string, fromStep: string): Promise<JournalEntry[]> {
     const entries = await journal.outline(executionId);
     const index = entries.findIndex((entry) => entry.name === fromStep);
-    if (index < 0) throw new ValidationError('fromStep', fromStep, `execution ${executionId} has no step named ${fromStep}`);
+    if (index < 0) {
+      const names = entries.map((entry) => entry.name);
+      const listed = names.length > 20 ? `${names.slice(0, 20).join(', ')}, ... (${names.length} in all)` : names.join(', ');
+      throw new ValidationError('fromStep', fromStep, `execution ${executionId} has no step named ${fromStep}; its steps: ${listed || 'none'}`, {
+        steps: names.slice(0, 100),
+      });
+    }
     const ended = await journal.withResults(
       executionId,
       entries.slice(0, index).filter((entry) => entry.status === 'succeeded' || entry.status === 'failed'),

@@ -21,6 +21,9 @@ export const StepView = z.object({
   error: ExecError.optional(),
   wakeAt: IsoDate.optional().describe('waits: when the timer or the timeout ends the wait'),
   childExecutionId: z.string().optional().describe('invoke: the child run'),
+  callbackId: z.string().optional().describe('callback: the id to complete it with'),
+  approvalId: z.string().optional().describe('approval: the approval to decide'),
+  eventType: z.string().optional().describe('event: the event type that resumes the wait'),
   kept: z.literal(true).optional().describe("reused by a re-run from the earlier run: its times are that run's"),
 });
 const Steps = z.array(StepView);

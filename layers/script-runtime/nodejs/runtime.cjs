@@ -400,6 +400,17 @@ function scriptLine(error, scriptFile) {
   return match ? Number(match[1]) : undefined;
 }
 
+/**
+ * A thrown error's own code (`UPSTREAM_DOWN`, a step's `DURABLE_*`), kept on the run; Node's own codes (system errors,
+ * `ERR_*`, a missing module) and anything that is not an upper-case name of at most 64 characters stay SCRIPT_ERROR.
+ */
+const ownCode = (error) => {
+  const code = error?.code;
+  if (typeof code !== 'string' || !/^[A-Z][A-Z0-9_]{0,63}$/.test(code)) return undefined;
+  if ('errno' in error || 'syscall' in error || code.startsWith('ERR_') || code === 'MODULE_NOT_FOUND') return undefined;
+  return code;
+};
+
 const describe = (code, error, scriptFile) => {
   const message = error instanceof Error ? `${error.name}: ${error.message}` : `thrown: ${format(error)}`;
   const line = scriptLine(error, scriptFile);
@@ -453,7 +464,7 @@ async function invoke(handler, capture, event, context, scriptFile, call) {
     const running = Promise.resolve().then(() => handler(event, handed));
     value = await (steps ? Promise.race([running, steps.suspended.then(() => suspendedRun)]) : running);
   } catch (error) {
-    thrown = describe('SCRIPT_ERROR', error, scriptFile);
+    thrown = describe(ownCode(error) ?? 'SCRIPT_ERROR', error, scriptFile);
   }
   const duration = performance.now() - started;
   const { lines, overflow } = capture.end();

@@ -5,6 +5,7 @@ import contextvars
 import io
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -433,6 +434,17 @@ class DurableSteps:
         return json.loads(kept['result'])
 
 
+OWN_CODE = re.compile(r'[A-Z][A-Z0-9_]{0,63}')
+
+
+def own_code(error):
+    """A raised error's own `code` (UPSTREAM_DOWN, a step's DURABLE_*), kept on the run; anything else is SCRIPT_ERROR."""
+    code = getattr(error, 'code', None)
+    if isinstance(error, SystemExit) or not isinstance(code, str) or not OWN_CODE.fullmatch(code):
+        return None
+    return code
+
+
 def describe(code, error, script_path):
     if isinstance(error, MemoryError):
         code = 'MEMORY_LIMIT_EXCEEDED'
@@ -517,7 +529,7 @@ def invoke(handler, event, context, script_path, on_line=None, call=None):
     except _Suspended:
         suspended = True
     except BaseException as error:  # a script's sys.exit() or MemoryError is its failure, not the worker's
-        thrown = describe('SCRIPT_ERROR', error, script_path)
+        thrown = describe(own_code(error) or 'SCRIPT_ERROR', error, script_path)
     finally:
         sys.stdout, sys.stderr = saved
     base = {'duration': (time.perf_counter() - started) * 1000, 'logs': capture.lines()}
