@@ -3289,7 +3289,7 @@ export interface paths {
         put?: never;
         /**
          * MCP server (Streamable HTTP) whose tools are the caller's automations
-         * @description JSON-RPC 2.0 messages of the Model Context Protocol (revisions 2025-06-18 and 2025-11-25), one per request, answered as JSON (or as an SSE stream when the client accepts only that). Tools: the caller's installed resources' methods (resource.<resource>.<method>), the scripts the caller may run (script.<script>), get_run, marketplace.search and marketplace.install. GET and DELETE answer 405: the server keeps no session. Without a valid key: 401 with a WWW-Authenticate challenge naming the protected-resource metadata.
+         * @description JSON-RPC 2.0 messages of the Model Context Protocol (revisions 2025-06-18 and 2025-11-25), one per request, answered as JSON (or as an SSE stream when the client accepts only that). Tools: the caller's installed resources' methods (resource.<resource>.<method>), the scripts the caller may run (script.<script>), the caller's flows (flow.<flow>, run now), documents.search, get_run, marketplace.search and marketplace.install. GET and DELETE answer 405: the server keeps no session. Without a valid key: 401 with a WWW-Authenticate challenge naming the protected-resource metadata.
          *
          *     Authenticated with an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`); 1000 requests per minute per key, reported in the `X-RateLimit-*` headers.
          *
@@ -10573,7 +10573,12 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "executionId": "string",
-                     *         "status": "queued"
+                     *         "status": "queued",
+                     *         "queue": {
+                     *           "reason": "concurrency",
+                     *           "key": "string",
+                     *           "until": "string"
+                     *         }
                      *       }
                      *     }
                      */
@@ -10581,6 +10586,13 @@ export interface operations {
                         data: {
                             /** @description follow the run with this id */
                             executionId: string;
+                            /** @description a queued run: why it waits, for which key value, and until when (at the earliest) */
+                            queue?: {
+                                key?: string;
+                                /** @enum {string} */
+                                reason: "concurrency" | "throttle" | "debounce" | "batch";
+                                until?: string;
+                            };
                             /**
                              * @description waiting: a durable run suspended at a wait; queued: held by its flow control (throttle, debounce, batch)
                              * @enum {string}
@@ -18327,6 +18339,28 @@ export interface operations {
                  *           "key": "string",
                  *           "scope": "user"
                  *         },
+                 *         "debounce": {
+                 *           "period": {
+                 *             "seconds": 1,
+                 *             "minutes": 1,
+                 *             "hours": 1
+                 *           },
+                 *           "key": "string",
+                 *           "maxWait": {
+                 *             "seconds": 1,
+                 *             "minutes": 1,
+                 *             "hours": 1
+                 *           }
+                 *         },
+                 *         "batch": {
+                 *           "maxSize": 1,
+                 *           "timeout": {
+                 *             "seconds": 1,
+                 *             "minutes": 1,
+                 *             "hours": 1
+                 *           },
+                 *           "key": "string"
+                 *         },
                  *         "durable": true,
                  *         "inputSchema": {
                  *           "property1": null,
@@ -18380,6 +18414,19 @@ export interface operations {
                     code: string;
                     config?: {
                         allowedResources?: string[];
+                        /** @description Triggers gather into one run whose event.batch[] holds their data in arrival order (each at most 65536 bytes) */
+                        batch?: {
+                            /** @description a dotted path into event.data: each value batches on its own */
+                            key?: string;
+                            /** @description triggers per run, 1 to 1000; a batch also closes when its data reaches 350000 bytes */
+                            maxSize: number;
+                            /** @description how long after its first trigger a batch that is not full starts: {seconds|minutes|hours}, 1 s to 24 h */
+                            timeout: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                        } | null;
                         /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it */
                         concurrency?: {
                             /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
@@ -18391,6 +18438,23 @@ export interface operations {
                              * @enum {string}
                              */
                             scope?: "user" | "global";
+                        } | null;
+                        /** @description A run starts once no trigger came for `period` (per key value), with the last trigger's data; maxWait bounds the delay */
+                        debounce?: {
+                            /** @description a dotted path into event.data: each value debounces on its own */
+                            key?: string;
+                            /** @description the longest a run waits after the first trigger of its window, however many follow: at least period */
+                            maxWait?: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                            /** @description the quiet time after the last trigger before the run starts: {seconds|minutes|hours}, 1 s to 24 h */
+                            period: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
                         } | null;
                         /** @description runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback */
                         durable?: boolean;
@@ -19149,6 +19213,28 @@ export interface operations {
                  *           "key": "string",
                  *           "scope": "user"
                  *         },
+                 *         "debounce": {
+                 *           "period": {
+                 *             "seconds": 1,
+                 *             "minutes": 1,
+                 *             "hours": 1
+                 *           },
+                 *           "key": "string",
+                 *           "maxWait": {
+                 *             "seconds": 1,
+                 *             "minutes": 1,
+                 *             "hours": 1
+                 *           }
+                 *         },
+                 *         "batch": {
+                 *           "maxSize": 1,
+                 *           "timeout": {
+                 *             "seconds": 1,
+                 *             "minutes": 1,
+                 *             "hours": 1
+                 *           },
+                 *           "key": "string"
+                 *         },
                  *         "durable": true,
                  *         "inputSchema": {
                  *           "property1": null,
@@ -19205,6 +19291,19 @@ export interface operations {
                     code?: string;
                     config?: {
                         allowedResources?: string[];
+                        /** @description Triggers gather into one run whose event.batch[] holds their data in arrival order (each at most 65536 bytes) */
+                        batch?: {
+                            /** @description a dotted path into event.data: each value batches on its own */
+                            key?: string;
+                            /** @description triggers per run, 1 to 1000; a batch also closes when its data reaches 350000 bytes */
+                            maxSize: number;
+                            /** @description how long after its first trigger a batch that is not full starts: {seconds|minutes|hours}, 1 s to 24 h */
+                            timeout: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                        } | null;
                         /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it */
                         concurrency?: {
                             /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
@@ -19216,6 +19315,23 @@ export interface operations {
                              * @enum {string}
                              */
                             scope?: "user" | "global";
+                        } | null;
+                        /** @description A run starts once no trigger came for `period` (per key value), with the last trigger's data; maxWait bounds the delay */
+                        debounce?: {
+                            /** @description a dotted path into event.data: each value debounces on its own */
+                            key?: string;
+                            /** @description the longest a run waits after the first trigger of its window, however many follow: at least period */
+                            maxWait?: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                            /** @description the quiet time after the last trigger before the run starts: {seconds|minutes|hours}, 1 s to 24 h */
+                            period: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
                         } | null;
                         /** @description runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback */
                         durable?: boolean;
@@ -19881,7 +19997,12 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "executionId": "string",
-                     *         "status": "queued"
+                     *         "status": "queued",
+                     *         "queue": {
+                     *           "reason": "concurrency",
+                     *           "key": "string",
+                     *           "until": "string"
+                     *         }
                      *       }
                      *     }
                      */
@@ -19889,6 +20010,13 @@ export interface operations {
                         data: {
                             /** @description follow the run with this id */
                             executionId: string;
+                            /** @description a queued run: why it waits, for which key value, and until when (at the earliest) */
+                            queue?: {
+                                key?: string;
+                                /** @enum {string} */
+                                reason: "concurrency" | "throttle" | "debounce" | "batch";
+                                until?: string;
+                            };
                             /**
                              * @description waiting: a durable run suspended at a wait; queued: held by its flow control (throttle, debounce, batch)
                              * @enum {string}
@@ -23581,6 +23709,28 @@ export interface operations {
                  *           "key": "string",
                  *           "scope": "user"
                  *         },
+                 *         "debounce": {
+                 *           "period": {
+                 *             "seconds": 1,
+                 *             "minutes": 1,
+                 *             "hours": 1
+                 *           },
+                 *           "key": "string",
+                 *           "maxWait": {
+                 *             "seconds": 1,
+                 *             "minutes": 1,
+                 *             "hours": 1
+                 *           }
+                 *         },
+                 *         "batch": {
+                 *           "maxSize": 1,
+                 *           "timeout": {
+                 *             "seconds": 1,
+                 *             "minutes": 1,
+                 *             "hours": 1
+                 *           },
+                 *           "key": "string"
+                 *         },
                  *         "durable": true,
                  *         "inputSchema": {
                  *           "property1": null,
@@ -23634,6 +23784,19 @@ export interface operations {
                     code: string;
                     config?: {
                         allowedResources?: string[];
+                        /** @description Triggers gather into one run whose event.batch[] holds their data in arrival order (each at most 65536 bytes) */
+                        batch?: {
+                            /** @description a dotted path into event.data: each value batches on its own */
+                            key?: string;
+                            /** @description triggers per run, 1 to 1000; a batch also closes when its data reaches 350000 bytes */
+                            maxSize: number;
+                            /** @description how long after its first trigger a batch that is not full starts: {seconds|minutes|hours}, 1 s to 24 h */
+                            timeout: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                        } | null;
                         /** @description At most `limit` runs at once per value of `key` (a dotted path into the run's event.data, e.g. customerId), counted per user who runs the script unless scope is global; runs past it wait their turn; null removes it */
                         concurrency?: {
                             /** @description a dotted path into the run event.data (e.g. customerId or order.region); runs without a value there share one key */
@@ -23645,6 +23808,23 @@ export interface operations {
                              * @enum {string}
                              */
                             scope?: "user" | "global";
+                        } | null;
+                        /** @description A run starts once no trigger came for `period` (per key value), with the last trigger's data; maxWait bounds the delay */
+                        debounce?: {
+                            /** @description a dotted path into event.data: each value debounces on its own */
+                            key?: string;
+                            /** @description the longest a run waits after the first trigger of its window, however many follow: at least period */
+                            maxWait?: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
+                            /** @description the quiet time after the last trigger before the run starts: {seconds|minutes|hours}, 1 s to 24 h */
+                            period: {
+                                hours?: number;
+                                minutes?: number;
+                                seconds?: number;
+                            };
                         } | null;
                         /** @description runs may checkpoint steps and wait: context.step, context.wait, context.waitForCallback */
                         durable?: boolean;
@@ -24764,7 +24944,12 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "executionId": "string",
-                     *         "status": "queued"
+                     *         "status": "queued",
+                     *         "queue": {
+                     *           "reason": "concurrency",
+                     *           "key": "string",
+                     *           "until": "string"
+                     *         }
                      *       }
                      *     }
                      */
@@ -24772,6 +24957,13 @@ export interface operations {
                         data: {
                             /** @description follow the run with this id */
                             executionId: string;
+                            /** @description a queued run: why it waits, for which key value, and until when (at the earliest) */
+                            queue?: {
+                                key?: string;
+                                /** @enum {string} */
+                                reason: "concurrency" | "throttle" | "debounce" | "batch";
+                                until?: string;
+                            };
                             /**
                              * @description waiting: a durable run suspended at a wait; queued: held by its flow control (throttle, debounce, batch)
                              * @enum {string}
