@@ -1,17 +1,19 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // Suites that would take `npm test` past ten minutes on two cores: `npm run test:long` runs them, and so does .ci/run.
-const longSuites = ['test/hardening/http-fuzz.test.ts', 'test/e2e/durable-restart.test.ts', 'test/e2e/cli.test.ts', 'test/e2e/local-runtime.test.ts'];
-// Known failing, left out of every run until mended (docs/decisions.md, "Durable runs: map, parallel, invoke"):
-// `TEST_SUITES=map-restart npx vitest run` runs it.
-const knownFailing = ['test/e2e/durable-map-restart.test.ts'];
+const longSuites = [
+  'test/hardening/http-fuzz.test.ts',
+  'test/e2e/durable-restart.test.ts',
+  'test/e2e/durable-map-restart.test.ts',
+  'test/e2e/cli.test.ts',
+  'test/e2e/local-runtime.test.ts',
+];
 const onlyLong = process.env.TEST_SUITES === 'long';
-const onlyKnownFailing = process.env.TEST_SUITES === 'map-restart';
 
 export default defineConfig({
   test: {
-    include: onlyKnownFailing ? knownFailing : onlyLong ? longSuites : ['test/**/*.test.ts'],
-    exclude: onlyLong || onlyKnownFailing ? configDefaults.exclude : [...configDefaults.exclude, ...longSuites, ...knownFailing],
+    include: onlyLong ? longSuites : ['test/**/*.test.ts'],
+    exclude: onlyLong ? configDefaults.exclude : [...configDefaults.exclude, ...longSuites],
     globalSetup: ['test/support/global-setup.ts'],
     // Tests that switch to local mode without starting the platform find the local adapters installed.
     setupFiles: ['test/support/local-adapters.ts'],
