@@ -61,7 +61,7 @@ describe('durable runs: kill -9 of npm start in the middle of a map of 100 branc
     await first.exited;
     holding = false;
     const second = start(env);
-    await waitFor(() => second.output().includes('Platform running'), 'the restart', startTimeoutMs);
+    await waitFor(() => second.output().includes('Platform running'), 'the restart', startTimeoutMs, second.output);
     const execution = await vi.waitFor(
       async () => {
         const read = (await call('/api/sdk/v1/scripts/getExecution', { executionId })).body.data;

@@ -49,7 +49,7 @@ describe('durable runs: kill -9 of npm start while a run waits', () => {
     first.child.kill('SIGKILL');
     await first.exited;
     const second = start(env);
-    await waitFor(() => second.output().includes('Platform running'), 'the restart', startTimeoutMs);
+    await waitFor(() => second.output().includes('Platform running'), 'the restart', startTimeoutMs, second.output);
     const execution = await vi.waitFor(
       async () => {
         const read = (await call('/api/sdk/v1/scripts/getExecution', { executionId })).body.data;
@@ -102,7 +102,7 @@ describe('durable runs: kill -9 of npm start in the middle of a step', () => {
     first.child.kill('SIGKILL');
     await first.exited;
     const second = start(env);
-    await waitFor(() => second.output().includes('Platform running'), 'the restart', startTimeoutMs);
+    await waitFor(() => second.output().includes('Platform running'), 'the restart', startTimeoutMs, second.output);
     // Every read until the end: a run the watchdog will continue never reads as timed out.
     const seen = new Set<string>();
     const execution = await vi.waitFor(

@@ -22,10 +22,11 @@ export function startLocal(env: Record<string, string>): LocalStart {
   return { child, output: () => output, exited };
 }
 
-export async function waitFor(check: () => boolean, what: string, timeoutMs = 120_000): Promise<void> {
+/** Waits for `check`; on timeout the error ends with the last of `output` (a start's), when given. */
+export async function waitFor(check: () => boolean, what: string, timeoutMs = 120_000, output?: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${output ? `; the output ends:\n${output().slice(-2_000)}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -46,7 +47,7 @@ export function localStarts(upstream: () => Upstream) {
   /** A real `npm start` on `env`, its dev account's API, and a resource on the upstream that account installed. */
   async function startedWithResource(env: Record<string, string>, dataDir: string, prefix: string) {
     const first = start(env);
-    await waitFor(() => first.output().includes('Platform running'), 'the first start', startTimeoutMs);
+    await waitFor(() => first.output().includes('Platform running'), 'the first start', startTimeoutMs, first.output);
     const dev = JSON.parse(readFileSync(join(dataDir, 'dev.json'), 'utf8')) as { baseUrl: string; apiKey: string };
     const call = async (path: string, body?: unknown) => {
       const answer = await fetch(`${dev.baseUrl}${path}`, {
