@@ -399,11 +399,13 @@ export function createDurableEngine(deps: DurableEngineDeps) {
           const entry = await journal.entry(detail.executionId, detail.wait);
           const kind = entry && waitKindOf(entry.type);
           if (!entry || !kind) return;
-          await engine.resolveWait(
+          const ended = await engine.resolveWait(
             detail.executionId,
             entry.name,
             kind.onTimeout === 'resolve' ? { result: null } : { error: { code: durableErrorCodes.timeout, message: `${entry.type} ${entry.name} timed out` } },
           );
+          // Fired again after a crash: the wait ended before, but the wake-up that followed may have died with the process.
+          if (!ended) await resume(detail.executionId);
           return;
         }
         await resume(detail.executionId);

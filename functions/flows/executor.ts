@@ -107,7 +107,7 @@ export function createExecutor(deps: ExecutorDeps) {
     }
     // An llm time flow names its script as the interface asks: the model is offered it beside the recommended tools.
     const offered = flow.scriptId && !flow.recommendedTools.includes(flow.scriptId) ? [flow.scriptId, ...flow.recommendedTools] : flow.recommendedTools;
-    const { tools, unknown } = await deps.tools.resolve(flow.userId, offered, flow.flowId, flow.mcpServers);
+    const { tools, unknown } = await deps.tools.resolve(flow.userId, offered, flow.flowId, flow.mcpServers, executionId);
     const approval: ApprovalRules | undefined =
       flow.approvalRequired?.length || flow.approvalAboveUsd !== undefined
         ? { required: flow.approvalRequired ?? [], ...(flow.approvalAboveUsd !== undefined && { aboveUsd: flow.approvalAboveUsd }) }

@@ -1,4 +1,5 @@
 // The flows area's records as stored, the interface's Limits/Flows, and the public views of a flow.
+import { linesByInvocation } from '#functions/scripts/api.js';
 import type { McpServerRef } from './ports.js';
 
 export const flowLimits = {
@@ -123,9 +124,7 @@ export function continuedLogs(earlier: Pick<ExecutionResult, 'logs' | 'logInvoca
 
 /** A result as the API shows it: each log line with the invocation that printed it (lines added after the last invocation count as its). */
 export function resultView({ logInvocationLines, ...result }: ExecutionResult) {
-  const invocationOf: number[] = (logInvocationLines ?? [result.logs.length]).flatMap((count, index) => Array<number>(count).fill(index + 1));
-  const last = invocationOf.at(-1) ?? 1;
-  return { ...result, logLines: result.logs.map((text, index) => ({ text, invocation: invocationOf[index] ?? last })) };
+  return { ...result, logLines: linesByInvocation(result.logs, logInvocationLines) };
 }
 
 export const eventKeyOf = (userId: string, eventType: string) => `${userId}#${eventType}`;

@@ -50,7 +50,14 @@ export interface ToolCatalog {
    * The owner's tools named in `recommended`: `<resource>.<method>` or `<resource>` (every method) of an installed
    * resource (by name or id), or an owned script (by id or name). Names that resolve to nothing come back in `unknown`.
    */
-  resolve(userId: string, recommended: string[], flowId: string, mcpServers?: McpServerRef[]): Promise<{ tools: BoundTool[]; unknown: string[] }>;
+  resolve(
+    userId: string,
+    recommended: string[],
+    flowId: string,
+    mcpServers?: McpServerRef[],
+    /** The flow run the tools serve: a script tool's run is its child. */
+    executionId?: string,
+  ): Promise<{ tools: BoundTool[]; unknown: string[] }>;
 }
 
 /** A remote MCP server an llm flow offers the tools of; `allowedTools` (by the server's tool names) narrows them. */

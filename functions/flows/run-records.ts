@@ -43,6 +43,7 @@ export function flowRunRecord(flow: Pick<FlowItem, 'flowId' | 'userId' | 'script
     duration: result.duration,
     cost: result.cost,
     logs: result.logs,
+    ...(result.logInvocationLines && { logInvocationLines: result.logInvocationLines }),
     ...(result.result !== undefined && { outputJson: JSON.stringify(result.result) }),
     error: result.error ?? null,
     expiresAt: runExpiry(result.timestamp).expiresAt,
@@ -62,8 +63,10 @@ export const startedFlowRun = (
 
 /** The end `result` writes over a running or waiting record. */
 export const flowRunEnd = (result: ExecutionResult) => {
-  const { status, duration, cost, logs, error, finishedAt } = flowRunRecord({ flowId: '', userId: '', scriptId: null }, result, { type: 'manual' });
-  return { status, duration, cost, logs, error, finishedAt, output: result.result };
+  const { status, duration, cost, logs, logInvocationLines, error, finishedAt } = flowRunRecord({ flowId: '', userId: '', scriptId: null }, result, {
+    type: 'manual',
+  });
+  return { status, duration, cost, logs, logInvocationLines, error, finishedAt, output: result.result };
 };
 
 const startOf = (trigger: StoredTrigger | undefined): FlowRunStart => ({ type: trigger?.type ?? 'manual', eventType: trigger?.eventType });

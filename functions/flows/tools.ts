@@ -73,7 +73,7 @@ export function createToolCatalog(sources: ToolSources): ToolCatalog {
   }
 
   return {
-    async resolve(userId, recommended, flowId, mcpServers = []) {
+    async resolve(userId, recommended, flowId, mcpServers = [], executionId) {
       if (recommended.length === 0 && mcpServers.length === 0) return { tools: [], unknown: [] };
       const [resources, scripts] = await Promise.all([sources.installedResources(userId), sources.ownedScripts(userId)]);
       const tools = new Map<string, BoundTool>();
@@ -108,7 +108,13 @@ export function createToolCatalog(sources: ToolSources): ToolCatalog {
               parameters: { type: 'object', properties: { data: { type: 'object', description: 'the event data the script receives' } } },
             },
             async (args) => {
-              const run = await sources.scripts.run({ scriptId: script.scriptId, userId, data: args.data ?? {}, flowId });
+              const run = await sources.scripts.run({
+                scriptId: script.scriptId,
+                userId,
+                data: args.data ?? {},
+                flowId,
+                ...(executionId && { parent: { parentExecutionId: executionId } }),
+              });
               return { output: { status: run.status, output: run.output, error: run.error }, cost: run.cost };
             },
           );

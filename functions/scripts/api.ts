@@ -17,7 +17,7 @@ import { type DurableContext, runDurably } from '../durable/api.js';
 import type { RunOperations } from './durable/operations.js';
 
 export type { ExecuteRequest, ExecutionResult } from './runs/runner.js';
-export { cancelledCode, lineageOf, type FlowRunEnd, type RunOrigin, type StoredFlowRun } from './runs/run-record.js';
+export { cancelledCode, lineageOf, linesByInvocation, type FlowRunEnd, type RunOrigin, type StoredFlowRun } from './runs/run-record.js';
 
 export interface ScriptsApiDeps {
   runner: ScriptRunner;

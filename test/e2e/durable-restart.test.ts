@@ -2,53 +2,26 @@
 // finds its wake-up (persisted one-shot) and journal (DynamoDB Local on disk), and the run finishes without
 // repeating its first step. Killed mid-step, it is continued by its invocation's watchdog once the lease lapses:
 // the step that was cut off runs again, the finished one does not. Side effects are calls to a local upstream, counted there.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../bin/local.js';
-import { type LocalStart, startLocal, waitFor } from '../support/local-start.js';
-import { type Upstream, json, resourceInput, startUpstream } from '../support/resources.js';
+import { localStarts, startTimeoutMs, waitFor } from '../support/local-start.js';
+import { type Upstream, json, startUpstream } from '../support/resources.js';
 
 let upstream: Upstream;
-const started: LocalStart[] = [];
+const { start, startedWithResource, stopAll } = localStarts(() => upstream);
 
 beforeAll(async () => {
   upstream = await startUpstream();
 });
 afterAll(async () => {
-  for (const start of started) if (start.child.exitCode === null) start.child.kill('SIGTERM');
-  await Promise.all(started.map((start) => start.exited));
+  await stopAll();
   await upstream.close();
 });
 
 const callsWith = (marker: string) => upstream.received.filter((request) => request.url.includes(marker)).length;
-
-function start(env: Record<string, string>): LocalStart {
-  const local = startLocal(env);
-  started.push(local);
-  return local;
-}
-
-/** A real `npm start` on `env`, its dev account's API, and a resource on the upstream that account installed. */
-async function startedWithResource(env: Record<string, string>, dataDir: string, prefix: string) {
-  const first = start(env);
-  await waitFor(() => first.output().includes('Platform running'), 'the first start');
-  const dev = JSON.parse(readFileSync(join(dataDir, 'dev.json'), 'utf8')) as { baseUrl: string; apiKey: string };
-  const call = async (path: string, body?: unknown) => {
-    const answer = await fetch(`${dev.baseUrl}${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': dev.apiKey },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: answer.status, body: (await answer.json()) as { data: any } };
-  };
-  const resourceName = `${prefix}-${Date.now().toString(36)}`;
-  const resource = await call('/api/sdk/v1/resources', resourceInput({ name: resourceName }, { baseUrl: upstream.baseUrl }));
-  await call(`/api/sdk/v1/resources/${resource.body.data.id}/publish`, {});
-  await call(`/api/sdk/v1/resources/${resource.body.data.id}/install`, {});
-  return { first, call, resourceName };
-}
 
 describe('durable runs: kill -9 of npm start while a run waits', () => {
   it('finishes the run after a restart on the same data, with no step repeated', async () => {
@@ -76,7 +49,7 @@ describe('durable runs: kill -9 of npm start while a run waits', () => {
     first.child.kill('SIGKILL');
     await first.exited;
     const second = start(env);
-    await waitFor(() => second.output().includes('Platform running'), 'the restart');
+    await waitFor(() => second.output().includes('Platform running'), 'the restart', startTimeoutMs, second.output);
     const execution = await vi.waitFor(
       async () => {
         const read = (await call('/api/sdk/v1/scripts/getExecution', { executionId })).body.data;
@@ -93,7 +66,7 @@ describe('durable runs: kill -9 of npm start while a run waits', () => {
       'pause:succeeded',
       'second:succeeded',
     ]);
-  }, 240_000);
+  }, 900_000);
 });
 
 describe('durable runs: kill -9 of npm start in the middle of a step', () => {
@@ -129,7 +102,7 @@ describe('durable runs: kill -9 of npm start in the middle of a step', () => {
     first.child.kill('SIGKILL');
     await first.exited;
     const second = start(env);
-    await waitFor(() => second.output().includes('Platform running'), 'the restart');
+    await waitFor(() => second.output().includes('Platform running'), 'the restart', startTimeoutMs, second.output);
     // Every read until the end: a run the watchdog will continue never reads as timed out.
     const seen = new Set<string>();
     const execution = await vi.waitFor(
@@ -147,5 +120,5 @@ describe('durable runs: kill -9 of npm start in the middle of a step', () => {
     expect([...seen].filter((status) => status !== 'running' && status !== 'completed')).toEqual([]);
     expect(execution.output).toEqual({ first: expect.stringContaining(`${marker}-first`), second: expect.stringContaining(`${marker}-second`) });
     expect(execution.steps.map((step: { name: string; status: string }) => `${step.name}:${step.status}`)).toEqual(['first:succeeded', 'second:succeeded']);
-  }, 300_000);
+  }, 900_000);
 });

@@ -349,6 +349,28 @@ describe('durable runs: bad input', () => {
   });
 });
 
+describe('durable runs: determinism warnings at create and deploy', () => {
+  it('warns about a clock read outside a step of a durable script, and about none inside one or in a plain script', async () => {
+    // Prepare
+    const code = `export async function handler(event, context) {
+  const startedAt = Date.now();
+  const stamp = await context.step('stamp', async () => Date.now());
+  return { startedAt, stamp };
+}`;
+    const create = (name: string, durable: boolean) =>
+      api.as(owner.apiKey).post(sdk('createScript'), { name, description: 'clock reads', code, config: { durable } });
+    // Act
+    const durable = await create('clock-durable', true);
+    const deployed = await api.as(owner.apiKey).post(sdk('deployScript'), { scriptId: durable.body.data.id });
+    const plain = await create('clock-plain', false);
+    // Assess
+    const warning = { line: 2, message: expect.stringContaining('Date.now() outside a step'), suggestion: expect.stringContaining('context.step') };
+    expect(durable.body.data.warnings).toEqual([warning]);
+    expect(deployed.body.data.warnings).toEqual([warning]);
+    expect(plain.body.data.warnings).toEqual([]);
+  });
+});
+
 describe('failed runs: platform.execution.failed', () => {
   it("delivers the owner's failed-run event to a subscription on it, once per failed run", async () => {
     // Prepare

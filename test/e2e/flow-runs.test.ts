@@ -170,6 +170,11 @@ describe('flows: llm execution', () => {
       output: { success: true, trigger: { type: 'flow', source: flow.id }, data: { note: 'from the model' } },
     });
     expect(upstream.received.map((request) => `${request.method} ${request.url}`)).toContain('GET /forecast/Paris');
+    // The script the tool call ran is a child run of the flow run, in its run tree.
+    const children = await api.as(user.apiKey).get(`/api/sdk/v1/executions?parentExecutionId=${result.executionId}`);
+    expect(children.body.data.executions).toEqual([
+      expect.objectContaining({ kind: 'script', scriptId, parentExecutionId: result.executionId, rootExecutionId: result.executionId }),
+    ]);
   });
 
   it('fails every run of an llm flow created without a model at once with LLM_NOT_CONFIGURED, calling neither model nor tools', async () => {

@@ -82,6 +82,9 @@ describe('llm flows: tool calls held for approval', () => {
     expect(result.logLines[0]).toEqual({ text: 'a tool call waits for its approval; the run continues after the decision', invocation: 1 });
     expect(result.logs.slice(1)).toEqual(expect.arrayContaining([expect.stringMatching(/^model turn 2/)]));
     expect(result.logLines.slice(1).every((line: { invocation: number }) => line.invocation === 2)).toBe(true);
+    // The one run record says the same.
+    const record = await api.as(user.apiKey).get(`/api/sdk/v1/executions/${executionId}`);
+    expect(record.body.data.logLines).toEqual(result.logLines);
   });
 
   it('answers the model with the rejection when the owner rejects a call named in approvalRequired, and the upstream sees none', async () => {

@@ -1,5 +1,5 @@
 // The local scheduler's one-time firings: adding one appends to the log (the others are not rewritten), arming finds
-// the earliest without spreading every firing into Math.min, and a restart finds what was pending.
+// the earliest without spreading every firing into Math.min, and a restart finds what was pending or being delivered.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,7 +52,7 @@ describe('local one-shot store', () => {
     const first = createOneShotStore(file);
     for (let index = 0; index < 10; index++) first.put(once(index));
     first.remove(once(4).name);
-    first.takeDue(start + 2_000);
+    for (const taken of first.takeDue(start + 2_000)) first.done(taken);
     // Act
     const restarted = createOneShotStore(file);
     // Assess
@@ -63,6 +63,23 @@ describe('local one-shot store', () => {
         .sort(),
     ).toEqual([2, 3, 5, 6, 7, 8, 9].map((index) => once(index).name).sort());
     expect(restarted.earliest()).toBe(start + 3_000);
+  });
+
+  it('keeps a firing taken but not delivered for the next start, and lets go one delivered or put again meanwhile', () => {
+    // Prepare
+    const file = logFile();
+    const first = createOneShotStore(file);
+    for (let index = 0; index < 3; index++) first.put(once(index));
+    const [delivered, cutOff, putAgain] = first.takeDue(start + 3_000);
+    first.done(delivered!);
+    first.put(once(2, 60_000));
+    first.done(putAgain!);
+    // Act
+    const restarted = createOneShotStore(file);
+    // Assess
+    expect(first.all().map((each) => each.name)).toEqual([once(2).name]);
+    expect(restarted.takeDue(start + 3_000)).toEqual([cutOff]);
+    expect(restarted.all()).toEqual([once(2, 60_000)]);
   });
 
   it('arms 200,000 pending firings without throwing, at the earliest of them', async () => {

@@ -1,7 +1,9 @@
 // The local scheduler's pending one-time firings: a min-heap by due time in memory, and on disk an append-only log
 // of puts and removals (they outlive a restart, as AWS schedules do). Adding or removing one appends one line and
 // sifts the heap: it never rewrites the others. The log is rewritten from the live set only once most of its lines
-// are dead, so that cost is spread over as many writes as the log holds.
+// are dead, so that cost is spread over as many writes as the log holds. A firing taken when due stays in the log until
+// its delivery is done (`done`): one whose process died mid-delivery fires again at the next start, as AWS retries a
+// delivery its target did not finish.
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { OneShotDefinition } from '#platform/ports.js';
 
@@ -22,14 +24,19 @@ export interface OneShotStore {
   remove(name: string): boolean;
   /** The due time (epoch ms) of the earliest pending firing, or undefined when none is pending. */
   earliest(): number | undefined;
-  /** Takes every firing due by `now` out of the store, earliest first. */
+  /** Takes every firing due by `now` out of the pending ones, earliest first; each stays in the log until `done`. */
   takeDue(now: number): OneShotDefinition[];
+  /** The taken firing was delivered: it leaves the log, unless its name was put again or removed meanwhile. */
+  done(once: OneShotDefinition): void;
+  /** The pending firings (not those taken and not yet done). */
   all(): OneShotDefinition[];
   readonly size: number;
 }
 
 export function createOneShotStore(file?: string): OneShotStore {
   const live = new Map<string, OneShotDefinition>();
+  /** Taken and being delivered: kept in the log, out of the heap. */
+  const delivering = new Map<string, OneShotDefinition>();
   // Lazy removal: an item whose definition is no longer the live one of its name is skipped when it reaches the top.
   const heap: HeapItem[] = [];
   let logLines = 0;
@@ -78,7 +85,7 @@ export function createOneShotStore(file?: string): OneShotStore {
   function compact() {
     if (!file) return;
     const temporary = `${file}.tmp`;
-    writeFileSync(temporary, [...live.values()].map((once) => `${JSON.stringify({ put: once })}\n`).join(''));
+    writeFileSync(temporary, [...live.values(), ...delivering.values()].map((once) => `${JSON.stringify({ put: once })}\n`).join(''));
     renameSync(temporary, file);
     logLines = live.size;
   }
@@ -116,13 +123,15 @@ export function createOneShotStore(file?: string): OneShotStore {
 
   return {
     put(once) {
+      delivering.delete(once.name);
       apply({ put: once });
       append([{ put: once }]);
     },
     remove(name) {
-      if (!live.delete(name)) return false;
+      const pending = live.delete(name);
+      if (!pending && !delivering.delete(name)) return false;
       append([{ remove: name }]);
-      return true;
+      return pending;
     },
     earliest: () => top()?.at,
     takeDue(now) {
@@ -130,10 +139,15 @@ export function createOneShotStore(file?: string): OneShotStore {
       for (let item = top(); item && item.at <= now; item = top()) {
         pop();
         live.delete(item.once.name);
+        delivering.set(item.once.name, item.once);
         due.push(item.once);
       }
-      append(due.map((once) => ({ remove: once.name })));
       return due;
+    },
+    done(once) {
+      if (delivering.get(once.name) !== once) return;
+      delivering.delete(once.name);
+      append([{ remove: once.name }]);
     },
     all: () => [...live.values()],
     get size() {

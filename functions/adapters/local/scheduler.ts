@@ -23,6 +23,7 @@ const maxDelayMs = 2 ** 31 - 1;
 
 export interface LocalSchedulerOptions {
   clock: Clock;
+  /** Resolves once the event was handled: a one-time firing leaves the store only then (it fires again after a crash). */
   publish(event: PlatformEventInput): Promise<unknown>;
   /** Where recurring definitions persist; none keeps them in memory. */
   file?: string;
@@ -108,25 +109,30 @@ export function createLocalScheduler(options: LocalSchedulerOptions): LocalSched
       const minute = Math.floor(options.clock.now() / minuteMs) * minuteMs;
       const from = lastMinute === undefined ? minute : Math.max(lastMinute + minuteMs, minute - catchUpMs);
       lastMinute = Math.max(lastMinute ?? minute, minute);
-      let fired = 0;
+      const firings: Promise<unknown>[] = [];
       for (let at = from; at <= minute; at += minuteMs) {
         const date = new Date(at);
         for (const { definition, cron } of schedules.values()) {
           if (!definition.enabled || !cronMatches(cron, date)) continue;
           const { type, userId, detail } = definition.event;
-          await options.publish({ ...detail, type, userId, source: 'scheduler', scheduledTime: date.toISOString() });
-          fired++;
+          // Not one after the other: a delivery lasts as long as what it starts.
+          firings.push(options.publish({ ...detail, type, userId, source: 'scheduler', scheduledTime: date.toISOString() }));
         }
       }
-      return fired;
+      await Promise.all(firings);
+      return firings.length;
     },
     async fireOneShots() {
       const due = oneShots.takeDue(options.clock.now());
-      for (const once of due) {
-        const { type, userId, detail } = once.event;
-        await options.publish({ ...detail, type, userId, source: 'scheduler', scheduledTime: once.at });
-      }
+      // Re-armed before the deliveries end: a delivery may last as long as the run it continues.
       armOneShots();
+      await Promise.all(
+        due.map(async (once) => {
+          const { type, userId, detail } = once.event;
+          await options.publish({ ...detail, type, userId, source: 'scheduler', scheduledTime: once.at });
+          oneShots.done(once);
+        }),
+      );
       return due.length;
     },
     pendingOneShots: () => oneShots.all(),
@@ -147,7 +153,7 @@ export const localScheduler: () => LocalScheduler = startedOnFirstUse(
   () =>
     createLocalScheduler({
       clock: systemClock,
-      publish: (event) => inProcessBus.publish(event),
+      publish: (event) => inProcessBus.deliver(event),
       file: join(settings.dataDir, 'schedules.json'),
       oneShotFile: join(settings.dataDir, 'one-shots.json'),
       heartbeat: true,

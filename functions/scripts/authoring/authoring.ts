@@ -1,8 +1,8 @@
 // Editing help: the script behind a flow (getFlowScript, modifyFlowScript with copy-on-write) and lintScript.
 import { NotFoundError } from '#platform/errors.js';
-import { type LintContext, type LintReport, lintScript } from './lint/lint.js';
+import { type LintContext, type LintReport, durableWarnings, lintScript } from './lint/lint.js';
 import type { FlowScripts, ResourceCatalog } from '../ports.js';
-import { withConcurrencyScope } from '../model.js';
+import { type Script, type ScriptVersion, withConcurrencyScope } from '../model.js';
 import { prepareCode } from '../runs/prepare.js';
 import type { LintRequest } from '../schemas.js';
 import type { ScriptService } from '../service.js';
@@ -67,6 +67,12 @@ export function createAuthoring(deps: {
       await scripts.deploy(userId, copy.script.scriptId, { version: copy.version.version });
       await deps.flows.repoint(userId, input.flowId, copy.script.scriptId);
       return { copied: true, scriptId: copy.script.scriptId, versionId: copy.version.versionId, version: copy.version.version };
+    },
+
+    /** What createScript and deployScript warn about (`warnings`): a durable script's clock and random reads outside steps. */
+    async warnings(script: Pick<Script, 'config' | 'runtime'>, code: string | Pick<ScriptVersion, 'scriptId' | 'codeHash' | 'code'>) {
+      if (script.config?.durable !== true) return [];
+      return durableWarnings(typeof code === 'string' ? code : await deps.code.read(code), script.runtime, deps.pythonFacts);
     },
 
     async lint(userId: string, request: LintRequest): Promise<LintReport> {

@@ -66,6 +66,8 @@ export interface StoredFlowRun extends RunLineage {
   duration: number;
   cost: number;
   logs: string[];
+  /** How many of `logs` each invocation printed, in order (a run that continued after a wait has more than one). */
+  logInvocationLines?: number[];
   /** The result as JSON text (objects keyed by Object.prototype's names survive it). */
   outputJson?: string;
   error: { code: string; message: string } | null;
@@ -73,7 +75,14 @@ export interface StoredFlowRun extends RunLineage {
 }
 
 /** A flow run's end: what an invocation's end, a settled wait or a cancellation writes over its running or waiting record. */
-export type FlowRunEnd = Pick<StoredFlowRun, 'status' | 'duration' | 'cost' | 'logs' | 'error' | 'finishedAt'> & { output: unknown };
+export type FlowRunEnd = Pick<StoredFlowRun, 'status' | 'duration' | 'cost' | 'logs' | 'logInvocationLines' | 'error' | 'finishedAt'> & { output: unknown };
+
+/** A flow run's lines with the invocation that printed each, from how many each printed (lines past the counts are the last's). */
+export function linesByInvocation(logs: string[], counts: number[] | undefined): { text: string; invocation: number }[] {
+  const invocationOf = (counts ?? [logs.length]).flatMap((count, index) => Array<number>(count).fill(index + 1));
+  const last = invocationOf.at(-1) ?? 1;
+  return logs.map((text, index) => ({ text, invocation: invocationOf[index] ?? last }));
+}
 
 /** A run as the SDK shows it, of either kind: GET /api/sdk/v1/executions/{executionId}. */
 export interface RunView {

@@ -6,7 +6,7 @@ import { NotFoundError } from '#platform/errors.js';
 import type { TimeRange } from '#platform/run-records.js';
 import { logTexts, settledRun } from '../model.js';
 import type { ExecutionStore, StepsPage } from './execution-store.js';
-import { type RunKind, type RunStatus, type RunView, flowRunStatus, scriptRunStatus, statusWords } from './run-record.js';
+import { type RunKind, type RunStatus, type RunView, flowRunStatus, linesByInvocation, scriptRunStatus, statusWords } from './run-record.js';
 import type { ListedRun, RunStore, StoredRun } from './run-store.js';
 
 export interface RunListQuery extends TimeRange {
@@ -101,7 +101,7 @@ export function createRuns(deps: RunsDeps) {
     async get(userId: string, executionId: string, page: StepsPage): Promise<RunView> {
       const run = await owned(userId, executionId);
       const [logLines, steps] = await Promise.all([
-        run.kind === 'flow' ? run.logs.map((text) => ({ text, invocation: 1 })) : deps.executions.getLogs(executionId),
+        run.kind === 'flow' ? linesByInvocation(run.logs, run.logInvocationLines) : deps.executions.getLogs(executionId),
         run.kind === 'flow' || run.durable ? records.steps(executionId, page) : { steps: [] },
       ]);
       const { source: _source, trigger: _trigger, ...summary } = summaryOf(run, clock.nowIso());

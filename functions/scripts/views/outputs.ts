@@ -172,7 +172,9 @@ const SdkBase = z.object({
   status: Status,
   deploymentStatus: DeploymentStatus,
 });
-export const SdkCreated = SdkBase.extend({ apiKey: z.string(), installationId: z.string(), createdAt: IsoDate });
+/** A durable script's determinism warnings (clock and random reads outside steps), as lintScript words them. */
+const CodeWarnings = z.array(z.object({ message: z.string(), line: z.number(), suggestion: z.string() }));
+export const SdkCreated = SdkBase.extend({ apiKey: z.string(), installationId: z.string(), createdAt: IsoDate, warnings: CodeWarnings });
 export const SdkScript = SdkBase.extend({
   serverlessFunctionName: Nullable(z.string()),
   serverlessFunctionArn: Nullable(z.string()),
@@ -227,6 +229,7 @@ export const SdkDeployment = z.object({
   serverlessFunctionName: z.string(),
   serverlessFunctionArn: z.string(),
   deployedAt: IsoDate,
+  warnings: CodeWarnings,
 });
 export const SdkExecution = z.object({
   executionId: z.string(),

@@ -115,10 +115,29 @@ function dataIssues(facts: CodeFacts, request: LintRequest): LintIssue[] {
   return issues;
 }
 
+/** A durable script's clock and random reads outside steps: each differs when a resumed run replays the code. */
+const determinismIssues = (facts: CodeFacts): LintIssue[] =>
+  facts.unsteadyCalls.map((call) => ({
+    severity: 'warning',
+    line: call.line,
+    message: `${call.call} outside a step: a resumed run replays the code and gets a different value`,
+    suggestion: `read it inside context.step(...), whose result is journaled and replayed`,
+  }));
+
+/** The code as the linter reads it: python's own parser for Python, the JavaScript parser (loaded on first use) else. */
+const factsOf = async (code: string, runtime: RuntimeLabel, pythonFacts: LintContext['pythonFacts']) =>
+  runtime === 'python3.11' ? pythonFacts(code) : (await import('./code-facts.js')).javascriptFacts(code);
+
+/** The determinism warnings of a durable script's code, as createScript and deployScript return them (`warnings`). */
+export async function durableWarnings(code: string, runtime: RuntimeLabel, pythonFacts: LintContext['pythonFacts']): Promise<Omit<LintIssue, 'severity'>[]> {
+  const facts = await factsOf(code, runtime, pythonFacts);
+  if (!facts || facts.syntaxError) return [];
+  return determinismIssues(facts).map(({ severity: _severity, ...warning }) => warning);
+}
+
 export async function lintScript(request: LintRequest, context: LintContext): Promise<LintReport> {
   const runtime = request.runtime ?? detectRuntime(request.code);
-  // The JavaScript parser loads with the first lint: the handlers that compose authoring mostly never lint.
-  const facts = runtime === 'python3.11' ? await context.pythonFacts(request.code) : (await import('./code-facts.js')).javascriptFacts(request.code);
+  const facts = await factsOf(request.code, runtime, context.pythonFacts);
   const issues: LintIssue[] = [];
   if (!facts) {
     issues.push({
@@ -151,14 +170,7 @@ export async function lintScript(request: LintRequest, context: LintContext): Pr
       });
     }
     issues.push(...(await resourceIssues(facts, context)), ...dataIssues(facts, request));
-    if (context.durable)
-      for (const call of facts.unsteadyCalls)
-        issues.push({
-          severity: 'warning',
-          line: call.line,
-          message: `${call.call} outside a step: a resumed run replays the code and gets a different value`,
-          suggestion: `read it inside context.step(...), whose result is journaled and replayed`,
-        });
+    if (context.durable) issues.push(...determinismIssues(facts));
   }
   const suggested = facts && !facts.syntaxError ? suggestedDependencies(runtime, facts, request.dependencies) : undefined;
   const unique = [...new Map(issues.map((issue) => [`${issue.line}|${issue.severity}|${issue.message}`, issue])).values()].sort((a, b) => a.line - b.line);
