@@ -23922,7 +23922,14 @@ export interface operations {
                      *         "deploymentStatus": "pending",
                      *         "apiKey": "string",
                      *         "installationId": "string",
-                     *         "createdAt": "2019-08-24T14:15:22Z"
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "warnings": [
+                     *           {
+                     *             "message": "string",
+                     *             "line": 0,
+                     *             "suggestion": "string"
+                     *           }
+                     *         ]
                      *       },
                      *       "message": "string"
                      *     }
@@ -23950,6 +23957,11 @@ export interface operations {
                             /** @enum {string} */
                             status: "draft" | "published" | "archived";
                             timeout: number;
+                            warnings: {
+                                line: number;
+                                message: string;
+                                suggestion: string;
+                            }[];
                         };
                         message?: string;
                         /** @enum {boolean} */
@@ -24632,7 +24644,14 @@ export interface operations {
                      *         "semver": "string",
                      *         "serverlessFunctionName": "string",
                      *         "serverlessFunctionArn": "string",
-                     *         "deployedAt": "2019-08-24T14:15:22Z"
+                     *         "deployedAt": "2019-08-24T14:15:22Z",
+                     *         "warnings": [
+                     *           {
+                     *             "message": "string",
+                     *             "line": 0,
+                     *             "suggestion": "string"
+                     *           }
+                     *         ]
                      *       },
                      *       "message": "string"
                      *     }
@@ -24646,6 +24665,11 @@ export interface operations {
                             serverlessFunctionArn: string;
                             serverlessFunctionName: string;
                             version: number;
+                            warnings: {
+                                line: number;
+                                message: string;
+                                suggestion: string;
+                            }[];
                         };
                         message?: string;
                         /** @enum {boolean} */
