@@ -23957,7 +23957,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "draft" | "published" | "archived";
                             timeout: number;
-                            warnings: {
+                            warnings?: {
                                 line: number;
                                 message: string;
                                 suggestion: string;
@@ -24665,7 +24665,7 @@ export interface operations {
                             serverlessFunctionArn: string;
                             serverlessFunctionName: string;
                             version: number;
-                            warnings: {
+                            warnings?: {
                                 line: number;
                                 message: string;
                                 suggestion: string;

@@ -172,8 +172,8 @@ const SdkBase = z.object({
   status: Status,
   deploymentStatus: DeploymentStatus,
 });
-/** A durable script's determinism warnings (clock and random reads outside steps), as lintScript words them. */
-const CodeWarnings = z.array(z.object({ message: z.string(), line: z.number(), suggestion: z.string() }));
+/** A durable script's determinism warnings (clock and random reads outside steps), as lintScript words them; absent when none. */
+const CodeWarnings = z.array(z.object({ message: z.string(), line: z.number(), suggestion: z.string() })).optional();
 export const SdkCreated = SdkBase.extend({ apiKey: z.string(), installationId: z.string(), createdAt: IsoDate, warnings: CodeWarnings });
 export const SdkScript = SdkBase.extend({
   serverlessFunctionName: Nullable(z.string()),

@@ -5,5 +5,6 @@ import { sdk } from '#functions/scripts/views/views.js';
 
 export const handler = httpHandler(scriptRoutes.createScript, async ({ input, caller }) => {
   const { script, installation, apiKey } = await scriptService().create(caller.userId, input);
-  return { ...sdk.created(script, installation, apiKey), warnings: await scriptAuthoring().warnings(script, input.code) };
+  const warnings = await scriptAuthoring().warnings(script, input.code);
+  return { ...sdk.created(script, installation, apiKey), ...(warnings.length > 0 && { warnings }) };
 });

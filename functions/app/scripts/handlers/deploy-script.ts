@@ -5,5 +5,6 @@ import { sdk } from '#functions/scripts/views/views.js';
 
 export const handler = httpHandler(scriptRoutes.deployScript, async ({ input, caller }) => {
   const { script, version } = await scriptService().deploy(caller.userId, input.scriptId, { version: input.version });
-  return { ...sdk.deployment(script, version), warnings: await scriptAuthoring().warnings(script, version) };
+  const warnings = await scriptAuthoring().warnings(script, version);
+  return { ...sdk.deployment(script, version), ...(warnings.length > 0 && { warnings }) };
 });
