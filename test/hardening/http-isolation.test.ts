@@ -38,7 +38,9 @@ const fieldsOf = (operation: Operation) => [
   ...(operation.parameters ?? []).map((parameter) => parameter.name),
   ...Object.keys(operation.requestBody?.content['application/json'].schema.properties ?? {}),
 ];
-const idFields = (operation: Operation) => fieldsOf(operation).filter((field) => /Id$/.test(field));
+/** Fields named like ids that name no object: a stream's position to resume after. */
+const positions = new Set(['lastEventId']);
+const idFields = (operation: Operation) => fieldsOf(operation).filter((field) => /Id$/.test(field) && !positions.has(field));
 /** Resources and templates both name their installations `installationId`. */
 const idFor = (operation: Operation, field: string) =>
   ids[operation.path.startsWith(`${templatesPath}/`) && field === 'installationId' ? 'templateInstallationId' : field];

@@ -4,6 +4,7 @@
 // calls handler(event, context) and applies SPEC.md's handler return convention.
 const { AsyncLocalStorage } = require('node:async_hooks');
 const { format } = require('node:util');
+const { constants: osConstants } = require('node:os');
 
 /** Lambda's synchronous response limit (SPEC.md Limits/Scripts). */
 const maxResponseBytes = 6 * 1024 * 1024;
@@ -407,7 +408,8 @@ function scriptLine(error, scriptFile) {
 const ownCode = (error) => {
   const code = error?.code;
   if (typeof code !== 'string' || !/^[A-Z][A-Z0-9_]{0,63}$/.test(code)) return undefined;
-  if ('errno' in error || 'syscall' in error || code.startsWith('ERR_') || code === 'MODULE_NOT_FOUND') return undefined;
+  // A sandbox's refusal may come as a bare EPERM (no errno): every errno name is the system's, never the script's.
+  if ('errno' in error || 'syscall' in error || code in osConstants.errno || code.startsWith('ERR_') || code === 'MODULE_NOT_FOUND') return undefined;
   return code;
 };
 
