@@ -204,7 +204,7 @@ describe('long runs: the API description', () => {
     ] as const) {
       const accepted = document.paths[path][method].responses['202'];
       expect(accepted.content['application/json'].schema.properties.data).toMatchObject({
-        properties: { executionId: { type: 'string' }, status: { type: 'string', enum: ['running', 'waiting'] } },
+        properties: { executionId: { type: 'string' }, status: { type: 'string', enum: ['queued', 'running', 'waiting'] } },
       });
     }
   });

@@ -56,8 +56,9 @@ const budgets = {
   noListener: { request: 0, delivery: 1 },
   idempotencyKey: { request: 2, delivery: 1 },
   subscribed: { request: 0, delivery: 8 },
-  // The wait's entry is read before it settles: its place among its user's open waits is given back in the same write.
-  waited: { request: 0, delivery: 8 },
+  // The wait's entry is read before it settles: its place among its user's open waits is given back in the same write;
+  // the event's history then names the run it resumed (one more write, so `deliveries` traces the wake-up).
+  waited: { request: 0, delivery: 9 },
   me: 1,
   execute: 5,
   resourceCall: 1,
