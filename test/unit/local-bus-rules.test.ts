@@ -39,8 +39,10 @@ describe('local bus rules: each consumer behind the in-process bus', () => {
       8,
     );
     // Act
-    await bus.publish('evt_1');
+    // The subscription settles once the event is handled: only after its retries.
+    const delivered = bus.publish('evt_1');
     await vi.advanceTimersByTimeAsync(retryDelaysMs[0]! + retryDelaysMs[1]!);
+    await delivered;
     // Assess
     expect(attempts).toBe(3);
     detach();
@@ -60,8 +62,10 @@ describe('local bus rules: each consumer behind the in-process bus', () => {
       8,
     );
     // Act
-    await bus.publish('evt_1');
+    const delivered = bus.publish('evt_1');
     await vi.advanceTimersByTimeAsync(retryDelaysMs.reduce((sum, delay) => sum + delay, 0) * 2);
+    // Dead-lettered: the subscription settles too.
+    await delivered;
     // Assess
     expect(attempts).toBe(retryDelaysMs.length + 1);
     detach();
