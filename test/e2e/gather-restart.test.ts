@@ -1,11 +1,11 @@
 // A batch window survives `kill -9` of a real `npm start`: the restart on the same data directory finds the window
 // (DynamoDB Local on disk) and its one-shot (persisted), and the batch runs once with every trigger it gathered.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../bin/local.js';
-import { type LocalStart, startLocal, waitFor } from '../support/local-start.js';
+import { type LocalStart, devApi, startLocal, waitFor } from '../support/local-start.js';
 
 const started: LocalStart[] = [];
 afterAll(async () => {
@@ -26,15 +26,7 @@ describe('flow control: kill -9 of npm start while a batch gathers', () => {
     const env = { DATA_DIR: dataDir, PORT: String(await freePort()), POWERTOOLS_LOG_LEVEL: 'ERROR' };
     const first = start(env);
     await waitFor(() => first.output().includes('Platform running'), 'the first start');
-    const dev = JSON.parse(readFileSync(join(dataDir, 'dev.json'), 'utf8')) as { baseUrl: string; apiKey: string };
-    const call = async (path: string, body?: unknown) => {
-      const answer = await fetch(`${dev.baseUrl}${path}`, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': dev.apiKey },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: answer.status, body: (await answer.json()) as { data: any } };
-    };
+    const call = devApi(dataDir);
     const script = await call('/api/sdk/v1/scripts', {
       name: 'gathers-across-kill',
       code: 'export async function handler(event) { return { batch: event.batch }; }',

@@ -31,6 +31,19 @@ export async function waitFor(check: () => boolean, what: string, timeoutMs = 12
   }
 }
 
+/** The API of a start's dev account (its dev.json): GET without a body, POST with one. */
+export function devApi(dataDir: string) {
+  const dev = JSON.parse(readFileSync(join(dataDir, 'dev.json'), 'utf8')) as { baseUrl: string; apiKey: string };
+  return async (path: string, body?: unknown) => {
+    const answer = await fetch(`${dev.baseUrl}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': dev.apiKey },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: answer.status, body: (await answer.json()) as { data: any } };
+  };
+}
+
 /** How long a start may take on a loaded two-core machine (DynamoDB Local's JVM and the tables first). */
 export const startTimeoutMs = 300_000;
 
@@ -48,15 +61,7 @@ export function localStarts(upstream: () => Upstream) {
   async function startedWithResource(env: Record<string, string>, dataDir: string, prefix: string) {
     const first = start(env);
     await waitFor(() => first.output().includes('Platform running'), 'the first start', startTimeoutMs, first.output);
-    const dev = JSON.parse(readFileSync(join(dataDir, 'dev.json'), 'utf8')) as { baseUrl: string; apiKey: string };
-    const call = async (path: string, body?: unknown) => {
-      const answer = await fetch(`${dev.baseUrl}${path}`, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': dev.apiKey },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: answer.status, body: (await answer.json()) as { data: any } };
-    };
+    const call = devApi(dataDir);
     const resourceName = `${prefix}-${Date.now().toString(36)}`;
     const resource = await call('/api/sdk/v1/resources', resourceInput({ name: resourceName }, { baseUrl: upstream().baseUrl }));
     await call(`/api/sdk/v1/resources/${resource.body.data.id}/publish`, {});

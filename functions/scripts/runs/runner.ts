@@ -155,6 +155,19 @@ export const durableChannel = '#durable';
 const failureOf = (error: unknown): ExecutionError =>
   error instanceof AppError ? { code: error.code, message: error.message } : { code: 'INTERNAL_ERROR', message: 'the run failed unexpectedly' };
 
+/** What a run record holds before its first invocation ends: no outcome, no cost, and its expiry. */
+const notYetRun = (createdAt: string) => ({
+  output: null,
+  error: null,
+  duration: 0,
+  memoryUsed: 0,
+  cost: 0,
+  resourceCalls: 0,
+  createdAt,
+  finishedAt: null,
+  expiresAt: runExpiry(createdAt).expiresAt,
+});
+
 /** The record of a window's run while it waits for the window to close. */
 function queuedRecord(script: Script, request: ExecuteRequest, executionId: string, queue: QueuePlace, createdAt: string): Execution {
   return {
@@ -168,15 +181,7 @@ function queuedRecord(script: Script, request: ExecuteRequest, executionId: stri
     trigger: storedTrigger(request.trigger),
     status: 'queued',
     queue,
-    output: null,
-    error: null,
-    duration: 0,
-    memoryUsed: 0,
-    cost: 0,
-    resourceCalls: 0,
-    createdAt,
-    finishedAt: null,
-    expiresAt: runExpiry(createdAt).expiresAt,
+    ...notYetRun(createdAt),
   };
 }
 
@@ -322,15 +327,7 @@ export function createScriptRunner(deps: {
       version: version.version,
       trigger: storedTrigger(request.trigger),
       status: 'running',
-      output: null,
-      error: null,
-      duration: 0,
-      memoryUsed: 0,
-      cost: 0,
-      resourceCalls: 0,
-      createdAt,
-      finishedAt: null,
-      expiresAt: runExpiry(createdAt).expiresAt,
+      ...notYetRun(createdAt),
       runningUntil: new Date(Date.parse(createdAt) + waitMs + timeoutMs + runGraceMs).toISOString(),
       ...(config.durable && { durable: true as const }),
       // Kept for rerun and replay while it fits the record with room to spare.
